@@ -1,0 +1,1 @@
+"""Fixers: one module per fixable rule, named like the rule's module, exposing `fix(diagnostic, ctx)`."""

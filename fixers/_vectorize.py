@@ -1,0 +1,158 @@
+"""Turning a per-row expression into a whole-column expression.
+
+Shared by the fixers of the row-wise DataFrame rules (iterrows loops, `apply(axis=1)`).
+A row expression qualifies when it reads the row only as `row["column"]` (a string
+literal), combines such fields with arithmetic, single comparisons, `and`/`or`/`not` over
+comparisons, `abs()`/`round()`, constants and names from outside, and reads at least one
+field. Then `row["a"]` becomes `frame["a"]`, `and`/`or`/`not` become `&`/`|`/`~`, and
+`x if cond else y` becomes `np.where(cond, x, y)`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+_ELEMENTWISE_BUILTINS = ("abs", "round")
+
+
+def is_row_field(node: ast.AST, row: str) -> bool:
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == row
+        and isinstance(node.slice, ast.Constant)
+        and isinstance(node.slice.value, str)
+    )
+
+
+def _is_comparison(node: ast.AST) -> bool:
+    return isinstance(node, ast.Compare) or (
+        isinstance(node, ast.BoolOp) and all(_is_comparison(v) for v in node.values)
+    ) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _is_comparison(node.operand))
+
+
+class _Checker:
+    def __init__(self, row: str, forbidden: set[str]) -> None:
+        self.row = row
+        self.forbidden = forbidden
+        self.fields = 0
+        self.needs_numpy = False
+
+    def ok(self, node: ast.AST) -> bool:
+        if is_row_field(node, self.row):
+            self.fields += 1
+            return True
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float, str, bool)) and node.value is not None
+        if isinstance(node, ast.Name):
+            return node.id != self.row and node.id not in self.forbidden
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, _ARITHMETIC) and self.ok(node.left) and self.ok(node.right)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return _is_comparison(node.operand) and self.ok(node.operand)
+            return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
+        if isinstance(node, ast.Compare):
+            return (len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)
+                    and self.ok(node.left) and self.ok(node.comparators[0]))
+        if isinstance(node, ast.BoolOp):
+            return all(_is_comparison(v) and self.ok(v) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            self.needs_numpy = True
+            return _is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
+        if isinstance(node, ast.Call):
+            return (isinstance(node.func, ast.Name) and node.func.id in _ELEMENTWISE_BUILTINS
+                    and node.func.id not in self.forbidden and not node.keywords
+                    and 1 <= len(node.args) <= 2 and all(self.ok(a) for a in node.args)
+                    and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant)))
+        return False
+
+
+def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, bool]:
+    """(vectorizable, needs numpy) for a row expression. `forbidden` holds names that
+    must not appear (the loop's other targets, names assigned inside the loop)."""
+    checker = _Checker(row, forbidden)
+    good = checker.ok(expression) and checker.fields > 0
+    return good, checker.needs_numpy
+
+
+def _parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, (cst.Name, cst.Subscript, cst.Call, cst.Attribute, cst.Integer, cst.Float,
+                         cst.SimpleString)) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class _ToColumns(cst.CSTTransformer):
+    def __init__(self, row: str, frame: cst.BaseExpression, numpy: str) -> None:
+        self.row = row
+        self.frame = frame
+        self.numpy = numpy
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if isinstance(updated.value, cst.Name) and updated.value.value == self.row:
+            return updated.with_changes(value=self.frame)
+        return updated
+
+    def leave_BooleanOperation(self, original: cst.BooleanOperation,
+                               updated: cst.BooleanOperation) -> cst.BaseExpression:
+        operator = cst.BitAnd() if isinstance(updated.operator, cst.And) else cst.BitOr()
+        return cst.BinaryOperation(
+            left=_parenthesize(updated.left),
+            operator=operator.with_changes(
+                whitespace_before=updated.operator.whitespace_before,
+                whitespace_after=updated.operator.whitespace_after,
+            ),
+            right=_parenthesize(updated.right),
+            lpar=updated.lpar,
+            rpar=updated.rpar,
+        )
+
+    def leave_UnaryOperation(self, original: cst.UnaryOperation,
+                             updated: cst.UnaryOperation) -> cst.BaseExpression:
+        if isinstance(updated.operator, cst.Not):
+            return updated.with_changes(operator=cst.BitInvert(), expression=_parenthesize(updated.expression))
+        return updated
+
+    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        where = cst.Attribute(value=cst.Name(self.numpy), attr=cst.Name("where"))
+        return cst.Call(func=where, args=[
+            cst.Arg(_strip_parens(updated.test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(_strip_parens(updated.body), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+            cst.Arg(_strip_parens(updated.orelse)),
+        ], lpar=updated.lpar, rpar=updated.rpar)
+
+
+def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    return node.with_changes(lpar=[], rpar=[]) if node.lpar else node
+
+
+def to_columns(expression: cst.BaseExpression, row: str, frame: str, numpy: str = "np") -> cst.BaseExpression:
+    """Rewrite a (checked) row expression over `row` into one over the columns of `frame`."""
+    frame_node = cst.parse_expression(frame)
+    return expression.visit(_ToColumns(row, frame_node, numpy))  # type: ignore[return-value]
+
+
+def with_method(expression: cst.BaseExpression, method: str) -> cst.BaseExpression:
+    """`expression.method()`, parenthesizing the receiver where needed."""
+    return cst.Call(func=cst.Attribute(value=_parenthesize(expression), attr=cst.Name(method)))
+
+
+def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:
+    """Every comment inside `node`, as lines to carry over to the code that replaces it."""
+    found: list[cst.EmptyLine] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found.append(cst.EmptyLine(comment=comment))
+
+    node.visit(Collect())
+    return found
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)

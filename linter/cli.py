@@ -1,0 +1,182 @@
+"""The `gpulint` command. A thin front-end: it parses options, runs the engine through
+`runner`, and prints. Exit codes: 0 clean, 1 findings remain, 2 usage/config/internal error."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+import click
+
+from . import __version__
+from .config import ConfigError, ConfigResolver, Overrides
+from .docs import render_markdown, rule_json
+from .output import FORMATS, text
+from .registry import all_rules, rule_by_key
+from .runner import FileResult, lint_paths, process_source
+from .source import Source, SourceError
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _split(values: Sequence[str]) -> tuple[str, ...]:
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def _err(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "-V", "--version", prog_name="gpulint")
+def main() -> None:
+    """gpulint: find, explain and fix hardware-hostile idioms in data-science Python."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--fix/--no-fix", default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change dtypes or index.")
+@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; write nothing.")
+@click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
+@click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
+@click.option("--ignore", multiple=True, help="Rules to disable.")
+@click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
+              show_default=True)
+@click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
+@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no warnings.")
+@click.option("--stdin-filename", type=click.Path(path_type=Path), help="File name for source read from `-`.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Use this pyproject.toml instead of searching for one.")
+@click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
+def check(paths: tuple[Path, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
+          extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str, statistics: bool,
+          exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
+          force_exclude: bool) -> None:
+    """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
+    overrides = Overrides(
+        select=_split(select) or None,
+        extend_select=_split(extend_select),
+        ignore=_split(ignore),
+        unsafe_fixes=unsafe_fixes,
+    )
+    try:
+        code = _check(list(paths) or [Path(".")], overrides, fix or diff, diff, output_format, statistics,
+                      quiet, stdin_filename, config_file, force_exclude)
+    except ConfigError as error:
+        _err(f"error: {error}")
+        sys.exit(EXIT_ERROR)
+    except Exception as error:  # pragma: no cover - last line of defence
+        _err(f"error: internal error: {type(error).__name__}: {error}")
+        _err("Please report this with the file that caused it.")
+        if "--debug" in sys.argv:
+            traceback.print_exc()
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _check(paths: list[Path], overrides: Overrides, fix: bool, diff: bool, output_format: str,
+           statistics: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
+           force_exclude: bool) -> int:
+    results: list[FileResult] = []
+    stdin_fixed: str | None = None
+    file_paths = [p for p in paths if str(p) != "-"]
+    resolver = ConfigResolver(overrides, config_file)
+    if len(file_paths) != len(paths):
+        result = _check_stdin(resolver, stdin_filename, fix)
+        results.append(result)
+        if fix and not diff and result.error is None:
+            stdin_fixed = (result.fixed or result.original).text  # type: ignore[union-attr]
+    results.extend(lint_paths(file_paths, overrides, fix=fix, write=not diff, config_file=config_file,
+                              force_exclude=force_exclude))
+    unsafe = _unsafe(resolver, paths)
+
+    for result in results:
+        if result.error is not None:
+            _err(f"error: {result.display}: {result.error}")
+        if not quiet:
+            for warning in result.warnings:
+                _err(f"warning: {result.display}:{warning}")
+
+    report = sys.stderr if stdin_fixed is not None else sys.stdout
+    if stdin_fixed is not None:
+        sys.stdout.write(stdin_fixed)
+    if diff:
+        for result in results:
+            if result.fixed is not None and result.original is not None:
+                sys.stdout.write(_unified_diff(result))
+    if output_format != "text":
+        report.write(FORMATS[output_format](results))
+    elif statistics:
+        for line in text.statistics(results, unsafe):
+            click.echo(line, file=report)
+    else:
+        for line in text.findings(results, unsafe):
+            click.echo(line, file=report)
+        if not quiet:
+            for line in text.summary(results, unsafe, fixing=fix and not diff):
+                click.echo(line, file=report if not diff else sys.stderr)
+            if diff:
+                changed = sum(len(r.applied) for r in results if r.fixed is not None)
+                click.echo(f"Would fix {changed} finding{'s' * (changed != 1)}.", err=True)
+
+    if any(r.error is not None for r in results):
+        return EXIT_ERROR
+    if any(r.diagnostics for r in results) or (diff and any(r.fixed is not None for r in results)):
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _unsafe(resolver: ConfigResolver, paths: list[Path]) -> bool:
+    first = next((p for p in paths if str(p) != "-"), Path("."))
+    try:
+        return resolver.for_path(first if first.exists() else Path(".")).unsafe_fixes
+    except ConfigError:
+        return False
+
+
+def _check_stdin(resolver: ConfigResolver, stdin_filename: Path | None, fix: bool) -> FileResult:
+    display = str(stdin_filename) if stdin_filename else "-"
+    try:
+        source = Source.from_bytes(sys.stdin.buffer.read())
+    except SourceError as error:
+        return FileResult(display=display, error=str(error))
+    config = resolver.for_path(stdin_filename.absolute() if stdin_filename else Path.cwd() / "stdin.py")
+    return process_source(source, display, config, stdin_filename, fix)
+
+
+def _unified_diff(result: FileResult) -> str:
+    assert result.original is not None and result.fixed is not None
+    before = result.original.text.splitlines(keepends=True)
+    after = result.fixed.text.splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{result.display}", f"b/{result.display}")
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@main.command()
+@click.argument("key", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Document every rule.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rule(key: str | None, show_all: bool, fmt: str) -> None:
+    """Explain a rule, by code (GPU102) or name (iterrows-loop)."""
+    if show_all:
+        rules = list(all_rules())
+    elif key is None:
+        _err("error: give a rule code or name, or --all")
+        sys.exit(EXIT_ERROR)
+    else:
+        found = rule_by_key(key)
+        if found is None:
+            _err(f"error: unknown rule {key!r} (see `gpulint rule --all`)")
+            sys.exit(EXIT_ERROR)
+        rules = [found]
+    if fmt == "json":
+        payload = [rule_json(r) for r in rules]
+        click.echo(json.dumps(payload if show_all else payload[0], indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(render_markdown(r) for r in rules), nl=False)

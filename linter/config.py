@@ -1,0 +1,233 @@
+"""`[tool.gpulint]` in the nearest `pyproject.toml`, and how CLI flags override it.
+
+Selectors are `ALL`, a code prefix that matches at least one rule (`GPU`, `GPU1`, `GPU102`)
+or a rule name (`iterrows-loop`). Enabled rules are (select + extend-select) - ignore; a
+file matched by a `per-file-ignores` pattern also loses the codes listed for it. Patterns
+are gitignore-style globs relative to the directory of the `pyproject.toml`.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import pathspec
+
+from .registry import Rule, all_rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+        "unsafe-fixes", "respect-gitignore")
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; reported in one line, exit code 2."""
+
+
+def expand(selectors: Iterable[str], where: str) -> frozenset[str]:
+    """Rule codes matched by selectors; an unknown selector is an error, never ignored."""
+    rules = all_rules()
+    codes: set[str] = set()
+    for raw in selectors:
+        if not isinstance(raw, str):
+            raise ConfigError(f"{where}: expected rule codes as strings, got {raw!r}")
+        selector = raw.strip()
+        if selector.upper() == "ALL":
+            codes.update(rule.code for rule in rules)
+            continue
+        matched = {rule.code for rule in rules if rule.code.startswith(selector.upper()) and selector[:3].upper() == "GPU"}
+        matched |= {rule.code for rule in rules if rule.name == selector.lower()}
+        if not matched:
+            raise ConfigError(f"{where}: unknown rule selector {raw!r} (see `gpulint rule --all`)")
+        codes |= matched
+    return frozenset(codes)
+
+
+def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
+    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for the files under one project root."""
+
+    root: Path | None = None
+    source: str = "defaults"
+    select: frozenset[str] = field(default_factory=lambda: expand(["ALL"], "defaults"))
+    extend_select: frozenset[str] = frozenset()
+    ignore: frozenset[str] = frozenset()
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    exclude: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    respect_gitignore: bool = True
+
+    def codes_for(self, path: Path | None) -> frozenset[str]:
+        codes = (self.select | self.extend_select) - self.ignore
+        relative = self.relative(path)
+        if relative is not None:
+            for pattern, ignored in self.per_file_ignores:
+                if _spec([pattern]).match_file(relative):
+                    codes -= ignored
+        return codes
+
+    def rules_for(self, path: Path | None) -> tuple[type[Rule], ...]:
+        codes = self.codes_for(path)
+        return tuple(rule for rule in all_rules() if rule.code in codes)
+
+    def relative(self, path: Path | None) -> str | None:
+        if path is None:
+            return None
+        try:
+            absolute = path.resolve()
+        except OSError:
+            absolute = path.absolute()
+        if self.root is not None:
+            try:
+                return absolute.relative_to(self.root).as_posix()
+            except ValueError:
+                pass
+        return path.name
+
+    def is_excluded(self, path: Path) -> bool:
+        relative = self.relative(path)
+        if not self.exclude or relative is None:
+            return False
+        spec = _exclude_spec(self.exclude)
+        return spec.match_file(relative) or spec.match_file(relative + "/")
+
+    def with_overrides(self, overrides: "Overrides") -> "Config":
+        changes: dict[str, Any] = {}
+        if overrides.select is not None:
+            changes["select"] = expand(overrides.select, "--select")
+            changes["extend_select"] = frozenset()
+        if overrides.extend_select:
+            changes["extend_select"] = changes.get("extend_select", self.extend_select) | expand(
+                overrides.extend_select, "--extend-select")
+        if overrides.ignore:
+            changes["ignore"] = self.ignore | expand(overrides.ignore, "--ignore")
+        if overrides.unsafe_fixes is not None:
+            changes["unsafe_fixes"] = overrides.unsafe_fixes
+        return replace(self, **changes)
+
+
+@lru_cache(maxsize=64)
+def _exclude_spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
+    return _spec(patterns)
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Settings given on the command line; they beat the configuration file."""
+
+    select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool | None = None
+
+
+def _string_list(table: dict[str, Any], key: str, where: str) -> list[str]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: `{key}` must be a list of strings")
+    return value
+
+
+def _boolean(table: dict[str, Any], key: str, where: str, default: bool) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: `{key}` must be true or false")
+    return value
+
+
+def parse_table(table: Any, root: Path | None, where: str) -> Config:
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [tool.gpulint] must be a table")
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) in [tool.gpulint]: {', '.join(unknown)} "
+                          f"(known: {', '.join(KEYS)})")
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}: `per-file-ignores` must be a table of pattern = [codes]")
+    per_file_ignores = []
+    for pattern, codes in per_file.items():
+        if not isinstance(codes, list):
+            raise ConfigError(f"{where}: per-file-ignores for {pattern!r} must be a list of codes")
+        per_file_ignores.append((pattern, expand(codes, f"{where}: per-file-ignores[{pattern!r}]")))
+    select = table.get("select")
+    return Config(
+        root=root,
+        source=where,
+        select=expand(_string_list(table, "select", where), f"{where}: select") if select is not None
+        else expand(["ALL"], where),
+        extend_select=expand(_string_list(table, "extend-select", where), f"{where}: extend-select"),
+        ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore"),
+        per_file_ignores=tuple(per_file_ignores),
+        exclude=tuple(_string_list(table, "exclude", where) + _string_list(table, "extend-exclude", where)),
+        unsafe_fixes=_boolean(table, "unsafe-fixes", where, False),
+        respect_gitignore=_boolean(table, "respect-gitignore", where, True),
+    )
+
+
+def read_pyproject(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except OSError as error:
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+def load_config(path: Path) -> Config:
+    """Read `[tool.gpulint]` from a pyproject.toml (an empty table when absent)."""
+    data = read_pyproject(path)
+    table = data.get("tool", {}).get("gpulint", {}) if isinstance(data.get("tool"), dict) else {}
+    return parse_table(table, path.parent.resolve(), str(path))
+
+
+def find_pyproject(directory: Path) -> Path | None:
+    """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards."""
+    return _find_pyproject(directory.resolve())
+
+
+@lru_cache(maxsize=1024)
+def _find_pyproject(directory: Path) -> Path | None:
+    candidate = directory / "pyproject.toml"
+    if candidate.is_file():
+        data = read_pyproject(candidate)
+        tool = data.get("tool")
+        if isinstance(tool, dict) and "gpulint" in tool:
+            return candidate
+    if directory.parent == directory:
+        return None
+    return _find_pyproject(directory.parent)
+
+
+class ConfigResolver:
+    """Finds and caches the configuration governing each file."""
+
+    def __init__(self, overrides: Overrides, explicit: Path | None = None) -> None:
+        self.overrides = overrides
+        self._explicit = load_config(explicit).with_overrides(overrides) if explicit else None
+        self._by_file: dict[Path, Config] = {}
+        # Validate CLI selectors even when no file is ever linted.
+        Config().with_overrides(overrides)
+
+    def for_path(self, path: Path) -> Config:
+        if self._explicit is not None:
+            return self._explicit
+        directory = path if path.is_dir() else path.parent
+        pyproject = find_pyproject(directory if str(directory) else Path("."))
+        if pyproject is None:
+            return Config(root=Path.cwd().resolve()).with_overrides(self.overrides)
+        if pyproject not in self._by_file:
+            self._by_file[pyproject] = load_config(pyproject).with_overrides(self.overrides)
+        return self._by_file[pyproject]

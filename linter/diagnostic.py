@@ -1,0 +1,101 @@
+"""The one shape every finding takes on its way from the engine to the front-ends.
+
+Positions are 1-based lines and 0-based *character* columns. Front-ends convert:
+JSON/text/SARIF add 1 to columns, the LSP layer converts to UTF-16, flake8 gets `ast` offsets.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+#: Version of the JSON shape of a diagnostic (CLI json output, SARIF properties, LSP data).
+SCHEMA_VERSION = 1
+
+
+class Applicability(enum.Enum):
+    """How confidently a fix can be applied, from most to least."""
+
+    SAFE = "safe"  # applied by --fix
+    UNSAFE = "unsafe"  # applied with --unsafe-fixes
+    DISPLAY = "display-only"  # shown as a suggestion, never applied
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    line: int  # 1-based
+    col: int  # 0-based character offset
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between `start` and `end` with `content`."""
+
+    start: Position
+    end: Position
+    content: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "location": {"row": self.start.line, "column": self.start.col + 1},
+            "end_location": {"row": self.end.line, "column": self.end.col + 1},
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: Applicability
+    message: str
+    edits: tuple[Edit, ...] = ()
+
+    def applies(self, unsafe_fixes: bool) -> bool:
+        if not self.edits:
+            return False
+        if self.applicability is Applicability.SAFE:
+            return True
+        return unsafe_fixes and self.applicability is Applicability.UNSAFE
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "applicability": self.applicability.value,
+            "message": self.message,
+            "edits": [edit.to_json() for edit in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    name: str
+    message: str
+    start: Position
+    end: Position
+    fix: Fix | None = None
+    url: str | None = None
+    noqa_line: int | None = None
+    #: Detector-private facts a fixer needs (ast nodes, names); never serialised.
+    context: Any = field(default=None, compare=False, repr=False)
+
+    def fixable(self, unsafe_fixes: bool) -> bool:
+        return self.fix is not None and self.fix.applies(unsafe_fixes)
+
+    def with_fix(self, fix: Fix | None) -> "Diagnostic":
+        return replace(self, fix=fix)
+
+    def to_json(self, filename: str) -> dict[str, Any]:
+        """The ruff-compatible JSON shape, plus gpulint's `name` and `schema`."""
+        return {
+            "cell": None,
+            "code": self.code,
+            "name": self.name,
+            "message": self.message,
+            "filename": filename,
+            "location": {"row": self.start.line, "column": self.start.col + 1},
+            "end_location": {"row": self.end.line, "column": self.end.col + 1},
+            "fix": self.fix.to_json() if self.fix else None,
+            "noqa_row": self.noqa_line if self.noqa_line is not None else self.start.line,
+            "url": self.url,
+            "schema": SCHEMA_VERSION,
+        }

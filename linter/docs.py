@@ -1,0 +1,76 @@
+"""Rule documentation, generated from each rule's docstring and its own examples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .registry import DOC_SECTIONS, Rule, all_rules
+
+
+def plain_summary(rule: type[Rule]) -> str:
+    return rule.doc_sections().get("What it does", rule.message).replace("\n", " ")
+
+
+def _code_block(code: str) -> str:
+    return f"```python\n{code.strip(chr(10))}\n```"
+
+
+def example_sections(rule: type[Rule]) -> tuple[str, str]:
+    """The "Example" and "Use instead" sections: the rule's first flagged example and
+    its fixed form, unless the docstring gives its own."""
+    sections = rule.doc_sections()
+    first = rule.flagged[0] if rule.flagged else None
+    example = sections.get("Example") or (_code_block(first.source) if first else "")
+    use_instead = sections.get("Use instead") or (
+        _code_block(first.fixed) if first is not None and first.fixed is not None else "")
+    return example, use_instead
+
+
+def render_markdown(rule: type[Rule]) -> str:
+    sections = rule.doc_sections()
+    example, use_instead = example_sections(rule)
+    parts = [
+        f"# {rule.name} ({rule.code})",
+        f"Fix: {rule.fix.value} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
+        f"Message: {rule.message}",
+    ]
+    if sections.get(""):
+        parts.append(sections[""])
+    for title in ("What it does", "Why is this bad?"):
+        parts.append(f"## {title}\n{sections.get(title, '')}")
+    if example:
+        parts.append(f"## Example\n{example}")
+    if use_instead:
+        parts.append(f"## Use instead\n{use_instead}")
+    parts.append(f"## Fix safety\n{sections.get('Fix safety', '')}")
+    for title, body in sections.items():
+        if title and title not in (*DOC_SECTIONS, "Example", "Use instead"):
+            parts.append(f"## {title}\n{body}")
+    return "\n\n".join(parts) + "\n"
+
+
+def rule_json(rule: type[Rule]) -> dict[str, Any]:
+    example, use_instead = example_sections(rule)
+    sections = rule.doc_sections()
+    return {
+        "code": rule.code,
+        "name": rule.name,
+        "family": rule.family() or "file",
+        "message": rule.message,
+        "fix": rule.fix.value,
+        "url": rule.url(),
+        "what_it_does": sections.get("What it does", ""),
+        "why_is_this_bad": sections.get("Why is this bad?", ""),
+        "example": example,
+        "use_instead": use_instead,
+        "fix_safety": sections.get("Fix safety", ""),
+        "explanation": render_markdown(rule),
+    }
+
+
+def rule_table() -> str:
+    """The Markdown rule table the README carries (kept in sync by a test)."""
+    lines = ["| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
+    for rule in all_rules():
+        lines.append(f"| {rule.code} | `{rule.name}` | {rule.message} | {rule.fix.value} |")
+    return "\n".join(lines)

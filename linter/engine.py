@@ -1,0 +1,440 @@
+"""The engine: parse once, walk once, let every selected rule look at the nodes it wants.
+
+The walk follows source order and keeps the type evidence (`TypeEnv`) up to date as it
+goes, so a rule called on a node sees the bindings in force at that point: branches are
+merged where control flow rejoins, loops are merged with the path that skips them, and
+functions, lambdas, classes and comprehensions get their own scopes.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from .diagnostic import Diagnostic, Position
+from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv
+from .noqa import apply_noqa
+from .registry import Rule, all_rules
+from .source import Source
+
+SYNTAX_ERROR_CODE = "GPU001"
+SYNTAX_ERROR_NAME = "syntax-error"
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class Analysis:
+    """What linting one source produced."""
+
+    diagnostics: list[Diagnostic]
+    warnings: list[str] = field(default_factory=list)
+    tree: ast.Module | None = None
+
+
+class RuleContext:
+    """What a rule sees while the engine walks: evidence, enclosing loops and statements."""
+
+    def __init__(self, source: Source, tree: ast.Module) -> None:
+        self.source = source
+        self.tree = tree
+        self.env = TypeEnv()
+        #: Loops (For/AsyncFor/While nodes, or comprehension generators) enclosing the
+        #: current node within the current function; reset inside nested defs/lambdas.
+        self.loops: list[ast.AST] = []
+        #: Statements enclosing the current node, innermost last.
+        self.statements: list[ast.stmt] = []
+        #: Statement lists (bodies) enclosing the current node, parallel to `statements`.
+        self.blocks: list[list[ast.stmt]] = []
+        self.diagnostics: list[Diagnostic] = []
+        self._rule: type[Rule] | None = None
+
+    # -- evidence helpers ----------------------------------------------------------
+    def type_of(self, node: ast.expr) -> Ty | None:
+        return self.env.type_of(node)
+
+    def qualname(self, node: ast.expr) -> str | None:
+        return self.env.qualname(node)
+
+    @property
+    def statement(self) -> ast.stmt | None:
+        return self.statements[-1] if self.statements else None
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.source.text, node) or ""
+
+    # -- reporting -----------------------------------------------------------------
+    def report(self, node: ast.AST, message: str | None = None, context: object = None) -> None:
+        rule = self._rule
+        assert rule is not None
+        start = Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        end = Position(end_line, self.source.char_col(end_line, end_col) if end_col is not None else start.col)
+        self.diagnostics.append(
+            Diagnostic(
+                code=rule.code,
+                name=rule.name,
+                message=message or rule.message,
+                start=start,
+                end=end,
+                url=rule.url(),
+                context=context,
+            )
+        )
+
+
+class _Walker:
+    """One traversal of the tree that maintains `RuleContext` and calls the rules."""
+
+    def __init__(self, ctx: RuleContext, rules: Sequence[type[Rule]]) -> None:
+        self.ctx = ctx
+        self.env = ctx.env
+        self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
+        for rule_class in rules:
+            instance = rule_class()
+            for node_type in rule_class.nodes:
+                self.handlers.setdefault(node_type, []).append((rule_class, instance.check))
+        self.special: dict[type, Callable[[ast.AST], None]] = {
+            ast.FunctionDef: self._function,
+            ast.AsyncFunctionDef: self._function,
+            ast.Lambda: self._lambda,
+            ast.ClassDef: self._class,
+            ast.Assign: self._assign,
+            ast.AugAssign: self._augassign,
+            ast.AnnAssign: self._annassign,
+            ast.For: self._for,
+            ast.AsyncFor: self._for,
+            ast.While: self._while,
+            ast.If: self._if,
+            ast.Try: self._try,
+            ast.With: self._with,
+            ast.AsyncWith: self._with,
+            ast.Import: self._import,
+            ast.ImportFrom: self._import,
+            ast.Global: self._global,
+            ast.Nonlocal: self._global,
+            ast.Delete: self._delete,
+            ast.NamedExpr: self._namedexpr,
+            ast.ListComp: self._comprehension,
+            ast.SetComp: self._comprehension,
+            ast.GeneratorExp: self._comprehension,
+            ast.DictComp: self._comprehension,
+        }
+        if hasattr(ast, "TryStar"):
+            self.special[ast.TryStar] = self._try
+        if hasattr(ast, "Match"):
+            self.special[ast.Match] = self._match
+
+    # -- generic traversal ---------------------------------------------------------
+    def visit(self, node: ast.AST) -> None:
+        handlers = self.handlers.get(type(node))
+        if handlers:
+            ctx = self.ctx
+            for rule_class, check in handlers:
+                ctx._rule = rule_class
+                check(node, ctx)
+            ctx._rule = None
+        special = self.special.get(type(node))
+        if special is not None:
+            special(node)
+        else:
+            self.children(node)
+
+    def children(self, node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    self.body(value)
+                else:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def body(self, statements: list[ast.stmt]) -> None:
+        ctx = self.ctx
+        ctx.blocks.append(statements)
+        for statement in statements:
+            ctx.statements.append(statement)
+            self.visit(statement)
+            ctx.statements.pop()
+        ctx.blocks.pop()
+
+    def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
+        for node in nodes:
+            if node is not None:
+                self.visit(node)
+
+    # -- scopes --------------------------------------------------------------------
+    def _arguments(self, args: ast.arguments, annotations: bool) -> None:
+        self.visit_all(args.defaults)
+        self.visit_all(args.kw_defaults)
+        if annotations:
+            for arg in _all_args(args):
+                if arg.annotation is not None:
+                    self.visit(arg.annotation)
+
+    def _bind_arguments(self, args: ast.arguments, annotated: bool) -> None:
+        for arg in _all_args(args):
+            self.env.bind(arg.arg, self.env.annotation_type(arg.annotation) if annotated else None)
+
+    def _in_new_scope(self, kind: str, bind: Callable[[], None], run: Callable[[], None]) -> None:
+        ctx = self.ctx
+        saved_loops = ctx.loops
+        ctx.loops = []
+        self.env.push(kind)
+        try:
+            bind()
+            run()
+        finally:
+            self.env.pop()
+            ctx.loops = saved_loops
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.visit_all(node.decorator_list)
+        self._arguments(node.args, annotations=True)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self.env.bind(node.name, None)
+        self._in_new_scope("function", lambda: self._bind_arguments(node.args, True), lambda: self.body(node.body))
+
+    def _lambda(self, node: ast.Lambda) -> None:
+        self._arguments(node.args, annotations=False)
+        self._in_new_scope("lambda", lambda: self._bind_arguments(node.args, False), lambda: self.visit(node.body))
+
+    def _class(self, node: ast.ClassDef) -> None:
+        self.visit_all(node.decorator_list)
+        self.visit_all(node.bases)
+        self.visit_all(node.keywords)
+        self._in_new_scope("class", lambda: None, lambda: self.body(node.body))
+        self.env.bind(node.name, Ty("class"))
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        ctx = self.ctx
+        generators = node.generators
+        # The first iterable is evaluated in the enclosing scope.
+        self.visit(generators[0].iter)
+        self.env.push("comprehension")
+        pushed = 0
+        try:
+            for index, generator in enumerate(generators):
+                if index:
+                    self.visit(generator.iter)
+                self.env.bind_loop_target(generator.target, generator.iter)
+                ctx.loops.append(generator)
+                pushed += 1
+                self.visit_all(generator.ifs)
+            if isinstance(node, ast.DictComp):
+                self.visit(node.key)
+                self.visit(node.value)
+            else:
+                self.visit(node.elt)
+        finally:
+            del ctx.loops[len(ctx.loops) - pushed :]
+            self.env.pop()
+
+    # -- bindings ------------------------------------------------------------------
+    def _assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        ty = self.env.type_of(node.value)
+        for target in node.targets:
+            self._visit_target(target)
+        for target in node.targets:
+            self.env.bind_target(target, ty)
+
+    def _augassign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        self._visit_target(node.target)
+        if isinstance(node.target, ast.Name):
+            old = self.env.lookup(node.target.id)
+            new = old if old is OTHER or old is None else None
+            if old is not None and old.kind in ("frame", "series", "ndframe", "array"):
+                new = old
+            self.env.bind(node.target.id, new)
+
+    def _annassign(self, node: ast.AnnAssign) -> None:
+        self.visit(node.annotation)
+        if node.value is not None:
+            self.visit(node.value)
+        self._visit_target(node.target)
+        ty = self.env.annotation_type(node.annotation)
+        if ty is None and node.value is not None:
+            ty = self.env.type_of(node.value)
+        if node.value is not None or ty is not None:
+            self.env.bind_target(node.target, ty)
+
+    def _visit_target(self, target: ast.expr) -> None:
+        """Visit the expressions inside a target (`df.loc[len(df)]`), not the names it binds."""
+        if isinstance(target, ast.Name):
+            handlers = self.handlers.get(ast.Name)
+            if handlers:
+                self.visit(target)
+            return
+        self.visit(target)
+
+    def _namedexpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        self.env.bind(node.target.id, self.env.type_of(node.value))
+
+    def _import(self, node: ast.Import | ast.ImportFrom) -> None:
+        self.env.bind_import(node)
+
+    def _global(self, node: ast.Global | ast.Nonlocal) -> None:
+        for name in node.names:
+            self.env.bind(name, None)
+
+    def _delete(self, node: ast.Delete) -> None:
+        self.visit_all(node.targets)
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                self.env.bind(target.id, None)
+
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:
+            self.visit(item.context_expr)
+            if item.optional_vars is not None:
+                self._visit_target(item.optional_vars)
+                self.env.bind_target(item.optional_vars, None)
+        self.body(node.body)
+
+    # -- control flow ----------------------------------------------------------------
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
+        self.visit(node.iter)
+        before = self.env.snapshot()
+        self._visit_target(node.target)
+        self.env.bind_loop_target(node.target, node.iter)
+        self._loop_body(node, node.body)
+        self.env.merge(before, self.env.snapshot())
+        self.body(node.orelse)
+
+    def _while(self, node: ast.While) -> None:
+        before = self.env.snapshot()
+        self.ctx.loops.append(node)
+        self.visit(node.test)
+        self.ctx.loops.pop()
+        self._loop_body(node, node.body)
+        self.env.merge(before, self.env.snapshot())
+        self.body(node.orelse)
+
+    def _loop_body(self, loop: ast.AST, statements: list[ast.stmt]) -> None:
+        self.ctx.loops.append(loop)
+        try:
+            self.body(statements)
+        finally:
+            self.ctx.loops.pop()
+
+    def _if(self, node: ast.If) -> None:
+        self.visit(node.test)
+        before = self.env.snapshot()
+        self.body(node.body)
+        after_body = self.env.snapshot()
+        self.env.restore(before)
+        self.body(node.orelse)
+        self.env.merge(after_body, self.env.snapshot())
+
+    def _try(self, node: ast.Try) -> None:
+        before = self.env.snapshot()
+        self.body(node.body)
+        after_body = self.env.snapshot()
+        outcomes = []
+        for handler in node.handlers:
+            self.env.merge(before, after_body)
+            if handler.type is not None:
+                self.visit(handler.type)
+            if handler.name:
+                self.env.bind(handler.name, None)
+            self.body(handler.body)
+            outcomes.append(self.env.snapshot())
+        self.env.restore(after_body)
+        self.body(node.orelse)
+        self.env.merge(self.env.snapshot(), *outcomes)
+        self.body(node.finalbody)
+
+    def _match(self, node: ast.AST) -> None:
+        self.visit(node.subject)  # type: ignore[attr-defined]
+        before = self.env.snapshot()
+        outcomes = [before]
+        for case in node.cases:  # type: ignore[attr-defined]
+            self.env.restore(before)
+            for sub in ast.walk(case.pattern):
+                for attribute in ("name", "rest"):
+                    captured = getattr(sub, attribute, None)
+                    if isinstance(captured, str):
+                        self.env.bind(captured, None)
+            if case.guard is not None:
+                self.visit(case.guard)
+            self.body(case.body)
+            outcomes.append(self.env.snapshot())
+        self.env.merge(*outcomes)
+
+
+def _all_args(args: ast.arguments) -> list[ast.arg]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if args.vararg:
+        every.append(args.vararg)
+    if args.kwarg:
+        every.append(args.kwarg)
+    return every
+
+
+def mentions_libraries(text: str, rules: Sequence[type[Rule]]) -> bool:
+    """Cheap pre-filter: a file that names none of the libraries (nor a rule's own
+    trigger words) cannot hold a finding, so it is parsed but never walked."""
+    data = text.encode("utf-8", "ignore") if not text.isascii() else text.encode("ascii")
+    triggers = set(LIBRARY_TRIGGERS)
+    for rule in rules:
+        triggers.update(rule.triggers)
+    return any(trigger in data for trigger in triggers)
+
+
+def parse(source: Source, filename: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
+        return ast.parse(source.text, filename=filename, type_comments=False)
+
+
+def syntax_error_diagnostic(source: Source, error: SyntaxError) -> Diagnostic:
+    line = error.lineno or 1
+    line_text = source.line(line)
+    # SyntaxError offsets are 1-based character columns (byte-based for some tokenizer errors).
+    col = max((error.offset or 1) - 1, 0)
+    col = min(col, len(line_text))
+    end = Position(line, col)
+    if error.end_lineno and error.end_offset and (error.end_lineno, error.end_offset - 1) >= (line, col):
+        end = Position(error.end_lineno, max(error.end_offset - 1, 0))
+    return Diagnostic(
+        code=SYNTAX_ERROR_CODE,
+        name=SYNTAX_ERROR_NAME,
+        message=f"SyntaxError: {error.msg}",
+        start=Position(line, col),
+        end=end,
+    )
+
+
+def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename: str = "<string>") -> Analysis:
+    """Lint decoded source with the given rules (default: all) and apply `# noqa`."""
+    rules = all_rules() if rules is None else rules
+    try:
+        tree = parse(source, filename)
+    except (SyntaxError, ValueError) as error:
+        if not any(rule.code == SYNTAX_ERROR_CODE for rule in rules):
+            return Analysis([])
+        if isinstance(error, SyntaxError):
+            diagnostic = syntax_error_diagnostic(source, error)
+        else:  # e.g. "source code string cannot contain null bytes"
+            diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}",
+                                    Position(1, 0), Position(1, 0))
+        diagnostics, messages = apply_noqa(source, [diagnostic])
+        return Analysis(diagnostics, messages)
+    ctx = RuleContext(source, tree)
+    if rules and mentions_libraries(source.text, rules):
+        _Walker(ctx, rules).body(tree.body)
+    diagnostics, messages = apply_noqa(source, ctx.diagnostics)
+    diagnostics.sort(key=lambda d: (d.start, d.code))
+    return Analysis(diagnostics, messages, tree)

@@ -1,0 +1,414 @@
+"""Type evidence: what the engine knows a name or expression holds.
+
+The evidence is gathered from source only (imports, constructors, readers, annotations,
+methods that return frames, data flow through assignments) while the engine walks the
+tree in source order. Nothing is guessed from variable names: what is not known is
+`None` (unknown), and what is known to be something uninteresting (a list, a literal,
+an instance of a class defined in the file) is `OTHER`, so that rules can leave it alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+# -- what a value can be -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A value's kind and the library it comes from.
+
+    kind: "module"/"symbol" (an imported name; `lib` is its qualified name), "frame",
+    "series", "ndframe" (frame or series), "groupby", "indexer" (`.loc`, `.iloc` ...),
+    "accessor" (`.str`, `.dt`), "array", "class" (a class defined in the file), "other".
+    lib: for data kinds, the library family ("pandas", "cudf", "modin", "dask", "numpy", "cupy").
+    """
+
+    kind: str
+    lib: str = ""
+
+    @property
+    def is_frame(self) -> bool:
+        return self.kind == "frame"
+
+    @property
+    def is_pandas_like(self) -> bool:
+        return self.kind in ("frame", "series", "ndframe")
+
+
+OTHER = Ty("other")
+
+#: Module qualified names whose DataFrame API is pandas', mapped to the library family.
+FRAME_LIBRARIES = {
+    "pandas": "pandas",
+    "modin.pandas": "modin",
+    "cudf": "cudf",
+    "dask.dataframe": "dask",
+}
+ARRAY_LIBRARIES = {"numpy": "numpy", "cupy": "cupy"}
+#: Top-level modules whose presence makes a file worth analysing.
+LIBRARY_TRIGGERS = (b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"torch", b"sklearn", b"cuml")
+
+FRAME_FACTORIES = frozenset(
+    """DataFrame read_csv read_parquet read_json read_excel read_sql read_sql_query read_sql_table
+    read_feather read_hdf read_pickle read_table read_fwf read_orc read_stata read_sas read_spss read_xml
+    merge merge_asof merge_ordered pivot_table pivot get_dummies json_normalize crosstab melt from_pandas
+    from_arrow DataFrame.from_records DataFrame.from_dict""".split()
+)
+SERIES_FACTORIES = frozenset({"Series"})
+NDFRAME_FACTORIES = frozenset({"concat"})
+
+FRAME_TO_FRAME = frozenset(
+    """copy head tail dropna fillna ffill bfill drop drop_duplicates rename reset_index set_index
+    sort_values sort_index query assign merge join astype filter sample nlargest nsmallest pivot pivot_table
+    melt explode replace round abs clip where mask select_dtypes reindex transpose isna isnull notna notnull
+    interpolate add_prefix add_suffix infer_objects convert_dtypes rename_axis set_axis droplevel
+    applymap map cumsum cumprod diff shift pct_change rank describe corr cov _append
+    append compute persist to_pandas""".split()
+)
+FRAME_TO_SERIES = frozenset("sum mean median min max std var count nunique idxmax idxmin prod any all dtypes".split())
+SERIES_TO_SERIES = frozenset(
+    """copy head tail dropna fillna ffill bfill drop drop_duplicates rename sort_values sort_index astype
+    abs round clip where mask replace isna isnull notna notnull isin between map cumsum cumprod cummax cummin
+    diff shift pct_change rank interpolate reindex sample nlargest nsmallest explode unique_series
+    value_counts _append append compute persist to_pandas""".split()
+)
+ARRAY_FACTORIES = frozenset(
+    """array asarray ascontiguousarray zeros ones empty full arange linspace logspace zeros_like ones_like
+    empty_like full_like concatenate stack vstack hstack column_stack where sqrt exp log abs sin cos
+    random.rand random.randn random.random random.normal random.uniform random.randint""".split()
+)
+BUILTIN_OTHER = frozenset(
+    "list dict set tuple str int float bool bytes len range enumerate zip sorted reversed frozenset".split()
+)
+_LITERALS = (
+    ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+    ast.GeneratorExp, ast.JoinedStr, ast.Constant,
+)
+
+
+def library_of(qualname: str, table: dict[str, str]) -> tuple[str, str] | None:
+    """Split `pandas.read_csv` into ("pandas", "read_csv") using the longest known module."""
+    for module in sorted(table, key=len, reverse=True):
+        if qualname.startswith(module + "."):
+            return table[module], qualname[len(module) + 1 :]
+    return None
+
+
+# -- scopes ------------------------------------------------------------------------
+
+
+class Scope:
+    """Bindings of one function, class, lambda or comprehension (or the module)."""
+
+    __slots__ = ("names", "parent", "kind")
+
+    def __init__(self, parent: "Scope | None", kind: str) -> None:
+        self.names: dict[str, Ty | None] = {}
+        self.parent = parent
+        self.kind = kind
+
+
+def join(a: Ty | None, b: Ty | None) -> Ty | None:
+    return a if a == b else None
+
+
+class TypeEnv:
+    """The bindings in force at the engine's current position in the tree."""
+
+    def __init__(self) -> None:
+        self.scope = Scope(None, "module")
+
+    # -- scope handling --------------------------------------------------------
+    def push(self, kind: str) -> None:
+        self.scope = Scope(self.scope, kind)
+
+    def pop(self) -> None:
+        assert self.scope.parent is not None
+        self.scope = self.scope.parent
+
+    def snapshot(self) -> dict[str, Ty | None]:
+        return dict(self.scope.names)
+
+    def restore(self, names: dict[str, Ty | None]) -> None:
+        self.scope.names = dict(names)
+
+    def merge(self, *branches: dict[str, Ty | None]) -> None:
+        """Bindings after control flow rejoins: a name keeps a type only where all
+        branches that bind it agree (a branch that leaves it unbound cannot reach a use)."""
+        merged: dict[str, Ty | None] = {}
+        for branch in branches:
+            for name, ty in branch.items():
+                merged[name] = join(merged[name], ty) if name in merged else ty
+        self.scope.names = merged
+
+    def lookup(self, name: str) -> Ty | None:
+        scope: Scope | None = self.scope
+        skip_class = False
+        while scope is not None:
+            if not (skip_class and scope.kind == "class") and name in scope.names:
+                return scope.names[name]
+            skip_class = True  # class bodies are not visible from nested functions
+            scope = scope.parent
+        return OTHER if name in BUILTIN_OTHER else None
+
+    def bind(self, name: str, ty: Ty | None) -> None:
+        self.scope.names[name] = ty
+
+    # -- binding statements ----------------------------------------------------
+    def bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    self.bind(alias.asname, Ty("module", alias.name))
+                else:
+                    top = alias.name.split(".", 1)[0]
+                    self.bind(top, Ty("module", top))
+            return
+        if node.level:  # relative imports are the project's own code
+            for alias in node.names:
+                self.bind(alias.asname or alias.name, None)
+            return
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind(alias.asname or alias.name, Ty("symbol", f"{node.module}.{alias.name}"))
+
+    def bind_target(self, target: ast.expr, ty: Ty | None) -> None:
+        """Bind an assignment target; parts of unpacked tuples become unknown."""
+        if isinstance(target, ast.Name):
+            self.bind(target.id, ty)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind_target(element.value if isinstance(element, ast.Starred) else element, None)
+        elif isinstance(target, ast.Starred):
+            self.bind_target(target.value, None)
+
+    def bind_loop_target(self, target: ast.expr, iterable: ast.expr) -> None:
+        """`for i, row in df.iterrows()` binds `row` to a Series; other targets are unknown."""
+        if (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[1], ast.Name)
+            and iterates_rows(iterable, self) is not None
+        ):
+            self.bind_target(target.elts[0], None)
+            self.bind(target.elts[1].id, Ty("series", iterates_rows(iterable, self) or ""))
+            return
+        self.bind_target(target, None)
+
+    # -- evaluating expressions ------------------------------------------------
+    def qualname(self, node: ast.expr) -> str | None:
+        """`pd.read_csv` -> "pandas.read_csv" when `pd` is bound to the pandas module."""
+        if isinstance(node, ast.Name):
+            ty = self.lookup(node.id)
+            return ty.lib if ty is not None and ty.kind in ("module", "symbol") else None
+        if isinstance(node, ast.Attribute):
+            base = self.qualname(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def type_of(self, node: ast.expr) -> Ty | None:
+        if isinstance(node, ast.Name):
+            return self.lookup(node.id)
+        if isinstance(node, ast.Call):
+            return self._call_type(node)
+        if isinstance(node, ast.Attribute):
+            return self._attribute_type(node)
+        if isinstance(node, ast.Subscript):
+            return self._subscript_type(node)
+        if isinstance(node, ast.BinOp):
+            return _arith(self.type_of(node.left), self.type_of(node.right))
+        if isinstance(node, ast.Compare):
+            return _arith(self.type_of(node.left), self.type_of(node.comparators[-1]))
+        if isinstance(node, ast.UnaryOp):
+            return self.type_of(node.operand) if not isinstance(node.op, ast.Not) else OTHER
+        if isinstance(node, ast.NamedExpr):
+            return self.type_of(node.value)
+        if isinstance(node, _LITERALS):
+            return OTHER
+        return None
+
+    def annotation_type(self, node: ast.expr | None) -> Ty | None:
+        """The type an annotation promises: `pd.DataFrame`, `"pd.DataFrame"`, `Optional[...]`, `X | None`."""
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            try:
+                node = ast.parse(node.value, mode="eval").body
+            except SyntaxError:
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = node.left, node.right
+            if _is_none(right):
+                return self.annotation_type(left)
+            if _is_none(left):
+                return self.annotation_type(right)
+            return None
+        if isinstance(node, ast.Subscript):
+            outer = self.qualname(node.value) or ""
+            if outer in ("typing.Optional", "typing_extensions.Optional"):
+                return self.annotation_type(node.slice)
+            if outer in ("numpy.typing.NDArray",):
+                return Ty("array", "numpy")
+            return None
+        name = self.qualname(node)
+        if name is None:
+            return None
+        return _constructed_type(name)
+
+    def _call_type(self, node: ast.Call) -> Ty | None:
+        func = node.func
+        name = self.qualname(func)
+        if name is not None:
+            return _constructed_type(name, node, self)
+        if isinstance(func, ast.Name):
+            callee = self.lookup(func.id)
+            if callee is not None and callee.kind == "class" or callee is OTHER:
+                return OTHER
+            return None
+        if isinstance(func, ast.Attribute):
+            receiver = self.type_of(func.value)
+            if receiver is None:
+                return None
+            return _method_type(receiver, func.attr, node, self)
+        return None
+
+    def _attribute_type(self, node: ast.Attribute) -> Ty | None:
+        receiver = self.type_of(node.value)
+        if receiver is None or not receiver.lib:
+            return None
+        attr = node.attr
+        if receiver.kind in ("frame", "series", "ndframe"):
+            if attr in ("loc", "iloc", "at", "iat"):
+                return Ty("indexer", receiver.lib)
+            if attr in ("str", "dt", "cat"):
+                return Ty("accessor", receiver.lib)
+            if attr == "values":
+                return Ty("array", "cupy" if receiver.lib == "cudf" else "numpy")
+            if attr == "T" and receiver.kind == "frame":
+                return receiver
+        return None
+
+    def _subscript_type(self, node: ast.Subscript) -> Ty | None:
+        receiver = self.type_of(node.value)
+        if receiver is None:
+            return None
+        key = node.slice
+        if receiver.kind == "frame":
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                return Ty("series", receiver.lib)
+            if isinstance(key, ast.List):
+                return receiver
+            key_ty = self.type_of(key)
+            if key_ty is not None and key_ty.kind == "series":
+                return receiver  # boolean mask selects rows
+            return None
+        if receiver.kind == "groupby":
+            return receiver
+        if receiver.kind == "series":
+            key_ty = self.type_of(key)
+            if key_ty is not None and key_ty.kind == "series":
+                return receiver
+        return None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _arith(left: Ty | None, right: Ty | None) -> Ty | None:
+    """The result of an operator on two operands: frame beats series beats scalar."""
+    kinds = [t for t in (left, right) if t is not None and t.kind in ("frame", "series", "ndframe", "array")]
+    if not kinds:
+        return None
+    for kind in ("frame", "ndframe", "series", "array"):
+        for ty in kinds:
+            if ty.kind == kind:
+                return ty
+    return None
+
+
+def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv | None = None) -> Ty | None:
+    frame = library_of(qualname, FRAME_LIBRARIES)
+    if frame is not None:
+        lib, attr = frame
+        if attr in FRAME_FACTORIES:
+            return Ty("frame", lib)
+        if attr in SERIES_FACTORIES:
+            return Ty("series", lib)
+        if attr in NDFRAME_FACTORIES:
+            return _concat_type(lib, call, env)
+        return None
+    array = library_of(qualname, ARRAY_LIBRARIES)
+    if array is not None:
+        lib, attr = array
+        if attr in ARRAY_FACTORIES or attr == "ndarray":
+            return Ty("array", lib)
+    return None
+
+
+def _concat_type(lib: str, call: ast.Call | None, env: TypeEnv | None) -> Ty:
+    """`concat` returns a frame if it is given one, a series if only series; else either."""
+    if call is not None and env is not None and call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
+        kinds = {ty.kind for ty in (env.type_of(e) for e in call.args[0].elts) if ty is not None}
+        if "frame" in kinds:
+            return Ty("frame", lib)
+        if kinds == {"series"} and not any(
+            k.arg == "axis" and not (isinstance(k.value, ast.Constant) and k.value.value in (0, "index"))
+            for k in call.keywords
+        ):
+            return Ty("series", lib)
+    return Ty("ndframe", lib)
+
+
+def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty | None:
+    lib = receiver.lib
+    kind = receiver.kind
+    if kind == "frame":
+        if method in FRAME_TO_FRAME:
+            return receiver
+        if method in FRAME_TO_SERIES:
+            return Ty("series", lib)
+        if method == "groupby":
+            return Ty("groupby", lib)
+        if method == "to_numpy":
+            return Ty("array", "cupy" if lib == "cudf" else "numpy")
+    elif kind in ("series", "ndframe"):
+        if method == "reset_index" and kind == "series":
+            drop = any(k.arg == "drop" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords)
+            return receiver if drop else Ty("frame", lib)
+        if method in SERIES_TO_SERIES:
+            return receiver
+        if method == "to_frame":
+            return Ty("frame", lib)
+        if method == "to_numpy":
+            return Ty("array", "cupy" if lib == "cudf" else "numpy")
+    elif kind == "groupby":
+        if method in ("agg", "aggregate", "sum", "mean", "median", "min", "max", "count", "size", "std", "var",
+                      "first", "last", "nunique", "transform", "cumsum"):
+            return Ty("ndframe", lib)
+    elif kind == "accessor":
+        return Ty("series", lib)
+    elif kind == "class" or receiver is OTHER:
+        return None
+    return None
+
+
+def iterates_rows(iterable: ast.expr, env: TypeEnv) -> str | None:
+    """If `iterable` is `X.iterrows()` on something that may be a frame, X's library
+    ("" when only the call itself is the evidence); else None."""
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr == "iterrows"
+        and not iterable.args
+        and not iterable.keywords
+    ):
+        return None
+    receiver = env.type_of(iterable.func.value)
+    if receiver is None:
+        return ""
+    if receiver.kind in ("frame", "ndframe"):
+        return receiver.lib
+    return None

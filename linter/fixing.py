@@ -1,0 +1,306 @@
+"""Fixes: building them (the fixers' toolbox) and applying them until the source is stable.
+
+Detection runs on `ast`; libcst is imported and used only here, only for files that have a
+finding whose rule can fix, and only on the statements a fix rewrites (parsed as a small
+snippet inside an `if True:` wrapper so its indentation, comments and formatting survive).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from .source import Source
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from .registry import Rule
+
+MAX_PASSES = 10
+_WRAPPER = "if True:"
+
+
+class FixContext:
+    """Everything a fixer needs to turn one diagnostic into edits."""
+
+    def __init__(self, source: Source, tree: ast.Module) -> None:
+        self.source = source
+        self.tree = tree
+        self._names: set[str] | None = None
+        self._reserved: set[str] = set()
+
+    # -- reading ---------------------------------------------------------------------
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.source.text, node) or ""
+
+    def start(self, node: ast.AST) -> Position:
+        return Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
+
+    def end(self, node: ast.AST) -> Position:
+        line = node.end_lineno  # type: ignore[attr-defined]
+        return Position(line, self.source.char_col(line, node.end_col_offset))  # type: ignore[attr-defined]
+
+    def indent_of(self, statement: ast.stmt) -> str | None:
+        """The statement's indentation, or None if something else precedes it on its line."""
+        line = self.source.line(statement.lineno)
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        return indent if self.source.char_col(statement.lineno, statement.col_offset) == len(indent) else None
+
+    def owns_lines(self, first: ast.stmt, last: ast.stmt) -> bool:
+        """True when the lines from `first` to `last` hold those statements and nothing else."""
+        if self.indent_of(first) is None:
+            return False
+        tail = self.source.line(last.end_lineno)[self.end(last).col :].strip()  # type: ignore[arg-type]
+        return tail == "" or tail.startswith("#")
+
+    # -- names and imports -------------------------------------------------------------
+    def fresh_name(self, base: str) -> str:
+        """A name not used anywhere in the file (nor handed out before)."""
+        if self._names is None:
+            self._names = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Name):
+                    self._names.add(node.id)
+                elif isinstance(node, ast.arg):
+                    self._names.add(node.arg)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self._names.add(node.name)
+                elif isinstance(node, ast.alias):
+                    self._names.add((node.asname or node.name).split(".")[0])
+        candidate, counter = base, 1
+        while candidate in self._names or candidate in self._reserved:
+            counter += 1
+            candidate = f"{base}_{counter}"
+        self._reserved.add(candidate)
+        return candidate
+
+    def module_alias(self, module: str) -> str | None:
+        """The name under which a top-level `import module [as alias]` binds `module`."""
+        for node in self.tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == module:
+                        return alias.asname or module
+        return None
+
+    def ensure_import(self, module: str, alias: str) -> tuple[str, tuple[Edit, ...]]:
+        """The name to use for `module`, and the edit adding `import module as alias` when
+        the file lacks it. The import goes after the file's last top-level import."""
+        existing = self.module_alias(module)
+        if existing is not None:
+            return existing, ()
+        used = self._names_in_file()
+        statement = f"import {module} as {alias}" if alias not in used else f"import {module}"
+        name = alias if alias not in used else module
+        line = self._import_line()
+        position = Position(line, 0)
+        return name, (Edit(position, position, statement + self.source.newline),)
+
+    def _names_in_file(self) -> set[str]:
+        if self._names is None:
+            self.fresh_name("_")
+            self._reserved.discard("_")
+        assert self._names is not None
+        return self._names
+
+    def _import_line(self) -> int:
+        """Line before which a new import is inserted."""
+        body = self.tree.body
+        last_import = None
+        for node in body:
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                last_import = node
+            elif last_import is not None or not _is_docstring(node):
+                if last_import is not None:
+                    break
+        if last_import is not None:
+            return last_import.end_lineno + 1  # type: ignore[operator]
+        if body and _is_docstring(body[0]):
+            return body[0].end_lineno + 1  # type: ignore[operator]
+        line = 1
+        while self.source.line(line).startswith("#"):
+            line += 1
+        return line
+
+    # -- rewriting with libcst -----------------------------------------------------------
+    def parse_statements(self, first: ast.stmt, last: ast.stmt) -> "list[cst.BaseStatement] | None":
+        """The statements from `first` to `last` (siblings) as libcst nodes."""
+        import libcst as cst
+
+        if not self.owns_lines(first, last):
+            return None
+        snippet = self._lines(first.lineno, last.end_lineno)  # type: ignore[arg-type]
+        indent = self.indent_of(first)
+        try:
+            if indent:
+                module = cst.parse_module(_WRAPPER + self.source.newline + snippet)
+                block = module.body[0].body  # type: ignore[attr-defined]
+                return list(block.body)
+            return list(cst.parse_module(snippet).body)
+        except cst.ParserSyntaxError:
+            return None
+
+    def replace_statements(
+        self, first: ast.stmt, last: ast.stmt, statements: "Sequence[cst.BaseStatement]"
+    ) -> Edit:
+        """An edit replacing the lines of `first`..`last` with `statements`, re-indented."""
+        import libcst as cst
+
+        indent = self.indent_of(first) or ""
+        newline = self.source.newline
+        if indent:
+            wrapper = cst.parse_module(_WRAPPER + newline + indent + "pass" + newline)
+            block = wrapper.body[0].body  # type: ignore[attr-defined]
+            new_if = wrapper.body[0].with_changes(body=block.with_changes(body=list(statements)))  # type: ignore[attr-defined]
+            code = wrapper.with_changes(body=[new_if]).code
+            code = code[len(_WRAPPER + newline) :]
+        else:
+            code = cst.Module(body=list(statements), default_newline=newline).code
+        end_line = last.end_lineno  # type: ignore[assignment]
+        if not self._lines(end_line, end_line).endswith(("\n", "\r")):
+            code = code.rstrip("\r\n")
+        return Edit(Position(first.lineno, 0), self._line_end(end_line), code)
+
+    def replace_node(self, node: ast.AST, code: str) -> Edit:
+        return Edit(self.start(node), self.end(node), code)
+
+    def _lines(self, first: int, last: int) -> str:
+        starts = self.source.line_starts
+        begin = starts[first - 1]
+        end = starts[last] if last < len(starts) else len(self.source.text)
+        return self.source.text[begin:end]
+
+    def _line_end(self, line: int) -> Position:
+        """Position just past `line` including its line break."""
+        if line < len(self.source.line_starts):
+            return Position(line + 1, 0)
+        return Position(line, len(self.source.line(line)))
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+# -- attaching fixes to diagnostics ------------------------------------------------------
+
+
+def attach_fixes(
+    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[type["Rule"]]
+) -> tuple[list[Diagnostic], list[str]]:
+    """Ask each finding's fixer for its fix; a fixer that fails never stops the run."""
+    by_code = {rule.code: rule for rule in rules}
+    warnings: list[str] = []
+    if tree is None:
+        return diagnostics, warnings
+    context: FixContext | None = None
+    result = []
+    for diagnostic in diagnostics:
+        rule = by_code.get(diagnostic.code)
+        fixer = rule.fixer() if rule is not None else None
+        if fixer is None:
+            result.append(diagnostic)
+            continue
+        if context is None:
+            context = FixContext(source, tree)
+        try:
+            fix = fixer(diagnostic, context)
+        except Exception as error:  # a fixer bug must not take the linter down
+            warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})")
+            fix = None
+        result.append(diagnostic.with_fix(fix) if fix is not None else diagnostic)
+    return result, warnings
+
+
+# -- applying fixes ------------------------------------------------------------------------
+
+
+@dataclass
+class FixOutcome:
+    source: Source
+    applied: list[Diagnostic] = field(default_factory=list)
+    remaining: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+
+def apply_edits(source: Source, edits: Sequence[Edit]) -> str:
+    text = source.text
+    spans = sorted(((source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
+                    for e in edits), key=lambda s: (s[0], s[1]), reverse=True)
+    for begin, end, content in spans:
+        text = text[:begin] + content + text[end:]
+    return text
+
+
+def _select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[Edit]]:
+    chosen: list[Diagnostic] = []
+    edits: list[Edit] = []
+    taken: list[tuple[int, int, str]] = []
+    for diagnostic in diagnostics:
+        assert diagnostic.fix is not None
+        spans = [(source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
+                 for e in diagnostic.fix.edits]
+        new_edits = []
+        clash = False
+        for (begin, end, content), edit in zip(spans, diagnostic.fix.edits):
+            if any(begin == b and end == e and content == c for b, e, c in taken):
+                continue  # the same edit (an import) already chosen
+            if any(begin < e and b < end or (begin == end == b == e) for b, e, _ in taken):
+                clash = True
+                break
+            new_edits.append((begin, end, content, edit))
+        if clash:
+            continue
+        chosen.append(diagnostic)
+        for begin, end, content, edit in new_edits:
+            taken.append((begin, end, content))
+            edits.append(edit)
+    return chosen, edits
+
+
+def fix_source(
+    source: Source, rules: Sequence[type["Rule"]], unsafe_fixes: bool, filename: str = "<string>"
+) -> FixOutcome:
+    """Apply applicable fixes, re-linting after each pass, until nothing changes."""
+    from .engine import analyze
+
+    outcome = FixOutcome(source)
+    skipped: set[tuple[str, int, int]] = set()
+    rejected: list[str] = []
+    for _ in range(MAX_PASSES):
+        analysis = analyze(outcome.source, rules, filename)
+        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules)
+        outcome.remaining = diagnostics
+        outcome.warnings = analysis.warnings + warnings + rejected
+        candidates = [
+            d for d in diagnostics
+            if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped
+        ]
+        if not candidates:
+            break
+        chosen, edits = _select_non_overlapping(outcome.source, candidates)
+        new_text = apply_edits(outcome.source, edits)
+        try:
+            ast.parse(new_text)
+        except SyntaxError:
+            # Never write code that does not parse: drop these fixes and report it.
+            for diagnostic in chosen:
+                skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
+                rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} produced invalid code; not applied")
+            continue
+        outcome.applied.extend(chosen)
+        outcome.source = outcome.source.with_text(new_text)
+    else:
+        outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
+    return outcome
+
+
+def display_fix(message: str) -> Fix:
+    """A suggestion with no edits, shown to the user but never applied."""
+    return Fix(Applicability.DISPLAY, message, ())

@@ -1,0 +1,104 @@
+"""`# noqa` suppressions.
+
+`# noqa` on a finding's line suppresses every finding there; `# noqa: GPU101, GPU102`
+only those codes (codes of other tools may sit in the same list). A directive whose code
+list is malformed is reported as a warning and suppresses only the well-formed codes in
+it, never everything: a typo must not silently switch a blanket suppression on.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+from .diagnostic import Diagnostic
+from .source import Source
+
+_DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
+_CODE = re.compile(r"^[A-Z]{1,3}[0-9]{1,4}$")
+_SEPARATORS = re.compile(r"[,\s]+")
+
+
+@dataclass(frozen=True)
+class Directive:
+    line: int
+    codes: frozenset[str] | None  # None: blanket `# noqa`
+
+    def suppresses(self, code: str) -> bool:
+        return self.codes is None or code in self.codes
+
+
+def _comments(source: Source) -> list[tuple[int, str]]:
+    """(line, text) of every comment mentioning noqa; falls back to a line scan when the
+    file does not tokenize (a syntax error)."""
+    found = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+            if token.type == tokenize.COMMENT and "noqa" in token.string.lower():
+                found.append((token.start[0], token.string))
+    except (tokenize.TokenError, SyntaxError):
+        found = []
+        for index, line in enumerate(source.text.splitlines(), start=1):
+            position = line.find("#")
+            if position != -1 and "noqa" in line[position:].lower():
+                found.append((index, line[position:]))
+    return found
+
+
+def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[int, Directive], list[str]]:
+    directives: dict[int, Directive] = {}
+    warnings: list[str] = []
+    if "noqa" not in source.text.lower():
+        return directives, warnings
+    for line, comment in _comments(source):
+        match = _DIRECTIVE.search(comment)
+        if match is None:
+            continue
+        rest = match.group("rest").strip()
+        if not rest:
+            directives[line] = Directive(line, None)
+            continue
+        colon = rest.startswith(":")
+        listed = [item for item in _SEPARATORS.split(rest.lstrip(":").strip()) if item]
+        if not listed:
+            warnings.append(f"{line}: `# noqa:` without codes; nothing suppressed (write `# noqa` or list codes)")
+            directives[line] = Directive(line, frozenset())
+            continue
+        good = [item for item in listed if _CODE.match(item)]
+        bad = [item for item in listed if not _CODE.match(item)]
+        if not colon and not good:
+            # `# noqa some explanation`: flake8 treats it as a blanket noqa.
+            directives[line] = Directive(line, None)
+            continue
+        if not colon:
+            warnings.append(f"{line}: `# noqa` codes need a colon: write `# noqa: {', '.join(good)}`")
+        if bad:
+            warnings.append(
+                f"{line}: malformed code(s) in noqa directive: {', '.join(bad)}"
+                " (only the well-formed codes are suppressed)"
+            )
+        unknown = [code for code in good if code.startswith("GPU") and code not in known_codes]
+        if unknown:
+            warnings.append(f"{line}: unknown gpulint code(s) in noqa directive: {', '.join(unknown)}")
+        directives[line] = Directive(line, frozenset(good))
+    return directives, warnings
+
+
+def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[str]]:
+    """Drop suppressed findings; return the rest and warnings about malformed directives."""
+    from .registry import all_rules
+
+    known = frozenset(rule.code for rule in all_rules()) | {"GPU001"}
+    directives, warnings = parse_directives(source, known)
+    if not directives:
+        return list(diagnostics), warnings
+    kept = []
+    for diagnostic in diagnostics:
+        line = diagnostic.noqa_line or diagnostic.start.line
+        directive = directives.get(line)
+        if directive is not None and directive.suppresses(diagnostic.code):
+            continue
+        kept.append(diagnostic)
+    return kept, warnings

@@ -1,0 +1,114 @@
+"""From paths (or text) to results: read, decode, pick the rules, lint or fix, write back.
+
+This is the public entry point the front-ends use: `lint_source`, `fix_text`, `lint_paths`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from .config import Config, ConfigResolver, Overrides
+from .diagnostic import Diagnostic
+from .engine import analyze
+from .files import PathError, Target, discover, read_bytes, write_atomically
+from .fixing import attach_fixes, fix_source
+from .registry import Rule
+from .source import Source, SourceError
+
+
+@dataclass
+class FileResult:
+    display: str
+    path: Path | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    original: Source | None = None
+    fixed: Source | None = None  # the fixed source, when fixing changed something
+    applied: list[Diagnostic] = field(default_factory=list)
+
+
+def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
+                config: Config | None = None) -> list[Diagnostic]:
+    """Lint Python source text; the diagnostics carry their fixes."""
+    source = Source.from_text(text)
+    if rules is None:
+        rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
+    analysis = analyze(source, rules, filename)
+    diagnostics, _ = attach_fixes(source, analysis.tree, analysis.diagnostics, rules)
+    return diagnostics
+
+
+def fix_text(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
+             unsafe_fixes: bool = False, config: Config | None = None) -> str:
+    """The source with every applicable fix applied."""
+    if rules is None:
+        rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
+    return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.text
+
+
+def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
+    rules = config.rules_for(path)
+    result = FileResult(display=display, path=path, original=source)
+    if fix:
+        outcome = fix_source(source, rules, config.unsafe_fixes, display)
+        result.diagnostics = outcome.remaining
+        result.warnings = outcome.warnings
+        result.applied = outcome.applied
+        if outcome.changed and outcome.source.text != source.text:
+            result.fixed = outcome.source
+        return result
+    analysis = analyze(source, rules, display)
+    result.diagnostics, fixer_warnings = attach_fixes(source, analysis.tree, analysis.diagnostics, rules)
+    result.warnings = analysis.warnings + fixer_warnings
+    return result
+
+
+def process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
+    path = target.path
+    display = str(path)
+    try:
+        data = read_bytes(path)
+        source = Source.from_bytes(data)
+    except (PathError, SourceError) as error:
+        return FileResult(display=display, path=path, error=str(error))
+    result = process_source(source, display, config, path, fix)
+    if write and result.fixed is not None:
+        try:
+            write_atomically(path, result.fixed.to_bytes(), data)
+        except PathError as error:
+            result.error = str(error)
+            result.diagnostics = result.diagnostics  # what remains is still reported
+    return result
+
+
+def lint_paths(paths: Sequence[Path], overrides: Overrides | None = None, *, fix: bool = False,
+               write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
+               ) -> Iterator[FileResult]:
+    """Lint (or fix) every file under `paths`. Bad paths become results with an `error`."""
+    resolver = ConfigResolver(overrides or Overrides(), config_file)
+    errors: list[FileResult] = []
+
+    def on_error(path: Path, message: str) -> None:
+        errors.append(FileResult(display=str(path), path=path, error=message))
+
+    def excluded(path: Path) -> bool:
+        return resolver.for_path(path).is_excluded(path)
+
+    def gitignore(path: Path) -> bool:
+        return resolver.for_path(path).respect_gitignore
+
+    for target in discover(list(paths), excluded, gitignore, on_error):
+        yield from _drain(errors)
+        config = resolver.for_path(target.path)
+        if target.explicit and force_exclude and config.is_excluded(target.path):
+            continue
+        yield process_file(target, config, fix, write)
+    yield from _drain(errors)
+
+
+def _drain(errors: list[FileResult]) -> Iterator[FileResult]:
+    while errors:
+        yield errors.pop(0)

@@ -1,0 +1,121 @@
+"""Source text: decoding bytes the way Python does, and converting positions.
+
+The engine works on text decoded exactly as the interpreter would decode the file
+(PEP 263 coding cookie, UTF-8 BOM), keeps the original line endings untouched, and
+re-encodes the same way when a fix is written back.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass, field
+
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+
+
+class SourceError(Exception):
+    """A file that cannot be turned into Python source text (binary, undecodable)."""
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """The PEP 263 encoding declared on line 1 or 2, if any."""
+    lines = data.split(b"\n", 2)[:2]
+    for index, line in enumerate(lines):
+        match = _COOKIE.match(line)
+        if match:
+            name = match.group(1).decode("ascii", "replace")
+            try:
+                return codecs.lookup(name).name
+            except LookupError:
+                raise SourceError(f"unknown encoding {name!r} declared on line {index + 1}") from None
+        if index == 0 and not _BLANK_OR_COMMENT.match(line):
+            break  # PEP 263: line 2 counts only when line 1 is blank or a comment
+    return None
+
+
+@dataclass
+class Source:
+    """Decoded text plus what is needed to write it back byte-for-byte compatible."""
+
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+    newline: str = "\n"
+    _line_starts: list[int] | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "Source":
+        if b"\x00" in data:
+            raise SourceError("binary file (contains NUL bytes), not Python source")
+        bom = data.startswith(codecs.BOM_UTF8)
+        body = data[len(codecs.BOM_UTF8):] if bom else data
+        declared = _declared_encoding(body)
+        if bom and declared not in (None, "utf-8"):
+            raise SourceError(f"UTF-8 byte order mark but {declared!r} declared")
+        encoding = declared or "utf-8"
+        try:
+            text = body.decode(encoding)
+        except UnicodeDecodeError as exc:
+            line = body[: exc.start].count(b"\n") + 1
+            bad = body[exc.start : exc.start + 1].hex()
+            hint = "" if declared else "; declare the file's encoding (PEP 263) or save it as UTF-8"
+            raise SourceError(f"cannot decode as {encoding} (byte 0x{bad} on line {line}){hint}") from None
+        return cls(text=text, encoding=encoding, bom=bom, newline=detect_newline(text))
+
+    @classmethod
+    def from_text(cls, text: str) -> "Source":
+        return cls(text=text, newline=detect_newline(text))
+
+    def with_text(self, text: str) -> "Source":
+        return Source(text=text, encoding=self.encoding, bom=self.bom, newline=self.newline)
+
+    def to_bytes(self) -> bytes:
+        data = self.text.encode(self.encoding)
+        return codecs.BOM_UTF8 + data if self.bom else data
+
+    # -- positions -------------------------------------------------------
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            starts = [0]
+            text = self.text
+            index = text.find("\n")
+            while index != -1:
+                starts.append(index + 1)
+                index = text.find("\n", index + 1)
+            self._line_starts = starts
+        return self._line_starts
+
+    def line(self, lineno: int) -> str:
+        """Line `lineno` (1-based) without its line ending."""
+        starts = self.line_starts
+        if lineno < 1 or lineno > len(starts):
+            return ""
+        end = starts[lineno] if lineno < len(starts) else len(self.text)
+        return self.text[starts[lineno - 1] : end].rstrip("\r\n")
+
+    def char_col(self, lineno: int, byte_col: int) -> int:
+        """Convert an `ast` column (UTF-8 byte offset) to a character offset."""
+        line = self.line(lineno)
+        if line.isascii():
+            return byte_col
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def offset(self, lineno: int, col: int) -> int:
+        """Absolute character offset of (1-based line, 0-based character column)."""
+        starts = self.line_starts
+        if lineno > len(starts):
+            return len(self.text)
+        return starts[lineno - 1] + col
+
+
+def detect_newline(text: str) -> str:
+    """The file's line ending, taken from its first line break."""
+    index = text.find("\n")
+    if index > 0 and text[index - 1] == "\r":
+        return "\r\n"
+    if index == -1 and "\r" in text:
+        return "\r"
+    return "\n"

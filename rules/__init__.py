@@ -1,0 +1,1 @@
+"""gpulint's rules, one module per rule, grouped by family. Importing a module registers its rule."""

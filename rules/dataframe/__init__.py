@@ -1,0 +1,1 @@
+"""GPU1xx: DataFrames (pandas, cuDF, Modin, Dask)."""

@@ -1,0 +1,166 @@
+"""GPU102 iterrows-loop."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.evidence import iterates_rows
+from gpulint.registry import Example, FixAvailability, Rule
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+class IterrowsLoop(Rule):
+    """
+    ## What it does
+    Flags loops (and comprehensions) over `DataFrame.iterrows()`.
+
+    ## Why is this bad?
+    `iterrows()` builds a new pandas Series for every row: each step allocates, boxes every
+    value into a Python object and upcasts the row to one dtype. A column expression does the
+    same work in one call in compiled code, about 1,600x faster at 10k rows on a CPU, and it
+    is the form cuDF can run on a GPU at all (cuDF does not iterate rows).
+
+    When the loop does more than compute a value per row, `itertuples()` is the usual
+    fallback: it is roughly 40x faster than `iterrows()` and keeps each column's dtype.
+
+    ## Fix safety
+    The fix is unsafe. It applies when the loop body only computes a value from row fields
+    (`row["price"] - row["cost"]`, comparisons, `and`/`or`/`not`, `x if c else y`) and
+    appends it to a list that starts empty just before the loop, or stores it in a column of
+    the same frame. The vectorized result has the same values, but they keep their column
+    dtypes (an int column is no longer upcast to float by the row Series) and a list holds
+    Python scalars instead of NumPy scalars. On a frame with no rows the loop never creates
+    the column it assigns; the rewrite creates it, empty. Other loops get a display-only
+    suggestion.
+    """
+
+    code = "GPU102"
+    name = "iterrows-loop"
+    message = "`iterrows()` builds a Series per row; use a vectorized column expression (or `itertuples()`)"
+    nodes = (ast.For, ast.AsyncFor, *_COMPREHENSIONS)
+    fix = FixAvailability.UNSAFE
+    triggers = (b"iterrows",)
+
+    flagged = (
+        Example(
+            source='''\
+import pandas as pd
+
+
+def margins(sales: pd.DataFrame) -> list:
+    result = []
+    for _, row in sales.iterrows():
+        result.append(row["price"] - row["cost"])
+    return result
+''',
+            fixed='''\
+import pandas as pd
+
+
+def margins(sales: pd.DataFrame) -> list:
+    result = (sales["price"] - sales["cost"]).tolist()
+    return result
+''',
+            setup='sales = pd.DataFrame({"price": rng.uniform(1, 100, N), "cost": rng.uniform(1, 50, N)})',
+            call="margins(sales)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def flag_hot(readings: pd.DataFrame) -> pd.DataFrame:
+    for idx, row in readings.iterrows():
+        # a reading above 80 degrees is an alert
+        readings.loc[idx, "alert"] = row["temp"] > 80 and row["ok"] == 1
+    return readings
+''',
+            fixed='''\
+import pandas as pd
+
+
+def flag_hot(readings: pd.DataFrame) -> pd.DataFrame:
+    # a reading above 80 degrees is an alert
+    readings["alert"] = (readings["temp"] > 80) & (readings["ok"] == 1)
+    return readings
+''',
+            setup='readings = pd.DataFrame({"temp": rng.uniform(50, 100, N), "ok": rng.integers(0, 2, N)})',
+            call="flag_hot(readings)",
+            new_columns_when_empty=True,
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def size_labels(orders: pd.DataFrame) -> list:
+    return [("big" if row["qty"] * row["price"] > 100 else "small") for _, row in orders.iterrows()]
+''',
+            fixed='''\
+import pandas as pd
+import numpy as np
+
+
+def size_labels(orders: pd.DataFrame) -> list:
+    return (np.where(orders["qty"] * orders["price"] > 100, "big", "small")).tolist()
+''',
+            setup='orders = pd.DataFrame({"qty": rng.integers(1, 20, N), "price": rng.uniform(1, 20, N)})',
+            call="size_labels(orders)",
+        ),
+        Example(
+            source='''\
+def notify(frame):
+    for _, row in frame.iterrows():
+        send_invoice(row["email"], row["amount"])
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+settings = {"a": 1}
+for key, value in settings.items():
+    print(key, value)
+'''),
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+for row in frame.itertuples():
+    print(row.price)
+'''),
+        Example('''\
+class Table:
+    def iterrows(self):
+        return iter([(0, {"a": 1})])
+
+
+table = Table()
+for _, row in table.iterrows():
+    print(row["a"])
+'''),
+        Example('''\
+import pandas as pd
+
+prices = pd.Series([1.0, 2.0])
+for label, value in prices.items():
+    print(label, value)
+'''),
+        Example('''\
+rows = [[1, 2], [3, 4]]
+for row in rows:
+    rows.append(row)
+    break
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, _COMPREHENSIONS):
+            for generator in node.generators:
+                if iterates_rows(generator.iter, ctx.env) is not None:
+                    ctx.report(generator.iter, context={"comprehension": node, "generator": generator})
+            return
+        assert isinstance(node, (ast.For, ast.AsyncFor))
+        if iterates_rows(node.iter, ctx.env) is not None:
+            ctx.report(node.iter, context={"loop": node, "block": ctx.blocks[-1] if ctx.blocks else []})

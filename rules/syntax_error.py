@@ -1,0 +1,31 @@
+"""GPU001: the file could not be parsed (reported by the engine itself)."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.registry import Example, Rule
+
+
+class SyntaxErrorRule(Rule):
+    """
+    ## What it does
+    Reports a file that Python cannot parse, at the position of the error.
+
+    ## Why is this bad?
+    Nothing else can be checked in a file that does not parse, and neither can the
+    interpreter run it. gpulint reports the error as a finding instead of failing.
+
+    ## Fix safety
+    There is no fix: correct the syntax error.
+    """
+
+    code = "GPU001"
+    name = "syntax-error"
+    message = "the file could not be parsed"
+    nodes = ()
+    flagged = (Example("import pandas as pd\nfor row in pd.read_csv('a.csv').iterrows()\n    pass\n"),)
+    ok = (Example("import pandas as pd\nframe = pd.read_csv('a.csv')\n"),)
+
+    def check(self, node: ast.AST, ctx: object) -> None:  # the engine reports syntax errors itself
+        return None
