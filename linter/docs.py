@@ -74,3 +74,27 @@ def rule_table() -> str:
     for rule in all_rules():
         lines.append(f"| {rule.code} | `{rule.name}` | {rule.message} | {rule.fix.value} |")
     return "\n".join(lines)
+
+
+def update_readme(path: str) -> bool:
+    """Rewrite the rule table between the README's `rules` markers; True if it changed."""
+    from pathlib import Path
+
+    readme = Path(path)
+    text = readme.read_text(encoding="utf-8")
+    start, end = "<!-- rules:start -->", "<!-- rules:end -->"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    new = f"{head}{start}\n{rule_table()}\n{end}{tail}"
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
+if __name__ == "__main__":  # `python -m gpulint.docs [README.md]`: print or update the rule table
+    import sys
+
+    if len(sys.argv) > 1:
+        print("updated" if update_readme(sys.argv[1]) else "up to date")
+    else:
+        print(rule_table())

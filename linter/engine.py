@@ -23,6 +23,10 @@ SYNTAX_ERROR_CODE = "GPU001"
 SYNTAX_ERROR_NAME = "syntax-error"
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+#: Fields that never hold anything a rule inspects (expression contexts, operators):
+#: skipping them halves the number of nodes visited.
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -145,7 +149,10 @@ class _Walker:
             self.children(node)
 
     def children(self, node: ast.AST) -> None:
-        for name in node._fields:
+        fields = _CHILD_FIELDS.get(type(node))
+        if fields is None:
+            fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+        for name in fields:
             value = getattr(node, name, None)
             if isinstance(value, list):
                 if value and isinstance(value[0], ast.stmt):

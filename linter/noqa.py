@@ -90,6 +90,8 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
     """Drop suppressed findings; return the rest and warnings about malformed directives."""
     from .registry import all_rules
 
+    if not diagnostics:
+        return [], []  # directives only matter on lines with findings; skip tokenizing
     known = frozenset(rule.code for rule in all_rules()) | {"GPU001"}
     directives, warnings = parse_directives(source, known)
     if not directives:

@@ -1,0 +1,89 @@
+"""Registry-wide guarantees: every rule is a complete unit, and the docs stay in sync."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gpulint import FixAvailability, all_rules
+from gpulint.docs import render_markdown, rule_json, rule_table
+from gpulint.registry import CODE_PATTERN, DOC_SECTIONS, NAME_PATTERN
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = all_rules()
+REAL_RULES = [rule for rule in RULES if rule.code != "GPU001"]
+
+
+def test_codes_and_names_are_unique_and_well_formed():
+    codes = [rule.code for rule in RULES]
+    names = [rule.name for rule in RULES]
+    assert len(set(codes)) == len(codes)
+    assert len(set(names)) == len(names)
+    assert all(CODE_PATTERN.match(code) for code in codes)
+    assert all(NAME_PATTERN.match(name) for name in names)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
+def test_docstring_has_every_section(rule):
+    sections = rule.doc_sections()
+    for title in DOC_SECTIONS:
+        assert sections.get(title), f"{rule.code} lacks a `## {title}` section"
+    data = rule_json(rule)
+    assert data["example"], f"{rule.code} has no example to document"
+    if rule.fix is not FixAvailability.NONE:
+        assert data["use_instead"], f"{rule.code} has a fix but no `Use instead`"
+    markdown = render_markdown(rule)
+    for title in ("What it does", "Why is this bad?", "Example", "Fix safety"):
+        assert f"## {title}" in markdown
+
+
+@pytest.mark.parametrize("rule", REAL_RULES, ids=lambda r: r.code)
+def test_rule_is_a_complete_unit(rule):
+    assert rule.flagged, f"{rule.code} has no flagged example"
+    assert rule.ok, f"{rule.code} has no near-miss example"
+    fixture = ROOT / "tests" / "fixtures" / f"{rule.code}.py"
+    assert fixture.is_file(), f"{rule.code} needs {fixture.relative_to(ROOT)}"
+    if rule.fix is FixAvailability.NONE:
+        return
+    fixer = rule.fixer()
+    assert callable(fixer), f"{rule.code} promises a fix but gpulint.fixers.{rule.stem()} has no `fix`"
+    if rule.fix in (FixAvailability.SAFE, FixAvailability.UNSAFE):
+        assert any(ex.fixed is not None for ex in rule.flagged), f"{rule.code} shows no fixed example"
+
+
+def test_readme_rule_table_is_generated_from_the_registry():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- rules:start -->", "<!-- rules:end -->"
+    assert start in readme and end in readme
+    table = readme.split(start, 1)[1].split(end, 1)[0].strip()
+    assert table == rule_table(), "README rule table is stale: paste the output of `python -m gpulint.docs`"
+
+
+def test_front_ends_never_import_rules():
+    """Front-ends use the engine's public API only; rule logic stays in rules/."""
+    front_ends = [ROOT / "linter" / "cli.py", *sorted((ROOT / "linter" / "output").glob("*.py"))]
+    for path in front_ends:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                assert "rules" not in module.split(".") and "fixers" not in module.split("."), (path, module)
+
+
+def test_engine_imports_no_data_library():
+    """Detection and fixing reason about source only: no pandas, NumPy, torch... imported."""
+    script = (
+        "import sys, gpulint\n"
+        "from gpulint import all_rules, lint_source, fix_text\n"
+        "for rule in all_rules():\n"
+        "    for ex in rule.flagged:\n"
+        "        lint_source(ex.source); fix_text(ex.source, unsafe_fixes=True)\n"
+        "heavy = {'pandas', 'numpy', 'sklearn', 'torch', 'cupy', 'cudf', 'dask', 'modin'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert output.stdout.strip() == "[]"
