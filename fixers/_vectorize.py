@@ -76,7 +76,7 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
     """(vectorizable, needs numpy) for a row expression. `forbidden` holds names that
     must not appear (the loop's other targets, names assigned inside the loop)."""
     checker = _Checker(row, forbidden)
-    good = checker.ok(expression) and checker.fields > 0
+    good = checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
     return good, checker.needs_numpy
 
 
@@ -156,3 +156,42 @@ def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:
 
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` in parentheses unless it is atomic or already parenthesized."""
+    return _parenthesize(node)
+
+
+def _stringy(node: ast.AST) -> bool:
+    """A string literal, or a `+` chain or conditional that yields one."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _stringy(node.left) or _stringy(node.right)
+    if isinstance(node, ast.IfExp):
+        return _stringy(node.body) or _stringy(node.orelse)
+    return False
+
+
+def strings_vectorize(expression: ast.expr) -> bool:
+    """True when the string literals in a (checked) row expression mean the same on a column.
+
+    Only concatenation (`+`) carries over: `"%s" % row["a"]` formats the whole column into
+    one string and `"x" * row["n"]` fails on a column. `x if c else y` becomes `np.where`,
+    which turns a number into a string when the other branch is a string literal, so the
+    branches must both be strings or both not."""
+    for node in ast.walk(expression):
+        if isinstance(node, ast.BinOp):
+            mixed = not isinstance(node.op, ast.Add) and (_stringy(node.left) or _stringy(node.right))
+        elif isinstance(node, ast.UnaryOp):
+            mixed = _stringy(node.operand)
+        elif isinstance(node, ast.Call):
+            mixed = any(_stringy(argument) for argument in node.args)
+        elif isinstance(node, ast.IfExp):
+            mixed = _stringy(node.body) != _stringy(node.orelse)
+        else:
+            mixed = False
+        if mixed:
+            return False
+    return True

@@ -32,10 +32,11 @@ MESSAGE = "replace the row loop with a vectorized column expression"
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     info = diagnostic.context or {}
+    collections = set(info.get("collections", ()))
     if "comprehension" in info:
-        result = _fix_comprehension(info["comprehension"], ctx)
+        result = _fix_comprehension(info["comprehension"], collections, ctx)
     else:
-        result = _fix_loop(info["loop"], info["block"], ctx)
+        result = _fix_loop(info["loop"], info["block"], collections, ctx)
     return result or display_fix(SUGGESTION)
 
 
@@ -63,7 +64,8 @@ def _numpy(ctx: FixContext, needed: bool) -> tuple[str, tuple[Edit, ...]]:
     return ctx.ensure_import("numpy", "np") if needed else ("np", ())
 
 
-def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], ctx: FixContext) -> Fix | None:
+def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str],
+              ctx: FixContext) -> Fix | None:
     names = _row_target(loop.target)
     frame = _frame(loop.iter)
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or names is None or frame is None:
@@ -72,14 +74,14 @@ def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], ctx: FixConte
     statement = loop.body[0]
     frame_code = ctx.segment(frame)
     if isinstance(statement, ast.Expr):
-        return _fix_append(loop, block, statement, index, row, frame_code, ctx)
+        return _fix_append(loop, block, statement, index, row, frame_code, collections, ctx)
     if isinstance(statement, ast.Assign):
-        return _fix_column(loop, statement, index, row, frame, frame_code, ctx)
+        return _fix_column(loop, statement, index, row, frame, frame_code, collections, ctx)
     return None
 
 
 def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index: str, row: str,
-                frame_code: str, ctx: FixContext) -> Fix | None:
+                frame_code: str, collections: set[str], ctx: FixContext) -> Fix | None:
     call = statement.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
             and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
@@ -92,7 +94,7 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
     if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
             and init.targets[0].id == target and isinstance(init.value, ast.List) and not init.value.elts):
         return None
-    good, needs_numpy = analyse(call.args[0], row, {index, target})
+    good, needs_numpy = analyse(call.args[0], row, {index, target} | collections)
     if not good or target in (index, row):
         return None
     statements = ctx.parse_statements(init, loop)
@@ -109,7 +111,7 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
 
 
 def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, frame: ast.expr,
-                frame_code: str, ctx: FixContext) -> Fix | None:
+                frame_code: str, collections: set[str], ctx: FixContext) -> Fix | None:
     if len(statement.targets) != 1 or index == "_":
         return None
     target = statement.targets[0]
@@ -121,7 +123,7 @@ def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, fram
     if not (isinstance(label, ast.Name) and label.id == index
             and isinstance(column, ast.Constant) and isinstance(column.value, str)):
         return None
-    good, needs_numpy = analyse(statement.value, row, {index})
+    good, needs_numpy = analyse(statement.value, row, {index} | collections)
     if not good:
         return None
     statements = ctx.parse_statements(loop, loop)
@@ -137,7 +139,7 @@ def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, fram
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
 
 
-def _fix_comprehension(node: ast.expr, ctx: FixContext) -> Fix | None:
+def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -> Fix | None:
     if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
         return None
     generator = node.generators[0]
@@ -146,7 +148,7 @@ def _fix_comprehension(node: ast.expr, ctx: FixContext) -> Fix | None:
     if generator.ifs or generator.is_async or names is None or frame is None:
         return None
     index, row = names
-    good, needs_numpy = analyse(node.elt, row, {index})
+    good, needs_numpy = analyse(node.elt, row, {index} | collections)
     if not good:
         return None
     try:

@@ -45,6 +45,11 @@ class Example:
     before and after the fix. `new_columns_when_empty` marks an unsafe fix whose rewrite
     creates a column even on a frame with no rows, where the original loop never ran (the
     rule's "Fix safety" says so); the tests check that this is the only difference.
+    `frame_when_empty` marks an unsafe fix whose original returns an empty DataFrame on a
+    frame with no rows where the rewrite returns an empty Series with the same index (pandas'
+    `apply(axis=1)` probes its function with a row of NaN and, when that call fails, returns
+    an empty copy of the frame; the rule's "Fix safety" says so); the tests check that this
+    is the only difference.
     """
 
     source: str
@@ -52,6 +57,7 @@ class Example:
     setup: str = ""
     call: str | None = None
     new_columns_when_empty: bool = False
+    frame_when_empty: bool = False
 
     @property
     def runnable(self) -> bool:

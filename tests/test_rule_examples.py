@@ -8,6 +8,7 @@ import ast
 import io
 import tokenize
 
+import pandas as pd
 import pytest
 
 from gpulint import Applicability, all_rules, fix_text, lint_source
@@ -64,6 +65,11 @@ def test_fixed_example_computes_the_same_result(case):
         if n == 0 and example.new_columns_when_empty:
             assert set(after.columns) > set(before.columns)
             after = after[list(before.columns)]
+        if n == 0 and example.frame_when_empty:
+            assert isinstance(before, pd.DataFrame) and before.empty, type(before)
+            assert isinstance(after, pd.Series) and after.empty, type(after)
+            pd.testing.assert_index_equal(after.index, before.index)
+            continue
         assert_same_result(before, after, strict=strict)
 
 

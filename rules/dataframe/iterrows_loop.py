@@ -159,8 +159,14 @@ for row in rows:
         if isinstance(node, _COMPREHENSIONS):
             for generator in node.generators:
                 if iterates_rows(generator.iter, ctx.env) is not None:
-                    ctx.report(generator.iter, context={"comprehension": node, "generator": generator})
+                    ctx.report(generator.iter, context={
+                        "comprehension": node, "generator": generator,
+                        "collections": ctx.env.data_names(node.elt if hasattr(node, "elt") else node),
+                    })
             return
         assert isinstance(node, (ast.For, ast.AsyncFor))
         if iterates_rows(node.iter, ctx.env) is not None:
-            ctx.report(node.iter, context={"loop": node, "block": ctx.blocks[-1] if ctx.blocks else []})
+            ctx.report(node.iter, context={
+                "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [],
+                "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
+            })

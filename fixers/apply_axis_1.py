@@ -1,0 +1,200 @@
+"""Fixer for GPU104 apply-axis-1: a row-wise lambda becomes one column expression.
+
+Rewritten shapes (anything else gets the display-only suggestion):
+
+    frame.apply(lambda r: r["a"] - r["b"], axis=1)       ->   frame["a"] - frame["b"]
+    frame["c"] = frame.apply(lambda r: "hi" if r["x"] > 10 else "lo", axis=1)
+                                                          ->   frame["c"] = np.where(frame["x"] > 10, "hi", "lo")
+    frame.apply(lambda r: "hi" if r["x"] > 10 else "lo", axis=1)
+                                ->   pd.Series(np.where(frame["x"] > 10, "hi", "lo"), index=frame.index)
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from gpulint.fixing import FixContext, display_fix
+
+from ._vectorize import analyse, code_of, is_row_field, parenthesize, to_columns
+
+SUGGESTION = (
+    "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
+    "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of a function called once per row"
+)
+MESSAGE = "replace the row-wise `apply` with a vectorized column expression"
+
+#: Arguments of `DataFrame.apply` the rewrite accounts for; any other changes what it returns.
+_UNDERSTOOD = ("func", "axis")
+#: Parents in which the rewritten expression needs no parentheses of its own.
+_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
+                  ast.List, ast.Tuple, ast.Set, ast.Dict)
+
+
+def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+    return _rewrite(diagnostic.context or {}, ctx) or display_fix(SUGGESTION)
+
+
+def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
+    call: ast.Call = info["call"]
+    frame: ast.expr = info["frame"]
+    function = info["function"]
+    if not (isinstance(function, ast.Lambda) and _only_understood_arguments(call) and _plain_reference(frame)):
+        return None
+    row = _single_parameter(function)
+    if row is None:
+        return None
+    good, needs_numpy = analyse(function.body, row, set(info["collections"]))
+    if not good:
+        return None
+    lib = info["lib"]
+    stored = info["stored_in_column"]
+    wrap = not _yields_series(function.body, row) and not stored
+    if needs_numpy and lib == "dask" or wrap and lib != "pandas":
+        return None
+    segment = ctx.segment(call)
+    frame_code = ctx.segment(frame)
+    parsed = _parse_call(segment, call)
+    if parsed is None or "\n" in frame_code:
+        return None
+    lambda_cst = _function_arg(parsed)
+    if not isinstance(lambda_cst, cst.Lambda):
+        return None
+    edits: list[Edit] = []
+    numpy_name = "np"
+    if needs_numpy:
+        numpy_name, import_edits = ctx.ensure_import("numpy", "np")
+        edits.extend(import_edits)
+    vectorized = to_columns(lambda_cst.body, row, frame_code, numpy_name)
+    if wrap:
+        pandas_name, import_edits = ctx.ensure_import("pandas", "pd")
+        edits.extend(import_edits)
+        code = f"{pandas_name}.Series({code_of(_without_plain_parens(vectorized))}, index={frame_code}.index)"
+    else:
+        if stored:
+            vectorized = _without_plain_parens(vectorized)
+        if "\n" in code_of(vectorized) or _needs_parentheses(call, info["statement"]):
+            vectorized = parenthesize(vectorized)
+        code = code_of(vectorized)
+    moved = _comments_outside(parsed, lambda_cst.body)
+    if moved:
+        edits.append(_with_comments_above(call, info["statement"], code, moved, ctx))
+    else:
+        edits.append(ctx.replace_node(call, code))
+    return Fix(Applicability.UNSAFE, MESSAGE, tuple(edits))
+
+
+def _only_understood_arguments(call: ast.Call) -> bool:
+    """Only the function and the axis: `raw=`, `result_type=`, `args=` and keyword
+    arguments passed on to the function all change what `apply` returns or calls."""
+    return (len(call.args) <= 2 and not any(isinstance(a, ast.Starred) for a in call.args)
+            and all(k.arg in _UNDERSTOOD for k in call.keywords))
+
+
+def _plain_reference(node: ast.expr) -> bool:
+    """A name or attribute chain, repeated once per column without evaluating anything.
+    `.T` is left out: each repetition would transpose the frame again."""
+    while isinstance(node, ast.Attribute):
+        if node.attr == "T":
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _single_parameter(function: ast.Lambda) -> str | None:
+    args = function.args
+    if (len(args.args) == 1 and not args.posonlyargs and not args.kwonlyargs and not args.vararg
+            and not args.kwarg and not args.defaults):
+        return args.args[0].arg
+    return None
+
+
+def _yields_series(node: ast.expr, row: str) -> bool:
+    """Whether the column expression is a Series (it combines a column with something);
+    `np.where(...)`, alone or combined only with constants, is a NumPy array."""
+    if is_row_field(node, row):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _yields_series(node.left, row) or _yields_series(node.right, row)
+    if isinstance(node, ast.Compare):
+        return _yields_series(node.left, row) or any(_yields_series(c, row) for c in node.comparators)
+    if isinstance(node, ast.BoolOp):
+        return any(_yields_series(v, row) for v in node.values)
+    if isinstance(node, ast.UnaryOp):
+        return _yields_series(node.operand, row)
+    if isinstance(node, ast.Call):
+        return bool(node.args) and _yields_series(node.args[0], row)
+    return False
+
+
+def _parse_call(segment: str, call: ast.Call) -> cst.Call | None:
+    """The call as libcst sees it, provided its source text is exactly the call."""
+    try:
+        same = ast.dump(ast.parse(segment, mode="eval").body) == ast.dump(call)
+        parsed = cst.parse_expression(segment)
+    except (SyntaxError, ValueError, cst.ParserSyntaxError):
+        return None
+    return parsed if same and isinstance(parsed, cst.Call) else None
+
+
+def _function_arg(call: cst.Call) -> cst.BaseExpression | None:
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None and index == 0 or arg.keyword is not None and arg.keyword.value == "func":
+            return arg.value
+    return None
+
+
+def _without_plain_parens(node: cst.BaseExpression) -> cst.BaseExpression:
+    """Drop parentheses around a call (`(np.where(...))`) when they hold no comment."""
+    if (isinstance(node, cst.Call) and len(node.lpar) == 1
+            and code_of(node.lpar[0]) == "(" and code_of(node.rpar[0]) == ")"):
+        return node.with_changes(lpar=[], rpar=[])
+    return node
+
+
+def _needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
+    """Whether the call is an operand (`1 - frame.apply(...)`, `frame.apply(...).sum()`)
+    rather than a whole value (assigned, returned, an argument, an element)."""
+    if statement is None:
+        return True
+    for parent in ast.walk(statement):
+        for field in ("value", "values", "elts", "args", "keys"):
+            child = getattr(parent, field, None)
+            if child is call or isinstance(child, list) and any(c is call for c in child):
+                if isinstance(parent, ast.Call):
+                    return field != "args"
+                return not isinstance(parent, _LOOSE_PARENTS)
+    return True
+
+
+def _comments_outside(call: cst.Call, body: cst.BaseExpression) -> list[cst.Comment]:
+    """Comments in the call but not in the lambda's body (those stay where they are)."""
+    inside = {id(comment) for comment in _comments(body)}
+    return [comment for comment in _comments(call) if id(comment) not in inside]
+
+
+def _comments(node: cst.CSTNode) -> list[cst.Comment]:
+    found: list[cst.Comment] = []
+
+    class Collect(cst.CSTVisitor):
+        def visit_Comment(self, comment: cst.Comment) -> None:
+            found.append(comment)
+
+    node.visit(Collect())
+    return found
+
+
+def _with_comments_above(call: ast.Call, statement: ast.stmt | None, code: str, comments: list[cst.Comment],
+                         ctx: FixContext) -> Edit:
+    """One edit from the start of the statement's first line to the end of the call: the
+    comments of the replaced call go on their own lines above the statement."""
+    line = min(statement.lineno, call.lineno) if statement is not None else call.lineno  # decorators come first
+    text = ctx.source.line(line)
+    indent = text[: len(text) - len(text.lstrip(" \t"))]
+    source = ctx.source
+    start = ctx.start(call)
+    before = source.text[source.offset(line, 0): source.offset(start.line, start.col)]
+    lines = "".join(f"{indent}{comment.value}{source.newline}" for comment in comments)
+    return Edit(Position(line, 0), ctx.end(call), lines + before + code)

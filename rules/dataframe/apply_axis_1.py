@@ -1,0 +1,308 @@
+"""GPU104 apply-axis-1."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+#: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
+#: cuDF is absent on purpose: it compiles the function into a GPU kernel.
+_ROW_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask"})
+
+
+def row_wise_axis(call: ast.Call) -> bool:
+    """True when the call passes `axis=1` or `axis="columns"` (keyword or second positional)."""
+    axis: ast.expr | None = call.args[1] if len(call.args) >= 2 else None
+    for keyword in call.keywords:
+        if keyword.arg == "axis":
+            axis = keyword.value
+    return (
+        isinstance(axis, ast.Constant)
+        and not isinstance(axis.value, bool)
+        and (axis.value == 1 and isinstance(axis.value, int) or axis.value == "columns")
+    )
+
+
+def _compiled_engine(call: ast.Call) -> bool:
+    """`engine="numba"` (or an engine chosen at run time): not a Python loop we can prove."""
+    for keyword in call.keywords:
+        if keyword.arg == "engine":
+            value = keyword.value
+            return not (isinstance(value, ast.Constant) and value.value in (None, "python"))
+    return False
+
+
+def _function_of(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "func"), None)
+
+
+class ApplyAxis1(Rule):
+    """
+    ## What it does
+    Flags `DataFrame.apply(f, axis=1)` (or `axis="columns"`) on a pandas, Modin or Dask
+    DataFrame. Column-wise `apply` and `engine="numba"` (compiled) are not flagged, nor is
+    `Series.apply` (GPU105).
+
+    ## Why is this bad?
+    A row-wise `apply` is a Python loop: for every row pandas builds a new Series, boxes each
+    value into a Python object and calls `f`. A column expression does the same work in
+    compiled code over whole columns, about 550x faster at 10k rows on a CPU, and it is the
+    form that runs on a GPU under cuDF. Dask and Modin run the same per-row Python loop
+    inside each partition. cuDF frames are not flagged: cuDF compiles the function into a
+    GPU kernel.
+
+    ## Fix safety
+    The fix is unsafe. It applies when the function is a one-parameter lambda whose body only
+    reads row fields as `row["column"]` and combines them with arithmetic, string
+    concatenation, single comparisons, `and`/`or`/`not` over comparisons, `abs()`/`round()`,
+    constants and names from outside (assumed to hold scalars): `row["a"]` becomes
+    `frame["a"]`, `and`/`or`/`not` become `&`/`|`/`~`, and `x if cond else y` becomes
+    `np.where(cond, x, y)`. `np.where` returns a NumPy array: stored straight into a column
+    of the same frame it is used as is, elsewhere it is wrapped in
+    `pd.Series(..., index=frame.index)` so the result keeps its type and index.
+
+    The values are the same, but they keep their column dtypes (an int column is no longer
+    upcast to float by a row Series of mixed numbers), the result may carry a column's name,
+    and what a Python scalar would raise on one row (division by zero on an integer,
+    concatenating a missing value) becomes `inf` or `NaN` instead.
+
+    On a frame with no rows, pandas calls the function once on a row of NaN to guess the
+    shape of the result. When that call fails (string concatenation, `<` against a string,
+    `round(x)`, a column the frame lacks), `apply` returns an empty copy of the frame instead
+    of an empty Series (and storing that copy in a column raises when the frame has more
+    than one column); the rewrite returns an empty Series (or creates an empty column), and
+    raises `KeyError` where the frame lacks a column it reads (`pd.DataFrame([])` has none).
+
+    Named functions, `raw=True`, `result_type=`, `args=` or other keyword arguments, row
+    attributes (`row.a`, which can mean a Series attribute rather than a column), conditionals
+    mixing strings with other values, and receivers that are not a plain name (they would be
+    evaluated once per column) get a display-only suggestion. On Dask frames `np.where` is
+    not offered, and on Modin frames only when stored straight into a column.
+    """
+
+    code = "GPU104"
+    name = "apply-axis-1"
+    message = "`apply(axis=1)` calls a Python function once per row; use a vectorized column expression"
+    nodes = (ast.Call,)
+    fix = FixAvailability.UNSAFE
+
+    flagged = (
+        Example(
+            source='''\
+import pandas as pd
+
+
+def margins(sales: pd.DataFrame) -> pd.Series:
+    return sales.apply(lambda row: row["price"] - row["cost"], axis=1)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def margins(sales: pd.DataFrame) -> pd.Series:
+    return sales["price"] - sales["cost"]
+''',
+            setup='sales = pd.DataFrame({"price": rng.uniform(1, 100, N), "cost": rng.uniform(1, 50, N)})',
+            call="margins(sales)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def label_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
+    # anything above 30 degrees is hot
+    readings["label"] = readings.apply(lambda r: "hot" if r["temp"] > 30 else "mild", axis=1)
+    return readings
+''',
+            fixed='''\
+import pandas as pd
+import numpy as np
+
+
+def label_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
+    # anything above 30 degrees is hot
+    readings["label"] = np.where(readings["temp"] > 30, "hot", "mild")
+    return readings
+''',
+            setup='readings = pd.DataFrame({"temp": rng.uniform(0, 45, N)})',
+            call="label_temperatures(readings)",
+        ),
+        Example(
+            source='''\
+import numpy as np
+import pandas as pd
+
+
+def order_sizes(orders: pd.DataFrame) -> pd.Series:
+    return orders.apply(lambda o: "big" if o["qty"] * o["price"] > 100 else "small", axis="columns")
+''',
+            fixed='''\
+import numpy as np
+import pandas as pd
+
+
+def order_sizes(orders: pd.DataFrame) -> pd.Series:
+    return pd.Series(np.where(orders["qty"] * orders["price"] > 100, "big", "small"), index=orders.index)
+''',
+            setup='''\
+orders = pd.DataFrame({"qty": rng.integers(1, 20, N), "price": rng.uniform(1, 20, N)},
+                      index=pd.RangeIndex(N) * 10)''',
+            call="order_sizes(orders)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def flag_alerts(readings: pd.DataFrame) -> pd.DataFrame:
+    readings["alert"] = readings.apply(
+        lambda row: row["temp"] > 80 and row["ok"] == 1,  # only working sensors
+        axis=1,
+    )
+    return readings
+''',
+            fixed='''\
+import pandas as pd
+
+
+def flag_alerts(readings: pd.DataFrame) -> pd.DataFrame:
+    # only working sensors
+    readings["alert"] = (readings["temp"] > 80) & (readings["ok"] == 1)
+    return readings
+''',
+            setup='readings = pd.DataFrame({"temp": rng.uniform(50, 100, N), "ok": rng.integers(0, 2, N)})',
+            call="flag_alerts(readings)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def full_names(people: pd.DataFrame) -> pd.Series:
+    return people.apply(lambda p: p["first"] + " " + p["last"], axis=1)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def full_names(people: pd.DataFrame) -> pd.Series:
+    return people["first"] + " " + people["last"]
+''',
+            setup='''\
+people = pd.DataFrame({"first": rng.choice(["Ada", "Alan", "Grace"], N),
+                       "last": rng.choice(["Lovelace", "Turing", "Hopper"], N)})''',
+            call="full_names(people)",
+            frame_when_empty=True,
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def risk(row):
+    return row["debt"] / row["income"] if row["income"] else 0.0
+
+
+loans = pd.read_csv("loans.csv")
+loans["risk"] = loans.apply(risk, axis=1)
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+column_means = frame.apply(lambda column: column.mean())
+column_ranges = frame.apply(lambda column: column.max() - column.min(), axis=0)
+'''),
+        Example('''\
+import pandas as pd
+
+prices = pd.Series([1.0, 2.0])
+doubled = prices.apply(lambda x: x * 2)
+'''),
+        Example('''\
+class Table:
+    def apply(self, function, axis=0):
+        return function(self)
+
+
+table = Table()
+result = table.apply(lambda t: t, axis=1)
+'''),
+        Example('''\
+import cudf
+
+frame = cudf.read_parquet("data.parquet")
+frame["total"] = frame.apply(lambda row: row["a"] + row["b"], axis=1)
+'''),
+        Example('''\
+import pandas as pd
+
+
+def totals(table):
+    return table.apply(lambda row: row["a"] + row["b"], axis=1)
+'''),
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+settings = {"axis": 1}
+for value in settings.values():
+    print(value)
+scaled = frame.apply(lambda column: column / column.max(), axis=settings["axis"])
+'''),
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+groups = frame.groupby("key").apply(lambda group: group["a"].sum())
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "apply" and row_wise_axis(node)):
+            return
+        receiver = ctx.type_of(func.value)
+        if receiver is None or receiver.kind != "frame" or receiver.lib not in _ROW_LOOP_LIBRARIES:
+            return
+        if _compiled_engine(node):
+            return
+        ctx.report(node, context={
+            "call": node,
+            "frame": func.value,
+            "lib": receiver.lib,
+            "function": _function_of(node),
+            "stored_in_column": _stored_in_column(node, func.value, ctx.statement),
+            "statement": ctx.statement,
+            "collections": _collection_names(_function_of(node), ctx),
+        })
+
+
+def _stored_in_column(call: ast.Call, frame: ast.expr, statement: ast.stmt | None) -> bool:
+    """`frame["c"] = frame.apply(...)`: the result goes straight into a column of the same
+    frame, so an array aligned by position is as good as a Series aligned by index."""
+    if not (isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    return (
+        isinstance(target, ast.Subscript)
+        and ast.dump(target.value) == ast.dump(frame)
+        and isinstance(target.slice, ast.Constant)
+        and isinstance(target.slice.value, str)
+    )
+
+
+def _collection_names(function: ast.expr | None, ctx: RuleContext) -> frozenset[str]:
+    if not isinstance(function, ast.Lambda):
+        return frozenset()
+    parameters = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}
+    return ctx.env.data_names(function.body, parameters)
