@@ -38,6 +38,8 @@ class Ty:
 
 
 OTHER = Ty("other")
+#: Kinds that hold many values (as opposed to scalars).
+_COLLECTIONS = frozenset({"frame", "series", "ndframe", "array", "groupby", "indexer", "accessor"})
 
 #: Module qualified names whose DataFrame API is pandas', mapped to the library family.
 FRAME_LIBRARIES = {
@@ -119,6 +121,8 @@ class TypeEnv:
 
     def __init__(self) -> None:
         self.scope = Scope(None, "module")
+        #: Names rebound through `global`/`nonlocal` somewhere in the file: never known.
+        self.volatile: frozenset[str] = frozenset()
 
     # -- scope handling --------------------------------------------------------
     def push(self, kind: str) -> None:
@@ -154,7 +158,7 @@ class TypeEnv:
         return OTHER if name in BUILTIN_OTHER else None
 
     def bind(self, name: str, ty: Ty | None) -> None:
-        self.scope.names[name] = ty
+        self.scope.names[name] = None if name in self.volatile else ty
 
     # -- binding statements ----------------------------------------------------
     def bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -228,6 +232,17 @@ class TypeEnv:
         if isinstance(node, _LITERALS):
             return OTHER
         return None
+
+    def data_names(self, node: ast.AST, exclude: frozenset[str] | set[str] = frozenset()) -> frozenset[str]:
+        """Names read inside `node` that are known to hold frames, series or arrays, not
+        scalars: a column expression would combine them whole instead of once per row."""
+        names = set()
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and sub.id not in exclude:
+                ty = self.lookup(sub.id)
+                if ty is not None and ty.kind in _COLLECTIONS:
+                    names.add(sub.id)
+        return frozenset(names)
 
     def annotation_type(self, node: ast.expr | None) -> Ty | None:
         """The type an annotation promises: `pd.DataFrame`, `"pd.DataFrame"`, `Optional[...]`, `X | None`."""
