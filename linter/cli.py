@@ -38,10 +38,13 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+# readable=False: an unreadable file is reported by the run like any bad path (one line, the
+# other files still linted), not refused up front as a usage error.
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--fix/--no-fix", default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change dtypes or index.")
-@click.option("--diff", is_flag=True, help="Show the fixes as a unified diff; write nothing.")
+@click.option("--diff", is_flag=True,
+              help="Print the fixes as a unified diff on standard output; write nothing.")
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
@@ -50,15 +53,18 @@ def main() -> None:
 @click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no warnings.")
-@click.option("--stdin-filename", type=click.Path(path_type=Path), help="File name for source read from `-`.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False),
+@click.option("--stdin-filename", type=click.Path(path_type=Path, readable=False), help="File name for source read from `-`.")
+@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, readable=False),
               help="Use this pyproject.toml instead of searching for one.")
-@click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
-def check(paths: tuple[Path, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
+@click.option("--force-exclude", is_flag=True,
+              help="Apply `exclude` to files named on the command line (and --stdin-filename) too.")
+def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
           extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str, statistics: bool,
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
           force_exclude: bool) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
+    if diff and output_format != "text":
+        raise click.UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
     overrides = Overrides(
         select=_split(select) or None,
         extend_select=_split(extend_select),
@@ -66,7 +72,7 @@ def check(paths: tuple[Path, ...], fix: bool, unsafe_fixes: bool | None, diff: b
         unsafe_fixes=unsafe_fixes,
     )
     try:
-        code = _check(list(paths) or [Path(".")], overrides, fix or diff, diff, output_format, statistics,
+        code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
                       quiet, stdin_filename, config_file, force_exclude)
     except ConfigError as error:
         _err(f"error: {error}")
@@ -80,50 +86,64 @@ def check(paths: tuple[Path, ...], fix: bool, unsafe_fixes: bool | None, diff: b
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
-def _check(paths: list[Path], overrides: Overrides, fix: bool, diff: bool, output_format: str,
+def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output_format: str,
            statistics: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
            force_exclude: bool) -> int:
+    """Run the check and print; the exit code. With --diff, standard output carries the diff
+    and nothing else (so it can be piped to `git apply`); the report goes to standard error.
+    With --fix on standard input, standard output carries the fixed code, likewise."""
+    fixing = fix or diff
     results: list[FileResult] = []
-    stdin_fixed: str | None = None
-    file_paths = [p for p in paths if str(p) != "-"]
+    stdin_out: bytes | None = None
+    file_paths = [p for p in paths if p != "-"]
     resolver = ConfigResolver(overrides, config_file)
     if len(file_paths) != len(paths):
-        result = _check_stdin(resolver, stdin_filename, fix)
-        results.append(result)
-        if fix and not diff and result.error is None:
-            stdin_fixed = (result.fixed or result.original).text  # type: ignore[union-attr]
-    results.extend(lint_paths(file_paths, overrides, fix=fix, write=not diff, config_file=config_file,
+        data = sys.stdin.buffer.read()
+        result, excluded = _check_stdin(data, resolver, stdin_filename, fixing, force_exclude)
+        if fix and not diff:
+            stdin_out = data  # unchanged unless a fix applies and can be encoded
+            if result.fixed is not None:
+                try:
+                    stdin_out = result.fixed.to_bytes()
+                except SourceError as error:
+                    result = process_source(result.original, result.display, resolver.for_path(
+                        _stdin_path(stdin_filename)), stdin_filename, False)  # type: ignore[arg-type]
+                    result.error = f"not fixed: {error}"
+        if not excluded:
+            results.append(result)
+    results.extend(lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
                               force_exclude=force_exclude))
-    unsafe = _unsafe(resolver, paths)
 
     for result in results:
         if result.error is not None:
             _err(f"error: {result.display}: {result.error}")
         if not quiet:
-            for warning in result.warnings:
-                _err(f"warning: {result.display}:{warning}")
+            for warning in result.warnings:  # "LINE: message", or a message about the whole file
+                separator = ":" if warning[:1].isdigit() else ": "
+                _err(f"warning: {result.display}{separator}{warning}")
 
-    report = sys.stderr if stdin_fixed is not None else sys.stdout
-    if stdin_fixed is not None:
-        sys.stdout.write(stdin_fixed)
+    report = sys.stderr if (stdin_out is not None or diff) else sys.stdout
+    if stdin_out is not None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(stdin_out)
+        sys.stdout.buffer.flush()
     if diff:
         for result in results:
             if result.fixed is not None and result.original is not None:
                 sys.stdout.write(_unified_diff(result))
+        sys.stdout.flush()
     if output_format != "text":
         report.write(FORMATS[output_format](results))
     elif statistics:
-        for line in text.statistics(results, unsafe):
+        for line in text.statistics(results):
             click.echo(line, file=report)
     else:
-        for line in text.findings(results, unsafe):
+        for line in text.findings(results):
             click.echo(line, file=report)
         if not quiet:
-            for line in text.summary(results, unsafe, fixing=fix and not diff):
-                click.echo(line, file=report if not diff else sys.stderr)
-            if diff:
-                changed = sum(len(r.applied) for r in results if r.fixed is not None)
-                click.echo(f"Would fix {changed} finding{'s' * (changed != 1)}.", err=True)
+            mode = "diff" if diff else "fix" if fix else "check"
+            for line in text.summary(results, mode):
+                click.echo(line, file=report)
 
     if any(r.error is not None for r in results):
         return EXIT_ERROR
@@ -132,22 +152,23 @@ def _check(paths: list[Path], overrides: Overrides, fix: bool, diff: bool, outpu
     return EXIT_CLEAN
 
 
-def _unsafe(resolver: ConfigResolver, paths: list[Path]) -> bool:
-    first = next((p for p in paths if str(p) != "-"), Path("."))
-    try:
-        return resolver.for_path(first if first.exists() else Path(".")).unsafe_fixes
-    except ConfigError:
-        return False
+def _stdin_path(stdin_filename: Path | None) -> Path:
+    return stdin_filename.absolute() if stdin_filename else Path.cwd() / "stdin.py"
 
 
-def _check_stdin(resolver: ConfigResolver, stdin_filename: Path | None, fix: bool) -> FileResult:
+def _check_stdin(data: bytes, resolver: ConfigResolver, stdin_filename: Path | None, fix: bool,
+                 force_exclude: bool) -> tuple[FileResult, bool]:
+    """Lint standard input; the result and whether --force-exclude excluded it."""
     display = str(stdin_filename) if stdin_filename else "-"
+    path = _stdin_path(stdin_filename)
+    config = resolver.for_path(path)
     try:
-        source = Source.from_bytes(sys.stdin.buffer.read())
+        source = Source.from_bytes(data)
     except SourceError as error:
-        return FileResult(display=display, error=str(error))
-    config = resolver.for_path(stdin_filename.absolute() if stdin_filename else Path.cwd() / "stdin.py")
-    return process_source(source, display, config, stdin_filename, fix)
+        return FileResult(display=display, error=str(error)), False
+    if force_exclude and stdin_filename is not None and config.is_excluded(path):
+        return FileResult(display=display, original=source), True
+    return process_source(source, display, config, stdin_filename, fix), False
 
 
 def _unified_diff(result: FileResult) -> str:

@@ -51,7 +51,7 @@ def expand(selectors: Iterable[str], where: str) -> frozenset[str]:
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class Config:
         relative = self.relative(path)
         if relative is not None:
             for pattern, ignored in self.per_file_ignores:
-                if _spec([pattern]).match_file(relative):
+                if _exclude_spec((pattern,)).match_file(relative):
                     codes -= ignored
         return codes
 
@@ -182,6 +182,9 @@ def read_pyproject(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset "
+                          f"{error.start})") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
@@ -193,22 +196,32 @@ def load_config(path: Path) -> Config:
     return parse_table(table, path.parent.resolve(), str(path))
 
 
-def find_pyproject(directory: Path) -> Path | None:
-    """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards."""
-    return _find_pyproject(directory.resolve())
+def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None) -> Path | None:
+    """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards.
 
-
-@lru_cache(maxsize=1024)
-def _find_pyproject(directory: Path) -> Path | None:
-    candidate = directory / "pyproject.toml"
-    if candidate.is_file():
-        data = read_pyproject(candidate)
-        tool = data.get("tool")
-        if isinstance(tool, dict) and "gpulint" in tool:
-            return candidate
-    if directory.parent == directory:
-        return None
-    return _find_pyproject(directory.parent)
+    `cache` remembers answers per directory for one run; nothing is remembered across
+    runs, so a long-lived process (an editor integration) sees configuration edits."""
+    cache = {} if cache is None else cache
+    visited: list[Path] = []
+    directory = directory.resolve()
+    found: Path | None = None
+    while True:
+        if directory in cache:
+            found = cache[directory]
+            break
+        visited.append(directory)
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            tool = read_pyproject(candidate).get("tool")
+            if isinstance(tool, dict) and "gpulint" in tool:
+                found = candidate
+                break
+        if directory.parent == directory:
+            break
+        directory = directory.parent
+    for folder in visited:
+        cache[folder] = found
+    return found
 
 
 class ConfigResolver:
@@ -218,6 +231,7 @@ class ConfigResolver:
         self.overrides = overrides
         self._explicit = load_config(explicit).with_overrides(overrides) if explicit else None
         self._by_file: dict[Path, Config] = {}
+        self._locations: dict[Path, Path | None] = {}
         # Validate CLI selectors even when no file is ever linted.
         Config().with_overrides(overrides)
 
@@ -225,7 +239,7 @@ class ConfigResolver:
         if self._explicit is not None:
             return self._explicit
         directory = path if path.is_dir() else path.parent
-        pyproject = find_pyproject(directory if str(directory) else Path("."))
+        pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
         if pyproject is None:
             return Config(root=Path.cwd().resolve()).with_overrides(self.overrides)
         if pyproject not in self._by_file:

@@ -66,7 +66,7 @@ class _GitIgnore:
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
         path = path.resolve()
-        repo = _repository_root(path.parent)
+        repo = repository_root(path.parent)
         if repo is None:
             return False
         directory = path.parent
@@ -87,7 +87,8 @@ class _GitIgnore:
         return False
 
 
-def _repository_root(directory: Path) -> Path | None:
+def repository_root(directory: Path) -> Path | None:
+    """The nearest folder at or above `directory` that holds a `.git` (folder or file)."""
     for candidate in (directory, *directory.parents):
         if (candidate / ".git").exists():
             return candidate
@@ -95,12 +96,13 @@ def _repository_root(directory: Path) -> Path | None:
 
 
 def discover(
-    paths: list[Path],
+    paths: "list[str | os.PathLike[str]]",
     is_excluded: Callable[[Path], bool],
     respect_gitignore: Callable[[Path], bool],
-    on_error: Callable[[Path, str], None],
+    on_error: Callable[[str, str], None],
 ) -> Iterator[Target]:
-    """Yield the files to lint, in a stable order; report bad paths through `on_error`."""
+    """Yield the files to lint, in a stable order; report bad paths (as named) and what is
+    wrong with them through `on_error`."""
     gitignore = _GitIgnore()
     seen: set[Path] = set()
 
@@ -111,22 +113,26 @@ def discover(
             return True
         return respect_gitignore(path) and gitignore.ignored(path, is_dir)
 
-    for root in paths:
+    for raw in paths:
+        # Stat the name as given: `Path("file.py/")` would drop the trailing separator
+        # that makes the operating system answer "not a directory".
+        name = os.fspath(raw)
+        root = Path(name)
         try:
-            info = root.stat()
+            info = os.stat(name)
         except OSError as error:
-            on_error(root, _describe(error))
+            on_error(name, _describe(error))
             continue
         if not stat.S_ISDIR(info.st_mode):
-            if str(root).endswith(("/", os.sep)):
-                on_error(root, "not a directory")
+            if name.endswith(("/", os.sep)):
+                on_error(name, "not a directory")
                 continue
             key = root.resolve()
             if key not in seen:
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
-        for directory, dirnames, filenames in os.walk(root, onerror=lambda e: on_error(Path(e.filename or root), _describe(e))):
+        for directory, dirnames, filenames in os.walk(root, onerror=lambda e: on_error(e.filename or name, _describe(e))):
             base = Path(directory)
             dirnames[:] = sorted(d for d in dirnames if not skip(base / d, True))
             for filename in sorted(filenames):

@@ -160,8 +160,10 @@ class FixContext:
         else:
             code = cst.Module(body=list(statements), default_newline=newline).code
         end_line = last.end_lineno  # type: ignore[assignment]
-        if not self._lines(end_line, end_line).endswith(("\n", "\r")):
-            code = code.rstrip("\r\n")
+        # The replaced lines end with a line break unless they end the file; the generated
+        # code must too (libcst drops a final lone "\r", so normalise rather than trust it).
+        ends_with_break = self._lines(end_line, end_line).endswith(("\n", "\r"))
+        code = code.rstrip("\r\n") + (newline if ends_with_break else "")
         return Edit(Position(first.lineno, 0), self._line_end(end_line), code)
 
     def replace_node(self, node: ast.AST, code: str) -> Edit:

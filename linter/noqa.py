@@ -17,7 +17,8 @@ from .diagnostic import Diagnostic
 from .source import Source
 
 _DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
-_CODE = re.compile(r"^[A-Z]{1,3}[0-9]{1,4}$")
+# Other tools' codes share the list: flake8's E501, ruff's PLR0913, FURB101, PERF401...
+_CODE = re.compile(r"^[A-Z]{1,10}[0-9]{1,6}$")
 _SEPARATORS = re.compile(r"[,\s]+")
 
 
@@ -35,12 +36,14 @@ def _comments(source: Source) -> list[tuple[int, str]]:
     file does not tokenize (a syntax error)."""
     found = []
     try:
-        for token in tokenize.generate_tokens(io.StringIO(source.text).readline):
+        # newline=None: `\r` and `\r\n` end lines here as they do for the interpreter.
+        for token in tokenize.generate_tokens(io.StringIO(source.text, newline=None).readline):
             if token.type == tokenize.COMMENT and "noqa" in token.string.lower():
                 found.append((token.start[0], token.string))
     except (tokenize.TokenError, SyntaxError):
         found = []
-        for index, line in enumerate(source.text.splitlines(), start=1):
+        for index in range(1, len(source.line_starts) + 1):
+            line = source.line(index)
             position = line.find("#")
             if position != -1 and "noqa" in line[position:].lower():
                 found.append((index, line[position:]))

@@ -5,6 +5,7 @@ This is the public entry point the front-ends use: `lint_source`, `fix_text`, `l
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -28,6 +29,8 @@ class FileResult:
     original: Source | None = None
     fixed: Source | None = None  # the fixed source, when fixing changed something
     applied: list[Diagnostic] = field(default_factory=list)
+    #: Whether unsafe fixes count as applicable for this file (its configuration says).
+    unsafe_fixes: bool = False
 
 
 def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
@@ -46,12 +49,12 @@ def fix_text(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] |
     """The source with every applicable fix applied."""
     if rules is None:
         rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
-    return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.text
+    return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.to_text()
 
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
     rules = config.rules_for(path)
-    result = FileResult(display=display, path=path, original=source)
+    result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes)
     if fix:
         outcome = fix_source(source, rules, config.unsafe_fixes, display)
         result.diagnostics = outcome.remaining
@@ -78,21 +81,22 @@ def process_file(target: Target, config: Config, fix: bool, write: bool) -> File
     if write and result.fixed is not None:
         try:
             write_atomically(path, result.fixed.to_bytes(), data)
-        except PathError as error:
-            result.error = str(error)
-            result.diagnostics = result.diagnostics  # what remains is still reported
+        except (PathError, SourceError) as error:
+            # Nothing was written: report the file as it still is on disk.
+            result = process_source(source, display, config, path, False)
+            result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
     return result
 
 
-def lint_paths(paths: Sequence[Path], overrides: Overrides | None = None, *, fix: bool = False,
+def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides | None = None, *, fix: bool = False,
                write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
                ) -> Iterator[FileResult]:
     """Lint (or fix) every file under `paths`. Bad paths become results with an `error`."""
     resolver = ConfigResolver(overrides or Overrides(), config_file)
     errors: list[FileResult] = []
 
-    def on_error(path: Path, message: str) -> None:
-        errors.append(FileResult(display=str(path), path=path, error=message))
+    def on_error(name: str, message: str) -> None:
+        errors.append(FileResult(display=name, path=Path(name), error=message))
 
     def excluded(path: Path) -> bool:
         return resolver.for_path(path).is_excluded(path)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class SourceError(Exception):
@@ -66,25 +67,40 @@ class Source:
 
     @classmethod
     def from_text(cls, text: str) -> "Source":
-        return cls(text=text, newline=detect_newline(text))
+        """Source from text already decoded; a leading U+FEFF (a byte order mark that was
+        decoded along with the text) is set aside like the BOM of a file, and kept by `to_text`."""
+        bom = text.startswith("\ufeff")
+        text = text[1:] if bom else text
+        return cls(text=text, bom=bom, newline=detect_newline(text))
+
+    def to_text(self) -> str:
+        """The text as handed to `from_text`: with its byte order mark, if it had one."""
+        return "\ufeff" + self.text if self.bom else self.text
 
     def with_text(self, text: str) -> "Source":
         return Source(text=text, encoding=self.encoding, bom=self.bom, newline=self.newline)
 
     def to_bytes(self) -> bytes:
-        data = self.text.encode(self.encoding)
+        try:
+            data = self.text.encode(self.encoding)
+        except UnicodeEncodeError as exc:
+            raise SourceError(f"the fixed code has {exc.object[exc.start]!r}, which {self.encoding} cannot encode") from None
         return codecs.BOM_UTF8 + data if self.bom else data
 
     # -- positions -------------------------------------------------------
     @property
     def line_starts(self) -> list[int]:
+        """Offsets where lines start; like the interpreter, `\r\n`, `\r` and `\n` end a line."""
         if self._line_starts is None:
-            starts = [0]
             text = self.text
-            index = text.find("\n")
-            while index != -1:
-                starts.append(index + 1)
-                index = text.find("\n", index + 1)
+            if "\r" in text:
+                starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+            else:
+                starts = [0]
+                index = text.find("\n")
+                while index != -1:
+                    starts.append(index + 1)
+                    index = text.find("\n", index + 1)
             self._line_starts = starts
         return self._line_starts
 

@@ -32,4 +32,7 @@ def render(results: Sequence[FileResult]) -> str:
                 )
             )
             lines.append(f"::error {properties}::{escape_data(f'{d.code} {d.message}')}")
+        if result.error is not None:
+            properties = f"title={escape_property('gpulint')},file={escape_property(result.display)}"
+            lines.append(f"::error {properties}::{escape_data(result.error)}")
     return "".join(line + "\n" for line in lines)

@@ -4,34 +4,37 @@
 from __future__ import annotations
 
 import json
-import subprocess
-from functools import lru_cache
+import os
 from pathlib import Path
 from typing import Any, Sequence
+from urllib.parse import quote
 
 from .. import __version__
 from ..docs import plain_summary
+from ..files import repository_root
 from ..registry import all_rules
 from ..runner import FileResult
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-@lru_cache(maxsize=1)
 def _repository_root() -> Path:
-    try:
-        output = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True)
-        return Path(output.stdout.strip()).resolve()
-    except (OSError, subprocess.CalledProcessError):
-        return Path.cwd().resolve()
+    """The repository holding the current folder (where code scanning runs), else the folder."""
+    cwd = Path.cwd()
+    return repository_root(cwd) or cwd
 
 
-def _uri(display: str) -> str:
-    path = Path(display)
+def _location(display: str, root: Path) -> dict[str, str]:
+    """A percent-encoded URI relative to the repository root (`uriBaseId` %SRCROOT%), or an
+    absolute `file:` URI for a file outside it; standard input keeps its display name."""
+    if display == "-":
+        return {"uri": "stdin"}
+    absolute = Path(os.path.abspath(display))  # normalised, but symlinks stay as named
     try:
-        return path.resolve().relative_to(_repository_root()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
+        relative = absolute.relative_to(root)
+    except ValueError:
+        return {"uri": absolute.as_uri()}
+    return {"uri": quote(relative.as_posix(), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def _rules() -> list[dict[str, Any]]:
@@ -52,6 +55,7 @@ def _rules() -> list[dict[str, Any]]:
 
 def render(results: Sequence[FileResult]) -> str:
     rules = _rules()
+    root = _repository_root()
     index = {descriptor["id"]: position for position, descriptor in enumerate(rules)}
     sarif_results = []
     for result in results:
@@ -62,7 +66,7 @@ def render(results: Sequence[FileResult]) -> str:
                 "message": {"text": d.message},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(result.display), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _location(result.display, root),
                         "region": {
                             "startLine": d.start.line,
                             "startColumn": d.start.col + 1,
@@ -86,7 +90,18 @@ def render(results: Sequence[FileResult]) -> str:
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": _repository_root().as_uri() + "/"}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+            "invocations": [{
+                "executionSuccessful": not any(r.error is not None for r in results),
+                "toolExecutionNotifications": [
+                    {
+                        "level": "error",
+                        "message": {"text": f"{r.display}: {r.error}"},
+                        "locations": [{"physicalLocation": {"artifactLocation": _location(r.display, root)}}],
+                    }
+                    for r in results if r.error is not None
+                ],
+            }],
             "results": sarif_results,
         }],
     }

@@ -8,46 +8,59 @@ from typing import Sequence
 from ..diagnostic import Applicability
 from ..runner import FileResult
 
+#: What the run did with fixes: only report, apply them, or show them as a diff.
+MODES = ("check", "fix", "diff")
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
-def findings(results: Sequence[FileResult], unsafe_fixes: bool) -> list[str]:
+def findings(results: Sequence[FileResult]) -> list[str]:
+    """`path:line:col: CODE [*] message`, `[*]` marking a fix that `--fix` would apply."""
     lines = []
     for result in results:
         for d in result.diagnostics:
-            marker = " [*]" if d.fixable(unsafe_fixes) else ""
+            marker = " [*]" if d.fixable(result.unsafe_fixes) else ""
             lines.append(f"{result.display}:{d.start.line}:{d.start.col + 1}: {d.code}{marker} {d.message}")
     return lines
 
 
-def summary(results: Sequence[FileResult], unsafe_fixes: bool, fixing: bool) -> list[str]:
-    diagnostics = [d for r in results for d in r.diagnostics]
-    applied = sum(len(r.applied) for r in results)
+def summary(results: Sequence[FileResult], mode: str = "check") -> list[str]:
+    assert mode in MODES
+    pairs = [(r, d) for r in results for d in r.diagnostics]
+    changed = [r for r in results if r.fixed is not None and r.applied]
+    applied = sum(len(r.applied) for r in changed)
+    errors = sum(1 for r in results if r.error is not None)
     lines = []
-    if fixing and applied:
-        files = sum(1 for r in results if r.applied)
-        lines.append(f"Fixed {_plural(applied, 'finding')} in {_plural(files, 'file')}.")
-    if not diagnostics:
-        if not fixing or not applied:
-            lines.append("All checks passed.")
+    if applied and mode != "check":
+        verb = "Fixed" if mode == "fix" else "Would fix"
+        lines.append(f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}.")
+    if pairs:
+        files = len({id(r) for r, _ in pairs})
+        lines.append(f"Found {_plural(len(pairs), 'finding')} in {_plural(files, 'file')}"
+                     + (" (remaining)." if applied and mode != "check" else "."))
+    if errors:
+        lines.append(f"{_plural(errors, 'path')} could not be checked (see the errors above).")
+    if not pairs and not applied and not errors:
+        lines.append("All checks passed.")
+    if not pairs:
         return lines
-    files = sum(1 for r in results if r.diagnostics)
-    lines.append(f"Found {_plural(len(diagnostics), 'finding')} in {_plural(files, 'file')}"
-                 + (" (remaining)." if fixing and applied else "."))
-    fixable = sum(1 for d in diagnostics if d.fixable(unsafe_fixes))
-    hidden = sum(1 for d in diagnostics if not unsafe_fixes and d.fix is not None and d.fix.edits
+    fixable = [d for r, d in pairs if d.fixable(r.unsafe_fixes)]
+    hidden = sum(1 for r, d in pairs if not r.unsafe_fixes and d.fix is not None and d.fix.edits
                  and d.fix.applicability is Applicability.UNSAFE)
-    if fixable and not fixing:
-        lines.append(f"[*] {fixable} fixable with `gpulint check --fix`.")
+    if fixable and mode == "check":
+        unsafe = any(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in fixable)
+        command = "gpulint check --fix --unsafe-fixes" if unsafe else "gpulint check --fix"
+        lines.append(f"[*] {len(fixable)} fixable with `{command}`.")
     if hidden:
-        lines.append(f"{_plural(hidden, 'more fix')} available with `--unsafe-fixes` "
+        lines.append(f"{_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes` "
                      "(they rewrite code whose result may differ in dtype or index; review them).")
     return lines
 
 
-def statistics(results: Sequence[FileResult], unsafe_fixes: bool) -> list[str]:
+def statistics(results: Sequence[FileResult]) -> list[str]:
+    """One line per code: count, code, `[*]` when some of them are fixable, name."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     fixable: Counter[str] = Counter()
@@ -55,7 +68,7 @@ def statistics(results: Sequence[FileResult], unsafe_fixes: bool) -> list[str]:
         for d in result.diagnostics:
             counts[d.code] += 1
             names[d.code] = d.name
-            fixable[d.code] += d.fixable(unsafe_fixes)
+            fixable[d.code] += d.fixable(result.unsafe_fixes)
     width = max((len(str(c)) for c in counts.values()), default=1)
     return [
         f"{count:>{width}}  {code}  {'[*]' if fixable[code] else '   '}  {names[code]}"

@@ -1,0 +1,111 @@
+"""Shared fixtures for the front-end tests: running the real `gpulint` command in-process
+(click's CliRunner) or as a subprocess, inside a scratch project folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gpulint.cli import main
+
+#: A GPU102 finding whose (unsafe) fix turns the loop into one column expression.
+ITERROWS = textwrap.dedent('''\
+    import pandas as pd
+
+    def f(sales: pd.DataFrame) -> list:
+        out = []
+        for _, row in sales.iterrows():
+            out.append(row["price"] - row["cost"])
+        return out
+''')
+#: Where that finding is reported (1-based line and column of `sales.iterrows()`).
+ITERROWS_POSITION = (5, 19)
+#: What `--fix --unsafe-fixes` makes of it.
+ITERROWS_FIXED = textwrap.dedent('''\
+    import pandas as pd
+
+    def f(sales: pd.DataFrame) -> list:
+        out = (sales["price"] - sales["cost"]).tolist()
+        return out
+''')
+#: A GPU102 finding the fixer cannot rewrite: only a display-only suggestion.
+ITERROWS_DISPLAY_ONLY = textwrap.dedent('''\
+    import pandas as pd
+
+    def notify(frame: pd.DataFrame) -> None:
+        for _, row in frame.iterrows():
+            send_invoice(row["email"], row["amount"])
+''')
+CLEAN = "import pandas as pd\n\nframe = pd.DataFrame({'a': [1, 2]})\ntotal = frame['a'].sum()\n"
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    stdout_bytes: bytes = b""
+
+    @property
+    def lines(self) -> list[str]:
+        return self.stdout.splitlines()
+
+    @property
+    def errors(self) -> list[str]:
+        return self.stderr.splitlines()
+
+
+def _no_traceback(run: Run) -> Run:
+    assert "Traceback" not in run.stderr and "Traceback" not in run.stdout, run.stderr
+    assert "internal error" not in run.stderr, run.stderr
+    return run
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty project folder that is the current directory."""
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def cli():
+    """Run `gpulint ARGS...` in-process; a traceback anywhere fails the test."""
+
+    def invoke(*args: str, input: str | bytes | None = None) -> Run:
+        result = CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+        return _no_traceback(Run(result.exit_code, result.stdout, result.stderr, result.stdout_bytes))
+
+    return invoke
+
+
+GPULINT = shutil.which("gpulint") or str(Path(sys.executable).with_name("gpulint"))
+
+
+@pytest.fixture
+def gpulint_exe():
+    """Run the installed `gpulint` console script as a real process."""
+
+    def run(*args: str, cwd: Path, input: bytes | None = None, env: dict[str, str] | None = None) -> Run:
+        process = subprocess.run([GPULINT, *args], cwd=cwd, input=input, capture_output=True, timeout=60,
+                                 env={**os.environ, **(env or {})})
+        return _no_traceback(Run(process.returncode, process.stdout.decode(), process.stderr.decode(),
+                                 process.stdout))
+
+    return run
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

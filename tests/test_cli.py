@@ -1,0 +1,452 @@
+"""The `gpulint` command end to end: exit codes, text output, fixing, diffs, standard
+input, rule selection, file discovery and the `rule` subcommand."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpulint import __version__, all_rules
+
+from .conftest import CLEAN, ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, write
+
+MESSAGE = next(rule.message for rule in all_rules() if rule.code == "GPU102")
+LINE, COL = ITERROWS_POSITION
+
+
+# -- exit codes and the text format ------------------------------------------------------
+
+
+def test_clean_file_exits_0(project, cli):
+    write(project / "clean.py", CLEAN)
+    run = cli("check", "clean.py")
+    assert run.code == 0
+    assert run.lines == ["All checks passed."]
+
+
+def test_finding_exits_1_with_text_line_summary_and_unsafe_hint(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "sales.py")
+    assert run.code == 1
+    assert run.lines[0] == f"sales.py:{LINE}:{COL}: GPU102 {MESSAGE}"  # no [*]: the fix is unsafe
+    assert run.lines[1] == "Found 1 finding in 1 file."
+    assert run.lines[2].startswith("1 more fix available with `--unsafe-fixes`")
+    assert len(run.lines) == 3
+    assert run.stderr == ""
+
+
+def test_unsafe_fixes_flag_marks_finding_fixable(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--unsafe-fixes", "sales.py")
+    assert run.code == 1
+    assert run.lines[0] == f"sales.py:{LINE}:{COL}: GPU102 [*] {MESSAGE}"
+    assert "[*] 1 fixable with `gpulint check --fix --unsafe-fixes`." in run.lines
+    assert not any("more fix" in line for line in run.lines)
+
+
+def test_display_only_fix_is_never_marked(project, cli):
+    write(project / "notify.py", ITERROWS_DISPLAY_ONLY)
+    run = cli("check", "--unsafe-fixes", "notify.py")
+    assert run.code == 1
+    assert run.lines[0] == f"notify.py:4:19: GPU102 {MESSAGE}"
+    assert not any("fixable" in line or "more fix" in line for line in run.lines)
+
+
+def test_plural_summary_over_several_files(project, cli):
+    write(project / "a.py", ITERROWS)
+    write(project / "b.py", ITERROWS)
+    run = cli("check", "a.py", "b.py")
+    assert run.code == 1
+    assert "Found 2 findings in 2 files." in run.lines
+    assert any(line.startswith("2 more fixes available with `--unsafe-fixes`") for line in run.lines)
+
+
+def test_exit_zero_turns_findings_into_0(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--exit-zero", "sales.py")
+    assert run.code == 0
+    assert run.lines[0].startswith("sales.py:5:19: GPU102")
+
+
+def test_exit_zero_does_not_hide_errors(project, cli):
+    run = cli("check", "--exit-zero", "missing.py")
+    assert run.code == 2
+
+
+def test_quiet_prints_findings_only(project, cli):
+    write(project / "sales.py", ITERROWS)
+    write(project / "bad.py", "import pandas as pd\nx = 1  # noqa: GPU102, not-a-code\n")
+    run = cli("check", "--quiet", "sales.py", "bad.py")
+    assert run.code == 1
+    assert run.lines == [f"sales.py:{LINE}:{COL}: GPU102 {MESSAGE}"]
+    assert run.stderr == ""  # the noqa warning is silenced too
+    clean = cli("check", "-q", "bad.py")
+    assert clean.code == 0 and clean.stdout == ""
+
+
+def test_statistics_counts_per_rule(project, cli):
+    write(project / "a.py", ITERROWS)
+    write(project / "b.py", ITERROWS + "\n\n" + ITERROWS_DISPLAY_ONLY.replace("import pandas as pd\n", ""))
+    write(project / "broken.py", "def f(:\n")
+    run = cli("check", "--statistics", ".")
+    assert run.code == 1
+    assert run.lines == ["3  GPU102       iterrows-loop", "1  GPU001       syntax-error"]
+    fixable = cli("check", "--statistics", "--unsafe-fixes", ".")
+    assert fixable.lines[0] == "3  GPU102  [*]  iterrows-loop"
+
+
+def test_version(cli):
+    run = cli("--version")
+    assert run.code == 0
+    assert run.stdout.strip() == f"gpulint, version {__version__}"
+
+
+def test_usage_errors_exit_2(project, cli):
+    assert cli("check", "--output-format", "xml", ".").code == 2
+    assert cli("check", "--no-such-option").code == 2
+    assert cli("frobnicate").code == 2
+
+
+def test_default_path_is_current_folder(project, cli):
+    write(project / "pkg" / "sales.py", ITERROWS)
+    run = cli("check")
+    assert run.code == 1
+    assert run.lines[0].startswith(f"pkg/sales.py:{LINE}:{COL}: GPU102")
+
+
+# -- selection -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, found", [
+    (("--select", "GPU102"), True),
+    (("--select", "GPU1"), True),
+    (("--select", "GPU"), True),
+    (("--select", "iterrows-loop"), True),
+    (("--select", "GPU001,iterrows-loop"), True),
+    (("--select", "GPU001", "--select", "GPU102"), True),
+    (("--select", "ALL"), True),
+    (("--select", "GPU001"), False),
+    (("--ignore", "GPU102"), False),
+    (("--ignore", "GPU1"), False),
+    (("--ignore", "iterrows-loop"), False),
+    (("--ignore", "GPU001, GPU102"), False),
+    (("--select", "GPU001", "--extend-select", "GPU102"), True),
+    (("--select", "GPU001", "--extend-select", "iterrows-loop"), True),
+    (("--select", "GPU102", "--ignore", "GPU102"), False),
+])
+def test_select_ignore_extend_select(project, cli, args, found):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", *args, "sales.py")
+    assert run.code == (1 if found else 0), run.stdout + run.stderr
+    assert any("GPU102" in line for line in run.lines) is found
+
+
+def test_selection_applies_to_syntax_errors(project, cli):
+    write(project / "broken.py", "def f(:\n")
+    assert cli("check", "broken.py").code == 1
+    assert cli("check", "--ignore", "GPU001", "broken.py").code == 0
+    assert cli("check", "--select", "GPU102", "broken.py").code == 0
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--select", "GPU9"), ("--select", "GPU999"), ("--ignore", "E501"), ("--extend-select", "no-such-rule"),
+    ("--select", "GPU102,bogus"),
+])
+def test_unknown_selector_is_one_clear_error(project, cli, option, value):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", option, value, "sales.py")
+    assert run.code == 2
+    assert run.stdout == ""
+    assert len(run.errors) == 1
+    assert run.errors[0].startswith(f"error: {option}: unknown rule selector")
+
+
+# -- fixing ----------------------------------------------------------------------------------
+
+
+def test_fix_without_unsafe_fixes_leaves_unsafe_fix_alone(project, cli):
+    path = write(project / "sales.py", ITERROWS)
+    run = cli("check", "--fix", "sales.py")
+    assert run.code == 1
+    assert path.read_text() == ITERROWS
+    assert not any(line.startswith("Fixed") for line in run.lines)
+
+
+def test_fix_with_unsafe_fixes_rewrites_the_file(project, cli):
+    path = write(project / "sales.py", ITERROWS)
+    run = cli("check", "--fix", "--unsafe-fixes", "sales.py")
+    assert run.code == 0
+    assert path.read_text() == ITERROWS_FIXED
+    assert run.lines == ["Fixed 1 finding in 1 file."]
+    ast.parse(path.read_text())
+    again = cli("check", "--fix", "--unsafe-fixes", "sales.py")
+    assert again.code == 0 and again.lines == ["All checks passed."]
+    assert path.read_text() == ITERROWS_FIXED
+
+
+def test_fix_reports_what_remains(project, cli):
+    write(project / "sales.py", ITERROWS)
+    write(project / "notify.py", ITERROWS_DISPLAY_ONLY)
+    run = cli("check", "--fix", "--unsafe-fixes", "sales.py", "notify.py")
+    assert run.code == 1
+    assert run.lines == [
+        f"notify.py:4:19: GPU102 {MESSAGE}",
+        "Fixed 1 finding in 1 file.",
+        "Found 1 finding in 1 file (remaining).",
+    ]
+    assert (project / "notify.py").read_text() == ITERROWS_DISPLAY_ONLY
+
+
+def test_diff_shows_unified_diff_and_writes_nothing(project, cli):
+    path = write(project / "sales.py", ITERROWS)
+    run = cli("check", "--diff", "--unsafe-fixes", "sales.py")
+    assert run.code == 1
+    assert path.read_text() == ITERROWS
+    assert run.lines[:2] == ["--- a/sales.py", "+++ b/sales.py"]
+    assert "-    for _, row in sales.iterrows():" in run.lines
+    assert '+    out = (sales["price"] - sales["cost"]).tolist()' in run.lines
+    # standard output is the diff alone; the report goes to standard error
+    assert all(line[:1] in "-+@ " for line in run.lines)
+    assert "Would fix 1 finding in 1 file." in run.errors
+
+
+def test_diff_applies_with_git_apply(project, cli):
+    path = write(project / "sales.py", ITERROWS)
+    write(project / "notify.py", ITERROWS_DISPLAY_ONLY)
+    run = cli("check", "--diff", "--unsafe-fixes", ".")
+    assert run.code == 1
+    assert f"notify.py:4:19: GPU102 {MESSAGE}" in run.errors  # remaining findings: stderr
+    (project / "fix.patch").write_text(run.stdout)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=project, check=True, capture_output=True)
+    assert path.read_text() == ITERROWS_FIXED
+
+
+def test_diff_without_applicable_fixes_prints_no_diff(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--diff", "sales.py")  # the only fix is unsafe
+    assert run.stdout == ""
+    assert run.code == 1  # the finding remains
+    clean = cli("check", "--diff", write(project / "clean.py", CLEAN).name)
+    assert clean.code == 0 and clean.stdout == ""
+
+
+def test_diff_cannot_be_combined_with_a_machine_format(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--diff", "--output-format", "json", "sales.py")
+    assert run.code == 2
+    assert "--diff" in run.stderr
+
+
+# -- standard input ----------------------------------------------------------------------------
+
+
+def test_stdin_is_linted_under_stdin_filename(project, cli):
+    run = cli("check", "-", "--stdin-filename", "src/sales.py", input=ITERROWS)
+    assert run.code == 1
+    assert run.lines[0] == f"src/sales.py:{LINE}:{COL}: GPU102 {MESSAGE}"
+
+
+def test_stdin_without_filename_is_shown_as_dash(project, cli):
+    run = cli("check", "-", input=ITERROWS)
+    assert run.lines[0].startswith(f"-:{LINE}:{COL}: GPU102")
+
+
+def test_stdin_fix_prints_fixed_code_only_on_stdout(project, cli):
+    run = cli("check", "--fix", "--unsafe-fixes", "-", "--stdin-filename", "sales.py", input=ITERROWS)
+    assert run.code == 0
+    assert run.stdout == ITERROWS_FIXED
+    assert "Fixed 1 finding in 1 file." in run.errors
+    assert not (project / "sales.py").exists()
+
+
+def test_stdin_fix_with_nothing_to_fix_echoes_the_input(project, cli):
+    run = cli("check", "--fix", "-", "--stdin-filename", "sales.py", input=ITERROWS)
+    assert run.stdout == ITERROWS
+    assert run.code == 1
+    assert run.errors[0].startswith(f"sales.py:{LINE}:{COL}: GPU102")
+
+
+def test_stdin_fix_keeps_undecodable_input_byte_for_byte(project, cli):
+    data = b'x = "caf\xe9"\n'
+    run = cli("check", "--fix", "-", "--stdin-filename", "x.py", input=data)
+    assert run.code == 2
+    assert run.stdout_bytes == data
+    assert any(line.startswith("error: x.py: cannot decode as utf-8") for line in run.errors)
+
+
+def test_stdin_and_files_in_one_run(project, cli):
+    write(project / "a.py", ITERROWS)
+    run = cli("check", "-", "a.py", "--stdin-filename", "b.py", input=ITERROWS)
+    assert [line.split(":")[0] for line in run.lines[:2]] == ["b.py", "a.py"]
+
+
+def test_stdin_honours_per_file_ignores_of_its_filename(project, cli):
+    write(project / "pyproject.toml", '[tool.gpulint]\nper-file-ignores = { "legacy/*.py" = ["GPU102"] }\n')
+    assert cli("check", "-", "--stdin-filename", "legacy/old.py", input=ITERROWS).code == 0
+    assert cli("check", "-", "--stdin-filename", "new/old.py", input=ITERROWS).code == 1
+
+
+def test_stdin_force_exclude(project, cli):
+    write(project / "pyproject.toml", '[tool.gpulint]\nexclude = ["vendored/"]\n')
+    args = ("check", "-", "--stdin-filename", "vendored/x.py")
+    assert cli(*args, input=ITERROWS).code == 1
+    excluded = cli(*args, "--force-exclude", input=ITERROWS)
+    assert excluded.code == 0 and "GPU102" not in excluded.stdout
+    fixed = cli(*args, "--force-exclude", "--fix", "--unsafe-fixes", input=ITERROWS)
+    assert fixed.stdout == ITERROWS  # excluded: passed through untouched
+
+
+# -- discovery: folders, .gitignore, exclude -------------------------------------------------
+
+
+def _git_project(root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    write(root / ".gitignore", "generated/\n*_tmp.py\n!keep_tmp.py\n")
+    write(root / "src" / "nested" / ".gitignore", "local.py\n")
+    for name in ["src/a.py", "src/nested/b.py", "src/nested/local.py", "generated/g.py", "scratch_tmp.py",
+                 "keep_tmp.py", "vendored/v.py", ".venv/lib/site.py", "notes.txt"]:
+        write(root / name, ITERROWS)
+
+
+def _files(run) -> list[str]:
+    return sorted({line.split(":")[0] for line in run.lines if ": GPU" in line})
+
+
+def test_folders_honour_gitignore(project, cli):
+    _git_project(project)
+    run = cli("check", ".")
+    assert _files(run) == ["keep_tmp.py", "src/a.py", "src/nested/b.py", "vendored/v.py"]
+
+
+def test_folders_honour_gitignore_from_a_subfolder(project, cli, monkeypatch):
+    _git_project(project)
+    monkeypatch.chdir(project / "src")
+    assert _files(cli("check", "..")) == ["../keep_tmp.py", "../src/a.py", "../src/nested/b.py",
+                                          "../vendored/v.py"]
+    assert _files(cli("check", "nested")) == ["nested/b.py"]
+
+
+def test_exclude_and_respect_gitignore_from_config(project, cli):
+    _git_project(project)
+    write(project / "pyproject.toml", '[tool.gpulint]\nexclude = ["vendored/", "keep_*.py"]\n')
+    assert _files(cli("check", ".")) == ["src/a.py", "src/nested/b.py"]
+    write(project / "pyproject.toml", '[tool.gpulint]\nrespect-gitignore = false\n')
+    assert "generated/g.py" in _files(cli("check", "."))
+    assert ".venv/lib/site.py" not in _files(cli("check", "."))  # never walked into
+
+
+def test_explicit_files_are_linted_even_if_ignored(project, cli):
+    _git_project(project)
+    write(project / "pyproject.toml", '[tool.gpulint]\nexclude = ["vendored/"]\n')
+    run = cli("check", "generated/g.py", "vendored/v.py", "scratch_tmp.py")
+    assert _files(run) == ["generated/g.py", "scratch_tmp.py", "vendored/v.py"]
+
+
+def test_explicit_files_with_other_suffixes_are_linted(project, cli):
+    write(project / "script", ITERROWS)
+    assert _files(cli("check", "script")) == ["script"]
+    write(project / "folder" / "script", ITERROWS)
+    assert cli("check", "folder").code == 0  # a folder walk takes .py/.pyi only
+
+
+def test_force_exclude_applies_exclude_to_explicit_files(project, cli):
+    write(project / "pyproject.toml", '[tool.gpulint]\nexclude = ["vendored/", "gen_*.py"]\n')
+    write(project / "vendored" / "v.py", ITERROWS)
+    write(project / "gen_x.py", ITERROWS)
+    write(project / "src" / "a.py", ITERROWS)
+    run = cli("check", "--force-exclude", "vendored/v.py", "gen_x.py", "src/a.py")
+    assert _files(run) == ["src/a.py"]
+    run = cli("check", "--force-exclude", "vendored/v.py")
+    assert run.code == 0
+
+
+def test_file_named_twice_is_linted_once(project, cli):
+    write(project / "a.py", ITERROWS)
+    run = cli("check", "a.py", "./a.py", ".")
+    assert sum(": GPU102" in line for line in run.lines) == 1
+
+
+# -- the rule command ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["GPU102", "gpu102", "iterrows-loop"])
+def test_rule_by_code_or_name(cli, key):
+    run = cli("rule", key)
+    assert run.code == 0
+    assert run.lines[0] == "# iterrows-loop (GPU102)"
+    for section in ("## What it does", "## Why is this bad?", "## Example", "## Use instead", "## Fix safety"):
+        assert section in run.lines
+    assert "iterrows()" in run.stdout
+
+
+def test_rule_json_for_one_rule(cli):
+    run = cli("rule", "iterrows-loop", "--format", "json")
+    data = json.loads(run.stdout)
+    assert data["code"] == "GPU102" and data["name"] == "iterrows-loop" and data["fix"] == "unsafe"
+
+
+def test_rule_all_json_documents_every_rule(cli):
+    run = cli("rule", "--all", "--format", "json")
+    assert run.code == 0
+    data = json.loads(run.stdout)
+    assert [entry["code"] for entry in data] == [rule.code for rule in all_rules()]
+    for entry in data:
+        for key in ("what_it_does", "why_is_this_bad", "example", "fix_safety"):
+            assert entry[key].strip(), f"{entry['code']} has an empty {key}"
+        assert "use_instead" in entry
+        if entry["fix"] != "none":
+            assert entry["use_instead"].strip(), f"{entry['code']} has a fix but no use_instead"
+
+
+def test_rule_all_text(cli):
+    run = cli("rule", "--all")
+    assert run.code == 0
+    for rule in all_rules():
+        assert f"# {rule.name} ({rule.code})" in run.lines
+
+
+def test_unknown_rule_exits_2(cli):
+    run = cli("rule", "GPU999")
+    assert run.code == 2
+    assert run.stdout == ""
+    assert run.errors == ["error: unknown rule 'GPU999' (see `gpulint rule --all`)"]
+    assert cli("rule").code == 2
+
+
+# -- the installed console script, as a real process ---------------------------------------------
+
+
+def test_console_script_exit_codes(tmp_path, gpulint_exe):
+    write(tmp_path / "clean.py", CLEAN)
+    write(tmp_path / "sales.py", ITERROWS)
+    assert gpulint_exe("check", "clean.py", cwd=tmp_path).code == 0
+    found = gpulint_exe("check", "sales.py", cwd=tmp_path)
+    assert found.code == 1
+    assert found.lines[0] == f"sales.py:{LINE}:{COL}: GPU102 {MESSAGE}"
+    missing = gpulint_exe("check", "nowhere.py", cwd=tmp_path)
+    assert missing.code == 2
+    assert missing.errors == ["error: nowhere.py: no such file or directory"]
+    version = gpulint_exe("--version", cwd=tmp_path)
+    assert version.code == 0 and __version__ in version.stdout
+
+
+def test_console_script_fix_and_stdin(tmp_path, gpulint_exe):
+    path = write(tmp_path / "sales.py", ITERROWS)
+    piped = gpulint_exe("check", "--fix", "--unsafe-fixes", "-", "--stdin-filename", "sales.py",
+                        cwd=tmp_path, input=ITERROWS.encode())
+    assert piped.code == 0 and piped.stdout == ITERROWS_FIXED
+    assert path.read_text() == ITERROWS
+    fixed = gpulint_exe("check", "--fix", "--unsafe-fixes", "sales.py", cwd=tmp_path)
+    assert fixed.code == 0
+    assert path.read_text() == ITERROWS_FIXED
+
+
+def test_console_script_rule_json(tmp_path, gpulint_exe):
+    run = gpulint_exe("rule", "--all", "--format", "json", cwd=tmp_path)
+    assert run.code == 0
+    assert "GPU102" in [entry["code"] for entry in json.loads(run.stdout)]
+    assert gpulint_exe("rule", "nope", cwd=tmp_path).code == 2

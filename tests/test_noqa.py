@@ -1,0 +1,136 @@
+"""`# noqa` suppressions: blanket, with codes, malformed (warned, never blanket), and only
+real comments count."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+from gpulint.noqa import parse_directives
+from gpulint.source import Source
+
+from .conftest import ITERROWS, write
+
+LOOP = "    for _, row in sales.iterrows():"
+
+
+def _with_comment(comment: str) -> str:
+    assert LOOP in ITERROWS
+    return ITERROWS.replace(LOOP, f"{LOOP}  {comment}")
+
+
+@pytest.mark.parametrize("comment, suppressed", [
+    ("# noqa", True),
+    ("# NOQA", True),
+    ("#noqa", True),
+    ("# noqa: GPU102", True),
+    ("# noqa:GPU102", True),
+    ("# noqa:GPU102,E501", True),
+    ("# noqa: E501, GPU102", True),
+    ("# noqa: E501 GPU102", True),
+    ("# noqa : GPU102", True),
+    ("# noqa: PERF401,FURB118,GPU102", True),
+    ("# noqa: GPU102  # loop kept on purpose", True),
+    ("# type: ignore  # noqa: GPU102", True),
+    ("# noqa because the frame is tiny", True),  # flake8 reads this as a blanket noqa
+    ("# noqa: E501", False),
+    ("# noqa: GPU101", False),
+    ("# noqa: GPU10", False),
+    ("# noqa:", False),
+    ("# noqa: not-a-code", False),
+    ("# noqa: gpu102", False),
+    ("# noqa-GPU102", False),
+    ("# noqaGPU102", False),
+    ("# see noqa docs", False),
+])
+def test_directive_on_the_finding_line(comment, suppressed):
+    codes = [d.code for d in lint_source(_with_comment(comment), "sales.py")]
+    assert codes == ([] if suppressed else ["GPU102"])
+
+
+def test_noqa_on_another_line_does_nothing():
+    source = ITERROWS.replace("    out = []", "    out = []  # noqa")
+    assert [d.code for d in lint_source(source, "sales.py")] == ["GPU102"]
+
+
+def test_noqa_inside_a_string_literal_does_nothing():
+    source = ITERROWS.replace(LOOP, '    for _, row in sales.iterrows(): label = "# noqa"')
+    source = source.replace('        out.append(row["price"] - row["cost"])\n', "")
+    assert "# noqa" in source
+    assert [d.code for d in lint_source(source, "sales.py")] == ["GPU102"]
+    comprehension = textwrap.dedent('''\
+        import pandas as pd
+
+        def f(frame: pd.DataFrame) -> list:
+            return [(row["a"], "# noqa: GPU102") for _, row in frame.iterrows()]
+    ''')
+    assert [d.code for d in lint_source(comprehension, "c.py")] == ["GPU102"]
+
+
+def test_noqa_inside_a_multiline_string_does_nothing():
+    source = textwrap.dedent('''\
+        import pandas as pd
+
+        def f(frame: pd.DataFrame) -> list:
+            note = """
+            # noqa
+            """
+            return [row["a"] for _, row in frame.iterrows()]
+    ''')
+    # line 5 is string content, not a comment; the finding is on line 7 anyway
+    assert [(d.code, d.start.line) for d in lint_source(source, "m.py")] == [("GPU102", 7)]
+    directives, _ = parse_directives(Source.from_text(source), frozenset({"GPU102"}))
+    assert directives == {}
+
+
+def test_noqa_suppresses_a_finding_in_a_comprehension():
+    source = textwrap.dedent('''\
+        import pandas as pd
+
+        def f(frame: pd.DataFrame) -> list:
+            return [row["a"] for _, row in frame.iterrows()]  # noqa: GPU102
+    ''')
+    assert lint_source(source, "c.py") == []
+
+
+def test_noqa_on_a_syntax_error_line():
+    assert [d.code for d in lint_source("def f(:\n", "s.py")] == ["GPU001"]
+    assert lint_source("def f(:  # noqa: GPU001\n", "s.py") == []
+    assert [d.code for d in lint_source("def f(:  # noqa: GPU102\n", "s.py")] == ["GPU001"]
+
+
+@pytest.mark.parametrize("comment, warning, suppressed", [
+    ("# noqa: GPU102, not-a-code", "malformed code(s) in noqa directive: not-a-code", True),
+    ("# noqa: not-a-code", "malformed code(s) in noqa directive: not-a-code", False),
+    ("# noqa:gpu102", "malformed code(s) in noqa directive: gpu102", False),
+    ("# noqa:", "`# noqa:` without codes", False),
+    ("# noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999", False),
+    ("# noqa GPU102", "`# noqa` codes need a colon", True),
+])
+def test_malformed_directives_are_warned_and_never_blanket(project, cli, comment, warning, suppressed):
+    write(project / "sales.py", _with_comment(comment))
+    run = cli("check", "sales.py")
+    assert run.code == (0 if suppressed else 1)
+    assert ("GPU102" in run.stdout) is not suppressed
+    warnings = [line for line in run.errors if line.startswith("warning:")]
+    assert len(warnings) == 1, run.errors
+    assert warnings[0].startswith("warning: sales.py:5: ")
+    assert warning in warnings[0]
+    assert cli("check", "--quiet", "sales.py").stderr == ""
+
+
+def test_well_formed_directives_are_not_warned(project, cli):
+    write(project / "sales.py", _with_comment("# noqa: E501, PERF401, GPU102"))
+    run = cli("check", "sales.py")
+    assert run.code == 0
+    assert run.stderr == ""
+
+
+def test_noqa_in_json_output_and_noqa_row(project, cli):
+    import json
+
+    write(project / "sales.py", _with_comment("# noqa: E501"))
+    (item,) = json.loads(cli("check", "--output-format", "json", "sales.py").stdout)
+    assert item["noqa_row"] == 5
