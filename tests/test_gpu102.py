@@ -1,0 +1,85 @@
+"""GPU102 iterrows-loop: what the fixer rewrites, and what it must leave to a suggestion."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(df: pd.DataFrame, rate: float = 0.2):\n"
+
+
+def _only(source: str):
+    found = [d for d in lint_source(source) if d.code == "GPU102"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize("body", [
+    # an array used whole inside the row expression would broadcast differently
+    "    weights = np.ones(3)\n    out = []\n    for _, row in df.iterrows():\n"
+    "        out.append(row['a'] * weights)\n    return out\n",
+    # no empty list right before the loop: `out` may be anything
+    "    out = [0]\n    for _, row in df.iterrows():\n        out.append(row['a'] * 2)\n    return out\n",
+    # `%` on a string formats the whole column into one string
+    "    out = []\n    for _, row in df.iterrows():\n        out.append('%s' % row['a'])\n    return out\n",
+    # the loop's else clause runs after it: not a single computation
+    "    out = []\n    for _, row in df.iterrows():\n        out.append(row['a'])\n    else:\n"
+    "        out.append(0)\n    return out\n",
+    # the index label is used: positional semantics unknown
+    "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * i)\n    return out\n",
+    # a row attribute may be a Series attribute (`row.name` is the label)
+    "    out = []\n    for _, row in df.iterrows():\n        out.append(row.a * 2)\n    return out\n",
+    # more than one statement in the body
+    "    out = []\n    for _, row in df.iterrows():\n        x = row['a']\n        out.append(x)\n    return out\n",
+    # a receiver that is a call would be evaluated once per column reference
+    "    out = []\n    for _, row in df.dropna().iterrows():\n        out.append(row['a'] + row['b'])\n    return out\n",
+    # mixed string / number branches: np.where would turn the number into a string
+    "    return ['big' if row['a'] > 1 else row['b'] for _, row in df.iterrows()]\n",
+    # a filtered comprehension changes the length
+    "    return [row['a'] for _, row in df.iterrows() if row['b'] > 0]\n",
+])
+def test_shapes_that_only_get_a_suggestion(body):
+    source = HEADER + body
+    diagnostic = _only(source)
+    assert diagnostic.fix is not None and diagnostic.fix.applicability is Applicability.DISPLAY
+    assert "itertuples" in diagnostic.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_outer_scalar_name_is_kept_and_result_matches():
+    body = "    out = []\n    for _, row in df.iterrows():\n        out.append(row['a'] * rate + 1)\n    return out\n"
+    source = HEADER + body
+    assert _only(source).fix.applicability is Applicability.UNSAFE
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "out = (df['a'] * rate + 1).tolist()" in fixed
+    setup = "df = pd.DataFrame({'a': rng.integers(0, 9, N)})"
+    for n in (0, 3, 50):
+        before = run_example(setup, source, "f(df)", n=n)
+        after = run_example(setup, fixed, "f(df)", n=n)
+        assert_same_result(before, after, strict=False)
+
+
+def test_chained_frames_and_aliases_are_followed():
+    source = (
+        "from pandas import read_csv as load\n\n"
+        "frame = load('x.csv').dropna()\n"
+        "for _, row in frame.iterrows():\n"
+        "    print(row)\n"
+    )
+    assert _only(source).start.line == 4
+
+
+def test_a_local_class_with_iterrows_is_not_a_frame():
+    source = (
+        "class Rows:\n    def iterrows(self):\n        return []\n\n"
+        "rows = Rows()\nfor _, r in rows.iterrows():\n    pass\n"
+    )
+    assert lint_source(source) == []
+
+
+def test_noqa_silences_the_loop():
+    source = "import pandas as pd\nfor _, r in pd.read_csv('a').iterrows():  # noqa: GPU102\n    pass\n"
+    assert lint_source(source) == []
