@@ -9,12 +9,13 @@ functions, lambdas, classes and comprehensions get their own scopes.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from .diagnostic import Diagnostic, Position
-from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv
+from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join
 from .noqa import apply_noqa
 from .registry import Rule, all_rules
 from .source import Source
@@ -102,6 +103,8 @@ class _Walker:
             instance = rule_class()
             for node_type in rule_class.nodes:
                 self.handlers.setdefault(node_type, []).append((rule_class, instance.check))
+        #: True while a loop body is walked only to learn what one iteration leaves bound.
+        self.muted = False
         self.special: dict[type, Callable[[ast.AST], None]] = {
             ast.FunctionDef: self._function,
             ast.AsyncFunctionDef: self._function,
@@ -136,7 +139,7 @@ class _Walker:
     # -- generic traversal ---------------------------------------------------------
     def visit(self, node: ast.AST) -> None:
         handlers = self.handlers.get(type(node))
-        if handlers:
+        if handlers and not self.muted:
             ctx = self.ctx
             for rule_class, check in handlers:
                 ctx._rule = rule_class
@@ -190,6 +193,10 @@ class _Walker:
     def _bind_arguments(self, args: ast.arguments, annotated: bool) -> None:
         for arg in _all_args(args):
             self.env.bind(arg.arg, self.env.annotation_type(arg.annotation) if annotated else None)
+        # `*args` is a tuple and `**kwargs` a dict, whatever the annotation says of their items.
+        for packed in (args.vararg, args.kwarg):
+            if packed is not None:
+                self.env.bind(packed.arg, OTHER)
 
     def _in_new_scope(self, kind: str, bind: Callable[[], None], run: Callable[[], None]) -> None:
         ctx = self.ctx
@@ -287,7 +294,21 @@ class _Walker:
 
     def _namedexpr(self, node: ast.NamedExpr) -> None:
         self.visit(node.value)
-        self.env.bind(node.target.id, self.env.type_of(node.value))
+        ty = self.env.type_of(node.value)
+        env = self.env
+        if env.scope.kind != "comprehension":
+            env.bind(node.target.id, ty)
+            return
+        # PEP 572: inside a comprehension the target binds in the enclosing scope, and only
+        # if the comprehension runs at least once, so the old binding may survive.
+        current = env.scope
+        while env.scope.kind == "comprehension" and env.scope.parent is not None:
+            env.scope = env.scope.parent
+        try:
+            name = node.target.id
+            env.bind(name, join(env.scope.names[name], ty) if name in env.scope.names else ty)
+        finally:
+            env.scope = current
 
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         self.env.bind_import(node)
@@ -314,20 +335,44 @@ class _Walker:
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
         before = self.env.snapshot()
-        self._visit_target(node.target)
-        self.env.bind_loop_target(node.target, node.iter)
-        self._loop_body(node, node.body)
+
+        def iteration() -> None:
+            self._visit_target(node.target)
+            self.env.bind_loop_target(node.target, node.iter)
+            self._loop_body(node, node.body)
+
+        self._enter_loop(before, iteration)
+        iteration()
         self.env.merge(before, self.env.snapshot())
         self.body(node.orelse)
 
     def _while(self, node: ast.While) -> None:
         before = self.env.snapshot()
-        self.ctx.loops.append(node)
-        self.visit(node.test)
-        self.ctx.loops.pop()
-        self._loop_body(node, node.body)
+
+        def iteration() -> None:
+            self.ctx.loops.append(node)
+            self.visit(node.test)
+            self.ctx.loops.pop()
+            self._loop_body(node, node.body)
+
+        self._enter_loop(before, iteration)
+        iteration()
         self.env.merge(before, self.env.snapshot())
         self.body(node.orelse)
+
+    def _enter_loop(self, before: dict[str, Ty | None], iteration: Callable[[], None]) -> None:
+        """Set the bindings at the top of a loop body: those before the loop joined with
+        those one iteration leaves for the next (`df` rebound to a list at the end of the
+        body is no longer a frame at its start). The extra pass runs with rules muted;
+        loops nested inside a muted pass are walked once."""
+        if self.muted:
+            return
+        self.muted = True
+        try:
+            iteration()
+        finally:
+            self.muted = False
+        self.env.merge(before, self.env.snapshot())
 
     def _loop_body(self, loop: ast.AST, statements: list[ast.stmt]) -> None:
         self.ctx.loops.append(loop)
@@ -390,6 +435,19 @@ def _all_args(args: ast.arguments) -> list[ast.arg]:
     return every
 
 
+_SCOPE_STATEMENT = re.compile(r"(?:^|[;:\r])[ \t\f]*(?:global|nonlocal)[ \t\f\\]", re.MULTILINE)
+
+
+def rebound_from_inner_scopes(tree: ast.Module, text: str) -> frozenset[str]:
+    """Names some function rebinds through `global`/`nonlocal`: any call can change them
+    behind the walk's back, so they carry no type evidence anywhere in the file."""
+    if _SCOPE_STATEMENT.search(text) is None:  # no statement-like `global`/`nonlocal`: skip the walk
+        return frozenset()
+    return frozenset(
+        name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names
+    )
+
+
 def mentions_libraries(text: str, rules: Sequence[type[Rule]]) -> bool:
     """Cheap pre-filter: a file that names none of the libraries (nor a rule's own
     trigger words) cannot hold a finding, so it is parsed but never walked."""
@@ -429,19 +487,30 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
     rules = all_rules() if rules is None else rules
     try:
         tree = parse(source, filename)
-    except (SyntaxError, ValueError) as error:
+    except (SyntaxError, ValueError, RecursionError) as error:
         if not any(rule.code == SYNTAX_ERROR_CODE for rule in rules):
             return Analysis([])
         if isinstance(error, SyntaxError):
             diagnostic = syntax_error_diagnostic(source, error)
+        elif isinstance(error, RecursionError):  # nested deeper than Python itself can compile
+            diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"RecursionError: {error}",
+                                    Position(1, 0), Position(1, 0))
         else:  # e.g. "source code string cannot contain null bytes"
             diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}",
                                     Position(1, 0), Position(1, 0))
         diagnostics, messages = apply_noqa(source, [diagnostic])
         return Analysis(diagnostics, messages)
     ctx = RuleContext(source, tree)
+    skipped: list[str] = []
     if rules and mentions_libraries(source.text, rules):
-        _Walker(ctx, rules).body(tree.body)
+        ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
+        try:
+            _Walker(ctx, rules).body(tree.body)
+        except RecursionError:
+            # Python parsed it, but an expression nests deeper than the walk can follow:
+            # say so instead of crashing, and report nothing rather than a partial result.
+            ctx.diagnostics.clear()
+            skipped.append("1: nested too deeply to analyse (RecursionError); file not checked")
     diagnostics, messages = apply_noqa(source, ctx.diagnostics)
     diagnostics.sort(key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, messages, tree)
+    return Analysis(diagnostics, skipped + messages, tree)
