@@ -441,7 +441,7 @@ _SCOPE_STATEMENT = re.compile(r"(?:^|[;:\r])[ \t\f]*(?:global|nonlocal)[ \t\f\\]
 def rebound_from_inner_scopes(tree: ast.Module, text: str) -> frozenset[str]:
     """Names some function rebinds through `global`/`nonlocal`: any call can change them
     behind the walk's back, so they carry no type evidence anywhere in the file."""
-    if _SCOPE_STATEMENT.search(text) is None:  # no statement-like `global`/`nonlocal`: skip the walk
+    if ("global" not in text and "nonlocal" not in text) or _SCOPE_STATEMENT.search(text) is None:
         return frozenset()
     return frozenset(
         name for node in ast.walk(tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names
