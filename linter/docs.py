@@ -76,16 +76,39 @@ def rule_table() -> str:
     return "\n".join(lines)
 
 
+EXAMPLES_COMMAND = ("gpulint", "check", "examples/")
+
+
+def examples_output(root: str) -> str:
+    """What `gpulint check examples/` prints in the project folder `root`."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "gpulint", *EXAMPLES_COMMAND[1:]]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True)
+    return f"$ {' '.join(EXAMPLES_COMMAND)}\n{run.stdout}".rstrip("\n")
+
+
+def marked_block(text: str, marker: str) -> str:
+    """The text between `<!-- marker:start -->` and `<!-- marker:end -->`."""
+    return text.split(f"<!-- {marker}:start -->", 1)[1].split(f"<!-- {marker}:end -->", 1)[0]
+
+
+def _replace_block(text: str, marker: str, body: str) -> str:
+    start, end = f"<!-- {marker}:start -->", f"<!-- {marker}:end -->"
+    head, rest = text.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
+
+
 def update_readme(path: str) -> bool:
-    """Rewrite the rule table between the README's `rules` markers; True if it changed."""
+    """Regenerate the README's rule table and example output; True if it changed."""
     from pathlib import Path
 
     readme = Path(path)
     text = readme.read_text(encoding="utf-8")
-    start, end = "<!-- rules:start -->", "<!-- rules:end -->"
-    head, rest = text.split(start, 1)
-    _, tail = rest.split(end, 1)
-    new = f"{head}{start}\n{rule_table()}\n{end}{tail}"
+    new = _replace_block(text, "rules", rule_table())
+    new = _replace_block(new, "output", f"```text\n{examples_output(str(readme.resolve().parent))}\n```")
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text

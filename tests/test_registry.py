@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gpulint import FixAvailability, all_rules
-from gpulint.docs import render_markdown, rule_json, rule_table
+from gpulint.docs import examples_output, marked_block, render_markdown, rule_json, rule_table
 from gpulint.registry import CODE_PATTERN, DOC_SECTIONS, NAME_PATTERN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,10 +57,16 @@ def test_rule_is_a_complete_unit(rule):
 
 def test_readme_rule_table_is_generated_from_the_registry():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = "<!-- rules:start -->", "<!-- rules:end -->"
-    assert start in readme and end in readme
-    table = readme.split(start, 1)[1].split(end, 1)[0].strip()
-    assert table == rule_table(), "README rule table is stale: paste the output of `python -m gpulint.docs`"
+    table = marked_block(readme, "rules").strip()
+    assert table == rule_table(), "README rule table is stale: run `python -m gpulint.docs README.md`"
+
+
+def test_readme_shows_the_real_output_of_its_first_command():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = marked_block(readme, "output").strip()
+    assert shown == f"```text\n{examples_output(str(ROOT))}\n```", (
+        "README example output is stale: run `python -m gpulint.docs README.md`")
+    assert "Found " in shown and "GPU101" in shown and "GPU102" in shown and "GPU104" in shown
 
 
 def test_front_ends_never_import_rules():
@@ -87,3 +93,10 @@ def test_engine_imports_no_data_library():
     )
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert output.stdout.strip() == "[]"
+
+
+def test_the_project_lints_itself_clean():
+    """gpulint's own code (fixtures excluded by its [tool.gpulint] config) has no findings."""
+    run = subprocess.run([sys.executable, "-m", "gpulint", "check", "linter", "rules", "fixers", "benchmarks",
+                          "tests"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
