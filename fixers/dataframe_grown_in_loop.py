@@ -9,7 +9,9 @@ Rewritten shapes (anything else gets the display-only suggestion):
                                                  frame = pd.concat(parts, ...)
 
     `[f(x), frame]` (prepending) becomes `pd.concat(parts[::-1], ...)`; several new
-    pieces (`[frame, a, b]`) become `parts.extend([a, b])`.
+    pieces (`[frame, a, b]`) become `parts.extend([a, b])`. Safe with pandas where the
+    detector found every piece to be a row selection of one frame (`Growth.uniform_pieces`:
+    one dtype per column across the pieces); unsafe otherwise.
 
     frame = frame.append(other_frame)        ->  as above, with `pd.concat` (unsafe)
     frame = frame.append({...}, ignore_index=True)
@@ -84,6 +86,7 @@ class _Plan:
         self.prepend = False
         self.keywords: list[ast.keyword] = []  # kept for the call after the loop
         self.ignore_index = False
+        self.sort = False
         self.site: LoopSite | None = None
         self.applicability = Applicability.UNSAFE
 
@@ -108,8 +111,10 @@ def _keywords(call: ast.Call, allowed: frozenset[str], plan: _Plan) -> bool:
             if not isinstance(value, bool):
                 return False
             plan.ignore_index = value
-        if keyword.arg == "sort" and not isinstance(value, bool):
-            return False
+        if keyword.arg == "sort":
+            if not isinstance(value, bool):
+                return False
+            plan.sort = value
     plan.keywords = list(call.keywords)
     return True
 
@@ -136,7 +141,10 @@ def _plan(growth: Growth) -> _Plan | None:
             plan.pieces, plan.prepend = [elements[0]], True
         else:
             return None
-        plan.applicability = Applicability.SAFE if growth.lib == "pandas" else Applicability.UNSAFE
+        # Safe only where each column provably has one dtype across the pieces: then one
+        # concat and the chain of pairwise ones agree (pandas only; see the rule's docs).
+        uniform = growth.lib == "pandas" and growth.uniform_pieces
+        plan.applicability = Applicability.SAFE if uniform else Applicability.UNSAFE
     elif growth.kind == "append":
         assert call is not None
         if not _keywords(call, _APPEND_KEYWORDS, plan):
@@ -229,9 +237,15 @@ def _same_when_empty(growth: Growth, plan: _Plan, site: LoopSite) -> bool:
         return site.init_fresh and site.init_kind == "DataFrame" or site.runs_once
     if site.runs_once:
         return True
-    if plan.ignore_index:
-        return site.init_fresh  # concat([start], ignore_index=True) resets any other index
     ty = growth.target_type
+    if plan.ignore_index and not site.init_fresh:
+        return False  # concat([start], ignore_index=True) resets any other index
+    series = (ty is not None and ty.kind == "series") or (site.init_fresh and site.init_kind == "Series")
+    columns = site.init_columns
+    if plan.sort and not series and not (columns is not None and list(columns) == sorted(columns)):
+        return False  # concat([start], sort=True) sorts the start's columns
+    if site.init_fresh:
+        return True
     return ty is not None and ty.kind in ("frame", "series", "ndframe")  # concat([None]) raises
 
 

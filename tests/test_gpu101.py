@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import pandas as pd
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
@@ -343,10 +344,13 @@ EXECUTED = {
 
 @pytest.mark.parametrize("name", list(EXECUTED))
 def test_rewrite_is_exact_and_computes_the_same_result(name):
+    # Pieces built in the loop (`pd.DataFrame(...)`, `pd.Series(...)`) carry no evidence of
+    # one dtype per column, so the rewrite is unsafe; on these data it still agrees exactly.
     source, expected, call = (_src(text) if i < 2 else text for i, text in enumerate(EXECUTED[name]))
     [finding] = _findings(source)
-    assert finding.fix.applicability is Applicability.SAFE
-    assert _fixed(source, unsafe=False) == expected
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert fix_text(source, unsafe_fixes=False) == source
+    assert _fixed(source) == expected
     _assert_same_when_run(source, expected, "", call, strict=True)
 
 
@@ -438,7 +442,7 @@ def test_two_loops_in_one_file_are_both_fixed():
         for b in range(3):
             right = pd.concat([right, pd.DataFrame({"b": [b]})])
     ''')
-    fixed = _fixed(source, unsafe=False)
+    fixed = _fixed(source)
     assert "parts = [left]" in fixed and "parts_2 = [right]" in fixed
     assert _findings(fixed) == []
 
@@ -645,3 +649,373 @@ def test_other_frame_libraries_are_flagged_but_fixed_unsafely():
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
     assert "frame = cudf.concat(parts)" in _fixed(source)
+
+
+# -- safe only where the pieces provably share one dtype per column ---------------------------
+#
+# A single concat of [start, *pieces] and the loop's chain of pairwise concats can pick
+# different dtypes when one column takes three or more dtypes across start and pieces (bool,
+# int64, float64 pieces: object vs float64). The fix is safe only where every piece is a row
+# selection of one DataFrame: the group of an enclosing groupby loop, or a frame the loops
+# leave alone.
+
+#: Loop header and piece of each shape that is safe; `sales` is a pandas DataFrame parameter.
+SAFE_SHAPES = {
+    "group": ("for _, group in sales.groupby('region'):", "group"),
+    "group, empty groups": ("for _, group in sales.groupby('grade', observed=False):", "group"),
+    "group.head": ("for _, group in sales.groupby('region'):", "group.head(2)"),
+    "group.tail": ("for key, group in sales.groupby(['region', 'returned']):", "group.tail(n=1)"),
+    "group.nlargest": ("for _, group in sales.groupby('region'):", "group.nlargest(2, 'amount')"),
+    "group.nsmallest": ("for _, group in sales.groupby('region', sort=False):", "group.nsmallest(1, ['units'])"),
+    "group.sample": ("for _, group in sales.groupby('region'):", "group.sample(frac=0.5, random_state=0)"),
+    "group.query": ("for _, group in sales.groupby('region'):", "group.query('amount > 500 & units < 0')"),
+    "group.query in": ("for _, group in sales.groupby('grade'):", "group.query('region in [\"north\", \"east\"]')"),
+    "group.drop_duplicates": ("for _, group in sales.groupby('region'):", "group.drop_duplicates(subset=['returned'])"),
+    "group.dropna": ("for _, group in sales.groupby('region'):", "group.dropna()"),
+    "group.dropna subset": ("for _, group in sales.groupby('region'):", "group.dropna(subset=['score'])"),
+    "group.copy": ("for _, group in sales.groupby('region'):", "group.copy()"),
+    "group.iloc slice": ("for _, group in sales.groupby('region'):", "group.iloc[1:3]"),
+    "group.loc slice": ("for _, group in sales.groupby('region'):", "group.loc[:]"),
+    "group.loc mask": (
+        "for _, group in sales.groupby('region'):", "group.loc[group['amount'] > group['amount'].mean()]"
+    ),
+    "group.loc combined mask": (
+        "for _, group in sales.groupby('region'):",
+        "group.loc[(group.amount > 100) & ~group['returned'] | group['score'].isna()]",
+    ),
+    "group.loc isin": ("for _, group in sales.groupby('region'):", "group.loc[group['grade'].isin(['a', 'b'])]"),
+    "group chain": ("for _, group in sales.groupby('region'):", "group.dropna().loc[group.units < 0].head(3).copy()"),
+    "frame.loc mask per threshold": ("for limit in (0, 250, 999, 2000):", "sales.loc[sales['amount'] > limit]"),
+    "frame.loc between": ("for low in range(0, 1000, 300):", "sales.loc[sales.amount.between(low, low + 299)]"),
+    "frame.query per threshold": ("for limit in [100, 5000]:", "sales.query('amount >= @limit')"),
+    "frame.head per size": ("for size in range(4):", "sales.head(size)"),
+    "frame.iloc window": ("for start in range(0, 12, 5):", "sales.iloc[start:start + 5]"),
+    "frame.sample": ("for seed in range(3):", "sales.sample(frac=0.3, random_state=seed)"),
+    "frame.loc notna": ("for _ in range(2):", "sales.loc[sales['score'].notna()]"),
+}
+
+SAFE_SETUP = (
+    "sales = pd.DataFrame({"
+    "'region': rng.choice(['north', 'south', 'east', 'west'], N), "
+    "'grade': pd.Categorical(rng.choice(['a', 'b'], N), categories=['a', 'b', 'c']), "
+    "'amount': rng.integers(0, 1000, N), "
+    "'units': rng.normal(size=N), "
+    "'returned': rng.integers(0, 2, N).astype(bool), "
+    "'score': np.where(rng.random(N) < 0.3, np.nan, rng.normal(size=N)), "
+    "'sold': pd.Timestamp('2024-01-01') + pd.to_timedelta(rng.integers(0, 365, N), unit='D'), "
+    "'stock': pd.array(rng.integers(0, 9, N), dtype='Int64')}, "
+    "index=[f'o{i}' for i in range(N)])"
+)
+
+#: Starts the fixer keeps first in the list: empty, empty with object columns, non-empty
+#: with other dtypes and columns than the pieces.
+SAFE_STARTS = {
+    "empty": ("pd.DataFrame()", ""),
+    "object columns": ("pd.DataFrame(columns=['amount', 'region'])", ""),
+    "other dtypes": ("pd.DataFrame({'amount': [True], 'extra': ['x']}, index=['start'])", ""),
+    "empty, ignore_index": ("pd.DataFrame()", ", ignore_index=True"),
+    "sorted columns, sort": ("pd.DataFrame({'amount': [0.5], 'zone': ['z']})", ", sort=True"),
+}
+
+
+def _safe_source(header: str, piece: str, start: str, options: str, prepend: bool = False) -> str:
+    entries = f"{piece}, out" if prepend else f"out, {piece}"
+    return _src(f'''
+        import pandas as pd
+
+
+        def build(sales: pd.DataFrame) -> pd.DataFrame:
+            out = {start}
+            {header}
+                out = pd.concat([{entries}]{options})
+            return out
+    ''')
+
+
+@pytest.mark.parametrize("shape", list(SAFE_SHAPES))
+def test_row_selections_of_one_frame_are_fixed_safely(shape):
+    header, piece = SAFE_SHAPES[shape]
+    source = _safe_source(header, piece, "pd.DataFrame()", "")
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.SAFE
+    fixed = _fixed(source, unsafe=False)
+    assert f"parts.append({piece})" in fixed and "out = pd.concat(parts)" in fixed
+
+
+@pytest.mark.parametrize("start", list(SAFE_STARTS))
+@pytest.mark.parametrize("shape", list(SAFE_SHAPES))
+def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
+    # Differential: the loop and its rewrite, executed on the same generated data (no rows,
+    # one row, empty groups and empty selections included), equal in values, dtypes and index.
+    header, piece = SAFE_SHAPES[shape]
+    source = _safe_source(header, piece, *SAFE_STARTS[start])
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.SAFE
+    fixed = _fixed(source, unsafe=False)
+    assert fixed != source
+    for n in (0, 1, 5, 40):
+        before = run_example(SAFE_SETUP, source, "build(sales)", n=n)
+        after = run_example(SAFE_SETUP, fixed, "build(sales)", n=n)
+        assert_same_result(before, after, strict=True)
+
+
+@pytest.mark.parametrize("source", [
+    # prepending, several pieces per step, nested loops over one grouping, module level
+    _safe_source("for _, group in sales.groupby('region'):", "group.head(1)", "pd.DataFrame()", "", prepend=True),
+    _src('''
+        import pandas as pd
+
+
+        def build(sales: pd.DataFrame) -> pd.DataFrame:
+            out = pd.DataFrame()
+            for _, group in sales.groupby("region"):
+                out = pd.concat([out, group.head(1), group.tail(1)], ignore_index=True)
+            return out
+    '''),
+    _src('''
+        import pandas as pd
+
+
+        def build(sales: pd.DataFrame) -> pd.DataFrame:
+            out = pd.DataFrame()
+            for size in range(3):
+                for _, group in sales.groupby("region"):
+                    if len(group) > size:
+                        out = pd.concat([out, group.head(size)])
+            return out
+    '''),
+    _src('''
+        import pandas as pd
+
+        sales = pd.read_parquet("sales.parquet")
+        out = pd.DataFrame()
+        for limit in (10, 20):
+            print(len(sales), f"{limit}: {sales.shape}")
+            out = pd.concat([out, sales.loc[sales["amount"] < limit]])
+    '''),
+])
+def test_more_safe_shapes(source):
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.SAFE
+    assert _fixed(source, unsafe=False) != source
+
+
+def test_prepending_and_nested_safe_shapes_compute_the_same_frame():
+    for source in (
+        _safe_source("for _, group in sales.groupby('region'):", "group.nlargest(1, 'amount')", "pd.DataFrame()", "",
+                     prepend=True),
+        _safe_source("for _, group in sales.groupby('grade', observed=False):", "group.loc[group.returned]",
+                     "pd.DataFrame({'amount': [True]})", ""),
+    ):
+        fixed = _fixed(source, unsafe=False)
+        for n in (0, 1, 5, 40):
+            assert_same_result(run_example(SAFE_SETUP, source, "build(sales)", n=n),
+                               run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
+
+
+def _grown(header: str, piece: str, before: str = "", params: str = "sales: pd.DataFrame") -> str:
+    lines = "".join(f"        {line}\n" for line in before.splitlines())
+    return (
+        "import pandas as pd\n\n\n"
+        f"def build({params}):\n"
+        "    out = pd.DataFrame()\n"
+        f"    {header}\n"
+        f"{lines}"
+        f"        out = pd.concat([out, {piece}])\n"
+        "    return out\n"
+    )
+
+
+#: Shapes rewritten only with --unsafe-fixes: no evidence of one dtype per column.
+UNSAFE_SHAPES = {
+    "a frame built from a dict": _grown("for day in range(3):", "pd.DataFrame({'day': [day]})"),
+    "a frame built from a row": _grown("for row in sales.to_dict('records'):", "pd.DataFrame([row])"),
+    "a row turned into a frame": _grown("for _, row in sales.iterrows():", "row.to_frame().T"),
+    "a read_csv chunk": _grown("for chunk in pd.read_csv('big.csv', chunksize=1000):", "chunk"),
+    "a filtered read_csv chunk": _grown("for chunk in pd.read_csv('big.csv', chunksize=1000):",
+                                        "chunk.loc[chunk['amount'] > 0]"),
+    "a Series label .loc[k]": _grown("for key in ['o1', 'o2']:", "sales.loc[key]"),
+    "a scalar label .loc[k] of a group": _grown("for key, group in sales.groupby('region'):", "group.loc[key]"),
+    "indexing with a mask (a frame mask with MultiIndex columns)":
+        _grown("for limit in (1, 2):", "sales[sales['amount'] > limit]"),
+    "the frame reassigned in the loop": _grown("for limit in (1, 2):", "sales.head(2)",
+                                               "sales = sales.assign(limit=limit)"),
+    "a column assigned in the loop": _grown("for limit in (1, 2):", "sales.head(2)", "sales['limit'] = limit * 0.5"),
+    "an in-place method": _grown("for limit in (1, 2):", "sales.head(2)", "sales.drop(columns='amount', inplace=True)"),
+    "insert": _grown("for limit in (1, 2):", "sales.head(2)", "sales.insert(0, f'c{limit}', limit)"),
+    "the frame passed to a function": _grown("for limit in (1, 2):", "sales.head(2)", "clean(sales)"),
+    "the frame aliased": _grown("for limit in (1, 2):", "sales.head(2)", "other = sales"),
+    "the group reassigned": _grown("for _, group in sales.groupby('region'):", "group",
+                                   "group = group.assign(flag=1)"),
+    "the group changed": _grown("for key, group in sales.groupby('region'):", "group", "group['key'] = key"),
+    "the grouped frame changed in an outer loop": (
+        "import pandas as pd\n\n\ndef build(sales: pd.DataFrame):\n    out = pd.DataFrame()\n"
+        "    for step in range(2):\n        for _, group in sales.groupby('region'):\n"
+        "            out = pd.concat([out, group.head(1)])\n        sales['amount'] = sales['amount'] * 0.5\n"
+        "    return out\n"
+    ),
+    "groupby on something not known to be a frame": _grown("for _, group in sales.groupby('region'):", "group",
+                                                           params="sales"),
+    "groupby with a column selection": _grown("for _, group in sales.groupby('region')[['amount']]:", "group"),
+    "pieces of two frames": _grown("for size in range(3):", "sales.head(size), other.head(size)",
+                                   params="sales: pd.DataFrame, other: pd.DataFrame"),
+    "a mask against an unknown value": _grown("for limit in limits:", "sales.loc[sales['amount'] > limit]",
+                                              params="sales: pd.DataFrame, limits"),
+    "columns selected by sample(axis=1)": _grown("for seed in range(3):", "sales.sample(2, axis=1, random_state=seed)"),
+    "columns dropped by dropna(axis=1)": _grown("for _, group in sales.groupby('region'):", "group.dropna(axis=1)"),
+    "a query that is not a comparison": _grown("for _, group in sales.groupby('region'):", "group.query('amount')"),
+    "a query with an unknown @name": _grown("for _, group in sales.groupby('region'):",
+                                            "group.query('amount > @limit')", params="sales: pd.DataFrame, limit"),
+    "a query built at run time": _grown("for limit in (1, 2):", "sales.query(f'amount > {limit}')"),
+    "a method attribute is no column": _grown("for limit in (1, 2):", "sales.loc[sales.size > limit]"),
+    "a frame of another library": (
+        "import cudf\n\n\ndef build(sales: cudf.DataFrame):\n    out = cudf.DataFrame()\n"
+        "    for _, group in sales.groupby('region'):\n        out = cudf.concat([out, group.head(1)])\n"
+        "    return out\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", list(UNSAFE_SHAPES))
+def test_pieces_without_evidence_of_one_dtype_are_fixed_unsafely(shape):
+    source = UNSAFE_SHAPES[shape]
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE, finding.fix
+    assert fix_text(source, unsafe_fixes=False) == source
+    fixed = _fixed(source)
+    assert "parts.append(" in fixed or "parts.extend(" in fixed
+
+
+@pytest.mark.parametrize("source", [
+    # a module-level frame that a function also mentions, and one that is not local to the function
+    _src('''
+        import pandas as pd
+
+        sales = pd.read_csv("s.csv")
+
+
+        def shrink():
+            sales.pop("amount")
+
+
+        out = pd.DataFrame()
+        for size in range(3):
+            shrink()
+            out = pd.concat([out, sales.head(size)])
+    '''),
+    _src('''
+        import pandas as pd
+
+        sales = pd.read_csv("s.csv")
+
+
+        def build(steps):
+            out = pd.DataFrame()
+            for size in range(3):
+                steps()
+                out = pd.concat([out, sales.head(size)])
+            return out
+    '''),
+    # the group reachable from a function defined before the loop
+    _src('''
+        import pandas as pd
+
+
+        def build(sales: pd.DataFrame):
+            def tag():
+                group["tag"] = 1
+
+            out = pd.DataFrame()
+            for _, group in sales.groupby("region"):
+                tag()
+                out = pd.concat([out, group])
+            return out
+    '''),
+])
+def test_frames_other_code_can_reach_are_fixed_unsafely(source):
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+
+
+def test_why_mixed_pieces_are_unsafe():
+    # The measured case behind the rule: bool, int and float pieces of one column.
+    source = _src('''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = pd.DataFrame()
+            for value in values:
+                out = pd.concat([out, pd.DataFrame({"v": [value]})])
+            return out
+    ''')
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    fixed = _fixed(source)
+    before = run_example("", source, "build([True, 1, 1.5])")
+    after = run_example("", fixed, "build([True, 1, 1.5])")
+    assert (str(before["v"].dtype), str(after["v"].dtype)) == ("float64", "object")
+    assert_same_result(before, after, strict=False)
+
+
+def test_why_indexing_with_a_mask_is_not_a_row_selection():
+    # With MultiIndex columns `frame["a"]` is a frame; `frame[frame_mask]` blanks values
+    # (`where`) instead of selecting rows, so dtypes change with the data. `.loc` refuses.
+    frame = pd.DataFrame([[1, 2, 1.5], [3, 4, 2.5]],
+                         columns=pd.MultiIndex.from_tuples([("a", "x"), ("a", "y"), ("b", "")]))
+    assert str(frame.dtypes.iloc[0]) == "int64"
+    blanked = frame[frame["a"] > 2]
+    assert len(blanked) == 2 and str(blanked.dtypes.iloc[0]) == "float64"  # no row removed, int64 lost
+    with pytest.raises(ValueError):
+        frame.loc[frame["a"] > 2]
+
+
+@pytest.mark.parametrize("mask", ["group.amount > key", "group['amount'] > group", "group.amount in [1, 2]",
+                                  "group.amount"])
+def test_masks_that_may_not_select_rows_are_unsafe(mask):
+    source = _grown("for key, group in sales.groupby('region'):", f"group.loc[{mask}]")
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+
+
+# -- sort=True when the loop may not run ------------------------------------------------------
+
+
+def test_sort_with_a_start_in_unsorted_column_order_is_declined():
+    # One concat([start], sort=True) sorts the start's columns; a loop that never runs leaves
+    # them as they are.
+    source = _src('''
+        import pandas as pd
+
+
+        def build(items: list) -> pd.DataFrame:
+            out = pd.DataFrame(columns=["b", "a"])
+            for item in items:
+                out = pd.concat([out, pd.DataFrame({"a": [item], "b": [item]})], sort=True)
+            return out
+    ''')
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and not finding.fix.edits
+    zero_iterations = list(run_example("", source, "build([])").columns)
+    assert zero_iterations == ["b", "a"]
+    assert list(pd.concat([pd.DataFrame(columns=["b", "a"])], sort=True).columns) == ["a", "b"]
+
+
+@pytest.mark.parametrize("start", ['pd.DataFrame(columns=["a", "b"])', 'pd.DataFrame({"a": [1.5], "b": ["x"]})',
+                                   "pd.DataFrame()"])
+def test_sort_with_a_start_in_sorted_column_order_is_fixed(start):
+    source = _src(f'''
+        import pandas as pd
+
+
+        def build(items: list) -> pd.DataFrame:
+            out = {start}
+            for item in items:
+                out = pd.concat([out, pd.DataFrame({{"b": [item], "a": [item]}})], sort=True)
+            return out
+    ''')
+    fixed = _fixed(source)
+    assert "out = pd.concat(parts, sort=True)" in fixed
+    for items in ([], [1], [1, 2]):
+        assert_same_result(run_example("", source, f"build({items})"), run_example("", fixed, f"build({items})"),
+                           strict=True)
