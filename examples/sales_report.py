@@ -38,6 +38,11 @@ for region, group in orders.groupby("region"):
     summary = pd.concat([summary, pd.DataFrame([row])], ignore_index=True)
 summary["margin_pct"] = 100 * summary["margin"] / summary["revenue"]
 
+# The three largest order lines of each region, for the account managers.
+top_orders = pd.DataFrame()
+for region, group in orders.groupby("region"):
+    top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
+
 # Regions that lost money, for the e-mail to the sales leads.
 losing = []
 for row in summary.itertuples():
@@ -46,5 +51,6 @@ for row in summary.itertuples():
 
 orders.to_csv("out/orders_enriched.csv", index=False)
 summary.sort_values("revenue", ascending=False).to_csv("out/sales_summary.csv", index=False)
+top_orders.to_csv("out/top_orders.csv", index=False)
 print(f"{len(orders)} order lines, {orders['needs_review'].sum()} to review")
 print("Regions with a negative margin:", ", ".join(losing) or "none")

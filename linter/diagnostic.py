@@ -49,6 +49,9 @@ class Fix:
     applicability: Applicability
     message: str
     edits: tuple[Edit, ...] = ()
+    #: Names the fix introduces (e.g. a list it collects into); two fixes introducing the
+    #: same name are never applied in the same pass. Not serialised.
+    introduces: frozenset[str] = field(default=frozenset(), compare=False)
 
     def applies(self, unsafe_fixes: bool) -> bool:
         if not self.edits:

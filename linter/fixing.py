@@ -8,7 +8,7 @@ snippet inside an `if True:` wrapper so its indentation, comments and formatting
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
@@ -30,6 +30,7 @@ class FixContext:
         self.source = source
         self.tree = tree
         self._names: set[str] | None = None
+        #: Names handed out for the fix being built (reset per diagnostic).
         self._reserved: set[str] = set()
 
     # -- reading ---------------------------------------------------------------------
@@ -57,8 +58,16 @@ class FixContext:
         return tail == "" or tail.startswith("#")
 
     # -- names and imports -------------------------------------------------------------
+    def begin_fix(self) -> None:
+        self._reserved = set()
+
+    def introduced(self) -> frozenset[str]:
+        return frozenset(self._reserved)
+
     def fresh_name(self, base: str) -> str:
-        """A name not used anywhere in the file (nor handed out before)."""
+        """A name not used anywhere in the file (nor handed out for the same fix). Fixes
+        built independently may get the same name; they are then applied in separate
+        passes, and the later one, re-linted, sees the name taken."""
         if self._names is None:
             self._names = set()
             for node in ast.walk(self.tree):
@@ -208,7 +217,10 @@ def attach_fixes(
         if context is None:
             context = FixContext(source, tree)
         try:
+            context.begin_fix()
             fix = fixer(diagnostic, context)
+            if fix is not None and context.introduced():
+                fix = replace(fix, introduces=context.introduced())
         except Exception as error:  # a fixer bug must not take the linter down
             warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})")
             fix = None
@@ -244,8 +256,11 @@ def _select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tu
     chosen: list[Diagnostic] = []
     edits: list[Edit] = []
     taken: list[tuple[int, int, str]] = []
+    names: set[str] = set()
     for diagnostic in diagnostics:
         assert diagnostic.fix is not None
+        if diagnostic.fix.introduces & names:
+            continue  # the next pass, re-linted, gives this fix a name of its own
         spans = [(source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
                  for e in diagnostic.fix.edits]
         new_edits = []
@@ -260,6 +275,7 @@ def _select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tu
         if clash:
             continue
         chosen.append(diagnostic)
+        names |= diagnostic.fix.introduces
         for begin, end, content, edit in new_edits:
             taken.append((begin, end, content))
             edits.append(edit)

@@ -249,3 +249,42 @@ def test_text_with_a_leading_byte_order_mark_keeps_it():
     assert fixed == "\ufeff" + ITERROWS_FIXED
     [diagnostic] = lint_source("\ufeff" + ITERROWS, "sales.py")
     assert (diagnostic.start.line, diagnostic.start.col + 1) == (LINE, COL)
+
+
+def test_two_fixes_wanting_the_same_new_name_get_distinct_names():
+    """Fixes built independently may pick the same fresh name: they go in separate passes,
+    and the second, re-linted, sees the name taken."""
+    from gpulint import fix_text
+
+    source = (
+        "import pandas as pd\n\n"
+        "sales = pd.read_csv('s.csv')\n"
+        "a = pd.DataFrame()\n"
+        "for _, g in sales.groupby('r'):\n"
+        "    a = pd.concat([a, g.head(1)])\n"
+        "b = pd.DataFrame()\n"
+        "for _, g in sales.groupby('k'):\n"
+        "    b = pd.concat([b, g.tail(1)])\n"
+    )
+    fixed = fix_text(source)
+    assert "parts = [a]" in fixed and "parts_2 = [b]" in fixed
+    assert "a = pd.concat(parts)" in fixed and "b = pd.concat(parts_2)" in fixed
+
+
+def test_a_fix_that_is_not_applied_does_not_take_a_name():
+    """Only the safe fix applies here: it must get the plain name, not `parts_2`."""
+    from gpulint import fix_text
+
+    source = (
+        "import pandas as pd\n\n"
+        "sales = pd.read_csv('s.csv')\n"
+        "rows = pd.DataFrame()\n"
+        "for i in range(3):\n"
+        "    rows = pd.concat([rows, pd.DataFrame([{'i': i}])])\n"
+        "top = pd.DataFrame()\n"
+        "for _, g in sales.groupby('k'):\n"
+        "    top = pd.concat([top, g.head(1)])\n"
+    )
+    fixed = fix_text(source)
+    assert "parts = [top]" in fixed and "parts_2" not in fixed
+    assert "rows = pd.concat([rows, pd.DataFrame([{'i': i}])])" in fixed
