@@ -69,7 +69,7 @@ class RuleContext:
         return self.statements[-1] if self.statements else None
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source.text, node) or ""
+        return self.source.segment(node)
 
     # -- reporting -----------------------------------------------------------------
     def report(self, node: ast.AST, message: str | None = None, context: object = None) -> None:

@@ -30,12 +30,14 @@ class FixContext:
         self.source = source
         self.tree = tree
         self._names: set[str] | None = None
-        #: Names handed out for the fix being built (reset per diagnostic).
+        #: Names handed out to the fixes built so far that will be applied, and to the
+        #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
+        self._current: set[str] = set()
 
     # -- reading ---------------------------------------------------------------------
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.source.text, node) or ""
+        return self.source.segment(node)
 
     def start(self, node: ast.AST) -> Position:
         return Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
@@ -59,15 +61,17 @@ class FixContext:
 
     # -- names and imports -------------------------------------------------------------
     def begin_fix(self) -> None:
-        self._reserved = set()
+        self._current: set[str] = set()
 
     def introduced(self) -> frozenset[str]:
-        return frozenset(self._reserved)
+        return frozenset(self._current)
+
+    def release(self, names: frozenset[str]) -> None:
+        """Give back the names of a fix that will not be applied."""
+        self._reserved -= names
 
     def fresh_name(self, base: str) -> str:
-        """A name not used anywhere in the file (nor handed out for the same fix). Fixes
-        built independently may get the same name; they are then applied in separate
-        passes, and the later one, re-linted, sees the name taken."""
+        """A name not used anywhere in the file nor by another fix that will be applied."""
         if self._names is None:
             self._names = set()
             for node in ast.walk(self.tree):
@@ -84,6 +88,7 @@ class FixContext:
             counter += 1
             candidate = f"{base}_{counter}"
         self._reserved.add(candidate)
+        self._current.add(candidate)
         return candidate
 
     def module_alias(self, module: str) -> str | None:
@@ -199,9 +204,11 @@ def _is_docstring(node: ast.stmt) -> bool:
 
 
 def attach_fixes(
-    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[type["Rule"]]
+    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[type["Rule"]],
+    unsafe_fixes: bool = False,
 ) -> tuple[list[Diagnostic], list[str]]:
-    """Ask each finding's fixer for its fix; a fixer that fails never stops the run."""
+    """Ask each finding's fixer for its fix; a fixer that fails never stops the run.
+    `unsafe_fixes` says which fixes will be applied: only those keep the names they take."""
     by_code = {rule.code: rule for rule in rules}
     warnings: list[str] = []
     if tree is None:
@@ -224,6 +231,8 @@ def attach_fixes(
         except Exception as error:  # a fixer bug must not take the linter down
             warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})")
             fix = None
+        if fix is None or not fix.applies(unsafe_fixes):
+            context.release(context.introduced())
         result.append(diagnostic.with_fix(fix) if fix is not None else diagnostic)
     return result, warnings
 
@@ -293,7 +302,8 @@ def fix_source(
     rejected: list[str] = []
     for _ in range(MAX_PASSES):
         analysis = analyze(outcome.source, rules, filename)
-        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules)
+        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
+                                             unsafe_fixes)
         outcome.remaining = diagnostics
         outcome.warnings = analysis.warnings + warnings + rejected
         candidates = [

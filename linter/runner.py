@@ -40,7 +40,8 @@ def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]
     if rules is None:
         rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
     analysis = analyze(source, rules, filename)
-    diagnostics, _ = attach_fixes(source, analysis.tree, analysis.diagnostics, rules)
+    diagnostics, _ = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
+                                  (config or Config()).unsafe_fixes)
     return diagnostics
 
 
@@ -64,7 +65,8 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
             result.fixed = outcome.source
         return result
     analysis = analyze(source, rules, display)
-    result.diagnostics, fixer_warnings = attach_fixes(source, analysis.tree, analysis.diagnostics, rules)
+    result.diagnostics, fixer_warnings = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
+                                                      config.unsafe_fixes)
     result.warnings = analysis.warnings + fixer_warnings
     return result
 

@@ -119,6 +119,16 @@ class Source:
             return byte_col
         return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
 
+    def segment(self, node: object) -> str:
+        """The source text of an `ast` node (like `ast.get_source_segment`, without
+        re-splitting the whole file on every call)."""
+        line, end_line = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if line is None or end_line is None:
+            return ""
+        begin = self.offset(line, self.char_col(line, node.col_offset))  # type: ignore[attr-defined]
+        end = self.offset(end_line, self.char_col(end_line, node.end_col_offset))  # type: ignore[attr-defined]
+        return self.text[begin:end]
+
     def offset(self, lineno: int, col: int) -> int:
         """Absolute character offset of (1-based line, 0-based character column)."""
         starts = self.line_starts

@@ -288,3 +288,17 @@ def test_a_fix_that_is_not_applied_does_not_take_a_name():
     fixed = fix_text(source)
     assert "parts = [top]" in fixed and "parts_2" not in fixed
     assert "rows = pd.concat([rows, pd.DataFrame([{'i': i}])])" in fixed
+
+
+def test_many_fixes_in_one_file_all_apply_with_distinct_names():
+    """Fixes applied in the same pass take distinct names, so a dozen fit in one run."""
+    from gpulint import fix_text, lint_source
+
+    lines = ["import pandas as pd", "", "sales = pd.read_csv('s.csv')"]
+    for j in range(12):
+        lines += [f"out{j} = pd.DataFrame()", "for _, g in sales.groupby('k'):",
+                  f"    out{j} = pd.concat([out{j}, g.head(1)])"]
+    fixed = fix_text("\n".join(lines) + "\n")
+    assert [d.code for d in lint_source(fixed)] == []
+    names = {f"parts_{j}" for j in range(2, 13)} | {"parts"}
+    assert all(f"{name} = [" in fixed for name in names)
