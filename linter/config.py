@@ -8,6 +8,7 @@ are gitignore-style globs relative to the directory of the `pyproject.toml`.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -161,6 +162,9 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         if not isinstance(codes, list):
             raise ConfigError(f"{where}: per-file-ignores for {pattern!r} must be a list of codes")
         per_file_ignores.append((pattern, expand(codes, f"{where}: per-file-ignores[{pattern!r}]")))
+    exclude = _string_list(table, "exclude", where) + _string_list(table, "extend-exclude", where)
+    for pattern in [*exclude, *per_file]:
+        _check_pattern(pattern, where)
     select = table.get("select")
     return Config(
         root=root,
@@ -170,10 +174,17 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         extend_select=expand(_string_list(table, "extend-select", where), f"{where}: extend-select"),
         ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore"),
         per_file_ignores=tuple(per_file_ignores),
-        exclude=tuple(_string_list(table, "exclude", where) + _string_list(table, "extend-exclude", where)),
+        exclude=tuple(exclude),
         unsafe_fixes=_boolean(table, "unsafe-fixes", where, False),
         respect_gitignore=_boolean(table, "respect-gitignore", where, True),
     )
+
+
+def _check_pattern(pattern: str, where: str) -> None:
+    try:
+        _spec([pattern])
+    except (ValueError, re.error) as error:
+        raise ConfigError(f"{where}: invalid path pattern {pattern!r}: {error}") from None
 
 
 def read_pyproject(path: Path) -> dict[str, Any]:
@@ -196,6 +207,15 @@ def load_config(path: Path) -> Config:
     return parse_table(table, path.parent.resolve(), str(path))
 
 
+def _may_configure_gpulint(path: Path) -> bool:
+    """A pyproject.toml that never says `gpulint` is another project's business: it is
+    not parsed at all, so a broken one belonging to a vendored package cannot stop a run."""
+    try:
+        return b"gpulint" in path.read_bytes()
+    except OSError:
+        return True  # let read_pyproject report it
+
+
 def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None) -> Path | None:
     """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards.
 
@@ -211,7 +231,7 @@ def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None
             break
         visited.append(directory)
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
+        if candidate.is_file() and _may_configure_gpulint(candidate):
             tool = read_pyproject(candidate).get("tool")
             if isinstance(tool, dict) and "gpulint" in tool:
                 found = candidate

@@ -38,6 +38,8 @@ class Analysis:
     diagnostics: list[Diagnostic]
     warnings: list[str] = field(default_factory=list)
     tree: ast.Module | None = None
+    #: An internal error (a rule that raised): the file's result is incomplete.
+    error: str | None = None
 
 
 class RuleContext:
@@ -502,6 +504,7 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
         return Analysis(diagnostics, messages)
     ctx = RuleContext(source, tree)
     skipped: list[str] = []
+    error = None
     if rules and mentions_libraries(source.text, rules):
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
         try:
@@ -511,6 +514,11 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
             # say so instead of crashing, and report nothing rather than a partial result.
             ctx.diagnostics.clear()
             skipped.append("1: nested too deeply to analyse (RecursionError); file not checked")
+        except Exception as exc:  # a rule's bug must cost this file, not the whole run
+            culprit = f"rule {ctx._rule.code}" if ctx._rule is not None else "the engine"
+            line = ctx.statement.lineno if ctx.statement is not None else 1
+            error = f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
+            ctx.diagnostics.clear()
     diagnostics, messages = apply_noqa(source, ctx.diagnostics)
     diagnostics.sort(key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, skipped + messages, tree)
+    return Analysis(diagnostics, skipped + messages, tree, error)

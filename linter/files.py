@@ -9,6 +9,7 @@ file's mode, and are refused when the file changed on disk since it was read.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -46,6 +47,15 @@ def _describe(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def _valid_pattern(line: str) -> bool:
+    """git skips .gitignore lines it cannot read as patterns; so does gpulint."""
+    try:
+        pathspec.GitIgnoreSpec.from_lines([line])
+    except (ValueError, re.error):  # e.g. a lone "!" or a reversed range "[z-a]"
+        return False
+    return True
+
+
 class _GitIgnore:
     """Hierarchical .gitignore matching: each file governs the folder it sits in."""
 
@@ -58,7 +68,8 @@ class _GitIgnore:
             ignore_file = directory / ".gitignore"
             try:
                 if ignore_file.is_file():
-                    spec = pathspec.GitIgnoreSpec.from_lines(ignore_file.read_text(encoding="utf-8", errors="replace").splitlines())
+                    lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                    spec = pathspec.GitIgnoreSpec.from_lines(line for line in lines if _valid_pattern(line))
             except OSError:
                 spec = None
             self._specs[directory] = spec

@@ -246,6 +246,7 @@ class FixOutcome:
     applied: list[Diagnostic] = field(default_factory=list)
     remaining: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    error: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -302,6 +303,10 @@ def fix_source(
     rejected: list[str] = []
     for _ in range(MAX_PASSES):
         analysis = analyze(outcome.source, rules, filename)
+        if analysis.error is not None:
+            outcome.error = analysis.error
+            outcome.remaining = []
+            break
         diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
                                              unsafe_fixes)
         outcome.remaining = diagnostics

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .config import Config, ConfigResolver, Overrides
+from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .engine import analyze
 from .files import PathError, Target, discover, read_bytes, write_atomically
@@ -60,14 +60,17 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
         outcome = fix_source(source, rules, config.unsafe_fixes, display)
         result.diagnostics = outcome.remaining
         result.warnings = outcome.warnings
-        result.applied = outcome.applied
-        if outcome.changed and outcome.source.text != source.text:
-            result.fixed = outcome.source
+        result.error = outcome.error
+        if outcome.error is None:  # an internal error leaves the file as it is
+            result.applied = outcome.applied
+            if outcome.changed and outcome.source.text != source.text:
+                result.fixed = outcome.source
         return result
     analysis = analyze(source, rules, display)
     result.diagnostics, fixer_warnings = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
                                                       config.unsafe_fixes)
     result.warnings = analysis.warnings + fixer_warnings
+    result.error = analysis.error
     return result
 
 
@@ -100,15 +103,28 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
     def on_error(name: str, message: str) -> None:
         errors.append(FileResult(display=name, path=Path(name), error=message))
 
+    def config_for(path: Path) -> Config | None:
+        try:
+            return resolver.for_path(path)
+        except ConfigError:
+            return None  # reported once per file below
+
     def excluded(path: Path) -> bool:
-        return resolver.for_path(path).is_excluded(path)
+        config = config_for(path)
+        return config is not None and config.is_excluded(path)
 
     def gitignore(path: Path) -> bool:
-        return resolver.for_path(path).respect_gitignore
+        config = config_for(path)
+        return config is None or config.respect_gitignore
 
     for target in discover(list(paths), excluded, gitignore, on_error):
         yield from _drain(errors)
-        config = resolver.for_path(target.path)
+        try:
+            config = resolver.for_path(target.path)
+        except ConfigError as error:
+            # A broken configuration stops the files it governs, not the whole run.
+            yield FileResult(display=str(target.path), path=target.path, error=f"not checked: {error}")
+            continue
         if target.explicit and force_exclude and config.is_excluded(target.path):
             continue
         yield process_file(target, config, fix, write)
