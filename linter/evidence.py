@@ -21,7 +21,9 @@ class Ty:
 
     kind: "module"/"symbol" (an imported name; `lib` is its qualified name), "frame",
     "series", "ndframe" (frame or series), "groupby", "indexer" (`.loc`, `.iloc` ...),
-    "accessor" (`.str`, `.dt`), "array", "class" (a class defined in the file), "other".
+    "accessor" (`.str`, `.dt`), "reader" (a chunked reader, `read_csv(..., chunksize=n)`:
+    not a frame itself, but iterating it yields frames), "array", "class" (a class defined
+    in the file), "other".
     lib: for data kinds, the library family ("pandas", "cudf", "modin", "dask", "numpy", "cupy").
     """
 
@@ -54,12 +56,20 @@ LIBRARY_TRIGGERS = (b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"
 
 FRAME_FACTORIES = frozenset(
     """DataFrame read_csv read_parquet read_json read_excel read_sql read_sql_query read_sql_table
-    read_feather read_hdf read_pickle read_table read_fwf read_orc read_stata read_sas read_spss read_xml
+    read_feather read_table read_fwf read_orc read_stata read_sas read_spss read_xml
     merge merge_asof merge_ordered pivot_table pivot get_dummies json_normalize crosstab melt from_pandas
     from_arrow DataFrame.from_records DataFrame.from_dict""".split()
 )
 SERIES_FACTORIES = frozenset({"Series"})
-NDFRAME_FACTORIES = frozenset({"concat"})
+#: Return a frame or a series: `concat` (depending on its pieces), `read_hdf` (whatever was stored).
+NDFRAME_FACTORIES = frozenset({"concat", "read_hdf"})
+#: Readers that return an iterator of chunks instead of a frame when given `chunksize=`
+#: (or `iterator=True`): `TextFileReader`, `JsonReader`, a generator for `read_sql*`, ...
+CHUNKED_READERS = frozenset(
+    "read_csv read_table read_fwf read_json read_sql read_sql_query read_sql_table read_hdf read_stata read_sas".split()
+)
+#: Libraries whose chunked readers behave like pandas' (cuDF and Dask have no `chunksize`).
+_CHUNKING_LIBRARIES = frozenset({"pandas", "modin"})
 
 FRAME_TO_FRAME = frozenset(
     """copy head tail dropna fillna ffill bfill drop drop_duplicates rename reset_index set_index
@@ -67,14 +77,14 @@ FRAME_TO_FRAME = frozenset(
     melt explode replace round abs clip where mask select_dtypes reindex transpose isna isnull notna notnull
     interpolate add_prefix add_suffix infer_objects convert_dtypes rename_axis set_axis droplevel
     applymap map cumsum cumprod diff shift pct_change rank describe corr cov _append
-    append compute persist to_pandas""".split()
+    append persist""".split()
 )
 FRAME_TO_SERIES = frozenset("sum mean median min max std var count nunique idxmax idxmin prod any all dtypes".split())
 SERIES_TO_SERIES = frozenset(
     """copy head tail dropna fillna ffill bfill drop drop_duplicates rename sort_values sort_index astype
     abs round clip where mask replace isna isnull notna notnull isin between map cumsum cumprod cummax cummin
-    diff shift pct_change rank interpolate reindex sample nlargest nsmallest explode unique_series
-    value_counts _append append compute persist to_pandas""".split()
+    diff shift pct_change rank interpolate reindex sample nlargest nsmallest explode
+    value_counts _append append persist""".split()
 )
 ARRAY_FACTORIES = frozenset(
     """array asarray ascontiguousarray zeros ones empty full arange linspace logspace zeros_like ones_like
@@ -90,11 +100,36 @@ _LITERALS = (
 )
 
 
+#: NumPy's ufuncs (`isinstance(getattr(numpy, name), numpy.ufunc)`, NumPy 2.4): pandas
+#: hands these whole columns instead of calling them per row or per element.
+NUMPY_UFUNCS = frozenset(
+    """abs absolute acos acosh add arccos arccosh arcsin arcsinh arctan arctan2 arctanh asin asinh atan atan2
+    atanh bitwise_and bitwise_count bitwise_invert bitwise_left_shift bitwise_not bitwise_or
+    bitwise_right_shift bitwise_xor cbrt ceil conj conjugate copysign cos cosh deg2rad degrees divide divmod
+    equal exp exp2 expm1 fabs float_power floor floor_divide fmax fmin fmod frexp gcd greater greater_equal
+    heaviside hypot invert isfinite isinf isnan isnat lcm ldexp left_shift less less_equal log log10 log1p
+    log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor matmul matvec maximum minimum
+    mod modf multiply negative nextafter not_equal positive pow power rad2deg radians reciprocal remainder
+    right_shift rint sign signbit sin sinh spacing sqrt square subtract tan tanh true_divide trunc vecdot
+    vecmat""".split()
+)
+
+
+def is_numpy_ufunc(qualname: str | None) -> bool:
+    """`numpy.sqrt` (however imported) is a ufunc; `numpy.sum` is a plain function."""
+    return qualname is not None and qualname.startswith("numpy.") and qualname[6:] in NUMPY_UFUNCS
+
+
 def library_of(qualname: str, table: dict[str, str]) -> tuple[str, str] | None:
-    """Split `pandas.read_csv` into ("pandas", "read_csv") using the longest known module."""
-    for module in sorted(table, key=len, reverse=True):
-        if qualname.startswith(module + "."):
-            return table[module], qualname[len(module) + 1 :]
+    """Split `pandas.read_csv` into ("pandas", "read_csv") using the longest known module.
+
+    Looks up each dotted prefix of the name, longest first: no sorting, no scan of the table."""
+    end = qualname.rfind(".")
+    while end > 0:
+        module = qualname[:end]
+        if module in table:
+            return table[module], qualname[end + 1 :]
+        end = qualname.rfind(".", 0, end)
     return None
 
 
@@ -189,7 +224,14 @@ class TypeEnv:
             self.bind_target(target.value, None)
 
     def bind_loop_target(self, target: ast.expr, iterable: ast.expr) -> None:
-        """`for i, row in df.iterrows()` binds `row` to a Series; other targets are unknown."""
+        """`for i, row in df.iterrows()` binds `row` to a Series, `for chunk in reader` (a
+        chunked reader) binds `chunk` to a frame; other targets are unknown."""
+        chunk = self._chunk_target(target, iterable)
+        if chunk is not None:
+            name, reader = chunk
+            self.bind_target(target, None)
+            self.bind(name, Ty("frame", reader.lib))
+            return
         if (
             isinstance(target, ast.Tuple)
             and len(target.elts) == 2
@@ -200,6 +242,28 @@ class TypeEnv:
             self.bind(target.elts[1].id, Ty("series", iterates_rows(iterable, self) or ""))
             return
         self.bind_target(target, None)
+
+    def _chunk_target(self, target: ast.expr, iterable: ast.expr) -> tuple[str, Ty] | None:
+        """`for chunk in reader` or `for i, chunk in enumerate(reader)` over a chunked reader:
+        the name bound to each chunk, and the reader."""
+        if (
+            isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[1], ast.Name)
+            and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "enumerate"
+            and self.lookup("enumerate") is OTHER
+            and len(iterable.args) == 1
+            and not isinstance(iterable.args[0], ast.Starred)
+        ):
+            name, iterable = target.elts[1].id, iterable.args[0]
+        elif isinstance(target, ast.Name):
+            name = target.id
+        else:
+            return None
+        reader = self.type_of(iterable)
+        return (name, reader) if reader is not None and reader.kind == "reader" else None
 
     # -- evaluating expressions ------------------------------------------------
     def qualname(self, node: ast.expr) -> str | None:
@@ -299,8 +363,8 @@ class TypeEnv:
                 return Ty("indexer", receiver.lib)
             if attr in ("str", "dt", "cat"):
                 return Ty("accessor", receiver.lib)
-            if attr == "values":
-                return Ty("array", "cupy" if receiver.lib == "cudf" else "numpy")
+            if attr == "values":  # a Dask collection's `.values` is a Dask array: not typed
+                return None if receiver.lib == "dask" else Ty("array", "cupy" if receiver.lib == "cudf" else "numpy")
             if attr == "T" and receiver.kind == "frame":
                 return receiver
         return None
@@ -348,18 +412,86 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
     frame = library_of(qualname, FRAME_LIBRARIES)
     if frame is not None:
         lib, attr = frame
+        if call is not None and attr in CHUNKED_READERS:
+            chunked = _chunked(call)
+            if chunked is None:
+                return None
+            if chunked:
+                frames = attr != "read_json" or _json_type(lib, call) == Ty("frame", lib)
+                return Ty("reader", lib) if frames and lib in _CHUNKING_LIBRARIES else None
+        if attr == "read_excel" and call is not None:
+            return _excel_type(lib, call)
+        if attr == "read_json" and call is not None:
+            return _json_type(lib, call)
         if attr in FRAME_FACTORIES:
             return Ty("frame", lib)
         if attr in SERIES_FACTORIES:
             return Ty("series", lib)
-        if attr in NDFRAME_FACTORIES:
+        if attr == "concat":
             return _concat_type(lib, call, env)
+        if attr in NDFRAME_FACTORIES:
+            return Ty("ndframe", lib)
         return None
     array = library_of(qualname, ARRAY_LIBRARIES)
     if array is not None:
         lib, attr = array
         if attr in ARRAY_FACTORIES or attr == "ndarray":
             return Ty("array", lib)
+    return None
+
+
+def _keyword(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument passed as `name=` (or at `position`), if any."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(call.args) > position and not any(
+        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    ):
+        return call.args[position]
+    return None
+
+
+def _chunked(call: ast.Call) -> bool | None:
+    """Whether a reader call asks for chunks: True (`chunksize=1000`, `iterator=True`), False
+    (neither, or `chunksize=None`/`iterator=False`), None (decided at run time, or `**options`)."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    result: bool | None = False
+    for name in ("chunksize", "iterator"):
+        value = _keyword(call, name)
+        if value is None:
+            continue
+        if isinstance(value, ast.Constant):
+            if value.value is not None and value.value is not False:
+                return True
+        else:
+            result = None
+    return result
+
+
+def _excel_type(lib: str, call: ast.Call) -> Ty | None:
+    """`read_excel` returns a frame for one sheet (a name or a position, the first by default)
+    and a dict of frames for `sheet_name=None` or a list of sheets."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    sheet = _keyword(call, "sheet_name", 1)
+    if sheet is None or isinstance(sheet, ast.Constant) and isinstance(sheet.value, (str, int)):
+        return Ty("frame", lib)
+    if isinstance(sheet, (ast.Constant, ast.List, ast.Tuple, ast.ListComp)):
+        return OTHER  # `None` or a list of sheets: a dict of frames
+    return None
+
+
+def _json_type(lib: str, call: ast.Call) -> Ty | None:
+    """`read_json` returns a series for `typ="series"`."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    typ = _keyword(call, "typ")
+    if typ is None:
+        return Ty("frame", lib)
+    if isinstance(typ, ast.Constant) and typ.value in ("frame", "series"):
+        return Ty(typ.value, lib)
     return None
 
 
@@ -380,6 +512,12 @@ def _concat_type(lib: str, call: ast.Call | None, env: TypeEnv | None) -> Ty:
 def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty | None:
     lib = receiver.lib
     kind = receiver.kind
+    if kind in ("frame", "series", "ndframe") and (method == "to_pandas" or method == "compute" and lib == "dask"):
+        # into pandas: cuDF's `to_pandas()` copies to the host; Dask's `compute()` gathers
+        # its partitions, which are pandas objects under Dask's default backend
+        return Ty(kind, "pandas")
+    if kind == "reader":
+        return Ty("frame", lib) if method == "get_chunk" else None
     if kind == "frame":
         if method in FRAME_TO_FRAME:
             return receiver

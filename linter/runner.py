@@ -117,13 +117,18 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
         config = config_for(path)
         return config is None or config.respect_gitignore
 
+    broken: set[str] = set()
     for target in discover(list(paths), excluded, gitignore, on_error):
         yield from _drain(errors)
         try:
             config = resolver.for_path(target.path)
         except ConfigError as error:
-            # A broken configuration stops the files it governs, not the whole run.
-            yield FileResult(display=str(target.path), path=target.path, error=f"not checked: {error}")
+            # A broken configuration stops the files it governs, not the whole run; it is
+            # reported once, as "path/pyproject.toml: what is wrong".
+            if str(error) not in broken:
+                broken.add(str(error))
+                where, _, message = str(error).partition(": ")
+                yield FileResult(display=where, error=message)
             continue
         if target.explicit and force_exclude and config.is_excluded(target.path):
             continue

@@ -64,9 +64,11 @@ def test_a_broken_config_stops_only_the_files_it_governs(tmp_path):
     (tmp_path / "good" / "a.py").write_text(FINDING)
     (tmp_path / "bad" / "b.py").write_text(FINDING)
     (tmp_path / "bad" / "pyproject.toml").write_text("[tool.gpulint\nselect =")
+    (tmp_path / "bad" / "c.py").write_text(FINDING)
     results = {r.display.rsplit("/", 1)[-1]: r for r in lint_paths([tmp_path / "good", tmp_path / "bad"])}
+    assert sorted(results) == ["a.py", "pyproject.toml"], "one line for the broken config, not one per file"
     assert [d.code for d in results["a.py"].diagnostics] == ["GPU102"]
-    assert "invalid TOML" in results["b.py"].error and results["b.py"].diagnostics == []
+    assert "invalid TOML" in results["pyproject.toml"].error
 
 
 def test_a_broken_pyproject_of_another_tool_is_not_read(tmp_path):
