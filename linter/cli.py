@@ -114,6 +114,8 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     results.extend(lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
                               force_exclude=force_exclude))
 
+    if not results and not quiet:
+        _err("warning: no Python files found under the given paths")
     for result in results:
         if result.error is not None:
             _err(f"error: {result.display}: {result.error}")

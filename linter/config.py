@@ -104,15 +104,20 @@ class Config:
         return spec.match_file(relative) or spec.match_file(relative + "/")
 
     def with_overrides(self, overrides: "Overrides") -> "Config":
+        """Apply command-line selections: `--select` replaces the configured selection and
+        its ignores; `--extend-select` adds rules, lifting configured ignores of them;
+        `--ignore` adds ignores. So a rule named on the command line is enforced."""
         changes: dict[str, Any] = {}
+        ignore = self.ignore
         if overrides.select is not None:
             changes["select"] = expand(overrides.select, "--select")
             changes["extend_select"] = frozenset()
+            ignore = frozenset()
         if overrides.extend_select:
-            changes["extend_select"] = changes.get("extend_select", self.extend_select) | expand(
-                overrides.extend_select, "--extend-select")
-        if overrides.ignore:
-            changes["ignore"] = self.ignore | expand(overrides.ignore, "--ignore")
+            extra = expand(overrides.extend_select, "--extend-select")
+            changes["extend_select"] = changes.get("extend_select", self.extend_select) | extra
+            ignore = ignore - extra
+        changes["ignore"] = ignore | expand(overrides.ignore, "--ignore")
         if overrides.unsafe_fixes is not None:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
         return replace(self, **changes)

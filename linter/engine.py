@@ -23,12 +23,10 @@ from .source import Source
 SYNTAX_ERROR_CODE = "GPU001"
 SYNTAX_ERROR_NAME = "syntax-error"
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: Fields that never hold anything a rule inspects (expression contexts, operators):
 #: skipping them halves the number of nodes visited.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 @dataclass

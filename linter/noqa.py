@@ -1,6 +1,6 @@
 """`# noqa` suppressions.
 
-`# noqa` on a finding's line suppresses every finding there; `# noqa: GPU101, GPU102`
+`# noqa` on a finding's first or last line suppresses every finding there; `# noqa: GPU101, GPU102`
 only those codes (codes of other tools may sit in the same list). A directive whose code
 list is malformed is reported as a warning and suppresses only the well-formed codes in
 it, never everything: a typo must not silently switch a blanket suppression on.
@@ -95,15 +95,16 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
 
     if not diagnostics:
         return [], []  # directives only matter on lines with findings; skip tokenizing
-    known = frozenset(rule.code for rule in all_rules()) | {"GPU001"}
+    known = frozenset(rule.code for rule in all_rules())
     directives, warnings = parse_directives(source, known)
     if not directives:
         return list(diagnostics), warnings
     kept = []
     for diagnostic in diagnostics:
-        line = diagnostic.noqa_line or diagnostic.start.line
-        directive = directives.get(line)
-        if directive is not None and directive.suppresses(diagnostic.code):
+        # A finding spanning several lines (a formatted call) can be silenced on its first
+        # line or on its last one, where formatters leave trailing comments.
+        lines = {diagnostic.noqa_line or diagnostic.start.line, diagnostic.end.line}
+        if any(line in directives and directives[line].suppresses(diagnostic.code) for line in lines):
             continue
         kept.append(diagnostic)
     return kept, warnings

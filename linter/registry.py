@@ -74,6 +74,9 @@ class Rule:
     fix: ClassVar[FixAvailability] = FixAvailability.NONE
     flagged: ClassVar[tuple[Example, ...]] = ()
     ok: ClassVar[tuple[Example, ...]] = ()
+    #: How serious a finding is for tools that grade them (SARIF, editors): "warning" for
+    #: the hardware-hostile idioms, "error" for a file that cannot be analysed at all.
+    level: ClassVar[str] = "warning"
     #: Extra byte strings that make a file worth analysing even when it imports no
     #: data library (e.g. b"iterrows", which is evidence on its own).
     triggers: ClassVar[tuple[bytes, ...]] = ()

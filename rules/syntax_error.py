@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from gpulint.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
 from gpulint.registry import Example, Rule
 
 
@@ -20,8 +21,9 @@ class SyntaxErrorRule(Rule):
     There is no fix: correct the syntax error.
     """
 
-    code = "GPU001"
-    name = "syntax-error"
+    code = SYNTAX_ERROR_CODE
+    name = SYNTAX_ERROR_NAME
+    level = "error"
     message = "the file could not be parsed"
     nodes = ()
     flagged = (Example("import pandas as pd\nfor row in pd.read_csv('a.csv').iterrows()\n    pass\n"),)

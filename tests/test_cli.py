@@ -450,3 +450,14 @@ def test_console_script_rule_json(tmp_path, gpulint_exe):
     assert run.code == 0
     assert "GPU102" in [entry["code"] for entry in json.loads(run.stdout)]
     assert gpulint_exe("rule", "nope", cwd=tmp_path).code == 2
+
+
+def test_a_folder_without_python_files_says_so(tmp_path):
+    from click.testing import CliRunner
+
+    from gpulint.cli import main
+
+    (tmp_path / "notes.txt").write_text("nothing to lint")
+    run = CliRunner().invoke(main, ["check", str(tmp_path)])
+    assert run.exit_code == 0
+    assert "warning: no Python files found" in run.stderr

@@ -163,3 +163,12 @@ def test_broken_pyproject_in_a_subproject_stops_the_run(project, cli, gpulint_ex
     assert run.code == 2
     assert len(run.errors) == 1
     assert run.errors[0].startswith("error: ") and "sub/pyproject.toml: invalid TOML" in run.errors[0]
+
+
+def test_a_rule_selected_on_the_command_line_beats_a_configured_ignore(project, cli):
+    _config(project, "ignore = ['GPU102']\n")
+    write(project / "sales.py", ITERROWS)
+    assert cli("check", "sales.py").code == 0
+    assert cli("check", "--select", "GPU102", "sales.py").code == 1
+    assert cli("check", "--extend-select", "iterrows-loop", "sales.py").code == 1
+    assert cli("check", "--select", "GPU102", "--ignore", "GPU102", "sales.py").code == 0

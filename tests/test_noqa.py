@@ -134,3 +134,20 @@ def test_noqa_in_json_output_and_noqa_row(project, cli):
     write(project / "sales.py", _with_comment("# noqa: E501"))
     (item,) = json.loads(cli("check", "--output-format", "json", "sales.py").stdout)
     assert item["noqa_row"] == 5
+
+
+def test_a_multi_line_finding_is_silenced_on_its_last_line_too():
+    from gpulint import lint_source
+
+    source = (
+        "import pandas as pd\n\n"
+        "def f(df: pd.DataFrame):\n"
+        "    return df.apply(\n"
+        "        lambda r: r['a'] - r['b'],\n"
+        "        axis=1,\n"
+        "    )  # noqa: GPU104\n"
+    )
+    assert lint_source(source) == []
+    assert [d.code for d in lint_source(source.replace("# noqa: GPU104", "# noqa: GPU102"))] == ["GPU104"]
+    middle = source.replace("    )  # noqa: GPU104\n", "    )\n").replace("axis=1,", "axis=1,  # noqa: GPU104")
+    assert [d.code for d in lint_source(middle)] == ["GPU104"], "a line inside the span does not count"

@@ -47,7 +47,7 @@ def _rules() -> list[dict[str, Any]]:
             "fullDescription": {"text": plain_summary(rule)},
             "helpUri": rule.url(),
             "help": {"text": f"{rule.message} See {rule.url()}"},
-            "defaultConfiguration": {"level": "warning"},
+            "defaultConfiguration": {"level": rule.level},
             "properties": {"fix": rule.fix.value, "tags": ["performance", rule.family() or "file"]},
         })
     return descriptors
@@ -57,12 +57,13 @@ def render(results: Sequence[FileResult]) -> str:
     rules = _rules()
     root = _repository_root()
     index = {descriptor["id"]: position for position, descriptor in enumerate(rules)}
+    levels = {descriptor["id"]: descriptor["defaultConfiguration"]["level"] for descriptor in rules}
     sarif_results = []
     for result in results:
         for d in result.diagnostics:
             entry: dict[str, Any] = {
                 "ruleId": d.code,
-                "level": "error" if d.code == "GPU001" else "warning",
+                "level": levels.get(d.code, "warning"),
                 "message": {"text": d.message},
                 "locations": [{
                     "physicalLocation": {
