@@ -332,47 +332,51 @@ class _Walker:
         self.body(node.body)
 
     # -- control flow ----------------------------------------------------------------
+    def _branches(self, *runs: Callable[[], None]) -> None:
+        """Walk alternative paths from the same bindings, then join what they bound."""
+        env = self.env
+        start = env.mark()
+        outcomes = []
+        for run in runs:
+            run()
+            outcomes.append(env.changes(start))
+            env.rollback(start)
+        env.rejoin(outcomes)
+
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
-        before = self.env.snapshot()
 
         def iteration() -> None:
             self._visit_target(node.target)
             self.env.bind_loop_target(node.target, node.iter)
             self._loop_body(node, node.body)
 
-        self._enter_loop(before, iteration)
-        iteration()
-        self.env.merge(before, self.env.snapshot())
+        self._loop(iteration)
         self.body(node.orelse)
 
     def _while(self, node: ast.While) -> None:
-        before = self.env.snapshot()
-
         def iteration() -> None:
             self.ctx.loops.append(node)
             self.visit(node.test)
             self.ctx.loops.pop()
             self._loop_body(node, node.body)
 
-        self._enter_loop(before, iteration)
-        iteration()
-        self.env.merge(before, self.env.snapshot())
+        self._loop(iteration)
         self.body(node.orelse)
 
-    def _enter_loop(self, before: dict[str, Ty | None], iteration: Callable[[], None]) -> None:
-        """Set the bindings at the top of a loop body: those before the loop joined with
-        those one iteration leaves for the next (`df` rebound to a list at the end of the
-        body is no longer a frame at its start). The extra pass runs with rules muted;
-        loops nested inside a muted pass are walked once."""
-        if self.muted:
-            return
-        self.muted = True
-        try:
-            iteration()
-        finally:
-            self.muted = False
-        self.env.merge(before, self.env.snapshot())
+    def _loop(self, iteration: Callable[[], None]) -> None:
+        """A loop runs its body zero or more times. The bindings at the top of the body
+        are those before the loop joined with those one iteration leaves for the next
+        (`df` rebound to a list at the end of the body is no longer a frame at its start):
+        a first pass, with rules muted, finds them; loops nested inside a muted pass are
+        walked once. Then the real pass, joined with the path that skips the loop."""
+        if not self.muted:
+            self.muted = True
+            try:
+                self._branches(_nothing, iteration)
+            finally:
+                self.muted = False
+        self._branches(_nothing, iteration)
 
     def _loop_body(self, loop: ast.AST, statements: list[ast.stmt]) -> None:
         self.ctx.loops.append(loop)
@@ -383,47 +387,52 @@ class _Walker:
 
     def _if(self, node: ast.If) -> None:
         self.visit(node.test)
-        before = self.env.snapshot()
-        self.body(node.body)
-        after_body = self.env.snapshot()
-        self.env.restore(before)
-        self.body(node.orelse)
-        self.env.merge(after_body, self.env.snapshot())
+        self._branches(lambda: self.body(node.body), lambda: self.body(node.orelse))
 
     def _try(self, node: ast.Try) -> None:
-        before = self.env.snapshot()
+        env = self.env
+        start = env.mark()
         self.body(node.body)
-        after_body = self.env.snapshot()
+        after_body = env.changes(start)
         outcomes = []
         for handler in node.handlers:
-            self.env.merge(before, after_body)
+            # An exception can come anywhere in the body: before it, or after it all.
+            env.rollback(start)
+            env.rejoin([{}, after_body])
             if handler.type is not None:
                 self.visit(handler.type)
             if handler.name:
-                self.env.bind(handler.name, None)
+                env.bind(handler.name, None)
             self.body(handler.body)
-            outcomes.append(self.env.snapshot())
-        self.env.restore(after_body)
+            outcomes.append(env.changes(start))
+        env.rollback(start)
+        env.apply(after_body)
         self.body(node.orelse)
-        self.env.merge(self.env.snapshot(), *outcomes)
+        outcomes.append(env.changes(start))
+        env.rollback(start)
+        env.rejoin(outcomes)
         self.body(node.finalbody)
 
     def _match(self, node: ast.AST) -> None:
         self.visit(node.subject)  # type: ignore[attr-defined]
-        before = self.env.snapshot()
-        outcomes = [before]
-        for case in node.cases:  # type: ignore[attr-defined]
-            self.env.restore(before)
-            for sub in ast.walk(case.pattern):
-                for attribute in ("name", "rest"):
-                    captured = getattr(sub, attribute, None)
-                    if isinstance(captured, str):
-                        self.env.bind(captured, None)
-            if case.guard is not None:
-                self.visit(case.guard)
-            self.body(case.body)
-            outcomes.append(self.env.snapshot())
-        self.env.merge(*outcomes)
+
+        def case_run(case: ast.AST) -> Callable[[], None]:
+            def run() -> None:
+                for sub in ast.walk(case.pattern):  # type: ignore[attr-defined]
+                    for attribute in ("name", "rest"):
+                        captured = getattr(sub, attribute, None)
+                        if isinstance(captured, str):
+                            self.env.bind(captured, None)
+                if case.guard is not None:  # type: ignore[attr-defined]
+                    self.visit(case.guard)  # type: ignore[attr-defined]
+                self.body(case.body)  # type: ignore[attr-defined]
+            return run
+
+        self._branches(_nothing, *(case_run(case) for case in node.cases))  # type: ignore[attr-defined]
+
+
+def _nothing() -> None:
+    """The path that skips a loop, or matches no case."""
 
 
 def _all_args(args: ast.arguments) -> list[ast.arg]:

@@ -148,7 +148,11 @@ class Scope:
 
 
 def join(a: Ty | None, b: Ty | None) -> Ty | None:
-    return a if a == b else None
+    return a if a is b or a == b else None
+
+
+#: The value of a name not bound (yet) in a scope.
+UNBOUND = object()
 
 
 class TypeEnv:
@@ -158,6 +162,8 @@ class TypeEnv:
         self.scope = Scope(None, "module")
         #: Names rebound through `global`/`nonlocal` somewhere in the file: never known.
         self.volatile: frozenset[str] = frozenset()
+        #: (scope, name, value it replaced) for every binding, in order.
+        self.journal: list[tuple[Scope, str, object]] = []
 
     # -- scope handling --------------------------------------------------------
     def push(self, kind: str) -> None:
@@ -167,20 +173,49 @@ class TypeEnv:
         assert self.scope.parent is not None
         self.scope = self.scope.parent
 
-    def snapshot(self) -> dict[str, Ty | None]:
-        return dict(self.scope.names)
+    # -- control flow: branches are walked one after the other from the same start ---
+    # Every binding is journaled with the value it replaced, so a branch is undone by
+    # replaying the journal backwards: the cost follows the names a branch binds, not
+    # the number of names in scope.
+    def mark(self) -> int:
+        return len(self.journal)
 
-    def restore(self, names: dict[str, Ty | None]) -> None:
-        self.scope.names = dict(names)
+    def changes(self, mark: int) -> dict[str, object]:
+        """The current values (or UNBOUND) of the names this scope bound since `mark`."""
+        scope = self.scope
+        names = scope.names
+        return {name: names.get(name, UNBOUND) for owner, name, _ in self.journal[mark:] if owner is scope}
 
-    def merge(self, *branches: dict[str, Ty | None]) -> None:
-        """Bindings after control flow rejoins: a name keeps a type only where all
-        branches that bind it agree (a branch that leaves it unbound cannot reach a use)."""
-        merged: dict[str, Ty | None] = {}
-        for branch in branches:
-            for name, ty in branch.items():
-                merged[name] = join(merged[name], ty) if name in merged else ty
-        self.scope.names = merged
+    def rollback(self, mark: int) -> None:
+        journal = self.journal
+        for owner, name, old in reversed(journal[mark:]):
+            if old is UNBOUND:
+                owner.names.pop(name, None)
+            else:
+                owner.names[name] = old  # type: ignore[assignment]
+        del journal[mark:]
+
+    def apply(self, values: dict[str, object]) -> None:
+        for name, value in values.items():
+            if value is not UNBOUND:
+                self.bind(name, value)  # type: ignore[arg-type]
+
+    def rejoin(self, outcomes: list[dict[str, object]]) -> None:
+        """Bindings where branches that started here meet again: a name a branch changed
+        keeps a type only where every branch that binds it agrees (a branch that left it
+        unbound cannot reach a use). A branch that did not touch a name contributes the
+        name's current value."""
+        names = self.scope.names
+        for name in dict.fromkeys(name for outcome in outcomes for name in outcome):
+            current = names.get(name, UNBOUND)
+            result: object = UNBOUND
+            for outcome in outcomes:
+                value = outcome.get(name, current)
+                if value is UNBOUND:
+                    continue
+                result = value if result is UNBOUND else join(result, value)  # type: ignore[arg-type]
+            if result is not UNBOUND and (current is UNBOUND or result != current):
+                self.bind(name, result)  # type: ignore[arg-type]
 
     def lookup(self, name: str) -> Ty | None:
         scope: Scope | None = self.scope
@@ -192,8 +227,19 @@ class TypeEnv:
             scope = scope.parent
         return OTHER if name in BUILTIN_OTHER else None
 
+    def is_builtin(self, name: str) -> bool:
+        """`name` is bound in no scope of the file, so it means the builtin."""
+        scope: Scope | None = self.scope
+        while scope is not None:
+            if name in scope.names:
+                return False
+            scope = scope.parent
+        return name not in self.volatile
+
     def bind(self, name: str, ty: Ty | None) -> None:
-        self.scope.names[name] = None if name in self.volatile else ty
+        names = self.scope.names
+        self.journal.append((self.scope, name, names.get(name, UNBOUND)))
+        names[name] = None if name in self.volatile else ty
 
     # -- binding statements ----------------------------------------------------
     def bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -253,7 +299,7 @@ class TypeEnv:
             and isinstance(iterable, ast.Call)
             and isinstance(iterable.func, ast.Name)
             and iterable.func.id == "enumerate"
-            and self.lookup("enumerate") is OTHER
+            and self.is_builtin("enumerate")
             and len(iterable.args) == 1
             and not isinstance(iterable.args[0], ast.Starred)
         ):
