@@ -14,8 +14,8 @@ import ast
 
 import libcst as cst
 
-_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
-_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq, ast.NotEq)
+from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
+
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 
 
@@ -51,13 +51,13 @@ class _Checker:
         if isinstance(node, ast.Name):
             return node.id != self.row and node.id not in self.forbidden
         if isinstance(node, ast.BinOp):
-            return isinstance(node.op, _ARITHMETIC) and self.ok(node.left) and self.ok(node.right)
+            return isinstance(node.op, ARITHMETIC_OPERATORS) and self.ok(node.left) and self.ok(node.right)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
                 return _is_comparison(node.operand) and self.ok(node.operand)
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
-            return (len(node.ops) == 1 and isinstance(node.ops[0], _COMPARISONS)
+            return (len(node.ops) == 1 and isinstance(node.ops[0], COMPARISON_OPERATORS)
                     and self.ok(node.left) and self.ok(node.comparators[0]))
         if isinstance(node, ast.BoolOp):
             return all(_is_comparison(v) and self.ok(v) for v in node.values)
@@ -80,7 +80,8 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
     return good, checker.needs_numpy
 
 
-def _parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
+    """`node` in parentheses unless it is atomic or already parenthesized."""
     if isinstance(node, (cst.Name, cst.Subscript, cst.Call, cst.Attribute, cst.Integer, cst.Float,
                          cst.SimpleString)) or node.lpar:
         return node
@@ -102,12 +103,12 @@ class _ToColumns(cst.CSTTransformer):
                                updated: cst.BooleanOperation) -> cst.BaseExpression:
         operator = cst.BitAnd() if isinstance(updated.operator, cst.And) else cst.BitOr()
         return cst.BinaryOperation(
-            left=_parenthesize(updated.left),
+            left=parenthesize(updated.left),
             operator=operator.with_changes(
                 whitespace_before=updated.operator.whitespace_before,
                 whitespace_after=updated.operator.whitespace_after,
             ),
-            right=_parenthesize(updated.right),
+            right=parenthesize(updated.right),
             lpar=updated.lpar,
             rpar=updated.rpar,
         )
@@ -115,7 +116,7 @@ class _ToColumns(cst.CSTTransformer):
     def leave_UnaryOperation(self, original: cst.UnaryOperation,
                              updated: cst.UnaryOperation) -> cst.BaseExpression:
         if isinstance(updated.operator, cst.Not):
-            return updated.with_changes(operator=cst.BitInvert(), expression=_parenthesize(updated.expression))
+            return updated.with_changes(operator=cst.BitInvert(), expression=parenthesize(updated.expression))
         return updated
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
@@ -139,11 +140,12 @@ def to_columns(expression: cst.BaseExpression, row: str, frame: str, numpy: str 
 
 def with_method(expression: cst.BaseExpression, method: str) -> cst.BaseExpression:
     """`expression.method()`, parenthesizing the receiver where needed."""
-    return cst.Call(func=cst.Attribute(value=_parenthesize(expression), attr=cst.Name(method)))
+    return cst.Call(func=cst.Attribute(value=parenthesize(expression), attr=cst.Name(method)))
 
 
 def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:
-    """Every comment inside `node`, as lines to carry over to the code that replaces it."""
+    """Every comment inside `node`, as lines to carry over to the code that replaces it.
+    Each line holds the original `cst.Comment` node (`line.comment`)."""
     found: list[cst.EmptyLine] = []
 
     class Collect(cst.CSTVisitor):
@@ -154,13 +156,19 @@ def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:
     return found
 
 
+def repeatable_frame(node: ast.expr) -> bool:
+    """A frame expression that may be written once per column the rewrite reads: a name or
+    attribute chain (`frame`, `self.frame`), but not `.T` (each copy would transpose again)."""
+    probe = node
+    while isinstance(probe, ast.Attribute):
+        if probe.attr == "T":
+            return False
+        probe = probe.value
+    return is_reference(node)
+
+
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
-
-
-def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
-    """`node` in parentheses unless it is atomic or already parenthesized."""
-    return _parenthesize(node)
 
 
 def _stringy(node: ast.AST) -> bool:

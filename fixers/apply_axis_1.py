@@ -18,11 +18,15 @@ import libcst as cst
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import analyse, code_of, is_row_field, parenthesize, to_columns
+from ._vectorize import analyse, code_of, comments_in, is_row_field, parenthesize, repeatable_frame, to_columns
 
 SUGGESTION = (
     "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
     "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of a function called once per row"
+)
+LIST_SUGGESTION = (
+    "`frame.agg([...], axis=1)` computes the same table from whole columns; "
+    "`apply` with a list loops over the rows of the transposed frame"
 )
 MESSAGE = "replace the row-wise `apply` with a vectorized column expression"
 
@@ -34,14 +38,20 @@ _LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    return _rewrite(diagnostic.context or {}, ctx) or display_fix(SUGGESTION)
+    info = diagnostic.context or {}
+    function = info.get("function")
+    if isinstance(function, (ast.List, ast.Tuple)) and function.elts and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts
+    ):
+        return display_fix(LIST_SUGGESTION)
+    return _rewrite(info, ctx) or display_fix(SUGGESTION)
 
 
 def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     call: ast.Call = info["call"]
     frame: ast.expr = info["frame"]
     function = info["function"]
-    if not (isinstance(function, ast.Lambda) and _only_understood_arguments(call) and _plain_reference(frame)):
+    if not (isinstance(function, ast.Lambda) and _only_understood_arguments(call) and repeatable_frame(frame)):
         return None
     row = _single_parameter(function)
     if row is None:
@@ -91,16 +101,6 @@ def _only_understood_arguments(call: ast.Call) -> bool:
     arguments passed on to the function all change what `apply` returns or calls."""
     return (len(call.args) <= 2 and not any(isinstance(a, ast.Starred) for a in call.args)
             and all(k.arg in _UNDERSTOOD for k in call.keywords))
-
-
-def _plain_reference(node: ast.expr) -> bool:
-    """A name or attribute chain, repeated once per column without evaluating anything.
-    `.T` is left out: each repetition would transpose the frame again."""
-    while isinstance(node, ast.Attribute):
-        if node.attr == "T":
-            return False
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 def _single_parameter(function: ast.Lambda) -> str | None:
@@ -171,19 +171,8 @@ def _needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
 
 def _comments_outside(call: cst.Call, body: cst.BaseExpression) -> list[cst.Comment]:
     """Comments in the call but not in the lambda's body (those stay where they are)."""
-    inside = {id(comment) for comment in _comments(body)}
-    return [comment for comment in _comments(call) if id(comment) not in inside]
-
-
-def _comments(node: cst.CSTNode) -> list[cst.Comment]:
-    found: list[cst.Comment] = []
-
-    class Collect(cst.CSTVisitor):
-        def visit_Comment(self, comment: cst.Comment) -> None:
-            found.append(comment)
-
-    node.visit(Collect())
-    return found
+    inside = {id(line.comment) for line in comments_in(body)}
+    return [line.comment for line in comments_in(call) if id(line.comment) not in inside]
 
 
 def _with_comments_above(call: ast.Call, statement: ast.stmt | None, code: str, comments: list[cst.Comment],

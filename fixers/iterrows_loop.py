@@ -21,30 +21,38 @@ import libcst as cst
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import analyse, code_of, comments_in, to_columns, with_method
+from ._vectorize import analyse, code_of, comments_in, repeatable_frame, to_columns, with_method
 
 SUGGESTION = (
     "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`); "
     "if the body must run per row, iterate `frame.itertuples()` instead"
 )
+SUGGESTIONS = {
+    "dask": (
+        "compute the result with column expressions on the Dask frame (`frame[\"a\"] - frame[\"b\"]`) "
+        "and `.compute()` it once; iterating rows computes every partition and loops over it in Python"
+    ),
+    "cudf": (
+        "cuDF does not iterate rows: compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`), "
+        "which run on the GPU, and keep it there; copy to the host (`.to_pandas()`) only once, if at all"
+    ),
+}
 MESSAGE = "replace the row loop with a vectorized column expression"
+#: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.
+_REWRITABLE = frozenset({"pandas", "modin"})
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     info = diagnostic.context or {}
+    lib = info.get("lib", "")
+    if lib not in _REWRITABLE:
+        return display_fix(SUGGESTIONS.get(lib, SUGGESTION))
     collections = set(info.get("collections", ()))
     if "comprehension" in info:
         result = _fix_comprehension(info["comprehension"], collections, ctx)
     else:
         result = _fix_loop(info["loop"], info["block"], collections, ctx)
     return result or display_fix(SUGGESTION)
-
-
-def _is_reference(node: ast.expr) -> bool:
-    """A name or attribute chain: safe to repeat without evaluating anything twice."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
 
 
 def _row_target(target: ast.expr) -> tuple[str, str] | None:
@@ -57,7 +65,7 @@ def _row_target(target: ast.expr) -> tuple[str, str] | None:
 
 def _frame(iterable: ast.expr) -> ast.expr | None:
     frame = iterable.func.value  # type: ignore[attr-defined]
-    return frame if _is_reference(frame) else None
+    return frame if repeatable_frame(frame) else None
 
 
 def _numpy(ctx: FixContext, needed: bool) -> tuple[str, tuple[Edit, ...]]:

@@ -684,3 +684,135 @@ def test_with_targets_are_unknown():
         """
     )
     assert seen == [None, None]
+
+
+# -- readers that do not return a frame --------------------------------------------------
+
+def reader(lib: str = "pandas") -> Ty:
+    return Ty("reader", lib)
+
+
+READERS = [
+    # one sheet is a frame; `None` or a list of sheets is a dict of frames
+    ("pd.read_excel('a.xlsx')", frame()),
+    ("pd.read_excel('a.xlsx', sheet_name='totals')", frame()),
+    ("pd.read_excel('a.xlsx', sheet_name=2)", frame()),
+    ("pd.read_excel('a.xlsx', 'totals')", frame()),
+    ("pd.read_excel('a.xlsx', sheet_name=None)", OTHER),
+    ("pd.read_excel('a.xlsx', None)", OTHER),
+    ("pd.read_excel('a.xlsx', sheet_name=['a', 'b'])", OTHER),
+    ("pd.read_excel('a.xlsx', sheet_name=sheets)", None),
+    ("pd.read_excel('a.xlsx', **options)", None),
+    # chunked readers yield frames but are not frames
+    ("pd.read_csv('a.csv', chunksize=1000)", reader()),
+    ("pd.read_csv('a.csv', iterator=True)", reader()),
+    ("pd.read_table('a.tsv', chunksize=10)", reader()),
+    ("pd.read_fwf('a.txt', chunksize=10)", reader()),
+    ("pd.read_json('a.jsonl', lines=True, chunksize=10)", reader()),
+    ("pd.read_sql('select 1', con, chunksize=500)", reader()),
+    ("pd.read_sql_query('select 1', con, chunksize=500)", reader()),
+    ("pd.read_sql_table('t', con, chunksize=500)", reader()),
+    ("pd.read_hdf('a.h5', 'k', iterator=True)", reader()),
+    ("pd.read_stata('a.dta', chunksize=10)", reader()),
+    ("pd.read_sas('a.sas7bdat', chunksize=10)", reader()),
+    ("mpd.read_csv('a.csv', chunksize=1000)", reader("modin")),
+    # asking for no chunks is a frame; deciding at run time is unknown
+    ("pd.read_csv('a.csv', chunksize=None)", frame()),
+    ("pd.read_csv('a.csv', iterator=False)", frame()),
+    ("pd.read_csv('a.csv', chunksize=size)", None),
+    ("pd.read_csv('a.csv', **options)", None),
+    ("pd.read_sql('select 1', con)", frame()),
+    # `typ` decides what `read_json` returns
+    ("pd.read_json('a.json', typ='series')", series()),
+    ("pd.read_json('a.json', typ=kind)", None),
+    ("pd.read_json('a.jsonl', lines=True, typ='series', chunksize=10)", None),
+    # whatever was stored: a frame or a series, or (pickle) any object
+    ("pd.read_hdf('a.h5', 'k')", Ty("ndframe", "pandas")),
+    ("pd.read_pickle('a.pkl')", None),
+    ("pd.read_html('a.html')", None),
+]
+
+
+@pytest.mark.parametrize(("expression", "expected"), READERS, ids=lambda v: str(v))
+def test_what_readers_return(expression, expected):
+    source = f"import pandas as pd\nimport modin.pandas as mpd\nprobe({expression})\n"
+    assert probe_one(source) == expected
+
+
+def test_iterating_a_chunked_reader_yields_frames():
+    seen = probe(
+        """
+        import pandas as pd
+        reader = pd.read_csv("a.csv", chunksize=1000)
+        probe(reader)
+        for chunk in reader:
+            probe(chunk)
+        for number, chunk in enumerate(pd.read_sql("select 1", con, chunksize=10)):
+            probe(chunk); probe(number)
+        [probe(part) for part in pd.read_csv("a.csv", iterator=True)]
+        probe(reader.get_chunk(10))
+        for a, b in reader:
+            probe(b)
+        for chunk in pd.read_csv("a.csv"):
+            probe(chunk)
+        """
+    )
+    assert seen == [reader(), frame(), frame(), None, frame(), frame(), None, None]
+
+
+def test_a_rebound_enumerate_is_not_followed():
+    source = """
+    import pandas as pd
+    enumerate = zip
+    for i, chunk in enumerate(pd.read_csv("a.csv", chunksize=5)):
+        probe(chunk)
+    """
+    assert probe_one(source) is None
+
+
+def test_cudf_and_dask_readers_take_no_chunksize():
+    assert probe_one("import cudf\nprobe(cudf.read_csv('a.csv', chunksize=5))\n") is None
+    assert probe_one("import dask.dataframe as dd\nprobe(dd.read_csv('a.csv', chunksize=5))\n") is None
+
+
+# -- leaving a library: into pandas -----------------------------------------------------
+
+INTO_PANDAS = [
+    ("import cudf\nx = cudf.read_csv('a.csv')", "x.to_pandas()", frame()),
+    ("import cudf\nx = cudf.read_csv('a.csv')", "x['a'].to_pandas()", series()),
+    ("import cudf\nx = cudf.read_csv('a.csv')", "x.copy()", frame("cudf")),
+    ("import dask.dataframe as dd\nx = dd.read_csv('a.csv')", "x.compute()", frame()),
+    ("import dask.dataframe as dd\nx = dd.read_csv('a.csv')", "x['a'].compute()", series()),
+    ("import dask.dataframe as dd\nx = dd.read_csv('a.csv')", "x.persist()", frame("dask")),
+    ("import dask.dataframe as dd\nx = dd.read_csv('a.csv')", "x.values", None),
+    ("import modin.pandas as mpd\nx = mpd.read_csv('a.csv')", "x.compute()", None),
+    ("import pandas as pd\nx = pd.read_csv('a.csv')", "x['a'].unique_series()", None),
+]
+
+
+@pytest.mark.parametrize(("setup", "expression", "expected"), INTO_PANDAS, ids=lambda v: str(v))
+def test_to_pandas_and_compute_give_pandas_objects(setup, expression, expected):
+    assert probe_one(f"{setup}\nprobe({expression})\n") == expected
+
+
+def test_library_of_prefers_the_longest_module():
+    from gpulint.evidence import FRAME_LIBRARIES, library_of
+
+    table = dict(FRAME_LIBRARIES, modin="modin-top")
+    assert library_of("modin.pandas.read_csv", table) == ("modin", "read_csv")
+    assert library_of("modin.read_csv", table) == ("modin-top", "read_csv")
+    assert library_of("dask.dataframe.io.read_csv", FRAME_LIBRARIES) == ("dask", "io.read_csv")
+    assert library_of("pandasx.read_csv", FRAME_LIBRARIES) is None
+    assert library_of("pandas", FRAME_LIBRARIES) is None
+
+
+def test_numpy_ufuncs_are_exactly_numpys():
+    import numpy as np
+
+    from gpulint.evidence import NUMPY_UFUNCS, is_numpy_ufunc
+
+    present = {name for name in dir(np) if isinstance(getattr(np, name), np.ufunc)}
+    assert present <= NUMPY_UFUNCS
+    assert all(isinstance(getattr(np, name), np.ufunc) for name in NUMPY_UFUNCS if hasattr(np, name))
+    assert is_numpy_ufunc("numpy.sqrt") and not is_numpy_ufunc("numpy.sum")
+    assert not is_numpy_ufunc("cupy.sqrt") and not is_numpy_ufunc(None) and not is_numpy_ufunc("numpy.maximum.reduce")

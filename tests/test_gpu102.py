@@ -83,3 +83,60 @@ def test_a_local_class_with_iterrows_is_not_a_frame():
 def test_noqa_silences_the_loop():
     source = "import pandas as pd\nfor _, r in pd.read_csv('a').iterrows():  # noqa: GPU102\n    pass\n"
     assert lint_source(source) == []
+
+
+# -- the library decides whether the rewrite means the same ----------------------------
+
+LOOP = "out = []\nfor _, row in frame.iterrows():\n    out.append(row['a'] * 2)\n"
+COMPREHENSION = "out = [row['a'] * 2 for _, row in frame.iterrows()]\n"
+COLUMN = "for idx, row in frame.iterrows():\n    frame.loc[idx, 'b'] = row['a'] * 2\n"
+
+
+@pytest.mark.parametrize("body", [LOOP, COMPREHENSION, COLUMN], ids=["loop", "comprehension", "column"])
+@pytest.mark.parametrize(("setup", "lib", "hint"), [
+    ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", "dask", ".compute()"),
+    ("import cudf\nframe = cudf.read_csv('a.csv')\n", "cudf", "cuDF does not iterate rows"),
+    # only `iterrows()` says it is a frame: it may as well be a Dask or cuDF one
+    ("import pandas as pd\nframe = load()\n", "", "itertuples"),
+], ids=["dask", "cudf", "unknown"])
+def test_only_pandas_and_modin_frames_are_rewritten(body, setup, lib, hint):
+    source = setup + body
+    diagnostic = _only(source)
+    assert diagnostic.context["lib"] == lib
+    assert diagnostic.fix.applicability is Applicability.DISPLAY and diagnostic.fix.edits == ()
+    assert hint in diagnostic.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize("setup", [
+    "import pandas as pd\nframe = pd.read_csv('a.csv')\n",
+    "import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n",
+    # into pandas first: the rewrite applies to the pandas copy
+    "import cudf\nframe = cudf.read_csv('a.csv').to_pandas()\n",
+    "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv').compute()\n",
+], ids=["pandas", "modin", "cudf-to-pandas", "dask-compute"])
+def test_pandas_and_modin_frames_are_rewritten(setup):
+    source = setup + LOOP
+    diagnostic = _only(source)
+    assert diagnostic.context["lib"] in ("pandas", "modin")
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+    assert fix_text(source, unsafe_fixes=True) == setup + "out = (frame['a'] * 2).tolist()\n"
+
+
+def test_a_transposed_frame_is_not_repeated_per_column():
+    source = HEADER + "    return [row['a'] + row['b'] for _, row in df.T.iterrows()]\n"
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_each_chunk_of_a_chunked_reader_is_a_pandas_frame():
+    source = (
+        "import pandas as pd\n\n"
+        "for chunk in pd.read_csv('a.csv', chunksize=1000):\n"
+        "    out = []\n"
+        "    for _, row in chunk.iterrows():\n"
+        "        out.append(row['a'] * 2)\n"
+    )
+    diagnostic = _only(source)
+    assert diagnostic.context["lib"] == "pandas"
+    assert "out = (chunk['a'] * 2).tolist()" in fix_text(source, unsafe_fixes=True)

@@ -62,6 +62,79 @@ def test_other_applies_are_not_flagged(call):
     assert _findings(PANDAS + f"result = {call}\n") == []
 
 
+@pytest.mark.parametrize("call", [
+    'frame.apply("sum", axis=1)',
+    'frame.apply(func="mean", axis="columns")',
+    'frame.apply(np.sqrt, axis=1)',
+    'frame.apply(numpy.log1p, axis=1)',
+    'frame.apply(sqrt, axis=1)',
+    'frame.apply(np.abs, 1)',
+    'frame.apply({0: "max", 1: np.abs}, axis=1)',
+    'frame.apply({"first": lambda v: v + 1}, axis=1)',
+])
+def test_forms_pandas_does_not_run_per_row_are_not_flagged(call):
+    source = "import numpy\nimport numpy as np\nfrom numpy import sqrt\n" + PANDAS + f"result = {call}\n"
+    assert _findings(source) == []
+
+
+@pytest.mark.parametrize("call", [
+    'frame.apply(np.sum, axis=1)',
+    'frame.apply(np.maximum.reduce, axis=1)',
+    'frame.apply(sum, axis=1)',
+    'frame.apply(sqrt, axis=1)',
+    'frame.apply((np.sqrt,), axis=1)',
+    'frame.apply({**table}, axis=1)',
+    'frame.apply(f"{name}", axis=1)',
+])
+def test_numpy_functions_that_are_no_ufuncs_and_lists_are_flagged(call):
+    source = "import numpy as np\n" + PANDAS + "\n\ndef sqrt(row):\n    return row\n\n\n" + f"result = {call}\n"
+    assert len(_findings(source)) == 1
+
+
+def test_a_list_of_method_names_suggests_agg():
+    source = PANDAS + 'stats = frame.apply(["sum", "mean"], axis=1)\n'
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and "agg" in finding.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_what_pandas_calls_once_per_row(monkeypatch):
+    """The behaviour the rule's exemptions rest on (pandas, run here)."""
+    frame = pd.DataFrame(np.arange(21.0).reshape(7, 3), columns=["a", "b", "c"])
+    series_sums: list = []
+    original_sum = pd.Series.sum
+    monkeypatch.setattr(pd.Series, "sum", lambda self, *a, **k: series_sums.append(1) or original_sum(self, *a, **k))
+
+    def sums(run) -> int:
+        series_sums.clear()
+        run()
+        return len(series_sums)
+
+    # a method name is `frame.sum(axis=1)`, once; a dict only reaches the rows it names
+    assert sums(lambda: frame.apply("sum", axis=1)) == 0
+    assert sums(lambda: frame.apply({0: "sum", 3: "sum"}, axis=1)) == 2
+    # a list builds one Series per row, where `agg` computes the same from the columns
+    assert sums(lambda: frame.apply(["sum"], axis=1)) == 7  # noqa: GPU104
+    assert sums(lambda: frame.agg(["sum"], axis=1)) == 0
+    listed = frame.apply(["sum", "mean"], axis=1)  # noqa: GPU104
+    pd.testing.assert_frame_equal(listed, frame.agg(["sum", "mean"], axis=1))
+    # `np.sum` is a plain function, called once per row
+    assert sums(lambda: frame.apply(np.sum, axis=1)) == 7  # noqa: GPU104
+
+    seen: list = []
+
+    def record(value):
+        seen.append(type(value))
+        return value
+
+    # a ufunc (here one made at run time, which gpulint cannot see) is handed whole columns
+    frame.apply(np.frompyfunc(record, 1, 1), axis=1)  # noqa: GPU104
+    assert pd.Series not in seen
+    seen.clear()
+    frame.apply(record, axis=1)  # noqa: GPU104
+    assert seen == [pd.Series] * 7
+
+
 def test_dask_and_modin_frames_are_flagged_and_cudf_frames_are_not():
     source = '''\
 import cudf

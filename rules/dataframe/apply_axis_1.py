@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.engine import RuleContext
+from gpulint.evidence import is_numpy_ufunc
 from gpulint.registry import Example, FixAvailability, Rule
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
@@ -40,12 +41,30 @@ def _function_of(call: ast.Call) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg == "func"), None)
 
 
+def _runs_on_columns(function: ast.expr | None, ctx: RuleContext) -> bool:
+    """Functions pandas does not call once per row: a method name (`"sum"` runs
+    `frame.sum(axis=1)`), a NumPy ufunc (`np.sqrt` is applied to whole columns), and a dict
+    (each function is applied only to the row its key names). A list or tuple is not among
+    them: pandas loops over the rows of the transposed frame, one Series per row."""
+    if isinstance(function, ast.Constant):
+        return isinstance(function.value, str)
+    if isinstance(function, ast.Dict):
+        return None not in function.keys  # `{**functions}` may hold anything
+    return function is not None and is_numpy_ufunc(ctx.qualname(function))
+
+
 class ApplyAxis1(Rule):
     """
     ## What it does
     Flags `DataFrame.apply(f, axis=1)` (or `axis="columns"`) on a pandas, Modin or Dask
     DataFrame. Column-wise `apply` and `engine="numba"` (compiled) are not flagged, nor is
-    `Series.apply` (GPU105).
+    `Series.apply` (GPU105). Neither are the forms pandas does not run row by row: a method
+    name (`apply("sum", axis=1)` is `frame.sum(axis=1)`), a NumPy ufunc
+    (`apply(np.sqrt, axis=1)` hands it whole columns) and a dict (each function only sees
+    the rows its keys name). Other NumPy functions (`np.sum`, `np.mean`) are called once per
+    row and are flagged, and so is a list of method names (`apply(["sum", "mean"], axis=1)`
+    loops over the rows of the transposed frame, where `agg(["sum", "mean"], axis=1)` does
+    not).
 
     ## Why is this bad?
     A row-wise `apply` is a Python loop: for every row pandas builds a new Series, boxes each
@@ -80,8 +99,9 @@ class ApplyAxis1(Rule):
     Named functions, `raw=True`, `result_type=`, `args=` or other keyword arguments, row
     attributes (`row.a`, which can mean a Series attribute rather than a column), conditionals
     mixing strings with other values, and receivers that are not a plain name (they would be
-    evaluated once per column) get a display-only suggestion. On Dask frames `np.where` is
-    not offered, and on Modin frames only when stored straight into a column.
+    evaluated once per column) get a display-only suggestion; a list of method names gets
+    one of `agg` with the same list, which returns the same table. On Dask frames
+    `np.where` is not offered, and on Modin frames only when stored straight into a column.
     """
 
     code = "GPU104"
@@ -264,6 +284,23 @@ import pandas as pd
 frame = pd.read_csv("data.csv")
 groups = frame.groupby("key").apply(lambda group: group["a"].sum())
 '''),
+        Example('''\
+import numpy as np
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+row_totals = frame.apply("sum", axis=1)
+roots = frame.apply(np.sqrt, axis=1)
+firsts = frame.apply({0: "max", 1: np.abs}, axis="columns")
+'''),
+        Example('''\
+import pandas as pd
+
+sheets = pd.read_excel("report.xlsx", sheet_name=None)
+reader = pd.read_csv("big.csv", chunksize=10_000)
+both = sheets.apply(lambda sheet: sheet, axis=1)
+merged = reader.apply(lambda chunk: chunk, axis=1)
+'''),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -274,7 +311,7 @@ groups = frame.groupby("key").apply(lambda group: group["a"].sum())
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.kind != "frame" or receiver.lib not in _ROW_LOOP_LIBRARIES:
             return
-        if _compiled_engine(node):
+        if _compiled_engine(node) or _runs_on_columns(_function_of(node), ctx):
             return
         ctx.report(node, context={
             "call": node,

@@ -34,6 +34,14 @@ class IterrowsLoop(Rule):
     Python scalars instead of NumPy scalars. On a frame with no rows the loop never creates
     the column it assigns; the rewrite creates it, empty. Other loops get a display-only
     suggestion.
+
+    The rewrite is only offered where the frame is known to be a pandas or Modin frame. On
+    a Dask frame it would not run (a Dask Series has no `tolist()`, and `.loc[...] =` does
+    not assign). On a cuDF frame the loop itself raises (cuDF does not iterate rows) and so
+    would `tolist()` (cuDF refuses the implicit copy to the host); what is right there is
+    to keep the column expression on the GPU, which only the author can decide. Those, and
+    frames of unknown library (`iterrows()` being the only evidence), get a display-only
+    suggestion.
     """
 
     code = "GPU102"
@@ -158,15 +166,17 @@ for row in rows:
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, _COMPREHENSIONS):
             for generator in node.generators:
-                if iterates_rows(generator.iter, ctx.env) is not None:
+                lib = iterates_rows(generator.iter, ctx.env)
+                if lib is not None:
                     ctx.report(generator.iter, context={
-                        "comprehension": node, "generator": generator,
+                        "comprehension": node, "generator": generator, "lib": lib,
                         "collections": ctx.env.data_names(node.elt if hasattr(node, "elt") else node),
                     })
             return
         assert isinstance(node, (ast.For, ast.AsyncFor))
-        if iterates_rows(node.iter, ctx.env) is not None:
+        lib = iterates_rows(node.iter, ctx.env)
+        if lib is not None:
             ctx.report(node.iter, context={
-                "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [],
+                "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
                 "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
             })
