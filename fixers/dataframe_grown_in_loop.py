@@ -9,9 +9,10 @@ Rewritten shapes (anything else gets the display-only suggestion):
                                                  frame = pd.concat(parts, ...)
 
     `[f(x), frame]` (prepending) becomes `pd.concat(parts[::-1], ...)`; several new
-    pieces (`[frame, a, b]`) become `parts.extend([a, b])`. Safe with pandas where the
-    detector found every piece to be a row selection of one frame (`Growth.uniform_pieces`:
-    one dtype per column across the pieces); unsafe otherwise.
+    pieces (`[frame, a, b]`) become `parts.extend([a, b])`. Safe with pandas where every
+    piece is a row selection of one frame (`Growth.selection`) that provably stays the same
+    while the pieces are taken (see "is the one concat the same as the chain?" below):
+    then each column has one dtype across the pieces. Unsafe otherwise.
 
     frame = frame.append(other_frame)        ->  as above, with `pd.concat` (unsafe)
     frame = frame.append({...}, ignore_index=True)
@@ -28,18 +29,27 @@ Rewritten shapes (anything else gets the display-only suggestion):
 The list is created just before the outermost enclosing loop (of the current function) in
 which the grown name is used by nothing but the growth statement, so nested loops are
 collected into one list.
+
+What the function (or module) does with its names is gathered once per scope, and what a
+loop does once per loop, in `Growth.notes` (shared by the findings of one file), so a file
+with many findings is walked a bounded number of times.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Sequence
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import libcst as cst
 
+from gpulint.astutil import NESTED_SCOPES, all_args, mentions, walk_local
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.dataframe_grown_in_loop import Growth, LoopSite
+from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, Selection
+
+from ._vectorize import comments_in
 
 SUGGESTION = (
     "append each piece to a list inside the loop and call `pd.concat(pieces)` once after it "
@@ -58,15 +68,13 @@ _MODULES = {"pandas": ("pandas", "pd"), "cudf": ("cudf", "cudf"), "modin": ("mod
 _AXIS_ROWS = (0, "index", "rows")
 _CONCAT_KEYWORDS = frozenset({"ignore_index", "sort", "axis", "join"})
 _APPEND_KEYWORDS = frozenset({"ignore_index", "sort"})
-_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     growth = diagnostic.context
     if not isinstance(growth, Growth):
         return None
-    plan = _plan(growth)
+    plan = _plan(growth, ctx.tree)
     result = _rewrite(growth, plan, ctx) if plan is not None else None
     if result is not None:
         return result
@@ -119,7 +127,7 @@ def _keywords(call: ast.Call, allowed: frozenset[str], plan: _Plan) -> bool:
     return True
 
 
-def _plan(growth: Growth) -> _Plan | None:
+def _plan(growth: Growth, tree: ast.Module) -> _Plan | None:
     statement = growth.statement
     if not isinstance(growth.target, ast.Name) or not isinstance(statement, ast.Assign) or growth.in_try:
         return None
@@ -141,10 +149,6 @@ def _plan(growth: Growth) -> _Plan | None:
             plan.pieces, plan.prepend = [elements[0]], True
         else:
             return None
-        # Safe only where each column provably has one dtype across the pieces: then one
-        # concat and the chain of pairwise ones agree (pandas only; see the rule's docs).
-        uniform = growth.lib == "pandas" and growth.uniform_pieces
-        plan.applicability = Applicability.SAFE if uniform else Applicability.UNSAFE
     elif growth.kind == "append":
         assert call is not None
         if not _keywords(call, _APPEND_KEYWORDS, plan):
@@ -170,29 +174,19 @@ def _plan(growth: Growth) -> _Plan | None:
         plan.mode = "loc"
         plan.pieces = [row]
     # Whatever the loop appends must not read the grown name itself.
-    if any(_mentions(piece, plan.name) for piece in plan.pieces):
+    if any(mentions(piece, plan.name) for piece in plan.pieces):
         return None
     plan.site = _choose_loop(growth, plan.name)
     if plan.site is None or not _same_when_empty(growth, plan, plan.site):
         return None
-    if _seen_from_other_scopes(growth.scope, plan.name):
-        return None
+    facts = _scope_facts(growth)
+    if plan.name in facts.declared or plan.name in facts.outer_refs:
+        return None  # a function or lambda could read or rebind it while the loop runs
+    # Safe only where each column provably has one dtype across the pieces: then one concat
+    # and the chain of pairwise ones agree (pandas only; see the rule's docs).
+    if growth.kind == "concat" and _pieces_uniform(growth, facts, tree):
+        plan.applicability = Applicability.SAFE
     return plan
-
-
-def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
-
-
-def _walk_local(nodes: Sequence[ast.AST]):
-    """Nodes under `nodes`, not descending into nested functions, lambdas or classes."""
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _NESTED_SCOPES):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _choose_loop(growth: Growth, name: str) -> LoopSite | None:
@@ -204,7 +198,7 @@ def _choose_loop(growth: Growth, name: str) -> LoopSite | None:
         parts.append(loop.test if isinstance(loop, ast.While) else loop.target)  # type: ignore[attr-defined]
         if _uses_outside(parts, growth.statement, name):
             continue  # an inner loop may still qualify
-        if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)) for node in _walk_local(parts)):
+        if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)) for node in walk_local(parts)):
             continue
         return site
     return None
@@ -249,58 +243,429 @@ def _same_when_empty(growth: Growth, plan: _Plan, site: LoopSite) -> bool:
     return ty is not None and ty.kind in ("frame", "series", "ndframe")  # concat([None]) raises
 
 
-def _seen_from_other_scopes(scope: ast.AST | None, name: str) -> bool:
-    """True when a function, lambda or class in `scope` may read or rebind `name` of `scope`
-    (a closure, or a function reading the module-level name) or `scope` declares it global."""
-    if scope is None:
-        return True
-    body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
-    for node in _walk_local(body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-        if isinstance(node, _NESTED_SCOPES) and _refers_to_outer(node, name):
-            return True
-    return False
+# -- is the one concat the same as the chain? (fix safety) ----------------------------------
+#
+# It is where each column has one dtype across the pieces: every piece is a row selection of
+# one pandas DataFrame (the detector's `Growth.selection`), and that frame is provably the same
+# object with the same columns and dtypes whenever a piece is taken. Special methods
+# (operators, `__len__`, `__format__`) are taken to leave frames alone.
+
+#: Builtins that run no code of the objects given to them beyond their special methods.
+_PURE_BUILTINS = frozenset({"len", "str", "repr", "print", "isinstance", "type", "id", "range"})
+#: Methods that change their receiver in place (on a frame, a column, an index or `attrs`).
+_MUTATORS = frozenset(
+    "insert pop update clear setdefault popitem append extend remove discard add sort fill put resize "
+    "itemset setfield set_names isetitem".split()
+)
+#: pandas methods that hand the frame (or its columns) to a function they are given.
+_CALLBACK_METHODS = frozenset("pipe apply applymap map agg aggregate transform assign where mask".split())
+#: What lets other code run, or changes an object in place, inside a loop (besides calls,
+#: and stores into items and attributes).
+_DISTURBING = (ast.With, ast.AsyncWith, ast.AsyncFor, ast.Await, ast.Import, ast.ImportFrom, ast.Global,
+               ast.Nonlocal, ast.Yield, ast.YieldFrom)
+_MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = getattr(ast, "MatchMapping", ())
 
 
-def _bound_in(node: ast.AST, name: str) -> bool:
-    """`name` is a parameter or a local (assigned, not declared global/nonlocal) of `node`."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        arguments = node.args
-        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                 *(a for a in (arguments.vararg, arguments.kwarg) if a is not None)]
-        if any(a.arg == name for a in every):
-            return True
-    if isinstance(node, _COMPREHENSIONS):
-        return any(_mentions(generator.target, name) for generator in node.generators)
-    body = node.body if isinstance(node.body, list) else [node.body]  # type: ignore[attr-defined]
-    declared = False
-    assigned = False
-    for sub in _walk_local(body):
-        if isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names:
-            declared = True
-        elif isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            assigned = True
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub.name == name:
-            assigned = True
-        elif isinstance(sub, ast.alias) and (sub.asname or sub.name.split(".")[0]) == name:
-            assigned = True
-    return assigned and not declared
+@dataclass
+class _ScopeFacts:
+    """What one function (or class body, or the module) does with its names: one walk that
+    stays out of nested functions, lambdas and classes but takes in their decorators,
+    defaults and annotations, which run in this scope."""
+
+    params: frozenset[str] = frozenset()
+    declared: set[str] = field(default_factory=set)  # `global`/`nonlocal` here
+    #: name -> the nested functions, lambdas and classes that may read or rebind it
+    outer_refs: dict[str, list[ast.AST]] = field(default_factory=dict)
+    #: name -> (node, how) per binding; how: "call" (`name = f(...)`), "number" (`name = 0`),
+    #: "list" (`name = [...]`), "augmented" (`name += ...`) or "other" ("*": a star import
+    #: may bind any name)
+    bindings: dict[str, list[tuple[ast.AST, str]]] = field(default_factory=dict)
+    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    reads: dict[str, _Reads] = field(default_factory=dict)  # judged on demand
 
 
-def _refers_to_outer(node: ast.AST, name: str) -> bool:
-    """A nested scope reads or writes the enclosing scope's `name`."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and _bound_in(node, name):
+@dataclass
+class _Reads:
+    """The reads of one name in one scope, in source order, each judged once."""
+
+    at: list[tuple[int, int]]
+    nodes: list[ast.Name]
+    calm: list[bool]  # harmless while a loop runs (`_harmless_use`)
+    first_escape: tuple[int, int] | None  # the first read that hands the frame on even before a loop
+
+
+@dataclass
+class _LoopFacts:
+    """What one loop runs: its target (or test), body and `else:`, nested functions included."""
+
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+    names: dict[str, list[ast.Name]] = field(default_factory=dict)
+    bound: set[str] = field(default_factory=set)  # by def, class, import, except, match, global
+    calls: list[ast.Call] = field(default_factory=list)
+    iterables: list[ast.expr] = field(default_factory=list)  # of the loops and comprehensions in it
+    augmented: set[str] = field(default_factory=set)  # names given `+=` and the like
+    disturbs: bool = False  # a store into an item or attribute, `with`, `await`, `import` ...
+
+
+def _pieces_uniform(growth: Growth, facts: _ScopeFacts, tree: ast.Module) -> bool:
+    selection = growth.selection
+    if selection is None:
         return False
+    pure = _pure_builtins(growth.notes, tree)
+    vetted = growth.notes.get(VETTED, set())
+    if selection.group_loop is not None:
+        return _group_unchanged(growth, selection, facts, pure, vetted)
+    entries = {id(piece) for piece in selection.pieces}
+    return _private_frame(selection.root, growth, facts, pure, entries, vetted)
+
+
+def _group_unchanged(growth: Growth, selection: Selection, facts: _ScopeFacts, pure: Callable[[str], bool],
+                     vetted: set[int]) -> bool:
+    """The pieces come from the group of `for key, group in frame.groupby(...)`: a new frame
+    each iteration that only the loop can reach. It stays as it is if the loop does not
+    rebind, change or hand it on and no function or lambda outside the loop mentions it. The
+    groups are those of `frame` when the loop starts; where that loop sits in another one,
+    `frame` must stay the same across the outer iterations too."""
+    loop = selection.group_loop
+    assert loop is not None
+    root = selection.root
+    inside = _loop_facts(loop, growth.notes)
+    if root in facts.declared or root in inside.bound:
+        return False
+    if any(not _within(nested, loop) for nested in facts.outer_refs.get(root, ())):
+        return False
+    entries = {id(piece) for piece in selection.pieces}
+    own = loop.target.elts[1]  # type: ignore[attr-defined]
+    if not all(use is own or _harmless_use(use, inside.parents, entries, pure) for use in inside.names.get(root, ())):
+        return False
+    if loop is growth.loops[0].loop:
+        return not any(_within(node, loop) for node, _ in facts.bindings.get(selection.grouped, ()))
+    return _private_frame(selection.grouped, growth, facts, pure, set(), vetted)
+
+
+def _private_frame(name: str, growth: Growth, facts: _ScopeFacts, pure: Callable[[str], bool], entries: set[int],
+                   vetted: set[int]) -> bool:
+    """`name` holds a frame that the function (or module) builds itself and keeps to itself,
+    which nothing changes while the outermost loop runs, and that loop runs no code that could
+    reach it: bound only to calls (the detector found it holds a pandas DataFrame), not a
+    parameter, mentioned by no nested function, never handed on (`entries` are its uses as a
+    piece), and the loop calm (see `_calm`)."""
+    outer = growth.loops[0].loop
+    if isinstance(growth.scope, ast.ClassDef) or name in facts.params or name in facts.declared \
+            or name in facts.outer_refs or "*" in facts.bindings:
+        return False
+    bindings = facts.bindings.get(name)
+    if not bindings or any(how != "call" or _within(node, outer) for node, how in bindings):
+        return False
+    start, end = (outer.lineno, outer.col_offset), (outer.end_lineno, outer.end_col_offset)
+    uses = _reads(name, facts, pure)
+    if uses.first_escape is not None and uses.first_escape < start:
+        return False
+    for index in range(bisect_left(uses.at, start), bisect_left(uses.at, end)):
+        if not (uses.calm[index] or id(uses.nodes[index]) in entries):
+            return False
+    return _calm(outer, growth, facts, pure, vetted)
+
+
+def _reads(name: str, facts: _ScopeFacts, pure: Callable[[str], bool]) -> _Reads:
+    reads = facts.reads.get(name)
+    if reads is None:
+        nodes = sorted(facts.loads.get(name, ()), key=lambda n: (n.lineno, n.col_offset))
+        at = [(n.lineno, n.col_offset) for n in nodes]
+        escape = next((a for a, n in zip(at, nodes) if not _harmless_use(n, facts.parents, set(), pure, before=True)),
+                      None)
+        calm = [_harmless_use(n, facts.parents, set(), pure) for n in nodes]
+        reads = facts.reads[name] = _Reads(at, nodes, calm, escape)
+    return reads
+
+
+def _calm(loop: ast.stmt, growth: Growth, facts: _ScopeFacts, pure: Callable[[str], bool], vetted: set[int]) -> bool:
+    """Nothing in `loop` can change a frame in place or run code of the program's: it calls
+    only pure builtins and the calls the detector vetted (`VETTED`), iterates only over `range(...)`,
+    literals or a vetted `groupby`, stores into no item or attribute, uses no `with`,
+    `await` or `import`, augments (`+=`) only counters bound to numbers, and appends only to
+    local lists."""
+    inside = _loop_facts(loop, growth.notes)
+    if inside.disturbs:
+        return False
+    if not all(id(call) in vetted or _pure_call(call, pure) or _list_call(call, facts) for call in inside.calls):
+        return False
+    iterables = [*inside.iterables, *([loop.iter] if isinstance(loop, ast.For) else [])]
+    if not all(_inert(iterable, vetted, pure) for iterable in iterables):
+        return False
+    return all(_only(name, ("number", "augmented"), facts) for name in inside.augmented)
+
+
+def _pure_call(call: ast.Call, pure: Callable[[str], bool]) -> bool:
+    return isinstance(call.func, ast.Name) and pure(call.func.id)
+
+
+def _list_call(call: ast.Call, facts: _ScopeFacts) -> bool:
+    """`pieces.append(x)` or `pieces.extend([x, y])` on a local only ever bound to lists."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(call.args) == 1
+            and not call.keywords and func.attr in ("append", "extend")):
+        return False
+    if func.attr == "extend" and not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return False  # iterating anything else may run the program's code
+    return _only(func.value.id, ("list",), facts)
+
+
+def _inert(iterable: ast.expr, vetted: set[int], pure: Callable[[str], bool]) -> bool:
+    """Iterating it runs none of the program's code."""
+    if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
+        return True
+    if isinstance(iterable, ast.Constant):
+        return isinstance(iterable.value, (str, bytes))
+    return isinstance(iterable, ast.Call) and (
+        id(iterable) in vetted or (_pure_call(iterable, pure) and iterable.func.id == "range")  # type: ignore[attr-defined]
+    )
+
+
+def _only(name: str, kinds: tuple[str, ...], facts: _ScopeFacts) -> bool:
+    """Every binding of the local `name` is of one of these kinds (see `_ScopeFacts.bindings`)."""
+    bindings = facts.bindings.get(name)
+    return bool(bindings) and name not in facts.params and name not in facts.declared \
+        and name not in facts.outer_refs and all(how in kinds for _, how in bindings)  # type: ignore[union-attr]
+
+
+def _within(node: ast.AST, loop: ast.AST) -> bool:
+    return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) and (  # type: ignore[attr-defined]
+        node.end_lineno, node.end_col_offset) <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
+
+
+def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int], pure: Callable[[str], bool],
+                  before: bool = False) -> bool:
+    """This read of the frame's name neither hands the frame to other code nor keeps it
+    under another name (in a variable, a container or an attribute), and changes it only
+    `before` the loop. Values derived through a subscript or a method call are new objects
+    (copy-on-write); a method that takes a callback hands the frame on. Being one of the
+    concat's `entries`, an operand, a condition, an iterable or an argument of a pure
+    builtin is harmless."""
+    if not isinstance(node.ctx, ast.Load):
+        return False
+    current: ast.AST = node
+    derived = False
+    while True:
+        parent = parents.get(id(current))
+        if isinstance(parent, ast.Attribute) and parent.value is current:
+            current = parent
+        elif isinstance(parent, ast.Subscript) and parent.value is current:
+            if isinstance(parent.slice, ast.Lambda):
+                return False  # `frame[lambda f: ...]` calls it with the frame
+            current, derived = parent, True
+        elif isinstance(parent, ast.Call) and parent.func is current and isinstance(current, ast.Attribute):
+            method = current.attr
+            arguments = [*parent.args, *(k.value for k in parent.keywords)]
+            if method in _CALLBACK_METHODS or any(isinstance(a, ast.Lambda) for a in arguments):
+                return False
+            if not before and (method in _MUTATORS or method.startswith("_")
+                               or any(k.arg in (None, "inplace") for k in parent.keywords)):
+                return False
+            current, derived = parent, True
+        else:
+            break
+    if not isinstance(getattr(current, "ctx", ast.Load()), ast.Load):
+        return before and current is not node  # `frame["c"] = ...` before the loop changes, keeps
+    if derived or id(current) in entries:
+        return True
+    parent = parents.get(id(current))
+    while isinstance(parent, ast.BoolOp):  # `a or frame` may be the frame itself
+        current, parent = parent, parents.get(id(parent))
+    if isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.FormattedValue, ast.Expr)):
+        return True
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is current:
+        return True
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current:
+        return True
+    if isinstance(parent, ast.Return):
+        return before  # the loop does not run after it
+    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and pure(parent.func.id)
+            and any(a is current for a in parent.args))
+
+
+# -- facts gathered once per scope, loop and file ----------------------------------------------
+
+
+def _scope_facts(growth: Growth) -> _ScopeFacts:
+    key = ("scope", id(growth.scope))
+    facts = growth.notes.get(key)
+    if facts is None:
+        facts = growth.notes[key] = _gather_scope(growth.scope)  # type: ignore[arg-type]
+    return facts
+
+
+def _gather_scope(scope: ast.AST) -> _ScopeFacts:
+    facts = _ScopeFacts()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        facts.params = frozenset(a.arg for a in all_args(scope.args))
+    visible = not isinstance(scope, ast.ClassDef)  # nested scopes do not see a class body's names
+    parents = facts.parents
+    stack: list[ast.AST] = list(scope.body)  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, NESTED_SCOPES):
+            children = _evaluated_outside(node)
+            if visible:
+                for name in _free_names(node):
+                    facts.outer_refs.setdefault(name, []).append(node)
+            if not isinstance(node, ast.Lambda):
+                facts.bindings.setdefault(node.name, []).append((node, "other"))
+        else:
+            children = list(ast.iter_child_nodes(node))
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    facts.loads.setdefault(node.id, []).append(node)
+                else:
+                    facts.bindings.setdefault(node.id, []).append((node, _how_bound(node, parents.get(id(node)))))
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                facts.declared.update(node.names)
+            else:
+                for name in _bound_by(node):
+                    facts.bindings.setdefault(name, []).append((node, "other"))
+        for child in children:
+            parents[id(child)] = node
+        stack.extend(children)
+    return facts
+
+
+def _how_bound(node: ast.Name, parent: ast.AST | None) -> str:
+    if isinstance(parent, ast.AugAssign):
+        return "augmented"
+    value = None
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
+        value = parent.value
+    elif isinstance(parent, ast.AnnAssign) and parent.target is node:
+        value = parent.value
+    if isinstance(value, ast.Call):
+        return "call"
+    if isinstance(value, ast.Constant) and type(value.value) in (int, float):
+        return "number"
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "list"
+    return "other"
+
+
+def _bound_by(node: ast.AST) -> list[str]:
+    """Names bound by an import, `except ... as`, or a match pattern."""
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name.split(".")[0]]  # "*" for a star import
+    if isinstance(node, (ast.ExceptHandler, *_MATCH_CAPTURES)):
+        return [node.name] if node.name else []  # type: ignore[attr-defined]
+    if _MATCH_MAPPING and isinstance(node, _MATCH_MAPPING):
+        return [node.rest] if node.rest else []  # type: ignore[attr-defined]
+    return []
+
+
+def _evaluated_outside(node: ast.AST) -> list[ast.AST]:
+    """The parts of a nested function, lambda or class that run in the enclosing scope."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    arguments = node.args  # type: ignore[attr-defined]
+    parts: list[ast.AST] = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        parts += [*node.decorator_list, *(a.annotation for a in all_args(arguments) if a.annotation)]  # type: ignore[attr-defined]
+        if node.returns is not None:  # type: ignore[attr-defined]
+            parts.append(node.returns)  # type: ignore[attr-defined]
+    return parts
+
+
+def _free_names(node: ast.AST) -> set[str]:
+    """Names of the enclosing scope that a nested function, lambda or class may read or
+    rebind (a function's parameters and its own locals are its own)."""
     body = node.body if isinstance(node.body, list) else [node.body]  # type: ignore[attr-defined]
-    for sub in _walk_local(body):
-        if isinstance(sub, ast.Name) and sub.id == name:
-            return True
-        if isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names:
-            return True
-        if isinstance(sub, _NESTED_SCOPES) and _refers_to_outer(sub, name):
-            return True
-    return False
+    referenced: set[str] = set()
+    assigned: set[str] = set()
+    declared: set[str] = set()
+    for sub in walk_local(body):
+        if isinstance(sub, ast.Name):
+            referenced.add(sub.id)
+            if not isinstance(sub.ctx, ast.Load):
+                assigned.add(sub.id)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            referenced.update(sub.names)
+            declared.update(sub.names)
+        elif isinstance(sub, ast.alias):
+            assigned.add(sub.asname or sub.name.split(".")[0])
+        elif isinstance(sub, NESTED_SCOPES):
+            referenced |= _free_names(sub)
+            referenced.update(n.id for part in _evaluated_outside(sub) for n in ast.walk(part)
+                              if isinstance(n, ast.Name))
+            if not isinstance(sub, ast.Lambda):
+                assigned.add(sub.name)
+    if isinstance(node, ast.ClassDef):
+        return referenced
+    return referenced - (assigned - declared) - {a.arg for a in all_args(node.args)}  # type: ignore[attr-defined]
+
+
+def _loop_facts(loop: ast.stmt, notes: dict) -> _LoopFacts:
+    key = ("loop", id(loop))
+    facts = notes.get(key)
+    if facts is None:
+        facts = notes[key] = _gather_loop(loop)
+    return facts
+
+
+def _gather_loop(loop: ast.stmt) -> _LoopFacts:
+    facts = _LoopFacts(disturbs=isinstance(loop, ast.AsyncFor))
+    head = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
+    stack: list[ast.AST] = [head, *loop.body, *loop.orelse]  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            facts.parents[id(child)] = node
+            stack.append(child)
+        if isinstance(node, ast.Name):
+            facts.names.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.Call):
+            facts.calls.append(node)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            facts.iterables.append(node.iter)
+            facts.disturbs |= bool(getattr(node, "is_async", False))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            facts.augmented.add(node.target.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+            facts.disturbs = True
+        elif isinstance(node, _DISTURBING):
+            facts.disturbs = True
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            facts.bound.update(node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            facts.bound.add(node.name)
+        else:
+            facts.bound.update(_bound_by(node))
+    return facts
+
+
+def _pure_builtins(notes: dict, tree: ast.Module) -> Callable[[str], bool]:
+    """Whether a name is one of the pure builtins and the file leaves it alone: binds it
+    nowhere and has no `import *` (the file is walked once, the first time it matters)."""
+
+    def pure(name: str) -> bool:
+        if name not in _PURE_BUILTINS:
+            return False
+        bound = notes.get("bound names")
+        if bound is None:
+            bound = notes["bound names"] = _names_bound_in(tree)
+        return name not in bound and "*" not in bound
+
+    return pure
+
+
+def _names_bound_in(tree: ast.Module) -> frozenset[str]:
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add(node.asname or node.name.split(".")[0])  # "*" for a star import
+    return frozenset(bound)
 
 
 # -- writing it ----------------------------------------------------------------------------------
@@ -350,23 +715,8 @@ def _rewrite(growth: Growth, plan: _Plan, ctx: FixContext) -> Fix | None:
         return None
     new_loop = new_loop.with_changes(leading_lines=[])
     edit = ctx.replace_statements(loop, loop, [first, new_loop, last])
-    applicability = plan.applicability if plan.mode == "parts" and growth.kind == "concat" else Applicability.UNSAFE
     message = ROW_MESSAGE if plan.mode in ("rows", "loc") else MESSAGE
-    return Fix(applicability, message, (*import_edits, edit))
-
-
-class _Comments(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[cst.Comment] = []
-
-    def visit_Comment(self, node: cst.Comment) -> None:
-        self.found.append(node)
-
-
-def _comments(node: cst.CSTNode) -> list[cst.Comment]:
-    visitor = _Comments()
-    node.visit(visitor)
-    return visitor.found
+    return Fix(plan.applicability, message, (*import_edits, edit))
 
 
 class _ReplaceGrowth(cst.CSTTransformer):
@@ -412,8 +762,8 @@ class _ReplaceGrowth(cst.CSTTransformer):
             self.failed = True
             return updated
         self.replaced += 1
-        kept = {id(c) for piece in pieces for c in _comments(piece)}
-        self._carry.extend(c for c in _comments(updated) if id(c) not in kept)
+        kept = {id(line.comment) for piece in pieces for line in comments_in(piece)}
+        self._carry.extend(line.comment for line in comments_in(updated) if id(line.comment) not in kept)
         collected = cst.Name(self.collected)
         if len(pieces) == 1:
             call = cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")),

@@ -615,6 +615,19 @@ def test_concat_of_a_file_read_is_reported_here_until_gpu108_exists():
     assert [d.start.line for d in _findings(source)] == [5]
 
 
+@pytest.mark.parametrize("key", ["len(board)", "len(board.index)", "board.shape[0]"])
+def test_loc_message_quotes_the_key_the_code_uses(key):
+    source = _src(f'''
+        import pandas as pd
+
+        board = pd.DataFrame(columns=["a"])
+        for a in range(3):
+            board.loc[{key}] = [a]
+    ''')
+    [finding] = _findings(source)
+    assert f"through `.loc[{key}]`" in finding.message
+
+
 @pytest.mark.parametrize("source", [
     # a user-defined concat, and NumPy's
     "def concat(items):\n    return items\n\nframe = []\nfor a in range(3):\n    frame = concat([frame, a])\n",
@@ -656,10 +669,12 @@ def test_other_frame_libraries_are_flagged_but_fixed_unsafely():
 # A single concat of [start, *pieces] and the loop's chain of pairwise concats can pick
 # different dtypes when one column takes three or more dtypes across start and pieces (bool,
 # int64, float64 pieces: object vs float64). The fix is safe only where every piece is a row
-# selection of one DataFrame: the group of an enclosing groupby loop, or a frame the loops
-# leave alone.
+# selection of one DataFrame: the group of an enclosing groupby loop, or a private frame (built
+# by the function itself, never handed on) that nothing changes while the loops run.
 
-#: Loop header and piece of each shape that is safe; `sales` is a pandas DataFrame parameter.
+#: Loop header and piece of each shape that is safe. `sales` is a pandas DataFrame: for the
+#: "group" shapes a parameter, for the "frame" shapes a private copy made by the function (a
+#: parameter is shared with the caller, so selections of it are fixed unsafely, see below).
 SAFE_SHAPES = {
     "group": ("for _, group in sales.groupby('region'):", "group"),
     "group, empty groups": ("for _, group in sales.groupby('grade', observed=False):", "group"),
@@ -718,28 +733,41 @@ SAFE_STARTS = {
 }
 
 
-def _safe_source(header: str, piece: str, start: str, options: str, prepend: bool = False) -> str:
+def _safe_source(header: str, piece: str, start: str, options: str, prepend: bool = False,
+                 private: bool = False) -> str:
     entries = f"{piece}, out" if prepend else f"out, {piece}"
-    return _src(f'''
-        import pandas as pd
+    body = [f"out = {start}", header, f"    out = pd.concat([{entries}]{options})", "return out"]
+    if private:
+        body.insert(0, "sales = given.copy()")
+    return ("import pandas as pd\n\n\n"
+            f"def build({'given' if private else 'sales'}: pd.DataFrame) -> pd.DataFrame:\n"
+            + "".join(f"    {line}\n" for line in body))
 
 
-        def build(sales: pd.DataFrame) -> pd.DataFrame:
-            out = {start}
-            {header}
-                out = pd.concat([{entries}]{options})
-            return out
-    ''')
+def _shape_source(shape: str, start: str = "pd.DataFrame()", options: str = "") -> str:
+    header, piece = SAFE_SHAPES[shape]
+    return _safe_source(header, piece, start, options, private=shape.startswith("frame"))
 
 
 @pytest.mark.parametrize("shape", list(SAFE_SHAPES))
 def test_row_selections_of_one_frame_are_fixed_safely(shape):
-    header, piece = SAFE_SHAPES[shape]
-    source = _safe_source(header, piece, "pd.DataFrame()", "")
+    piece = SAFE_SHAPES[shape][1]
+    source = _shape_source(shape)
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
     fixed = _fixed(source, unsafe=False)
     assert f"parts.append({piece})" in fixed and "out = pd.concat(parts)" in fixed
+
+
+@pytest.mark.parametrize("shape", [shape for shape in SAFE_SHAPES if shape.startswith("frame")])
+def test_row_selections_of_a_parameter_are_fixed_unsafely(shape):
+    # A parameter is shared with the caller: another parameter, a global or the code a
+    # loop calls may hold the same frame (see the executed cases below).
+    header, piece = SAFE_SHAPES[shape]
+    source = _safe_source(header, piece, "pd.DataFrame()", "")
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert fix_text(source, unsafe_fixes=False) == source
 
 
 @pytest.mark.parametrize("start", list(SAFE_STARTS))
@@ -747,8 +775,7 @@ def test_row_selections_of_one_frame_are_fixed_safely(shape):
 def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
     # Differential: the loop and its rewrite, executed on the same generated data (no rows,
     # one row, empty groups and empty selections included), equal in values, dtypes and index.
-    header, piece = SAFE_SHAPES[shape]
-    source = _safe_source(header, piece, *SAFE_STARTS[start])
+    source = _shape_source(shape, *SAFE_STARTS[start])
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
     fixed = _fixed(source, unsafe=False)
@@ -760,7 +787,8 @@ def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
 
 
 @pytest.mark.parametrize("source", [
-    # prepending, several pieces per step, nested loops over one grouping, module level
+    # prepending, several pieces per step, nested loops over one grouping of a private frame,
+    # module level
     _safe_source("for _, group in sales.groupby('region'):", "group.head(1)", "pd.DataFrame()", "", prepend=True),
     _src('''
         import pandas as pd
@@ -776,7 +804,8 @@ def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
         import pandas as pd
 
 
-        def build(sales: pd.DataFrame) -> pd.DataFrame:
+        def build(given: pd.DataFrame) -> pd.DataFrame:
+            sales = given.copy()
             out = pd.DataFrame()
             for size in range(3):
                 for _, group in sales.groupby("region"):
@@ -813,12 +842,16 @@ def test_prepending_and_nested_safe_shapes_compute_the_same_frame():
                                run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
 
 
-def _grown(header: str, piece: str, before: str = "", params: str = "sales: pd.DataFrame") -> str:
+def _grown(header: str, piece: str, before: str = "", params: str = "given: pd.DataFrame",
+           prelude: str = "sales = given.copy()") -> str:
+    """A growth loop where `sales` is, by default, a private frame: what makes the fix unsafe
+    is the shape given, not a frame shared with the caller (see `test_control_is_safe`)."""
     lines = "".join(f"        {line}\n" for line in before.splitlines())
     return (
         "import pandas as pd\n\n\n"
         f"def build({params}):\n"
-        "    out = pd.DataFrame()\n"
+        + (f"    {prelude}\n" if prelude else "")
+        + "    out = pd.DataFrame()\n"
         f"    {header}\n"
         f"{lines}"
         f"        out = pd.concat([out, {piece}])\n"
@@ -849,23 +882,23 @@ UNSAFE_SHAPES = {
                                    "group = group.assign(flag=1)"),
     "the group changed": _grown("for key, group in sales.groupby('region'):", "group", "group['key'] = key"),
     "the grouped frame changed in an outer loop": (
-        "import pandas as pd\n\n\ndef build(sales: pd.DataFrame):\n    out = pd.DataFrame()\n"
-        "    for step in range(2):\n        for _, group in sales.groupby('region'):\n"
+        "import pandas as pd\n\n\ndef build(given: pd.DataFrame):\n    sales = given.copy()\n"
+        "    out = pd.DataFrame()\n    for step in range(2):\n        for _, group in sales.groupby('region'):\n"
         "            out = pd.concat([out, group.head(1)])\n        sales['amount'] = sales['amount'] * 0.5\n"
         "    return out\n"
     ),
     "groupby on something not known to be a frame": _grown("for _, group in sales.groupby('region'):", "group",
-                                                           params="sales"),
+                                                           params="sales", prelude=""),
     "groupby with a column selection": _grown("for _, group in sales.groupby('region')[['amount']]:", "group"),
     "pieces of two frames": _grown("for size in range(3):", "sales.head(size), other.head(size)",
-                                   params="sales: pd.DataFrame, other: pd.DataFrame"),
+                                   prelude="sales, other = given.copy(), given.copy()"),
     "a mask against an unknown value": _grown("for limit in limits:", "sales.loc[sales['amount'] > limit]",
-                                              params="sales: pd.DataFrame, limits"),
+                                              params="given: pd.DataFrame, limits"),
     "columns selected by sample(axis=1)": _grown("for seed in range(3):", "sales.sample(2, axis=1, random_state=seed)"),
     "columns dropped by dropna(axis=1)": _grown("for _, group in sales.groupby('region'):", "group.dropna(axis=1)"),
     "a query that is not a comparison": _grown("for _, group in sales.groupby('region'):", "group.query('amount')"),
     "a query with an unknown @name": _grown("for _, group in sales.groupby('region'):",
-                                            "group.query('amount > @limit')", params="sales: pd.DataFrame, limit"),
+                                            "group.query('amount > @limit')", params="given: pd.DataFrame, limit"),
     "a query built at run time": _grown("for limit in (1, 2):", "sales.query(f'amount > {limit}')"),
     "a method attribute is no column": _grown("for limit in (1, 2):", "sales.loc[sales.size > limit]"),
     "a frame of another library": (
@@ -874,6 +907,21 @@ UNSAFE_SHAPES = {
         "    return out\n"
     ),
 }
+
+
+@pytest.mark.parametrize("source", [
+    _grown("for limit in (1, 2):", "sales.head(2)"),
+    _grown("for limit in (1, 2):", "sales.head(2)", "print(len(sales), limit)"),
+    _grown("for _, group in sales.groupby('region'):", "group"),
+    # the outer-loop shape of "the grouped frame changed in an outer loop", unchanged
+    ("import pandas as pd\n\n\ndef build(given: pd.DataFrame):\n    sales = given.copy()\n"
+     "    out = pd.DataFrame()\n    for step in range(2):\n        for _, group in sales.groupby('region'):\n"
+     "            out = pd.concat([out, group.head(1)])\n    return out\n"),
+])
+def test_control_is_safe(source):
+    # The shapes below differ from these by one thing each.
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.SAFE
 
 
 @pytest.mark.parametrize("shape", list(UNSAFE_SHAPES))
@@ -935,6 +983,225 @@ def test_pieces_without_evidence_of_one_dtype_are_fixed_unsafely(shape):
 def test_frames_other_code_can_reach_are_fixed_unsafely(source):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
+
+
+# -- a frame that other code can change while the pieces are taken ------------------------------
+#
+# Changed between two pieces, the frame gives pieces of different dtypes (column `a`: bool,
+# then int64, then float64), and one concat picks another dtype than the loop's chain of
+# pairwise ones. Each case is executed before and after the (unsafe) rewrite to show it.
+
+#: Helpers the cases call, defined outside the linted source (unknown code to the linter).
+CHANGING_SETUP = """
+class Holder:
+    def __init__(self, frame=None):
+        self.frame = frame
+
+    def keep(self, frame):
+        self.frame = frame
+
+    def mutate(self, i):
+        self.frame["a"] = [1, 1.5, 0][i]
+
+
+def steps(frame):
+    for i in range(3):
+        yield i
+        frame["a"] = [1, 1.5, 0][i]
+
+
+frame = pd.DataFrame({"a": [True, False], "g": [1, 1]})
+"""
+
+CHANGED_WHILE_LOOPING = {
+    "an alias of a parameter": ('''
+        def f(sales: pd.DataFrame):
+            out = pd.DataFrame()
+            alias = sales
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                alias["a"] = [1, 1.5, 0][i]
+            return out
+    ''', "f(frame)"),
+    "a parameter reached by the code the loop calls": ('''
+        def f(sales: pd.DataFrame, h):
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                h.mutate(i)
+            return out
+    ''', "f(frame, Holder(frame))"),
+    "a parameter that another parameter also holds": ('''
+        def f(sales: pd.DataFrame, other):
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                other["a"] = [1, 1.5, 0][i]
+            return out
+    ''', "f(frame, frame)"),
+    "a private frame under another name": ('''
+        def f(given: pd.DataFrame):
+            sales = given.copy()
+            alias = sales
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                alias["a"] = [1, 1.5, 0][i]
+            return out
+    ''', "f(frame)"),
+    "a private frame in a container": ('''
+        def f(given: pd.DataFrame):
+            sales = given.copy()
+            box = [sales]
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                box[0]["a"] = [1, 1.5, 0][i]
+            return out
+    ''', "f(frame)"),
+    "a private frame handed to other code before the loop": ('''
+        def f(given: pd.DataFrame, h):
+            sales = given.copy()
+            h.keep(sales)
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                h.mutate(i)
+            return out
+    ''', "f(frame, Holder())"),
+    "a private frame changed in place through `+=` on another name": ('''
+        def f(given: pd.DataFrame):
+            sales = given.copy()
+            alias = sales
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                alias += [1, 0.5, 0][i]
+            return out
+    ''', "f(frame[['a']])"),
+    "a private frame a nested function changes": ('''
+        def f(given: pd.DataFrame):
+            sales = given.copy()
+
+            def change(i):
+                sales["a"] = [1, 1.5, 0][i]
+
+            out = pd.DataFrame()
+            for i in range(3):
+                out = pd.concat([out, sales.head(1)])
+                change(i)
+            return out
+    ''', "f(frame)"),
+    "a private frame changed by the generator the loop iterates": ('''
+        def f(given: pd.DataFrame):
+            sales = given.copy()
+            out = pd.DataFrame()
+            for i in steps(sales):
+                out = pd.concat([out, sales.head(1)])
+            return out
+    ''', "f(frame)"),
+    "the grouped frame, held by another parameter, changed in an outer loop": ('''
+        def f(sales: pd.DataFrame, other):
+            out = pd.DataFrame()
+            for i in range(3):
+                for _, group in sales.groupby("g"):
+                    out = pd.concat([out, group.head(1)])
+                other["a"] = [1, 1.5, 0][i]
+            return out
+    ''', "f(frame, frame)"),
+}
+
+
+@pytest.mark.parametrize("name", list(CHANGED_WHILE_LOOPING))
+def test_a_frame_changed_while_looping_is_fixed_unsafely(name):
+    text, call = CHANGED_WHILE_LOOPING[name]
+    source = "import pandas as pd\n\n\n" + _src(text)
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert fix_text(source, unsafe_fixes=False) == source
+    fixed = _fixed(source)
+    before = run_example(CHANGING_SETUP, source, call)
+    after = run_example(CHANGING_SETUP, fixed, call)
+    assert (str(before["a"].dtype), str(after["a"].dtype)) == ("float64", "object")
+    assert_same_result(before, after, strict=False)
+
+
+@pytest.mark.parametrize("source", [
+    # other code runs while the pieces are taken: what it does is not known
+    _grown("for limit in (1, 2):", "sales.head(2)", "h.mutate(limit)", params="given: pd.DataFrame, h"),
+    _grown("for limit in (1, 2):", "sales.head(2)", "log.append(limit)", params="given: pd.DataFrame, log"),
+    _grown("for limit in steps:", "sales.head(2)", params="given: pd.DataFrame, steps"),
+    _grown("for limit in (1, 2):", "sales.head(2)", "with lock:\n    pass", params="given: pd.DataFrame, lock"),
+    _grown("for limit in (1, 2):", "sales.head(2)", "total += limit", params="given: pd.DataFrame, total"),
+    # the frame bound otherwise than by a call, or also in the loop
+    _grown("for limit in (1, 2):", "sales.head(2)", prelude="sales = given"),
+    _grown("for limit in (1, 2):", "sales.head(2)", "sales = sales.copy()"),
+    _grown("for limit in (1, 2):", "sales.head(2)", prelude="sales = given.copy() if given is not None else None"),
+    # handed on before the loop, to a callback or a container
+    _grown("for limit in (1, 2):", "sales.head(2)", prelude="sales = given.copy()\n    sales.pipe(print)"),
+    _grown("for limit in (1, 2):", "sales.head(2)", prelude="sales = given.copy()\n    frames = {'s': sales}"),
+    _grown("for limit in (1, 2):", "sales.head(2)", prelude="sales = given.copy()\n    picked = sales or given"),
+    # module level: a function of the file reads it
+    ("import pandas as pd\n\nsales = pd.read_csv('s.csv')\nout = pd.DataFrame()\nfor size in range(3):\n"
+     "    out = pd.concat([out, sales.head(size)])\n\n\ndef later():\n    return sales\n"),
+])
+def test_a_frame_other_code_may_change_is_fixed_unsafely(source):
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+
+
+@pytest.mark.parametrize("source", [
+    # a counter in a `while` loop
+    _src('''
+        import pandas as pd
+
+
+        def build(given: pd.DataFrame) -> pd.DataFrame:
+            sales = given.copy()
+            out = pd.DataFrame()
+            size = 0
+            while size < 4:
+                out = pd.concat([out, sales.head(size)])
+                size += 1
+            return out
+    '''),
+    # a local list collecting something else on the way
+    _src('''
+        import pandas as pd
+
+
+        def build(given: pd.DataFrame) -> pd.DataFrame:
+            sales = given.copy()
+            sizes = []
+            out = pd.DataFrame()
+            for size in range(3):
+                sizes.append(size)
+                out = pd.concat([out, sales.tail(size)])
+            return out
+    '''),
+    # the frame changed before the loop (not while it runs), and read by builtins
+    _src('''
+        import pandas as pd
+
+
+        def build(given: pd.DataFrame) -> pd.DataFrame:
+            sales = given.copy()
+            sales["extra"] = 1.5
+            sales.pop("units")
+            print(len(sales), type(sales))
+            out = pd.DataFrame()
+            for size in [1, 3]:
+                out = pd.concat([out, sales.head(size)])
+            return out
+    '''),
+])
+def test_a_private_frame_left_alone_while_looping_is_fixed_safely(source):
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.SAFE
+    fixed = _fixed(source, unsafe=False)
+    for n in (0, 1, 5, 40):
+        assert_same_result(run_example(SAFE_SETUP, source, "build(sales)", n=n),
+                           run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
 
 
 def test_why_mixed_pieces_are_unsafe():

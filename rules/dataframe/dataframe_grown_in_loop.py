@@ -8,6 +8,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference, mentions, same_reference
 from gpulint.engine import RuleContext
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
 from gpulint.registry import Example, FixAvailability, Rule
@@ -17,6 +18,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _PANDAS_LIKE = ("frame", "series", "ndframe")
 #: Keyword-only arguments of an empty constructor that leave it with a fresh RangeIndex.
 _FRESH_KEYWORDS = frozenset({"columns", "dtype", "name"})
+_TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 
 
 @dataclass
@@ -40,6 +42,23 @@ class LoopSite:
 
 
 @dataclass
+class Selection:
+    """Every new piece of a pandas `concat` growth is a row selection of the pandas DataFrame
+    held by `root` (see `_selection_root`): taken as it is or through head/tail/sample/...,
+    `.iloc[a:b]`, `.loc[a:b]`, `.loc[<row mask>]` or `.query(<comparisons>)`. Each such piece
+    keeps every column and its dtype, so the pieces share one dtype per column as long as
+    nothing changes the frame while they are taken; the fixer decides whether that is proven."""
+
+    root: str
+    pieces: list[ast.expr]
+    #: The enclosing `for key, root in frame.groupby(...)` loop that binds `root`, if any:
+    #: `frame` (`grouped`) is known to hold a pandas DataFrame and `grouping` is the call.
+    group_loop: ast.For | None = None
+    grouped: str = ""
+    grouping: ast.Call | None = None
+
+
+@dataclass
 class Growth:
     """What the detector knows about one growth statement; the fixer's input."""
 
@@ -51,12 +70,18 @@ class Growth:
     target_type: Ty | None  # the grown value's type before the statement
     piece_type: Ty | None  # for append: the type of the appended value
     loops: list[LoopSite] = field(default_factory=list)
-    scope: ast.AST | None = None  # the enclosing function (or the module)
+    scope: ast.AST | None = None  # the enclosing function (or class body, or the module)
     in_try: bool = False  # a `try` between the scope and the statement
-    #: concat only: every new piece is a row selection of one pandas DataFrame (the group of
-    #: an enclosing `groupby` loop, or a frame the loops leave alone), so each column has the
-    #: same dtype in every piece (see `pieces_uniform`).
-    uniform_pieces: bool = False
+    #: pandas `concat` only: every new piece is a row selection of one frame, if so.
+    selection: Selection | None = None
+    #: Facts about the file shared by all its findings, one dict per file analysed: the
+    #: calls the detector vetted (under `VETTED`), and what the fixer derives once.
+    notes: dict = field(default_factory=dict)
+
+
+#: `Growth.notes` key: ids of the calls known to run none of the program's code (pandas
+#: `concat`, row selections and masks of pandas frames, a `groupby` taking only constants).
+VETTED = "vetted calls"
 
 
 class DataframeGrownInLoop(Rule):
@@ -82,15 +107,25 @@ class DataframeGrownInLoop(Rule):
 
     ## Fix safety
     The `pd.concat` rewrite is safe with pandas only where every new piece is provably a row
-    selection of one DataFrame, so that each column has the same dtype in every piece:
+    selection of one DataFrame that nothing changes while the pieces are taken, so that each
+    column has the same dtype in every piece:
 
     - the group of an enclosing `for key, group in frame.groupby(...)` loop, where `frame` is
       known to hold a pandas DataFrame, the loop does not rebind, change or hand on `group`,
-      and no function or lambda outside the loop mentions it;
-    - or a name known to hold a pandas DataFrame, local to the function (or the module),
-      that nothing in the enclosing loops rebinds, changes in place (item or attribute
-      assignment, `inplace=`, `insert`, `pop`, `update`) or passes to other code (builtins
-      such as `len` and `print` aside), and that no other function or lambda mentions;
+      and no function or lambda outside the loop mentions it (where that loop sits inside
+      another one, `frame` must also be a private frame, as below, and the `groupby` must
+      take only constants);
+    - or a private frame: a name that the function (or the module) binds only with
+      `name = <call>`, outside the loops, the binding in force being known to return a
+      pandas DataFrame (`pd.read_parquet(...)`, `other.copy()`); not a parameter (the
+      caller shares it); mentioned by no other function or lambda; never given another
+      name, stored in a container or an attribute, or handed to code other than builtins
+      such as `len` and `print` and pandas methods that take no callback; and not changed
+      in the loops. The loops must also call nothing but such builtins, the pieces' own
+      methods and `append` of a local list, iterate only over `range(...)` or literals,
+      store into no item or attribute, use no `with`, and augment (`+=`) only counters
+      bound to numbers: then no other code runs while the pieces are taken. Special
+      methods (`__len__`, operators, `__format__`) are taken to leave frames alone;
 
     taken as it is or through any chain of `.head()`, `.tail()`, `.sample()`, `.nlargest()`,
     `.nsmallest()`, `.query("<comparisons>")`, `.drop_duplicates()`, `.dropna()` (none with
@@ -119,9 +154,10 @@ class DataframeGrownInLoop(Rule):
     from a piece" as one), the single `concat` can choose another common dtype than the chain
     of pairwise ones (bool, int64 and float64 pieces: object instead of float64). Of 11,664
     dtype combinations measured, 267 differ, none of them with one dtype per column across
-    the pieces; pieces built from rows, dicts, `pd.DataFrame(...)`, file chunks or a frame
-    that changes in the loop carry no evidence against it. The fix is also unsafe for cuDF,
-    Modin and Dask, where this was not measured.
+    the pieces; pieces built from rows, dicts, `pd.DataFrame(...)`, file chunks, a parameter
+    (the caller shares it), or a frame that changes in the loop or that other code can reach
+    carry no evidence against it. The fix is also unsafe for cuDF, Modin and Dask, where
+    this was not measured.
 
     The fixer declines (and shows the suggestion) when the grown name is used anywhere else
     in the loop, its `else:` clause or a function that could run during the loop, when the
@@ -385,6 +421,10 @@ def grow(table, rows):
 '''),
     )
 
+    def __init__(self) -> None:
+        # One instance per file analysed: the findings of a file share what the fixer derives.
+        self._notes: dict = {}
+
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops:
             return
@@ -392,37 +432,41 @@ def grow(table, rows):
         if growth is None or _reset_each_iteration(growth.target, ctx):
             return
         _describe_surroundings(growth, ctx)
-        growth.uniform_pieces = pieces_uniform(growth, ctx)
-        name = ctx.segment(growth.target)
-        if growth.kind == "loc":
-            message = (f"`{name}` grows by one row per iteration through `.loc[len({name})]`: each new row copies "
-                       "the frame; collect the rows in a list and build the frame once after the loop")
-        elif growth.kind == "append":
-            message = (f"`{name}` is grown with `.{growth.call.func.attr}` inside a loop "  # type: ignore[union-attr]
-                       "(removed from pandas, and quadratic): collect the pieces in a list and `concat` once "
-                       "after the loop")
-        else:
-            message = (f"`{name}` is grown with `concat` inside a loop: each step copies every row so far; "
-                       "collect the pieces in a list and `concat` once after the loop")
-        ctx.report(node, message, context=growth)
+        growth.selection = _selection(growth, ctx)
+        growth.notes = self._notes
+        if growth.selection is not None:
+            _vet(growth, growth.selection, self._notes.setdefault(VETTED, set()))
+        ctx.report(node, _message(growth, ctx), context=growth)
+
+
+def _message(growth: Growth, ctx: RuleContext) -> str:
+    name = ctx.segment(growth.target)
+    if growth.kind == "loc":
+        key = ctx.segment(_assigned(growth.statement).slice)  # type: ignore[attr-defined]
+        return (f"`{name}` grows by one row per iteration through `.loc[{key}]`: each new row copies "
+                "the frame; collect the rows in a list and build the frame once after the loop")
+    if growth.kind == "append":
+        return (f"`{name}` is grown with `.{growth.call.func.attr}` inside a loop "  # type: ignore[union-attr]
+                "(removed from pandas, and quadratic): collect the pieces in a list and `concat` once "
+                "after the loop")
+    return (f"`{name}` is grown with `concat` inside a loop: each step copies every row so far; "
+            "collect the pieces in a list and `concat` once after the loop")
 
 
 # -- recognising a growth statement ------------------------------------------------------
 
 
-def same_reference(a: ast.expr, b: ast.expr) -> bool:
-    """Two spellings of the same name or attribute chain (`df`, `self.frame`)."""
-    if isinstance(a, ast.Name) and isinstance(b, ast.Name):
-        return a.id == b.id
-    if isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
-        return a.attr == b.attr and same_reference(a.value, b.value)
-    return False
+def _assigned(statement: ast.Assign | ast.AnnAssign) -> ast.expr | None:
+    """The single target of an assignment (None for `a = b = ...`)."""
+    if isinstance(statement, ast.Assign):
+        return statement.targets[0] if len(statement.targets) == 1 else None
+    return statement.target
 
 
-def _is_reference(node: ast.expr) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
+def _concat_entries(call: ast.Call) -> list[ast.expr] | None:
+    """The elements of `concat([...])`/`concat((...))` (or `objs=[...]`), when spelled out."""
+    objs = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "objs"), None)
+    return objs.elts if isinstance(objs, (ast.List, ast.Tuple)) else None
 
 
 def _pandas_like(ty: Ty | None) -> bool:
@@ -430,18 +474,13 @@ def _pandas_like(ty: Ty | None) -> bool:
 
 
 def _growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None:
-    if isinstance(node, ast.Assign):
-        if len(node.targets) != 1:
-            return None
-        target = node.targets[0]
-    else:
-        target = node.target
+    target = _assigned(node)
     value = node.value
-    if value is None:
+    if target is None or value is None:
         return None
     if isinstance(target, ast.Subscript):
         return _loc_growth(node, target, ctx)
-    if not _is_reference(target) or not isinstance(value, ast.Call):
+    if not is_reference(target) or not isinstance(value, ast.Call):
         return None
     func = value.func
     name = ctx.qualname(func)
@@ -449,10 +488,8 @@ def _growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None
         found = library_of(name, FRAME_LIBRARIES)
         if found is None or found[1] != "concat":
             return None
-        objs = value.args[0] if value.args else next((k.value for k in value.keywords if k.arg == "objs"), None)
-        if not isinstance(objs, (ast.List, ast.Tuple)):
-            return None
-        if not any(same_reference(element, target) for element in objs.elts):
+        entries = _concat_entries(value)
+        if entries is None or not any(same_reference(element, target) for element in entries):
             return None
         return Growth("concat", node, target, value, found[0], ctx.type_of(target), None)
     if (
@@ -471,7 +508,7 @@ def _growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None
 
 def _loc_growth(node: ast.Assign | ast.AnnAssign, target: ast.Subscript, ctx: RuleContext) -> Growth | None:
     indexer = target.value
-    if not (isinstance(indexer, ast.Attribute) and indexer.attr == "loc" and _is_reference(indexer.value)):
+    if not (isinstance(indexer, ast.Attribute) and indexer.attr == "loc" and is_reference(indexer.value)):
         return None
     grown = indexer.value
     ty = ctx.type_of(grown)
@@ -531,7 +568,7 @@ def _binds_afresh(statement: ast.stmt, name: str) -> bool:
     else:
         return False
     return any(isinstance(t, ast.Name) and t.id == name for t in targets) and \
-        not _mentions(statement.value, name)  # type: ignore[arg-type]
+        not mentions(statement.value, name)  # type: ignore[arg-type]
 
 
 # -- what the fixer needs to know about the surroundings -----------------------------------
@@ -555,13 +592,6 @@ def _describe_surroundings(growth: Growth, ctx: RuleContext) -> None:
     growth.scope = scope
 
 
-_TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
-
-
-def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
-
-
 def _loop_site(loop: ast.stmt, block: list[ast.stmt], target: ast.expr, ctx: RuleContext) -> LoopSite:
     site = LoopSite(loop, block, runs_once=_runs_once(loop, ctx))
     if not isinstance(target, ast.Name):
@@ -575,11 +605,11 @@ def _loop_site(loop: ast.stmt, block: list[ast.stmt], target: ast.expr, ctx: Rul
                 isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
             site.init = statement
             break
-        if _mentions(statement, name):
+        if mentions(statement, name):
             return site
     if site.init is not None:
         value = site.init.value  # type: ignore[attr-defined]
-        if isinstance(value, ast.Call) and not _mentions(value, name):
+        if isinstance(value, ast.Call) and not mentions(value, name):
             found = library_of(ctx.qualname(value.func) or "", FRAME_LIBRARIES)
             if found is not None and found[1] in ("DataFrame", "Series"):
                 if not value.args and all(k.arg in _FRESH_KEYWORDS for k in value.keywords):
@@ -637,12 +667,14 @@ def _runs_once(loop: ast.stmt, ctx: RuleContext) -> bool:
     return False
 
 
-# -- are the new pieces provably of one dtype per column? ----------------------------------
+# -- are the new pieces row selections of one frame? -------------------------------------
 #
 # One `concat` of [start, *pieces] and the chain of pairwise ones agree on values, index and
 # dtypes as long as each column has a single dtype across the pieces (measured with pandas
-# 3.1, any start). The evidence accepted here: every piece is a row selection of one pandas
-# DataFrame that keeps all its columns and their dtypes, even when it selects nothing.
+# 3.1, any start). The evidence gathered here: every piece is a row selection of one pandas
+# DataFrame that keeps all its columns and their dtypes, even when it selects nothing. Whether
+# that frame stays the same while the pieces are taken is the fixer's question (it looks at
+# the whole function, which only matters when a fix is built).
 
 #: Row selections that keep every column and its dtype (empty results included, measured with
 #: pandas 3.1): method -> (positional arguments allowed, keywords allowed). Whatever would
@@ -657,8 +689,6 @@ _ROW_METHODS: dict[str, tuple[int, frozenset[str]]] = {
     "dropna": (0, frozenset({"how", "thresh", "subset"})),
     "copy": (1, frozenset({"deep"})),
 }
-_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 _NULL_TESTS = frozenset({"isna", "notna", "isnull", "notnull"})
 _REDUCTIONS = frozenset({"mean", "median", "min", "max", "sum", "std", "var"})
@@ -682,38 +712,61 @@ _FRAME_ATTRIBUTES = frozenset("""
     to_timestamp to_xarray to_xml transform transpose truediv truncate tz_convert tz_localize unstack
     update value_counts values var where xs
 """.split())
-#: Methods that change their receiver in place (on a frame, a column, an index or `attrs`).
-_MUTATORS = frozenset(
-    "insert pop update clear setdefault popitem append extend remove discard add sort fill put resize "
-    "itemset setfield set_names isetitem".split()
-)
-#: Builtins that cannot change a frame passed to them.
-_PURE_BUILTINS = frozenset({"len", "str", "repr", "print", "isinstance", "type", "id"})
-_BINDING_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _BACKTICKED = re.compile(r"`[^`]*`")
 _LOCAL = "__gpulint_local__"
 
 
-def pieces_uniform(growth: Growth, ctx: RuleContext) -> bool:
-    """True when every piece a pandas `concat` growth adds is provably a row selection of one
-    DataFrame, taken either from the group variable of an enclosing
-    `for key, group in frame.groupby(...)` or from a frame the enclosing loops leave alone."""
-    call = growth.call
-    if growth.kind != "concat" or growth.lib != "pandas" or call is None:
-        return False
-    objs = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "objs"), None)
-    if not isinstance(objs, (ast.List, ast.Tuple)):
-        return False
-    pieces = [e for e in objs.elts if not same_reference(e, growth.target)]
-    if not pieces or any(isinstance(e, ast.Starred) for e in objs.elts):
-        return False
+def _selection(growth: Growth, ctx: RuleContext) -> Selection | None:
+    """The row selections a pandas `concat` growth adds, when they all come from one frame:
+    the group variable of an enclosing `for key, group in frame.groupby(...)`, or a name
+    known here to hold a pandas DataFrame."""
+    if growth.kind != "concat" or growth.lib != "pandas" or growth.call is None:
+        return None
+    entries = _concat_entries(growth.call)
+    if entries is None or any(isinstance(e, ast.Starred) for e in entries):
+        return None
+    pieces = [e for e in entries if not same_reference(e, growth.target)]
     roots = {_selection_root(piece, ctx) for piece in pieces}
     if len(roots) != 1 or None in roots:
-        return False
+        return None
     root = roots.pop()
     assert root is not None
-    entries = {id(piece) for piece in pieces}
-    return _group_of_unchanged_frame(root, entries, growth, ctx) or _unchanged_frame(root, entries, growth, ctx)
+    for loop in reversed(ctx.loops):
+        target = getattr(loop, "target", None)
+        if not (isinstance(loop, ast.For) and isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == root) \
+                or mentions(target.elts[0], root):
+            continue
+        grouping = loop.iter
+        if (isinstance(grouping, ast.Call) and isinstance(grouping.func, ast.Attribute)
+                and grouping.func.attr == "groupby" and isinstance(grouping.func.value, ast.Name)
+                and grouping.func.value.id != root and _pandas_frame(ctx.type_of(grouping.func.value))
+                and all(k.arg not in (None, "axis") for k in grouping.keywords)
+                and not any(isinstance(a, ast.Starred) for a in grouping.args)):
+            return Selection(root, pieces, loop, grouping.func.value.id, grouping)
+        return None
+    return Selection(root, pieces) if _pandas_frame(ctx.env.lookup(root)) else None
+
+
+def _vet(growth: Growth, selection: Selection, vetted: set[int]) -> None:
+    """Note the growth's calls that run none of the program's code: the `concat`, the row
+    selections and masks of its pieces, and the `groupby` of the group loop when it takes
+    only constants (a callable would be called)."""
+    vetted.add(id(growth.call))
+    vetted.update(id(node) for piece in selection.pieces for node in ast.walk(piece) if isinstance(node, ast.Call))
+    grouping = selection.grouping
+    if grouping is not None and all(_constants(a) for a in (*grouping.args, *(k.value for k in grouping.keywords))):
+        vetted.add(id(grouping))
+
+
+def _constants(node: ast.expr) -> bool:
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return all(isinstance(e, ast.Constant) for e in node.elts)
+    return isinstance(node, ast.Constant)
+
+
+def _pandas_frame(ty: Ty | None) -> bool:
+    return ty is not None and ty.kind == "frame" and ty.lib == "pandas"
 
 
 # -- the shape of one piece
@@ -772,8 +825,7 @@ def _column(node: ast.expr, root: str, ctx: RuleContext) -> bool:
         return False
     if not ok or not isinstance(base, ast.Name):
         return False
-    ty = ctx.type_of(base)
-    return base.id == root or (ty is not None and ty.kind == "frame" and ty.lib == "pandas")
+    return base.id == root or _pandas_frame(ctx.type_of(base))
 
 
 def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
@@ -786,7 +838,7 @@ def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         return _row_mask(node.operand, root, ctx)
     if isinstance(node, ast.Compare):
-        if len(node.ops) != 1 or not isinstance(node.ops[0], _COMPARISONS):
+        if len(node.ops) != 1 or not isinstance(node.ops[0], COMPARISON_OPERATORS):
             return False
         kinds = (_operand(node.left, root, ctx), _operand(node.comparators[0], root, ctx))
         return None not in kinds and "column" in kinds
@@ -809,7 +861,7 @@ def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
     """"column" (a Series of the frame), "scalar" (not a frame), or None (unknown)."""
     if _column(node, root, ctx):
         return "column"
-    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC_OPERATORS):
         kinds = (_operand(node.left, root, ctx), _operand(node.right, root, ctx))
         if None in kinds:
             return None
@@ -822,7 +874,7 @@ def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
         return "scalar" if _plain_name(node.id, ctx) else None
     if isinstance(node, ast.Call) and not node.keywords:
         func = node.func
-        if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1 and _builtin("len", ctx):
+        if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1 and ctx.env.lookup("len") is OTHER:
             return "scalar"
         if isinstance(func, ast.Attribute) and _column(func.value, root, ctx) and (
             (func.attr in _REDUCTIONS and not node.args)
@@ -842,33 +894,14 @@ def _plain_name(name: str, ctx: RuleContext) -> bool:
     for loop in reversed(ctx.loops):
         if not isinstance(loop, ast.For) or not (isinstance(loop.target, ast.Name) and loop.target.id == name):
             continue
-        if _stores(name, [*loop.body, *loop.orelse]):
+        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+               for top in (*loop.body, *loop.orelse) for n in ast.walk(top)):
             return False
         iterable = loop.iter
         if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
             return all(_operand(e, "", ctx) == "scalar" and not isinstance(e, ast.Name) for e in iterable.elts)
         return (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-                and iterable.func.id == "range" and _builtin("range", ctx))
-    return False
-
-
-def _builtin(name: str, ctx: RuleContext) -> bool:
-    """`name` is the builtin: the file binds it nowhere (and has no `import *`)."""
-    return not _bound_in_file(name, ctx.tree)
-
-
-def _bound_in_file(name: str, tree: ast.AST) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.alias) and node.name == "*":
-            return True
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-            return True
-        if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
-            return True
-        if isinstance(node, ast.arg) and node.arg == name:
-            return True
+                and iterable.func.id == "range" and ctx.env.lookup("range") is OTHER)
     return False
 
 
@@ -919,7 +952,7 @@ def _query_condition(node: ast.expr, ctx: RuleContext) -> bool:
                     and right.id.startswith(_LOCAL)) or (isinstance(right, (ast.List, ast.Tuple))
                     and all(_query_operand(e, ctx) == "scalar" for e in right.elts))):
                 return False
-        elif isinstance(op, _COMPARISONS):
+        elif isinstance(op, COMPARISON_OPERATORS):
             kinds = (_query_operand(left, ctx), _query_operand(right, ctx))
             if None in kinds or "column" not in kinds:
                 return False
@@ -937,157 +970,9 @@ def _query_operand(node: ast.expr, ctx: RuleContext) -> str | None:
         return "scalar" if isinstance(node.value, (int, float, str)) else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         return _query_operand(node.operand, ctx)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, _ARITHMETIC):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC_OPERATORS):
         kinds = (_query_operand(node.left, ctx), _query_operand(node.right, ctx))
         if None in kinds:
             return None
         return "column" if "column" in kinds else "scalar"
     return None
-
-
-# -- where the rows come from
-
-def _loop_region(loop: ast.AST) -> list[ast.AST]:
-    """What runs on every iteration of `loop` (not the iterable, evaluated once before)."""
-    if isinstance(loop, ast.While):
-        return [loop.test, *loop.body, *loop.orelse]
-    return [loop.target, *loop.body, *loop.orelse]  # type: ignore[attr-defined]
-
-
-def _stores(name: str, nodes: list[ast.AST]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-               for top in nodes for n in ast.walk(top))
-
-
-def _group_of_unchanged_frame(root: str, entries: set[int], growth: Growth, ctx: RuleContext) -> bool:
-    """`root` is `group` of an enclosing `for key, group in frame.groupby(...)`, `frame` holds
-    a pandas DataFrame, and neither changes while the pieces are taken (a group keeps the
-    frame's columns and dtypes, even an empty one: `observed=False`)."""
-    for index in range(len(ctx.loops) - 1, -1, -1):
-        loop = ctx.loops[index]
-        if not isinstance(loop, ast.For):
-            continue
-        target = loop.target
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
-                and target.elts[1].id == root) or _mentions(target.elts[0], root):
-            continue
-        grouping = loop.iter
-        if not (isinstance(grouping, ast.Call) and isinstance(grouping.func, ast.Attribute)
-                and grouping.func.attr == "groupby" and isinstance(grouping.func.value, ast.Name)
-                and all(k.arg not in (None, "axis") for k in grouping.keywords)
-                and not any(isinstance(a, ast.Starred) for a in grouping.args)):
-            return False
-        frame = grouping.func.value.id
-        ty = ctx.type_of(grouping.func.value)
-        if ty is None or ty.kind != "frame" or ty.lib != "pandas" or frame == root:
-            return False
-        body = [*loop.body, *loop.orelse]
-        if not (_unchanged(root, body, entries, ctx) and _private(root, growth.scope, body)):
-            return False
-        if index == 0:
-            # the groups are taken from the frame as it is when the loop starts
-            return not _stores(frame, body)
-        outer = _loop_region(ctx.loops[0])
-        return _unchanged(frame, outer, set(), ctx) and _private(frame, growth.scope, outer)
-    return False
-
-
-def _unchanged_frame(root: str, entries: set[int], growth: Growth, ctx: RuleContext) -> bool:
-    """`root` holds a pandas DataFrame that nothing in the enclosing loops rebinds, changes in
-    place or hands to code that could."""
-    ty = ctx.env.lookup(root)
-    if ty is None or ty.kind != "frame" or ty.lib != "pandas" or not ctx.loops:
-        return False
-    region = _loop_region(ctx.loops[0])
-    return _unchanged(root, region, entries, ctx) and _private(root, growth.scope, region)
-
-
-def _unchanged(name: str, region: list[ast.AST], entries: set[int], ctx: RuleContext) -> bool:
-    """Nothing in `region` rebinds `name` or changes its object: no assignment to it, its
-    items or attributes (`df["c"] = ...`, `df.loc[...] = ...`), no in-place method
-    (`inplace=`, `insert`, `pop`, ...), and it (or an attribute of it: `.loc`, `.index`) is
-    not handed to other code, except as a concat entry in `entries` or to a builtin like
-    `len`. Values derived through a subscript or a call are new objects (copy-on-write)."""
-    parents: dict[int, ast.AST] = {}
-    for top in region:
-        for node in ast.walk(top):
-            for child in ast.iter_child_nodes(node):
-                parents[id(child)] = node
-    for top in region:
-        for node in ast.walk(top):
-            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-                return False
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
-                return False
-            if isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
-                return False
-            if isinstance(node, ast.ExceptHandler) and node.name == name:
-                return False
-            if getattr(node, "name", None) == name or getattr(node, "rest", None) == name:  # match patterns
-                return False
-            if isinstance(node, ast.Name) and node.id == name and not _harmless_use(node, parents, entries, ctx):
-                return False
-    return True
-
-
-def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int], ctx: RuleContext) -> bool:
-    if not isinstance(node.ctx, ast.Load):
-        return False
-    current: ast.AST = node
-    derived = False
-    while True:
-        parent = parents.get(id(current))
-        if isinstance(parent, ast.Attribute) and parent.value is current:
-            current = parent
-        elif isinstance(parent, ast.Subscript) and parent.value is current:
-            current, derived = parent, True
-        elif isinstance(parent, ast.Call) and parent.func is current and isinstance(current, ast.Attribute):
-            method = current.attr
-            if method in _MUTATORS or method.startswith("_") or \
-                    any(k.arg in (None, "inplace") for k in parent.keywords):
-                return False
-            current, derived = parent, True
-        else:
-            break
-    if not isinstance(getattr(current, "ctx", ast.Load()), ast.Load):
-        return False
-    if derived or id(current) in entries:
-        return True
-    parent = parents.get(id(current))
-    if isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.FormattedValue, ast.Expr)):
-        return True
-    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is current:
-        return True
-    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is current:
-        return True
-    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _PURE_BUILTINS
-            and any(a is current for a in parent.args) and _builtin(parent.func.id, ctx))
-
-
-def _private(name: str, scope: ast.AST | None, region: list[ast.AST]) -> bool:
-    """No function, lambda or class outside `region` can reach `name` of `scope` while the
-    loop runs: it is not global/nonlocal there, it is local to a function scope, and no
-    nested scope outside the region mentions it."""
-    if scope is None:
-        return False
-    inside = {id(n) for top in region for n in ast.walk(top)}
-    body: list[ast.stmt] = getattr(scope, "body", [])
-    local = not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-    if not local:
-        arguments = scope.args  # type: ignore[attr-defined]
-        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
-                 *(a for a in (arguments.vararg, arguments.kwarg) if a is not None)]
-        local = any(a.arg == name for a in every)
-    stack: list[ast.AST] = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return False
-        if isinstance(node, _BINDING_SCOPES):
-            if id(node) not in inside and _mentions(node, name):
-                return False
-            continue
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            local = True
-        stack.extend(ast.iter_child_nodes(node))
-    return local
