@@ -14,6 +14,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .astutil import all_args
 from .diagnostic import Diagnostic, Position
 from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join
 from .noqa import apply_noqa
@@ -186,12 +187,12 @@ class _Walker:
         self.visit_all(args.defaults)
         self.visit_all(args.kw_defaults)
         if annotations:
-            for arg in _all_args(args):
+            for arg in all_args(args):
                 if arg.annotation is not None:
                     self.visit(arg.annotation)
 
     def _bind_arguments(self, args: ast.arguments, annotated: bool) -> None:
-        for arg in _all_args(args):
+        for arg in all_args(args):
             self.env.bind(arg.arg, self.env.annotation_type(arg.annotation) if annotated else None)
         # `*args` is a tuple and `**kwargs` a dict, whatever the annotation says of their items.
         for packed in (args.vararg, args.kwarg):
@@ -433,15 +434,6 @@ class _Walker:
 
 def _nothing() -> None:
     """The path that skips a loop, or matches no case."""
-
-
-def _all_args(args: ast.arguments) -> list[ast.arg]:
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    if args.vararg:
-        every.append(args.vararg)
-    if args.kwarg:
-        every.append(args.kwarg)
-    return every
 
 
 _SCOPE_STATEMENT = re.compile(r"(?:^|[;:\r])[ \t\f]*(?:global|nonlocal)[ \t\f\\]", re.MULTILINE)
