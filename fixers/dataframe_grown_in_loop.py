@@ -74,7 +74,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     growth = diagnostic.context
     if not isinstance(growth, Growth):
         return None
-    plan = _plan(growth, ctx.tree)
+    plan = _plan(growth, ctx)
     result = _rewrite(growth, plan, ctx) if plan is not None else None
     if result is not None:
         return result
@@ -127,7 +127,7 @@ def _keywords(call: ast.Call, allowed: frozenset[str], plan: _Plan) -> bool:
     return True
 
 
-def _plan(growth: Growth, tree: ast.Module) -> _Plan | None:
+def _plan(growth: Growth, ctx: FixContext) -> _Plan | None:
     statement = growth.statement
     if not isinstance(growth.target, ast.Name) or not isinstance(statement, ast.Assign) or growth.in_try:
         return None
@@ -184,7 +184,7 @@ def _plan(growth: Growth, tree: ast.Module) -> _Plan | None:
         return None  # a function or lambda could read or rebind it while the loop runs
     # Safe only where each column provably has one dtype across the pieces: then one concat
     # and the chain of pairwise ones agree (pandas only; see the rule's docs).
-    if growth.kind == "concat" and _pieces_uniform(growth, facts, tree):
+    if growth.kind == "concat" and _pieces_uniform(growth, facts, ctx):
         plan.applicability = Applicability.SAFE
     return plan
 
@@ -309,11 +309,11 @@ class _LoopFacts:
     disturbs: bool = False  # a store into an item or attribute, `with`, `await`, `import` ...
 
 
-def _pieces_uniform(growth: Growth, facts: _ScopeFacts, tree: ast.Module) -> bool:
+def _pieces_uniform(growth: Growth, facts: _ScopeFacts, ctx: FixContext) -> bool:
     selection = growth.selection
     if selection is None:
         return False
-    pure = _pure_builtins(growth.notes, tree)
+    pure = _pure_builtins(ctx)
     vetted = growth.notes.get(VETTED, set())
     if selection.group_loop is not None:
         return _group_unchanged(growth, selection, facts, pure, vetted)
@@ -639,33 +639,17 @@ def _gather_loop(loop: ast.stmt) -> _LoopFacts:
     return facts
 
 
-def _pure_builtins(notes: dict, tree: ast.Module) -> Callable[[str], bool]:
+def _pure_builtins(ctx: FixContext) -> Callable[[str], bool]:
     """Whether a name is one of the pure builtins and the file leaves it alone: binds it
-    nowhere and has no `import *` (the file is walked once, the first time it matters)."""
+    nowhere and has no `import *`."""
 
     def pure(name: str) -> bool:
         if name not in _PURE_BUILTINS:
             return False
-        bound = notes.get("bound names")
-        if bound is None:
-            bound = notes["bound names"] = _names_bound_in(tree)
+        bound = ctx.bound_names()
         return name not in bound and "*" not in bound
 
     return pure
-
-
-def _names_bound_in(tree: ast.Module) -> frozenset[str]:
-    bound: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add(node.asname or node.name.split(".")[0])  # "*" for a star import
-    return frozenset(bound)
 
 
 # -- writing it ----------------------------------------------------------------------------------

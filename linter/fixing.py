@@ -30,6 +30,7 @@ class FixContext:
         self.source = source
         self.tree = tree
         self._names: set[str] | None = None
+        self._bound: frozenset[str] | None = None
         #: Names handed out to the fixes built so far that will be applied, and to the
         #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
@@ -70,21 +71,41 @@ class FixContext:
         """Give back the names of a fix that will not be applied."""
         self._reserved -= names
 
+    def _scan_names(self) -> None:
+        """One walk of the file for the names it uses and the names it binds."""
+        used: set[str] = set()
+        bound: set[str] = set()
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+                if not isinstance(node.ctx, ast.Load):
+                    bound.add(node.id)
+                continue
+            if isinstance(node, ast.arg):
+                name = node.arg
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = node.name
+            elif isinstance(node, ast.alias):
+                name = (node.asname or node.name).split(".")[0]  # "*" for a star import
+            else:
+                continue
+            used.add(name)
+            bound.add(name)
+        self._names, self._bound = used, frozenset(bound)
+
+    def bound_names(self) -> frozenset[str]:
+        """Names the file binds anywhere (assignment, parameter, def, class, import);
+        "*" when it has a star import."""
+        if self._bound is None:
+            self._scan_names()
+        assert self._bound is not None
+        return self._bound
+
     def fresh_name(self, base: str) -> str:
         """A name not used anywhere in the file nor by another fix that will be applied."""
-        if self._names is None:
-            self._names = set()
-            for node in ast.walk(self.tree):
-                if isinstance(node, ast.Name):
-                    self._names.add(node.id)
-                elif isinstance(node, ast.arg):
-                    self._names.add(node.arg)
-                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    self._names.add(node.name)
-                elif isinstance(node, ast.alias):
-                    self._names.add((node.asname or node.name).split(".")[0])
+        used = self._names_in_file()
         candidate, counter = base, 1
-        while candidate in self._names or candidate in self._reserved:
+        while candidate in used or candidate in self._reserved:
             counter += 1
             candidate = f"{base}_{counter}"
         self._reserved.add(candidate)
@@ -115,8 +136,7 @@ class FixContext:
 
     def _names_in_file(self) -> set[str]:
         if self._names is None:
-            self.fresh_name("_")
-            self._reserved.discard("_")
+            self._scan_names()
         assert self._names is not None
         return self._names
 
