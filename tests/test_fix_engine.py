@@ -302,3 +302,12 @@ def test_many_fixes_in_one_file_all_apply_with_distinct_names():
     assert [d.code for d in lint_source(fixed)] == []
     names = {f"parts_{j}" for j in range(2, 13)} | {"parts"}
     assert all(f"{name} = [" in fixed for name in names)
+
+
+def test_a_fix_that_only_adds_an_import_introduces_no_name():
+    from gpulint import lint_source, rule_by_key
+
+    example = rule_by_key("GPU102").flagged[2]  # its rewrite needs `import numpy as np`
+    [diagnostic] = [d for d in lint_source(example.source) if d.code == "GPU102"]
+    assert any("import numpy" in edit.content for edit in diagnostic.fix.edits)
+    assert diagnostic.fix.introduces == frozenset()
