@@ -17,12 +17,12 @@ def _code_block(code: str) -> str:
 
 def example_sections(rule: type[Rule]) -> tuple[str, str]:
     """The "Example" and "Use instead" sections: the rule's first flagged example and
-    its fixed form, unless the docstring gives its own."""
+    its fixed form (or documented idiom), unless the docstring gives its own."""
     sections = rule.doc_sections()
     first = rule.flagged[0] if rule.flagged else None
     example = sections.get("Example") or (_code_block(first.source) if first else "")
     use_instead = sections.get("Use instead") or (
-        _code_block(first.fixed) if first is not None and first.fixed is not None else "")
+        _code_block(first.rewrite) if first is not None and first.rewrite is not None else "")
     return example, use_instead
 
 

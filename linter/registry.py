@@ -50,10 +50,14 @@ class Example:
     `apply(axis=1)` probes its function with a row of NaN and, when that call fails, returns
     an empty copy of the frame; the rule's "Fix safety" says so); the tests check that this
     is the only difference.
+    `idiom` is the documented rewrite of a flagged example whose rule cannot apply one
+    (display-only or explanation-only rules): the docs show it as "Use instead", the tests
+    execute it against `source` like a fix, and the benchmark harness times it.
     """
 
     source: str
     fixed: str | None = None
+    idiom: str | None = None
     setup: str = ""
     call: str | None = None
     new_columns_when_empty: bool = False
@@ -62,6 +66,11 @@ class Example:
     @property
     def runnable(self) -> bool:
         return self.call is not None
+
+    @property
+    def rewrite(self) -> str | None:
+        """The code that replaces `source`: the fixer's output, else the documented idiom."""
+        return self.fixed if self.fixed is not None else self.idiom
 
 
 class Rule:

@@ -73,6 +73,18 @@ def test_fixed_example_computes_the_same_result(case):
         assert_same_result(before, after, strict=strict)
 
 
+@pytest.mark.parametrize("case", [c for c in FLAGGED if c[2].idiom is not None], ids=_id)
+def test_documented_idiom_computes_the_same_result(case):
+    rule, _, example = case
+    assert example.fixed is None, f"{rule.code}: an example is either fixed or has an idiom, not both"
+    assert example.runnable, f"{rule.code}: an idiom needs `setup` and `call` to be executed"
+    assert rule.code not in [d.code for d in lint_source(example.idiom)], "the idiom must not be flagged"
+    for n in (0, 1, 7, 200):
+        before = run_example(example.setup, example.source, example.call, n=n)
+        after = run_example(example.setup, example.idiom, example.call, n=n)
+        assert_same_result(before, after, strict=False)
+
+
 @pytest.mark.parametrize("case", [c for c in FLAGGED if c[2].fixed is not None], ids=_id)
 def test_safe_fix_needs_no_unsafe_flag(case):
     rule, _, example = case
