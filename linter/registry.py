@@ -50,6 +50,8 @@ class Example:
     `apply(axis=1)` probes its function with a row of NaN and, when that call fails, returns
     an empty copy of the frame; the rule's "Fix safety" says so); the tests check that this
     is the only difference.
+    `requires` names the modules beyond pandas and NumPy the example runs with (torch,
+    sklearn, dask...): the execution tests skip cleanly where one is not installed.
     `idiom` is the documented rewrite of a flagged example whose rule cannot apply one
     (display-only or explanation-only rules): the docs show it as "Use instead", the tests
     execute it against `source` like a fix, and the benchmark harness times it.
@@ -58,6 +60,7 @@ class Example:
     source: str
     fixed: str | None = None
     idiom: str | None = None
+    requires: tuple[str, ...] = ()
     setup: str = ""
     call: str | None = None
     new_columns_when_empty: bool = False

@@ -19,6 +19,11 @@ FLAGGED = [(rule, index, ex) for rule in all_rules() for index, ex in enumerate(
 OK = [(rule, index, ex) for rule in all_rules() for index, ex in enumerate(rule.ok)]
 
 
+def _require(example) -> None:
+    for module in example.requires:
+        pytest.importorskip(module)
+
+
 def _id(case: tuple) -> str:
     rule, index, _ = case
     return f"{rule.code}-{index}"
@@ -59,6 +64,7 @@ def test_fixed_example_computes_the_same_result(case):
     assert example.runnable, f"{rule.code}: a fixable example needs `setup` and `call` to be executed"
     [diagnostic] = [d for d in lint_source(example.source) if d.code == rule.code]
     strict = diagnostic.fix.applicability is Applicability.SAFE
+    _require(example)
     for n in (0, 1, 7, 200):
         before = run_example(example.setup, example.source, example.call, n=n)
         after = run_example(example.setup, example.fixed, example.call, n=n)
@@ -79,6 +85,7 @@ def test_documented_idiom_computes_the_same_result(case):
     assert example.fixed is None, f"{rule.code}: an example is either fixed or has an idiom, not both"
     assert example.runnable, f"{rule.code}: an idiom needs `setup` and `call` to be executed"
     assert rule.code not in [d.code for d in lint_source(example.idiom)], "the idiom must not be flagged"
+    _require(example)
     for n in (0, 1, 7, 200):
         before = run_example(example.setup, example.source, example.call, n=n)
         after = run_example(example.setup, example.idiom, example.call, n=n)
