@@ -6,6 +6,7 @@ import pandas as pd
 customers = pd.read_csv("data/customers.csv")
 usage = pd.read_csv("data/usage_summary.csv")
 df = customers.merge(usage, on="customer_id", how="inner")
+df["plan"] = df["plan"].apply(str.lower)  # exports mix "Basic" and "BASIC"
 
 # Ratios the model likes better than raw totals.
 df["spend_per_visit"] = df.apply(lambda r: r["total_spend"] / r["visits"] if r["visits"] > 0 else 0.0, axis=1)
@@ -26,6 +27,7 @@ for plan, group in df.groupby("plan"):
     stats = {"plan": plan, "plan_churn_rate": group["churned"].mean(), "plan_size": len(group)}
     plan_stats = pd.concat([plan_stats, pd.DataFrame([stats])], ignore_index=True)
 df = df.merge(plan_stats, on="plan", how="left")
+df["plan_mean_spend"] = df.groupby("plan")["total_spend"].transform(lambda spend: spend.mean())
 
 # Standardise the numeric features, column by column.
 numeric = ["total_spend", "visits", "tenure_months", "spend_per_visit", "support_load", "spend_per_month"]
@@ -33,7 +35,7 @@ df[numeric] = df[numeric].apply(lambda col: (col - col.mean()) / col.std())
 df[numeric] = np.log1p(df[numeric].clip(lower=-0.99))
 
 feature_names = []
-for name in numeric + ["is_senior", "discount_user", "plan_churn_rate", "plan_size"]:
+for name in numeric + ["is_senior", "discount_user", "plan_churn_rate", "plan_size", "plan_mean_spend"]:
     feature_names.append(name)
 
 # Quick sanity check on a few rows.

@@ -2,8 +2,13 @@
 
 import pandas as pd
 
-orders = pd.read_csv("data/orders.csv", parse_dates=["order_date"])
+# One export per month.
+orders = pd.DataFrame()
+for month in ["2024-01", "2024-02", "2024-03"]:
+    orders = pd.concat([orders, pd.read_csv(f"data/orders_{month}.csv", parse_dates=["order_date"])],
+                       ignore_index=True)
 products = pd.read_csv("data/products.csv")
+products["category"] = products["category"].apply(lambda name: name.strip().lower())
 orders = orders.merge(products, on="product_id", how="left")
 
 # Some exports write numbers as text; convert column by column.
@@ -37,6 +42,7 @@ for region, group in orders.groupby("region"):
     }
     summary = pd.concat([summary, pd.DataFrame([row])], ignore_index=True)
 summary["margin_pct"] = 100 * summary["margin"] / summary["revenue"]
+units_per_region = orders.groupby("region").apply(lambda g: g["quantity"].sum())
 
 # The three largest order lines of each region, for the account managers.
 top_orders = pd.DataFrame()
@@ -54,3 +60,5 @@ summary.sort_values("revenue", ascending=False).to_csv("out/sales_summary.csv", 
 top_orders.to_csv("out/top_orders.csv", index=False)
 print(f"{len(orders)} order lines, {orders['needs_review'].sum()} to review")
 print("Regions with a negative margin:", ", ".join(losing) or "none")
+print("Units sold per region:")
+print(units_per_region)

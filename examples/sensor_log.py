@@ -14,6 +14,13 @@ for _, row in log.iterrows():
     calibrated.append(row["raw_temp"] + row["offset"])
 log["temp"] = calibrated
 
+# Humidity is a fraction; a few sensors report slightly above 1.
+log["humidity"][log["humidity"] > 1.0] = 1.0
+
+# Fahrenheit for the US dashboard.
+for i in range(len(log)):
+    log.loc[i, "temp_f"] = log.loc[i, "temp"] * 9 / 5 + 32
+
 # Readings above the sensor's limit are alerts.
 log["status"] = log.apply(lambda r: "alert" if r["temp"] > r["max_temp"] else "ok", axis=1)
 log["headroom"] = log.apply(lambda r: r["max_temp"] - r["temp"], axis=1)

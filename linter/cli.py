@@ -17,7 +17,8 @@ from .config import ConfigError, ConfigResolver, Overrides
 from .docs import render_markdown, rule_json
 from .output import FORMATS, text
 from .registry import all_rules, rule_by_key
-from .runner import FileResult, lint_paths, process_source
+from .notebook import NotebookError, decode, is_notebook
+from .runner import FileResult, lint_paths, process_notebook, process_source
 from .source import Source, SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -121,7 +122,7 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
             _err(f"error: {result.display}: {result.error}")
         if not quiet:
             for warning in result.warnings:  # "LINE: message", or a message about the whole file
-                separator = ":" if warning[:1].isdigit() else ": "
+                separator = ":" if warning[:1].isdigit() or warning.startswith("cell ") else ": "
                 _err(f"warning: {result.display}{separator}{warning}")
 
     report = sys.stderr if (stdin_out is not None or diff) else sys.stdout
@@ -164,13 +165,15 @@ def _check_stdin(data: bytes, resolver: ConfigResolver, stdin_filename: Path | N
     display = str(stdin_filename) if stdin_filename else "-"
     path = _stdin_path(stdin_filename)
     config = resolver.for_path(path)
+    notebook = is_notebook(stdin_filename)
     try:
-        source = Source.from_bytes(data)
-    except SourceError as error:
+        source = decode(data) if notebook else Source.from_bytes(data)
+    except (SourceError, NotebookError) as error:
         return FileResult(display=display, error=str(error)), False
     if force_exclude and stdin_filename is not None and config.is_excluded(path):
         return FileResult(display=display, original=source), True
-    return process_source(source, display, config, stdin_filename, fix), False
+    process = process_notebook if notebook else process_source
+    return process(source, display, config, stdin_filename, fix), False
 
 
 def _unified_diff(result: FileResult) -> str:
@@ -203,3 +206,38 @@ def rule(key: str | None, show_all: bool, fmt: str) -> None:
         click.echo(json.dumps(payload if show_all else payload[0], indent=2, ensure_ascii=False))
     else:
         click.echo("\n".join(render_markdown(r) for r in rules), nl=False)
+
+
+@main.command()
+def server() -> None:
+    """Run the language server (LSP) on standard input/output, for editors."""
+    from .lsp import MISSING_EXTRA, lsp_available, serve
+
+    if not lsp_available():
+        _err(f"error: {MISSING_EXTRA}")
+        sys.exit(EXIT_ERROR)
+    serve()
+
+
+@main.command()
+@click.option("--rule", "rules", multiple=True, metavar="CODE",
+              help="Rule code or name to benchmark (repeatable; default: every rule with a benchmark).")
+@click.option("--backend", "backends", multiple=True, metavar="NAME",
+              help="pandas, numpy, torch, sklearn, dask, cudf, cupy, torch-cuda, or cpu/gpu for all of "
+                   "either (repeatable; default: every backend that applies to each rule).")
+@click.option("--max-n", type=click.IntRange(min=1), help="Largest size N to measure.")
+@click.option("--quick", is_flag=True, help="Tiny N, one run each: checks that before and after agree.")
+@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+              help="Seconds per run; a version slower than this is not run at larger N "
+                   "(a run is interrupted after 10x this).")
+@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=Path("gpulint-bench"),
+              show_default=True, help="Folder for the results: cpu.json/gpu.json, .md and .png.")
+def bench(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float,
+          output: Path) -> None:
+    """Measure each rule's rewrite against the code it flags, on CPU and (where present) GPU.
+
+    Exit codes: 0 every before/after pair agreed, 1 some disagreed (or failed on the CPU),
+    2 bad options."""
+    from .benchmarks.command import run as run_bench
+
+    sys.exit(run_bench(_split(rules), _split(backends), max_n, quick, budget, output))

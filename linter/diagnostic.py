@@ -35,13 +35,18 @@ class Edit:
     start: Position
     end: Position
     content: str
+    #: In a notebook, the cell the positions are relative to (1-based); None in a file.
+    cell: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        shape: dict[str, Any] = {
             "content": self.content,
             "location": {"row": self.start.line, "column": self.start.col + 1},
             "end_location": {"row": self.end.line, "column": self.end.col + 1},
         }
+        if self.cell is not None:
+            shape["cell"] = self.cell
+        return shape
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,8 @@ class Diagnostic:
     noqa_line: int | None = None
     #: Detector-private facts a fixer needs (ast nodes, names); never serialised.
     context: Any = field(default=None, compare=False, repr=False)
+    #: In a notebook, the cell (1-based) that `start`, `end` and `noqa_line` are relative to.
+    cell: int | None = None
 
     def fixable(self, unsafe_fixes: bool) -> bool:
         return self.fix is not None and self.fix.applies(unsafe_fixes)
@@ -90,7 +97,7 @@ class Diagnostic:
     def to_json(self, filename: str) -> dict[str, Any]:
         """The ruff-compatible JSON shape, plus gpulint's `name` and `schema`."""
         return {
-            "cell": None,
+            "cell": self.cell,
             "code": self.code,
             "name": self.name,
             "message": self.message,

@@ -46,7 +46,18 @@ def render_markdown(rule: type[Rule]) -> str:
     for title, body in sections.items():
         if title and title not in (*DOC_SECTIONS, "Example", "Use instead"):
             parts.append(f"## {title}\n{body}")
+    measured = measured_speedup(rule)
+    if measured:
+        parts.append(f"## Measured speedup\n{measured}")
     return "\n\n".join(parts) + "\n"
+
+
+def measured_speedup(rule: type[Rule]) -> str:
+    """The rule's speedups as measured by `gpulint bench` (the committed results), as
+    Markdown; empty when the rule has not been measured."""
+    from .benchmarks.results import rule_section
+
+    return rule_section(rule.code)
 
 
 def rule_json(rule: type[Rule]) -> dict[str, Any]:
@@ -65,7 +76,14 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "use_instead": use_instead,
         "fix_safety": sections.get("Fix safety", ""),
         "explanation": render_markdown(rule),
+        "measured": _measurements(rule),
     }
+
+
+def _measurements(rule: type[Rule]) -> list[dict[str, Any]]:
+    from .benchmarks.results import rule_measurements
+
+    return rule_measurements(rule.code)
 
 
 def rule_table() -> str:
@@ -101,6 +119,25 @@ def _replace_block(text: str, marker: str, body: str) -> str:
     return f"{head}{start}\n{body}\n{end}{tail}"
 
 
+#: The committed CPU benchmark run the README's "Why these rules matter" table shows.
+BENCH_RESULTS, BENCH_PLOT = "benchmarks/results/cpu.json", "benchmarks/results/cpu.png"
+
+
+def bench_block(root: str) -> str | None:
+    """The README's benchmark table, from the committed results under the project folder
+    `root` (None when there are none)."""
+    from pathlib import Path
+
+    from .benchmarks.report import readme_block
+    from .benchmarks.results import ResultsError, load
+
+    try:
+        run = load(Path(root) / BENCH_RESULTS)
+    except ResultsError:
+        return None
+    return readme_block(run, BENCH_PLOT if (Path(root) / BENCH_PLOT).is_file() else None)
+
+
 def update_readme(path: str) -> bool:
     """Regenerate the README's rule table and example output; True if it changed."""
     from pathlib import Path
@@ -109,6 +146,9 @@ def update_readme(path: str) -> bool:
     text = readme.read_text(encoding="utf-8")
     new = _replace_block(text, "rules", rule_table())
     new = _replace_block(new, "output", f"```text\n{examples_output(str(readme.resolve().parent))}\n```")
+    bench = bench_block(str(readme.resolve().parent))
+    if bench is not None and "<!-- bench:start -->" in new:
+        new = _replace_block(new, "bench", bench)
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text

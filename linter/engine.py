@@ -228,7 +228,7 @@ class _Walker:
         self.visit_all(node.bases)
         self.visit_all(node.keywords)
         self._in_new_scope("class", lambda: None, lambda: self.body(node.body))
-        self.env.bind(node.name, Ty("class"))
+        self.env.bind(node.name, self.env.class_type(node))
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
         ctx = self.ctx
@@ -269,7 +269,7 @@ class _Walker:
         if isinstance(node.target, ast.Name):
             old = self.env.lookup(node.target.id)
             new = old if old is OTHER or old is None else None
-            if old is not None and old.kind in ("frame", "series", "ndframe", "array"):
+            if old is not None and old.kind in ("frame", "series", "ndframe", "array", "tensor"):
                 new = old
             self.env.bind(node.target.id, new)
 

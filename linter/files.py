@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 import pathspec
 
-SUFFIXES = (".py", ".pyi")
+SUFFIXES = (".py", ".pyi", ".ipynb")
 SKIPPED_DIRECTORIES = frozenset(
     """.git .hg .svn .bzr .venv venv .tox .nox __pycache__ build dist node_modules .mypy_cache
     .pytest_cache .ruff_cache .eggs site-packages __pypackages__ .ipynb_checkpoints .direnv""".split()

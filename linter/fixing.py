@@ -134,6 +134,20 @@ class FixContext:
         position = Position(line, 0)
         return name, (Edit(position, position, statement + self.source.newline),)
 
+    def ensure_from_import(self, module: str, name: str) -> tuple[str, tuple[Edit, ...]] | None:
+        """The name to use for `module.name`, and the edit adding `from module import name`
+        when the file lacks it (after its last top-level import); None when the file already
+        uses `name` for something else."""
+        for node in self.tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
+                for alias in node.names:
+                    if alias.name == name:
+                        return alias.asname or name, ()
+        if name in self._names_in_file() or "*" in self.bound_names():
+            return None
+        position = Position(self._import_line(), 0)
+        return name, (Edit(position, position, f"from {module} import {name}{self.source.newline}"),)
+
     def _names_in_file(self) -> set[str]:
         if self._names is None:
             self._scan_names()

@@ -55,6 +55,11 @@ class Example:
     `idiom` is the documented rewrite of a flagged example whose rule cannot apply one
     (display-only or explanation-only rules): the docs show it as "Use instead", the tests
     execute it against `source` like a fix, and the benchmark harness times it.
+    `intended` marks a fix that changes behaviour on purpose (a chained assignment whose
+    write pandas' copy-on-write discards, made to take effect): an expression, evaluated
+    after `setup` alone, computing what the flagged code means to compute. The tests compare
+    the fixed code's `call` with it instead of with the original's, and check that the
+    original's result differs from it.
     """
 
     source: str
@@ -65,6 +70,7 @@ class Example:
     call: str | None = None
     new_columns_when_empty: bool = False
     frame_when_empty: bool = False
+    intended: str | None = None
 
     @property
     def runnable(self) -> bool:

@@ -15,6 +15,7 @@ from .diagnostic import Diagnostic
 from .engine import analyze
 from .files import PathError, Target, discover, read_bytes, write_atomically
 from .fixing import attach_fixes, fix_source
+from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
 from .registry import Rule
 from .source import Source, SourceError
 
@@ -31,15 +32,20 @@ class FileResult:
     applied: list[Diagnostic] = field(default_factory=list)
     #: Whether unsafe fixes count as applicable for this file (its configuration says).
     unsafe_fixes: bool = False
+    #: For a notebook: its cells (diagnostics carry a `cell`; `original`/`fixed` are its JSON).
+    notebook: Notebook | None = None
 
 
 def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
-                config: Config | None = None) -> list[Diagnostic]:
-    """Lint Python source text; the diagnostics carry their fixes."""
+                config: Config | None = None, fixes: bool = True) -> list[Diagnostic]:
+    """Lint Python source text; the diagnostics carry their fixes (unless `fixes=False`:
+    front-ends that only report, like the flake8 and pylint plugins, skip computing them)."""
     source = Source.from_text(text)
     if rules is None:
         rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
     analysis = analyze(source, rules, filename)
+    if not fixes:
+        return analysis.diagnostics
     diagnostics, _ = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
                                   (config or Config()).unsafe_fixes)
     return diagnostics
@@ -74,21 +80,39 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
     return result
 
 
+def process_notebook(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
+    """Lint or fix a Jupyter notebook, `source` being its JSON text."""
+    result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes)
+    try:
+        outcome = check_notebook(source.text, config.rules_for(path), config.unsafe_fixes, display, fix)
+    except NotebookError as error:
+        result.error = str(error)
+        return result
+    result.diagnostics, result.warnings, result.error = outcome.diagnostics, outcome.warnings, outcome.error
+    result.notebook = outcome.notebook
+    if outcome.applied and outcome.text != source.text:
+        result.applied = outcome.applied
+        result.fixed = source.with_text(outcome.text)
+    return result
+
+
 def process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
     path = target.path
     display = str(path)
+    notebook = is_notebook(path)
+    process = process_notebook if notebook else process_source
     try:
         data = read_bytes(path)
-        source = Source.from_bytes(data)
-    except (PathError, SourceError) as error:
+        source = decode(data) if notebook else Source.from_bytes(data)
+    except (PathError, SourceError, NotebookError) as error:
         return FileResult(display=display, path=path, error=str(error))
-    result = process_source(source, display, config, path, fix)
+    result = process(source, display, config, path, fix)
     if write and result.fixed is not None:
         try:
             write_atomically(path, result.fixed.to_bytes(), data)
         except (PathError, SourceError) as error:
             # Nothing was written: report the file as it still is on disk.
-            result = process_source(source, display, config, path, False)
+            result = process(source, display, config, path, False)
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
     return result
 

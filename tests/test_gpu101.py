@@ -604,15 +604,31 @@ def test_one_finding_per_growth_statement():
     assert [d.start.line for d in _findings(source)] == [6, 8]
 
 
-def test_concat_of_a_file_read_is_reported_here_until_gpu108_exists():
-    source = _src('''
-        import pandas as pd
+@pytest.mark.parametrize("body", [
+    "frame = pd.concat([frame, pd.read_csv(path)])",
+    "frame = pd.concat([pd.read_parquet(path).dropna(), frame], ignore_index=True)",
+    "piece = pd.read_csv(path)\n    piece['path'] = path\n    frame = pd.concat([frame, piece])",
+    "frame = frame._append(pd.read_json(path))",
+])
+def test_a_file_read_grown_into_the_frame_is_gpu108_not_gpu101(body):
+    source = "import pandas as pd\n\nframe = pd.DataFrame()\nfor path in ['a.csv', 'b.csv']:\n    " + body + "\n"
+    assert _findings(source) == []
+    assert [d.code for d in lint_source(source)] == ["GPU108"]
 
-        frame = pd.DataFrame()
-        for path in ["a.csv", "b.csv"]:
-            frame = pd.concat([frame, pd.read_csv(path)])
-    ''')
-    assert [d.start.line for d in _findings(source)] == [5]
+
+@pytest.mark.parametrize("body", [
+    # one file read in chunks: the data is read once, only the growth is the problem
+    "for chunk in pd.read_csv('big.csv', chunksize=1000):\n    frame = pd.concat([frame, chunk])",
+    # the name was rebound after the read: not a file read any more
+    "for path in ['a.csv']:\n    piece = pd.read_csv(path)\n    piece = pd.DataFrame({'p': [path]})\n"
+    "    frame = pd.concat([frame, piece])",
+    # the read comes from an earlier loop, not this iteration
+    "piece = pd.read_csv('a.csv')\nfor size in range(3):\n    frame = pd.concat([frame, piece.head(size)])",
+])
+def test_growth_without_a_read_in_the_iteration_stays_gpu101(body):
+    source = "import pandas as pd\n\nframe = pd.DataFrame()\n" + body + "\n"
+    codes = [d.code for d in lint_source(source)]
+    assert codes.count("GPU101") == 1 and "GPU108" not in codes, codes
 
 
 @pytest.mark.parametrize("key", ["len(board)", "len(board.index)", "board.shape[0]"])

@@ -235,6 +235,58 @@ NEAR_MISSES = {
         visits = pd.read_csv("visits.csv")
         per_user = visits.groupby("user_id").agg(first_seen=("day", "min"), visits=("day", "count"))
         """,
+    "builtins-on-lists-and-scalars": """
+        import numpy as np
+
+        latencies = [12.5, 8.0, 30.1]
+        worst, total, ordered = max(latencies), sum(latencies), sorted(latencies)
+        capped = min(np.float64(0.5), 1.0)
+        summary = np.array([worst, total])
+        doubled = [value * 2 for value in latencies]
+        """,
+    "arrays-collected-once-after-the-loop": """
+        import numpy as np
+
+        pieces = []
+        for seed in range(4):
+            pieces.append(np.random.default_rng(seed).normal(size=10))
+        samples = np.concatenate(pieces)
+        means = np.array([piece.mean() for piece in pieces])
+        """,
+    "one-indexer-writes-for-a-list-of-labels": """
+        import pandas as pd
+
+        stock = pd.read_csv("stock.csv", index_col="sku")
+        recalled = ["A-17", "B-02"]
+        for sku in recalled:
+            stock.loc[sku, "status"] = "recalled"
+        stock.loc[stock["qty"] < 0, "qty"] = 0
+        """,
+    "string-functions-on-plain-lists": """
+        import pandas as pd
+
+        names = [" Ada ", "ALAN"]
+        cleaned = list(map(str.lower, map(str.strip, names)))
+        widths = {name: len(name) for name in cleaned}
+        table = {"name": cleaned}
+        table["name"][0] = "ada"
+        frame = pd.DataFrame(table)
+        """,
+    "per-batch-copies-in-a-training-loop": """
+        import numpy as np
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        data = TensorDataset(torch.from_numpy(np.ones((64, 4), dtype=np.float32)))
+        loader = DataLoader(data, batch_size=8, num_workers=2, pin_memory=True)
+        model = torch.nn.Linear(4, 1).to(device)
+        total = torch.zeros((), device=device)
+        for (x,) in loader:
+            x = x.to(device, non_blocking=True)
+            total += model(x).sum().detach()
+        print(total.item())
+        """,
 }
 
 

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 #: Source folder -> import package, as the build backend maps them.
-SOURCE_FOLDERS = {"linter": "gpulint", "rules": "gpulint.rules", "fixers": "gpulint.fixers"}
+SOURCE_FOLDERS = {"linter": "gpulint", "rules": "gpulint.rules", "fixers": "gpulint.fixers",
+                  "benchmarks": "gpulint.benchmarks"}
 FORBIDDEN_TOP_LEVEL = {"linter", "rules", "fixers", "tests", "benchmarks", "examples"}
 _COPY_IGNORE = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".venv", ".benchmarks", ".corpus", "*.pyc"
@@ -32,7 +33,13 @@ _COPY_IGNORE = shutil.ignore_patterns(
 
 
 def _package_dirs(folder: str) -> list[Path]:
-    return sorted(p.parent for p in (ROOT / folder).rglob("__init__.py") if "__pycache__" not in p.parts)
+    return sorted(p.parent for p in (ROOT / folder).rglob("__init__.py") if _shipped(p))
+
+
+def _shipped(path: Path) -> bool:
+    """Not a cache, nor a hidden folder (such as the benchmarks' downloaded corpus)."""
+    return "__pycache__" not in path.parts and not any(
+        part.startswith(".") for part in path.relative_to(ROOT).parts)
 
 
 def _package_name(directory: Path) -> str:
@@ -51,7 +58,8 @@ def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def test_package_dir_maps_the_three_source_folders():
     mapping = SETUPTOOLS["package-dir"]
-    assert mapping == {"gpulint": "linter", "gpulint.rules": "rules", "gpulint.fixers": "fixers"}
+    assert mapping == {"gpulint": "linter", "gpulint.rules": "rules", "gpulint.fixers": "fixers",
+                       "gpulint.benchmarks": "benchmarks"}
 
 
 @pytest.mark.parametrize("folder", sorted(SOURCE_FOLDERS))
@@ -135,7 +143,7 @@ def test_wheel_holds_every_module_under_gpulint(wheel):
     expected = set()
     for folder, package in SOURCE_FOLDERS.items():
         for path in (ROOT / folder).rglob("*.py"):
-            if "__pycache__" in path.parts:
+            if not _shipped(path):
                 continue
             relative = path.relative_to(ROOT / folder).as_posix()
             # linter/ is the root of the namespace; rules/ and fixers/ sit below it

@@ -68,6 +68,13 @@ def test_fixed_example_computes_the_same_result(case):
     for n in (0, 1, 7, 200):
         before = run_example(example.setup, example.source, example.call, n=n)
         after = run_example(example.setup, example.fixed, example.call, n=n)
+        if example.intended is not None:
+            intended = run_example(example.setup, "", example.intended, n=n)
+            assert_same_result(intended, after, strict=strict)
+            if n == 200:
+                with pytest.raises(AssertionError):
+                    assert_same_result(intended, before, strict=False)
+            continue
         if n == 0 and example.new_columns_when_empty:
             assert set(after.columns) > set(before.columns)
             after = after[list(before.columns)]

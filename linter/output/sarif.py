@@ -13,7 +13,9 @@ from .. import __version__
 from ..docs import plain_summary
 from ..files import repository_root
 from ..registry import all_rules
+from ..diagnostic import Diagnostic
 from ..runner import FileResult
+from .text import location
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -53,6 +55,16 @@ def _rules() -> list[dict[str, Any]]:
     return descriptors
 
 
+def _region(result: FileResult, d: Diagnostic) -> dict[str, int]:
+    """In a notebook, the lines of the file that hold the cell's lines; columns in the JSON
+    text would mislead, so there are none (the cell position is in the properties)."""
+    if d.cell is not None and result.notebook is not None:
+        return {"startLine": result.notebook.file_line(d.cell, d.start.line),
+                "endLine": result.notebook.file_line(d.cell, d.end.line)}
+    return {"startLine": d.start.line, "startColumn": d.start.col + 1, "endLine": d.end.line,
+            "endColumn": d.end.col + 1}
+
+
 def render(results: Sequence[FileResult]) -> str:
     rules = _rules()
     root = _repository_root()
@@ -68,15 +80,13 @@ def render(results: Sequence[FileResult]) -> str:
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": _location(result.display, root),
-                        "region": {
-                            "startLine": d.start.line,
-                            "startColumn": d.start.col + 1,
-                            "endLine": d.end.line,
-                            "endColumn": d.end.col + 1,
-                        },
+                        "region": _region(result, d),
                     }
                 }],
             }
+            if d.cell is not None:
+                entry["message"]["text"] = f"{d.message} ({location(d)})"
+                entry["properties"] = {"cell": d.cell, "cellLine": d.start.line, "cellColumn": d.start.col + 1}
             if d.code in index:
                 entry["ruleIndex"] = index[d.code]
             sarif_results.append(entry)

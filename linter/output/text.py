@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Sequence
 
-from ..diagnostic import Applicability
+from ..diagnostic import Applicability, Diagnostic
 from ..runner import FileResult
 
 #: What the run did with fixes: only report, apply them, or show them as a diff.
@@ -16,13 +16,20 @@ def _plural(count: int, word: str, plural: str | None = None) -> str:
     return f"{count} {word if count == 1 else (plural or word + 's')}"
 
 
+def location(d: Diagnostic) -> str:
+    """`line:col` (1-based), or `cell N:line:col` in a notebook."""
+    where = f"{d.start.line}:{d.start.col + 1}"
+    return where if d.cell is None else f"cell {d.cell}:{where}"
+
+
 def findings(results: Sequence[FileResult]) -> list[str]:
-    """`path:line:col: CODE [*] message`, `[*]` marking a fix that `--fix` would apply."""
+    """`path:line:col: CODE [*] message` (`path:cell N:line:col: ...` in a notebook), `[*]`
+    marking a fix that `--fix` would apply."""
     lines = []
     for result in results:
         for d in result.diagnostics:
             marker = " [*]" if d.fixable(result.unsafe_fixes) else ""
-            lines.append(f"{result.display}:{d.start.line}:{d.start.col + 1}: {d.code}{marker} {d.message}")
+            lines.append(f"{result.display}:{location(d)}: {d.code}{marker} {d.message}")
     return lines
 
 

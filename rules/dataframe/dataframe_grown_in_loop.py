@@ -93,8 +93,10 @@ class DataframeGrownInLoop(Rule):
     frame library's `concat` (pandas, cuDF, Modin, Dask), and for the method forms the grown
     object must be known to be a DataFrame or Series; a list's `append` is never flagged.
 
-    Reading files in the loop and concatenating them is GPU108 (read-in-loop), which takes
-    precedence once it exists; until then such loops are reported here.
+    A frame grown with files read in the loop (`pd.concat([df, pd.read_csv(path)])`, or a
+    name bound to such a read earlier in the same iteration) is GPU108 (read-in-loop), which
+    wins: it is reported there, not here. The chunks of one `chunksize=` reader stay here:
+    that file is already read once.
 
     ## Why is this bad?
     Every concatenation copies all the rows collected so far into a new frame, so growing a
@@ -429,7 +431,7 @@ def grow(table, rows):
         if not ctx.loops:
             return
         growth = _growth(node, ctx)  # type: ignore[arg-type]
-        if growth is None or _reset_each_iteration(growth.target, ctx):
+        if growth is None or _reset_each_iteration(growth.target, ctx) or grows_with_file_reads(growth, ctx):
             return
         _describe_surroundings(growth, ctx)
         growth.selection = _selection(growth, ctx)
@@ -540,6 +542,75 @@ def _is_length_of(key: ast.expr, grown: ast.expr, ctx: RuleContext) -> bool:
         and isinstance(key.slice, ast.Constant)
         and key.slice.value == 0
     )
+
+
+def file_read_growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None:
+    """The growth statement `node` is, when it adds files read in the loop (GPU108's case)."""
+    if not ctx.loops:
+        return None
+    growth = _growth(node, ctx)
+    if growth is None or _reset_each_iteration(growth.target, ctx) or not grows_with_file_reads(growth, ctx):
+        return None
+    return growth
+
+
+#: Readers that load a whole file (or a set of files) into one frame when not chunked.
+FILE_READERS = frozenset(
+    """read_csv read_table read_fwf read_json read_excel read_parquet read_feather read_orc read_pickle
+    read_stata read_sas read_spss read_xml read_hdf""".split()
+)
+
+
+def grows_with_file_reads(growth: Growth, ctx: RuleContext) -> bool:
+    """A new piece of a `concat`/`append` growth is a file read: a reader call (not chunked),
+    possibly followed by methods or selections, or a name bound to one earlier in the same
+    iteration of the innermost loop."""
+    if growth.call is None:
+        return False
+    if growth.kind == "concat":
+        entries = _concat_entries(growth.call) or []
+        pieces = [e for e in entries if not same_reference(e, growth.target)]
+    else:
+        pieces = list(growth.call.args[:1])
+    return any(_file_read(piece, ctx) or (isinstance(piece, ast.Name) and _bound_to_file_read(piece.id, ctx))
+               for piece in pieces)
+
+
+def _file_read(node: ast.expr, ctx: RuleContext) -> bool:
+    """`pd.read_csv(path)` returning a frame, as it is or through methods and selections."""
+    while True:
+        if isinstance(node, ast.Call):
+            name = ctx.qualname(node.func)
+            if name is not None:
+                found = library_of(name, FRAME_LIBRARIES)
+                ty = ctx.type_of(node)
+                return found is not None and found[1] in FILE_READERS and _pandas_like(ty)
+            if not isinstance(node.func, ast.Attribute):
+                return False
+            node = node.func.value
+        elif isinstance(node, (ast.Subscript, ast.Attribute, ast.NamedExpr)):
+            node = node.value
+        else:
+            return False
+
+
+def _bound_to_file_read(name: str, ctx: RuleContext) -> bool:
+    """`name` was last bound, earlier in the current iteration of the innermost loop, to a file read."""
+    innermost = ctx.loops[-1]
+    levels = [i for i, statement in enumerate(ctx.statements) if statement is innermost]
+    if not levels:
+        return False
+    value: ast.expr | None = None
+    for index in range(levels[-1] + 1, len(ctx.statements)):
+        for statement in ctx.blocks[index]:
+            if statement is ctx.statements[index]:
+                break
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(
+                isinstance(t, ast.Name) and t.id == name
+                for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+            ):
+                value = statement.value
+    return value is not None and _file_read(value, ctx)
 
 
 def _reset_each_iteration(target: ast.expr, ctx: RuleContext) -> bool:

@@ -1,0 +1,1 @@
+"""Benchmarks for the arrays rules: one module per rule, same stem as the rule."""

@@ -1,0 +1,5 @@
+"""GPU204 python-builtin-on-array: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU204")

@@ -1,0 +1,122 @@
+"""`gpulint bench`: choose the benchmarks and backends, run the sweep with a progress bar,
+print the table, and write the results (JSON, Markdown, PNG) to the output folder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
+INSTALL_HINT = "pip install 'gpulint[bench]'"
+
+
+class UsageProblem(Exception):
+    """A bad option value: reported as one `error:` line, exit 2."""
+
+
+def select_benchmarks(keys: tuple[str, ...]) -> list:
+    """The benchmarks for the given rule codes or names (all of them when none are given)."""
+    from gpulint import rule_by_key
+
+    from .harness import all_benchmarks
+
+    benchmarks = all_benchmarks()
+    if not keys:
+        return list(benchmarks.values())
+    chosen = []
+    for key in keys:
+        rule = rule_by_key(key)
+        if rule is None:
+            raise UsageProblem(f"unknown rule {key!r} (see `gpulint rule --all`)")
+        if rule.code not in benchmarks:
+            raise UsageProblem(f"{rule.code} has no benchmark: only rules with a fix or a documented idiom "
+                               f"have one (benchmarked: {', '.join(benchmarks) or 'none'})")
+        if benchmarks[rule.code] not in chosen:
+            chosen.append(benchmarks[rule.code])
+    return chosen
+
+
+def select_backends(names: tuple[str, ...]) -> tuple[str, ...] | None:
+    from .backends import BACKENDS, GROUPS
+
+    if not names:
+        return None
+    chosen: list[str] = []
+    for name in names:
+        key = name.strip().lower()
+        if key in GROUPS:
+            chosen.extend(GROUPS[key])
+        elif key in BACKENDS:
+            chosen.append(key)
+        else:
+            known = ", ".join([*BACKENDS, *GROUPS])
+            raise UsageProblem(f"unknown backend {name!r} (choose from {known})")
+    return tuple(dict.fromkeys(chosen))
+
+
+def run(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float,
+        output: Path) -> int:
+    try:
+        import numpy  # noqa: F401  (every example's data is generated with NumPy)
+    except ImportError:
+        click.echo(f"error: gpulint bench needs NumPy (and the libraries the rules are about): {INSTALL_HINT}",
+                   err=True)
+        return EXIT_ERROR
+    from .harness import BenchmarkError, Settings, plan, run_all
+
+    try:
+        chosen = select_benchmarks(rules)
+        backend_names = select_backends(backends)
+        pairs = plan(chosen, backend_names)
+    except (UsageProblem, BenchmarkError) as error:
+        click.echo(f"error: {error}", err=True)
+        return EXIT_ERROR
+    if not pairs:
+        click.echo("error: no benchmark runs on the chosen backends", err=True)
+        return EXIT_ERROR
+
+    settings = Settings(max_n=max_n, quick=quick, budget=budget, timeout=10 * budget)
+    total = sum(len(settings.sizes_for(case)) for case, _ in pairs)
+    current = {"label": ""}
+    try:
+        with click.progressbar(length=total, label="gpulint bench", file=sys.stderr,
+                               item_show_func=lambda _: current["label"]) as bar:
+            def started(case, backend) -> None:
+                current["label"] = f"{case.code} on {backend.name}"
+                bar.update(0)
+
+            result = run_all(pairs, settings, step=bar.update, started=started)
+    except KeyboardInterrupt:
+        click.echo("\nerror: interrupted; nothing was written", err=True)
+        return EXIT_ERROR
+
+    from . import report
+
+    click.echo(report.text_table(result))
+    for note in report.notes(result):
+        click.echo(note)
+    written = write(result, output)
+    for line in written:
+        click.echo(line, err=True)
+    return EXIT_FAILED if any(sweep.status == "failed" for sweep in result.sweeps) else EXIT_OK
+
+
+def write(result, output: Path) -> list[str]:
+    """Write `<label>.json`, `<label>.md` and `<label>.png` into `output`; what to tell the user."""
+    from . import report
+
+    output.mkdir(parents=True, exist_ok=True)
+    label = result.label
+    json_path, md_path, png_path = (output / f"{label}{suffix}" for suffix in (".json", ".md", ".png"))
+    result.write(json_path)
+    lines = [f"wrote {json_path}"]
+    plotted = report.plot(result, png_path)
+    md_path.write_text(report.markdown(result, png_path.name if plotted else None), encoding="utf-8")
+    lines.append(f"wrote {md_path}")
+    if plotted:
+        lines.append(f"wrote {png_path}")
+    else:
+        lines.append(f"note: no plot: matplotlib is not installed ({INSTALL_HINT})")
+    return lines

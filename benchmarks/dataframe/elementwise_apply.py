@@ -1,0 +1,5 @@
+"""GPU105 elementwise-apply: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU105")

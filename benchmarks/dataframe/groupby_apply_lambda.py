@@ -1,0 +1,5 @@
+"""GPU106 groupby-apply-lambda: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU106")

@@ -1,0 +1,5 @@
+"""GPU103 index-loop-over-dataframe: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU103")

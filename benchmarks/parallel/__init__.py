@@ -1,0 +1,1 @@
+"""Benchmarks for the parallel rules: one module per rule, same stem as the rule."""

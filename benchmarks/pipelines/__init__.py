@@ -1,0 +1,1 @@
+"""Benchmarks for the pipelines rules: one module per rule, same stem as the rule."""

@@ -1,0 +1,5 @@
+"""GPU401 manual-pipeline: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU401")

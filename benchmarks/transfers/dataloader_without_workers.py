@@ -1,0 +1,5 @@
+"""GPU305 dataloader-without-workers: the rule's first flagged example against gpulint's rewrite of it."""
+
+from gpulint.benchmarks.harness import Benchmark
+
+benchmark = Benchmark("GPU305")

@@ -1,0 +1,56 @@
+"""Fixer for GPU205 comprehension-over-array: the comprehension becomes one whole-array
+expression.
+
+    [x * 2 for x in a]             ->  (a * 2).tolist()
+    np.array([x * 2 for x in a])   ->  np.array(a * 2)
+
+Only list comprehensions with one `for` and no `if`, over a NumPy array or a pandas/Modin
+Series held by a name, attribute or column; anything else gets a display-only suggestion.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from gpulint.diagnostic import Applicability, Diagnostic, Fix
+from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.arrays.comprehension_over_array import repeatable
+
+from ._elementwise import to_whole
+from ._vectorize import code_of, comments_in, with_method
+
+SUGGESTION = "compute the whole array at once: write the expression over the array instead of each element"
+MESSAGE = "replace the comprehension with a whole-array expression"
+#: (kind, library) of the iterated values the rewrite is known to mean the same on.
+_REWRITABLE = frozenset({("array", "numpy"), ("series", "pandas"), ("series", "modin")})
+
+
+def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+    info = diagnostic.context or {}
+    node = info.get("comprehension")
+    result = None
+    if (node is not None and (info.get("kind"), info.get("lib")) in _REWRITABLE
+            and type(node).__name__ == "ListComp" and not node.generators[0].ifs
+            and not node.generators[0].is_async and repeatable(info["iterable"])):
+        result = _rewrite(info, ctx)
+    return result or display_fix(SUGGESTION)
+
+
+def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
+    node = info["comprehension"]
+    try:
+        parsed = cst.parse_expression(ctx.segment(node))
+    except cst.ParserSyntaxError:
+        return None
+    if comments_in(parsed) or not isinstance(parsed, cst.ListComp):
+        return None
+    element, array = info["element"], ctx.segment(info["iterable"])
+    numpy_name, import_edits = ctx.ensure_import("numpy", "np") if info["needs_numpy"] else ("np", ())
+
+    def replace(original: cst.BaseExpression) -> str | None:
+        return array if isinstance(original, cst.Name) and original.value == element else None
+
+    whole = to_whole(parsed.elt, replace, numpy_name)
+    if info.get("wrapper") is None:
+        whole = with_method(whole, "tolist")
+    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(whole))))

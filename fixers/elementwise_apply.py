@@ -1,0 +1,159 @@
+"""Fixer for GPU105 elementwise-apply: the per-element function becomes its vectorized form.
+
+    s.apply(abs)                         ->   s.abs()
+    s.map(float)                         ->   s.astype(float)
+    s.apply(str.lower)                   ->   s.str.lower()
+    s.apply(lambda x: x.strip().lower()) ->   s.str.strip().str.lower()
+    s.map(lambda x: x * 2 + 1)           ->   s * 2 + 1
+    frame.map(abs)                       ->   frame.abs()
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from gpulint.diagnostic import Applicability, Diagnostic, Fix
+from gpulint.fixing import FixContext, display_fix
+
+from ._vectorize import code_of, parenthesize
+
+SUGGESTION = (
+    "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
+    "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), `np.where(cond, a, b)`"
+)
+MESSAGE = "replace the per-element function with its vectorized form"
+_REWRITABLE = frozenset({"pandas", "modin"})
+_CASTS = ("float", "int", "bool")
+#: Parents in which the rewritten expression needs no parentheses of its own.
+_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
+                  ast.List, ast.Tuple, ast.Set, ast.Dict)
+#: Receivers that can be written more than once without computing anything.
+_PRIMARY = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
+
+
+def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+    info = diagnostic.context or {}
+    code = _rewrite(info, ctx)
+    if code is None:
+        return display_fix(SUGGESTION)
+    call = info["call"]
+    if not _atomic(code) and _needs_parentheses(call, info.get("statement")):
+        code = f"({code})"
+    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, code),))
+
+
+def _rewrite(info: dict, ctx: FixContext) -> str | None:
+    call: ast.Call = info["call"]
+    if info.get("lib") not in _REWRITABLE or not _only_understood_arguments(call) or "#" in ctx.segment(call):
+        return None
+    receiver_node: ast.expr = info["receiver"]
+    receiver = ctx.segment(receiver_node)
+    if not isinstance(receiver_node, _PRIMARY):
+        receiver = f"({receiver})"
+    on_series = info["kind"] == "series"
+    form = info["form"]
+    if form["kind"] == "builtin":
+        name = form["name"]
+        if name in ("abs", "round"):
+            return f"{receiver}.{name}()"
+        if name in _CASTS:
+            return f"{receiver}.astype({name})"
+        if name == "len" and on_series:
+            return f"{receiver}.str.len()"
+        return None  # `str`: `astype(str)` keeps missing values missing
+    if form["kind"] == "str-method":
+        return f"{receiver}.str.{form['name']}()" if on_series else None
+    return _rewrite_lambda(call, receiver_node, receiver, form, on_series, ctx)
+
+
+def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form: dict, on_series: bool,
+                    ctx: FixContext) -> str | None:
+    if form["conditional"] or (form["strings"] and not on_series):
+        return None
+    if form["uses"] > 1 and not _repeatable(receiver_node):
+        return None  # the receiver would be computed once per use
+    function = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg in ("func", "arg"))
+    assert isinstance(function, ast.Lambda)
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
+           for n in ast.walk(function.body)):
+        return None  # NumPy rounds to digits through a scaled float, Python exactly
+    try:
+        body = cst.parse_expression(ctx.segment(function.body))
+    except cst.ParserSyntaxError:
+        return None
+    vectorized = body.visit(_Vectorize(form["parameter"], cst.parse_expression(receiver)))
+    return code_of(vectorized)
+
+
+class _Vectorize(cst.CSTTransformer):
+    """The lambda's parameter becomes the receiver; casts, `len` and `str` methods become
+    their Series forms (`abs`/`round` and operators work on a Series as they are)."""
+
+    def __init__(self, parameter: str, receiver: cst.BaseExpression) -> None:
+        self.parameter = parameter
+        self.receiver = receiver
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.receiver if updated.value == self.parameter else updated
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(attr=original.attr)  # an attribute's name is no parameter
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = updated.func
+        if isinstance(func, cst.Name) and func.value in (*_CASTS, "len"):
+            argument = parenthesize(updated.args[0].value)
+            if func.value == "len":
+                accessor = cst.Attribute(value=argument, attr=cst.Name("str"))
+                return cst.Call(func=cst.Attribute(value=accessor, attr=cst.Name("len")),
+                                lpar=updated.lpar, rpar=updated.rpar)
+            return cst.Call(func=cst.Attribute(value=argument, attr=cst.Name("astype")),
+                            args=[cst.Arg(cst.Name(func.value))], lpar=updated.lpar, rpar=updated.rpar)
+        if isinstance(func, cst.Attribute):
+            accessor = cst.Attribute(value=parenthesize(func.value), attr=cst.Name("str"))
+            return updated.with_changes(func=func.with_changes(value=accessor))
+        return updated
+
+
+def _only_understood_arguments(call: ast.Call) -> bool:
+    """The function, and `na_action` (the vectorized form skips missing values too)."""
+    positional = len(call.args)
+    keywords = [k.arg for k in call.keywords]
+    return (positional + len(keywords) >= 1 and positional <= 1
+            and not any(isinstance(a, ast.Starred) for a in call.args)
+            and all(k in ("func", "arg", "na_action") for k in keywords))
+
+
+def _repeatable(node: ast.expr) -> bool:
+    """A name, an attribute chain or a subscript by a constant over one: written twice, it
+    computes nothing twice."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Constant):
+            return False
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _atomic(code: str) -> bool:
+    try:
+        node = ast.parse(code, mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(node, _PRIMARY)
+
+
+def _needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
+    """Whether the call is an operand (`1 - s.apply(...)`, `s.apply(...).sum()`) rather than
+    a whole value (assigned, returned, an argument, an element)."""
+    if statement is None:
+        return True
+    for parent in ast.walk(statement):
+        for field in ("value", "values", "elts", "args", "keys"):
+            child = getattr(parent, field, None)
+            if child is call or isinstance(child, list) and any(c is call for c in child):
+                if isinstance(parent, ast.Call):
+                    return field != "args"
+                return not isinstance(parent, _LOOSE_PARENTS)
+    return True

@@ -1,0 +1,77 @@
+"""Fixer for GPU302 host-to-device-in-loop: copy loop-invariant data once, before the loop.
+
+    for batch in batches:                     w_device = w.to(device)
+        w_device = w.to(device)        ->     for batch in batches:
+        use(batch, w_device)                      use(batch, w_device)
+
+    for x in xs:                              weights_device = weights.to(device)
+        f(x, weight=weights.to(device)) ->    for x in xs:
+                                                  f(x, weight=weights_device)
+
+The detector decides where this is the same computation (`Hoist`); the fixer only writes it.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from gpulint.fixing import FixContext, display_fix
+
+MESSAGE = "copy the loop-invariant data to the device once, before the loop"
+SUGGESTION = (
+    "copy this data to the device once, before the loop, and reuse the copy inside it "
+    "(not rewritten automatically: the loop may change the data, or the copy, or run it only sometimes)"
+)
+
+
+def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+    info = diagnostic.context or {}
+    hoist = info.get("hoist")
+    move = info.get("move")
+    if hoist is None or move is None:
+        return display_fix(SUGGESTION)
+    loop = hoist.loop
+    indent = ctx.indent_of(loop)
+    if indent is None:
+        return display_fix(SUGGESTION)
+    newline = ctx.source.newline
+    at_loop = Position(loop.lineno, 0)
+    if hoist.shape == "statement":
+        lines = _reindented(hoist.statement, indent, ctx)
+        if lines is None:
+            return display_fix(SUGGESTION)
+        removal = Edit(Position(hoist.statement.lineno, 0), _after_line(hoist.statement.end_lineno, ctx), "")
+        return Fix(Applicability.SAFE, MESSAGE, (Edit(at_loop, at_loop, lines), removal))
+    copy = ctx.segment(move.call)
+    if "\n" in copy or "\r" in copy:
+        return display_fix(SUGGESTION)
+    base = move.moved.id if isinstance(move.moved, ast.Name) else "moved"
+    name = ctx.fresh_name(f"{base}_device")
+    hoisted = Edit(at_loop, at_loop, f"{indent}{name} = {copy}{newline}")
+    return Fix(Applicability.SAFE, MESSAGE, (hoisted, ctx.replace_node(move.call, name)))
+
+
+def _after_line(line: int, ctx: FixContext) -> Position:
+    if line < len(ctx.source.line_starts):
+        return Position(line + 1, 0)
+    return Position(line, len(ctx.source.line(line)))
+
+
+def _reindented(statement: ast.stmt, indent: str, ctx: FixContext) -> str | None:
+    """The statement's lines (its comment included) at the loop's indentation."""
+    own = ctx.indent_of(statement)
+    if own is None or not ctx.owns_lines(statement, statement):
+        return None
+    if statement.end_lineno != statement.lineno and any(
+            isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
+            for n in ast.walk(statement)):
+        return None  # a string spanning lines must not be re-indented
+    newline = ctx.source.newline
+    lines = []
+    for number in range(statement.lineno, statement.end_lineno + 1):  # type: ignore[operator]
+        line = ctx.source.line(number)
+        if not line.startswith(own):
+            return None
+        lines.append(indent + line[len(own):] + newline)
+    return "".join(lines)

@@ -1,0 +1,144 @@
+"""Fixer for GPU401 manual-pipeline: one transformer and one estimator become `make_pipeline`.
+
+The straight-line shape (statements of one block, in this order, `Xt_test` also allowed
+after the estimator's `fit`):
+
+    Xt = t.fit_transform(X_train)                 (deleted)
+    Xt_test = t.transform(X_test)                 (deleted)
+    est.fit(Xt, y)                            ->  pipeline = make_pipeline(t, est)
+                                                  pipeline.fit(X_train, y)
+    out = est.predict(Xt_test)                ->  out = pipeline.predict(X_test)
+
+Anything else gets the display-only suggestion.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.astutil import is_reference, mentions, same_reference
+from gpulint.dataflow import binds
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from gpulint.estimators import ignores_y, library
+from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.pipelines.manual_pipeline import Chain
+
+SUGGESTION = (
+    "put the transformers and the estimator in one `make_pipeline(...)`, fit it on the raw training data "
+    "and call it on the raw test data: each fold of a cross-validation or search then refits every step"
+)
+MESSAGE = "chain the transformer and the estimator with `make_pipeline`"
+
+
+def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+    chain: Chain = diagnostic.context["chain"]
+    return _straight_line(chain, ctx) or display_fix(SUGGESTION)
+
+
+def _positional(call: ast.Call, most: int) -> list[ast.expr] | None:
+    """The call's arguments when it has only 1..`most` positional ones."""
+    if call.keywords or not 1 <= len(call.args) <= most or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    return list(call.args)
+
+
+def _single_assignment(statement: ast.stmt, name: str) -> ast.Call | None:
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
+            and isinstance(statement.value, ast.Call)):
+        return statement.value
+    return None
+
+
+def _count(scope: ast.AST, name: str) -> int:
+    return sum(1 for node in ast.walk(scope) if isinstance(node, ast.Name) and node.id == name)
+
+
+def _root(node: ast.expr) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
+    if len(chain.steps) != 1 or chain.test_input is None or chain.test_input_index is None:
+        return None
+    step = chain.steps[0]
+    block = chain.block
+    first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
+    if not step.combined or not (first < transform < test and first < fit < test):
+        return None
+    if library(step.qualname) != "sklearn" or library(chain.estimator_qualname) != "sklearn":
+        return None
+    # Xt = t.fit_transform(X_train[, y])
+    fit_transform = _single_assignment(block[first], step.output)
+    fit_transform_args = _positional(step.call, 2) if fit_transform is step.call else None
+    # est.fit(Xt[, y]) as a statement of its own
+    fit_statement = block[fit]
+    fit_args = _positional(chain.fit_call, 2)
+    if (fit_transform_args is None or fit_args is None or not isinstance(fit_statement, ast.Expr)
+            or fit_statement.value is not chain.fit_call):
+        return None
+    train = fit_transform_args[0]
+    if len(fit_transform_args) == 2:
+        if len(fit_args) != 2 or not same_reference(fit_transform_args[1], fit_args[1]):
+            return None
+    elif not ignores_y(step.qualname):
+        return None
+    # Xt_test = t.transform(X_test); ... est.predict(Xt_test)
+    transform_call = _single_assignment(block[transform], chain.test_input)
+    transform_args = _positional(transform_call, 1) if transform_call is not None else None
+    if transform_args is None or chain.test_call.args[0].id != chain.test_input:  # type: ignore[attr-defined]
+        return None
+    test_data = transform_args[0]
+    if not (is_reference(train) and is_reference(test_data)):
+        return None
+    if _count(chain.scope, step.output) != 2 or _count(chain.scope, chain.test_input) != 2:
+        return None
+    transformer, estimator = step.transformer, chain.estimator
+    # Nothing in between may touch the transformer or the data it reads later than it did.
+    for index in range(first + 1, test):
+        statement = block[index]
+        if index in (transform, fit):
+            continue
+        if binds(statement, transformer) or (index > fit and binds(statement, estimator)):
+            return None
+        if index < fit and (mentions(statement, transformer) or mentions(statement, _root(train))):
+            return None
+        if index > transform and mentions(statement, _root(test_data)):
+            return None
+    for statement in (block[first], block[transform]):
+        if not ctx.owns_lines(statement, statement) or _has_comment(ctx, statement):
+            return None
+    indent = ctx.indent_of(fit_statement)
+    if indent is None:
+        return None
+    imported = ctx.ensure_from_import("sklearn.pipeline", "make_pipeline")
+    if imported is None:
+        return None
+    make_pipeline, import_edits = imported
+    pipeline = ctx.fresh_name("pipeline")
+    newline = ctx.source.newline
+    edits = [
+        *import_edits,
+        _delete_lines(ctx, block[first]),
+        _delete_lines(ctx, block[transform]),
+        Edit(Position(fit_statement.lineno, 0), Position(fit_statement.lineno, 0),
+             f"{indent}{pipeline} = {make_pipeline}({transformer}, {estimator}){newline}"),
+        ctx.replace_node(chain.fit_call.func.value, pipeline),  # type: ignore[attr-defined]
+        ctx.replace_node(chain.fit_call.args[0], ctx.segment(train)),
+        ctx.replace_node(chain.test_call.func.value, pipeline),  # type: ignore[attr-defined]
+        ctx.replace_node(chain.test_call.args[0], ctx.segment(test_data)),
+    ]
+    return Fix(Applicability.UNSAFE, MESSAGE, tuple(edits))
+
+
+def _has_comment(ctx: FixContext, statement: ast.stmt) -> bool:
+    last = statement.end_lineno or statement.lineno
+    return any("#" in ctx.source.line(line) for line in range(statement.lineno, last + 1))
+
+
+def _delete_lines(ctx: FixContext, statement: ast.stmt) -> Edit:
+    end = statement.end_lineno  # type: ignore[assignment]
+    stop = Position(end + 1, 0) if end < len(ctx.source.line_starts) else Position(end, len(ctx.source.line(end)))
+    return Edit(Position(statement.lineno, 0), stop, "")

@@ -1,0 +1,268 @@
+"""What gpulint knows about scikit-learn and cuML estimators, kept as data.
+
+Nothing here imports scikit-learn or cuML: an estimator is recognised by the qualified name
+of the class it is constructed from (`from sklearn.preprocessing import StandardScaler as
+Scaler` makes `Scaler()` a `sklearn.preprocessing.StandardScaler`). The type evidence
+records such a value as `Ty("estimator", <qualified name>)`; `role()` says what it does.
+
+A class is known by its library, the public subpackage it lives in and its own name, so
+both `sklearn.ensemble.RandomForestClassifier` and the private
+`sklearn.ensemble._forest.RandomForestClassifier` are the same class here.
+"""
+
+from __future__ import annotations
+
+#: Roles an estimator can play.
+TRANSFORMER = "transformer"  # fit_transform/transform: a Pipeline step
+PREDICTOR = "predictor"  # fit then predict/score: a Pipeline's final step
+SEARCH = "search"  # a hyper-parameter search: cross-validates whatever it is fitted on
+PIPELINE = "pipeline"  # a Pipeline already
+LABEL = "label"  # encodes targets (`LabelEncoder`): never a step applied to the features
+ESTIMATOR = "estimator"  # an estimator whose role the rules do not need (`NearestNeighbors`)
+
+LIBRARIES = ("sklearn", "cuml")
+
+#: Public subpackages whose classes are transformers, per library.
+_TRANSFORMER_PACKAGES = {
+    "sklearn": frozenset(
+        """preprocessing decomposition feature_extraction feature_selection impute kernel_approximation
+        random_projection compose manifold""".split()
+    ),
+    "cuml": frozenset("preprocessing decomposition feature_extraction manifold random_projection".split()),
+}
+#: Public subpackages whose classes are predictors (supervised, clustering, outlier detection).
+_PREDICTOR_PACKAGES = {
+    "sklearn": frozenset(
+        """linear_model ensemble tree neighbors svm naive_bayes neural_network discriminant_analysis
+        gaussian_process kernel_ridge dummy isotonic semi_supervised multiclass multioutput calibration
+        cluster mixture covariance cross_decomposition""".split()
+    ),
+    "cuml": frozenset(
+        "linear_model ensemble neighbors svm naive_bayes cluster kernel_ridge multiclass solvers tsa".split()
+    ),
+}
+#: Classes whose role differs from their subpackage's (keys are `subpackage.Class`; cuML's
+#: top-level classes, `cuml.PCA`, use the class name alone).
+_ROLE_EXCEPTIONS = {
+    "sklearn": {
+        "ensemble.RandomTreesEmbedding": TRANSFORMER,
+        "neighbors.KNeighborsTransformer": TRANSFORMER,
+        "neighbors.RadiusNeighborsTransformer": TRANSFORMER,
+        "neighbors.NeighborhoodComponentsAnalysis": TRANSFORMER,
+        "neighbors.NearestNeighbors": ESTIMATOR,
+        "neighbors.KernelDensity": ESTIMATOR,
+        "neural_network.BernoulliRBM": TRANSFORMER,
+        "cluster.FeatureAgglomeration": TRANSFORMER,
+        "compose.TransformedTargetRegressor": PREDICTOR,
+        "preprocessing.LabelEncoder": LABEL,
+        "preprocessing.LabelBinarizer": LABEL,
+        "preprocessing.MultiLabelBinarizer": LABEL,
+        "model_selection.GridSearchCV": SEARCH,
+        "model_selection.RandomizedSearchCV": SEARCH,
+        "model_selection.HalvingGridSearchCV": SEARCH,
+        "model_selection.HalvingRandomSearchCV": SEARCH,
+        "model_selection.TunedThresholdClassifierCV": PREDICTOR,
+        "model_selection.FixedThresholdClassifier": PREDICTOR,
+        "pipeline.Pipeline": PIPELINE,
+        "pipeline.make_pipeline": PIPELINE,
+        "pipeline.FeatureUnion": TRANSFORMER,
+        "pipeline.make_union": TRANSFORMER,
+        "compose.make_column_transformer": TRANSFORMER,
+        "base.BaseEstimator": ESTIMATOR,
+    },
+    "cuml": {
+        "PCA": TRANSFORMER,
+        "TruncatedSVD": TRANSFORMER,
+        "IncrementalPCA": TRANSFORMER,
+        "UMAP": TRANSFORMER,
+        "TSNE": TRANSFORMER,
+        "GaussianRandomProjection": TRANSFORMER,
+        "SparseRandomProjection": TRANSFORMER,
+        "preprocessing.LabelEncoder": LABEL,
+        "preprocessing.LabelBinarizer": LABEL,
+        "LabelEncoder": LABEL,
+    },
+}
+
+#: Estimators and helpers whose `n_jobs` spreads the work over cores in their default
+#: configuration. Source: scikit-learn's API reference (1.9), the `n_jobs` parameter of each:
+#: parallel over trees (forests), sub-estimators (bagging, voting, stacking, one-vs-rest,
+#: multi-output), neighbour queries (neighbours, DBSCAN, OPTICS, HDBSCAN, LOF), seeds
+#: (MeanShift), sub-populations (TheilSen), folds (`*CV` estimators, the `cross_*` helpers,
+#: learning/validation curves, RFECV), candidates x folds (searches, sequential feature
+#: selection) or permuted columns (permutation importance).
+#: Left out on purpose: `LogisticRegression`, `LinearRegression`, `SGDClassifier`,
+#: `Perceptron`, `PassiveAggressiveClassifier`, `GaussianProcessClassifier` (their `n_jobs`
+#: only acts for multi-class one-vs-rest or several targets), `SpectralClustering` and
+#: `LabelPropagation`/`LabelSpreading` (only with a nearest-neighbours affinity or kernel),
+#: `ColumnTransformer`/`FeatureUnion` (parallel over a handful of transformers, where
+#: starting worker processes usually costs more than it saves) and cuML (GPU estimators
+#: have no `n_jobs`).
+N_JOBS = frozenset(
+    """ensemble.RandomForestClassifier ensemble.RandomForestRegressor ensemble.ExtraTreesClassifier
+    ensemble.ExtraTreesRegressor ensemble.RandomTreesEmbedding ensemble.IsolationForest
+    ensemble.BaggingClassifier ensemble.BaggingRegressor ensemble.VotingClassifier ensemble.VotingRegressor
+    ensemble.StackingClassifier ensemble.StackingRegressor
+    neighbors.KNeighborsClassifier neighbors.KNeighborsRegressor neighbors.RadiusNeighborsClassifier
+    neighbors.RadiusNeighborsRegressor neighbors.NearestNeighbors neighbors.KNeighborsTransformer
+    neighbors.RadiusNeighborsTransformer neighbors.LocalOutlierFactor
+    cluster.DBSCAN cluster.OPTICS cluster.HDBSCAN cluster.MeanShift
+    linear_model.LogisticRegressionCV linear_model.LassoCV linear_model.ElasticNetCV linear_model.LarsCV
+    linear_model.LassoLarsCV linear_model.MultiTaskLassoCV linear_model.MultiTaskElasticNetCV
+    linear_model.OrthogonalMatchingPursuitCV linear_model.TheilSenRegressor
+    covariance.GraphicalLassoCV calibration.CalibratedClassifierCV
+    multiclass.OneVsRestClassifier multiclass.OneVsOneClassifier multiclass.OutputCodeClassifier
+    multioutput.MultiOutputClassifier multioutput.MultiOutputRegressor
+    feature_selection.RFECV feature_selection.SequentialFeatureSelector
+    model_selection.GridSearchCV model_selection.RandomizedSearchCV model_selection.HalvingGridSearchCV
+    model_selection.HalvingRandomSearchCV model_selection.TunedThresholdClassifierCV
+    model_selection.cross_val_score model_selection.cross_validate model_selection.cross_val_predict
+    model_selection.learning_curve model_selection.validation_curve model_selection.permutation_test_score
+    inspection.permutation_importance""".split()
+)
+
+#: Entries of `N_JOBS` that fit the estimators they are given (or clones of them) in worker
+#: processes. An estimator there left with `random_state=None` draws from NumPy's global
+#: random state, which the workers do not share: code that made it reproducible with
+#: `np.random.seed(...)` gets other (still random) models with `n_jobs=-1`. The forests,
+#: bagging and the others draw their seeds before they dispatch, or run in threads.
+FITS_GIVEN_ESTIMATORS = frozenset(
+    """ensemble.VotingClassifier ensemble.VotingRegressor ensemble.StackingClassifier ensemble.StackingRegressor
+    calibration.CalibratedClassifierCV multiclass.OneVsRestClassifier multiclass.OneVsOneClassifier
+    multiclass.OutputCodeClassifier multioutput.MultiOutputClassifier multioutput.MultiOutputRegressor
+    feature_selection.RFECV feature_selection.SequentialFeatureSelector
+    model_selection.GridSearchCV model_selection.RandomizedSearchCV model_selection.HalvingGridSearchCV
+    model_selection.HalvingRandomSearchCV model_selection.TunedThresholdClassifierCV
+    model_selection.cross_val_score model_selection.cross_validate model_selection.cross_val_predict
+    model_selection.learning_curve model_selection.validation_curve model_selection.permutation_test_score""".split()
+)
+
+#: Transformers whose `fit_transform(X, y)` ignores `y` (a Pipeline passes `y` to every step).
+_IGNORE_Y_PACKAGES = frozenset(
+    "preprocessing decomposition impute kernel_approximation random_projection feature_extraction".split()
+)
+_USES_Y = frozenset({"preprocessing.TargetEncoder"})
+_IGNORE_Y_EXTRA = frozenset({"feature_selection.VarianceThreshold"})
+
+#: Transformers that learn nothing from the values they are fitted on (only, at most, the
+#: number of features): fitting them on all the data before a split leaks nothing.
+STATELESS = frozenset(
+    """preprocessing.FunctionTransformer preprocessing.Normalizer preprocessing.Binarizer
+    preprocessing.PolynomialFeatures feature_extraction.HashingVectorizer feature_extraction.FeatureHasher
+    kernel_approximation.RBFSampler kernel_approximation.SkewedChi2Sampler
+    kernel_approximation.AdditiveChi2Sampler kernel_approximation.PolynomialCountSketch
+    random_projection.GaussianRandomProjection random_projection.SparseRandomProjection""".split()
+)
+
+#: Methods that return the estimator itself.
+RETURNS_SELF = frozenset({"fit", "partial_fit", "set_params", "set_output"})
+#: Methods that use a fitted estimator on new data.
+PREDICT_METHODS = frozenset(
+    {"predict", "predict_proba", "predict_log_proba", "decision_function", "score", "score_samples"}
+)
+
+#: Functions that split data into training and test parts, and the cross-validation helpers
+#: with the position of their `X` argument: a transformer fitted on what they receive has
+#: seen every fold.
+SPLITTERS = frozenset({"model_selection.train_test_split"})
+CROSS_VALIDATION = {
+    "model_selection.cross_val_score": 1,
+    "model_selection.cross_validate": 1,
+    "model_selection.cross_val_predict": 1,
+    "model_selection.learning_curve": 1,
+    "model_selection.validation_curve": 1,
+    "model_selection.permutation_test_score": 1,
+}
+#: Packages whose functions score predictions (`accuracy_score`, `r2_score`...), and the
+#: name endings of those scores (the package also holds distances and kernels).
+METRICS_PACKAGES = frozenset({"metrics"})
+METRIC_SUFFIXES = ("_score", "_error", "_loss", "_deviance", "_corrcoef")
+
+
+def _parts(qualname: str) -> tuple[str, str, str] | None:
+    """("sklearn", "ensemble", "RandomForestClassifier") for any module path of the class;
+    cuML's top-level classes give ("cuml", "", "PCA")."""
+    pieces = qualname.split(".")
+    if len(pieces) < 2 or pieces[0] not in LIBRARIES:
+        return None
+    if len(pieces) == 2:
+        return pieces[0], "", pieces[1]
+    return pieces[0], pieces[1], pieces[-1]
+
+
+def key(qualname: str) -> str | None:
+    """`sklearn.ensemble._forest.RandomForestClassifier` -> "ensemble.RandomForestClassifier"
+    (scikit-learn only: the tables above are scikit-learn's)."""
+    parts = _parts(qualname)
+    if parts is None or parts[0] != "sklearn" or not parts[1]:
+        return None
+    return f"{parts[1]}.{parts[2]}"
+
+
+def library(qualname: str) -> str:
+    return qualname.split(".", 1)[0]
+
+
+def role(qualname: str) -> str | None:
+    """What the class (or factory) named `qualname` builds, or None when it is no estimator."""
+    parts = _parts(qualname)
+    if parts is None:
+        return None
+    lib, package, name = parts
+    exceptions = _ROLE_EXCEPTIONS[lib]
+    found = exceptions.get(f"{package}.{name}" if package else name)
+    if found is not None:
+        return found
+    if not name[:1].isupper() or name.startswith("_"):
+        return None  # a function (`train_test_split`, `scale`), not a class
+    if not package:  # cuML's top level re-exports its predictors and a few transformers
+        return PREDICTOR if lib == "cuml" else None
+    if package in _TRANSFORMER_PACKAGES[lib]:
+        return TRANSFORMER
+    if package in _PREDICTOR_PACKAGES[lib]:
+        return PREDICTOR
+    return None
+
+
+def parallel_n_jobs(qualname: str) -> bool:
+    """The class or helper spreads its work over `n_jobs` cores in its default configuration."""
+    return key(qualname) in N_JOBS
+
+
+def fits_given_estimators(qualname: str) -> bool:
+    """With `n_jobs`, the class or helper fits estimators it is given in worker processes."""
+    return key(qualname) in FITS_GIVEN_ESTIMATORS
+
+
+def ignores_y(qualname: str) -> bool:
+    """The transformer's `fit_transform(X, y)` computes the same as `fit_transform(X)`."""
+    name = key(qualname)
+    if name is None or name in _USES_Y or role(qualname) != TRANSFORMER:
+        return False
+    return name in _IGNORE_Y_EXTRA or name.split(".", 1)[0] in _IGNORE_Y_PACKAGES
+
+
+def is_stateless(qualname: str) -> bool:
+    return key(qualname) in STATELESS
+
+
+def is_splitter(qualname: str | None) -> bool:
+    return qualname is not None and _library_key(qualname) in SPLITTERS
+
+
+def cross_validation_x(qualname: str | None) -> int | None:
+    """The position of `X` in a cross-validation helper's arguments, or None."""
+    return CROSS_VALIDATION.get(_library_key(qualname)) if qualname is not None else None
+
+
+def is_metric(qualname: str | None) -> bool:
+    if qualname is None:
+        return False
+    parts = _parts(qualname)
+    return parts is not None and parts[1] in METRICS_PACKAGES and parts[2].endswith(METRIC_SUFFIXES)
+
+
+def _library_key(qualname: str) -> str:
+    """Like `key`, for functions, and for cuML's copies of scikit-learn's helpers."""
+    parts = _parts(qualname)
+    return f"{parts[1]}.{parts[2]}" if parts is not None and parts[1] else ""

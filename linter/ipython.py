@@ -1,0 +1,179 @@
+"""IPython syntax in notebook cells: replaced, line for line, by Python the engine can parse.
+
+Line magics (`%matplotlib inline`, `x = %timeit f()`), shell escapes (`!ls`, `files = !ls`),
+help (`obj?`, `?obj`), autocall escapes and the first line of a cell magic (`%%time`) are
+not Python. Each such line becomes a placeholder name (keeping its indentation, and the
+assigned names of `x = %magic`), so the cell keeps its lines and columns and nothing is
+reported on it; `unmask_ipython` puts the lines back into a fixed cell. A cell that already
+parses as Python is never changed: IPython syntax is only looked for where Python fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass, field
+
+#: Cell magics that run their body as Python in the kernel's namespace. The body of any
+#: other cell magic (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%script`, ...) is not
+#: Python run here, so those cells are skipped.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit"})
+
+#: Characters that start an IPython escape at the beginning of a statement: magics,
+#: shell escapes, help, and the autocall escapes. None of them can start Python code.
+_ESCAPES = ("%", "!", "?", "/", ",", ";")
+_CELL_MAGIC = re.compile(r"[ \t]*%%[ \t]*([\w.-]*)")
+_NAMES = r"[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*"
+#: `x = %timeit f()`, `files = !ls`, `a, b = %who_ls`: the names are kept, the rest masked.
+_MAGIC_ASSIGNMENT = re.compile(rf"([ \t]*{_NAMES}[ \t]*=[ \t]*)[%!]")
+#: `obj?`, `np.mean??`, `np.*load*?`: IPython's help, asked at the end of a line.
+_HELP_END = re.compile(r"[ \t]*%{0,2}[A-Za-z_*][\w*]*(?:\.[A-Za-z_*][\w*]*)*\?{1,2}[ \t]*")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+_PLACEHOLDER = "__gpulint_ipython_{}__"
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of `text` with their line breaks, split where Python splits them."""
+    return _LINE.findall(text)
+
+
+def line_body(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def parses(text: str) -> bool:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A cell as Python: IPython lines replaced, line for line, by placeholder names."""
+
+    text: str
+    #: masked line (stripped) -> (the masked line's indentation, the original line without
+    #: its line break)
+    restore: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: A cell magic whose body is not Python: the cell is not linted.
+    skipped: bool = False
+
+
+class _Scanner:
+    """Just enough of Python's tokenizer to know where statements start: brackets, strings,
+    comments and backslash continuations (the cell may not parse, so `tokenize` can't)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.quote: str | None = None
+        self.continued = False
+
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.quote is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        body = line_body(line)
+        code_end = len(body)
+        i = 0
+        while i < len(body):
+            char = body[i]
+            if self.quote is not None:
+                if char == "\\":
+                    i += 2
+                    continue
+                if body.startswith(self.quote, i):
+                    i += len(self.quote)
+                    self.quote = None
+                    continue
+            elif char == "#":
+                code_end = i
+                break
+            elif char in "([{":
+                self.depth += 1
+            elif char in ")]}":
+                self.depth = max(0, self.depth - 1)
+            elif char in "'\"":
+                self.quote = body[i:i + 3] if body[i:i + 3] in ("'''", '"""') else char
+                i += len(self.quote)
+                continue
+            i += 1
+        self.continued = body[:code_end].endswith("\\")
+        if self.quote in ("'", '"') and not self.continued:
+            self.quote = None  # an unterminated string ends with its line
+
+
+def mask_ipython(text: str) -> Masked:
+    """The cell's source as Python the engine can parse, with the same lines and columns."""
+    lines = split_lines(text)
+    masked = list(lines)
+    restore: dict[str, tuple[str, str]] = {}
+
+    def replace_line(index: int, prefix: str | None = None) -> None:
+        body = line_body(lines[index])
+        if prefix is None:
+            prefix = body[: len(body) - len(body.lstrip())]
+        placeholder = prefix + _PLACEHOLDER.format(len(restore) + 1)
+        restore[placeholder.strip()] = (placeholder[: len(placeholder) - len(placeholder.lstrip())], body)
+        masked[index] = placeholder + lines[index][len(body):]
+
+    start = 0
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None:
+        cell_magic = _CELL_MAGIC.match(lines[first])
+        if cell_magic:
+            if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
+                return Masked(text, skipped=True)
+            replace_line(first)
+            start = first + 1
+    if parses("".join(masked)):
+        return Masked("".join(masked), restore)
+    scanner = _Scanner()
+    index = start
+    while index < len(lines):
+        body = line_body(lines[index])
+        if scanner.at_statement_start():
+            stripped = body.lstrip()
+            assignment = _MAGIC_ASSIGNMENT.match(body)
+            if stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body):
+                indent = body[: len(body) - len(stripped)]
+                replace_line(index, assignment.group(1) if assignment else indent)
+                # A magic continues over lines that end with a backslash.
+                while line_body(lines[index]).endswith("\\") and index + 1 < len(lines):
+                    index += 1
+                    replace_line(index, indent)
+                index += 1
+                continue
+        scanner.feed(lines[index])
+        index += 1
+    return Masked("".join(masked), restore)
+
+
+def unmask_ipython(text: str, masked: Masked) -> str | None:
+    """Put the IPython lines back into a (fixed) cell; None when a fix moved, dropped or
+    copied one of them, or wrote into its line."""
+    if not masked.restore:
+        return text
+    lines = split_lines(text)
+    found: set[str] = set()
+    for index, line in enumerate(lines):
+        body = line_body(line)
+        key = body.strip()
+        if key not in masked.restore:
+            continue
+        if key in found:
+            return None
+        found.add(key)
+        indent, original = masked.restore[key]
+        new_indent = body[: len(body) - len(body.lstrip())]
+        restored = original if new_indent == indent else new_indent + original.lstrip()
+        lines[index] = restored + line[len(body):]
+    if len(found) != len(masked.restore):
+        return None
+    result = "".join(lines)
+    names = sum(result.count(_PLACEHOLDER.format(n)) for n in range(1, len(masked.restore) + 1))
+    return result if names == 0 else None

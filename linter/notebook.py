@@ -1,0 +1,548 @@
+"""Jupyter notebooks: lint the code cells as one program, report positions per cell.
+
+A notebook's code cells run in one namespace, so they are linted as one program: the
+cells are joined (each after a marker comment line) and the engine sees ordinary Python,
+with evidence flowing from cell to cell. Every position is then mapped back to its cell.
+
+IPython syntax that is not Python (magics, shell escapes, help) is masked line for line
+first (`ipython.py`), so line numbers stay the same and nothing is reported on it; the
+lines are put back before a fixed cell is written. Cells run by a cell magic whose body is
+not Python (`%%bash`, `%%writefile`, ...) are skipped. A cell that does not parse is
+reported (GPU001) at its own position and left out of the program.
+
+Fixing rewrites the joined program and splits it at the markers again. A fixed notebook
+changes only the `source` values of the changed cells, written in the style the file
+already uses (list of lines or one string, indentation, escaping); every other byte of
+the file (outputs, metadata, ids, key order, final newline) stays as it was.
+
+API for front-ends that hold a notebook's cells (the LSP server):
+
+- `lint_cells(cells, ...) -> list[list[Diagnostic]]`: one list per cell, positions relative
+  to that cell; `Diagnostic.cell` and every fix `Edit.cell` are 1-based indexes into `cells`.
+- `fix_cells(cells, ...) -> list[str]`: the cell sources with every applicable fix applied.
+"""
+
+from __future__ import annotations
+
+import bisect
+import codecs
+import json
+import re
+from dataclasses import dataclass, field, replace
+from json.decoder import scanstring
+from os import PathLike
+from pathlib import Path
+from typing import Sequence
+
+from .config import Config
+from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from .engine import analyze
+from .fixing import attach_fixes, fix_source
+from .ipython import Masked, line_body, mask_ipython, parses, split_lines, unmask_ipython
+from .registry import Rule
+from .source import Source, detect_newline
+
+SUFFIX = ".ipynb"
+
+_MARKER = "# gpulint: notebook cell {}\n"
+_MARKER_LINE = re.compile(r"^# gpulint: notebook cell (\d+)$", re.MULTILINE)
+
+
+class NotebookError(Exception):
+    """A file that is not a notebook gpulint can read; one line for the user."""
+
+
+def is_notebook(path: "str | PathLike[str] | None") -> bool:
+    return path is not None and str(path).endswith(SUFFIX)
+
+
+# -- the cells as one program ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Cell:
+    number: int  # how the user counts it: "cell 3"
+    text: str
+    masked: Masked
+
+    @property
+    def newline_added(self) -> bool:
+        """The program ends this cell with a line break its source lacks."""
+        return bool(self.masked.text) and not self.masked.text.endswith("\n")
+
+
+@dataclass(frozen=True)
+class _Spot:
+    cell: int
+    position: Position
+    #: Just past the line break the program added after the cell's last line.
+    past_end: bool
+
+
+class _Layout:
+    """Where each cell sits in a program: the marker line before it and its line count."""
+
+    def __init__(self, cells: Sequence[_Cell], markers: list[int], counts: list[int]) -> None:
+        self.cells = {cell.number: cell for cell in cells}
+        self.numbers = [cell.number for cell in cells]
+        self.markers = markers
+        self.counts = counts
+
+    @classmethod
+    def of_cells(cls, cells: Sequence[_Cell]) -> "_Layout":
+        """The layout `_program(cells)` has."""
+        markers, counts, line = [], [], 1
+        for cell in cells:
+            markers.append(line)
+            counts.append(len(split_lines(cell.masked.text)))
+            line += 1 + counts[-1]
+        return cls(cells, markers, counts)
+
+    @classmethod
+    def of_text(cls, text: str, cells: Sequence[_Cell]) -> "_Layout | None":
+        """The layout of a program after fixes, from its markers; None when a fix moved,
+        dropped or wrote over one."""
+        matches = list(_MARKER_LINE.finditer(text))
+        if [int(m.group(1)) for m in matches] != [cell.number for cell in cells]:
+            return None
+        if matches and matches[0].start() != 0 or not matches and text:
+            return None
+        starts = Source.from_text(text).line_starts
+        markers = [bisect.bisect_right(starts, m.start()) for m in matches]
+        following = markers[1:] + [len(starts)]
+        return cls(cells, markers, [after - marker - 1 for marker, after in zip(markers, following)])
+
+    def spot(self, position: Position) -> _Spot | None:
+        index = bisect.bisect_right(self.markers, position.line) - 1
+        if index < 0:
+            return None
+        line = position.line - self.markers[index]
+        if line == 0:  # the start of a marker: just past the end of the cell before it
+            if position.col != 0 or index == 0:
+                return None
+            index -= 1
+            line = position.line - self.markers[index]
+        number = self.numbers[index]
+        past_end = line == self.counts[index] + 1 and position.col == 0
+        return _Spot(number, Position(line, position.col), past_end and self.cells[number].newline_added)
+
+    def cell_of(self, line: int) -> tuple[int, int] | None:
+        spot = self.spot(Position(line, 1))
+        return (spot.cell, spot.position.line) if spot is not None else None
+
+    def split(self, text: str) -> dict[int, str] | None:
+        """The cells' (masked) texts, as the program `text` (of this layout) holds them."""
+        source = Source.from_text(text)
+        pieces: dict[int, str] = {}
+        for index, number in enumerate(self.numbers):
+            begin = source.offset(self.markers[index] + 1, 0)
+            end = source.offset(self.markers[index + 1], 0) if index + 1 < len(self.markers) else len(text)
+            piece = text[begin:end]
+            if self.cells[number].newline_added:
+                if not piece.endswith("\n"):
+                    return None
+                piece = piece[:-1]
+            pieces[number] = piece
+        return pieces
+
+
+def _program(cells: Sequence[_Cell]) -> str:
+    return "".join(_MARKER.format(cell.number) + cell.masked.text + ("\n" if cell.newline_added else "")
+                   for cell in cells)
+
+
+def _map_edit(edit: Edit, layout: _Layout) -> Edit | None:
+    start, end = layout.spot(edit.start), layout.spot(edit.end)
+    if start is None or end is None or start.cell != end.cell:
+        return None
+    content = edit.content
+    begin, finish = start.position, end.position
+    if end.past_end:  # the edit reaches over the line break the program added
+        lines = split_lines(layout.cells[end.cell].masked.text)
+        last = Position(len(lines), len(line_body(lines[-1])))
+        content = content[:-1] if content.endswith("\n") else content
+        if start.past_end:  # an insertion after the cell's last line
+            content = "\n" + content
+            begin = last
+        finish = last
+    return Edit(begin, finish, content, cell=start.cell)
+
+
+def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | None:
+    start, end = layout.spot(diagnostic.start), layout.spot(diagnostic.end)
+    if start is None or end is None:
+        return None
+    if end.cell != start.cell:
+        lines = split_lines(layout.cells[start.cell].masked.text)
+        end = _Spot(start.cell, Position(len(lines), len(line_body(lines[-1]))) if lines else start.position, False)
+    noqa_line = None
+    if diagnostic.noqa_line is not None:
+        where = layout.cell_of(diagnostic.noqa_line)
+        noqa_line = where[1] if where is not None and where[0] == start.cell else None
+    fix = diagnostic.fix
+    if fix is not None and fix.edits:
+        edits = [_map_edit(edit, layout) for edit in fix.edits]
+        if any(edit is None for edit in edits):
+            fix = Fix(Applicability.DISPLAY, fix.message)  # it spans cells: shown, never applied
+        else:
+            fix = replace(fix, edits=tuple(e for e in edits if e is not None))
+    return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix,
+                   cell=start.cell)
+
+
+def _map_warning(warning: str, layout: _Layout) -> str:
+    """"LINE: message" in program lines -> "cell N:LINE: message"."""
+    line, colon, message = warning.partition(": ")
+    if colon and line.isdigit():
+        where = layout.cell_of(int(line))
+        if where is not None:
+            return f"cell {where[0]}:{where[1]}: {message}"
+    return warning
+
+
+def _map_error(error: str, layout: _Layout) -> str:
+    """An internal error's "near line N", in program lines -> "near cell C line L"."""
+    match = re.search(r"near line (\d+)", error)
+    where = layout.cell_of(int(match.group(1))) if match else None
+    if match is None or where is None:
+        return error
+    return error[:match.start()] + f"near cell {where[0]} line {where[1]}" + error[match.end():]
+
+
+@dataclass
+class _Outcome:
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    #: Fixed cell texts (only the cells that changed), by cell number.
+    fixed: dict[int, str] = field(default_factory=dict)
+    applied: list[Diagnostic] = field(default_factory=list)
+
+
+def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome: _Outcome) -> None:
+    """A cell that does not parse: its syntax error, at its position."""
+    analysis = analyze(Source.from_text(cell.masked.text), rules, filename)
+    outcome.diagnostics.extend(replace(d, cell=cell.number) for d in analysis.diagnostics)
+    outcome.warnings.extend(f"cell {cell.number}:{w}" if w[:1].isdigit() else w for w in analysis.warnings)
+
+
+def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool,
+         fixes: bool = True) -> _Outcome:
+    outcome = _Outcome()
+    included = []
+    for cell in cells:
+        if cell.masked.skipped:
+            continue
+        if parses(cell.masked.text):
+            included.append(cell)
+        else:
+            _lint_alone(cell, rules, filename, outcome)
+    program = Source.from_text(_program(included))
+    layout = _Layout.of_cells(included)
+    if fix:
+        fixed = fix_source(program, rules, unsafe_fixes, filename)
+        if fixed.error is not None:
+            outcome.error = _map_error(fixed.error, layout)
+            return outcome
+        if fixed.changed:
+            new_layout = _Layout.of_text(fixed.source.text, included)
+            pieces = _unmask(fixed.source.text, new_layout) if new_layout is not None else None
+            if new_layout is not None and pieces is not None:
+                outcome.fixed = {number: text for number, text in pieces.items()
+                                 if text != new_layout.cells[number].text}
+                outcome.applied = list(fixed.applied)
+                _collect(fixed.remaining, fixed.warnings, new_layout, outcome)
+                return outcome
+            outcome.warnings.append("fixes not applied: they would move code across cells or IPython lines")
+        else:
+            _collect(fixed.remaining, fixed.warnings, layout, outcome)
+            return outcome
+    analysis = analyze(program, rules, filename)
+    if analysis.error is not None:
+        outcome.error = _map_error(analysis.error, layout)
+        return outcome
+    diagnostics, fixer_warnings = analysis.diagnostics, []
+    if fixes:
+        diagnostics, fixer_warnings = attach_fixes(program, analysis.tree, diagnostics, rules, unsafe_fixes)
+    _collect(diagnostics, analysis.warnings + fixer_warnings, layout, outcome)
+    return outcome
+
+
+def _unmask(text: str, layout: _Layout) -> dict[int, str] | None:
+    pieces = layout.split(text)
+    if pieces is None:
+        return None
+    restored = {}
+    for number, piece in pieces.items():
+        unmasked = unmask_ipython(piece, layout.cells[number].masked)
+        if unmasked is None:
+            return None
+        restored[number] = unmasked
+    return restored
+
+
+def _collect(diagnostics: Sequence[Diagnostic], messages: Sequence[str], layout: _Layout, outcome: _Outcome) -> None:
+    for diagnostic in diagnostics:
+        mapped = _map_diagnostic(diagnostic, layout)
+        if mapped is not None:
+            outcome.diagnostics.append(mapped)
+    outcome.diagnostics.sort(key=lambda d: (d.cell or 0, d.start, d.code))
+    outcome.warnings.extend(_map_warning(message, layout) for message in messages)
+
+
+def _rules_for(rules: Sequence[type[Rule]] | None, config: Config | None, filename: str) -> Sequence[type[Rule]]:
+    if rules is not None:
+        return rules
+    return (config or Config()).rules_for(Path(filename) if filename != "<notebook>" else None)
+
+
+def _cells(cells: Sequence[str]) -> list[_Cell]:
+    return [_Cell(index, text, mask_ipython(text)) for index, text in enumerate(cells, 1)]
+
+
+def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequence[type[Rule]] | None = None,
+               config: Config | None = None, fixes: bool = True) -> list[list[Diagnostic]]:
+    """Lint a notebook's code cells (in order, markdown cells left out) as one program.
+
+    Evidence flows from cell to cell (`import pandas as pd` in cell 1 is known in cell 5).
+    The result has one list per cell, in the order of `cells`: its diagnostics with
+    positions relative to the cell (1-based lines, 0-based character columns, as
+    `lint_source`), `Diagnostic.cell` set to the cell's 1-based index in `cells`, and fix
+    edits carrying `Edit.cell` likewise (a fix may add an import to an earlier cell).
+    IPython magics, shell escapes and help syntax are tolerated, never reported; cells
+    run by a non-Python cell magic (`%%bash`, `%%writefile`, ...) get no diagnostics; a
+    cell that does not parse gets GPU001 at its position. `filename`, `rules`, `config`
+    and `fixes` mean what they mean for `lint_source`.
+    """
+    outcome = _run(_cells(cells), _rules_for(rules, config, filename), (config or Config()).unsafe_fixes,
+                   filename, fix=False, fixes=fixes)
+    found: list[list[Diagnostic]] = [[] for _ in cells]
+    for diagnostic in outcome.diagnostics:
+        assert diagnostic.cell is not None
+        found[diagnostic.cell - 1].append(diagnostic)
+    return found
+
+
+def fix_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequence[type[Rule]] | None = None,
+              unsafe_fixes: bool = False, config: Config | None = None) -> list[str]:
+    """The cell sources with every applicable fix applied (like `fix_text`, per cell).
+
+    Always as many strings as `cells`; unchanged cells are returned as given. When a fix
+    cannot be split back into the cells it came from, nothing is changed.
+    """
+    outcome = _run(_cells(cells), _rules_for(rules, config, filename), unsafe_fixes, filename, fix=True)
+    return [outcome.fixed.get(index, text) for index, text in enumerate(cells, 1)]
+
+
+# -- the notebook file ------------------------------------------------------------------------
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, index: int) -> int:
+    return _WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
+
+
+def _members(text: str, index: int) -> dict[str, tuple[int, int]]:
+    """Key -> span of its value, for the JSON object starting at `index` (already known to
+    be valid JSON). A repeated key keeps its last value, as `json.loads` does."""
+    members: dict[str, tuple[int, int]] = {}
+    index = _skip(text, index + 1)
+    while text[index] != "}":
+        key, index = scanstring(text, index + 1)
+        index = _skip(text, _skip(text, index) + 1)  # past the colon
+        _, end = _DECODER.raw_decode(text, index)
+        members[key] = (index, end)
+        index = _skip(text, end)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+    return members
+
+
+def _elements(text: str, index: int) -> list[tuple[int, int]]:
+    """Spans of the values of the JSON array starting at `index`."""
+    elements = []
+    index = _skip(text, index + 1)
+    while text[index] != "]":
+        _, end = _DECODER.raw_decode(text, index)
+        elements.append((index, end))
+        index = _skip(text, end)
+        if text[index] == ",":
+            index = _skip(text, index + 1)
+    return elements
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    number: int  # 1-based position among all the notebook's cells, as Jupyter shows them
+    text: str
+    span: tuple[int, int]  # where the `source` value sits in the file's text
+    elements: tuple[tuple[int, int], ...] | None  # the list's strings; None for a string
+    first_lines: tuple[int, ...] = ()  # the cell line each list string starts
+
+
+def decode(data: bytes) -> Source:
+    """A notebook's bytes as text: UTF-8 (JSON's encoding), a byte order mark tolerated."""
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        text = data[len(codecs.BOM_UTF8):].decode("utf-8") if bom else data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise NotebookError(f"not a notebook: not UTF-8 (byte 0x{data[error.start:error.start + 1].hex()} "
+                            f"at offset {error.start})") from None
+    return Source(text=text, encoding="utf-8", bom=bom, newline=detect_newline(text))
+
+
+class Notebook:
+    """A notebook file's text and its code cells, with where each source sits in the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise NotebookError(f"not a notebook: invalid JSON ({error.msg} at line {error.lineno}, "
+                                f"column {error.colno})") from None
+        except RecursionError:
+            raise NotebookError("not a notebook: JSON nested too deeply") from None
+        if not isinstance(data, dict):
+            raise NotebookError("not a notebook: the JSON is not an object")
+        version = data.get("nbformat")
+        if isinstance(version, int) and not isinstance(version, bool) and version < 4:
+            raise NotebookError(f"notebook format {version} is not supported (4 is); "
+                                "convert it with `jupyter nbconvert --to notebook`")
+        cells = data.get("cells")
+        if not isinstance(cells, list):
+            raise NotebookError("not a notebook: no `cells` list" if cells is None
+                                else "not a notebook: `cells` is not a list")
+        self.language = _language(data.get("metadata"))
+        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
+        self.cells: list[CodeCell] = []
+        for number, (cell, (begin, _)) in enumerate(zip(cells, cell_spans), 1):
+            if not isinstance(cell, dict):
+                raise NotebookError(f"not a notebook: cell {number} is not an object")
+            if not isinstance(cell.get("cell_type"), str):
+                raise NotebookError(f"not a notebook: cell {number} has no `cell_type`")
+            if cell["cell_type"] != "code":
+                continue
+            source = cell.get("source")
+            if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
+                raise NotebookError(f"not a notebook: the `source` of cell {number} is not text "
+                                    "(a string or a list of strings)")
+            span = _members(text, begin)["source"]
+            if isinstance(source, str):
+                self.cells.append(CodeCell(number, source, span, None))
+                continue
+            first_lines, line = [], 1
+            for piece in source:
+                first_lines.append(line)
+                line += piece.count("\n")
+            self.cells.append(CodeCell(number, "".join(source), span, tuple(_elements(text, span[0])),
+                                       tuple(first_lines)))
+        self._line_starts = Source.from_text(text).line_starts
+
+    def file_line(self, cell: int, line: int) -> int:
+        """The line of the file that holds `line` of code cell `cell` (for annotations on the
+        raw file: GitHub, SARIF)."""
+        found = next((c for c in self.cells if c.number == cell), None)
+        if found is None:
+            return 1
+        offset = found.span[0]
+        if found.elements:
+            index = max(bisect.bisect_right(found.first_lines, line) - 1, 0)
+            offset = found.elements[index][0]
+        return bisect.bisect_right(self._line_starts, offset)
+
+    def with_sources(self, sources: dict[int, str]) -> str:
+        """The file's text with the `source` of the cells in `sources` replaced, written the
+        way the file writes it; every other byte unchanged."""
+        text = self.text
+        for cell in sorted(self.cells, key=lambda c: c.span, reverse=True):
+            new = sources.get(cell.number)
+            if new is None or new == cell.text:
+                continue
+            begin, end = cell.span
+            text = text[:begin] + self._render(cell, new) + text[end:]
+        return text
+
+    def _render(self, cell: CodeCell, new: str) -> str:
+        ascii_only = _escapes_non_ascii(self.text)
+        if cell.elements is None:
+            return json.dumps(new, ensure_ascii=ascii_only)
+        pieces = re.findall(r"[^\n]*\n|[^\n]+", new)
+        if not pieces:
+            return "[]"
+        lead, separator, trail = self._list_style(cell)
+        return "[" + lead + separator.join(json.dumps(p, ensure_ascii=ascii_only) for p in pieces) + trail + "]"
+
+    def _list_style(self, cell: CodeCell) -> tuple[str, str, str]:
+        """The whitespace the file puts around and between a list's items."""
+        begin, end = cell.span
+        elements = cell.elements or ()
+        if elements:
+            lead = self.text[begin + 1:elements[0][0]]
+            trail = self.text[elements[-1][1]:end - 1]
+            separator = self.text[elements[0][1]:elements[1][0]] if len(elements) > 1 else "," + lead
+            return lead, separator, trail
+        if "\n" not in self.text.rstrip():
+            return "", ", ", ""  # a notebook written on one line
+        line_start = self.text.rfind("\n", 0, begin) + 1
+        indent = self.text[line_start:_skip(self.text, line_start)].strip("\r\n")
+        second_line = self.text.split("\n", 2)[1] if self.text.count("\n") >= 2 else " "
+        unit = (len(second_line) - len(second_line.lstrip(" "))) or 1
+        lead = "\n" + indent + " " * unit
+        return lead, "," + lead, "\n" + indent
+
+
+#: A `\uXXXX` escape of a character outside ASCII (U+0080 and up).
+_NON_ASCII_ESCAPE = re.compile(r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})")
+
+
+def _escapes_non_ascii(text: str) -> bool:
+    """Whether the file was written with `ensure_ascii` (non-ASCII text as `\\uXXXX` escapes)."""
+    return text.isascii() and _NON_ASCII_ESCAPE.search(text) is not None
+
+
+def _language(metadata: object) -> str | None:
+    if not isinstance(metadata, dict):
+        return None
+    for key, field_name in (("kernelspec", "language"), ("language_info", "name")):
+        table = metadata.get(key)
+        if isinstance(table, dict) and isinstance(table.get(field_name), str):
+            return table[field_name].lower()
+    return None
+
+
+@dataclass
+class NotebookResult:
+    """What checking (or fixing) a notebook file produced; positions are per cell."""
+
+    diagnostics: list[Diagnostic]
+    warnings: list[str]
+    error: str | None
+    notebook: Notebook  # the notebook as fixed (or as read, when nothing changed)
+    applied: list[Diagnostic]
+
+    @property
+    def text(self) -> str:
+        return self.notebook.text
+
+
+def check_notebook(text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str,
+                   fix: bool) -> NotebookResult:
+    """Lint (or fix) the notebook whose JSON text is `text`. Raises NotebookError when it
+    is not a notebook."""
+    notebook = Notebook(text)
+    if notebook.language is not None and "python" not in notebook.language:
+        return NotebookResult([], [f"not a Python notebook (language: {notebook.language}); skipped"], None,
+                              notebook, [])
+    cells = [_Cell(cell.number, cell.text, mask_ipython(cell.text)) for cell in notebook.cells]
+    outcome = _run(cells, rules, unsafe_fixes, filename, fix)
+    if outcome.fixed:
+        fixed = Notebook(notebook.with_sources(outcome.fixed))
+        written = {cell.number: cell.text for cell in fixed.cells}
+        if all(written[number] == new for number, new in outcome.fixed.items()):
+            return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, fixed, outcome.applied)
+        outcome = _run(cells, rules, unsafe_fixes, filename, fix=False)
+        outcome.warnings.append("fixes not applied: the fixed cells could not be written back")
+    return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, notebook, [])

@@ -1,0 +1,285 @@
+"""GPU201 array-element-loop."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.astutil import walk_local
+from gpulint.engine import RuleContext
+from gpulint.evidence import Ty, is_numpy_ufunc
+from gpulint.registry import Example, FixAvailability, Rule
+
+from ._elementwise import elementwise
+
+#: Where an element read `a[i]` is a scalar computation: operands and the builtins and
+#: `math` functions that take one number.
+_SCALAR_PARENTS = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, ast.AugAssign, ast.Assign,
+                   ast.AnnAssign)
+_SCALAR_BUILTINS = frozenset({"abs", "float", "int", "round", "bool", "min", "max"})
+#: Augmented assignments to an element that mean the same on a slice, in place.
+_ELEMENT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:
+    """`len(a)`, `a.shape[0]` or `a.size`: the array expression and the form."""
+    if (isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len"
+            and len(bound.args) == 1 and not bound.keywords and not isinstance(bound.args[0], ast.Starred)):
+        return bound.args[0], "len"
+    if (isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape"
+            and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0
+            and not isinstance(bound.slice.value, bool)):
+        return bound.value.value, "shape"
+    if isinstance(bound, ast.Attribute) and bound.attr == "size":
+        return bound.value, "size"
+    return None
+
+
+def range_over_array(loop: ast.For, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr, str, Ty] | None:
+    """`for i in range(len(a))` (or `a.shape[0]`, `a.size`) over a known array: the index
+    name, the bound, the array expression, the bound's form and the array's type."""
+    iterable = loop.iter
+    if not (isinstance(loop.target, ast.Name) and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" and len(iterable.args) == 1
+            and not iterable.keywords and not isinstance(iterable.args[0], ast.Starred)
+            and ctx.env.is_builtin("range")):
+        return None
+    bound = iterable.args[0]
+    found = _bound_array(bound)
+    if found is None or (found[1] == "len" and not ctx.env.is_builtin("len")):
+        return None
+    array, form = found
+    ty = ctx.type_of(array)
+    if ty is None or ty.kind != "array":
+        return None
+    return loop.target.id, bound, array, form, ty
+
+
+class ArrayElementLoop(Rule):
+    """
+    ## What it does
+    Flags `for i in range(len(a))` (or `range(a.shape[0])`, `range(a.size)`) over a NumPy or
+    CuPy array whose body computes with single elements, `a[i]` or `b[i]` of another known
+    array: as operands of arithmetic or comparisons, in assignments, or in `abs()`,
+    `float()`, `math` functions and NumPy ufuncs. Loops over lists (`range(len(items))`), and
+    loops that only hand each element to another function (`model.fit(batches[i])`), are
+    not flagged. Loops over the rows of a DataFrame are GPU103.
+
+    ## Why is this bad?
+    Each `a[i]` boxes one element into a NumPy scalar and each operation on it runs through
+    the interpreter and NumPy's dispatch: about 600x slower than the same arithmetic on the
+    whole array at a million elements on a CPU. On a GPU (CuPy) every element read is also a
+    copy to the host and a synchronisation, which makes the loop slower still.
+
+    ## Fix safety
+    The fix is unsafe. It applies to a loop over a NumPy array whose body is one statement
+    computing with `x[i]` elements of known NumPy arrays, constants and names that are not
+    arrays:
+
+    - `out[i] = expr` becomes `out[:n] = expr` over slices `x[:n]` (`n` being the loop's
+      bound; the array the bound measures is used whole, and so is `out` when it is that
+      array: `out[:] = ...`);
+    - `total += expr` (or `-=`) becomes `total += (expr).sum(axis=0)`.
+
+    The slices make the rewrite read and write exactly the elements the loop does. It
+    computes the same values, except that a sum is added pairwise instead of left to right
+    (the last digits of a float total can differ; a loop that runs zero times leaves an
+    integer total an `int`, the rewrite adds a float `0.0`), and where the loop would
+    fail part way (an array shorter than the bound) or depends on its own earlier
+    iterations through arrays that overlap in memory (views of one another at an offset).
+    Other bodies, and loops over CuPy arrays, get a display-only suggestion.
+    """
+
+    code = "GPU201"
+    name = "array-element-loop"
+    message = "loop computes one array element per iteration in Python; use a whole-array expression"
+    nodes = (ast.For,)
+    fix = FixAvailability.UNSAFE
+
+    flagged = (
+        Example(
+            source='''\
+import numpy as np
+
+
+def revenue(prices: np.ndarray, quantities: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(prices))
+    for i in range(len(prices)):
+        out[i] = prices[i] * quantities[i] * 1.2
+    return out
+''',
+            fixed='''\
+import numpy as np
+
+
+def revenue(prices: np.ndarray, quantities: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(prices))
+    out[:len(prices)] = prices * quantities[:len(prices)] * 1.2
+    return out
+''',
+            setup="prices = rng.uniform(1, 100, N)\nquantities = rng.integers(1, 20, N)",
+            call="revenue(prices, quantities)",
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+
+def dot(weights: np.ndarray, features: np.ndarray) -> int:
+    total = 0
+    for k in range(weights.shape[0]):
+        # one product per feature
+        total += weights[k] * features[k]
+    return total
+''',
+            fixed='''\
+import numpy as np
+
+
+def dot(weights: np.ndarray, features: np.ndarray) -> int:
+    total = 0
+    # one product per feature
+    total += (weights * features[:weights.shape[0]]).sum(axis=0)
+    return total
+''',
+            setup="weights = rng.integers(-5, 5, N)\nfeatures = rng.integers(0, 100, N)",
+            call="dot(weights, features)",
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+
+def rectify(signal: np.ndarray) -> np.ndarray:
+    for i in range(signal.size):
+        signal[i] = signal[i] - 1.0 if signal[i] > 1.0 else 0.0
+    return signal
+''',
+            fixed='''\
+import numpy as np
+
+
+def rectify(signal: np.ndarray) -> np.ndarray:
+    signal[:signal.size] = np.where(signal[:signal.size] > 1.0, signal[:signal.size] - 1.0, 0.0)
+    return signal
+''',
+            setup="signal = rng.normal(1, 1, N)",
+            call="rectify(signal.copy())",
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+readings = np.asarray(raw)
+alerts = []
+for i in range(len(readings)):
+    if readings[i] > 80:
+        alerts.append(i)
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import numpy as np
+
+weights = [0.2, 0.3, 0.5]
+for i in range(len(weights)):
+    weights[i] = weights[i] * 2
+vector = np.array(weights)
+'''),
+        Example('''\
+import numpy as np
+
+batches = np.asarray(loaded_batches)
+for i in range(len(batches)):
+    model.fit(batches[i])
+'''),
+        Example('''\
+import numpy as np
+
+values = np.arange(10.0)
+for value in values.tolist():
+    print(value)
+'''),
+        Example('''\
+import numpy as np
+
+grid = np.zeros((3, 3))
+for i in range(3):
+    grid[i, i] = 1.0
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.For)
+        found = range_over_array(node, ctx)
+        if found is None:
+            return
+        index, bound, array, form, ty = found
+        if not any(self._scalar_use(sub, index, ctx, parent) for sub, parent in _subscripts(node.body)):
+            return
+        ctx.report(node.iter, context={
+            "loop": node, "index": index, "bound": bound, "array": array, "form": form, "lib": ty.lib,
+            "plan": _plan(node, index, ctx),
+        })
+
+    @staticmethod
+    def _scalar_use(sub: ast.Subscript, index: str, ctx: RuleContext, parent: ast.AST | None) -> bool:
+        if not _element_of_array(sub, index, ctx):
+            return False
+        if isinstance(parent, _SCALAR_PARENTS):
+            return True
+        if isinstance(parent, ast.Call) and any(a is sub for a in parent.args):
+            func = parent.func
+            if isinstance(func, ast.Name) and func.id in _SCALAR_BUILTINS and ctx.env.is_builtin(func.id):
+                return True
+            name = ctx.qualname(func) or ""
+            return name.startswith("math.") or is_numpy_ufunc(name)
+        return False
+
+
+def _subscripts(body: list[ast.stmt]):
+    """Every subscript in the loop body (nested functions left out), with its parent."""
+    for statement in body:
+        for parent in walk_local([statement]):
+            for child in ast.iter_child_nodes(parent):
+                if isinstance(child, ast.Subscript):
+                    yield child, parent
+
+
+def _element_of_array(node: ast.AST, index: str, ctx: RuleContext, lib: str | None = None) -> bool:
+    """`name[index]` where `name` holds a known array (of library `lib`, if given)."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+            and isinstance(node.slice, ast.Name) and node.slice.id == index):
+        return False
+    ty = ctx.env.lookup(node.value.id)
+    return ty is not None and ty.kind == "array" and (lib is None or ty.lib == lib)
+
+
+def _plan(loop: ast.For, index: str, ctx: RuleContext) -> dict | None:
+    """What the fixer may rewrite: a one-statement body over NumPy arrays, checked here
+    where the evidence is at hand."""
+    if loop.orelse or len(loop.body) != 1:
+        return None
+    statement = loop.body[0]
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value, kind = statement.targets[0], statement.value, "store"
+        if not _element_of_array(target, index, ctx, "numpy"):
+            return None
+    elif isinstance(statement, ast.AugAssign):
+        target, value = statement.target, statement.value
+        if _element_of_array(target, index, ctx, "numpy") and isinstance(statement.op, _ELEMENT_OPERATORS):
+            kind = "store"
+        elif isinstance(target, ast.Name) and isinstance(statement.op, (ast.Add, ast.Sub)) and target.id != index:
+            kind = "accumulate"
+        else:
+            return None
+    else:
+        return None
+    forbidden = {index} | set(ctx.env.data_names(value))
+    if kind == "accumulate":
+        forbidden.add(target.id)  # type: ignore[union-attr]
+    verdict = elementwise(value, lambda n: _element_of_array(n, index, ctx, "numpy"), forbidden, ctx.env)
+    if verdict is None:
+        return None
+    arrays = {sub.value.id for sub in ast.walk(value) if _element_of_array(sub, index, ctx, "numpy")}  # type: ignore[attr-defined]
+    return {"kind": kind, "statement": statement, "needs_numpy": verdict.needs_numpy, "arrays": arrays}

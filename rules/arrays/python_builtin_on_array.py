@@ -1,0 +1,213 @@
+"""GPU204 python-builtin-on-array."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
+#: Kinds of evidence the builtins walk element by element (torch values: a tensor, one
+#: moved to a device, a model's output).
+_KINDS = frozenset({"array", "series", "tensor", "placed", "output"})
+
+
+class PythonBuiltinOnArray(Rule):
+    """
+    ## What it does
+    Flags the Python builtins `sum`, `max`, `min`, `any`, `all`, `sorted` and `list` called on
+    a NumPy/CuPy array, a torch tensor or a Series (pandas, cuDF, Modin, Dask).
+
+    Builtins on lists, tuples, dicts, generators and values of unknown type are not
+    flagged, nor is a name that the file rebinds (`sum = ...`). A comprehension passed to a
+    builtin (`sum(x * 2 for x in a)`) is GPU205 (comprehension-over-array).
+
+    ## Why is this bad?
+    The builtin iterates the array from Python: every element is boxed into a Python (or
+    NumPy scalar) object and added or compared by the interpreter, where the array's own
+    method runs one compiled loop. `sum(a)` is about 1,000x slower than `a.sum()` on a million
+    floats (measured on a 2-core CPU); on a GPU (CuPy, torch on CUDA, cuDF) each element read is also a copy to the
+    host and a synchronisation.
+
+    ## Fix safety
+    The fix is unsafe, and only offered where its result has the same values as the builtin's:
+
+    | call | NumPy array | pandas/Modin Series |
+    |---|---|---|
+    | `sum(a)` | `a.sum(axis=0)` | `s.sum(skipna=False)` |
+    | `max(a)`, `min(a)` | `a.max(axis=0)`, `a.min(axis=0)` | suggestion only |
+    | `any(a)`, `all(a)` | `a.any(axis=0)`, `a.all(axis=0)` | `s.any(skipna=False)`, `s.all(skipna=False)` |
+    | `sorted(a)` | `np.sort(a, axis=0).tolist()` | `s.sort_values().tolist()` |
+    | `list(a)` | suggestion only | `s.tolist()` |
+
+    `axis=0` keeps the builtin's meaning on a 2-D array (it walks the rows), and
+    `skipna=False` its treatment of NaN (the builtin adds NaN, and counts it as true). Both
+    sides raise `ValueError` for the `max`/`min` of an empty array; a Series' `max()` returns
+    NaN instead, so Series get a suggestion only. What may still differ:
+
+    - a float sum: the method adds pairwise, the builtin left to right, so the last digits
+      can differ (the method's is the more accurate); a small integer dtype (`uint8`)
+      overflows in the builtin's running total, not in the method's;
+    - the type: the builtin returns Python `bool`/`int` for `any`/`all` and an empty `sum`,
+      and `sorted` a list of NumPy scalars; the methods return NumPy scalars, and
+      `.tolist()` Python ones;
+    - NaN: `max`, `min` and `sorted` give an order-dependent answer with NaN in the data;
+      the methods propagate NaN (`max`, `min`) or sort it last;
+    - text: `max`/`min` of an array of strings compare them in Python, while NumPy's
+      `max()`/`min()` have no loop for text and raise `TypeError` (the dtype is not known
+      statically: review the rewrite where the array may hold strings);
+    - a missing value of a nullable Series (`pd.NA`): `all()` raises on its truth value,
+      `s.all(skipna=False)` returns `NA`;
+    - an array with no rows and more than one dimension: `sum` gives `0`, `a.sum(axis=0)` a
+      row of zeros; and where the builtin raises (anything but `sum` on a 2-D array with
+      several rows, which compares whole rows; any builtin on a 0-d array), the method
+      returns a value.
+
+    `list(array)` holds NumPy scalars where `array.tolist()` holds Python ones, so it gets a
+    suggestion, as do calls with more arguments (`sum(a, start)`, `max(a, default=0)`,
+    `sorted(a, key=f)`), CuPy arrays, torch tensors and cuDF/Dask Series (whose methods keep
+    the result on the device or lazy), and values of unknown library.
+    """
+
+    code = "GPU204"
+    name = "python-builtin-on-array"
+    message = "Python builtin iterates the array element by element; use the array's own method"
+    nodes = (ast.Call,)
+    fix = FixAvailability.UNSAFE
+
+    flagged = (
+        Example(
+            source='''\
+import numpy as np
+
+
+def total_clicks(clicks: np.ndarray) -> int:
+    return sum(clicks)
+''',
+            fixed='''\
+import numpy as np
+
+
+def total_clicks(clicks: np.ndarray) -> int:
+    return clicks.sum(axis=0)
+''',
+            setup="clicks = rng.integers(0, 1000, size=N)",
+            call="total_clicks(clicks)",
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+
+def spread(latencies: np.ndarray) -> float:
+    # how far the slowest request is from the typical one
+    return max(latencies) - np.median(latencies)
+''',
+            fixed='''\
+import numpy as np
+
+
+def spread(latencies: np.ndarray) -> float:
+    # how far the slowest request is from the typical one
+    return latencies.max(axis=0) - np.median(latencies)
+''',
+            setup="latencies = rng.gamma(2.0, 10.0, size=N + 1)",
+            call="spread(latencies)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def median_order(orders: pd.DataFrame) -> float:
+    ranked = sorted(orders["amount"])
+    return ranked[len(ranked) // 2] if ranked else 0.0
+''',
+            fixed='''\
+import pandas as pd
+
+
+def median_order(orders: pd.DataFrame) -> float:
+    ranked = orders["amount"].sort_values().tolist()
+    return ranked[len(ranked) // 2] if ranked else 0.0
+''',
+            setup='orders = pd.DataFrame({"amount": rng.uniform(1, 500, N)})',
+            call="median_order(orders)",
+        ),
+        Example(
+            source='''\
+import cupy as cp
+
+flags = cp.asarray(raw_flags) > 0
+if any(flags):
+    print("some sensors tripped")
+''',
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+labels = np.unique(raw_labels)
+names = list(labels)
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import numpy as np
+
+weights = [0.2, 0.3, 0.5]
+total = sum(weights)
+largest = max(weights)
+ordered = sorted(weights)
+'''),
+        Example('''\
+import numpy as np
+
+counts = {"a": 3, "b": 5}
+total = sum(counts.values())
+vector = np.array(list(counts.values()))
+'''),
+        Example('''\
+import numpy as np
+
+threshold = 0.5
+best = max(threshold, 0.9)
+scores = np.zeros(3)
+'''),
+        Example('''\
+import numpy as np
+
+
+def sum(values):
+    return np.add.reduce(values)
+
+
+data = np.arange(10)
+total = sum(data)
+'''),
+        Example('''\
+import numpy as np
+
+values = np.arange(10)
+total = values.sum()
+pairs = [(a, b) for a, b in zip(values, values[1:])]
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        if not (isinstance(func, ast.Name) and func.id in BUILTINS and node.args
+                and not isinstance(node.args[0], ast.Starred) and ctx.env.is_builtin(func.id)):
+            return
+        argument = node.args[0]
+        ty = ctx.type_of(argument)
+        if ty is None or ty.kind not in _KINDS or ty.kind in ("placed", "output") and ty.lib != "torch":
+            return
+        ctx.report(node, f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
+                         f"use its own method", context={"call": node, "kind": ty.kind, "lib": ty.lib})
+
+
+_NOUNS = {"array": "array", "series": "Series"}

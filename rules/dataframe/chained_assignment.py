@@ -1,0 +1,229 @@
+"""GPU107 chained-assignment."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+#: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
+_COPY_ON_WRITE = frozenset({"pandas", "modin"})
+
+
+def _column_key(node: ast.expr) -> bool:
+    """A column label spelled as a string, or a list of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    return isinstance(node, ast.List) and bool(node.elts) and all(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+
+
+def chained_write(target: ast.expr, ctx: RuleContext) -> dict | None:
+    """What a subscript assignment target writes into, when that is a temporary taken from a
+    known frame: {"shape": ..., "frame": node, "rows": node, "column": node, "indexer": ...}.
+
+    Shapes: "column-item" (`df["c"][k]`), "column-indexer" (`df["c"].loc[k]`, also `.at`,
+    `.iloc`, `.iat`), "row-column" (`df.loc[r]["c"]`, also `.iloc`), "mask-column"
+    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`)."""
+    if not isinstance(target, ast.Subscript):
+        return None
+    base, key = target.value, target.slice
+    if isinstance(base, ast.Attribute) and base.attr in ("loc", "at", "iloc", "iat") and \
+            isinstance(base.value, ast.Subscript) and _column_key(base.value.slice) and \
+            _frame(base.value.value, ctx):
+        return {"shape": "column-indexer", "frame": base.value.value, "rows": key,
+                "column": base.value.slice, "indexer": base.attr}
+    if not isinstance(base, ast.Subscript):
+        return None
+    inner, inner_key = base.value, base.slice
+    if isinstance(inner, ast.Attribute) and inner.attr in ("loc", "iloc") and _frame(inner.value, ctx):
+        return {"shape": "row-column", "frame": inner.value, "rows": inner_key, "column": key,
+                "indexer": inner.attr}
+    if not _frame(inner, ctx):
+        return None
+    if isinstance(inner_key, ast.Constant) and isinstance(inner_key.value, str):
+        return {"shape": "column-item", "frame": inner, "rows": key, "column": inner_key, "indexer": ""}
+    if isinstance(inner_key, ast.List):
+        return {"shape": "columns-copy", "frame": inner, "rows": None, "column": key, "indexer": ""}
+    key_type = ctx.type_of(inner_key)
+    if key_type is not None and key_type.kind == "series":
+        return {"shape": "mask-column", "frame": inner, "rows": inner_key, "column": key, "indexer": ""}
+    return None
+
+
+def _frame(node: ast.expr, ctx: RuleContext) -> bool:
+    ty = ctx.type_of(node)
+    return ty is not None and ty.kind == "frame" and ty.lib in _COPY_ON_WRITE
+
+
+class ChainedAssignment(Rule):
+    """
+    ## What it does
+    Flags assignments (plain or augmented) through two indexing steps on a known pandas or
+    Modin DataFrame: `df["c"][i] = v`, `df["c"].loc[i] = v` (also `.at`, `.iloc`, `.iat`),
+    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v` and `df[["a", "b"]]["a"] = v`.
+    The first step makes an intermediate object and the write goes into that object.
+
+    ## Why is this bad?
+    Under pandas 3's copy-on-write every indexing result behaves as a copy, so the write
+    never reaches `df`: it is silently lost (pandas only warns with `ChainedAssignmentError`).
+    Under pandas 2 it worked or not depending on whether the intermediate was a view
+    (`df.loc[i]` of a frame with mixed dtypes was already a copy). Inside a loop it is also
+    the slow path: two indexing operations and a temporary object per scalar written. One
+    indexer with both keys, `df.loc[i, "c"] = v`, writes into the frame in one step, in every
+    pandas version.
+
+    ## Fix safety
+    The fix is unsafe because it changes behaviour on purpose: it makes the write take
+    effect, where under pandas 3 the original writes into a copy and leaves the frame as it
+    was. The rewrite does what the code meant under pandas < 3: `df["c"][k] = v`,
+    `df["c"].loc[k] = v`, `df.loc[k]["c"] = v` and `df[mask]["c"] = v` become
+    `df.loc[k, "c"] = v` (`df.loc[mask, "c"] = v`), `df["c"].at[k] = v` becomes
+    `df.at[k, "c"] = v`. The tests check the rewritten code against the intended result
+    computed independently (`clip`, `where`) and that the original leaves the frame unchanged.
+    Measured against pandas 2.2.3 running the original (11 snippets, 44 runs): for the
+    column-first forms (`df["c"][k]`, `df["c"].loc[k]`, `df["c"].at[k]`, masks included)
+    the rewrite under pandas 3.1 gives the same values and dtypes as the original did under
+    pandas 2; the row-first and mask-first forms (`df.loc[r]["c"]`, `df[mask]["c"]`) already
+    wrote into a copy under pandas 2 whenever the frame mixed dtypes, so there the rewrite
+    makes a write take effect that never did.
+
+    `df.loc` reads `k` as a label. `df["c"][k]` does too in pandas 3 (and on an integer index
+    in pandas 2; on other indexes pandas 2 fell back to positions for integer keys).
+    Declined, with a display-only suggestion: slices in `df["c"][a:b]` (positional on a
+    Series, label-based in `.loc`), tuple keys (they would merge into `.loc`'s row and
+    column pair), positional steps (`.iloc`, `.iat`, which need the column's position), and
+    a list of columns copied first.
+    """
+
+    code = "GPU107"
+    name = "chained-assignment"
+    message = (
+        "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; "
+        "write through one indexer, `df.loc[row, column] = value`"
+    )
+    nodes = (ast.Assign, ast.AugAssign)
+    fix = FixAvailability.UNSAFE
+
+    flagged = (
+        Example(
+            source='''\
+import pandas as pd
+
+
+def cap_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
+    # the sensors saturate at 100 degrees
+    readings["temp"][readings["temp"] > 100] = 100.0
+    return readings
+''',
+            fixed='''\
+import pandas as pd
+
+
+def cap_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
+    # the sensors saturate at 100 degrees
+    readings.loc[readings["temp"] > 100, "temp"] = 100.0
+    return readings
+''',
+            setup="readings = pd.DataFrame({'sensor': rng.integers(0, 5, N), 'temp': rng.uniform(50, 150, N)})",
+            call="cap_temperatures(readings)",
+            intended="readings.assign(temp=readings['temp'].clip(upper=100.0))",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def mark_paid(invoices: pd.DataFrame, paid: list) -> pd.DataFrame:
+    for number in paid:
+        invoices.loc[number]["status"] = "paid"
+    return invoices
+''',
+            fixed='''\
+import pandas as pd
+
+
+def mark_paid(invoices: pd.DataFrame, paid: list) -> pd.DataFrame:
+    for number in paid:
+        invoices.loc[number, "status"] = "paid"
+    return invoices
+''',
+            setup='''\
+invoices = pd.DataFrame({"amount": rng.uniform(10, 500, N), "status": "open"}, index=pd.RangeIndex(N) + 1000)
+paid = list(invoices.index[rng.uniform(size=N) > 0.5])''',
+            call="mark_paid(invoices, paid)",
+            intended="invoices.assign(status=invoices['status'].where(~invoices.index.isin(paid), 'paid'))",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def clear_returns(orders: pd.DataFrame) -> pd.DataFrame:
+    orders[orders["returned"]]["revenue"] = 0.0
+    return orders
+''',
+            fixed='''\
+import pandas as pd
+
+
+def clear_returns(orders: pd.DataFrame) -> pd.DataFrame:
+    orders.loc[orders["returned"], "revenue"] = 0.0
+    return orders
+''',
+            setup="orders = pd.DataFrame({'returned': rng.uniform(size=N) > 0.8, 'revenue': rng.uniform(1, 99, N)})",
+            call="clear_returns(orders)",
+            intended="orders.assign(revenue=orders['revenue'].mask(orders['returned'], 0.0))",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+prices = pd.read_csv("prices.csv")
+prices["price"].iloc[0] = prices["price"].iloc[1]
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import pandas as pd
+
+prices = pd.read_csv("prices.csv")
+prices.loc[0, "price"] = 1.0
+prices.loc[prices["price"] < 0, "price"] = 0.0
+prices["price"] = prices["price"].fillna(0.0)
+prices.at[3, "price"] = 2.5
+'''),
+        Example('''\
+import pandas as pd
+
+table = {"a": [1, 2, 3]}
+table["a"][0] = 10
+grid = [[0, 0], [0, 0]]
+grid[0][1] = 1
+frame = pd.DataFrame(table)
+'''),
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+column = frame["a"].copy()
+column[0] = 1.0
+frame["a"] = column
+'''),
+        Example('''\
+import pandas as pd
+
+
+def fill(table):
+    table["a"][0] = 1
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+        for target in targets:
+            write = chained_write(target, ctx)
+            if write is not None:
+                ctx.report(target, context={**write, "target": target})

@@ -1,0 +1,323 @@
+"""GPU105 elementwise-apply."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+#: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
+STR_METHODS = frozenset(
+    """lower upper strip lstrip rstrip title capitalize swapcase casefold isdigit isalpha isalnum isnumeric
+    isdecimal isspace islower isupper istitle startswith endswith""".split()
+)
+#: Of those, the ones that may take arguments (string constants only).
+_STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
+#: Builtins with a vectorized form on a Series or DataFrame.
+BUILTINS = frozenset({"abs", "float", "int", "bool", "len", "round", "str"})
+#: Libraries whose `apply`/`map` calls the function from Python once per element.
+#: cuDF is absent on purpose: it compiles the function into a GPU kernel.
+_ELEMENT_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask"})
+#: Element-wise methods per receiver kind (`DataFrame.map` is pandas 2.1's `applymap`).
+_METHODS = {"series": ("apply", "map"), "frame": ("applymap", "map")}
+
+
+class _Body:
+    """Whether a lambda body is an element expression with a vectorized form: the parameter,
+    constants and outside (scalar) names combined with arithmetic, single comparisons,
+    `abs`/`round`/`float`/`int`/`bool`/`len`, `str` methods and conditionals."""
+
+    def __init__(self, parameter: str, ctx: RuleContext, forbidden: frozenset[str]) -> None:
+        self.parameter = parameter
+        self.ctx = ctx
+        self.forbidden = forbidden
+        self.uses = 0
+        self.conditional = False
+        self.strings = False
+
+    def ok(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            if node.id == self.parameter:
+                self.uses += 1
+                return True
+            return node.id not in self.forbidden
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float, str))
+        if isinstance(node, ast.BinOp):
+            return isinstance(node.op, ARITHMETIC_OPERATORS) and self.ok(node.left) and self.ok(node.right)
+        if isinstance(node, ast.UnaryOp):
+            return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
+        if isinstance(node, ast.Compare):
+            return (len(node.ops) == 1 and isinstance(node.ops[0], COMPARISON_OPERATORS)
+                    and self.ok(node.left) and self.ok(node.comparators[0]))
+        if isinstance(node, ast.IfExp):
+            self.conditional = True
+            return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
+        if isinstance(node, ast.Call):
+            return self._call(node)
+        return False
+
+    def _call(self, node: ast.Call) -> bool:
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return False
+        func = node.func
+        if isinstance(func, ast.Name):
+            if func.id not in BUILTINS - {"str"} or not self.ctx.env.is_builtin(func.id):
+                return False
+            if func.id == "len":
+                self.strings = True
+            if func.id == "round":
+                return len(node.args) in (1, 2) and self.ok(node.args[0]) and (
+                    len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
+            return len(node.args) == 1 and self.ok(node.args[0])
+        if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
+            self.strings = True
+            if node.args and (func.attr not in _STR_METHODS_WITH_ARGUMENTS or len(node.args) > 1 or not (
+                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))):
+                return False
+            return self.ok(func.value)
+        return False
+
+
+def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> dict | None:
+    """What the function passed to `apply`/`map` is, when it has a vectorized form:
+    {"kind": "builtin", "name": "abs"}, {"kind": "str-method", "name": "lower"} or
+    {"kind": "lambda", "parameter": "x", "strings": bool, "conditional": bool, "uses": n}."""
+    if isinstance(function, ast.Name) and function.id in BUILTINS and ctx.env.is_builtin(function.id):
+        return {"kind": "builtin", "name": function.id}
+    if (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)
+            and function.value.id == "str" and ctx.env.is_builtin("str") and function.attr in STR_METHODS):
+        return {"kind": "str-method", "name": function.attr}
+    if not isinstance(function, ast.Lambda):
+        return None
+    args = function.args
+    if len(args.args) != 1 or args.posonlyargs or args.kwonlyargs or args.vararg or args.kwarg or args.defaults:
+        return None
+    parameter = args.args[0].arg
+    body = _Body(parameter, ctx, ctx.env.data_names(function.body, {parameter}))
+    if not body.ok(function.body) or not body.uses:
+        return None
+    return {"kind": "lambda", "parameter": parameter, "strings": body.strings,
+            "conditional": body.conditional, "uses": body.uses}
+
+
+def _function_of(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg in ("func", "arg")), None)
+
+
+def _whole_series(call: ast.Call) -> bool:
+    """`Series.apply(f, by_row=False)` hands `f` the whole Series: not element-wise."""
+    return any(k.arg == "by_row" and not (isinstance(k.value, ast.Constant) and k.value.value == "compat")
+               for k in call.keywords)
+
+
+class ElementwiseApply(Rule):
+    """
+    ## What it does
+    Flags `Series.apply(f)` / `Series.map(f)` and `DataFrame.map(f)` / `DataFrame.applymap(f)`
+    on a pandas, Modin or Dask object when `f` has a vectorized form: a builtin (`abs`,
+    `float`, `int`, `bool`, `round`, `len`, `str`), a `str` method (`str.lower`,
+    `str.strip`, ...), or a one-parameter lambda that only combines its argument with
+    constants and outside names through arithmetic, single comparisons, those builtins,
+    `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`).
+    Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
+    Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
+    function into a GPU kernel) are not flagged.
+
+    ## Why is this bad?
+    `apply`/`map` with a Python function calls it once per element: every value is boxed
+    into a Python object, the function runs in the interpreter, and the results are
+    collected and their dtype inferred again. The vectorized form (`s * 2`, `s.abs()`,
+    `s.str.lower()`, `s.astype(float)`) runs the same operation over the whole column in
+    compiled code, typically 10-100x faster, and it is the form cuDF runs on a GPU without
+    compiling a UDF.
+
+    ## Fix safety
+    The fix is unsafe. It rewrites a builtin to its method (`abs` -> `s.abs()`,
+    `float`/`int`/`bool` -> `s.astype(...)`, `round` -> `s.round()`, `len` -> `s.str.len()`),
+    a `str` method to the `.str` accessor, and a lambda by putting the receiver in place of
+    its parameter (`lambda x: x.strip().lower()` -> `s.str.strip().str.lower()`). Where the
+    original returns, the values are the same, but measured with pandas 3.1 these are not
+    identical, which is why even `s.str.lower()` is not a safe fix:
+
+    - dtypes: `apply(str.lower)` on an `object` column returns the `str` dtype and keeps a
+      `category` column categorical, where `.str.lower()` returns `object`; `round(x)` makes
+      ints where `s.round()` keeps floats; on an `object` column the accessor keeps `None`
+      where `map(..., na_action="ignore")` gives `NaN`; `len` on a `string` column gives `int64` where
+      `.str.len()` gives `Int64`; the result of `apply` on an empty `str` column is `str`,
+      where `.str.len()` and `.str.isdigit()` give numbers and booleans;
+    - missing values: the function raises on `NaN`/`None`/`pd.NA` (`str.lower(nan)`,
+      `len(None)`) and on non-strings, where the vectorized form yields a missing value;
+      `map(..., na_action="ignore")` skips them as the vectorized form does;
+    - a column of a non-string dtype with no value the function is called on (empty, or
+      only missing values with `na_action="ignore"`): `apply` returns it, `.str` raises;
+    - Unicode: with pyarrow installed (pandas' default string storage then), `.str.lower()`,
+      `.upper()`, `.title()`, `.capitalize()` and `.swapcase()` map some characters
+      differently from Python's `str` methods (`"ß".upper()` is `"SS"` in Python, `"ẞ"` in
+      Arrow; `"İ".lower()` keeps a combining dot in Python only);
+    - arithmetic: Python ints do not overflow and `1 // 0` raises, NumPy int64 wraps and
+      gives 0.
+
+    Declined, with a display-only suggestion: `str` (`astype(str)` keeps missing values
+    missing where `str(nan)` is `"nan"`), `round` with digits (NumPy rounds through a
+    scaled float, Python exactly), conditionals (`np.where` returns an array), other
+    arguments (`args=`, `convert_dtype=`), a receiver that is not a plain reference when the
+    lambda uses its parameter more than once, `str` methods and `len` on a DataFrame (it has
+    no `.str`), and Dask objects.
+    """
+
+    code = "GPU105"
+    name = "elementwise-apply"
+    message = "`apply`/`map` calls a Python function once per element; use the vectorized form"
+    nodes = (ast.Call,)
+    fix = FixAvailability.UNSAFE
+
+    flagged = (
+        Example(
+            source='''\
+import pandas as pd
+
+
+def normalise_names(customers: pd.DataFrame) -> pd.Series:
+    return customers["name"].apply(lambda name: name.strip().lower())
+''',
+            fixed='''\
+import pandas as pd
+
+
+def normalise_names(customers: pd.DataFrame) -> pd.Series:
+    return customers["name"].str.strip().str.lower()
+''',
+            setup=("customers = pd.DataFrame({'name': rng.choice([' Ada ', 'ALAN', 'grace  ', 'Straße'], N)})"),
+            call="normalise_names(customers)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def with_tax(prices: pd.Series, rate: float) -> pd.Series:
+    # gross price, rounded down to whole cents later
+    return prices.map(lambda p: p * (1 + rate) - 0.5)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def with_tax(prices: pd.Series, rate: float) -> pd.Series:
+    # gross price, rounded down to whole cents later
+    return prices * (1 + rate) - 0.5
+''',
+            setup="prices = pd.Series(rng.uniform(1, 100, N), index=pd.RangeIndex(N) * 3, name='price')",
+            call="with_tax(prices, 0.2)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def clean(readings: pd.DataFrame) -> pd.DataFrame:
+    readings["code"] = readings["code"].map(str.upper, na_action="ignore")
+    return readings
+''',
+            fixed='''\
+import pandas as pd
+
+
+def clean(readings: pd.DataFrame) -> pd.DataFrame:
+    readings["code"] = readings["code"].str.upper()
+    return readings
+''',
+            setup="readings = pd.DataFrame({'code': pd.Series(rng.choice(['a', 'b', 'c'], N)).where(rng.uniform(size=N) > 0.2)})",
+            call="clean(readings)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def as_floats(table: pd.DataFrame) -> pd.DataFrame:
+    return table.map(float)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def as_floats(table: pd.DataFrame) -> pd.DataFrame:
+    return table.astype(float)
+''',
+            setup="table = pd.DataFrame({'a': rng.integers(0, 9, N), 'b': rng.uniform(0, 1, N)})",
+            call="as_floats(table)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+scores = pd.read_parquet("scores.parquet")
+labels = scores["score"].apply(lambda s: "pass" if s >= 50 else "fail")
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import numpy as np
+import pandas as pd
+
+prices = pd.read_csv("prices.csv")["price"]
+logged = prices.apply(np.log1p)
+codes = prices.map({1.0: "one", 2.0: "two"})
+summed = prices.apply("sum")
+'''),
+        Example('''\
+import pandas as pd
+
+
+def parse(text):
+    return int(text.split("-")[0])
+
+
+orders = pd.read_csv("orders.csv")
+numbers = orders["order_id"].apply(parse)
+words = orders["note"].apply(lambda note: note.split())
+'''),
+        Example('''\
+import cudf
+
+trips = cudf.read_parquet("trips.parquet")
+doubled = trips["fare"].apply(lambda fare: fare * 2)
+'''),
+        Example('''\
+names = ["Ada", "Alan"]
+lowered = list(map(str.lower, names))
+lengths = [len(name) for name in names]
+sizes = dict(zip(names, map(len, names)))
+import pandas as pd
+'''),
+        Example('''\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+scaled = frame.apply(lambda column: column * 2)
+whole = frame["a"].apply(lambda column: column * 2, by_row=False)
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return
+        receiver = ctx.type_of(func.value)
+        if receiver is None or receiver.lib not in _ELEMENT_LOOP_LIBRARIES:
+            return
+        if func.attr not in _METHODS.get(receiver.kind, ()) or _whole_series(node):
+            return
+        form = elementwise_form(_function_of(node), ctx)
+        if form is None:
+            return
+        ctx.report(node, context={"call": node, "receiver": func.value, "kind": receiver.kind,
+                                  "lib": receiver.lib, "form": form, "statement": ctx.statement})

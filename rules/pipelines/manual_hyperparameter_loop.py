@@ -1,0 +1,237 @@
+"""GPU404 manual-hyperparameter-loop."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.astutil import walk_local
+from gpulint.engine import RuleContext
+from gpulint.estimators import LABEL, cross_validation_x, is_metric, role
+from gpulint.registry import Example, FixAvailability, Rule
+
+#: Keywords that do not change the model being searched for: seeds, parallelism, logging.
+_NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})
+_FOR = (ast.For, ast.AsyncFor)
+
+
+class ManualHyperparameterLoop(Rule):
+    """
+    ## What it does
+    Flags loops over hyper-parameter values that build a scikit-learn/cuML estimator from
+    the loop variable (`SVC(C=c)`, `Model(**params)`, `model.set_params(alpha=a)`), fit it
+    and score it (`.score(...)`, a `sklearn.metrics` function, `cross_val_score`,
+    `cross_validate`...). Comprehensions count as loops.
+
+    Not flagged: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated
+    runs, not a search), loops whose variable is also the data being fitted (one model
+    per dataset), and loops that only `assert` on the scores (tests of each setting).
+
+    ## Why is this bad?
+    The loop evaluates one candidate after the other on one core. `GridSearchCV` (or
+    `RandomizedSearchCV`) with `n_jobs=-1` evaluates the candidates and folds in
+    parallel, records every score in `cv_results_`, refits the best, and scales out
+    unchanged on a Dask cluster (joblib's Dask backend) or onto cuML estimators. A fixed
+    validation split is kept with `cv=PredefinedSplit(...)`.
+
+    ## Fix safety
+    Display-only: the rewrite depends on how the loop keeps its scores and picks the best,
+    which only the author knows. The suggested search evaluates the same candidates on the
+    same split; the tests run the documented example both ways and compare the choice.
+    """
+
+    code = "GPU404"
+    name = "manual-hyperparameter-loop"
+    message = "hyper-parameter loop fits and scores one candidate at a time: use `GridSearchCV(..., n_jobs=-1)`"
+    nodes = (ast.Call,)
+    fix = FixAvailability.DISPLAY
+
+    flagged = (
+        Example(
+            source='''\
+from sklearn.tree import DecisionTreeClassifier
+
+
+def best_depth(X_train, y_train, X_val, y_val):
+    best_score, best = -1.0, None
+    for depth in [2, 3, 5, 8]:
+        tree = DecisionTreeClassifier(max_depth=depth, random_state=0)
+        tree.fit(X_train, y_train)
+        score = tree.score(X_val, y_val)
+        if score > best_score:
+            best_score, best = score, depth
+    return best
+''',
+            idiom='''\
+import numpy as np
+from sklearn.model_selection import GridSearchCV, PredefinedSplit
+from sklearn.tree import DecisionTreeClassifier
+
+
+def best_depth(X_train, y_train, X_val, y_val):
+    # the same candidates, scored on the same validation rows, fitted in parallel
+    fold = np.r_[np.full(len(X_train), -1), np.zeros(len(X_val))]
+    search = GridSearchCV(
+        DecisionTreeClassifier(random_state=0), {"max_depth": [2, 3, 5, 8]},
+        cv=PredefinedSplit(fold), refit=False, n_jobs=-1,
+    )
+    search.fit(np.concatenate([X_train, X_val]), np.concatenate([y_train, y_val]))
+    return search.best_params_["max_depth"]
+''',
+            requires=("sklearn",),
+            setup=(
+                "from sklearn.datasets import make_classification\n"
+                "X, y = make_classification(n_samples=N + 80, n_features=6, random_state=0)\n"
+                "X_train, y_train, X_val, y_val = X[:50], y[:50], X[50:], y[50:]\n"
+            ),
+            call="best_depth(X_train, y_train, X_val, y_val)",
+        ),
+        Example('''\
+from sklearn.model_selection import ParameterGrid, cross_validate
+from sklearn.svm import SVC
+
+results = []
+for params in ParameterGrid({"C": [0.1, 1, 10], "kernel": ["rbf", "linear"]}):
+    scores = cross_validate(SVC(**params), X, y, cv=5, n_jobs=2)
+    results.append((params, scores["test_score"].mean()))
+'''),
+        Example('''\
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_squared_error
+
+model = Ridge()
+errors = {}
+for alpha in (0.01, 0.1, 1.0):
+    model.set_params(alpha=alpha)
+    model.fit(X_train, y_train)
+    errors[alpha] = mean_squared_error(y_val, model.predict(X_val))
+'''),
+        Example('''\
+from sklearn.linear_model import Lasso
+from sklearn.model_selection import cross_val_score
+
+means = [cross_val_score(Lasso(alpha=a), X, y, n_jobs=-1).mean() for a in (0.1, 1.0)]
+'''),
+    )
+    ok = (
+        Example('''\
+from sklearn.ensemble import RandomForestClassifier
+
+# repeated runs with different seeds, not a search
+scores = []
+for seed in range(5):
+    model = RandomForestClassifier(random_state=seed, n_jobs=-1)
+    model.fit(X_train, y_train)
+    scores.append(model.score(X_test, y_test))
+'''),
+        Example('''\
+from sklearn.linear_model import LinearRegression
+
+# one model per region: the loop variable is the data
+for region, (X_region, y_region) in datasets.items():
+    model = LinearRegression(fit_intercept=region != "all")
+    model.fit(X_region, y_region)
+    print(region, model.score(X_region, y_region))
+'''),
+        Example('''\
+from sklearn.linear_model import LogisticRegression
+from sklearn.tree import DecisionTreeClassifier
+
+for model in (LogisticRegression(), DecisionTreeClassifier()):
+    model.fit(X_train, y_train)
+    print(type(model).__name__, model.score(X_test, y_test))
+'''),
+        Example('''\
+from sklearn.model_selection import GridSearchCV
+from sklearn.svm import SVC
+
+search = GridSearchCV(SVC(), {"C": [0.1, 1, 10]}, n_jobs=-1).fit(X, y)
+'''),
+        Example('''\
+from sklearn.metrics import accuracy_score
+from sklearn.svm import LinearSVC
+
+
+def test_every_loss_learns_the_toy_problem():
+    for loss in ("hinge", "squared_hinge"):
+        model = LinearSVC(loss=loss).fit(X, y)
+        assert accuracy_score(y, model.predict(X)) > 0.9
+'''),
+        Example('''\
+from sklearn.cluster import KMeans
+
+# fitted but never scored: an elbow plot of the inertia
+inertias = [KMeans(n_clusters=k, n_init=10).fit(X).inertia_ for k in range(2, 10)]
+'''),
+    )
+
+    def __init__(self) -> None:
+        self._reported: set[int] = set()
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        if not ctx.loops:
+            return
+        keywords = _configuration(node, ctx)
+        if not keywords:
+            return
+        read = {sub.id for keyword in keywords for sub in ast.walk(keyword.value) if isinstance(sub, ast.Name)}
+        for loop in ctx.loops:  # outermost first
+            targets = _targets(loop)
+            if not targets & read or id(loop) in self._reported:
+                continue
+            body = loop.body if isinstance(loop, _FOR) else [ctx.statement]
+            if isinstance(loop, ast.While) or not _fits_and_scores(body, targets, ctx):
+                continue
+            self._reported.add(id(loop))
+            ctx.report(loop.iter, context={"loop": loop})  # type: ignore[attr-defined]
+            return
+
+
+def _configuration(call: ast.Call, ctx: RuleContext) -> list[ast.keyword]:
+    """The hyper-parameter keywords of an estimator's constructor or `set_params` call."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "set_params":
+        ty = ctx.type_of(func.value)
+        if ty is None or ty.kind != "estimator":
+            return []
+    elif isinstance(func, (ast.Name, ast.Attribute)):
+        qualname = ctx.qualname(func)
+        if qualname is None or role(qualname) in (None, LABEL):
+            return []
+    else:
+        return []
+    return [keyword for keyword in call.keywords if keyword.arg not in _NOT_HYPERPARAMETERS]
+
+
+def _targets(loop: ast.AST) -> set[str]:
+    target = getattr(loop, "target", None)
+    if target is None:
+        return set()
+    return {sub.id for sub in ast.walk(target) if isinstance(sub, ast.Name)}
+
+
+def _reads(nodes: list[ast.expr], names: set[str]) -> bool:
+    return any(isinstance(sub, ast.Name) and sub.id in names for node in nodes for sub in ast.walk(node))
+
+
+def _fits_and_scores(body: list, targets: set[str], ctx: RuleContext) -> bool:
+    """The loop body fits a model and scores it, on data that does not vary with the loop."""
+    fits = scores = False
+    asserted = {id(sub) for node in walk_local(body) if isinstance(node, ast.Assert) for sub in ast.walk(node)}
+    for sub in walk_local(body):
+        if not isinstance(sub, ast.Call) or id(sub) in asserted:
+            continue  # a score only asserted on is a test's check, not a comparison of candidates
+        func = sub.func
+        qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        position = cross_validation_x(qualname)
+        if position is not None:
+            if _reads(sub.args[position:] + [k.value for k in sub.keywords if k.arg in ("X", "y")], targets):
+                return False
+            fits = scores = True
+        elif isinstance(func, ast.Attribute) and func.attr == "fit":
+            if _reads(sub.args + [k.value for k in sub.keywords], targets):
+                return False
+            fits = True
+        elif isinstance(func, ast.Attribute) and func.attr == "score" or is_metric(qualname):
+            scores = True
+    return fits and scores

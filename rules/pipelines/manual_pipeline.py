@@ -1,0 +1,382 @@
+"""GPU401 manual-pipeline."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from gpulint.astutil import same_reference, walk_local
+from gpulint.dataflow import binds, last_assignment, position_in
+from gpulint.engine import RuleContext
+from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
+from gpulint.registry import Example, FixAvailability, Rule
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass
+class Step:
+    """One transformer fitted on the training data and applied to it by hand."""
+
+    index: int  # of the statement that fits it, in the chain's block
+    call: ast.Call  # `t.fit_transform(X)`, or the `t.fit(X)` before `t.transform(X)`
+    transformer: str
+    qualname: str  # the transformer's class
+    source: ast.expr  # the data it is fitted on
+    output: str  # the name bound to its output
+    output_index: int  # the statement binding `output`
+    combined: bool  # `output = t.fit_transform(X)` in one call
+
+
+@dataclass
+class Chain:
+    """Transformers chained by hand into an estimator: what the detector found, and what
+    the fixer needs to decide whether the straight-line rewrite applies."""
+
+    block: list[ast.stmt]
+    steps: list[Step]  # the first fitted first
+    fit_index: int  # the statement fitting the estimator
+    fit_call: ast.Call
+    estimator: str
+    estimator_qualname: str
+    test_index: int  # a statement using the fitted estimator on transformed test data
+    test_call: ast.Call  # `est.predict(B)` / `est.score(B, y)` ...
+    test_input: str | None  # B, bound by `B = t.transform(X_test)`; None when inline
+    test_input_index: int | None
+    scope: ast.AST  # the enclosing function, or the module
+    notes: dict = field(default_factory=dict)
+
+
+class ManualPipeline(Rule):
+    """
+    ## What it does
+    Flags transformers (scalers, encoders, imputers, PCA, vectorizers, from scikit-learn
+    or cuML) that are fitted on the training data with `fit_transform` and applied to the
+    test data with `transform` by hand, their outputs feeding an estimator's `fit` and its
+    `predict`/`predict_proba`/`score`. One finding per hand-chained sequence, on the line
+    where its first transformer is fitted.
+
+    Only straight-line code in one block is followed (as in a script or one function), and
+    only names known to hold scikit-learn/cuML estimators: a pipeline already built with
+    `Pipeline`/`make_pipeline` is not flagged.
+
+    ## Why is this bad?
+    The steps belong in one `Pipeline`. Then `cross_val_score` or `GridSearchCV` refit the
+    transformers on each training fold (no test statistics leak into them), a search
+    can tune the transformers' parameters too and runs the candidates in parallel
+    (`n_jobs`), the fitted model is one object to save and serve, and the whole chain moves
+    to the GPU as one unit by swapping in cuML's transformers and estimators. Chained by
+    hand, every new use repeats the chain, and each copy is a chance to fit a transformer
+    on the wrong data.
+
+    ## Fix safety
+    The fix is unsafe. It applies to the straight-line shape: one scikit-learn transformer
+    `t` with `Xt = t.fit_transform(X_train)` and `Xt_test = t.transform(X_test)`, the
+    estimator fitted with `est.fit(Xt, y)` and used once with `est.predict(Xt_test)` (or
+    `predict_proba`, `score`, ...), the intermediate names used nowhere else. It builds
+    `pipeline = make_pipeline(t, est)` where `est` was fitted, fits it on `X_train` and
+    calls it on `X_test`: the same objects are fitted on the same data in the same order,
+    so the predictions are the same (the tests compare `predict_proba`). A `Pipeline`
+    passes `y` to the transformer's `fit_transform` too, so the rewrite is only offered
+    where the code passes that same `y`, or for transformers that ignore it (scalers,
+    encoders, imputers, decompositions, vectorizers). What changes: the transformed
+    arrays are no longer kept in names of their own, and `X_train`/`X_test` are read when
+    the pipeline is fitted and used rather than where the transformer was. Other shapes
+    (several transformers, `fit` then `transform`, cuML) get a display-only suggestion.
+    """
+
+    code = "GPU401"
+    name = "manual-pipeline"
+    message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
+    nodes = (ast.Call,)
+    fix = FixAvailability.UNSAFE
+    triggers = (b"fit_transform",)
+
+    flagged = (
+        Example(
+            source='''\
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+
+def churn_probability(X_train, y_train, X_test):
+    scaler = StandardScaler()
+    X_train_scaled = scaler.fit_transform(X_train)
+    X_test_scaled = scaler.transform(X_test)
+    model = LogisticRegression(max_iter=1000)
+    model.fit(X_train_scaled, y_train)  # learn on the scaled features
+    return model.predict_proba(X_test_scaled)
+''',
+            fixed='''\
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+from sklearn.pipeline import make_pipeline
+
+
+def churn_probability(X_train, y_train, X_test):
+    scaler = StandardScaler()
+    model = LogisticRegression(max_iter=1000)
+    pipeline = make_pipeline(scaler, model)
+    pipeline.fit(X_train, y_train)  # learn on the scaled features
+    return pipeline.predict_proba(X_test)
+''',
+            requires=("sklearn",),
+            setup=(
+                "from sklearn.datasets import make_classification\n"
+                "X, y = make_classification(n_samples=N + 60, n_features=5, random_state=0)\n"
+                "X_train, X_test, y_train = X[:40], X[40:], y[:40]\n"
+            ),
+            call="churn_probability(X_train, y_train, X_test)",
+        ),
+        Example(
+            source='''\
+from sklearn.decomposition import PCA
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.model_selection import train_test_split
+
+
+def fit_price_model(features, prices):
+    X_train, X_test, y_train, y_test = train_test_split(features, prices, random_state=0)
+    pca = PCA(n_components=3)
+    reduced_train = pca.fit_transform(X_train)
+    reduced_test = pca.transform(X_test)
+    model = GradientBoostingRegressor(n_estimators=20, random_state=0)
+    model.fit(reduced_train, y_train)
+    score = model.score(reduced_test, y_test)
+    return model, score
+''',
+            fixed='''\
+from sklearn.decomposition import PCA
+from sklearn.ensemble import GradientBoostingRegressor
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+
+
+def fit_price_model(features, prices):
+    X_train, X_test, y_train, y_test = train_test_split(features, prices, random_state=0)
+    pca = PCA(n_components=3)
+    model = GradientBoostingRegressor(n_estimators=20, random_state=0)
+    pipeline = make_pipeline(pca, model)
+    pipeline.fit(X_train, y_train)
+    score = pipeline.score(X_test, y_test)
+    return model, score
+''',
+            requires=("sklearn",),
+            setup=(
+                "from sklearn.datasets import make_regression\n"
+                "features, prices = make_regression(n_samples=N + 40, n_features=6, random_state=0)\n"
+            ),
+            call="fit_price_model(features, prices)[1]",
+        ),
+        Example(
+            source='''\
+from sklearn.impute import SimpleImputer
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+imputer = SimpleImputer()
+scaler = StandardScaler()
+train_filled = imputer.fit_transform(train_features)
+train_scaled = scaler.fit_transform(train_filled)
+test_scaled = scaler.transform(imputer.transform(test_features))
+classifier = SVC().fit(train_scaled, train_labels)
+predicted = classifier.predict(test_scaled)
+'''
+        ),
+    )
+    ok = (
+        Example('''\
+from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+model = make_pipeline(StandardScaler(), LogisticRegression())
+model.fit(X_train, y_train)
+predicted = model.predict(X_test)
+'''),
+        Example('''\
+from sklearn.preprocessing import StandardScaler
+
+# scaled for a plot: no estimator is fitted on the result
+scaler = StandardScaler()
+train_scaled = scaler.fit_transform(X_train)
+test_scaled = scaler.transform(X_test)
+plot(train_scaled, test_scaled)
+'''),
+        Example('''\
+from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
+
+scaler = StandardScaler()
+train_scaled = scaler.fit_transform(X_train)
+model = LogisticRegression().fit(train_scaled, y_train)
+train_accuracy = model.score(train_scaled, y_train)
+'''),
+        Example('''\
+import sklearn
+
+
+def fit(model, transformer, X, y, X_new):
+    Xt = transformer.fit_transform(X)
+    model.fit(Xt, y)
+    return model.predict(transformer.transform(X_new))
+'''),
+    )
+
+    def __init__(self) -> None:
+        self._reported: set[int] = set()
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "fit" and node.args
+                and isinstance(node.args[0], ast.Name)):
+            return
+        receiver = ctx.type_of(func.value)
+        if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
+            return
+        estimator = _estimator_name(func.value, ctx.statement)
+        block = ctx.blocks[-1] if ctx.blocks else None
+        statement = ctx.statement
+        if estimator is None or block is None or statement is None:
+            return
+        fit_index = position_in(block, statement)
+        if fit_index is None:
+            return
+        steps = _steps(block, fit_index, node.args[0].id, ctx)
+        if not steps or id(steps[0].call) in self._reported:
+            return
+        test = _test_use(block, steps, estimator)
+        if test is None:
+            return
+        self._reported.add(id(steps[0].call))
+        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=_scope(ctx))
+        names = ", ".join(f"`{step.transformer}`" for step in steps)
+        verb = "is" if len(steps) == 1 else "are"
+        ctx.report(steps[0].call, f"{names} {verb} fitted and applied by hand before `{estimator}`: "
+                                  "chain the steps in a `Pipeline` (`make_pipeline`)", context={"chain": chain})
+
+
+def _estimator_name(receiver: ast.expr, statement: ast.stmt | None) -> str | None:
+    """`model` in `model.fit(...)`, or in `model = Estimator().fit(...)`."""
+    if isinstance(receiver, ast.Name):
+        return receiver.id
+    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and isinstance(receiver, ast.Call)):
+        return statement.targets[0].id
+    return None
+
+
+def _transformer(node: ast.expr, ctx: RuleContext) -> str | None:
+    """The class of the transformer `node` names, if it is one."""
+    if not isinstance(node, ast.Name):
+        return None
+    ty = ctx.type_of(node)
+    return ty.lib if ty is not None and ty.kind == "estimator" and role(ty.lib) == TRANSFORMER else None
+
+
+def _first_argument(call: ast.Call) -> ast.expr | None:
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    for keyword in call.keywords:
+        if keyword.arg in ("X", "raw_documents"):
+            return keyword.value
+    return None
+
+
+def _steps(block: list[ast.stmt], before: int, name: str, ctx: RuleContext) -> list[Step]:
+    """The transformers whose outputs lead, one into the next, to `name`: first fitted first."""
+    steps: list[Step] = []
+    while True:
+        found = last_assignment(block, before, name)
+        if found is None:
+            break
+        index, value = found
+        step = _step(block, index, value, name, ctx)
+        if step is None:
+            break
+        steps.append(step)
+        if not isinstance(step.source, ast.Name):
+            break
+        name, before = step.source.id, step.index
+    return steps[::-1]
+
+
+def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: RuleContext) -> Step | None:
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    method, receiver = value.func.attr, value.func.value
+    source = _first_argument(value)
+    if source is None:
+        return None
+    if method == "fit_transform":
+        qualname = _transformer(receiver, ctx)
+        if qualname is None:
+            return None
+        return Step(index, value, receiver.id, qualname, source, output, index, True)  # type: ignore[attr-defined]
+    if method != "transform":
+        return None
+    # `t.fit(X).transform(X)` in one expression
+    if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "fit"
+            and (fitted := _first_argument(receiver)) is not None and same_reference(fitted, source)):
+        qualname = _transformer(receiver.func.value, ctx)
+        if qualname is None:
+            return None
+        name = receiver.func.value.id  # type: ignore[attr-defined]
+        return Step(index, receiver, name, qualname, source, output, index, False)
+    # `t.fit(X)` on a line of its own, earlier
+    qualname = _transformer(receiver, ctx)
+    if qualname is None:
+        return None
+    transformer = receiver.id  # type: ignore[attr-defined]
+    for earlier in range(index - 1, -1, -1):
+        statement = block[earlier]
+        if binds(statement, transformer):
+            return None
+        if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "fit"
+                and isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == transformer):
+            fitted = _first_argument(statement.value)
+            if fitted is not None and same_reference(fitted, source):
+                return Step(earlier, statement.value, transformer, qualname, source, output, index, False)
+            return None
+    return None
+
+
+def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str
+              ) -> tuple[int, ast.Call, str | None, int | None] | None:
+    """A later use of the estimator on data that went through the last transformer's
+    `transform`: (statement index, the call, the name holding the transformed data or
+    None when the `transform` call is inline, the statement binding that name)."""
+    last = steps[-1]
+    for index in range(steps[0].index + 1, len(block)):
+        for sub in walk_local([block[index]]):
+            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
+                    and sub.func.attr in PREDICT_METHODS and isinstance(sub.func.value, ast.Name)
+                    and sub.func.value.id == estimator and sub.args):
+                continue
+            data = sub.args[0]
+            if _is_transform_by(data, last):
+                return index, sub, None, None
+            if isinstance(data, ast.Name):
+                found = last_assignment(block, index, data.id)
+                if found is not None and _is_transform_by(found[1], last):
+                    return index, sub, data.id, found[0]
+    return None
+
+
+def _is_transform_by(value: ast.expr, step: Step) -> bool:
+    """`value` is `t.transform(other data)` for the step's transformer `t`."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "transform"
+            and isinstance(value.func.value, ast.Name) and value.func.value.id == step.transformer):
+        return False
+    data = _first_argument(value)
+    return data is not None and not same_reference(data, step.source) and not (
+        isinstance(data, ast.Name) and data.id == step.output)
+
+
+def _scope(ctx: RuleContext) -> ast.AST:
+    for statement in reversed(ctx.statements):
+        if isinstance(statement, _SCOPES):
+            return statement
+    return ctx.tree

@@ -1,0 +1,515 @@
+"""What the transfer rules share: which calls copy between host and device, and what a
+loop changes. Not a rule itself (it defines no `Rule`), so it registers nothing.
+
+The precedence between the rules (GPU303 over GPU304 over GPU302, and a round trip's own
+copy to the host is not a GPU301 of its own) is decided here, in one place, by giving
+every rule the same recognisers.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from gpulint.astutil import NESTED_SCOPES, walk_local
+from gpulint.evidence import (
+    DEVICE,
+    HOST,
+    Ty,
+    TypeEnv,
+    device_place,
+    is_device_resident,
+    move_target,
+)
+
+# -- device -> host ----------------------------------------------------------------------
+
+#: Methods that copy a torch value to the host (or hand back a Python value, which needs the
+#: device to finish first).
+TORCH_TO_HOST = frozenset({"item", "cpu", "numpy", "tolist"})
+CUPY_TO_HOST = frozenset({"get", "item", "tolist"})
+CUDF_TO_HOST = frozenset({"to_pandas", "to_numpy", "to_arrow", "tolist", "to_list"})
+#: Builtins that turn a one-element tensor or array into a Python number.
+SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
+
+def _is_torch(ty: Ty | None) -> bool:
+    return ty is not None and ty.lib == "torch"
+
+
+def to_host(node: ast.AST, env: TypeEnv) -> str | None:
+    """If `node` copies a device value to the host, how (`.item()`, `cupy.asnumpy`...)."""
+    if isinstance(node, ast.Attribute):
+        if node.attr == "values_host" and isinstance(node.ctx, ast.Load):
+            receiver = env.type_of(node.value)
+            if receiver is not None and receiver.lib == "cudf" and is_device_resident(receiver):
+                return "`.values_host`"
+        return None
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if env.qualname(func) == "cupy.asnumpy":
+        return "`cupy.asnumpy()`"
+    if isinstance(func, ast.Attribute):
+        receiver = env.type_of(func.value)
+        if not is_device_resident(receiver):
+            return None
+        assert receiver is not None
+        method = func.attr
+        if receiver.lib == "torch":
+            if method in TORCH_TO_HOST and receiver.kind != "model":
+                return f"`.{method}()`"
+            if method == "to" and move_target(node, env) == HOST:
+                return "`.to(\"cpu\")`"
+        elif receiver.lib == "cupy" and method in CUPY_TO_HOST:
+            return f"`.{method}()`"
+        elif receiver.lib == "cudf" and method in CUDF_TO_HOST:
+            return f"`.{method}()`"
+        return None
+    if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and env.is_builtin(func.id):
+        if len(node.args) == 1 and not node.keywords:
+            ty = env.type_of(node.args[0])
+            if is_device_resident(ty) and ty is not None and (ty.lib == "cupy" or ty.kind in ("tensor", "output")):
+                return f"`{func.id}()`"
+    return None
+
+
+# -- round trips (GPU303) ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """`torch.tensor(t.cpu().numpy()).to(d)` and the like: `value` goes to the host through
+    `inner` (the host copy) and comes back in `outer`."""
+
+    library: str  # "torch", "cupy" or "cudf"
+    outer: ast.Call
+    value: ast.expr
+    inner: ast.expr
+    #: torch: the constructor (`tensor`, `as_tensor`, `from_numpy`); how the result goes
+    #: back ("to": `.to(d)`, "cuda": `.cuda()`, "device": `device=d`) and the device `d`;
+    #: `plain` when nothing else is passed (only such shapes are rewritten).
+    constructor: str = ""
+    move: str = ""
+    destination: ast.expr | None = None
+    plain: bool = False
+    #: The host copy passes through `.tolist()` (Python numbers: dtypes are re-inferred).
+    via_list: bool = False
+    #: Every node of the host-copy chain (none of them is a GPU301 of its own).
+    chain: tuple[ast.AST, ...] = field(default=())
+
+
+_TORCH_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "from_numpy"})
+_HOST_CHAIN = frozenset({"cpu", "numpy", "tolist", "detach", "to"})
+
+
+def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
+    """`t.cpu().numpy()`, `t.detach().cpu().numpy()`, `t.tolist()`...: the device tensor `t`,
+    the chain's calls, and whether it goes through a list."""
+    chain: list[ast.AST] = []
+    via_list = False
+    current = node
+    while isinstance(current, ast.Call) and isinstance(current.func, ast.Attribute):
+        method = current.func.attr
+        if method not in _HOST_CHAIN:
+            return None
+        if method == "to":
+            if move_target(current, env) != HOST:
+                return None
+        elif current.args or current.keywords:
+            return None
+        via_list = via_list or method == "tolist"
+        chain.append(current)
+        receiver = current.func.value
+        ty = env.type_of(receiver)
+        if is_device_resident(ty) and _is_torch(ty) and method != "detach":
+            if ty is not None and ty.kind in ("tensor", "placed", "output"):
+                # keep walking through `.detach()` to the tensor itself
+                while (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)
+                       and receiver.func.attr == "detach" and not receiver.args and not receiver.keywords):
+                    chain.append(receiver)
+                    receiver = receiver.func.value
+                return receiver, tuple(chain), via_list
+        current = receiver
+    return None
+
+
+def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    # torch: constructor(host copy)[.to(d) | .cuda()]  or  constructor(host copy, device=d)
+    constructor_call: ast.Call | None = None
+    move, destination, plain = "", None, False
+    if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and isinstance(func.value, ast.Call):
+        inner_call = func.value
+        if func.attr == "cuda":
+            moves_back = not node.keywords and len(node.args) <= 1
+            plain = not node.args
+        else:
+            moves_back = move_target(node, env) == DEVICE
+            plain = _single_destination(node) is not None
+            destination = destination_node(node)
+        name = env.qualname(inner_call.func) or ""
+        if moves_back and name.startswith("torch.") and name[6:] in _TORCH_CONSTRUCTORS \
+                and _keyword_value(inner_call, "device") is None:
+            constructor_call = inner_call
+            move = func.attr
+            plain = plain and not inner_call.keywords
+    if constructor_call is None:
+        name = env.qualname(func) or ""
+        if name.startswith("torch.") and name[6:] in ("tensor", "as_tensor"):
+            device = _keyword_value(node, "device")
+            if device is not None and (device_place(device, env) or DEVICE) == DEVICE:
+                constructor_call, move, destination = node, "device", device
+                plain = len(node.keywords) == 1
+        elif name in ("cupy.asarray", "cupy.array") and len(node.args) == 1 and not node.keywords:
+            return _cupy_round_trip(node, env)
+        elif name in ("cudf.from_pandas", "cudf.DataFrame.from_pandas", "cudf.Series.from_pandas") \
+                and len(node.args) == 1 and not node.keywords:
+            return _cudf_round_trip(node, env)
+        if constructor_call is None:
+            return None
+    if len(constructor_call.args) != 1 or isinstance(constructor_call.args[0], ast.Starred):
+        return None
+    host = _torch_host_copy(constructor_call.args[0], env)
+    if host is None:
+        return None
+    value, chain, via_list = host
+    constructor = (env.qualname(constructor_call.func) or "")[6:]
+    return RoundTrip("torch", node, value, constructor_call.args[0], constructor, move, destination, plain,
+                     via_list, chain)
+
+
+def _single_destination(call: ast.Call) -> ast.expr | None:
+    """The device of `.to(d)` / `.to(device=d)` when nothing else is passed."""
+    if len(call.args) == 1 and not call.keywords and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    if not call.args and len(call.keywords) == 1 and call.keywords[0].arg == "device":
+        return call.keywords[0].value
+    return None
+
+
+def destination_node(call: ast.Call) -> ast.expr | None:
+    """The device expression of `.to(d)`, `.to(device=d)` or a `device=d` keyword."""
+    for keyword in call.keywords:
+        if keyword.arg == "device":
+            return keyword.value
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "to" and call.args:
+        return call.args[0]
+    return None
+
+
+def _keyword_value(call: ast.Call, name: str) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _cupy_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
+    inner = node.args[0]
+    if not isinstance(inner, ast.Call) or inner.keywords:
+        return None
+    if env.qualname(inner.func) == "cupy.asnumpy" and len(inner.args) == 1:
+        value = inner.args[0]
+    elif isinstance(inner.func, ast.Attribute) and inner.func.attr == "get" and not inner.args:
+        value = inner.func.value
+    else:
+        return None
+    ty = env.type_of(value)
+    if ty is None or ty.lib != "cupy" or ty.kind != "array":
+        return None
+    return RoundTrip("cupy", node, value, inner, chain=(inner,))
+
+
+def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
+    inner = node.args[0]
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "to_pandas"
+            and not inner.args and not inner.keywords):
+        return None
+    ty = env.type_of(inner.func.value)
+    if ty is None or ty.lib != "cudf" or not ty.is_pandas_like:
+        return None
+    return RoundTrip("cudf", node, inner.func.value, inner, chain=(inner,))
+
+
+# -- created on the host, then moved (GPU304) ------------------------------------------------
+
+#: Factories that take `device=`; `rand*` draw from the device's own generator when given it.
+HOST_FACTORIES = frozenset(
+    "tensor as_tensor zeros ones empty full arange linspace logspace eye rand randn randint randperm".split()
+)
+RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
+
+
+@dataclass(frozen=True)
+class FactoryMove:
+    """`torch.zeros(n).to(d)`: `factory` (a call of torch.`name`) is made on the host and
+    moved by `move` (`.to(d)` or `.cuda()`)."""
+
+    move: ast.Call
+    factory: ast.Call
+    name: str
+    #: The device expression of `.to(d)` (None for `.cuda()`), when the move is plain.
+    destination: ast.expr | None
+    plain: bool
+
+
+def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
+            and isinstance(node.func.value, ast.Call)):
+        return None
+    factory = node.func.value
+    name = env.qualname(factory.func) or ""
+    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES:
+        return None
+    if any(k.arg is None or k.arg == "device" for k in factory.keywords):
+        return None  # already given a device (or maybe, through `**options`)
+    if name == "torch.as_tensor" and (not factory.args or env.type_of(factory.args[0]) is None
+                                      or _is_torch(env.type_of(factory.args[0]))):
+        return None  # `as_tensor(t)` of a tensor stays where `t` is: not created on the host
+    if node.func.attr == "cuda":
+        if node.keywords or node.args:
+            return FactoryMove(node, factory, name[6:], None, plain=False)
+        return FactoryMove(node, factory, name[6:], None, plain=True)
+    if move_target(node, env) != DEVICE:
+        return None
+    plain = _single_destination(node) is not None
+    return FactoryMove(node, factory, name[6:], destination_node(node), plain)
+
+
+# -- host -> device (GPU302) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HostToDevice:
+    """A copy to the device: `moved` is the host value that is copied."""
+
+    call: ast.Call
+    moved: ast.expr
+    library: str  # "torch", "cupy", "cudf"
+
+
+def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"):
+        if func.attr == "cuda" and (node.keywords or len(node.args) > 1):
+            return None
+        if func.attr == "to" and move_target(node, env) != DEVICE:
+            return None
+        if is_device_resident(env.type_of(func.value)):
+            return None
+        return HostToDevice(node, func.value, "torch")
+    name = env.qualname(func) or ""
+    if not node.args or isinstance(node.args[0], ast.Starred) or any(k.arg is None for k in node.keywords):
+        return None
+    moved = node.args[0]
+    if name in ("torch.tensor", "torch.as_tensor"):
+        device = _keyword_value(node, "device")
+        if device is None or (device_place(device, env) or DEVICE) != DEVICE or is_device_resident(env.type_of(moved)):
+            return None
+        return HostToDevice(node, moved, "torch")
+    if name in ("cupy.asarray", "cupy.array"):
+        ty = env.type_of(moved)
+        return None if is_device_resident(ty) else HostToDevice(node, moved, "cupy")
+    if name in ("cudf.from_pandas", "cudf.DataFrame.from_pandas", "cudf.Series.from_pandas",
+                "cudf.DataFrame", "cudf.Series"):
+        ty = env.type_of(moved)
+        if ty is not None and ty.lib == "pandas" and ty.is_pandas_like:
+            return HostToDevice(node, moved, "cudf")
+        return None
+    return None
+
+
+# -- what a loop changes -------------------------------------------------------------------------
+
+#: Methods that neither change their receiver nor keep their arguments (tensors, arrays,
+#: frames and Python containers alike).
+PURE_METHODS = frozenset(
+    """to cuda cpu float double half bfloat16 long int short bool byte sum mean prod std var max min argmax argmin
+    abs exp log sqrt pow matmul mm bmm dot t transpose permute reshape view view_as flatten squeeze unsqueeze
+    clone detach item tolist numpy size dim numel contiguous softmax log_softmax sigmoid tanh relu eq ne gt lt
+    ge le any all norm round clamp clip astype copy get keys values items to_numpy to_pandas equal allclose
+    isnan isinf isfinite cumsum cumprod diff type type_as expand expand_as repeat index_select gather
+    add sub mul div neg sign square count_nonzero nonzero count index startswith endswith format""".split()
+)
+#: Of those, the ones whose result never shares memory with the receiver.
+FRESH_METHODS = frozenset(
+    """sum mean prod std var max min argmax argmin abs exp log sqrt pow matmul mm bmm dot item tolist
+    softmax log_softmax sigmoid tanh relu eq ne gt lt ge le any all norm round clamp clip equal allclose
+    isnan isinf isfinite cumsum cumprod diff add sub mul div neg sign square count_nonzero gather
+    index_select""".split()
+)
+#: Builtins that never change their arguments.
+PURE_BUILTINS = frozenset(
+    """len print float int str repr bool isinstance range enumerate zip min max sum abs round sorted any all
+    tuple list dict set format hash id type reversed""".split()
+)
+#: Modules whose functions never change their arguments (in-place ones end in `_`, `out=` aside).
+PURE_MODULES = ("torch.", "numpy.", "cupy.", "math.", "cudf.", "pandas.")
+
+
+def call_is_pure(call: ast.Call, env: TypeEnv) -> bool:
+    """The callee changes none of its arguments (nor keeps them)."""
+    func = call.func
+    if any(k.arg == "out" for k in call.keywords):
+        return False
+    if isinstance(func, ast.Name) and func.id in PURE_BUILTINS and env.is_builtin(func.id):
+        return True
+    name = env.qualname(func)
+    if name is not None:
+        return name.startswith(PURE_MODULES) and not name.endswith("_") and ".init." not in name
+    if isinstance(func, ast.Attribute):
+        return func.attr in PURE_METHODS and not any(
+            k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+            for k in call.keywords)
+    return False
+
+
+def base_name(node: ast.AST) -> str | None:
+    """The name an attribute/subscript/method chain starts from: `w` in `w.data[0].view(-1)`."""
+    while True:
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            break
+    return node.id if isinstance(node, ast.Name) else None
+
+
+@dataclass
+class LoopFacts:
+    """Names a loop (re)binds, and names whose objects it may change in place."""
+
+    bound: dict[str, int] = field(default_factory=dict)
+    mutated: set[str] = field(default_factory=set)
+    #: Every node of the loop, with its parent (for the fixers).
+    parents: dict[int, ast.AST] = field(default_factory=dict)
+
+    @property
+    def varying(self) -> set[str]:
+        return set(self.bound) | self.mutated
+
+
+def _bind(facts: LoopFacts, name: str) -> None:
+    facts.bound[name] = facts.bound.get(name, 0) + 1
+
+
+def loop_facts(parts: list[ast.AST], env: TypeEnv) -> LoopFacts:
+    """What the loop made of `parts` (its target, iterable or test, body and else) changes.
+
+    Conservative: a name passed to a call that may keep or change it, a receiver of a method
+    not known to leave it alone, a name used inside a function or lambda defined in the loop,
+    all count as changed; so does whatever a changed alias (`v = w[0]`) points into."""
+    facts = LoopFacts()
+    aliases: dict[str, set[str]] = {}
+    for node in walk_local(parts):
+        for child in ast.iter_child_nodes(node):
+            facts.parents[id(child)] = node
+        if isinstance(node, NESTED_SCOPES):
+            if not isinstance(node, ast.Lambda):
+                _bind(facts, node.name)  # type: ignore[attr-defined]
+            inner = node.body if isinstance(node, ast.Lambda) else node
+            facts.mutated.update(sub.id for sub in ast.walk(inner) if isinstance(sub, ast.Name))  # type: ignore[arg-type]
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                _bind(facts, node.id)
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+            _mark(facts, base_name(node))
+        elif isinstance(node, ast.AugAssign):
+            _mark(facts, base_name(node.target))  # `t += 1` changes a tensor in place
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                _bind(facts, (alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for name in node.names:
+                _bind(facts, name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            _bind(facts, node.name)
+        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            _bind(facts, node.name)
+        elif isinstance(node, ast.Call):
+            pure = call_is_pure(node, env)
+            if isinstance(node.func, ast.Attribute) and not pure:
+                _mark(facts, base_name(node.func.value))
+            if not pure:
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    _mark(facts, base_name(argument))
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    _mark(facts, base_name(keyword.value))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            source = base_name(node.value)  # `v = w[0]`, `v = w.view(-1)`: v may share w's memory
+            if source is not None:
+                aliases.setdefault(node.targets[0].id, set()).add(source)
+    # a changed alias changes what it points into
+    changed = True
+    while changed:
+        changed = False
+        for alias, sources in aliases.items():
+            if alias in facts.mutated and not sources <= facts.mutated:
+                facts.mutated |= sources
+                changed = True
+    return facts
+
+
+def _mark(facts: LoopFacts, name: str | None) -> None:
+    if name is not None:
+        facts.mutated.add(name)
+
+
+def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:
+    """The parts of a loop that run on every iteration (the iterable too: evaluated just
+    before the first, it is where a hoisted copy would go)."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return [loop.target, loop.iter, *loop.body, *loop.orelse]
+    if isinstance(loop, ast.While):
+        return [loop.test, *loop.body, *loop.orelse]
+    # a comprehension's generator: the whole comprehension it belongs to
+    if statement is not None:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) \
+                    and any(g is loop for g in node.generators):
+                return [node]
+    return [loop]
+
+
+#: Calls a loop-invariant value may be made with: conversions that give the same value
+#: every time (`torch.randn` does not, nor does anything unknown).
+_CONVERSIONS = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "numpy.asarray", "numpy.array",
+    "numpy.ascontiguousarray", "cupy.asarray", "cupy.array", "cudf.from_pandas", "cudf.DataFrame.from_pandas",
+    "cudf.Series.from_pandas", "cudf.DataFrame", "cudf.Series", "torch.device",
+})
+_CONVERSION_METHODS = frozenset(
+    {"to", "cuda", "float", "double", "half", "long", "int", "bool", "contiguous", "astype", "to_numpy"}
+)
+
+
+def reads_only(node: ast.AST, env: TypeEnv) -> set[str] | None:
+    """The names `node` reads when it only reads (names, attributes, subscripts, constants)
+    and converts (`torch.tensor`, `.to(...)`); None when it computes or calls anything else."""
+    names: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            ty = env.lookup(sub.id)
+            is_import = ty is not None and ty.kind in ("module", "symbol")
+            if not is_import and not (sub.id in PURE_BUILTINS and env.is_builtin(sub.id)):
+                names.add(sub.id)
+        elif isinstance(sub, ast.Call):
+            name = env.qualname(sub.func)
+            if name in _CONVERSIONS:
+                continue
+            if name is None and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CONVERSION_METHODS:
+                continue
+            return None
+        elif isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
+                              ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return None
+    return names
+

@@ -1,0 +1,149 @@
+"""GPU303 device-round-trip."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+from ._common import round_trip
+
+_SETUP = """\
+import torch
+scores = torch.from_numpy(rng.standard_normal(N))
+"""
+
+
+class DeviceRoundTrip(Rule):
+    """
+    ## What it does
+    Flags a value copied from the device to the host and straight back in one expression:
+    `torch.tensor(t.cpu().numpy()).cuda()` (also `.to(device)`, `device=device`,
+    `torch.as_tensor`, `torch.from_numpy`, `.tolist()`), `cupy.asarray(cupy.asnumpy(a))`,
+    `cupy.asarray(a.get())`, `cudf.from_pandas(g.to_pandas())`.
+
+    This rule wins over GPU304 (the constructor is made on the host) and GPU302 (it is
+    copied to the device in a loop), and the copy to the host inside it is not reported as a
+    GPU301 of its own: one finding per expression.
+
+    ## Why is this bad?
+    Both copies cross the bus and each waits for the device to finish its queued work, only
+    to produce what a copy on the device gives directly (a device-to-device copy runs at the
+    device's memory bandwidth, an order of magnitude above the bus).
+
+    ## Fix safety
+    The fix drops the host hop and keeps the copy. For torch,
+    `torch.tensor(t.cpu().numpy()).to(d)` becomes `t.detach().to(d, copy=True)`: a new tensor
+    with the same values and dtype on the same device, detached from the graph like the
+    original; the fix is safe. Through `torch.as_tensor`/`torch.from_numpy` it is unsafe:
+    when the "device" is the CPU the original shares memory with `t` and the rewrite copies.
+    Through `.tolist()` the dtype is inferred again from Python numbers (an `int32` tensor
+    comes back `int64`, a `float64` one `float32`), so only a suggestion is shown.
+    For CuPy, `cupy.asarray(cupy.asnumpy(a))` becomes `a.copy()` (safe: same values and
+    dtype, a new array on the current device). For cuDF, `cudf.from_pandas(g.to_pandas())`
+    becomes `g.copy()`, which is unsafe: the round trip turns an integer or boolean column
+    with nulls into a float or object one, the copy keeps its dtype.
+    """
+
+    code = "GPU303"
+    name = "device-round-trip"
+    message = "value copied from the device to the host and back; copy it on the device instead"
+    nodes = (ast.Call,)
+    fix = FixAvailability.SAFE
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def normalised(scores):
+    scores = scores.to(device)
+    copy = torch.tensor(scores.cpu().numpy()).to(device)
+    return (copy / copy.abs().sum()).tolist()
+''',
+            fixed='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def normalised(scores):
+    scores = scores.to(device)
+    copy = scores.detach().to(device, copy=True)
+    return (copy / copy.abs().sum()).tolist()
+''',
+            requires=("torch",),
+            setup=_SETUP,
+            call="normalised(scores)",
+        ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def doubled(values):
+    on_device = torch.as_tensor(values, device=device)
+    twice = torch.from_numpy((on_device * 2).cpu().numpy()).to(device)
+    return twice.tolist()
+''',
+            fixed='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def doubled(values):
+    on_device = torch.as_tensor(values, device=device)
+    twice = (on_device * 2).detach().to(device, copy=True)
+    return twice.tolist()
+''',
+            requires=("torch",),
+            setup="values = rng.standard_normal(N)",
+            call="doubled(values)",
+        ),
+        Example(
+            source='''\
+import torch
+
+
+def snapshot(model, batch):
+    model = model.cuda()
+    return torch.tensor(model(batch.cuda()).tolist(), device="cuda")
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+host = torch.tensor([1.0, 2.0])
+on_device = torch.tensor(host.numpy()).to(device)
+'''),
+        Example('''\
+import numpy as np
+import cupy as cp
+
+host = np.arange(10)
+on_device = cp.asarray(host)
+back = cp.asnumpy(on_device)
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+t = torch.ones(3, device=device)
+kept = t.cpu().numpy()
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        trip = round_trip(node, ctx.env)
+        if trip is not None:
+            ctx.report(node, context=trip)

@@ -1,0 +1,267 @@
+"""GPU301 device-to-host-in-loop."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+from ._common import round_trip, to_host
+
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+_SETUP = """\
+import torch
+batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
+"""
+
+
+class DeviceToHostInLoop(Rule):
+    """
+    ## What it does
+    Flags copies from the device to the host inside a loop (comprehensions included):
+    `.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")` and `float(t)` on a torch
+    tensor that lives on a device; `cupy.asnumpy(a)`, `a.get()`, `a.item()`, `a.tolist()` on
+    a CuPy array; `.to_pandas()`, `.to_numpy()`, `.to_arrow()`, `.tolist()` and
+    `.values_host` on a cuDF object.
+
+    A tensor lives on a device when it was created or moved with a device that is not a
+    literal `"cpu"` (`.to(device)`, `.cuda()`, `device=device`, including
+    `device = "cuda" if torch.cuda.is_available() else "cpu"`), or computed from one, or
+    returned by a model moved to one. `.to(x)` with an `x` of unknown type (a parameter
+    that may hold a device or a dtype) says nothing about where the result lives. NumPy's `.item()` and `.tolist()` are not transfers,
+    nor is cuDF's `.values` (a CuPy array, still on the device).
+
+    Not flagged: copies after the loop; copies under an `if` in the loop (logging every N
+    steps syncs only then); copies in a loop that runs another loop per iteration (an epoch
+    loop around a batch loop copies once per epoch, after the real work).
+
+    ## Why is this bad?
+    A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host
+    must wait until every queued kernel has finished, so one `.item()` per batch turns an
+    asynchronous pipeline into a lock-step one, and the GPU idles while Python prepares the
+    next step. Summing on the device and copying once after the loop keeps the queue full.
+
+    ## Fix safety
+    No automatic fix: where the value is needed on the host (a condition, a print) the copy
+    is the point, and only the author knows whether it can move after the loop. The
+    suggestion shows the usual rewrite: accumulate on the device (`total += loss.detach()`)
+    and call `.item()` once after the loop.
+    """
+
+    code = "GPU301"
+    name = "device-to-host-in-loop"
+    message = "copy from the device to the host inside a loop: each one waits for the device; keep values on the device and copy once after the loop"
+    nodes = (ast.Call, ast.Attribute)
+    fix = FixAvailability.DISPLAY
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = 0
+    for batch in batches:
+        scores = batch.to(device)
+        hits += (scores > 0).sum().item()
+    return hits
+''',
+            idiom='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = torch.zeros((), dtype=torch.int64, device=device)
+    for batch in batches:
+        scores = batch.to(device)
+        hits += (scores > 0).sum()
+    return hits.item()
+''',
+            requires=("torch",),
+            setup=_SETUP,
+            call="count_positive(batches)",
+        ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def predictions(model, batches):
+    model = model.to(device)
+    labels = []
+    for batch in batches:
+        labels.append(model(batch.to(device)).argmax(dim=1).cpu())
+    return torch.cat(labels).tolist()
+''',
+            idiom='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def predictions(model, batches):
+    model = model.to(device)
+    labels = []
+    for batch in batches:
+        labels.append(model(batch.to(device)).argmax(dim=1))
+    return torch.cat(labels).cpu().tolist()
+''',
+            requires=("torch",),
+            setup=(
+                "import torch\n"
+                "torch.manual_seed(0)\n"
+                "net = torch.nn.Linear(4, 3)\n"
+                "batches = [torch.from_numpy(rng.standard_normal((5, 4))).float() for _ in range(N)]\n"
+                "def predictions_or_empty(model, batches):\n"
+                "    return predictions(model, batches) if batches else []\n"
+            ),
+            call="predictions_or_empty(net, batches)",
+        ),
+        Example(
+            source='''\
+import cupy as cp
+
+
+def norms(rows):
+    return [float(cp.linalg.norm(row)) for row in cp.asarray(rows)]
+''',
+        ),
+        Example(
+            source='''\
+import cudf
+
+
+def daily_totals(days):
+    totals = []
+    for day in days:
+        frame = cudf.read_parquet(day)
+        totals.append(frame["amount"].sum())
+        frame.to_pandas().to_csv(day + ".csv")
+    return totals
+''',
+        ),
+        Example(
+            source='''\
+import torch
+
+
+def mean_losses(model, loader):
+    model = model.cuda()
+    losses = [float(model(x.cuda()).mean()) for x in loader]
+    return losses
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = torch.zeros((), device=device)
+    for batch in batches:
+        hits += (batch.to(device) > 0).sum()
+    return hits.item()
+'''),
+        Example('''\
+import numpy as np
+
+values = np.arange(10)
+for i in range(3):
+    print(values[i].item(), values.tolist())
+'''),
+        Example('''\
+import torch
+
+weights = torch.ones(3)
+for step in range(10):
+    print(weights.sum().item())
+'''),
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+for step, batch in enumerate(range(100)):
+    loss = model(torch.randn(2, 4, device=device)).mean()
+    if step % 10 == 0:
+        print(step, loss.item())
+'''),
+        Example('''\
+import torch
+
+for epoch in range(3):
+    total = torch.zeros((), device="cuda")
+    for batch in range(5):
+        total += torch.rand((), device="cuda")
+    print(epoch, total.item())
+'''),
+        Example('''\
+import cudf
+
+frame = cudf.read_csv("events.csv")
+for column in ["a", "b"]:
+    frame[column] = frame[column].values * 2
+print(frame.to_pandas())
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if not ctx.loops:
+            return
+        covered = self.__dict__.setdefault("covered", set())
+        trip = round_trip(node, ctx.env)
+        if trip is not None:  # GPU303 reports the whole round trip
+            covered.update(id(n) for n in trip.chain)
+            return
+        if id(node) in covered:
+            return
+        what = to_host(node, ctx.env)
+        if what is None or not _every_iteration(ctx):
+            return
+        ctx.report(node, f"{what} copies from the device to the host inside a loop: each copy waits for the device; "
+                         f"keep the values on the device and copy once after the loop")
+
+
+def _every_iteration(ctx: RuleContext) -> bool:
+    """The copy runs on every iteration of a loop that does not itself loop: not under an
+    `if` in the loop's body, not in an outer loop around a batch loop."""
+    loop = ctx.loops[-1]
+    if not isinstance(loop, _STATEMENT_LOOPS):
+        return True  # a comprehension's element or condition
+    try:
+        index = next(i for i, s in enumerate(ctx.statements) if s is loop)
+    except StopIteration:  # the test of a `while` loop
+        return True
+    # the innermost statement holds the copy; an `if` further out runs it only sometimes
+    if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
+        return False
+    return not any(isinstance(s, _STATEMENT_LOOPS) for s in _local_statements(loop.body))
+
+
+def _local_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body, nested blocks included, nested functions and classes not."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            for child in getattr(statement, name, ()) or ():
+                if isinstance(child, ast.stmt):
+                    stack.append(child)
+                elif hasattr(child, "body"):
+                    stack.extend(child.body)

@@ -1,0 +1,409 @@
+"""GPU302 host-to-device-in-loop."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from gpulint.astutil import walk_local
+from gpulint.engine import RuleContext
+from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
+from gpulint.registry import Example, FixAvailability, Rule
+
+from ._common import (
+    FRESH_METHODS,
+    HostToDevice,
+    LoopFacts,
+    base_name,
+    call_is_pure,
+    factory_move,
+    host_to_device,
+    loop_facts,
+    loop_parts,
+    reads_only,
+    round_trip,
+)
+
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+_SETUP = """\
+import torch
+batches = [torch.from_numpy(rng.standard_normal(3)) for _ in range(N)]
+weights = [0.5, 1.0, 2.0]
+"""
+
+
+@dataclass(frozen=True)
+class Hoist:
+    """How the fixer may move the copy above `loop`: the whole `statement` (`name = copy`,
+    shape "statement"), or the copy alone into a new name (shape "expression")."""
+
+    loop: ast.stmt
+    shape: str
+    statement: ast.stmt | None = None
+
+
+class HostToDeviceInLoop(Rule):
+    """
+    ## What it does
+    Flags a copy of loop-invariant data to the device inside a loop: `.to(device)` and
+    `.cuda()` (torch), `torch.tensor(x, device=device)`, `cupy.asarray(x)`,
+    `cudf.from_pandas(frame)`, where nothing the copied expression reads is assigned or
+    changed in the loop, and it computes nothing new (`torch.randn(...)` is not invariant).
+
+    A training loop's per-batch `x.to(device)` is what loops are for and is never flagged:
+    `x` changes every iteration. A factory moved to the device (`torch.zeros(n).to(device)`)
+    is GPU304 `tensor-created-on-host`, a round trip is GPU303 `device-round-trip`.
+
+    ## Why is this bad?
+    Every iteration copies the same bytes over the bus again (and allocates device memory for
+    them), although the first copy could be reused: the loop pays a transfer per step for
+    nothing, and a synchronous copy stalls the device's queue.
+
+    ## Fix safety
+    The fix moves the copy above the loop, as a statement of its own (`w_dev = w.to(device)`
+    moves as a whole; a copy inside an expression gets a new name). It is safe because it
+    applies only where the loop provably reuses the same value: the names the copy reads are
+    neither assigned nor changed in place in the loop (nor passed to anything that may
+    change them); the copy's result is only read (an operand, an argument of a torch
+    function), never changed in place or stored; the copy is not conditional (under an
+    `if`, `with` or `try` in the loop); and, for torch, the copied tensor is known not to
+    require grad (a `.to()` of a tensor that requires grad is part of each iteration's
+    autograd graph). The one difference: the copy is made once even when the loop body then
+    runs zero times. Other occurrences get a suggestion.
+    """
+
+    code = "GPU302"
+    name = "host-to-device-in-loop"
+    message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
+    nodes = (ast.Call,)
+    fix = FixAvailability.SAFE
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def weighted_sums(batches, weights):
+    w = torch.as_tensor(weights, dtype=torch.float64)
+    sums = []
+    for batch in batches:
+        w_device = w.to(device)
+        sums.append((batch.to(device) * w_device).sum())
+    return [s.item() for s in sums]
+''',
+            fixed='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def weighted_sums(batches, weights):
+    w = torch.as_tensor(weights, dtype=torch.float64)
+    sums = []
+    w_device = w.to(device)
+    for batch in batches:
+        sums.append((batch.to(device) * w_device).sum())
+    return [s.item() for s in sums]
+''',
+            requires=("torch",),
+            setup=_SETUP,
+            call="weighted_sums(batches, weights)",
+        ),
+        Example(
+            source='''\
+import torch
+import torch.nn.functional as F
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def batch_losses(logits, targets):
+    class_weights = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    losses = []
+    for scores, labels in zip(logits, targets):
+        # rare classes count more
+        loss = F.cross_entropy(scores.to(device), labels.to(device), weight=class_weights.to(device))
+        losses.append(loss)
+    return [loss.item() for loss in losses]
+''',
+            fixed='''\
+import torch
+import torch.nn.functional as F
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def batch_losses(logits, targets):
+    class_weights = torch.tensor([1.0, 2.0, 0.5], dtype=torch.float64)
+    losses = []
+    class_weights_device = class_weights.to(device)
+    for scores, labels in zip(logits, targets):
+        # rare classes count more
+        loss = F.cross_entropy(scores.to(device), labels.to(device), weight=class_weights_device)
+        losses.append(loss)
+    return [loss.item() for loss in losses]
+''',
+            requires=("torch",),
+            setup=(
+                "import torch\n"
+                "logits = [torch.from_numpy(rng.standard_normal((4, 3))) for _ in range(N)]\n"
+                "targets = [torch.from_numpy(rng.integers(0, 3, 4)) for _ in range(N)]\n"
+            ),
+            call="batch_losses(logits, targets)",
+        ),
+        Example(
+            source='''\
+import cupy as cp
+import numpy as np
+
+
+def scaled(chunks, scale: np.ndarray):
+    out = []
+    for chunk in chunks:
+        out.append(cp.asarray(chunk) * cp.asarray(scale))
+    return out
+''',
+            fixed='''\
+import cupy as cp
+import numpy as np
+
+
+def scaled(chunks, scale: np.ndarray):
+    out = []
+    scale_device = cp.asarray(scale)
+    for chunk in chunks:
+        out.append(cp.asarray(chunk) * scale_device)
+    return out
+''',
+            requires=("cupy",),
+            setup="chunks = [rng.standard_normal(4) for _ in range(N)]\nscale = rng.standard_normal(4)",
+            call="[c.get().tolist() for c in scaled(chunks, scale)]",
+        ),
+        Example(
+            source='''\
+import torch
+
+
+def train(model, loader, optimizer, mean):
+    for x, y in loader:
+        x = (x - mean.cuda()).cuda()
+        loss = model(x).sub(y.cuda()).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def train(model, loader, optimizer):
+    model = model.to(device)
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = torch.nn.functional.mse_loss(model(x), y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+for step in range(10):
+    noise = torch.randn(3).to(device)
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+buffer = torch.zeros(8)
+for step in range(10):
+    buffer.add_(1)
+    on_device = buffer.to(device)
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+weights = torch.ones(3)
+weights_device = weights.to(device)
+for step in range(10):
+    print(weights_device.sum())
+'''),
+        Example('''\
+import numpy as np
+import cupy as cp
+
+frames = [np.ones(4) for _ in range(3)]
+stacked = [cp.asarray(frame) for frame in frames]
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if not ctx.loops:
+            return
+        move = host_to_device(node, ctx.env)
+        if move is None or round_trip(node, ctx.env) is not None or factory_move(node, ctx.env) is not None:
+            return
+        names = reads_only(node, ctx.env)
+        if names is None:
+            return
+        if names & self._facts(ctx.loops[-1], ctx).varying:
+            return
+        ctx.report(node, context={"move": move, "hoist": self._hoist(node, move, names, ctx)})
+
+    def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:
+        cache = self.__dict__.setdefault("facts", {})
+        if id(loop) not in cache:
+            cache[id(loop)] = (loop, loop_facts(loop_parts(loop, ctx.statement), ctx.env))
+        return cache[id(loop)][1]
+
+    # -- what the fixer may do ----------------------------------------------------------
+    def _hoist(self, node: ast.Call, move: HostToDevice, names: set[str], ctx: RuleContext) -> Hoist | None:
+        loop = next((l for l in reversed(ctx.loops) if isinstance(l, _STATEMENT_LOOPS)), None)
+        if loop is None:
+            return None
+        index = next((i for i, s in enumerate(ctx.statements) if s is loop), None)
+        if index is None or index == len(ctx.statements) - 1:
+            return None  # in the loop's own header
+        inner = ctx.statements[index + 1 :]
+        if any(isinstance(s, (ast.If, ast.With, ast.AsyncWith, ast.Try)) or type(s).__name__ in ("Match", "TryStar")
+               for s in inner[:-1]):
+            return None  # runs only sometimes, or in a context the loop sets up
+        scope = next((s for s in reversed(ctx.statements[:index]) if isinstance(s, _SCOPES)), None)
+        if isinstance(scope, ast.ClassDef):
+            return None
+        facts = self._facts(loop, ctx)
+        if names & facts.varying or names & ctx.env.volatile:
+            return None
+        if move.library == "torch" and _is_move_method(node) and not _no_grad(move.moved, scope, ctx, 3):
+            return None
+        statement = inner[-1]
+        if len(inner) == 1 and _moves_whole_statement(statement, node, loop, facts, scope, ctx):
+            return Hoist(loop, "statement", statement)
+        if _only_read(node, statement, facts, ctx.env):
+            return Hoist(loop, "expression")
+        return None
+
+
+def _is_move_method(node: ast.Call) -> bool:
+    return isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
+
+
+def _moves_whole_statement(statement: ast.stmt, node: ast.Call, loop: ast.stmt, facts: LoopFacts,
+                           scope: ast.AST | None, ctx: RuleContext) -> bool:
+    """`name = copy` directly in the loop's body, `name` bound nowhere else in the loop,
+    never changed, not read before it in the loop nor anywhere outside the loop."""
+    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    if facts.bound.get(name) != 1 or name in facts.mutated or name in ctx.env.volatile:
+        return False
+    if len(loop.body) < 2:  # type: ignore[attr-defined]
+        return False
+    start = (statement.lineno, statement.col_offset)
+    in_loop = set(facts.parents) | {id(loop)}
+    for sub in ast.walk(loop):
+        if isinstance(sub, ast.Name) and sub.id == name and (sub.lineno, sub.col_offset) < start:
+            return False
+    outside = scope if scope is not None else ctx.tree
+    for sub in ast.walk(outside):
+        if id(sub) in in_loop:
+            continue
+        if isinstance(sub, ast.Name) and sub.id == name and not _inside(sub, loop):
+            return False
+    return True
+
+
+def _inside(node: ast.AST, loop: ast.stmt) -> bool:
+    return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) <= (  # type: ignore[attr-defined]
+        loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
+
+
+def _only_read(node: ast.Call, statement: ast.stmt, facts: LoopFacts, env: TypeEnv) -> bool:
+    """The copy's value is only read where it stands: an operand, an argument of a call that
+    changes nothing, the receiver of a method that makes a new value."""
+    parent = facts.parents.get(id(node))
+    ancestor = parent
+    while ancestor is not None and ancestor is not statement:
+        if isinstance(ancestor, (ast.IfExp, ast.BoolOp, ast.Lambda)):
+            return False  # evaluated only sometimes
+        ancestor = facts.parents.get(id(ancestor))
+    if isinstance(parent, (ast.BinOp, ast.Compare, ast.UnaryOp)):
+        return not isinstance(parent, ast.UnaryOp) or not isinstance(parent.op, ast.Not)
+    if isinstance(parent, ast.keyword):
+        if parent.arg is None or parent.arg == "out":
+            return False
+        parent = facts.parents.get(id(parent))
+    if isinstance(parent, ast.Call):
+        return parent.func is not node and call_is_pure(parent, env)
+    if isinstance(parent, ast.Attribute):
+        call = facts.parents.get(id(parent))
+        return isinstance(call, ast.Call) and call.func is parent and parent.attr in FRESH_METHODS
+    return False
+
+
+def _no_grad(value: ast.expr, scope: ast.AST | None, ctx: RuleContext, depth: int) -> bool:
+    """The value is known not to require grad: data from NumPy or literals, a torch factory
+    not asked for `requires_grad`, `.detach()`, or a name bound only to such values."""
+    if depth < 0:
+        return False
+    env = ctx.env
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return all(_no_grad(e, scope, ctx, depth - 1) for e in value.elts)
+    if isinstance(value, ast.Call):
+        name = env.qualname(value.func) or ""
+        if name.startswith("numpy."):
+            return True
+        if name.startswith("torch.") and name[6:] in TORCH_FACTORIES:
+            return not any(k.arg is None or k.arg == "requires_grad" for k in value.keywords)
+        if isinstance(value.func, ast.Attribute):
+            method = value.func.attr
+            if method == "detach":
+                return True
+            if method in ("to", "cuda", "float", "double", "half", "long", "int", "bool", "contiguous"):
+                return _no_grad(value.func.value, scope, ctx, depth - 1)
+        return False
+    if not isinstance(value, ast.Name):
+        return False
+    ty = env.type_of(value)
+    if ty is not None and (ty == Ty("array", "numpy") or ty.lib == "pandas"):
+        return True
+    name = value.id
+    if name in env.volatile:
+        return False
+    body: ast.AST = scope if scope is not None else ctx.tree
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if any(arg.arg == name for arg in ast.walk(scope.args) if isinstance(arg, ast.arg)):
+            return False
+        if not any(isinstance(s, ast.Name) and s.id == name and not isinstance(s.ctx, ast.Load)
+                   for s in ast.walk(scope)):
+            body = ast.Module(body=ctx.tree.body, type_ignores=[])  # a module-level name
+            scope = None
+    bindings = 0
+    for sub in (ast.walk(body) if scope is not None else walk_local([body])):
+        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load):
+            bindings += 1
+        elif isinstance(sub, ast.Attribute) and sub.attr in ("requires_grad", "requires_grad_") \
+                and base_name(sub) == name:
+            return False
+    assigned = [s for s in (ast.walk(body) if scope is not None else walk_local([body]))
+                if isinstance(s, (ast.Assign, ast.AnnAssign))
+                and any(isinstance(t, ast.Name) and t.id == name
+                        for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))]
+    if not assigned or len(assigned) != bindings:
+        return False  # bound some other way too (a loop, `with`, unpacking...)
+    return all(s.value is not None and _no_grad(s.value, scope, ctx, depth - 1) for s in assigned)

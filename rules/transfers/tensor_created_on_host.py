@@ -1,0 +1,146 @@
+"""GPU304 tensor-created-on-host."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint.engine import RuleContext
+from gpulint.registry import Example, FixAvailability, Rule
+
+from ._common import RANDOM_FACTORIES, factory_move, round_trip
+
+
+class TensorCreatedOnHost(Rule):
+    """
+    ## What it does
+    Flags a torch tensor made on the host by a factory and moved to a device straight away:
+    `torch.zeros/ones/empty/full/arange/linspace/logspace/eye/tensor/as_tensor(...)` and
+    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`.
+
+    A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
+    When the host data itself came from the device (`torch.tensor(t.cpu().numpy()).cuda()`)
+    GPU303 `device-round-trip` reports it instead.
+
+    ## Why is this bad?
+    The tensor is allocated and filled by the CPU, then copied over the bus, then the host
+    copy is thrown away: two allocations and a transfer where one allocation on the device,
+    filled by the device, would do. In a loop this is a host-to-device copy per iteration.
+
+    ## Fix safety
+    The fix passes the device to the factory: `torch.zeros(n).to(device)` becomes
+    `torch.zeros(n, device=device)`, `.cuda()` becomes `device="cuda"`. For deterministic
+    factories the result is the same tensor (same values, dtype and device), so the fix is
+    safe. It is unsafe for the random factories (`rand`, `randn`, `randint`, `randperm`):
+    on a GPU they draw from the device's generator instead of the CPU's, so the numbers
+    differ for the same seed and the CPU generator is no longer advanced. The fixer leaves
+    alone calls that pass more than the device to `.to()` (a dtype, `non_blocking=`),
+    `.cuda(index)`, and factories given `requires_grad=`, `out=` or `pin_memory=` (a
+    tensor made on the device is a leaf, one moved there is not).
+    """
+
+    code = "GPU304"
+    name = "tensor-created-on-host"
+    message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
+    nodes = (ast.Call,)
+    fix = FixAvailability.SAFE
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def positions(n):
+    return torch.arange(n).to(device) * 2
+''',
+            fixed='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def positions(n):
+    return torch.arange(n, device=device) * 2
+''',
+            requires=("torch",),
+            setup="import torch",
+            call="positions(N).tolist()",
+        ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def class_weights(counts):
+    weights = torch.tensor(counts, dtype=torch.float64).to(device)  # inverse frequency
+    return (weights.sum() / weights).tolist()
+''',
+            fixed='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def class_weights(counts):
+    weights = torch.tensor(counts, dtype=torch.float64, device=device)  # inverse frequency
+    return (weights.sum() / weights).tolist()
+''',
+            requires=("torch",),
+            setup="counts = [int(c) for c in rng.integers(1, 50, N)]",
+            call="class_weights(counts)",
+        ),
+        Example(
+            source='''\
+import torch
+
+
+def noise(shape, device):
+    return torch.randn(*shape).to(device=device)
+''',
+            fixed='''\
+import torch
+
+
+def noise(shape, device):
+    return torch.randn(*shape, device=device)
+''',
+            requires=("torch",),
+            setup="import torch\nshape = (N, 3)",
+            call="(torch.manual_seed(0), noise(shape, 'cpu').tolist())[1]",
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+zeros = torch.zeros(3, device=device)
+'''),
+        Example('''\
+import torch
+
+on_host = torch.zeros(3).to("cpu")
+half = torch.zeros(3).to(torch.float16)
+'''),
+        Example('''\
+import torch
+
+def moved(t, device):
+    return torch.as_tensor(t).to(device=device)
+'''),
+        Example('''\
+import torch
+
+buffer = torch.empty(1024, pin_memory=True)
+'''),
+    )
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        move = factory_move(node, ctx.env)
+        if move is None or round_trip(node, ctx.env) is not None:
+            return
+        ctx.report(node, context={"move": move, "random": move.name in RANDOM_FACTORIES})

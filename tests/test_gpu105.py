@@ -1,0 +1,218 @@
+"""GPU105 elementwise-apply: which functions have a vectorized form, the rewrites, and
+why none of them is safe."""
+
+from __future__ import annotations
+
+import ast
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEADER = "import numpy as np\nimport pandas as pd\n\nframe = pd.read_csv('data.csv')\ns = frame['a']\n"
+
+
+def _findings(source: str) -> list:
+    return [d for d in lint_source(source) if d.code == "GPU105"]
+
+
+def _fixed(source: str) -> str:
+    fixed = fix_text(source, unsafe_fixes=True)
+    ast.parse(fixed)
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+    return fixed
+
+
+@pytest.mark.parametrize(("call", "rewrite"), [
+    ("s.apply(abs)", "s.abs()"),
+    ("s.map(float)", "s.astype(float)"),
+    ("s.apply(int)", "s.astype(int)"),
+    ("s.apply(bool)", "s.astype(bool)"),
+    ("s.apply(round)", "s.round()"),
+    ("s.apply(len)", "s.str.len()"),
+    ("s.apply(str.lower)", "s.str.lower()"),
+    ("s.map(str.isdigit, na_action='ignore')", "s.str.isdigit()"),
+    ("s.apply(func=str.title)", "s.str.title()"),
+    ("s.map(arg=lambda x: x * 2)", "s * 2"),
+    ("s.apply(lambda x: x * 2 + 1)", "s * 2 + 1"),
+    ("s.apply(lambda x: -x ** 2)", "-s ** 2"),
+    ("s.apply(lambda x: x > 3)", "s > 3"),
+    ("s.apply(lambda x: abs(x - 1))", "abs(s - 1)"),
+    ("s.apply(lambda x: float(x) / 2)", "s.astype(float) / 2"),
+    ("s.apply(lambda x: len(x.strip()))", "s.str.strip().str.len()"),
+    ("s.apply(lambda x: x.strip('-').upper())", "s.str.strip('-').str.upper()"),
+    ("s.apply(lambda x: (x + '!').lower())", "(s + '!').str.lower()"),
+    ("s.apply(lambda lower: lower.lower())", "s.str.lower()"),
+    ("frame['a'].apply(lambda x: x * rate)", "frame['a'] * rate"),
+    ("frame.map(abs)", "frame.abs()"),
+    ("frame.applymap(lambda v: v * 10)", "frame * 10"),
+    ("frame.map(float)", "frame.astype(float)"),
+])
+def test_rewrites(call, rewrite):
+    source = HEADER + f"rate = 0.2\nresult = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert _fixed(source) == HEADER + f"rate = 0.2\nresult = {rewrite}\n"
+
+
+@pytest.mark.parametrize(("statement", "rewrite"), [
+    ("total = s.apply(lambda x: x * 2).sum()", "total = (s * 2).sum()"),
+    ("total = 1 - s.map(lambda x: x + 1)", "total = 1 - (s + 1)"),
+    ("total = (s + s).apply(lambda x: x * 2)", "total = (s + s) * 2"),
+    ("total = s.apply(lambda x: x * 2)[0]", "total = (s * 2)[0]"),
+    ("print(s.apply(lambda x: x * 2))", "print(s * 2)"),
+    ("total = s.apply(abs).sum()", "total = s.abs().sum()"),
+])
+def test_rewrites_keep_their_precedence(statement, rewrite):
+    assert _fixed(HEADER + statement + "\n") == HEADER + rewrite + "\n"
+
+
+@pytest.mark.parametrize("call", [
+    "s.apply(str)",  # astype(str) keeps missing values missing
+    "s.apply(lambda x: round(x, 2))",  # NumPy rounds through a scaled float
+    "s.apply(lambda x: 1 if x > 0 else 0)",  # np.where returns an array
+    "s.apply(lambda x: x * 2, args=())",
+    "s.apply(lambda x: x * 2, convert_dtype=False)",
+    "frame['a'].fillna(0).apply(lambda x: x * x)",  # the receiver would be computed twice
+    "frame.map(str.lower)",  # a DataFrame has no `.str`
+    "frame.map(len)",
+    "frame.map(lambda v: v.strip())",
+    "s.apply(\n    lambda x: x * 2,  # doubled\n)",
+])
+def test_declined_rewrites_get_a_suggestion(call):
+    source = HEADER + f"result = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and finding.fix.edits == ()
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize("call", [
+    "s.apply(np.sqrt)",  # pandas hands a ufunc the whole column
+    "s.apply('sum')",
+    "s.map({1: 'one'})",
+    "s.map(other)",  # a Series: a lookup
+    "s.apply(parse)",
+    "s.apply(lambda x: parse(x))",
+    "s.apply(lambda x: x.split(','))",
+    "s.apply(lambda x: x * weights)",  # an array per element
+    "s.apply(lambda x: 2)",  # does not use the element
+    "s.apply(lambda x, y: x + y)",
+    "s.apply(lambda *xs: xs)",
+    "s.apply(lambda x: x * 2, by_row=False)",
+    "frame.apply(abs)",  # column-wise
+    "frame.apply(lambda column: column * 2)",
+    "frame.groupby('k').apply(lambda g: g * 2)",
+    "items.map(abs)",
+])
+def test_not_flagged(call):
+    source = HEADER + ("other = pd.Series([1])\nweights = np.ones(3)\nitems = [1, 2]\n\n\ndef parse(x):\n"
+                       "    return x\n\n\n") + f"result = {call}\n"
+    assert _findings(source) == []
+
+
+def test_shadowed_builtins_are_not_builtins():
+    source = HEADER + "\n\ndef len(x):\n    return 1\n\n\nresult = s.apply(len)\n"
+    assert _findings(source) == []
+
+
+@pytest.mark.parametrize(("setup", "expected"), [
+    ("import cudf\nframe = cudf.read_csv('a.csv')\n", {"GPU104": 0, "GPU105": 0}),
+    ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", {"GPU104": 1, "GPU105": 1}),
+    ("import modin.pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
+    ("import pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
+], ids=["cudf", "dask", "modin", "pandas"])
+def test_cudf_udfs_are_compiled_and_dask_still_loops(setup, expected):
+    source = setup + ("rows = frame.apply(lambda r: r['a'] + r['b'], axis=1)\n"
+                      "elements = frame['a'].apply(lambda x: x * 2)\n")
+    codes = [d.code for d in lint_source(source)]
+    assert {code: codes.count(code) for code in expected} == expected
+
+
+def test_dask_gets_a_suggestion_only():
+    source = "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\nout = frame['a'].apply(abs, meta=('a', 'f8'))\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY
+
+
+# -- executed: the rewrite gives the original's values wherever the original returns -----------
+
+COLUMNS = {
+    "numbers": "pd.Series(rng.normal(size=N) * 10, index=pd.RangeIndex(N) * 2, name='v')",
+    "ints": "pd.Series(rng.integers(-5, 5, N), name='v')",
+    "numbers-with-nan": "pd.Series(rng.normal(size=N)).where(rng.uniform(size=N) > 0.3)",
+    "strings": "pd.Series(rng.choice([' Ab ', 'cD', 'ß', 'İx', '12'], N))",
+    "object-strings": "pd.Series(rng.choice([' Ab ', 'cD', '12'], N), dtype=object)",
+    "category": "pd.Series(rng.choice(['Ab', 'cD'], N), dtype='category')",
+    "strings-with-none": "pd.Series(rng.choice(['Ab', 'cD'], N), dtype=object).where(rng.uniform(size=N) > 0.3, None)",
+}
+CALLS = [
+    "s.apply(abs)", "s.map(float)", "s.apply(round)", "s.apply(lambda x: x * 3 - 1)", "s.apply(lambda x: x >= 0)",
+    "s.apply(str.lower)", "s.apply(str.upper)", "s.map(str.isdigit, na_action='ignore')",
+    "s.apply(lambda x: x.strip().lower())", "s.apply(len)", "s.map(str.strip, na_action='ignore')",
+]
+
+
+@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize("column", list(COLUMNS))
+def test_rewrite_has_the_same_values_where_the_original_returns(column, call):
+    source = f"import pandas as pd\n\n\ndef run(s: pd.Series):\n    return {call}\n"
+    fixed = _fixed(source)
+    assert fixed != source
+    setup = f"s = {COLUMNS[column]}"
+    for n in (1, 7, 100):
+        try:
+            before = run_example(setup, source, "run(s)", n=n)
+        except (TypeError, ValueError, AttributeError):
+            continue  # the element function refuses this column: nothing to preserve
+        try:
+            after = run_example(setup, fixed, "run(s)", n=n)
+        except AttributeError:
+            # documented: a non-string column with no value to call the function on
+            # (`na_action="ignore"` skipped them all) has no `.str` accessor
+            assert before.isna().all() and "str" in fixed, before
+            continue
+        assert_same_result(_plain(before), _plain(after), strict=False)
+
+
+def _plain(result: pd.Series) -> pd.Series:
+    """Values as Python objects, every missing value as None: the dtype (`str`, `object`,
+    `category`) and the spelling of a missing value (NaN, None) are what the unsafe fix
+    may change."""
+    values = result.astype(object)
+    return values.where(values.notna(), None)
+
+
+def test_str_accessor_is_not_identical_to_the_str_method():
+    """Why no GPU105 fix is safe: on an object column the element-wise call returns pandas'
+    string dtype where the accessor keeps `object`, and on an empty float column the
+    accessor raises where `apply` returns the column."""
+    strings = pd.Series(["Ab", "cD"], dtype=object)
+    assert strings.apply(str.lower).dtype != strings.str.lower().dtype  # noqa: GPU105
+    empty = pd.Series([], dtype=float)
+    assert empty.apply(str.lower).dtype == np.float64  # noqa: GPU105
+    with pytest.raises(AttributeError):
+        empty.str.lower()
+
+
+#: Odd but valid code, and how many GPU105 findings each holds.
+ODD_CODE = {
+    "star-target": ("for *rest, last in [[1, 2]]:\n    out = s.apply(lambda x: x * last)\n", 1),
+    "walrus": ("if (t := s.apply(abs)) is not None:\n    print(t)\n", 1),
+    "walrus-in-lambda": ("out = s.apply(lambda x: (y := x * 2))\n", 0),
+    "nested-def-in-loop": ("for i in range(2):\n    def f():\n        return s.apply(str.lower)\n", 1),
+    "class-in-loop": ("for i in range(2):\n    class C:\n        out = s.apply(abs)\n", 1),
+    "async-for": ("async def go(items):\n    async for item in items:\n        print(s.apply(abs))\n", 1),
+    "loop-else": ("for i in range(2):\n    pass\nelse:\n    out = s.apply(abs)\n", 1),
+    "match": ("match s.apply(abs):\n    case object():\n        pass\n", 1),
+}
+
+
+@pytest.mark.parametrize(("body", "count"), list(ODD_CODE.values()), ids=list(ODD_CODE))
+def test_odd_but_valid_code_is_handled(body, count):
+    source = HEADER + body
+    assert len(_findings(source)) == count
+    _fixed(source)

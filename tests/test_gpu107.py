@@ -1,0 +1,159 @@
+"""GPU107 chained-assignment: the shapes, the rewrites, and what the rewrite changes on
+purpose (the write takes effect), checked against the result computed independently."""
+
+from __future__ import annotations
+
+import ast
+import warnings
+
+import pandas as pd
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEADER = "import pandas as pd\n\nframe = pd.read_csv('data.csv')\nmask = frame['a'] > 0\nrows = [1, 2]\n"
+
+
+def _findings(source: str) -> list:
+    return [d for d in lint_source(source) if d.code == "GPU107"]
+
+
+def _fixed(source: str) -> str:
+    fixed = fix_text(source, unsafe_fixes=True)
+    ast.parse(fixed)
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+    return fixed
+
+
+REWRITES = [
+    ("frame['a'][3] = 1.0", "frame.loc[3, 'a'] = 1.0"),
+    ("frame['a'][frame['b'] > 2] = 0.0", "frame.loc[frame['b'] > 2, 'a'] = 0.0"),
+    ("frame['a'][mask] = -frame['a']", "frame.loc[mask, 'a'] = -frame['a']"),
+    ("frame['a'].loc[3] = 1.0", "frame.loc[3, 'a'] = 1.0"),
+    ("frame['a'].at[3] = 1.0", "frame.at[3, 'a'] = 1.0"),
+    ("frame.loc[3]['a'] = 1.0", "frame.loc[3, 'a'] = 1.0"),
+    ("frame.loc[2:4]['a'] = 1.0", "frame.loc[2:4, 'a'] = 1.0"),
+    ("frame.loc[mask]['a'] = 1.0", "frame.loc[mask, 'a'] = 1.0"),
+    ("frame.loc[3][['a', 'b']] = 1.0", "frame.loc[3, ['a', 'b']] = 1.0"),
+    ("frame[frame['b'] > 2]['a'] = 0.0", "frame.loc[frame['b'] > 2, 'a'] = 0.0"),
+    ("frame[mask]['a'] += 1", "frame.loc[mask, 'a'] += 1"),
+    ("frame['a'][3] *= 2", "frame.loc[3, 'a'] *= 2"),
+    ("total = frame['a'][3] = 1.0", "total = frame.loc[3, 'a'] = 1.0"),
+    ("frame['a'][3] = (  # reset\n    1.0\n)", "frame.loc[3, 'a'] = (  # reset\n    1.0\n)"),
+]
+
+
+@pytest.mark.parametrize(("statement", "rewrite"), REWRITES)
+def test_rewrites(statement, rewrite):
+    source = HEADER + statement + "\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert _fixed(source) == HEADER + rewrite + "\n"
+
+
+@pytest.mark.parametrize("statement", [
+    "frame['a'].iloc[0] = 1.0",  # positions: the column's position is needed
+    "frame['a'].iat[0] = 1.0",
+    "frame.iloc[0]['a'] = 1.0",
+    "frame['a'][0:2] = 1.0",  # a positional slice on a Series, label-based in `.loc`
+    "frame['a'][1, 2] = 1.0",  # a tuple would merge into `.loc`'s pair
+    "frame[['a', 'b']]['a'] = 1.0",  # a copy of some columns
+    "frame['a'][  # the fourth row\n    3] = 1.0",
+])
+def test_declined_rewrites_get_a_suggestion(statement):
+    source = HEADER + statement + "\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and finding.fix.edits == ()
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize("statement", [
+    "frame.loc[3, 'a'] = 1.0",
+    "frame.at[3, 'a'] = 1.0",
+    "frame['a'] = 1.0",
+    "frame[mask] = 0.0",
+    "column = frame['a']\ncolumn[3] = 1.0",  # a name: not chained (a copy under copy-on-write, but said so)
+    "table = {'a': [1, 2]}\ntable['a'][0] = 3",
+    "grid = [[0, 0]]\ngrid[0][1] = 1",
+    "print(frame['a'][3])",  # a read
+    "frame.loc[frame['a'][3]] = 1.0",  # a read inside the key
+    "frame[frame.columns[0]][3] = 1.0",  # column label unknown: may select several
+])
+def test_not_flagged(statement):
+    assert _findings(HEADER + statement + "\n") == []
+
+
+@pytest.mark.parametrize(("imports", "count"), [
+    ("import cudf\nframe = cudf.read_csv('a.csv')\n", 0),
+    ("import dask.dataframe as dd\nframe = dd.read_csv('a.csv')\n", 0),
+    ("import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n", 1),
+    ("def f(frame):\n    pass\n", 0),
+])
+def test_only_copy_on_write_frames(imports, count):
+    assert len(_findings(imports + "frame['a'][0] = 1\n")) == count
+
+
+# -- the rewrite makes the write take effect: checked against the intended result ---------------
+
+SETUP = ("frame = pd.DataFrame({'a': rng.normal(size=N), 'b': rng.integers(0, 5, N)}, "
+         "index=pd.RangeIndex(N) + 10)\nmask = frame['b'] > 2\n")
+#: statement, and the intended frame computed without indexing assignments
+INTENDED = [
+    ("frame['a'][mask] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
+    ("frame.loc[mask]['a'] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
+    ("frame[mask]['a'] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
+    ("frame[frame['a'] < 0]['b'] += 10", "frame.assign(b=frame['b'] + 10 * (frame['a'] < 0))"),
+    ("for label in frame.index[::2]:\n    frame['b'][label] = -1",
+     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
+    ("for label in frame.index[::2]:\n    frame['b'].loc[label] = -1",
+     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
+    ("for label in frame.index[::2]:\n    frame.loc[label]['b'] = -1",
+     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
+    ("for label in frame.index[:3]:\n    frame['a'].at[label] = 1.5",
+     "frame.assign(a=frame['a'].where(pd.Series(range(len(frame)), index=frame.index) >= 3, 1.5))"),
+]
+
+
+@pytest.mark.parametrize(("statement", "intended"), INTENDED)
+def test_the_rewrite_computes_what_the_chained_write_meant(statement, intended):
+    # bare annotations: the evidence for the linter, nothing at run time (setup binds them)
+    source = "import pandas as pd\n\nframe: pd.DataFrame\nmask: pd.Series\n" + statement + "\n"
+    fixed = _fixed(source)
+    assert fixed != source
+    for n in (0, 1, 8, 60):
+        expected = run_example(SETUP, "", intended, n=n)
+        untouched = run_example(SETUP, "", "frame.copy()", n=n)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            before = run_example(SETUP, source, "frame", n=n)
+        after = run_example(SETUP, fixed, "frame", n=n)
+        # under copy-on-write the original writes into a copy: the frame is as it was, and
+        # pandas says so (when a row is written at all)
+        pd.testing.assert_frame_equal(before, untouched)
+        if not expected.equals(untouched):
+            assert any(w.category.__name__ == "ChainedAssignmentError" for w in caught)
+        assert_same_result(expected, after, strict=True)
+
+
+#: Odd but valid code, and how many GPU107 findings each holds.
+ODD_CODE = {
+    "star-target": ("for *rest, last in [[1, 2]]:\n    frame['a'][last] = 0\n", 1),
+    "walrus-key": ("frame['a'][(k := 3)] = 0\n", 1),
+    "starred-assign": ("*heads, frame['a'][0] = [1, 2]\n", 0),
+    "tuple-assign": ("frame['a'][0], frame['b'][0] = 1, 2\n", 0),
+    "chained-targets": ("frame['a'][0] = frame['b'][0] = 1\n", 2),
+    "nested-def-in-loop": ("for i in range(2):\n    def f():\n        frame['a'][i] = 0\n", 1),
+    "class-in-loop": ("for i in range(2):\n    class C:\n        frame['a'][0] = 1\n", 1),
+    "async-for": ("async def go(items):\n    async for item in items:\n        frame['a'][item] = 0\n", 1),
+    "loop-else": ("for i in range(2):\n    pass\nelse:\n    frame['a'][0] = 1\n", 1),
+    "match": ("match rows:\n    case [first, *_]:\n        frame['a'][first] = 1\n", 1),
+}
+
+
+@pytest.mark.parametrize(("body", "count"), list(ODD_CODE.values()), ids=list(ODD_CODE))
+def test_odd_but_valid_code_is_handled(body, count):
+    source = HEADER + body
+    assert len(_findings(source)) == count
+    _fixed(source)

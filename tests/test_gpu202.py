@@ -1,0 +1,172 @@
+"""GPU202 array-grown-in-loop: which growth loops are rewritten, and why the one
+concatenation equals the chain (dtype, shape and values, zero iterations included)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+NUMERIC = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+           np.float16, np.float32, np.float64, np.complex64, np.complex128, np.longdouble]
+
+
+def _only(source: str):
+    found = [d for d in lint_source(source) if d.code == "GPU202"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+# -- the claim behind "safe": one call on the list equals the chain of calls -------------------
+
+def _outcome(make):
+    try:
+        result = make()
+    except Exception as error:  # both sides must fail alike
+        return type(error).__name__
+    return result.dtype, result.shape
+
+
+@pytest.mark.parametrize("grower", ["append", "concatenate", "vstack", "hstack"])
+def test_numpy_chain_equals_one_call_for_every_numeric_dtype_mix(grower):
+    starts = {"append": lambda: np.array([]), "concatenate": lambda: np.empty(0),
+              "vstack": lambda: np.empty((0, 2)), "hstack": lambda: np.zeros(0)}
+    shapes = {"append": (2,), "concatenate": (2,), "vstack": (1, 2), "hstack": (2,)}
+
+    def step(acc, piece):
+        if grower == "append":
+            return np.append(acc, piece)
+        return getattr(np, grower)([acc, piece])
+
+    def once(parts):
+        if grower == "append":
+            return np.concatenate(parts, axis=None)
+        return getattr(np, grower)(parts)
+
+    # Python scalars are converted differently by `np.append` (as arrays) and by the
+    # stacking functions (as weak scalars): both must agree with the one call.
+    kinds = NUMERIC + ([True, 1, 1.0, 1j] if grower in ("append", "hstack") else [])
+    for count in range(0, 3):
+        for dtypes in itertools.product(kinds, repeat=count):
+            pieces = [d if not isinstance(d, type) else np.ones(shapes[grower], dtype=d) for d in dtypes]
+
+            def chain():
+                acc = starts[grower]()
+                for piece in pieces:
+                    acc = step(acc, piece)
+                return acc
+
+            assert _outcome(chain) == _outcome(lambda: once([starts[grower](), *pieces])), dtypes
+
+
+def test_torch_chain_equals_one_call_for_every_numeric_dtype_mix():
+    torch = pytest.importorskip("torch")
+    dtypes = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+              torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128]
+    for count in range(0, 3):
+        for chosen in itertools.product(dtypes, repeat=count):
+            pieces = [torch.ones(1, 3, dtype=d) for d in chosen]
+
+            def chain():
+                acc = torch.empty(0, 3)
+                for piece in pieces:
+                    acc = torch.cat([acc, piece], dim=0)
+                return acc
+
+            assert _outcome(chain) == _outcome(lambda: torch.cat([torch.empty(0, 3), *pieces], dim=0)), chosen
+
+
+# -- what is rewritten, and how ------------------------------------------------------------------
+
+LOOP = "import numpy as np\n\ndef f(xs):\n    acc = {start}\n    for x in xs:\n        acc = {grow}\n    return acc\n"
+
+
+@pytest.mark.parametrize(("start", "grow", "level"), [
+    ("np.array([])", "np.append(acc, x)", Applicability.SAFE),
+    ("np.zeros(0)", "np.concatenate([acc, [x, x]])", Applicability.SAFE),
+    ("np.empty((0, 2))", "np.concatenate([acc, [[x, x]]], axis=0)", Applicability.SAFE),
+    ("np.empty((2, 0))", "np.concatenate((acc, [[x], [x]]), axis=1)", Applicability.SAFE),
+    ("np.zeros(0)", "np.hstack([acc, x, x + 1])", Applicability.SAFE),
+    ("np.array([], dtype=np.int32)", "np.append(acc, x)", Applicability.UNSAFE),
+])
+def test_rewritten_loops_compute_the_same_array(start, grow, level):
+    source = LOOP.format(start=start, grow=grow)
+    assert _only(source).fix.applicability is level
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "parts = [acc]" in fixed and "for x in xs:\n        parts." in fixed
+    for n in (0, 1, 5):
+        before = run_example("xs = list(range(N))", source, "f(xs)", n=n)
+        after = run_example("xs = list(range(N))", fixed, "f(xs)", n=n)
+        # unsafe: one concatenation treats a Python scalar as weakly typed, `np.append` not
+        assert_same_result(before, after, strict=level is Applicability.SAFE)
+
+
+def test_from_import_gets_numpy_for_the_one_call():
+    source = ("from numpy import append, zeros\n\nacc = zeros(0)\nfor x in range(3):\n    acc = append(acc, x)\n")
+    fixed = fix_text(source)
+    assert "import numpy as np" in fixed and "acc = np.concatenate(parts, axis=None)" in fixed
+    assert run_example("", source, "acc").tolist() == run_example("", fixed, "acc").tolist()
+
+
+@pytest.mark.parametrize(("start", "grow"), [
+    ("np.asarray(seed)", "np.append(acc, x)"),  # shape unknown: zero iterations would flatten
+    ("np.zeros(0)", "np.vstack([acc, [x]])"),  # 1-D start: vstack([start]) is 2-D
+    ("np.zeros(0)", "np.append(x, acc)"),  # prepending
+    ("np.zeros(0)", "np.stack([acc, x])"),  # stacking adds a dimension each time
+    ("np.zeros(0)", "np.concatenate([acc, x], axis=1)"),  # axis beyond the start's dimensions
+    ("np.zeros(0)", "np.concatenate([acc, x], dtype=int)"),  # options the check does not cover
+    ("np.zeros(shape)", "np.append(acc, x)"),  # the shape may be a tuple
+    ("[]", "np.append(acc, x)"),  # starts as a list
+])
+def test_shapes_that_only_get_a_suggestion(start, grow):
+    source = LOOP.format(start=start, grow=grow)
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize("body", [
+    "    acc = np.zeros(0)\n    for x in xs:\n        acc = np.append(acc, x)\n        print(acc)\n    return acc\n",
+    "    acc = np.zeros(0)\n    for x in xs:\n        if x:\n            return acc\n        acc = np.append(acc, x)\n",
+    "    acc = np.zeros(0)\n    try:\n        for x in xs:\n            acc = np.append(acc, x)\n"
+    "    except ValueError:\n        pass\n    return acc\n",
+    "    acc = np.zeros(0)\n    show = lambda: acc\n    for x in xs:\n        acc = np.append(acc, x)\n    return acc\n",
+    "    acc = np.zeros(0)\n    for x in xs:\n        acc = np.append(acc, x)\n    else:\n        print(acc)\n",
+    "    acc = np.zeros(0)\n    while acc.size < 3:\n        acc = np.append(acc, 1.0)\n    return acc\n",
+])
+def test_loops_that_expose_the_partial_array_are_not_rewritten(body):
+    source = "import numpy as np\n\ndef f(xs):\n" + body
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_global_name_is_not_rewritten():
+    source = ("import numpy as np\nacc = np.zeros(0)\n\ndef grow(xs):\n    global acc\n    for x in xs:\n"
+              "        acc = np.append(acc, x)\n")
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+
+
+def test_nested_loops_collect_into_one_list():
+    source = ("import numpy as np\n\ndef f(grid):\n    acc = np.array([])\n    for row in grid:\n"
+              "        for x in row:\n            acc = np.append(acc, x * 2)\n    return acc\n")
+    fixed = fix_text(source)
+    assert fixed.count("parts") == 3 and fixed.index("parts = [acc]") < fixed.index("for row in grid")
+    setup = "grid = [list(range(k)) for k in range(N)]"
+    for n in (0, 4):
+        assert_same_result(run_example(setup, source, "f(grid)", n=n), run_example(setup, fixed, "f(grid)", n=n),
+                           strict=True)
+
+
+def test_cupy_growth_gets_a_suggestion():
+    source = "import cupy as cp\n\nacc = cp.zeros(0)\nfor x in range(3):\n    acc = cp.append(acc, x)\n"
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+
+
+def test_growing_another_name_or_a_local_function_is_not_flagged():
+    source = ("import numpy as np\n\ndef append(a, b):\n    return a\n\nacc = np.zeros(0)\n"
+              "for x in range(3):\n    acc = append(acc, x)\n    other = np.append(acc, x)\n")
+    assert [d for d in lint_source(source) if d.code == "GPU202"] == []

@@ -1,0 +1,131 @@
+"""GPU301 device-to-host-in-loop, and the evidence of where torch/CuPy/cuDF values live."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+from gpulint.evidence import Ty
+
+from .test_evidence import probe
+
+TORCH = 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n'
+
+
+def _codes(source: str, code: str = "GPU301") -> list[int]:
+    return [d.start.line for d in lint_source(textwrap.dedent(source)) if d.code == code]
+
+
+# -- evidence: where a value lives ---------------------------------------------------------
+
+@pytest.mark.parametrize(("setup", "expression", "expected"), [
+    ('d = "cuda" if torch.cuda.is_available() else "cpu"', "d", Ty("device", "torch", "device")),
+    ('d = torch.device("cpu")', "d", Ty("device", "torch", "host")),
+    ('d = "cpu"', "torch.zeros(2).to(d)", Ty("tensor", "torch", "host")),
+    ("", 'torch.zeros(2, device="cuda:1")', Ty("tensor", "torch", "device")),
+    ("", "torch.zeros(2)", Ty("tensor", "torch", "host")),
+    ("", "torch.zeros(2).cuda().cpu()", Ty("tensor", "torch", "host")),
+    ("t = torch.ones(2).cuda()", "t.to(torch.float16)", Ty("tensor", "torch", "device")),
+    ("t = torch.ones(2).cuda()", "t.to(dtype)", Ty("tensor", "torch", "")),  # a device or a dtype?
+    ("t = torch.ones(2).cuda()", "(t * 2 + 1).sum()", Ty("tensor", "torch", "device")),
+    ("t = torch.ones(2).cuda()", "t.numpy()", Ty("array", "numpy")),
+    ("", "batch.to('cuda')", Ty("placed", "torch", "device")),
+    ("", "batch.to(unknown)", None),
+    ("class Net(nn.Module):\n    pass\nm = Net().to('cuda')", "m(x)", Ty("output", "torch", "device")),
+    ("class Net(nn.Module):\n    pass\nm = Net()", "m", Ty("model", "torch", "")),
+    ("class Plain:\n    pass\nm = Plain()", "m", Ty("other")),
+    ("loss_fn = nn.MSELoss()", "loss_fn(batch.cuda(), y)", Ty("output", "torch", "device")),
+    ("out = batch.cuda()", "F.relu(out)", Ty("tensor", "torch", "device")),
+    ("m = nn.Linear(2, 2).cuda()", "m(x).logits", Ty("output", "torch", "device")),
+    ("m = nn.Linear(2, 2).cuda()", "m.training", Ty("other")),
+    ("def f(t: torch.Tensor):\n    return t", "torch.as_tensor(t)", Ty("tensor", "torch", "")),
+])
+def test_torch_placement(setup, expression, expected):
+    source = TORCH + setup + f"\nprobe({expression})\n"
+    assert probe(source)[-1] == expected
+
+
+@pytest.mark.parametrize(("setup", "expression", "expected"), [
+    ("import cupy as cp\na = cp.arange(3)", "a.sum()", Ty("array", "cupy")),
+    ("import cupy as cp\na = cp.arange(3)", "a[0]", Ty("array", "cupy")),
+    ("import cupy as cp\na = cp.arange(3)", "cp.asnumpy(a)", Ty("array", "numpy")),
+    ("import cupy as cp\na = cp.arange(3)", "a.get()", Ty("array", "numpy")),
+    ("import cudf\ng = cudf.read_csv('a')", "g.to_numpy()", Ty("array", "numpy")),
+    ("import cudf\ng = cudf.read_csv('a')", "g.values", Ty("array", "cupy")),
+    ("import cudf\ng = cudf.read_csv('a')", "g['a'].values_host", Ty("array", "numpy")),
+    ("import cudf\ng = cudf.read_csv('a')", "g.to_cupy()", Ty("array", "cupy")),
+])
+def test_cupy_and_cudf_evidence(setup, expression, expected):
+    assert probe(setup + f"\nprobe({expression})\n")[-1] == expected
+
+
+def test_iterating_a_device_tensor_yields_device_rows_and_branches_join():
+    seen = probe(TORCH + textwrap.dedent("""\
+        for row in torch.ones(3, 2, device="cuda"):
+            probe(row)
+        if flag:
+            d = "cuda"
+        else:
+            d = "cpu"
+        probe(d)
+        t = torch.zeros(2)
+        t += 1
+        probe(t)
+        """))
+    assert seen == [Ty("tensor", "torch", "device"), Ty("device", "torch", "device"), Ty("tensor", "torch", "host")]
+
+
+# -- the rule --------------------------------------------------------------------------------
+
+LOOP = TORCH + 'device = "cuda"\nfor batch in batches:\n    t = batch.to(device)\n'
+
+
+@pytest.mark.parametrize("line", [
+    "    print(t.sum().item())",
+    "    values = t.cpu()",
+    "    values = t.tolist()",
+    "    values = float(t.mean())",
+    '    values = t.to("cpu")',
+    "    values = [x.item() for x in t.float()]",  # rows of a tensor (not of a batch: `t` may be one)
+])
+def test_copies_in_a_loop_are_flagged(line):
+    assert _codes(LOOP + line + "\n") == [8]
+
+
+@pytest.mark.parametrize("line", [
+    "    values = t.sum()",  # stays on the device
+    "    values = t.shape",
+    "    if t.numel() > 3:\n        print(t.cpu())",  # under an `if`
+    "    for part in t.split(2):\n        pass\n    print(t.cpu())",  # an outer loop
+    '    values = torch.ones(3).to("cpu").item()',  # host tensor
+])
+def test_copies_that_are_not_per_iteration_or_not_from_the_device(line):
+    assert _codes(LOOP + line + "\n") == []
+
+
+def test_unknown_devices_and_numpy_stay_silent():
+    source = """\
+        import numpy as np
+        import torch
+
+        def f(batches, device):
+            for b in batches:
+                x = b.to(device)          # `device` may be a dtype: unknown placement
+                print(x.item(), np.ones(3).tolist())
+        """
+    assert _codes(source) == []
+
+
+def test_a_round_trip_is_one_gpu303_not_a_gpu301():
+    source = TORCH + 'd = "cuda"\nt = torch.ones(3, device=d)\nfor _ in range(3):\n    u = torch.tensor(t.cpu().numpy()).to(d)\n'
+    codes = [d.code for d in lint_source(source)]
+    assert codes == ["GPU303"]
+
+
+def test_the_finding_is_display_only():
+    [diagnostic] = [d for d in lint_source(LOOP + "    print(t.item())\n") if d.code == "GPU301"]
+    assert diagnostic.fix.applicability is Applicability.DISPLAY
+    assert "after the loop" in diagnostic.fix.message
+    assert fix_text(LOOP + "    print(t.item())\n", unsafe_fixes=True) == LOOP + "    print(t.item())\n"

@@ -1,0 +1,109 @@
+"""GPU302 host-to-device-in-loop: only loop-invariant copies, hoisted only where provably the same."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEAD = 'import numpy as np\nimport torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\n\n\n'
+
+
+def _found(source: str):
+    return [d for d in lint_source(source) if d.code == "GPU302"]
+
+
+@pytest.mark.parametrize("body", [
+    # per-batch data: the loop's own target
+    "def f(xs):\n    for x in xs:\n        y = x.to(device)\n",
+    # changed in place in the loop
+    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        w.add_(x)\n        y = w.to(device)\n",
+    # changed through an alias
+    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        v = w[0:2]\n        v += 1\n        y = w.to(device)\n",
+    # handed to something that may change it
+    "def f(xs, fill):\n    buf = np.zeros(3)\n    for x in xs:\n        fill(buf)\n        y = torch.from_numpy(buf).to(device)\n",
+    # the copy is changed in place, and `.to()` returns `w` itself when it is already there
+    "def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        v.mul_(2)\n",
+    # handed to a model, which may change its input in place (or keep it)
+    "def f(xs, model):\n    w = torch.ones(3)\n    for x in xs:\n        model(w.to(device))\n",
+    # reassigned in the loop
+    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        y = w.to(device)\n        w = x\n",
+    # a new random value every time: not invariant (and GPU304 anyway)
+    "def f(xs):\n    for x in xs:\n        y = torch.randn(3).to(device)\n",
+    # something unknown is called
+    "def f(xs, load):\n    for x in xs:\n        y = load().to(device)\n",
+    # a literal "cpu" is not a device
+    "def f(xs, w):\n    for x in xs:\n        y = w.to('cpu')\n",
+])
+def test_not_flagged(body):
+    assert _found(HEAD + body) == []
+
+
+@pytest.mark.parametrize(("body", "why"), [
+    # a parameter may require grad: each iteration's graph needs its own copy
+    ("def f(xs, w):\n    out = []\n    for x in xs:\n        out.append(x * w.to(device))\n    return out\n", "grad"),
+    # the copy's name is read after the loop (the loop may run zero times)
+    ("def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        print(x)\n"
+     "    return v\n", "after"),
+    # only under a condition
+    ("def f(xs, ok):\n    w = torch.ones(3)\n    for x in xs:\n        if ok:\n            print(x * w.to(device))\n",
+     "conditional"),
+    # inside `with`: maybe `torch.no_grad()`
+    ("def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        with torch.no_grad():\n"
+     "            print(x * w.to(device))\n", "with"),
+])
+def test_flagged_but_only_suggested(body, why):
+    source = HEAD + body
+    [diagnostic] = _found(source)
+    assert diagnostic.fix.applicability is Applicability.DISPLAY, why
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_nested_loops_hoist_one_loop_per_pass_until_outside_both():
+    source = HEAD + textwrap.dedent("""\
+        def f(epochs, xs):
+            w = torch.tensor([1.0, 2.0, 3.0])
+            out = []
+            for epoch in range(epochs):
+                for x in xs:
+                    out.append((x * w.to(device)).sum().item() + epoch)
+            return out
+        """)
+    fixed = fix_text(source, unsafe_fixes=False)
+    assert "    w_device = w.to(device)\n    for epoch in range(epochs):\n" in fixed
+    assert "out.append((x * w_device).sum().item() + epoch)" in fixed
+    assert _found(fixed) == []
+    torch = pytest.importorskip("torch")
+    setup = "import torch\nxs = [torch.from_numpy(rng.standard_normal(3)).float() for _ in range(N)]"
+    for n in (0, 1, 5):
+        assert_same_result(run_example(setup, source, "f(2, xs)", n=n), run_example(setup, fixed, "f(2, xs)", n=n),
+                           strict=True)
+    assert torch is not None
+
+
+def test_a_module_level_constant_used_in_a_function_loop_is_hoisted_in_the_function():
+    source = HEAD + textwrap.dedent("""\
+        scale = np.array([1.0, 2.0])
+
+
+        def f(xs):
+            for x in xs:
+                print(x * torch.as_tensor(scale, device=device))
+        """)
+    fixed = fix_text(source)
+    assert "    scale_device = torch.as_tensor(scale, device=device)\n    for x in xs:\n" in fixed
+    assert "print(x * scale_device)" in fixed
+
+
+def test_name_clashes_get_a_fresh_name():
+    source = HEAD + textwrap.dedent("""\
+        def f(xs, w_device):
+            w = torch.ones(3)
+            for x in xs:
+                print(x * w.to(device), w_device)
+        """)
+    assert "w_device_2 = w.to(device)" in fix_text(source)

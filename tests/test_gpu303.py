@@ -1,0 +1,69 @@
+"""GPU303 device-round-trip: which round trips are rewritten, and how safely."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+
+def _only(source: str):
+    found = [d for d in lint_source(source) if d.code == "GPU303"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+CUPY = "import cupy as cp\nvalues = cp.arange(10)\n"
+
+
+@pytest.mark.parametrize(("line", "fixed"), [
+    ("copy = cp.asarray(cp.asnumpy(values))\n", "copy = values.copy()\n"),
+    ("copy = cp.array(values.get())\n", "copy = values.copy()\n"),
+    ("copy = cp.asarray(cp.asnumpy(values * 2))\n", "copy = (values * 2).copy()\n"),
+])
+def test_cupy_round_trips_become_a_device_copy(line, fixed):
+    assert _only(CUPY + line).fix.applicability is Applicability.SAFE
+    assert fix_text(CUPY + line) == CUPY + fixed
+
+
+def test_cupy_copy_is_equal_on_a_gpu():
+    pytest.importorskip("cupy")
+    source = "import cupy as cp\n\ndef f(a):\n    d = cp.asarray(a)\n    return cp.asarray(cp.asnumpy(d * 2)).get()\n"
+    fixed = fix_text(source)
+    assert "(d * 2).copy()" in fixed
+    for n in (0, 5):
+        assert_same_result(run_example("", source, "f(rng.standard_normal(N))", n=n),
+                           run_example("", fixed, "f(rng.standard_normal(N))", n=n), strict=True)
+
+
+def test_cudf_round_trip_is_unsafe():
+    source = "import cudf\nframe = cudf.read_csv('a.csv')\nagain = cudf.from_pandas(frame.to_pandas())\n"
+    assert _only(source).fix.applicability is Applicability.UNSAFE
+    assert fix_text(source) == source
+    assert fix_text(source, unsafe_fixes=True).endswith("again = frame.copy()\n")
+
+
+TORCH = 'import torch\nd = "cuda"\nt = torch.ones(3, device=d)\n'
+
+
+@pytest.mark.parametrize(("line", "applicability", "fixed"), [
+    ("u = torch.tensor(t.cpu().numpy()).cuda()\n", Applicability.SAFE, 'u = t.detach().to("cuda", copy=True)\n'),
+    ("u = torch.tensor(t.detach().cpu().numpy(), device=d)\n", Applicability.SAFE, "u = t.detach().to(d, copy=True)\n"),
+    ("u = torch.from_numpy(t.numpy()).to(device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
+    # dtypes are inferred again from Python numbers: a suggestion only
+    ("u = torch.tensor(t.tolist()).to(d)\n", Applicability.DISPLAY, None),
+    # something besides the device: a suggestion only
+    ("u = torch.tensor(t.cpu().numpy(), dtype=torch.float16).to(d)\n", Applicability.DISPLAY, None),
+])
+def test_torch_round_trips(line, applicability, fixed):
+    source = TORCH + line
+    assert _only(source).fix.applicability is applicability
+    expected = source if fixed is None else TORCH + fixed
+    assert fix_text(source, unsafe_fixes=True) == expected
+
+
+def test_host_data_is_not_a_round_trip():
+    source = "import torch\nhost = torch.ones(3)\nu = torch.tensor(host.numpy()).to('cuda')\n"
+    assert [d.code for d in lint_source(source)] == ["GPU304"]

@@ -1,0 +1,58 @@
+"""GPU304 tensor-created-on-host: the factory gets `device=`."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEAD = "import torch\nd = 'cuda'\n"
+
+
+def _only(source: str):
+    found = [d for d in lint_source(source) if d.code == "GPU304"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+@pytest.mark.parametrize(("line", "fixed"), [
+    ("m = torch.ones(8, 8).cuda()\n", 'm = torch.ones(8, 8, device="cuda")\n'),
+    ("m = torch.zeros(3,).to(d)\n", "m = torch.zeros(3, device=d,)\n"),
+    ("m = torch.full((2, 2), 7.0, dtype=torch.float64).to(device=d)\n",
+     "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n"),
+    ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3, device=d,  # identity\n)\n"),
+])
+def test_safe_rewrites(line, fixed):
+    assert _only(HEAD + line).fix.applicability is Applicability.SAFE
+    assert fix_text(HEAD + line) == HEAD + fixed
+
+
+@pytest.mark.parametrize("line", [
+    "m = torch.zeros(3, requires_grad=True).to(d)\n",  # a leaf on the host, not on the device
+    "m = torch.zeros(3).to(d, torch.float16)\n",  # a dtype too
+    "m = torch.zeros(3).cuda(1)\n",
+    "m = torch.zeros(3).to(d, non_blocking=True)\n",
+])
+def test_other_shapes_only_get_a_suggestion(line):
+    assert _only(HEAD + line).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + line, unsafe_fixes=True) == HEAD + line
+
+
+def test_random_factories_are_unsafe():
+    source = HEAD + "noise = torch.randn(4).cuda()\n"
+    assert _only(source).fix.applicability is Applicability.UNSAFE
+    assert fix_text(source) == source
+    assert fix_text(source, unsafe_fixes=True) == HEAD + 'noise = torch.randn(4, device="cuda")\n'
+
+
+def test_cuda_rewrite_is_equal_on_a_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    source = "import torch\n\ndef f(n):\n    return (torch.arange(n).cuda() * 2).cpu().tolist()\n"
+    fixed = fix_text(source)
+    assert 'torch.arange(n, device="cuda")' in fixed
+    for n in (0, 7):
+        assert_same_result(run_example("", source, f"f({n})"), run_example("", fixed, f"f({n})"), strict=True)

@@ -1,0 +1,139 @@
+"""GPU401 manual-pipeline: one finding per hand-made chain, the `make_pipeline` rewrite for
+the straight-line shape (same `predict_proba`), and a suggestion for everything else."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint import Applicability, fix_text, lint_source
+
+from .execution import assert_same_result, run_example
+
+HEADER = (
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "from sklearn.feature_selection import SelectKBest\n\n\n"
+    "def f(X_train, y_train, X_test):\n"
+    "    scaler = StandardScaler()\n"
+    "    model = LogisticRegression()\n"
+)
+STRAIGHT = (
+    "    Xs = scaler.fit_transform(X_train)\n"
+    "    Xt = scaler.transform(X_test)\n"
+    "    model.fit(Xs, y_train)\n"
+    "    return model.predict_proba(Xt)\n"
+)
+SETUP = (
+    "from sklearn.datasets import make_classification\n"
+    "X, y = make_classification(n_samples=N + 60, n_features=8, random_state=1)\n"
+    "X_train, X_test, y_train = X[:45], X[45:], y[:45]\n"
+)
+
+
+def _only(source: str):
+    found = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _same_predictions(source: str, fixed: str) -> None:
+    pytest.importorskip("sklearn")
+    for n in (0, 5, 100):
+        before = run_example(SETUP, source, "f(X_train, y_train, X_test)", n=n)
+        after = run_example(SETUP, fixed, "f(X_train, y_train, X_test)", n=n)
+        assert_same_result(before, after, strict=False)
+
+
+def test_the_straight_line_shape_becomes_one_pipeline():
+    source = HEADER + STRAIGHT
+    diagnostic = _only(source)
+    assert diagnostic.start.line == 9 and diagnostic.fix.applicability is Applicability.UNSAFE
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "    pipeline = make_pipeline(scaler, model)\n    pipeline.fit(X_train, y_train)\n" in fixed
+    assert "return pipeline.predict_proba(X_test)" in fixed and "fit_transform" not in fixed
+    assert "from sklearn.pipeline import make_pipeline\n" in fixed
+    assert fix_text(source, unsafe_fixes=False) == source
+    _same_predictions(source, fixed)
+
+
+def test_a_supervised_transformer_given_the_same_y_is_rewritten():
+    body = STRAIGHT.replace("StandardScaler", "SelectKBest").replace(
+        "scaler.fit_transform(X_train)", "scaler.fit_transform(X_train, y_train)")
+    source = HEADER.replace("scaler = StandardScaler()", "scaler = SelectKBest(k=3)") + body
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "pipeline = make_pipeline(scaler, model)" in fixed
+    _same_predictions(source, fixed)
+
+
+def test_existing_import_and_taken_name_are_respected():
+    source = ("from sklearn.pipeline import make_pipeline as chain\n" + HEADER.replace(
+        "def f(X_train, y_train, X_test):\n", "def f(X_train, y_train, X_test):\n    pipeline = None\n") + STRAIGHT)
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "pipeline_2 = chain(scaler, model)" in fixed
+    assert fixed.count("import make_pipeline") == 1
+
+
+@pytest.mark.parametrize("body", [
+    # the supervised transformer gets no y by hand, but a Pipeline would pass it one
+    STRAIGHT.replace("scaler", "selector"),
+    # fitted, then applied: not the one-call shape
+    "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+    "    model.fit(Xs, y_train)\n    return model.predict_proba(Xt)\n",
+    # the transformed training data is used again
+    STRAIGHT.replace("    return", "    print(Xs.shape)\n    return"),
+    # the transformer is used between its fit and the estimator's
+    STRAIGHT.replace("    model.fit", "    print(scaler.mean_)\n    model.fit"),
+    # X_train may change before the pipeline would read it
+    STRAIGHT.replace("    model.fit", "    X_train[0, 0] = 1.0\n    model.fit"),
+    # a comment on a line the rewrite would delete
+    STRAIGHT.replace("scaler.transform(X_test)", "scaler.transform(X_test)  # the held-out rows"),
+    # the estimator's fit takes a keyword a Pipeline would route differently
+    STRAIGHT.replace("model.fit(Xs, y_train)", "model.fit(Xs, y_train, sample_weight=None)"),
+    # two transformers chained
+    "    Xs = scaler.fit_transform(X_train)\n    Xk = kbest.fit_transform(Xs, y_train)\n"
+    "    Xt = kbest.transform(scaler.transform(X_test))\n    model.fit(Xk, y_train)\n"
+    "    return model.predict_proba(Xt)\n",
+], ids=["supervised-without-y", "fit-then-transform", "reused-output", "transformer-used", "data-changed",
+        "comment", "fit-keyword", "two-transformers"])
+def test_other_shapes_get_a_suggestion(body):
+    header = HEADER.replace("    model = ", "    selector = SelectKBest(k=2)\n    kbest = SelectKBest(k=2)\n    model = ")
+    source = header + body
+    diagnostic = _only(source)
+    assert diagnostic.fix.applicability is Applicability.DISPLAY and diagnostic.fix.edits == ()
+    assert "make_pipeline" in diagnostic.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_the_chain_is_reported_once_on_its_first_fit():
+    source = (
+        "from sklearn.impute import SimpleImputer\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.svm import SVC\n\n"
+        "imputer = SimpleImputer()\nscaler = StandardScaler()\n"
+        "a = imputer.fit_transform(X)\n"
+        "b = scaler.fit_transform(a)\n"
+        "test = scaler.transform(imputer.transform(X_new))\n"
+        "first = SVC().fit(b, y)\nsecond = SVC(C=10).fit(b, y)\n"
+        "print(first.predict(test), second.predict(test))\n"
+    )
+    diagnostic = _only(source)
+    assert diagnostic.start.line == 7
+    assert "`imputer`, `scaler` are fitted" in diagnostic.message
+
+
+def test_cuml_steps_are_found_but_only_suggested():
+    source = (
+        "from cuml.preprocessing import StandardScaler\nfrom cuml.linear_model import LogisticRegression\n\n"
+        "scaler = StandardScaler()\nmodel = LogisticRegression()\n"
+        "Xs = scaler.fit_transform(X_train)\nXt = scaler.transform(X_test)\n"
+        "model.fit(Xs, y_train)\nout = model.predict(Xt)\n"
+    )
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+
+
+def test_unknown_objects_are_not_chains():
+    source = (
+        "import sklearn\n\n"
+        "Xs = scaler.fit_transform(X_train)\nXt = scaler.transform(X_test)\n"
+        "model.fit(Xs, y_train)\nout = model.predict(Xt)\n"
+    )
+    assert [d for d in lint_source(source) if d.code == "GPU401"] == []

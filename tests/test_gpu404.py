@@ -1,0 +1,62 @@
+"""GPU404 manual-hyperparameter-loop: which loops are searches, and where the finding goes."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpulint import Applicability, lint_source
+
+IMPORTS = (
+    "from sklearn.svm import SVC\n"
+    "from sklearn.metrics import accuracy_score\n"
+    "from sklearn.model_selection import cross_val_score\n"
+)
+
+
+def _findings(source: str):
+    return [d for d in lint_source(source) if d.code == "GPU404"]
+
+
+def test_nested_loops_are_one_search_on_the_outer_loop():
+    source = IMPORTS + (
+        "for c in [1, 10]:\n"
+        "    for gamma in [0.1, 1]:\n"
+        "        model = SVC(C=c, gamma=gamma).fit(X, y)\n"
+        "        print(accuracy_score(y_val, model.predict(X_val)))\n"
+    )
+    [finding] = _findings(source)
+    assert (finding.start.line, finding.start.col) == (4, 9)
+    assert finding.fix.applicability is Applicability.DISPLAY and "GridSearchCV" in finding.fix.message
+
+
+def test_an_inner_loop_alone_is_the_search_when_the_outer_one_is_not():
+    source = IMPORTS + (
+        "for name, (X_part, y_part) in parts.items():\n"
+        "    for c in [1, 10]:\n"
+        "        print(name, cross_val_score(SVC(C=c), X_part, y_part, n_jobs=-1).mean())\n"
+    )
+    assert [(d.start.line, d.start.col) for d in _findings(source)] == [(5, 13)]
+
+
+def test_one_finding_for_two_candidates_built_in_the_same_loop():
+    source = IMPORTS + (
+        "for c in [1, 10]:\n"
+        "    a = SVC(C=c).fit(X, y)\n"
+        "    b = SVC(C=c, kernel='linear').fit(X, y)\n"
+        "    print(a.score(X_val, y_val), b.score(X_val, y_val))\n"
+    )
+    assert len(_findings(source)) == 1
+
+
+@pytest.mark.parametrize("body", [
+    # the estimator is unknown
+    "for c in [1, 10]:\n    model = make_model(C=c).fit(X, y)\n    print(model.score(X_val, y_val))\n",
+    # only verbosity changes
+    "for v in [0, 1]:\n    print(SVC(verbose=v).fit(X, y).score(X, y))\n",
+    # the loop builds models to save, without scoring them
+    "for c in [1, 10]:\n    save(SVC(C=c).fit(X, y))\n",
+    # a while loop is not a list of candidates
+    "c = 1\nwhile c < 100:\n    print(SVC(C=c).fit(X, y).score(X, y))\n    c *= 10\n",
+])
+def test_not_a_search(body):
+    assert _findings(IMPORTS + body) == []

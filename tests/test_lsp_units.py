@@ -1,0 +1,188 @@
+"""The language server's parts that need no editor: position conversion, the edits behind
+its code actions, its settings, and `gpulint server` without the `lsp` extra."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+import gpulint.lsp
+from gpulint import lint_source
+from gpulint.cli import main
+from gpulint.diagnostic import Diagnostic, Position
+from gpulint.fixing import apply_edits
+from gpulint.lsp.actions import noqa_edit, replacement_edit
+from gpulint.lsp.positions import DocumentPositions, from_client_column, to_client_column
+from gpulint.lsp.settings import Settings
+from gpulint.source import Source
+
+from .conftest import ITERROWS
+
+CODECS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
+#: Lines mixing ASCII, two- and three-byte characters and characters outside the BMP.
+LINES = st.text(alphabet=st.sampled_from("ab =(é€😀\t𝔘"), max_size=12)
+
+
+def units(text: str, encoding: str) -> int:
+    codec, width = CODECS[encoding]
+    return len(text.encode(codec)) // width
+
+
+# -- positions ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", sorted(CODECS))
+@given(line=LINES, data=st.data())
+def test_columns_convert_to_code_units_and_back(encoding: str, line: str, data: st.DataObject):
+    column = data.draw(st.integers(0, len(line)))
+    client = to_client_column(line, column, encoding)
+    assert client == units(line[:column], encoding)
+    assert from_client_column(line, client, encoding) == column
+
+
+def test_a_position_inside_a_character_rounds_down_and_past_the_end_is_the_end():
+    line = "x😀y"
+    assert from_client_column(line, 2, "utf-16") == 1  # between the two halves of 😀
+    assert from_client_column(line, 3, "utf-8") == 1  # inside its four bytes
+    assert from_client_column(line, 99, "utf-16") == 3
+    assert to_client_column(line, 99, "utf-16") == 4
+
+
+def test_document_positions_follow_the_line_breaks_python_uses():
+    positions = DocumentPositions("a = 1\r\nb = '😀'\rc\n", "utf-16")
+    assert positions.to_client(2, 5) == (1, 5)
+    assert positions.to_client(2, 6) == (1, 7)
+    assert positions.to_client(3, 1) == (2, 1)
+    assert positions.from_client(1, 7) == (2, 6)
+    # Past the last line: the end of the document, both ways.
+    assert positions.to_client(9, 0) == (3, 0)
+    assert positions.from_client(9, 3) == (4, 0)
+
+
+# -- the fix-all edit -----------------------------------------------------------------------
+
+
+@given(old=st.text(alphabet="ab\r\n😀", max_size=12), new=st.text(alphabet="ab\r\n😀", max_size=12))
+def test_replacement_edit_turns_the_old_text_into_the_new(old: str, new: str):
+    edit = replacement_edit(old, new)
+    if old == new:
+        assert edit is None
+        return
+    assert edit is not None
+    assert apply_edits(Source(old), [edit]) == new
+    # Never a position between the two characters of a "\r\n".
+    starts = Source(old).line_starts
+    for position in (edit.start, edit.end):
+        offset = starts[position.line - 1] + position.col
+        assert not (0 < offset < len(old) and old[offset - 1] == "\r" and old[offset] == "\n")
+
+
+def test_replacement_edit_spans_only_what_differs():
+    edit = replacement_edit("a\nb\nc\n", "a\nB\nc\n")
+    assert (edit.start, edit.end, edit.content) == (Position(2, 0), Position(2, 1), "B")
+
+
+# -- "Disable ... for this line" ---------------------------------------------------------------
+
+
+def _finding(text: str, code: str = "GPU102") -> Diagnostic:
+    (diagnostic,) = [d for d in lint_source(text) if d.code == code]
+    return diagnostic
+
+
+def _disabled(text: str, code: str = "GPU102") -> str:
+    edit = noqa_edit(text, _finding(text, code))
+    assert edit is not None
+    result = apply_edits(Source(text), [edit])
+    assert not [d for d in lint_source(result) if d.code == code]
+    return result
+
+
+@pytest.mark.parametrize("comment, expected", [
+    ("", "  # noqa: GPU102"),
+    ("   ", "  # noqa: GPU102"),
+    ("  # noqa: E501", "  # noqa: E501, GPU102"),
+    ("  # NOQA:E501,W291 keep this", "  # noqa: E501, W291, GPU102 keep this"),
+    ("  # why it is fine", "  # why it is fine  # noqa: GPU102"),
+])
+def test_noqa_is_added_or_merged(comment: str, expected: str):
+    lines = ITERROWS.splitlines(keepends=True)
+    lines[4] = lines[4].rstrip("\n") + comment + "\n"
+    assert _disabled("".join(lines)).splitlines()[4] == ITERROWS.splitlines()[4] + expected
+
+
+def test_noqa_goes_where_a_comment_can_go():
+    # The finding's first line ends inside a backslash continuation: the comment goes on
+    # its last line, which gpulint reads too.
+    text = textwrap.dedent('''\
+        import pandas as pd
+
+        def f(frame: pd.DataFrame):
+            for _, row in frame.iterrows(
+                    ):
+                print(row)
+    ''')
+    assert _disabled(text).splitlines()[4] == "            ):  # noqa: GPU102"
+
+
+def test_noqa_keeps_windows_line_endings():
+    text = ITERROWS.replace("\n", "\r\n")
+    assert _disabled(text).split("\r\n")[4].endswith("sales.iterrows():  # noqa: GPU102")
+
+
+def test_no_noqa_edit_where_the_file_does_not_tokenize():
+    text = "import pandas as pd\nx = '''\n"
+    assert noqa_edit(text, Diagnostic("GPU102", "iterrows-loop", "m", Position(1, 0), Position(1, 1))) is None
+
+
+# -- settings ---------------------------------------------------------------------------------
+
+
+def test_settings_read_bare_and_wrapped_shapes():
+    bare, problems = Settings().updated({"select": ["GPU1"], "ignore": "GPU104, iterrows-loop", "unsafeFixes": True})
+    assert problems == []
+    assert bare == Settings(select=("GPU1",), ignore=("GPU104", "iterrows-loop"), unsafe_fixes=True)
+    wrapped, _ = Settings().updated({"gpulint": {"unsafeFixes": True}})
+    assert wrapped == Settings(unsafe_fixes=True)
+    assert Settings().updated({"python": {"analysis": 1}}) == (Settings(), [])
+    assert Settings().updated(None) == (Settings(), [])
+
+
+def test_a_bad_setting_is_reported_and_left_out():
+    settings, problems = Settings(ignore=("GPU104",)).updated(
+        {"select": ["GPU999"], "ignore": 5, "unsafeFixes": "yes"})
+    assert settings == Settings(ignore=("GPU104",))
+    assert len(problems) == 3
+    assert "GPU999" in problems[0] and "`ignore`" in problems[1] and "`unsafeFixes`" in problems[2]
+
+
+def test_null_unsets_a_setting():
+    settings, _ = Settings(select=("GPU1",), ignore=("GPU104",), unsafe_fixes=True).updated(
+        {"select": None, "ignore": None, "unsafeFixes": None})
+    assert settings == Settings()
+
+
+def test_settings_override_like_command_line_flags():
+    overrides = Settings(select=("GPU1",), ignore=("GPU104",), unsafe_fixes=True).overrides()
+    assert (overrides.select, overrides.ignore, overrides.unsafe_fixes) == (("GPU1",), ("GPU104",), True)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_server_without_the_lsp_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(gpulint.lsp, "lsp_available", lambda: False)
+    result = CliRunner().invoke(main, ["server"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == "error: the language server needs the `lsp` extra: pip install 'gpulint[lsp]'"
+    assert result.stdout == ""
+
+
+def test_the_lsp_extra_is_found_when_installed():
+    pytest.importorskip("pygls")
+    pytest.importorskip("lsprotocol")
+    assert gpulint.lsp.lsp_available()

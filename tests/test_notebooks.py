@@ -1,0 +1,496 @@
+"""Jupyter notebooks: code cells linted as one program, positions per cell, IPython syntax
+tolerated, fixes written back into the changed cells only, broken notebooks reported."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpulint import Applicability, all_rules
+from gpulint.fixing import apply_edits
+from gpulint.ipython import mask_ipython, unmask_ipython
+from gpulint.notebook import fix_cells, lint_cells
+from gpulint.source import Source
+
+nbformat = pytest.importorskip("nbformat")
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output  # noqa: E402
+
+MESSAGES = {rule.code: rule.message for rule in all_rules()}
+
+IMPORTS = "%matplotlib inline\nimport pandas as pd"
+FRAME = "sales = pd.DataFrame({'price': [3.0, 5.0, 8.0], 'cost': [1.0, 2.0, 9.0]})\nsales.head()"
+ITERROWS = "margins = []\nfor _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])\nmargins"
+TOTAL = "total = sales['price'].sum()\nprint(total)"
+
+
+def _notebook(*cells) -> "nbformat.NotebookNode":
+    notebook = new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    notebook.cells = list(cells)
+    return notebook
+
+
+def _sales_notebook() -> "nbformat.NotebookNode":
+    """Markdown, a `%matplotlib inline` cell, cells with outputs, and an `iterrows` cell."""
+    return _notebook(
+        new_markdown_cell("# Margins\n\nfor _, row in sales.iterrows(): is slow"),
+        new_code_cell(IMPORTS),
+        new_code_cell(FRAME, execution_count=2, outputs=[
+            new_output("execute_result", data={"text/plain": "   price  cost\n0    3.0   1.0"}, execution_count=2)]),
+        new_code_cell(ITERROWS, execution_count=3, outputs=[
+            new_output("execute_result", data={"text/plain": "[2.0, 3.0, -1.0]"}, execution_count=3)]),
+        new_code_cell(TOTAL, execution_count=4, outputs=[new_output("stream", name="stdout", text="16.0\n")]),
+    )
+
+
+def _write(path: Path, notebook) -> Path:
+    nbformat.validate(notebook)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, str(path))
+    return path
+
+
+def _position(cell_source: str, needle: str) -> tuple[int, int]:
+    """1-based line and column of `needle` in a cell."""
+    for number, line in enumerate(cell_source.splitlines(), 1):
+        if needle in line:
+            return number, line.index(needle) + 1
+    raise AssertionError(needle)
+
+
+def _list_block(source: str) -> str:
+    """A cell source as nbformat writes it (a list of lines, indent 1, inside a cell)."""
+    lines = re.findall(r"[^\n]*\n|[^\n]+", source)
+    return "[\n" + ",\n".join("    " + json.dumps(line, ensure_ascii=False) for line in lines) + "\n   ]"
+
+
+def _run_cells(sources: list[str]) -> dict:
+    """Execute code cells (IPython lines dropped) and return the namespace."""
+    pytest.importorskip("pandas")
+    code = "\n".join(line for source in sources for line in source.splitlines() if not line.startswith("%"))
+    namespace: dict = {}
+    exec(compile(code, "<notebook>", "exec"), namespace)
+    return namespace
+
+
+# -- the issue's notebook test ------------------------------------------------------------------
+
+
+def test_notebook_is_linted_with_cell_positions_fixed_and_still_valid(project, cli):
+    notebook = _sales_notebook()
+    path = _write(project / "margins.ipynb", notebook)
+    before = path.read_text(encoding="utf-8")
+    line, col = _position(ITERROWS, "sales.iterrows()")
+
+    run = cli("check", "margins.ipynb")
+    assert run.code == 1
+    # cell 4: the markdown cell counts, as Jupyter counts it; nothing on `%matplotlib inline`
+    assert run.lines[0] == f"margins.ipynb:cell 4:{line}:{col}: GPU102 {MESSAGES['GPU102']}"
+    assert run.lines[1] == "Found 1 finding in 1 file."
+
+    run = cli("check", "--fix", "--unsafe-fixes", "margins.ipynb")
+    assert run.code == 0, run.stdout + run.stderr
+    assert run.lines[0] == "Fixed 1 finding in 1 file."
+    after = path.read_text(encoding="utf-8")
+
+    fixed = nbformat.reads(after, as_version=4)
+    nbformat.validate(fixed)
+    assert "iterrows" not in fixed.cells[3].source
+    assert fixed.cells[3].source.endswith("\nmargins")  # the rest of the cell is kept
+    for old, new in zip(notebook.cells, fixed.cells):
+        assert new.get("outputs") == old.get("outputs")
+        assert new.get("execution_count") == old.get("execution_count")
+        assert new.metadata == old.metadata and new.id == old.id
+    # Every byte but the fixed cell's source is as it was, and the source is written the
+    # way nbformat writes it.
+    old_block, new_block = _list_block(ITERROWS), _list_block(fixed.cells[3].source)
+    assert before.count(old_block) == 1
+    assert after == before.replace(old_block, new_block)
+    assert after == nbformat.writes(fixed) + "\n"
+
+    # The fixed cells compute the same margins.
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    fixed_sources = [cell.source for cell in fixed.cells if cell.cell_type == "code"]
+    assert _run_cells(fixed_sources)["margins"] == _run_cells(sources)["margins"]
+
+
+def test_fix_is_idempotent(project, cli):
+    path = _write(project / "nb.ipynb", _sales_notebook())
+    assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
+    once = path.read_bytes()
+    run = cli("check", "--fix", "--unsafe-fixes", "nb.ipynb")
+    assert run.code == 0 and run.lines == ["All checks passed."]
+    assert path.read_bytes() == once
+
+
+def test_safe_fix_only_without_unsafe_fixes(project, cli):
+    path = _write(project / "nb.ipynb", _sales_notebook())
+    before = path.read_bytes()
+    run = cli("check", "--fix", "nb.ipynb")  # the iterrows fix is unsafe: nothing written
+    assert run.code == 1
+    assert path.read_bytes() == before
+
+
+def test_diff_shows_only_the_cell_source_and_applies(project, cli, tmp_path):
+    path = _write(project / "nb.ipynb", _sales_notebook())
+    before = path.read_bytes()
+    run = cli("check", "--diff", "--unsafe-fixes", "nb.ipynb")
+    assert run.code == 1
+    assert path.read_bytes() == before  # --diff writes nothing
+    changed = [line for line in run.lines if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all("iterrows" in line or "margins" in line or "row[" in line for line in changed)
+    assert "Would fix 1 finding in 1 file." in run.errors
+
+    cli("check", "--fix", "--unsafe-fixes", "nb.ipynb")
+    fixed = path.read_bytes()
+    path.write_bytes(before)
+    subprocess.run(["git", "apply", "-p1", "-"], input=run.stdout.encode(), cwd=project, check=True)
+    assert path.read_bytes() == fixed
+
+
+# -- IPython syntax -------------------------------------------------------------------------------
+
+MAGICS = [
+    "%matplotlib inline",
+    "%load_ext autoreload\n%autoreload 2",
+    "x = %timeit -o sum(range(10))",
+    "!ls -la",
+    "!!pip list",
+    "files = !ls *.csv",
+    "a, b = %who_ls",
+    "sales.head?",
+    "?sales",
+    "pd.DataFrame.iterrows??",
+    "%time total = sales['price'].sum()",
+    "%timeit \\\n    sum(range(10))",
+    "for _ in range(2):\n    %time sum(range(10))\n    !echo hi",
+    "/print 'autocall'",
+    "text = '''\n%not a magic, inside a string\n'''\n!echo after the string",
+]
+
+
+@pytest.mark.parametrize("magic", MAGICS)
+def test_ipython_lines_are_tolerated_and_kept_by_fixes(magic):
+    cells = [IMPORTS, FRAME, magic + "\n" + ITERROWS]
+    found = lint_cells(cells)
+    codes = [d.code for cell in found for d in cell]
+    assert codes == ["GPU102"], found
+    (diagnostic,) = found[2]
+    line, col = _position(ITERROWS, "sales.iterrows()")
+    assert (diagnostic.cell, diagnostic.start.line, diagnostic.start.col + 1) == (3, magic.count("\n") + 1 + line, col)
+
+    fixed = fix_cells(cells, unsafe_fixes=True)
+    assert fixed[:2] == cells[:2]  # untouched cells are returned as given
+    assert fixed[2].startswith(magic + "\n") and "iterrows" not in fixed[2][len(magic):]
+
+
+@pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 1", "%%capture captured"])
+def test_python_cell_magics_are_linted(magic):
+    cells = [IMPORTS, FRAME, f"{magic}\n{ITERROWS}"]
+    found = lint_cells(cells)
+    assert [(d.cell, d.code) for d in found[2]] == [(3, "GPU102")]
+    assert found[2][0].start.line == 3  # the magic line counts
+    assert fix_cells(cells, unsafe_fixes=True)[2].startswith(magic + "\nmargins = ")
+
+
+@pytest.mark.parametrize("magic", ["%%bash", "%%writefile helper.py", "%%html", "%%script python3", "%%sql"])
+def test_cells_of_other_cell_magics_are_skipped(magic):
+    body = f"{magic}\n{ITERROWS}\nthis is not python ("
+    cells = [IMPORTS, FRAME, body]
+    assert lint_cells(cells) == [[], [], []]
+    assert fix_cells(cells, unsafe_fixes=True) == cells
+
+
+def test_masking_keeps_lines_and_columns():
+    source = "import os\nfiles = !ls\n%time x = 1\nfor i in range(2):\n    !echo $i\nos.sep?"
+    masked = mask_ipython(source)
+    assert masked.text.count("\n") == source.count("\n")
+    assert masked.text.splitlines()[0] == "import os"
+    assert masked.text.splitlines()[1].startswith("files = ")
+    assert masked.text.splitlines()[4].startswith("    ")
+    compile(masked.text, "<cell>", "exec")
+    assert unmask_ipython(masked.text, masked) == source
+
+
+def test_python_that_looks_like_ipython_is_left_alone():
+    source = "x = 5 % 3\ny = '''\n%not a magic\n!nor this\n'''\nz = [1,\n     2]"
+    assert mask_ipython(source).text == source
+
+
+def test_a_fix_that_drops_an_ipython_line_is_refused():
+    masked = mask_ipython("%time x = 1\ny = 2")
+    placeholder = masked.text.splitlines()[0]
+    assert unmask_ipython("y = 2", masked) is None  # dropped
+    assert unmask_ipython(f"{placeholder}\n{placeholder}\ny = 2", masked) is None  # copied
+    assert unmask_ipython(f"print({placeholder})\ny = 2", masked) is None  # written into
+
+
+# -- one program ------------------------------------------------------------------------------------
+
+APPLY = "features = sales.apply(lambda r: r['price'] * 2, axis=1)"
+
+
+def test_evidence_flows_from_cell_to_cell():
+    cells = ["import pandas as pd", "sales = pd.read_csv('sales.csv')", "print('hello')", "x = 1", APPLY]
+    found = lint_cells(cells)
+    assert [[d.code for d in cell] for cell in found] == [[], [], [], [], ["GPU104"]]
+    assert found[4][0].cell == 5 and found[4][0].start.line == 1
+
+
+def test_unknown_stays_unknown_across_cells():
+    # without the reader, nothing says `sales` is a DataFrame
+    assert lint_cells(["import pandas as pd", "sales = load()", APPLY]) == [[], [], []]
+    # rebinding in a later cell replaces the evidence
+    assert lint_cells(["import pandas as pd", "sales = pd.read_csv('s.csv')", "sales = load()", APPLY])[3] == []
+
+
+def test_a_cell_with_a_syntax_error_is_reported_there_and_the_others_still_linted():
+    cells = ["import pandas as pd", "sales = pd.read_csv('s.csv')", "x = 1\ndef broken(:\n    pass", APPLY]
+    found = lint_cells(cells)
+    (error,) = found[2]
+    assert (error.code, error.cell, error.start.line) == ("GPU001", 3, 2)
+    assert [d.code for d in found[3]] == ["GPU104"]
+
+
+def test_noqa_in_a_cell():
+    cells = ["import pandas as pd", "sales = pd.read_csv('s.csv')", APPLY + "  # noqa: GPU104"]
+    assert lint_cells(cells)[2] == []
+
+
+def test_fix_edits_are_relative_to_their_cells():
+    # The iterrows fix needs numpy: the import goes into the cell with the imports.
+    conditional = "margins.append(row['price'] if row['cost'] > 1 else 0)"
+    cells = [IMPORTS, FRAME, f"margins = []\nfor _, row in sales.iterrows():\n    {conditional}"]
+    found = lint_cells(cells)
+    (diagnostic,) = found[2]
+    assert diagnostic.fix is not None and diagnostic.fix.applicability is Applicability.UNSAFE
+    assert {edit.cell for edit in diagnostic.fix.edits} == {1, 3}
+    by_cell = {i: [e for e in diagnostic.fix.edits if e.cell == i] for i in (1, 2, 3)}
+    applied = [apply_edits(Source.from_text(text), by_cell[i]) for i, text in enumerate(cells, 1)]
+    assert applied == fix_cells(cells, unsafe_fixes=True)
+    assert applied[0] == IMPORTS + "\nimport numpy as np"
+    namespace_before, namespace_after = _run_cells(cells), _run_cells(applied)
+    assert namespace_after["margins"] == namespace_before["margins"]
+
+
+def test_empty_and_whitespace_cells():
+    assert lint_cells([]) == []
+    assert lint_cells(["", "\n\n", "   "]) == [[], [], []]
+    assert fix_cells(["", "x = 1"]) == ["", "x = 1"]
+
+
+# -- the file: formats, styles, errors -------------------------------------------------------------
+
+
+def _raw_notebook(path: Path, cells: list[dict], **dump) -> Path:
+    kernel = {"language": "python", "name": "python3", "display_name": "Python 3"}
+    document = {"cells": cells, "metadata": {"kernelspec": kernel}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(document, **dump), encoding="utf-8")
+    return path
+
+
+def _code(source, **extra) -> dict:
+    return {"cell_type": "code", "execution_count": None, "id": extra.pop("id", "c0ffee"), "metadata": {},
+            "outputs": [], "source": source, **extra}
+
+
+@pytest.mark.parametrize("dump", [{"indent": 2}, {}, {"indent": 1, "ensure_ascii": True}, {"indent": 4}])
+def test_fix_keeps_the_files_json_style(project, cli, dump):
+    cells = [_code(["import pandas as pd\n", "# naïve frame\n", "sales = pd.DataFrame({'price': [1.0]})"], id="a"),
+             _code(ITERROWS + "  # café", id="b"),  # a string, not a list; kept non-ASCII
+             _code(["x = 'é'"], id="c")]
+    path = _raw_notebook(project / "nb.ipynb", cells, **dump)
+    before = path.read_text(encoding="utf-8")
+    assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
+    after = path.read_text(encoding="utf-8")
+    document = json.loads(after)
+    source = document["cells"][1]["source"]
+    assert isinstance(source, str) and "iterrows" not in source and source.endswith("margins  # café")
+    expected = dict(json.loads(before))
+    expected["cells"][1]["source"] = source
+    assert after == json.dumps(expected, **dump)  # same indentation, key order, escaping, no newline added
+    nbformat.validate(nbformat.reads(after, as_version=4))
+
+
+def test_written_list_style_follows_the_cell(project, cli):
+    cells = [_code("import pandas as pd\nsales = pd.DataFrame({'price': [1.0], 'cost': [0.5]})", id="a"),
+             _code(re.findall(r"[^\n]*\n|[^\n]+", ITERROWS), id="b")]
+    path = _raw_notebook(project / "nb.ipynb", cells, indent=1)
+    assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(document["cells"][1]["source"], list)
+    assert all(line.count("\n") <= 1 for line in document["cells"][1]["source"])
+
+
+BROKEN = {
+    "bad.ipynb": ('{"cells": [', "not a notebook: invalid JSON"),
+    "list.ipynb": ("[1, 2]", "not a notebook: the JSON is not an object"),
+    "nocells.ipynb": ('{"metadata": {}, "nbformat": 4}', "not a notebook: no `cells` list"),
+    "cellsdict.ipynb": ('{"cells": {}}', "not a notebook: `cells` is not a list"),
+    "source.ipynb": ('{"cells": [{"cell_type": "code", "source": 5}]}', "the `source` of cell 1 is not text"),
+    "type.ipynb": ('{"cells": [{"source": "x = 1"}]}', "cell 1 has no `cell_type`"),
+    "old.ipynb": ('{"nbformat": 3, "worksheets": []}', "notebook format 3 is not supported"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_a_broken_notebook_gets_one_error_line_and_the_others_are_linted(project, cli, name):
+    content, message = BROKEN[name]
+    (project / name).write_text(content, encoding="utf-8")
+    _write(project / "good.ipynb", _sales_notebook())
+    run = cli("check", name, "good.ipynb")
+    assert run.code == 2
+    assert len(run.errors) == 1
+    assert run.errors[0].startswith(f"error: {name}: ") and message in run.errors[0]
+    assert run.lines[0].startswith("good.ipynb:cell 4:")
+    # --fix leaves a broken notebook alone
+    assert cli("check", "--fix", name).code == 2
+    assert (project / name).read_text(encoding="utf-8") == content
+
+
+def test_undecodable_notebook(project, cli):
+    (project / "binary.ipynb").write_bytes(b"\xff\xfe{}")
+    run = cli("check", "binary.ipynb")
+    assert run.code == 2 and run.errors == ["error: binary.ipynb: not a notebook: not UTF-8 (byte 0xff at offset 0)"]
+
+
+def test_a_notebook_in_another_language_is_skipped(project, cli):
+    notebook = _sales_notebook()
+    notebook.metadata["kernelspec"]["language"] = "R"
+    _write(project / "r.ipynb", notebook)
+    run = cli("check", "r.ipynb")
+    assert run.code == 0
+    assert run.errors == ["warning: r.ipynb: not a Python notebook (language: r); skipped"]
+
+
+def test_folders_include_notebooks_but_not_checkpoints(project, cli):
+    _write(project / "analysis" / "nb.ipynb", _sales_notebook())
+    _write(project / "analysis" / ".ipynb_checkpoints" / "nb-checkpoint.ipynb", _sales_notebook())
+    run = cli("check", ".")
+    assert run.code == 1
+    assert [line.split(":cell")[0] for line in run.lines[:-2]] == [str(Path("analysis") / "nb.ipynb")]
+
+
+def test_stdin_with_a_notebook_filename(project, cli):
+    text = nbformat.writes(_sales_notebook()) + "\n"
+    run = cli("check", "-", "--stdin-filename", "nb.ipynb", input=text)
+    assert run.code == 1 and run.lines[0].startswith("nb.ipynb:cell 4:")
+    run = cli("check", "-", "--stdin-filename", "nb.ipynb", "--fix", "--unsafe-fixes", input=text)
+    fixed = nbformat.reads(run.stdout, as_version=4)
+    nbformat.validate(fixed)
+    assert "iterrows" not in fixed.cells[3].source
+
+
+# -- machine-readable outputs -----------------------------------------------------------------------
+
+
+def test_json_output_carries_the_cell(project, cli):
+    _write(project / "nb.ipynb", _sales_notebook())
+    run = cli("check", "--output-format", "json", "nb.ipynb")
+    (item,) = json.loads(run.stdout)
+    line, col = _position(ITERROWS, "sales.iterrows()")
+    assert item["cell"] == 4 and item["filename"] == "nb.ipynb"
+    assert item["location"] == {"row": line, "column": col}
+    assert item["noqa_row"] == line
+    assert {edit["cell"] for edit in item["fix"]["edits"]} == {4}
+
+
+def test_sarif_and_github_point_at_the_lines_of_the_file(project, cli):
+    from .test_outputs import _validated_sarif
+
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    path = _write(project / "nb.ipynb", _sales_notebook())
+    file_lines = path.read_text(encoding="utf-8").splitlines()
+    line, _ = _position(ITERROWS, "sales.iterrows()")
+    wanted = json.dumps(ITERROWS.splitlines(keepends=True)[line - 1])
+    expected_line = next(i for i, text in enumerate(file_lines, 1) if wanted in text)
+
+    log = _validated_sarif(cli("check", "--output-format", "sarif", "nb.ipynb").stdout)
+    (result,) = log["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == expected_line
+    assert result["properties"]["cell"] == 4
+
+    github = cli("check", "--output-format", "github", "nb.ipynb").lines
+    assert len(github) == 1 and f",line={expected_line}," in github[0] and "cell 4" in github[0]
+
+
+# -- warnings and internal errors name the cell ------------------------------------------------------
+
+
+def test_noqa_warnings_name_the_cell(project, cli):
+    notebook = _sales_notebook()
+    notebook.cells[2].source = FRAME + "  # noqa GPU102"  # codes without a colon: a warning
+    _write(project / "nb.ipynb", notebook)
+    run = cli("check", "nb.ipynb")
+    assert "warning: nb.ipynb:cell 3:2: `# noqa` codes need a colon: write `# noqa: GPU102`" in run.errors
+
+
+def test_a_rule_crash_names_the_cell(monkeypatch):
+    from gpulint import registry
+    from gpulint.notebook import check_notebook
+    from gpulint.registry import Rule
+
+    class Exploding(Rule):
+        """Raises on every `for` loop."""
+
+        code = "GPU998"
+        name = "exploding"
+        message = "never shown"
+        nodes = (ast.For,)
+
+        def check(self, node, ctx):
+            raise KeyError("boom")
+
+    registry._REGISTRY.pop("GPU998", None)
+    text = nbformat.writes(_sales_notebook())
+    result = check_notebook(text, [Exploding], False, "nb.ipynb", fix=False)
+    line, _ = _position(ITERROWS, "for _, row")
+    assert result.error is not None and "GPU998" in result.error and f"near cell 4 line {line}" in result.error
+    assert result.diagnostics == []
+
+
+# -- a file split into cells is the same program ------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _parses(path: Path) -> bool:
+    try:
+        ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError:
+        return False
+    return True
+
+
+PROGRAMS = [p for p in sorted([*ROOT.glob("examples/*.py"), *ROOT.glob("tests/fixtures/GPU*.py")]) if _parses(p)]
+
+
+def _split_into_cells(text: str) -> tuple[list[str], list[int]]:
+    """The file cut before every third top-level statement; the cells and their first lines."""
+    tree = ast.parse(text)
+    starts = [min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in tree.body]
+    cuts = sorted({1, *starts[::3]})
+    lines = text.splitlines(keepends=True)
+    cells = ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1])]
+    assert "".join(cells) == text
+    return cells, cuts
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
+def test_a_file_split_into_cells_lints_and_fixes_the_same(path):
+    from gpulint import fix_text, lint_source
+
+    text = path.read_text(encoding="utf-8")
+    cells, first_lines = _split_into_cells(text)
+    assert len(cells) > 1
+    expected = sorted((d.code, d.start.line, d.start.col, d.end.line, d.end.col) for d in lint_source(text))
+    found = sorted((d.code, d.start.line + first_lines[d.cell - 1] - 1, d.start.col,
+                    d.end.line + first_lines[d.cell - 1] - 1, d.end.col)
+                   for cell in lint_cells(cells) for d in cell)
+    assert found == expected
+    assert "".join(fix_cells(cells, unsafe_fixes=True)) == fix_text(text, unsafe_fixes=True)
