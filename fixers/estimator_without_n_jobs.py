@@ -21,7 +21,8 @@ MESSAGE = "pass `n_jobs=-1` to use every core"
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     call: ast.Call = diagnostic.context["call"]
     # Estimators fitted in worker processes no longer share NumPy's global random state.
-    applicability = Applicability.UNSAFE if fits_given_estimators(diagnostic.context["qualname"]) else Applicability.SAFE
+    in_workers = fits_given_estimators(diagnostic.context["qualname"])
+    applicability = Applicability.UNSAFE if in_workers else Applicability.SAFE
     arguments = [*call.args, *call.keywords]
     if arguments:
         last = max(arguments, key=lambda node: (node.end_lineno, node.end_col_offset))

@@ -164,3 +164,15 @@ def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
     _fixed(source)
+
+
+def test_evidence_a_series_groupby_is_a_groupby():
+    """Evidence added for this rule: `series.groupby(...)` is a groupby (of the series' library)."""
+    from gpulint.evidence import TypeEnv
+
+    env = TypeEnv()
+    env.bind_import(ast.parse("import pandas as pd").body[0])
+    env.bind("prices", env.type_of(ast.parse("pd.Series([1.0])", mode="eval").body))
+    grouped = env.type_of(ast.parse("prices.groupby(prices > 0)", mode="eval").body)
+    assert grouped is not None and (grouped.kind, grouped.lib) == ("groupby", "pandas")
+    assert env.type_of(ast.parse("unknown.groupby('k')", mode="eval").body) is None

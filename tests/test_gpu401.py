@@ -96,7 +96,8 @@ def test_existing_import_and_taken_name_are_respected():
 ], ids=["supervised-without-y", "fit-then-transform", "reused-output", "transformer-used", "data-changed",
         "comment", "fit-keyword", "two-transformers"])
 def test_other_shapes_get_a_suggestion(body):
-    header = HEADER.replace("    model = ", "    selector = SelectKBest(k=2)\n    kbest = SelectKBest(k=2)\n    model = ")
+    selectors = "    selector = SelectKBest(k=2)\n    kbest = SelectKBest(k=2)\n"
+    header = HEADER.replace("    model = ", selectors + "    model = ")
     source = header + body
     diagnostic = _only(source)
     assert diagnostic.fix.applicability is Applicability.DISPLAY and diagnostic.fix.edits == ()

@@ -122,11 +122,14 @@ def test_noqa_goes_where_a_comment_can_go():
         import pandas as pd
 
         def f(frame: pd.DataFrame):
-            for _, row in frame.iterrows(
-                    ):
+            for _, row in frame \\
+                    .iterrows():
                 print(row)
     ''')
-    assert _disabled(text).splitlines()[4] == "            ):  # noqa: GPU102"
+    finding = _finding(text)
+    assert (finding.start.line, finding.end.line) == (4, 5)
+    assert _disabled(text).splitlines()[3:5] == ["    for _, row in frame \\",
+                                                 "            .iterrows():  # noqa: GPU102"]
 
 
 def test_noqa_keeps_windows_line_endings():

@@ -139,16 +139,28 @@ def _bound_names(source: str) -> list[str]:
             names.add(node.arg)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.alias) and node.asname:
+            # `import torch` / `from x import y` name a module or symbol: not free to rename
+            names.add(node.asname)
     return sorted(names)
+
+
+def _renaming_keeps_meaning(example, old: str) -> bool:
+    """Renaming every `old` token is a pure rename unless `old` is also a keyword argument
+    or an attribute (`device=device`, `torch.device`), or the stem of a name the fix
+    derives from it (`weights` -> `weights_device`)."""
+    for node in [*ast.walk(ast.parse(example.source)), *ast.walk(ast.parse(example.fixed))]:
+        if isinstance(node, ast.keyword) and node.arg == old or isinstance(node, ast.Attribute) and node.attr == old:
+            return False
+    derived = {n.id for n in ast.walk(ast.parse(example.fixed)) if isinstance(n, ast.Name)}
+    return not any(name.startswith(old + "_") for name in derived)
 
 
 RENAMABLE = [
     pytest.param(rule, index, old, id=f"{rule.code}-{index}-{old}")
     for rule in all_rules() if rule.code != "GPU001"
     for index, example in enumerate(rule.flagged) if example.fixed is not None
-    for old in _bound_names(example.source)
+    for old in _bound_names(example.source) if _renaming_keeps_meaning(example, old)
 ]
 
 

@@ -46,7 +46,6 @@ class ComputeInLoop(Rule):
     message = "`.compute()` inside a loop runs one task graph per item: collect them, `dask.compute(*items)` once"
     nodes = (ast.Call,)
     fix = FixAvailability.DISPLAY
-    triggers = (b"compute",)
 
     flagged = (
         Example(
@@ -171,9 +170,10 @@ def _feeds_delayed(node: ast.Call, statement: ast.stmt, loop: ast.AST, ctx: Rule
     names = _assigned_names(statement) if isinstance(statement, ast.Assign) and statement.value is node else set()
     if not names or not isinstance(loop, _FOR):
         return False
-    return any(is_delayed_call(sub, ctx.env) and any(isinstance(a, ast.Name) and a.id in names
-                                                    for a in _arguments(sub))
-               for item in loop.body for sub in ast.walk(item))
+    return any(
+        is_delayed_call(sub, ctx.env) and any(isinstance(a, ast.Name) and a.id in names for a in _arguments(sub))
+        for item in loop.body for sub in ast.walk(item)
+    )
 
 
 def _arguments(call: ast.Call) -> list[ast.expr]:

@@ -43,7 +43,6 @@ class DelayedCalledEagerly(Rule):
     name = "delayed-called-eagerly"
     message = "`dask.delayed` computed right away: call the function directly, or keep it lazy and compute once"
     nodes = (ast.Call,)
-    triggers = (b"delayed",)
 
     flagged = (
         Example(

@@ -90,7 +90,6 @@ class ManualPipeline(Rule):
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
     fix = FixAvailability.UNSAFE
-    triggers = (b"fit_transform",)
 
     flagged = (
         Example(
@@ -142,8 +141,8 @@ def fit_price_model(features, prices):
     reduced_test = pca.transform(X_test)
     model = GradientBoostingRegressor(n_estimators=20, random_state=0)
     model.fit(reduced_train, y_train)
-    score = model.score(reduced_test, y_test)
-    return model, score
+    r2 = model.score(reduced_test, y_test)
+    return model, r2
 ''',
             fixed='''\
 from sklearn.decomposition import PCA
@@ -158,8 +157,8 @@ def fit_price_model(features, prices):
     model = GradientBoostingRegressor(n_estimators=20, random_state=0)
     pipeline = make_pipeline(pca, model)
     pipeline.fit(X_train, y_train)
-    score = pipeline.score(X_test, y_test)
-    return model, score
+    r2 = pipeline.score(X_test, y_test)
+    return model, r2
 ''',
             requires=("sklearn",),
             setup=(
