@@ -215,19 +215,20 @@ def rule_section(code: str, folder: Path = COMMITTED) -> str:
 
 
 def cell_before(point: Point) -> str:
-    if point.before is not None:
-        return format_seconds(point.before)
-    if point.before_over is not None:
-        return f"> {format_seconds(point.before_over)}"
-    return "stopped" if (point.before_note or "").startswith("stopped") else "—"
+    return _timing_cell(point.before, point.before_over, point.before_note)
 
 
 def cell_after(point: Point) -> str:
-    if point.after is not None:
-        return format_seconds(point.after)
-    if point.after_over is not None:
-        return f"> {format_seconds(point.after_over)}"
-    return "stopped" if (point.after_note or "").startswith("stopped") else "—"
+    return _timing_cell(point.after, point.after_over, point.after_note)
+
+
+def _timing_cell(seconds: float | None, over: float | None, note: str | None) -> str:
+    """A table cell for one side's time: the time, `> limit` when it ran past one, or why not."""
+    if seconds is not None:
+        return format_seconds(seconds)
+    if over is not None:
+        return f"> {format_seconds(over)}"
+    return "stopped" if (note or "").startswith("stopped") else "—"
 
 
 def cell_speedup(point: Point) -> str:

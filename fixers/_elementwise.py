@@ -11,17 +11,13 @@ from typing import Callable
 
 import libcst as cst
 
-from ._vectorize import parenthesize
+from ._vectorize import ElementwiseLogic, parenthesize
 
 
-def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    return node.with_changes(lpar=[], rpar=[]) if node.lpar else node
-
-
-class _ToWhole(cst.CSTTransformer):
+class _ToWhole(ElementwiseLogic):
     def __init__(self, replace: Callable[[cst.BaseExpression], str | None], numpy: str) -> None:
+        super().__init__(numpy)
         self.replace = replace
-        self.numpy = numpy
 
     def _swap(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         code = self.replace(original)
@@ -37,30 +33,6 @@ class _ToWhole(cst.CSTTransformer):
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         return self._swap(original, updated)
-
-    def leave_BooleanOperation(self, original: cst.BooleanOperation,
-                               updated: cst.BooleanOperation) -> cst.BaseExpression:
-        operator = cst.BitAnd() if isinstance(updated.operator, cst.And) else cst.BitOr()
-        return cst.BinaryOperation(
-            left=parenthesize(updated.left),
-            operator=operator.with_changes(whitespace_before=updated.operator.whitespace_before,
-                                           whitespace_after=updated.operator.whitespace_after),
-            right=parenthesize(updated.right), lpar=updated.lpar, rpar=updated.rpar)
-
-    def leave_UnaryOperation(self, original: cst.UnaryOperation,
-                             updated: cst.UnaryOperation) -> cst.BaseExpression:
-        if isinstance(updated.operator, cst.Not):
-            return updated.with_changes(operator=cst.BitInvert(), expression=parenthesize(updated.expression))
-        return updated
-
-    def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
-        where = cst.Attribute(value=cst.Name(self.numpy), attr=cst.Name("where"))
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        return cst.Call(func=where, args=[
-            cst.Arg(_strip_parens(updated.test), comma=comma),
-            cst.Arg(_strip_parens(updated.body), comma=comma),
-            cst.Arg(_strip_parens(updated.orelse)),
-        ], lpar=updated.lpar, rpar=updated.rpar)
 
 
 def to_whole(expression: cst.BaseExpression, replace: Callable[[cst.BaseExpression], str | None],

@@ -6,6 +6,10 @@ literal), combines such fields with arithmetic, single comparisons, `and`/`or`/`
 comparisons, `abs()`/`round()`, constants and names from outside, and reads at least one
 field. Then `row["a"]` becomes `frame["a"]`, `and`/`or`/`not` become `&`/`|`/`~`, and
 `x if cond else y` becomes `np.where(cond, x, y)`.
+
+The other vectorizing fixers (per-element `apply`, array loops and comprehensions) use its
+libcst helpers too: the `and`/`or`/`not`/`if` rewrite (`ElementwiseLogic`), parentheses,
+comments to carry over, and the NumPy import.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ import ast
 import libcst as cst
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
+from gpulint.diagnostic import Edit
+from gpulint.fixing import FixContext
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 
@@ -88,16 +94,13 @@ def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-class _ToColumns(cst.CSTTransformer):
-    def __init__(self, row: str, frame: cst.BaseExpression, numpy: str) -> None:
-        self.row = row
-        self.frame = frame
-        self.numpy = numpy
+class ElementwiseLogic(cst.CSTTransformer):
+    """Rewrites a per-element expression's logic for whole columns or arrays: `and`/`or`/`not`
+    become `&`/`|`/`~` and `x if cond else y` becomes `np.where(cond, x, y)` (`numpy` is the
+    name NumPy goes by). Subclasses say what an element reference becomes."""
 
-    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
-        if isinstance(updated.value, cst.Name) and updated.value.value == self.row:
-            return updated.with_changes(value=self.frame)
-        return updated
+    def __init__(self, numpy: str) -> None:
+        self.numpy = numpy
 
     def leave_BooleanOperation(self, original: cst.BooleanOperation,
                                updated: cst.BooleanOperation) -> cst.BaseExpression:
@@ -132,6 +135,18 @@ def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     return node.with_changes(lpar=[], rpar=[]) if node.lpar else node
 
 
+class _ToColumns(ElementwiseLogic):
+    def __init__(self, row: str, frame: cst.BaseExpression, numpy: str) -> None:
+        super().__init__(numpy)
+        self.row = row
+        self.frame = frame
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if isinstance(updated.value, cst.Name) and updated.value.value == self.row:
+            return updated.with_changes(value=self.frame)
+        return updated
+
+
 def to_columns(expression: cst.BaseExpression, row: str, frame: str, numpy: str = "np") -> cst.BaseExpression:
     """Rewrite a (checked) row expression over `row` into one over the columns of `frame`."""
     frame_node = cst.parse_expression(frame)
@@ -141,6 +156,61 @@ def to_columns(expression: cst.BaseExpression, row: str, frame: str, numpy: str 
 def with_method(expression: cst.BaseExpression, method: str) -> cst.BaseExpression:
     """`expression.method()`, parenthesizing the receiver where needed."""
     return cst.Call(func=cst.Attribute(value=parenthesize(expression), attr=cst.Name(method)))
+
+
+#: Parents in which a rewritten expression needs no parentheses of its own.
+_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
+                  ast.List, ast.Tuple, ast.Set, ast.Dict)
+
+
+def needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
+    """Whether the call is an operand (`1 - s.apply(...)`, `s.apply(...).sum()`) rather than
+    a whole value (assigned, returned, an argument, an element)."""
+    if statement is None:
+        return True
+    for parent in ast.walk(statement):
+        for field in ("value", "values", "elts", "args", "keys"):
+            child = getattr(parent, field, None)
+            if child is call or isinstance(child, list) and any(c is call for c in child):
+                if isinstance(parent, ast.Call):
+                    return field != "args"
+                return not isinstance(parent, _LOOSE_PARENTS)
+    return True
+
+
+def numpy_import(ctx: FixContext, needed: bool) -> tuple[str, tuple[Edit, ...]]:
+    """The name NumPy goes by in the rewrite, and the edits that import it where `needed`."""
+    return ctx.ensure_import("numpy", "np") if needed else ("np", ())
+
+
+def empty_list_before(loop: ast.stmt, block: list[ast.stmt], name: str) -> ast.Assign | None:
+    """The statement right before `loop` in `block`, when it is `name = []`."""
+    position = next((i for i, s in enumerate(block) if s is loop), None)
+    if not position:
+        return None
+    init = block[position - 1]
+    if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
+            and init.targets[0].id == name and isinstance(init.value, ast.List) and not init.value.elts):
+        return None
+    return init
+
+
+def parse_list_comprehension(node: ast.expr, ctx: FixContext) -> cst.ListComp | None:
+    """The comprehension's code parsed by libcst, unless it holds comments (a one-expression
+    rewrite would lose them)."""
+    try:
+        parsed = cst.parse_expression(ctx.segment(node))
+    except cst.ParserSyntaxError:
+        return None
+    if comments_in(parsed) or not isinstance(parsed, cst.ListComp):
+        return None
+    return parsed
+
+
+def lines_to_carry(statement: cst.BaseCompoundStatement) -> list[cst.EmptyLine]:
+    """What the code replacing a statement keeps above itself: the lines above the statement
+    and every comment inside it."""
+    return list(statement.leading_lines) + comments_in(statement.with_changes(leading_lines=[]))
 
 
 def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:

@@ -18,7 +18,16 @@ import libcst as cst
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import analyse, code_of, comments_in, is_row_field, parenthesize, repeatable_frame, to_columns
+from ._vectorize import (
+    analyse,
+    code_of,
+    comments_in,
+    is_row_field,
+    needs_parentheses,
+    parenthesize,
+    repeatable_frame,
+    to_columns,
+)
 
 SUGGESTION = (
     "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
@@ -32,9 +41,6 @@ MESSAGE = "replace the row-wise `apply` with a vectorized column expression"
 
 #: Arguments of `DataFrame.apply` the rewrite accounts for; any other changes what it returns.
 _UNDERSTOOD = ("func", "axis")
-#: Parents in which the rewritten expression needs no parentheses of its own.
-_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
-                  ast.List, ast.Tuple, ast.Set, ast.Dict)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
@@ -85,7 +91,7 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     else:
         if stored:
             vectorized = _without_plain_parens(vectorized)
-        if "\n" in code_of(vectorized) or _needs_parentheses(call, info["statement"]):
+        if "\n" in code_of(vectorized) or needs_parentheses(call, info["statement"]):
             vectorized = parenthesize(vectorized)
         code = code_of(vectorized)
     moved = _comments_outside(parsed, lambda_cst.body)
@@ -152,21 +158,6 @@ def _without_plain_parens(node: cst.BaseExpression) -> cst.BaseExpression:
             and code_of(node.lpar[0]) == "(" and code_of(node.rpar[0]) == ")"):
         return node.with_changes(lpar=[], rpar=[])
     return node
-
-
-def _needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
-    """Whether the call is an operand (`1 - frame.apply(...)`, `frame.apply(...).sum()`)
-    rather than a whole value (assigned, returned, an argument, an element)."""
-    if statement is None:
-        return True
-    for parent in ast.walk(statement):
-        for field in ("value", "values", "elts", "args", "keys"):
-            child = getattr(parent, field, None)
-            if child is call or isinstance(child, list) and any(c is call for c in child):
-                if isinstance(parent, ast.Call):
-                    return field != "args"
-                return not isinstance(parent, _LOOSE_PARENTS)
-    return True
 
 
 def _comments_outside(call: cst.Call, body: cst.BaseExpression) -> list[cst.Comment]:

@@ -20,7 +20,7 @@ from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
 from ._elementwise import to_whole
-from ._vectorize import code_of, comments_in, parenthesize
+from ._vectorize import code_of, comments_in, numpy_import, parenthesize
 
 SUGGESTION = (
     "compute the whole array at once: arithmetic, comparisons and `np.where` on the arrays "
@@ -67,7 +67,7 @@ def _rewrite(info: dict, plan: dict, ctx: FixContext) -> Fix | None:
             return sliced(original.value.value)
         return None
 
-    numpy_name, import_edits = ctx.ensure_import("numpy", "np") if plan["needs_numpy"] else ("np", ())
+    numpy_name, import_edits = numpy_import(ctx, plan["needs_numpy"])
     value = small.value  # type: ignore[attr-defined]
     whole = to_whole(value, replace, numpy_name)
     if plan["kind"] == "accumulate":

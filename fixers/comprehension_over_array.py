@@ -17,7 +17,7 @@ from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.arrays.comprehension_over_array import repeatable
 
 from ._elementwise import to_whole
-from ._vectorize import code_of, comments_in, with_method
+from ._vectorize import code_of, numpy_import, parse_list_comprehension, with_method
 
 SUGGESTION = "compute the whole array at once: write the expression over the array instead of each element"
 MESSAGE = "replace the comprehension with a whole-array expression"
@@ -38,14 +38,11 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
 
 def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     node = info["comprehension"]
-    try:
-        parsed = cst.parse_expression(ctx.segment(node))
-    except cst.ParserSyntaxError:
-        return None
-    if comments_in(parsed) or not isinstance(parsed, cst.ListComp):
+    parsed = parse_list_comprehension(node, ctx)
+    if parsed is None:
         return None
     element, array = info["element"], ctx.segment(info["iterable"])
-    numpy_name, import_edits = ctx.ensure_import("numpy", "np") if info["needs_numpy"] else ("np", ())
+    numpy_name, import_edits = numpy_import(ctx, info["needs_numpy"])
 
     def replace(original: cst.BaseExpression) -> str | None:
         return array if isinstance(original, cst.Name) and original.value == element else None

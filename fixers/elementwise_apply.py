@@ -17,7 +17,7 @@ import libcst as cst
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import code_of, parenthesize
+from ._vectorize import code_of, needs_parentheses, parenthesize
 
 SUGGESTION = (
     "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
@@ -26,9 +26,6 @@ SUGGESTION = (
 MESSAGE = "replace the per-element function with its vectorized form"
 _REWRITABLE = frozenset({"pandas", "modin"})
 _CASTS = ("float", "int", "bool")
-#: Parents in which the rewritten expression needs no parentheses of its own.
-_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
-                  ast.List, ast.Tuple, ast.Set, ast.Dict)
 #: Receivers that can be written more than once without computing anything.
 _PRIMARY = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
@@ -39,7 +36,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     if code is None:
         return display_fix(SUGGESTION)
     call = info["call"]
-    if not _atomic(code) and _needs_parentheses(call, info.get("statement")):
+    if not _atomic(code) and needs_parentheses(call, info.get("statement")):
         code = f"({code})"
     return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, code),))
 
@@ -142,18 +139,3 @@ def _atomic(code: str) -> bool:
     except SyntaxError:
         return False
     return isinstance(node, _PRIMARY)
-
-
-def _needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
-    """Whether the call is an operand (`1 - s.apply(...)`, `s.apply(...).sum()`) rather than
-    a whole value (assigned, returned, an argument, an element)."""
-    if statement is None:
-        return True
-    for parent in ast.walk(statement):
-        for field in ("value", "values", "elts", "args", "keys"):
-            child = getattr(parent, field, None)
-            if child is call or isinstance(child, list) and any(c is call for c in child):
-                if isinstance(parent, ast.Call):
-                    return field != "args"
-                return not isinstance(parent, _LOOSE_PARENTS)
-    return True

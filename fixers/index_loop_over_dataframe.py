@@ -21,10 +21,19 @@ import ast
 import libcst as cst
 
 from gpulint.astutil import same_reference
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
+from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import analyse, code_of, comments_in, repeatable_frame, to_columns, with_method
+from ._vectorize import (
+    analyse,
+    code_of,
+    empty_list_before,
+    lines_to_carry,
+    numpy_import,
+    repeatable_frame,
+    to_columns,
+    with_method,
+)
 
 SUGGESTION = (
     "compute the result with column expressions on the whole frame (`frame[\"a\"] - frame[\"b\"]`, "
@@ -97,10 +106,6 @@ def _readable(cell, walk: str) -> bool:
             and not cell.column_position and (walk == "positions" or not cell.by_position))
 
 
-def _numpy(ctx: FixContext, needed: bool) -> tuple[str, tuple[Edit, ...]]:
-    return ctx.ensure_import("numpy", "np") if needed else ("np", ())
-
-
 def _fix_append(info: dict, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Fix | None:
     loop, block = info["loop"], info["block"]
     call = statement.value
@@ -109,12 +114,8 @@ def _fix_append(info: dict, statement: ast.Expr, forbidden: set[str], ctx: FixCo
             and not isinstance(call.args[0], ast.Starred)):
         return None
     target = call.func.value.id
-    position = next((i for i, s in enumerate(block) if s is loop), None)
-    if not position:
-        return None
-    init = block[position - 1]
-    if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
-            and init.targets[0].id == target and isinstance(init.value, ast.List) and not init.value.elts):
+    init = empty_list_before(loop, block, target)
+    if init is None:
         return None
     row = _row_expression(call.args[0], info, forbidden | {target}, ctx)
     statements = ctx.parse_statements(init, loop)
@@ -122,11 +123,10 @@ def _fix_append(info: dict, statement: ast.Expr, forbidden: set[str], ctx: FixCo
         return None
     expression, needs_numpy = row
     init_cst, loop_cst = statements
-    numpy_name, import_edits = _numpy(ctx, needs_numpy)
+    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     vectorized = with_method(to_columns(expression, ROW, ctx.segment(info["frame"]), numpy_name), "tolist")
     assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    carried = list(loop_cst.leading_lines) + comments_in(loop_cst.with_changes(leading_lines=[]))
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *carried])
+    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
 
 
@@ -148,10 +148,9 @@ def _fix_column(info: dict, statement: ast.Assign, forbidden: set[str], ctx: Fix
     if row is None or statements is None:
         return None
     expression, needs_numpy = row
-    numpy_name, import_edits = _numpy(ctx, needs_numpy)
+    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     vectorized = to_columns(expression, ROW, ctx.segment(frame), numpy_name)
     new = cst.parse_statement(f"{ctx.segment(frame)}[{ctx.segment(column)}] = {code_of(vectorized)}")
     loop_cst = statements[0]
-    carried = list(loop_cst.leading_lines) + comments_in(loop_cst.with_changes(leading_lines=[]))
-    new = new.with_changes(leading_lines=carried)
+    new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))

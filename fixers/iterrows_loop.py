@@ -18,10 +18,20 @@ import ast
 
 import libcst as cst
 
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
+from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
-from ._vectorize import analyse, code_of, comments_in, repeatable_frame, to_columns, with_method
+from ._vectorize import (
+    analyse,
+    code_of,
+    empty_list_before,
+    lines_to_carry,
+    numpy_import,
+    parse_list_comprehension,
+    repeatable_frame,
+    to_columns,
+    with_method,
+)
 
 SUGGESTION = (
     "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`); "
@@ -68,10 +78,6 @@ def _frame(iterable: ast.expr) -> ast.expr | None:
     return frame if repeatable_frame(frame) else None
 
 
-def _numpy(ctx: FixContext, needed: bool) -> tuple[str, tuple[Edit, ...]]:
-    return ctx.ensure_import("numpy", "np") if needed else ("np", ())
-
-
 def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str],
               ctx: FixContext) -> Fix | None:
     names = _row_target(loop.target)
@@ -95,12 +101,8 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
             and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
         return None
     target = call.func.value.id
-    position = next((i for i, s in enumerate(block) if s is loop), None)
-    if not position:
-        return None
-    init = block[position - 1]
-    if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
-            and init.targets[0].id == target and isinstance(init.value, ast.List) and not init.value.elts):
+    init = empty_list_before(loop, block, target)
+    if init is None:
         return None
     good, needs_numpy = analyse(call.args[0], row, {index, target} | collections)
     if not good or target in (index, row):
@@ -109,12 +111,11 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
     if statements is None or len(statements) != 2:
         return None
     init_cst, loop_cst = statements
-    numpy_name, import_edits = _numpy(ctx, needs_numpy)
+    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     element = loop_cst.body.body[0].body[0].value.args[0].value  # type: ignore[attr-defined]
     vectorized = with_method(to_columns(element, row, frame_code, numpy_name), "tolist")
     assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    carried = list(loop_cst.leading_lines) + comments_in(loop_cst.with_changes(leading_lines=[]))
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *carried])
+    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
 
 
@@ -138,12 +139,11 @@ def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, fram
     if statements is None:
         return None
     loop_cst = statements[0]
-    numpy_name, import_edits = _numpy(ctx, needs_numpy)
+    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     value = loop_cst.body.body[0].body[0].value  # type: ignore[attr-defined]
     vectorized = to_columns(value, row, frame_code, numpy_name)
     new = cst.parse_statement(f"{frame_code}[{ctx.segment(column)}] = {code_of(vectorized)}")
-    carried = list(loop_cst.leading_lines) + comments_in(loop_cst.with_changes(leading_lines=[]))
-    new = new.with_changes(leading_lines=carried)
+    new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
 
 
@@ -159,12 +159,9 @@ def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -
     good, needs_numpy = analyse(node.elt, row, {index} | collections)
     if not good:
         return None
-    try:
-        parsed = cst.parse_expression(ctx.segment(node))
-    except cst.ParserSyntaxError:
+    parsed = parse_list_comprehension(node, ctx)
+    if parsed is None:
         return None
-    if comments_in(parsed) or not isinstance(parsed, cst.ListComp):
-        return None
-    numpy_name, import_edits = _numpy(ctx, needs_numpy)
+    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     vectorized = with_method(to_columns(parsed.elt, row, ctx.segment(frame), numpy_name), "tolist")
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(vectorized))))

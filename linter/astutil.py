@@ -37,6 +37,11 @@ def mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
 
 
+def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
+    """The value passed to the call as `name=...`, if any."""
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
 def all_args(args: ast.arguments) -> list[ast.arg]:
     """Every parameter: positional-only, positional, keyword-only, then `*args`, `**kwargs`."""
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs]

@@ -12,9 +12,9 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from .astutil import all_args
+from .astutil import all_args, mentions
 from .diagnostic import Diagnostic, Position
 from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join
 from .noqa import apply_noqa
@@ -72,6 +72,28 @@ class RuleContext:
     def segment(self, node: ast.AST) -> str:
         return self.source.segment(node)
 
+    def earlier_in_iteration(self) -> Iterator[ast.stmt]:
+        """The statements that run before the current one in the same iteration of the
+        innermost loop, in order: in each enclosing block from the loop's body inwards, those
+        before the statement that holds the current one."""
+        if not self.loops:
+            return
+        innermost = self.loops[-1]
+        levels = [i for i, statement in enumerate(self.statements) if statement is innermost]
+        if not levels:
+            return
+        for index in range(levels[-1] + 1, len(self.statements)):
+            for statement in self.blocks[index]:
+                if statement is self.statements[index]:
+                    break
+                yield statement
+
+    def rebound_each_iteration(self, name: str) -> bool:
+        """`name` is bound afresh (from a value that does not read it) earlier in the same
+        iteration, as in `x = start()` before `x = grow(x, piece)`: the loop then does not
+        carry the value from one iteration to the next, so nothing accumulates."""
+        return any(_binds_afresh(statement, name) for statement in self.earlier_in_iteration())
+
     # -- reporting -----------------------------------------------------------------
     def report(self, node: ast.AST, message: str | None = None, context: object = None) -> None:
         rule = self._rule
@@ -91,6 +113,17 @@ class RuleContext:
                 context=context,
             )
         )
+
+
+def _binds_afresh(statement: ast.stmt, name: str) -> bool:
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        targets = [statement.target]
+    else:
+        return False
+    return any(isinstance(t, ast.Name) and t.id == name for t in targets) and \
+        not mentions(statement.value, name)  # type: ignore[arg-type]
 
 
 class _Walker:

@@ -7,8 +7,8 @@ on generated data, including loops that run zero times.
 
 from __future__ import annotations
 
-import ast
 import textwrap
+from functools import partial
 
 import pandas as pd
 import pytest
@@ -16,6 +16,7 @@ import pytest
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 CODE = "GPU101"
 
@@ -24,15 +25,7 @@ def _src(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
 
-def _findings(source: str):
-    return [d for d in lint_source(source) if d.code == CODE]
-
-
-def _fixed(source: str, unsafe: bool = True) -> str:
-    result = fix_text(source, unsafe_fixes=unsafe)
-    ast.parse(result)
-    assert fix_text(result, unsafe_fixes=unsafe) == result, "fixing twice must equal fixing once"
-    return result
+_findings = partial(findings, code=CODE)
 
 
 def _assert_same_when_run(source: str, fixed: str, setup: str, call: str, strict: bool) -> None:
@@ -59,7 +52,7 @@ def test_append_of_a_frame_becomes_one_concat_unsafe():
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
     assert fix_text(source, unsafe_fixes=False) == source
-    assert _fixed(source) == _src('''
+    assert idempotent_fix(source) == _src('''
         import pandas as pd
 
 
@@ -83,7 +76,7 @@ def test_private_append_of_dict_rows_builds_one_frame():
     ''')
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert _fixed(source) == _src('''
+    assert idempotent_fix(source) == _src('''
         import pandas as pd
 
         out = pd.DataFrame(columns=["item"])
@@ -102,7 +95,7 @@ def test_append_without_a_module_alias_imports_pandas():
         for item in ["a", "b"]:
             out = out.append(DataFrame({"item": [item]}))
     ''')
-    assert _fixed(source) == _src('''
+    assert idempotent_fix(source) == _src('''
         from pandas import DataFrame
         import pandas as pd
 
@@ -122,7 +115,7 @@ def test_series_private_append_of_a_series():
         for value in [1.0, 2.0]:
             total = total._append(pd.Series([value]))
     ''')
-    assert _fixed(source) == _src('''
+    assert idempotent_fix(source) == _src('''
         import pandas as pd
 
         total = pd.Series(dtype=float)
@@ -350,7 +343,7 @@ def test_rewrite_is_exact_and_computes_the_same_result(name):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
     assert fix_text(source, unsafe_fixes=False) == source
-    assert _fixed(source) == expected
+    assert idempotent_fix(source) == expected
     _assert_same_when_run(source, expected, "", call, strict=True)
 
 
@@ -368,7 +361,7 @@ def test_loc_rows_rewrite_has_the_same_values_only():
     ''')
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert fixed == _src('''
         import pandas as pd
 
@@ -404,7 +397,7 @@ def test_comments_inside_the_growth_statement_survive():
                 ignore_index=True,  # renumber
             )  # done
     ''')
-    assert _fixed(source) == _src('''
+    assert idempotent_fix(source) == _src('''
         import pandas as pd
 
         frame = pd.DataFrame()
@@ -428,10 +421,10 @@ def test_fresh_names_avoid_names_in_use():
         for a in range(3):
             frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
     ''')
-    assert "parts_2 = [frame]" in _fixed(source)
+    assert "parts_2 = [frame]" in idempotent_fix(source)
 
 
-def test_two_loops_in_one_file_are_both_fixed():
+def test_two_loops_in_one_file_are_bothidempotent_fix():
     source = _src('''
         import pandas as pd
 
@@ -442,7 +435,7 @@ def test_two_loops_in_one_file_are_both_fixed():
         for b in range(3):
             right = pd.concat([right, pd.DataFrame({"b": [b]})])
     ''')
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert "parts = [left]" in fixed and "parts_2 = [right]" in fixed
     assert _findings(fixed) == []
 
@@ -677,7 +670,7 @@ def test_other_frame_libraries_are_flagged_but_fixed_unsafely():
     ''')
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert "frame = cudf.concat(parts)" in _fixed(source)
+    assert "frame = cudf.concat(parts)" in idempotent_fix(source)
 
 
 # -- safe only where the pieces provably share one dtype per column ---------------------------
@@ -771,7 +764,7 @@ def test_row_selections_of_one_frame_are_fixed_safely(shape):
     source = _shape_source(shape)
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
-    fixed = _fixed(source, unsafe=False)
+    fixed = idempotent_fix(source, unsafe=False)
     assert f"parts.append({piece})" in fixed and "out = pd.concat(parts)" in fixed
 
 
@@ -794,7 +787,7 @@ def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
     source = _shape_source(shape, *SAFE_STARTS[start])
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
-    fixed = _fixed(source, unsafe=False)
+    fixed = idempotent_fix(source, unsafe=False)
     assert fixed != source
     for n in (0, 1, 5, 40):
         before = run_example(SAFE_SETUP, source, "build(sales)", n=n)
@@ -842,7 +835,7 @@ def test_safe_shapes_compute_exactly_the_same_frame(shape, start):
 def test_more_safe_shapes(source):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
-    assert _fixed(source, unsafe=False) != source
+    assert idempotent_fix(source, unsafe=False) != source
 
 
 def test_prepending_and_nested_safe_shapes_compute_the_same_frame():
@@ -852,7 +845,7 @@ def test_prepending_and_nested_safe_shapes_compute_the_same_frame():
         _safe_source("for _, group in sales.groupby('grade', observed=False):", "group.loc[group.returned]",
                      "pd.DataFrame({'amount': [True]})", ""),
     ):
-        fixed = _fixed(source, unsafe=False)
+        fixed = idempotent_fix(source, unsafe=False)
         for n in (0, 1, 5, 40):
             assert_same_result(run_example(SAFE_SETUP, source, "build(sales)", n=n),
                                run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
@@ -946,7 +939,7 @@ def test_pieces_without_evidence_of_one_dtype_are_fixed_unsafely(shape):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE, finding.fix
     assert fix_text(source, unsafe_fixes=False) == source
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert "parts.append(" in fixed or "parts.extend(" in fixed
 
 
@@ -1135,7 +1128,7 @@ def test_a_frame_changed_while_looping_is_fixed_unsafely(name):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
     assert fix_text(source, unsafe_fixes=False) == source
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     before = run_example(CHANGING_SETUP, source, call)
     after = run_example(CHANGING_SETUP, fixed, call)
     assert (str(before["a"].dtype), str(after["a"].dtype)) == ("float64", "object")
@@ -1214,7 +1207,7 @@ def test_a_frame_other_code_may_change_is_fixed_unsafely(source):
 def test_a_private_frame_left_alone_while_looping_is_fixed_safely(source):
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.SAFE
-    fixed = _fixed(source, unsafe=False)
+    fixed = idempotent_fix(source, unsafe=False)
     for n in (0, 1, 5, 40):
         assert_same_result(run_example(SAFE_SETUP, source, "build(sales)", n=n),
                            run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
@@ -1234,7 +1227,7 @@ def test_why_mixed_pieces_are_unsafe():
     ''')
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     before = run_example("", source, "build([True, 1, 1.5])")
     after = run_example("", fixed, "build([True, 1, 1.5])")
     assert (str(before["v"].dtype), str(after["v"].dtype)) == ("float64", "object")
@@ -1286,7 +1279,7 @@ def test_sort_with_a_start_in_unsorted_column_order_is_declined():
 
 @pytest.mark.parametrize("start", ['pd.DataFrame(columns=["a", "b"])', 'pd.DataFrame({"a": [1.5], "b": ["x"]})',
                                    "pd.DataFrame()"])
-def test_sort_with_a_start_in_sorted_column_order_is_fixed(start):
+def test_sort_with_a_start_in_sorted_column_order_isidempotent_fix(start):
     source = _src(f'''
         import pandas as pd
 
@@ -1297,7 +1290,7 @@ def test_sort_with_a_start_in_sorted_column_order_is_fixed(start):
                 out = pd.concat([out, pd.DataFrame({{"b": [item], "a": [item]}})], sort=True)
             return out
     ''')
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert "out = pd.concat(parts, sort=True)" in fixed
     for items in ([], [1], [1, 2]):
         assert_same_result(run_example("", source, f"build({items})"), run_example("", fixed, f"build({items})"),

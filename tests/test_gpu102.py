@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import only_finding
 
 HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(df: pd.DataFrame, rate: float = 0.2):\n"
 
 
-def _only(source: str):
-    found = [d for d in lint_source(source) if d.code == "GPU102"]
-    assert len(found) == 1, found
-    return found[0]
+_only = partial(only_finding, code="GPU102")
 
 
 @pytest.mark.parametrize("body", [

@@ -3,26 +3,19 @@ frames with default and shuffled indexes, and odd code."""
 
 from __future__ import annotations
 
-import ast
+from functools import partial
 
 import pytest
 
-from gpulint import Applicability, all_rules, fix_text, lint_source
+from gpulint import Applicability, all_rules, fix_text
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(df: pd.DataFrame, rate: float = 0.2):\n"
 
 
-def _findings(source: str) -> list:
-    return [d for d in lint_source(source) if d.code == "GPU103"]
-
-
-def _fixed(source: str) -> str:
-    fixed = fix_text(source, unsafe_fixes=True)
-    ast.parse(fixed)
-    assert fix_text(fixed, unsafe_fixes=True) == fixed
-    return fixed
+_findings = partial(findings, code="GPU103")
 
 
 @pytest.mark.parametrize("loop", [
@@ -89,7 +82,7 @@ def test_rewrites(body, rewrite):
     source = HEADER + body
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert _fixed(source) == HEADER + rewrite
+    assert idempotent_fix(source) == HEADER + rewrite
 
 
 INDEXES = ["pd.RangeIndex(N)", "pd.RangeIndex(N) * 3 + 5", "pd.Index(rng.permutation(N))"]
@@ -106,7 +99,7 @@ def _visits_every_row(body: str, index: str) -> bool:
 ])
 def test_rewrites_compute_the_same_values_where_the_loop_visits_every_row(body, rewrite, index):
     source = HEADER + body
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     setup = (f"df = pd.DataFrame({{'a': rng.normal(size=N), 'b': rng.integers(-3, 3, N)}}, index={index})")
     for n in (0, 1, 9, 100):
         before = run_example(setup, source, "f(df)", n=n)
@@ -122,7 +115,7 @@ def test_label_access_over_positions_differs_on_a_shuffled_index():
     source = HEADER + REWRITES[0][0]
     setup = "df = pd.DataFrame({'a': rng.normal(size=N)}, index=pd.Index(rng.permutation(N)))"
     before = run_example(setup, source, "f(df)", n=20)
-    after = run_example(setup, _fixed(source), "f(df)", n=20)
+    after = run_example(setup, idempotent_fix(source), "f(df)", n=20)
     assert sorted(before) == sorted(after) and before != after
 
 
@@ -188,4 +181,4 @@ ODD_CODE = {
 def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
-    _fixed(source)
+    idempotent_fix(source)

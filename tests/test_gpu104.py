@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import ast
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from gpulint import Applicability, fix_text, lint_source
+from gpulint import Applicability, fix_text
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 PANDAS = 'import pandas as pd\n\nframe = pd.read_csv("data.csv")\n'
 
 
-def _findings(source: str) -> list:
-    return [d for d in lint_source(source) if d.code == "GPU104"]
-
-
-def _fixed(source: str) -> str:
-    fixed = fix_text(source, unsafe_fixes=True)
-    ast.parse(fixed)
-    assert fix_text(fixed, unsafe_fixes=True) == fixed
-    return fixed
+_findings = partial(findings, code="GPU104")
 
 
 def _assert_display_only(source: str) -> None:
@@ -180,7 +173,7 @@ def typed(table: pd.DataFrame):
 
 def test_np_where_stored_in_a_column_of_the_same_frame_stays_an_array():
     source = PANDAS + 'frame["size"] = frame.apply(lambda r: "big" if r["qty"] > 5 else "small", axis=1)\n'
-    assert _fixed(source) == (
+    assert idempotent_fix(source) == (
         'import pandas as pd\nimport numpy as np\n\nframe = pd.read_csv("data.csv")\n'
         'frame["size"] = np.where(frame["qty"] > 5, "big", "small")\n'
     )
@@ -196,7 +189,7 @@ other = read_csv("other.csv")
 sizes = frame.apply(lambda r: "big" if r["qty"] > 5 else "small", axis=1)
 other["size"] = frame.apply(lambda r: "big" if r["qty"] > 5 else "small", axis=1)
 '''
-    assert _fixed(source) == '''\
+    assert idempotent_fix(source) == '''\
 import numpy
 from pandas import read_csv
 import pandas as pd
@@ -210,7 +203,7 @@ other["size"] = pd.Series(numpy.where(frame["qty"] > 5, "big", "small"), index=f
 
 def test_np_where_combined_with_a_column_is_already_a_series():
     source = PANDAS + 'signed = frame.apply(lambda r: (1 if r["up"] > 0 else -1) * r["size"], axis=1)\n'
-    assert _fixed(source).endswith('signed = (np.where(frame["up"] > 0, 1, -1)) * frame["size"]\n')
+    assert idempotent_fix(source).endswith('signed = (np.where(frame["up"] > 0, 1, -1)) * frame["size"]\n')
 
 
 def test_parentheses_only_where_the_result_is_an_operand():
@@ -219,7 +212,7 @@ total = frame.apply(lambda r: r["a"] * r["b"], axis=1).sum()
 rest = 1 - frame.apply(lambda r: r["a"] - r["b"], axis=1)
 print(frame.apply(lambda r: r["a"] > 1 or not r["b"] < 2, axis=1))
 '''
-    assert _fixed(source) == PANDAS + '''\
+    assert idempotent_fix(source) == PANDAS + '''\
 total = (frame["a"] * frame["b"]).sum()
 rest = 1 - (frame["a"] - frame["b"])
 print((frame["a"] > 1) | (~(frame["b"] < 2)))
@@ -236,7 +229,7 @@ if True:
         axis=1,  # rows
     )
 '''
-    assert _fixed(source) == PANDAS + '''\
+    assert idempotent_fix(source) == PANDAS + '''\
 if True:
     # per row
     # rows
@@ -247,9 +240,9 @@ if True:
 
 def test_moved_comments_keep_line_endings_and_go_above_decorators():
     crlf = PANDAS.replace("\n", "\r\n") + 'out = frame.apply(\r\n    lambda r: r["a"] + 1,  # one more\r\n    axis=1)\r\n'
-    assert _fixed(crlf) == PANDAS.replace("\n", "\r\n") + '# one more\r\nout = frame["a"] + 1\r\n'
+    assert idempotent_fix(crlf) == PANDAS.replace("\n", "\r\n") + '# one more\r\nout = frame["a"] + 1\r\n'
     decorated = PANDAS + '@register(frame.apply(lambda r: r["a"] + 1,  # one more\n          axis=1))\ndef f():\n    pass\n'
-    assert _fixed(decorated) == PANDAS + '# one more\n@register(frame["a"] + 1)\ndef f():\n    pass\n'
+    assert idempotent_fix(decorated) == PANDAS + '# one more\n@register(frame["a"] + 1)\ndef f():\n    pass\n'
 
 
 def test_dask_gets_column_expressions_but_no_np_where():
@@ -260,7 +253,7 @@ lazy = dd.read_csv("data-*.csv")
 a = lazy.apply(lambda r: r["a"] - r["b"], axis=1)
 b = lazy.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
 '''
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert 'a = lazy["a"] - lazy["b"]\n' in fixed
     assert 'b = lazy.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)\n' in fixed
 
@@ -273,7 +266,7 @@ spread = mpd.read_csv("data.csv")
 spread["c"] = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
 d = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
 '''
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert 'spread["c"] = np.where(spread["a"] > 0, "x", "y")\n' in fixed
     assert 'd = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)\n' in fixed
 
@@ -330,7 +323,7 @@ def test_rewrites_compute_the_same_values(body, stored):
     else:
         source = f'def run(data):\n    return data.apply(lambda r: {body}, axis=1)\n'
     source = "import pandas as pd\n\n\n" + source.replace("def run(data)", "def run(data: pd.DataFrame)")
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert "apply" not in fixed
     for n in (0, 1, 7, 60):
         before = run_example(SETUP, source, "run(data)", n=n)

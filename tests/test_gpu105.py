@@ -3,7 +3,7 @@ why none of them is safe."""
 
 from __future__ import annotations
 
-import ast
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -12,19 +12,12 @@ import pytest
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 HEADER = "import numpy as np\nimport pandas as pd\n\nframe = pd.read_csv('data.csv')\ns = frame['a']\n"
 
 
-def _findings(source: str) -> list:
-    return [d for d in lint_source(source) if d.code == "GPU105"]
-
-
-def _fixed(source: str) -> str:
-    fixed = fix_text(source, unsafe_fixes=True)
-    ast.parse(fixed)
-    assert fix_text(fixed, unsafe_fixes=True) == fixed
-    return fixed
+_findings = partial(findings, code="GPU105")
 
 
 @pytest.mark.parametrize(("call", "rewrite"), [
@@ -56,7 +49,7 @@ def test_rewrites(call, rewrite):
     source = HEADER + f"rate = 0.2\nresult = {call}\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert _fixed(source) == HEADER + f"rate = 0.2\nresult = {rewrite}\n"
+    assert idempotent_fix(source) == HEADER + f"rate = 0.2\nresult = {rewrite}\n"
 
 
 @pytest.mark.parametrize(("statement", "rewrite"), [
@@ -68,7 +61,7 @@ def test_rewrites(call, rewrite):
     ("total = s.apply(abs).sum()", "total = s.abs().sum()"),
 ])
 def test_rewrites_keep_their_precedence(statement, rewrite):
-    assert _fixed(HEADER + statement + "\n") == HEADER + rewrite + "\n"
+    assert idempotent_fix(HEADER + statement + "\n") == HEADER + rewrite + "\n"
 
 
 @pytest.mark.parametrize("call", [
@@ -160,7 +153,7 @@ CALLS = [
 @pytest.mark.parametrize("column", list(COLUMNS))
 def test_rewrite_has_the_same_values_where_the_original_returns(column, call):
     source = f"import pandas as pd\n\n\ndef run(s: pd.Series):\n    return {call}\n"
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert fixed != source
     setup = f"s = {COLUMNS[column]}"
     for n in (1, 7, 100):
@@ -215,4 +208,4 @@ ODD_CODE = {
 def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
-    _fixed(source)
+    idempotent_fix(source)

@@ -4,26 +4,20 @@ their results executed on generated groups."""
 from __future__ import annotations
 
 import ast
+from functools import partial
 
 import pandas as pd
 import pytest
 
-from gpulint import Applicability, fix_text, lint_source
+from gpulint import Applicability, fix_text
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 HEADER = "import pandas as pd\n\nsales = pd.read_csv('sales.csv')\nprices = sales['price']\n"
 
 
-def _findings(source: str) -> list:
-    return [d for d in lint_source(source) if d.code == "GPU106"]
-
-
-def _fixed(source: str) -> str:
-    fixed = fix_text(source, unsafe_fixes=True)
-    ast.parse(fixed)
-    assert fix_text(fixed, unsafe_fixes=True) == fixed
-    return fixed
+_findings = partial(findings, code="GPU106")
 
 
 REWRITES = [
@@ -53,7 +47,7 @@ def test_rewrites(call, rewrite):
     source = HEADER + f"result = {call}\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert _fixed(source) == HEADER + f"result = {rewrite}\n"
+    assert idempotent_fix(source) == HEADER + f"result = {rewrite}\n"
 
 
 @pytest.mark.parametrize("call", [
@@ -163,7 +157,7 @@ ODD_CODE = {
 def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
-    _fixed(source)
+    idempotent_fix(source)
 
 
 def test_evidence_a_series_groupby_is_a_groupby():

@@ -3,28 +3,21 @@ purpose (the write takes effect), checked against the result computed independen
 
 from __future__ import annotations
 
-import ast
 import warnings
+from functools import partial
 
 import pandas as pd
 import pytest
 
-from gpulint import Applicability, fix_text, lint_source
+from gpulint import Applicability, fix_text
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import findings, idempotent_fix
 
 HEADER = "import pandas as pd\n\nframe = pd.read_csv('data.csv')\nmask = frame['a'] > 0\nrows = [1, 2]\n"
 
 
-def _findings(source: str) -> list:
-    return [d for d in lint_source(source) if d.code == "GPU107"]
-
-
-def _fixed(source: str) -> str:
-    fixed = fix_text(source, unsafe_fixes=True)
-    ast.parse(fixed)
-    assert fix_text(fixed, unsafe_fixes=True) == fixed
-    return fixed
+_findings = partial(findings, code="GPU107")
 
 
 REWRITES = [
@@ -50,7 +43,7 @@ def test_rewrites(statement, rewrite):
     source = HEADER + statement + "\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.UNSAFE
-    assert _fixed(source) == HEADER + rewrite + "\n"
+    assert idempotent_fix(source) == HEADER + rewrite + "\n"
 
 
 @pytest.mark.parametrize("statement", [
@@ -120,7 +113,7 @@ INTENDED = [
 def test_the_rewrite_computes_what_the_chained_write_meant(statement, intended):
     # bare annotations: the evidence for the linter, nothing at run time (setup binds them)
     source = "import pandas as pd\n\nframe: pd.DataFrame\nmask: pd.Series\n" + statement + "\n"
-    fixed = _fixed(source)
+    fixed = idempotent_fix(source)
     assert fixed != source
     for n in (0, 1, 8, 60):
         expected = run_example(SETUP, "", intended, n=n)
@@ -156,4 +149,4 @@ ODD_CODE = {
 def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
-    _fixed(source)
+    idempotent_fix(source)

@@ -3,20 +3,20 @@ different lengths included), and what only gets a suggestion."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import only_finding
 
 HEADER = "import numpy as np\n\n\ndef f(a: np.ndarray, b: np.ndarray, out: np.ndarray, rate: float = 0.5):\n"
 SETUP = "a = rng.normal(size=N)\nb = rng.normal(size=N + 3)\nout = np.zeros(N + 5)"
 
 
-def _only(source: str):
-    found = [d for d in lint_source(source) if d.code == "GPU201"]
-    assert len(found) == 1, found
-    return found[0]
+_only = partial(only_finding, code="GPU201")
 
 
 @pytest.mark.parametrize(("body", "expected"), [

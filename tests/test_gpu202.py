@@ -4,6 +4,7 @@ concatenation equals the chain (dtype, shape and values, zero iterations include
 from __future__ import annotations
 
 import itertools
+from functools import partial
 
 import numpy as np
 import pytest
@@ -11,15 +12,13 @@ import pytest
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import only_finding
 
 NUMERIC = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
            np.float16, np.float32, np.float64, np.complex64, np.complex128, np.longdouble]
 
 
-def _only(source: str):
-    found = [d for d in lint_source(source) if d.code == "GPU202"]
-    assert len(found) == 1, found
-    return found[0]
+_only = partial(only_finding, code="GPU202")
 
 
 # -- the claim behind "safe": one call on the list equals the chain of calls -------------------

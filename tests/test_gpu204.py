@@ -3,6 +3,8 @@ the builtin on the data where the rule promises equal values, and the evidence i
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,13 +12,11 @@ import pytest
 from gpulint import Applicability, fix_text, lint_source
 from gpulint.evidence import Ty
 
+from .rule_helpers import only_finding
 from .test_evidence import probe_one
 
 
-def _only(source: str):
-    found = [d for d in lint_source(source) if d.code == "GPU204"]
-    assert len(found) == 1, found
-    return found[0]
+_only = partial(only_finding, code="GPU204")
 
 
 ARRAYS = {

@@ -3,20 +3,20 @@ shapes that only get a suggestion."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
+from .rule_helpers import only_finding
 
 HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(a: np.ndarray, frame: pd.DataFrame, k: float = 3.0):\n"
 SETUP = "a = rng.normal(size=N)\nframe = pd.DataFrame({'x': rng.integers(-5, 5, N)})"
 
 
-def _only(source: str):
-    found = [d for d in lint_source(source) if d.code == "GPU205"]
-    assert len(found) == 1, found
-    return found[0]
+_only = partial(only_finding, code="GPU205")
 
 
 @pytest.mark.parametrize(("body", "expected"), [

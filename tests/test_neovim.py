@@ -85,7 +85,7 @@ DRIVER = textwrap.dedent('''\
 def readme_snippet() -> str:
     """The Neovim configuration the README gives (the first Lua block of the editors section)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("<!-- section: lsp -->", 1)[1]
+    section = readme.split("### Editors (LSP)", 1)[1]
     match = re.search(r"```lua\n(.*?)```", section, re.DOTALL)
     assert match is not None, "the README's editors section has no Lua block for Neovim"
     return match.group(1)

@@ -321,10 +321,14 @@ class GpulintServer(LanguageServer):
     def schedule(self, uri: str, delay: float = DEBOUNCE_S) -> None:
         """Lint a document (or a notebook, by its URI) after `delay`, replacing any lint of
         it still waiting."""
-        previous = self.pending.pop(uri, None)
-        if previous is not None:
-            previous.cancel()
+        self.cancel_pending(uri)
         self.pending[uri] = asyncio.get_running_loop().create_task(self._lint_later(uri, delay))
+
+    def cancel_pending(self, uri: str) -> None:
+        """Drop the lint of a document (or notebook) still waiting, if there is one."""
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
 
     async def _lint_later(self, uri: str, delay: float) -> None:
         try:
@@ -370,8 +374,7 @@ class GpulintServer(LanguageServer):
             return
         for cell_uri in self.published_cells.get(uri, []):
             if cell_uri not in linted:  # deleted, or no longer a code cell
-                self.linted.pop(cell_uri, None)
-                self.clear(cell_uri)
+                self.forget(cell_uri)
         for cell_uri, result in linted.items():
             self.linted[cell_uri] = result
             self.publish(cell_uri, result)
@@ -387,6 +390,11 @@ class GpulintServer(LanguageServer):
 
     def clear(self, uri: str) -> None:
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    def forget(self, uri: str) -> None:
+        """Drop a document's last result and clear its diagnostics in the editor."""
+        self.linted.pop(uri, None)
+        self.clear(uri)
 
     def relint_all(self) -> None:
         for uri in list(self.documents):
@@ -449,11 +457,8 @@ def build_server() -> GpulintServer:
     def did_close(ls: GpulintServer, params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
         ls.documents.discard(uri)
-        task = ls.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
-        ls.linted.pop(uri, None)
-        ls.clear(uri)
+        ls.cancel_pending(uri)
+        ls.forget(uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
     def notebook_did_open(ls: GpulintServer, params: types.DidOpenNotebookDocumentParams) -> None:
@@ -470,13 +475,10 @@ def build_server() -> GpulintServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: GpulintServer, params: types.DidCloseNotebookDocumentParams) -> None:
         uri = params.notebook_document.uri
-        task = ls.pending.pop(uri, None)
-        if task is not None:
-            task.cancel()
+        ls.cancel_pending(uri)
         cells = {cell.uri for cell in params.cell_text_documents} | set(ls.published_cells.pop(uri, []))
         for cell_uri in cells:
-            ls.linted.pop(cell_uri, None)
-            ls.clear(cell_uri)
+            ls.forget(cell_uri)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, mentions, walk_local
+from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, walk_local
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
 
@@ -226,6 +226,15 @@ import numpy as np
 base = np.arange(6)
 grown = np.append(base, [6, 7])
 '''),
+        # each iteration starts its own array: padded once, nothing carried over
+        Example('''\
+import numpy as np
+
+for row in rows:
+    pos = np.array([row[0], row[1]])
+    pos = np.concatenate([[np.nan], pos, [np.nan]])
+    draw(pos)
+'''),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -240,7 +249,7 @@ grown = np.append(base, [6, 7])
             return
         name = node.targets[0].id
         pieces = _pieces(call, found[1], name)
-        if pieces is None:
+        if pieces is None or ctx.rebound_each_iteration(name):
             return
         growth = Growth(node, call, name, found[0], found[1], pieces)
         _plan(growth, ctx)
@@ -297,10 +306,6 @@ def _plan(growth: Growth, ctx: RuleContext) -> None:
     growth.applicability = "safe" if default_dtype else "unsafe"
 
 
-def _keyword(call: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg == name), None)
-
-
 def _options_ok(growth: Growth) -> bool:
     """Only the axis (`axis=`/`dim=`) as a constant, and no extra positional arguments."""
     call = growth.call
@@ -317,7 +322,7 @@ def _options_ok(growth: Growth) -> bool:
 
 
 def _axis(growth: Growth) -> int | None | str:
-    value = _keyword(growth.call, "dim" if growth.lib == "torch" else "axis")
+    value = keyword_value(growth.call, "dim" if growth.lib == "torch" else "axis")
     if value is None:
         return None if growth.function == "append" else 0
     return value.value  # type: ignore[attr-defined]

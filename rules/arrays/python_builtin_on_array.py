@@ -154,6 +154,13 @@ names = list(labels)
         ),
     )
     ok = (
+        # two arguments: `max` compares them, it does not iterate the array
+        Example('''\
+import numpy as np
+
+residual = np.sqrt(np.abs(np.float64(2.0) - 1.5))
+step = max(residual, 1e-12)
+'''),
         Example('''\
 import numpy as np
 
@@ -202,6 +209,8 @@ pairs = [(a, b) for a, b in zip(values, values[1:])]
         if not (isinstance(func, ast.Name) and func.id in BUILTINS and node.args
                 and not isinstance(node.args[0], ast.Starred) and ctx.env.is_builtin(func.id)):
             return
+        if func.id in ("max", "min") and len(node.args) > 1:
+            return  # `max(x, eps)` compares its arguments; it does not iterate `x`
         argument = node.args[0]
         ty = ctx.type_of(argument)
         if ty is None or ty.kind not in _KINDS or ty.kind in ("placed", "output") and ty.lib != "torch":

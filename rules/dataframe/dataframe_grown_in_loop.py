@@ -100,9 +100,12 @@ class DataframeGrownInLoop(Rule):
 
     ## Why is this bad?
     Every concatenation copies all the rows collected so far into a new frame, so growing a
-    frame row by row costs quadratic time and memory traffic: about 430x slower than one
-    `concat` at 100 rows and 1,000x at 10k rows on a CPU. On a GPU (cuDF) each step is also a
-    separate device allocation and kernel launch. `DataFrame.append` was removed in pandas
+    frame piece by piece costs quadratic time and memory traffic, and on a GPU (cuDF) each step
+    is also a separate device allocation and kernel launch. Collecting the pieces and calling
+    `concat` once removes the quadratic copying; where each piece is a one-row frame built in
+    the loop, that construction is the larger cost, and building the frame once from a list
+    of records (`pd.DataFrame(rows)`) is about 70x faster than growing it at 100 rows and
+    115x at 10k rows on a 2-core CPU. `DataFrame.append` was removed in pandas
     2.0 and the private `_append` is gone from pandas 3.1, so code using them no longer runs.
 
     Collect the pieces in a list inside the loop and build the frame once after it.
@@ -596,50 +599,20 @@ def _file_read(node: ast.expr, ctx: RuleContext) -> bool:
 
 def _bound_to_file_read(name: str, ctx: RuleContext) -> bool:
     """`name` was last bound, earlier in the current iteration of the innermost loop, to a file read."""
-    innermost = ctx.loops[-1]
-    levels = [i for i, statement in enumerate(ctx.statements) if statement is innermost]
-    if not levels:
-        return False
     value: ast.expr | None = None
-    for index in range(levels[-1] + 1, len(ctx.statements)):
-        for statement in ctx.blocks[index]:
-            if statement is ctx.statements[index]:
-                break
-            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(
-                isinstance(t, ast.Name) and t.id == name
-                for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
-            ):
-                value = statement.value
+    for statement in ctx.earlier_in_iteration():
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(
+            isinstance(t, ast.Name) and t.id == name
+            for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        ):
+            value = statement.value
     return value is not None and _file_read(value, ctx)
 
 
 def _reset_each_iteration(target: ast.expr, ctx: RuleContext) -> bool:
     """The name is bound afresh earlier in the same iteration (`df = base.copy()` just
     before `df = pd.concat([df, x])`): each step then copies one start, not a growing frame."""
-    if not isinstance(target, ast.Name):
-        return False
-    innermost = ctx.loops[-1]
-    levels = [i for i, statement in enumerate(ctx.statements) if statement is innermost]
-    if not levels:
-        return False
-    for index in range(levels[-1] + 1, len(ctx.statements)):
-        for statement in ctx.blocks[index]:
-            if statement is ctx.statements[index]:
-                break
-            if _binds_afresh(statement, target.id):
-                return True
-    return False
-
-
-def _binds_afresh(statement: ast.stmt, name: str) -> bool:
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        targets = [statement.target]
-    else:
-        return False
-    return any(isinstance(t, ast.Name) and t.id == name for t in targets) and \
-        not mentions(statement.value, name)  # type: ignore[arg-type]
+    return isinstance(target, ast.Name) and ctx.rebound_each_iteration(target.id)
 
 
 # -- what the fixer needs to know about the surroundings -----------------------------------

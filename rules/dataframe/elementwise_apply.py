@@ -133,8 +133,10 @@ class ElementwiseApply(Rule):
     into a Python object, the function runs in the interpreter, and the results are
     collected and their dtype inferred again. The vectorized form (`s * 2`, `s.abs()`,
     `s.str.lower()`, `s.astype(float)`) runs the same operation over the whole column in
-    compiled code, typically 10-100x faster, and it is the form cuDF runs on a GPU without
-    compiling a UDF.
+    compiled code: for arithmetic about 30x faster at 10k values and 160x at 100k on a CPU
+    (`gpulint bench --rule GPU105`). pandas' `.str` methods on object columns still loop in
+    Python, so string rewrites gain little on a CPU; they are the form cuDF runs on a GPU
+    without compiling a UDF.
 
     ## Fix safety
     The fix is unsafe. It rewrites a builtin to its method (`abs` -> `s.abs()`,
@@ -182,24 +184,6 @@ class ElementwiseApply(Rule):
 import pandas as pd
 
 
-def normalise_names(customers: pd.DataFrame) -> pd.Series:
-    return customers["name"].apply(lambda name: name.strip().lower())
-''',
-            fixed='''\
-import pandas as pd
-
-
-def normalise_names(customers: pd.DataFrame) -> pd.Series:
-    return customers["name"].str.strip().str.lower()
-''',
-            setup=("customers = pd.DataFrame({'name': rng.choice([' Ada ', 'ALAN', 'grace  ', 'Straße'], N)})"),
-            call="normalise_names(customers)",
-        ),
-        Example(
-            source='''\
-import pandas as pd
-
-
 def with_tax(prices: pd.Series, rate: float) -> pd.Series:
     # gross price, rounded down to whole cents later
     return prices.map(lambda p: p * (1 + rate) - 0.5)
@@ -214,6 +198,24 @@ def with_tax(prices: pd.Series, rate: float) -> pd.Series:
 ''',
             setup="prices = pd.Series(rng.uniform(1, 100, N), index=pd.RangeIndex(N) * 3, name='price')",
             call="with_tax(prices, 0.2)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def normalise_names(customers: pd.DataFrame) -> pd.Series:
+    return customers["name"].apply(lambda name: name.strip().lower())
+''',
+            fixed='''\
+import pandas as pd
+
+
+def normalise_names(customers: pd.DataFrame) -> pd.Series:
+    return customers["name"].str.strip().str.lower()
+''',
+            setup=("customers = pd.DataFrame({'name': rng.choice([' Ada ', 'ALAN', 'grace  ', 'Straße'], N)})"),
+            call="normalise_names(customers)",
         ),
         Example(
             source='''\

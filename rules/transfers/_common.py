@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, walk_local
+from gpulint.astutil import NESTED_SCOPES, keyword_value, walk_local
 from gpulint.evidence import (
     DEVICE,
     HOST,
@@ -152,14 +152,14 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
             destination = destination_node(node)
         name = env.qualname(inner_call.func) or ""
         if moves_back and name.startswith("torch.") and name[6:] in _TORCH_CONSTRUCTORS \
-                and _keyword_value(inner_call, "device") is None:
+                and keyword_value(inner_call, "device") is None:
             constructor_call = inner_call
             move = func.attr
             plain = plain and not inner_call.keywords
     if constructor_call is None:
         name = env.qualname(func) or ""
         if name.startswith("torch.") and name[6:] in ("tensor", "as_tensor"):
-            device = _keyword_value(node, "device")
+            device = keyword_value(node, "device")
             if device is not None and (device_place(device, env) or DEVICE) == DEVICE:
                 constructor_call, move, destination = node, "device", device
                 plain = len(node.keywords) == 1
@@ -197,13 +197,6 @@ def destination_node(call: ast.Call) -> ast.expr | None:
             return keyword.value
     if isinstance(call.func, ast.Attribute) and call.func.attr == "to" and call.args:
         return call.args[0]
-    return None
-
-
-def _keyword_value(call: ast.Call, name: str) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
     return None
 
 
@@ -308,7 +301,7 @@ def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:
         return None
     moved = node.args[0]
     if name in ("torch.tensor", "torch.as_tensor"):
-        device = _keyword_value(node, "device")
+        device = keyword_value(node, "device")
         if device is None or (device_place(device, env) or DEVICE) != DEVICE or is_device_resident(env.type_of(moved)):
             return None
         return HostToDevice(node, moved, "torch")

@@ -1,0 +1,26 @@
+"""What the tests of single rules share: one rule's findings in a source, and a source
+fixed the way `gpulint check --fix --unsafe-fixes` fixes it, checked to parse and to stay
+the same when fixed again."""
+
+from __future__ import annotations
+
+import ast
+
+from gpulint import Diagnostic, fix_text, lint_source
+
+
+def findings(source: str, code: str) -> list[Diagnostic]:
+    return [d for d in lint_source(source) if d.code == code]
+
+
+def only_finding(source: str, code: str) -> Diagnostic:
+    found = findings(source, code)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def idempotent_fix(source: str, unsafe: bool = True) -> str:
+    fixed = fix_text(source, unsafe_fixes=unsafe)
+    ast.parse(fixed)
+    assert fix_text(fixed, unsafe_fixes=unsafe) == fixed, "fixing twice must equal fixing once"
+    return fixed
