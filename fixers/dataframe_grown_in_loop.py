@@ -14,6 +14,21 @@ Rewritten shapes (anything else gets the display-only suggestion):
     while the pieces are taken (see "is the one concat the same as the chain?" below):
     then each column has one dtype across the pieces. Unsafe otherwise.
 
+    frame = pd.DataFrame()                       frame = pd.DataFrame()
+    for x in xs:                                 rows = []
+        piece = pd.DataFrame({"a": [x]})     ->  for x in xs:
+        frame = pd.concat([frame, piece],            rows.append({"a": x})
+                          ignore_index=True)     if rows:
+                                                     frame = pd.concat([frame, pd.DataFrame(rows, columns=["a"])],
+                                                                       ignore_index=True)  (unsafe)
+
+    where every new piece is a one-row frame literal (`Growth.rows`: inline, or a name used
+    nowhere else, bound earlier in the same block) and the concat renumbers the rows
+    (`ignore_index=True`): the rows are collected as dicts and the frame built once. The
+    `if rows:` guard (left out where the loop always runs) keeps a loop that runs zero
+    times from adding the columns. Without `ignore_index=True` the pieces keep index 0
+    each, which records would renumber: the list-of-pieces rewrite applies instead.
+
     frame = frame.append(other_frame)        ->  as above, with `pd.concat` (unsafe)
     frame = frame.append({...}, ignore_index=True)
                                              ->  rows.append({...}) in the loop, then
@@ -47,7 +62,7 @@ import libcst as cst
 from gpulint.astutil import NESTED_SCOPES, all_args, mentions, walk_local
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, Selection
+from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, RowPiece, Selection
 
 from ._vectorize import comments_in
 
@@ -76,6 +91,9 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         return None
     plan = _plan(growth, ctx)
     result = _rewrite(growth, plan, ctx) if plan is not None else None
+    if result is None and plan is not None and plan.mode == "records":
+        plan.mode = "parts"  # the records could not be written out: collect the pieces instead
+        result = _rewrite(growth, plan, ctx)
     if result is not None:
         return result
     return display_fix(ROW_SUGGESTION if growth.kind == "loc" or (plan and plan.mode == "rows") else SUGGESTION)
@@ -88,7 +106,9 @@ class _Plan:
     """How one growth statement becomes list building."""
 
     def __init__(self, mode: str, name: str) -> None:
-        self.mode = mode  # "parts" (concat of pieces), "rows" (DataFrame of dict rows), "loc"
+        #: "parts" (concat of pieces), "rows" (DataFrame of dict rows), "loc", or "records"
+        #: (one-row frame literals collected as dict rows)
+        self.mode = mode
         self.name = name  # the grown name
         self.pieces: list[ast.expr] = []  # what the loop appends ("parts": frames; else rows)
         self.prepend = False
@@ -186,7 +206,39 @@ def _plan(growth: Growth, ctx: FixContext) -> _Plan | None:
     # and the chain of pairwise ones agree (pandas only; see the rule's docs).
     if growth.kind == "concat" and _pieces_uniform(growth, facts, ctx):
         plan.applicability = Applicability.SAFE
+    elif growth.kind == "concat" and _records_apply(growth, plan, facts):
+        plan.mode = "records"
     return plan
+
+
+def _records_apply(growth: Growth, plan: _Plan, facts: _ScopeFacts) -> bool:
+    """Every new piece is a one-row frame literal (`Growth.rows`) and the concat renumbers
+    the rows, so the rows can be collected as records and the frame built once. A named
+    piece must be the only one, bound once in the scope and read only by the concat, with
+    no jump between its binding and the growth statement."""
+    rows = growth.rows
+    if rows is None or not plan.ignore_index or plan.prepend:
+        return False
+    site = plan.site
+    if (growth.target_type is not None and growth.target_type.kind == "series") or (
+            site is not None and site.init_fresh and site.init_kind == "Series"):
+        return False
+    named = [piece for piece in rows if piece.binding is not None]
+    if not named:
+        return True
+    if len(rows) != 1:
+        return False
+    piece = named[0]
+    binding = piece.binding
+    assert binding is not None
+    target = binding.targets[0]
+    name = target.id  # type: ignore[attr-defined]
+    if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs:
+        return False
+    if [node for node, _ in facts.bindings.get(name, ())] != [target] or len(facts.loads.get(name, ())) != 1:
+        return False
+    jumps = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
+    return not any(isinstance(node, jumps) for node in walk_local(piece.between))
 
 
 def _choose_loop(growth: Growth, name: str) -> LoopSite | None:
@@ -665,7 +717,14 @@ def _rewrite(growth: Growth, plan: _Plan, ctx: FixContext) -> Fix | None:
     loop_cst = statements[0]
     name = plan.name
     collected = ctx.fresh_name("parts" if plan.mode == "parts" else "rows")
-    replacer = _ReplaceGrowth(plan, growth.kind, collected)
+    records = _records(growth.rows, ctx) if plan.mode == "records" else None
+    if plan.mode == "records" and records is None:
+        return None
+    replacer: _ReplaceGrowth | _ReplaceNamedPiece
+    if records is not None and growth.rows[0].binding is not None:  # type: ignore[index]
+        replacer = _ReplaceNamedPiece(plan.name, growth.rows[0].binding, collected, records[0])  # type: ignore[index]
+    else:
+        replacer = _ReplaceGrowth(plan, growth.kind, collected, records)
     new_loop = loop_cst.visit(replacer)
     if replacer.replaced != 1 or replacer.failed:
         return None
@@ -689,6 +748,16 @@ def _rewrite(growth: Growth, plan: _Plan, ctx: FixContext) -> Fix | None:
         before = f"{collected} = []"
         frame = callee[: -len("concat")] + "DataFrame"
         after = f"{name} = {callee}([{name}, {frame}({collected})]{keywords})"
+    elif plan.mode == "records":
+        rows = growth.rows
+        assert rows is not None
+        labels: dict[str, str] = {}
+        for piece in rows:
+            for column in piece.columns:
+                labels.setdefault(column.value, ctx.segment(column))  # type: ignore[attr-defined]
+        before = f"{collected} = []"
+        frame = ctx.segment(rows[0].literal.func)
+        after = f"{name} = {callee}([{name}, {frame}({collected}, columns=[{', '.join(labels.values())}])]{keywords})"
     else:
         before = f"{collected} = []"
         after = f"{name} = {callee}({collected}, columns={name}.columns)"
@@ -697,19 +766,49 @@ def _rewrite(growth: Growth, plan: _Plan, ctx: FixContext) -> Fix | None:
         last = cst.parse_statement(after)
     except cst.ParserSyntaxError:
         return None
+    if plan.mode == "records" and not site.runs_once:
+        # Build the frame only if the loop added rows: as the original, which then never
+        # calls `concat`, an empty loop leaves the start as it is.
+        body = loop_cst.body
+        if isinstance(body, cst.IndentedBlock):
+            block = body.with_changes(body=[last], header=cst.TrailingWhitespace(), footer=[])
+        else:
+            block = cst.IndentedBlock(body=[last])
+        last = cst.If(test=cst.Name(collected), body=block)
     new_loop = new_loop.with_changes(leading_lines=[])
     edit = ctx.replace_statements(loop, loop, [first, new_loop, last])
-    message = ROW_MESSAGE if plan.mode in ("rows", "loc") else MESSAGE
+    message = ROW_MESSAGE if plan.mode in ("rows", "loc", "records") else MESSAGE
     return Fix(plan.applicability, message, (*import_edits, edit))
 
 
-class _ReplaceGrowth(cst.CSTTransformer):
-    """Swap the (only) growth statement in the loop for `<collected>.append(piece)`."""
+def _records(rows: list[RowPiece] | None, ctx: FixContext) -> list[str] | None:
+    """Each one-row literal written as a dict row (`{"a": x, "b": y}`), from the source of
+    its labels and values; None where a literal holds a comment (it would be lost)."""
+    if rows is None:
+        return None
+    written = []
+    for piece in rows:
+        if "#" in ctx.segment(piece.literal) and comments_in(cst.parse_expression(ctx.segment(piece.literal))):
+            return None
+        entries = ", ".join(f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values))
+        text = "{" + entries + "}"
+        try:
+            cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return None
+        written.append(text)
+    return written
 
-    def __init__(self, plan: _Plan, kind: str, collected: str) -> None:
+
+class _ReplaceGrowth(cst.CSTTransformer):
+    """Swap the (only) growth statement in the loop for `<collected>.append(piece)` (with
+    `records`: the dict rows written for its one-row frame literals, in order)."""
+
+    def __init__(self, plan: _Plan, kind: str, collected: str, records: list[str] | None = None) -> None:
         self.plan = plan
         self.kind = kind
         self.collected = collected
+        self.records = records
         self.replaced = 0
         self.failed = False
         self._carry: list[cst.Comment] = []
@@ -747,6 +846,8 @@ class _ReplaceGrowth(cst.CSTTransformer):
             return updated
         self.replaced += 1
         kept = {id(line.comment) for piece in pieces for line in comments_in(piece)}
+        if self.records is not None:  # the literals hold no comment (see `_records`)
+            pieces = [cst.parse_expression(text) for text in self.records]
         self._carry.extend(line.comment for line in comments_in(updated) if id(line.comment) not in kept)
         collected = cst.Name(self.collected)
         if len(pieces) == 1:
@@ -774,3 +875,51 @@ class _ReplaceGrowth(cst.CSTTransformer):
             self.failed = True
         return updated
 
+
+
+class _ReplaceNamedPiece(cst.CSTTransformer):
+    """Where the growth statement concatenates a one-row literal bound earlier in its block
+    (`piece = pd.DataFrame(...)`), write `<collected>.append(<record>)` in place of the
+    binding and drop the growth statement; its comments move above the new line."""
+
+    def __init__(self, name: str, binding: ast.Assign, collected: str, record: str) -> None:
+        self.name = name
+        self.piece = binding.targets[0].id  # type: ignore[attr-defined]
+        self.collected = collected
+        self.record = record
+        self.replaced = 0
+        self.failed = False
+
+    @staticmethod
+    def _assigns(line: cst.BaseStatement, name: str) -> bool:
+        if not isinstance(line, cst.SimpleStatementLine):
+            return False
+        return any(isinstance(small, cst.Assign) and len(small.targets) == 1
+                   and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name
+                   for small in line.body)
+
+    def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite,
+                                   updated: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
+        if any(isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
+               and small.targets[0].target.value in (self.name, self.piece) for small in updated.body):
+            self.failed = True  # `for ...: piece = ...; frame = ...` has no lines to keep comments on
+        return updated
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        body = list(updated.body)
+        binding = [i for i, line in enumerate(body) if self._assigns(line, self.piece)]
+        growth = [i for i, line in enumerate(body) if self._assigns(line, self.name)]
+        if not binding and not growth:
+            return updated
+        if len(binding) != 1 or len(growth) != 1 or binding[0] >= growth[0] \
+                or any(len(body[i].body) != 1 for i in (*binding, *growth)):  # type: ignore[attr-defined]
+            self.failed = True
+            return updated
+        old = body[binding[0]]
+        moved = comments_in(body[growth[0]])
+        append = cst.Expr(cst.Call(func=cst.Attribute(value=cst.Name(self.collected), attr=cst.Name("append")),
+                                   args=[cst.Arg(cst.parse_expression(self.record))]))
+        body[binding[0]] = old.with_changes(body=[append], leading_lines=[*old.leading_lines, *moved])  # type: ignore[attr-defined]
+        del body[growth[0]]
+        self.replaced += 1
+        return updated.with_changes(body=body)

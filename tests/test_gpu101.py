@@ -164,12 +164,13 @@ EXECUTED = {
 
         def grid(n: int) -> pd.DataFrame:
             frame = pd.DataFrame()
-            parts = [frame]
+            rows = []
             for a in range(n):
                 for b in range(3):
                     # one piece per pair
-                    parts.append(pd.DataFrame({"a": [a], "b": [b * 0.5]}))
-            frame = pd.concat(parts, ignore_index=True)
+                    rows.append({"a": a, "b": b * 0.5})
+            if rows:
+                frame = pd.concat([frame, pd.DataFrame(rows, columns=["a", "b"])], ignore_index=True)
             return frame
         ''',
         "grid(N)",
@@ -403,12 +404,12 @@ def test_comments_inside_the_growth_statement_survive():
         frame = pd.DataFrame()
 
         # grow it
-        parts = [frame]
+        rows = []
         for a in range(3):
             # the new piece
             # renumber
-            parts.append(pd.DataFrame({"a": [a]}))  # done
-        frame = pd.concat(parts, ignore_index=True)
+            rows.append({"a": a})  # done
+        frame = pd.concat([frame, pd.DataFrame(rows, columns=["a"])], ignore_index=True)
     ''')
 
 
@@ -1295,3 +1296,267 @@ def test_sort_with_a_start_in_sorted_column_order_isidempotent_fix(start):
     for items in ([], [1], [1, 2]):
         assert_same_result(run_example("", source, f"build({items})"), run_example("", fixed, f"build({items})"),
                            strict=True)
+
+
+# -- one-row frame literals: collected as records, the frame built once -------------------------
+
+
+def _one_row(piece: str, start: str = "pd.DataFrame()", options: str = ", ignore_index=True",
+             named: bool = False, loop: str = "for value in values:") -> str:
+    if named:
+        body = f"piece = {piece}\n                out = pd.concat([out, piece]{options})"
+    else:
+        body = f"out = pd.concat([out, {piece}]{options})"
+    return _src(f'''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = {start}
+            {loop}
+                {body}
+            return out
+    ''')
+
+
+ONE_ROW_LITERALS = {
+    "dict of one-element lists": ('pd.DataFrame({"v": [value], "half": [value / 2]})',
+                                  '{"v": value, "half": value / 2}'),
+    "list of one dict": ('pd.DataFrame([{"v": value, "half": value / 2}])', '{"v": value, "half": value / 2}'),
+    "list of one list with columns": ('pd.DataFrame([[value, value / 2]], columns=["v", "half"])',
+                                      '{"v": value, "half": value / 2}'),
+    "list of one tuple with columns": ("pd.DataFrame([(value, value / 2)], columns=('v', 'half'))",
+                                       "{'v': value, 'half': value / 2}"),
+}
+RECORD_STARTS = ["pd.DataFrame()", 'pd.DataFrame(columns=["half", "v"])', 'pd.DataFrame(columns=["v"])']
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["inline", "named"])
+@pytest.mark.parametrize("shape", list(ONE_ROW_LITERALS))
+def test_one_row_literals_are_collected_as_records(shape, named):
+    piece, record = ONE_ROW_LITERALS[shape]
+    source = _one_row(piece, named=named)
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    assert fix_text(source, unsafe_fixes=False) == source
+    columns = '["v", "half"]' if '"v"' in record else "['v', 'half']"
+    assert idempotent_fix(source) == _src(f'''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = pd.DataFrame()
+            rows = []
+            for value in values:
+                rows.append({record})
+            if rows:
+                out = pd.concat([out, pd.DataFrame(rows, columns={columns})], ignore_index=True)
+            return out
+    ''')
+
+
+@pytest.mark.parametrize("start", RECORD_STARTS)
+@pytest.mark.parametrize("named", [False, True], ids=["inline", "named"])
+@pytest.mark.parametrize("shape", list(ONE_ROW_LITERALS))
+def test_records_compute_exactly_the_same_frame_for_one_kind_of_value(shape, named, start):
+    # Every column holds one kind of value (ints, and floats from them): the frame built
+    # once equals the chain exactly, dtypes, index and column order included, also when the
+    # loop runs zero times and whatever the start.
+    source = _one_row(ONE_ROW_LITERALS[shape][0], start=start, named=named)
+    fixed = idempotent_fix(source)
+    assert "rows.append(" in fixed
+    _assert_same_when_run(source, fixed, "values = [int(v) for v in rng.integers(0, 100, N)]", "build(values)",
+                          strict=True)
+
+
+def test_records_without_a_guard_when_the_loop_always_runs_and_several_pieces_per_step():
+    source = _one_row('pd.DataFrame({"a": [value]}), pd.DataFrame([{"b": value * 0.5, "a": -value}])',
+                      start='pd.DataFrame({"c": ["s"], "a": [7]}, index=["x"])', loop="for value in range(4):")
+    fixed = idempotent_fix(source)
+    assert fixed == _src('''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = pd.DataFrame({"c": ["s"], "a": [7]}, index=["x"])
+            rows = []
+            for value in range(4):
+                rows.extend([{"a": value}, {"b": value * 0.5, "a": -value}])
+            out = pd.concat([out, pd.DataFrame(rows, columns=["a", "b"])], ignore_index=True)
+            return out
+    ''')
+    # The missing "b" of each first piece and the missing "c" are NaN either way.
+    _assert_same_when_run(source, fixed, "values = []", "build(values)", strict=True)
+
+
+def test_a_named_piece_keeps_its_place_and_the_comments_of_both_lines():
+    source = _src('''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = pd.DataFrame()
+            for value in values:
+                if value > 10:
+                    # one row
+                    row = pd.DataFrame([(value, str(value))], columns=["n", "label"])  # built
+                    seen = value
+                    # grow it
+                    out = pd.concat([out, row], ignore_index=True)  # slow
+            return out
+    ''')
+    fixed = idempotent_fix(source)
+    assert fixed == _src('''
+        import pandas as pd
+
+
+        def build(values: list) -> pd.DataFrame:
+            out = pd.DataFrame()
+            rows = []
+            for value in values:
+                if value > 10:
+                    # one row
+                    # grow it
+                    # slow
+                    rows.append({"n": value, "label": str(value)})  # built
+                    seen = value
+            if rows:
+                out = pd.concat([out, pd.DataFrame(rows, columns=["n", "label"])], ignore_index=True)
+            return out
+    ''')
+    _assert_same_when_run(source, fixed, "values = [int(v) for v in rng.integers(0, 100, N)]", "build(values)",
+                          strict=True)
+
+
+RECORDS_DECLINED = {
+    "no ignore_index (every piece keeps index 0)": _one_row('pd.DataFrame({"v": [value]})', options=""),
+    "ignore_index=False": _one_row('pd.DataFrame({"v": [value]})', options=", ignore_index=False"),
+    "not a literal": _one_row("pd.DataFrame(value)"),
+    "a column of several values": _one_row('pd.DataFrame({"v": [value, value]})'),
+    "a column that is not a list literal": _one_row('pd.DataFrame({"v": value})'),
+    "two rows": _one_row('pd.DataFrame([{"v": value}, {"v": 1}])'),
+    "a starred value": _one_row('pd.DataFrame([[*value]], columns=["v"])'),
+    "dtype=": _one_row('pd.DataFrame({"v": [value]}, dtype="float64")'),
+    "index=": _one_row('pd.DataFrame({"v": [value]}, index=[value])'),
+    "data=": _one_row('pd.DataFrame(data={"v": [value]})'),
+    "a non-constant key": _one_row('pd.DataFrame({str(value): [value]})'),
+    "a number as key": _one_row('pd.DataFrame({0: [value]})'),
+    "a repeated key": _one_row('pd.DataFrame({"v": [value], "v": [1]})'),
+    "a dict spread": _one_row('pd.DataFrame([{**value}])'),
+    "columns not constants": _one_row('pd.DataFrame([[value]], columns=list("v"))'),
+    "columns of another length": _one_row('pd.DataFrame([[value, 1]], columns=["v"])'),
+    "no columns": _one_row('pd.DataFrame([[value]])'),
+    "prepended": _one_row('pd.DataFrame({"v": [value]})').replace("[out, pd", "[pd").replace("]})]", "]}), out]"),
+    "a comment inside the literal": _one_row('pd.DataFrame({"v": [value]  # the value\n        })'),
+    "a piece also used later in the loop": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "ignore_index=True)\n", "ignore_index=True)\n        print(piece)\n"),
+    "a piece also used after the loop": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "return out", "return out, piece"),
+    "a piece bound twice": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "out = pd.DataFrame()", "piece = None\n    out = pd.DataFrame()"),
+    "a piece bound in another block": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "piece = pd", "if value:\n            piece = pd"),
+    "a jump between the piece and the growth": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "\n        out = pd.concat", "\n        if value:\n            continue\n        out = pd.concat"),
+    "a piece read by a nested function": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "return out", "return lambda: piece"),
+    "a named piece next to another piece": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "[out, piece]", "[out, piece, pd.DataFrame({'v': [1]})]"),
+    "a series start": _one_row('pd.DataFrame({"v": [value]})', start='pd.Series(dtype="float64")'),
+    "a Series literal": _one_row('pd.Series([value])'),
+}
+
+
+@pytest.mark.parametrize("name", list(RECORDS_DECLINED))
+def test_pieces_that_are_not_one_row_literals_keep_the_list_of_pieces(name):
+    source = RECORDS_DECLINED[name]
+    ast_ok = compile(source, "<test>", "exec")
+    assert ast_ok is not None
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.UNSAFE
+    fixed = idempotent_fix(source)
+    assert "rows" not in fixed and "parts" in fixed
+
+
+def test_a_growth_declined_today_stays_declined_with_one_row_literals():
+    # `ignore_index=True` on a start whose index is unknown, in a loop that may not run: the
+    # rewrite would renumber the start. The records rewrite follows the same rule.
+    source = _one_row('pd.DataFrame({"v": [value]})', start="pd.read_parquet('x.parquet')")
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and not finding.fix.edits
+
+
+def test_other_frame_libraries_keep_the_list_of_pieces():
+    source = _src('''
+        import cudf
+
+        out = cudf.DataFrame()
+        for value in range(3):
+            out = cudf.concat([out, cudf.DataFrame({"v": [value]})], ignore_index=True)
+    ''')
+    fixed = idempotent_fix(source)
+    assert "parts.append(cudf.DataFrame" in fixed and "rows" not in fixed
+
+
+# Measured with pandas 3.1 (the decision behind the unsafe applicability): one-row frames
+# concatenated one by one infer each row's dtype on its own and then find a common dtype
+# per concat; a frame built once from records infers each column from all its values.
+MIXED_VALUES = {
+    "int then None": ([3, None], ("object", "float64")),  # None kept vs NaN
+    "None then float": ([None, 2.5], ("object", "float64")),
+    "str then None": (["x", None], ("object", "str")),
+    "int then bool": ([3, True], ("int64", "object")),  # True becomes 1 vs kept
+    "float, int, bool": ([2.5, 3, True], ("float64", "object")),
+    "None then timestamp": ([None, "T"], ("object", "datetime64[us]")),
+    "int32 then float32": (["i4", "f4"], ("float64", "float32")),
+}
+
+
+def _mixed(values: list) -> list:
+    import numpy as np
+
+    named = {"T": pd.Timestamp("2024-01-02"), "i4": np.int32(4), "f4": np.float32(1.5)}
+    return [named.get(v, v) if isinstance(v, str) else v for v in values]
+
+
+@pytest.mark.parametrize("name", list(MIXED_VALUES))
+def test_why_records_are_unsafe_for_mixed_values(name):
+    values, (chained, built) = MIXED_VALUES[name]
+    source = _one_row('pd.DataFrame({"v": [value]})')
+    fixed = idempotent_fix(source)
+    namespace_before: dict = {}
+    namespace_after: dict = {}
+    exec(compile(source, "<before>", "exec"), namespace_before)
+    exec(compile(fixed, "<after>", "exec"), namespace_after)
+    before = namespace_before["build"](_mixed(values))
+    after = namespace_after["build"](_mixed(values))
+    assert (str(before["v"].dtype), str(after["v"].dtype)) == (chained, built)
+    assert list(before.index) == list(after.index) and list(before.columns) == list(after.columns)
+
+
+KINDS = {"int": 3, "float": 2.5, "bool": True, "None": None, "str": "x", "nan": float("nan"),
+         "timestamp": "T", "int32": "i4", "float32": "f4", "list": [1, 2]}
+
+
+def test_records_agree_with_the_chain_exactly_when_each_column_holds_one_kind():
+    # Every pair of value kinds, through the real rewrite: the same kind twice always agrees
+    # exactly; the pairs that differ are all mixed (the docs name them).
+    source = _one_row('pd.DataFrame([{"v": value, "w": 1}])', start='pd.DataFrame(columns=["w"])')
+    fixed = idempotent_fix(source)
+    namespace_before: dict = {}
+    namespace_after: dict = {}
+    exec(compile(source, "<before>", "exec"), namespace_before)
+    exec(compile(fixed, "<after>", "exec"), namespace_after)
+    differing = set()
+    for first in KINDS:
+        for second in KINDS:
+            values = _mixed([KINDS[first], KINDS[second]])
+            before = namespace_before["build"](values)
+            after = namespace_after["build"](values)
+            try:
+                pd.testing.assert_frame_equal(before, after, check_exact=True, check_column_type=True)
+            except AssertionError:
+                differing.add((first, second))
+    assert differing
+    assert all(first != second for first, second in differing)
+    assert ("int", "None") in differing and ("int", "bool") in differing and ("int", "float") not in differing

@@ -59,6 +59,23 @@ class Selection:
 
 
 @dataclass
+class RowPiece:
+    """A new piece of a pandas `concat` growth that is a one-row frame literal built in the
+    loop: `pd.DataFrame({"a": [x], "b": [y]})`, `pd.DataFrame([{"a": x, "b": y}])` or
+    `pd.DataFrame([[x, y]], columns=["a", "b"])` (string-constant labels, each once), as it
+    is in the `concat` or through a name bound to it earlier in the same block."""
+
+    literal: ast.Call  # the `DataFrame(...)` call
+    columns: list[ast.expr]  # the label constants, in order
+    values: list[ast.expr]  # the value of each column in the row
+    #: `name = DataFrame(...)` when the concat names the piece (a statement of the growth
+    #: statement's block, before it); None when the literal is in the concat itself.
+    binding: ast.Assign | None = None
+    #: The statements between `binding` and the growth statement.
+    between: list[ast.stmt] = field(default_factory=list)
+
+
+@dataclass
 class Growth:
     """What the detector knows about one growth statement; the fixer's input."""
 
@@ -74,6 +91,8 @@ class Growth:
     in_try: bool = False  # a `try` between the scope and the statement
     #: pandas `concat` only: every new piece is a row selection of one frame, if so.
     selection: Selection | None = None
+    #: pandas `concat` only: every new piece is a one-row frame literal, if so (in order).
+    rows: list[RowPiece] | None = None
     #: Facts about the file shared by all its findings, one dict per file analysed: the
     #: calls the detector vetted (under `VETTED`), and what the fixer derives once.
     notes: dict = field(default_factory=dict)
@@ -211,11 +230,11 @@ import pandas as pd
 
 def daily_totals(days: list) -> pd.DataFrame:
     totals = pd.DataFrame()
-    parts = [totals]
+    rows = []
     for day in days:
-        piece = pd.DataFrame({"day": [day], "total": [day * 1.5]})
-        parts.append(piece)
-    totals = pd.concat(parts, ignore_index=True)
+        rows.append({"day": day, "total": day * 1.5})
+    if rows:
+        totals = pd.concat([totals, pd.DataFrame(rows, columns=["day", "total"])], ignore_index=True)
     return totals
 ''',
             setup="days = list(rng.integers(0, 365, N))",
@@ -438,6 +457,7 @@ def grow(table, rows):
             return
         _describe_surroundings(growth, ctx)
         growth.selection = _selection(growth, ctx)
+        growth.rows = _row_pieces(growth, ctx)
         growth.notes = self._notes
         if growth.selection is not None:
             _vet(growth, growth.selection, self._notes.setdefault(VETTED, set()))
@@ -709,6 +729,87 @@ def _runs_once(loop: ast.stmt, ctx: RuleContext) -> bool:
         if len(bounds) == 2:
             return bounds[1] > bounds[0]
     return False
+
+
+# -- are the new pieces one-row frame literals? ------------------------------------------
+
+
+def _row_pieces(growth: Growth, ctx: RuleContext) -> list[RowPiece] | None:
+    """The new pieces of a pandas `concat` growth when each is a one-row frame literal (see
+    `RowPiece`); a name counts when the last statement before the growth statement in its
+    block that mentions it binds it to such a literal."""
+    if growth.kind != "concat" or growth.lib != "pandas" or growth.call is None:
+        return None
+    entries = _concat_entries(growth.call)
+    if entries is None or any(isinstance(e, ast.Starred) for e in entries):
+        return None
+    block = ctx.blocks[len(ctx.statements) - 1] if ctx.statements else []
+    position = next((i for i, statement in enumerate(block) if statement is growth.statement), None)
+    found: list[RowPiece] = []
+    for entry in entries:
+        if same_reference(entry, growth.target):
+            continue
+        if isinstance(entry, ast.Name):
+            piece = _named_row(entry.id, block[:position] if position is not None else [], ctx)
+        else:
+            piece = _one_row_literal(entry, ctx)
+        if piece is None:
+            return None
+        found.append(piece)
+    return found or None
+
+
+def _named_row(name: str, earlier: list[ast.stmt], ctx: RuleContext) -> RowPiece | None:
+    for index in range(len(earlier) - 1, -1, -1):
+        statement = earlier[index]
+        if not mentions(statement, name):
+            continue
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
+            return None
+        piece = _one_row_literal(statement.value, ctx)
+        if piece is not None:
+            piece.binding = statement
+            piece.between = earlier[index + 1:]
+        return piece
+    return None
+
+
+def _one_row_literal(node: ast.expr, ctx: RuleContext) -> RowPiece | None:
+    """`pd.DataFrame({"a": [x]})`, `pd.DataFrame([{"a": x}])` or
+    `pd.DataFrame([[x]], columns=["a"])`, nothing else passed (no `dtype`, `index`, ...)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1:
+        return None
+    if library_of(ctx.qualname(node.func) or "", FRAME_LIBRARIES) != ("pandas", "DataFrame"):
+        return None
+    data = node.args[0]
+    columns: list[ast.expr] = []
+    values: list[ast.expr] = []
+    if isinstance(data, ast.Dict) and not node.keywords:
+        for key, value in zip(data.keys, data.values):
+            if key is None or not isinstance(value, ast.List) or len(value.elts) != 1 \
+                    or isinstance(value.elts[0], ast.Starred):
+                return None
+            columns.append(key)
+            values.append(value.elts[0])
+    elif isinstance(data, ast.List) and len(data.elts) == 1 and isinstance(data.elts[0], ast.Dict) \
+            and not node.keywords:
+        row = data.elts[0]
+        if any(key is None for key in row.keys):
+            return None
+        columns, values = list(row.keys), list(row.values)  # type: ignore[arg-type]
+    elif isinstance(data, ast.List) and len(data.elts) == 1 and isinstance(data.elts[0], (ast.List, ast.Tuple)) \
+            and len(node.keywords) == 1 and node.keywords[0].arg == "columns" \
+            and isinstance(node.keywords[0].value, (ast.List, ast.Tuple)):
+        columns, values = list(node.keywords[0].value.elts), list(data.elts[0].elts)
+        if len(columns) != len(values) or any(isinstance(v, ast.Starred) for v in values):
+            return None
+    else:
+        return None
+    labels = [c.value if isinstance(c, ast.Constant) and isinstance(c.value, str) else None for c in columns]
+    if not labels or None in labels or len(set(labels)) != len(labels):
+        return None
+    return RowPiece(node, columns, values)
 
 
 # -- are the new pieces row selections of one frame? -------------------------------------
