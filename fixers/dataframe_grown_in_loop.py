@@ -53,6 +53,8 @@ with many findings is walked a bounded number of times.
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -788,7 +790,7 @@ def _records(rows: list[RowPiece] | None, ctx: FixContext) -> list[str] | None:
         return None
     written = []
     for piece in rows:
-        if "#" in ctx.segment(piece.literal) and comments_in(cst.parse_expression(ctx.segment(piece.literal))):
+        if _has_comment(ctx.segment(piece.literal)):
             return None
         entries = ", ".join(f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values))
         text = "{" + entries + "}"
@@ -798,6 +800,15 @@ def _records(rows: list[RowPiece] | None, ctx: FixContext) -> list[str] | None:
             return None
         written.append(text)
     return written
+
+
+def _has_comment(text: str) -> bool:
+    if "#" not in text:
+        return False
+    try:
+        return any(token.type == tokenize.COMMENT for token in tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return True
 
 
 class _ReplaceGrowth(cst.CSTTransformer):

@@ -1502,21 +1502,14 @@ def test_other_frame_libraries_keep_the_list_of_pieces():
 # concatenated one by one infer each row's dtype on its own and then find a common dtype
 # per concat; a frame built once from records infers each column from all its values.
 MIXED_VALUES = {
-    "int then None": ([3, None], ("object", "float64")),  # None kept vs NaN
-    "None then float": ([None, 2.5], ("object", "float64")),
-    "str then None": (["x", None], ("object", "str")),
-    "int then bool": ([3, True], ("int64", "object")),  # True becomes 1 vs kept
-    "float, int, bool": ([2.5, 3, True], ("float64", "object")),
-    "None then timestamp": ([None, "T"], ("object", "datetime64[us]")),
-    "int32 then float32": (["i4", "f4"], ("float64", "float32")),
+    "int then None": ("[3, None]", ("object", "float64")),  # None kept vs NaN
+    "None then float": ("[None, 2.5]", ("object", "float64")),
+    "str then None": ("['x', None]", ("object", "str")),
+    "int then bool": ("[3, True]", ("int64", "object")),  # True becomes 1 vs kept
+    "float, int, bool": ("[2.5, 3, True]", ("float64", "object")),
+    "None then timestamp": ("[None, pd.Timestamp('2024-01-02')]", ("object", "datetime64[us]")),
+    "int32 then float32": ("[np.int32(4), np.float32(1.5)]", ("float64", "float32")),
 }
-
-
-def _mixed(values: list) -> list:
-    import numpy as np
-
-    named = {"T": pd.Timestamp("2024-01-02"), "i4": np.int32(4), "f4": np.float32(1.5)}
-    return [named.get(v, v) if isinstance(v, str) else v for v in values]
 
 
 @pytest.mark.parametrize("name", list(MIXED_VALUES))
@@ -1524,18 +1517,15 @@ def test_why_records_are_unsafe_for_mixed_values(name):
     values, (chained, built) = MIXED_VALUES[name]
     source = _one_row('pd.DataFrame({"v": [value]})')
     fixed = idempotent_fix(source)
-    namespace_before: dict = {}
-    namespace_after: dict = {}
-    exec(compile(source, "<before>", "exec"), namespace_before)
-    exec(compile(fixed, "<after>", "exec"), namespace_after)
-    before = namespace_before["build"](_mixed(values))
-    after = namespace_after["build"](_mixed(values))
+    before = run_example(f"values = {values}", source, "build(values)")
+    after = run_example(f"values = {values}", fixed, "build(values)")
     assert (str(before["v"].dtype), str(after["v"].dtype)) == (chained, built)
     assert list(before.index) == list(after.index) and list(before.columns) == list(after.columns)
 
 
-KINDS = {"int": 3, "float": 2.5, "bool": True, "None": None, "str": "x", "nan": float("nan"),
-         "timestamp": "T", "int32": "i4", "float32": "f4", "list": [1, 2]}
+KINDS = {"int": "3", "float": "2.5", "bool": "True", "None": "None", "str": "'x'", "nan": "float('nan')",
+         "timestamp": "pd.Timestamp('2024-01-02')", "int32": "np.int32(4)", "float32": "np.float32(1.5)",
+         "list": "[1, 2]"}
 
 
 def test_records_agree_with_the_chain_exactly_when_each_column_holds_one_kind():
@@ -1543,16 +1533,12 @@ def test_records_agree_with_the_chain_exactly_when_each_column_holds_one_kind():
     # exactly; the pairs that differ are all mixed (the docs name them).
     source = _one_row('pd.DataFrame([{"v": value, "w": 1}])', start='pd.DataFrame(columns=["w"])')
     fixed = idempotent_fix(source)
-    namespace_before: dict = {}
-    namespace_after: dict = {}
-    exec(compile(source, "<before>", "exec"), namespace_before)
-    exec(compile(fixed, "<after>", "exec"), namespace_after)
     differing = set()
-    for first in KINDS:
-        for second in KINDS:
-            values = _mixed([KINDS[first], KINDS[second]])
-            before = namespace_before["build"](values)
-            after = namespace_after["build"](values)
+    for first, left in KINDS.items():
+        for second, right in KINDS.items():
+            setup = f"values = [{left}, {right}]"
+            before = run_example(setup, source, "build(values)")
+            after = run_example(setup, fixed, "build(values)")
             try:
                 pd.testing.assert_frame_equal(before, after, check_exact=True, check_column_type=True)
             except AssertionError:
