@@ -31,7 +31,6 @@ class Backend:
     #: The module the backend needs, and how to install it when it is missing.
     library: str
     install: str
-    description: str
     #: Example imports replaced on this backend: {"pandas": "cudf"}.
     swap: Mapping[str, str] = field(default_factory=dict)
     #: Turns the host inputs built by `setup` into this backend's objects (in place).
@@ -205,17 +204,17 @@ def _cuda_hidden_from_torch() -> Iterator[None]:
 
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (
-    Backend("pandas", "CPU", "pandas", "pip install pandas", "pandas on the CPU"),
-    Backend("numpy", "CPU", "numpy", "pip install numpy", "NumPy on the CPU"),
-    Backend("torch", "CPU", "torch", "pip install torch", "PyTorch on the CPU",
+    Backend("pandas", "CPU", "pandas", "pip install pandas"),
+    Backend("numpy", "CPU", "numpy", "pip install numpy"),
+    Backend("torch", "CPU", "torch", "pip install torch",
             session=_cuda_hidden_from_torch),
-    Backend("sklearn", "CPU", "sklearn", "pip install scikit-learn", "scikit-learn on the CPU"),
-    Backend("dask", "CPU", "dask", "pip install 'dask[dataframe]'", "Dask on the CPU"),
-    Backend("cudf", "GPU", "cudf", "pip install cudf-cu12", "cuDF on a GPU (pandas swapped for cudf)",
+    Backend("sklearn", "CPU", "sklearn", "pip install scikit-learn"),
+    Backend("dask", "CPU", "dask", "pip install 'dask[dataframe]'"),
+    Backend("cudf", "GPU", "cudf", "pip install cudf-cu12",
             swap={"pandas": "cudf"}, to_device=_pandas_to_cudf, sync=_cupy_sync, device_problem=_cuda_devices),
-    Backend("cupy", "GPU", "cupy", "pip install cupy-cuda12x", "CuPy on a GPU (numpy swapped for cupy)",
+    Backend("cupy", "GPU", "cupy", "pip install cupy-cuda12x",
             swap={"numpy": "cupy"}, to_device=_numpy_to_cupy, sync=_cupy_sync, device_problem=_cuda_devices),
-    Backend("torch-cuda", "GPU", "torch", "pip install torch (a CUDA build)", "PyTorch on a CUDA GPU",
+    Backend("torch-cuda", "GPU", "torch", "pip install torch (a CUDA build)",
             sync=_torch_sync, device_problem=_torch_cuda_problem),
 )}
 

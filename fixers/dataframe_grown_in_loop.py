@@ -53,8 +53,6 @@ with many findings is walked a bounded number of times.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -790,7 +788,11 @@ def _records(rows: list[RowPiece] | None, ctx: FixContext) -> list[str] | None:
         return None
     written = []
     for piece in rows:
-        if _has_comment(ctx.segment(piece.literal)):
+        try:
+            literal = cst.parse_expression(ctx.segment(piece.literal))
+        except cst.ParserSyntaxError:
+            return None
+        if comments_in(literal):
             return None
         entries = ", ".join(f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values))
         text = "{" + entries + "}"
@@ -800,15 +802,6 @@ def _records(rows: list[RowPiece] | None, ctx: FixContext) -> list[str] | None:
             return None
         written.append(text)
     return written
-
-
-def _has_comment(text: str) -> bool:
-    if "#" not in text:
-        return False
-    try:
-        return any(token.type == tokenize.COMMENT for token in tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return True
 
 
 class _ReplaceGrowth(cst.CSTTransformer):
@@ -902,17 +895,17 @@ class _ReplaceNamedPiece(cst.CSTTransformer):
         self.failed = False
 
     @staticmethod
-    def _assigns(line: cst.BaseStatement, name: str) -> bool:
-        if not isinstance(line, cst.SimpleStatementLine):
-            return False
-        return any(isinstance(small, cst.Assign) and len(small.targets) == 1
-                   and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == name
-                   for small in line.body)
+    def _assigns_one(small: cst.BaseSmallStatement, names: tuple[str, ...]) -> bool:
+        """`small` is `name = ...` with one plain-name target among `names`."""
+        return (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value in names)
+
+    def _assigns(self, line: cst.BaseStatement, name: str) -> bool:
+        return isinstance(line, cst.SimpleStatementLine) and any(self._assigns_one(small, (name,)) for small in line.body)
 
     def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite,
                                    updated: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
-        if any(isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name)
-               and small.targets[0].target.value in (self.name, self.piece) for small in updated.body):
+        if any(self._assigns_one(small, (self.name, self.piece)) for small in updated.body):
             self.failed = True  # `for ...: piece = ...; frame = ...` has no lines to keep comments on
         return updated
 

@@ -37,6 +37,24 @@ def mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
 
 
+def mentions_any(nodes: "ast.AST | list[ast.expr]", names: "set[str] | frozenset[str]") -> bool:
+    """One of `names` occurs as a `Name` anywhere under `nodes` (one node or a list)."""
+    roots = nodes if isinstance(nodes, list) else [nodes]
+    return any(isinstance(sub, ast.Name) and sub.id in names for root in roots for sub in ast.walk(root))
+
+
+def value_bound_to(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value of an assignment statement with `name` as one of its whole targets
+    (`name = v`, `a = name = v`, `name: T = v`), else None."""
+    if isinstance(statement, ast.Assign):
+        targets = statement.targets
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        targets = [statement.target]
+    else:
+        return None
+    return statement.value if any(isinstance(t, ast.Name) and t.id == name for t in targets) else None
+
+
 def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
     """The value passed to the call as `name=...`, if any."""
     return next((k.value for k in call.keywords if k.arg == name), None)

@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .astutil import all_args, mentions
+from .astutil import all_args, mentions, value_bound_to
 from .diagnostic import Diagnostic, Position
 from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join
 from .noqa import apply_noqa
@@ -116,14 +116,8 @@ class RuleContext:
 
 
 def _binds_afresh(statement: ast.stmt, name: str) -> bool:
-    if isinstance(statement, ast.Assign):
-        targets = statement.targets
-    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        targets = [statement.target]
-    else:
-        return False
-    return any(isinstance(t, ast.Name) and t.id == name for t in targets) and \
-        not mentions(statement.value, name)  # type: ignore[arg-type]
+    value = value_bound_to(statement, name)
+    return value is not None and not mentions(value, name)
 
 
 class _Walker:

@@ -136,7 +136,7 @@ def test_a_run_past_the_timeout_is_interrupted_and_gives_a_lower_bound():
 
 
 def test_a_missing_backend_is_skipped_with_a_reason():
-    missing = Backend("nowhere", "GPU", "gpulint_no_such_library", "pip install nothing", "absent")
+    missing = Backend("nowhere", "GPU", "gpulint_no_such_library", "pip install nothing")
     sweep = run_sweep(_case("result = 1", "result = 1"), missing, QUICK)
     assert sweep.status == "skipped" and "gpulint_no_such_library is not installed" in sweep.message
     assert sweep.points == []
@@ -173,7 +173,7 @@ def stand_in(monkeypatch):
             if isinstance(value, np.ndarray):
                 namespace[key] = value.view(DeviceArray)
 
-    backend = Backend("stand-in", "GPU", "gpulint_stand_in", "-", "NumPy standing in for a GPU library",
+    backend = Backend("stand-in", "GPU", "gpulint_stand_in", "-",
                       swap={"numpy": "gpulint_stand_in"}, to_device=to_device, sync=lambda: syncs.append(1))
     return backend, syncs
 

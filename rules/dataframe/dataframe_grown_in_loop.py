@@ -8,7 +8,8 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference, mentions, same_reference
+from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference, mentions, same_reference,
+                             value_bound_to)
 from gpulint.engine import RuleContext
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
 from gpulint.registry import Example, FixAvailability, Rule
@@ -645,11 +646,9 @@ def _bound_to_file_read(name: str, ctx: RuleContext) -> bool:
     """`name` was last bound, earlier in the current iteration of the innermost loop, to a file read."""
     value: ast.expr | None = None
     for statement in ctx.earlier_in_iteration():
-        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None and any(
-            isinstance(t, ast.Name) and t.id == name
-            for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
-        ):
-            value = statement.value
+        bound = value_bound_to(statement, name)
+        if bound is not None:
+            value = bound
     return value is not None and _file_read(value, ctx)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import walk_local
+from gpulint.astutil import mentions_any, walk_local
 from gpulint.engine import RuleContext
 from gpulint.estimators import LABEL, cross_validation_x, is_metric, role
 from gpulint.registry import Example, FixAvailability, Rule
@@ -210,10 +210,6 @@ def _targets(loop: ast.AST) -> set[str]:
     return {sub.id for sub in ast.walk(target) if isinstance(sub, ast.Name)}
 
 
-def _reads(nodes: list[ast.expr], names: set[str]) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id in names for node in nodes for sub in ast.walk(node))
-
-
 def _fits_and_scores(body: list, targets: set[str], ctx: RuleContext) -> bool:
     """The loop body fits a model and scores it, on data that does not vary with the loop."""
     fits = scores = False
@@ -225,11 +221,11 @@ def _fits_and_scores(body: list, targets: set[str], ctx: RuleContext) -> bool:
         qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
         position = cross_validation_x(qualname)
         if position is not None:
-            if _reads(sub.args[position:] + [k.value for k in sub.keywords if k.arg in ("X", "y")], targets):
+            if mentions_any(sub.args[position:] + [k.value for k in sub.keywords if k.arg in ("X", "y")], targets):
                 return False
             fits = scores = True
         elif isinstance(func, ast.Attribute) and func.attr == "fit":
-            if _reads(sub.args + [k.value for k in sub.keywords], targets):
+            if mentions_any(sub.args + [k.value for k in sub.keywords], targets):
                 return False
             fits = True
         elif isinstance(func, ast.Attribute) and func.attr == "score" or is_metric(qualname):

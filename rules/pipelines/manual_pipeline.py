@@ -24,7 +24,6 @@ class Step:
     qualname: str  # the transformer's class
     source: ast.expr  # the data it is fitted on
     output: str  # the name bound to its output
-    output_index: int  # the statement binding `output`
     combined: bool  # `output = t.fit_transform(X)` in one call
 
 
@@ -312,7 +311,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
         qualname = _transformer(receiver, ctx)
         if qualname is None:
             return None
-        return Step(index, value, receiver.id, qualname, source, output, index, True)  # type: ignore[attr-defined]
+        return Step(index, value, receiver.id, qualname, source, output, True)  # type: ignore[attr-defined]
     if method != "transform":
         return None
     # `t.fit(X).transform(X)` in one expression
@@ -322,7 +321,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
         if qualname is None:
             return None
         name = receiver.func.value.id  # type: ignore[attr-defined]
-        return Step(index, receiver, name, qualname, source, output, index, False)
+        return Step(index, receiver, name, qualname, source, output, False)
     # `t.fit(X)` on a line of its own, earlier
     qualname = _transformer(receiver, ctx)
     if qualname is None:
@@ -337,7 +336,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
                 and isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == transformer):
             fitted = _first_argument(statement.value)
             if fitted is not None and same_reference(fitted, source):
-                return Step(earlier, statement.value, transformer, qualname, source, output, index, False)
+                return Step(earlier, statement.value, transformer, qualname, source, output, False)
             return None
     return None
 

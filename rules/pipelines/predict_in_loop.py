@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import same_reference
+from gpulint.astutil import mentions_any, same_reference
 from gpulint.dataflow import binding_before, binds
 from gpulint.engine import RuleContext
 from gpulint.estimators import PREDICT_METHODS, is_splitter
@@ -154,7 +154,7 @@ for row in rows:
         loop = ctx.loops[-1]
         if isinstance(loop, ast.While):
             return  # no iterable to tell whether the rows exist before the loop
-        if not _reads(row, _varying(loop)) or not _walks_data(loop.iter, ctx):  # type: ignore[attr-defined]
+        if not mentions_any(row, _varying(loop)) or not _walks_data(loop.iter, ctx):  # type: ignore[attr-defined]
             return
         ctx.report(node, f"`{func.attr}` called on one row per iteration: call it once on all the rows")
 
@@ -203,10 +203,6 @@ def _varying(loop: ast.AST) -> set[str]:
         names |= {sub.id for statement in loop.body for sub in ast.walk(statement)
                   if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)}
     return names
-
-
-def _reads(node: ast.expr, names: set[str]) -> bool:
-    return any(isinstance(sub, ast.Name) and sub.id in names for sub in ast.walk(node))
 
 
 def _walks_data(iterable: ast.expr, ctx: RuleContext) -> bool:
