@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from importlib import metadata
@@ -156,11 +157,19 @@ def test_wheel_holds_every_module_under_gpulint(wheel):
 
 def test_wheel_installs_and_runs_on_its_own(wheel, tmp_path):
     venv = tmp_path / "venv"
-    # System site-packages supply the dependencies (click, libcst, ...) without a download;
-    # gpulint itself must come from the wheel, which the checks below make sure of.
-    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)])
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / ("python.exe" if os.name == "nt" else "python")
+    # The interpreter running the tests supplies the dependencies (click, libcst, ...) without
+    # a download, whether it is a virtual environment or not: its site-packages folders are
+    # put on the new environment's path by a plain path line, so the `.pth` files there (an
+    # editable gpulint among them) are not processed. gpulint itself must come from the
+    # wheel, which the checks below make sure of.
+    paths = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+    own_site = Path(paths.stdout.strip())
+    own_site.mkdir(parents=True, exist_ok=True)
+    lines = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (own_site / "gpulint-test-dependencies.pth").write_text("\n".join(sorted(lines)) + "\n")
     _run([str(python), "-m", "pip", "install", "--no-deps", "--ignore-installed", "--no-index",
           "--disable-pip-version-check", "-q", str(wheel)])
 
