@@ -2,45 +2,37 @@
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
+from ._arguments import add_keywords
+
 WORKERS = 4
 MESSAGE = f"load batches in {WORKERS} worker processes into pinned memory"
 SUGGESTION = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
-
-
-def _keyword(name: str, value: str) -> cst.Arg:
-    return cst.Arg(keyword=cst.Name(name), value=cst.parse_expression(value),
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
+#: `DataLoader`'s positional parameters up to `num_workers` (dataset, batch_size, shuffle,
+#: sampler, batch_sampler, num_workers).
+_NUM_WORKERS_POSITION = 5
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     call = (diagnostic.context or {}).get("call")
-    if call is None:
+    if not isinstance(call, ast.Call):
         return None
-    try:
-        parsed = cst.parse_expression(ctx.segment(call))
-    except cst.ParserSyntaxError:
-        return display_fix(SUGGESTION)
-    if not isinstance(parsed, cst.Call) or len(parsed.args) > 5 and all(a.keyword is None for a in parsed.args[:6]):
+    if len(call.args) > _NUM_WORKERS_POSITION:
         return display_fix(SUGGESTION)  # `num_workers` given by position
-    args = list(parsed.args)
-    trailing = args[-1].comma if args and isinstance(args[-1].comma, cst.Comma) else None
-    if trailing is not None:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    names = [a.keyword.value if a.keyword is not None else None for a in args]
-    if "num_workers" in names:
-        index = names.index("num_workers")
-        args[index] = args[index].with_changes(value=cst.Integer(str(WORKERS)))
+    given = {keyword.arg: keyword for keyword in call.keywords}
+    edits = []
+    missing = []
+    if "num_workers" in given:
+        edits.append(ctx.replace_node(given["num_workers"].value, str(WORKERS)))
     else:
-        args.append(_keyword("num_workers", str(WORKERS)))
-    if "pin_memory" not in names:
-        args.append(_keyword("pin_memory", "True"))
-    if trailing is not None:
-        args[-1] = args[-1].with_changes(comma=trailing)
-    code = cst.Module(body=[]).code_for_node(parsed.with_changes(args=args))
-    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, code),))
+        missing.append(("num_workers", str(WORKERS)))
+    if "pin_memory" not in given:
+        missing.append(("pin_memory", "True"))
+    added = add_keywords(ctx, call, missing)
+    if added is None:
+        return display_fix(SUGGESTION)
+    return Fix(Applicability.UNSAFE, MESSAGE, (*edits, *added))

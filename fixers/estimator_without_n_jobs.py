@@ -1,35 +1,33 @@
-"""Fixer for GPU403 estimator-without-n-jobs: add `n_jobs=-1` as the call's last argument.
+"""Fixer for GPU403 estimator-without-n-jobs: add `n_jobs=-1` after the call's arguments.
 
     RandomForestClassifier(n_estimators=100)  ->  RandomForestClassifier(n_estimators=100, n_jobs=-1)
     RandomForestClassifier()                  ->  RandomForestClassifier(n_jobs=-1)
 
-The keyword goes right after the last argument, so a trailing comma, the line breaks and
-any comments of a call written over several lines stay where they are.
+A call written over several lines gets `n_jobs=-1` on a line of its own (see `_arguments`).
+The fix is unsafe where the workers fit estimators that draw from NumPy's global random
+state, or may run the caller's own code (a user's estimator, scorer or distance).
 """
 
 from __future__ import annotations
 
-import ast
-
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.estimators import fits_given_estimators
 from gpulint.fixing import FixContext
+
+from ._arguments import add_keywords
 
 MESSAGE = "pass `n_jobs=-1` to use every core"
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    call: ast.Call = diagnostic.context["call"]
-    # Estimators fitted in worker processes no longer share NumPy's global random state.
-    in_workers = fits_given_estimators(diagnostic.context["qualname"])
-    applicability = Applicability.UNSAFE if in_workers else Applicability.SAFE
-    arguments = [*call.args, *call.keywords]
-    if arguments:
-        last = max(arguments, key=lambda node: (node.end_lineno, node.end_col_offset))
-        at = ctx.end(last)
-        return Fix(applicability, MESSAGE, (Edit(at, at, ", n_jobs=-1"),))
-    end = ctx.end(call)
-    closing = Position(end.line, end.col - 1)
-    if ctx.source.line(end.line)[closing.col : end.col] != ")":
+    info = diagnostic.context
+    edits = add_keywords(ctx, info["call"], [("n_jobs", "-1")])
+    if edits is None:
         return None
-    return Fix(applicability, MESSAGE, (Edit(closing, closing, "n_jobs=-1"),))
+    user_code = info.get("user_code")
+    if user_code is not None:
+        message = f"{MESSAGE} (unsafe: {user_code} may be code of yours, run in worker processes)"
+        return Fix(Applicability.UNSAFE, message, edits)
+    # Estimators fitted in worker processes no longer share NumPy's global random state.
+    applicability = Applicability.UNSAFE if fits_given_estimators(info["qualname"]) else Applicability.SAFE
+    return Fix(applicability, MESSAGE, edits)

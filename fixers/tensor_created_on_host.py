@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
+
+from ._arguments import add_keywords
 
 MESSAGE = "create the tensor on the device: pass `device=` to the factory"
 SUGGESTION = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
@@ -18,23 +18,18 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     move = info.get("move")
     if move is None or not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
         return display_fix(SUGGESTION)
-    try:
-        parsed = cst.parse_expression(ctx.segment(move.move))
-    except cst.ParserSyntaxError:
+    if move.move.func.attr == "cuda":
+        destination = '"cuda"'
+    elif move.destination is not None:
+        destination = ctx.segment(move.destination)
+    else:
         return display_fix(SUGGESTION)
-    if not (isinstance(parsed, cst.Call) and isinstance(parsed.func, cst.Attribute)
-            and isinstance(parsed.func.value, cst.Call)):
+    start, end = ctx.end(move.factory), ctx.end(move.move)
+    moved = ctx.source.text[ctx.source.offset(start.line, start.col):ctx.source.offset(end.line, end.col)]
+    if "#" in moved:
+        return display_fix(SUGGESTION)  # a comment inside `.to(...)` would be lost
+    added = add_keywords(ctx, move.factory, [("device", destination)])
+    if added is None:
         return display_fix(SUGGESTION)
-    factory = parsed.func.value
-    destination = parsed.args[0].value if parsed.args else cst.SimpleString('"cuda"')
-    args = list(factory.args)
-    device = cst.Arg(keyword=cst.Name("device"), value=destination,
-                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                           whitespace_after=cst.SimpleWhitespace("")))
-    if args and isinstance(args[-1].comma, cst.Comma):  # a trailing comma stays the last thing
-        device = device.with_changes(comma=args[-1].comma)
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    new = factory.with_changes(args=[*args, device])
-    code = cst.Module(body=[]).code_for_node(new)
     applicability = Applicability.UNSAFE if info.get("random") else Applicability.SAFE
-    return Fix(applicability, MESSAGE, (ctx.replace_node(move.move, code),))
+    return Fix(applicability, MESSAGE, (*added, Edit(start, end, "")))

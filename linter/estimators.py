@@ -137,6 +137,57 @@ FITS_GIVEN_ESTIMATORS = frozenset(
     model_selection.learning_curve model_selection.validation_curve model_selection.permutation_test_score""".split()
 )
 
+#: Parameters through which an entry of `N_JOBS` may run the caller's own code in its
+#: workers, with the position each may be given at (None: keyword only): the estimator it
+#: fits or predicts with (`estimator`, `base_estimator` before scikit-learn 1.2), a list of
+#: estimators, a scorer, a distance (`metric`), a function reading feature importances, and
+#: a search's candidate values (which may be estimators). Code that records state (a count
+#: of fits, scorer calls) records it in the workers and the caller never sees it.
+#: Reviewed for every entry (scikit-learn 1.9); entries not listed take no code there:
+#: forests, `RandomTreesEmbedding`, `IsolationForest`, `MeanShift`, `TheilSenRegressor`,
+#: the `*CV` linear models but `LogisticRegressionCV` and `GraphicalLassoCV` (their only
+#: object parameter, `cv`, is split in the calling process before anything is dispatched).
+#: Left out as they run in the calling process: `weights=` of the neighbours (applied
+#: after the parallel query), `refit=` of the searches, `cv=` everywhere.
+_ESTIMATOR = {"estimator": 0, "base_estimator": None}
+_SCORED = {**_ESTIMATOR, "scoring": None}
+_NEIGHBOURS = {"metric": None}
+USER_CODE_PARAMETERS: dict[str, dict[str, int | None]] = {
+    "ensemble.BaggingClassifier": _ESTIMATOR,
+    "ensemble.BaggingRegressor": _ESTIMATOR,
+    "ensemble.VotingClassifier": {"estimators": 0},
+    "ensemble.VotingRegressor": {"estimators": 0},
+    "ensemble.StackingClassifier": {"estimators": 0, "final_estimator": 1},
+    "ensemble.StackingRegressor": {"estimators": 0, "final_estimator": 1},
+    **{f"neighbors.{name}": _NEIGHBOURS for name in """KNeighborsClassifier KNeighborsRegressor
+       RadiusNeighborsClassifier RadiusNeighborsRegressor NearestNeighbors KNeighborsTransformer
+       RadiusNeighborsTransformer LocalOutlierFactor""".split()},
+    "cluster.DBSCAN": _NEIGHBOURS,
+    "cluster.OPTICS": _NEIGHBOURS,
+    "cluster.HDBSCAN": {"metric": 4},
+    "linear_model.LogisticRegressionCV": {"scoring": None},
+    "calibration.CalibratedClassifierCV": _ESTIMATOR,
+    "multiclass.OneVsRestClassifier": _ESTIMATOR,
+    "multiclass.OneVsOneClassifier": _ESTIMATOR,
+    "multiclass.OutputCodeClassifier": _ESTIMATOR,
+    "multioutput.MultiOutputClassifier": _ESTIMATOR,
+    "multioutput.MultiOutputRegressor": _ESTIMATOR,
+    "feature_selection.RFECV": {**_SCORED, "importance_getter": None},
+    "feature_selection.SequentialFeatureSelector": _SCORED,
+    "model_selection.GridSearchCV": {**_SCORED, "param_grid": 1},
+    "model_selection.HalvingGridSearchCV": {**_SCORED, "param_grid": 1},
+    "model_selection.RandomizedSearchCV": {**_SCORED, "param_distributions": 1},
+    "model_selection.HalvingRandomSearchCV": {**_SCORED, "param_distributions": 1},
+    "model_selection.TunedThresholdClassifierCV": _SCORED,
+    "model_selection.cross_val_score": _SCORED,
+    "model_selection.cross_validate": _SCORED,
+    "model_selection.cross_val_predict": _ESTIMATOR,
+    "model_selection.learning_curve": _SCORED,
+    "model_selection.validation_curve": {**_SCORED, "param_range": None},
+    "model_selection.permutation_test_score": _SCORED,
+    "inspection.permutation_importance": _SCORED,
+}
+
 #: Transformers whose `fit_transform(X, y)` ignores `y` (a Pipeline passes `y` to every step).
 _IGNORE_Y_PACKAGES = frozenset(
     "preprocessing decomposition impute kernel_approximation random_projection feature_extraction".split()
@@ -232,6 +283,12 @@ def parallel_n_jobs(qualname: str) -> bool:
 def fits_given_estimators(qualname: str) -> bool:
     """With `n_jobs`, the class or helper fits estimators it is given in worker processes."""
     return key(qualname) in FITS_GIVEN_ESTIMATORS
+
+
+def user_code_parameters(qualname: str) -> dict[str, int | None]:
+    """The parameters through which the class or helper may run the caller's code in its
+    `n_jobs` workers, with their positions (see `USER_CODE_PARAMETERS`)."""
+    return USER_CODE_PARAMETERS.get(key(qualname) or "", {})
 
 
 def ignores_y(qualname: str) -> bool:

@@ -31,10 +31,11 @@ class FixContext:
         self.tree = tree
         self._names: set[str] | None = None
         self._bound: frozenset[str] | None = None
+        self._bindings: dict[str, list[tuple[str, ...]]] = {}
         #: Names handed out to the fixes built so far that will be applied, and to the
         #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
-        self._current: set[str] = set()
+        self.begin_fix()
 
     # -- reading ---------------------------------------------------------------------
     def segment(self, node: ast.AST) -> str:
@@ -61,8 +62,18 @@ class FixContext:
         return tail == "" or tail.startswith("#")
 
     # -- names and imports -------------------------------------------------------------
-    def begin_fix(self) -> None:
-        self._current: set[str] = set()
+    # A fix may reuse an import only where it provably runs before the rewritten code: a
+    # module-level `import` earlier in the module body than the top-level statement that
+    # holds the fix (the *anchor*), for a name that nothing in the file binds to anything
+    # else. Otherwise the fix adds its own import, placed before the anchor.
+
+    def begin_fix(self, at: Position | None = None) -> None:
+        """Start building the fix of the finding at `at` (its anchor statement is the
+        module-level statement holding `at`; None: the end of the module)."""
+        self._current = set()
+        self._anchor = self._statement_at(at) if at is not None else len(self.tree.body)
+        self._import_edits: list[Edit] = []
+        self._asked_imports = False
 
     def introduced(self) -> frozenset[str]:
         return frozenset(self._current)
@@ -71,27 +82,71 @@ class FixContext:
         """Give back the names of a fix that will not be applied."""
         self._reserved -= names
 
+    def earlier_than_anchor(self, fix: Fix) -> Position | None:
+        """Where `fix` edits code before its anchor statement, when it also asked for an
+        import (placed or reused for the anchor): the fix must be built again from there."""
+        if not self._asked_imports or self._anchor >= len(self.tree.body):
+            return None
+        edits = [edit.start for edit in fix.edits if not any(edit is own for own in self._import_edits)]
+        first = min(edits, default=None)
+        return first if first is not None and first < self._statement_start(self._anchor) else None
+
+    def _statement_start(self, index: int) -> Position:
+        statement = self.tree.body[index]
+        decorators = getattr(statement, "decorator_list", None)
+        if decorators:
+            return Position(min(d.lineno for d in decorators), 0)
+        return self.start(statement)
+
+    def _statement_at(self, at: Position) -> int:
+        """Index of the module-level statement holding `at` (0 before the first one)."""
+        body = self.tree.body
+        index = 0
+        for position in range(len(body)):
+            if self._statement_start(position) <= at:
+                index = position
+            else:
+                break
+        return index
+
     def _scan_names(self) -> None:
-        """One walk of the file for the names it uses and the names it binds."""
+        """One walk of the file for the names it uses and what binds each of them: an
+        import records the module (`("module", "numpy")`) or imported name
+        (`("from", "sklearn.pipeline", "make_pipeline")`), anything else `("other",)`."""
         used: set[str] = set()
-        bound: set[str] = set()
+        bindings: dict[str, list[tuple[str, ...]]] = {}
+
+        def bind(name: str, what: tuple[str, ...] = ("other",)) -> None:
+            used.add(name)
+            bindings.setdefault(name, []).append(what)
+
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Name):
                 used.add(node.id)
                 if not isinstance(node.ctx, ast.Load):
-                    bound.add(node.id)
-                continue
-            if isinstance(node, ast.arg):
-                name = node.arg
+                    bind(node.id)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bind(alias.asname, ("module", alias.name))
+                    else:
+                        top = alias.name.split(".")[0]
+                        bind(top, ("module", top))
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    bind(alias.asname or alias.name, ("from", module, alias.name))  # "*" for a star import
+            elif isinstance(node, ast.arg):
+                bind(node.arg)
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = node.name
-            elif isinstance(node, ast.alias):
-                name = (node.asname or node.name).split(".")[0]  # "*" for a star import
+                bind(node.name)
             else:
-                continue
-            used.add(name)
-            bound.add(name)
-        self._names, self._bound = used, frozenset(bound)
+                for attribute in ("name", "rest"):  # except ... as e, match patterns, type parameters
+                    value = getattr(node, attribute, None)
+                    if isinstance(value, str) and not isinstance(node, ast.alias):
+                        bind(value)
+        self._names, self._bindings = used, bindings
+        self._bound = frozenset(bindings)
 
     def bound_names(self) -> frozenset[str]:
         """Names the file binds anywhere (assignment, parameter, def, class, import);
@@ -112,41 +167,80 @@ class FixContext:
         self._current.add(candidate)
         return candidate
 
+    def _only_bound_as(self, name: str, what: tuple[str, ...]) -> bool:
+        """Every binding of `name` in the file (any scope) is `what`, and there is one."""
+        self._names_in_file()
+        found = self._bindings.get(name, [])
+        return bool(found) and all(binding == what for binding in found)
+
+    def _free(self, name: str, what: tuple[str, ...]) -> bool:
+        """A new import may bind `name` to `what`: the file uses the name for nothing else."""
+        if name in self._reserved:
+            return False
+        return name not in self._names_in_file() or self._only_bound_as(name, what)
+
     def module_alias(self, module: str) -> str | None:
-        """The name under which a top-level `import module [as alias]` binds `module`."""
-        for node in self.tree.body:
+        """The name under which a module-level `import module [as alias]` that runs before
+        the fix's anchor statement binds `module`, where nothing rebinds that name."""
+        for node in self.tree.body[: self._anchor]:
             if isinstance(node, ast.Import):
                 for alias in node.names:
-                    if alias.name == module:
-                        return alias.asname or module
+                    if alias.name != module:
+                        continue
+                    if alias.asname and self._only_bound_as(alias.asname, ("module", module)):
+                        return alias.asname
+                    top = module.split(".")[0]
+                    if not alias.asname and self._only_bound_as(top, ("module", top)):
+                        return module
         return None
 
     def ensure_import(self, module: str, alias: str) -> tuple[str, tuple[Edit, ...]]:
-        """The name to use for `module`, and the edit adding `import module as alias` when
-        the file lacks it. The import goes after the file's last top-level import."""
+        """The name to use for `module`, and the edit adding `import module as alias` (or
+        `import module`, or a fresh alias, whichever the file leaves free) before the fix's
+        anchor statement when no earlier import can be reused."""
+        self._asked_imports = True
         existing = self.module_alias(module)
         if existing is not None:
             return existing, ()
-        used = self._names_in_file()
-        statement = f"import {module} as {alias}" if alias not in used else f"import {module}"
-        name = alias if alias not in used else module
-        line = self._import_line()
-        position = Position(line, 0)
-        return name, (Edit(position, position, statement + self.source.newline),)
+        top = module.split(".")[0]
+        if self._free(alias, ("module", module)):
+            name, statement = alias, f"import {module} as {alias}"
+        elif self._free(top, ("module", top)):
+            name, statement = module, f"import {module}"
+        else:
+            name = self.fresh_name(alias)
+            statement = f"import {module} as {name}"
+        return name, (self._insert_import(statement),)
 
     def ensure_from_import(self, module: str, name: str) -> tuple[str, tuple[Edit, ...]] | None:
         """The name to use for `module.name`, and the edit adding `from module import name`
-        when the file lacks it (after its last top-level import); None when the file already
-        uses `name` for something else."""
-        for node in self.tree.body:
+        before the fix's anchor statement when no earlier import can be reused; None when
+        the file uses `name` for something else."""
+        self._asked_imports = True
+        what = ("from", module, name)
+        for node in self.tree.body[: self._anchor]:
             if isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
                 for alias in node.names:
-                    if alias.name == name:
+                    if alias.name == name and self._only_bound_as(alias.asname or name, what):
                         return alias.asname or name, ()
-        if name in self._names_in_file() or "*" in self.bound_names():
+        if not self._free(name, what) or "*" in self.bound_names():
             return None
-        position = Position(self._import_line(), 0)
-        return name, (Edit(position, position, f"from {module} import {name}{self.source.newline}"),)
+        return name, (self._insert_import(f"from {module} import {name}"),)
+
+    def _insert_import(self, statement: str) -> Edit:
+        """An edit adding `statement` after the file's first block of imports, or at its
+        head when that block comes after the anchor statement."""
+        newline = self.source.newline
+        anchor = (self._statement_start(self._anchor) if self._anchor < len(self.tree.body)
+                  else Position(len(self.source.line_starts) + 1, 0))
+        for line in (self._import_line(), self._head_line()):
+            if Position(line, 0) <= anchor:
+                edit = Edit(Position(line, 0), Position(line, 0), statement + newline)
+                break
+        else:  # the anchor follows a docstring or `__future__` import on its own line
+            edit = Edit(anchor, anchor, statement + "; ")
+        self._import_edits.append(edit)
+        return edit
 
     def _names_in_file(self) -> set[str]:
         if self._names is None:
@@ -155,19 +249,29 @@ class FixContext:
         return self._names
 
     def _import_line(self) -> int:
-        """Line before which a new import is inserted."""
+        """Line after the file's first block of module-level imports (its head if none)."""
         body = self.tree.body
         last_import = None
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 last_import = node
-            elif last_import is not None or not _is_docstring(node):
-                if last_import is not None:
-                    break
+            elif last_import is not None:
+                break
         if last_import is not None:
             return last_import.end_lineno + 1  # type: ignore[operator]
-        if body and _is_docstring(body[0]):
-            return body[0].end_lineno + 1  # type: ignore[operator]
+        return self._head_line()
+
+    def _head_line(self) -> int:
+        """First line after the docstring, `__future__` imports and leading comments."""
+        line = 0
+        for node in self.tree.body:
+            if _is_docstring(node) and node is self.tree.body[0] or (
+                    isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+                line = node.end_lineno  # type: ignore[assignment]
+            else:
+                break
+        if line:
+            return line + 1
         line = 1
         while self.source.line(line).startswith("#"):
             line += 1
@@ -258,8 +362,13 @@ def attach_fixes(
         if context is None:
             context = FixContext(source, tree)
         try:
-            context.begin_fix()
+            context.begin_fix(diagnostic.start)
             fix = fixer(diagnostic, context)
+            earlier = context.earlier_than_anchor(fix) if fix is not None else None
+            if earlier is not None:  # its imports must run before its first edit
+                context.release(context.introduced())
+                context.begin_fix(earlier)
+                fix = fixer(diagnostic, context)
             if fix is not None and context.introduced():
                 fix = replace(fix, introduces=context.introduced())
         except Exception as error:  # a fixer bug must not take the linter down

@@ -22,7 +22,7 @@ def _only(source: str):
     ("m = torch.zeros(3,).to(d)\n", "m = torch.zeros(3, device=d,)\n"),
     ("m = torch.full((2, 2), 7.0, dtype=torch.float64).to(device=d)\n",
      "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n"),
-    ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3, device=d,  # identity\n)\n"),
+    ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3,  # identity\n    device=d,\n)\n"),
 ])
 def test_safe_rewrites(line, fixed):
     assert _only(HEAD + line).fix.applicability is Applicability.SAFE

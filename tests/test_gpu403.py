@@ -19,7 +19,7 @@ def _codes(source: str) -> list[int]:
     ("RandomForestClassifier( )", "RandomForestClassifier( n_jobs=-1)"),
     ("RandomForestClassifier(10, max_depth=3)", "RandomForestClassifier(10, max_depth=3, n_jobs=-1)"),
     ("RandomForestClassifier(\n    max_depth=3,  # shallow\n)",
-     "RandomForestClassifier(\n    max_depth=3, n_jobs=-1,  # shallow\n)"),
+     "RandomForestClassifier(\n    max_depth=3,  # shallow\n    n_jobs=-1,\n)"),
     ("RandomForestClassifier(*args)", "RandomForestClassifier(*args, n_jobs=-1)"),
 ])
 def test_n_jobs_is_added_after_the_last_argument(call, fixed):

@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import walk_local
 from gpulint.engine import RuleContext
-from gpulint.estimators import parallel_n_jobs
+from gpulint.estimators import parallel_n_jobs, user_code_parameters
 from gpulint.registry import Example, FixAvailability, Rule
 
 _SETUP = (
@@ -104,7 +104,8 @@ from sklearn.neighbors import KNeighborsClassifier as KNN
 def nearest_labels(features, labels):
     # five neighbours vote on each label
     model = KNN(
-        n_neighbors=5, n_jobs=-1,
+        n_neighbors=5,
+        n_jobs=-1,
     )
     return model.fit(features, labels).predict(features)
 ''',
@@ -208,7 +209,50 @@ model = RandomForestClassifier()
             return
         short = qualname.rsplit(".", 1)[1]
         ctx.report(node, f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
-                   context={"call": node, "qualname": qualname})
+                   context={"call": node, "qualname": qualname, "user_code": _user_code(node, qualname, ctx)})
+
+
+#: Libraries whose functions and classes keep no state of the caller's.
+_LIBRARIES = ("sklearn.", "numpy.", "scipy.")
+
+
+def _user_code(call: ast.Call, qualname: str, ctx: RuleContext) -> str | None:
+    """The first argument through which the call may run the caller's own code in its
+    workers (`estimator=`, `scoring=`, `metric=`...), or None when provably none does."""
+    parameters = user_code_parameters(qualname)
+    if not parameters:
+        return None
+    starred = any(isinstance(argument, ast.Starred) for argument in call.args)
+    for name, position in parameters.items():
+        if position is not None and starred:
+            return "`*` arguments"
+        value = next((k.value for k in call.keywords if k.arg == name), None)
+        if value is None and position is not None and position < len(call.args):
+            value = call.args[position]
+        if value is not None and not _library_value(value, ctx):
+            return f"`{name}`"
+    return None
+
+
+def _library_value(node: ast.expr, ctx: RuleContext) -> bool:
+    """Constants, containers of them, and what the known libraries build from them
+    (`DecisionTreeClassifier(max_depth=3)`, `make_scorer(f1_score)`): no code of the file's."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _library_value(node.operand, ctx)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return all(_library_value(element, ctx) for element in node.elts)
+    if isinstance(node, ast.Dict):
+        return all(key is not None and _library_value(key, ctx) for key in node.keys) and all(
+            _library_value(value, ctx) for value in node.values)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        name = ctx.qualname(node)
+        return name is not None and name.startswith(_LIBRARIES)
+    if isinstance(node, ast.Call):
+        return (_library_value(node.func, ctx) and all(_library_value(a, ctx) for a in node.args)
+                and all(k.arg is not None and _library_value(k.value, ctx) for k in node.keywords))
+    return False
 
 
 def _inside_parallel_call(node: ast.Call, ctx: RuleContext) -> bool:
