@@ -578,3 +578,70 @@ async def test_notebook_fixes_give_what_check_fix_gives(client: LanguageClient, 
     (gpu102,) = [d for d in found if d.code == "GPU102"]
     (disable,) = [a for a in await actions(client, cells[2], [gpu102]) if a.title == "Disable GPU102 for this line"]
     assert apply(NOTEBOOK_CELLS[2], edits_of(disable, cells[2])).splitlines()[3].endswith("  # noqa: GPU102")
+
+
+# -- documents and cells the server does not know ------------------------------------------------
+
+
+def zero_range() -> types.Range:
+    return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+
+def change_cells(client: LanguageClient, uri: str, version: int,
+                 texts: dict[str, str]) -> None:
+    """A notebook change that replaces the text of the cells in `texts`."""
+    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=version),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+            types.NotebookDocumentCellContentChanges(
+                document=types.VersionedTextDocumentIdentifier(uri=cell, version=version),
+                changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
+            for cell, text in texts.items()]))))
+
+
+async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: Path):
+    async with session() as (client, _):
+        stranger = (folder / "never_opened_either.py").as_uri()
+        lost_notebook = (folder / "never_opened.ipynb").as_uri()
+        # Every notification about a text document the server was never told about.
+        for version in (2, 3):
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=stranger, version=version),
+                content_changes=[types.TextDocumentContentChangePartial(range=zero_range(), text="x = 1\n")]))
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=stranger)))
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=stranger)))
+        # A notebook it was never told about, and a cell its notebook does not have.
+        change_cells(client, lost_notebook, 2, {f"{lost_notebook}#cell0": "x = 1\n"})
+        client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=lost_notebook), cell_text_documents=[]))
+        path = write_notebook(folder / "known_cells.ipynb", NOTEBOOK_CELLS)
+        uri, cells = open_notebook(client, path, NOTEBOOK_CELLS)
+        assert codes(await published(client, cells[2], bool)) == ["GPU101", "GPU102"]
+        since = len(client.published)
+        stray_cell = f"vscode-notebook-cell:{path}#stray"
+        # The known cell's change still applies when a stray cell comes in the same message.
+        change_cells(client, uri, 2, {stray_cell: "x = 1\n", cells[2]: NOTEBOOK_CELLS[2].split("for _")[0]})
+        assert codes(await published(client, cells[2], since=since)) == ["GPU101"]
+        assert await actions(client, stray_cell, [], at=zero_range()) == []
+        with pytest.raises(Exception, match="[Cc]ommand"):
+            await asyncio.wait_for(client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="gpulint.noSuchCommand")), WAIT_S)
+        # A notebook listing a code cell whose text the editor never sent: the others are linted.
+        textless = f"vscode-notebook-cell:{path}#textless"
+        partial = (folder / "partial.ipynb").as_uri()
+        sent = f"vscode-notebook-cell:{folder / 'partial.ipynb'}#sent"
+        client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=partial, notebook_type="jupyter-notebook", version=1,
+                cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (textless, sent)]),
+            cell_text_documents=[types.TextDocumentItem(uri=sent, language_id="python", version=1, text=ITERROWS)]))
+        assert codes(await published(client, sent, bool)) == ["GPU102"]
+        # Still serving, and the user was never shown an error.
+        other = open_document(client, write(folder / "after_unknown.py", ITERROWS))
+        assert codes(await published(client, other, bool)) == ["GPU102"]
+        assert client.messages == []
+        logged = "\n".join(message.message for message in client.log_messages)
+        for unknown in (stranger, lost_notebook, stray_cell, textless):
+            assert unknown in logged

@@ -189,3 +189,89 @@ def test_the_lsp_extra_is_found_when_installed():
     pytest.importorskip("pygls")
     pytest.importorskip("lsprotocol")
     assert gpulint.lsp.lsp_available()
+
+
+# -- documents and cells the server does not know --------------------------------------------
+
+
+@pytest.fixture
+def bare_server(monkeypatch: pytest.MonkeyPatch):
+    """A server with an empty workspace, its messages to the editor recorded, not sent."""
+    pytest.importorskip("pygls")
+    from pygls.workspace import Workspace
+
+    from gpulint.lsp.server import build_server
+
+    server = build_server()
+    server.protocol._workspace = Workspace(None)
+    server.logged, server.shown = [], []
+    monkeypatch.setattr(server, "window_log_message", server.logged.append)
+    monkeypatch.setattr(server, "window_show_message", server.shown.append)
+    return server
+
+
+def _types():
+    return pytest.importorskip("lsprotocol.types")
+
+
+def _whole(types, uri: str, text: str, version: int = 2):
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
+
+
+def _cell_changes(types, notebook: str, texts: dict[str, str]):
+    return types.DidChangeNotebookDocumentParams(
+        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook, version=2),
+        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+            types.NotebookDocumentCellContentChanges(
+                document=types.VersionedTextDocumentIdentifier(uri=cell, version=2),
+                changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
+            for cell, text in texts.items()])))
+
+
+def _handled(server, params) -> list:
+    """Run the protocol's own handling of a notification; what it passes on to the server's handlers."""
+    method = {"DidChangeTextDocumentParams": "lsp_text_document__did_change",
+              "DidCloseTextDocumentParams": "lsp_text_document__did_close",
+              "DidChangeNotebookDocumentParams": "lsp_notebook_document__did_change",
+              "DidCloseNotebookDocumentParams": "lsp_notebook_document__did_close"}[type(params).__name__]
+    return list(getattr(server.protocol, method)(params))
+
+
+def test_a_change_to_a_document_that_is_not_open_is_logged_and_dropped(bare_server):
+    types = _types()
+    assert _handled(bare_server, _whole(types, "file:///nowhere.py", "x = 1\n")) == []
+    assert _handled(bare_server, types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri="file:///nowhere.py"))) == []
+    assert bare_server.shown == []
+    assert [m.type for m in bare_server.logged] == [types.MessageType.Log] * 2
+    assert all("file:///nowhere.py" in m.message for m in bare_server.logged)
+
+
+def test_a_change_to_an_open_document_is_applied_and_passed_on(bare_server):
+    types = _types()
+    uri = "file:///open.py"
+    bare_server.workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="python", version=1,
+                                                                   text="x = 0\n"))
+    (passed,) = _handled(bare_server, _whole(types, uri, "x = 1\n"))
+    assert passed[1][0].text_document.uri == uri
+    assert bare_server.workspace.get_text_document(uri).source == "x = 1\n"
+    assert bare_server.logged == [] and bare_server.shown == []
+
+
+def test_a_change_to_an_unknown_notebook_or_cell_is_logged_and_the_rest_applied(bare_server):
+    types = _types()
+    notebook, cell, stray = "file:///n.ipynb", "vscode-notebook-cell:/n.ipynb#a", "vscode-notebook-cell:/n.ipynb#b"
+    assert _handled(bare_server, _cell_changes(types, notebook, {cell: "x = 1\n"})) == []
+    assert _handled(bare_server, types.DidCloseNotebookDocumentParams(
+        notebook_document=types.NotebookDocumentIdentifier(uri=notebook), cell_text_documents=[])) == []
+    assert len(bare_server.logged) == 2 and all(notebook in m.message for m in bare_server.logged)
+    bare_server.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
+        notebook_document=types.NotebookDocument(uri=notebook, notebook_type="jupyter-notebook", version=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell)]),
+        cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python", version=1, text="x = 0\n")]))
+    (passed,) = _handled(bare_server, _cell_changes(types, notebook, {stray: "y = 1\n", cell: "x = 1\n"}))
+    assert bare_server.workspace.get_text_document(cell).source == "x = 1\n"
+    assert bare_server.workspace.get_notebook_document(notebook_uri=notebook).version == 2
+    assert stray in bare_server.logged[-1].message and bare_server.shown == []

@@ -6,7 +6,10 @@ since is dropped. Each document is linted with the `[tool.gpulint]` of its own p
 under the editor's settings (see `settings.py`); `exclude` is honoured, as `--force-exclude`
 does on the command line. Nothing a document or a request contains stops the server: a
 file that does not parse gets GPU001, a malformed message gets an error reply, and a
-failure inside gpulint is logged to standard error and shown once.
+failure inside gpulint is logged to standard error and shown once. A message about a
+document or notebook cell the server was never given (a change to a file that is not
+open, a cell its notebook does not have) is ignored with a line in the editor's log
+(`window/logMessage`), never shown to the user.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence, cast
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
@@ -240,6 +245,57 @@ class GpulintProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], None, error.to_response_error())
             raise
 
+    # pygls applies a change to its copy of the document before the server sees it, and
+    # fails (KeyError) on a document or cell it does not hold; these let only the known
+    # ones through.
+
+    def _holds(self, uri: str) -> bool:
+        return unquote(uri) in self.workspace.text_documents
+
+    def _ignore(self, what: str) -> None:
+        cast("GpulintServer", self._server).ignore(what)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Iterator[Any]:
+        if not self._holds(params.text_document.uri):
+            self._ignore(f"a change to {params.text_document.uri}: the document is not open")
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams) -> Iterator[Any]:
+        uri = params.notebook_document.uri
+        if self.workspace.get_notebook_document(notebook_uri=uri) is None:
+            self._ignore(f"a change to {uri}: the notebook is not open")
+            return
+        cells = params.change.cells
+        if cells is not None and cells.text_content:
+            opened = {unquote(cell.uri) for cell in (cells.structure.did_open or [])} if cells.structure else set()
+            known = []
+            for content in cells.text_content:
+                cell_uri = content.document.uri
+                if self._holds(cell_uri) or unquote(cell_uri) in opened:
+                    known.append(content)
+                else:
+                    self._ignore(f"a change to {cell_uri}: the notebook {uri} has no such cell")
+            cells.text_content = known
+        yield from super().lsp_notebook_document__did_change(params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> Iterator[Any]:
+        if not self._holds(params.text_document.uri):
+            self._ignore(f"the close of {params.text_document.uri}: the document is not open")
+            return
+        yield from super().lsp_text_document__did_close(params)
+
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def lsp_notebook_document__did_close(self, params: types.DidCloseNotebookDocumentParams) -> Iterator[Any]:
+        uri = params.notebook_document.uri
+        if self.workspace.get_notebook_document(notebook_uri=uri) is None:
+            self._ignore(f"the close of {uri}: the notebook is not open")
+            return
+        yield from super().lsp_notebook_document__did_close(params)
+
 
 class GpulintServer(LanguageServer):
     def __init__(self) -> None:
@@ -281,6 +337,15 @@ class GpulintServer(LanguageServer):
     def encoding(self) -> str:
         encoding = self.workspace.position_encoding
         return str(getattr(encoding, "value", encoding) or UTF16)
+
+    def ignore(self, what: str) -> None:
+        """Log a message the server ignores, in the editor's log only (never a pop-up)."""
+        log.info("ignored %s", what)
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=f"gpulint: ignored {what}"))
+
+    def known(self, uri: str) -> bool:
+        """Whether `uri` is an open document or a cell of an open notebook."""
+        return uri in self.documents or self.workspace.get_notebook_document(cell_uri=uri) is not None
 
     def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """Tell the user about a problem once per session, and log it to standard error."""
@@ -364,9 +429,13 @@ class GpulintServer(LanguageServer):
             return
         cells = []
         for cell in notebook.cells:
-            if cell.kind == types.NotebookCellKind.Code:
-                document = self.workspace.get_text_document(cell.document)
-                cells.append((cell.document, document.source, document.version))
+            if cell.kind != types.NotebookCellKind.Code:
+                continue
+            if unquote(cell.document) not in self.workspace.text_documents:
+                self.ignore(f"cell {cell.document} of {uri}: the editor never sent its text")
+                continue
+            document = self.workspace.get_text_document(cell.document)
+            cells.append((cell.document, document.source, document.version))
         linted = await asyncio.get_running_loop().run_in_executor(
             self.worker, lint_notebook, uri, cells, self.settings)
         current = self.workspace.get_notebook_document(notebook_uri=uri)
@@ -406,6 +475,7 @@ class GpulintServer(LanguageServer):
         """The result for the document's text as it is now (linting it if needed)."""
         notebook = self.workspace.get_notebook_document(cell_uri=uri)
         if uri not in self.documents and notebook is None:
+            self.ignore(f"a request for {uri}: the document is not open")
             return None
         version = self.workspace.get_text_document(uri).version
         linted = self.linted.get(uri)
@@ -450,8 +520,13 @@ def build_server() -> GpulintServer:
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: GpulintServer, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if not ls.known(uri):
+            ls.ignore(f"a save of {uri}: the document is not open")
+            return
         # Saving can change what governs the file (a pyproject.toml saved next to it).
-        ls.schedule(params.text_document.uri, 0)
+        notebook = ls.workspace.get_notebook_document(cell_uri=uri)
+        ls.schedule(notebook.uri if notebook is not None else uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: GpulintServer, params: types.DidCloseTextDocumentParams) -> None:
@@ -470,7 +545,11 @@ def build_server() -> GpulintServer:
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     def notebook_did_save(ls: GpulintServer, params: types.DidSaveNotebookDocumentParams) -> None:
-        ls.schedule(params.notebook_document.uri, 0)
+        uri = params.notebook_document.uri
+        if ls.workspace.get_notebook_document(notebook_uri=uri) is None:
+            ls.ignore(f"a save of {uri}: the notebook is not open")
+            return
+        ls.schedule(uri, 0)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
     def notebook_did_close(ls: GpulintServer, params: types.DidCloseNotebookDocumentParams) -> None:
