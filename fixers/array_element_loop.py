@@ -20,6 +20,7 @@ from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
 from ._elementwise import to_whole
+from ._loops import names_read_after
 from ._vectorize import code_of, comments_in, numpy_import, parenthesize
 
 SUGGESTION = (
@@ -40,6 +41,9 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
 
 def _rewrite(info: dict, plan: dict, ctx: FixContext) -> Fix | None:
     loop, statement = info["loop"], plan["statement"]
+    kept = frozenset({statement.target.id}) if plan["kind"] == "accumulate" else frozenset()
+    if names_read_after(info["site"], ctx.tree, kept):
+        return None  # the rewrite would drop names the code after the loop reads
     parsed = ctx.parse_statements(loop, loop)
     if parsed is None or len(parsed) != 1:
         return None

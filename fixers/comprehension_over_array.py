@@ -1,8 +1,13 @@
 """Fixer for GPU205 comprehension-over-array: the comprehension becomes one whole-array
 expression.
 
-    [x * 2 for x in a]             ->  (a * 2).tolist()
+    [x * 2 for x in a]             ->  list(a * 2)         (a NumPy array)
+    [x * 2 for x in s]             ->  (s * 2).tolist()    (a pandas/Modin Series)
     np.array([x * 2 for x in a])   ->  np.array(a * 2)
+
+`list()` keeps what iterating the array yields, on any shape: NumPy scalars from a 1-D
+array, row arrays from a 2-D one (where `.tolist()` would give Python scalars and nested
+lists). Iterating a Series already yields Python scalars, as `.tolist()` does.
 
 Only list comprehensions with one `for` and no `if`, over a NumPy array or a pandas/Modin
 Series held by a name, attribute or column; anything else gets a display-only suggestion.
@@ -48,6 +53,12 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
         return array if isinstance(original, cst.Name) and original.value == element else None
 
     whole = to_whole(parsed.elt, replace, numpy_name)
-    if info.get("wrapper") is None:
+    if info.get("wrapper") is not None:
+        pass
+    elif info["kind"] == "series":
         whole = with_method(whole, "tolist")
+    elif "list" in ctx.bound_names() or "*" in ctx.bound_names():
+        return None  # `list` may not be the builtin
+    else:
+        whole = cst.Call(func=cst.Name("list"), args=[cst.Arg(whole)])
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(whole))))

@@ -59,11 +59,20 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gpulint.astutil import NESTED_SCOPES, all_args, mentions, walk_local
+from gpulint.astutil import (
+    NESTED_SCOPES,
+    all_args,
+    evaluated_outside,
+    free_names,
+    mentions,
+    names_bound_by,
+    walk_local,
+)
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, RowPiece, Selection
 
+from ._loops import DYNAMIC_READERS
 from ._vectorize import comments_in
 
 SUGGESTION = (
@@ -233,7 +242,8 @@ def _records_apply(growth: Growth, plan: _Plan, facts: _ScopeFacts) -> bool:
     assert binding is not None
     target = binding.targets[0]
     name = target.id  # type: ignore[attr-defined]
-    if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs:
+    if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs \
+            or any(reader in facts.loads for reader in DYNAMIC_READERS):  # `locals()` would miss it
         return False
     if [node for node, _ in facts.bindings.get(name, ())] != [target] or len(facts.loads.get(name, ())) != 1:
         return False
@@ -315,8 +325,6 @@ _CALLBACK_METHODS = frozenset("pipe apply applymap map agg aggregate transform a
 #: and stores into items and attributes).
 _DISTURBING = (ast.With, ast.AsyncWith, ast.AsyncFor, ast.Await, ast.Import, ast.ImportFrom, ast.Global,
                ast.Nonlocal, ast.Yield, ast.YieldFrom)
-_MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
-_MATCH_MAPPING = getattr(ast, "MatchMapping", ())
 
 
 @dataclass
@@ -559,9 +567,9 @@ def _gather_scope(scope: ast.AST) -> _ScopeFacts:
     while stack:
         node = stack.pop()
         if isinstance(node, NESTED_SCOPES):
-            children = _evaluated_outside(node)
+            children = evaluated_outside(node)
             if visible:
-                for name in _free_names(node):
+                for name in free_names(node):
                     facts.outer_refs.setdefault(name, []).append(node)
             if not isinstance(node, ast.Lambda):
                 facts.bindings.setdefault(node.name, []).append((node, "other"))
@@ -575,7 +583,7 @@ def _gather_scope(scope: ast.AST) -> _ScopeFacts:
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 facts.declared.update(node.names)
             else:
-                for name in _bound_by(node):
+                for name in names_bound_by(node):
                     facts.bindings.setdefault(name, []).append((node, "other"))
         for child in children:
             parents[id(child)] = node
@@ -598,58 +606,6 @@ def _how_bound(node: ast.Name, parent: ast.AST | None) -> str:
     if isinstance(value, (ast.List, ast.ListComp)):
         return "list"
     return "other"
-
-
-def _bound_by(node: ast.AST) -> list[str]:
-    """Names bound by an import, `except ... as`, or a match pattern."""
-    if isinstance(node, ast.alias):
-        return [node.asname or node.name.split(".")[0]]  # "*" for a star import
-    if isinstance(node, (ast.ExceptHandler, *_MATCH_CAPTURES)):
-        return [node.name] if node.name else []  # type: ignore[attr-defined]
-    if _MATCH_MAPPING and isinstance(node, _MATCH_MAPPING):
-        return [node.rest] if node.rest else []  # type: ignore[attr-defined]
-    return []
-
-
-def _evaluated_outside(node: ast.AST) -> list[ast.AST]:
-    """The parts of a nested function, lambda or class that run in the enclosing scope."""
-    if isinstance(node, ast.ClassDef):
-        return [*node.decorator_list, *node.bases, *node.keywords]
-    arguments = node.args  # type: ignore[attr-defined]
-    parts: list[ast.AST] = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
-    if not isinstance(node, ast.Lambda):
-        parts += [*node.decorator_list, *(a.annotation for a in all_args(arguments) if a.annotation)]  # type: ignore[attr-defined]
-        if node.returns is not None:  # type: ignore[attr-defined]
-            parts.append(node.returns)  # type: ignore[attr-defined]
-    return parts
-
-
-def _free_names(node: ast.AST) -> set[str]:
-    """Names of the enclosing scope that a nested function, lambda or class may read or
-    rebind (a function's parameters and its own locals are its own)."""
-    body = node.body if isinstance(node.body, list) else [node.body]  # type: ignore[attr-defined]
-    referenced: set[str] = set()
-    assigned: set[str] = set()
-    declared: set[str] = set()
-    for sub in walk_local(body):
-        if isinstance(sub, ast.Name):
-            referenced.add(sub.id)
-            if not isinstance(sub.ctx, ast.Load):
-                assigned.add(sub.id)
-        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-            referenced.update(sub.names)
-            declared.update(sub.names)
-        elif isinstance(sub, ast.alias):
-            assigned.add(sub.asname or sub.name.split(".")[0])
-        elif isinstance(sub, NESTED_SCOPES):
-            referenced |= _free_names(sub)
-            referenced.update(n.id for part in _evaluated_outside(sub) for n in ast.walk(part)
-                              if isinstance(n, ast.Name))
-            if not isinstance(sub, ast.Lambda):
-                assigned.add(sub.name)
-    if isinstance(node, ast.ClassDef):
-        return referenced
-    return referenced - (assigned - declared) - {a.arg for a in all_args(node.args)}  # type: ignore[attr-defined]
 
 
 def _loop_facts(loop: ast.stmt, notes: dict) -> _LoopFacts:
@@ -687,7 +643,7 @@ def _gather_loop(loop: ast.stmt) -> _LoopFacts:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             facts.bound.add(node.name)
         else:
-            facts.bound.update(_bound_by(node))
+            facts.bound.update(names_bound_by(node))
     return facts
 
 

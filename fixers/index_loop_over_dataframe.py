@@ -24,6 +24,7 @@ from gpulint.astutil import same_reference
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
+from ._loops import names_read_after
 from ._vectorize import (
     analyse,
     code_of,
@@ -57,6 +58,8 @@ def _fix_loop(info: dict, ctx: FixContext) -> Fix | None:
     frame = info["frame"]
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or not repeatable_frame(frame):
         return None
+    if names_read_after(info["site"], ctx.tree):
+        return None  # the rewrite would drop names the code after the loop reads
     statement = loop.body[0]
     forbidden = {loop.target.id} | set(info.get("collections", ()))
     if isinstance(statement, ast.Expr):

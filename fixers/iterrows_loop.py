@@ -21,6 +21,7 @@ import libcst as cst
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
+from ._loops import names_read_after
 from ._vectorize import (
     analyse,
     code_of,
@@ -60,6 +61,8 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     collections = set(info.get("collections", ()))
     if "comprehension" in info:
         result = _fix_comprehension(info["comprehension"], collections, ctx)
+    elif names_read_after(info["site"], ctx.tree):
+        result = None  # the rewrite would drop names the code after the loop reads
     else:
         result = _fix_loop(info["loop"], info["block"], collections, ctx)
     return result or display_fix(SUGGESTION)

@@ -84,3 +84,77 @@ def walk_local(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
         yield node
         if not isinstance(node, NESTED_SCOPES):
             stack.extend(ast.iter_child_nodes(node))
+
+
+_MATCH_CAPTURES = tuple(getattr(ast, name) for name in ("MatchAs", "MatchStar") if hasattr(ast, name))
+_MATCH_MAPPING = getattr(ast, "MatchMapping", ())
+
+
+def names_bound_by(node: ast.AST) -> list[str]:
+    """Names bound by an import alias, `except ... as`, or a match pattern ("*" for a star
+    import); names bound as `Name` targets and by `def`/`class` are left to the caller."""
+    if isinstance(node, ast.alias):
+        return [node.asname or node.name.split(".")[0]]
+    if isinstance(node, (ast.ExceptHandler, *_MATCH_CAPTURES)):
+        return [node.name] if node.name else []  # type: ignore[attr-defined]
+    if _MATCH_MAPPING and isinstance(node, _MATCH_MAPPING):
+        return [node.rest] if node.rest else []  # type: ignore[attr-defined]
+    return []
+
+
+def bound_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """Every name `nodes` bind in the scope they run in: assignment, loop, `with` and `del`
+    targets, walrus, imports, `def`/`class`, `except ... as`, match captures (comprehension
+    variables included, which is more than Python binds; nested scopes' insides not)."""
+    found: set[str] = set()
+    for node in walk_local(nodes):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        else:
+            found.update(names_bound_by(node))
+    return found
+
+
+def evaluated_outside(node: ast.AST) -> list[ast.AST]:
+    """The parts of a nested function, lambda or class that run in the enclosing scope:
+    decorators, defaults, annotations, base classes and class keywords."""
+    if isinstance(node, ast.ClassDef):
+        return [*node.decorator_list, *node.bases, *node.keywords]
+    arguments = node.args  # type: ignore[attr-defined]
+    parts: list[ast.AST] = [*arguments.defaults, *(d for d in arguments.kw_defaults if d is not None)]
+    if not isinstance(node, ast.Lambda):
+        parts += [*node.decorator_list, *(a.annotation for a in all_args(arguments) if a.annotation)]  # type: ignore[attr-defined]
+        if node.returns is not None:  # type: ignore[attr-defined]
+            parts.append(node.returns)  # type: ignore[attr-defined]
+    return parts
+
+
+def free_names(node: ast.AST) -> set[str]:
+    """Names of the enclosing scope that a nested function, lambda or class may read or
+    rebind (a function's parameters and its own locals are its own)."""
+    body = node.body if isinstance(node.body, list) else [node.body]  # type: ignore[attr-defined]
+    referenced: set[str] = set()
+    assigned: set[str] = set()
+    declared: set[str] = set()
+    for sub in walk_local(body):
+        if isinstance(sub, ast.Name):
+            referenced.add(sub.id)
+            if not isinstance(sub.ctx, ast.Load):
+                assigned.add(sub.id)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            referenced.update(sub.names)
+            declared.update(sub.names)
+        elif isinstance(sub, ast.alias):
+            assigned.add(sub.asname or sub.name.split(".")[0])
+        elif isinstance(sub, NESTED_SCOPES):
+            referenced |= free_names(sub)
+            referenced.update(n.id for part in evaluated_outside(sub) for n in ast.walk(part)
+                              if isinstance(n, ast.Name))
+            if not isinstance(sub, ast.Lambda):
+                assigned.add(sub.name)
+    if isinstance(node, ast.ClassDef):
+        return referenced
+    return referenced - (assigned - declared) - {a.arg for a in all_args(node.args)}  # type: ignore[attr-defined]

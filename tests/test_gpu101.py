@@ -1460,6 +1460,8 @@ RECORDS_DECLINED = {
         "\n        out = pd.concat", "\n        if value:\n            continue\n        out = pd.concat"),
     "a piece read by a nested function": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
         "return out", "return lambda: piece"),
+    "a piece read through locals()": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
+        "return out", "return out, locals()['piece']"),
     "a named piece next to another piece": _one_row('pd.DataFrame({"v": [value]})', named=True).replace(
         "[out, piece]", "[out, piece, pd.DataFrame({'v': [1]})]"),
     "a series start": _one_row('pd.DataFrame({"v": [value]})', start='pd.Series(dtype="float64")'),

@@ -140,3 +140,36 @@ def test_each_chunk_of_a_chunked_reader_is_a_pandas_frame():
     diagnostic = _only(source)
     assert diagnostic.context["lib"] == "pandas"
     assert "out = (chunk['a'] * 2).tolist()" in fix_text(source, unsafe_fixes=True)
+
+
+# -- the row loop's names, read after it ---------------------------------------------------------
+
+@pytest.mark.parametrize("after", [
+    "    print('last row:', i, row['a'])\n    return out\n",
+    "    return out, i\n",
+    "    def last():\n        return row\n    return out, last()\n",
+])
+def test_a_loop_whose_names_are_read_after_it_is_not_rewritten(after):
+    source = HEADER + "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * 2)\n" + after
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_a_column_loop_whose_label_is_read_after_it_is_not_rewritten():
+    source = HEADER + "    for idx, row in df.iterrows():\n        df.loc[idx, 'b'] = row['a'] * 2\n    return idx\n"
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_names_rebound_or_looped_over_again_after_the_loop_do_not_block_the_rewrite():
+    source = HEADER + (
+        "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * 2)\n"
+        "    seen = [i for i in range(2)]\n"
+        "    for i, row in df.iterrows():\n        seen.append(i)\n"
+        "    return out, seen\n"
+    )
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "    out = (df['a'] * 2).tolist()\n" in fixed
+    setup = "df = pd.DataFrame({'a': rng.integers(0, 9, N)})"
+    for n in (0, 3):
+        assert_same_result(run_example(setup, source, "f(df)", n=n), run_example(setup, fixed, "f(df)", n=n),
+                           strict=False)

@@ -10,7 +10,7 @@ import pytest
 from gpulint import Applicability, all_rules, fix_text
 
 from .execution import assert_same_result, run_example
-from .rule_helpers import findings, idempotent_fix
+from .rule_helpers import findings, idempotent_fix, only_finding
 
 HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(df: pd.DataFrame, rate: float = 0.2):\n"
 
@@ -182,3 +182,26 @@ def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
     idempotent_fix(source)
+
+
+# -- the loop variable, read after the loop ------------------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    "    out = []\n    for i in range(len(df)):\n        out.append(df.loc[i, 'a'] * 2)\n"
+    "    print('last row:', i)\n    return out\n",
+    "    for label in df.index:\n        df.at[label, 'b'] = df.at[label, 'a'] * 2\n    return df, label\n",
+])
+def test_a_loop_whose_variable_is_read_after_it_is_not_rewritten(body):
+    source = HEADER + body
+    diagnostic = only_finding(source, "GPU103")
+    assert diagnostic.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_a_loop_variable_rebound_before_it_is_read_again_does_not_block_the_rewrite():
+    source = HEADER + (
+        "    out = []\n    for i in range(len(df)):\n        out.append(df.loc[i, 'a'] * 2)\n"
+        "    i = 0\n    return out, i\n"
+    )
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "    out = (df['a'] * 2).tolist()\n    i = 0\n" in fixed

@@ -80,3 +80,84 @@ def test_cupy_loops_get_a_suggestion():
 ])
 def test_not_flagged(source):
     assert [d for d in lint_source(source) if d.code == "GPU201"] == []
+
+
+# -- a loop whose variable the code after it reads keeps it ------------------------------------
+# One helper (`fixers/_loops.py`) decides for GPU102, GPU103 and GPU201; the cases below go
+# through GPU201, each either declined (the rewrite would drop a name read later) or still
+# rewritten (nothing after the loop sees the loop's own value).
+
+LOOP = "    for i in range(len(a)):\n        out[i] = a[i] * 2\n"
+NESTED = "        for i in range(len(a)):\n            out[i] = a[i] * 2\n"
+LATER_READS = {
+    "returned": LOOP + "    return i\n",
+    "printed": LOOP + "    print('last:', i)\n    return out\n",
+    "value of its own rebinding": LOOP + "    i = i + 1\n    return i\n",
+    "augmented": LOOP + "    i += 1\n    return i\n",
+    "deleted": LOOP + "    del i\n    return out\n",
+    "else of a later loop over it": LOOP + "    for i in b:\n        pass\n    else:\n        return i\n",
+    "after a later loop over it": LOOP + "    for i in b:\n        pass\n    return i\n",
+    "one branch rebinds": LOOP + "    if rate:\n        i = 1\n    return i\n",
+    "iterable of a comprehension": LOOP + "    return [j for j in range(i)]\n",
+    "nested function": LOOP + "    def last():\n        return i\n    return last()\n",
+    "lambda": LOOP + "    return (lambda: i)()\n",
+    "locals()": LOOP + "    return locals()['i']\n",
+    "global": "    global i\n" + LOOP + "    return out\n",
+    "next iteration of an enclosing loop": "    i = -1\n    seen = []\n    for k in range(2):\n        seen.append(i)\n"
+                                           + NESTED + "    return seen\n",
+    "continue skips the rebinding": "    i = -1\n    seen = []\n    for k in range(2):\n        seen.append(i)\n"
+                                    + NESTED + "        if k == 0:\n            continue\n        i = 0\n    return seen\n",
+    "after an enclosing loop": "    for k in range(2):\n" + NESTED + "    return i\n",
+    "exception handler": "    try:\n" + NESTED + "        i = 0\n        raise ValueError\n"
+                         "    except ValueError:\n        return i\n",
+    "after an if holding the loop": "    i = -1\n    if rate:\n" + NESTED + "    return i\n",
+}
+LATER_RESETS = {
+    "nothing": LOOP + "    return out\n",
+    "rebound first": LOOP + "    i = 0\n    return i, out\n",
+    "both branches rebind": LOOP + "    if rate:\n        i = 1\n    else:\n        i = 2\n    return i, out\n",
+    "body of a later loop over it": LOOP + "    total = 0.0\n    for i in b:\n        total += i\n    return total, out\n",
+    "comprehension variable": LOOP + "    return [i * 2 for i in b], out\n",
+    "parameter of a nested function": LOOP + "    def twice(i):\n        return i * 2\n    return twice(3), out\n",
+    "rebound in an enclosing loop": "    seen = []\n    for k in range(2):\n" + NESTED
+                                    + "        i = k\n        seen.append(i)\n    return seen, out\n",
+    "other branch of an if": "    if rate:\n" + NESTED + "    else:\n        i = 3\n        return i\n    return out\n",
+}
+
+
+@pytest.mark.parametrize("body", list(LATER_READS.values()), ids=list(LATER_READS))
+def test_a_loop_whose_variable_is_read_later_is_not_rewritten(body):
+    source = HEADER + body
+    diagnostic = _only(source)
+    assert diagnostic.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize("body", list(LATER_RESETS.values()), ids=list(LATER_RESETS))
+def test_a_loop_whose_variable_nothing_reads_later_is_rewritten(body):
+    source = HEADER + body
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "for i in range(len(a))" not in fixed
+    for n in (0, 4):
+        before = run_example(SETUP, source, "f(a, b, out.copy())", n=n)
+        after = run_example(SETUP, fixed, "f(a, b, out.copy())", n=n)
+        assert repr(before) == repr(after)
+
+
+def test_the_accumulated_total_is_not_a_dropped_name():
+    source = HEADER + "    total = 0.0\n    for i in range(len(a)):\n        total += a[i]\n    return total\n"
+    assert "    total += a.sum(axis=0)\n    return total\n" in fix_text(source, unsafe_fixes=True)
+
+
+@pytest.mark.parametrize("where", ["module", "class"])
+def test_a_module_or_class_level_loop_read_elsewhere_is_not_rewritten(where):
+    loop = "for i in range(len(a)):\n    out[i] = a[i] * 2\n"
+    head = "import numpy as np\n\na = np.arange(3.0)\nout = np.zeros(3)\n"
+    if where == "module":  # a function of the module reads the global `i`
+        source = head + loop + "\n\ndef last():\n    return i\n"
+    else:  # the loop binds the class attribute `C.i`
+        source = head + "\n\nclass C:\n" + "".join("    " + line + "\n" for line in loop.splitlines())
+    assert fix_text(source, unsafe_fixes=True) == source
+    if where == "module":  # a function with a local `i` of its own does not count
+        other = head + loop + "\n\ndef count():\n    for i in range(3):\n        print(i)\n"
+        assert "for i in range(len(a))" not in fix_text(other, unsafe_fixes=True)

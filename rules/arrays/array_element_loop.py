@@ -219,7 +219,7 @@ for i in range(3):
             return
         ctx.report(node.iter, context={
             "loop": node, "index": index, "bound": bound, "array": array, "form": form, "lib": ty.lib,
-            "plan": _plan(node, index, ctx),
+            "plan": _plan(node, index, ctx), "site": tuple(zip(ctx.statements, ctx.blocks)),
         })
 
     @staticmethod

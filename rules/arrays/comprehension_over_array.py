@@ -41,26 +41,29 @@ class ComprehensionOverArray(Rule):
     The comprehension boxes every element into a Python object and runs the interpreter once
     per element; the whole-array expression runs in compiled code over contiguous memory,
     about 1,000x faster on a million floats (measured on a 2-core CPU). Turning the result
-    back into a list (`.tolist()`, as the fix does to keep the list) costs most of that
-    back, leaving about 6x: keep the array where the code that follows allows it. On a GPU
+    back into a list (`list(...)`, as the fix does to keep the list) costs most of that
+    back, leaving about 3x: keep the array where the code that follows allows it. On a GPU
     (CuPy, cuDF) each element read is also a device-to-host copy and a synchronisation.
 
     ## Fix safety
     The fix is unsafe. It applies to a list comprehension (or one inside `np.array(...)` /
     `np.asarray(...)`) with one `for` and no `if`, over a NumPy array or a pandas/Modin Series
-    held by a name, attribute or column (`frame["price"]`). `[expr for x in a]` becomes
-    `(expr over a).tolist()` and `np.array([...])` keeps its call around the whole-array
-    expression. The values are the same, with these differences:
+    held by a name, attribute or column (`frame["price"]`). Over an array `[expr for x in a]`
+    becomes `list(expr over a)`, which yields what iterating the array yields on any shape
+    (NumPy scalars from a 1-D array, row arrays from a 2-D one, `TypeError` for a 0-d one);
+    over a Series it becomes `(expr over s).tolist()`, Python scalars like the Series'
+    own elements. `np.array([...])` keeps its call around the whole-array expression. The
+    values are the same, with these differences:
 
-    - `.tolist()` holds Python scalars where the comprehension over an array held NumPy
-      scalars (the comprehension over a Series already holds Python scalars);
+    - where `x if c else y` mixes types per element (a NumPy integer and a Python float),
+      `np.where` gives every element the one dtype both promote to;
     - the elements of a Series are Python numbers, whose arithmetic differs from the
       column's at the edges: integers never overflow, and dividing by zero raises
       `ZeroDivisionError` instead of giving `inf`;
-    - `np.array([])` of an empty input is float64, while the whole-array expression keeps the
-      input's dtype;
-    - over a 2-D array the comprehension yields rows, and `.tolist()` nested lists instead of
-      row arrays.
+    - `np.array([])` of an empty input is a float64 array of shape `(0,)`, while the
+      whole-array expression keeps the input's dtype and shape (`(0, 3)` for an empty 2-D
+      array); over a 0-d array the comprehension raises `TypeError` and `np.array(...)` of
+      the rewrite returns a 0-d array.
 
     Comprehensions over CuPy arrays and cuDF, Dask or unknown-library Series, filtered ones
     (`if`) and generator expressions get a display-only suggestion.
@@ -86,7 +89,7 @@ import numpy as np
 
 
 def calibrated(readings: np.ndarray, gain: float) -> list:
-    return (readings * gain + 0.5).tolist()
+    return list(readings * gain + 0.5)
 ''',
             setup="readings = rng.normal(size=N)",
             call="calibrated(readings, 2.5)",
@@ -134,7 +137,7 @@ import numpy as np
 
 
 def positive(signal: np.ndarray) -> list:
-    return ((signal > 0) & (signal < 10)).tolist()
+    return list((signal > 0) & (signal < 10))
 ''',
             setup="signal = rng.normal(5, 5, size=N)",
             call="positive(signal)",

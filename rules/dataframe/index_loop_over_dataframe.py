@@ -293,6 +293,7 @@ def scale(table):
         ty = ctx.type_of(frame)
         ctx.report(node.iter, context={
             "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "frame": frame, "walk": walk,
+            "site": tuple(zip(ctx.statements, ctx.blocks)),
             "cells": cells, "lib": ty.lib if ty is not None else "",
             "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
         })

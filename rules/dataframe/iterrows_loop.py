@@ -179,5 +179,6 @@ for row in rows:
         if lib is not None:
             ctx.report(node.iter, context={
                 "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
+                "site": tuple(zip(ctx.statements, ctx.blocks)),
                 "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
             })
