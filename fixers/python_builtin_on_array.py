@@ -12,28 +12,33 @@ from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 
 MESSAGE = "call the array's own method"
-#: builtin -> rewrite template for a NumPy array (`{a}` the array as a method's receiver,
-#: `{argument}` as an argument, `{np}` NumPy's name in the file).
+#: builtin -> rewrite template for a NumPy array (`{a}` the array as a method's receiver).
+#: `max`/`min`/`sorted` are left out: with NaN in the data the builtin's answer depends on
+#: where the NaN is, and NumPy has no `max()` for text, which the builtin compares.
 _ARRAY = {
     "sum": "{a}.sum(axis=0)",
-    "max": "{a}.max(axis=0)",
-    "min": "{a}.min(axis=0)",
     "any": "{a}.any(axis=0)",
     "all": "{a}.all(axis=0)",
-    "sorted": "{np}.sort({argument}, axis=0).tolist()",
 }
-#: builtin -> rewrite template for a pandas or Modin Series.
+#: builtin -> rewrite template for a pandas or Modin Series. `any`/`all` are left out (a
+#: datetime or categorical Series has no `any()`, which the builtin does not need), and so
+#: is `sorted` (NaN, as above), `max`/`min` (a Series skips NaN, returns NaN when empty).
 _SERIES = {
     "sum": "{a}.sum(skipna=False)",
-    "any": "{a}.any(skipna=False)",
-    "all": "{a}.all(skipna=False)",
-    "sorted": "{a}.sort_values().tolist()",
     "list": "{a}.tolist()",
 }
 SUGGESTIONS = {
     "list": "`a.tolist()` builds the list in one call (of Python scalars, where `list(a)` holds NumPy scalars)",
-    "max": "use `a.max()` (a Series' `max()` skips NaN and returns NaN when empty, where `max()` raises)",
-    "min": "use `a.min()` (a Series' `min()` skips NaN and returns NaN when empty, where `min()` raises)",
+    "max": "use `a.max()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
+           "`a.max()` returns NaN, a Series' `max()` skips it)",
+    "min": "use `a.min()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
+           "`a.min()` returns NaN, a Series' `min()` skips it)",
+    "sorted": "use `np.sort(a)` (or `s.sort_values()`) where the data holds no NaN (the builtin's order "
+              "with NaN depends on where it is; NumPy and pandas sort NaN last)",
+    "any": "use the array's own `any()` (on a Series of dates or categories, which the builtin takes the "
+           "truth of, `Series.any()` raises)",
+    "all": "use the array's own `all()` (on a Series of dates or categories, which the builtin takes the "
+           "truth of, `Series.all()` raises)",
 }
 SUGGESTION = "use the array's own method (`a.sum()`, `a.max()`, `a.any()`, `np.sort(a)`, `a.tolist()`)"
 _TEMPLATES = {("array", "numpy"): _ARRAY, ("series", "pandas"): _SERIES, ("series", "modin"): _SERIES}
@@ -55,6 +60,4 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     receiver = ctx.segment(argument)
     if not isinstance(argument, _ATOMIC):
         receiver = f"({receiver})"
-    numpy_name, import_edits = ctx.ensure_import("numpy", "np") if "{np}" in template else ("np", ())
-    code = template.format(a=receiver, argument=ctx.segment(argument), np=numpy_name)
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(call, code)))
+    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, template.format(a=receiver)),))

@@ -36,38 +36,39 @@ class PythonBuiltinOnArray(Rule):
     | call | NumPy array | pandas/Modin Series |
     |---|---|---|
     | `sum(a)` | `a.sum(axis=0)` | `s.sum(skipna=False)` |
-    | `max(a)`, `min(a)` | `a.max(axis=0)`, `a.min(axis=0)` | suggestion only |
-    | `any(a)`, `all(a)` | `a.any(axis=0)`, `a.all(axis=0)` | `s.any(skipna=False)`, `s.all(skipna=False)` |
-    | `sorted(a)` | `np.sort(a, axis=0).tolist()` | `s.sort_values().tolist()` |
+    | `any(a)`, `all(a)` | `a.any(axis=0)`, `a.all(axis=0)` | suggestion only |
     | `list(a)` | suggestion only | `s.tolist()` |
+    | `max(a)`, `min(a)`, `sorted(a)` | suggestion only | suggestion only |
 
     `axis=0` keeps the builtin's meaning on a 2-D array (it walks the rows), and
-    `skipna=False` its treatment of NaN (the builtin adds NaN, and counts it as true). Both
-    sides raise `ValueError` for the `max`/`min` of an empty array; a Series' `max()` returns
-    NaN instead, so Series get a suggestion only. What may still differ:
+    `skipna=False` its treatment of NaN (the builtin adds NaN). What may still differ:
 
     - a float sum: the method adds pairwise, the builtin left to right, so the last digits
-      can differ (the method's is the more accurate); a small integer dtype (`uint8`)
-      overflows in the builtin's running total, not in the method's;
-    - the type: the builtin returns Python `bool`/`int` for `any`/`all` and an empty `sum`,
-      and `sorted` a list of NumPy scalars; the methods return NumPy scalars, and
-      `.tolist()` Python ones;
-    - NaN: `max`, `min` and `sorted` give an order-dependent answer with NaN in the data;
-      the methods propagate NaN (`max`, `min`) or sort it last;
-    - text: `max`/`min` of an array of strings compare them in Python, while NumPy's
-      `max()`/`min()` have no loop for text and raise `TypeError` (the dtype is not known
-      statically: review the rewrite where the array may hold strings);
-    - a missing value of a nullable Series (`pd.NA`): `all()` raises on its truth value,
-      `s.all(skipna=False)` returns `NA`;
+      can differ (the method's is the more accurate);
+    - the dtype of an integer total. On an array of an integer dtype narrower than 64 bits
+      (`int8`, `uint16`, `int32`...) the builtin's running total keeps that dtype and wraps
+      around when it overflows (NumPy warns `RuntimeWarning: overflow`): `sum` of three
+      `int8` 100s is 44. The method adds in 64 bits and gives 300. The two agree whenever
+      the builtin's total does not overflow. On a Series the builtin adds Python integers,
+      which never overflow, where the method's `int64` total wraps around beyond ±9.2e18;
+    - the type: the builtin returns Python `bool`/`int` for `any`/`all` and an empty `sum`;
+      the methods return NumPy scalars, and on a nullable Series (`Int64`, `boolean`)
+      `list()` holds NumPy scalars where `.tolist()` holds Python ones;
     - an array with no rows and more than one dimension: `sum` gives `0`, `a.sum(axis=0)` a
-      row of zeros; and where the builtin raises (anything but `sum` on a 2-D array with
-      several rows, which compares whole rows; any builtin on a 0-d array), the method
+      row of zeros; and where the builtin raises (`any`/`all` on a 2-D array, which take
+      the truth of whole rows; any builtin on a 0-d array; `sum` of strings), the method
       returns a value.
 
-    `list(array)` holds NumPy scalars where `array.tolist()` holds Python ones, so it gets a
-    suggestion, as do calls with more arguments (`sum(a, start)`, `max(a, default=0)`,
-    `sorted(a, key=f)`), CuPy arrays, torch tensors and cuDF/Dask Series (whose methods keep
-    the result on the device or lazy), and values of unknown library.
+    `max`, `min` and `sorted` only get a suggestion: with NaN in the data the builtin's
+    answer depends on where the NaN is (`max([1.0, nan, 3.0])` is 3.0, `max([nan, 1.0, 3.0])`
+    is NaN), while the methods return NaN or sort it last; NumPy's `max()` also raises on
+    text, which the builtin compares. `any`/`all` of a Series get a suggestion because a
+    Series of dates or categories has no `any()`/`all()` while the builtin takes each
+    value's truth. `list(array)` holds NumPy scalars where `array.tolist()` holds Python
+    ones, so it gets a suggestion, as do calls with more arguments (`sum(a, start)`,
+    `max(a, default=0)`, `sorted(a, key=f)`), CuPy arrays, torch tensors and cuDF/Dask
+    Series (whose methods keep the result on the device or lazy), and values of unknown
+    library.
     """
 
     code = "GPU204"
@@ -104,13 +105,13 @@ def spread(latencies: np.ndarray) -> float:
     # how far the slowest request is from the typical one
     return max(latencies) - np.median(latencies)
 ''',
-            fixed='''\
+            idiom='''\
 import numpy as np
 
 
 def spread(latencies: np.ndarray) -> float:
     # how far the slowest request is from the typical one
-    return latencies.max(axis=0) - np.median(latencies)
+    return latencies.max() - np.median(latencies)
 ''',
             setup="latencies = rng.gamma(2.0, 10.0, size=N + 1)",
             call="spread(latencies)",
@@ -124,7 +125,7 @@ def median_order(orders: pd.DataFrame) -> float:
     ranked = sorted(orders["amount"])
     return ranked[len(ranked) // 2] if ranked else 0.0
 ''',
-            fixed='''\
+            idiom='''\
 import pandas as pd
 
 
