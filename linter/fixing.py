@@ -397,10 +397,11 @@ class FixOutcome:
 
 
 def apply_edits(source: Source, edits: Sequence[Edit]) -> str:
+    """The text with `edits` applied; insertions at the same place keep their order."""
     text = source.text
-    spans = sorted(((source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
-                    for e in edits), key=lambda s: (s[0], s[1]), reverse=True)
-    for begin, end, content in spans:
+    spans = sorted(((source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), index, e.content)
+                    for index, e in enumerate(edits)), reverse=True)
+    for begin, end, _, content in spans:
         text = text[:begin] + content + text[end:]
     return text
 

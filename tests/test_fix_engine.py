@@ -311,3 +311,93 @@ def test_a_fix_that_only_adds_an_import_introduces_no_name():
     [diagnostic] = [d for d in lint_source(example.source) if d.code == "GPU102"]
     assert any("import numpy" in edit.content for edit in diagnostic.fix.edits)
     assert diagnostic.fix.introduces == frozenset()
+
+
+# -- imports a fix needs: reused only where they run before the rewritten code -------------
+
+ARRAY = "import pandas as pd\na = pd.Series([3, 1, 2]).to_numpy()\n"
+
+
+def _run(code: str) -> dict:
+    namespace: dict = {"__name__": "fixed"}
+    exec(compile(code, "fixed.py", "exec"), namespace)
+    return namespace
+
+
+def _numpy_imports(code: str) -> list[ast.Import]:
+    return [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Import)
+            and any(alias.name == "numpy" for alias in node.names)]
+
+
+def test_a_fix_before_the_files_own_import_adds_one_that_runs_first():
+    source = ARRAY + "first = sorted(a)\nimport numpy as np\nlast = np.sort(a).tolist()\n"
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "sorted(" not in fixed
+    assert _run(fixed)["first"] == [1, 2, 3]  # not a NameError
+    assert fixed.splitlines()[:2] == ["import pandas as pd", "import numpy as np"]
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+
+
+def test_a_function_defined_before_the_import_gets_an_import_that_runs_first():
+    source = ARRAY + "def first():\n    return sorted(a)\nimport numpy as np\nvalue = first()\n"
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert _run(fixed)["value"] == [1, 2, 3]
+    assert len(_numpy_imports(fixed)) == 2
+
+
+def test_an_import_above_the_statement_is_reused():
+    source = "import numpy as np\n" + ARRAY + "def first():\n    return sorted(a)\nvalue = first()\n"
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert len(_numpy_imports(fixed)) == 1 and "np.sort(a" in fixed
+    assert _run(fixed)["value"] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("other", "name"), [
+    ("def g(np):\n    return np\n", "numpy"),  # `np` is a parameter somewhere: not always NumPy
+    ("del np\n", "numpy"),
+    ("np = 1\nnumpy = 2\n", "np_2"),
+])
+def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
+    source = "import numpy as np\n" + ARRAY + other + "first = sorted(a)\n"
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert f"first = {name}.sort(a" in fixed
+    assert _run(fixed)["first"] == [1, 2, 3]
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+
+
+@pytest.mark.parametrize("source", [
+    "import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = sorted(a)\nimport numpy as np\n",
+    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = sorted(a)\n',
+    '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = sorted(a)\nimport numpy as np\n",
+])
+def test_the_added_import_runs_first_on_any_layout(source):
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "sorted(" not in fixed
+    assert _run(fixed)["first"] == [1, 2, 3]
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+
+
+def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code():
+    """The statement a fix's imports must precede is that of its first edit, when that
+    comes before the finding's own statement."""
+    from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+    from gpulint.fixing import apply_edits, attach_fixes
+
+    class EditsAbove:
+        code = "GPU999"
+
+        @staticmethod
+        def fixer():
+            def fix(diagnostic, ctx):
+                name, edits = ctx.ensure_import("numpy", "np")
+                at = Position(1, 0)
+                return Fix(Applicability.SAFE, "", (*edits, Edit(at, at, f"x = {name}.zeros(1)\n")))
+            return fix
+
+    source = Source.from_text("y = 1\nimport numpy as np\nz = 2\n")
+    finding = Diagnostic("GPU999", "test", "", Position(3, 0), Position(3, 5))
+    [fixed], warnings = attach_fixes(source, ast.parse(source.text), [finding], [EditsAbove])
+    assert warnings == []
+    text = apply_edits(source, fixed.fix.edits)
+    assert text == "import numpy as np\nx = np.zeros(1)\ny = 1\nimport numpy as np\nz = 2\n"
+    _run(text)

@@ -23,10 +23,14 @@ def _only(source: str):
     ("m = torch.full((2, 2), 7.0, dtype=torch.float64).to(device=d)\n",
      "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n"),
     ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3,  # identity\n    device=d,\n)\n"),
+    ("m = torch.zeros(\n    3,\n    4\n).to(d)\n", "m = torch.zeros(\n    3,\n    4,\n    device=d\n)\n"),
+    ("m = torch.zeros(3,\n                4).to(d)\n", "m = torch.zeros(3,\n                4,\n                device=d)\n"),
+    ("m = (torch.zeros(3)\n     .to(d))\n", "m = (torch.zeros(3, device=d))\n"),
 ])
 def test_safe_rewrites(line, fixed):
     assert _only(HEAD + line).fix.applicability is Applicability.SAFE
     assert fix_text(HEAD + line) == HEAD + fixed
+    assert fix_text(HEAD + fixed) == HEAD + fixed
 
 
 @pytest.mark.parametrize("line", [
@@ -34,6 +38,7 @@ def test_safe_rewrites(line, fixed):
     "m = torch.zeros(3).to(d, torch.float16)\n",  # a dtype too
     "m = torch.zeros(3).cuda(1)\n",
     "m = torch.zeros(3).to(d, non_blocking=True)\n",
+    "m = (torch.zeros(3)  # on the host first\n     .to(d))\n",  # the comment would go with `.to(d)`
 ])
 def test_other_shapes_only_get_a_suggestion(line):
     assert _only(HEAD + line).fix.applicability is Applicability.DISPLAY

@@ -58,3 +58,69 @@ def test_zero_workers_are_replaced_and_pin_memory_kept():
 ])
 def test_loaders_that_may_have_workers_are_silent(call):
     assert _found(HEAD + f'device = "cuda"\nn = 2\nloader = {call}\n' + FEED) == []
+
+
+# -- the keywords go in without disturbing the call's layout ------------------------------
+
+LOOP = 'device = "cuda"\n{loader}\nfor x in loader:\n    x = x.to(device)\n'
+
+
+@pytest.mark.parametrize(("loader", "fixed"), [
+    ("loader = DataLoader(data, batch_size=2)",
+     "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True)"),
+    ("loader = DataLoader(\n    data,\n    batch_size=2,\n)",
+     "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True,\n)"),
+    ("loader = DataLoader(\n    data,\n    batch_size=2\n)",
+     "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True\n)"),
+    ("loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n)",
+     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True,\n)"),
+    ("loader = DataLoader(\n    data,\n    batch_size=2  # small batches\n)",
+     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True\n)"),
+    ("loader = DataLoader(data,\n                    batch_size=2)",
+     "loader = DataLoader(data,\n                    batch_size=2,\n                    num_workers=4,\n"
+     "                    pin_memory=True)"),
+    ("loader = DataLoader(\n        data, batch_size=2)",
+     "loader = DataLoader(\n        data, batch_size=2,\n        num_workers=4,\n        pin_memory=True)"),
+    ("loader = DataLoader(\n    data,\n    num_workers=0,\n)",
+     "loader = DataLoader(\n    data,\n    num_workers=4,\n    pin_memory=True,\n)"),
+    ("loader = DataLoader(data, batch_size=2,\n)",
+     "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True,\n)"),
+], ids=["one-line", "trailing-comma", "no-trailing-comma", "comment", "comment-no-comma", "aligned",
+        "hanging", "zero-workers", "closing-below"])
+def test_the_keywords_follow_the_calls_layout(loader, fixed):
+    source = HEAD + LOOP.format(loader=loader)
+    result = fix_text(source, unsafe_fixes=True)
+    assert result == HEAD + LOOP.format(loader=fixed)
+    assert fix_text(result, unsafe_fixes=True) == result
+    assert _found(result) == []
+
+
+def _add(code: str, keywords=(("k", "1"), ("m", "True"))) -> str | None:
+    """`code` with `keywords` added to its first call by the shared helper."""
+    import ast
+
+    from gpulint.fixers._arguments import add_keywords
+    from gpulint.fixing import FixContext, apply_edits
+    from gpulint.source import Source
+
+    source = Source.from_text(code)
+    tree = ast.parse(code)
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call))
+    edits = add_keywords(FixContext(source, tree), call, list(keywords))
+    return None if edits is None else apply_edits(source, edits)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("f()\n", "f(k=1, m=True)\n"),
+    ("f(**options)\n", "f(**options, k=1, m=True)\n"),
+    ("f(\n    a,\n    **options,\n)\n", "f(\n    a,\n    **options,\n    k=1,\n    m=True,\n)\n"),
+    ("f(a, (b),)\n", "f(a, (b), k=1, m=True,)\n"),
+    ("f(\n\ta,\n\tb,\n)\n", "f(\n\ta,\n\tb,\n\tk=1,\n\tm=True,\n)\n"),
+    ("f(\r\n    a,\r\n)\r\n", "f(\r\n    a,\r\n    k=1,\r\n    m=True,\r\n)\r\n"),
+    ("x = [f(\n        a,\n        g(\n            1,\n        ),\n    )]\n",
+     "x = [f(\n        a,\n        g(\n            1,\n        ),\n        k=1,\n        m=True,\n    )]\n"),
+    ("f('é',\n  b)\n", "f('é',\n  b,\n  k=1,\n  m=True)\n"),
+    ("f(x for x in y)\n", None),  # `f(x for x in y, k=1)` does not parse
+])
+def test_the_argument_helper_on_other_layouts(code, expected):
+    assert _add(code) == expected

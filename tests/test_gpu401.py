@@ -73,6 +73,51 @@ def test_existing_import_and_taken_name_are_respected():
     assert fixed.count("import make_pipeline") == 1
 
 
+MODULE_LEVEL = (
+    "from sklearn.datasets import make_classification\n"
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+    "X, y = make_classification(n_samples=80, n_features=5, random_state=0)\n"
+    "X_train, X_test, y_train = X[:60], X[60:], y[:60]\n"
+    "scaler = StandardScaler()\n"
+    "model = LogisticRegression()\n"
+    "Xs = scaler.fit_transform(X_train)\n"
+    "Xt = scaler.transform(X_test)\n"
+    "model.fit(Xs, y_train)\n"
+    "predictions = model.predict_proba(Xt)\n"
+)
+
+
+@pytest.mark.parametrize("later", [
+    "from sklearn.pipeline import make_pipeline\n",
+    "from sklearn.pipeline import make_pipeline\npipeline = make_pipeline(StandardScaler())\n",
+])
+def test_a_chain_above_the_files_own_import_gets_an_import_that_runs_first(later):
+    """`make_pipeline` imported further down is not bound yet where the chain runs."""
+    pytest.importorskip("sklearn")
+    source = MODULE_LEVEL + later
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "make_pipeline(scaler, model)" in fixed
+    lines = fixed.splitlines()
+    assert lines.index("from sklearn.pipeline import make_pipeline") < lines.index(
+        next(line for line in lines if "make_pipeline(scaler, model)" in line))
+    namespace: dict = {}
+    exec(compile(fixed, "fixed.py", "exec"), namespace)  # not a NameError
+    assert namespace["predictions"].shape == (20, 2)
+    assert fix_text(fixed, unsafe_fixes=True) == fixed
+
+
+def test_a_chain_below_the_import_reuses_it():
+    source = MODULE_LEVEL.replace("scaler = ", "from sklearn.pipeline import make_pipeline\nscaler = ")
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert fixed.count("import make_pipeline") == 1 and "make_pipeline(scaler, model)" in fixed
+
+
+def test_a_name_used_for_something_else_gets_no_rewrite():
+    source = MODULE_LEVEL + "def make_pipeline(*steps):\n    return steps\n"
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
 @pytest.mark.parametrize("body", [
     # the supervised transformer gets no y by hand, but a Pipeline would pass it one
     STRAIGHT.replace("scaler", "selector"),

@@ -21,6 +21,9 @@ def _codes(source: str) -> list[int]:
     ("RandomForestClassifier(\n    max_depth=3,  # shallow\n)",
      "RandomForestClassifier(\n    max_depth=3,  # shallow\n    n_jobs=-1,\n)"),
     ("RandomForestClassifier(*args)", "RandomForestClassifier(*args, n_jobs=-1)"),
+    ("RandomForestClassifier(\n    max_depth=3\n)", "RandomForestClassifier(\n    max_depth=3,\n    n_jobs=-1\n)"),
+    ("RandomForestClassifier(max_depth=3,\n                       random_state=0)",
+     "RandomForestClassifier(max_depth=3,\n                       random_state=0,\n                       n_jobs=-1)"),
 ])
 def test_n_jobs_is_added_after_the_last_argument(call, fixed):
     source = f"from sklearn.ensemble import RandomForestClassifier\nmodel = {call}\n"
@@ -103,3 +106,140 @@ def test_with_numpys_global_seed_only_the_thread_and_self_seeded_fixes_are_safe(
     assert all(np.array_equal(a, b) for a, b in zip(sequential, folds(None)))  # reproducible
     parallel = folds(-1)
     assert not all(np.array_equal(a, b) for a, b in zip(sequential, parallel))
+
+
+# -- the caller's own code in the workers ---------------------------------------------------
+
+IMPORTS = (
+    "from sklearn.cluster import DBSCAN, HDBSCAN\n"
+    "from sklearn.ensemble import BaggingClassifier, BaggingRegressor, StackingClassifier, VotingClassifier\n"
+    "from sklearn.inspection import permutation_importance\n"
+    "from sklearn.linear_model import LogisticRegression, LogisticRegressionCV\n"
+    "from sklearn.metrics import f1_score, make_scorer\n"
+    "from sklearn.neighbors import KNeighborsClassifier\n"
+    "from sklearn.tree import DecisionTreeClassifier\n"
+)
+
+
+@pytest.mark.parametrize(("call", "reason"), [
+    ("BaggingClassifier(estimator=model)", "`estimator`"),
+    ("BaggingRegressor(model, n_estimators=4)", "`estimator`"),
+    ("BaggingClassifier(base_estimator=model)", "`base_estimator`"),
+    ("BaggingClassifier(Counting())", "`estimator`"),
+    ("BaggingClassifier(DecisionTreeClassifier(max_depth=depth))", "`estimator`"),
+    ("BaggingClassifier(*args)", "`*` arguments"),
+    ("LogisticRegressionCV(scoring=score)", "`scoring`"),
+    ("LogisticRegressionCV(scoring=make_scorer(my_f1))", "`scoring`"),
+    ("KNeighborsClassifier(metric=distance)", "`metric`"),
+    ("DBSCAN(0.5, metric=lambda a, b: abs(a - b).sum())", "`metric`"),
+    ("HDBSCAN(5, None, 0.0, None, distance)", "`metric`"),
+    ("permutation_importance(model, X, y)", "`estimator`"),
+])
+def test_a_fix_that_may_run_the_callers_code_in_workers_is_unsafe(call, reason):
+    source = IMPORTS + f"result = {call}\n"
+    [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+    assert reason in diagnostic.fix.message
+    assert fix_text(source) == source
+    assert "n_jobs=-1)" in fix_text(source, unsafe_fixes=True)
+
+
+@pytest.mark.parametrize("call", [
+    "BaggingClassifier()",
+    "BaggingClassifier(DecisionTreeClassifier(max_depth=3, class_weight={0: 1, 1: 2}), n_estimators=4)",
+    "BaggingClassifier(estimator=LogisticRegression(C=-(-1.0)))",
+    "LogisticRegressionCV(scoring='f1')",
+    "LogisticRegressionCV(scoring=make_scorer(f1_score, average='macro'))",
+    "KNeighborsClassifier(metric='cosine')",
+    "KNeighborsClassifier(weights=weigh)",  # applied after the query, in the calling process
+    "DBSCAN(0.5, min_samples=distance)",  # not a parameter that takes code
+])
+def test_library_code_only_keeps_the_fix_safe(call):
+    source = IMPORTS + f"result = {call}\n"
+    [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
+    assert diagnostic.fix.applicability is Applicability.SAFE
+
+
+def test_every_class_with_n_jobs_has_its_code_parameters_reviewed():
+    """The table of parameters that take code names only real parameters, at their real
+    positions (`base_estimator` is the name scikit-learn used before 1.2)."""
+    sklearn = pytest.importorskip("sklearn")
+    import importlib
+    import inspect
+
+    from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+
+    from gpulint import estimators
+
+    assert set(estimators.USER_CODE_PARAMETERS) <= estimators.N_JOBS
+    for entry, parameters in estimators.USER_CODE_PARAMETERS.items():
+        package, name = entry.split(".")
+        signature = inspect.signature(getattr(importlib.import_module(f"{sklearn.__name__}.{package}"), name))
+        names = list(signature.parameters)
+        for parameter, position in parameters.items():
+            if parameter == "base_estimator":
+                continue
+            assert parameter in names, (entry, parameter)
+            kind = signature.parameters[parameter].kind
+            if position is None:
+                assert kind is inspect.Parameter.KEYWORD_ONLY, (entry, parameter)
+            else:
+                assert names.index(parameter) == position and kind is not inspect.Parameter.KEYWORD_ONLY
+
+
+COUNTING = """\
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.ensemble import BaggingClassifier
+from sklearn.linear_model import LogisticRegressionCV
+from sklearn.tree import DecisionTreeClassifier
+
+FITS = []
+SCORES = []
+
+
+class Counting(ClassifierMixin, BaseEstimator):
+    def fit(self, X, y):
+        FITS.append(len(X))
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.classes_[0])
+
+
+def score(estimator, X, y):
+    SCORES.append(len(X))
+    return float(np.mean(estimator.predict(X) == y))
+
+
+def run(X, y):
+    np.random.seed(0)
+    trees = BaggingClassifier(DecisionTreeClassifier(max_features=2), n_estimators=4).fit(X, y)
+    BaggingClassifier(estimator=Counting(), n_estimators=4, random_state=0).fit(X, y)
+    LogisticRegressionCV(Cs=2, cv=3, scoring=score, use_legacy_attributes=False, l1_ratios=(0.0,)).fit(X, y)
+    return len(FITS), len(SCORES), trees.predict_proba(X)
+"""
+
+
+def test_the_callers_estimator_and_scorer_keep_their_state_under_plain_fix():
+    """Differential: with worker processes the user's estimator is fitted, and the user's
+    scorer called, in other processes, so what they record never reaches the caller.
+    Plain `--fix` changes only the bagging of scikit-learn's own trees, which computes the
+    same model with all cores."""
+    pytest.importorskip("sklearn")
+    from joblib import effective_n_jobs
+
+    setup = ("from sklearn.datasets import make_classification\n"
+             "X, y = make_classification(n_samples=N + 30, n_features=5, random_state=0)\n")
+    safe = fix_text(COUNTING)
+    assert safe.count("n_jobs=-1") == 1 and "n_estimators=4, n_jobs=-1).fit(X, y)\n    Bagging" in safe
+    fits, scores, trees = run_example(setup, COUNTING, "run(X, y)")
+    assert (fits, scores) == (4, 6)  # four bagged fits, two candidates on three folds
+    after_safe = run_example(setup, safe, "run(X, y)")
+    assert after_safe[:2] == (4, 6)
+    assert_same_result(trees, after_safe[2], strict=True)
+    unsafe = fix_text(COUNTING, unsafe_fixes=True)
+    assert unsafe.count("n_jobs=-1") == 3
+    if effective_n_jobs(-1) > 1:  # why those two are unsafe: the counts stay in the workers
+        assert run_example(setup, unsafe, "run(X, y)")[:2] != (fits, scores)

@@ -44,13 +44,24 @@ class EstimatorWithoutNJobs(Rule):
 
     ## Fix safety
     The fix adds `n_jobs=-1` (all cores). It is safe for the estimators that parallelise
-    their own work (forests, bagging, neighbours, clustering, the `*CV` linear models):
-    they draw every seed before they dispatch, or run in threads, so they compute the same
-    model whatever the number of jobs (the tests compare the predictions).
+    their own work (forests, bagging, neighbours, clustering, the `*CV` linear models)
+    when no code of the caller's is among their arguments: they draw every seed before
+    they dispatch, or run in threads, so they compute the same model whatever the number
+    of jobs (the tests compare the predictions).
 
-    It is unsafe for the searches, the cross-validation helpers and the wrappers that fit
-    estimators they are given (voting, stacking, one-vs-rest, multi-output, RFECV...):
-    these fit them in worker processes, and an estimator there left with
+    It is unsafe where the workers may run the caller's own code, which then runs in other
+    processes (or, for the neighbours and clustering, concurrently in threads): an
+    estimator other than one of scikit-learn's built right there from constants
+    (`BaggingClassifier(estimator=model)`, `permutation_importance(model, ...)`), a list
+    of estimators, a scorer (`scoring=my_score`), a distance (`metric=my_distance`), an
+    importance getter, a search's candidate values. State that code records (fits
+    counted, scores logged, a cache it fills) stays in the workers, where the caller
+    never sees it, and code that is not thread-safe may misbehave. The parameters checked
+    for each estimator are listed in `gpulint/estimators.py`.
+
+    It is unsafe, too, for the searches, the cross-validation helpers and the wrappers
+    that fit estimators they are given (voting, stacking, one-vs-rest, multi-output,
+    RFECV...): these fit them in worker processes, and an estimator there left with
     `random_state=None` draws from NumPy's global random state, which the workers do not
     share. With a fixed `random_state` the results are the same (the tests compare a
     search's scores); code that relied on `np.random.seed(...)` instead gets other, still
