@@ -1,0 +1,129 @@
+"""The long mode: `python -m tests.differential --examples 5000 [--rules GPU105,GPU204]`.
+
+Draws `--examples` programs per rule, fixes and runs each (see `fuzz.check`), and prints
+how many programs ran, how many fixes were executed, and the differences found by rule and
+class (allowed ones marked), with the shortest failing program of each rule and class.
+Every failing program is written, with its fix and setup, under `--failures`. The exit
+status is 1 when a program failed, 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, given, seed, settings
+
+from .fuzz import ALLOWED, Outcome, check
+from .programs import PROGRAMS
+
+#: Where a failing program shows one of the known failure patterns: a label for the report.
+PATTERNS = {
+    "element-free call in the body": r"(float|int|bool|abs)\(k\)|len\(\"ab\"\)|round\(2\.5\)|int\(\"3\"\)",
+    "% formatting": r"\"[^\"]*%[^\"]*\" %",
+    "identity function": r"lambda x: x(,|\))",
+    "** 0.5": r"\*\* 0\.5",
+    "bool data": r'dtype="bool"',
+    "int8/uint8 data": r'dtype="u?int8"',
+    "NaN in the data": r'float\("nan"\)',
+    "2-D array": r"np\.array\(\[\[|np\.empty\(\(0,",
+    "loop variable read after the loop": r"return out, i|print\(\"last",
+    "import bound later": r"imported later",
+    "slice indexer": r"k = slice",
+    "user code in workers": r"user code|counting dataset",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.differential", description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", type=int, default=500, help="programs per rule (default 500)")
+    parser.add_argument("--rules", default=",".join(PROGRAMS), help="comma-separated rule codes (default: all)")
+    parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
+    parser.add_argument("--failures", default="fuzz-failures", help="folder for failing programs")
+    parser.add_argument("--per-class", type=int, default=20, help="failing programs written per rule and class")
+    args = parser.parse_args(argv)
+    codes = [code.strip() for code in args.rules.split(",") if code.strip()]
+    unknown = [code for code in codes if code not in PROGRAMS]
+    if unknown:
+        parser.error(f"no program templates for {', '.join(unknown)} (known: {', '.join(PROGRAMS)})")
+    folder = Path(args.failures)
+    print(f"differential fuzzing: {args.examples} programs per rule, seed {args.seed}, rules {', '.join(codes)}")
+    totals = Counter()
+    for code in codes:
+        started = time.perf_counter()
+        outcomes = explore(code, args.examples, args.seed)
+        stats = summarize(code, outcomes, folder, args.per_class)
+        totals.update(stats)
+        print(f"  ({time.perf_counter() - started:.0f} s)\n")
+        sys.stdout.flush()
+    print(f"TOTAL: {totals['programs']} programs run, {totals['changed']} fixed, {totals['executed']} fixes executed, "
+          f"{totals['skipped']} skipped (the original raises), {totals['failing']} failing programs")
+    if totals["failing"]:
+        print(f"failing programs written under {folder}/")
+    return 1 if totals["failing"] else 0
+
+
+def explore(code: str, examples: int, seed_value: int) -> list[Outcome]:
+    outcomes: list[Outcome] = []
+
+    @seed(seed_value)
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(PROGRAMS[code]())
+    def one(program):
+        try:
+            outcomes.append(check(program))
+        except Exception as error:  # a bug of the fuzzer itself: say so, keep going
+            print(f"  fuzzer error on {program.idiom}: {type(error).__name__}: {error}", file=sys.stderr)
+
+    one()
+    return outcomes
+
+
+def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) -> Counter:
+    stats = Counter(programs=len(outcomes))
+    classes: Counter = Counter()
+    failing_by_class: dict[str, list[Outcome]] = defaultdict(list)
+    patterns: Counter = Counter()
+    for outcome in outcomes:
+        stats["changed"] += outcome.changed
+        stats["executed"] += len(outcome.variants)
+        stats["skipped"] += outcome.skipped is not None
+        for variant in outcome.variants:
+            classes.update(variant.classes)
+        classes.update(outcome.problems)
+        failures = outcome.failures()
+        if failures:
+            stats["failing"] += 1
+            text = outcome.describe()
+            for label, pattern in PATTERNS.items():
+                if re.search(pattern, text):
+                    patterns[label] += 1
+        for difference in failures:
+            failing_by_class[difference].append(outcome)
+    print(f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
+          f"{stats['skipped']} skipped (original raises), {stats['failing']} failing")
+    allowed = ALLOWED.get(code, frozenset())
+    for difference, count in sorted(classes.items()):
+        mark = "allowed for unsafe fixes (Fix safety names it)" if difference in allowed else "NOT ALLOWED"
+        failing = len(failing_by_class.get(difference, ()))
+        print(f"    {difference:<12} {count:>5} fixes differ  {failing:>5} failing   {mark}")
+    for label, count in patterns.most_common():
+        print(f"    failing programs showing {label}: {count}")
+    for difference, failing in sorted(failing_by_class.items()):
+        shortest = min(failing, key=lambda o: len(o.program.source) + len(o.program.setup))
+        print(f"  shortest program failing with {difference}:")
+        print("    " + shortest.describe().replace("\n", "\n    "))
+        target = folder / code
+        target.mkdir(parents=True, exist_ok=True)
+        for number, outcome in enumerate(failing[:per_class]):
+            (target / f"{difference}-{number:03d}.txt").write_text(outcome.describe() + "\n", encoding="utf-8")
+    return stats
+
+
+if __name__ == "__main__":
+    sys.exit(main())

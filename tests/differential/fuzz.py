@@ -1,0 +1,180 @@
+"""One differential check: fix a program with its rule alone, run it before and after, judge.
+
+The fix is computed twice with the engine API (`fix_text`, the rule alone): without unsafe
+fixes (the safe edits) and with them. Each version that differs from the original runs on
+a deep copy of the same inputs (`execution.run`) and is compared with the original's run
+(or with the program's `reference`, what the code means to do):
+
+- a safe fix must give identical results (value, what it printed, the inputs as the
+  program left them, whether the result aliases an input);
+- an unsafe fix may differ only in the classes `ALLOWED` lists for its rule, each of which
+  the rule's "Fix safety" section names (`DOC_TERMS`, checked by a test);
+- raising (or hanging) where the original did not, printing something else, a fix that
+  does not parse, that changes again when fixed a second time, or that leaves trailing
+  spaces the original did not have are never allowed.
+
+A program whose original raises is skipped: there is nothing to preserve.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from gpulint import all_rules, fix_text
+
+from .compare import differences
+from .execution import build_inputs, run
+from .programs import Program
+
+#: Difference classes an unsafe fix of each rule may show, because its "Fix safety" section
+#: names them. Changing values (``value``, ``nan``, ``type``), raising, hanging or printing
+#: something else is never allowed, whatever the documentation says.
+ALLOWED: dict[str, frozenset[str]] = {
+    "GPU101": frozenset({"dtype", "index"}),
+    "GPU102": frozenset({"dtype", "empty-shape"}),
+    "GPU103": frozenset({"dtype", "empty-shape"}),
+    "GPU104": frozenset({"dtype", "names", "empty-shape"}),
+    "GPU105": frozenset({"dtype", "overflow"}),
+    "GPU106": frozenset({"names", "rounding", "empty-shape"}),
+    "GPU107": frozenset({"dtype"}),
+    "GPU201": frozenset({"dtype", "rounding"}),
+    "GPU202": frozenset({"dtype"}),
+    "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape"}),
+    "GPU205": frozenset({"dtype", "overflow"}),
+    "GPU302": frozenset(),
+    "GPU303": frozenset({"alias"}),
+    "GPU304": frozenset(),
+    "GPU305": frozenset(),
+    "GPU401": frozenset(),
+    "GPU403": frozenset(),
+}
+#: How a "Fix safety" section names each class that may be allowed.
+DOC_TERMS: dict[str, str] = {
+    "dtype": r"dtype|\btype\b|scalars|an `int`",
+    "index": r"\bindex\b",
+    "names": r"\bnames?\b",
+    "rounding": r"last digits",
+    "overflow": r"overflow",
+    "empty-shape": r"no rows|no group|empty",
+    "alias": r"shares memory",
+}
+NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence",
+                           "layout"})
+
+
+@dataclass
+class Variant:
+    """One fixed version of a program that was executed."""
+
+    kind: str  # "safe" or "unsafe"
+    source: str
+    classes: set[str] = field(default_factory=set)
+    error: str | None = None  # what the fixed program raised where the original did not
+
+    def failures(self, rule: str) -> set[str]:
+        allowed = ALLOWED.get(rule, frozenset()) if self.kind == "unsafe" else frozenset()
+        return self.classes - allowed
+
+
+@dataclass
+class Outcome:
+    program: Program
+    fixed: str  # the source with every fix applied (unsafe ones included)
+    problems: set[str] = field(default_factory=set)  # "parse", "idempotence", "layout"
+    variants: list[Variant] = field(default_factory=list)
+    skipped: str | None = None  # why nothing was executed (the original raised...)
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.program.source
+
+    def failures(self) -> set[str]:
+        found = set(self.problems)
+        for variant in self.variants:
+            found |= variant.failures(self.program.rule)
+        return found
+
+    def describe(self) -> str:
+        """A report of the program, its fix and what differs: enough to reproduce it."""
+        lines = [f"rule {self.program.rule}, idiom: {self.program.idiom}",
+                 f"failing classes: {', '.join(sorted(self.failures())) or 'none'}"]
+        for variant in self.variants:
+            lines.append(f"{variant.kind} fix: classes {sorted(variant.classes)}"
+                         + (f", raises {variant.error}" if variant.error else ""))
+        lines += ["--- setup", self.program.setup.rstrip(), "--- original", self.program.source.rstrip(),
+                  "--- fixed", self.fixed.rstrip(), f"--- call\n{self.program.call}"]
+        if self.program.reference:
+            lines += ["--- reference (what the original means)", self.program.reference.rstrip()]
+        return "\n".join(lines)
+
+
+@lru_cache(maxsize=None)
+def rule_class(code: str) -> type:
+    return next(rule for rule in all_rules() if rule.code == code)
+
+
+def _parses(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except SyntaxError:
+        return False
+    return True
+
+
+def _trailing_space(source: str) -> set[str]:
+    return {line.strip() for line in source.splitlines() if line != line.rstrip()}
+
+
+def check(program: Program) -> Outcome:
+    """Fix `program` with its rule, execute the versions that changed, and classify."""
+    rules = [rule_class(program.rule)]
+    safe = fix_text(program.source, rules=rules, unsafe_fixes=False)
+    full = fix_text(program.source, rules=rules, unsafe_fixes=True)
+    outcome = Outcome(program, full)
+    if full == program.source and safe == program.source:
+        return outcome
+    for text in {safe, full}:
+        if not _parses(text):
+            outcome.problems.add("parse")
+        elif fix_text(text, rules=rules, unsafe_fixes=True) != full:
+            outcome.problems.add("idempotence")
+    if _trailing_space(full) - _trailing_space(program.source):
+        outcome.problems.add("layout")
+    if "parse" in outcome.problems:
+        return outcome
+    versions = [("safe", safe)] if safe != program.source else []
+    if full != safe:
+        versions.append(("unsafe", full))
+    try:
+        inputs = build_inputs(program.setup)
+    except Exception as error:  # data the library refuses to build: nothing to compare
+        outcome.skipped = f"the setup raises {type(error).__name__}"
+        return outcome
+    original = run(program.reference or program.source, program.call, inputs)
+    if original.error is not None:
+        outcome.skipped = f"the original raises {original.raised}"
+        return outcome
+    for kind, text in versions:
+        after = run(text, program.call, inputs)
+        variant = Variant(kind, text)
+        if after.error is not None:
+            variant.classes.add("timeout" if after.timed_out else "raises")
+            variant.error = f"{after.raised}: {str(after.error)[:200]}"
+        else:
+            variant.classes |= differences(original.value, after.value)
+            variant.classes |= differences(original.inputs, after.inputs)
+            if after.printed != original.printed:
+                variant.classes.add("output")
+            if after.aliased != original.aliased:
+                variant.classes.add("alias")
+        outcome.variants.append(variant)
+    return outcome
+
+
+def documented(code: str, difference: str) -> bool:
+    """Whether the rule's "Fix safety" section names the difference class."""
+    text = rule_class(code).doc_sections().get("Fix safety", "")
+    return re.search(DOC_TERMS[difference], text, re.IGNORECASE) is not None
