@@ -35,8 +35,8 @@ def _rewrite(info: dict, ctx: FixContext) -> str | None:
         return None
     if isinstance(rows, (ast.Tuple, ast.Starred)) or isinstance(info["column"], (ast.Tuple, ast.Slice)):
         return None  # a tuple would merge into `.loc`'s row and column pair
-    if shape == "column-item" and isinstance(rows, ast.Slice):
-        return None  # `series[a:b]` slices positions, `.loc[a:b]` labels
+    if shape == "column-item" and (isinstance(rows, ast.Slice) or not info.get("rows_never_a_slice")):
+        return None  # `series[a:b]` slices positions, `.loc[a:b]` labels (a slice held by a name too)
     frame = ctx.segment(info["frame"])
     if not isinstance(info["frame"], (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         frame = f"({frame})"

@@ -150,3 +150,44 @@ def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
     idempotent_fix(source)
+
+
+# -- a row key that may hold a slice: positions in `series[k]`, labels in `.loc[k]` -------------
+
+@pytest.mark.parametrize("statement", [
+    "k = slice(0, 3)\nframe['a'][k] = 1.0",
+    "frame['a'][key] = 1.0",  # a parameter-like name of unknown value
+    "frame['a'][keys[0]] = 1.0",
+    "frame['a'][pick(frame)] = 1.0",
+    "for k in [slice(0, 2), slice(4, 6)]:\n    frame['a'][k] = 1.0",
+    "for k in range(3):\n    if k:\n        k = slice(0, k)\n    frame['a'][k] = 1.0",
+    "k = 3\nif rows:\n    k = slice(0, 3)\nframe['a'][k] = 1.0",
+])
+def test_a_row_key_that_may_be_a_slice_is_not_rewritten(statement):
+    source = HEADER + statement + "\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(("statement", "rewrite"), [
+    ("k = 3\nframe['a'][k] = 1.0", "k = 3\nframe.loc[k, 'a'] = 1.0"),
+    ("frame['a'][rows] = 1.0", "frame.loc[rows, 'a'] = 1.0"),
+    ("frame['a'][~mask] = 1.0", "frame.loc[~mask, 'a'] = 1.0"),
+    ("frame['a'][len(rows) - 1] = 1.0", "frame.loc[len(rows) - 1, 'a'] = 1.0"),
+    ("for i in range(3):\n    frame['a'][i + 1] = 1.0", "for i in range(3):\n    frame.loc[i + 1, 'a'] = 1.0"),
+    ("for label in frame.index[:2]:\n    frame['a'][label] = 1.0",
+     "for label in frame.index[:2]:\n    frame.loc[label, 'a'] = 1.0"),
+])
+def test_a_row_key_that_is_never_a_slice_is_rewritten(statement, rewrite):
+    source = HEADER + statement + "\n"
+    assert idempotent_fix(source) == HEADER + rewrite + "\n"
+
+
+def test_why_a_slice_held_by_a_name_is_declined():
+    """`series[k]` with a slice of integers takes positions (three rows here); `.loc[k]`
+    takes labels, ends included (four)."""
+    frame = pd.DataFrame({"a": [0.0] * 6})
+    k = slice(0, 3)
+    assert len(frame["a"][k]) == 3
+    assert len(frame.loc[k, "a"]) == 4

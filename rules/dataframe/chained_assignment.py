@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from gpulint.dataflow import assigned_value, binding_before, binds
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
 
@@ -57,6 +58,84 @@ def _frame(node: ast.expr, ctx: RuleContext) -> bool:
     return ty is not None and ty.kind == "frame" and ty.lib in _COPY_ON_WRITE
 
 
+#: Kinds of evidence whose values are not slices (masks, labels, positions of a data library).
+_DATA_KINDS = frozenset({"series", "array", "frame", "ndframe"})
+#: Builtins that return a number or a string.
+_SCALAR_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "abs"})
+#: Literals and operations whose value is never a slice object.
+_NEVER_SLICES = (ast.Compare, ast.JoinedStr, ast.List, ast.ListComp, ast.Set, ast.SetComp, ast.Dict, ast.DictComp)
+
+
+def never_a_slice(node: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
+    """Whether a row key provably holds no `slice` object: a constant, a comparison, a list,
+    arithmetic on such values, a known Series or array (a mask), a number from a builtin, or
+    a name last assigned one of those or walking a `range`, an index or a known array.
+    `series[k]` reads a slice of integers by position where `.loc[k]` reads labels."""
+    if isinstance(node, ast.NamedExpr):
+        return never_a_slice(node.value, ctx, depth)
+    if isinstance(node, ast.Constant):
+        return node.value is not Ellipsis
+    if isinstance(node, _NEVER_SLICES):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not) or never_a_slice(node.operand, ctx, depth)
+    if isinstance(node, ast.BinOp):
+        return never_a_slice(node.left, ctx, depth) and never_a_slice(node.right, ctx, depth)
+    if isinstance(node, ast.BoolOp):
+        return all(never_a_slice(value, ctx, depth) for value in node.values)
+    ty = ctx.type_of(node)
+    if ty is not None and ty.kind in _DATA_KINDS:
+        return True
+    if isinstance(node, ast.Call):
+        func = node.func
+        return isinstance(func, ast.Name) and func.id in _SCALAR_BUILTINS and ctx.env.is_builtin(func.id)
+    if not isinstance(node, ast.Name) or depth > 2:
+        return False
+    found = binding_before(ctx, node.id)
+    if found is not None:
+        block, index = found
+        value = assigned_value(block[index], node.id)
+        return value is not None and never_a_slice(value, ctx, depth + 1)
+    iterable = _walked_by(node.id, ctx)
+    return iterable is not None and _yields_no_slices(iterable, ctx)
+
+
+def _walked_by(name: str, ctx: RuleContext) -> ast.expr | None:
+    """The iterable of the innermost enclosing `for name in ...` when nothing else binds
+    `name` between the loop's start and the current statement."""
+    for depth in range(len(ctx.statements) - 1, 0, -1):
+        block, statement = ctx.blocks[depth], ctx.statements[depth]
+        if any(binds(earlier, name) for earlier in block[:block.index(statement)]):
+            return None
+        outer = ctx.statements[depth - 1]
+        if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return None
+        if isinstance(outer, ast.For) and isinstance(outer.target, ast.Name) and outer.target.id == name \
+                and block is outer.body:
+            return outer.iter  # each iteration starts by binding the target
+        if binds(outer, name):
+            return None
+    return None
+
+
+def _yields_no_slices(iterable: ast.expr, ctx: RuleContext) -> bool:
+    """`range(...)`, an index or the columns (`frame.index[::2]`), or a known Series, array
+    or frame: iterating yields numbers or labels."""
+    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
+            and ctx.env.is_builtin("range")):
+        return True
+    probe = iterable.value if isinstance(iterable, ast.Subscript) else iterable
+    if isinstance(probe, ast.Attribute) and probe.attr in ("index", "columns") and _frame_like(probe.value, ctx):
+        return True
+    ty = ctx.type_of(iterable)
+    return ty is not None and ty.kind in _DATA_KINDS
+
+
+def _frame_like(node: ast.expr, ctx: RuleContext) -> bool:
+    ty = ctx.type_of(node)
+    return ty is not None and ty.kind in ("frame", "series", "ndframe")
+
+
 class ChainedAssignment(Rule):
     """
     ## What it does
@@ -92,9 +171,13 @@ class ChainedAssignment(Rule):
     `df.loc` reads `k` as a label. `df["c"][k]` does too in pandas 3 (and on an integer index
     in pandas 2; on other indexes pandas 2 fell back to positions for integer keys).
     Declined, with a display-only suggestion: slices in `df["c"][a:b]` (positional on a
-    Series, label-based in `.loc`), tuple keys (they would merge into `.loc`'s row and
-    column pair), positional steps (`.iloc`, `.iat`, which need the column's position), and
-    a list of columns copied first.
+    Series, label-based in `.loc`, which also includes the end: one more row), and so row
+    keys in `df["c"][k]` that may hold a slice: only constants, comparisons, lists, masks
+    (known Series or arrays), numbers from builtins (`len`, `int`), arithmetic on those, and
+    names last assigned one of them or walking a `range`, an index or a known array are
+    rewritten. Also declined: tuple keys (they would merge into `.loc`'s row and column
+    pair), positional steps (`.iloc`, `.iat`, which need the column's position), and a list
+    of columns copied first.
     """
 
     code = "GPU107"
@@ -226,4 +309,5 @@ def fill(table):
         for target in targets:
             write = chained_write(target, ctx)
             if write is not None:
-                ctx.report(target, context={**write, "target": target})
+                plain = write["shape"] != "column-item" or never_a_slice(write["rows"], ctx)
+                ctx.report(target, context={**write, "target": target, "rows_never_a_slice": plain})
