@@ -80,12 +80,17 @@ class ArrayElementLoop(Rule):
       array: `out[:] = ...`);
     - `total += expr` (or `-=`) becomes `total += (expr).sum(axis=0)`.
 
-    The slices make the rewrite read and write exactly the elements the loop does. It
+    A loop whose index the code after it reads (later in the function, in a nested
+    function, or in the next pass of an enclosing loop) keeps it: that loop gets a
+    suggestion. The slices make the rewrite read and write exactly the elements the loop does. It
     computes the same values, except that a sum is added pairwise instead of left to right
     (the last digits of a float total can differ; a loop that runs zero times leaves an
     integer total an `int`, the rewrite adds a float `0.0`), and where the loop would
     fail part way (an array shorter than the bound) or depends on its own earlier
     iterations through arrays that overlap in memory (views of one another at an offset).
+    An array with no rows and more than one dimension, where the loop runs zero times, is
+    the one input on which the rewrite still computes: a total becomes a row of zeros, and
+    a store that could not succeed on any row (rows of a 2-D array into a 1-D one) raises.
     Other bodies, and loops over CuPy arrays, get a display-only suggestion.
     """
 

@@ -166,7 +166,9 @@ class ChainedAssignment(Rule):
     the rewrite under pandas 3.1 gives the same values and dtypes as the original did under
     pandas 2; the row-first and mask-first forms (`df.loc[r]["c"]`, `df[mask]["c"]`) already
     wrote into a copy under pandas 2 whenever the frame mixed dtypes, so there the rewrite
-    makes a write take effect that never did.
+    makes a write take effect that never did. Because the write now happens, pandas checks
+    it: a value the column's dtype cannot hold (`100.0` into a bool column) raises
+    `TypeError` under pandas 3 where the lost write raised nothing.
 
     `df.loc` reads `k` as a label. `df["c"][k]` does too in pandas 3 (and on an integer index
     in pandas 2; on other indexes pandas 2 fell back to positions for integer keys).

@@ -132,7 +132,9 @@ class IndexLoopOverDataframe(Rule):
     (`out = (df["a"] * 2).tolist()`), or storing it in a column of the same frame with
     `df.loc[i, "c"] = ...` / `df.at[i, "c"] = ...` (`df["c"] = ...`). The value may combine
     cells read by column name with arithmetic, single comparisons, `and`/`or`/`not`,
-    `abs()`/`round()`, constants and outside names, and `x if c else y` (`np.where`).
+    `abs()`/`round()`, constants and outside names, and `x if c else y` (`np.where`). A loop
+    whose variable the code after it reads (later in the function, in a nested function,
+    or in the next pass of an enclosing loop) keeps it: that loop gets a suggestion.
 
     The values are the same where the loop visits every row in order: always for
     `df.index` with label access and `range(len(df))` with positional access
@@ -143,7 +145,8 @@ class IndexLoopOverDataframe(Rule):
     scalars were boxed (an int column stays int), a list holds NumPy scalars' Python
     equivalents, on a frame whose index has duplicate labels `.loc[i, "c"]` reads all of
     them at once where the rewrite reads each row once, and on a frame with no rows the
-    rewrite creates the column the loop would not. Other bodies, positional column keys
+    rewrite creates the column the loop would not, and an expression that fails on every row
+    (`-` between two bool columns) fails in the rewrite even with no rows. Other bodies, positional column keys
     (`df.iloc[i, 0]`), Dask and cuDF frames get a display-only suggestion.
     """
 

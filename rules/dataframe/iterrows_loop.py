@@ -30,11 +30,14 @@ class IterrowsLoop(Rule):
     The fix is unsafe. It applies when the loop body only computes a value from row fields
     (`row["price"] - row["cost"]`, comparisons, `and`/`or`/`not`, `x if c else y`) and
     appends it to a list that starts empty just before the loop, or stores it in a column of
-    the same frame. The vectorized result has the same values, but they keep their column
+    the same frame, and when no code after the loop reads the names it binds (`idx`, `row`:
+    read later, in a nested function, or by the next pass of an enclosing loop, they keep
+    the loop). The vectorized result has the same values, but they keep their column
     dtypes (an int column is no longer upcast to float by the row Series) and a list holds
     Python scalars instead of NumPy scalars. On a frame with no rows the loop never creates
-    the column it assigns; the rewrite creates it, empty. Other loops get a display-only
-    suggestion.
+    the column it assigns; the rewrite creates it, empty, and an expression that fails on
+    every row (`-` between two bool columns) fails in the rewrite even with no rows, where
+    the loop never ran it. Other loops get a display-only suggestion.
 
     The rewrite is only offered where the frame is known to be a pandas or Modin frame. On
     a Dask frame it would not run (a Dask Series has no `tolist()`, and `.loc[...] =` does
