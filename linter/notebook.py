@@ -10,10 +10,15 @@ lines are put back before a fixed cell is written. Cells run by a cell magic who
 not Python (`%%bash`, `%%writefile`, ...) are skipped. A cell that does not parse is
 reported (GPU001) at its own position and left out of the program.
 
-Fixing rewrites the joined program and splits it at the markers again. A fixed notebook
-changes only the `source` values of the changed cells, written in the style the file
-already uses (list of lines or one string, indentation, escaping); every other byte of
-the file (outputs, metadata, ids, key order, final newline) stays as it was.
+Fixing rewrites the joined program and splits it at the markers again. A fix whose edits
+would cross a cell boundary (move code from one cell into another) is never applied: it is
+shown as display-only, in `check` as in `--fix`, and the notebook's other fixes still
+apply. A fix may still edit several cells, each edit within one (an import added to an
+earlier cell). A fix that would write over an IPython line or a marker is left out the same
+way, with a warning. A fixed notebook changes only the `source` values of the changed
+cells, written in the style the file already uses (list of lines or one string,
+indentation, escaping); every other byte of the file (outputs, metadata, ids, key order,
+final newline) stays as it was.
 
 API for front-ends that hold a notebook's cells (the LSP server):
 
@@ -37,7 +42,7 @@ from typing import Sequence
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from .engine import analyze
-from .fixing import attach_fixes, fix_source
+from .fixing import MAX_PASSES, FixOutcome, _select_non_overlapping, apply_edits, attach_fixes
 from .ipython import Masked, line_body, mask_ipython, parses, split_lines, unmask_ipython
 from .registry import Rule
 from .source import Source, detect_newline
@@ -138,7 +143,7 @@ class _Layout:
             begin = source.offset(self.markers[index] + 1, 0)
             end = source.offset(self.markers[index + 1], 0) if index + 1 < len(self.markers) else len(text)
             piece = text[begin:end]
-            if self.cells[number].newline_added:
+            if self.cells[number].newline_added and piece:  # "": a fix took the whole cell away
                 if not piece.endswith("\n"):
                     return None
                 piece = piece[:-1]
@@ -168,6 +173,11 @@ def _map_edit(edit: Edit, layout: _Layout) -> Edit | None:
     return Edit(begin, finish, content, cell=start.cell)
 
 
+def _crosses_cells(fix: Fix | None, layout: _Layout) -> bool:
+    """Whether one of the fix's edits reaches from one cell into another (or onto a marker)."""
+    return fix is not None and any(_map_edit(edit, layout) is None for edit in fix.edits)
+
+
 def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | None:
     start, end = layout.spot(diagnostic.start), layout.spot(diagnostic.end)
     if start is None or end is None:
@@ -181,11 +191,10 @@ def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | Non
         noqa_line = where[1] if where is not None and where[0] == start.cell else None
     fix = diagnostic.fix
     if fix is not None and fix.edits:
-        edits = [_map_edit(edit, layout) for edit in fix.edits]
-        if any(edit is None for edit in edits):
+        if _crosses_cells(fix, layout):
             fix = Fix(Applicability.DISPLAY, fix.message)  # it spans cells: shown, never applied
         else:
-            fix = replace(fix, edits=tuple(e for e in edits if e is not None))
+            fix = replace(fix, edits=tuple(e for e in (_map_edit(edit, layout) for edit in fix.edits) if e is not None))
     return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix,
                    cell=start.cell)
 
@@ -240,23 +249,16 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
     program = Source.from_text(_program(included))
     layout = _Layout.of_cells(included)
     if fix:
-        fixed = fix_source(program, rules, unsafe_fixes, filename)
+        fixed, layout = _fix_program(program, included, rules, unsafe_fixes, filename)
         if fixed.error is not None:
             outcome.error = _map_error(fixed.error, layout)
             return outcome
-        if fixed.changed:
-            new_layout = _Layout.of_text(fixed.source.text, included)
-            pieces = _unmask(fixed.source.text, new_layout) if new_layout is not None else None
-            if new_layout is not None and pieces is not None:
-                outcome.fixed = {number: text for number, text in pieces.items()
-                                 if text != new_layout.cells[number].text}
-                outcome.applied = list(fixed.applied)
-                _collect(fixed.remaining, fixed.warnings, new_layout, outcome)
-                return outcome
-            outcome.warnings.append("fixes not applied: they would move code across cells or IPython lines")
-        else:
-            _collect(fixed.remaining, fixed.warnings, layout, outcome)
-            return outcome
+        pieces = _unmask(fixed.source.text, layout) if fixed.changed else None
+        if pieces is not None:
+            outcome.fixed = {number: text for number, text in pieces.items() if text != layout.cells[number].text}
+            outcome.applied = list(fixed.applied)
+        _collect(fixed.remaining, fixed.warnings, layout, outcome)
+        return outcome
     analysis = analyze(program, rules, filename)
     if analysis.error is not None:
         outcome.error = _map_error(analysis.error, layout)
@@ -266,6 +268,62 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
         diagnostics, fixer_warnings = attach_fixes(program, analysis.tree, diagnostics, rules, unsafe_fixes)
     _collect(diagnostics, analysis.warnings + fixer_warnings, layout, outcome)
     return outcome
+
+
+def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool,
+                 filename: str) -> tuple[FixOutcome, _Layout]:
+    """Apply the applicable fixes to the cells' program, pass after pass as `fix_source`
+    does, leaving out every fix that crosses a cell boundary (it is display-only) and every
+    fix that would break the cells apart (a marker or an IPython line written over).
+    Returns the outcome and the layout of the fixed program."""
+    outcome = FixOutcome(program)
+    layout = _Layout.of_cells(cells)
+    skipped: set[tuple[str, int, int]] = set()
+    rejected: list[str] = []
+    for _ in range(MAX_PASSES):
+        analysis = analyze(outcome.source, rules, filename)
+        if analysis.error is not None:
+            outcome.error, outcome.remaining = analysis.error, []
+            break
+        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
+                                             unsafe_fixes)
+        diagnostics = [d.with_fix(Fix(Applicability.DISPLAY, d.fix.message)) if d.fix and _crosses_cells(d.fix, layout)
+                       else d for d in diagnostics]
+        outcome.remaining = diagnostics
+        outcome.warnings = analysis.warnings + warnings + rejected
+        candidates = [d for d in diagnostics
+                      if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped]
+        if not candidates:
+            break
+        chosen, edits = _select_non_overlapping(outcome.source, candidates)
+        fixed = _splits(apply_edits(outcome.source, edits), cells)
+        if fixed is None:
+            # Find the fixes that break the program or its cells on their own and leave them out.
+            broken = [d for d in chosen if _splits(apply_edits(outcome.source, d.fix.edits), cells) is None]  # type: ignore[union-attr]
+            for diagnostic in broken:
+                skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
+                rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} not applied: it would "
+                                "produce invalid code or write over an IPython line")
+            if broken:
+                continue
+            chosen = chosen[:1]  # each is fine alone, not all together: one now, the others next pass
+            fixed = _splits(apply_edits(outcome.source, chosen[0].fix.edits), cells)  # type: ignore[union-attr]
+            assert fixed is not None
+        text, layout = fixed
+        outcome.applied.extend(chosen)
+        outcome.source = outcome.source.with_text(text)
+    else:
+        outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
+    return outcome, layout
+
+
+def _splits(text: str, cells: Sequence[_Cell]) -> tuple[str, _Layout] | None:
+    """`text` and its layout, when it parses and splits back into `cells`, IPython lines
+    intact; None otherwise."""
+    layout = _Layout.of_text(text, cells)
+    if layout is None or not parses(text) or _unmask(text, layout) is None:
+        return None
+    return text, layout
 
 
 def _unmask(text: str, layout: _Layout) -> dict[int, str] | None:

@@ -645,3 +645,33 @@ async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: 
         logged = "\n".join(message.message for message in client.log_messages)
         for unknown in (stranger, lost_notebook, stray_cell, textless):
             assert unknown in logged
+
+
+#: A notebook where the GPU102 fix would move code across cells (the list is created in the
+#: cell before its loop) next to a GPU202 finding whose fix stays in its cell.
+CROSSING_CELLS = [
+    "import numpy as np\nimport pandas as pd\nsales = pd.DataFrame({'price': [3.0], 'cost': [1.0]})",
+    "margins = []",
+    "for _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])",
+    "values = np.array([])\nfor i in range(3):\n    values = np.append(values, i)",
+]
+
+
+async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_applies_the_others(
+        folder: Path, tmp_path: Path, cli):
+    async with session(options={"unsafeFixes": True}) as (client, _):
+        path = write_notebook(folder / "crossing.ipynb", CROSSING_CELLS)
+        uri, cells = open_notebook(client, path, CROSSING_CELLS)
+        (gpu102,) = await published(client, cells[2], bool)
+        assert gpu102.code == "GPU102" and gpu102.data["fix"]["applicability"] == "display-only"
+        quickfixes = await actions(client, cells[2], [gpu102], only=[types.CodeActionKind.QuickFix])
+        assert [a.title for a in quickfixes] == ["Disable GPU102 for this line"]
+        (gpu202,) = await published(client, cells[3], bool)
+        assert (await actions(client, cells[3], [gpu202]))[0].title.startswith("Fix GPU202")
+        # Fix-all rewrites the GPU202 cell only, as `gpulint check --fix --unsafe-fixes` does.
+        (fix_all,) = await actions(client, cells[0], [], only=[FIX_ALL], at=zero_range())
+    assert fix_all.edit is not None and fix_all.edit.changes is not None and set(fix_all.edit.changes) == {cells[3]}
+    copy = write_notebook(tmp_path / "crossing_copy.ipynb", CROSSING_CELLS)
+    cli("check", "--fix", "--unsafe-fixes", str(copy))
+    result = [apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, CROSSING_CELLS)]
+    assert result == notebook_code_cells(copy) and result[3] != CROSSING_CELLS[3]

@@ -11,7 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from gpulint import Applicability, all_rules
+from dataclasses import replace
+
+from gpulint import Applicability, all_rules, lint_source
+from gpulint.config import Config
+from gpulint.diagnostic import Edit, Fix, Position
 from gpulint.fixing import apply_edits
 from gpulint.ipython import mask_ipython, unmask_ipython
 from gpulint.notebook import fix_cells, lint_cells
@@ -151,6 +155,97 @@ def test_diff_shows_only_the_cell_source_and_applies(project, cli, tmp_path):
     path.write_bytes(before)
     subprocess.run(["git", "apply", "-p1", "-"], input=run.stdout.encode(), cwd=project, check=True)
     assert path.read_bytes() == fixed
+
+
+# -- fixes that would cross cells --------------------------------------------------------------------
+
+#: Code cells where one fix would move code from one cell into another: the list a GPU102
+#: loop appends to is created in cell 2, the loop is cell 3, the list is read in cell 4. A
+#: frame is grown (GPU101) in cell 5 from a frame created in cell 1 and read in cell 6; an
+#: array is grown (GPU202) in cell 7. Cells end without a line break, as Jupyter saves them.
+CROSSING = [
+    "import numpy as np\nimport pandas as pd\nsales = pd.DataFrame({'price': [3.0, 5.0], 'cost': [1.0, 2.0]})"
+    "\nframe = pd.DataFrame()",
+    "margins = []",
+    "for _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])",
+    "print(margins)",
+    "for i in range(3):\n    frame = pd.concat([frame, pd.DataFrame({'a': [i]})])",
+    "print(len(frame))",
+    "values = np.array([])\nfor i in range(3):\n    values = np.append(values, i)\nprint(values)",
+]
+
+
+def _fixable(cells: list[str], unsafe: bool) -> list[str]:
+    return sorted(d.code for cell in lint_cells(cells, config=Config(unsafe_fixes=unsafe)) for d in cell
+                  if d.fixable(unsafe))
+
+
+def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():
+    found = {d.code: d for cell in lint_cells(CROSSING, config=Config(unsafe_fixes=True)) for d in cell}
+    assert sorted(found) == ["GPU101", "GPU102", "GPU202"]
+    assert found["GPU102"].fix is not None and found["GPU102"].fix.applicability is Applicability.DISPLAY
+    assert _fixable(CROSSING, unsafe=True) == ["GPU101", "GPU202"]
+    # As one file, the GPU102 loop does get its fix: only the cell boundary declines it.
+    assert "GPU102" in [d.code for d in lint_source("\n".join(CROSSING), config=Config(unsafe_fixes=True))
+                        if d.fixable(True)]
+
+    fixed = fix_cells(CROSSING, unsafe_fixes=True)
+    assert fixed[:4] == CROSSING[:4]  # the list and its loop stay in their cells, unchanged
+    assert "concat" in fixed[4] and fixed[4] != CROSSING[4] and fixed[6] != CROSSING[6]
+    assert _fixable(fixed, unsafe=True) == []  # nothing left to fix: `--fix` is done after one run
+    assert fix_cells(fixed, unsafe_fixes=True) == fixed
+    before, after = _run_cells(CROSSING), _run_cells(fixed)
+    assert after["margins"] == before["margins"] and after["frame"].equals(before["frame"])
+    assert list(after["values"]) == list(before["values"])
+    # Safe fixes only: the GPU202 fix applies, the unsafe GPU101 fix waits.
+    safe = fix_cells(CROSSING)
+    assert safe[:6] == CROSSING[:6] and "np.append" not in safe[6]
+
+
+def test_check_fix_and_diff_leave_a_fix_that_would_cross_cells_and_apply_the_others(project, cli):
+    path = _write(project / "crossing.ipynb", _notebook(*(new_code_cell(c) for c in CROSSING)))
+    before = path.read_bytes()
+    run = cli("check", "--unsafe-fixes", "crossing.ipynb")
+    marked = {line.split(": ")[1].split()[0]: "[*]" in line for line in run.lines if ": GPU" in line}
+    assert marked == {"GPU101": True, "GPU102": False, "GPU202": True}
+    assert "[*] 2 fixable with `gpulint check --fix --unsafe-fixes`." in run.lines
+
+    diff = cli("check", "--diff", "--unsafe-fixes", "crossing.ipynb")
+    assert "Would fix 2 findings in 1 file." in diff.errors and path.read_bytes() == before
+    changed = "\n".join(line for line in diff.lines if line[:1] in "+-" and not line.startswith(("+++", "---")))
+    assert "np.append" in changed and "pd.concat" in changed and "iterrows" not in changed
+
+    run = cli("check", "--fix", "--unsafe-fixes", "crossing.ipynb")
+    assert "Fixed 2 findings in 1 file." in run.lines and run.code == 1
+    assert [line.split(": ")[1].split()[0] for line in run.lines if ": GPU" in line] == ["GPU102"]
+    assert not any("[*]" in line for line in run.lines)
+    fixed = [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
+    assert fixed == fix_cells(CROSSING, unsafe_fixes=True)
+    again = cli("check", "--fix", "--unsafe-fixes", "crossing.ipynb")
+    assert again.code == 1 and not any(line.startswith("Fixed") for line in again.lines)
+
+
+def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_apply(monkeypatch):
+    from gpulint import notebook as notebook_module
+
+    cells = ["import numpy as np\n%matplotlib inline", CROSSING[6]]
+    overwrite = Edit(Position(3, 0), Position(3, len("%matplotlib inline")), "pass")  # the masked line
+    expected = fix_cells(cells)
+    assert expected[0] == cells[0] and expected[1] != cells[1]
+    real = notebook_module.attach_fixes
+
+    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes):
+        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes)
+        if "np.append" not in source.text:
+            return diagnostics, warnings
+        bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "overwrite", (overwrite,)))
+        return [bad, *diagnostics], warnings
+
+    monkeypatch.setattr(notebook_module, "attach_fixes", with_a_bad_fix)
+    outcome = notebook_module._run(notebook_module._cells(cells), all_rules(), False, "<notebook>", fix=True)
+    assert outcome.fixed == {2: expected[1]}
+    assert [d.code for d in outcome.applied] == ["GPU202"]
+    assert any("GPU999" in warning and "IPython" in warning for warning in outcome.warnings)
 
 
 # -- IPython syntax -------------------------------------------------------------------------------
