@@ -21,6 +21,7 @@ import libcst as cst
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
 from gpulint.diagnostic import Edit
 from gpulint.fixing import FixContext
+from gpulint.rules.arrays._elementwise import python_values_kept
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 
@@ -80,9 +81,16 @@ class _Checker:
 
 def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, bool]:
     """(vectorizable, needs numpy) for a row expression. `forbidden` holds names that
-    must not appear (the loop's other targets, names assigned inside the loop)."""
+    must not appear (the loop's other targets, names assigned inside the loop).
+
+    A row of a frame with mixed dtypes holds Python objects, so the expression must also
+    compute on columns what it computes on them (`python_values_kept`: no `x ** 0.5`,
+    `x ** 3`, `-flag`, `fmt % x`). Two fields that both hold bools are not refused there:
+    `row["price"] - row["cost"]` is the rewrite's main use, and the rules' Fix safety
+    names what bool columns do."""
     checker = _Checker(row, forbidden)
-    good = checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
+    good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
+            and python_values_kept(expression, lambda node: is_row_field(node, row), bool_pairs=False))
     return good, checker.needs_numpy
 
 

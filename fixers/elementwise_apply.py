@@ -14,8 +14,10 @@ import ast
 
 import libcst as cst
 
+from gpulint.astutil import keyword_value
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.arrays._elementwise import python_values_kept
 
 from ._vectorize import code_of, needs_parentheses, parenthesize
 
@@ -73,6 +75,13 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         return None  # the receiver would be computed once per use
     function = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg in ("func", "arg"))
     assert isinstance(function, ast.Lambda)
+    parameter = form["parameter"]
+    if isinstance(function.body, ast.Name):
+        # `lambda x: x`: a new object with the same values, not the receiver itself (an
+        # alias would share later changes); `na_action` has nothing left to skip.
+        return None if keyword_value(call, "na_action") else f"{receiver}.copy()"
+    if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
+        return None
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
            for n in ast.walk(function.body)):
         return None  # NumPy rounds to digits through a scaled float, Python exactly
@@ -80,17 +89,20 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         body = cst.parse_expression(ctx.segment(function.body))
     except cst.ParserSyntaxError:
         return None
-    vectorized = body.visit(_Vectorize(form["parameter"], cst.parse_expression(receiver)))
+    vectorized = body.visit(_Vectorize(parameter, cst.parse_expression(receiver)))
     return code_of(vectorized)
 
 
 class _Vectorize(cst.CSTTransformer):
-    """The lambda's parameter becomes the receiver; casts, `len` and `str` methods become
-    their Series forms (`abs`/`round` and operators work on a Series as they are)."""
+    """The lambda's parameter becomes the receiver; casts, `len` and `str` methods applied to
+    something that reads the parameter become their Series forms (`abs`/`round` and
+    operators work on a Series as they are). What does not read the parameter stays as it
+    is: `float(total)` is one Python call, as it was for each element."""
 
     def __init__(self, parameter: str, receiver: cst.BaseExpression) -> None:
         self.parameter = parameter
         self.receiver = receiver
+
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return self.receiver if updated.value == self.parameter else updated
@@ -99,6 +111,8 @@ class _Vectorize(cst.CSTTransformer):
         return updated.with_changes(attr=original.attr)  # an attribute's name is no parameter
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if not _reads(original, self.parameter):
+            return updated
         func = updated.func
         if isinstance(func, cst.Name) and func.value in (*_CASTS, "len"):
             argument = parenthesize(updated.args[0].value)
@@ -112,6 +126,23 @@ class _Vectorize(cst.CSTTransformer):
             accessor = cst.Attribute(value=parenthesize(func.value), attr=cst.Name("str"))
             return updated.with_changes(func=func.with_changes(value=accessor))
         return updated
+
+
+def _reads(node: cst.CSTNode, name: str) -> bool:
+    """Whether `name` occurs in `node` as a variable (not as an attribute's name)."""
+    found: list[cst.Name] = []
+
+    class Find(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            attribute.value.visit(self)
+            return False
+
+        def visit_Name(self, node: cst.Name) -> None:
+            if node.value == name:
+                found.append(node)
+
+    node.visit(Find())
+    return bool(found)
 
 
 def _only_understood_arguments(call: ast.Call) -> bool:

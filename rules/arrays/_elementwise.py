@@ -82,8 +82,98 @@ class Elementwise:
 def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str],
                 env: TypeEnv) -> Elementwise | None:
     """The checker's verdict on `expression`, or None when it is not an element-wise
-    computation reading at least one element reference."""
+    computation reading at least one element reference (or formats strings with `%`)."""
     checker = Elementwise(is_element, forbidden, env)
-    if checker.ok(expression) and checker.references:
+    if checker.ok(expression) and checker.references and remainders_only(expression, is_element):
         return checker
     return None
+
+
+def involves(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
+    """Whether `node` reads an element reference: its whole-array form differs from it."""
+    return any(is_element(sub) for sub in ast.walk(node))
+
+
+#: `str` methods that return a string, and those that return a bool.
+_STR_RESULTS = frozenset("lower upper strip lstrip rstrip title capitalize swapcase casefold replace format join".split())
+_STR_PREDICATES = frozenset({"startswith", "endswith"})
+
+
+def _stringy(node: ast.AST) -> bool:
+    """A string literal or f-string, a `str` method's string result, or a `+` with one of them."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Attribute) and node.func.attr in _STR_RESULTS
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _stringy(node.left) or _stringy(node.right)
+    return isinstance(node, ast.JoinedStr)
+
+
+def remainders_only(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
+    """Whether every `%` that reads an element computes a remainder rather than formatting a
+    string. `"%.2f" % x` formats one number per element, but `"%.2f" % column` formats the
+    whole column into one string (or raises), so the left operand must be an element
+    expression that is no string, or a number literal."""
+    for node in ast.walk(expression):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and involves(node, is_element):
+            left = node.left
+            number = isinstance(left, ast.Constant) and type(left.value) in (int, float)
+            if not number and (_stringy(left) or not involves(left, is_element)):
+                return False
+    return True
+
+
+def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
+    """An operand that may hold bools: the element itself, a bool literal, a comparison, a
+    `bool()` cast or `str` predicate of the element (`x.isdigit()`), or `abs`/`round`/`+`
+    of one of them."""
+    if is_element(node):
+        return True
+    if isinstance(node, ast.Constant):
+        return type(node.value) is bool
+    if not involves(node, is_element):
+        return False
+    if isinstance(node, (ast.Compare, ast.BoolOp)):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return isinstance(node.op, ast.Not) or isinstance(node.op, ast.UAdd) and _maybe_bool(node.operand, is_element)
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name):
+            return func.id == "bool" or (func.id in ("abs", "round") and len(node.args) == 1
+                                         and _maybe_bool(node.args[0], is_element))
+        return isinstance(func, ast.Attribute) and (func.attr.startswith("is") or func.attr in _STR_PREDICATES)
+    return False
+
+
+def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool], bool_pairs: bool = True) -> bool:
+    """Whether the whole-column form of a (checked) element expression gives the values
+    Python gives element by element, where the elements are Python objects (what
+    `Series.apply` hands its function, and a row of a frame with mixed dtypes).
+
+    Declined, because NumPy computes a different value or raises where Python returns:
+    `**` unless its exponent is the literal 0, 1 or 2 (`x ** 0.5` is complex for a negative
+    `x` in Python and NaN in NumPy, `x ** -1` raises for NumPy ints, `x ** 3` wraps in int64
+    from about 2e6, where Python ints grow); `-` applied to a value that may be a bool
+    (`-True` is -1, NumPy inverts); with `bool_pairs`, arithmetic on two operands that may
+    both be bools (`True + True` is 2, NumPy's `+` on bools is a logical or, `-` raises);
+    and `%` that formats strings (`remainders_only`).
+
+    Kept, and named in the rules' Fix safety: `+`, `-`, `*`, `//`, `abs` and `x ** 2` on
+    int64 wrap at the int64 bounds where Python ints grow."""
+    if not remainders_only(expression, is_element):
+        return False
+    for node in ast.walk(expression):
+        if not involves(node, is_element):
+            continue
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.Pow):
+                exponent = node.right
+                if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2):
+                    return False
+            if bool_pairs and _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element):
+                return False
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _maybe_bool(node.operand, is_element):
+            return False
+    return True
