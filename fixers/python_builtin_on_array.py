@@ -13,12 +13,14 @@ from gpulint.fixing import FixContext, display_fix
 
 MESSAGE = "call the array's own method"
 #: builtin -> rewrite template for a NumPy array (`{a}` the array as a method's receiver).
+#: `sum` walks the rows like the builtin (`axis=0`); `any`/`all` take the truth of each row,
+#: which the builtin can only do for rows of one element: the same as over all elements.
 #: `max`/`min`/`sorted` are left out: with NaN in the data the builtin's answer depends on
 #: where the NaN is, and NumPy has no `max()` for text, which the builtin compares.
 _ARRAY = {
     "sum": "{a}.sum(axis=0)",
-    "any": "{a}.any(axis=0)",
-    "all": "{a}.all(axis=0)",
+    "any": "{a}.any()",
+    "all": "{a}.all()",
 }
 #: builtin -> rewrite template for a pandas or Modin Series. `any`/`all` are left out (a
 #: datetime or categorical Series has no `any()`, which the builtin does not need), and so

@@ -36,12 +36,14 @@ class PythonBuiltinOnArray(Rule):
     | call | NumPy array | pandas/Modin Series |
     |---|---|---|
     | `sum(a)` | `a.sum(axis=0)` | `s.sum(skipna=False)` |
-    | `any(a)`, `all(a)` | `a.any(axis=0)`, `a.all(axis=0)` | suggestion only |
+    | `any(a)`, `all(a)` | `a.any()`, `a.all()` | suggestion only |
     | `list(a)` | suggestion only | `s.tolist()` |
     | `max(a)`, `min(a)`, `sorted(a)` | suggestion only | suggestion only |
 
-    `axis=0` keeps the builtin's meaning on a 2-D array (it walks the rows), and
-    `skipna=False` its treatment of NaN (the builtin adds NaN). What may still differ:
+    `axis=0` keeps the builtin's meaning on a 2-D array (it adds up the rows), and
+    `skipna=False` its treatment of NaN (the builtin adds NaN). `any`/`all` take the truth
+    of each row, which the builtin can only do when a row holds one element: the same as
+    the truth of all the elements, which `a.any()` takes on any shape. What may still differ:
 
     - a float sum: the method adds pairwise, the builtin left to right, so the last digits
       can differ (the method's is the more accurate);
@@ -55,8 +57,8 @@ class PythonBuiltinOnArray(Rule):
       the methods return NumPy scalars, and on a nullable Series (`Int64`, `boolean`)
       `list()` holds NumPy scalars where `.tolist()` holds Python ones;
     - an array with no rows and more than one dimension: `sum` gives `0`, `a.sum(axis=0)` a
-      row of zeros; and where the builtin raises (`any`/`all` on a 2-D array, which take
-      the truth of whole rows; any builtin on a 0-d array; `sum` of strings), the method
+      row of zeros; and where the builtin raises (`any`/`all` on rows of several elements,
+      whose truth is ambiguous; any builtin on a 0-d array; `sum` of strings), the method
       returns a value.
 
     `max`, `min` and `sorted` only get a suggestion: with NaN in the data the builtin's
