@@ -4,6 +4,12 @@
 only those codes (codes of other tools may sit in the same list). A directive whose code
 list is malformed is reported as a warning and suppresses only the well-formed codes in
 it, never everything: a typo must not silently switch a blanket suppression on.
+
+The code list is read as flake8 reads it: codes separated by commas or whitespace, then
+free text, which starts at a word after whitespace that does not look like a code, or
+at punctuation right after a code (`# noqa: E501 (URL too long)`, `# noqa: E501 some
+reason`). Malformed are: a code-like word that is not a code (`GPU10x`), a word where a
+code must be (first in the list, or after a comma), and a colon followed by no code.
 """
 
 from __future__ import annotations
@@ -19,7 +25,40 @@ from .source import Source
 _DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
 # Other tools' codes share the list: flake8's E501, ruff's PLR0913, FURB101, PERF401...
 _CODE = re.compile(r"^[A-Z]{1,10}[0-9]{1,6}$")
-_SEPARATORS = re.compile(r"[,\s]+")
+_SEPARATORS = re.compile(r"[,\s]*")
+_WORD = re.compile(r"[^,\s]+")
+#: The start of a word that is meant as a code: capitals, then a digit.
+_CODE_LIKE = re.compile(r"[A-Z]+[0-9]+")
+
+
+def _read_codes(text: str) -> tuple[list[str], list[str]]:
+    """The well-formed and the malformed codes at the start of `text` (a directive after
+    its colon); what follows the list is free text (see the module's docstring)."""
+    good: list[str] = []
+    bad: list[str] = []
+    position = 0
+    while True:
+        separator = _SEPARATORS.match(text, position)
+        assert separator is not None
+        position = separator.end()
+        word = _WORD.match(text, position)
+        if word is None:
+            return good, bad
+        token = word.group()
+        code = _CODE_LIKE.match(token)
+        if code is not None:
+            rest = token[code.end():]
+            if rest[:1].isalnum() or rest[:1] == "_":
+                bad.append(token)  # `GPU10x`: a code with a typo in it
+            else:
+                (good if _CODE.match(code.group()) else bad).append(code.group())
+                if rest:  # `E501)`, `E501.`: the text after the code is free text
+                    return good, bad
+        elif not (good or bad) or "," in separator.group():
+            bad.append(token)  # where a code must be
+        else:
+            return good, bad  # free text after the codes
+        position = word.end()
 
 
 @dataclass(frozen=True)
@@ -64,13 +103,11 @@ def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[
             directives[line] = Directive(line, None)
             continue
         colon = rest.startswith(":")
-        listed = [item for item in _SEPARATORS.split(rest.lstrip(":").strip()) if item]
-        if not listed:
+        good, bad = _read_codes(rest[1:] if colon else rest)
+        if not good and not bad:
             warnings.append(f"{line}: `# noqa:` without codes; nothing suppressed (write `# noqa` or list codes)")
             directives[line] = Directive(line, frozenset())
             continue
-        good = [item for item in listed if _CODE.match(item)]
-        bad = [item for item in listed if not _CODE.match(item)]
         if not colon and not good:
             # `# noqa some explanation`: flake8 treats it as a blanket noqa.
             directives[line] = Directive(line, None)

@@ -3,6 +3,7 @@ real comments count."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import pytest
@@ -35,6 +36,14 @@ def _with_comment(comment: str) -> str:
     ("# noqa: GPU102  # loop kept on purpose", True),
     ("# type: ignore  # noqa: GPU102", True),
     ("# noqa because the frame is tiny", True),  # flake8 reads this as a blanket noqa
+    # Free text after the codes, as flake8 allows it.
+    ("# noqa: GPU102 (http link too long)", True),
+    ("# noqa: GPU102 kept on purpose", True),
+    ("# noqa: E501, GPU102 (frame is tiny)", True),
+    ("# noqa:E501,GPU102 see the README", True),
+    ("# noqa: GPU102. The frame is tiny", True),
+    ("# noqa: E501 (GPU102 is fine here)", False),  # a code in the free text is not listed
+    ("# noqa: E501 some reason", False),
     ("# noqa: E501", False),
     ("# noqa: GPU101", False),
     ("# noqa: GPU10", False),
@@ -108,6 +117,11 @@ def test_noqa_on_a_syntax_error_line():
     ("# noqa:", "`# noqa:` without codes", False),
     ("# noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999", False),
     ("# noqa GPU102", "`# noqa` codes need a colon", True),
+    ("# noqa: GPU10x", "malformed code(s) in noqa directive: GPU10x", False),
+    ("# noqa: GPU1O2", "malformed code(s) in noqa directive: GPU1O2", False),
+    ("# noqa: GPU102 E50l (typo)", "malformed code(s) in noqa directive: E50l", True),
+    ("# noqa: ,", "`# noqa:` without codes", False),
+    ("# noqa: (URL too long)", "malformed code(s) in noqa directive: (URL", False),
 ])
 def test_malformed_directives_are_warned_and_never_blanket(project, cli, comment, warning, suppressed):
     write(project / "sales.py", _with_comment(comment))
@@ -121,11 +135,34 @@ def test_malformed_directives_are_warned_and_never_blanket(project, cli, comment
     assert cli("check", "--quiet", "sales.py").stderr == ""
 
 
-def test_well_formed_directives_are_not_warned(project, cli):
-    write(project / "sales.py", _with_comment("# noqa: E501, PERF401, GPU102"))
+@pytest.mark.parametrize("comment", [
+    "# noqa: E501, PERF401, GPU102",
+    "# noqa: GPU102 (http link too long)",
+    "# noqa: GPU102 some reason",
+    "# noqa:E501,GPU102",
+    "# noqa: GPU102 py3 only",
+])
+def test_well_formed_directives_are_not_warned(project, cli, comment):
+    write(project / "sales.py", _with_comment(comment))
     run = cli("check", "sales.py")
     assert run.code == 0
     assert run.stderr == ""
+
+
+@pytest.mark.parametrize("comment, codes", [
+    ("# noqa: E501 (http link too long)", {"E501"}),
+    ("# noqa: E501 some reason", {"E501"}),
+    ("# noqa:E501,W291", {"E501", "W291"}),
+    ("# noqa: E501,W291 because", {"E501", "W291"}),
+    ("# noqa: E501 W291", {"E501", "W291"}),
+])
+def test_code_lists_read_as_flake8_reads_them(comment, codes):
+    defaults = pytest.importorskip("flake8.defaults")
+
+    flake8 = defaults.NOQA_INLINE_REGEXP.search(comment)
+    assert flake8 is not None and set(re.split(r"[,\s]+", flake8.group("codes").strip())) == codes
+    directives, warnings = parse_directives(Source.from_text(f"x = 1  {comment}\n"), frozenset())
+    assert directives[1].codes == codes and warnings == []
 
 
 def test_noqa_in_json_output_and_noqa_row(project, cli):
