@@ -52,13 +52,13 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     def replace(original: cst.BaseExpression) -> str | None:
         return array if isinstance(original, cst.Name) and original.value == element else None
 
+    if isinstance(parsed.elt, cst.Name) and info.get("wrapper") is not None and not info.get("wrapper_copies"):
+        return None  # `np.asarray(a)` is `a` itself, where the comprehension built a new array
     whole = to_whole(parsed.elt, replace, numpy_name)
-    if info.get("wrapper") is not None:
-        pass
-    elif info["kind"] == "series":
+    if info.get("wrapper") is None and info["kind"] == "series":
         whole = with_method(whole, "tolist")
-    elif "list" in ctx.bound_names() or "*" in ctx.bound_names():
-        return None  # `list` may not be the builtin
-    else:
+    elif info.get("wrapper") is None:
+        if "list" in ctx.bound_names() or "*" in ctx.bound_names():
+            return None  # `list` may not be the builtin
         whole = cst.Call(func=cst.Name("list"), args=[cst.Arg(whole)])
     return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(whole))))

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
@@ -113,3 +115,19 @@ def test_array_rewrites_give_the_same_items_of_the_same_types(element, array):
 def test_a_file_that_rebinds_list_gets_a_suggestion():
     source = HEADER + "    list = tuple\n    return [x * 2 for x in a]\n"
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_an_identity_comprehension_in_asarray_is_not_rewritten_to_the_array_itself():
+    source = HEADER + "    return np.asarray([x for x in a])\n"
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+    # np.array copies: the identity is rewritten there, and to a new list
+    for wrapped, expected in [("np.array([x for x in a])", "np.array(a)"), ("[x for x in a]", "list(a)")]:
+        source = HEADER + f"    return {wrapped}\n"
+        fixed = fix_text(source, unsafe_fixes=True)
+        assert fixed == HEADER + f"    return {expected}\n"
+        a = np.arange(3.0)
+        namespace = {"np": np, "pd": pd}
+        exec(compile(fixed, "<fixed>", "exec"), namespace)
+        namespace["f"](a, None)[0] = 99.0
+        assert a[0] == 0.0

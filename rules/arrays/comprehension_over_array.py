@@ -52,8 +52,10 @@ class ComprehensionOverArray(Rule):
     becomes `list(expr over a)`, which yields what iterating the array yields on any shape
     (NumPy scalars from a 1-D array, row arrays from a 2-D one, `TypeError` for a 0-d one);
     over a Series it becomes `(expr over s).tolist()`, Python scalars like the Series'
-    own elements. `np.array([...])` keeps its call around the whole-array expression. The
-    values are the same, with these differences:
+    own elements. `np.array([...])` keeps its call around the whole-array expression;
+    `np.asarray([x for x in a])`, whose rewrite would hand back `a` itself (changing the
+    result would then change `a`), gets a suggestion. The values are the same, with these
+    differences:
 
     - where `x if c else y` mixes types per element (a NumPy integer and a Python float),
       `np.where` gives every element the one dtype both promote to;
@@ -202,7 +204,9 @@ as_python = [x * 2 for x in values.tolist()]
         verdict = elementwise(node.elt, lambda n: isinstance(n, ast.Name) and n.id == element, forbidden, ctx.env)
         if verdict is None:
             return
+        wrapper = self.wrapped.get(id(node))
         ctx.report(node, context={
             "comprehension": node, "element": element, "iterable": generator.iter, "lib": iterated.lib,
-            "kind": iterated.kind, "needs_numpy": verdict.needs_numpy, "wrapper": self.wrapped.get(id(node)),
+            "kind": iterated.kind, "needs_numpy": verdict.needs_numpy, "wrapper": wrapper,
+            "wrapper_copies": wrapper is not None and ctx.qualname(wrapper.func) == "numpy.array",
         })
