@@ -31,34 +31,59 @@ _WORD = re.compile(r"[^,\s]+")
 _CODE_LIKE = re.compile(r"[A-Z]+[0-9]+")
 
 
-def _read_codes(text: str) -> tuple[list[str], list[str]]:
-    """The well-formed and the malformed codes at the start of `text` (a directive after
-    its colon); what follows the list is free text (see the module's docstring)."""
-    good: list[str] = []
-    bad: list[str] = []
-    position = 0
+def _read_codes(text: str) -> tuple[list[tuple[str, bool]], int]:
+    """The codes listed at the start of `text` (a directive after its colon), each with
+    whether it is well-formed, and where the list ends in `text`; what follows the list is
+    free text (see the module's docstring)."""
+    listed: list[tuple[str, bool]] = []
+    position = end = 0
     while True:
         separator = _SEPARATORS.match(text, position)
         assert separator is not None
         position = separator.end()
         word = _WORD.match(text, position)
         if word is None:
-            return good, bad
+            return listed, end
         token = word.group()
         code = _CODE_LIKE.match(token)
         if code is not None:
             rest = token[code.end():]
             if rest[:1].isalnum() or rest[:1] == "_":
-                bad.append(token)  # `GPU10x`: a code with a typo in it
+                listed.append((token, False))  # `GPU10x`: a code with a typo in it
+                end = word.end()
             else:
-                (good if _CODE.match(code.group()) else bad).append(code.group())
+                listed.append((code.group(), _CODE.match(code.group()) is not None))
+                end = position + code.end()
                 if rest:  # `E501)`, `E501.`: the text after the code is free text
-                    return good, bad
-        elif not (good or bad) or "," in separator.group():
-            bad.append(token)  # where a code must be
+                    return listed, end
+        elif not listed or "," in separator.group():
+            listed.append((token, False))  # where a code must be
+            end = word.end()
         else:
-            return good, bad  # free text after the codes
+            return listed, end  # free text after the codes
         position = word.end()
+
+
+def _split_directive(rest: str) -> tuple[bool, list[tuple[str, bool]], int]:
+    """What follows `noqa` in a directive: whether a colon comes first, the codes listed,
+    and where the list ends in `rest`."""
+    stripped = rest.lstrip()
+    colon = stripped.startswith(":")
+    listed, end = _read_codes(stripped[1:] if colon else stripped)
+    return colon, listed, len(rest) - len(stripped) + colon + end
+
+
+def listed_codes(comment: str) -> tuple[int, int, list[str]] | None:
+    """Where the `# noqa` directive in `comment` (one comment token) lists codes: the span
+    from its `#` through its last listed code, and the codes as written (malformed ones
+    included); None when the comment holds no directive, or a blanket one."""
+    match = _DIRECTIVE.search(comment)
+    if match is None or not match.group("rest").strip():
+        return None
+    colon, listed, end = _split_directive(match.group("rest"))
+    if not colon and not any(ok for _, ok in listed):
+        return None  # `# noqa because ...`: blanket
+    return match.start(), match.start("rest") + end, [token for token, _ in listed]
 
 
 @dataclass(frozen=True)
@@ -102,8 +127,9 @@ def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[
         if not rest:
             directives[line] = Directive(line, None)
             continue
-        colon = rest.startswith(":")
-        good, bad = _read_codes(rest[1:] if colon else rest)
+        colon, listed, _ = _split_directive(rest)
+        good = [token for token, ok in listed if ok]
+        bad = [token for token, ok in listed if not ok]
         if not good and not bad:
             warnings.append(f"{line}: `# noqa:` without codes; nothing suppressed (write `# noqa` or list codes)")
             directives[line] = Directive(line, frozenset())

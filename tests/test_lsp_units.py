@@ -108,6 +108,10 @@ def _disabled(text: str, code: str = "GPU102") -> str:
     ("  # noqa: E501", "  # noqa: E501, GPU102"),
     ("  # NOQA:E501,W291 keep this", "  # noqa: E501, W291, GPU102 keep this"),
     ("  # why it is fine", "  # why it is fine  # noqa: GPU102"),
+    ("  # noqa: E501 (http link too long)", "  # noqa: E501, GPU102 (http link too long)"),
+    ("  # noqa: E501 py3 compat", "  # noqa: E501, GPU102 py3 compat"),
+    ("  # noqa:", "  # noqa: GPU102"),
+    ("  # noqa: GPU10x", "  # noqa: GPU10x, GPU102"),
 ])
 def test_noqa_is_added_or_merged(comment: str, expected: str):
     lines = ITERROWS.splitlines(keepends=True)

@@ -2,7 +2,8 @@
 
 `server.py` turns them into protocol edits; nothing here knows about the protocol:
 - `noqa_edit`: "Disable GPUxxx for this line" adds `# noqa: GPUxxx` where gpulint reads it,
-  merged into a `# noqa: CODES` comment already on that line;
+  merged into the code list of a `# noqa: CODES` comment already on that line (its free
+  text kept after the list);
 - `replacement_edit`: the one edit that turns a document into its fixed text (fix-all).
 """
 
@@ -10,17 +11,11 @@ from __future__ import annotations
 
 import bisect
 import io
-import re
 import tokenize
 
 from ..diagnostic import Diagnostic, Edit, Position
+from ..noqa import listed_codes
 from ..source import Source
-
-#: A `# noqa` directive with a code list (`# noqa: E501, W291`, `# NOQA:E501`, `# noqa E501`).
-_DIRECTIVE_WITH_CODES = re.compile(
-    r"#\s*noqa(?![\w-])\s*:?\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*)", re.IGNORECASE
-)
-_SEPARATORS = re.compile(r"[\s,]+")
 
 
 def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
@@ -33,14 +28,13 @@ def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
         if line not in line_ends:
             continue
         comment = comments.get(line)
-        match = _DIRECTIVE_WITH_CODES.search(comment[1]) if comment is not None else None
-        if comment is not None and match is not None:
-            codes = [code for code in _SEPARATORS.split(match.group("codes")) if code]
+        listed = listed_codes(comment[1]) if comment is not None else None
+        if comment is not None and listed is not None:
+            start, end, codes = listed
             if diagnostic.code not in codes:
                 codes.append(diagnostic.code)
             column = comment[0]
-            return Edit(Position(line, column + match.start()), Position(line, column + match.end()),
-                        "# noqa: " + ", ".join(codes))
+            return Edit(Position(line, column + start), Position(line, column + end), "# noqa: " + ", ".join(codes))
         code_line = source.line(line)
         end = len(code_line.rstrip(" \t"))
         return Edit(Position(line, end), Position(line, len(code_line)), f"  # noqa: {diagnostic.code}")
