@@ -88,7 +88,8 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
     stats = Counter(programs=len(outcomes))
     classes: Counter = Counter()
     failing_by_class: dict[str, list[Outcome]] = defaultdict(list)
-    patterns: Counter = Counter()
+    differing: Counter = Counter()  # pattern -> programs whose fix changed a result
+    patterns: Counter = Counter()  # pattern -> failing programs
     for outcome in outcomes:
         stats["changed"] += outcome.changed
         stats["executed"] += len(outcome.variants)
@@ -97,12 +98,13 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
             classes.update(variant.classes)
         classes.update(outcome.problems)
         failures = outcome.failures()
-        if failures:
-            stats["failing"] += 1
+        stats["failing"] += bool(failures)
+        if failures or any(variant.classes for variant in outcome.variants):
             text = outcome.describe()
             for label, pattern in PATTERNS.items():
                 if re.search(pattern, text):
-                    patterns[label] += 1
+                    differing[label] += 1
+                    patterns[label] += bool(failures)
         for difference in failures:
             failing_by_class[difference].append(outcome)
     print(f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
@@ -112,8 +114,8 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         mark = "allowed for unsafe fixes (Fix safety names it)" if difference in allowed else "NOT ALLOWED"
         failing = len(failing_by_class.get(difference, ()))
         print(f"    {difference:<12} {count:>5} fixes differ  {failing:>5} failing   {mark}")
-    for label, count in patterns.most_common():
-        print(f"    failing programs showing {label}: {count}")
+    for label, count in differing.most_common():
+        print(f"    programs showing {label}: {count} with a difference, {patterns[label]} failing")
     for difference, failing in sorted(failing_by_class.items()):
         shortest = min(failing, key=lambda o: len(o.program.source) + len(o.program.setup))
         print(f"  shortest program failing with {difference}:")

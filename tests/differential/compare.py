@@ -90,8 +90,11 @@ def _diff(before: Any, after: Any, found: set[str]) -> None:
 
 
 def _is_scalar(value: Any) -> bool:
-    return (value is None or value is pd.NA or value is pd.NaT or isinstance(value, (numbers.Number, np.generic, str, bytes))
-            or isinstance(value, np.ndarray) and value.ndim == 0)
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0
+    return isinstance(value, (numbers.Number, np.generic, str, bytes))
 
 
 def _is_sequence(value: Any) -> bool:
@@ -104,7 +107,7 @@ def _as_list(value: Any) -> list:
 
 def _diff_sequences(before: Any, after: Any, found: set[str]) -> None:
     if len(before) != len(after):
-        found.add("empty-shape" if len(before) == 0 or len(after) == 0 else "value")
+        found.add("value")
         return
     for left, right in zip(before, after):
         _diff(left, right, found)
@@ -143,6 +146,10 @@ def _diff_scalars(before: Any, after: Any, found: set[str], typed: bool) -> None
             found.add("overflow")
         else:
             found.add("value")
+        return
+    if isinstance(left, int) != isinstance(right, int) and isinstance(left, (int, float)) \
+            and isinstance(right, (int, float)) and _as_float(left) == _as_float(right):
+        found.add("dtype")  # an integer held as the nearest float: the float dtype's rounding
         return
     if isinstance(left, int) and not _fits(left) or isinstance(right, int) and not _fits(right):
         found.add("overflow")
@@ -259,3 +266,10 @@ def _diff_opaque(before: Any, after: Any, found: set[str]) -> None:
         same = False
     if not same and _ADDRESS.sub("", repr(before)) != _ADDRESS.sub("", repr(after)):
         found.add("value")
+
+
+def _as_float(value: int | float) -> float | None:
+    try:
+        return float(value)
+    except OverflowError:
+        return None

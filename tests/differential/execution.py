@@ -3,9 +3,9 @@
 A program is a module's source plus a `call` expression evaluated after it; its data
 comes from a `setup` snippet run once (with `pd` and `np` in scope) and deep-copied for
 every run, so the original and the fixed program see equal, unshared inputs. A run keeps
-what the call returned, what the program printed, the exception it raised, whether the
-result is (or shares memory with) one of the inputs, and the inputs as the program left
-them (a fix must change them the same way).
+what the call returned, what the user's code recorded (`state`), what the program
+printed, the exception it raised, whether the result is (or shares memory with) one of
+the inputs, and the inputs as the program left them (a fix must change them the same way).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Run:
     error: BaseException | None = None
     printed: str = ""
     aliased: bool = False
+    state: Any = None
     inputs: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -58,8 +59,9 @@ def build_inputs(setup: str) -> dict[str, Any]:
             if not name.startswith("_") and not isinstance(value, types.ModuleType) and name not in ("pd", "np")}
 
 
-def run(source: str, call: str, inputs: dict[str, Any], timeout: float = TIMEOUT) -> Run:
-    """Execute `source` then evaluate `call`, on a deep copy of `inputs`."""
+def run(source: str, call: str, inputs: dict[str, Any], timeout: float = TIMEOUT, state: str | None = None) -> Run:
+    """Execute `source` then evaluate `call` (and `state`, what the user's code recorded),
+    on a deep copy of `inputs`."""
     data = copy.deepcopy(inputs)
     namespace: dict[str, Any] = {"__name__": "gpulint_fuzz", **data}
     result = Run(inputs=data)
@@ -70,6 +72,8 @@ def run(source: str, call: str, inputs: dict[str, Any], timeout: float = TIMEOUT
         with _quiet(), contextlib.redirect_stdout(out):
             exec(compile(source, "<program>", "exec"), namespace)
             result.value = eval(compile(call, "<call>", "eval"), namespace)
+            if state is not None:
+                result.state = eval(compile(state, "<state>", "eval"), namespace)
     except BaseException as error:  # noqa: BLE001 - any failure of the program is data here
         if isinstance(error, (KeyboardInterrupt, SystemExit)):
             raise

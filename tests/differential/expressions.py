@@ -20,6 +20,7 @@ ELEMENT_FREE = st.sampled_from(['float(k)', 'int(k)', 'bool(k)', 'len("ab")', 'a
 EXPONENTS = st.sampled_from(["0.5", "2", "3", "40", "-1", "0"])
 ARITHMETIC = st.sampled_from(["+", "-", "*", "/", "//", "%"])
 COMPARISONS = st.sampled_from(["<", ">", "==", "!=", "<=", ">="])
+FORMATS = st.sampled_from(['"%.2f"', '"%d"', '"%s"', '"%5.1f%%"'])
 
 
 def numeric(leaves: st.SearchStrategy[str], depth: int = 3, extras: bool = True) -> st.SearchStrategy[str]:
@@ -45,7 +46,7 @@ def numeric(leaves: st.SearchStrategy[str], depth: int = 3, extras: bool = True)
         branches += [
             st.tuples(sub, st.sampled_from(["and", "or"]), sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
             st.tuples(st.sampled_from(["float", "int", "bool"]), sub).map(lambda t: f"{t[0]}({t[1]})"),
-            st.tuples(st.sampled_from(['"%.2f"', '"%d"', '"%s"', '"%5.1f%%"']), sub).map(lambda t: f"({t[0]} % {t[1]})"),
+            st.tuples(FORMATS, sub).map(lambda t: f"({t[0]} % {t[1]})"),
         ]
     return st.one_of(*branches)
 

@@ -9,6 +9,8 @@ a deep copy of the same inputs (`execution.run`) and is compared with the origin
   program left them, whether the result aliases an input);
 - an unsafe fix may differ only in the classes `ALLOWED` lists for its rule, each of which
   the rule's "Fix safety" section names (`DOC_TERMS`, checked by a test);
+- what the user's own code recorded while it ran (`Program.state`) must match too: a
+  difference there is ``worker-state`` (the code ran in worker processes);
 - raising (or hanging) where the original did not, printing something else, a fix that
   does not parse, that changes again when fixed a second time, or that leaves trailing
   spaces the original did not have are never allowed.
@@ -49,7 +51,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "GPU304": frozenset(),
     "GPU305": frozenset(),
     "GPU401": frozenset(),
-    "GPU403": frozenset(),
+    "GPU403": frozenset({"worker-state"}),
 }
 #: How a "Fix safety" section names each class that may be allowed.
 DOC_TERMS: dict[str, str] = {
@@ -60,6 +62,7 @@ DOC_TERMS: dict[str, str] = {
     "overflow": r"overflow",
     "empty-shape": r"no rows|no group|empty",
     "alias": r"shares memory",
+    "worker-state": r"(?s)\bstate\b.{0,120}\bworkers\b",
 }
 NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence",
                            "layout"})
@@ -153,12 +156,12 @@ def check(program: Program) -> Outcome:
     except Exception as error:  # data the library refuses to build: nothing to compare
         outcome.skipped = f"the setup raises {type(error).__name__}"
         return outcome
-    original = run(program.reference or program.source, program.call, inputs)
+    original = run(program.reference or program.source, program.call, inputs, state=program.state)
     if original.error is not None:
         outcome.skipped = f"the original raises {original.raised}"
         return outcome
     for kind, text in versions:
-        after = run(text, program.call, inputs)
+        after = run(text, program.call, inputs, state=program.state)
         variant = Variant(kind, text)
         if after.error is not None:
             variant.classes.add("timeout" if after.timed_out else "raises")
@@ -170,6 +173,8 @@ def check(program: Program) -> Outcome:
                 variant.classes.add("output")
             if after.aliased != original.aliased:
                 variant.classes.add("alias")
+            if differences(original.state, after.state):
+                variant.classes.add("worker-state")
         outcome.variants.append(variant)
     return outcome
 
