@@ -287,8 +287,7 @@ def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[R
             break
         diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
                                              unsafe_fixes)
-        diagnostics = [d.with_fix(Fix(Applicability.DISPLAY, d.fix.message)) if d.fix and _crosses_cells(d.fix, layout)
-                       else d for d in diagnostics]
+        diagnostics = [_shown_only(d) if _crosses_cells(d.fix, layout) else d for d in diagnostics]
         outcome.remaining = diagnostics
         outcome.warnings = analysis.warnings + warnings + rejected
         candidates = [d for d in diagnostics
@@ -299,7 +298,7 @@ def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[R
         fixed = _splits(apply_edits(outcome.source, edits), cells)
         if fixed is None:
             # Find the fixes that break the program or its cells on their own and leave them out.
-            broken = [d for d in chosen if _splits(apply_edits(outcome.source, d.fix.edits), cells) is None]  # type: ignore[union-attr]
+            broken = [d for d in chosen if _splits(apply_edits(outcome.source, _edits(d)), cells) is None]
             for diagnostic in broken:
                 skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
                 rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} not applied: it would "
@@ -307,7 +306,7 @@ def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[R
             if broken:
                 continue
             chosen = chosen[:1]  # each is fine alone, not all together: one now, the others next pass
-            fixed = _splits(apply_edits(outcome.source, chosen[0].fix.edits), cells)  # type: ignore[union-attr]
+            fixed = _splits(apply_edits(outcome.source, _edits(chosen[0])), cells)
             assert fixed is not None
         text, layout = fixed
         outcome.applied.extend(chosen)
@@ -315,6 +314,15 @@ def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[R
     else:
         outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
     return outcome, layout
+
+
+def _shown_only(diagnostic: Diagnostic) -> Diagnostic:
+    assert diagnostic.fix is not None
+    return diagnostic.with_fix(Fix(Applicability.DISPLAY, diagnostic.fix.message))
+
+
+def _edits(diagnostic: Diagnostic) -> tuple[Edit, ...]:
+    return diagnostic.fix.edits if diagnostic.fix is not None else ()
 
 
 def _splits(text: str, cells: Sequence[_Cell]) -> tuple[str, _Layout] | None:
