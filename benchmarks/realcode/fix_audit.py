@@ -261,7 +261,10 @@ def run_gpulint(command: list[str], folder: Path, step: str, timeout: float) -> 
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
+        stderr = stderr.replace(f"{folder.parent}{os.sep}", "")
         return Run(folder.name, step, None, time.perf_counter() - started, stderr=stderr)
+    # Paths relative to the scratch copy, so that reports of two runs compare.
+    stderr = stderr.replace(f"{folder.parent}{os.sep}", "")
     run = Run(folder.name, step, process.returncode, time.perf_counter() - started, stderr=stderr)
     try:
         run.findings = json.loads(stdout) if stdout.strip() else []
@@ -428,9 +431,14 @@ def _sample_hunks(result: Audit, before: dict[str, list[dict]], count: int, seed
     for index, hunk in enumerate(result.sample):
         cell = int(hunk.unit.split()[1]) if hunk.unit else None
         result.codes_by_hunk[index] = sorted({
-            f["code"] for f in before.get(hunk.path, [])
-            if f.get("cell") == cell and _fixable(f)
-            and hunk.old_start <= f["location"]["row"] <= max(hunk.old_end, hunk.old_start)})
+            f["code"] for f in before.get(hunk.path, []) if _fixable(f) and _edits_touch(f, hunk, cell)})
+
+
+def _edits_touch(finding: dict, hunk: Hunk, cell: int | None) -> bool:
+    """Whether one of the finding's fix edits falls in the hunk's lines (of that cell)."""
+    return any(edit.get("cell", finding.get("cell")) == cell
+               and edit["location"]["row"] <= hunk.old_end and edit["end_location"]["row"] >= hunk.old_start
+               for edit in finding["fix"]["edits"])
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -489,7 +497,9 @@ def summary(result: Audit, scratch_note: str) -> str:
             if problem.diff:
                 lines += ["", quoted(problem.diff), ""]
     if file_errors or internal or timeouts or not_json:
-        lines += ["", "## gpulint errors", ""]
+        lines += ["", "## gpulint errors", "",
+                  "Per-file errors are files gpulint refuses to read (reported, the run goes on); "
+                  "internal errors and time-outs abort a run.", ""]
         lines += [f"- {line}" for line in file_errors]
         lines += [f"- {r.folder} ({r.step}): internal error\n\n```\n{r.internal_error}\n```" for r in internal]
         lines += [f"- {r.folder} ({r.step}): {r.json_error}" for r in not_json]
