@@ -225,6 +225,25 @@ def test_check_fix_and_diff_leave_a_fix_that_would_cross_cells_and_apply_the_oth
     assert again.code == 1 and not any(line.startswith("Fixed") for line in again.lines)
 
 
+def test_a_fix_that_takes_whole_cells_away_applies():
+    # The manual pipeline (GPU401): scaling in cells 2 and 3, fitting in cell 4. The fix
+    # removes both scaling cells' statements: those cells become empty.
+    cells = [
+        "import numpy as np\nfrom sklearn.linear_model import LogisticRegression\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        "X_train, y_train = np.arange(8.0).reshape(4, 2), [0, 1, 0, 1]\nX_test = np.arange(4.0).reshape(2, 2)\n"
+        "scaler = StandardScaler()\nmodel = LogisticRegression()",
+        "X_train_scaled = scaler.fit_transform(X_train)",
+        "X_test_scaled = scaler.transform(X_test)",
+        "model.fit(X_train_scaled, y_train)\npredicted = model.predict_proba(X_test_scaled)",
+    ]
+    assert _fixable(cells, unsafe=True) == ["GPU401"]
+    fixed = fix_cells(cells, unsafe_fixes=True)
+    assert fixed[1:3] == ["", ""] and "make_pipeline" in fixed[3]
+    assert _fixable(fixed, unsafe=True) == []
+    assert (_run_cells(fixed)["predicted"] == _run_cells(cells)["predicted"]).all()
+
+
 def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_apply(monkeypatch):
     from gpulint import notebook as notebook_module
 
