@@ -270,11 +270,14 @@ class GpulintProtocol(LanguageServerProtocol):
             return
         cells = params.change.cells
         if cells is not None and cells.text_content:
-            opened = {unquote(cell.uri) for cell in (cells.structure.did_open or [])} if cells.structure else set()
+            # The cells' structure changes first: cells opened by it are known, closed ones not.
+            structure = cells.structure
+            opened = {unquote(cell.uri) for cell in (structure.did_open or [])} if structure else set()
+            closed = {unquote(cell.uri) for cell in (structure.did_close or [])} if structure else set()
             known = []
             for content in cells.text_content:
                 cell_uri = content.document.uri
-                if self._holds(cell_uri) or unquote(cell_uri) in opened:
+                if (self._holds(cell_uri) or unquote(cell_uri) in opened) and unquote(cell_uri) not in closed:
                     known.append(content)
                 else:
                     self._ignore(f"a change to {cell_uri}: the notebook {uri} has no such cell")
