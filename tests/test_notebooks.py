@@ -584,11 +584,11 @@ def _parses(path: Path) -> bool:
 PROGRAMS = [p for p in sorted([*ROOT.glob("examples/*.py"), *ROOT.glob("tests/fixtures/GPU*.py")]) if _parses(p)]
 
 
-def _split_into_cells(text: str) -> tuple[list[str], list[int]]:
-    """The file cut before every third top-level statement; the cells and their first lines."""
+def _split_into_cells(text: str, step: int = 3) -> tuple[list[str], list[int]]:
+    """The file cut before every `step`th top-level statement; the cells and their first lines."""
     tree = ast.parse(text)
     starts = [min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in tree.body]
-    cuts = sorted({1, *starts[::3]})
+    cuts = sorted({1, *starts[::step]})
     lines = text.splitlines(keepends=True)
     cells = ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1])]
     assert "".join(cells) == text
@@ -608,3 +608,15 @@ def test_a_file_split_into_cells_lints_and_fixes_the_same(path):
                    for cell in lint_cells(cells) for d in cell)
     assert found == expected
     assert "".join(fix_cells(cells, unsafe_fixes=True)) == fix_text(text, unsafe_fixes=True)
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
+def test_one_fix_leaves_nothing_fixable_in_a_file_split_at_every_statement(path):
+    """Every top-level statement its own cell, saved without a final line break as Jupyter
+    does: fixes that would cross cells are display-only, so one `--fix` applies everything
+    marked fixable and leaves nothing marked."""
+    cells = [cell.rstrip("\n") for cell in _split_into_cells(path.read_text(encoding="utf-8"), step=1)[0]]
+    fixable = _fixable(cells, unsafe=True)
+    fixed = fix_cells(cells, unsafe_fixes=True)
+    assert _fixable(fixed, unsafe=True) == []
+    assert (fixed != cells) == bool(fixable)
