@@ -85,12 +85,12 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
 
     A row of a frame with mixed dtypes holds Python objects, so the expression must also
     compute on columns what it computes on them (`python_values_kept`: no `x ** 0.5`,
-    `x ** 3`, `-flag`, `fmt % x`). Two fields that both hold bools are not refused there:
-    `row["price"] - row["cost"]` is the rewrite's main use, and the rules' Fix safety
-    names what bool columns do."""
+    `x ** 3`, `-flag`, `fmt % x`, `(x > 0) + True`). Two fields are not refused for
+    both possibly holding bools: `row["price"] - row["cost"]` is the rewrite's main use,
+    and the rules' Fix safety names what two bool columns do."""
     checker = _Checker(row, forbidden)
     good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
-            and python_values_kept(expression, lambda node: is_row_field(node, row), bool_pairs=False))
+            and python_values_kept(expression, lambda node: is_row_field(node, row), element_pairs=False))
     return good, checker.needs_numpy
 
 

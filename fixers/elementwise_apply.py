@@ -5,6 +5,8 @@
     s.apply(str.lower)                   ->   s.str.lower()
     s.apply(lambda x: x.strip().lower()) ->   s.str.strip().str.lower()
     s.map(lambda x: x * 2 + 1)           ->   s * 2 + 1
+    s.map(lambda x: x / float(total))    ->   s / float(total)
+    s.map(lambda x: x)                   ->   s.copy()
     frame.map(abs)                       ->   frame.abs()
 """
 
@@ -14,7 +16,7 @@ import ast
 
 import libcst as cst
 
-from gpulint.astutil import keyword_value
+from gpulint.astutil import keyword_value, mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.arrays._elementwise import python_values_kept
@@ -83,7 +85,7 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
     if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
         return None
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
-           for n in ast.walk(function.body)):
+           and mentions(n, parameter) for n in ast.walk(function.body)):
         return None  # NumPy rounds to digits through a scaled float, Python exactly
     try:
         body = cst.parse_expression(ctx.segment(function.body))

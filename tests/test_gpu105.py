@@ -44,6 +44,19 @@ _findings = partial(findings, code="GPU105")
     ("frame.map(abs)", "frame.abs()"),
     ("frame.applymap(lambda v: v * 10)", "frame * 10"),
     ("frame.map(float)", "frame.astype(float)"),
+    # only what reads the element changes; the rest stays one Python computation
+    ("s.apply(lambda x: x / float(rate))", "s / float(rate)"),
+    ("s.apply(lambda x: x * int(rate) + len('ab'))", "s * int(rate) + len('ab')"),
+    ("s.apply(lambda x: int(rate) - abs(x))", "int(rate) - abs(s)"),
+    ("s.apply(lambda x: x + '-'.upper())", "s + '-'.upper()"),
+    ("s.apply(lambda x: round(x) + round(rate, 2))", "round(s) + round(rate, 2)"),
+    ("frame.map(lambda v: v + 'ab'.strip())", "frame + 'ab'.strip()"),
+    ("s.map(lambda x: x)", "s.copy()"),
+    ("s.apply(lambda x: x ** 2)", "s ** 2"),
+    ("s.apply(lambda x: x % 2)", "s % 2"),
+    ("s.apply(lambda x: 10 % x)", "10 % s"),
+    ("s.apply(lambda x: x * 2 + x)", "s * 2 + s"),
+    ("s.apply(lambda x: -(x * 2))", "-(s * 2)"),
 ])
 def test_rewrites(call, rewrite):
     source = HEADER + f"rate = 0.2\nresult = {call}\n"
@@ -75,9 +88,32 @@ def test_rewrites_keep_their_precedence(statement, rewrite):
     "frame.map(len)",
     "frame.map(lambda v: v.strip())",
     "s.apply(\n    lambda x: x * 2,  # doubled\n)",
+    # `%` formats one string per element, but the whole column at once when vectorized
+    "s.apply(lambda x: '%.2f' % x)",
+    "s.apply(lambda x: fmt % x)",
+    "s.apply(lambda x: x.strip() % 2)",
+    "s.apply(lambda x: '-' * x)",
+    # an alias would share later changes, and `na_action` has nothing left to skip
+    "s.map(lambda x: x, na_action='ignore')",
+    # NumPy powers: complex vs NaN, raising negative exponents, int64 wrapping from 2e6
+    "s.apply(lambda x: x ** 0.5)",
+    "s.apply(lambda x: x ** 3)",
+    "s.apply(lambda x: x ** -1)",
+    "s.apply(lambda x: x ** rate)",
+    "s.apply(lambda x: 2 ** x)",
+    # bools: Python makes ints of them, NumPy keeps bools (or raises)
+    "s.apply(lambda x: x + x)",
+    "s.apply(lambda x: x * x)",
+    "s.apply(lambda x: x - x)",
+    "s.apply(lambda x: -x)",
+    "s.apply(lambda x: -(x > 0))",
+    "s.apply(lambda x: (x > 0) + (x > 1))",
+    "s.apply(lambda x: x.isdigit() + True)",
+    "s.apply(lambda x: abs(x) - x)",
+    "s.apply(lambda x: x - bool(rate))",
 ])
 def test_declined_rewrites_get_a_suggestion(call):
-    source = HEADER + f"result = {call}\n"
+    source = HEADER + f"fmt = '%d'\nresult = {call}\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.DISPLAY and finding.fix.edits == ()
     assert fix_text(source, unsafe_fixes=True) == source
@@ -209,3 +245,60 @@ def test_odd_but_valid_code_is_handled(body, count):
     source = HEADER + body
     assert len(_findings(source)) == count
     idempotent_fix(source)
+
+
+# -- executed on edge values: a rewrite never raises where `apply` returns, nor changes a value ----
+
+#: Edge Series, as code (`total` and `k` are the scalars the lambdas read from outside).
+EDGE_SERIES = {
+    "ints": "pd.Series([0, 3, -5, 7, 1])",
+    "ints-near-1e9": "pd.Series([10**9, -10**9 + 7, 3])",
+    "bools": "pd.Series([True, False, True])",
+    "floats-nan-negative": "pd.Series([1.5, np.nan, -2.25, 0.0, -4.0])",
+    "Int64-NA": "pd.Series([1, None, -3], dtype='Int64')",
+    "boolean-NA": "pd.Series([True, None, False], dtype='boolean')",
+    "object-strings": "pd.Series([' Ab ', 'cD', '12'], dtype=object)",
+    "str-strings-missing": "pd.Series([' Ab ', None, '12'])",
+    "empty-float": "pd.Series([], dtype=float)",
+    "empty-object": "pd.Series([], dtype=object)",
+}
+#: Lambda bodies: the shapes whose rewrites used to raise or change values, and near misses.
+EDGE_BODIES = [
+    "x / float(total)", "x * int(k) - len('ab')", "x + bool(k) * 2", "float(total) / (x + 0.5)",
+    "round(x) + round(total, 1)", "x + '-'.strip()", "'%.2f' % x", "'%d items' % x", "x % 3", "7 % (x + 10)",
+    "x ** 3", "x ** 2", "x ** 0.5", "x ** -1", "2 ** (x % 4)", "x ** 0", "x + x", "x * x", "x - x", "-x", "+x",
+    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "abs(x - 1)", "abs(x) - x", "float(x) / 2",
+    "int(x) + 1", "bool(x)", "x > 0", "x == 1", "x", "x.strip().lower()", "len(x) + len('ab')",
+    "x.upper() + '!'", "'-' * (x % 3)", "x * 2", "x // 3", "x.isdigit() + True", "x.isdigit() * 1",
+]
+
+
+def _documented(series: str, rewrite: str) -> bool:
+    """A Series with no values of a non-string dtype: `.str`, `+ "..."` and `< "..."` raise
+    there (the rule's Fix safety names it)."""
+    return series.startswith("empty") and ("'" in rewrite or ".str" in rewrite)
+
+
+@pytest.mark.parametrize("body", EDGE_BODIES)
+def test_rewrites_run_on_edge_values(body):
+    source = f"import numpy as np\nimport pandas as pd\n\n\ndef run(s: pd.Series, total, k):\n    return s.apply(lambda x: {body})\n"
+    fixed = idempotent_fix(source)
+    rewrite = fixed.splitlines()[-1]
+    before_namespace: dict = {}
+    after_namespace: dict = {}
+    exec(source, before_namespace)
+    exec(fixed, after_namespace)
+    for name, code in EDGE_SERIES.items():
+        try:
+            before = before_namespace["run"](eval(code), 4, 3)
+        except (TypeError, ValueError, AttributeError, ZeroDivisionError, OverflowError):
+            continue  # the element function refuses these values: nothing to preserve
+        series = eval(code)
+        try:
+            after = after_namespace["run"](series, 4, 3)
+        except Exception:
+            if _documented(name, rewrite):
+                continue
+            raise
+        assert isinstance(after, pd.Series) and after is not series, (name, rewrite)
+        assert _plain(before).tolist() == _plain(after).tolist(), (name, rewrite)

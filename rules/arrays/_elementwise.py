@@ -125,29 +125,28 @@ def remainders_only(expression: ast.expr, is_element: Callable[[ast.AST], bool])
 
 
 def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
-    """An operand that may hold bools: the element itself, a bool literal, a comparison, a
-    `bool()` cast or `str` predicate of the element (`x.isdigit()`), or `abs`/`round`/`+`
-    of one of them."""
+    """An operand that may hold bools: an element reference, a bool literal, a comparison,
+    `not`, a `bool()` cast, a `str` predicate (`x.isdigit()`), `abs`/`round`/`+` of one of
+    them, or a product of two (NumPy's `*` on bools stays bool). Other names are taken to
+    hold numbers."""
     if is_element(node):
         return True
     if isinstance(node, ast.Constant):
         return type(node.value) is bool
-    if not involves(node, is_element):
-        return False
     if isinstance(node, (ast.Compare, ast.BoolOp)):
         return True
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, ast.Not) or isinstance(node.op, ast.UAdd) and _maybe_bool(node.operand, is_element)
-    if isinstance(node, ast.Call):
-        func = node.func
-        if isinstance(func, ast.Name):
-            return func.id == "bool" or (func.id in ("abs", "round") and len(node.args) == 1
-                                         and _maybe_bool(node.args[0], is_element))
-        return isinstance(func, ast.Attribute) and (func.attr.startswith("is") or func.attr in _STR_PREDICATES)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return node.func.id == "bool" or (node.func.id in ("abs", "round") and len(node.args) == 1
+                                          and _maybe_bool(node.args[0], is_element))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr.startswith("is") or node.func.attr in _STR_PREDICATES
     return False
 
 
-def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool], bool_pairs: bool = True) -> bool:
+def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool],
+                       element_pairs: bool = True) -> bool:
     """Whether the whole-column form of a (checked) element expression gives the values
     Python gives element by element, where the elements are Python objects (what
     `Series.apply` hands its function, and a row of a frame with mixed dtypes).
@@ -156,9 +155,12 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
     `**` unless its exponent is the literal 0, 1 or 2 (`x ** 0.5` is complex for a negative
     `x` in Python and NaN in NumPy, `x ** -1` raises for NumPy ints, `x ** 3` wraps in int64
     from about 2e6, where Python ints grow); `-` applied to a value that may be a bool
-    (`-True` is -1, NumPy inverts); with `bool_pairs`, arithmetic on two operands that may
-    both be bools (`True + True` is 2, NumPy's `+` on bools is a logical or, `-` raises);
-    and `%` that formats strings (`remainders_only`).
+    (`-True` is -1, NumPy inverts); arithmetic on two operands that may both be bools
+    (`True + True` is 2, NumPy's `+` on bools is a logical or; `-`, `/`, `//`, `%` and
+    `**` raise; `"ab" * True` repeats a string, pandas' string arrays refuse bools), where
+    two element references themselves count only with `element_pairs`; `%` that formats
+    strings (`remainders_only`); and arithmetic other than `+` with a string operand
+    (`"-" * n` repeats a string, NumPy raises).
 
     Kept, and named in the rules' Fix safety: `+`, `-`, `*`, `//`, `abs` and `x ** 2` on
     int64 wrap at the int64 bounds where Python ints grow."""
@@ -168,11 +170,14 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
         if not involves(node, is_element):
             continue
         if isinstance(node, ast.BinOp):
+            if not isinstance(node.op, ast.Add) and (_stringy(node.left) or _stringy(node.right)):
+                return False
             if isinstance(node.op, ast.Pow):
                 exponent = node.right
                 if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2):
                     return False
-            if bool_pairs and _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element):
+            both = _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element)
+            if both and (element_pairs or not (is_element(node.left) and is_element(node.right))):
                 return False
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _maybe_bool(node.operand, is_element):
             return False

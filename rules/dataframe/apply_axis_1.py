@@ -87,17 +87,34 @@ class ApplyAxis1(Rule):
 
     The values are the same, but they keep their column dtypes (an int column is no longer
     upcast to float by a row Series of mixed numbers), the result may carry a column's name,
-    and what a Python scalar would raise on one row (division by zero on an integer,
-    concatenating a missing value) becomes `inf` or `NaN` instead.
+    and what a scalar does on one row becomes what the column does: an integer division or
+    remainder by zero (which raises for a Python int and gives 0 for a NumPy one) and
+    concatenating a missing value become `inf` or `NaN`. On a frame with mixed dtypes each
+    row holds Python objects, so two more things differ there: int64 overflow, as Python
+    ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`, `abs` and `x ** 2` once a
+    result leaves the int64 range; ints beyond 2**53 are rounded to float when divided or
+    compared with a float), and two bool columns, where `row["a"] + row["b"]` is 2 per row
+    but a logical or on the columns (`*` gives the same values as bools) and
+    `row["a"] - row["b"]` raises `TypeError`.
 
     On a frame with no rows, pandas calls the function once on a row of NaN to guess the
     shape of the result. When that call fails (string concatenation, `<` against a string,
     `round(x)`, a column the frame lacks), `apply` returns an empty copy of the frame instead
     of an empty Series (and storing that copy in a column raises when the frame has more
     than one column); the rewrite returns an empty Series (or creates an empty column), and
-    raises `KeyError` where the frame lacks a column it reads (`pd.DataFrame([])` has none).
+    raises `KeyError` where the frame lacks a column it reads (`pd.DataFrame([])` has none)
+    and `TypeError` where the empty columns' dtype refuses the operation (a float column
+    plus a string). A part of the lambda that reads no field (`float(total)`) is computed
+    once, even for a frame with no rows.
 
-    Named functions, `raw=True`, `result_type=`, `args=` or other keyword arguments, row
+    Declined, because NumPy computes other values or raises where Python returns: `**`
+    unless its exponent is the literal 0, 1 or 2 (`row["a"] ** 0.5` is complex for a
+    negative Python float and NaN in NumPy, `row["a"] ** -1` raises for NumPy ints,
+    `row["a"] ** 40` wraps in int64), `-` of a field or comparison that may be a bool
+    (`-True` is -1, pandas inverts bools), arithmetic between a bool literal or comparison
+    and a field or another comparison (`(row["a"] > 0) + True`), and `%` that formats a
+    string (`fmt % row["a"]` would format the whole column at once). Named functions,
+    `raw=True`, `result_type=`, `args=` or other keyword arguments, row
     attributes (`row.a`, which can mean a Series attribute rather than a column), conditionals
     mixing strings with other values, and receivers that are not a plain name (they would be
     evaluated once per column) get a display-only suggestion; a list of method names gets

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
+from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
 
@@ -66,14 +66,13 @@ class _Body:
         if isinstance(func, ast.Name):
             if func.id not in BUILTINS - {"str"} or not self.ctx.env.is_builtin(func.id):
                 return False
-            if func.id == "len":
-                self.strings = True
+            self.strings = self.strings or func.id == "len" and mentions(node, self.parameter)
             if func.id == "round":
                 return len(node.args) in (1, 2) and self.ok(node.args[0]) and (
                     len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
             return len(node.args) == 1 and self.ok(node.args[0])
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
-            self.strings = True
+            self.strings = self.strings or mentions(func.value, self.parameter)
             if node.args and (func.attr not in _STR_METHODS_WITH_ARGUMENTS or len(node.args) > 1 or not (
                     isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))):
                 return False
@@ -142,34 +141,56 @@ class ElementwiseApply(Rule):
     The fix is unsafe. It rewrites a builtin to its method (`abs` -> `s.abs()`,
     `float`/`int`/`bool` -> `s.astype(...)`, `round` -> `s.round()`, `len` -> `s.str.len()`),
     a `str` method to the `.str` accessor, and a lambda by putting the receiver in place of
-    its parameter (`lambda x: x.strip().lower()` -> `s.str.strip().str.lower()`). Where the
-    original returns, the values are the same, but measured with pandas 3.1 these are not
-    identical, which is why even `s.str.lower()` is not a safe fix:
+    its parameter (`lambda x: x.strip().lower()` -> `s.str.strip().str.lower()`). Only the
+    parts of the lambda that read its parameter change: `lambda x: x / float(total)` becomes
+    `s / float(total)`, one Python call as it was for each element (and computed once even
+    for an empty Series, where the original never called it). `lambda x: x` becomes
+    `s.copy()`, a new Series as `map` returned, not the receiver itself. Where the original
+    returns, the values are the same except as listed here, and measured with pandas 3.1
+    the results are not identical, which is why even `s.str.lower()` is not a safe fix:
 
     - dtypes: `apply(str.lower)` on an `object` column returns the `str` dtype and keeps a
       `category` column categorical, where `.str.lower()` returns `object`; `round(x)` makes
       ints where `s.round()` keeps floats; on an `object` column the accessor keeps `None`
       where `map(..., na_action="ignore")` gives `NaN`; `len` on a `string` column gives `int64` where
       `.str.len()` gives `Int64`; the result of `apply` on an empty `str` column is `str`,
-      where `.str.len()` and `.str.isdigit()` give numbers and booleans;
+      where `.str.len()` and `.str.isdigit()` give numbers and booleans; `x ** 2` on bools
+      gives `int8`;
     - missing values: the function raises on `NaN`/`None`/`pd.NA` (`str.lower(nan)`,
       `len(None)`) and on non-strings, where the vectorized form yields a missing value;
       `map(..., na_action="ignore")` skips them as the vectorized form does;
     - a column of a non-string dtype with no value the function is called on (empty, or
-      only missing values with `na_action="ignore"`): `apply` returns it, `.str` raises;
+      only missing values with `na_action="ignore"`): `apply` returns it, while `.str`, `+`
+      with a string and `<`/`>` against a string raise;
+    - categorical columns: `apply` maps the categories, while arithmetic, `abs` and `<`/`>`
+      on an unordered categorical column raise `TypeError` (`==` compares with the
+      categories themselves, so `x == True` no longer matches a category 1); `.str` methods
+      and casts work;
     - Unicode: with pyarrow installed (pandas' default string storage then), `.str.lower()`,
       `.upper()`, `.title()`, `.capitalize()` and `.swapcase()` map some characters
       differently from Python's `str` methods (`"ß".upper()` is `"SS"` in Python, `"ẞ"` in
       Arrow; `"İ".lower()` keeps a combining dot in Python only);
-    - arithmetic: Python ints do not overflow and `1 // 0` raises, NumPy int64 wraps and
-      gives 0.
+    - int64 overflow: Python ints grow where int64 arithmetic wraps. `+`, `-`, `*`, `//`,
+      `x ** 2`, `abs(x)` and `-x` wrap once a result leaves the int64 range (`x + 1` at the
+      int64 maximum, `x * x` beyond about 3e9, `abs(x)` at the minimum), and `int(x)` of a
+      float beyond that range gives a wrong int; ints beyond 2**53 are rounded to float when
+      divided or compared with a float, where Python computes exactly.
 
-    Declined, with a display-only suggestion: `str` (`astype(str)` keeps missing values
-    missing where `str(nan)` is `"nan"`), `round` with digits (NumPy rounds through a
-    scaled float, Python exactly), conditionals (`np.where` returns an array), other
-    arguments (`args=`, `convert_dtype=`), a receiver that is not a plain reference when the
-    lambda uses its parameter more than once, `str` methods and `len` on a DataFrame (it has
-    no `.str`), and Dask objects.
+    Declined, with a display-only suggestion, because NumPy computes other values or raises
+    where Python returns: `**` unless its exponent is the literal 0, 1 or 2 (`x ** 0.5` is
+    complex for a negative `x` in Python and NaN in NumPy, `x ** -1` raises for NumPy ints,
+    `x ** 3` wraps in int64 from about 2e6); `-` of the element, a comparison or another
+    value that may be a bool (`-True` is -1, pandas inverts bools); arithmetic on two values
+    that may both be bools (`x + x`, `x * x`, `x - (x > 0)`: `True + True` is 2 but a
+    logical or in NumPy, and `-` raises); `%` that formats a string (`"%.2f" % x` would
+    format the whole column at once); arithmetic other than `+` with a string (`"-" * x`);
+    `str` (`astype(str)` keeps missing values missing where `str(nan)` is `"nan"`); `round`
+    of the element with digits (NumPy rounds through a scaled float, Python exactly);
+    conditionals (`np.where` returns an array); `lambda x: x` with `na_action`; other
+    arguments (`args=`, `convert_dtype=`); a receiver that is not a plain reference when
+    the lambda uses its parameter more than once; `str` methods and `len` on a DataFrame
+    (it has no `.str`); and Dask objects. Names from outside the lambda are taken to hold
+    numbers (or strings), not bools or collections.
     """
 
     code = "GPU105"
@@ -261,6 +282,40 @@ import pandas as pd
 
 scores = pd.read_parquet("scores.parquet")
 labels = scores["score"].apply(lambda s: "pass" if s >= 50 else "fail")
+''',
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+
+def shares(amounts: pd.Series, total: int) -> pd.Series:
+    return amounts.apply(lambda amount: amount / float(total) * 100)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def shares(amounts: pd.Series, total: int) -> pd.Series:
+    return amounts / float(total) * 100
+''',
+            setup="amounts = pd.Series(rng.integers(0, 100, N), name='amount')",
+            call="shares(amounts, 250)",
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+prices = pd.read_csv("prices.csv")["price"]
+labels = prices.apply(lambda p: "%.2f" % p)
+''',
+        ),
+        Example(
+            source='''\
+import pandas as pd
+
+readings = pd.read_csv("readings.csv")["reading"]
+roots = readings.apply(lambda r: r ** 0.5)
 ''',
         ),
     )
