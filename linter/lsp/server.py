@@ -476,10 +476,10 @@ class GpulintServer(LanguageServer):
 
     async def current(self, uri: str) -> Linted | None:
         """The result for the document's text as it is now (linting it if needed)."""
-        notebook = self.workspace.get_notebook_document(cell_uri=uri)
-        if uri not in self.documents and notebook is None:
+        if not self.known(uri):
             self.ignore(f"a request for {uri}: the document is not open")
             return None
+        notebook = self.workspace.get_notebook_document(cell_uri=uri)
         version = self.workspace.get_text_document(uri).version
         linted = self.linted.get(uri)
         if linted is not None and linted.version == version:
