@@ -9,7 +9,9 @@ The code list is read as flake8 reads it: codes separated by commas or whitespac
 free text, which starts at a word after whitespace that does not look like a code, or
 at punctuation right after a code (`# noqa: E501 (URL too long)`, `# noqa: E501 some
 reason`). Malformed are: a code-like word that is not a code (`GPU10x`), a word where a
-code must be (first in the list, or after a comma), and a colon followed by no code.
+code must be (first in the list, or after a comma), and a colon followed by no code. Where
+flake8 reads those leniently (`# noqa: ,` as a blanket `# noqa`, `GPU10x` as the prefix
+`GPU10`), gpulint warns and suppresses only the well-formed codes.
 """
 
 from __future__ import annotations
