@@ -284,15 +284,22 @@ def test_a_change_to_an_unknown_notebook_or_cell_is_logged_and_the_rest_applied(
 def test_a_change_to_a_cell_closed_in_the_same_message_is_logged_and_the_rest_applied(bare_server):
     types = _types()
     notebook, kept, closed = "file:///n.ipynb", "vscode-notebook-cell:/n.ipynb#a", "vscode-notebook-cell:/n.ipynb#b"
+    added = "vscode-notebook-cell:/n.ipynb#c"
     bare_server.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
         notebook_document=types.NotebookDocument(uri=notebook, notebook_type="jupyter-notebook", version=1, cells=[
             types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (kept, closed)]),
         cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text="x = 0\n")
                              for u in (kept, closed)]))
-    params = _cell_changes(types, notebook, {closed: "y = 1\n", kept: "x = 1\n"})
+    # The second cell is replaced by a new one; both get a text change in the same message.
+    params = _cell_changes(types, notebook, {closed: "y = 1\n", kept: "x = 1\n", added: "z = 1\n"})
     params.change.cells.structure = types.NotebookDocumentCellChangeStructure(
-        array=types.NotebookCellArrayChange(start=1, delete_count=1), did_close=[types.TextDocumentIdentifier(closed)])
+        array=types.NotebookCellArrayChange(start=1, delete_count=1, cells=[
+            types.NotebookCell(kind=types.NotebookCellKind.Code, document=added)]),
+        did_open=[types.TextDocumentItem(uri=added, language_id="python", version=1, text="z = 0\n")],
+        did_close=[types.TextDocumentIdentifier(closed)])
     assert len(_handled(bare_server, params)) == 1
     assert bare_server.workspace.get_text_document(kept).source == "x = 1\n"
-    assert [cell.document for cell in bare_server.workspace.get_notebook_document(notebook_uri=notebook).cells] == [kept]
+    assert bare_server.workspace.get_text_document(added).source == "z = 1\n"
+    cells = bare_server.workspace.get_notebook_document(notebook_uri=notebook).cells
+    assert [cell.document for cell in cells] == [kept, added]
     assert closed in bare_server.logged[-1].message and bare_server.shown == []
