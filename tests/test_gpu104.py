@@ -293,10 +293,33 @@ d = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
     'frame.apply(lambda r: r["a"] if r["flag"] else 0, axis=1)',
     'frame.apply(lambda r: sum(r), axis=1)',
     'frame.apply(lambda r: 1, axis=1)',
+    # NumPy computes other values than Python does on a row of mixed dtypes (Python objects)
+    'frame.apply(lambda r: r["a"] ** 40, axis=1)',
+    'frame.apply(lambda r: r["a"] ** 0.5, axis=1)',
+    'frame.apply(lambda r: r["a"] ** -1, axis=1)',
+    'frame.apply(lambda r: r["a"] ** r["b"], axis=1)',
+    'frame.apply(lambda r: fmt % r["a"], axis=1)',
+    'frame.apply(lambda r: -r["flag"], axis=1)',
+    'frame.apply(lambda r: (r["a"] > 0) + True, axis=1)',
+    'frame.apply(lambda r: (r["a"] > 0) - (r["b"] > 0), axis=1)',
 ])
 def test_declined_shapes_get_a_display_only_suggestion(call):
-    source = PANDAS + f"offsets = pd.Series([1, 2])\n\n\ndef score(row):\n    return 1\n\n\nresult = {call}\n"
+    source = PANDAS + (f"offsets = pd.Series([1, 2])\nfmt = '%d'\n\n\ndef score(row):\n    return 1\n\n\n"
+                       f"result = {call}\n")
     _assert_display_only(source)
+
+
+@pytest.mark.parametrize(("body", "rewrite"), [
+    ('r["a"] ** 2', 'frame["a"] ** 2'),
+    ('r["a"] - r["b"]', 'frame["a"] - frame["b"]'),
+    ('r["a"] % 3', 'frame["a"] % 3'),
+    ('-(r["a"] * 2)', '-(frame["a"] * 2)'),
+    ('r["a"] / abs(total)', 'frame["a"] / abs(total)'),
+    ('(r["a"] > 0) * 3', '(frame["a"] > 0) * 3'),
+])
+def test_near_misses_of_the_declined_shapes_are_rewritten(body, rewrite):
+    source = PANDAS + f"total = 4\nresult = frame.apply(lambda r: {body}, axis=1)\n"
+    assert idempotent_fix(source) == PANDAS + f"total = 4\nresult = {rewrite}\n"
 
 
 # -- executed before and after ---------------------------------------------------------
@@ -332,6 +355,41 @@ def test_rewrites_compute_the_same_values(body, stored):
         assert_same_result(before, after, strict=False)
         if isinstance(before, pd.Series):
             pd.testing.assert_index_equal(after.index, before.index)
+
+
+#: Frames whose rows hold Python objects (mixed dtypes) or NumPy scalars (one dtype).
+EDGE_FRAMES = {
+    "mixed": 'pd.DataFrame({"a": [3, -5, 10**9, 1], "b": [2.5, -1.0, 7.0, np.nan], "t": list("wxyz")})',
+    "ints": 'pd.DataFrame({"a": [3, -5, 10**9, 1], "b": [2, -1, 7, 4]})',
+    "floats": 'pd.DataFrame({"a": [-4.0, np.nan, 2.5], "b": [0.5, -1.0, 3.0]})',
+    "negative-floats-mixed": 'pd.DataFrame({"a": [-4.0, -0.5], "b": [1.0, 2.0], "t": ["u", "v"]})',
+    "flags-mixed": 'pd.DataFrame({"a": [True, False], "b": [1.5, 2.0], "t": ["u", "v"]})',
+}
+EDGE_BODIES = [
+    'r["a"] ** 3', 'r["a"] ** 40', 'r["a"] ** 0.5', 'r["a"] ** -1', 'r["a"] ** 2', 'fmt % r["a"]', 'r["a"] % 3',
+    '-r["a"]', '(r["a"] > 0) + True', '(r["a"] > 0) * 3', 'r["a"] / abs(total)', 'r["a"] - r["b"]',
+    'abs(r["a"]) + r["b"] * 2',
+]
+
+
+@pytest.mark.parametrize("body", EDGE_BODIES)
+def test_rewrites_keep_python_values_on_rows_of_python_objects(body):
+    """What a row rewrite computes is what the lambda computed for every row, where the
+    frame has rows (the rows of a mixed frame hold Python ints, floats and bools)."""
+    source = ("import numpy as np\nimport pandas as pd\n\nfmt = '%.1f'\n\n\n"
+              f"def run(frame: pd.DataFrame, total):\n    return frame.apply(lambda r: {body}, axis=1)\n")
+    fixed = idempotent_fix(source)
+    before_namespace: dict = {}
+    after_namespace: dict = {}
+    exec(source, before_namespace)
+    exec(fixed, after_namespace)
+    for code in EDGE_FRAMES.values():
+        try:
+            before = before_namespace["run"](eval(code), 4)
+        except (TypeError, ValueError, ZeroDivisionError, OverflowError):
+            continue
+        after = after_namespace["run"](eval(code), 4)
+        assert_same_result(before, after, strict=False)
 
 
 # -- the pandas behaviour the "Fix safety" section describes ------------------------------
