@@ -34,8 +34,9 @@ def is_comparison(node: ast.AST) -> bool:
 
 
 class Elementwise:
-    """Checks one expression; `references` counts the element references it reads and
-    `needs_numpy` says whether its whole-array form calls `np.where`."""
+    """Checks one expression; `references` counts the element references it reads,
+    `needs_numpy` says whether its whole-array form calls `np.where`, and
+    `keeps_python_values` is set by `elementwise`."""
 
     def __init__(self, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str],
                  env: TypeEnv) -> None:
@@ -44,6 +45,7 @@ class Elementwise:
         self.env = env
         self.references = 0
         self.needs_numpy = False
+        self.keeps_python_values = True
 
     def ok(self, node: ast.AST) -> bool:
         if self.is_element(node):
@@ -82,9 +84,13 @@ class Elementwise:
 def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str],
                 env: TypeEnv) -> Elementwise | None:
     """The checker's verdict on `expression`, or None when it is not an element-wise
-    computation reading at least one element reference (or formats strings with `%`)."""
+    computation reading at least one element reference (or formats strings with `%`).
+    `keeps_python_values` on the verdict says whether the whole-array form also gives
+    what Python computes on Python scalars (iterating a Series yields them; a NumPy
+    array's elements are NumPy scalars, which compute as the whole array does)."""
     checker = Elementwise(is_element, forbidden, env)
     if checker.ok(expression) and checker.references and remainders_only(expression, is_element):
+        checker.keeps_python_values = python_values_kept(expression, is_element)
         return checker
     return None
 
