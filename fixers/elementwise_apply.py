@@ -49,6 +49,8 @@ def _rewrite(info: dict, ctx: FixContext) -> str | None:
     call: ast.Call = info["call"]
     if info.get("lib") not in _REWRITABLE or not _only_understood_arguments(call) or "#" in ctx.segment(call):
         return None
+    if _skips_missing(call) and not _missing_stays_missing(info["form"], call):
+        return None
     receiver_node: ast.expr = info["receiver"]
     receiver = ctx.segment(receiver_node)
     if not isinstance(receiver_node, _PRIMARY):
@@ -154,6 +156,36 @@ def _only_understood_arguments(call: ast.Call) -> bool:
     return (positional + len(keywords) >= 1 and positional <= 1
             and not any(isinstance(a, ast.Starred) for a in call.args)
             and all(k in ("func", "arg", "na_action") for k in keywords))
+
+
+def _skips_missing(call: ast.Call) -> bool:
+    """`na_action="ignore"` (anything but an explicit None): missing values are not passed to
+    the function and stay missing in the result."""
+    value = keyword_value(call, "na_action")
+    return value is not None and not (isinstance(value, ast.Constant) and value.value is None)
+
+
+def _missing_stays_missing(form: dict, call: ast.Call) -> bool:
+    """Whether the vectorized form keeps a missing value missing, as `na_action="ignore"`
+    does: arithmetic, `abs`, `round`, `float`, `len` and string results do; comparisons,
+    `str` predicates and `bool` make it False or True, and `int` raises on it."""
+    if form["kind"] == "builtin":
+        return form["name"] not in ("int", "bool")
+    if form["kind"] == "str-method":
+        return not _predicate(form["name"])
+    function = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg in ("func", "arg"))
+    for node in ast.walk(function.body):  # type: ignore[attr-defined]
+        if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool"):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _predicate(node.func.attr):
+            return False
+    return True
+
+
+def _predicate(method: str) -> bool:
+    return method.startswith("is") or method in ("startswith", "endswith")
 
 
 def _repeatable(node: ast.expr) -> bool:

@@ -28,7 +28,9 @@ _findings = partial(findings, code="GPU105")
     ("s.apply(round)", "s.round()"),
     ("s.apply(len)", "s.str.len()"),
     ("s.apply(str.lower)", "s.str.lower()"),
-    ("s.map(str.isdigit, na_action='ignore')", "s.str.isdigit()"),
+    ("s.map(str.upper, na_action='ignore')", "s.str.upper()"),
+    ("s.map(lambda x: x * 2 + len(x), na_action='ignore')", "s * 2 + s.str.len()"),
+    ("s.map(lambda x: x > 1, na_action=None)", "s > 1"),
     ("s.apply(func=str.title)", "s.str.title()"),
     ("s.map(arg=lambda x: x * 2)", "s * 2"),
     ("s.apply(lambda x: x * 2 + 1)", "s * 2 + 1"),
@@ -95,6 +97,14 @@ def test_rewrites_keep_their_precedence(statement, rewrite):
     "s.apply(lambda x: '-' * x)",
     # an alias would share later changes, and `na_action` has nothing left to skip
     "s.map(lambda x: x, na_action='ignore')",
+    # with `na_action`, a missing value must stay missing: comparisons, predicates and
+    # `bool` make it False or True, `int` raises on it
+    "s.map(str.isdigit, na_action='ignore')",
+    "s.map(int, na_action='ignore')",
+    "s.map(bool, na_action='ignore')",
+    "s.map(lambda x: x > 1, na_action='ignore')",
+    "s.map(lambda x: x.startswith('a'), na_action='ignore')",
+    "s.map(lambda x: int(x) + 1, na_action='ignore')",
     # NumPy powers: complex vs NaN, raising negative exponents, int64 wrapping from 2e6
     "s.apply(lambda x: x ** 0.5)",
     "s.apply(lambda x: x ** 3)",
@@ -180,7 +190,7 @@ COLUMNS = {
 }
 CALLS = [
     "s.apply(abs)", "s.map(float)", "s.apply(round)", "s.apply(lambda x: x * 3 - 1)", "s.apply(lambda x: x >= 0)",
-    "s.apply(str.lower)", "s.apply(str.upper)", "s.map(str.isdigit, na_action='ignore')",
+    "s.apply(str.lower)", "s.apply(str.upper)", "s.map(lambda x: x + 1, na_action='ignore')",
     "s.apply(lambda x: x.strip().lower())", "s.apply(len)", "s.map(str.strip, na_action='ignore')",
 ]
 

@@ -158,7 +158,8 @@ class ElementwiseApply(Rule):
       gives `int8`;
     - missing values: the function raises on `NaN`/`None`/`pd.NA` (`str.lower(nan)`,
       `len(None)`) and on non-strings, where the vectorized form yields a missing value;
-      `map(..., na_action="ignore")` skips them as the vectorized form does;
+      `map(..., na_action="ignore")` skips them, and is rewritten only where the vectorized
+      form keeps them missing too (not for comparisons, `str` predicates, `bool` and `int`);
     - a column of a non-string dtype with no value the function is called on (empty, or
       only missing values with `na_action="ignore"`): `apply` returns it, while `.str`, `+`
       with a string and `<`/`>` against a string raise;
