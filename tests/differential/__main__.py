@@ -10,6 +10,7 @@ status is 1 when a program failed, 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -45,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0)")
     parser.add_argument("--failures", default="fuzz-failures", help="folder for failing programs")
     parser.add_argument("--per-class", type=int, default=20, help="failing programs written per rule and class")
+    parser.add_argument("--log", help="also write every program and its outcome to this file, one JSON object a line")
     args = parser.parse_args(argv)
     codes = [code.strip() for code in args.rules.split(",") if code.strip()]
     unknown = [code for code in codes if code not in PROGRAMS]
@@ -57,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         outcomes = explore(code, args.examples, args.seed)
         stats = summarize(code, outcomes, folder, args.per_class)
+        if args.log:
+            with open(args.log, "a", encoding="utf-8") as log:
+                log.writelines(json.dumps(record(outcome)) + "\n" for outcome in outcomes)
         totals.update(stats)
         print(f"  ({time.perf_counter() - started:.0f} s)\n")
         sys.stdout.flush()
@@ -82,6 +87,14 @@ def explore(code: str, examples: int, seed_value: int) -> list[Outcome]:
 
     one()
     return outcomes
+
+
+def record(outcome: Outcome) -> dict:
+    program = outcome.program
+    return {"rule": program.rule, "idiom": program.idiom, "setup": program.setup, "source": program.source,
+            "fixed": outcome.fixed, "skipped": outcome.skipped, "problems": sorted(outcome.problems),
+            "variants": [{"kind": v.kind, "classes": sorted(v.classes), "error": v.error} for v in outcome.variants],
+            "failures": sorted(outcome.failures())}
 
 
 def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) -> Counter:

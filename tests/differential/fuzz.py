@@ -12,8 +12,8 @@ a deep copy of the same inputs (`execution.run`) and is compared with the origin
 - what the user's own code recorded while it ran (`Program.state`) must match too: a
   difference there is ``worker-state`` (the code ran in worker processes);
 - raising (or hanging) where the original did not, printing something else, a fix that
-  does not parse, that changes again when fixed a second time, or that leaves trailing
-  spaces the original did not have are never allowed.
+  does not parse, that changes again when fixed a second time, or that breaks the layout
+  (trailing spaces, arguments at column 0 inside a call) are never allowed.
 
 A program whose original raises is skipped: there is nothing to preserve.
 """
@@ -21,7 +21,9 @@ A program whose original raises is skipped: there is nothing to preserve.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -127,8 +129,30 @@ def _parses(source: str) -> bool:
     return True
 
 
-def _trailing_space(source: str) -> set[str]:
+def _layout_breaks(original: str, fixed: str) -> bool:
+    """Whether the fix leaves trailing spaces, or lines inside brackets at column 0, that
+    the original did not have (a call's arguments broken out of its layout)."""
+    return bool(_trailing_spaces(fixed) - _trailing_spaces(original)) or \
+        _flush_left_continuations(fixed) > _flush_left_continuations(original)
+
+
+def _trailing_spaces(source: str) -> set[str]:
     return {line.strip() for line in source.splitlines() if line != line.rstrip()}
+
+
+def _flush_left_continuations(source: str) -> int:
+    depth, count, line_seen = 0, 0, 0
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        row, col = token.start
+        if row != line_seen:
+            line_seen = row
+            if depth > 0 and col == 0 and token.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+                count += 1
+        if token.type == tokenize.OP and token.string in "([{":
+            depth += 1
+        elif token.type == tokenize.OP and token.string in ")]}":
+            depth -= 1
+    return count
 
 
 def check(program: Program) -> Outcome:
@@ -144,10 +168,10 @@ def check(program: Program) -> Outcome:
             outcome.problems.add("parse")
         elif fix_text(text, rules=rules, unsafe_fixes=True) != full:
             outcome.problems.add("idempotence")
-    if _trailing_space(full) - _trailing_space(program.source):
-        outcome.problems.add("layout")
     if "parse" in outcome.problems:
         return outcome
+    if _layout_breaks(program.source, full):
+        outcome.problems.add("layout")
     versions = [("safe", safe)] if safe != program.source else []
     if full != safe:
         versions.append(("unsafe", full))

@@ -46,7 +46,8 @@ class Program:
 def _src(template: str) -> str:
     """A template written indented in this file, moved to column 0. Only the template's
     own indentation is removed: lines that drawn pieces insert (a statement before the
-    loop, a tail after it) are written relative to the result already."""
+    loop, a tail after it) are written relative to the result already, and indented less
+    than the template (deeper pieces are inserted after `_src`)."""
     lines = template.lstrip("\n").split("\n")
     prefix = lines[0][: len(lines[0]) - len(lines[0].lstrip(" "))]
     return "\n".join(line[len(prefix):] if line.startswith(prefix) else line if line.strip() else ""
@@ -569,7 +570,9 @@ def dataloader_without_workers(draw: st.DrawFn) -> Program:
     n = draw(st.integers(0, 6))
     setup = f"import torch\nfrom torch.utils.data import TensorDataset\ndata = TensorDataset(torch.arange({n}.0))\n"
     arguments = draw(st.sampled_from(["dataset, batch_size=2", "dataset, batch_size=2, num_workers=0",
-                                      "\n        dataset,\n        batch_size=2,\n    "]))
+                                      "\n        dataset,\n        batch_size=2,\n    ",
+                                      "\n        dataset,\n        batch_size=2\n    ",
+                                      "\n        dataset, batch_size=2\n    ", "dataset,\n                        batch_size=2"]))
     counting = draw(st.booleans())
     dataset = "Counting(data)" if counting else "data"
     source = _src(f"""
@@ -594,12 +597,12 @@ def dataloader_without_workers(draw: st.DrawFn) -> Program:
 
         def f(data):
             dataset = {dataset}
-            loader = DataLoader({arguments})
+            loader = DataLoader(ARGUMENTS)
             sums = []
             for (features,) in loader:
                 sums.append(features.to(device).sum().item())
             return sums
-        """)
+        """).replace("ARGUMENTS", arguments)  # inserted after the template is moved to column 0
     return Program("GPU305", f"DataLoader({'counting dataset' if counting else 'TensorDataset'})", setup, source,
                    "f(data)", state="len(SEEN)")
 
@@ -665,9 +668,12 @@ def estimator_without_n_jobs(draw: st.DrawFn) -> Program:
 
 
         def f(X, y):
-            model = {form[0]}
+            model = ESTIMATOR
             return model.fit(X, y).predict(X)
         """)
+    name, arguments = form[0][:-1].split("(", 1)
+    layout = draw(st.sampled_from(["{}({})", "{}(\n        {}\n    )", "{}(\n        {},\n    )"]))
+    source = source.replace("ESTIMATOR", layout.format(name, arguments))
     return Program("GPU403", form[0].split("(")[0] + ("(user code)" if "ount" in form[0] else ""), setup, source,
                    "f(X_train, y_train)", state="len(CALLS)")
 
