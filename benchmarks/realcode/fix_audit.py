@@ -11,9 +11,10 @@ the corpus itself is never touched:
    `gpulint check --fix --unsafe-fixes` (the fix), then the same again (must change
    nothing), each with JSON output and a time limit.
 3. Compare: every changed file still parses where it parsed before; no new undefined names
-   (each one reported with its file and diff); no file changed by the second run; gpulint's
-   per-file errors, internal errors and time-outs; findings per rule before and after (a
-   finding gone after the fix counts as fixed).
+   (each one reported with its file and diff); no file changed by the second run; no more
+   lines ending in whitespace than before (a layout the fix broke); gpulint's per-file
+   errors, internal errors and time-outs; findings per rule before and after (a finding
+   gone after the fix counts as fixed).
 4. Write a Markdown summary (stdout, and `--output FILE`) and N random hunks of the fix's
    diff, with a fixed seed, to `--diffs FILE` for reading.
 
@@ -307,7 +308,7 @@ def _read_tree(root: Path, folder: str = "") -> dict[str, bytes]:
 
 @dataclass
 class Problem:
-    kind: str  # "parse", "undefined", "idempotent", "unreadable"
+    kind: str  # "parse", "undefined", "idempotent", "layout", "unreadable"
     path: str
     detail: str
     diff: str
@@ -402,6 +403,10 @@ def _check_changed(result: Audit, facts_before: dict[str, CodeFacts]) -> None:
         if broken:
             result.problems.append(Problem("parse", path, "no longer parses: " + ", ".join(broken),
                                            file_diff(path, before, after)))
+        spaced = _trailing_whitespace(path, after) - _trailing_whitespace(path, before)
+        if spaced > 0:
+            result.problems.append(Problem("layout", path, f"{spaced} more line(s) end with whitespace",
+                                           file_diff(path, before, after)))
         for key, where in new.undefined.items():
             added = len(where) - len(old.undefined.get(key, []))
             if added > 0:
@@ -409,6 +414,12 @@ def _check_changed(result: Audit, facts_before: dict[str, CodeFacts]) -> None:
                 result.problems.append(Problem(
                     "undefined", path, f"new pyflakes {kind} `{name}` (+{added}) at {', '.join(where)}",
                     file_diff(path, before, after)))
+
+
+def _trailing_whitespace(path: str, data: bytes) -> int:
+    """Lines of code (of every cell, in a notebook) that end with a space or a tab."""
+    return sum(1 for text in _units(path, data).values() for line in text.splitlines()
+               if line != line.rstrip(" \t"))
 
 
 def _count_rules(result: Audit, before: dict[str, list[dict]], after: dict[str, list[dict]]) -> None:
@@ -469,6 +480,7 @@ def summary(result: Audit, scratch_note: str) -> str:
         f"| changed files that no longer parse | {kinds['parse'] + kinds['unreadable']} |",
         f"| new pyflakes undefined names | {kinds['undefined']} |",
         f"| files changed again by a second fix (not idempotent) | {kinds['idempotent']} |",
+        f"| changed files with more lines ending in whitespace | {kinds['layout']} |",
         f"| per-file gpulint errors (fix run) | {len(file_errors)} |",
         f"| internal errors / output not JSON / time-outs | {len(internal)} / {len(not_json)} / {len(timeouts)} |",
         f"| audit time | {result.seconds:.0f} s ({sum(r.seconds for r in result.runs):.0f} s in gpulint) |",
