@@ -65,14 +65,19 @@ def names_read_after(site: Site, tree: ast.Module, kept: frozenset[str] = frozen
 
 @dataclass
 class _ScopeFacts:
-    """Where a scope reads each name (`Load`, `del`, augmented assignment), sorted by
+    """What one scope does with its names, gathered in one walk: where it reads each name
+    (`Load`, `del`, augmented assignment) and where it has `break`/`continue`, sorted by
     position; the names its nested scopes may see; its `global`/`nonlocal` names; whether
-    it calls one of `DYNAMIC_READERS`."""
+    it calls one of `DYNAMIC_READERS`. `suffixes` and `positions` are filled as queries
+    need them (see `_suffixes`)."""
 
     reads: dict[str, list[Position]] = field(default_factory=dict)
+    jumps: list[Position] = field(default_factory=list)
     free: set[str] = field(default_factory=set)
     declared: set[str] = field(default_factory=set)
     dynamic: bool = False
+    suffixes: dict[tuple[int, str], list[tuple[_Outcome, _Outcome]]] = field(default_factory=dict)
+    positions: dict[int, dict[int, int]] = field(default_factory=dict)
 
 
 _CACHE: "WeakKeyDictionary[ast.AST, _ScopeFacts]" = WeakKeyDictionary()
@@ -103,9 +108,11 @@ def _gather(scope: ast.AST) -> _ScopeFacts:
             stack.extend((part, inner) for part in [*elements, first.target, *first.ifs, *rest])
             continue
         if isinstance(node, ast.Name) and node.id not in own and not isinstance(node.ctx, ast.Store):
-            facts.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
+            facts.reads.setdefault(node.id, []).append(_start(node))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id not in own:
-            facts.reads.setdefault(node.target.id, []).append((node.lineno, node.col_offset))
+            facts.reads.setdefault(node.target.id, []).append(_start(node))
+        elif isinstance(node, (ast.Break, ast.Continue)):
+            facts.jumps.append(_start(node))
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             facts.declared.update(node.names)
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_READERS:
@@ -113,6 +120,7 @@ def _gather(scope: ast.AST) -> _ScopeFacts:
         stack.extend((child, own) for child in ast.iter_child_nodes(node))
     for positions in facts.reads.values():
         positions.sort()
+    facts.jumps.sort()
     return facts
 
 
@@ -124,94 +132,103 @@ def _end(node: ast.AST) -> Position:
     return node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]
 
 
-class _Reads:
-    """Whether `name` is read inside a node, by position, leaving out the body of the loop
-    being rewritten (which goes away with it)."""
+def _any_within(positions: list[Position], nodes: "tuple[ast.AST, ...] | list[ast.AST]",
+                skip: tuple[Position, Position] | None = None) -> bool:
+    """One of the sorted `positions` lies inside one of `nodes` (and outside `skip`)."""
+    for node in nodes:
+        end = _end(node)
+        index = bisect_left(positions, _start(node))
+        while index < len(positions) and positions[index] < end:
+            if skip is None or not skip[0] <= positions[index] < skip[1]:
+                return True
+            index += 1
+    return False
 
-    def __init__(self, name: str, facts: _ScopeFacts, loop: ast.stmt) -> None:
-        self.positions = facts.reads.get(name, [])
-        body = [*loop.body, *loop.orelse]  # type: ignore[attr-defined]
-        self.skip = (_start(body[0]), _end(body[-1]))
 
-    def within(self, *nodes: ast.AST) -> bool:
-        for node in nodes:
-            start, end = _start(node), _end(node)
-            index = bisect_left(self.positions, start)
-            while index < len(self.positions) and self.positions[index] < end:
-                if not self.skip[0] <= self.positions[index] < self.skip[1]:
-                    return True
-                index += 1
-        return False
+#: What running a statement (or the rest of a block) does to a name: (reads it before
+#: rebinding it, rebinds it on every path, may have jumped past a rebinding with
+#: `break`/`continue`).
+_Outcome = tuple[bool, bool, bool]
 
 
 def _read_later(path: Site, name: str, facts: _ScopeFacts) -> bool:
     """Whether code that may run after the loop (the last statement of `path`, which
     starts at the scope's top level) reads `name` before rebinding it."""
-    reads = _Reads(name, facts, path[-1][0])
-    state = _State()
+    reads = facts.reads.get(name, [])
+    loop = path[-1][0]
+    body = [*loop.body, *loop.orelse]  # type: ignore[attr-defined]
+    skip = (_start(body[0]), _end(body[-1]))  # the loop's own body goes away with it
+    rebound = jumped = False
     for level in range(len(path) - 1, -1, -1):
         statement, block = path[level]
-        position = next(i for i, s in enumerate(block) if s is statement)
-        if _scan_block(block[position + 1:], name, reads, state):
+        places = facts.positions.get(id(block))
+        if places is None:
+            places = facts.positions[id(block)] = {id(s): i for i, s in enumerate(block)}
+        index = places[id(statement)]
+        read, rebound, jumped = _rest_of_block(block, index + 1, name, jumped, facts)
+        if read:
             return True
         if level == 0:
             return False
         outer = path[level - 1][0]
         if isinstance(outer, _GUARDS):
             # an exception may skip a rebinding and land in a handler, or after a `with`
-            state.rebound = False
-            if not isinstance(outer, (ast.With, ast.AsyncWith)) and reads.within(
-                    *outer.handlers, *outer.orelse, *outer.finalbody):  # type: ignore[attr-defined]
+            rebound = False
+            if not isinstance(outer, (ast.With, ast.AsyncWith)) and _any_within(
+                    reads, [*outer.handlers, *outer.orelse, *outer.finalbody], skip):  # type: ignore[attr-defined]
                 return True
-        if isinstance(outer, _LOOPS) and not state.rebound:
+        if isinstance(outer, _LOOPS) and not rebound:
             head = [outer.test] if isinstance(outer, ast.While) else []
-            if reads.within(*head, *outer.body, *outer.orelse):
+            if _any_within(reads, [*head, *outer.body, *outer.orelse], skip):
                 return True  # the next iteration
-        if state.rebound:
+        if rebound:
             return False
     return False
 
 
-@dataclass
-class _State:
-    """`rebound`: every path from the loop has rebound the name; `jumped`: a `break` or
-    `continue` between the loop and here may have skipped a rebinding."""
-
-    rebound: bool = False
-    jumped: bool = False
-
-
-def _scan_block(statements: list[ast.stmt], name: str, reads: _Reads, state: _State) -> bool:
-    """Whether the statements read `name` before every path rebinds it; records in `state`
-    whether they rebind it."""
-    for statement in statements:
-        read, rebinds = _scan(statement, name, reads, state)
-        if read:
-            return True
-        state.jumped |= any(isinstance(node, (ast.Break, ast.Continue)) for node in ast.walk(statement))
-        if rebinds and not state.jumped:
-            state.rebound = True
-            return False
-    return False
+def _rest_of_block(block: list[ast.stmt], start: int, name: str, jumped: bool, facts: _ScopeFacts) -> _Outcome:
+    """What `block[start:]` does to `name`, having jumped already or not. Worked out once
+    per block and name, from the end, so that many loops in one block cost one pass."""
+    table = facts.suffixes.get((id(block), name))
+    if table is None:
+        table = facts.suffixes[(id(block), name)] = _suffixes(block, name, facts)
+    return table[start][jumped]
 
 
-def _scan(statement: ast.stmt, name: str, reads: _Reads, state: _State) -> tuple[bool, bool]:
-    """(reads `name` before rebinding it, rebinds it on every path) for one statement."""
+def _suffixes(block: list[ast.stmt], name: str, facts: _ScopeFacts) -> list[tuple[_Outcome, _Outcome]]:
+    table: list[tuple[_Outcome, _Outcome]] = [((False, False, False), (False, False, True))]
+    for statement in reversed(block):
+        jumps = _any_within(facts.jumps, [statement])
+        row = []
+        for jumped in (False, True):
+            read, rebinds = _scan(statement, name, jumped, facts)
+            after = jumped or jumps
+            if read:
+                row.append((True, False, after))
+            elif rebinds and not after:
+                row.append((False, True, after))
+            else:
+                row.append(table[-1][after])
+        table.append((row[0], row[1]))
+    table.reverse()
+    return table
+
+
+def _scan(statement: ast.stmt, name: str, jumped: bool, facts: _ScopeFacts) -> tuple[bool, bool]:
+    """(reads `name` before rebinding it, rebinds it on every path) for one statement that
+    runs after the loop."""
+    reads = facts.reads.get(name, [])
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         rebinds = statement.value is not None and any(isinstance(t, ast.Name) and t.id == name for t in targets)
-        return reads.within(statement), rebinds
+        return _any_within(reads, [statement]), rebinds
     if isinstance(statement, (ast.For, ast.AsyncFor)) and name in bound_names([statement.target]):
         # the body reads the loop's own value; the `else` may run with the old one
-        return reads.within(statement.iter, *statement.orelse), False
+        return _any_within(reads, [statement.iter, *statement.orelse]), False
     if isinstance(statement, ast.If):
-        if reads.within(statement.test):
+        if _any_within(reads, [statement.test]):
             return True, False
-        branches = []
-        for block in (statement.body, statement.orelse):
-            branch = _State(jumped=state.jumped)
-            if _scan_block(block, name, reads, branch):
-                return True, False
-            branches.append(branch.rebound)
-        return False, all(branches)
-    return reads.within(statement), False
+        body = _rest_of_block(statement.body, 0, name, jumped, facts)
+        orelse = _rest_of_block(statement.orelse, 0, name, jumped, facts)
+        return body[0] or orelse[0], body[1] and orelse[1]
+    return _any_within(reads, [statement]), False
