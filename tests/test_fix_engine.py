@@ -314,6 +314,7 @@ def test_a_fix_that_only_adds_an_import_introduces_no_name():
 
 
 # -- imports a fix needs: reused only where they run before the rewritten code -------------
+# The fix used: GPU205's rewrite of `[x if x > 1 else 0 for x in a]`, `list(np.where(...))`.
 
 ARRAY = "import pandas as pd\na = pd.Series([3, 1, 2]).to_numpy()\n"
 
@@ -330,26 +331,26 @@ def _numpy_imports(code: str) -> list[ast.Import]:
 
 
 def test_a_fix_before_the_files_own_import_adds_one_that_runs_first():
-    source = ARRAY + "first = sorted(a)\nimport numpy as np\nlast = np.sort(a).tolist()\n"
+    source = ARRAY + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\nlast = np.sort(a).tolist()\n"
     fixed = fix_text(source, unsafe_fixes=True)
-    assert "sorted(" not in fixed
-    assert _run(fixed)["first"] == [1, 2, 3]  # not a NameError
+    assert "for x in a" not in fixed
+    assert _run(fixed)["first"] == [3, 0, 2]  # not a NameError
     assert fixed.splitlines()[:2] == ["import pandas as pd", "import numpy as np"]
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
 def test_a_function_defined_before_the_import_gets_an_import_that_runs_first():
-    source = ARRAY + "def first():\n    return sorted(a)\nimport numpy as np\nvalue = first()\n"
+    source = ARRAY + "def first():\n    return [x if x > 1 else 0 for x in a]\nimport numpy as np\nvalue = first()\n"
     fixed = fix_text(source, unsafe_fixes=True)
-    assert _run(fixed)["value"] == [1, 2, 3]
+    assert _run(fixed)["value"] == [3, 0, 2]
     assert len(_numpy_imports(fixed)) == 2
 
 
 def test_an_import_above_the_statement_is_reused():
-    source = "import numpy as np\n" + ARRAY + "def first():\n    return sorted(a)\nvalue = first()\n"
+    source = "import numpy as np\n" + ARRAY + "def first():\n    return [x if x > 1 else 0 for x in a]\nvalue = first()\n"
     fixed = fix_text(source, unsafe_fixes=True)
-    assert len(_numpy_imports(fixed)) == 1 and "np.sort(a" in fixed
-    assert _run(fixed)["value"] == [1, 2, 3]
+    assert len(_numpy_imports(fixed)) == 1 and "np.where(a" in fixed
+    assert _run(fixed)["value"] == [3, 0, 2]
 
 
 @pytest.mark.parametrize(("other", "name"), [
@@ -358,22 +359,22 @@ def test_an_import_above_the_statement_is_reused():
     ("np = 1\nnumpy = 2\n", "np_2"),
 ])
 def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
-    source = "import numpy as np\n" + ARRAY + other + "first = sorted(a)\n"
+    source = "import numpy as np\n" + ARRAY + other + "first = [x if x > 1 else 0 for x in a]\n"
     fixed = fix_text(source, unsafe_fixes=True)
-    assert f"first = {name}.sort(a" in fixed
-    assert _run(fixed)["first"] == [1, 2, 3]
+    assert f"first = list({name}.where(a" in fixed
+    assert _run(fixed)["first"] == [3, 0, 2]
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
 @pytest.mark.parametrize("source", [
-    "import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = sorted(a)\nimport numpy as np\n",
-    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = sorted(a)\n',
-    '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = sorted(a)\nimport numpy as np\n",
+    "import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
+    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = [x if x > 1 else 0 for x in a]\n',
+    '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
 ])
 def test_the_added_import_runs_first_on_any_layout(source):
     fixed = fix_text(source, unsafe_fixes=True)
-    assert "sorted(" not in fixed
-    assert _run(fixed)["first"] == [1, 2, 3]
+    assert "for x in a" not in fixed
+    assert _run(fixed)["first"] == [3, 0, 2]
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
