@@ -302,6 +302,7 @@ d = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
     'frame.apply(lambda r: -r["flag"], axis=1)',
     'frame.apply(lambda r: (r["a"] > 0) + True, axis=1)',
     'frame.apply(lambda r: (r["a"] > 0) - (r["b"] > 0), axis=1)',
+    'frame.apply(lambda r: r["a"] + 2 ** 64, axis=1)',
 ])
 def test_declined_shapes_get_a_display_only_suggestion(call):
     source = PANDAS + (f"offsets = pd.Series([1, 2])\nfmt = '%d'\n\n\ndef score(row):\n    return 1\n\n\n"
@@ -368,7 +369,7 @@ EDGE_FRAMES = {
 EDGE_BODIES = [
     'r["a"] ** 3', 'r["a"] ** 40', 'r["a"] ** 0.5', 'r["a"] ** -1', 'r["a"] ** 2', 'fmt % r["a"]', 'r["a"] % 3',
     '-r["a"]', '(r["a"] > 0) + True', '(r["a"] > 0) * 3', 'r["a"] / abs(total)', 'r["a"] - r["b"]',
-    'abs(r["a"]) + r["b"] * 2',
+    'abs(r["a"]) + r["b"] * 2', 'r["a"] + 2 ** 64',
 ]
 
 

@@ -59,6 +59,8 @@ _findings = partial(findings, code="GPU105")
     ("s.apply(lambda x: 10 % x)", "10 % s"),
     ("s.apply(lambda x: x * 2 + x)", "s * 2 + s"),
     ("s.apply(lambda x: -(x * 2))", "-(s * 2)"),
+    ("s.apply(lambda x: x * 10 ** 9)", "s * 10 ** 9"),
+    ("s.apply(lambda x: x > 2 ** 62)", "s > 2 ** 62"),
 ])
 def test_rewrites(call, rewrite):
     source = HEADER + f"rate = 0.2\nresult = {call}\n"
@@ -121,6 +123,10 @@ def test_rewrites_keep_their_precedence(statement, rewrite):
     "s.apply(lambda x: x.isdigit() + True)",
     "s.apply(lambda x: abs(x) - x)",
     "s.apply(lambda x: x - bool(rate))",
+    # an int int64 cannot hold: Python ints grow, pandas raises OverflowError
+    "s.apply(lambda x: x * 10 ** 20)",
+    "s.apply(lambda x: x + 99999999999999999999)",
+    "s.apply(lambda x: x > 10 ** 20)",
 ])
 def test_declined_rewrites_get_a_suggestion(call):
     source = HEADER + f"fmt = '%d'\nresult = {call}\n"
@@ -277,7 +283,7 @@ EDGE_BODIES = [
     "x / float(total)", "x * int(k) - len('ab')", "x + bool(k) * 2", "float(total) / (x + 0.5)",
     "round(x) + round(total, 1)", "x + '-'.strip()", "'%.2f' % x", "'%d items' % x", "x % 3", "7 % (x + 10)",
     "x ** 3", "x ** 2", "x ** 0.5", "x ** -1", "2 ** (x % 4)", "x ** 0", "x + x", "x * x", "x - x", "-x", "+x",
-    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "abs(x - 1)", "abs(x) - x", "float(x) / 2",
+    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "x * 10 ** 20", "x > 10 ** 20", "abs(x - 1)", "abs(x) - x", "float(x) / 2",
     "int(x) + 1", "bool(x)", "x > 0", "x == 1", "x", "x.strip().lower()", "len(x) + len('ab')",
     "x.upper() + '!'", "'-' * (x % 3)", "x * 2", "x // 3", "x.isdigit() + True", "x.isdigit() * 1",
 ]

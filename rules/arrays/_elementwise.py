@@ -14,6 +14,7 @@ becomes `np.where`.
 from __future__ import annotations
 
 import ast
+import operator
 from typing import Callable
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
@@ -151,6 +152,29 @@ def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     return False
 
 
+_INT64 = range(-2**63, 2**63)
+_CONSTANT_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
+
+
+def _constant(node: ast.AST) -> int | float | None:
+    """The value of a number literal or of arithmetic on them (`10 ** 20`, `-2 ** 70`);
+    None for anything else, and for powers too large to compute at once."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) in (int, float) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _constant(node.operand)
+        return -value if value is not None and isinstance(node.op, ast.USub) else value
+    if not (isinstance(node, ast.BinOp) and type(node.op) in _CONSTANT_OPERATORS):
+        return None
+    left, right = _constant(node.left), _constant(node.right)
+    if left is None or right is None or isinstance(node.op, ast.Pow) and (abs(right) > 256 or abs(left) > 2**16):
+        return None
+    try:
+        return _CONSTANT_OPERATORS[type(node.op)](left, right)
+    except (OverflowError, ZeroDivisionError):
+        return None
+
+
 def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool],
                        element_pairs: bool = True) -> bool:
     """Whether the whole-column form of a (checked) element expression gives the values
@@ -165,8 +189,10 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
     (`True + True` is 2, NumPy's `+` on bools is a logical or; `-`, `/`, `//`, `%` and
     `**` raise; `"ab" * True` repeats a string, pandas' string arrays refuse bools), where
     two element references themselves count only with `element_pairs`; `%` that formats
-    strings (`remainders_only`); and arithmetic other than `+` with a string operand
-    (`"-" * n` repeats a string, NumPy raises).
+    strings (`remainders_only`); arithmetic other than `+` with a string operand
+    (`"-" * n` repeats a string, NumPy raises); and arithmetic or a comparison with an int
+    that int64 cannot hold (`x * 10 ** 20`: Python ints grow, pandas raises
+    `OverflowError`).
 
     Kept, and named in the rules' Fix safety: `+`, `-`, `*`, `//`, `abs` and `x ** 2` on
     int64 wrap at the int64 bounds where Python ints grow."""
@@ -175,9 +201,14 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
     for node in ast.walk(expression):
         if not involves(node, is_element):
             continue
+        operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [
+            node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+        if any(type(value) is int and value not in _INT64 for value in map(_constant, operands)):
+            return False
         if isinstance(node, ast.BinOp):
             if not isinstance(node.op, ast.Add) and (_stringy(node.left) or _stringy(node.right)):
                 return False
+
             if isinstance(node.op, ast.Pow):
                 exponent = node.right
                 if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2):

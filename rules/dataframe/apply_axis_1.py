@@ -112,8 +112,10 @@ class ApplyAxis1(Rule):
     negative Python float and NaN in NumPy, `row["a"] ** -1` raises for NumPy ints,
     `row["a"] ** 40` wraps in int64), `-` of a field or comparison that may be a bool
     (`-True` is -1, pandas inverts bools), arithmetic between a bool literal or comparison
-    and a field or another comparison (`(row["a"] > 0) + True`), and `%` that formats a
-    string (`fmt % row["a"]` would format the whole column at once). Named functions,
+    and a field or another comparison (`(row["a"] > 0) + True`), arithmetic or a
+    comparison with an int that int64 cannot hold (`row["a"] + 2 ** 64` raises
+    `OverflowError` on a column), and `%` that formats a string (`fmt % row["a"]` would
+    format the whole column at once). Named functions,
     `raw=True`, `result_type=`, `args=` or other keyword arguments, row
     attributes (`row.a`, which can mean a Series attribute rather than a column), conditionals
     mixing strings with other values, and receivers that are not a plain name (they would be

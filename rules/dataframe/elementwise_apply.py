@@ -185,6 +185,8 @@ class ElementwiseApply(Rule):
     that may both be bools (`x + x`, `x * x`, `x - (x > 0)`: `True + True` is 2 but a
     logical or in NumPy, and `-` raises); `%` that formats a string (`"%.2f" % x` would
     format the whole column at once); arithmetic other than `+` with a string (`"-" * x`);
+    arithmetic or a comparison with an int that int64 cannot hold (`x * 10 ** 20`, where
+    pandas raises `OverflowError`);
     `str` (`astype(str)` keeps missing values missing where `str(nan)` is `"nan"`); `round`
     of the element with digits (NumPy rounds through a scaled float, Python exactly);
     conditionals (`np.where` returns an array); `lambda x: x` with `na_action`; other
