@@ -1,14 +1,67 @@
-"""Rule documentation, generated from each rule's docstring and its own examples."""
+"""Rule documentation, generated from each rule's docstring and its own examples: the
+text `gpulint rule CODE` prints, the README's tables, and the pages of the docs site
+(`mkdocs.yml`, whose hook adds the pages made here to the hand-written ones in `docs/`).
+
+Speed figures in a rule's prose are never typed by hand: the docstring says
+`{speedup:10000}` (or `{before:N}`, `{after:N}`, optionally `{speedup:N:backend}`) and the
+figure measured at that size in the committed benchmark results is put in its place.
+"""
 
 from __future__ import annotations
 
+import posixpath
+import re
 from typing import Any
+from urllib.parse import urlsplit
 
-from .registry import DOC_SECTIONS, Rule, all_rules
+from .registry import DOC_SECTIONS, DOCS_HOME, FixAvailability, Rule, all_rules
 
 
 def plain_summary(rule: type[Rule]) -> str:
-    return rule.doc_sections().get("What it does", rule.message).replace("\n", " ")
+    return doc_sections(rule).get("What it does", rule.message).replace("\n", " ")
+
+
+#: `{speedup:10000}`, `{before:1_000}`, `{after:100000:numpy}`: a figure from the committed results.
+FIGURE = re.compile(r"\{(speedup|before|after):(\d[\d_]*)(?::([a-z][a-z-]*))?\}")
+
+
+def measured_figure(code: str, kind: str, n: int, backend: str | None = None) -> str | None:
+    """What the committed results measured for rule `code` at size `n`: its speedup
+    ("600x", or "over 1,300x" when the flagged code was interrupted), or the time `before`
+    or `after` the rewrite. The first committed run and backend that measured it (the CPU
+    run first) unless `backend` names one; None when nothing was measured there."""
+    from .benchmarks.results import format_seconds, format_speedup, measured
+
+    for _, sweep in measured(code):
+        if backend is not None and sweep.backend != backend:
+            continue
+        for point in sweep.points:
+            if point.n != n:
+                continue
+            if kind == "speedup" and point.speedup is not None:
+                return format_speedup(point.speedup)
+            if kind == "speedup" and point.speedup_at_least is not None:
+                return f"over {format_speedup(point.speedup_at_least)}"
+            seconds = point.before if kind == "before" else point.after if kind == "after" else None
+            if seconds is not None:
+                return format_seconds(seconds)
+    return None
+
+
+def fill_figures(text: str, code: str) -> str:
+    """`text` with each figure placeholder replaced by the measured figure (a placeholder
+    the results do not cover is left as it is; the tests require that none is)."""
+
+    def figure(match: re.Match[str]) -> str:
+        kind, n, backend = match.groups()
+        return measured_figure(code, kind, int(n.replace("_", "")), backend) or match.group(0)
+
+    return FIGURE.sub(figure, text)
+
+
+def doc_sections(rule: type[Rule]) -> dict[str, str]:
+    """The rule docstring's sections, with the measured figures filled in."""
+    return {title: fill_figures(body, rule.code) for title, body in rule.doc_sections().items()}
 
 
 def _code_block(code: str) -> str:
@@ -18,7 +71,7 @@ def _code_block(code: str) -> str:
 def example_sections(rule: type[Rule]) -> tuple[str, str]:
     """The "Example" and "Use instead" sections: the rule's first flagged example and
     its fixed form (or documented idiom), unless the docstring gives its own."""
-    sections = rule.doc_sections()
+    sections = doc_sections(rule)
     first = rule.flagged[0] if rule.flagged else None
     example = sections.get("Example") or (_code_block(first.source) if first else "")
     use_instead = sections.get("Use instead") or (
@@ -27,13 +80,20 @@ def example_sections(rule: type[Rule]) -> tuple[str, str]:
 
 
 def render_markdown(rule: type[Rule]) -> str:
-    sections = rule.doc_sections()
-    example, use_instead = example_sections(rule)
-    parts = [
+    """The rule's documentation as `gpulint rule CODE` prints it."""
+    head = [
         f"# {rule.name} ({rule.code})",
         f"Fix: {rule.fix.value} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
         f"Message: {rule.message}",
     ]
+    return "\n\n".join(head + _body_parts(rule)) + "\n"
+
+
+def _body_parts(rule: type[Rule]) -> list[str]:
+    """The documentation's sections, from "What it does" to "Measured speedup"."""
+    sections = doc_sections(rule)
+    example, use_instead = example_sections(rule)
+    parts = []
     if sections.get(""):
         parts.append(sections[""])
     for title in ("What it does", "Why is this bad?"):
@@ -49,7 +109,7 @@ def render_markdown(rule: type[Rule]) -> str:
     measured = measured_speedup(rule)
     if measured:
         parts.append(f"## Measured speedup\n{measured}")
-    return "\n\n".join(parts) + "\n"
+    return parts
 
 
 def measured_speedup(rule: type[Rule]) -> str:
@@ -62,7 +122,7 @@ def measured_speedup(rule: type[Rule]) -> str:
 
 def rule_json(rule: type[Rule]) -> dict[str, Any]:
     example, use_instead = example_sections(rule)
-    sections = rule.doc_sections()
+    sections = doc_sections(rule)
     return {
         "code": rule.code,
         "name": rule.name,
@@ -152,6 +212,124 @@ def update_readme(path: str) -> bool:
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text
+
+
+# -- the docs site ---------------------------------------------------------------------------
+
+#: What each fix tier means for the user, as a rule's page says it.
+FIX_TIERS = {
+    FixAvailability.SAFE: "safe: `gpulint check --fix` applies it",
+    FixAvailability.UNSAFE: ("unsafe: `gpulint check --fix --unsafe-fixes` applies it; the result may differ "
+                             "only as \"Fix safety\" says"),
+    FixAvailability.DISPLAY: "display-only: the rewrite is shown as a suggestion, never applied",
+    FixAvailability.NONE: "none: gpulint explains the finding but offers no rewrite",
+}
+
+#: The docs site's page with the rule table (its sources' path; the rule pages sit beside it).
+RULES_INDEX = "rules/index.md"
+#: Where the committed benchmark plot is copied in the site, beside `benchmarks.md`, which shows it.
+SITE_BENCH_PLOT = "cpu.png"
+
+
+def site_path(url: str) -> str:
+    """The source page of the docs site that a docs URL is built from: the URL's path under
+    `DOCS_HOME` (`https://gpulint.dev/rules/iterrows-loop/` -> `rules/iterrows-loop.md`)."""
+    home, path = urlsplit(DOCS_HOME).path, urlsplit(url).path
+    if not url.startswith(DOCS_HOME) or not path.endswith("/"):
+        raise ValueError(f"{url} is not a page under {DOCS_HOME}")
+    page = path[len(home):].rstrip("/")
+    return f"{page}.md" if page else "index.md"
+
+
+def _link(target: str, source: str) -> str:
+    """The relative link from one source page to another (MkDocs resolves and checks it)."""
+    return posixpath.relpath(target, posixpath.dirname(source) or ".")
+
+
+def rule_page(rule: type[Rule], plot: str | None = None) -> str:
+    """A rule's page of the docs site: its documentation, fix tier and measured speedups
+    (with `plot`, the speedup plot's path relative to the page, when there is one)."""
+    index = _link(RULES_INDEX, site_path(rule.url()))
+    head = [
+        f"# {rule.name} ({rule.code})",
+        f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Family**: {rule.family() or 'file'} "
+        f"([all rules]({index}))  \n**Message**: {rule.message}",
+    ]
+    parts = head + _body_parts(rule)
+    if plot:
+        parts.append(f"![{rule.code}: speedup of the rewrite against N]({plot})")
+    return "\n\n".join(parts) + "\n"
+
+
+def rule_pages() -> list[tuple[str, str, str]]:
+    """Each rule's code, name and page (source path) in the docs site."""
+    return [(rule.code, rule.name, site_path(rule.url())) for rule in all_rules()]
+
+
+def rules_index() -> str:
+    """The docs site's rule table, each rule linking to its page."""
+    lines = ["# Rules", "",
+             "Every rule gpulint has, with the best fix it can offer: *safe* fixes are applied by "
+             "`--fix`, *unsafe* ones by `--fix --unsafe-fixes`, *display-only* ones are shown, never "
+             "applied. Each page shows the measured speedup of the rewrite.", "",
+             "| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
+    for rule in all_rules():
+        link = _link(site_path(rule.url()), RULES_INDEX)
+        lines.append(f"| {rule.code} | [`{rule.name}`]({link}) | {rule.message} | {rule.fix.value} |")
+    return "\n".join(lines) + "\n"
+
+
+def rule_plot(code: str) -> bytes | None:
+    """The speedup plot of one rule from the committed results (PNG), drawn by the same code
+    as `gpulint bench`'s plot; None when it was not measured or matplotlib is missing."""
+    import tempfile
+    from pathlib import Path
+
+    from .benchmarks.report import plot
+    from .benchmarks.results import committed
+
+    for _, run in committed():
+        sweeps = [s for s in run.sweeps if s.code == code and s.status == "ok" and s.points]
+        if not sweeps:
+            continue
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / f"{code}.png"
+            one = type(run)(date=run.date, gpulint=run.gpulint, machine=run.machine,
+                            libraries=run.libraries, settings=run.settings, sweeps=sweeps)
+            return path.read_bytes() if plot(one, path) else None
+    return None
+
+
+def site_files() -> dict[str, str | bytes]:
+    """The generated part of the docs site, by source path: the rule table, one page per
+    rule (at the path of its URL) with its plot, and the committed benchmark plot."""
+    from .benchmarks.results import COMMITTED
+
+    files: dict[str, str | bytes] = {RULES_INDEX: rules_index()}
+    if (COMMITTED / "cpu.png").is_file():
+        files[SITE_BENCH_PLOT] = (COMMITTED / "cpu.png").read_bytes()
+    for rule in all_rules():
+        page = site_path(rule.url())
+        image = rule_plot(rule.code)
+        plot = None
+        if image is not None:
+            plot_path = page[:-len(".md")] + ".png"
+            files[plot_path] = image
+            plot = _link(plot_path, page)
+        files[page] = rule_page(rule, plot)
+    return files
+
+
+def site_bench_block() -> str:
+    """The committed benchmark table for the docs site's benchmark page (the README's)."""
+    from .benchmarks.report import readme_block
+    from .benchmarks.results import COMMITTED, ResultsError, load
+
+    try:
+        run = load(COMMITTED / "cpu.json")
+    except ResultsError as error:
+        return f"No committed results: {error}"
+    return readme_block(run, SITE_BENCH_PLOT if (COMMITTED / "cpu.png").is_file() else None)
 
 
 if __name__ == "__main__":  # `python -m gpulint.docs [README.md]`: print or update the rule table

@@ -21,7 +21,11 @@ if TYPE_CHECKING:
     from .fixing import FixContext
     from .diagnostic import Diagnostic, Fix
 
-DOCS_URL = "https://gpulint.dev/rules/{name}/"
+#: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
+#: findings, JSON, SARIF, pylint's help and the language server. A rule's page is built at
+#: the path of its URL (`gpulint.docs.site_path`), so changing the pattern moves the pages.
+DOCS_HOME = "https://gpulint.dev/"
+DOCS_URL = DOCS_HOME + "rules/{name}/"
 CODE_PATTERN = re.compile(r"^GPU\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Fix safety")
