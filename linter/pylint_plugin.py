@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from pylint.checkers import BaseRawFileChecker
 
 from .diagnostic import Diagnostic
+from .docs import doc_sections
 from .hosted import findings, hosted_rules
 from .registry import Rule
 from .source import Source, SourceError
@@ -45,7 +46,7 @@ def message_id(rule: type[Rule]) -> str:
 def describe(rule: type[Rule]) -> str:
     """The rule's documentation as pylint shows it for `--help-msg` (one paragraph: pylint
     joins the description's whitespace)."""
-    sections = rule.doc_sections()
+    sections = doc_sections(rule)
     parts = [sections.get("What it does", rule.message), sections.get("Why is this bad?", "")]
     if sections.get("Fix safety"):
         parts.append(f"Fix safety: {sections['Fix safety']}")

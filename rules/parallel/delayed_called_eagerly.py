@@ -28,8 +28,9 @@ class DelayedCalledEagerly(Rule):
     ## Why is this bad?
     `delayed` pays for itself by collecting many tasks into one graph the scheduler runs in
     parallel. Computed at once, it adds graph building and scheduling overhead to a plain
-    function call and runs nothing in parallel: measured on a 2-core machine, about 2 ms
-    per call for a function that itself takes under a microsecond. Fed with computed
+    function call and runs nothing in parallel: the example below cleans 1,000 small
+    batches in {before:1000} this way, and in {after:1000} as one graph computed once (the
+    measured speedups below). Fed with computed
     values, it turns a lazy pipeline back into sequential, eager steps: the data is pulled
     into the client process at each step instead of staying with the workers.
 
