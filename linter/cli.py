@@ -59,10 +59,11 @@ def main() -> None:
               help="Use this pyproject.toml instead of searching for one.")
 @click.option("--force-exclude", is_flag=True,
               help="Apply `exclude` to files named on the command line (and --stdin-filename) too.")
+@click.option("--debug", is_flag=True, help="On an internal error, print its traceback (for a bug report).")
 def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
           extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str, statistics: bool,
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-          force_exclude: bool) -> None:
+          force_exclude: bool, debug: bool) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
     if diff and output_format != "text":
         raise click.UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
@@ -80,9 +81,11 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         sys.exit(EXIT_ERROR)
     except Exception as error:  # pragma: no cover - last line of defence
         _err(f"error: internal error: {type(error).__name__}: {error}")
-        _err("Please report this with the file that caused it.")
-        if "--debug" in sys.argv:
+        if debug:
             traceback.print_exc()
+            _err("Please report this with the traceback above and the file that caused it.")
+        else:
+            _err("Please report this with the file that caused it (`--debug` prints the traceback).")
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 

@@ -87,7 +87,7 @@ class Config:
             return None
         try:
             absolute = path.resolve()
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
             absolute = path.absolute()
         if self.root is not None:
             try:
@@ -221,6 +221,22 @@ def _may_configure_gpulint(path: Path) -> bool:
         return True  # let read_pyproject report it
 
 
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; False for one in a folder that cannot be searched (nothing
+    in such a folder can be linted either: the walk reports it once)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
 def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None) -> Path | None:
     """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards.
 
@@ -236,7 +252,7 @@ def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None
             break
         visited.append(directory)
         candidate = directory / "pyproject.toml"
-        if candidate.is_file() and _may_configure_gpulint(candidate):
+        if _is_file(candidate) and _may_configure_gpulint(candidate):
             tool = read_pyproject(candidate).get("tool")
             if isinstance(tool, dict) and "gpulint" in tool:
                 found = candidate
@@ -263,7 +279,7 @@ class ConfigResolver:
     def for_path(self, path: Path) -> Config:
         if self._explicit is not None:
             return self._explicit
-        directory = path if path.is_dir() else path.parent
+        directory = path if _is_dir(path) else path.parent
         pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
         if pyproject is None:
             return Config(root=Path.cwd().resolve()).with_overrides(self.overrides)

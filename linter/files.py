@@ -8,15 +8,22 @@ file's mode, and are refused when the file changed on disk since it was read.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pathspec
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None  # type: ignore[assignment]
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
 SKIPPED_DIRECTORIES = frozenset(
@@ -35,7 +42,8 @@ class Target:
     explicit: bool  # named on the command line
 
 
-def _describe(error: OSError) -> str:
+def describe_error(error: OSError) -> str:
+    """An operating-system error in a few words, for an `error:` line."""
     if isinstance(error, FileNotFoundError):
         return "no such file or directory"
     if isinstance(error, PermissionError):
@@ -76,7 +84,7 @@ class _GitIgnore:
         return self._specs[directory]
 
     def ignored(self, path: Path, is_dir: bool) -> bool:
-        path = path.resolve()
+        path = _resolve(path)
         repo = repository_root(path.parent)
         if repo is None:
             return False
@@ -101,9 +109,21 @@ class _GitIgnore:
 def repository_root(directory: Path) -> Path | None:
     """The nearest folder at or above `directory` that holds a `.git` (folder or file)."""
     for candidate in (directory, *directory.parents):
-        if (candidate / ".git").exists():
-            return candidate
+        try:
+            if (candidate / ".git").exists():
+                return candidate
+        except OSError:  # a folder that cannot be searched holds no visible repository
+            continue
     return None
+
+
+def _resolve(path: Path) -> Path:
+    """The absolute path with symbolic links resolved, as far as they resolve (a link loop
+    or a folder that cannot be searched stops the resolution; it never raises)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path.absolute()
 
 
 def discover(
@@ -113,7 +133,9 @@ def discover(
     on_error: Callable[[str, str], None],
 ) -> Iterator[Target]:
     """Yield the files to lint, in a stable order; report bad paths (as named) and what is
-    wrong with them through `on_error`."""
+    wrong with them through `on_error`. Only regular files are linted: one named on the
+    command line that is not (a named pipe, a device) is an error; one found in a folder is
+    skipped, as git skips them, since it is never source code."""
     gitignore = _GitIgnore()
     seen: set[Path] = set()
 
@@ -132,58 +154,247 @@ def discover(
         try:
             info = os.stat(name)
         except OSError as error:
-            on_error(name, _describe(error))
+            on_error(name, describe_error(error))
             continue
         if not stat.S_ISDIR(info.st_mode):
             if name.endswith(("/", os.sep)):
                 on_error(name, "not a directory")
                 continue
-            key = root.resolve()
+            if not stat.S_ISREG(info.st_mode):  # a named pipe would block the run forever
+                on_error(name, _not_regular(info.st_mode))
+                continue
+            key = _resolve(root)
             if key not in seen:
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
-        for directory, dirnames, filenames in os.walk(root, onerror=lambda e: on_error(e.filename or name, _describe(e))):
+        for directory, dirnames, filenames in os.walk(root, onerror=lambda e: on_error(e.filename or name, describe_error(e))):
             base = Path(directory)
             dirnames[:] = sorted(d for d in dirnames if not skip(base / d, True))
             for filename in sorted(filenames):
                 path = base / filename
                 if not filename.endswith(SUFFIXES) or skip(path, False):
                     continue
-                key = path.resolve()
+                if _is_regular(path) is False:
+                    continue  # a named pipe, socket or device found in a folder is never source
+                key = _resolve(path)
                 if key not in seen:
                     seen.add(key)
                     yield Target(path, explicit=False)
 
 
-def read_bytes(path: Path) -> bytes:
+#: Read without ever blocking: a named pipe opened like this returns at once instead of
+#: waiting for a writer (only regular files are read, but a name can change type between
+#: the check and the open).
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+_CHANGED = "the file changed on disk while it was being fixed"
+#: How many times a write that lost a race with another program tries to put its content back.
+_RESTORE_ATTEMPTS = 20
+#: How long to wait for programs still writing to a file that a rename took away.
+_WRITERS_TIMEOUT = 2.0
+
+
+class _Replaced(PathError):
+    """The name now refers to another file than the one read (another program saved it)."""
+
+
+class _Changed(PathError):
+    """The file's content is no longer what was read."""
+
+
+def _not_regular(mode: int) -> str:
+    """Why a file that is not a regular file is not read, e.g. 'not a regular file (a named pipe)'."""
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    for is_kind, kind in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
+                          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if is_kind(mode):
+            return f"not a regular file ({kind})"
+    return "not a regular file"
+
+
+def _is_regular(path: Path) -> bool | None:
+    """Whether `path` (symbolic links followed) is a regular file; None when it cannot be told."""
     try:
-        return path.read_bytes()
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return None
+
+
+def _open_regular(path: "str | os.PathLike[str]") -> int:
+    """A read-only descriptor on a regular file. The type is checked before opening (opening
+    a device can have effects of its own) and again on the descriptor."""
+    mode = os.stat(path).st_mode
+    if not stat.S_ISREG(mode):
+        raise PathError(_not_regular(mode))
+    handle = os.open(path, _READ_FLAGS)
+    try:
+        mode = os.fstat(handle).st_mode
+        if not stat.S_ISREG(mode):
+            raise PathError(_not_regular(mode))
+    except BaseException:
+        os.close(handle)
+        raise
+    return handle
+
+
+def _read_all(handle: int) -> bytes:
+    """Everything in the file behind `handle`, from its first byte."""
+    os.lseek(handle, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(handle, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def read_bytes(path: Path) -> bytes:
+    """The content of a regular file; anything else (a named pipe, a device) is refused
+    without being read, so a run never waits on one."""
+    try:
+        handle = _open_regular(path)
+        try:
+            return _read_all(handle)
+        finally:
+            os.close(handle)
     except OSError as error:
-        raise PathError(_describe(error)) from None
+        raise PathError(describe_error(error)) from None
 
 
 def write_atomically(path: Path, data: bytes, expected: bytes) -> None:
-    """Replace `path` with `data` unless its content is no longer `expected`."""
+    """Replace `path` with `data` unless its content is no longer `expected`.
+
+    The new content goes to a temporary file next to it, which is renamed over it: a reader
+    sees the old file or the new one, never half of one. The file keeps its mode (and, where
+    permitted, its owner); a symbolic link is written through and kept. A read-only file is
+    refused. Another program may write to the file at any time, so the content is compared
+    again right before the rename, and once more afterwards through a descriptor on the old
+    file: a write that landed on it in between is not lost, its content is put back.
+    Every failure is a `PathError` starting with "not written:"."""
     try:
-        current = path.read_bytes()
+        _replace(path, data, expected)
+    except PathError as error:
+        raise PathError(f"not written: {error}") from None
     except OSError as error:
-        raise PathError(f"not written: {_describe(error)}") from None
-    if current != expected:
-        raise PathError("not written: the file changed on disk while it was being fixed")
-    mode = stat.S_IMODE(path.stat().st_mode)
-    target = path.resolve()  # write through symlinks, keeping the link itself
-    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gpulint", dir=target.parent)
+        raise PathError(f"not written: {describe_error(error)}") from None
+
+
+def _replace(path: Path, data: bytes, expected: bytes) -> None:
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+        target = path.resolve(strict=True)  # write through symlinks, keeping the link itself
+    except RuntimeError:  # a symlink loop, on Pythons that do not raise OSError for it
+        raise PathError("too many levels of symbolic links") from None
+    original = _open_regular(target)
+    held: list[tuple[int, bytes]] = []  # our own files that were at the path, and what we wrote
+    try:
+        info = os.fstat(original)
+        if not info.st_mode & 0o222 or not os.access(target, os.W_OK):
+            raise PathError("file is read-only")
+        if _read_all(original) != expected:
+            raise PathError(_CHANGED)
+        held.append(_swap(target, data, original, expected))
+        _wait_for_writers(original)
+        if _read_all(original) != expected:
+            _put_back(target, original, held)
+            raise PathError(_CHANGED)
+    finally:
+        for handle in [original, *(handle for handle, _ in held)]:
+            os.close(handle)
+
+
+def _swap(target: Path, data: bytes, current: int, current_data: bytes,
+          additions: bool = False) -> tuple[int, bytes]:
+    """Rename a new file holding `data` over `target`, provided the file there is still the
+    one open as `current` and still holds `current_data` (or, with `additions`, that plus
+    lines added at its end, which the new file then gets too). A read-only descriptor on
+    the new file, and what was written into it."""
+    info = os.fstat(current)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gpulint", dir=target.parent)
+    except OSError as error:
+        raise PathError(f"cannot create a temporary file next to it: {describe_error(error)}") from None
+    fresh = None
+    try:
+        _write_all(handle, data)
+        if hasattr(os, "fchown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(handle, info.st_uid, info.st_gid)
+            except OSError:
+                pass  # not permitted: the file becomes ours, as with any editor's save
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        os.fsync(handle)
+        fresh = _open_regular(temporary)
+        # The last look before the rename: still the same file, with the same content.
+        now = os.stat(target)
+        if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino):
+            raise _Replaced(_CHANGED)
+        content = _read_all(current)
+        if content != current_data:
+            if not (additions and content.startswith(current_data)):
+                raise _Changed(_CHANGED)
+            _write_all(handle, content[len(current_data):])
+            data += content[len(current_data):]
         os.replace(temporary, target)
-    except OSError as error:
+    except BaseException:
+        if fresh is not None:
+            os.close(fresh)
         try:
             os.unlink(temporary)
         except OSError:
             pass
-        raise PathError(f"not written: {_describe(error)}") from None
+        raise
+    finally:
+        os.close(handle)
+    return fresh, data
+
+
+def _write_all(handle: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(handle, view):]
+
+
+def _put_back(target: Path, original: int, held: list[tuple[int, bytes]]) -> None:
+    """Another program wrote to the original file after the last look and before the rename
+    (so into the file that the rename took away), and maybe also into the new file since.
+    Write back the original's content with whatever was added to the new files, until no
+    file taken away by a rename has changed since."""
+    for _ in range(_RESTORE_ATTEMPTS):
+        for handle, _ in held[:-1]:
+            _wait_for_writers(handle)
+        content = _read_all(original)
+        for handle, written in held:
+            now = _read_all(handle)
+            if not now.startswith(written):
+                return  # rewritten by someone else since: that version stands
+            content += now[len(written):]
+        current, written = held[-1]  # the file at the path now
+        now = _read_all(current)
+        if now == content:
+            return
+        try:
+            held.append(_swap(target, content, current, now, additions=True))
+        except _Changed:
+            continue  # written to again just now: gather once more
+        except _Replaced:
+            return  # saved by someone else just now: that version stands
+
+
+def _wait_for_writers(handle: int) -> None:
+    """Wait until no program has the file behind `handle` open for writing, when the system
+    can tell: a program that opened the file just before a rename took it away may still
+    write to it, and only then does comparing its content mean anything. Linux tells through
+    leases: a read lease is granted only on a file nobody has open for writing (it is let go
+    at once; the file has no name any more, so no one can open it and break the lease)."""
+    if fcntl is None or not hasattr(fcntl, "F_SETLEASE"):
+        return
+    deadline = time.monotonic() + _WRITERS_TIMEOUT
+    while True:
+        try:
+            fcntl.fcntl(handle, fcntl.F_SETLEASE, fcntl.F_RDLCK)
+        except OSError as error:
+            if error.errno in (errno.EAGAIN, errno.EBUSY) and time.monotonic() < deadline:
+                time.sleep(0.001)
+                continue
+            return  # leases unsupported here, not permitted, or a writer that stays: compare as is
+        fcntl.fcntl(handle, fcntl.F_SETLEASE, fcntl.F_UNLCK)
+        return

@@ -13,7 +13,7 @@ from typing import Iterator, Sequence
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .engine import analyze
-from .files import PathError, Target, discover, read_bytes, write_atomically
+from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
 from .fixing import attach_fixes, fix_source
 from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
 from .registry import Rule
@@ -97,6 +97,15 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
 
 
 def process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
+    """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
+    writing, a folder that cannot be searched) becomes the file's `error`, never an exception."""
+    try:
+        return _process_file(target, config, fix, write)
+    except OSError as error:
+        return FileResult(display=str(target.path), path=target.path, error=describe_error(error))
+
+
+def _process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
     path = target.path
     display = str(path)
     notebook = is_notebook(path)
@@ -146,6 +155,9 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
         yield from _drain(errors)
         try:
             config = resolver.for_path(target.path)
+        except OSError as error:
+            yield FileResult(display=str(target.path), path=target.path, error=describe_error(error))
+            continue
         except ConfigError as error:
             # A broken configuration stops the files it governs, not the whole run; it is
             # reported once, as "path/pyproject.toml: what is wrong".

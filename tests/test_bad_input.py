@@ -207,6 +207,53 @@ def test_permission_denied_file_and_folder(project):
     assert sorted(errors) == ["error: locked.py: permission denied", "error: private: permission denied"]
 
 
+def _as_unprivileged(project, *args: str, locked: list) -> subprocess.CompletedProcess:
+    """`gpulint ARGS` where file permissions apply; `locked` are (path, mode) set for the run."""
+    prefix = _unprivileged()
+    saved = [(path, path.stat().st_mode) for path, _ in locked]
+    for path, mode in locked:
+        path.chmod(mode)
+    try:
+        probe = subprocess.run([*prefix, "ls", str(locked[0][0])], capture_output=True)
+        if locked[0][1] == 0 and probe.returncode == 0:
+            pytest.skip("running as root and dropping the capability to read any file had no effect")
+        return subprocess.run([*prefix, GPULINT, *args], cwd=project, capture_output=True, text=True, timeout=60)
+    finally:
+        for path, mode in saved:
+            path.chmod(mode)
+
+
+def test_unsearchable_folder_inside_a_walk(project):
+    """The walk cannot enter `pkg/private` (nor look for a pyproject.toml in it): one error
+    for it, every other file still linted."""
+    write(project / "pkg" / "ok.py", ITERROWS)
+    write(project / "pkg" / "private" / "inner.py", ITERROWS)
+    process = _as_unprivileged(project, "check", "pkg", locked=[(project / "pkg" / "private", 0)])
+    assert "Traceback" not in process.stderr and "internal error" not in process.stderr, process.stderr
+    assert process.returncode == 2
+    assert [line for line in process.stderr.splitlines() if line.startswith("error:")] == [
+        "error: pkg/private: permission denied"]
+    assert any(line.startswith(f"pkg/ok.py:{LINE}:{COL}: GPU102") for line in process.stdout.splitlines())
+
+
+def test_fix_in_a_read_only_folder(project):
+    """No temporary file can be created next to `locked/sales.py`: it is reported, not
+    fixed; the file elsewhere is fixed."""
+    locked = write(project / "locked" / "sales.py", ITERROWS)
+    other = write(project / "other.py", ITERROWS)
+    process = _as_unprivileged(project, "check", "--fix", "--unsafe-fixes", "locked/sales.py", "other.py",
+                               locked=[(project / "locked", 0o555)])
+    if process.returncode == 0:
+        pytest.skip("running as root and dropping the capability to write anywhere had no effect")
+    assert "Traceback" not in process.stderr and "internal error" not in process.stderr, process.stderr
+    assert process.returncode == 2
+    assert [line for line in process.stderr.splitlines() if line.startswith("error:")] == [
+        "error: locked/sales.py: not written: cannot create a temporary file next to it: permission denied"]
+    assert locked.read_text() == ITERROWS
+    assert other.read_text() != ITERROWS
+    assert "Fixed 1 finding in 1 file." in process.stdout.splitlines()
+
+
 def test_stdin_binary(project, cli):
     run = cli("check", "-", "--stdin-filename", "x.py", input=b"\x00\x01")
     assert run.code == 2

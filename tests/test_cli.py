@@ -461,3 +461,47 @@ def test_a_folder_without_python_files_says_so(tmp_path):
     run = CliRunner().invoke(main, ["check", str(tmp_path)])
     assert run.exit_code == 0
     assert "warning: no Python files found" in run.stderr
+
+
+# -- internal errors and --debug ---------------------------------------------------------------
+
+
+@pytest.fixture
+def crashing_run(project, monkeypatch):
+    """A run in which the engine itself fails (not a rule, not a file): the last line of
+    defence in the command reports it."""
+    import gpulint.cli
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("engine exploded")
+
+    monkeypatch.setattr(gpulint.cli, "lint_paths", crash)
+    write(project / "sales.py", ITERROWS)
+    from click.testing import CliRunner
+
+    return lambda *args: CliRunner().invoke(gpulint.cli.main, ["check", *args, "sales.py"])
+
+
+def test_internal_error_suggests_debug_and_hides_the_traceback(crashing_run):
+    result = crashing_run()
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "error: internal error: RuntimeError: engine exploded",
+        "Please report this with the file that caused it (`--debug` prints the traceback).",
+    ]
+
+
+def test_debug_prints_the_traceback_of_an_internal_error(crashing_run):
+    result = crashing_run("--debug")
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert lines[0] == "error: internal error: RuntimeError: engine exploded"
+    assert "Traceback (most recent call last):" in lines
+    assert "RuntimeError: engine exploded" in lines
+    assert "--debug" not in lines[-1]
+
+
+def test_debug_is_documented_and_harmless_without_an_error(project, cli):
+    assert "--debug" in cli("check", "--help").stdout
+    write(project / "sales.py", ITERROWS)
+    assert cli("check", "--debug", "sales.py").code == 1
