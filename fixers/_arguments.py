@@ -26,7 +26,8 @@ from typing import Sequence
 from gpulint.diagnostic import Edit, Position
 from gpulint.fixing import FixContext
 
-_SKIPPED = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT)
+#: Tokens that are layout, not code.
+_LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
 
 
 def add_keywords(ctx: FixContext, call: ast.Call, keywords: Sequence[tuple[str, str]]) -> tuple[Edit, ...] | None:
@@ -85,7 +86,7 @@ def _tokens(ctx: FixContext, call: ast.Call) -> list[tokenize.TokenInfo] | None:
 def _before(tokens: list[tokenize.TokenInfo], index: int) -> int:
     """The index of the last token before `index` that is no comment or line break."""
     index -= 1
-    while index > 0 and tokens[index].type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT):
+    while index > 0 and tokens[index].type in _LAYOUT:
         index -= 1
     return index
 

@@ -24,7 +24,8 @@ def _only(source: str):
      "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n"),
     ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3,  # identity\n    device=d,\n)\n"),
     ("m = torch.zeros(\n    3,\n    4\n).to(d)\n", "m = torch.zeros(\n    3,\n    4,\n    device=d\n)\n"),
-    ("m = torch.zeros(3,\n                4).to(d)\n", "m = torch.zeros(3,\n                4,\n                device=d)\n"),
+    ("m = torch.zeros(3,\n                4).to(d)\n",
+     "m = torch.zeros(3,\n                4,\n                device=d)\n"),
     ("m = (torch.zeros(3)\n     .to(d))\n", "m = (torch.zeros(3, device=d))\n"),
 ])
 def test_safe_rewrites(line, fixed):

@@ -73,7 +73,8 @@ LOOP = 'device = "cuda"\n{loader}\nfor x in loader:\n    x = x.to(device)\n'
     ("loader = DataLoader(\n    data,\n    batch_size=2\n)",
      "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True\n)"),
     ("loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n)",
-     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True,\n)"),
+     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n"
+     "    pin_memory=True,\n)"),
     ("loader = DataLoader(\n    data,\n    batch_size=2  # small batches\n)",
      "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True\n)"),
     ("loader = DataLoader(data,\n                    batch_size=2)",
