@@ -21,7 +21,7 @@ import libcst as cst
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
 from gpulint.diagnostic import Edit
 from gpulint.fixing import FixContext
-from gpulint.rules.arrays._elementwise import python_values_kept
+from gpulint.rules.arrays._elementwise import guards_read_elements, python_values_kept
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 
@@ -75,7 +75,9 @@ class _Checker:
             return (isinstance(node.func, ast.Name) and node.func.id in _ELEMENTWISE_BUILTINS
                     and node.func.id not in self.forbidden and not node.keywords
                     and 1 <= len(node.args) <= 2 and all(self.ok(a) for a in node.args)
-                    and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant)))
+                    and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
+                    # `round(np.where(...))`: a NumPy array has no `__round__`
+                    and not (node.func.id == "round" and any(isinstance(n, ast.IfExp) for n in ast.walk(node))))
         return False
 
 
@@ -89,8 +91,11 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
     both possibly holding bools: `row["price"] - row["cost"]` is the rewrite's main use,
     and the rules' Fix safety names what two bool columns do."""
     checker = _Checker(row, forbidden)
+    def is_field(node: ast.AST) -> bool:
+        return is_row_field(node, row)
+
     good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
-            and python_values_kept(expression, lambda node: is_row_field(node, row), element_pairs=False))
+            and python_values_kept(expression, is_field, element_pairs=False) and guards_read_elements(expression, is_field))
     return good, checker.needs_numpy
 
 

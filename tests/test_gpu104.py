@@ -303,9 +303,13 @@ d = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
     'frame.apply(lambda r: (r["a"] > 0) + True, axis=1)',
     'frame.apply(lambda r: (r["a"] > 0) - (r["b"] > 0), axis=1)',
     'frame.apply(lambda r: r["a"] + 2 ** 64, axis=1)',
+    # Python skips what the guard rules out; the column expression computes every part
+    'frame.apply(lambda r: total > 0 and r["a"] > "m", axis=1)',
+    'frame.apply(lambda r: r["a"] if total > 0 else 0, axis=1)',
+    'frame.apply(lambda r: round(r["a"] if r["a"] > 0 else 0.5), axis=1)',
 ])
 def test_declined_shapes_get_a_display_only_suggestion(call):
-    source = PANDAS + (f"offsets = pd.Series([1, 2])\nfmt = '%d'\n\n\ndef score(row):\n    return 1\n\n\n"
+    source = PANDAS + (f"offsets = pd.Series([1, 2])\nfmt = '%d'\ntotal = 0\n\n\ndef score(row):\n    return 1\n\n\n"
                        f"result = {call}\n")
     _assert_display_only(source)
 
@@ -369,7 +373,8 @@ EDGE_FRAMES = {
 EDGE_BODIES = [
     'r["a"] ** 3', 'r["a"] ** 40', 'r["a"] ** 0.5', 'r["a"] ** -1', 'r["a"] ** 2', 'fmt % r["a"]', 'r["a"] % 3',
     '-r["a"]', '(r["a"] > 0) + True', '(r["a"] > 0) * 3', 'r["a"] / abs(total)', 'r["a"] - r["b"]',
-    'abs(r["a"]) + r["b"] * 2', 'r["a"] + 2 ** 64',
+    'abs(r["a"]) + r["b"] * 2', 'r["a"] + 2 ** 64', 'total < 0 and r["t"] > 1', 'round(r["a"] if r["a"] > 0 else 0.5)',
+    'r["a"] > 0 and r["b"] < 1', 'abs(r["a"] if r["a"] > 0 else r["b"])',
 ]
 
 

@@ -152,6 +152,18 @@ def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     return False
 
 
+def guards_read_elements(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
+    """Whether every operand of `and`/`or` and every test of `x if cond else y` reads an
+    element. Python skips what such a guard rules out; the whole-column form computes every
+    part, so a guard that reads no element (`flag and x > 0`, `x if limit > 0 else 0`) could
+    have kept a part that raises from ever running."""
+    for node in ast.walk(expression):
+        parts = node.values if isinstance(node, ast.BoolOp) else [node.test] if isinstance(node, ast.IfExp) else []
+        if any(not involves(part, is_element) for part in parts):
+            return False
+    return True
+
+
 _INT64 = range(-2**63, 2**63)
 _CONSTANT_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
 

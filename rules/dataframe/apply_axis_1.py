@@ -94,8 +94,13 @@ class ApplyAxis1(Rule):
     ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`, `abs` and `x ** 2` once a
     result leaves the int64 range; ints beyond 2**53 are rounded to float when divided or
     compared with a float), and two bool columns, where `row["a"] + row["b"]` is 2 per row
-    but a logical or on the columns (`*` gives the same values as bools) and
-    `row["a"] - row["b"]` raises `TypeError`.
+    but a logical or on the columns (`*` gives the same values as bools) and `-`, `/`,
+    `//`, `%` and `**` raise `TypeError`. Next to a nullable column (`Int64`, `boolean`) a
+    row turns NaN into `pd.NA`, so a comparison with it is missing per row and False on
+    the column. `and`/`or` and conditionals compute every part on whole columns where
+    Python skips what a row's guard rules out: a part that raises on the column (a column
+    of strings compared with a number, an `object` column mixing types) raises after the
+    fix even where no row ever ran it.
 
     On a frame with no rows, pandas calls the function once on a row of NaN to guess the
     shape of the result. When that call fails (string concatenation, `<` against a string,
@@ -112,7 +117,9 @@ class ApplyAxis1(Rule):
     negative Python float and NaN in NumPy, `row["a"] ** -1` raises for NumPy ints,
     `row["a"] ** 40` wraps in int64), `-` of a field or comparison that may be a bool
     (`-True` is -1, pandas inverts bools), arithmetic between a bool literal or comparison
-    and a field or another comparison (`(row["a"] > 0) + True`), arithmetic or a
+    and a field or another comparison (`(row["a"] > 0) + True`), a guard that reads no
+    field (`flag and row["a"] > 0`, `x if limit > 0 else y`: Python may never run the rest),
+    `round()` of a conditional (a NumPy array has no `__round__`), arithmetic or a
     comparison with an int that int64 cannot hold (`row["a"] + 2 ** 64` raises
     `OverflowError` on a column), and `%` that formats a string (`fmt % row["a"]` would
     format the whole column at once). Named functions,
