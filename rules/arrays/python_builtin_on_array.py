@@ -46,7 +46,8 @@ class PythonBuiltinOnArray(Rule):
     the truth of all the elements, which `a.any()` takes on any shape. What may still differ:
 
     - a float sum: the method adds pairwise, the builtin left to right, so the last digits
-      can differ (the method's is the more accurate);
+      can differ (the method's is the more accurate), and on `float16`, whose range ends at
+      65504, a running total can overflow to `inf` in one order and not in the other;
     - the dtype of an integer total. On an array of an integer dtype narrower than 64 bits
       (`int8`, `uint16`, `int32`...) the builtin's running total keeps that dtype and wraps
       around when it overflows (NumPy warns `RuntimeWarning: overflow`): `sum` of three
