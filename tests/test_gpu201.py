@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import partial
 
+import numpy as np
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
@@ -161,3 +162,18 @@ def test_a_module_or_class_level_loop_read_elsewhere_is_not_rewritten(where):
     if where == "module":  # a function with a local `i` of its own does not count
         other = head + loop + "\n\ndef count():\n    for i in range(3):\n        print(i)\n"
         assert "for i in range(len(a))" not in fix_text(other, unsafe_fixes=True)
+
+
+def test_a_narrow_integer_total_differs_only_where_the_loop_overflows():
+    """Documented: the loop's running total keeps an `int8` dtype and wraps around; the
+    rewrite's `.sum()` adds in 64 bits."""
+    source = HEADER + "    total = 0\n    for i in range(len(a)):\n        total += a[i] * b[i]\n    return total\n"
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "total += (a * b[:len(a)]).sum(axis=0)" in fixed
+    call = "f(a, b, None)"
+    fits = "a = np.array([100, -20, 7], dtype=np.int8)\nb = np.ones(3, dtype=np.int8)"
+    assert run_example(fits, source, call) == run_example(fits, fixed, call) == 87
+    overflows = "a = np.array([100, 100, 100], dtype=np.int8)\nb = np.ones(3, dtype=np.int8)"
+    with np.errstate(over="ignore"):
+        assert run_example(overflows, source, call) == 44
+    assert run_example(overflows, fixed, call) == 300

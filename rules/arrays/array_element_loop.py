@@ -85,7 +85,11 @@ class ArrayElementLoop(Rule):
     suggestion. The slices make the rewrite read and write exactly the elements the loop does. It
     computes the same values, except that a sum is added pairwise instead of left to right
     (the last digits of a float total can differ; a loop that runs zero times leaves an
-    integer total an `int`, the rewrite adds a float `0.0`), and where the loop would
+    integer total an `int`, the rewrite adds a float `0.0`), except for the dtype of an
+    integer total (over arrays of an integer dtype narrower than 64 bits the loop's running
+    total keeps that dtype and wraps around when it overflows, `int8` 100 + 100 + 100 giving
+    44, while `.sum()` adds in 64 bits and gives 300; they agree whenever the loop's total
+    does not overflow), and where the loop would
     fail part way (an array shorter than the bound) or depends on its own earlier
     iterations through arrays that overlap in memory (views of one another at an offset).
     An array with no rows and more than one dimension, where the loop runs zero times, is
