@@ -8,6 +8,7 @@ snippet inside an `if True:` wrapper so its indentation, comments and formatting
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Sequence
 
@@ -32,6 +33,8 @@ class FixContext:
         self._names: set[str] | None = None
         self._bound: frozenset[str] | None = None
         self._bindings: dict[str, list[tuple[str, ...]]] = {}
+        self._starts: list[Position] | None = None
+        self._imports: list[tuple[int, ast.Import | ast.ImportFrom]] | None = None
         #: Names handed out to the fixes built so far that will be applied, and to the
         #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
@@ -92,22 +95,22 @@ class FixContext:
         return first if first is not None and first < self._statement_start(self._anchor) else None
 
     def _statement_start(self, index: int) -> Position:
-        statement = self.tree.body[index]
-        decorators = getattr(statement, "decorator_list", None)
-        if decorators:
-            return Position(min(d.lineno for d in decorators), 0)
-        return self.start(statement)
+        """Where module-level statement `index` begins (its first decorator included)."""
+        if self._starts is None:
+            self._starts = []
+            for statement in self.tree.body:
+                decorators = getattr(statement, "decorator_list", None)
+                self._starts.append(Position(min(d.lineno for d in decorators), 0) if decorators
+                                    else self.start(statement))
+        return self._starts[index]
 
     def _statement_at(self, at: Position) -> int:
         """Index of the module-level statement holding `at` (0 before the first one)."""
-        body = self.tree.body
-        index = 0
-        for position in range(len(body)):
-            if self._statement_start(position) <= at:
-                index = position
-            else:
-                break
-        return index
+        if not self.tree.body:
+            return 0
+        self._statement_start(0)
+        assert self._starts is not None
+        return max(bisect.bisect_right(self._starts, at) - 1, 0)
 
     def _scan_names(self) -> None:
         """One walk of the file for the names it uses and what binds each of them: an
@@ -179,10 +182,17 @@ class FixContext:
             return False
         return name not in self._names_in_file() or self._only_bound_as(name, what)
 
+    def _imports_before_anchor(self) -> list[ast.Import | ast.ImportFrom]:
+        """The module-level import statements that come before the fix's anchor."""
+        if self._imports is None:
+            self._imports = [(index, node) for index, node in enumerate(self.tree.body)
+                             if isinstance(node, (ast.Import, ast.ImportFrom))]
+        return [node for index, node in self._imports if index < self._anchor]
+
     def module_alias(self, module: str) -> str | None:
         """The name under which a module-level `import module [as alias]` that runs before
         the fix's anchor statement binds `module`, where nothing rebinds that name."""
-        for node in self.tree.body[: self._anchor]:
+        for node in self._imports_before_anchor():
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name != module:
@@ -218,7 +228,7 @@ class FixContext:
         the file uses `name` for something else."""
         self._asked_imports = True
         what = ("from", module, name)
-        for node in self.tree.body[: self._anchor]:
+        for node in self._imports_before_anchor():
             if isinstance(node, ast.ImportFrom) and node.module == module and not node.level:
                 for alias in node.names:
                     if alias.name == name and self._only_bound_as(alias.asname or name, what):
