@@ -43,6 +43,11 @@ _GUARDS = (ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr(ast, "T
 #: Builtins that read a scope's names without naming them.
 DYNAMIC_READERS = frozenset({"locals", "vars", "dir", "eval", "exec"})
 
+#: What running a statement (or the rest of a block) does to a name: (reads it before
+#: rebinding it, rebinds it on every path, may have jumped past a rebinding with
+#: `break`/`continue`).
+_Outcome = tuple[bool, bool, bool]
+
 
 def names_read_after(site: Site, tree: ast.Module, kept: frozenset[str] = frozenset()) -> set[str]:
     """The names the loop at the end of `site` binds, other than `kept` (those its rewrite
@@ -143,12 +148,6 @@ def _any_within(positions: list[Position], nodes: "tuple[ast.AST, ...] | list[as
                 return True
             index += 1
     return False
-
-
-#: What running a statement (or the rest of a block) does to a name: (reads it before
-#: rebinding it, rebinds it on every path, may have jumped past a rebinding with
-#: `break`/`continue`).
-_Outcome = tuple[bool, bool, bool]
 
 
 def _read_later(path: Site, name: str, facts: _ScopeFacts) -> bool:
