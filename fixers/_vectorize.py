@@ -21,7 +21,7 @@ import libcst as cst
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
 from gpulint.diagnostic import Edit
 from gpulint.fixing import FixContext
-from gpulint.rules.arrays._elementwise import guards_read_elements, python_values_kept
+from gpulint.rules.arrays._elementwise import guards_read_elements, python_values_kept, stringy
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 
@@ -254,17 +254,6 @@ def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
 
 
-def _stringy(node: ast.AST) -> bool:
-    """A string literal, or a `+` chain or conditional that yields one."""
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, str)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _stringy(node.left) or _stringy(node.right)
-    if isinstance(node, ast.IfExp):
-        return _stringy(node.body) or _stringy(node.orelse)
-    return False
-
-
 def strings_vectorize(expression: ast.expr) -> bool:
     """True when the string literals in a (checked) row expression mean the same on a column.
 
@@ -274,13 +263,13 @@ def strings_vectorize(expression: ast.expr) -> bool:
     branches must both be strings or both not."""
     for node in ast.walk(expression):
         if isinstance(node, ast.BinOp):
-            mixed = not isinstance(node.op, ast.Add) and (_stringy(node.left) or _stringy(node.right))
+            mixed = not isinstance(node.op, ast.Add) and (stringy(node.left) or stringy(node.right))
         elif isinstance(node, ast.UnaryOp):
-            mixed = _stringy(node.operand)
+            mixed = stringy(node.operand)
         elif isinstance(node, ast.Call):
-            mixed = any(_stringy(argument) for argument in node.args)
+            mixed = any(stringy(argument) for argument in node.args)
         elif isinstance(node, ast.IfExp):
-            mixed = _stringy(node.body) != _stringy(node.orelse)
+            mixed = stringy(node.body) != stringy(node.orelse)
         else:
             mixed = False
         if mixed:

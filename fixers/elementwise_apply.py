@@ -19,7 +19,7 @@ import libcst as cst
 from gpulint.astutil import keyword_value, mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.arrays._elementwise import python_values_kept
+from gpulint.rules.arrays._elementwise import python_values_kept, stringy
 
 from ._vectorize import code_of, needs_parentheses, parenthesize
 
@@ -85,6 +85,8 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         # alias would share later changes); `na_action` has nothing left to skip.
         return None if keyword_value(call, "na_action") else f"{receiver}.copy()"
     if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
+        return None
+    if _element_meets_a_string(function.body, parameter):
         return None
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
            and mentions(n, parameter) for n in ast.walk(function.body)):
@@ -156,6 +158,29 @@ def _only_understood_arguments(call: ast.Call) -> bool:
     return (positional + len(keywords) >= 1 and positional <= 1
             and not any(isinstance(a, ast.Starred) for a in call.args)
             and all(k in ("func", "arg", "na_action") for k in keywords))
+
+
+#: Comparisons that order values (a categorical column refuses them unless it is ordered).
+_ORDERINGS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _element_meets_a_string(body: ast.expr, parameter: str) -> bool:
+    """The element itself added to or ordered against a string (`x + "!"`, `x < "m"`): on a
+    categorical column of strings (or an empty one of numbers) the vectorized form raises,
+    where `apply` maps each category. Methods first (`x.strip() + "!"`) give plain strings."""
+    def element(node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == parameter
+
+    for node in ast.walk(body):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = node.left, node.right
+        elif isinstance(node, ast.Compare) and isinstance(node.ops[0], _ORDERINGS):
+            a, b = node.left, node.comparators[0]
+        else:
+            continue
+        if element(a) and stringy(b) or element(b) and stringy(a):
+            return True
+    return False
 
 
 def _skips_missing(call: ast.Call) -> bool:

@@ -40,7 +40,8 @@ _findings = partial(findings, code="GPU105")
     ("s.apply(lambda x: float(x) / 2)", "s.astype(float) / 2"),
     ("s.apply(lambda x: len(x.strip()))", "s.str.strip().str.len()"),
     ("s.apply(lambda x: x.strip('-').upper())", "s.str.strip('-').str.upper()"),
-    ("s.apply(lambda x: (x + '!').lower())", "(s + '!').str.lower()"),
+    ("s.apply(lambda x: (x.strip() + '!').lower())", "(s.str.strip() + '!').str.lower()"),
+    ("s.apply(lambda x: x == 'a')", "s == 'a'"),
     ("s.apply(lambda lower: lower.lower())", "s.str.lower()"),
     ("frame['a'].apply(lambda x: x * rate)", "frame['a'] * rate"),
     ("frame.map(abs)", "frame.abs()"),
@@ -50,9 +51,9 @@ _findings = partial(findings, code="GPU105")
     ("s.apply(lambda x: x / float(rate))", "s / float(rate)"),
     ("s.apply(lambda x: x * int(rate) + len('ab'))", "s * int(rate) + len('ab')"),
     ("s.apply(lambda x: int(rate) - abs(x))", "int(rate) - abs(s)"),
-    ("s.apply(lambda x: x + '-'.upper())", "s + '-'.upper()"),
+    ("s.apply(lambda x: x.strip() + '-'.upper())", "s.str.strip() + '-'.upper()"),
     ("s.apply(lambda x: round(x) + round(rate, 2))", "round(s) + round(rate, 2)"),
-    ("frame.map(lambda v: v + 'ab'.strip())", "frame + 'ab'.strip()"),
+    ("frame.map(lambda v: v * len('ab'.strip()))", "frame * len('ab'.strip())"),
     ("s.map(lambda x: x)", "s.copy()"),
     ("s.apply(lambda x: x ** 2)", "s ** 2"),
     ("s.apply(lambda x: x % 2)", "s % 2"),
@@ -127,6 +128,11 @@ def test_rewrites_keep_their_precedence(statement, rewrite):
     "s.apply(lambda x: x * 10 ** 20)",
     "s.apply(lambda x: x + 99999999999999999999)",
     "s.apply(lambda x: x > 10 ** 20)",
+    # the element itself with a string: a categorical column refuses `+` and `<`
+    "s.apply(lambda x: x + '!')",
+    "s.apply(lambda x: 'id-' + x)",
+    "s.apply(lambda x: (x + '!').lower())",
+    "s.apply(lambda x: x < 'm')",
 ])
 def test_declined_rewrites_get_a_suggestion(call):
     source = HEADER + f"fmt = '%d'\nresult = {call}\n"
@@ -318,3 +324,17 @@ def test_rewrites_run_on_edge_values(body):
             raise
         assert isinstance(after, pd.Series) and after is not series, (name, rewrite)
         assert _plain(before).tolist() == _plain(after).tolist(), (name, rewrite)
+
+
+def test_string_categoricals_keep_what_apply_computes():
+    """`apply` on a categorical column maps its categories; the `.str` methods give plain
+    strings that `+` accepts, but the categorical itself refuses `+` and `<`."""
+    categories = pd.Series([" Ab", "cD ", " Ab"], dtype="category")
+    with pytest.raises(TypeError):
+        categories + "!"
+    source = "import pandas as pd\n\n\ndef run(s: pd.Series):\n    return s.apply(lambda x: x.strip() + '!')\n"
+    fixed = idempotent_fix(source)
+    assert "apply" not in fixed
+    before = run_example("s = pd.Series([' Ab', 'cD ', ' Ab'], dtype='category')", source, "run(s)", n=3)
+    after = run_example("s = pd.Series([' Ab', 'cD ', ' Ab'], dtype='category')", fixed, "run(s)", n=3)
+    assert _plain(before).tolist() == _plain(after).tolist()

@@ -106,14 +106,17 @@ _STR_RESULTS = frozenset("lower upper strip lstrip rstrip title capitalize swapc
 _STR_PREDICATES = frozenset({"startswith", "endswith"})
 
 
-def _stringy(node: ast.AST) -> bool:
-    """A string literal or f-string, a `str` method's string result, or a `+` with one of them."""
+def stringy(node: ast.AST) -> bool:
+    """A string literal or f-string, a `str` method's string result, or a `+` or conditional
+    that yields one of them."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
     if isinstance(node, ast.Call):
         return isinstance(node.func, ast.Attribute) and node.func.attr in _STR_RESULTS
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        return _stringy(node.left) or _stringy(node.right)
+        return stringy(node.left) or stringy(node.right)
+    if isinstance(node, ast.IfExp):
+        return stringy(node.body) or stringy(node.orelse)
     return isinstance(node, ast.JoinedStr)
 
 
@@ -126,7 +129,7 @@ def remainders_only(expression: ast.expr, is_element: Callable[[ast.AST], bool])
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and involves(node, is_element):
             left = node.left
             number = isinstance(left, ast.Constant) and type(left.value) in (int, float)
-            if not number and (_stringy(left) or not involves(left, is_element)):
+            if not number and (stringy(left) or not involves(left, is_element)):
                 return False
     return True
 
@@ -218,7 +221,7 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
         if any(type(value) is int and value not in _INT64 for value in map(_constant, operands)):
             return False
         if isinstance(node, ast.BinOp):
-            if not isinstance(node.op, ast.Add) and (_stringy(node.left) or _stringy(node.right)):
+            if not isinstance(node.op, ast.Add) and (stringy(node.left) or stringy(node.right)):
                 return False
 
             if isinstance(node.op, ast.Pow):

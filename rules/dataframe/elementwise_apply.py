@@ -161,12 +161,12 @@ class ElementwiseApply(Rule):
       `map(..., na_action="ignore")` skips them, and is rewritten only where the vectorized
       form keeps them missing too (not for comparisons, `str` predicates, `bool` and `int`);
     - a column of a non-string dtype with no value the function is called on (empty, or
-      only missing values with `na_action="ignore"`): `apply` returns it, while `.str`, `+`
-      with a string and `<`/`>` against a string raise;
-    - categorical columns: `apply` maps the categories, while arithmetic, `abs` and `<`/`>`
-      on an unordered categorical column raise `TypeError` (`==` compares with the
-      categories themselves, so `x == True` no longer matches a category 1); `.str` methods
-      and casts work;
+      only missing values with `na_action="ignore"`): `apply` returns it, while `.str`
+      raises;
+    - categorical columns: `apply` maps the categories, while arithmetic and `abs` on a
+      categorical column raise `TypeError` (`x * 2` on a categorical column of numbers, or
+      of strings to repeat); `==` compares with the categories themselves, so `x == True`
+      no longer matches a category 1; `.str` methods, casts and `==` work;
     - Unicode: with pyarrow installed (pandas' default string storage then), `.str.lower()`,
       `.upper()`, `.title()`, `.capitalize()` and `.swapcase()` map some characters
       differently from Python's `str` methods (`"ß".upper()` is `"SS"` in Python, `"ẞ"` in
@@ -185,6 +185,8 @@ class ElementwiseApply(Rule):
     that may both be bools (`x + x`, `x * x`, `x - (x > 0)`: `True + True` is 2 but a
     logical or in NumPy, and `-` raises); `%` that formats a string (`"%.2f" % x` would
     format the whole column at once); arithmetic other than `+` with a string (`"-" * x`);
+    the element itself added to or ordered against a string (`x + "!"`, `x < "m"`: a
+    categorical column of strings refuses both, where `x.strip() + "!"` is rewritten);
     arithmetic or a comparison with an int that int64 cannot hold (`x * 10 ** 20`, where
     pandas raises `OverflowError`);
     `str` (`astype(str)` keeps missing values missing where `str(nan)` is `"nan"`); `round`
