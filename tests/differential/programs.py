@@ -64,7 +64,8 @@ EXTRAS = st.sampled_from([False, False, True])
 def elementwise_apply(draw: st.DrawFn) -> Program:
     numeric_data = draw(st.booleans())
     kinds = v.NUMERIC_KINDS if numeric_data else v.TEXT_KINDS
-    setup = f"s = {draw(v.series(kinds))}\nk = {draw(v.scalar())}\n"
+    # bools twice as often: Python's bool arithmetic (True + True == 2) is not the column's
+    setup = f"s = {draw(v.series(kinds + ('bool',) if numeric_data else kinds))}\nk = {draw(v.scalar())}\n"
     shape = draw(st.sampled_from(["lambda", "lambda", "lambda", "builtin", "frame", "identity"]))
     method = draw(st.sampled_from(["map", "apply"]))
     if shape == "builtin":
@@ -84,7 +85,7 @@ def elementwise_apply(draw: st.DrawFn) -> Program:
             """)
         return Program("GPU105", f"frame.map({function})", setup, source, "f(df, k)")
     else:
-        body = draw(numeric(st.just("x")) if numeric_data else text("x"))
+        body = draw(numeric(st.just("x")).filter(mentions(("x",))) if numeric_data else text("x"))
         function = f"lambda x: {body}"
     extra = ', na_action="ignore"' if method == "map" and draw(st.booleans()) else ""
     source = _src(f"""
@@ -339,10 +340,11 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
                 return {builtin}(a)
             """)
         return Program("GPU204", f"{builtin}(array)", setup, source, "f(a)")
+    reader = draw(st.sampled_from([("import numpy", "numpy.asarray"), ("from numpy import asarray", "asarray")]))
     source = _src(f"""
-        import numpy
+        {reader[0]}
 
-        values = numpy.asarray(a)
+        values = {reader[1]}(a)
         result = {builtin}(values)
 
         import numpy as np
