@@ -20,6 +20,7 @@ from gpulint.astutil import keyword_value, mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.arrays._elementwise import python_values_kept, stringy
+from gpulint.rules.dataframe.elementwise_apply import function_of
 
 from ._vectorize import code_of, needs_parentheses, parenthesize
 
@@ -77,13 +78,13 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         return None
     if form["uses"] > 1 and not _repeatable(receiver_node):
         return None  # the receiver would be computed once per use
-    function = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg in ("func", "arg"))
+    function = function_of(call)
     assert isinstance(function, ast.Lambda)
     parameter = form["parameter"]
     if isinstance(function.body, ast.Name):
         # `lambda x: x`: a new object with the same values, not the receiver itself (an
         # alias would share later changes); `na_action` has nothing left to skip.
-        return None if keyword_value(call, "na_action") else f"{receiver}.copy()"
+        return None if _skips_missing(call) else f"{receiver}.copy()"
     if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
         return None
     if _element_meets_a_string(function.body, parameter):
@@ -108,7 +109,6 @@ class _Vectorize(cst.CSTTransformer):
     def __init__(self, parameter: str, receiver: cst.BaseExpression) -> None:
         self.parameter = parameter
         self.receiver = receiver
-
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return self.receiver if updated.value == self.parameter else updated
@@ -198,8 +198,9 @@ def _missing_stays_missing(form: dict, call: ast.Call) -> bool:
         return form["name"] not in ("int", "bool")
     if form["kind"] == "str-method":
         return not _predicate(form["name"])
-    function = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg in ("func", "arg"))
-    for node in ast.walk(function.body):  # type: ignore[attr-defined]
+    function = function_of(call)
+    assert isinstance(function, ast.Lambda)
+    for node in ast.walk(function.body):
         if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool"):

@@ -9,6 +9,11 @@ constants, and names from outside the loop that are not known to hold arrays, fr
 series. Each of those means the same applied to whole arrays (or Series) as applied to
 their elements one at a time; `and`/`or`/`not` become `&`/`|`/`~` and a conditional
 becomes `np.where`.
+
+Elements that are Python objects (what `Series.apply` hands its function, the fields of a
+row of mixed dtypes) compute some of this differently from NumPy: Python ints grow, bools
+add up to ints, `(-4) ** 0.5` is complex. `python_values_kept` tells those expressions
+apart, and the rewrites of pandas elements and rows (GPU102-GPU105) use it.
 """
 
 from __future__ import annotations
@@ -136,9 +141,8 @@ def remainders_only(expression: ast.expr, is_element: Callable[[ast.AST], bool])
 
 def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     """An operand that may hold bools: an element reference, a bool literal, a comparison,
-    `not`, a `bool()` cast, a `str` predicate (`x.isdigit()`), `abs`/`round`/`+` of one of
-    them, or a product of two (NumPy's `*` on bools stays bool). Other names are taken to
-    hold numbers."""
+    `not`, a `bool()` cast, a `str` predicate (`x.isdigit()`), or `abs`/`round`/`+` of one
+    of them. Other names are taken to hold numbers."""
     if is_element(node):
         return True
     if isinstance(node, ast.Constant):
@@ -223,7 +227,6 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
         if isinstance(node, ast.BinOp):
             if not isinstance(node.op, ast.Add) and (stringy(node.left) or stringy(node.right)):
                 return False
-
             if isinstance(node.op, ast.Pow):
                 exponent = node.right
                 if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2):

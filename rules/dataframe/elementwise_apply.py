@@ -102,7 +102,8 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> dict | None
             "conditional": body.conditional, "uses": body.uses}
 
 
-def _function_of(call: ast.Call) -> ast.expr | None:
+def function_of(call: ast.Call) -> ast.expr | None:
+    """The function passed to `apply`/`map` (positionally, or as `func=`/`arg=`)."""
     if call.args:
         return call.args[0]
     return next((k.value for k in call.keywords if k.arg in ("func", "arg")), None)
@@ -378,7 +379,7 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
             return
         if func.attr not in _METHODS.get(receiver.kind, ()) or _whole_series(node):
             return
-        form = elementwise_form(_function_of(node), ctx)
+        form = elementwise_form(function_of(node), ctx)
         if form is None:
             return
         ctx.report(node, context={"call": node, "receiver": func.value, "kind": receiver.kind,
