@@ -163,10 +163,10 @@ def check(program: Program) -> Outcome:
     outcome = Outcome(program, full)
     if full == program.source and safe == program.source:
         return outcome
-    for text in {safe, full}:
+    for text, unsafe in ((safe, False), (full, True)):
         if not _parses(text):
             outcome.problems.add("parse")
-        elif fix_text(text, rules=rules, unsafe_fixes=True) != full:
+        elif fix_text(text, rules=rules, unsafe_fixes=unsafe) != text:
             outcome.problems.add("idempotence")
     if "parse" in outcome.problems:
         return outcome

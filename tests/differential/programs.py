@@ -35,13 +35,6 @@ class Program:
     reference: str | None = None
     state: str | None = None
 
-    def script(self, fixed: str | None = None) -> str:
-        """The program as one runnable script (setup, source, call), optionally fixed."""
-        return (f"import numpy as np\nimport pandas as pd\n\n# --- data\n{self.setup}\n"
-                f"# --- program\n{fixed if fixed is not None else self.source}\n"
-                f"# --- result\nprint(repr({self.call}))\n"
-                + (f"print(repr({self.state}))\n" if self.state else ""))
-
 
 def _src(template: str) -> str:
     """A template written indented in this file, moved to column 0. Only the template's
