@@ -168,6 +168,8 @@ class ElementwiseApply(Rule):
       categorical column raise `TypeError` (`x * 2` on a categorical column of numbers, or
       of strings to repeat); `==` compares with the categories themselves, so `x == True`
       no longer matches a category 1; `.str` methods, casts and `==` work;
+    - bytes: on an `object` column of `bytes` (what `read_sas` returns without an
+      `encoding`) the `bytes` methods work, while `.str` raises `TypeError`;
     - Unicode: with pyarrow installed (pandas' default string storage then), `.str.lower()`,
       `.upper()`, `.title()`, `.capitalize()` and `.swapcase()` map some characters
       differently from Python's `str` methods (`"ß".upper()` is `"SS"` in Python, `"ẞ"` in
