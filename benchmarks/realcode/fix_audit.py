@@ -12,9 +12,9 @@ the corpus itself is never touched:
    nothing), each with JSON output and a time limit.
 3. Compare: every changed file still parses where it parsed before; no new undefined names
    (each one reported with its file and diff); no file changed by the second run; no more
-   lines ending in whitespace than before (a layout the fix broke); gpulint's per-file
-   errors, internal errors and time-outs; findings per rule before and after (a finding
-   gone after the fix counts as fixed).
+   lines ending in whitespace than before (a layout the fix broke); no comment lost;
+   gpulint's per-file errors, internal errors and time-outs; findings per rule before and
+   after (a finding gone after the fix counts as fixed).
 4. Write a Markdown summary (stdout, and `--output FILE`) and N random hunks of the fix's
    diff, with a fixed seed, to `--diffs FILE` for reading.
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import io
 import json
 import os
 import random
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tokenize
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -308,7 +310,7 @@ def _read_tree(root: Path, folder: str = "") -> dict[str, bytes]:
 
 @dataclass
 class Problem:
-    kind: str  # "parse", "undefined", "idempotent", "layout", "unreadable"
+    kind: str  # "parse", "undefined", "idempotent", "layout", "comment", "unreadable"
     path: str
     detail: str
     diff: str
@@ -403,6 +405,11 @@ def _check_changed(result: Audit, facts_before: dict[str, CodeFacts]) -> None:
         if broken:
             result.problems.append(Problem("parse", path, "no longer parses: " + ", ".join(broken),
                                            file_diff(path, before, after)))
+        lost = _comments(path, before) - _comments(path, after)
+        if lost:
+            shown = ", ".join(f"`{text}`" for text in sorted(lost)[:3]) + (", ..." if len(lost) > 3 else "")
+            result.problems.append(Problem("comment", path, f"{sum(lost.values())} comment(s) gone: {shown}",
+                                           file_diff(path, before, after)))
         spaced = _trailing_whitespace(path, after) - _trailing_whitespace(path, before)
         if spaced > 0:
             result.problems.append(Problem("layout", path, f"{spaced} more line(s) end with whitespace",
@@ -414,6 +421,19 @@ def _check_changed(result: Audit, facts_before: dict[str, CodeFacts]) -> None:
                 result.problems.append(Problem(
                     "undefined", path, f"new pyflakes {kind} `{name}` (+{added}) at {', '.join(where)}",
                     file_diff(path, before, after)))
+
+
+def _comments(path: str, data: bytes) -> Counter:
+    """The comments of the file's code (every cell's, in a notebook); a unit that does not
+    tokenize counts none."""
+    found: Counter = Counter()
+    for text in _units(path, data).values():
+        try:
+            found.update(token.string.strip() for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                         if token.type == tokenize.COMMENT)
+        except (tokenize.TokenError, SyntaxError):
+            continue
+    return found
 
 
 def _trailing_whitespace(path: str, data: bytes) -> int:
@@ -481,6 +501,7 @@ def summary(result: Audit, scratch_note: str) -> str:
         f"| new pyflakes undefined names | {kinds['undefined']} |",
         f"| files changed again by a second fix (not idempotent) | {kinds['idempotent']} |",
         f"| changed files with more lines ending in whitespace | {kinds['layout']} |",
+        f"| changed files that lost a comment | {kinds['comment']} |",
         f"| per-file gpulint errors (fix run) | {len(file_errors)} |",
         f"| internal errors / output not JSON / time-outs | {len(internal)} / {len(not_json)} / {len(timeouts)} |",
         f"| audit time | {result.seconds:.0f} s ({sum(r.seconds for r in result.runs):.0f} s in gpulint) |",
