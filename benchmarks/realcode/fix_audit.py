@@ -4,17 +4,17 @@ A fix must leave code that parses, binds every name it uses, and is idempotent. 
 checks that on real data-science code (the corpus `extract.py` writes), on a scratch copy so
 the corpus itself is never touched:
 
-1. Copy the corpus to a scratch folder; for every file record whether it parses (a notebook:
-   each code cell, IPython syntax masked as gpulint masks it) and its pyflakes undefined
-   names (a notebook: its code cells as one program).
+1. Copy the corpus to a scratch folder and keep every file's original bytes.
 2. Per repository folder, run `gpulint check --unsafe-fixes` (the findings before), then
    `gpulint check --fix --unsafe-fixes` (the fix), then the same again (must change
    nothing), each with JSON output and a time limit.
-3. Compare: every changed file still parses where it parsed before; no new undefined names
-   (each one reported with its file and diff); no file changed by the second run; no more
-   lines ending in whitespace than before (a layout the fix broke); no comment lost;
-   gpulint's per-file errors, internal errors and time-outs; findings per rule before and
-   after (a finding gone after the fix counts as fixed).
+3. Compare each changed file with its original: it still parses where it parsed before (a
+   notebook: each code cell, IPython syntax masked as gpulint masks it); no new pyflakes
+   undefined names (a notebook: its code cells as one program; each new one reported with
+   its file and diff); no more lines ending in whitespace (a layout the fix broke); no
+   comment lost. Then: no file changed by the second run; gpulint's per-file errors,
+   internal errors and time-outs; findings per rule before and after (a finding gone after
+   the fix counts as fixed).
 4. Write a Markdown summary (stdout, and `--output FILE`) and N random hunks of the fix's
    diff, with a fixed seed, to `--diffs FILE` for reading.
 
@@ -352,7 +352,6 @@ def audit(corpus: Path, scratch: Path, command: list[str], timeout: float, only:
     result = Audit(described, files)
     print(f"fix audit: {len(files)} files in {len(folders)} folders, copied to {tree}", file=sys.stderr)
 
-    facts_before = {path: code_facts(path, data) for path, data in files.items()}
     before_findings: dict[str, list[dict]] = {}
     after_findings: dict[str, list[dict]] = {}
     after_fix: dict[str, bytes] = {}
@@ -379,7 +378,7 @@ def audit(corpus: Path, scratch: Path, command: list[str], timeout: float, only:
         after = after_fix.get(path, data)
         if after != data:
             result.changed[path] = after
-    _check_changed(result, facts_before)
+    _check_changed(result)
     _count_rules(result, before_findings, after_findings)
     _sample_hunks(result, before_findings, diffs_count, seed)
     result.seconds = time.perf_counter() - started
@@ -394,10 +393,11 @@ def _relative(filename: str, tree: Path) -> str:
         return filename
 
 
-def _check_changed(result: Audit, facts_before: dict[str, CodeFacts]) -> None:
+def _check_changed(result: Audit) -> None:
+    """The checks on each changed file, against the original kept in `result.files`."""
     for path, after in result.changed.items():
         before = result.files[path]
-        old, new = facts_before[path], code_facts(path, after)
+        old, new = code_facts(path, before), code_facts(path, after)
         if new.unreadable and not old.unreadable:
             result.problems.append(Problem("unreadable", path, new.unreadable, ""))
             continue
