@@ -23,7 +23,8 @@ def _with_rule_pages(entry):
     """The nav entry of the rule table, made a section listing every rule's page too."""
     if isinstance(entry, dict) and list(entry.values()) == [docs.RULES_INDEX]:
         title = next(iter(entry))
-        return {title: [docs.RULES_INDEX, *({f"{code} {name}": path} for code, name, path in docs.rule_pages())]}
+        pages = [{f"{code} {name}": path} for code, name, path in docs.rule_pages()]
+        return {title: [{"All rules": docs.RULES_INDEX}, *pages]}
     return entry
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .registry import DOC_SECTIONS, DOCS_HOME, FixAvailability, Rule, all_rules
@@ -146,11 +146,13 @@ def _measurements(rule: type[Rule]) -> list[dict[str, Any]]:
     return rule_measurements(rule.code)
 
 
-def rule_table() -> str:
-    """The Markdown rule table the README carries (kept in sync by a test)."""
+def rule_table(link: Callable[[type[Rule]], str] | None = None) -> str:
+    """The Markdown rule table the README carries (kept in sync by a test); with `link`,
+    each rule's name links to what `link(rule)` returns."""
     lines = ["| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
     for rule in all_rules():
-        lines.append(f"| {rule.code} | `{rule.name}` | {rule.message} | {rule.fix.value} |")
+        name = f"[`{rule.name}`]({link(rule)})" if link else f"`{rule.name}`"
+        lines.append(f"| {rule.code} | {name} | {rule.message} | {rule.fix.value} |")
     return "\n".join(lines)
 
 
@@ -183,9 +185,9 @@ def _replace_block(text: str, marker: str, body: str) -> str:
 BENCH_RESULTS, BENCH_PLOT = "benchmarks/results/cpu.json", "benchmarks/results/cpu.png"
 
 
-def bench_block(root: str) -> str | None:
+def bench_block(root: str, plot: str = BENCH_PLOT) -> str | None:
     """The README's benchmark table, from the committed results under the project folder
-    `root` (None when there are none)."""
+    `root` (None when there are none), showing the committed plot as `plot`."""
     from pathlib import Path
 
     from .benchmarks.report import readme_block
@@ -195,7 +197,7 @@ def bench_block(root: str) -> str | None:
         run = load(Path(root) / BENCH_RESULTS)
     except ResultsError:
         return None
-    return readme_block(run, BENCH_PLOT if (Path(root) / BENCH_PLOT).is_file() else None)
+    return readme_block(run, plot if (Path(root) / BENCH_PLOT).is_file() else None)
 
 
 def update_readme(path: str) -> bool:
@@ -272,10 +274,7 @@ def rules_index() -> str:
              "Every rule gpulint has, with the best fix it can offer: *safe* fixes are applied by "
              "`--fix`, *unsafe* ones by `--fix --unsafe-fixes`, *display-only* ones are shown, never "
              "applied. Each page shows the measured speedup of the rewrite.", "",
-             "| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
-    for rule in all_rules():
-        link = _link(site_path(rule.url()), RULES_INDEX)
-        lines.append(f"| {rule.code} | [`{rule.name}`]({link}) | {rule.message} | {rule.fix.value} |")
+             rule_table(lambda rule: _link(site_path(rule.url()), RULES_INDEX))]
     return "\n".join(lines) + "\n"
 
 
@@ -283,6 +282,7 @@ def rule_plot(code: str) -> bytes | None:
     """The speedup plot of one rule from the committed results (PNG), drawn by the same code
     as `gpulint bench`'s plot; None when it was not measured or matplotlib is missing."""
     import tempfile
+    from dataclasses import replace
     from pathlib import Path
 
     from .benchmarks.report import plot
@@ -294,9 +294,7 @@ def rule_plot(code: str) -> bytes | None:
             continue
         with tempfile.TemporaryDirectory() as folder:
             path = Path(folder) / f"{code}.png"
-            one = type(run)(date=run.date, gpulint=run.gpulint, machine=run.machine,
-                            libraries=run.libraries, settings=run.settings, sweeps=sweeps)
-            return path.read_bytes() if plot(one, path) else None
+            return path.read_bytes() if plot(replace(run, sweeps=sweeps), path) else None
     return None
 
 
@@ -306,8 +304,9 @@ def site_files() -> dict[str, str | bytes]:
     from .benchmarks.results import COMMITTED
 
     files: dict[str, str | bytes] = {RULES_INDEX: rules_index()}
-    if (COMMITTED / "cpu.png").is_file():
-        files[SITE_BENCH_PLOT] = (COMMITTED / "cpu.png").read_bytes()
+    committed_plot = COMMITTED.parent.parent / BENCH_PLOT
+    if committed_plot.is_file():
+        files[SITE_BENCH_PLOT] = committed_plot.read_bytes()
     for rule in all_rules():
         page = site_path(rule.url())
         image = rule_plot(rule.code)
@@ -322,14 +321,10 @@ def site_files() -> dict[str, str | bytes]:
 
 def site_bench_block() -> str:
     """The committed benchmark table for the docs site's benchmark page (the README's)."""
-    from .benchmarks.report import readme_block
-    from .benchmarks.results import COMMITTED, ResultsError, load
+    from .benchmarks.results import COMMITTED
 
-    try:
-        run = load(COMMITTED / "cpu.json")
-    except ResultsError as error:
-        return f"No committed results: {error}"
-    return readme_block(run, SITE_BENCH_PLOT if (COMMITTED / "cpu.png").is_file() else None)
+    # COMMITTED is <root>/benchmarks/results, in a checkout and in an installed package alike
+    return bench_block(str(COMMITTED.parent.parent), SITE_BENCH_PLOT) or "No committed benchmark results."
 
 
 if __name__ == "__main__":  # `python -m gpulint.docs [README.md]`: print or update the rule table
