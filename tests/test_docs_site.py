@@ -112,6 +112,7 @@ def test_hand_typed_figures_are_recognised():
 def site(tmp_path_factory):
     pytest.importorskip("mkdocs", reason="the docs extra is not installed: pip install -e '.[docs]'")
     pytest.importorskip("material", reason="the docs extra is not installed: pip install -e '.[docs]'")
+    pytest.importorskip("matplotlib", reason="the docs extra is not installed: pip install -e '.[docs]'")
     folder = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
