@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import importlib.util
 import io
 import json
 import os
@@ -569,16 +570,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, help="also write the summary to this file")
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy (its path is printed)")
     args = parser.parse_args(argv)
+    # The checks import pyflakes, and gpulint's IPython masking, from this Python.
+    missing = [name for name in ("pyflakes", "gpulint") if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"error: not importable in this Python: {', '.join(missing)} "
+              "(run it in the project's virtual environment)", file=sys.stderr)
+        return 2
     try:
         command = shlex.split(args.gpulint)
-        if not command:
-            raise AuditError("--gpulint is empty")
-        import pyflakes  # noqa: F401  (fail early, with a message, where it is missing)
-    except ImportError:
-        print("error: pyflakes is not installed in this Python (pip install pyflakes)", file=sys.stderr)
+    except ValueError as error:
+        print(f"error: --gpulint: {error}", file=sys.stderr)
         return 2
-    except (AuditError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    if not command:
+        print("error: --gpulint is empty", file=sys.stderr)
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="gpulint-fix-audit-"))
     try:
