@@ -121,8 +121,8 @@ class IndexLoopOverDataframe(Rule):
 
     ## Why is this bad?
     Every scalar access goes through pandas' indexing machinery (key checks, alignment, a
-    boxed Python scalar): microseconds per value, so the loop is thousands of times slower
-    than one column expression over the whole frame, and on a GPU (cuDF) each access is a
+    boxed Python scalar): microseconds per value, so the loop is about {speedup:100000} slower
+    at 100k rows than one column expression over the whole frame, and on a GPU (cuDF) each access is a
     separate device round trip. `iterrows()` (GPU102) is the same loop with a Series built per
     row.
 
