@@ -90,12 +90,13 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
     `x ** 3`, `-flag`, `fmt % x`, `(x > 0) + True`). Two fields are not refused for
     both possibly holding bools: `row["price"] - row["cost"]` is the rewrite's main use,
     and the rules' Fix safety names what two bool columns do."""
-    checker = _Checker(row, forbidden)
     def is_field(node: ast.AST) -> bool:
         return is_row_field(node, row)
 
+    checker = _Checker(row, forbidden)
     good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
-            and python_values_kept(expression, is_field, element_pairs=False) and guards_read_elements(expression, is_field))
+            and python_values_kept(expression, is_field, element_pairs=False)
+            and guards_read_elements(expression, is_field))
     return good, checker.needs_numpy
 
 

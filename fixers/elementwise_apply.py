@@ -19,7 +19,7 @@ import libcst as cst
 from gpulint.astutil import keyword_value, mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.arrays._elementwise import python_values_kept, stringy
+from gpulint.rules.arrays._elementwise import python_values_kept, str_predicate, stringy
 from gpulint.rules.dataframe.elementwise_apply import function_of
 
 from ._vectorize import code_of, needs_parentheses, parenthesize
@@ -197,21 +197,20 @@ def _missing_stays_missing(form: dict, call: ast.Call) -> bool:
     if form["kind"] == "builtin":
         return form["name"] not in ("int", "bool")
     if form["kind"] == "str-method":
-        return not _predicate(form["name"])
+        return not str_predicate(form["name"])
     function = function_of(call)
     assert isinstance(function, ast.Lambda)
     for node in ast.walk(function.body):
-        if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        if not mentions(node, form["parameter"]):
+            continue
+        if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(
+                node.op, ast.Not):
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool"):
             return False
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _predicate(node.func.attr):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and str_predicate(node.func.attr):
             return False
     return True
-
-
-def _predicate(method: str) -> bool:
-    return method.startswith("is") or method in ("startswith", "endswith")
 
 
 def _repeatable(node: ast.expr) -> bool:

@@ -289,7 +289,8 @@ EDGE_BODIES = [
     "x / float(total)", "x * int(k) - len('ab')", "x + bool(k) * 2", "float(total) / (x + 0.5)",
     "round(x) + round(total, 1)", "x + '-'.strip()", "'%.2f' % x", "'%d items' % x", "x % 3", "7 % (x + 10)",
     "x ** 3", "x ** 2", "x ** 0.5", "x ** -1", "2 ** (x % 4)", "x ** 0", "x + x", "x * x", "x - x", "-x", "+x",
-    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "x * 10 ** 20", "x > 10 ** 20", "abs(x - 1)", "abs(x) - x", "float(x) / 2",
+    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "x * 10 ** 20", "x > 10 ** 20", "abs(x - 1)",
+    "abs(x) - x", "float(x) / 2",
     "int(x) + 1", "bool(x)", "x > 0", "x == 1", "x", "x.strip().lower()", "len(x) + len('ab')",
     "x.upper() + '!'", "'-' * (x % 3)", "x * 2", "x // 3", "x.isdigit() + True", "x.isdigit() * 1",
 ]
@@ -303,7 +304,8 @@ def _documented(series: str, rewrite: str) -> bool:
 
 @pytest.mark.parametrize("body", EDGE_BODIES)
 def test_rewrites_run_on_edge_values(body):
-    source = f"import numpy as np\nimport pandas as pd\n\n\ndef run(s: pd.Series, total, k):\n    return s.apply(lambda x: {body})\n"
+    source = ("import numpy as np\nimport pandas as pd\n\n\n"
+              f"def run(s: pd.Series, total, k):\n    return s.apply(lambda x: {body})\n")
     fixed = idempotent_fix(source)
     rewrite = fixed.splitlines()[-1]
     before_namespace: dict = {}

@@ -106,9 +106,14 @@ def involves(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     return any(is_element(sub) for sub in ast.walk(node))
 
 
-#: `str` methods that return a string, and those that return a bool.
-_STR_RESULTS = frozenset("lower upper strip lstrip rstrip title capitalize swapcase casefold replace format join".split())
-_STR_PREDICATES = frozenset({"startswith", "endswith"})
+#: `str` methods that return a string.
+_STR_RESULTS = frozenset(
+    "lower upper strip lstrip rstrip title capitalize swapcase casefold replace format join".split())
+
+
+def str_predicate(method: str) -> bool:
+    """A `str` method that returns a bool (`isdigit`, `startswith`)."""
+    return method.startswith("is") or method in ("startswith", "endswith")
 
 
 def stringy(node: ast.AST) -> bool:
@@ -155,7 +160,7 @@ def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
         return node.func.id == "bool" or (node.func.id in ("abs", "round") and len(node.args) == 1
                                           and _maybe_bool(node.args[0], is_element))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr.startswith("is") or node.func.attr in _STR_PREDICATES
+        return str_predicate(node.func.attr)
     return False
 
 
@@ -229,7 +234,8 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
                 return False
             if isinstance(node.op, ast.Pow):
                 exponent = node.right
-                if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2):
+                if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int
+                        and 0 <= exponent.value <= 2):
                     return False
             both = _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element)
             if both and (element_pairs or not (is_element(node.left) and is_element(node.right))):
