@@ -157,7 +157,8 @@ class ElementwiseApply(Rule):
       where `map(..., na_action="ignore")` gives `NaN`; `len` on a `string` column gives `int64` where
       `.str.len()` gives `Int64`; the result of `apply` on an empty `str` column is `str`,
       where `.str.len()` and `.str.isdigit()` give numbers and booleans; `x ** 2` on bools
-      gives `int8`;
+      gives `int8`; `map(lambda x: x)` infers a dtype for an `object` column of numbers,
+      where `.copy()` keeps `object`;
     - missing values: the function raises on `NaN`/`None`/`pd.NA` (`str.lower(nan)`,
       `len(None)`) and on non-strings, where the vectorized form yields a missing value;
       `map(..., na_action="ignore")` skips them, and is rewritten only where the vectorized
