@@ -51,6 +51,23 @@ def numeric(leaves: st.SearchStrategy[str], depth: int = 3, extras: bool = True)
     return st.one_of(*branches)
 
 
+def idioms(leaves: st.SearchStrategy[str], extras: bool = True) -> st.SearchStrategy[str]:
+    """Bodies shaped like the ones vectorising fixes get wrong, drawn as often as random
+    trees: the element combined with an element-free call (`x / float(k)`), `%` formatting
+    of the element, a power of it, the element with itself (`x + x` on bools), and
+    `numeric` trees."""
+    pair = st.tuples(leaves, ARITHMETIC, leaves).map(lambda t: f"{t[0]} {t[1]} {t[2]}")
+    power = st.tuples(leaves, EXPONENTS).map(lambda t: f"{t[0]} ** {t[1]}")
+    tree = numeric(leaves, 3, extras)
+    if not extras:
+        return st.one_of(pair, power, tree, tree)
+    return st.one_of(
+        st.tuples(leaves, ARITHMETIC, ELEMENT_FREE).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
+        st.tuples(FORMATS, leaves).map(lambda t: f"{t[0]} % {t[1]}"),
+        pair, power, tree, tree, tree,
+    )
+
+
 def mentions(leaves: tuple[str, ...]):
     """A filter: the expression reads at least one of `leaves` (an element-free body is
     not what the loop rewrites are about)."""

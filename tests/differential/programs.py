@@ -22,7 +22,7 @@ from typing import Callable
 from hypothesis import strategies as st
 
 from . import values as v
-from .expressions import mentions, numeric, text
+from .expressions import idioms, mentions, numeric, text
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,9 @@ def elementwise_apply(draw: st.DrawFn) -> Program:
             """)
         return Program("GPU105", f"frame.map({function})", setup, source, "f(df, k)")
     else:
-        body = draw(numeric(st.just("x")).filter(mentions(("x",))) if numeric_data else text("x"))
+        # a body that reads the element and is not the element itself (that is "identity")
+        body = draw(idioms(st.just("x")).filter(lambda e: e != "x" and mentions(("x",))(e)) if numeric_data
+                    else text("x"))
         function = f"lambda x: {body}"
     extra = ', na_action="ignore"' if method == "map" and draw(st.booleans()) else ""
     source = _src(f"""
@@ -104,7 +106,7 @@ def apply_axis_1(draw: st.DrawFn) -> Program:
         body = draw(st.sampled_from(['r["a"] + " " + r["b"]', 'r["a"] + r["b"]',
                                      '"big" if r["a"] > r["b"] else "small"']))
     else:
-        body = draw(numeric(ROW_LEAVES, 2, draw(EXTRAS)).filter(mentions(('r["a"]', 'r["b"]'))))
+        body = draw(idioms(ROW_LEAVES, draw(EXTRAS)).filter(mentions(('r["a"]', 'r["b"]'))))
     shape = draw(st.sampled_from(["return", "column", "module"]))
     if shape == "return":
         source = _src(f"""
@@ -290,7 +292,7 @@ def comprehension_over_array(draw: st.DrawFn) -> Program:
     else:
         setup = f"a = {draw(v.array(v.NUMERIC_KINDS))}\nk = {draw(v.scalar())}\n"
         annotation = "np.ndarray"
-    body = draw(st.one_of(numeric(st.just("x"), 2, draw(EXTRAS)).filter(mentions(("x",))),
+    body = draw(st.one_of(idioms(st.just("x"), draw(EXTRAS)).filter(mentions(("x",))),
                           st.sampled_from(["x", "x * 2", "x[0]", "x.sum()"])))
     wrap = draw(st.sampled_from(["[{}]", "np.array([{}])", "np.asarray([{}])"]))
     comprehension = wrap.format(f"{body} for x in a")
@@ -323,7 +325,9 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
                 return {builtin}(a)
             """)
         return Program("GPU204", f"{builtin}(series)", setup, source, "f(a)")
-    setup = f"a = {draw(v.array(v.NUMERIC_KINDS))}\n"
+    data = v.array_with_nan() if builtin in ("max", "min", "sorted") and draw(st.booleans()) else \
+        v.array(v.NUMERIC_KINDS)
+    setup = f"a = {draw(data)}\n"
     if shape == "array":
         source = _src(f"""
             import numpy as np

@@ -99,6 +99,15 @@ def array(draw: st.DrawFn, kinds: tuple[str, ...] = NUMERIC_KINDS, min_size: int
 
 
 @st.composite
+def array_with_nan(draw: st.DrawFn) -> str:
+    """Source of a 1-D float array with a NaN after its first element (where the builtins'
+    answer depends on the order)."""
+    items = draw(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=1, max_size=5))
+    items.insert(draw(st.integers(1, len(items))), math.nan)
+    return f'np.array([{", ".join(literal(v) for v in items)}], dtype="float64")'
+
+
+@st.composite
 def frame(draw: st.DrawFn, columns: tuple[str, ...], kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS,
           min_size: int = 0, max_size: int = 5, extra_object_column: bool | None = None,
           default_index: bool = False) -> str:
