@@ -87,7 +87,7 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         return None if _skips_missing(call) else f"{receiver}.copy()"
     if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
         return None
-    if _element_meets_a_string(function.body, parameter):
+    if _element_meets_a_string(function.body, parameter) or not _text_where_text_goes(function.body, parameter):
         return None
     if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
            and mentions(n, parameter) for n in ast.walk(function.body)):
@@ -181,6 +181,24 @@ def _element_meets_a_string(body: ast.expr, parameter: str) -> bool:
         if element(a) and stringy(b) or element(b) and stringy(a):
             return True
     return False
+
+
+def _text_where_text_goes(body: ast.expr, parameter: str) -> bool:
+    """Whether every `str` method and `len` reading the element is applied to the element or
+    to a string made from it (`x.strip().lower()`, `len(x + "!")`). `len(x).lower()` raises
+    for every element, but on a Series with no elements `apply` returns where
+    `s.str.len().str.lower()` raises (an int Series has no `.str`)."""
+    def text(node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == parameter or stringy(node)
+
+    for node in ast.walk(body):
+        if not (isinstance(node, ast.Call) and mentions(node, parameter)):
+            continue
+        if isinstance(node.func, ast.Attribute) and not text(node.func.value):
+            return False
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and not text(node.args[0]):
+            return False
+    return True
 
 
 def _skips_missing(call: ast.Call) -> bool:
