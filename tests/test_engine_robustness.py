@@ -445,3 +445,88 @@ def test_unparseable_text_is_one_syntax_error_finding(source):
     diagnostics = lint_source(source)
     assert [d.code for d in diagnostics] == ["GPU001"]
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+# -- large modules are parsed in slices ----------------------------------------------------------
+
+#: Top-level code where a line at column 0 does not start a statement, and statements that
+#: span lines in every way: each must stay whole when a large module is parsed in slices.
+_SLICE_TRAPS = textwrap.dedent('''\
+    import pandas as pd
+    TEXT = """
+    x = 1
+    def not_code():
+    """
+    values = [
+    1,
+    ]
+    total = 1 + \\
+    2
+    @staticmethod
+    @property
+    def decorated(frame: pd.DataFrame):
+        out = []
+    # a comment at column 0 inside a function
+        for _, row in frame.iterrows():
+            out.append(row["a"] + 1)
+        return out
+    if total:
+        pass
+    elif values:
+        pass
+    else:
+        pass
+    try:
+        pass
+    except ValueError:
+        pass
+    finally:
+        pass
+    for i in values:
+        pass
+    else:
+        pass
+    class Table:
+        name = "x"
+    f"""{
+    total}"""
+    ''')
+
+
+def test_a_large_module_parsed_in_slices_is_the_same_tree(monkeypatch):
+    """The tree of a module parsed in slices equals the one `ast.parse` builds, positions
+    included, wherever the slices fall (slices of 1, 2, 3... lines try every boundary)."""
+    import gpulint.engine
+
+    text = "\n".join(f"def block_{n}():\n    pass\n" + _SLICE_TRAPS for n in range(4))
+    expected = ast.dump(ast.parse(text), include_attributes=True)
+    source = Source.from_text(text)
+    monkeypatch.setattr(gpulint.engine, "_SLICE_TRIES", 100)  # tiny slices need many extensions
+    for slice_lines in range(1, 12):
+        monkeypatch.setattr(gpulint.engine, "_SLICE_LINES", slice_lines)
+        assert gpulint.engine._parse_in_slices(source, "large.py") is not None
+        tree = gpulint.engine.parse(source, "large.py")
+        assert ast.dump(tree, include_attributes=True) == expected, slice_lines
+        compile(tree, "large.py", "exec")
+
+
+def test_a_large_module_gets_the_same_findings_and_fixes(monkeypatch):
+    import gpulint.engine
+
+    text = "\n".join(_SLICE_TRAPS.replace("decorated", f"decorated_{n}") for n in range(30))
+    whole = check(text)
+    fixed = fix_text(text, unsafe_fixes=True)
+    assert whole and fixed != text
+    monkeypatch.setattr(gpulint.engine, "_SLICE_LINES", 7)
+    assert check(text) == whole
+    assert fix_text(text, unsafe_fixes=True) == fixed
+
+
+def test_a_large_module_with_a_syntax_error_reports_it_exactly(monkeypatch):
+    import gpulint.engine
+
+    text = _SLICE_TRAPS * 5 + "def broken(:\n" + _SLICE_TRAPS * 5
+    expected = check(text)
+    assert [d.code for d in expected] == ["GPU001"]
+    monkeypatch.setattr(gpulint.engine, "_SLICE_LINES", 5)
+    assert check(text) == expected
