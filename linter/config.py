@@ -17,6 +17,7 @@ from typing import Any, Iterable
 
 import pathspec
 
+from .files import PathError, read_bytes
 from .registry import Rule, all_rules
 
 if sys.version_info >= (3, 11):
@@ -194,15 +195,16 @@ def _check_pattern(pattern: str, where: str) -> None:
 
 def read_pyproject(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        data = read_bytes(path)  # a regular file only: never blocks on a named pipe
+    except PathError as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except UnicodeDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset "
                           f"{error.start})") from None
-    except OSError as error:
-        raise ConfigError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
 def load_config(path: Path) -> Config:

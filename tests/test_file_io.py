@@ -167,6 +167,16 @@ def test_named_pipe_found_in_a_folder_is_skipped(project):
 
 
 @needs_fifo
+def test_named_pipe_as_the_configuration_is_an_error_not_a_hang(project):
+    write(project / "ok.py", ITERROWS)
+    os.mkfifo(project / "settings.toml")
+    process = _real_run("check", "--config", "settings.toml", "ok.py", cwd=project)
+    assert process.returncode == 2
+    assert process.stderr.splitlines() == [
+        "error: settings.toml: cannot read: not a regular file (a named pipe)"]
+
+
+@needs_fifo
 def test_reading_never_blocks_on_a_pipe(tmp_path):
     """Even called directly (a name that became a pipe after the folder walk), reading a
     named pipe with no writer returns at once with an error."""
