@@ -300,6 +300,8 @@ d = spread.apply(lambda r: "x" if r["a"] > 0 else "y", axis=1)
     'frame.apply(lambda r: r["a"] ** r["b"], axis=1)',
     'frame.apply(lambda r: fmt % r["a"], axis=1)',
     'frame.apply(lambda r: -r["flag"], axis=1)',
+    'frame.apply(lambda r: -(r["a"] if r["a"] > 1 else r["b"]), axis=1)',
+    'frame.apply(lambda r: -(r["a"] * r["b"]), axis=1)',
     'frame.apply(lambda r: (r["a"] > 0) + True, axis=1)',
     'frame.apply(lambda r: (r["a"] > 0) - (r["b"] > 0), axis=1)',
     'frame.apply(lambda r: r["a"] + 2 ** 64, axis=1)',

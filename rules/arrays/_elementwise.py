@@ -146,14 +146,20 @@ def remainders_only(expression: ast.expr, is_element: Callable[[ast.AST], bool])
 
 def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     """An operand that may hold bools: an element reference, a bool literal, a comparison,
-    `not`, a `bool()` cast, a `str` predicate (`x.isdigit()`), or `abs`/`round`/`+` of one
-    of them. Other names are taken to hold numbers."""
+    `not`, a `bool()` cast, a `str` predicate (`x.isdigit()`), `abs`/`round`/`+` of one of
+    them, a conditional with one of them in a branch, or a product of two (NumPy's `*` on
+    bools stays bool). Other names are taken to hold numbers."""
     if is_element(node):
         return True
     if isinstance(node, ast.Constant):
         return type(node.value) is bool
     if isinstance(node, (ast.Compare, ast.BoolOp)):
         return True
+    if isinstance(node, ast.IfExp):
+        return _maybe_bool(node.body, is_element) or _maybe_bool(node.orelse, is_element)
+    if isinstance(node, ast.BinOp):
+        return (isinstance(node.op, ast.Mult) and _maybe_bool(node.left, is_element)
+                and _maybe_bool(node.right, is_element))
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, ast.Not) or isinstance(node.op, ast.UAdd) and _maybe_bool(node.operand, is_element)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -92,7 +92,8 @@ class ApplyAxis1(Rule):
     concatenating a missing value become `inf` or `NaN`. On a frame with mixed dtypes each
     row holds Python objects, so two more things differ there: int64 overflow, as Python
     ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`, `abs` and `x ** 2` once a
-    result leaves the int64 range; ints beyond 2**53 are rounded to float when divided or
+    result leaves the int64 range, or that of a smaller int dtype: `int8` wraps past 127;
+    ints beyond 2**53 are rounded to float when divided or
     compared with a float), and two bool columns, where `row["a"] + row["b"]` is 2 per row
     but a logical or on the columns (`*` gives the same values as bools) and `-`, `/`,
     `//`, `%` and `**` raise `TypeError`. Next to a nullable column (`Int64`, `boolean`) a
