@@ -87,17 +87,26 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
 
     A row of a frame with mixed dtypes holds Python objects, so the expression must also
     compute on columns what it computes on them (`python_values_kept`: no `x ** 0.5`,
-    `x ** 3`, `-flag`, `fmt % x`, `(x > 0) + True`). Two fields are not refused for
-    both possibly holding bools: `row["price"] - row["cost"]` is the rewrite's main use,
-    and the rules' Fix safety names what two bool columns do."""
+    `x ** 3`, `-flag`, `fmt % x`, `(x > 0) + True`, `x + x`). Two different fields are
+    not refused for both possibly holding bools: `row["price"] - row["cost"]` is the
+    rewrite's main use, and the rules' Fix safety names what two bool columns do. Nor may
+    the expression guard parts with a test that reads no field (`guards_read_elements`) or
+    take `//` or `%` by a field (`_divides_by_a_field`)."""
     def is_field(node: ast.AST) -> bool:
         return is_row_field(node, row)
 
     checker = _Checker(row, forbidden)
     good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
             and python_values_kept(expression, is_field, element_pairs=False)
-            and guards_read_elements(expression, is_field))
+            and guards_read_elements(expression, is_field) and not _divides_by_a_field(expression, row))
     return good, checker.needs_numpy
+
+
+def _divides_by_a_field(expression: ast.expr, row: str) -> bool:
+    """`//` or `%` by something that reads a field: by zero, a row's NumPy int gives 0 (a
+    Python int raises), where a column gives inf or NaN."""
+    return any(isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod))
+               and any(is_row_field(sub, row) for sub in ast.walk(node.right)) for node in ast.walk(expression))
 
 
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:

@@ -218,7 +218,7 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
     (`-True` is -1, NumPy inverts); arithmetic on two operands that may both be bools
     (`True + True` is 2, NumPy's `+` on bools is a logical or; `-`, `/`, `//`, `%` and
     `**` raise; `"ab" * True` repeats a string, pandas' string arrays refuse bools), where
-    two element references themselves count only with `element_pairs`; `%` that formats
+    two different element references themselves count only with `element_pairs`; `%` that formats
     strings (`remainders_only`); arithmetic other than `+` with a string operand
     (`"-" * n` repeats a string, NumPy raises); and arithmetic or a comparison with an int
     that int64 cannot hold (`x * 10 ** 20`: Python ints grow, pandas raises
@@ -244,7 +244,9 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
                         and 0 <= exponent.value <= 2):
                     return False
             both = _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element)
-            if both and (element_pairs or not (is_element(node.left) and is_element(node.right))):
+            two_elements = (is_element(node.left) and is_element(node.right)
+                            and ast.dump(node.left) != ast.dump(node.right))
+            if both and (element_pairs or not two_elements):
                 return False
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _maybe_bool(node.operand, is_element):
             return False

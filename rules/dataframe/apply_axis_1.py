@@ -87,9 +87,9 @@ class ApplyAxis1(Rule):
 
     The values are the same, but they keep their column dtypes (an int column is no longer
     upcast to float by a row Series of mixed numbers), the result may carry a column's name,
-    and what a scalar does on one row becomes what the column does: an integer division or
-    remainder by zero (which raises for a Python int and gives 0 for a NumPy one) and
-    concatenating a missing value become `inf` or `NaN`. On a frame with mixed dtypes each
+    and what a scalar does on one row becomes what the column does: an integer division by
+    zero (which raises for a Python int and gives `inf` for a NumPy one, as on the column)
+    and concatenating a missing value become `inf` or `NaN`. On a frame with mixed dtypes each
     row holds Python objects, so two more things differ there: int64 overflow, as Python
     ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`, `abs` and `x ** 2` once a
     result leaves the int64 range, or that of a smaller int dtype: `int8` wraps past 127;
@@ -120,7 +120,9 @@ class ApplyAxis1(Rule):
     (`-True` is -1, pandas inverts bools), arithmetic between a bool literal or comparison
     and a field or another comparison (`(row["a"] > 0) + True`), a guard that reads no
     field (`flag and row["a"] > 0`, `x if limit > 0 else y`: Python may never run the rest),
-    `round()` of a conditional (a NumPy array has no `__round__`), arithmetic or a
+    `round()` of a conditional (a NumPy array has no `__round__`), `//` or `%` by a field
+    (by zero a row's NumPy int gives 0 and the column inf or NaN), a field combined with
+    itself (`row["a"] - row["a"]` raises on a bool column), arithmetic or a
     comparison with an int that int64 cannot hold (`row["a"] + 2 ** 64` raises
     `OverflowError` on a column), and `%` that formats a string (`fmt % row["a"]` would
     format the whole column at once). Named functions,
