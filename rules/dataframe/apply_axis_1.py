@@ -89,19 +89,25 @@ class ApplyAxis1(Rule):
     upcast to float by a row Series of mixed numbers), the result may carry a column's name,
     and what a scalar does on one row becomes what the column does: an integer division by
     zero (which raises for a Python int and gives `inf` for a NumPy one, as on the column)
-    and concatenating a missing value become `inf` or `NaN`. On a frame with mixed dtypes each
-    row holds Python objects, so two more things differ there: int64 overflow, as Python
-    ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`, `abs` and `x ** 2` once a
-    result leaves the int64 range, or that of a smaller int dtype: `int8` wraps past 127;
-    ints beyond 2**53 are rounded to float when divided or
-    compared with a float), and two bool columns, where `row["a"] + row["b"]` is 2 per row
-    but a logical or on the columns (`*` gives the same values as bools) and `-`, `/`,
-    `//`, `%` and `**` raise `TypeError`. Next to a nullable column (`Int64`, `boolean`) a
-    row turns NaN into `pd.NA`, so a comparison with it is missing per row and False on
-    the column. `and`/`or` and conditionals compute every part on whole columns where
-    Python skips what a row's guard rules out: a part that raises on the column (a column
-    of strings compared with a number, an `object` column mixing types) raises after the
-    fix even where no row ever ran it.
+    and concatenating a missing value become `inf` or `NaN`.
+
+    On a frame with mixed dtypes each row holds Python objects, so more differs there:
+
+    - int64 overflow: Python ints grow where int64 arithmetic wraps (`+`, `-`, `*`, `//`,
+      `abs` and `x ** 2` once a result leaves the int64 range, or that of a smaller int
+      dtype: `int8` wraps past 127), and a Python int beyond a small int dtype's range
+      raises `OverflowError` on the column (`row["a"] + 300` on `uint8`); ints beyond 2**53
+      are rounded to float when divided or compared with a float;
+    - two bool columns: `row["a"] + row["b"]` is 2 per row but a logical or on the columns
+      (`*` gives the same values as bools), and `-`, `/`, `//`, `%` and `**` raise
+      `TypeError`;
+    - next to a nullable column (`Int64`, `boolean`) a row turns NaN into `pd.NA`, so a
+      comparison with it is missing per row and False on the column.
+
+    `and`/`or` and conditionals compute every part on whole columns where Python skips what
+    a row's guard rules out: a part that raises on the column (a column of strings compared
+    with a number, an `object` column mixing types) raises after the fix even where no row
+    ever ran it.
 
     On a frame with no rows, pandas calls the function once on a row of NaN to guess the
     shape of the result. When that call fails (string concatenation, `<` against a string,
@@ -110,7 +116,7 @@ class ApplyAxis1(Rule):
     than one column); the rewrite returns an empty Series (or creates an empty column), and
     raises `KeyError` where the frame lacks a column it reads (`pd.DataFrame([])` has none)
     and `TypeError` where the empty columns' dtype refuses the operation (a float column
-    plus a string). A part of the lambda that reads no field (`float(total)`) is computed
+    plus a string). A part of the lambda that reads no field (`abs(total)`) is computed
     once, even for a frame with no rows.
 
     Declined, because NumPy computes other values or raises where Python returns: `**`

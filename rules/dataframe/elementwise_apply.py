@@ -179,7 +179,8 @@ class ElementwiseApply(Rule):
     - int64 overflow: Python ints grow where int64 arithmetic wraps. `+`, `-`, `*`, `//`,
       `x ** 2`, `abs(x)` and `-x` wrap once a result leaves the int64 range (`x + 1` at the
       int64 maximum, `x * x` beyond about 3e9, `abs(x)` at the minimum), or the range of a
-      smaller int dtype (`x * 2` on `int8` wraps past 127), and `int(x)` of a
+      smaller int dtype (`x * 2` on `int8` wraps past 127), where a Python int beyond the
+      dtype's range even raises `OverflowError` (`x + 300` on `uint8`), and `int(x)` of a
       float beyond that range gives a wrong int; ints beyond 2**53 are rounded to float when
       divided or compared with a float, where Python computes exactly.
 
