@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from gpulint import all_rules
 from gpulint.registry import FixAvailability
 from tests.differential import __main__ as long_mode
-from tests.differential import fuzz
+from tests.differential import fuzz, known
 from tests.differential.compare import differences
 from tests.differential.programs import PROGRAMS, Program
 
@@ -150,3 +150,12 @@ def test_aliasing_the_input_is_told(monkeypatch):
     original = "def f(s):\n    return s.map(lambda x: x)\n"
     outcome = _judged(monkeypatch, original, original, "def f(s):\n    return s\n")
     assert outcome.failures() == {"alias"}
+
+
+def test_known_failure_classes_are_recognised_in_the_log():
+    record = {"rule": "GPU107", "idiom": 'df["c"][k] = v, k = slice', "setup": "k = slice(1, 3)\n",
+              "source": 'df["c"][k] = 0\n', "fixed": 'df.loc[k, "c"] = 0\n', "skipped": None, "problems": [],
+              "variants": [{"kind": "unsafe", "classes": ["value"], "error": None}], "failures": ["value"]}
+    counted = {label: check(record) for label, check in known.KNOWN.items()}
+    assert [label for label, hit in counted.items() if hit] == ["GPU107 slice held in a variable"]
+    assert "    GPU107 slice held in a variable" in known.table([record])

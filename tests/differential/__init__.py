@@ -7,5 +7,6 @@ before and after the fix on the same data, their results compared by kind of dif
 - `execution`: one run of a program on a deep copy of its inputs, with a time limit;
 - `compare`: the difference classes between two results;
 - `fuzz`: one check (fix, run, judge) and the table of what each rule's fix may change;
+- `known`: the failure classes found before, recognised in the long mode's log;
 - `__main__`: the long mode, `python -m tests.differential --examples 5000`.
 """

@@ -2,7 +2,8 @@
 
 Draws `--examples` programs per rule, fixes and runs each (see `fuzz.check`), and prints
 how many programs ran, how many fixes were executed, and the differences found by rule and
-class (allowed ones marked), with the shortest failing program of each rule and class.
+class (allowed ones marked), with the shortest failing program of each rule and class, and
+how many programs show each known failure class (`known`).
 Every failing program is written, with its fix and setup, under `--failures`. The exit
 status is 1 when a program failed, 0 otherwise.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -19,25 +19,9 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from . import known
 from .fuzz import ALLOWED, Outcome, check
 from .programs import PROGRAMS
-
-#: Where a failing program shows one of the known failure patterns: a label for the report.
-PATTERNS = {
-    "element-free call in the body": r"(float|int|bool|abs)\(k\)|len\(\"ab\"\)|round\(2\.5\)|int\(\"3\"\)",
-    "% formatting": r"\"[^\"]*%[^\"]*\" %",
-    "identity function": r"lambda x: x(,|\))",
-    "** 0.5": r"\*\* 0\.5",
-    "bool data": r'dtype="bool"',
-    "int8/uint8 data": r'dtype="u?int8"',
-    "NaN in the data": r'float\("nan"\)',
-    "2-D array": r"np\.array\(\[\[|np\.empty\(\(0,",
-    "loop variable read after the loop": r"return out, i|print\(\"last",
-    "import bound later": r"imported later",
-    "slice indexer": r"k = slice",
-    "user code in workers": r"user code|counting dataset",
-}
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.differential", description=__doc__.splitlines()[0])
@@ -55,18 +39,23 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.failures)
     print(f"differential fuzzing: {args.examples} programs per rule, seed {args.seed}, rules {', '.join(codes)}")
     totals = Counter()
+    records: list[dict] = []
     for code in codes:
         started = time.perf_counter()
         outcomes = explore(code, args.examples, args.seed)
         stats = summarize(code, outcomes, folder, args.per_class)
+        done = [record(outcome) for outcome in outcomes]
+        records += done
         if args.log:
             with open(args.log, "a", encoding="utf-8") as log:
-                log.writelines(json.dumps(record(outcome)) + "\n" for outcome in outcomes)
+                log.writelines(json.dumps(item) + "\n" for item in done)
         totals.update(stats)
         print(f"  ({time.perf_counter() - started:.0f} s)\n")
         sys.stdout.flush()
     print(f"TOTAL: {totals['programs']} programs run, {totals['changed']} fixed, {totals['executed']} fixes executed, "
           f"{totals['skipped']} skipped (the original raises), {totals['failing']} failing programs")
+    print("known failure classes:")
+    print(known.table(records))
     if totals["failing"]:
         print(f"failing programs written under {folder}/")
     return 1 if totals["failing"] else 0
@@ -101,8 +90,6 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
     stats = Counter(programs=len(outcomes))
     classes: Counter = Counter()
     failing_by_class: dict[str, list[Outcome]] = defaultdict(list)
-    differing: Counter = Counter()  # pattern -> programs whose fix changed a result
-    patterns: Counter = Counter()  # pattern -> failing programs
     for outcome in outcomes:
         stats["changed"] += outcome.changed
         stats["executed"] += len(outcome.variants)
@@ -112,12 +99,6 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         classes.update(outcome.problems)
         failures = outcome.failures()
         stats["failing"] += bool(failures)
-        if failures or any(variant.classes for variant in outcome.variants):
-            text = outcome.describe()
-            for label, pattern in PATTERNS.items():
-                if re.search(pattern, text):
-                    differing[label] += 1
-                    patterns[label] += bool(failures)
         for difference in failures:
             failing_by_class[difference].append(outcome)
     print(f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
@@ -127,8 +108,6 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         mark = "allowed for unsafe fixes (Fix safety names it)" if difference in allowed else "NOT ALLOWED"
         failing = len(failing_by_class.get(difference, ()))
         print(f"    {difference:<12} {count:>5} fixes differ  {failing:>5} failing   {mark}")
-    for label, count in differing.most_common():
-        print(f"    programs showing {label}: {count} with a difference, {patterns[label]} failing")
     for difference, failing in sorted(failing_by_class.items()):
         shortest = min(failing, key=lambda o: len(o.program.source) + len(o.program.setup))
         print(f"  shortest program failing with {difference}:")
