@@ -54,6 +54,8 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
 
     if isinstance(parsed.elt, cst.Name) and info.get("wrapper") is not None and not info.get("wrapper_copies"):
         return None  # `np.asarray(a)` is `a` itself, where the comprehension built a new array
+    if info["kind"] == "series" and not info.get("keeps_python_values", True):
+        return None  # iterating a Series yields Python scalars: `v ** 0.5` is complex there
     whole = to_whole(parsed.elt, replace, numpy_name)
     if info.get("wrapper") is None and info["kind"] == "series":
         whole = with_method(whole, "tolist")

@@ -209,4 +209,5 @@ as_python = [x * 2 for x in values.tolist()]
             "comprehension": node, "element": element, "iterable": generator.iter, "lib": iterated.lib,
             "kind": iterated.kind, "needs_numpy": verdict.needs_numpy, "wrapper": wrapper,
             "wrapper_copies": wrapper is not None and ctx.qualname(wrapper.func) == "numpy.array",
+            "keeps_python_values": verdict.keeps_python_values,
         })
