@@ -502,7 +502,7 @@ def parse(source: Source, filename: str) -> ast.Module:
 
 #: Lines per slice when a large module is parsed in slices, and how many times a slice that
 #: does not parse is extended before the whole text is parsed instead.
-_SLICE_LINES = 4000
+_SLICE_LINES = 1000
 _SLICE_TRIES = 4
 #: Where a top-level statement may start: a line that begins at column 0 with neither a
 #: comment nor a closing bracket nor a clause that continues the statement before it. A
@@ -512,9 +512,9 @@ _TOP_LEVEL_LINE = re.compile(r"^(?![ \t\f\r\n#)\]}]|(?:else|elif|except|finally)
 
 
 def _parse_in_slices(source: Source, filename: str) -> ast.Module | None:
-    """The module parsed a slice of whole top-level statements at a time (each slice padded
-    with blank lines, so positions are those of the file); None when some slice does not
-    parse, for the caller to parse the whole text and report its syntax error exactly."""
+    """The module parsed a slice of whole top-level statements at a time (line numbers moved
+    to those of the file); None when some slice does not parse, for the caller to parse the
+    whole text and report its syntax error exactly."""
     text, starts = source.text, source.line_starts
     body: list[ast.stmt] = []
     shapes: dict[tuple, type] = {}
@@ -526,8 +526,7 @@ def _parse_in_slices(source: Source, filename: str) -> ast.Module | None:
             end = _TOP_LEVEL_LINE.search(text, starts[end_line - 1]) if end_line <= len(starts) else None
             stop = end.start() if end is not None else len(text)
             try:
-                piece = ast.parse("\n" * (line - 1) + text[starts[line - 1]:stop], filename=filename,
-                                  type_comments=False)
+                piece = ast.parse(text[starts[line - 1]:stop], filename=filename, type_comments=False)
             except SyntaxError:
                 if end is None:
                     return None
@@ -536,7 +535,7 @@ def _parse_in_slices(source: Source, filename: str) -> ast.Module | None:
             break
         else:
             return None  # a syntax error, most likely: not worth parsing ever longer slices
-        _compact(piece, shapes, shared)
+        _compact(piece, line - 1, shapes, shared)
         body.extend(piece.body)
         if end is None:
             break
@@ -544,26 +543,34 @@ def _parse_in_slices(source: Source, filename: str) -> ast.Module | None:
     return ast.Module(body=body, type_ignores=[])
 
 
-def _compact(tree: ast.AST, shapes: dict[tuple, type], shared: dict[object, object]) -> None:
-    """Shrink every node of `tree` in place, leaving its type, identity and attributes as
-    they are. A node keeps its attributes in a dictionary of its own, with its own table of
-    keys; it is swapped for one that shares its keys with every node of the same shape
-    (the way instances of a Python class share theirs), and equal line numbers (and equal
-    string constants) become one object. Nodes are most of the memory a large file costs."""
+def _compact(tree: ast.AST, lines_before: int, shapes: dict[tuple, type], shared: dict[object, object]) -> None:
+    """Shrink every node of `tree` in place, leaving its type and identity as they are, and
+    move its line numbers down by `lines_before`. A node keeps its attributes in a
+    dictionary of its own, with its own table of keys; it is swapped for one that shares its
+    keys with every node of the same shape (the way instances of a Python class share
+    theirs), and equal line numbers (and equal string constants) become one object. Nodes
+    are most of the memory a large file costs."""
+    done: set[int] = set()  # a node reached twice (should the parser share one) moves once
     for node in ast.walk(tree):
         attributes = node.__dict__
-        if not attributes:
+        if not attributes or id(node) in done:
             continue
+        done.add(id(node))
         shape = (type(node), *attributes)
         holder_class = shapes.get(shape)
         if holder_class is None:
             holder_class = shapes[shape] = type("_Attributes", (), {})
         holder = holder_class()
         for name, value in attributes.items():
+            if name in _LINE_ATTRIBUTES and value is not None:
+                value += lines_before
             if type(value) is int and value > 256 or type(value) is str:
                 value = shared.setdefault(value, value)
             setattr(holder, name, value)
         node.__dict__ = holder.__dict__
+
+
+_LINE_ATTRIBUTES = frozenset({"lineno", "end_lineno"})
 
 
 def syntax_error_diagnostic(source: Source, error: SyntaxError) -> Diagnostic:
