@@ -10,7 +10,8 @@ idempotent always fail.
 CI budget: the `gpulint-differential` hypothesis profile, derandomized (the same programs
 on every run), no shrinking, `BUDGET` programs per rule: 12 for most rules, 3-5 for the
 rules whose programs start worker processes (DataLoader workers, joblib) or fit models.
-That is 175 programs, about 30-60 s on a 2-core machine.
+That is 180 programs: about 20 s on an idle 2-core machine, under 60 s with the machine
+shared (most of it the first pool of joblib worker processes).
 
 Long mode, on demand: `GPULINT_FUZZ=long pytest -s tests/test_differential.py` runs
 `GPULINT_FUZZ_EXAMPLES` programs per rule (default 500, random seed `GPULINT_FUZZ_SEED`,
