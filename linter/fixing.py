@@ -450,7 +450,7 @@ def fix_source(
     source: Source, rules: Sequence[type["Rule"]], unsafe_fixes: bool, filename: str = "<string>"
 ) -> FixOutcome:
     """Apply applicable fixes, re-linting after each pass, until nothing changes."""
-    from .engine import analyze
+    from .engine import analyze, parse
 
     outcome = FixOutcome(source)
     skipped: set[tuple[str, int, int]] = set()
@@ -474,7 +474,7 @@ def fix_source(
         chosen, edits = _select_non_overlapping(outcome.source, candidates)
         new_text = apply_edits(outcome.source, edits)
         try:
-            ast.parse(new_text)
+            parse(Source.from_text(new_text), filename)  # compact for a large file, like the next pass
         except SyntaxError:
             # Never write code that does not parse: drop these fixes and report it.
             for diagnostic in chosen:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import codecs
 import re
+from array import array
 from dataclasses import dataclass, field
+from typing import Sequence
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
@@ -44,7 +46,7 @@ class Source:
     encoding: str = "utf-8"
     bom: bool = False
     newline: str = "\n"
-    _line_starts: list[int] | None = field(default=None, repr=False)
+    _line_starts: Sequence[int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Source":
@@ -89,14 +91,15 @@ class Source:
 
     # -- positions -------------------------------------------------------
     @property
-    def line_starts(self) -> list[int]:
-        """Offsets where lines start; like the interpreter, `\r\n`, `\r` and `\n` end a line."""
+    def line_starts(self) -> Sequence[int]:
+        """Offsets where lines start; like the interpreter, `\r\n`, `\r` and `\n` end a line.
+        (An array, not a list: eight bytes a line rather than about forty.)"""
         if self._line_starts is None:
             text = self.text
+            starts = array("q", [0])
             if "\r" in text:
-                starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+                starts.extend(match.end() for match in _LINE_BREAK.finditer(text))
             else:
-                starts = [0]
                 index = text.find("\n")
                 while index != -1:
                     starts.append(index + 1)
