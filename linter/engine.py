@@ -614,8 +614,9 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
     error = None
     if rules and mentions_libraries(source.text, rules):
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
+        walker = _Walker(ctx, rules)
         try:
-            _Walker(ctx, rules).body(tree.body)
+            walker.body(tree.body)
         except RecursionError:
             # Python parsed it, but an expression nests deeper than the walk can follow:
             # say so instead of crashing, and report nothing rather than a partial result.
@@ -626,6 +627,10 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
             line = ctx.statement.lineno if ctx.statement is not None else 1
             error = f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
             ctx.diagnostics.clear()
+        finally:
+            # The walker reaches itself through its bound methods: without this, it and all
+            # the evidence it gathered would wait for the cycle collector.
+            walker.special.clear()
     diagnostics, messages = apply_noqa(source, ctx.diagnostics)
     diagnostics.sort(key=lambda d: (d.start, d.code))
     return Analysis(diagnostics, skipped + messages, tree, error)
