@@ -115,8 +115,11 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool) -> Fil
         source = decode(data) if notebook else Source.from_bytes(data)
     except (PathError, SourceError, NotebookError) as error:
         return FileResult(display=display, path=path, error=str(error))
+    if not (fix and write):
+        del data  # only a write compares against the bytes read: no need to hold them meanwhile
+        return process(source, display, config, path, fix)
     result = process(source, display, config, path, fix)
-    if write and result.fixed is not None:
+    if result.fixed is not None:
         try:
             write_atomically(path, result.fixed.to_bytes(), data)
         except (PathError, SourceError) as error:
