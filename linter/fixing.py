@@ -473,6 +473,7 @@ def fix_source(
             break
         chosen, edits = _select_non_overlapping(outcome.source, candidates)
         new_text = apply_edits(outcome.source, edits)
+        analysis = None  # type: ignore[assignment]  # let this tree go before the next one is built
         try:
             parse(Source.from_text(new_text), filename)  # compact for a large file, like the next pass
         except SyntaxError:
