@@ -12,7 +12,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..docs import plain_summary
 from ..files import repository_root
-from ..registry import all_rules
+from ..registry import DOCS_HOME, all_rules
 from ..diagnostic import Diagnostic
 from ..runner import FileResult
 from .text import location
@@ -97,7 +97,7 @@ def render(results: Sequence[FileResult]) -> str:
             "tool": {"driver": {
                 "name": "gpulint",
                 "version": __version__,
-                "informationUri": "https://gpulint.dev/",
+                "informationUri": DOCS_HOME,
                 "rules": rules,
             }},
             "columnKind": "unicodeCodePoints",
