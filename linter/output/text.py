@@ -62,7 +62,7 @@ def summary(results: Sequence[FileResult], mode: str = "check") -> list[str]:
         lines.append(f"[*] {len(fixable)} fixable with `{command}`.")
     if hidden:
         lines.append(f"{_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes` "
-                     "(they rewrite code whose result may differ in dtype or index; review them).")
+                     "(their results may differ as each rule's Fix safety says; review them).")
     return lines
 
 
