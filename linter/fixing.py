@@ -473,7 +473,12 @@ def fix_source(
             break
         chosen, edits = _select_non_overlapping(outcome.source, candidates)
         new_text = apply_edits(outcome.source, edits)
-        analysis = None  # type: ignore[assignment]  # let this tree go before the next one is built
+        # Let this pass's tree go before the next one is built: the analysis holds it, and
+        # so do the findings' detector facts (`context`), which no one reads once fixed.
+        analysis = None  # type: ignore[assignment]
+        outcome.remaining = [replace(diagnostic, context=None) for diagnostic in diagnostics]
+        chosen = [replace(diagnostic, context=None) for diagnostic in chosen]
+        diagnostics = candidates = []
         try:
             parse(Source.from_text(new_text), filename)  # compact for a large file, like the next pass
         except SyntaxError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, walk_local
 from gpulint.engine import RuleContext
@@ -367,17 +368,32 @@ def _choose_loop(growth: Growth, ctx: RuleContext) -> tuple[int, ast.stmt, list[
 
 def _reached_elsewhere(name: str, ctx: RuleContext) -> bool:
     """A nested function, lambda or class, or a `global`/`nonlocal`, that may see `name`."""
-    scope_body: list[ast.stmt] = ctx.tree.body
+    scope: ast.AST = ctx.tree
     for statement in reversed(ctx.statements):
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scope_body = statement.body
+            scope = statement
             break
-    for node in walk_local(scope_body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-        if isinstance(node, NESTED_SCOPES) and mentions(node, name):
-            return True
-    return False
+    seen = _SEEN_ELSEWHERE.get(scope)
+    if seen is None:
+        seen = _SEEN_ELSEWHERE[scope] = _names_seen_elsewhere(scope.body)  # type: ignore[attr-defined]
+    return name in seen
+
+
+#: Per scope (a function, or the module), the names `_reached_elsewhere` finds: worked out
+#: once per scope, since a long script holds many loops. Dies with the tree.
+_SEEN_ELSEWHERE: "WeakKeyDictionary[ast.AST, frozenset[str]]" = WeakKeyDictionary()
+
+
+def _names_seen_elsewhere(body: list[ast.stmt]) -> frozenset[str]:
+    """The names a `global`/`nonlocal` in `body` declares, and every name mentioned in a
+    nested function, lambda or class in it."""
+    names: set[str] = set()
+    for node in walk_local(body):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+        elif isinstance(node, NESTED_SCOPES):
+            names.update(sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name))
+    return frozenset(names)
 
 
 def _init_before(loop: ast.stmt, block: list[ast.stmt], name: str) -> ast.Assign | None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from gpulint.astutil import walk_local
 from gpulint.engine import RuleContext
@@ -385,25 +386,55 @@ def _no_grad(value: ast.expr, scope: ast.AST | None, ctx: RuleContext, depth: in
     name = value.id
     if name in env.volatile:
         return False
-    body: ast.AST = scope if scope is not None else ctx.tree
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if any(arg.arg == name for arg in ast.walk(scope.args) if isinstance(arg, ast.arg)):
             return False
-        if not any(isinstance(s, ast.Name) and s.id == name and not isinstance(s.ctx, ast.Load)
-                   for s in ast.walk(scope)):
-            body = ast.Module(body=ctx.tree.body, type_ignores=[])  # a module-level name
-            scope = None
-    bindings = 0
-    for sub in (ast.walk(body) if scope is not None else walk_local([body])):
-        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load):
-            bindings += 1
-        elif isinstance(sub, ast.Attribute) and sub.attr in ("requires_grad", "requires_grad_") \
-                and base_name(sub) == name:
-            return False
-    assigned = [s for s in (ast.walk(body) if scope is not None else walk_local([body]))
-                if isinstance(s, (ast.Assign, ast.AnnAssign))
-                and any(isinstance(t, ast.Name) and t.id == name
-                        for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))]
-    if not assigned or len(assigned) != bindings:
+        here = _bindings(scope).get(name)
+        if here is None or not here.count:
+            scope = None  # a module-level name
+    bound = _bindings(scope if scope is not None else ctx.tree).get(name)
+    if bound is None or bound.grad:
+        return False
+    if not bound.assigned or len(bound.assigned) != bound.count:
         return False  # bound some other way too (a loop, `with`, unpacking...)
-    return all(s.value is not None and _no_grad(s.value, scope, ctx, depth - 1) for s in assigned)
+    return all(s.value is not None and _no_grad(s.value, scope, ctx, depth - 1) for s in bound.assigned)
+
+
+@dataclass
+class _Bound:
+    """How a scope binds one name: how many `Name` nodes store or delete it, the
+    assignments with it as a whole target, and whether `.requires_grad`/`.requires_grad_`
+    is used on it."""
+
+    count: int = 0
+    assigned: list[ast.Assign | ast.AnnAssign] = field(default_factory=list)
+    grad: bool = False
+
+
+#: Per scope, `_Bound` for each name it binds or sets `requires_grad` on: gathered in one
+#: walk, since a long script holds many loops. A function is walked whole (nested scopes
+#: included), the module without its functions and classes. Dies with the tree.
+_BINDINGS: "WeakKeyDictionary[ast.AST, dict[str, _Bound]]" = WeakKeyDictionary()
+
+
+def _bindings(scope: ast.AST) -> dict[str, _Bound]:
+    found = _BINDINGS.get(scope)
+    if found is None:
+        found = _BINDINGS[scope] = _gather_bindings(scope)
+    return found
+
+
+def _gather_bindings(scope: ast.AST) -> dict[str, _Bound]:
+    found: dict[str, _Bound] = {}
+    for sub in (walk_local([scope]) if isinstance(scope, ast.Module) else ast.walk(scope)):
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+            found.setdefault(sub.id, _Bound()).count += 1
+        elif isinstance(sub, ast.Attribute) and sub.attr in ("requires_grad", "requires_grad_"):
+            base = base_name(sub)
+            if base is not None:
+                found.setdefault(base, _Bound()).grad = True
+        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+            for target in {t.id for t in targets if isinstance(t, ast.Name)}:
+                found.setdefault(target, _Bound()).assigned.append(sub)
+    return found

@@ -1,0 +1,111 @@
+"""Fixing a large file: a fix pass lets go of its tree before the next pass parses, and the
+facts the loop rules gather about a scope are gathered once per scope, not once per loop,
+with the same answers for every loop."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+import gpulint.engine
+from gpulint import fix_text, lint_source
+from gpulint.rules.arrays import array_grown_in_loop
+from gpulint.rules.transfers import host_to_device_in_loop
+
+#: A module-level frame grown in a loop: the finding's facts hold the module itself.
+GROWN = """\
+import pandas as pd
+
+df = pd.read_csv("customers.csv")
+plan_stats = pd.DataFrame()
+for plan, group in df.groupby("plan"):
+    stats = {"plan": plan, "plan_size": len(group)}
+    plan_stats = pd.concat([plan_stats, pd.DataFrame([stats])], ignore_index=True)
+print(plan_stats)
+"""
+
+
+def test_a_fix_pass_lets_go_of_its_tree_before_the_next_pass(monkeypatch):
+    trees: list[weakref.ref] = []
+    alive_at_start: list[int] = []
+    analyze = gpulint.engine.analyze
+
+    def recording(*args, **kwargs):
+        gc.collect()
+        alive_at_start.append(sum(ref() is not None for ref in trees))
+        analysis = analyze(*args, **kwargs)
+        trees.append(weakref.ref(analysis.tree))
+        return analysis
+
+    monkeypatch.setattr(gpulint.engine, "analyze", recording)
+    fixed = fix_text(GROWN, unsafe_fixes=True)
+    assert fixed != GROWN
+    assert len(alive_at_start) >= 2
+    assert alive_at_start == [0] * len(alive_at_start)
+
+
+def _module_script(loops: int, seen_elsewhere: str) -> str:
+    """A module-level script growing one array per loop; `seen_elsewhere` is read by a lambda."""
+    lines = ["import numpy as np", "", f"show = lambda: {seen_elsewhere}"]
+    for index in range(loops):
+        lines += [f"acc{index} = np.zeros(0)", f"for x in range({index + 2}):",
+                  f"    acc{index} = np.append(acc{index}, x)", f"print(acc{index})"]
+    return "\n".join(lines) + "\n"
+
+
+def test_array_growth_scope_facts_are_gathered_once_per_scope(monkeypatch):
+    calls: list[object] = []
+    gather = array_grown_in_loop._names_seen_elsewhere
+    monkeypatch.setattr(array_grown_in_loop, "_names_seen_elsewhere", lambda body: calls.append(body) or gather(body))
+    source = _module_script(6, "acc3")
+    diagnostics = [d for d in lint_source(source) if d.code == "GPU202"]
+    assert len(diagnostics) == 6
+    assert len(calls) == 1
+    fixable = {d.start.line for d in diagnostics if d.fixable(True)}
+    # every loop is rewritten but the one whose array a lambda reads
+    assert len(fixable) == 5
+    assert not any(d.fixable(True) for d in diagnostics if "acc3" in source.splitlines()[d.start.line - 1])
+
+
+@pytest.mark.parametrize("reader", ["acc0", "acc5"])
+def test_array_growth_per_name_answer_does_not_leak_between_loops(reader):
+    source = _module_script(6, reader)
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert f"{reader} = np.append({reader}, x)" in fixed
+    others = [f"acc{i}" for i in range(6) if f"acc{i}" != reader]
+    assert all(f"{name} = np.append({name}, x)" not in fixed for name in others)
+
+
+TRANSFERS = """\
+import numpy as np
+import torch
+
+device = "cuda"
+w = torch.as_tensor(np.ones(3))
+g = torch.ones(3)
+g.requires_grad_(True)
+for batch in range(3):
+    w_device = w.to(device)
+    print(w_device.sum() + batch)
+for batch in range(3):
+    g_device = g.to(device)
+    print(g_device.sum() + batch)
+for batch in range(3):
+    v_device = w.to(device)
+    print(v_device.sum() + batch)
+"""
+
+
+def test_device_copy_bindings_are_gathered_once_per_scope(monkeypatch):
+    calls: list[object] = []
+    gather = host_to_device_in_loop._gather_bindings
+    monkeypatch.setattr(host_to_device_in_loop, "_gather_bindings",
+                        lambda scope: calls.append(scope) or gather(scope))
+    diagnostics = [d for d in lint_source(TRANSFERS) if d.code == "GPU302"]
+    assert len(diagnostics) == 3
+    assert len(calls) == 1
+    # `g` may require grad: its copy stays in the loop; `w`'s copies are hoisted
+    fixable = sorted(d.start.line for d in diagnostics if d.fixable(True))
+    assert fixable == [9, 15]
