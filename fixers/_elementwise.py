@@ -19,6 +19,9 @@ class _ToWhole(ElementwiseLogic):
         super().__init__(numpy)
         self.replace = replace
 
+    def is_element(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, (cst.Name, cst.Subscript)) and self.replace(node) is not None
+
     def _swap(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         code = self.replace(original)
         if code is None:

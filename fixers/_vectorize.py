@@ -125,8 +125,17 @@ class ElementwiseLogic(cst.CSTTransformer):
     def __init__(self, numpy: str) -> None:
         self.numpy = numpy
 
+    def is_element(self, node: cst.CSTNode) -> bool:
+        """Whether `node` is an element reference, which the rewrite turns into a whole one."""
+        raise NotImplementedError
+
+    def _involves(self, node: cst.CSTNode) -> bool:
+        return self.is_element(node) or any(self._involves(child) for child in node.children)
+
     def leave_BooleanOperation(self, original: cst.BooleanOperation,
                                updated: cst.BooleanOperation) -> cst.BaseExpression:
+        if not self._involves(original):
+            return updated  # on Python values, `not True` is False where `~True` is -2
         operator = cst.BitAnd() if isinstance(updated.operator, cst.And) else cst.BitOr()
         return cst.BinaryOperation(
             left=parenthesize(updated.left),
@@ -141,11 +150,13 @@ class ElementwiseLogic(cst.CSTTransformer):
 
     def leave_UnaryOperation(self, original: cst.UnaryOperation,
                              updated: cst.UnaryOperation) -> cst.BaseExpression:
-        if isinstance(updated.operator, cst.Not):
+        if isinstance(updated.operator, cst.Not) and self._involves(original):
             return updated.with_changes(operator=cst.BitInvert(), expression=parenthesize(updated.expression))
         return updated
 
     def leave_IfExp(self, original: cst.IfExp, updated: cst.IfExp) -> cst.BaseExpression:
+        if not self._involves(original):
+            return updated
         where = cst.Attribute(value=cst.Name(self.numpy), attr=cst.Name("where"))
         return cst.Call(func=where, args=[
             cst.Arg(_strip_parens(updated.test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
@@ -163,6 +174,9 @@ class _ToColumns(ElementwiseLogic):
         super().__init__(numpy)
         self.row = row
         self.frame = frame
+
+    def is_element(self, node: cst.CSTNode) -> bool:
+        return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value == self.row
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if isinstance(updated.value, cst.Name) and updated.value.value == self.row:

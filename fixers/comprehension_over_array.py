@@ -15,6 +15,8 @@ Series held by a name, attribute or column; anything else gets a display-only su
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
@@ -41,6 +43,11 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     return result or display_fix(SUGGESTION)
 
 
+def _has_logic(expression: ast.expr) -> bool:
+    return any(isinstance(node, (ast.IfExp, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+               for node in ast.walk(expression))
+
+
 def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     node = info["comprehension"]
     parsed = parse_list_comprehension(node, ctx)
@@ -56,6 +63,10 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
         return None  # `np.asarray(a)` is `a` itself, where the comprehension built a new array
     if info["kind"] == "series" and not info.get("keeps_python_values", True):
         return None  # iterating a Series yields Python scalars: `v ** 0.5` is complex there
+    if info["kind"] == "array" and _has_logic(info["comprehension"].elt):
+        # Iterating a 2-D array yields rows: `x if x > 0 else 0` tests a whole row (which
+        # works for rows of one element), where np.where tests each element.
+        return None
     whole = to_whole(parsed.elt, replace, numpy_name)
     if info.get("wrapper") is None and info["kind"] == "series":
         whole = with_method(whole, "tolist")

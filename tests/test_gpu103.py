@@ -205,3 +205,13 @@ def test_a_loop_variable_rebound_before_it_is_read_again_does_not_block_the_rewr
     )
     fixed = fix_text(source, unsafe_fixes=True)
     assert "    out = (df['a'] * 2).tolist()\n    i = 0\n" in fixed
+
+
+def test_logic_that_reads_no_cell_stays_python_logic():
+    # `not` of a Python bool is a bool; `~` of it is -2: only logic that reads cells
+    # becomes column logic.
+    source = ("import pandas as pd\n\n\ndef f(df: pd.DataFrame):\n    for i in df.index:\n"
+              "        df.loc[i, \"c\"] = (not (df.loc[i, \"a\"] >= df.loc[i, \"b\"])) <= (not (1 < 2.5))\n"
+              "    return df\n")
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "(~(df[\"a\"] >= df[\"b\"])) <= (not (1 < 2.5))" in fixed

@@ -177,3 +177,10 @@ def test_a_narrow_integer_total_differs_only_where_the_loop_overflows():
     with np.errstate(over="ignore"):
         assert run_example(overflows, source, call) == 44
     assert run_example(overflows, fixed, call) == 300
+
+
+def test_negated_logic_is_not_rewritten():
+    # `-(not c)` is -1 or 0 on Python's bools; NumPy refuses `-` on a bool array.
+    source = ("import numpy as np\n\n\ndef f(a: np.ndarray, b: np.ndarray):\n    for i in range(len(a)):\n"
+              "        a[i] = -(not (a[i] != b[i]))\n    return a\n")
+    assert fix_text(source, unsafe_fixes=True) == source

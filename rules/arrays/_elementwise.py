@@ -95,10 +95,24 @@ def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], for
     what Python computes on Python scalars (iterating a Series yields them; a NumPy
     array's elements are NumPy scalars, which compute as the whole array does)."""
     checker = Elementwise(is_element, forbidden, env)
+    if _negates_a_bool(expression, is_element):
+        return None
     if checker.ok(expression) and checker.references and remainders_only(expression, is_element):
         checker.keeps_python_values = python_values_kept(expression, is_element)
         return checker
     return None
+
+
+def _negates_a_bool(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
+    """`-` applied to what may be a bool: `-(not c)` is -1 or 0 on Python's bools, where
+    NumPy refuses `-` on a bool array (even an empty one)."""
+    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and involves(node, is_element)
+               and _bool_valued(node.operand) for node in ast.walk(expression))
+
+
+def _bool_valued(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp)
+                                                            and isinstance(node.op, ast.Not))
 
 
 def involves(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:

@@ -54,8 +54,10 @@ class ComprehensionOverArray(Rule):
     over a Series it becomes `(expr over s).tolist()`, Python scalars like the Series'
     own elements. `np.array([...])` keeps its call around the whole-array expression;
     `np.asarray([x for x in a])`, whose rewrite would hand back `a` itself (changing the
-    result would then change `a`), gets a suggestion. The values are the same, with these
-    differences:
+    result would then change `a`), gets a suggestion, and so does logic (`and`, `or`, `not`,
+    `x if c else y`) over an array's items: iterating a 2-D array yields rows, and a row of
+    one element has a truth value, so the comprehension tests whole rows where `&` and
+    `np.where` test each element. The values are the same, with these differences:
 
     - where `x if c else y` mixes types per element (a NumPy integer and a Python float),
       `np.where` gives every element the one dtype both promote to;
@@ -134,7 +136,7 @@ import numpy as np
 def positive(signal: np.ndarray) -> list:
     return [s > 0 and s < 10 for s in signal]
 ''',
-            fixed='''\
+            idiom='''\
 import numpy as np
 
 

@@ -93,7 +93,9 @@ class GroupbyApplyLambda(Rule):
     aggregation returns its own empty result (a Series, or a frame of the selected
     columns) with the same index; there `transform` of a lambda returns an empty Series (a
     frame groupby's raises `ValueError`) where `transform("M")` returns a missing value for
-    every row.
+    every row; those empty results may also differ in dtype and index. With no rows the built-in aggregation still checks the column's type, which
+    the lambda never saw: `transform("mean")` of a categorical column raises on an empty
+    frame, as the lambda raises on any group of it.
 
     It is applied only where the receiver is written as `frame.groupby(...)` (optionally with
     a list of columns selected) on a pandas or Modin frame, with no `as_index` or other

@@ -146,7 +146,9 @@ class IndexLoopOverDataframe(Rule):
     equivalents, on a frame whose index has duplicate labels `.loc[i, "c"]` reads all of
     them at once where the rewrite reads each row once, and on a frame with no rows the
     rewrite creates the column the loop would not, and an expression that fails on every row
-    (`-` between two bool columns) fails in the rewrite even with no rows. Other bodies, positional column keys
+    (`-` between two bool columns) fails in the rewrite even with no rows. Cells read
+    one at a time are Python or NumPy scalars whose integer arithmetic may not overflow
+    where the column's int64 (or smaller int dtype) wraps. Other bodies, positional column keys
     (`df.iloc[i, 0]`), Dask and cuDF frames get a display-only suggestion.
     """
 

@@ -38,7 +38,10 @@ class IterrowsLoop(Rule):
     Python scalars instead of NumPy scalars. On a frame with no rows the loop never creates
     the column it assigns; the rewrite creates it, empty, and an expression that fails on
     every row (`-` between two bool columns) fails in the rewrite even with no rows, where
-    the loop never ran it. Other loops get a display-only suggestion.
+    the loop never ran it. The rows of a frame with mixed dtypes hold Python ints, which
+    never overflow, where an int64 column (or a smaller int dtype) wraps: the values differ
+    where the row's integer arithmetic would overflow the column's dtype. Other loops get a
+    display-only suggestion.
 
     The rewrite is only offered where the frame is known to be a pandas or Modin frame. On
     a Dask frame it would not run (a Dask Series has no `tolist()`, and `.loc[...] =` does

@@ -41,7 +41,8 @@ class DataloaderWithoutWorkers(Rule):
     be pickled where processes are spawned (Windows, macOS) and an
     `if __name__ == "__main__":` guard there; an `IterableDataset` that does not split its
     data by worker yields every item once per worker; random augmentations draw from each
-    worker's own seed. Choose the number of workers for the machine (4 is a common start).
+    worker's own seed; state the dataset records while it loads items (counters, caches)
+    stays in the workers. Choose the number of workers for the machine (4 is a common start).
     """
 
     code = "GPU305"

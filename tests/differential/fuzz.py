@@ -11,7 +11,11 @@ a deep copy of the same inputs (`execution.run`) and is compared with the origin
   the rule's "Fix safety" section names (`DOC_TERMS`, checked by a test);
 - what the user's own code recorded while it ran (`Program.state`) must match too: a
   difference there is ``worker-state`` (the code ran in worker processes);
-- raising (or hanging) where the original did not, printing something else, a fix that
+- raising (or hanging) where the original did not is never allowed, but for one class a
+  rule may name (``empty-raises``): on inputs with no element at all, a rewrite evaluates
+  once what the loop would have evaluated per element, so an expression that raises on
+  every element of that dtype raises there;
+- printing something else, a fix that
   does not parse, that changes again when fixed a second time, or that breaks the layout
   (trailing spaces, arguments at column 0 inside a call) are never allowed.
 
@@ -38,20 +42,20 @@ from .programs import Program
 #: something else is never allowed, whatever the documentation says.
 ALLOWED: dict[str, frozenset[str]] = {
     "GPU101": frozenset({"dtype", "index"}),
-    "GPU102": frozenset({"dtype", "empty-shape"}),
-    "GPU103": frozenset({"dtype", "empty-shape"}),
+    "GPU102": frozenset({"dtype", "empty-shape", "overflow", "empty-raises"}),
+    "GPU103": frozenset({"dtype", "empty-shape", "overflow", "empty-raises"}),
     "GPU104": frozenset({"dtype", "names", "empty-shape", "overflow"}),
     "GPU105": frozenset({"dtype", "overflow"}),
-    "GPU106": frozenset({"names", "rounding", "empty-shape"}),
+    "GPU106": frozenset({"names", "rounding", "empty-shape", "empty-raises", "dtype", "index"}),
     "GPU107": frozenset({"dtype"}),
-    "GPU201": frozenset({"dtype", "rounding", "overflow"}),
+    "GPU201": frozenset({"dtype", "rounding", "overflow", "empty-raises"}),
     "GPU202": frozenset({"dtype"}),
     "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape"}),
-    "GPU205": frozenset({"dtype", "overflow"}),
+    "GPU205": frozenset({"dtype", "overflow", "empty-shape", "empty-raises"}),
     "GPU302": frozenset(),
     "GPU303": frozenset({"alias"}),
     "GPU304": frozenset(),
-    "GPU305": frozenset(),
+    "GPU305": frozenset({"worker-state"}),
     "GPU401": frozenset(),
     "GPU403": frozenset({"worker-state"}),
 }
@@ -64,7 +68,8 @@ DOC_TERMS: dict[str, str] = {
     "overflow": r"overflow",
     "empty-shape": r"no rows|no group|empty",
     "alias": r"shares memory",
-    "worker-state": r"(?s)\bstate\b.{0,120}\bworkers\b",
+    "worker-state": r"(?s)\bstate\b.{0,120}\bworkers?\b",
+    "empty-raises": r"(?s)(no rows|empty)[^.]{0,200}\b(rais|fail)|\b(rais|fail)[^.]{0,200}(no rows|empty)",
 }
 NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence",
                            "layout"})
@@ -187,7 +192,12 @@ def check(program: Program) -> Outcome:
     for kind, text in versions:
         after = run(text, program.call, inputs, state=program.state)
         variant = Variant(kind, text)
-        if after.error is not None:
+        if after.error is not None and not after.timed_out and _all_empty(inputs):
+            # The rewrite evaluates once, on no rows, what the loop would have evaluated per
+            # row: an expression that raises on every element of that dtype raises there.
+            variant.classes.add("empty-raises")
+            variant.error = f"{after.raised}: {str(after.error)[:200]}"
+        elif after.error is not None:
             variant.classes.add("timeout" if after.timed_out else "raises")
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         else:
@@ -201,6 +211,12 @@ def check(program: Program) -> Outcome:
                 variant.classes.add("worker-state")
         outcome.variants.append(variant)
     return outcome
+
+
+def _all_empty(inputs: dict) -> bool:
+    """Whether every frame, series and array among the inputs holds no element."""
+    data = [value for value in inputs.values() if hasattr(value, "shape") and hasattr(value, "size")]
+    return bool(data) and all(value.size == 0 for value in data)
 
 
 def documented(code: str, difference: str) -> bool:
