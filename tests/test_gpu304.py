@@ -62,3 +62,11 @@ def test_cuda_rewrite_is_equal_on_a_gpu():
     assert 'torch.arange(n, device="cuda")' in fixed
     for n in (0, 7):
         assert_same_result(run_example("", source, f"f({n})"), run_example("", fixed, f"f({n})"), strict=True)
+
+
+def test_a_move_to_another_tensor_is_not_passed_as_a_device():
+    # `.to(other)` takes other's device and dtype; `device=other` raises TypeError.
+    source = ("import torch\n\n\ndef step(query):\n"
+              "    value = torch.eye(2, dtype=torch.float64, device=query.device)\n"
+              "    return torch.zeros(2, 2).to(value)\n")
+    assert fix_text(source, unsafe_fixes=True) == source

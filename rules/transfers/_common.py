@@ -268,7 +268,9 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
         return FactoryMove(node, factory, name[6:], None, plain=True)
     if move_target(node, env) != DEVICE:
         return None
-    plain = _single_destination(node) is not None
+    destination = _single_destination(node)
+    # `.to(other)` of a tensor takes its device and its dtype: not a `device=` for the factory
+    plain = destination is not None and (bool(node.keywords) or device_place(destination, env) is not None)
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
 
 
