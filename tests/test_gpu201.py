@@ -184,3 +184,11 @@ def test_negated_logic_is_not_rewritten():
     source = ("import numpy as np\n\n\ndef f(a: np.ndarray, b: np.ndarray):\n    for i in range(len(a)):\n"
               "        a[i] = -(not (a[i] != b[i]))\n    return a\n")
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_a_part_a_guard_skips_that_may_raise_is_not_rewritten():
+    # `or` skips its right side where the left is true; NumPy computes it for every element
+    # and raises on a Python int outside uint8.
+    source = ("import numpy as np\n\n\ndef f(a: np.ndarray, k):\n    out = a.copy()\n    for i in range(len(a)):\n"
+              "        out[i] = (a[i] >= 1) or (a[i] // k > 0)\n    return out\n")
+    assert fix_text(source, unsafe_fixes=True) == source

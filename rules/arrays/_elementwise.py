@@ -95,7 +95,7 @@ def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], for
     what Python computes on Python scalars (iterating a Series yields them; a NumPy
     array's elements are NumPy scalars, which compute as the whole array does)."""
     checker = Elementwise(is_element, forbidden, env)
-    if _negates_a_bool(expression, is_element):
+    if _negates_a_bool(expression, is_element) or _guarded_parts_may_raise(expression, is_element):
         return None
     if checker.ok(expression) and checker.references and remainders_only(expression, is_element):
         checker.keeps_python_values = python_values_kept(expression, is_element)
@@ -108,6 +108,32 @@ def _negates_a_bool(expression: ast.expr, is_element: Callable[[ast.AST], bool])
     NumPy refuses `-` on a bool array (even an empty one)."""
     return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and involves(node, is_element)
                and _bool_valued(node.operand) for node in ast.walk(expression))
+
+
+def _guarded_parts_may_raise(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
+    """Whether a part that `and`/`or`/`x if c else y` may skip computes with an element and
+    a value only known at run time, or raises an element to a negative power. The loop
+    skips that part for some elements; the whole-array form computes it for all of them,
+    where NumPy raises (a Python int outside a small int dtype, ints to a negative power)."""
+    guarded: list[ast.expr] = []
+    for node in ast.walk(expression):
+        if isinstance(node, ast.BoolOp):
+            guarded += node.values[1:]
+        elif isinstance(node, ast.IfExp):
+            guarded += [node.body, node.orelse]
+    for part in guarded:
+        for node in ast.walk(part):
+            if not isinstance(node, ast.BinOp) or not involves(node, is_element):
+                continue
+            sides = (node.left, node.right)
+            if any(not involves(side, is_element) and not isinstance(side, ast.Constant) for side in sides):
+                return True
+            if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant)
+                                                      and not isinstance(node.right.value, bool)
+                                                      and isinstance(node.right.value, (int, float))
+                                                      and node.right.value >= 0):
+                return True
+    return False
 
 
 def _bool_valued(node: ast.AST) -> bool:
