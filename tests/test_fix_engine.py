@@ -314,9 +314,10 @@ def test_a_fix_that_only_adds_an_import_introduces_no_name():
 
 
 # -- imports a fix needs: reused only where they run before the rewritten code -------------
-# The fix used: GPU205's rewrite of `[x if x > 1 else 0 for x in a]`, `list(np.where(...))`.
+# The fix used: GPU205's rewrite of `[x if x > 1 else 0 for x in a]` over a Series,
+# `np.where(...).tolist()`.
 
-ARRAY = "import pandas as pd\na = pd.Series([3, 1, 2]).to_numpy()\n"
+ARRAY = "import pandas as pd\na = pd.Series([3, 1, 2])\n"
 
 
 def _run(code: str) -> dict:
@@ -361,14 +362,14 @@ def test_an_import_above_the_statement_is_reused():
 def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
     source = "import numpy as np\n" + ARRAY + other + "first = [x if x > 1 else 0 for x in a]\n"
     fixed = fix_text(source, unsafe_fixes=True)
-    assert f"first = list({name}.where(a" in fixed
+    assert f"first = {name}.where(a" in fixed
     assert _run(fixed)["first"] == [3, 0, 2]
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
 @pytest.mark.parametrize("source", [
-    "import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
-    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]).to_numpy(); first = [x if x > 1 else 0 for x in a]\n',
+    "import pandas as pd; a = pd.Series([3, 1, 2]); first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
+    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]); first = [x if x > 1 else 0 for x in a]\n',
     '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
 ])
 def test_the_added_import_runs_first_on_any_layout(source):
