@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Protocol
 
 from . import dask_api, estimators
 
@@ -178,6 +179,16 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
     return None
 
 
+class Resolver(Protocol):
+    """File-wide knowledge `TypeEnv` consults for what the current scope cannot tell."""
+
+    def call(self, env: "TypeEnv", node: ast.Call) -> Ty | None:
+        """What a call of one of the file's own functions or methods returns, if known."""
+
+    def attribute(self, env: "TypeEnv", node: ast.Attribute) -> Ty | None:
+        """An attribute (`self.means`) of an instance of one of the file's classes, if known."""
+
+
 #: The value of a name not bound (yet) in a scope.
 UNBOUND = object()
 
@@ -191,6 +202,9 @@ class TypeEnv:
         self.volatile: frozenset[str] = frozenset()
         #: (scope, name, value it replaced) for every binding, in order.
         self.journal: list[tuple[Scope, str, object]] = []
+        #: What the whole file knows beyond the current scope (the semantic index): asked
+        #: about calls of the file's own functions and attributes of its own instances.
+        self.resolver: Resolver | None = None
 
     # -- scope handling --------------------------------------------------------
     def push(self, kind: str) -> None:
@@ -441,6 +455,8 @@ class TypeEnv:
             return Ty("collection", "dask")  # `dask.delayed(f)(x)`: a lazy value
         if isinstance(func, ast.Name):
             callee = self.lookup(func.id)
+            if callee is None and self.resolver is not None:
+                return self.resolver.call(self, node)
             if callee is not None and callee.lib == "torch" and callee.kind in ("model", "placed", "class"):
                 return _torch_call_type(callee, node, self)
             if callee is not None and callee.kind == "class" or callee is OTHER:
@@ -449,12 +465,15 @@ class TypeEnv:
         if isinstance(func, ast.Attribute):
             receiver = self.type_of(func.value)
             if receiver is None:
-                return _moved_type(func.attr, node, self)
+                known = self.resolver.call(self, node) if self.resolver is not None else None
+                return known if known is not None else _moved_type(func.attr, node, self)
             return _method_type(receiver, func.attr, node, self)
         return None
 
     def _attribute_type(self, node: ast.Attribute) -> Ty | None:
         receiver = self.type_of(node.value)
+        if receiver is None and self.resolver is not None:
+            return self.resolver.attribute(self, node)
         if receiver is None or not receiver.lib:
             return None
         attr = node.attr
