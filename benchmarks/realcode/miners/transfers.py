@@ -1,0 +1,244 @@
+"""Candidate miners for the transfers family (GPU301-GPU306), stdlib `ast` only.
+
+Generous on purpose: every miner looks at the syntax alone (no types, no devices), so a
+person decides from the surrounding code whether a candidate is the rule's idiom.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterable, Iterator
+
+#: Method calls that copy a torch tensor / CuPy array / cuDF object to the host.
+TO_HOST_METHODS = frozenset({"item", "cpu", "numpy", "tolist", "to_pandas", "to_numpy", "to_arrow"})
+#: Module-level functions that copy to the host.
+TO_HOST_FUNCTIONS = frozenset({"asnumpy"})
+#: torch factories GPU304 is about, plus the legacy typed constructors.
+FACTORIES = frozenset(
+    """zeros ones empty full arange linspace logspace eye tensor as_tensor rand randn randint
+    randperm zeros_like ones_like empty_like full_like rand_like randn_like Tensor LongTensor
+    FloatTensor DoubleTensor IntTensor BoolTensor ByteTensor HalfTensor""".split()
+)
+#: Calls that create a device value from host data (the second half of a round trip).
+TO_DEVICE_FUNCTIONS = frozenset({"tensor", "as_tensor", "from_numpy", "asarray", "from_pandas", "array"})
+REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "mean", "isnan", "isinf", "isfinite", "equal", "allclose", "norm"})
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _method(node: ast.AST) -> str | None:
+    """The method name of `x.name(...)`, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return None
+
+
+def _func_name(node: ast.Call) -> str | None:
+    """`f` for `f(...)` and `mod.f(...)`."""
+    if isinstance(node.func, ast.Name):
+        return node.func.id
+    if isinstance(node.func, ast.Attribute):
+        return node.func.attr
+    return None
+
+
+def _is_cpu_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("cpu")
+
+
+def _is_move(node: ast.AST) -> bool:
+    """`x.cuda(...)` or `x.to(<something that is not a literal "cpu">)`."""
+    name = _method(node)
+    if name == "cuda":
+        return True
+    if name == "to" and isinstance(node, ast.Call):
+        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "device"), None)
+        return first is not None and not _is_cpu_literal(first)
+    return False
+
+
+def _is_to_host(node: ast.AST) -> str | None:
+    """The copy's name when `node` is a call that copies to the host (syntactically)."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = _method(node)
+    if name in TO_HOST_METHODS and not node.args:
+        return f".{name}()"
+    if name == "to" and node.args and _is_cpu_literal(node.args[0]):
+        return '.to("cpu")'
+    if _func_name(node) in TO_HOST_FUNCTIONS:
+        return "asnumpy()"
+    if isinstance(node, ast.Attribute) and node.attr == "values_host":
+        return ".values_host"
+    return None
+
+
+def _loop_bodies(tree: ast.AST) -> Iterator[tuple[ast.AST, list[ast.AST]]]:
+    """(loop, the nodes it repeats): a for/while body (not its else) and a comprehension's
+    element and conditions (not its first iterable, evaluated once)."""
+    for node in ast.walk(tree):
+        if isinstance(node, LOOPS):
+            repeated: list[ast.AST] = list(node.body)
+            if isinstance(node, ast.While):
+                repeated.append(node.test)
+            yield node, repeated
+        elif isinstance(node, COMPREHENSIONS):
+            parts: list[ast.AST] = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            for index, generator in enumerate(node.generators):
+                parts.extend(generator.ifs)
+                if index:
+                    parts.append(generator.iter)
+            yield node, parts
+
+
+def _in_loops(tree: ast.AST) -> dict[int, ast.AST]:
+    """id(node) -> the innermost loop repeating it, for every node inside a loop body."""
+    inner: dict[int, ast.AST] = {}
+    for loop, repeated in _loop_bodies(tree):
+        for part in repeated:
+            for node in ast.walk(part):
+                # ast.walk is breadth-first from the outermost loop, so later loops are inner.
+                inner[id(node)] = loop
+    return inner
+
+
+def _loop_kind(loop: ast.AST) -> str:
+    return "comprehension" if isinstance(loop, COMPREHENSIONS) else type(loop).__name__.lower()
+
+
+def _assigned_names(nodes: Iterable[ast.AST]) -> set[str]:
+    names: set[str] = set()
+    for part in nodes:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names.add(node.id)
+    return names
+
+
+def gpu301(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Any host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")`,
+    `asnumpy`, `.to_pandas()`...) or `float(...)` of a call, inside a loop body."""
+    loops = _in_loops(tree)
+    for node in ast.walk(tree):
+        if id(node) not in loops:
+            continue
+        copy = _is_to_host(node)
+        if copy is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "float" and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
+                copy = "float(...)"
+        if copy:
+            yield node.lineno, f"{copy} in {_loop_kind(loops[id(node)])}"
+
+
+def gpu302(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """A move to a device inside a loop whose receiver reads no name assigned in the loop."""
+    for loop, repeated in _loop_bodies(tree):
+        if not isinstance(loop, LOOPS):
+            continue
+        changed = _assigned_names([loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else [])
+        changed |= _assigned_names(repeated)
+        for part in repeated:
+            for node in ast.walk(part):
+                if not _is_move(node):
+                    continue
+                receiver = node.func.value
+                read = {n.id for n in ast.walk(receiver) if isinstance(n, ast.Name)}
+                if read and not read & changed and not any(isinstance(n, ast.Call) for n in ast.walk(receiver)):
+                    yield node.lineno, f"move of {ast.unparse(receiver)[:40]} in loop; receiver not assigned in it"
+
+
+def gpu303(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """A host copy nested inside a move or a device constructor."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        outer = None
+        if _is_move(node):
+            outer = "move"
+        elif _func_name(node) in TO_DEVICE_FUNCTIONS:
+            outer = _func_name(node)
+        if outer and any(_is_to_host(inner) for inner in ast.walk(node) if inner is not node):
+            yield node.lineno, f"host copy inside {outer}"
+
+
+def _is_factory(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in FACTORIES
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in ("torch", "th")
+        and not any(k.arg == "device" for k in node.keywords)
+    )
+
+
+def gpu304(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """A torch factory without `device=` moved straight away (`torch.zeros(n).cuda()`), or
+    bound to a name that the next statements move (`t = torch.zeros(n)`; `t = t.to(d)`)."""
+    for node in ast.walk(tree):
+        if _is_move(node) and _is_factory(node.func.value):
+            yield node.lineno, f"torch.{node.func.value.func.attr}(...) then .{node.func.attr}()"
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        for index, stmt in enumerate(body):
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+                continue
+            if not _is_factory(stmt.value):
+                continue
+            name = stmt.targets[0].id
+            for later in body[index + 1 : index + 4]:
+                moved = [
+                    n for n in ast.walk(later)
+                    if _is_move(n) and isinstance(n.func.value, ast.Name) and n.func.value.id == name
+                ]
+                if moved:
+                    yield stmt.lineno, f"{name} = torch.{stmt.value.func.attr}(...) moved at line {moved[0].lineno}"
+                    break
+                if name in _assigned_names([later]):
+                    break
+
+
+def gpu305(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """A `DataLoader(...)` call with no `num_workers` or `num_workers=0` (any receiver)."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _func_name(node) != "DataLoader":
+            continue
+        workers = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
+        if any(k.arg is None for k in node.keywords):
+            note = "**kwargs"
+        elif workers is None:
+            note = "no num_workers"
+        elif isinstance(workers, ast.Constant) and workers.value == 0:
+            note = "num_workers=0"
+        else:
+            continue
+        yield node.lineno, note
+
+
+def gpu306(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """An `if`/`while`/conditional expression inside a loop (or a `while` condition) whose
+    test calls a torch/CuPy function or a reduction method, or compares a call's result."""
+    loops = _in_loops(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.While):
+            test, where = node.test, "while condition"
+        elif isinstance(node, (ast.If, ast.IfExp)) and id(node) in loops:
+            test, where = node.test, "condition in loop"
+        else:
+            continue
+        calls = [n for n in ast.walk(test) if isinstance(n, ast.Call)]
+        if any(_is_to_host(c) or _func_name(c) in ("float", "int", "bool", "len", "isinstance") for c in calls):
+            continue
+        interesting = [
+            c for c in calls
+            if _func_name(c) in REDUCTIONS
+            or (isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id in ("torch", "cp", "cupy"))
+        ]
+        if interesting:
+            yield node.lineno, f"{where}: {ast.unparse(test)[:50]}"
+
+
+MINERS = {"GPU301": gpu301, "GPU302": gpu302, "GPU303": gpu303, "GPU304": gpu304, "GPU305": gpu305, "GPU306": gpu306}
