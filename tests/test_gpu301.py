@@ -129,3 +129,56 @@ def test_the_finding_is_display_only():
     assert diagnostic.fix.applicability is Applicability.DISPLAY
     assert "after the loop" in diagnostic.fix.message
     assert fix_text(LOOP + "    print(t.item())\n", unsafe_fixes=True) == LOOP + "    print(t.item())\n"
+
+
+# -- small loops over the parts of one item ------------------------------------------------
+
+@pytest.mark.parametrize("small", [
+    "    for key in parts:\n        parts[key] = parts[key] * 2\n",  # the keys of a mapping it subscripts
+    "    for key, value in parts.items():\n        print(key, value)\n",
+    "    for name in sorted(parts.keys()):\n        print(name)\n",
+    '    for name in ("loss", "accuracy"):\n        print(name)\n',
+    "    for i, name in enumerate([\"a\", \"b\"]):\n        print(i, name)\n",
+])
+def test_a_small_loop_inside_the_batch_loop_does_not_hide_the_copy(small):
+    source = LOOP + "    parts = {'t': t}\n" + small + "    print(t.sum().item())\n"
+    lines = source.count("\n")
+    assert _codes(source) == [lines]
+
+
+@pytest.mark.parametrize("small", [
+    '    for name in ("total", "mean"):\n        print(name, total.item())\n',
+    "    print({name: total.item() for name in ('total', 'mean')})\n",
+    "    logs = {'total': 0}\n    for name in logs:\n        logs[name] = total.item()\n",
+])
+def test_a_small_loop_in_an_epoch_loop_runs_once_per_epoch(small):
+    source = TORCH + textwrap.dedent("""\
+        for epoch in range(3):
+            total = torch.zeros((), device="cuda")
+            for step in range(10):
+                total += torch.ones((), device="cuda")
+        """) + small
+    assert _codes(source) == []
+
+
+def test_a_copy_inside_a_small_loop_inside_the_batch_loop_is_flagged():
+    source = LOOP + '    for name in ("a", "b"):\n        print(name, t.sum().item())\n'
+    assert _codes(source) == [9]
+    comprehension = LOOP + "    print({name: t.sum().item() for name in ('a', 'b')})\n"
+    assert _codes(comprehension) == [8]
+
+
+@pytest.mark.parametrize("inner", [
+    "    for name in names:\n        print(name)\n",  # a container of unknown size
+    "    for row in t:\n        print(row)\n",  # the rows of a tensor
+    "    for key in parts:\n        print(key)\n",  # never subscripted with its keys
+    "    for k, v in t.float().items():\n        pass\n",  # `.items()` of a tensor is not a mapping's
+])
+def test_a_loop_over_data_inside_the_batch_loop_still_makes_it_an_outer_loop(inner):
+    source = LOOP + "    parts = {'t': t}\n" + inner + "    print(t.sum().item())\n"
+    assert _codes(source) == []
+
+
+def test_a_loop_over_a_small_container_alone_is_still_a_loop():
+    source = TORCH + 't = torch.ones(3, device="cuda")\nfor name in ("a", "b"):\n    print(t.sum().item())\n'
+    assert _codes(source) == [7]

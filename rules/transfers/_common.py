@@ -474,6 +474,49 @@ def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:
     return [loop]
 
 
+#: Methods of a mapping that iterate over its keys, values or entries.
+_MAPPING_VIEWS = frozenset({"keys", "values", "items"})
+#: Builtins that iterate over what they are given, item by item.
+_WRAPPERS = frozenset({"enumerate", "sorted", "reversed", "list", "tuple"})
+#: Kinds whose `.items()`/`.values()` run over data, not over a handful of entries.
+_DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "output", "groupby", "collection",
+                         "reader"})
+
+
+def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
+    """`loop` (a `for` statement or a comprehension's generator) runs over a small fixed
+    container, not over data: a literal tuple/list/set/dict, a mapping's `.keys()`,
+    `.values()` or `.items()`, or the keys of a container it subscripts with them
+    (`for k in batch: batch[k] = batch[k].to(d)`). Such a loop handles the parts of one
+    item (the tensors of a batch, the entries of a log), so the loop around it is the one
+    that runs per item."""
+    iterable = getattr(loop, "iter", None)
+    if iterable is None:
+        return False
+    while (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in _WRAPPERS
+           and env.is_builtin(iterable.func.id) and len(iterable.args) == 1 and not iterable.keywords):
+        iterable = iterable.args[0]
+    if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        return not any(isinstance(e, ast.Starred) for e in iterable.elts)
+    if isinstance(iterable, ast.Dict):
+        return None not in iterable.keys
+    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr in _MAPPING_VIEWS and not iterable.args and not iterable.keywords):
+        return not _holds_data(iterable.func.value, env)
+    target = getattr(loop, "target", None)
+    if isinstance(iterable, ast.Name) and isinstance(target, ast.Name) and not _holds_data(iterable, env):
+        # `for k in batch: ... batch[k] ...`: the loop runs over the keys of a mapping
+        return any(isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == iterable.id
+                   and isinstance(sub.slice, ast.Name) and sub.slice.id == target.id
+                   for sub in walk_local(loop_parts(loop, statement)))
+    return False
+
+
+def _holds_data(node: ast.expr, env: TypeEnv) -> bool:
+    ty = env.type_of(node)
+    return ty is not None and ty.kind in _DATA_KINDS
+
+
 #: Calls a loop-invariant value may be made with: conversions that give the same value
 #: every time (`torch.randn` does not, nor does anything unknown).
 _CONVERSIONS = frozenset({

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
 
-from ._common import round_trip, to_host
+from ._common import round_trip, small_loop, to_host
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -36,7 +36,11 @@ class DeviceToHostInLoop(Rule):
 
     Not flagged: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then); copies in a loop that runs another loop per iteration (an epoch
-    loop around a batch loop copies once per epoch, after the real work).
+    loop around a batch loop copies once per epoch, after the real work). A small loop
+    over the parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()`
+    or `.items()`, `for k in batch: batch[k] = ...`) is not the loop that counts: the loop
+    around it is, so such a loop in a batch loop neither hides the batch loop's copies nor
+    turns an epoch loop's once-per-epoch copy into a per-iteration one.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host
@@ -161,8 +165,38 @@ def mean_losses(model, loader):
     return losses
 ''',
         ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+
+
+def train(loader, optimizer):
+    losses = []
+    for batch in loader:
+        for key in batch:
+            batch[key] = batch[key].to(device)
+        loss = model(batch["x"]).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+''',
+        ),
     )
     ok = (
+        Example('''\
+import torch
+
+for epoch in range(3):
+    total = torch.zeros((), device="cuda")
+    for step in range(10):
+        total += torch.rand((), device="cuda")
+    for name in ("total", "mean"):
+        print(epoch, name, total.item())
+'''),
         Example('''\
 import torch
 
@@ -237,8 +271,11 @@ print(frame.to_pandas())
 
 def _every_iteration(ctx: RuleContext) -> bool:
     """The copy runs on every iteration of a loop that does not itself loop: not under an
-    `if` in the loop's body, not in an outer loop around a batch loop."""
-    loop = ctx.loops[-1]
+    `if` in the loop's body, not in an outer loop around a batch loop. A small loop over
+    the parts of one item (`for k in batch`, `for k, v in logs.items()`) is neither: the
+    loop around it is the one the copy runs in."""
+    real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
+    loop = real[-1] if real else ctx.loops[-1]
     if not isinstance(loop, _STATEMENT_LOOPS):
         return True  # a comprehension's element or condition
     try:
@@ -248,7 +285,8 @@ def _every_iteration(ctx: RuleContext) -> bool:
     # the innermost statement holds the copy; an `if` further out runs it only sometimes
     if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
         return False
-    return not any(isinstance(s, _STATEMENT_LOOPS) for s in _local_statements(loop.body))
+    return not any(isinstance(s, _STATEMENT_LOOPS) and not small_loop(s, s, ctx.env)
+                   for s in _local_statements(loop.body))
 
 
 def _local_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
