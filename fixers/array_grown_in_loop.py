@@ -7,8 +7,10 @@
                                           found = np.concatenate(parts, axis=None)
 
 `np.concatenate`, `np.vstack`, `np.hstack` and `torch.cat` keep their function and
-options; several new pieces (`[a, x, y]`) become `parts.extend([x, y])`. The detector
-decided whether the shape qualifies (`Growth.applicability`); otherwise a suggestion.
+options; `np.r_[found, x]` and `np.c_[found, x]` keep their index object
+(`np.r_[tuple(parts)]`, the same as spelling the items out); several new pieces
+(`[a, x, y]`) become `parts.extend([x, y])`. The detector decided whether the shape
+qualifies (`Growth.applicability`); otherwise a suggestion.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
 
 def _callee(growth: Growth, ctx: FixContext) -> tuple[str, tuple]:
     """The one call after the loop, and the edits an import for it needs."""
+    if isinstance(growth.call, ast.Subscript):
+        return ctx.segment(growth.call.value), ()
     func = growth.call.func
     if growth.function != "append":
         return ctx.segment(func), ()
@@ -62,13 +66,17 @@ def _rewrite(growth: Growth, ctx: FixContext) -> Fix | None:
     if replacer.replaced != 1 or replacer.failed:
         return None
     callee, import_edits = _callee(growth, ctx)
-    keywords = "".join(f", {ctx.segment(k)}" for k in growth.call.keywords)
-    if growth.function == "append" and not growth.call.keywords:
-        keywords = ", axis=None"
+    if isinstance(growth.call, ast.Subscript):
+        joined = f"{callee}[tuple({collected})]"
+    else:
+        keywords = "".join(f", {ctx.segment(k)}" for k in growth.call.keywords)
+        if growth.function == "append" and not growth.call.keywords:
+            keywords = ", axis=None"
+        joined = f"{callee}({collected}{keywords})"
     try:
         first = cst.parse_statement(f"{collected} = [{growth.name}]").with_changes(
             leading_lines=statements[0].leading_lines)
-        last = cst.parse_statement(f"{growth.name} = {callee}({collected}{keywords})")
+        last = cst.parse_statement(f"{growth.name} = {joined}")
     except cst.ParserSyntaxError:
         return None
     edit = ctx.replace_statements(loop, loop, [first, new_loop.with_changes(leading_lines=[]), last])
@@ -87,14 +95,22 @@ class _ReplaceGrowth(cst.CSTTransformer):
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
         if not (len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name)
-                and updated.targets[0].target.value == self.name and isinstance(updated.value, cst.Call)):
+                and updated.targets[0].target.value == self.name):
             return updated
         call = updated.value
-        first = call.args[0].value if call.args else None
-        if isinstance(first, (cst.List, cst.Tuple)):
-            pieces = [e.value for e in first.elements]
+        if isinstance(call, cst.Subscript):  # np.r_[name, x, y]
+            pieces = [e.slice.value for e in call.slice if isinstance(e.slice, cst.Index)]
+            if len(pieces) != len(call.slice):
+                self.failed = True
+                return updated
+        elif isinstance(call, cst.Call):
+            first = call.args[0].value if call.args else None
+            if isinstance(first, (cst.List, cst.Tuple)):
+                pieces = [e.value for e in first.elements]
+            else:
+                pieces = [a.value for a in call.args]
         else:
-            pieces = [a.value for a in call.args]
+            return updated
         pieces = [p for p in pieces if not (isinstance(p, cst.Name) and p.value == self.name)]
         kept = {id(line.comment) for piece in pieces for line in comments_in(piece)}
         if len(pieces) != self.count or any(id(line.comment) not in kept for line in comments_in(updated)):

@@ -8,25 +8,29 @@ from weakref import WeakKeyDictionary
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, walk_local
 from gpulint.engine import RuleContext
+from gpulint.loop_effects import loop_effects, recurrence_in
 from gpulint.registry import Example, FixAvailability, Rule
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
 #: inside a loop, they copy everything gathered so far on every iteration.
 _NUMPY_GROWERS = frozenset("append concatenate vstack hstack stack row_stack column_stack dstack".split())
 _TORCH_GROWERS = frozenset("cat concat concatenate stack vstack hstack".split())
-#: Growers the fixer can turn into one call on a list: the function, and the one call.
-_REWRITTEN = {"append": "concatenate", "concatenate": "concatenate", "vstack": "vstack", "hstack": "hstack",
-              "cat": "cat", "concat": "concat"}
+#: Index expressions that build a new array of their items (`np.r_[a, x]`, `np.c_[a, x]`).
+_INDEX_GROWERS = frozenset({"r_", "c_"})
+#: Growers the fixer can turn into one call on a list.
+_REWRITTEN = frozenset({"append", "concatenate", "vstack", "hstack", "cat", "concat", "r_", "c_"})
 _LOOPS = (ast.For, ast.While)
-_EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
 _GUARDS = (ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
-def grower(qualname: str | None) -> tuple[str, str] | None:
-    """("numpy"|"cupy"|"torch", function) for an array-growing function's qualified name."""
+def grower(qualname: str | None, index: bool = False) -> tuple[str, str] | None:
+    """("numpy"|"cupy"|"torch", function) for an array-growing function's qualified name
+    (with `index`, for the object indexed: `np.r_`, `np.c_`)."""
     if qualname is None or "." not in qualname:
         return None
     module, function = qualname.rsplit(".", 1)
+    if index:
+        return (module, function) if module in ("numpy", "cupy") and function in _INDEX_GROWERS else None
     if module in ("numpy", "cupy") and function in _NUMPY_GROWERS:
         return module, function
     if module == "torch" and function in _TORCH_GROWERS:
@@ -39,7 +43,8 @@ class Growth:
     """One growth statement and what the fixer needs to turn it into list building."""
 
     statement: ast.Assign
-    call: ast.Call
+    #: The growing call, or the `np.r_[...]`/`np.c_[...]` index expression.
+    call: ast.Call | ast.Subscript
     name: str
     lib: str
     function: str
@@ -58,9 +63,16 @@ class ArrayGrownInLoop(Rule):
     ## What it does
     Flags an array grown inside a loop by a function that copies it: `a = np.append(a, x)`,
     `a = np.concatenate([a, x])`, `np.vstack`, `np.hstack`, `np.stack` and the like (NumPy
-    or CuPy), and `t = torch.cat([t, x])`. The call itself, assigned back to a name it
-    receives, is the evidence; a list's `append` in a loop and one concatenation after a
-    loop are the recommended form and are not flagged.
+    or CuPy), `a = np.r_[a, x]` and `a = np.c_[a, x]`, and `t = torch.cat([t, x])`. The
+    call itself, assigned back to a name it receives, is the evidence; a list's `append` in
+    a loop and one concatenation after a loop are the recommended form and are not flagged.
+
+    A recurrence is not flagged: where the loop computes what it adds from the array itself
+    (`x = np.append(x, f(x[-1]))`, or autoregressive decoding,
+    `ids = torch.cat([ids, next_id], dim=1)` with `next_id` computed from `model(ids)`),
+    each iteration needs the array grown so far, and collecting the pieces would break the
+    loop. Code that only looks at the array (`print(len(x))`, `while x.size < n`) does not
+    make it a recurrence.
 
     ## Why is this bad?
     Each call allocates a new array and copies every element gathered so far, so `n`
@@ -74,7 +86,10 @@ class ArrayGrownInLoop(Rule):
     ## Fix safety
     The fix collects the pieces in a list that starts with the initial array, and makes one
     call after the loop: `np.append` becomes `np.concatenate(parts, axis=None)` (it
-    flattens like `np.append`), the others keep their function and options.
+    flattens like `np.append`), the others keep their function and options, and
+    `np.r_[a, x]`/`np.c_[a, x]` become `np.r_[tuple(parts)]`/`np.c_[tuple(parts)]`, the
+    same as spelling the items out (pieces written as ranges, `a:b`, or as text, which
+    `np.r_` reads as a directive, get a suggestion only).
 
     It is offered when the name starts as a fresh array just before the loop (NumPy's
     `np.array([])`, `np.empty/zeros/ones(shape)` with a literal or `len(...)` shape, or
@@ -83,7 +98,8 @@ class ArrayGrownInLoop(Rule):
     not inside `try` or `with` in its function, and no nested function or `global` reaches
     the name. A loop that runs zero times then leaves an equal array (a fresh copy of the
     start), which needs a start with enough dimensions: 1-D for `np.append`, 2-D for
-    `np.vstack`, more than the `axis` for `np.concatenate`.
+    `np.vstack` and `np.c_` (which turns a 1-D array into a column), at least 1-D for
+    `np.r_`, more than the `axis` for `np.concatenate`.
 
     It is safe for starts of the default dtype (NumPy float64, torch float32): one
     concatenation then gives the same values, shape and dtype as the chain; a test checks
@@ -127,6 +143,32 @@ def peaks(windows: list) -> np.ndarray:
 ''',
             setup="windows = [rng.normal(size=5) for _ in range(N)]",
             call="peaks(windows)",
+        ),
+        Example(
+            source='''\
+import numpy as np
+
+
+def scaled(sizes: list) -> np.ndarray:
+    ends = np.array([])
+    for size in sizes:
+        ends = np.r_[ends, size * 2.5]
+    return ends
+''',
+            fixed='''\
+import numpy as np
+
+
+def scaled(sizes: list) -> np.ndarray:
+    ends = np.array([])
+    parts = [ends]
+    for size in sizes:
+        parts.append(size * 2.5)
+    ends = np.r_[tuple(parts)]
+    return ends
+''',
+            setup="sizes = list(rng.integers(0, 10, N))",
+            call="scaled(sizes)",
         ),
         Example(
             source='''\
@@ -237,6 +279,49 @@ for row in rows:
     pos = np.concatenate([[np.nan], pos, [np.nan]])
     draw(pos)
 '''),
+        # recurrences: each new piece is computed from the array grown so far
+        Example('''\
+import torch
+
+
+def generate(model, ids, steps):
+    for _ in range(steps):
+        logits = model(ids)[:, -1, :]
+        next_id = logits.argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids
+'''),
+        Example('''\
+import numpy as np
+
+path = np.array([1.0])
+for _ in range(10):
+    path = np.append(path, path[-1] * 1.05)
+'''),
+        Example('''\
+import numpy as np
+
+orbit = np.zeros(1)
+for step in range(100):
+    last = orbit[-1]
+    orbit = np.r_[orbit, np.cos(last)]
+'''),
+        # `np.r_` outside a loop, and of two other arrays in a loop
+        Example('''\
+import numpy as np
+
+head = np.arange(3)
+joined = np.r_[head, 10, 11]
+'''),
+        Example('''\
+import numpy as np
+
+left = np.zeros(3)
+for step in range(4):
+    right = np.full(2, step)
+    both = np.r_[left, right]
+    edges = np.c_[left, left]
+'''),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -244,26 +329,31 @@ for row in rows:
         if not ctx.loops or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
         call = node.value
-        if not isinstance(call, ast.Call):
+        if isinstance(call, ast.Call):
+            found = grower(ctx.qualname(call.func))
+        elif isinstance(call, ast.Subscript):
+            found = grower(ctx.qualname(call.value), index=True)
+        else:
             return
-        found = grower(ctx.qualname(call.func))
         if found is None:
             return
         name = node.targets[0].id
         pieces = _pieces(call, found[1], name)
-        if pieces is None or ctx.rebound_each_iteration(name):
-            return
+        if pieces is None or ctx.rebound_each_iteration(name) or recurrence_in(ctx.loops, name):
+            return  # a recurrence (the loop computes the next piece from it) is not collectable
         growth = Growth(node, call, name, found[0], found[1], pieces)
         _plan(growth, ctx)
         ctx.report(node, context=growth)
 
 
-def _pieces(call: ast.Call, function: str, name: str) -> list[ast.expr] | None:
+def _pieces(call: ast.Call | ast.Subscript, function: str, name: str) -> list[ast.expr] | None:
     """The new pieces when the call takes `name` as its first input, [] when it takes it
     elsewhere, None when it does not take it at all."""
-    if any(isinstance(a, ast.Starred) for a in call.args):
+    if isinstance(call, ast.Subscript):
+        inputs = call.slice.elts if isinstance(call.slice, ast.Tuple) else []
+    elif any(isinstance(a, ast.Starred) for a in call.args):
         return None
-    if function == "append":
+    elif function == "append":
         inputs = call.args[:2]
     elif call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
         inputs = call.args[0].elts
@@ -309,8 +399,13 @@ def _plan(growth: Growth, ctx: RuleContext) -> None:
 
 
 def _options_ok(growth: Growth) -> bool:
-    """Only the axis (`axis=`/`dim=`) as a constant, and no extra positional arguments."""
+    """Only the axis (`axis=`/`dim=`) as a constant, and no extra positional arguments;
+    for `np.r_`/`np.c_`, pieces that a list can hold as they are (no `a:b` ranges, no text,
+    which would be a directive)."""
     call = growth.call
+    if isinstance(call, ast.Subscript):
+        return not any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and isinstance(p.value, str))
+                       for p in growth.pieces)
     allowed = "dim" if growth.lib == "torch" else "axis"
     positional = 2 if growth.function == "append" else 1
     if len(call.args) != positional:
@@ -324,6 +419,7 @@ def _options_ok(growth: Growth) -> bool:
 
 
 def _axis(growth: Growth) -> int | None | str:
+    assert isinstance(growth.call, ast.Call)
     value = keyword_value(growth.call, "dim" if growth.lib == "torch" else "axis")
     if value is None:
         return None if growth.function == "append" else 0
@@ -332,6 +428,10 @@ def _axis(growth: Growth) -> int | None | str:
 
 def _same_when_empty(growth: Growth, ndim: int) -> bool:
     """Does one call on `[start]` give back an array equal to the start?"""
+    if growth.function == "r_":
+        return ndim >= 1  # joined along the first axis
+    if growth.function == "c_":
+        return ndim == 2  # a 1-D start would come back as a column
     axis = _axis(growth)
     if growth.function == "vstack":
         return ndim == 2
@@ -357,10 +457,8 @@ def _choose_loop(growth: Growth, ctx: RuleContext) -> tuple[int, ast.stmt, list[
             if isinstance(statement, ast.AsyncFor):
                 break
             continue
-        parts = [*statement.body, *statement.orelse, statement.test if isinstance(statement, ast.While)
-                 else statement.target]
-        uses = sum(1 for node in walk_local(parts) if isinstance(node, ast.Name) and node.id == growth.name)
-        if uses != 2 or any(isinstance(node, _EXITS) for node in walk_local(parts)):
+        effects = loop_effects(statement)
+        if effects.uses[growth.name] != 2 or effects.leaves:
             break  # the growth statement binds it once and reads it once
         chosen = (position, statement, ctx.blocks[position])
     return chosen

@@ -1,0 +1,480 @@
+"""What one `for`/`while` loop does with its names, and which of the values it grows feed
+its own next iteration.
+
+`loop_effects(loop)` answers, for the loop statement alone (standard `ast`, no types):
+
+- `reads`: the names the loop reads (its `while` test, body and `else:`; a `for` loop's
+  iterable runs once, before the loop, and is left out);
+- `writes`: the names its body and `else:` bind in the loop's scope (a `for` target is
+  bound by the loop itself and left out; comprehension variables and nested functions'
+  locals are not the loop's; a name a nested `global`/`nonlocal` declares is);
+- `carried`: the references (names, or attribute chains such as `self.frame`) that an
+  iteration reads before it binds them and that the loop binds (or grows in place through
+  `.loc`): the values one iteration hands to the next;
+- `grown`: every reference the loop *grows*, that is rebinds to a call or an index
+  expression that takes the reference itself as one input among others
+  (`x = np.append(x, v)`, `df = pd.concat([df, piece])`, `t = torch.cat([t, v], dim=1)`,
+  `x = np.r_[x, v]`, `df = df.append(row)`) or extends through `df.loc[len(df)] = row`,
+  and that the loop carries; each is an **accumulation** or a **recurrence**.
+
+A grown value is an *accumulation* when what the loop adds to it never depends on it: the
+value after the loop is the start followed by pieces computed without it, so the pieces
+can be collected in a list and joined once. It is a *recurrence* when the loop computes
+from it what it adds next (`ids = torch.cat([ids, next_id], dim=1)` where `next_id` comes
+from `model(ids)`; `x = np.append(x, f(x[-1]))`; `df = pd.concat([df, step(df)])`) or
+rebinds it otherwise (`x = x[-10:]`, `x += 1`): joining once after the loop would change
+what the loop computes. Code that only looks at the grown value (`print(len(x))`, a
+`while x.size < n` test) leaves it an accumulation.
+
+Approximations, all on the side of calling a loop a recurrence rather than missing one:
+
+- Dependence is followed through the whole loop at once, in no order (flow-insensitive):
+  a name bound from the grown value anywhere in the loop counts as depending on it
+  everywhere, even where an earlier statement of the same iteration rebinds it.
+- A value depends on its inputs; an assignment into an item or attribute (`buf[i] = v`,
+  `self.last = v`) and a mutating method call (`buf.append(v)`, see `_MUTATORS`) make the
+  receiver depend on the value; other calls are assumed to change nothing they are not
+  given back from. Reads inside a nested function or lambda count as reads of the
+  statement that defines it.
+- `carried` follows statement order, but takes no branch of an `if`, `try`, `match` or
+  inner loop as certain to run: a name bound on one path only is read "before written".
+- Attribute chains are compared by spelling: `self.frame` and `self.model` are distinct,
+  a read of `self` as a whole touches both.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
+
+from .astutil import NESTED_SCOPES, names_bound_by, walk_local
+
+ACCUMULATION = "accumulation"
+RECURRENCE = "recurrence"
+
+#: Methods that change their receiver in place with what they are given.
+_MUTATORS = frozenset("append extend insert add update setdefault appendleft extendleft put push".split())
+#: Methods that return their receiver grown by their arguments (`df.append(row)`).
+_GROWING_METHODS = frozenset({"append", "_append"})
+_EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
+_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+_MATCH = getattr(ast, "Match", ())
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+@dataclass(frozen=True)
+class Growth:
+    """One reference the loop grows: its growth statements, and their kind."""
+
+    name: str
+    statements: tuple[ast.stmt, ...]
+    kind: str  # ACCUMULATION or RECURRENCE
+
+
+@dataclass(frozen=True)
+class LoopEffects:
+    """What one loop reads, binds, carries and grows (see the module's docstring)."""
+
+    reads: frozenset[str]
+    writes: frozenset[str]
+    carried: frozenset[str]
+    grown: dict[str, Growth] = field(default_factory=dict)
+    #: How often each name occurs in the loop (every `Name`, nested functions included,
+    #: and every `global`/`nonlocal` that declares it).
+    uses: Counter = field(default_factory=Counter)
+    #: The loop can end its function or raise from inside (`return`, `yield`, `raise`).
+    leaves: bool = False
+
+    def kind(self, name: str) -> str | None:
+        """ACCUMULATION or RECURRENCE for a reference the loop grows, else None."""
+        growth = self.grown.get(name)
+        return growth.kind if growth is not None else None
+
+
+_CACHE: "WeakKeyDictionary[ast.AST, LoopEffects]" = WeakKeyDictionary()
+
+
+def loop_effects(loop: ast.stmt) -> LoopEffects:
+    """The effects of a `for`, `async for` or `while` loop, worked out once per node."""
+    if not isinstance(loop, _LOOPS):
+        raise TypeError(f"loop_effects needs a for or while loop, not {type(loop).__name__}")
+    effects = _CACHE.get(loop)
+    if effects is None:
+        effects = _CACHE[loop] = _analyse(loop)
+    return effects
+
+
+# -- references ------------------------------------------------------------------------------
+
+
+def reference(node: ast.AST) -> str | None:
+    """`a` or `a.b.c` for a name or an attribute chain over a name, else None."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _related(a: str, b: str) -> bool:
+    """One reference is the other or a part of it (`self` and `self.frame`)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+
+def _touches(refs: set[str] | frozenset[str], others: set[str] | frozenset[str]) -> bool:
+    return any(_related(a, b) for a in refs for b in others)
+
+
+def _reads(node: ast.AST | None, skip: ast.AST | None = None) -> set[str]:
+    """The longest references `node` reads (`self.model` in `self.model(x)`, not `self`),
+    nested functions and lambdas included; `skip` (a node under it) is left out."""
+    found: set[str] = set()
+    stack = [node] if node is not None else []
+    while stack:
+        current = stack.pop()
+        if current is skip:
+            continue
+        if isinstance(current, (ast.Name, ast.Attribute)) and isinstance(current.ctx, ast.Load):
+            ref = reference(current)
+            if ref is not None:
+                found.add(ref)
+                continue
+        stack.extend(ast.iter_child_nodes(current))
+    return found
+
+
+def _stored(target: ast.expr) -> tuple[set[str], set[str], set[str]]:
+    """(bound, mutated, read) references of an assignment target: `a` and `self.a` are
+    bound, `a[i]` mutates `a` (and reads `i`)."""
+    bound: set[str] = set()
+    mutated: set[str] = set()
+    read: set[str] = set()
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.Starred):
+            stack.append(node.value)
+        elif isinstance(node, (ast.Name, ast.Attribute)) and reference(node) is not None:
+            bound.add(reference(node))  # type: ignore[arg-type]
+        elif isinstance(node, ast.Subscript):
+            base = node.value
+            while isinstance(base, ast.Subscript):
+                read |= _reads(base.slice)
+                base = base.value
+            ref = reference(base)
+            if ref is not None:
+                mutated.add(ref)
+            else:
+                read |= _reads(base)
+            read |= _reads(node.slice)
+        else:
+            read |= _reads(node)
+    return bound, mutated, read
+
+
+# -- growth statements -----------------------------------------------------------------------
+
+
+def growth_of(statement: ast.stmt) -> tuple[str, list[ast.AST]] | None:
+    """(grown reference, the parts that compute what it grows by) when `statement` grows a
+    reference: `r = f(..., r, ...)` / `r = f([..., r, ...])` with other inputs besides
+    `r`, `r = r.append(x)`, `r = np.r_[r, x]`, or `r.loc[len(r)] = x`."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target, value = statement.targets[0], statement.value
+    elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        target, value = statement.target, statement.value
+    else:
+        return None
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+            and target.value.attr == "loc":
+        ref = reference(target.value.value)
+        return (ref, [value]) if ref is not None else None
+    ref = reference(target)
+    if ref is None:
+        return None
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in _GROWING_METHODS and reference(func.value) == ref:
+            pieces = [*value.args, *(k.value for k in value.keywords)]
+            return (ref, pieces) if pieces else None
+        inputs: list[ast.AST] = [*value.args, *(k.value for k in value.keywords)]
+    elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple):
+        inputs = list(value.slice.elts)
+    else:
+        return None
+    spread: list[ast.AST] = []
+    for item in inputs:
+        spread.extend(item.elts if isinstance(item, (ast.List, ast.Tuple)) else [item])
+    own = [item for item in spread if reference(item) == ref]
+    if len(own) != 1 or len(spread) < 2:
+        return None
+    return ref, [item for item in spread if item is not own[0]]
+
+
+# -- the analysis ----------------------------------------------------------------------------
+
+
+@dataclass
+class _Flow:
+    """A statement's bindings: `targets` take values computed from `sources`."""
+
+    targets: set[str]
+    sources: set[str]
+    statement: ast.AST
+
+
+def _analyse(loop: ast.stmt) -> LoopEffects:
+    head: ast.AST = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
+    body: list[ast.stmt] = loop.body  # type: ignore[attr-defined]
+    everything: list[ast.AST] = [head, *body, *loop.orelse]  # type: ignore[attr-defined]
+    inside: list[ast.AST] = [*body, *loop.orelse]  # type: ignore[attr-defined]
+
+    uses: Counter = Counter()
+    reads: set[str] = set()
+    for node in _walk_all(everything):
+        if isinstance(node, ast.Name):
+            uses[node.id] += 1
+            if isinstance(node.ctx, ast.Load):
+                reads.add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            uses.update(node.names)
+    leaves = any(isinstance(node, _EXITS) for node in walk_local(everything))
+
+    writes = _local_writes(inside)
+    flows, growths, bound_refs = _flows(body, loop)
+    if not isinstance(loop, ast.While):
+        bound_refs |= _stored(loop.target)[0]  # type: ignore[attr-defined]
+    # A frame grown in place (`df.loc[len(df)] = row`) is handed on like a rebound one.
+    bound_refs |= {ref for statement, (ref, _) in growths if not _binds(statement)}
+    exposed = _exposed(loop)
+    carried = frozenset(ref for ref in bound_refs if _touches({ref}, exposed))
+
+    grown: dict[str, Growth] = {}
+    by_name: dict[str, list[tuple[ast.stmt, list[ast.AST]]]] = {}
+    for statement, (ref, pieces) in growths:
+        by_name.setdefault(ref, []).append((statement, pieces))
+    for ref, found in by_name.items():
+        if ref not in carried:
+            continue  # bound afresh each iteration before it is grown: nothing accumulates
+        statements = tuple(statement for statement, _ in found)
+        kind = RECURRENCE if _recurrent(ref, found, flows) else ACCUMULATION
+        grown[ref] = Growth(ref, statements, kind)
+    return LoopEffects(frozenset(reads), frozenset(writes), carried, grown, uses, leaves)
+
+
+def _binds(statement: ast.stmt) -> bool:
+    """The growth statement rebinds its reference (all but the `.loc` form)."""
+    target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target  # type: ignore[attr-defined]
+    return not isinstance(target, ast.Subscript)
+
+
+def _walk_all(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+    for node in nodes:
+        yield from ast.walk(node)
+
+
+def _local_writes(nodes: list[ast.AST]) -> set[str]:
+    """Names bound in the loop's own scope (comprehension variables and nested functions'
+    locals excluded), and names a nested `global`/`nonlocal` lets other code rebind."""
+    found: set[str] = set()
+    comprehension_targets = {id(n) for node in walk_local(nodes) if isinstance(node, ast.comprehension)
+                             for n in ast.walk(node.target)}
+    for node in walk_local(nodes):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in comprehension_targets:
+            found.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.add(node.name)
+        else:
+            found.update(names_bound_by(node))
+        if isinstance(node, NESTED_SCOPES):
+            found.update(name for sub in ast.walk(node) if isinstance(sub, (ast.Global, ast.Nonlocal))
+                         for name in sub.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found.update(node.names)
+    return found
+
+
+def _flows(body: list[ast.stmt], loop: ast.stmt) -> tuple[list[_Flow], list, set[str]]:
+    """Every binding in the loop's body as a flow, the growth statements, and every
+    reference the body binds."""
+    flows: list[_Flow] = []
+    growths: list[tuple[ast.stmt, tuple[str, list[ast.AST]]]] = []
+    bound: set[str] = set()
+
+    def add(targets: set[str], sources: set[str], node: ast.AST) -> None:
+        if targets:
+            flows.append(_Flow(targets, sources, node))
+
+    for node in walk_local(body):
+        if isinstance(node, ast.stmt):
+            found = growth_of(node)
+            if found is not None:
+                growths.append((node, found))
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if node.value is None:
+                continue
+            sources = _reads(node.value)
+            names: set[str] = set()
+            for target in targets:
+                stored, mutated, read = _stored(target)
+                bound |= stored
+                names |= stored | mutated
+                sources |= read
+            if isinstance(node, ast.AugAssign):
+                sources |= _reads(node.target) | names
+            add(names, sources, node)
+        elif isinstance(node, ast.NamedExpr):
+            bound.add(node.target.id)
+            add({node.target.id}, _reads(node.value), node)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            stored, mutated, read = _stored(node.target)
+            bound |= stored
+            add(stored | mutated, _reads(node.iter) | read, node)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    stored, mutated, read = _stored(item.optional_vars)
+                    bound |= stored
+                    add(stored | mutated, _reads(item.context_expr) | read, node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+            add({node.name}, _reads(node), node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
+            receiver = reference(node.func.value)
+            if receiver is not None:
+                add({receiver}, set().union(*(_reads(a) for a in (*node.args, *node.keywords))), node)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                bound |= _stored(target)[0]
+        else:
+            names = set(names_bound_by(node))
+            bound |= names
+            add(names, set(), node)
+    return flows, growths, bound
+
+
+def _recurrent(ref: str, growths: list[tuple[ast.stmt, list[ast.AST]]], flows: list[_Flow]) -> bool:
+    """Does what the loop grows `ref` by, or another binding of it, depend on it?"""
+    tainted = {ref}
+    changed = True
+    while changed:
+        changed = False
+        for flow in flows:
+            if not flow.targets <= tainted and _touches(flow.sources, tainted):
+                tainted |= flow.targets
+                changed = True
+    own = {id(statement) for statement, _ in growths}
+    for _, pieces in growths:
+        if any(_touches(_reads(piece), tainted) for piece in pieces):
+            return True
+    for flow in flows:
+        if id(flow.statement) not in own and ref in flow.targets and _touches(flow.sources, tainted):
+            return True  # rebound from itself other than by growing: `x = x[-10:]`, `x += 1`
+    return False
+
+
+# -- what an iteration reads before it binds ---------------------------------------------------
+
+
+def _exposed(loop: ast.stmt) -> set[str]:
+    """References an iteration may read before binding them in that iteration."""
+    exposed: set[str] = set()
+    if isinstance(loop, ast.While):
+        _read(_reads(loop.test), set(), exposed)
+        defined: set[str] = set()
+    else:
+        defined = _stored(loop.target)[0]  # type: ignore[attr-defined]
+    _block(loop.body, defined, exposed)  # type: ignore[attr-defined]
+    return exposed
+
+
+def _read(refs: set[str], defined: set[str], exposed: set[str]) -> None:
+    for ref in refs:
+        if not any(ref == d or ref.startswith(d + ".") for d in defined):
+            exposed.add(ref)
+
+
+def _block(statements: list[ast.stmt], defined: set[str], exposed: set[str]) -> set[str]:
+    """Walk a block in order; return the references certainly bound after it."""
+    defined = set(defined)
+    for statement in statements:
+        defined = _statement(statement, defined, exposed)
+    return defined
+
+
+def _statement(node: ast.stmt, defined: set[str], exposed: set[str]) -> set[str]:
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if isinstance(node, ast.AugAssign):
+            _read(_reads(node.target) | _stored(node.target)[1], defined, exposed)
+        _read(_reads(node.value), defined, exposed)
+        if node.value is None:
+            return defined
+        bound: set[str] = set()
+        for target in targets:
+            stored, _, read = _stored(target)
+            _read(read, defined, exposed)
+            bound |= stored
+        return defined | bound | _walrus(node)
+    if isinstance(node, ast.If):
+        _read(_reads(node.test), defined, exposed)
+        return _block(node.body, defined, exposed) & _block(node.orelse, defined, exposed) | _walrus(node.test)
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        _read(_reads(node.iter), defined, exposed)
+        _block(node.body, defined | _stored(node.target)[0], exposed)
+        _block(node.orelse, defined, exposed)
+        return defined
+    if isinstance(node, ast.While):
+        _read(_reads(node.test), defined, exposed)
+        _block(node.body, defined, exposed)
+        _block(node.orelse, defined, exposed)
+        return defined
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        for item in node.items:
+            _read(_reads(item.context_expr), defined, exposed)
+            if item.optional_vars is not None:
+                defined = defined | _stored(item.optional_vars)[0]
+        return _block(node.body, defined, exposed)
+    if isinstance(node, _TRY):
+        _block(node.body, defined, exposed)
+        for handler in node.handlers:  # type: ignore[attr-defined]
+            _read(_reads(handler.type), defined, exposed)
+            _block(handler.body, defined | ({handler.name} if handler.name else set()), exposed)
+        _block(node.orelse, defined, exposed)  # type: ignore[attr-defined]
+        return _block(node.finalbody, defined, exposed)  # type: ignore[attr-defined]
+    if _MATCH and isinstance(node, _MATCH):
+        _read(_reads(node.subject), defined, exposed)  # type: ignore[attr-defined]
+        for case in node.cases:  # type: ignore[attr-defined]
+            _read(_reads(case.guard), defined, exposed)
+            _block(case.body, defined, exposed)
+        return defined
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        _read(_reads(node), defined, exposed)
+        return defined | {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return defined | {name for alias in node.names for name in names_bound_by(alias)}
+    _read(_reads(node), defined, exposed)
+    return defined | _walrus(node)
+
+
+def _walrus(node: ast.AST | None) -> set[str]:
+    """Names an `:=` in `node` binds (outside nested functions)."""
+    if node is None:
+        return set()
+    return {sub.target.id for sub in walk_local([node]) if isinstance(sub, ast.NamedExpr)}
+
+
+def recurrence_in(loops: list[ast.AST], name: str) -> bool:
+    """One of `loops` (the loops enclosing a growth statement; comprehensions are skipped)
+    grows `name` as a recurrence."""
+    return any(isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE  # type: ignore[arg-type]
+               for loop in loops)
