@@ -1,6 +1,6 @@
 """What gpulint knows about Dask's lazy collections, kept as data.
 
-Dask DataFrames are frames of library "dask" (see `evidence.FRAME_LIBRARIES`). Dask arrays,
+Dask DataFrames are frames of library "dask" (see `pandas_api.FRAME_LIBRARIES`). Dask arrays,
 bags and delayed values are recorded as `Ty("collection", "dask")`: lazy values whose
 methods build more graph until `.compute()` runs it. Nothing here imports Dask.
 """
@@ -8,10 +8,8 @@ methods build more graph until `.compute()` runs it. Nothing here imports Dask.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .evidence import Ty, TypeEnv
+from .values import Env, Ty
 
 #: Modules whose functions (nearly all) return a lazy collection.
 COLLECTION_MODULES = ("dask.array", "dask.bag")
@@ -53,17 +51,17 @@ def makes_collection(qualname: str) -> bool:
 _LAZY_KINDS = frozenset({"frame", "series", "ndframe", "groupby", "indexer", "accessor", "collection"})
 
 
-def _lazy_type(ty: "Ty | None") -> bool:
+def _lazy_type(ty: Ty | None) -> bool:
     return ty is not None and ty.lib == "dask" and ty.kind in _LAZY_KINDS
 
 
-def is_delayed_call(node: ast.AST, env: "TypeEnv") -> bool:
+def is_delayed_call(node: ast.AST, env: Env) -> bool:
     """`dask.delayed(f)(...)`: a call of a function wrapped by `delayed` on the spot."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
             and isinstance(node.func.func, (ast.Name, ast.Attribute)) and is_delayed(env.qualname(node.func.func)))
 
 
-def is_lazy(node: ast.expr, env: "TypeEnv") -> bool:
+def is_lazy(node: ast.expr, env: Env) -> bool:
     """`node` is a Dask collection, or built from one by methods, indexing and operators
     (`frame[frame["m"] == 3]["amount"].sum()`), short of anything that computes it."""
     while True:
@@ -82,7 +80,7 @@ def is_lazy(node: ast.expr, env: "TypeEnv") -> bool:
             return False
 
 
-def is_compute_call(node: ast.AST, env: "TypeEnv") -> bool:
+def is_compute_call(node: ast.AST, env: Env) -> bool:
     """`x.compute()` on a Dask collection, or `dask.compute(...)`."""
     if not isinstance(node, ast.Call):
         return False

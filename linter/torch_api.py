@@ -1,0 +1,250 @@
+"""What gpulint knows about torch: which calls make tensors and modules, and where they live.
+
+A torch value's `place` is DEVICE when it was created or moved with a device that is not a
+literal "cpu" (`"cuda"`, `torch.device(d)`, `"cuda" if torch.cuda.is_available() else
+"cpu"`), HOST when it is known to be on the CPU, "" when unknown. Calls that copy to the
+host (`.cpu()`, `.numpy()`) give host values. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument, join_torch
+
+#: `x.to(dtype)`: the value stays where it is.
+KEEP = "keep"
+#: Device types a string may name (`"cuda"`, `"cuda:1"`, `"mps"`); "cpu" is the host.
+_DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hip"})
+#: The first four characters of such strings: a cheap test before parsing one.
+DEVICE_PREFIXES = frozenset({"cpu", "cpu:", "cuda", "mps", "mps:", "xpu", "xpu:", "hip", "hip:"})
+
+#: torch functions that create a tensor: on `device=` if given, else on the host (the
+#: `*_like` ones and `as_tensor` on their argument's device).
+TORCH_FACTORIES = frozenset(
+    """tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace
+    logspace eye zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split()
+)
+#: torch functions that return one tensor on the device of their tensor arguments (not the
+#: ones that return tuples, like `max(x, dim)` or `sort`, nor Python values like `equal`).
+TORCH_TENSOR_FUNCTIONS = frozenset(
+    """cat concat stack hstack vstack matmul mm bmm einsum sum mean prod std var abs exp log sqrt sigmoid
+    tanh relu softmax log_softmax where clamp clip argmax argmin any all isnan isinf isfinite eq ne gt lt
+    ge le maximum minimum cumsum cumprod flatten reshape squeeze unsqueeze transpose permute outer dot
+    square pow round floor ceil sign neg logical_and logical_or logical_not count_nonzero""".split()
+)
+#: Tensor methods that return a tensor on the same device (tuple-returning forms excluded).
+TENSOR_TO_TENSOR = frozenset(
+    """sum mean prod std var abs exp log sqrt pow sigmoid tanh relu softmax log_softmax argmax argmin any all
+    float double half bfloat16 long int short bool byte detach clone contiguous view view_as reshape
+    reshape_as flatten squeeze unsqueeze t transpose permute expand expand_as repeat flip eq ne gt lt ge le
+    isnan isinf isfinite norm round floor ceil clamp clip add sub mul div matmul mm bmm masked_fill gather
+    index_select type_as cumsum cumprod diff neg sign logical_not logical_and logical_or nonzero
+    count_nonzero square""".split()
+)
+#: Module methods that return the module itself.
+MODEL_TO_MODEL = frozenset("eval train float double half bfloat16 requires_grad_ zero_grad".split())
+#: Tensor attributes that are tensors on the same device, and ones that are plain values.
+_TENSOR_ATTRIBUTES = frozenset("T mT H mH data grad real imag".split())
+_PLAIN_ATTRIBUTES = frozenset(
+    "shape dtype ndim is_cuda requires_grad layout itemsize nbytes training is_leaf names".split()
+)
+TORCH_DTYPES = frozenset(
+    """float float16 float32 float64 bfloat16 half double int int8 int16 int32 int64 long short uint8 bool
+    complex64 complex128 cfloat cdouble""".split()
+)
+
+
+def device_string_place(text: str) -> str | None:
+    """`"cuda:1"` -> DEVICE, `"cpu"` -> HOST, anything else -> None."""
+    kind, _, index = text.partition(":")
+    if index and not index.isdigit():
+        return None
+    if kind == "cpu":
+        return HOST
+    return DEVICE if kind in _DEVICE_TYPES else None
+
+
+def constant_type(text: str) -> Ty | None:
+    """A string constant that names a device (`"cuda:0"`, `"cpu"`) is a device specification."""
+    if text[:4] in DEVICE_PREFIXES:
+        place = device_string_place(text)
+        if place:
+            return Ty(Kind.DEVICE, "torch", place)
+    return None
+
+
+def device_place(node: ast.expr, env: Env) -> str | None:
+    """Where a device specification (`"cuda"`, `torch.device(...)`, a name bound to one) points."""
+    ty = env.type_of(node)
+    return ty.place if ty is not None and ty.kind == "device" else None
+
+
+def is_dtype(node: ast.expr, env: Env) -> bool:
+    """`torch.float16` (however imported) or `x.dtype`."""
+    name = env.qualname(node)
+    if name is not None:
+        return name.startswith("torch.") and name[6:] in TORCH_DTYPES
+    return isinstance(node, ast.Attribute) and node.attr == "dtype"
+
+
+def move_target(call: ast.Call, env: Env) -> str | None:
+    """Where `x.to(...)` puts `x`: DEVICE or HOST, "keep" (only a dtype or `copy=`), or None
+    (unknown: a name that may hold a device or a dtype)."""
+    if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    device = argument(call, "device")
+    if device is not None:
+        return device_place(device, env) or DEVICE  # a device, and not a literal "cpu"
+    if not call.args:
+        return KEEP
+    first = call.args[0]
+    place = device_place(first, env)
+    if place:
+        return place
+    ty = env.type_of(first)
+    if is_torch_value(ty):  # `x.to(other)`: other's device and dtype
+        return ty.place or None  # type: ignore[union-attr]
+    return KEEP if is_dtype(first, env) else None
+
+
+def is_torch_value(ty: Ty | None) -> bool:
+    """A tensor, a module's output or something moved to a device."""
+    return ty is not None and ty.lib == "torch" and ty.kind in TORCH_VALUES
+
+
+def _combined_place(types: list[Ty | None]) -> str:
+    """Torch computes on the device of its tensor operands."""
+    places = [ty.place for ty in types if is_torch_value(ty) or ty is not None and ty.kind == "model"
+              and ty.lib == "torch"]
+    if DEVICE in places:
+        return DEVICE
+    return HOST if places and all(place == HOST for place in places) else ""
+
+
+def device_choice(body: Ty | None, orelse: Ty | None) -> Ty | None:
+    """`"cuda" if torch.cuda.is_available() else "cpu"` is a device specification."""
+    if body is not None and orelse is not None and body.kind == orelse.kind == "device":
+        return join_torch(body, orelse)
+    return None
+
+
+def arith(left: Ty | None, right: Ty | None) -> Ty:
+    """An operator on a tensor gives a tensor on its device."""
+    return Ty(Kind.TENSOR, "torch", _combined_place([left, right]))
+
+
+def element_type(ty: Ty) -> Ty | None:
+    """Iterating a tensor (or a module's output) yields rows on the same device."""
+    return ty if ty.kind in ("tensor", "output") else None
+
+
+def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
+    """The types of a call's arguments, and of the items of lists and tuples passed to it."""
+    types = []
+    for value in [*call.args, *(k.value for k in call.keywords)]:
+        if isinstance(value, ast.Starred):
+            value = value.value
+        if isinstance(value, (ast.List, ast.Tuple)):
+            types.extend(env.type_of(e) for e in value.elts if not isinstance(e, ast.Starred))
+        else:
+            types.append(env.type_of(value))
+    return types
+
+
+def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | None:
+    """`torch.<attr>(...)` (or the annotation `torch.<attr>` when `call` is None)."""
+    if attr == "device":
+        if call is None or env is None or not call.args:
+            return Ty(Kind.DEVICE, "torch", DEVICE)
+        first = call.args[0]
+        return Ty(Kind.DEVICE, "torch", device_place(first, env) or DEVICE)
+    if attr in ("Tensor", "nn.Module", "nn.Parameter") and call is None:
+        return Ty(Kind.MODEL if attr == "nn.Module" else Kind.TENSOR, "torch")
+    if attr.startswith("nn.functional."):
+        return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)) if call and env else "")
+    if attr.startswith("nn.") and attr.rsplit(".", 1)[-1][:1].isupper():
+        return Ty(Kind.MODEL, "torch") if attr != "nn.Parameter" else Ty(Kind.TENSOR, "torch")
+    if call is None or env is None:
+        return None
+    if attr in TORCH_FACTORIES:
+        if any(k.arg is None for k in call.keywords):
+            return Ty(Kind.TENSOR, "torch")
+        device = argument(call, "device")
+        if device is not None:
+            return Ty(Kind.TENSOR, "torch", device_place(device, env) or DEVICE)
+        if attr.endswith("_like") or attr == "as_tensor":
+            source = env.type_of(call.args[0]) if call.args and not isinstance(call.args[0], ast.Starred) else None
+            if is_torch_value(source):
+                return Ty(Kind.TENSOR, "torch", source.place)  # type: ignore[union-attr]
+            return Ty(Kind.TENSOR, "torch", HOST if attr == "as_tensor" and source is not None else "")
+        return Ty(Kind.TENSOR, "torch", HOST)
+    if attr in TORCH_TENSOR_FUNCTIONS or attr in ("max", "min") and len(call.args) == 1 and not call.keywords:
+        return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)))
+    return None
+
+
+def call_type(callee: Ty, call: ast.Call, env: Env) -> Ty:
+    """Calling a module (or a class of the file that subclasses `nn.Module`)."""
+    if callee.kind == "class":
+        return Ty(Kind.MODEL, "torch")
+    return Ty(Kind.OUTPUT, "torch", DEVICE if callee.place == DEVICE else _combined_place(argument_types(call, env)))
+
+
+def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
+    """`x.to(device)` / `x.cuda()` on a value of unknown type: a tensor, a module or a batch
+    of them, now on that device."""
+    if method == "cuda" and not call.keywords and len(call.args) <= 1:
+        return Ty(Kind.PLACED, "torch", DEVICE)
+    if method == "to":
+        target = move_target(call, env)
+        if target in (DEVICE, HOST):
+            return Ty(Kind.PLACED, "torch", target)  # type: ignore[arg-type]
+    return None
+
+
+def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | None:
+    """`receiver.<method>(...)` on a torch value."""
+    kind, place = receiver.kind, receiver.place
+    if kind not in ("tensor", "placed", "output", "model"):
+        return None
+    if method == "to":
+        target = move_target(call, env)
+        return Ty(kind, "torch", place if target == KEEP else target or "")
+    if method in ("cuda", "cpu"):
+        return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
+    if kind == "model":
+        return receiver if method in MODEL_TO_MODEL else None
+    if method in ("item", "tolist"):
+        return OTHER
+    if method == "numpy":
+        return Ty(Kind.ARRAY, "numpy")
+    if method in TENSOR_TO_TENSOR or method in ("max", "min") and not call.args and not call.keywords:
+        return Ty(Kind.TENSOR, "torch", place)
+    return None
+
+
+def attribute_type(receiver: Ty, attr: str) -> Ty | None:
+    """`receiver.<attr>` on a torch value."""
+    kind, place = receiver.kind, receiver.place
+    if kind not in ("tensor", "placed", "output", "model"):
+        return None
+    if attr == "device" and kind != "model":
+        return Ty(Kind.DEVICE, "torch", place) if place else None
+    if attr in _PLAIN_ATTRIBUTES:
+        return OTHER
+    if attr in _TENSOR_ATTRIBUTES and kind != "model" or kind == "model" and attr in ("weight", "bias"):
+        return Ty(Kind.TENSOR, "torch", place)
+    # a field of what a module returned (`outputs.loss`, `outputs.logits`) is on its device
+    return Ty(Kind.OUTPUT, "torch", place) if kind == "output" else None
+
+
+def subscript_type(receiver: Ty) -> Ty | None:
+    """An element, a slice or a field of a tensor is on the same device."""
+    return receiver if receiver.kind in TORCH_VALUES else None
+
+
+def is_module_class(qualname: str | None, base: Ty | None) -> bool:
+    """A class base that makes a class an `nn.Module`: `torch.nn.<X>`, or a class of the
+    file that already is one."""
+    return qualname is not None and qualname.startswith("torch.nn.") or base == Ty(Kind.CLASS, "torch")

@@ -1,0 +1,184 @@
+"""What the type evidence can say about a value: its kind, library and place.
+
+This module knows no library: the library modules (`pandas_api`, `numpy_api`, `torch_api`,
+`dask_api`, `estimators`) build on it, and `evidence` (the environment that binds names)
+builds on them.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class Kind(str, enum.Enum):
+    """What sort of value a `Ty` describes. Members are strings, so `ty.kind == "frame"`
+    and `ty.kind in ("frame", "series")` work as well as `ty.kind is Kind.FRAME`."""
+
+    MODULE = "module"
+    """An imported module; `lib` is its qualified name."""
+    SYMBOL = "symbol"
+    """A name imported from a module; `lib` is its qualified name (`pandas.read_csv`)."""
+    FRAME = "frame"
+    """A DataFrame; `lib` is its library family ("pandas", "cudf", "modin", "dask")."""
+    SERIES = "series"
+    """A Series (or a Dask Series)."""
+    NDFRAME = "ndframe"
+    """Either a frame or a series (`concat` of unknown pieces, `groupby(...).agg(...)`)."""
+    GROUPBY = "groupby"
+    """What `frame.groupby(...)` returns."""
+    INDEXER = "indexer"
+    """`.loc`, `.iloc`, `.at` or `.iat` of a frame or a series."""
+    ACCESSOR = "accessor"
+    """`.str`, `.dt` or `.cat` of a series: its methods return series."""
+    READER = "reader"
+    """A chunked reader (`read_csv(..., chunksize=n)`): iterating it yields frames."""
+    ARRAY = "array"
+    """An n-dimensional array; `lib` is "numpy" or "cupy" (Dask arrays are collections)."""
+    GENERATOR = "generator"
+    """A NumPy random `Generator` (`np.random.default_rng()`)."""
+    CLASS = "class"
+    """A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`."""
+    ESTIMATOR = "estimator"
+    """A scikit-learn or cuML estimator; `lib` is its class's qualified name (see
+    `estimators.role`)."""
+    COLLECTION = "collection"
+    """A lazy Dask array, bag or delayed value (`lib` "dask")."""
+    TENSOR = "tensor"
+    """A torch tensor; `place` says where it lives."""
+    MODEL = "model"
+    """A torch `nn.Module`; `place` is where its parameters live."""
+    OUTPUT = "output"
+    """What a torch module returns: a tensor or a container of them, on `place`."""
+    PLACED = "placed"
+    """Something moved with `.to(...)`/`.cuda()` whose type is not known otherwise: a tensor,
+    a module or a batch of them."""
+    DEVICE = "device"
+    """A device specification (`"cuda"`, `torch.device(...)`); `place` is where it points."""
+    TUPLE = "tuple"
+    """A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram`
+    return. Unpacking it binds each name to its item."""
+    OTHER = "other"
+    """Known, and of no interest to the rules (a list, a literal, a Python scalar)."""
+    NONE = "none"
+    """The constant `None`, where an analysis needs to tell it apart (an attribute set to
+    None first and to a value later)."""
+
+    __hash__ = str.__hash__
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+#: Where a value lives: an accelerator (any device that is not a literal "cpu") or the host.
+#: A value whose place is not known has place "".
+DEVICE = "device"
+HOST = "host"
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A value's kind, the library it comes from and, for torch values, where it lives.
+
+    kind: a `Kind` (a plain string is converted). lib: for data kinds, the library family
+    ("pandas", "cudf", "modin", "dask", "numpy", "cupy", "torch"); for modules and symbols,
+    their qualified name. place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
+    the device whatever `place` says (see `is_device_resident`). items: for a `Kind.TUPLE`,
+    the type of each item (None where unknown).
+    """
+
+    kind: Kind
+    lib: str = ""
+    place: str = ""
+    items: tuple["Ty | None", ...] = ()
+
+    def __post_init__(self) -> None:
+        if type(self.kind) is not Kind:
+            object.__setattr__(self, "kind", Kind(self.kind))
+
+    @property
+    def is_frame(self) -> bool:
+        return self.kind == "frame"
+
+    @property
+    def is_pandas_like(self) -> bool:
+        return self.kind in ("frame", "series", "ndframe")
+
+
+OTHER = Ty(Kind.OTHER)
+#: Kinds that hold many values (as opposed to scalars).
+COLLECTIONS = frozenset({"frame", "series", "ndframe", "array", "groupby", "indexer", "accessor", "tensor"})
+#: Kinds of torch values that live somewhere (not devices, not classes).
+TORCH_VALUES = frozenset({"tensor", "placed", "output"})
+
+
+class Env(Protocol):
+    """What a library module may ask of the environment (`evidence.TypeEnv`)."""
+
+    def type_of(self, node: ast.expr) -> Ty | None:
+        """The type of an expression at the current position, None if unknown."""
+
+    def qualname(self, node: ast.expr) -> str | None:
+        """`pd.read_csv` -> "pandas.read_csv" when `pd` is bound to the pandas module."""
+
+    def is_builtin(self, name: str) -> bool:
+        """`name` is bound in no scope of the file, so it means the builtin."""
+
+
+def join(a: Ty | None, b: Ty | None) -> Ty | None:
+    """What a name holds where two branches that bound it to `a` and `b` meet."""
+    if a is b or a == b:
+        return a
+    if a is not None and b is not None and a.lib == b.lib == "torch" and a.kind == b.kind:
+        return join_torch(a, b)
+    return None
+
+
+def join_torch(a: Ty, b: Ty) -> Ty:
+    """Two branches bound torch values of one kind: a device specification is not a literal
+    "cpu" unless both are; any other value keeps a place both agree on."""
+    if a.kind == "device":
+        return Ty(Kind.DEVICE, "torch", HOST if a.place == b.place == HOST else DEVICE)
+    return Ty(a.kind, "torch", a.place if a.place == b.place else "")
+
+
+def is_device_resident(ty: Ty | None) -> bool:
+    """A value on the device: a torch value placed on one, any CuPy array, any cuDF object."""
+    if ty is None:
+        return False
+    if ty.lib == "torch":
+        return ty.place == DEVICE and ty.kind in ("tensor", "placed", "output", "model")
+    if ty.lib == "cupy":
+        return ty.kind == "array"
+    return ty.lib == "cudf" and ty.kind in ("frame", "series", "ndframe")
+
+
+def library_of(qualname: str, table: dict[str, str]) -> tuple[str, str] | None:
+    """Split `pandas.read_csv` into ("pandas", "read_csv") using the longest known module.
+
+    Looks up each dotted prefix of the name, longest first: no sorting, no scan of the table."""
+    end = qualname.rfind(".")
+    while end > 0:
+        module = qualname[:end]
+        if module in table:
+            return table[module], qualname[end + 1 :]
+        end = qualname.rfind(".", 0, end)
+    return None
+
+
+def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr | None:
+    """The argument passed as `name=` (or at `position`), if any."""
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(call.args) > position and not any(
+        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    ):
+        return call.args[position]
+    return None
+
+
+def has_unpacking(call: ast.Call) -> bool:
+    """`f(*args)` or `f(**options)`: the arguments are not all visible."""
+    return any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args)
