@@ -68,7 +68,7 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     lib = info["lib"]
     stored = info["stored_in_column"]
     wrap = not _yields_series(function.body, row) and not stored
-    if needs_numpy and lib == "dask" or wrap and lib != "pandas":
+    if needs_numpy and lib in ("dask", "") or wrap and lib != "pandas":
         return None
     segment = ctx.segment(call)
     frame_code = ctx.segment(frame)

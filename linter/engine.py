@@ -17,9 +17,10 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from .astutil import all_args, mentions, value_bound_to
 from .diagnostic import Diagnostic, Position
-from .evidence import LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join
+from .evidence import DEVICE, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
 from .noqa import apply_noqa
 from .registry import Rule, all_rules
+from .semantic import FunctionFacts, SemanticIndex
 from .source import Source
 
 SYNTAX_ERROR_CODE = "GPU001"
@@ -121,12 +122,37 @@ def _binds_afresh(statement: ast.stmt, name: str) -> bool:
     return value is not None and not mentions(value, name)
 
 
-class _Walker:
-    """One traversal of the tree that maintains `RuleContext` and calls the rules."""
+@dataclass
+class _Deferred:
+    """A def whose body waits for the end of its scope, and what the walk knew at the def."""
 
-    def __init__(self, ctx: RuleContext, rules: Sequence[type[Rule]]) -> None:
+    facts: FunctionFacts
+    scope: object  # the evidence Scope the def is in
+    scopes: list[ast.AST]
+    statements: list[ast.stmt]
+    blocks: list[list[ast.stmt]]
+
+
+class _Walker:
+    """One traversal of the tree that maintains `RuleContext` and calls the rules.
+
+    It is also the file-wide `Resolver` `TypeEnv` consults: calls of the file's own
+    functions, attributes of `self`.
+    """
+
+    def __init__(self, ctx: RuleContext, rules: Sequence[type[Rule]], index: SemanticIndex) -> None:
         self.ctx = ctx
         self.env = ctx.env
+        self.index = index
+        #: The scope nodes (module, functions, classes, lambdas) enclosing the current node.
+        self.scopes: list[ast.AST] = []
+        #: Per function or module scope being walked: the defs whose bodies wait for the
+        #: end of that scope, with what the walk knew where they were defined.
+        self.deferred: list[list[_Deferred]] = []
+        #: Return types gathered while a function body is walked to learn what it returns.
+        self.returns: list[Ty | None] | None = None
+        #: Return types of the file's functions already inferred, per def.
+        self.inferred: dict[ast.AST, Ty | None] = {}
         self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
         for rule_class in rules:
             instance = rule_class()
@@ -150,6 +176,9 @@ class _Walker:
             ast.With: self._with,
             ast.AsyncWith: self._with,
             ast.Import: self._import,
+            ast.Return: self._return,
+            ast.Call: self._call,
+            ast.Expr: self._expr,
             ast.ImportFrom: self._import,
             ast.Global: self._global,
             ast.Nonlocal: self._global,
@@ -205,6 +234,12 @@ class _Walker:
             ctx.statements.pop()
         ctx.blocks.pop()
 
+    def module(self, tree: ast.Module) -> None:
+        self.scopes.append(tree)
+        self.deferred.append([])
+        self.body(tree.body)
+        self._run_deferred()
+
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:
             if node is not None:
@@ -219,43 +254,93 @@ class _Walker:
                 if arg.annotation is not None:
                     self.visit(arg.annotation)
 
-    def _bind_arguments(self, args: ast.arguments, annotated: bool) -> None:
+    def _bind_arguments(self, args: ast.arguments, annotated: bool, facts: FunctionFacts | None = None,
+                        site: dict[str, Ty | None] | None = None) -> None:
+        """Bind parameters: to their annotation's type, else (for a function of the file) to
+        what its call sites pass (`site`: one call's arguments), else to what their use shows."""
+        usage = self._usage()
         for arg in all_args(args):
-            self.env.bind(arg.arg, self.env.annotation_type(arg.annotation) if annotated else None)
+            ty = self.env.annotation_type(arg.annotation) if annotated else None
+            if ty is None and site is not None:
+                ty = site.get(arg.arg)
+            elif ty is None and facts is not None:
+                ty = facts.parameter_type(arg.arg)
+            if ty is None and usage:
+                ty = usage.get(arg.arg)
+            self.env.bind(arg.arg, ty)
         # `*args` is a tuple and `**kwargs` a dict, whatever the annotation says of their items.
         for packed in (args.vararg, args.kwarg):
             if packed is not None:
                 self.env.bind(packed.arg, OTHER)
 
-    def _in_new_scope(self, kind: str, bind: Callable[[], None], run: Callable[[], None]) -> None:
+    def _in_new_scope(self, kind: str, node: ast.AST, bind: Callable[[], None], run: Callable[[], None]) -> None:
         ctx = self.ctx
         saved_loops = ctx.loops
         ctx.loops = []
         self.env.push(kind)
+        self.scopes.append(node)
         try:
             bind()
             run()
         finally:
+            self.scopes.pop()
             self.env.pop()
             ctx.loops = saved_loops
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A def binds its name now; its body is walked at the end of the enclosing function
+        (or module), as Python runs it only when called: by then the call sites in that scope
+        have been walked and give the parameters their types, and the module's names are
+        bound. Nothing is walked while a loop is walked only to learn its bindings."""
         self.visit_all(node.decorator_list)
         self._arguments(node.args, annotations=True)
         if node.returns is not None:
             self.visit(node.returns)
         self.env.bind(node.name, None)
-        self._in_new_scope("function", lambda: self._bind_arguments(node.args, True), lambda: self.body(node.body))
+        facts = self.index.function(node)
+        if self.muted or facts is None:
+            return
+        ctx = self.ctx
+        self.deferred[-1].append(
+            _Deferred(facts, self.env.scope, list(self.scopes), list(ctx.statements), list(ctx.blocks))
+        )
+
+    def _run_deferred(self) -> None:
+        """Walk the bodies of the defs deferred in the current scope, callers first."""
+        waiting = self.deferred[-1]
+        by_facts = {id(item.facts): item for item in waiting}
+        for facts in self.index.order([item.facts for item in waiting]):
+            item = by_facts[id(facts)]
+            self._walk_function(item, self._walk_deferred_body)
+        self.deferred.pop()
+
+    def _walk_deferred_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.deferred.append([])
+        self.body(node.body)
+        self._run_deferred()
+
+    def _walk_function(self, item: "_Deferred", run: Callable[[ast.AST], None],
+                       site: dict[str, Ty | None] | None = None) -> None:
+        """Walk a def's body where it was defined: in its scope, under its statements."""
+        ctx, env, node = self.ctx, self.env, item.facts.node
+        saved = env.scope, self.scopes, ctx.statements, ctx.blocks
+        env.scope, self.scopes, ctx.statements, ctx.blocks = item.scope, list(item.scopes), list(item.statements), list(item.blocks)
+        try:
+            self._in_new_scope(
+                "function", node, lambda: self._bind_arguments(node.args, True, item.facts, site), lambda: run(node)
+            )
+        finally:
+            env.scope, self.scopes, ctx.statements, ctx.blocks = saved
 
     def _lambda(self, node: ast.Lambda) -> None:
         self._arguments(node.args, annotations=False)
-        self._in_new_scope("lambda", lambda: self._bind_arguments(node.args, False), lambda: self.visit(node.body))
+        self._in_new_scope("lambda", node, lambda: self._bind_arguments(node.args, False), lambda: self.visit(node.body))
 
     def _class(self, node: ast.ClassDef) -> None:
         self.visit_all(node.decorator_list)
         self.visit_all(node.bases)
         self.visit_all(node.keywords)
-        self._in_new_scope("class", lambda: None, lambda: self.body(node.body))
+        self._in_new_scope("class", node, lambda: None, lambda: self.body(node.body))
         self.env.bind(node.name, self.env.class_type(node))
 
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
@@ -289,7 +374,7 @@ class _Walker:
         for target in node.targets:
             self._visit_target(target)
         for target in node.targets:
-            self.env.bind_target(target, ty)
+            self._bind(target, ty, node.value)
 
     def _augassign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -310,7 +395,182 @@ class _Walker:
         if ty is None and node.value is not None:
             ty = self.env.type_of(node.value)
         if node.value is not None or ty is not None:
-            self.env.bind_target(node.target, ty)
+            self._bind(node.target, ty, node.value)
+
+    def _bind(self, target: ast.expr, ty: Ty | None, value: ast.expr | None) -> None:
+        """Bind an assignment target; a name the value leaves unknown takes the family its
+        use in this scope shows, and an attribute of `self` is recorded for the class."""
+        if isinstance(target, ast.Attribute):
+            self._record_attribute(target, ty, value)
+            return
+        self.env.bind_target(target, ty)
+        if ty is None or isinstance(target, (ast.Tuple, ast.List)):
+            self._apply_usage(target)
+
+    def _apply_usage(self, target: ast.expr) -> None:
+        """Names of a target left unknown take the family their use in this scope shows."""
+        usage = self._usage()
+        if not usage:
+            return
+        for node in ast.walk(target):
+            if isinstance(node, ast.Name) and node.id in usage and self.env.lookup(node.id) is None:
+                self.env.bind(node.id, usage[node.id])
+
+    def _usage(self) -> dict[str, Ty]:
+        scope = self.index.scope(self.scopes[-1]) if self.scopes else None
+        return scope.usage if scope is not None else {}
+
+    def _record_attribute(self, target: ast.Attribute, ty: Ty | None, value: ast.expr | None) -> None:
+        facts = self._method_of_self(target)
+        if facts is None or self.muted or self.returns is not None:
+            return
+        if isinstance(value, ast.Constant) and value.value is None:
+            return  # `self.model = None` until set up: says nothing of what it will hold
+        self.index.record_attribute(facts.owner, target.attr, ty)  # type: ignore[arg-type]
+
+    def _method_of_self(self, node: ast.Attribute) -> FunctionFacts | None:
+        """The method whose instance parameter `node`'s receiver is (`self.x` in a method)."""
+        if not isinstance(node.value, ast.Name):
+            return None
+        for scope in reversed(self.scopes):
+            facts = self.index.function(scope)
+            if facts is not None:
+                if facts.owner is not None and node.value.id == facts.self_name and self.env.lookup(node.value.id) is None:
+                    return facts
+                return None
+            if not isinstance(scope, ast.Lambda):
+                return None
+        return None
+
+    # -- the resolver ------------------------------------------------------------------
+    def call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """What a call of a function of the file returns: its `return` values' types, its
+        body walked once (without reporting) with this call's arguments, one level deep."""
+        target = self._callee(node)
+        if target is None or self.returns is not None:
+            return None
+        facts, offset = target
+        if facts is None:
+            return OTHER  # an instance of a class of the file
+        if facts.yields:
+            return None
+        if facts.node in self.inferred:
+            return self.inferred[facts.node]
+        item = self._deferred_item(facts)
+        if item is None:
+            return None
+        self.inferred[facts.node] = None  # recursion
+        saved_muted, mark = self.muted, env.mark()
+        self.muted, self.returns = True, []
+        try:
+            self._walk_function(item, lambda function: self.body(function.body), self._site(facts, node, offset))
+            returns = self.returns
+        finally:
+            env.rollback(mark)
+            self.muted, self.returns = saved_muted, None
+        result = returns[0] if returns else None
+        for ty in returns[1:]:
+            result = join(result, ty)
+        if returns and _may_fall_through(facts.node):
+            result = None
+        self.inferred[facts.node] = result
+        return result
+
+    def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
+        facts = self._method_of_self(node)
+        if facts is None:
+            return None
+        return self.index.attribute_type(facts.owner, node.attr)  # type: ignore[arg-type]
+
+    def _callee(self, node: ast.Call) -> tuple[FunctionFacts | None, int] | None:
+        """The def a call reaches (None for a class of the file: an instance), and how many
+        leading parameters the call does not pass (the instance of a method)."""
+        func = node.func
+        if isinstance(func, ast.Name):
+            found = self.index.resolve(self.scopes, func.id)
+            if found is None:
+                return None
+            functions, classes = found
+            if classes:
+                return None
+            return (functions[-1], 0) if len(functions) == 1 else None
+        if isinstance(func, ast.Attribute):
+            method = self._method_of_self(func)
+            if method is not None:
+                called = self.index.method(method.owner, func.attr)  # type: ignore[arg-type]
+                return (called, 1) if called is not None and called.owner is not None else None
+        return None
+
+    def _deferred_item(self, facts: FunctionFacts) -> "_Deferred | None":
+        for waiting in reversed(self.deferred):
+            for item in waiting:
+                if item.facts is facts:
+                    return item
+        return None
+
+    def _site(self, facts: FunctionFacts, node: ast.Call, offset: int) -> dict[str, Ty | None] | None:
+        """The argument types one call passes, by parameter name; None when the call
+        unpacks `*args`/`**kwargs`, which hides which parameter gets what."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        names = facts.positional()
+        site: dict[str, Ty | None] = {}
+        for index, argument in enumerate(node.args):
+            if index < len(names):
+                site[names[index]] = self.env.type_of(argument)
+        for keyword in node.keywords:
+            site[keyword.arg] = self.env.type_of(keyword.value)  # type: ignore[index]
+        return site
+
+    def _call(self, node: ast.Call) -> None:
+        """Record the argument types a call of a function of the file passes."""
+        if not self.muted and self.returns is None:
+            target = self._call_target(node)
+            if target is not None:
+                facts, offset = target
+                facts.sites.append(self._site(facts, node, offset))
+        self.children(node)
+
+    def _call_target(self, node: ast.Call) -> tuple[FunctionFacts, int] | None:
+        func = node.func
+        if isinstance(func, ast.Name):
+            bound = self.env.lookup(func.id)
+            if bound is None:
+                target = self._callee(node)
+                return target if target is not None and target[0] is not None else None  # type: ignore[return-value]
+            if bound.kind != "class":
+                return None
+            found = self.index.resolve(self.scopes, func.id)
+            if found and found[1] and len(found[1]) == 1:  # a class of the file: its __init__
+                init = self.index.method(found[1][0], "__init__")
+                return (init, 1) if init is not None and init.owner is not None else None
+            return None
+        if isinstance(func, ast.Attribute):
+            target = self._callee(node)
+            return target if target is not None and target[0] is not None else None  # type: ignore[return-value]
+        return None
+
+    def _return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+        if self.returns is not None and len(self.scopes) and self.index.function(self.scopes[-1]) is not None:
+            self.returns.append(self.env.type_of(node.value) if node.value is not None else OTHER)
+
+    def _expr(self, node: ast.Expr) -> None:
+        """`model.to(device)` / `model.cuda()` as a statement moves a module in place (a
+        tensor's `.to` returns a copy, so the statement would be a no-op for a tensor)."""
+        self.visit(node.value)
+        call = node.value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda")):
+            return
+        name = call.func.value.id
+        current = self.env.lookup(name)
+        if current is not None and not (current.lib == "torch" and current.kind in ("model", "placed")):
+            return
+        place = DEVICE if call.func.attr == "cuda" else move_target(call, self.env)
+        if place in (DEVICE, "host"):
+            self.env.bind(name, Ty("model", "torch", place))
 
     def _visit_target(self, target: ast.expr) -> None:
         """Visit the expressions inside a target (`df.loc[len(df)]`), not the names it binds."""
@@ -378,6 +638,7 @@ class _Walker:
         def iteration() -> None:
             self._visit_target(node.target)
             self.env.bind_loop_target(node.target, node.iter)
+            self._apply_usage(node.target)
             self._loop_body(node, node.body)
 
         self._loop(iteration)
@@ -424,6 +685,8 @@ class _Walker:
         self.body(node.body)
         after_body = env.changes(start)
         outcomes = []
+        imported = {name for statement in node.body if isinstance(statement, (ast.Import, ast.ImportFrom))
+                    for name in _imported_names(statement)}
         for handler in node.handlers:
             # An exception can come anywhere in the body: before it, or after it all.
             env.rollback(start)
@@ -433,7 +696,14 @@ class _Walker:
             if handler.name:
                 env.bind(handler.name, None)
             self.body(handler.body)
-            outcomes.append(env.changes(start))
+            outcome = env.changes(start)
+            if imported and _catches_import_error(handler):
+                # `try: import cupy as xp` / `except ImportError: xp = None` (or a fallback):
+                # the code is written for the import that worked; the fallback says nothing.
+                for name in imported:
+                    if name in after_body:
+                        outcome[name] = after_body[name]
+            outcomes.append(outcome)
         env.rollback(start)
         env.apply(after_body)
         self.body(node.orelse)
@@ -458,6 +728,37 @@ class _Walker:
             return run
 
         self._branches(_nothing, *(case_run(case) for case in node.cases))  # type: ignore[attr-defined]
+
+
+def _imported_names(statement: ast.Import | ast.ImportFrom) -> list[str]:
+    if isinstance(statement, ast.Import):
+        return [alias.asname or alias.name.split(".", 1)[0] for alias in statement.names]
+    return [alias.asname or alias.name for alias in statement.names if alias.name != "*"]
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return bool(kinds) and all(isinstance(k, ast.Name) and k.id in _IMPORT_ERRORS for k in kinds)
+
+
+def _may_fall_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The body can end without a `return` (returning None): its last statement, and each
+    branch of a final `if`, does not end in `return` or `raise`."""
+    return not _ends(node.body)
+
+
+def _ends(statements: list[ast.stmt]) -> bool:
+    if not statements:
+        return False
+    last = statements[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _ends(last.body) and _ends(last.orelse)
+    return False
 
 
 def _nothing() -> None:
@@ -614,9 +915,10 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
     error = None
     if rules and mentions_libraries(source.text, rules):
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
-        walker = _Walker(ctx, rules)
+        walker = _Walker(ctx, rules, SemanticIndex(tree))
+        ctx.env.resolver = walker
         try:
-            walker.body(tree.body)
+            walker.module(tree)
         except RecursionError:
             # Python parsed it, but an expression nests deeper than the walk can follow:
             # say so instead of crashing, and report nothing rather than a partial result.
@@ -631,6 +933,7 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
             # The walker reaches itself through its bound methods: without this, it and all
             # the evidence it gathered would wait for the cycle collector.
             walker.special.clear()
+            ctx.env.resolver = None
     diagnostics, messages = apply_noqa(source, ctx.diagnostics)
     diagnostics.sort(key=lambda d: (d.start, d.code))
     return Analysis(diagnostics, skipped + messages, tree, error)

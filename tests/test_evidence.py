@@ -163,7 +163,8 @@ def test_imports_inside_a_function_stay_there():
         probe(pd.read_csv("a.csv"))
         """
     )
-    assert seen == [frame(), None]
+    # function bodies are walked at the end of their scope, after the module's statements
+    assert seen == [None, frame()]
 
 
 # -- methods, indexing, operators ---------------------------------------------------
@@ -285,7 +286,8 @@ def test_parameter_shadowing_a_module_frame_is_unknown():
         probe(df)
         """
     )
-    assert seen == [None, None, frame()]
+    # the lambda where it stands, the module, then the body of `f` (at the end of the module)
+    assert seen == [None, frame(), None]
 
 
 def test_parameter_named_pd_shadows_the_module():
@@ -298,7 +300,7 @@ def test_parameter_named_pd_shadows_the_module():
         probe(pd.DataFrame())
         """
     )
-    assert seen == [None, None, frame()]
+    assert seen == [frame(), None, None]  # the module first, then the body of `f`
 
 
 def test_nested_functions_see_enclosing_bindings_and_keep_their_own():
@@ -314,7 +316,8 @@ def test_nested_functions_see_enclosing_bindings_and_keep_their_own():
             probe(local)
         """
     )
-    assert seen == [frame(), None, None]
+    # `outer`'s own statements, then the bodies of `inner` and `shadow` at its end
+    assert seen == [None, frame(), None]
 
 
 def test_class_bodies_are_not_visible_from_methods():
@@ -592,7 +595,8 @@ def test_global_makes_the_name_unknown_everywhere():
         """
     )
     # `load()` can rebind `df` whenever it is called: no evidence for it anywhere
-    assert seen == [None, None, None, None, frame()]
+    # (the body of `load` is walked last, at the end of the module)
+    assert seen == [None, None, None, frame(), None]
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])

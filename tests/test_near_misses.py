@@ -223,11 +223,13 @@ NEAR_MISSES = {
         ticks = pd.read_parquet("ticks.parquet")
         mid = ticks.apply(lambda row: (row["bid"] + row["ask"]) / 2, axis=1, engine="numba", raw=True)
         """,
-    "unknown-parameter-apply": """
-        import pandas as pd
+    "parameter-given-a-cudf-frame-apply": """
+        import cudf
 
         def spread(table):
             return table.apply(lambda row: row["ask"] - row["bid"], axis=1)
+
+        spread(cudf.read_csv("quotes.csv"))
         """,
     "groupby-aggregation": """
         import pandas as pd

@@ -10,7 +10,9 @@ from gpulint.registry import Example, FixAvailability, Rule
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
 #: cuDF is absent on purpose: it compiles the function into a GPU kernel.
-_ROW_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask"})
+#: "" is a frame whose library only its use shows (`.iterrows()`, `.apply(f, axis=1)` on a
+#: parameter): most likely pandas; cuDF compiles `apply(axis=1)` and is left alone when known.
+_ROW_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask", ""})
 
 
 def row_wise_axis(call: ast.Call) -> bool:
@@ -268,6 +270,26 @@ loans = pd.read_csv("loans.csv")
 loans["risk"] = loans.apply(risk, axis=1)
 ''',
         ),
+        Example(
+            # A parameter of unknown type: `apply(..., axis=1)` is itself the evidence that
+            # it holds a frame (of a library the code does not show).
+            source='''\
+import pandas as pd
+
+
+def totals(table):
+    return table.apply(lambda row: row["a"] + row["b"], axis=1)
+''',
+            fixed='''\
+import pandas as pd
+
+
+def totals(table):
+    return table["a"] + table["b"]
+''',
+            setup="table = pd.DataFrame({'a': rng.integers(0, 100, N), 'b': rng.integers(0, 100, N)})",
+            call="totals(table)",
+        ),
     )
     ok = (
         Example('''\
@@ -299,10 +321,10 @@ frame = cudf.read_parquet("data.parquet")
 frame["total"] = frame.apply(lambda row: row["a"] + row["b"], axis=1)
 '''),
         Example('''\
-import pandas as pd
+import cudf
 
 
-def totals(table):
+def totals(table: cudf.DataFrame):
     return table.apply(lambda row: row["a"] + row["b"], axis=1)
 '''),
         Example('''\

@@ -1,0 +1,386 @@
+"""The semantic index: file-wide facts the engine's source-order walk cannot see from where
+it stands.
+
+The walk knows the bindings in force at each point, but a function's parameters are
+given at call sites that come later in the file, an attribute of `self` is assigned in
+another method, and a value's family may only show in how it is used further down. One
+pass over the tree before the walk gathers these facts (pyflakes and ruff keep a similar
+model): the file's functions and classes, who calls whom, which attributes each method
+assigns and reads, the names each scope binds, and the *usage* evidence of each scope (an
+API only one family has, used on a name). The engine's walk then asks it, and fills in
+what only the walk can compute (the types of call-site arguments and of assigned
+attributes).
+
+Evidence is never taken from a variable's name: every fact here is about what the code
+does with the name.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from .evidence import OTHER, Ty, join
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+#: AST nodes that open a scope of their own.
+SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+#: Methods and attributes only a DataFrame (of any pandas-like library) has, and only a
+#: frame or a series: a name they are used on is that, whatever library it comes from.
+FRAME_ONLY_METHODS = frozenset({"iterrows", "itertuples"})
+NDFRAME_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat"})
+#: Tensor/module methods: a name they are called on is a torch value (a tensor, a module
+#: or a batch of them). `.backward()` is a tensor's.
+TORCH_METHODS = frozenset({"cuda", "backward"})
+#: Decorators under which a method's first parameter is not an instance.
+_NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
+
+
+@dataclass(eq=False)
+class FunctionFacts:
+    """One `def` of the file."""
+
+    node: FunctionNode
+    #: The scope node the def is in (module, function, or class for a method).
+    scope: ast.AST
+    #: The class whose body holds the def, when it is a method that receives an instance.
+    owner: ast.ClassDef | None
+    #: Names of the file's functions called by name in the body, and methods called on `self`.
+    calls: set[str] = field(default_factory=set)
+    self_calls: set[str] = field(default_factory=set)
+    #: Attributes of `self` the body assigns and reads.
+    writes: set[str] = field(default_factory=set)
+    reads: set[str] = field(default_factory=set)
+    #: The body yields (a generator): calling it returns no value the walk can type.
+    yields: bool = False
+    #: Argument types seen at the call sites the walk passed, one mapping per site
+    #: (parameter name -> type); None marks a site that cannot be mapped (`*args`).
+    sites: list[dict[str, Ty | None] | None] = field(default_factory=list)
+
+    @property
+    def self_name(self) -> str | None:
+        """The name of the instance parameter of a method, if it is one."""
+        if self.owner is None:
+            return None
+        positional = [*self.node.args.posonlyargs, *self.node.args.args]
+        return positional[0].arg if positional else None
+
+    def positional(self) -> list[str]:
+        """Positional parameter names, without the instance parameter of a method."""
+        names = [a.arg for a in (*self.node.args.posonlyargs, *self.node.args.args)]
+        return names[1:] if self.owner is not None else names
+
+    def parameter_type(self, name: str) -> Ty | None:
+        """The type the call sites agree on for a parameter: every site that passes a known
+        type must pass the same one (sites that pass an unknown value say nothing); a site
+        that cannot be mapped to parameters makes it unknown."""
+        result: Ty | None = None
+        for site in self.sites:
+            if site is None:
+                return None
+            ty = site.get(name)
+            if ty is None:
+                continue
+            if result is None:
+                result = ty
+            else:
+                result = join(result, ty)
+                if result is None:
+                    return None
+        return result
+
+
+@dataclass(eq=False)
+class ScopeFacts:
+    """Names one scope binds, and the usage evidence for them."""
+
+    node: ast.AST
+    parent: "ScopeFacts | None"
+    #: name -> the defs that bind it here, and whether anything else binds it too.
+    functions: dict[str, list[FunctionFacts]] = field(default_factory=dict)
+    classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
+    other_bindings: set[str] = field(default_factory=set)
+    #: name -> the family its use shows.
+    usage: dict[str, Ty] = field(default_factory=dict)
+
+
+class SemanticIndex:
+    """What one pass over the whole module learns; see the module docstring."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.scopes: dict[ast.AST, ScopeFacts] = {}
+        self.functions: dict[FunctionNode, FunctionFacts] = {}
+        self.classes: dict[ast.ClassDef, ScopeFacts] = {}
+        #: (class, attribute) -> the join of the types assigned to it so far (None:
+        #: some assignment is unknown), filled in by the walk.
+        self.attribute_types: dict[tuple[ast.ClassDef, str], Ty | None] = {}
+        _Collector(self).run(tree)
+
+    # -- queries ------------------------------------------------------------------------
+    def scope(self, node: ast.AST) -> ScopeFacts | None:
+        return self.scopes.get(node)
+
+    def function(self, node: ast.AST) -> FunctionFacts | None:
+        return self.functions.get(node)  # type: ignore[arg-type]
+
+    def resolve(self, scopes: list[ast.AST], name: str) -> tuple[list[FunctionFacts], list[ast.ClassDef]] | None:
+        """The defs (functions or classes) `name` refers to, looking from the innermost of
+        `scopes` outwards as Python does (class bodies are seen only from themselves); None
+        when the scope that binds it also binds it some other way (an assignment, an import):
+        then which value a call meets depends on the path."""
+        for index in range(len(scopes) - 1, -1, -1):
+            facts = self.scopes.get(scopes[index])
+            if facts is None or isinstance(facts.node, ast.ClassDef) and index != len(scopes) - 1:
+                continue
+            functions = facts.functions.get(name)
+            classes = facts.classes.get(name)
+            if functions or classes or name in facts.other_bindings:
+                if name in facts.other_bindings or functions and classes:
+                    return None
+                return functions or [], classes or []
+        return None
+
+    def method(self, owner: ast.ClassDef, name: str) -> FunctionFacts | None:
+        facts = self.classes.get(owner)
+        if facts is None or name in facts.other_bindings or name in facts.classes:
+            return None
+        methods = facts.functions.get(name)
+        return methods[-1] if methods and len(methods) == 1 else None
+
+    def record_attribute(self, owner: ast.ClassDef, attribute: str, ty: Ty | None) -> None:
+        key = (owner, attribute)
+        if key in self.attribute_types:
+            old = self.attribute_types[key]
+            self.attribute_types[key] = join(old, ty) if old is not None else None
+        else:
+            self.attribute_types[key] = ty
+
+    def attribute_type(self, owner: ast.ClassDef, attribute: str) -> Ty | None:
+        return self.attribute_types.get((owner, attribute))
+
+    def order(self, functions: list[FunctionFacts]) -> list[FunctionFacts]:
+        """The order to walk deferred function bodies in: a function after the functions of
+        the list that call it (so their call sites are known), and a method after the
+        methods of its class that assign attributes it reads; source order otherwise, and
+        where a cycle leaves no choice."""
+        pending = list(functions)
+        names = {f.node.name for f in pending}
+        result = []
+        while pending:
+            chosen = next((f for f in pending if not self._waits(f, pending, names)), pending[0])
+            pending.remove(chosen)
+            result.append(chosen)
+        return result
+
+    @staticmethod
+    def _waits(function: FunctionFacts, pending: list[FunctionFacts], names: set[str]) -> bool:
+        name = function.node.name
+        for other in pending:
+            if other is function:
+                continue
+            if function.owner is None:
+                if name in names and name in other.calls:
+                    return True
+            elif other.owner is function.owner and (name in other.self_calls or other.writes & function.reads):
+                return True
+            elif function.node.name == "__init__" and function.owner.name in other.calls:
+                return True
+        return False
+
+
+class _Collector:
+    """The pass that fills a `SemanticIndex`."""
+
+    def __init__(self, index: SemanticIndex) -> None:
+        self.index = index
+        self.scope: ScopeFacts | None = None
+        self.function: FunctionFacts | None = None
+
+    def run(self, tree: ast.Module) -> None:
+        self._enter(tree)
+        self._statements(tree.body)
+
+    def _enter(self, node: ast.AST) -> ScopeFacts:
+        facts = ScopeFacts(node, self.scope)
+        self.index.scopes[node] = facts
+        self.scope = facts
+        return facts
+
+    # -- statements ----------------------------------------------------------------------
+    def _statements(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self._statement(statement)
+
+    def _statement(self, node: ast.stmt) -> None:
+        scope = self.scope
+        assert scope is not None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._expressions([*node.decorator_list, *_defaults(node.args), node.returns])
+            owner = scope.node if isinstance(scope.node, ast.ClassDef) and _receives_instance(node) else None
+            facts = FunctionFacts(node, scope.node, owner)  # type: ignore[arg-type]
+            self.index.functions[node] = facts
+            scope.functions.setdefault(node.name, []).append(facts)
+            saved_scope, saved_function = self.scope, self.function
+            inner = self._enter(node)
+            self.function = facts
+            for arg in _all_arguments(node.args):
+                inner.other_bindings.add(arg.arg)
+            self._statements(node.body)
+            self.scope, self.function = saved_scope, saved_function
+            return
+        if isinstance(node, ast.ClassDef):
+            self._expressions([*node.decorator_list, *node.bases, *(k.value for k in node.keywords)])
+            scope.classes.setdefault(node.name, []).append(node)
+            saved = self.scope
+            self.index.classes[node] = self._enter(node)
+            self._statements(node.body)
+            self.scope = saved
+            return
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    scope.other_bindings.add(alias.asname or alias.name.split(".", 1)[0])
+            return
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            scope.other_bindings.update(node.names)
+            return
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    self._statements(value)  # type: ignore[arg-type]
+                elif value and isinstance(value[0], ast.excepthandler):
+                    for handler in value:
+                        if handler.name:
+                            scope.other_bindings.add(handler.name)
+                        self._expression(handler.type)
+                        self._statements(handler.body)
+                elif value and isinstance(value[0], ast.withitem):
+                    for item in value:
+                        self._expression(item.context_expr)
+                        self._target(item.optional_vars)
+                elif name == "targets":
+                    for target in value:
+                        self._target(target)
+                elif value and isinstance(value[0], ast.AST) and hasattr(value[0], "pattern"):
+                    for case in value:  # match cases
+                        for sub in ast.walk(case.pattern):
+                            for attribute in ("name", "rest"):
+                                captured = getattr(sub, attribute, None)
+                                if isinstance(captured, str):
+                                    scope.other_bindings.add(captured)
+                        self._expression(case.guard)
+                        self._statements(case.body)
+                else:
+                    self._expressions(value)
+            elif name == "target":
+                self._target(value)
+            elif isinstance(value, ast.AST):
+                self._expression(value)  # type: ignore[arg-type]
+
+    def _target(self, target: ast.AST | None) -> None:
+        if target is None:
+            return
+        if isinstance(target, ast.Name):
+            self.scope.other_bindings.add(target.id)  # type: ignore[union-attr]
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._target(element)
+            return
+        if isinstance(target, ast.Starred):
+            self._target(target.value)
+            return
+        function = self.function
+        if (
+            function is not None
+            and isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == function.self_name
+        ):
+            function.writes.add(target.attr)
+            self._expression(target.value)
+            return
+        self._expression(target)
+
+    # -- expressions ---------------------------------------------------------------------
+    def _expressions(self, nodes) -> None:
+        for node in nodes:
+            self._expression(node)
+
+    def _expression(self, root: ast.AST | None) -> None:
+        if root is None:
+            return
+        function = self.function
+        scope = self.scope
+        assert scope is not None
+        for node in ast.walk(root):
+            if isinstance(node, ast.Attribute):
+                value = node.value
+                if isinstance(value, ast.Name):
+                    if function is not None and value.id == function.self_name:
+                        function.reads.add(node.attr)
+                    if node.attr in NDFRAME_ATTRIBUTES:
+                        _note(scope, value.id, Ty("ndframe"))
+            elif isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name):
+                    if function is not None:
+                        function.calls.add(func.id)
+                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                    receiver = func.value.id
+                    if function is not None and receiver == function.self_name:
+                        function.self_calls.add(func.attr)
+                    usage = _usage(func.attr, node)
+                    if usage is not None:
+                        _note(scope, receiver, usage)
+            elif isinstance(node, (ast.Yield, ast.YieldFrom)) and function is not None:
+                function.yields = True
+            elif isinstance(node, ast.NamedExpr):
+                scope.other_bindings.add(node.target.id)
+
+
+def _usage(method: str, call: ast.Call) -> Ty | None:
+    """The family a method call shows its receiver is of, if only one family has it."""
+    if method in FRAME_ONLY_METHODS:
+        return Ty("frame")
+    if method == "apply" and _axis_is_columns(call):
+        return Ty("frame")
+    if method in TORCH_METHODS:
+        return Ty("placed", "torch")
+    return None
+
+
+def _axis_is_columns(call: ast.Call) -> bool:
+    for keyword in call.keywords:
+        if keyword.arg == "axis":
+            value = keyword.value
+            return isinstance(value, ast.Constant) and value.value in (1, "columns")
+    return False
+
+
+def _note(scope: ScopeFacts, name: str, ty: Ty) -> None:
+    """Record usage evidence; frame-only evidence is stronger than frame-or-series."""
+    old = scope.usage.get(name)
+    if old is None or old.kind == "ndframe" and ty.kind == "frame":
+        scope.usage[name] = ty
+    elif old != ty and not (old.kind == "frame" and ty.kind == "ndframe"):
+        scope.usage[name] = OTHER  # two families' APIs on one name: no evidence
+
+
+def _receives_instance(node: FunctionNode) -> bool:
+    for decorator in node.decorator_list:
+        name = decorator.id if isinstance(decorator, ast.Name) else getattr(decorator, "attr", None)
+        if name in _NOT_INSTANCE_METHODS:
+            return False
+    return bool(node.args.posonlyargs or node.args.args)
+
+
+def _defaults(args: ast.arguments) -> list[ast.expr]:
+    return [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+
+
+def _all_arguments(args: ast.arguments) -> list[ast.arg]:
+    found = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    found.extend(a for a in (args.vararg, args.kwarg) if a is not None)
+    return found
