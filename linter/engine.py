@@ -20,6 +20,7 @@ from .diagnostic import Diagnostic, Position
 from .evidence import DEVICE, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
 from .noqa import apply_noqa
 from .registry import Rule, all_rules
+from . import torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from .source import Source
 
@@ -447,7 +448,9 @@ class _Walker:
         """What a call of a function of the file returns: its `return` values' types, its
         body walked once (without reporting) with this call's arguments, one level deep."""
         target = self._callee(node)
-        if target is None or self.returns is not None:
+        if target is None:
+            return self._attribute_call(env, node)
+        if self.returns is not None:
             return None
         facts, offset = target
         if facts is None:
@@ -475,6 +478,15 @@ class _Walker:
             result = None
         self.inferred[facts.node] = result
         return result
+
+    def _attribute_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """`self.model(x)`: calling a module held in an attribute of `self`."""
+        if not isinstance(node.func, ast.Attribute):
+            return None
+        held = self.attribute(env, node.func)
+        if held is not None and held.lib == "torch" and held.kind in ("model", "placed"):
+            return torch_api.call_type(held, node, env)
+        return None
 
     def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
         facts = self._method_of_self(node)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from .evidence import OTHER, Ty, join
+from .values import Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 #: AST nodes that open a scope of their own.
@@ -101,8 +101,9 @@ class ScopeFacts:
     functions: dict[str, list[FunctionFacts]] = field(default_factory=dict)
     classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
     other_bindings: set[str] = field(default_factory=set)
-    #: name -> the family its use shows.
+    #: name -> the family its use shows; names used with APIs of two families.
     usage: dict[str, Ty] = field(default_factory=dict)
+    mixed_usage: set[str] = field(default_factory=set)
 
 
 class SemanticIndex:
@@ -360,12 +361,16 @@ def _axis_is_columns(call: ast.Call) -> bool:
 
 
 def _note(scope: ScopeFacts, name: str, ty: Ty) -> None:
-    """Record usage evidence; frame-only evidence is stronger than frame-or-series."""
+    """Record usage evidence; frame-only evidence is stronger than frame-or-series, and
+    two families' APIs used on one name are no evidence at all."""
+    if name in scope.mixed_usage:
+        return
     old = scope.usage.get(name)
     if old is None or old.kind == "ndframe" and ty.kind == "frame":
         scope.usage[name] = ty
     elif old != ty and not (old.kind == "frame" and ty.kind == "ndframe"):
-        scope.usage[name] = OTHER  # two families' APIs on one name: no evidence
+        del scope.usage[name]
+        scope.mixed_usage.add(name)
 
 
 def _receives_instance(node: FunctionNode) -> bool:
