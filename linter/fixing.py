@@ -1,4 +1,6 @@
-"""Fixes: building them (the fixers' toolbox) and applying them until the source is stable.
+"""Fixes: building them (the fixers' toolbox), attaching them to findings, applying edits.
+
+The loop that applies fixes until the source is stable is `pipeline.fix_source`.
 
 Detection runs on `ast`; libcst is imported and used only here, only for files that have a
 finding whose rule can fix, and only on the statements a fix rewrites (parsed as a small
@@ -9,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from .source import Source
@@ -18,9 +20,6 @@ from .source import Source
 if TYPE_CHECKING:
     import libcst as cst
 
-    from .registry import Rule
-
-MAX_PASSES = 10
 _WRAPPER = "if True:"
 
 
@@ -351,8 +350,17 @@ def _is_docstring(node: ast.stmt) -> bool:
 # -- attaching fixes to diagnostics ------------------------------------------------------
 
 
+class Fixable(Protocol):
+    """What `attach_fixes` needs of a rule (every `gpulint.registry.Rule` is one); the
+    registry builds on this module, so this module names no rule class."""
+
+    code: str
+
+    def fixer(self) -> Callable[[Diagnostic, FixContext], Fix | None] | None: ...
+
+
 def attach_fixes(
-    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[type["Rule"]],
+    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[Fixable],
     unsafe_fixes: bool = False,
 ) -> tuple[list[Diagnostic], list[str]]:
     """Ask each finding's fixer for its fix; a fixer that fails never stops the run.
@@ -393,19 +401,6 @@ def attach_fixes(
 # -- applying fixes ------------------------------------------------------------------------
 
 
-@dataclass
-class FixOutcome:
-    source: Source
-    applied: list[Diagnostic] = field(default_factory=list)
-    remaining: list[Diagnostic] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    error: str | None = None
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.applied)
-
-
 def apply_edits(source: Source, edits: Sequence[Edit]) -> str:
     """The text with `edits` applied; insertions at the same place keep their order."""
     text = source.text
@@ -416,7 +411,7 @@ def apply_edits(source: Source, edits: Sequence[Edit]) -> str:
     return text
 
 
-def _select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[Edit]]:
+def select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[Edit]]:
     chosen: list[Diagnostic] = []
     edits: list[Edit] = []
     taken: list[tuple[int, int, str]] = []
@@ -444,54 +439,6 @@ def _select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tu
             taken.append((begin, end, content))
             edits.append(edit)
     return chosen, edits
-
-
-def fix_source(
-    source: Source, rules: Sequence[type["Rule"]], unsafe_fixes: bool, filename: str = "<string>"
-) -> FixOutcome:
-    """Apply applicable fixes, re-linting after each pass, until nothing changes."""
-    from .engine import analyze, parse
-
-    outcome = FixOutcome(source)
-    skipped: set[tuple[str, int, int]] = set()
-    rejected: list[str] = []
-    for _ in range(MAX_PASSES):
-        analysis = analyze(outcome.source, rules, filename)
-        if analysis.error is not None:
-            outcome.error = analysis.error
-            outcome.remaining = []
-            break
-        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
-                                             unsafe_fixes)
-        outcome.remaining = diagnostics
-        outcome.warnings = analysis.warnings + warnings + rejected
-        candidates = [
-            d for d in diagnostics
-            if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped
-        ]
-        if not candidates:
-            break
-        chosen, edits = _select_non_overlapping(outcome.source, candidates)
-        new_text = apply_edits(outcome.source, edits)
-        # Let this pass's tree go before the next one is built: the analysis holds it, and
-        # so do the findings' detector facts (`context`), which no one reads once fixed.
-        analysis = None  # type: ignore[assignment]
-        outcome.remaining = [replace(diagnostic, context=None) for diagnostic in diagnostics]
-        chosen = [replace(diagnostic, context=None) for diagnostic in chosen]
-        diagnostics = candidates = []
-        try:
-            parse(Source.from_text(new_text), filename)  # compact for a large file, like the next pass
-        except SyntaxError:
-            # Never write code that does not parse: drop these fixes and report it.
-            for diagnostic in chosen:
-                skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
-                rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} produced invalid code; not applied")
-            continue
-        outcome.applied.extend(chosen)
-        outcome.source = outcome.source.with_text(new_text)
-    else:
-        outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
-    return outcome
 
 
 def display_fix(message: str) -> Fix:

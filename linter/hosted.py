@@ -15,7 +15,8 @@ from pathlib import Path
 
 from .config import ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
-from .engine import SYNTAX_ERROR_CODE, analyze
+from .engine import SYNTAX_ERROR_CODE
+from .pipeline import check
 from .registry import Rule, all_rules
 from .source import Source
 
@@ -32,7 +33,7 @@ def findings(text: str, filename: str) -> tuple[list[Diagnostic], str | None]:
     """What `gpulint check` reports for `filename` whose source is `text` (sorted by
     position), and why gpulint could not check the file, if it could not: a broken
     configuration, or an internal error (which `gpulint check` reports as `error:` and which
-    `lint_source` leaves out, hence the engine's `analyze` here).
+    `lint_source` leaves out, hence the pipeline's `check` here).
 
     Nothing is kept between calls, so a long-lived host (or its worker processes) sees edits."""
     path = Path(filename)
@@ -45,5 +46,5 @@ def findings(text: str, filename: str) -> tuple[list[Diagnostic], str | None]:
     rules = tuple(rule for rule in config.rules_for(path) if rule.code not in HOST_REPORTED)
     if not rules:
         return [], None
-    analysis = analyze(Source.from_text(text), rules, filename)
+    analysis = check(Source.from_text(text), rules, filename, fixes=False)
     return analysis.diagnostics, analysis.error

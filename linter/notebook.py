@@ -40,10 +40,10 @@ from pathlib import Path
 from typing import Sequence
 
 from .config import Config
-from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from .engine import analyze
-from .fixing import MAX_PASSES, FixOutcome, _select_non_overlapping, apply_edits, attach_fixes
+from .diagnostic import Diagnostic, Edit, Fix, Position
+from .fixing import display_fix
 from .ipython import Masked, line_body, mask_ipython, parses, split_lines, unmask_ipython
+from .pipeline import FixHooks, check, fix_source, selected_rules
 from .registry import Rule
 from .source import Source, detect_newline
 
@@ -192,7 +192,7 @@ def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | Non
     fix = diagnostic.fix
     if fix is not None and fix.edits:
         if _crosses_cells(fix, layout):
-            fix = Fix(Applicability.DISPLAY, fix.message)  # it spans cells: shown, never applied
+            fix = display_fix(fix.message)  # it spans cells: shown, never applied
         else:
             fix = replace(fix, edits=tuple(e for e in (_map_edit(edit, layout) for edit in fix.edits) if e is not None))
     return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix,
@@ -230,7 +230,7 @@ class _Outcome:
 
 def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome: _Outcome) -> None:
     """A cell that does not parse: its syntax error, at its position."""
-    analysis = analyze(Source.from_text(cell.masked.text), rules, filename)
+    analysis = check(Source.from_text(cell.masked.text), rules, filename, fixes=False)
     outcome.diagnostics.extend(replace(d, cell=cell.number) for d in analysis.diagnostics)
     outcome.warnings.extend(f"cell {cell.number}:{w}" if w[:1].isdigit() else w for w in analysis.warnings)
 
@@ -249,7 +249,9 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
     program = Source.from_text(_program(included))
     layout = _Layout.of_cells(included)
     if fix:
-        fixed, layout = _fix_program(program, included, rules, unsafe_fixes, filename)
+        hooks = _CellHooks(included)
+        fixed = fix_source(program, rules, unsafe_fixes, filename, hooks)
+        layout = hooks.layout
         if fixed.error is not None:
             outcome.error = _map_error(fixed.error, layout)
             return outcome
@@ -259,79 +261,41 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
             outcome.applied = list(fixed.applied)
         _collect(fixed.remaining, fixed.warnings, layout, outcome)
         return outcome
-    analysis = analyze(program, rules, filename)
+    analysis = check(program, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes)
     if analysis.error is not None:
         outcome.error = _map_error(analysis.error, layout)
         return outcome
-    diagnostics, fixer_warnings = analysis.diagnostics, []
-    if fixes:
-        diagnostics, fixer_warnings = attach_fixes(program, analysis.tree, diagnostics, rules, unsafe_fixes)
-    _collect(diagnostics, analysis.warnings + fixer_warnings, layout, outcome)
+    _collect(analysis.diagnostics, analysis.warnings, layout, outcome)
     return outcome
 
 
-def _fix_program(program: Source, cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool,
-                 filename: str) -> tuple[FixOutcome, _Layout]:
-    """Apply the applicable fixes to the cells' program, pass after pass as `fix_source`
-    does, leaving out every fix that crosses a cell boundary (it is display-only) and every
-    fix that would break the cells apart (a marker or an IPython line written over).
-    Returns the outcome and the layout of the fixed program."""
-    outcome = FixOutcome(program)
-    layout = _Layout.of_cells(cells)
-    skipped: set[tuple[str, int, int]] = set()
-    rejected: list[str] = []
-    for _ in range(MAX_PASSES):
-        analysis = analyze(outcome.source, rules, filename)
-        if analysis.error is not None:
-            outcome.error, outcome.remaining = analysis.error, []
-            break
-        diagnostics, warnings = attach_fixes(outcome.source, analysis.tree, analysis.diagnostics, rules,
-                                             unsafe_fixes)
-        diagnostics = [_shown_only(d) if _crosses_cells(d.fix, layout) else d for d in diagnostics]
-        outcome.remaining = diagnostics
-        outcome.warnings = analysis.warnings + warnings + rejected
-        candidates = [d for d in diagnostics
-                      if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped]
-        if not candidates:
-            break
-        chosen, edits = _select_non_overlapping(outcome.source, candidates)
-        fixed = _splits(apply_edits(outcome.source, edits), cells)
-        if fixed is None:
-            # Find the fixes that break the program or its cells on their own and leave them out.
-            broken = [d for d in chosen if _splits(apply_edits(outcome.source, _edits(d)), cells) is None]
-            for diagnostic in broken:
-                skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
-                rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} not applied: it would "
-                                "produce invalid code or write over an IPython line")
-            if broken:
-                continue
-            chosen = chosen[:1]  # each is fine alone, not all together: one now, the others next pass
-            fixed = _splits(apply_edits(outcome.source, _edits(chosen[0])), cells)
-            assert fixed is not None
-        text, layout = fixed
-        outcome.applied.extend(chosen)
-        outcome.source = outcome.source.with_text(text)
-    else:
-        outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
-    return outcome, layout
+class _CellHooks(FixHooks):
+    """The fix loop over the cells' program: a fix that crosses a cell boundary is
+    display-only, and a fixed program is taken only when it still parses and splits back
+    into the cells, IPython lines intact. `layout` follows the program as fixed."""
+
+    rejection = "not applied: it would produce invalid code or write over an IPython line"
+
+    def __init__(self, cells: Sequence[_Cell]) -> None:
+        self.cells = cells
+        self.layout = _Layout.of_cells(cells)
+
+    def shown_only(self, diagnostic: Diagnostic) -> bool:
+        return _crosses_cells(diagnostic.fix, self.layout)
+
+    def accepts(self, text: str, filename: str) -> bool:
+        return _fits(text, self.cells)
+
+    def taken(self, text: str) -> None:
+        layout = _Layout.of_text(text, self.cells)
+        assert layout is not None  # `accepts` checked it
+        self.layout = layout
 
 
-def _shown_only(diagnostic: Diagnostic) -> Diagnostic:
-    assert diagnostic.fix is not None
-    return diagnostic.with_fix(Fix(Applicability.DISPLAY, diagnostic.fix.message))
-
-
-def _edits(diagnostic: Diagnostic) -> tuple[Edit, ...]:
-    return diagnostic.fix.edits if diagnostic.fix is not None else ()
-
-
-def _splits(text: str, cells: Sequence[_Cell]) -> tuple[str, _Layout] | None:
-    """`text` and its layout, when it parses and splits back into `cells`, IPython lines
-    intact; None otherwise."""
+def _fits(text: str, cells: Sequence[_Cell]) -> bool:
+    """Whether the program `text` parses and splits back into `cells`, IPython lines intact."""
     layout = _Layout.of_text(text, cells)
-    if layout is None or not parses(text) or _unmask(text, layout) is None:
-        return None
-    return text, layout
+    return layout is not None and parses(text) and _unmask(text, layout) is not None
 
 
 def _unmask(text: str, layout: _Layout) -> dict[int, str] | None:
@@ -357,9 +321,7 @@ def _collect(diagnostics: Sequence[Diagnostic], messages: Sequence[str], layout:
 
 
 def _rules_for(rules: Sequence[type[Rule]] | None, config: Config | None, filename: str) -> Sequence[type[Rule]]:
-    if rules is not None:
-        return rules
-    return (config or Config()).rules_for(Path(filename) if filename != "<notebook>" else None)
+    return selected_rules(rules, config, Path(filename) if filename != "<notebook>" else None)
 
 
 def _cells(cells: Sequence[str]) -> list[_Cell]:

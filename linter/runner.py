@@ -12,10 +12,9 @@ from typing import Iterator, Sequence
 
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
-from .engine import analyze
 from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
-from .fixing import attach_fixes, fix_source
 from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
+from .pipeline import check, fix_source, selected_rules
 from .registry import Rule
 from .source import Source, SourceError
 
@@ -40,23 +39,20 @@ def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]
                 config: Config | None = None, fixes: bool = True) -> list[Diagnostic]:
     """Lint Python source text; the diagnostics carry their fixes (unless `fixes=False`:
     front-ends that only report, like the flake8 and pylint plugins, skip computing them)."""
-    source = Source.from_text(text)
-    if rules is None:
-        rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
-    analysis = analyze(source, rules, filename)
-    if not fixes:
-        return analysis.diagnostics
-    diagnostics, _ = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
-                                  (config or Config()).unsafe_fixes)
-    return diagnostics
+    rules = selected_rules(rules, config, _path(filename))
+    return check(Source.from_text(text), rules, filename, fixes=fixes,
+                 unsafe_fixes=(config or Config()).unsafe_fixes).diagnostics
 
 
 def fix_text(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
              unsafe_fixes: bool = False, config: Config | None = None) -> str:
     """The source with every applicable fix applied."""
-    if rules is None:
-        rules = (config or Config()).rules_for(Path(filename) if filename != "<stdin>" else None)
+    rules = selected_rules(rules, config, _path(filename))
     return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.to_text()
+
+
+def _path(filename: str) -> Path | None:
+    return Path(filename) if filename != "<stdin>" else None
 
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
@@ -72,11 +68,8 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
             if outcome.changed and outcome.source.text != source.text:
                 result.fixed = outcome.source
         return result
-    analysis = analyze(source, rules, display)
-    result.diagnostics, fixer_warnings = attach_fixes(source, analysis.tree, analysis.diagnostics, rules,
-                                                      config.unsafe_fixes)
-    result.warnings = analysis.warnings + fixer_warnings
-    result.error = analysis.error
+    analysis = check(source, rules, display, unsafe_fixes=config.unsafe_fixes)
+    result.diagnostics, result.warnings, result.error = analysis.diagnostics, analysis.warnings, analysis.error
     return result
 
 

@@ -403,3 +403,31 @@ def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code(
     text = apply_edits(source, fixed.fix.edits)
     assert text == "import numpy as np\nx = np.zeros(1)\ny = 1\nimport numpy as np\nz = 2\n"
     _run(text)
+
+
+def test_a_fix_that_produces_invalid_code_is_left_out_and_the_fixes_chosen_with_it_apply(monkeypatch):
+    """When the fixes of a pass together give code that does not parse, only the fix that
+    breaks it on its own is dropped (and reported); the others still apply."""
+    from dataclasses import replace
+
+    from gpulint import all_rules, pipeline
+    from gpulint.diagnostic import Applicability, Edit, Fix, Position
+
+    expected = pipeline.fix_source(Source.from_text(ITERROWS), all_rules(), True)
+    assert expected.changed
+    end = Position(ITERROWS.count("\n") + 1, 0)
+    real = pipeline.attach_fixes
+
+    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes):
+        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes)
+        if source.text != ITERROWS:
+            return diagnostics, warnings
+        bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "unclosed", (Edit(end, end, "(\n"),)))
+        return [bad, *diagnostics], warnings
+
+    monkeypatch.setattr(pipeline, "attach_fixes", with_a_bad_fix)
+    outcome = pipeline.fix_source(Source.from_text(ITERROWS), all_rules(), True)
+    assert outcome.source.text == expected.source.text
+    assert [d.code for d in outcome.applied] == [d.code for d in expected.applied]
+    reported = [w for w in outcome.warnings if "GPU999" in w]
+    assert len(reported) == 1 and "invalid code; not applied" in reported[0]

@@ -245,13 +245,13 @@ def test_a_fix_that_takes_whole_cells_away_applies():
 
 
 def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_apply(monkeypatch):
-    from gpulint import notebook as notebook_module
+    from gpulint import notebook as notebook_module, pipeline
 
     cells = ["import numpy as np\n%matplotlib inline", CROSSING[6]]
     overwrite = Edit(Position(3, 0), Position(3, len("%matplotlib inline")), "pass")  # the masked line
     expected = fix_cells(cells)
     assert expected[0] == cells[0] and expected[1] != cells[1]
-    real = notebook_module.attach_fixes
+    real = pipeline.attach_fixes
 
     def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes):
         diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes)
@@ -260,7 +260,7 @@ def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_
         bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "overwrite", (overwrite,)))
         return [bad, *diagnostics], warnings
 
-    monkeypatch.setattr(notebook_module, "attach_fixes", with_a_bad_fix)
+    monkeypatch.setattr(pipeline, "attach_fixes", with_a_bad_fix)
     outcome = notebook_module._run(notebook_module._cells(cells), all_rules(), False, "<notebook>", fix=True)
     assert outcome.fixed == {2: expected[1]}
     assert [d.code for d in outcome.applied] == ["GPU202"]

@@ -17,7 +17,7 @@ import pytest
 
 from gpulint import all_rules, lint_source
 from gpulint.engine import analyze
-from gpulint.fixing import fix_source
+from gpulint.pipeline import fix_source
 from gpulint.source import Source
 
 CORPUS = {

@@ -1,0 +1,140 @@
+"""The one way from a source to its findings and fixes, shared by every front-end.
+
+- `check`: analyse the source (the engine runs the selected rules and applies `# noqa`),
+  then ask each finding's fixer for its fix.
+- `fix_source`: apply the applicable fixes, re-checking after each pass, until the source
+  is stable.
+
+`lint_source`/`lint_paths` and the CLI (`runner.py`), notebooks (`notebook.py`), the
+flake8 and pylint plugins (`hosted.py`) and the language server all go through these two
+functions. A front-end whose program is pieced together from parts (a notebook's cells)
+adapts the fix loop with its own `FixHooks`: which fixes are only shown, which fixed
+texts it can take, and what it learns from each text it takes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Sequence
+
+from .config import Config
+from .diagnostic import Diagnostic, Edit
+from .engine import Analysis, analyze, parse
+from .fixing import apply_edits, attach_fixes, display_fix, select_non_overlapping
+from .registry import Rule
+from .source import Source
+
+MAX_PASSES = 10
+
+
+def selected_rules(rules: Sequence[type[Rule]] | None, config: Config | None,
+                   path: Path | None) -> Sequence[type[Rule]]:
+    """`rules` when given, else those the configuration (default: gpulint's) selects for
+    the file at `path` (None: a source that is no file)."""
+    return rules if rules is not None else (config or Config()).rules_for(path)
+
+
+def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fixes: bool = True,
+          unsafe_fixes: bool = False) -> Analysis:
+    """The findings of the selected `rules` in `source`, `# noqa` applied, each with its fix
+    (unless `fixes=False`: front-ends that only report skip computing them). `unsafe_fixes`
+    says which fixes will be applied: only those keep the names they take. The warnings
+    are the engine's followed by those of fixers that failed."""
+    analysis = analyze(source, rules, filename)
+    if fixes:
+        analysis.diagnostics, failed = attach_fixes(source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes)
+        analysis.warnings = analysis.warnings + failed
+    return analysis
+
+
+class FixHooks:
+    """How a front-end adapts the fix loop; these defaults are those of a plain source."""
+
+    #: Says why a fix that `accepts` refused (on its own) was not applied.
+    rejection = "produced invalid code; not applied"
+
+    def shown_only(self, diagnostic: Diagnostic) -> bool:
+        """Whether the finding's fix is shown but never applied (it becomes display-only)."""
+        return False
+
+    def accepts(self, text: str, filename: str) -> bool:
+        """Whether the loop may take `text`, the source with some fixes applied."""
+        try:
+            parse(Source.from_text(text), filename)  # compact for a large file, like the next pass
+        except SyntaxError:
+            return False
+        return True
+
+    def taken(self, text: str) -> None:
+        """The loop took `text` (which `accepts` accepted) as the source of the next pass."""
+
+
+@dataclass
+class FixOutcome:
+    source: Source
+    applied: list[Diagnostic] = field(default_factory=list)
+    remaining: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.applied)
+
+
+def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str = "<string>",
+               hooks: FixHooks | None = None) -> FixOutcome:
+    """Apply the applicable fixes, re-checking after each pass, until nothing changes.
+
+    Each pass applies the fixes whose edits do not overlap. When `hooks` refuses the
+    result, the fixes it refuses on their own are left out for good (with a warning) and
+    the pass is done again; when each is fine alone but not all together, the first is
+    applied now and the others in the next passes."""
+    hooks = hooks or FixHooks()
+    outcome = FixOutcome(source)
+    skipped: set[tuple[str, int, int]] = set()
+    rejected: list[str] = []
+    for _ in range(MAX_PASSES):
+        analysis = check(outcome.source, rules, filename, unsafe_fixes=unsafe_fixes)
+        if analysis.error is not None:
+            outcome.error, outcome.remaining = analysis.error, []
+            break
+        diagnostics = [_demoted(d) if d.fix is not None and hooks.shown_only(d) else d
+                       for d in analysis.diagnostics]
+        outcome.warnings = analysis.warnings + rejected
+        # Let this pass's tree go before the next one is built: the analysis holds it, and
+        # so do the findings' detector facts (`context`), which no one reads once fixed.
+        analysis = None  # type: ignore[assignment]
+        diagnostics = [replace(diagnostic, context=None) for diagnostic in diagnostics]
+        outcome.remaining = diagnostics
+        candidates = [d for d in diagnostics
+                      if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped]
+        if not candidates:
+            break
+        chosen, edits = select_non_overlapping(outcome.source, candidates)
+        text = apply_edits(outcome.source, edits)
+        if not hooks.accepts(text, filename):
+            broken = [d for d in chosen if not hooks.accepts(apply_edits(outcome.source, _edits(d)), filename)]
+            for diagnostic in broken:
+                skipped.add((diagnostic.code, diagnostic.start.line, diagnostic.start.col))
+                rejected.append(f"{diagnostic.start.line}: fix for {diagnostic.code} {hooks.rejection}")
+            if broken:
+                continue
+            chosen = chosen[:1]  # each is fine alone, not all together: one now, the others next pass
+            text = apply_edits(outcome.source, _edits(chosen[0]))
+        hooks.taken(text)
+        outcome.applied.extend(chosen)
+        outcome.source = outcome.source.with_text(text)
+    else:
+        outcome.warnings.append(f"fixes did not converge after {MAX_PASSES} passes")
+    return outcome
+
+
+def _demoted(diagnostic: Diagnostic) -> Diagnostic:
+    assert diagnostic.fix is not None
+    return diagnostic.with_fix(display_fix(diagnostic.fix.message))
+
+
+def _edits(diagnostic: Diagnostic) -> tuple[Edit, ...]:
+    return diagnostic.fix.edits if diagnostic.fix is not None else ()
