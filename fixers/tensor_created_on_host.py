@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.transfers._common import FactoryMove
 
 from ._arguments import add_keywords
 
@@ -24,12 +25,38 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         destination = ctx.segment(move.destination)
     else:
         return display_fix(SUGGESTION)
-    start, end = ctx.end(move.factory), ctx.end(move.move)
-    moved = ctx.source.text[ctx.source.offset(start.line, start.col):ctx.source.offset(end.line, end.col)]
-    if "#" in moved:
-        return display_fix(SUGGESTION)  # a comment inside `.to(...)` would be lost
+    if move.made is not None:
+        removed = _move_statement(ctx, move)
+        if removed is None:
+            return display_fix(SUGGESTION)
+    else:
+        start, end = ctx.end(move.factory), ctx.end(move.move)
+        moved = ctx.source.text[ctx.source.offset(start.line, start.col):ctx.source.offset(end.line, end.col)]
+        if "#" in moved:
+            return display_fix(SUGGESTION)  # a comment inside `.to(...)` would be lost
+        removed = Edit(start, end, "")
     added = add_keywords(ctx, move.factory, [("device", destination)])
     if added is None:
         return display_fix(SUGGESTION)
     applicability = Applicability.UNSAFE if info.get("random") else Applicability.SAFE
-    return Fix(applicability, MESSAGE, (*added, Edit(start, end, "")))
+    return Fix(applicability, MESSAGE, (*added, removed))
+
+
+def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
+    """The edit deleting the lines of `t = t.to(d)` when it directly follows `t = torch.zeros(n)`
+    and owns its lines without a comment. Nothing else runs between the two statements, so
+    the host tensor was only ever seen by the move and the name ends up bound to the same
+    values, dtype and device. None otherwise (a comment would be lost, or code in between
+    might read the tensor)."""
+    made, statement = move.made, move.moving
+    if made is None or statement is None or not move.adjacent or made.end_lineno >= statement.lineno:  # type: ignore[operator]
+        return None
+    last: int = statement.end_lineno  # type: ignore[assignment]
+    if not ctx.owns_lines(statement, statement) or any("#" in ctx.source.line(n) for n in range(statement.lineno, last + 1)):
+        return None  # something else on its lines, or a comment that would be lost
+    if last < len(ctx.source.line_starts):
+        end = Position(last + 1, 0)
+    else:
+        end = Position(last, len(ctx.source.line(last)))
+    return Edit(Position(statement.lineno, 0), end, "")
+

@@ -70,3 +70,44 @@ def test_a_move_to_another_tensor_is_not_passed_as_a_device():
               "    value = torch.eye(2, dtype=torch.float64, device=query.device)\n"
               "    return torch.zeros(2, 2).to(value)\n")
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+# -- made and moved in two statements -------------------------------------------------------
+
+@pytest.mark.parametrize(("lines", "fixed"), [
+    ("m = torch.zeros(3, 4)\nm = m.to(d)\n", "m = torch.zeros(3, 4, device=d)\n"),
+    ("m = torch.ones(3)\nm = m.cuda()\n", 'm = torch.ones(3, device="cuda")\n'),
+    ("m = torch.eye(3)\n# on the device\nm = m.to(device=d)\n", "m = torch.eye(3, device=d)\n# on the device\n"),
+    ("def f(n):\n    m = torch.full((n,), 2.0)\n    m = m.to(d)\n    return m\n",
+     "def f(n):\n    m = torch.full((n,), 2.0, device=d)\n    return m\n"),
+    ("m = torch.zeros(3)\nm = m.to(d)", "m = torch.zeros(3, device=d)\n"),  # no line break at the end
+])
+def test_two_statements_are_merged(lines, fixed):
+    assert _only(HEAD + lines).fix.applicability is Applicability.SAFE
+    assert fix_text(HEAD + lines) == HEAD + fixed
+    assert fix_text(HEAD + fixed) == HEAD + fixed
+
+
+@pytest.mark.parametrize("lines", [
+    "m = torch.zeros(3)\nsize = 3\nm = m.to(d)\n",  # a statement in between
+    "m = torch.zeros(3)\nm = m.to(d)  # moved\n",  # the comment would be lost
+    "m = torch.zeros(3); m = m.to(d)\n",
+    "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
+])
+def test_two_statements_otherwise_get_a_suggestion(lines):
+    assert _only(HEAD + lines).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + lines, unsafe_fixes=True) == HEAD + lines
+
+
+@pytest.mark.parametrize("lines", [
+    "m = torch.zeros(3)\nprint(m)\nm = m.to(d)\n",  # read in between
+    "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\n",  # moved on a branch
+    "m = torch.zeros(3)\nn = m.to(d)\n",  # a different name
+    "m = torch.zeros(3)\ndef g():\n    return m\nm = m.to(d)\n",  # a function that reads it
+    "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device
+    "m = torch.zeros(3)\nm = m.to('cpu')\n",
+    "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
+])
+def test_two_statement_near_misses(lines):
+    assert [x for x in lint_source(HEAD + lines) if x.code == "GPU304"] == []
+

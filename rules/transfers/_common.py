@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, walk_local
+from gpulint.astutil import NESTED_SCOPES, bound_names, keyword_value, mentions, walk_local
 from gpulint.evidence import (
     DEVICE,
     HOST,
@@ -247,13 +247,57 @@ class FactoryMove:
     #: The device expression of `.to(d)` (None for `.cuda()`), when the move is plain.
     destination: ast.expr | None
     plain: bool
+    #: Made and moved in two statements (`t = torch.zeros(n)`, later `t = t.to(d)`): the
+    #: statement that makes it, the one that moves it, and whether that is the very next.
+    made: ast.Assign | None = None
+    moving: ast.Assign | None = None
+    adjacent: bool = False
 
 
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
             and isinstance(node.func.value, ast.Call)):
         return None
-    factory = node.func.value
+    return _moved_factory(node, node.func.value, env)
+
+
+def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt],
+                        env: TypeEnv) -> FactoryMove | None:
+    """`t = torch.zeros(n)` and then `t = t.to(d)` (or `t = t.cuda()`) in the same block,
+    with no statement in between that reads, binds or declares `t`: the same idiom as
+    `torch.zeros(n).to(d)`, since the host tensor is never seen by anything but the move."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
+            and isinstance(node.func.value, ast.Name)):
+        return None
+    name = node.func.value.id
+    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
+        return None
+    index = next((i for i, s in enumerate(block) if s is statement), None)
+    if index is None:
+        return None
+    earlier = next((i for i in range(index - 1, -1, -1) if _touches(block[i], name)), None)
+    if earlier is None:
+        return None
+    made = block[earlier]
+    if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
+            and made.targets[0].id == name and isinstance(made.value, ast.Call)):
+        return None
+    found = _moved_factory(node, made.value, env)
+    if found is None:
+        return None
+    return FactoryMove(found.move, found.factory, found.name, found.destination, found.plain, made, statement,
+                       adjacent=earlier == index - 1)
+
+
+def _touches(statement: ast.stmt, name: str) -> bool:
+    """`statement` reads, binds, deletes or declares `name` (nested functions included)."""
+    return mentions(statement, name) or name in bound_names([statement]) or any(
+        isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(statement))
+
+
+def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:
+    """`node` (`.to(d)`/`.cuda()`) moves the result of `factory`, a torch factory with no device."""
     name = env.qualname(factory.func) or ""
     if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES:
         return None
@@ -262,7 +306,7 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     if name == "torch.as_tensor" and (not factory.args or env.type_of(factory.args[0]) is None
                                       or _is_torch(env.type_of(factory.args[0]))):
         return None  # `as_tensor(t)` of a tensor stays where `t` is: not created on the host
-    if node.func.attr == "cuda":
+    if node.func.attr == "cuda":  # type: ignore[attr-defined]
         if node.keywords or node.args:
             return FactoryMove(node, factory, name[6:], None, plain=False)
         return FactoryMove(node, factory, name[6:], None, plain=True)

@@ -7,7 +7,7 @@ import ast
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
 
-from ._common import RANDOM_FACTORIES, factory_move, round_trip
+from ._common import RANDOM_FACTORIES, factory_move, factory_moved_later, round_trip
 
 
 class TensorCreatedOnHost(Rule):
@@ -16,6 +16,11 @@ class TensorCreatedOnHost(Rule):
     Flags a torch tensor made on the host by a factory and moved to a device straight away:
     `torch.zeros/ones/empty/full/arange/linspace/logspace/eye/tensor/as_tensor(...)` and
     `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`.
+
+    The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
+    same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
+    reads, binds or declares `t`. Not when `t` is read in between, moved only on a branch,
+    or moved into a different name (the host tensor is then still there to be used).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     When the host data itself came from the device (`torch.tensor(t.cpu().numpy()).cuda()`)
@@ -36,6 +41,12 @@ class TensorCreatedOnHost(Rule):
     alone calls that pass more than the device to `.to()` (a dtype, `non_blocking=`),
     `.cuda(index)`, and factories given `requires_grad=`, `out=` or `pin_memory=` (a
     tensor made on the device is a leaf, one moved there is not).
+
+    In the two-statement shape the fix adds `device=` to the factory and deletes the
+    `t = t.to(device)` line, only when that line directly follows the factory's statement
+    (nothing can have seen the host tensor, and the name ends up bound to the same values,
+    dtype and device) and holds no comment. With statements in between, the suggestion is
+    display-only.
     """
 
     code = "GPU304"
@@ -112,6 +123,32 @@ def noise(shape, device):
             setup="import torch\nshape = (N, 3)",
             call="(torch.manual_seed(0), noise(shape, 'cpu').tolist())[1]",
         ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def causal_mask(n):
+    mask = torch.ones(n, n, dtype=torch.bool)
+    mask = mask.to(device)
+    return torch.tril(mask).sum().item()
+''',
+            fixed='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def causal_mask(n):
+    mask = torch.ones(n, n, dtype=torch.bool, device=device)
+    return torch.tril(mask).sum().item()
+''',
+            requires=("torch",),
+            setup="import torch",
+            call="causal_mask(N)",
+        ),
     )
     ok = (
         Example('''\
@@ -119,6 +156,23 @@ import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 zeros = torch.zeros(3, device=device)
+'''),
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def buffers(n, on_device):
+    counts = torch.zeros(n)
+    total = counts.sum()  # the host tensor is used before the move
+    counts = counts.to(device)
+    weights = torch.ones(n)
+    if on_device:
+        weights = weights.to(device)  # moved on one branch only
+    bias = torch.zeros(n)
+    moved = bias.to(device)  # `bias` stays on the host
+    return counts, total, weights, bias, moved
 '''),
         Example('''\
 import torch
@@ -141,6 +195,13 @@ buffer = torch.empty(1024, pin_memory=True)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         move = factory_move(node, ctx.env)
+        if move is None and ctx.blocks:
+            move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env)
         if move is None or round_trip(node, ctx.env) is not None:
             return
-        ctx.report(node, context={"move": move, "random": move.name in RANDOM_FACTORIES})
+        message = None
+        if move.made is not None:
+            name = move.made.targets[0].id  # type: ignore[attr-defined]
+            message = (f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
+                       "pass `device=` to the factory")
+        ctx.report(node, message, context={"move": move, "random": move.name in RANDOM_FACTORIES})
