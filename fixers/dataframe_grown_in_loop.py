@@ -70,6 +70,7 @@ from gpulint.astutil import (
 )
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
+from gpulint.loop_effects import loop_effects
 from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, RowPiece, Selection
 
 from ._loops import DYNAMIC_READERS
@@ -254,32 +255,13 @@ def _records_apply(growth: Growth, plan: _Plan, facts: _ScopeFacts) -> bool:
 def _choose_loop(growth: Growth, name: str) -> LoopSite | None:
     """The outermost enclosing loop whose only use of `name` is the growth statement and
     which always reaches the code after it (no `return`, `yield` or `raise` inside)."""
+    own = sum(1 for node in ast.walk(growth.statement) if isinstance(node, ast.Name) and node.id == name)
     for site in growth.loops:
-        loop = site.loop
-        parts: list[ast.AST] = [*loop.body, *loop.orelse]  # type: ignore[attr-defined]
-        parts.append(loop.test if isinstance(loop, ast.While) else loop.target)  # type: ignore[attr-defined]
-        if _uses_outside(parts, growth.statement, name):
+        effects = loop_effects(site.loop)
+        if effects.uses[name] != own or effects.leaves:
             continue  # an inner loop may still qualify
-        if any(isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)) for node in walk_local(parts)):
-            continue
         return site
     return None
-
-
-def _uses_outside(parts: list[ast.AST], statement: ast.stmt, name: str) -> int:
-    """How often `name` appears in `parts`, leaving out the growth statement's expected uses."""
-    count = 0
-    stack = list(parts)
-    while stack:
-        node = stack.pop()
-        if node is statement:
-            continue
-        if isinstance(node, ast.Name) and node.id == name:
-            count += 1
-        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            count += 1
-        stack.extend(ast.iter_child_nodes(node))
-    return count
 
 
 def _same_when_empty(growth: Growth, plan: _Plan, site: LoopSite) -> bool:
@@ -362,7 +344,6 @@ class _LoopFacts:
 
     parents: dict[int, ast.AST] = field(default_factory=dict)
     names: dict[str, list[ast.Name]] = field(default_factory=dict)
-    bound: set[str] = field(default_factory=set)  # by def, class, import, except, match, global
     calls: list[ast.Call] = field(default_factory=list)
     iterables: list[ast.expr] = field(default_factory=list)  # of the loops and comprehensions in it
     augmented: set[str] = field(default_factory=set)  # names given `+=` and the like
@@ -392,7 +373,7 @@ def _group_unchanged(growth: Growth, selection: Selection, facts: _ScopeFacts, p
     assert loop is not None
     root = selection.root
     inside = _loop_facts(loop, growth.notes)
-    if root in facts.declared or root in inside.bound:
+    if root in facts.declared or root in loop_effects(loop).writes:
         return False
     if any(not _within(nested, loop) for nested in facts.outer_refs.get(root, ())):
         return False
@@ -638,12 +619,6 @@ def _gather_loop(loop: ast.stmt) -> _LoopFacts:
             facts.disturbs = True
         elif isinstance(node, _DISTURBING):
             facts.disturbs = True
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            facts.bound.update(node.names)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            facts.bound.add(node.name)
-        else:
-            facts.bound.update(names_bound_by(node))
     return facts
 
 

@@ -462,11 +462,6 @@ DECLINED = {
         while len(frame) < 10:
             frame = pd.concat([frame, pd.DataFrame({"a": [1]})])
     ''',
-    "the piece reads the frame": '''
-        frame = pd.DataFrame({"a": [1]})
-        for a in range(3):
-            frame = pd.concat([frame, frame.tail(1) * 2])
-    ''',
     "a function reads the module-level frame": '''
         def show():
             print(frame)
@@ -588,6 +583,100 @@ def test_declined_occurrence_gets_a_display_only_fix(name):
         assert finding.fix is not None
         assert finding.fix.applicability is Applicability.DISPLAY and not finding.fix.edits, finding.fix
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+# -- recurrences: the loop computes what it adds from the frame itself ---------------------------
+
+RECURRENCES = {
+    "the piece reads the frame": '''
+        frame = pd.DataFrame({"a": [1]})
+        for a in range(3):
+            frame = pd.concat([frame, frame.tail(1) * 2])
+    ''',
+    "through a name computed from the frame": '''
+        frame = pd.DataFrame({"a": [1.0]})
+        for a in range(3):
+            last = frame["a"].iloc[-1]
+            frame = pd.concat([frame, pd.DataFrame({"a": [last * 2]})], ignore_index=True)
+    ''',
+    "a function of the frame": '''
+        def step(frame):
+            return frame.tail(1) + 1
+
+        frame = pd.DataFrame({"a": [1]})
+        for a in range(3):
+            frame = pd.concat([frame, step(frame)])
+    ''',
+    "an attribute grown from itself": '''
+        class Log:
+            def run(self, n):
+                self.frame = pd.DataFrame({"a": [1]})
+                for _ in range(n):
+                    self.frame = pd.concat([self.frame, self.frame.tail(1)])
+    ''',
+    "the frame is cut back in the loop": '''
+        frame = pd.DataFrame({"a": [1]})
+        for a in range(30):
+            frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
+            if len(frame) > 10:
+                frame = frame.tail(10)
+    ''',
+    "a row of the .loc form read from the frame": '''
+        frame = pd.DataFrame(columns=["a"])
+        frame.loc[len(frame)] = [1]
+        for a in range(3):
+            frame.loc[len(frame)] = [frame["a"].iloc[-1] + a]
+    ''',
+    "in the inner loop of two": '''
+        frame = pd.DataFrame({"a": [1]})
+        for a in range(3):
+            for b in range(2):
+                frame = pd.concat([frame, frame.tail(1) * b])
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", RECURRENCES)
+def test_recurrence_is_not_reported(name):
+    source = "import pandas as pd\n\n" + _src(RECURRENCES[name])
+    assert _findings(source) == []
+
+
+ACCUMULATIONS = {
+    "the loop only prints the frame's length": '''
+        frame = pd.DataFrame()
+        for a in range(3):
+            frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
+            print(len(frame))
+    ''',
+    "the piece reads another frame": '''
+        source = pd.DataFrame({"a": [1, 2, 3]})
+        frame = pd.DataFrame()
+        for a in range(3):
+            frame = pd.concat([frame, source.tail(1) * a])
+    ''',
+    "a value computed from the frame feeds something else": '''
+        frame = pd.DataFrame()
+        sizes = []
+        for a in range(3):
+            frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
+            sizes.append(len(frame))
+    ''',
+    "the outer loop starts the frame afresh and reads it after the inner one": '''
+        totals = pd.DataFrame()
+        for day in range(3):
+            frame = pd.DataFrame()
+            for a in range(3):
+                frame = pd.concat([frame, pd.DataFrame({"a": [a + len(totals)]})])
+            totals = frame
+    ''',
+}
+
+
+@pytest.mark.parametrize("name", ACCUMULATIONS)
+def test_accumulation_next_to_reads_is_still_reported(name):
+    source = "import pandas as pd\n\n" + _src(ACCUMULATIONS[name])
+    assert len(_findings(source)) == 1
 
 
 # -- detection ------------------------------------------------------------------------------------

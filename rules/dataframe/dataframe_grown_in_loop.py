@@ -12,6 +12,7 @@ from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_refe
                              value_bound_to)
 from gpulint.engine import RuleContext
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
+from gpulint.loop_effects import loop_effects, recurrence_in, reference
 from gpulint.registry import Example, FixAvailability, Rule
 
 _APPEND_METHODS = ("append", "_append")
@@ -112,6 +113,11 @@ class DataframeGrownInLoop(Rule):
     `df = df._append(piece)` and `df.loc[len(df)] = row`. The concatenation must resolve to a
     frame library's `concat` (pandas, cuDF, Modin, Dask), and for the method forms the grown
     object must be known to be a DataFrame or Series; a list's `append` is never flagged.
+
+    A recurrence is not flagged: where the loop computes what it adds from the frame itself
+    (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), each iteration
+    needs the frame grown so far, and collecting the pieces would break the loop. Code that
+    only looks at the frame (`print(len(df))`) does not make it a recurrence.
 
     A frame grown with files read in the loop (`pd.concat([df, pd.read_csv(path)])`, or a
     name bound to such a read earlier in the same iteration) is GPU108 (read-in-loop), which
@@ -469,6 +475,33 @@ def grow(table, rows):
         table = table.append(row)
     return table
 '''),
+        # recurrences: each new piece is computed from the frame grown so far
+        Example('''\
+import pandas as pd
+
+
+def simulate(frame: pd.DataFrame, rounds: int) -> pd.DataFrame:
+    for _ in range(rounds):
+        frame = pd.concat([frame, frame.tail(1) * 2])
+    return frame
+'''),
+        Example('''\
+import pandas as pd
+
+history = pd.DataFrame({"step": [0], "value": [1.0]})
+for step in range(1, 10):
+    last = history.iloc[-1]
+    row = pd.DataFrame({"step": [step], "value": [last["value"] * 1.1]})
+    history = pd.concat([history, row], ignore_index=True)
+'''),
+        Example('''\
+import pandas as pd
+
+ledger = pd.DataFrame(columns=["day", "balance"])
+ledger.loc[len(ledger)] = [0, 100.0]
+for day in range(1, 30):
+    ledger.loc[len(ledger)] = [day, ledger["balance"].iloc[-1] * 1.01]
+'''),
     )
 
     def __init__(self) -> None:
@@ -481,6 +514,8 @@ def grow(table, rows):
         growth = _growth(node, ctx)  # type: ignore[arg-type]
         if growth is None or _reset_each_iteration(growth.target, ctx) or grows_with_file_reads(growth, ctx):
             return
+        if recurrence_in(ctx.loops, reference(growth.target) or ""):
+            return  # the loop computes the next piece from the frame: nothing to collect
         _describe_surroundings(growth, ctx)
         growth.selection = _selection(growth, ctx)
         growth.rows = _row_pieces(growth, ctx)
@@ -1063,8 +1098,7 @@ def _plain_name(name: str, ctx: RuleContext) -> bool:
     for loop in reversed(ctx.loops):
         if not isinstance(loop, ast.For) or not (isinstance(loop.target, ast.Name) and loop.target.id == name):
             continue
-        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
-               for top in (*loop.body, *loop.orelse) for n in ast.walk(top)):
+        if name in loop_effects(loop).writes:
             return False
         iterable = loop.iter
         if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
