@@ -9,6 +9,8 @@ bytes, so the conversion needs the text of the line.
 
 from __future__ import annotations
 
+from ..source import Source
+
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
 
 
@@ -49,8 +51,6 @@ class DocumentPositions:
     position past the last line is the end of the document."""
 
     def __init__(self, text: str, encoding: str) -> None:
-        from ..source import Source
-
         self._source = Source(text)
         self._lines = len(self._source.line_starts)
         self.encoding = encoding

@@ -34,6 +34,7 @@ from .. import __version__
 from ..config import Config, ConfigError, ConfigResolver
 from ..diagnostic import Applicability, Diagnostic, Edit, Position
 from ..engine import SYNTAX_ERROR_CODE
+from ..notebook import fix_cells, lint_cells
 from ..registry import Rule, rule_by_key
 from ..runner import fix_text, lint_source
 from .actions import noqa_edit, replacement_edit
@@ -83,8 +84,6 @@ class Linted:
                 edit = replacement_edit(self.text, fixed)
                 self.fix_all = [edit] if edit is not None else []
             else:
-                from ..notebook import fix_cells
-
                 old = [text for _, text in self.cells]
                 new = fix_cells(old, self.filename, rules=self.rules, unsafe_fixes=self.unsafe_fixes)
                 edits = (replacement_edit(before, after) for before, after in zip(old, new))
@@ -128,8 +127,6 @@ def lint_document(text: str, version: int | None, uri: str, settings: Settings) 
 
 def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settings: Settings) -> dict[str, Linted]:
     """Lint a notebook's code cells, given as (cell uri, text, version), as one program."""
-    from ..notebook import lint_cells
-
     path = _path(uri)
     filename = str(path) if path is not None else uri
     shared = tuple((cell_uri, text) for cell_uri, text, _ in cells)
