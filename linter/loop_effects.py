@@ -33,8 +33,8 @@ Approximations, all on the side of calling a loop a recurrence rather than missi
   everywhere, even where an earlier statement of the same iteration rebinds it.
 - A value depends on its inputs; an assignment into an item or attribute (`buf[i] = v`,
   `self.last = v`) and a mutating method call (`buf.append(v)`, see `_MUTATORS`) make the
-  receiver depend on the value; other calls are assumed to change nothing they are not
-  given back from. Reads inside a nested function or lambda count as reads of the
+  receiver depend on the value (as a statement: `np.append(a, v)` in an expression
+  returns a new array); other calls are assumed to change nothing. Reads inside a nested function or lambda count as reads of the
   statement that defines it.
 - `carried` follows statement order, but takes no branch of an `if`, `try`, `match` or
   inner loop as certain to run: a name bound on one path only is read "before written".
@@ -348,10 +348,12 @@ def _flows(body: list[ast.stmt], loop: ast.stmt) -> tuple[list[_Flow], list, set
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
             add({node.name}, _reads(node), node)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATORS:
-            receiver = reference(node.func.value)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _MUTATORS:
+            call = node.value  # `buf.append(v)` as a statement (`np.append(a, v)` returns its result)
+            receiver = reference(call.func.value)  # type: ignore[attr-defined]
             if receiver is not None:
-                add({receiver}, set().union(*(_reads(a) for a in (*node.args, *node.keywords))), node)
+                add({receiver}, set().union(*(_reads(a) for a in (*call.args, *call.keywords))), node)
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 bound |= _stored(target)[0]

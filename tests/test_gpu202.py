@@ -31,25 +31,30 @@ def _outcome(make):
     return result.dtype, result.shape
 
 
-@pytest.mark.parametrize("grower", ["append", "concatenate", "vstack", "hstack"])
+@pytest.mark.parametrize("grower", ["append", "concatenate", "vstack", "hstack", "r_", "c_"])
 def test_numpy_chain_equals_one_call_for_every_numeric_dtype_mix(grower):
     starts = {"append": lambda: np.array([]), "concatenate": lambda: np.empty(0),
-              "vstack": lambda: np.empty((0, 2)), "hstack": lambda: np.zeros(0)}
-    shapes = {"append": (2,), "concatenate": (2,), "vstack": (1, 2), "hstack": (2,)}
+              "vstack": lambda: np.empty((0, 2)), "hstack": lambda: np.zeros(0),
+              "r_": lambda: np.array([]), "c_": lambda: np.empty((2, 0))}
+    shapes = {"append": (2,), "concatenate": (2,), "vstack": (1, 2), "hstack": (2,), "r_": (2,), "c_": (2,)}
 
     def step(acc, piece):
         if grower == "append":
             return np.append(acc, piece)
+        if grower in ("r_", "c_"):
+            return getattr(np, grower)[acc, piece]
         return getattr(np, grower)([acc, piece])
 
     def once(parts):
         if grower == "append":
             return np.concatenate(parts, axis=None)
+        if grower in ("r_", "c_"):
+            return getattr(np, grower)[tuple(parts)]  # the rewrite's spelling
         return getattr(np, grower)(parts)
 
     # Python scalars are converted differently by `np.append` (as arrays) and by the
-    # stacking functions (as weak scalars): both must agree with the one call.
-    kinds = NUMERIC + ([True, 1, 1.0, 1j] if grower in ("append", "hstack") else [])
+    # stacking functions and `np.r_` (as weak scalars): both must agree with the one call.
+    kinds = NUMERIC + ([True, 1, 1.0, 1j] if grower in ("append", "hstack", "r_", "c_") else [])
     for count in range(0, 3):
         for dtypes in itertools.product(kinds, repeat=count):
             pieces = [d if not isinstance(d, type) else np.ones(shapes[grower], dtype=d) for d in dtypes]
@@ -92,6 +97,10 @@ LOOP = "import numpy as np\n\ndef f(xs):\n    acc = {start}\n    for x in xs:\n 
     ("np.empty((2, 0))", "np.concatenate((acc, [[x], [x]]), axis=1)", Applicability.SAFE),
     ("np.zeros(0)", "np.hstack([acc, x, x + 1])", Applicability.SAFE),
     ("np.array([], dtype=np.int32)", "np.append(acc, x)", Applicability.UNSAFE),
+    ("np.array([])", "np.r_[acc, x]", Applicability.SAFE),
+    ("np.zeros(0)", "np.r_[acc, x, [x, x + 1]]", Applicability.SAFE),
+    ("np.empty((2, 0))", "np.c_[acc, [x, x]]", Applicability.SAFE),
+    ("np.array([], dtype=np.int32)", "np.r_[acc, x * 0.5]", Applicability.UNSAFE),
 ])
 def test_rewritten_loops_compute_the_same_array(start, grow, level):
     source = LOOP.format(start=start, grow=grow)
@@ -121,6 +130,10 @@ def test_from_import_gets_numpy_for_the_one_call():
     ("np.zeros(0)", "np.concatenate([acc, x], dtype=int)"),  # options the check does not cover
     ("np.zeros(shape)", "np.append(acc, x)"),  # the shape may be a tuple
     ("[]", "np.append(acc, x)"),  # starts as a list
+    ("np.zeros(0)", "np.r_[acc, 0:x]"),  # a range: a list cannot hold `0:x`
+    ("np.zeros(0)", "np.r_[acc, 'x']"),  # text: `np.r_` reads it as a directive
+    ("np.zeros(0)", "np.r_['0,2', acc, x]"),  # a directive first
+    ("np.zeros(0)", "np.c_[acc, x]"),  # 1-D start: `np.c_[start]` is a column
 ])
 def test_shapes_that_only_get_a_suggestion(start, grow):
     source = LOOP.format(start=start, grow=grow)
@@ -160,8 +173,39 @@ def test_nested_loops_collect_into_one_list():
                            strict=True)
 
 
+def test_index_growth_shows_the_single_call():
+    fixed = fix_text(LOOP.format(start="np.empty((2, 0))", grow="np.c_[acc, [x, -x]]"))
+    assert "acc = np.c_[tuple(parts)]" in fixed and "parts.append([x, -x])" in fixed
+
+
+@pytest.mark.parametrize("body", [
+    # autoregressive decoding: the next token comes from the model applied to the sequence
+    "    for _ in range(xs):\n        nxt = model(acc)[-1:]\n        acc = torch.cat([acc, nxt])\n",
+    "    for x in xs:\n        acc = np.append(acc, acc[-1] + x)\n",
+    "    for x in xs:\n        acc = np.r_[acc, np.cos(acc[-1])]\n",
+    "    for x in xs:\n        last = acc[-1]\n        acc = np.concatenate([acc, [last * x]])\n",
+    "    for x in xs:\n        acc = np.append(acc, x)\n        acc = acc[-5:]\n",
+])
+def test_recurrence_is_not_reported(body):
+    source = "import numpy as np\nimport torch\n\ndef f(xs, model):\n    acc = np.zeros(1)\n" + body + "    return acc\n"
+    assert [d for d in lint_source(source) if d.code == "GPU202"] == []
+
+
+@pytest.mark.parametrize("body", [
+    "    for x in xs:\n        acc = np.append(acc, x)\n        print(acc.size)\n",
+    "    for x in xs:\n        other = np.append(other, acc[-1])\n        acc = np.append(acc, x)\n",
+    "    for x in xs:\n        acc = np.r_[acc, model(x)]\n",
+])
+def test_accumulation_next_to_reads_is_still_reported(body):
+    source = ("import numpy as np\n\ndef f(xs, model):\n    acc = np.zeros(1)\n    other = np.zeros(1)\n"
+              + body + "    return acc\n")
+    assert any(d.code == "GPU202" and d.start.line >= 7 for d in lint_source(source))
+
+
 def test_cupy_growth_gets_a_suggestion():
     source = "import cupy as cp\n\nacc = cp.zeros(0)\nfor x in range(3):\n    acc = cp.append(acc, x)\n"
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+    source = "import cupy as cp\n\nacc = cp.zeros(0)\nfor x in range(3):\n    acc = cp.r_[acc, x]\n"
     assert _only(source).fix.applicability is Applicability.DISPLAY
 
 
