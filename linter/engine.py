@@ -15,11 +15,12 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Sequence
 
-from .astutil import all_args, mentions, value_bound_to
+from .astutil import all_args
 from .diagnostic import Diagnostic, Position
 from .evidence import DEVICE, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
 from .noqa import apply_noqa
 from .registry import Rule, all_rules
+from .rule_api import RuleContext
 from . import torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from .source import Source
@@ -44,85 +45,6 @@ class Analysis:
     error: str | None = None
 
 
-class RuleContext:
-    """What a rule sees while the engine walks: evidence, enclosing loops and statements."""
-
-    def __init__(self, source: Source, tree: ast.Module) -> None:
-        self.source = source
-        self.tree = tree
-        self.env = TypeEnv()
-        #: Loops (For/AsyncFor/While nodes, or comprehension generators) enclosing the
-        #: current node within the current function; reset inside nested defs/lambdas.
-        self.loops: list[ast.AST] = []
-        #: Statements enclosing the current node, innermost last.
-        self.statements: list[ast.stmt] = []
-        #: Statement lists (bodies) enclosing the current node, parallel to `statements`.
-        self.blocks: list[list[ast.stmt]] = []
-        self.diagnostics: list[Diagnostic] = []
-        self._rule: type[Rule] | None = None
-
-    # -- evidence helpers ----------------------------------------------------------
-    def type_of(self, node: ast.expr) -> Ty | None:
-        return self.env.type_of(node)
-
-    def qualname(self, node: ast.expr) -> str | None:
-        return self.env.qualname(node)
-
-    @property
-    def statement(self) -> ast.stmt | None:
-        return self.statements[-1] if self.statements else None
-
-    def segment(self, node: ast.AST) -> str:
-        return self.source.segment(node)
-
-    def earlier_in_iteration(self) -> Iterator[ast.stmt]:
-        """The statements that run before the current one in the same iteration of the
-        innermost loop, in order: in each enclosing block from the loop's body inwards, those
-        before the statement that holds the current one."""
-        if not self.loops:
-            return
-        innermost = self.loops[-1]
-        levels = [i for i, statement in enumerate(self.statements) if statement is innermost]
-        if not levels:
-            return
-        for index in range(levels[-1] + 1, len(self.statements)):
-            for statement in self.blocks[index]:
-                if statement is self.statements[index]:
-                    break
-                yield statement
-
-    def rebound_each_iteration(self, name: str) -> bool:
-        """`name` is bound afresh (from a value that does not read it) earlier in the same
-        iteration, as in `x = start()` before `x = grow(x, piece)`: the loop then does not
-        carry the value from one iteration to the next, so nothing accumulates."""
-        return any(_binds_afresh(statement, name) for statement in self.earlier_in_iteration())
-
-    # -- reporting -----------------------------------------------------------------
-    def report(self, node: ast.AST, message: str | None = None, context: object = None) -> None:
-        rule = self._rule
-        assert rule is not None
-        start = Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
-        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
-        end_col = getattr(node, "end_col_offset", None)
-        end = Position(end_line, self.source.char_col(end_line, end_col) if end_col is not None else start.col)
-        self.diagnostics.append(
-            Diagnostic(
-                code=rule.code,
-                name=rule.name,
-                message=message or rule.message,
-                start=start,
-                end=end,
-                url=rule.url(),
-                context=context,
-            )
-        )
-
-
-def _binds_afresh(statement: ast.stmt, name: str) -> bool:
-    value = value_bound_to(statement, name)
-    return value is not None and not mentions(value, name)
-
-
 @dataclass
 class _Deferred:
     """A def whose body waits for the end of its scope, and what the walk knew at the def."""
@@ -141,12 +63,10 @@ class _Walker:
     functions, attributes of `self`.
     """
 
-    def __init__(self, ctx: RuleContext, rules: Sequence[type[Rule]], index: SemanticIndex) -> None:
+    def __init__(self, ctx: RuleContext, rules: Sequence[type[Rule]]) -> None:
         self.ctx = ctx
         self.env = ctx.env
-        self.index = index
-        #: The scope nodes (module, functions, classes, lambdas) enclosing the current node.
-        self.scopes: list[ast.AST] = []
+        self.index = ctx.semantic
         #: Per function or module scope being walked: the defs whose bodies wait for the
         #: end of that scope, with what the walk knew where they were defined.
         self.deferred: list[list[_Deferred]] = []
@@ -236,7 +156,6 @@ class _Walker:
         ctx.blocks.pop()
 
     def module(self, tree: ast.Module) -> None:
-        self.scopes.append(tree)
         self.deferred.append([])
         self.body(tree.body)
         self._run_deferred()
@@ -279,12 +198,12 @@ class _Walker:
         saved_loops = ctx.loops
         ctx.loops = []
         self.env.push(kind)
-        self.scopes.append(node)
+        self.ctx.scopes.append(node)
         try:
             bind()
             run()
         finally:
-            self.scopes.pop()
+            self.ctx.scopes.pop()
             self.env.pop()
             ctx.loops = saved_loops
 
@@ -303,7 +222,7 @@ class _Walker:
             return
         ctx = self.ctx
         self.deferred[-1].append(
-            _Deferred(facts, self.env.scope, list(self.scopes), list(ctx.statements), list(ctx.blocks))
+            _Deferred(facts, self.env.scope, list(self.ctx.scopes), list(ctx.statements), list(ctx.blocks))
         )
 
     def _run_deferred(self) -> None:
@@ -324,14 +243,14 @@ class _Walker:
                        site: dict[str, Ty | None] | None = None) -> None:
         """Walk a def's body where it was defined: in its scope, under its statements."""
         ctx, env, node = self.ctx, self.env, item.facts.node
-        saved = env.scope, self.scopes, ctx.statements, ctx.blocks
-        env.scope, self.scopes, ctx.statements, ctx.blocks = item.scope, list(item.scopes), list(item.statements), list(item.blocks)
+        saved = env.scope, ctx.scopes, ctx.statements, ctx.blocks
+        env.scope, ctx.scopes, ctx.statements, ctx.blocks = item.scope, list(item.scopes), list(item.statements), list(item.blocks)
         try:
             self._in_new_scope(
                 "function", node, lambda: self._bind_arguments(node.args, True, item.facts, site), lambda: run(node)
             )
         finally:
-            env.scope, self.scopes, ctx.statements, ctx.blocks = saved
+            env.scope, ctx.scopes, ctx.statements, ctx.blocks = saved
 
     def _lambda(self, node: ast.Lambda) -> None:
         self._arguments(node.args, annotations=False)
@@ -418,7 +337,7 @@ class _Walker:
                 self.env.bind(node.id, usage[node.id])
 
     def _usage(self) -> dict[str, Ty]:
-        scope = self.index.scope(self.scopes[-1]) if self.scopes else None
+        scope = self.index.scope(self.ctx.scopes[-1]) if self.ctx.scopes else None
         return scope.usage if scope is not None else {}
 
     def _record_attribute(self, target: ast.Attribute, ty: Ty | None, value: ast.expr | None) -> None:
@@ -433,7 +352,7 @@ class _Walker:
         """The method whose instance parameter `node`'s receiver is (`self.x` in a method)."""
         if not isinstance(node.value, ast.Name):
             return None
-        for scope in reversed(self.scopes):
+        for scope in reversed(self.ctx.scopes):
             facts = self.index.function(scope)
             if facts is not None:
                 if facts.owner is not None and node.value.id == facts.self_name and self.env.lookup(node.value.id) is None:
@@ -499,7 +418,7 @@ class _Walker:
         leading parameters the call does not pass (the instance of a method)."""
         func = node.func
         if isinstance(func, ast.Name):
-            found = self.index.resolve(self.scopes, func.id)
+            found = self.index.resolve(self.ctx.scopes, func.id)
             if found is None:
                 return None
             functions, classes = found
@@ -552,7 +471,7 @@ class _Walker:
                 return target if target is not None and target[0] is not None else None  # type: ignore[return-value]
             if bound.kind != "class":
                 return None
-            found = self.index.resolve(self.scopes, func.id)
+            found = self.index.resolve(self.ctx.scopes, func.id)
             if found and found[1] and len(found[1]) == 1:  # a class of the file: its __init__
                 init = self.index.method(found[1][0], "__init__")
                 return (init, 1) if init is not None and init.owner is not None else None
@@ -565,7 +484,7 @@ class _Walker:
     def _return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.visit(node.value)
-        if self.returns is not None and len(self.scopes) and self.index.function(self.scopes[-1]) is not None:
+        if self.returns is not None and len(self.ctx.scopes) and self.index.function(self.ctx.scopes[-1]) is not None:
             self.returns.append(self.env.type_of(node.value) if node.value is not None else OTHER)
 
     def _expr(self, node: ast.Expr) -> None:
@@ -922,12 +841,13 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
                                     Position(1, 0), Position(1, 0))
         diagnostics, messages = apply_noqa(source, [diagnostic])
         return Analysis(diagnostics, messages)
-    ctx = RuleContext(source, tree)
+    walked = bool(rules) and mentions_libraries(source.text, rules)
+    ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
     skipped: list[str] = []
     error = None
-    if rules and mentions_libraries(source.text, rules):
+    if walked:
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
-        walker = _Walker(ctx, rules, SemanticIndex(tree))
+        walker = _Walker(ctx, rules)
         ctx.env.resolver = walker
         try:
             walker.module(tree)

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, ClassVar
 
 if TYPE_CHECKING:
-    from .engine import RuleContext
+    from .rule_api import RuleContext
     from .fixing import FixContext
     from .diagnostic import Diagnostic, Fix
 

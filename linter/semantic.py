@@ -97,10 +97,26 @@ class ScopeFacts:
 
     node: ast.AST
     parent: "ScopeFacts | None"
-    #: name -> the defs that bind it here, and whether anything else binds it too.
+    #: name -> every node that binds it here, in source order: the statement (an
+    #: assignment, a loop, a `with`, an import, a def, a class), an `ast.arg` for a
+    #: parameter, the `NamedExpr`, `ExceptHandler` or match case.
+    bindings: dict[str, list[ast.AST]] = field(default_factory=dict)
+    #: name -> the defs that bind it here, and names something else binds too.
     functions: dict[str, list[FunctionFacts]] = field(default_factory=dict)
     classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
     other_bindings: set[str] = field(default_factory=set)
+    #: Names declared `global` or `nonlocal` here.
+    declared: set[str] = field(default_factory=set)
+    #: Names mentioned by the functions, lambdas and classes nested in this scope (at any
+    #: depth): code that may read or rebind them at times the walk does not see.
+    nested_names: set[str] = field(default_factory=set)
+    #: Names read in this scope's own code (nested scopes' reads are in `nested_names`).
+    reads: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, node: ast.AST, other: bool = True) -> None:
+        self.bindings.setdefault(name, []).append(node)
+        if other:
+            self.other_bindings.add(name)
     #: name -> the family its use shows; names used with APIs of two families.
     usage: dict[str, Ty] = field(default_factory=dict)
     mixed_usage: set[str] = field(default_factory=set)
@@ -116,7 +132,15 @@ class SemanticIndex:
         #: (class, attribute) -> the join of the types assigned to it so far (None:
         #: some assignment is unknown), filled in by the walk.
         self.attribute_types: dict[tuple[ast.ClassDef, str], Ty | None] = {}
+        self._tree = tree
+        self._parents: dict[ast.AST, ast.AST] | None = None
         _Collector(self).run(tree)
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        """The node `node` is a child of (the parent map is built on the first question)."""
+        if self._parents is None:
+            self._parents = {child: parent for parent in ast.walk(self._tree) for child in ast.iter_child_nodes(parent)}
+        return self._parents.get(node)
 
     # -- queries ------------------------------------------------------------------------
     def scope(self, node: ast.AST) -> ScopeFacts | None:
@@ -197,6 +221,8 @@ class _Collector:
         self.index = index
         self.scope: ScopeFacts | None = None
         self.function: FunctionFacts | None = None
+        #: The statement whose targets are being recorded.
+        self.statement: ast.AST | None = None
 
     def run(self, tree: ast.Module) -> None:
         self._enter(tree)
@@ -207,6 +233,19 @@ class _Collector:
         self.index.scopes[node] = facts
         self.scope = facts
         return facts
+
+    def _leave(self, inner: ScopeFacts, outer: ScopeFacts | None) -> None:
+        """Back from a nested def or class: what it mentions is seen from every scope
+        around it, as is what it declares `global`/`nonlocal`."""
+        mentioned = set(inner.nested_names)
+        mentioned.update(inner.bindings)
+        mentioned.update(inner.declared)
+        mentioned.update(inner.reads)
+        scope = outer
+        while scope is not None:
+            scope.nested_names.update(mentioned)
+            scope = scope.parent
+        self.scope = outer
 
     # -- statements ----------------------------------------------------------------------
     def _statements(self, statements: list[ast.stmt]) -> None:
@@ -222,30 +261,35 @@ class _Collector:
             facts = FunctionFacts(node, scope.node, owner)  # type: ignore[arg-type]
             self.index.functions[node] = facts
             scope.functions.setdefault(node.name, []).append(facts)
+            scope.bind(node.name, node, other=False)
             saved_scope, saved_function = self.scope, self.function
             inner = self._enter(node)
             self.function = facts
             for arg in _all_arguments(node.args):
-                inner.other_bindings.add(arg.arg)
+                inner.bind(arg.arg, arg)
             self._statements(node.body)
-            self.scope, self.function = saved_scope, saved_function
+            self._leave(inner, saved_scope)
+            self.function = saved_function
             return
         if isinstance(node, ast.ClassDef):
             self._expressions([*node.decorator_list, *node.bases, *(k.value for k in node.keywords)])
             scope.classes.setdefault(node.name, []).append(node)
+            scope.bind(node.name, node, other=False)
             saved = self.scope
-            self.index.classes[node] = self._enter(node)
+            inner = self.index.classes[node] = self._enter(node)
             self._statements(node.body)
-            self.scope = saved
+            self._leave(inner, saved)
             return
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 if alias.name != "*":
-                    scope.other_bindings.add(alias.asname or alias.name.split(".", 1)[0])
+                    scope.bind(alias.asname or alias.name.split(".", 1)[0], node)
             return
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             scope.other_bindings.update(node.names)
+            scope.declared.update(node.names)
             return
+        self.statement = node
         for name, value in ast.iter_fields(node):
             if isinstance(value, list):
                 if value and isinstance(value[0], ast.stmt):
@@ -253,7 +297,7 @@ class _Collector:
                 elif value and isinstance(value[0], ast.excepthandler):
                     for handler in value:
                         if handler.name:
-                            scope.other_bindings.add(handler.name)
+                            scope.bind(handler.name, handler)
                         self._expression(handler.type)
                         self._statements(handler.body)
                 elif value and isinstance(value[0], ast.withitem):
@@ -269,7 +313,7 @@ class _Collector:
                             for attribute in ("name", "rest"):
                                 captured = getattr(sub, attribute, None)
                                 if isinstance(captured, str):
-                                    scope.other_bindings.add(captured)
+                                    scope.bind(captured, case)
                         self._expression(case.guard)
                         self._statements(case.body)
                 else:
@@ -283,7 +327,7 @@ class _Collector:
         if target is None:
             return
         if isinstance(target, ast.Name):
-            self.scope.other_bindings.add(target.id)  # type: ignore[union-attr]
+            self.scope.bind(target.id, self.statement)  # type: ignore[union-attr]
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:
@@ -316,7 +360,9 @@ class _Collector:
         scope = self.scope
         assert scope is not None
         for node in ast.walk(root):
-            if isinstance(node, ast.Attribute):
+            if isinstance(node, ast.Name):
+                scope.reads.add(node.id)
+            elif isinstance(node, ast.Attribute):
                 value = node.value
                 if isinstance(value, ast.Name):
                     if function is not None and value.id == function.self_name:
@@ -338,7 +384,13 @@ class _Collector:
             elif isinstance(node, (ast.Yield, ast.YieldFrom)) and function is not None:
                 function.yields = True
             elif isinstance(node, ast.NamedExpr):
-                scope.other_bindings.add(node.target.id)
+                scope.bind(node.target.id, node)
+            elif isinstance(node, ast.Lambda):
+                names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
+                outer: ScopeFacts | None = scope
+                while outer is not None:
+                    outer.nested_names.update(names)
+                    outer = outer.parent
 
 
 def _usage(method: str, call: ast.Call) -> Ty | None:
