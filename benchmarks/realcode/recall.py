@@ -214,8 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     except (LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    shown = ["python -m benchmarks.realcode.recall", *(argv if argv is not None else sys.argv[1:])]
-    header = (f"# gpulint recall on labelled real code\n\nCommand: `{shlex.join(shown)}`\n\n"
+    shown = "python -m benchmarks.realcode.recall " + shlex.join(argv if argv is not None else sys.argv[1:])
+    header = (f"# gpulint recall on labelled real code\n\nCommand: `{shown.strip()}`\n\n"
               f"{len(labels)} labels in {len(files)} files; gpulint: `{shlex.join(command)}`.")
     text = report(match(labels, findings), rule_families(), header)
     print(text, end="")
