@@ -49,6 +49,30 @@ _TENSOR_ATTRIBUTES = frozenset("T mT H mH data grad real imag".split())
 _PLAIN_ATTRIBUTES = frozenset(
     "shape dtype ndim is_cuda requires_grad layout itemsize nbytes training is_leaf names".split()
 )
+#: The legacy tensor classes: `torch.FloatTensor(data)` makes a tensor on the host (and
+#: refuses any other device), `torch.cuda.FloatTensor(data)` one on the current device.
+LEGACY_TENSOR_TYPES = frozenset(
+    """Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor
+    LongTensor BoolTensor""".split()
+)
+#: torch functions that return the current device, or an integer device index (a process's
+#: rank, which distributed code passes as its device: `x.to(rank)`).
+DEVICE_FUNCTIONS = frozenset(
+    """accelerator.current_accelerator accelerator.current_device_index cuda.current_device xpu.current_device
+    distributed.get_rank distributed.get_node_local_rank""".split()
+)
+#: Data loaders: `torch.utils.data.DataLoader` and the subclasses other libraries provide,
+#: which take the same `num_workers=` and `pin_memory=` (PyTorch Geometric's, under its
+#: current module and the one it had before 2.0).
+DATALOADERS = frozenset(
+    """torch.utils.data.DataLoader torch.utils.data.dataloader.DataLoader
+    torch_geometric.loader.DataLoader torch_geometric.loader.dataloader.DataLoader
+    torch_geometric.loader.DataListLoader torch_geometric.loader.DenseDataLoader
+    torch_geometric.data.DataLoader torch_geometric.data.dataloader.DataLoader
+    torch_geometric.data.DataListLoader torch_geometric.data.DenseDataLoader""".split()
+)
+#: Module methods that iterate over the module's tensors (`next(m.parameters()).device`).
+_MODEL_TENSORS = frozenset({"parameters", "buffers"})
 TORCH_DTYPES = frozenset(
     """float float16 float32 float64 bfloat16 half double int int8 int16 int32 int64 long short uint8 bool
     complex64 complex128 cfloat cdouble""".split()
@@ -72,6 +96,46 @@ def constant_type(text: str) -> Ty | None:
         if place:
             return Ty(Kind.DEVICE, "torch", place)
     return None
+
+
+def formatted_type(node: ast.JoinedStr) -> Ty | None:
+    """`f"cuda:{rank}"` names a device and `f"cpu:{i}"` the host; an f-string that starts
+    with anything else (`f"{kind}:{rank}"`) is not known to name either."""
+    first = node.values[0] if node.values else None
+    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
+        return None
+    if len(node.values) == 1:
+        return constant_type(first.value)
+    kind, colon, rest = first.value.partition(":")
+    if not colon or rest:
+        return None
+    if kind == "cpu":
+        return Ty(Kind.DEVICE, "torch", HOST)
+    return Ty(Kind.DEVICE, "torch", DEVICE) if kind in _DEVICE_TYPES else None
+
+
+def device_index(call: ast.Call, env: Env) -> Ty | None:
+    """`int(os.environ["LOCAL_RANK"])` (or of `os.environ.get(...)`, `os.getenv(...)`): an
+    integer from the launcher, which distributed code passes as its device index. Typed as a
+    device, which matters only where the integer is passed as one (`x.to(local_rank)`): torch
+    reads an integer there as an accelerator's index, never as the host."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    value = call.args[0]
+    if isinstance(value, ast.Subscript):
+        source = env.qualname(value.value)
+    elif isinstance(value, ast.Call):
+        source = env.qualname(value.func)
+    else:
+        return None
+    if source in ("os.environ", "os.environ.get", "os.getenv"):
+        return Ty(Kind.DEVICE, "torch", DEVICE)
+    return None
+
+
+def _is_index(node: ast.expr) -> bool:
+    """A literal device index (`x.to(0)`): an accelerator, never the host."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0
 
 
 def device_place(node: ast.expr, env: Env) -> str | None:
@@ -102,6 +166,8 @@ def move_target(call: ast.Call, env: Env) -> str | None:
     place = device_place(first, env)
     if place:
         return place
+    if _is_index(first):
+        return DEVICE
     ty = env.type_of(first)
     if is_torch_value(ty):  # `x.to(other)`: other's device and dtype
         return ty.place or None  # type: ignore[union-attr]
@@ -135,8 +201,10 @@ def arith(left: Ty | None, right: Ty | None) -> Ty:
 
 
 def element_type(ty: Ty) -> Ty | None:
-    """Iterating a tensor (or a module's output) yields rows on the same device."""
-    return ty if ty.kind in ("tensor", "output") else None
+    """Iterating a tensor (or a module's output) yields rows on the same device; iterating
+    something placed (a batch, a loader that places its batches, a module's parameters)
+    yields placed values on the same device."""
+    return ty if ty.kind in TORCH_VALUES else None
 
 
 def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
@@ -159,7 +227,9 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
             return Ty(Kind.DEVICE, "torch", DEVICE)
         first = call.args[0]
         return Ty(Kind.DEVICE, "torch", device_place(first, env) or DEVICE)
-    if attr in ("Tensor", "nn.Module", "nn.Parameter") and call is None:
+    if attr in DEVICE_FUNCTIONS and call is not None:
+        return Ty(Kind.DEVICE, "torch", DEVICE)
+    if (attr in LEGACY_TENSOR_TYPES or attr in ("nn.Module", "nn.Parameter")) and call is None:
         return Ty(Kind.MODEL if attr == "nn.Module" else Kind.TENSOR, "torch")
     if attr.startswith("nn.functional."):
         return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)) if call and env else "")
@@ -167,6 +237,10 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
         return Ty(Kind.MODEL, "torch") if attr != "nn.Parameter" else Ty(Kind.TENSOR, "torch")
     if call is None or env is None:
         return None
+    if attr in LEGACY_TENSOR_TYPES:
+        return Ty(Kind.TENSOR, "torch", _legacy_place(call, env))
+    if attr.startswith("cuda.") and attr[5:] in LEGACY_TENSOR_TYPES:
+        return Ty(Kind.TENSOR, "torch", DEVICE)
     if attr in TORCH_FACTORIES:
         if any(k.arg is None for k in call.keywords):
             return Ty(Kind.TENSOR, "torch")
@@ -184,6 +258,14 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
     return None
 
 
+def _legacy_place(call: ast.Call, env: Env) -> str:
+    """`torch.FloatTensor(data)` or `torch.Tensor(2, 3)` is made on the host; given a tensor,
+    a legacy class wraps it where it is."""
+    if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred) and is_torch_value(env.type_of(call.args[0])):
+        return ""
+    return HOST
+
+
 def call_type(callee: Ty, call: ast.Call, env: Env) -> Ty:
     """Calling a module (or a class of the file that subclasses `nn.Module`)."""
     if callee.kind == "class":
@@ -193,7 +275,10 @@ def call_type(callee: Ty, call: ast.Call, env: Env) -> Ty:
 
 def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
     """`x.to(device)` / `x.cuda()` on a value of unknown type: a tensor, a module or a batch
-    of them, now on that device."""
+    of them, now on that device. `x.parameters()` (which only a module has): its tensors,
+    wherever the module is."""
+    if method in _MODEL_TENSORS and not call.args and not call.keywords:
+        return Ty(Kind.PLACED, "torch")
     if method == "cuda" and not call.keywords and len(call.args) <= 1:
         return Ty(Kind.PLACED, "torch", DEVICE)
     if method == "to":
@@ -213,6 +298,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(kind, "torch", place if target == KEEP else target or "")
     if method in ("cuda", "cpu"):
         return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
+    if method in _MODEL_TENSORS and kind in ("model", "placed"):
+        return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
     if kind == "model":
         return receiver if method in MODEL_TO_MODEL else None
     if method in ("item", "tolist"):
@@ -229,8 +316,10 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
     kind, place = receiver.kind, receiver.place
     if kind not in ("tensor", "placed", "output", "model"):
         return None
-    if attr == "device" and kind != "model":
-        return Ty(Kind.DEVICE, "torch", place) if place else None
+    if attr == "device":
+        # where the value lives (a transformers model has `.device` too): a device that is
+        # not known to be the host is, like `torch.device(name)`, not a literal "cpu"
+        return Ty(Kind.DEVICE, "torch", place or DEVICE)
     if attr in _PLAIN_ATTRIBUTES:
         return OTHER
     if attr in _TENSOR_ATTRIBUTES and kind != "model" or kind == "model" and attr in ("weight", "bias"):

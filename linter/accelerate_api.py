@@ -1,0 +1,174 @@
+"""What gpulint knows about libraries that place data on a device for you: Hugging Face
+accelerate's `Accelerator` and transformers' models and pipelines.
+
+An `Accelerator` and a `pipeline` are `Kind.PLACER` values: `lib` names which one, `place`
+where it puts what it is given. For an `Accelerator`, DEVICE unless it was made with
+`cpu=True` (HOST) or may not place anything (`device_placement=False`, options that are not
+literals: ""); its `.device` is the host only for `cpu=True`. For a pipeline, the place its
+`device=`/`device_map=` names ("" when it names none the code shows).
+
+A transformers model is a torch `Kind.MODEL`: `from_pretrained(..., device_map=...)` places
+it (any device map but a literal "cpu"), `from_pretrained(...)` without one loads it on the
+host. Nothing here imports accelerate or transformers.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from . import torch_api
+from .values import DEVICE, HOST, OTHER, Env, Kind, Ty, argument, has_unpacking
+
+#: Qualified-name prefixes this module knows something about.
+PREFIXES = ("accelerate.", "transformers.")
+
+ACCELERATOR = "accelerate.Accelerator"
+PIPELINE = "transformers.pipeline"
+_ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+_PIPELINES = frozenset({"transformers.pipeline", "transformers.pipelines.pipeline"})
+#: Accelerator methods that return their (tensor) argument gathered or reduced across
+#: processes, on the accelerator's device (`gather_object` returns Python objects).
+_GATHERS = frozenset({"gather", "gather_for_metrics", "reduce", "pad_across_processes"})
+#: Device maps that keep every weight off the accelerators.
+_HOST_MAP_VALUES = frozenset({"cpu", "disk"})
+
+
+def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
+    """`Accelerator(...)`, `pipeline(...)`, `AutoModel*.from_pretrained(...)`, or (with no
+    call) the annotation `PreTrainedModel`, `Accelerator`."""
+    if qualname in _ACCELERATORS:
+        return Ty(Kind.PLACER, ACCELERATOR, _accelerator_place(call) if call is not None else "")
+    if call is not None and env is not None and qualname in _PIPELINES:
+        return Ty(Kind.PLACER, PIPELINE, _pipeline_place(call, env))
+    if not qualname.startswith("transformers."):
+        return None
+    owner, _, method = qualname.rpartition(".")
+    if method in ("from_pretrained", "from_config") and call is not None and env is not None \
+            and is_model_class(owner.rpartition(".")[2]):
+        return Ty(Kind.MODEL, "torch", _loaded_place(call, env) if method == "from_pretrained" else HOST)
+    if is_model_class(method):  # the class itself: an annotation, or a model built from a config
+        return Ty(Kind.MODEL, "torch", HOST if call is not None else "")
+    return None
+
+
+def is_model_class(name: str) -> bool:
+    """A transformers class whose instances are torch modules (`AutoModelForCausalLM`,
+    `BertForSequenceClassification`, `GPT2LMHeadModel`, `PreTrainedModel`): not a tokenizer,
+    a configuration, a collator (`DataCollatorForSeq2Seq`) or a model's output class, nor a
+    TensorFlow or Flax model."""
+    if not name[:1].isupper() or name.startswith(("TF", "Flax", "DataCollator")) or name.endswith(("Output", "Config")):
+        return False
+    return name.startswith("AutoModel") or name.endswith("Model") or "For" in name[1:]
+
+
+def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | None:
+    """`accelerator.prepare(...)`, `accelerator.gather(...)`, `accelerator.unwrap_model(m)`;
+    `pipe.model(...)` runs the pipeline's model."""
+    if receiver.lib == PIPELINE:
+        model = attribute_type(receiver, method)
+        return torch_api.call_type(model, call, env) if model is not None and model.kind == "model" else None
+    if receiver.lib != ACCELERATOR:
+        return None
+    if method in ("prepare", "prepare_model", "prepare_data_loader"):
+        if has_unpacking(call) or not call.args:
+            return None
+        places = receiver.place if not call.keywords else ""  # `device_placement=[...]`
+        prepared = tuple(_prepared(env.type_of(a), places) for a in call.args)
+        return prepared[0] if len(prepared) == 1 else Ty(Kind.TUPLE, items=prepared)
+    if method in _GATHERS and call.args and not isinstance(call.args[0], ast.Starred):
+        value = env.type_of(call.args[0])
+        if torch_api.is_torch_value(value) and value.place:  # type: ignore[union-attr]
+            return value
+        return Ty(Kind.PLACED, "torch", receiver.place) if receiver.place else None
+    if method == "unwrap_model" and len(call.args) == 1:
+        model = env.type_of(call.args[0])
+        if model is not None and model.lib == "torch" and model.kind in ("model", "placed"):
+            return Ty(Kind.MODEL, "torch", model.place)
+        return None
+    if method == "gather_object":
+        return OTHER
+    return None
+
+
+def attribute_type(receiver: Ty, attr: str) -> Ty | None:
+    """`accelerator.device`, `pipe.device`, `pipe.model`."""
+    if attr == "device":
+        if receiver.lib == ACCELERATOR:
+            return Ty(Kind.DEVICE, "torch", HOST if receiver.place == HOST else DEVICE)
+        return Ty(Kind.DEVICE, "torch", receiver.place) if receiver.place else None
+    if attr == "model" and receiver.lib == PIPELINE:
+        return Ty(Kind.MODEL, "torch", receiver.place)
+    return None
+
+
+def _prepared(ty: Ty | None, place: str) -> Ty | None:
+    """What `prepare` returns for one argument: a module, moved to where the accelerator
+    places; a value of unknown type (a module, a loader whose batches it will place, an
+    optimizer) as a placed value, which iterating yields placed batches from; anything else
+    (a tensor, a value of another library) as it was."""
+    if ty is not None and not (ty.lib == "torch" and ty.kind in ("model", "placed")):
+        return ty
+    if not place:
+        return None
+    return Ty(Kind.MODEL if ty is not None and ty.kind == "model" else Kind.PLACED, "torch", place)
+
+
+def _literal(call: ast.Call, name: str, position: int | None = None) -> object:
+    """The literal passed as `name=` (or at `position`); `...` when something else is."""
+    value = argument(call, name, position)
+    if value is None:
+        return None
+    return value.value if isinstance(value, ast.Constant) else ...
+
+
+def _accelerator_place(call: ast.Call) -> str:
+    if has_unpacking(call):
+        return ""
+    cpu, placement = _literal(call, "cpu", 4), _literal(call, "device_placement", 0)
+    if cpu is True:
+        return HOST
+    if cpu not in (None, False) or placement not in (None, True):
+        return ""
+    return DEVICE
+
+
+def _pipeline_place(call: ast.Call, env: Env) -> str:
+    """`device=0`, `device="cuda"`, `device=torch.device(...)` or any `device_map=` but a
+    literal "cpu" place the pipeline on an accelerator; `device=-1` and "cpu" keep it on the
+    host; anything else is not known."""
+    if has_unpacking(call):
+        return ""
+    device = argument(call, "device")
+    if device is not None:
+        if isinstance(device, ast.Constant) and type(device.value) is int:
+            return DEVICE if device.value >= 0 else HOST
+        if isinstance(device, ast.UnaryOp) and isinstance(device.op, ast.USub) and isinstance(device.operand, ast.Constant):
+            return HOST  # `device=-1`
+        return torch_api.device_place(device, env) or ""
+    device_map = argument(call, "device_map")
+    return _map_place(device_map, env) if device_map is not None else ""
+
+
+def _loaded_place(call: ast.Call, env: Env) -> str:
+    """Where `from_pretrained` puts the weights: on the host without `device_map=`."""
+    device_map = argument(call, "device_map")
+    if device_map is not None:
+        return _map_place(device_map, env)
+    if _literal(call, "load_in_8bit") is True or _literal(call, "load_in_4bit") is True:
+        return DEVICE  # bitsandbytes loads quantized weights onto the current accelerator
+    return "" if has_unpacking(call) else HOST
+
+
+def _map_place(device_map: ast.expr, env: Env) -> str:
+    """A `device_map`: "auto", "cuda:0", `0` or a dict that sends weights to an accelerator
+    place the model there; "cpu", `None` or a dict of "cpu"/"disk" keep it on the host."""
+    if isinstance(device_map, ast.Constant):
+        if device_map.value is None or device_map.value in _HOST_MAP_VALUES:
+            return HOST
+        return DEVICE if isinstance(device_map.value, (str, int)) and not isinstance(device_map.value, bool) else ""
+    if isinstance(device_map, ast.Dict):
+        values = [v.value if isinstance(v, ast.Constant) else ... for v in device_map.values]
+        if None in device_map.keys:  # `{**other}`
+            return ""
+        return HOST if values and all(v in _HOST_MAP_VALUES for v in values) else DEVICE
+    return torch_api.device_place(device_map, env) or ""
