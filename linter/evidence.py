@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from . import dask_api, estimators, numpy_api, pandas_api, torch_api
+from . import accelerate_api, dask_api, estimators, numpy_api, pandas_api, torch_api
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
     ARRAY_FACTORIES,
@@ -64,7 +64,10 @@ from .values import (  # noqa: F401
 )
 
 #: Top-level modules whose presence makes a file worth analysing.
-LIBRARY_TRIGGERS = (b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"torch", b"sklearn", b"cuml")
+LIBRARY_TRIGGERS = (
+    b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"torch", b"sklearn", b"cuml", b"accelerate",
+    b"transformers",
+)
 BUILTIN_OTHER = frozenset(
     "list dict set tuple str int float bool bytes len range enumerate zip sorted reversed frozenset".split()
 )
@@ -210,12 +213,23 @@ class TypeEnv:
                 self.bind(alias.asname or alias.name, Ty("symbol", f"{node.module}.{alias.name}"))
 
     def bind_target(self, target: ast.expr, ty: Ty | None) -> None:
-        """Bind an assignment target; parts of unpacked tuples become unknown."""
+        """Bind an assignment target. Unpacking a `Kind.TUPLE` binds each name to its item,
+        unpacking a value whose items are known (a tensor's rows, the parts of a placed
+        batch) binds each name to an item; other parts of unpacked values become unknown."""
         if isinstance(target, ast.Name):
             self.bind(target.id, ty)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self.bind_target(element.value if isinstance(element, ast.Starred) else element, None)
+            elements = target.elts
+            if ty is not None and ty.kind == "tuple" and len(ty.items) == len(elements) \
+                    and not any(isinstance(e, ast.Starred) for e in elements):
+                items: tuple[Ty | None, ...] = ty.items
+            else:
+                items = (_element_type(ty),) * len(elements)
+            for element, item in zip(elements, items):
+                if isinstance(element, ast.Starred):
+                    self.bind_target(element.value, None)  # a list of items
+                else:
+                    self.bind_target(element, item)
         elif isinstance(target, ast.Starred):
             self.bind_target(target.value, None)
 
@@ -228,11 +242,16 @@ class TypeEnv:
             self.bind_target(target, None)
             self.bind(name, Ty("frame", reader.lib))
             return
-        if isinstance(target, ast.Name):
+        if isinstance(target, (ast.Name, ast.Tuple, ast.List)):
             element = _element_type(self.type_of(iterable))
             if element is not None:  # `for row in t` over a tensor or CuPy array: rows on its device
-                self.bind(target.id, element)
+                self.bind_target(target, element)
                 return
+        counted = self._enumerated(target, iterable)
+        if counted is not None:  # `for i, batch in enumerate(loader)`
+            self.bind_target(target, None)
+            self.bind_target(counted[0], counted[1])
+            return
         if (
             isinstance(target, ast.Tuple)
             and len(target.elts) == 2
@@ -243,6 +262,17 @@ class TypeEnv:
             self.bind(target.elts[1].id, Ty("series", iterates_rows(iterable, self) or ""))
             return
         self.bind_target(target, None)
+
+    def _enumerated(self, target: ast.expr, iterable: ast.expr) -> tuple[ast.expr, Ty] | None:
+        """`for i, item in enumerate(items)` where the items' type is known: the target that
+        binds each item, and that type."""
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call)
+                and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate"
+                and iterable.args and not isinstance(iterable.args[0], ast.Starred)
+                and not isinstance(target.elts[1], ast.Starred) and self.is_builtin("enumerate")):
+            return None
+        element = _element_type(self.type_of(iterable.args[0]))
+        return (target.elts[1], element) if element is not None else None
 
     def _chunk_target(self, target: ast.expr, iterable: ast.expr) -> tuple[str, Ty] | None:
         """`for chunk in reader` or `for i, chunk in enumerate(reader)` over a chunked reader:
@@ -298,6 +328,8 @@ class TypeEnv:
             return torch_api.constant_type(node.value) or OTHER
         if isinstance(node, ast.IfExp):
             return torch_api.device_choice(self.type_of(node.body), self.type_of(node.orelse))
+        if isinstance(node, ast.JoinedStr):
+            return torch_api.formatted_type(node) or OTHER
         if isinstance(node, _LITERALS):
             return OTHER
         return None
@@ -360,6 +392,8 @@ class TypeEnv:
         if isinstance(func, ast.Call) and dask_api.is_delayed(self.qualname(func.func)):
             return Ty("collection", "dask")  # `dask.delayed(f)(x)`: a lazy value
         if isinstance(func, ast.Name):
+            if func.id in ("next", "iter", "int") and len(node.args) == 1 and self.is_builtin(func.id):
+                return self._builtin_type(func.id, node)
             callee = self.lookup(func.id)
             if callee is None and self.resolver is not None:
                 return self.resolver.call(self, node)
@@ -376,12 +410,26 @@ class TypeEnv:
             return _method_type(receiver, func.attr, node, self)
         return None
 
+    def _builtin_type(self, name: str, call: ast.Call) -> Ty | None:
+        """`next(it)` is an item of `it` and `iter(x)` yields the items of `x`, where those
+        are known; `int(...)` is a Python int (a device index where torch knows it is one)."""
+        if name == "int":
+            return torch_api.device_index(call, self) or OTHER
+        value = call.args[0]
+        items = None if isinstance(value, ast.Starred) else self.type_of(value)
+        element = _element_type(items)
+        if name == "next":
+            return element
+        return items if element is not None else None
+
     def _attribute_type(self, node: ast.Attribute) -> Ty | None:
         receiver = self.type_of(node.value)
         if receiver is None and self.resolver is not None:
             return self.resolver.attribute(self, node)
         if receiver is None or not receiver.lib:
             return None
+        if receiver.kind == "placer":
+            return accelerate_api.attribute_type(receiver, node.attr)
         if receiver.lib == "torch":
             return torch_api.attribute_type(receiver, node.attr)
         if receiver.kind == "array":
@@ -421,8 +469,8 @@ def _arith(left: Ty | None, right: Ty | None) -> Ty | None:
 
 def _element_type(ty: Ty | None) -> Ty | None:
     """What iterating a value yields when that is known: rows of a tensor or a CuPy array,
-    on the same device."""
-    if ty is None or ty.kind not in ("tensor", "output", "array"):
+    on the same device; placed values from something placed (a batch, a prepared loader)."""
+    if ty is None or ty.kind not in ("tensor", "output", "placed", "array"):
         return None
     if ty.lib == "torch":
         return torch_api.element_type(ty)
@@ -437,6 +485,8 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
         return known
     if qualname.startswith("torch."):
         return torch_api.constructed_type(qualname[6:], call, env)
+    if qualname.startswith(accelerate_api.PREFIXES):
+        return accelerate_api.constructed_type(qualname, call, env)
     if estimators.role(qualname) is not None:
         return Ty(Kind.ESTIMATOR, qualname)
     if dask_api.makes_collection(qualname):
@@ -449,6 +499,8 @@ def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty 
     kind = receiver.kind
     if receiver.lib == "torch":
         return torch_api.method_type(receiver, method, call, env)
+    if kind == "placer":
+        return accelerate_api.method_type(receiver, method, call, env)
     if kind in ("array", "generator"):
         return numpy_api.method_type(receiver, method, call)
     if kind == "estimator":

@@ -57,6 +57,10 @@ class Kind(str, enum.Enum):
     a module or a batch of them."""
     DEVICE = "device"
     """A device specification (`"cuda"`, `torch.device(...)`); `place` is where it points."""
+    PLACER = "placer"
+    """An object that places what it is given on a device: accelerate's `Accelerator`, a
+    transformers `pipeline` (`lib` says which; see `accelerate_api`). `place` is where it
+    puts values, "" when it may not place them."""
     TUPLE = "tuple"
     """A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram`
     return. Unpacking it binds each name to its item."""
