@@ -65,8 +65,9 @@ def _grows(call: ast.Call, target: str) -> bool:
     if name == "concat" and not (isinstance(call.func, ast.Attribute) and text(call.func.value) == "torch"):
         return False  # pd.concat is GPU101
     first = call.args[0]
-    if text(first) == target:
-        return True
+    if name == "append":
+        return text(first) == target  # np.append(a, x)
+    # `a = np.concatenate(a)` joins a list once; growth names `a` among the pieces
     return isinstance(first, (ast.List, ast.Tuple)) and any(text(e) == target for e in first.elts)
 
 
