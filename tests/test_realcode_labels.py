@@ -127,3 +127,24 @@ def test_check_corpus_finds_a_wrong_line(tmp_path):
     wrong = Label("own/repo", "a.py", None, 1, "GPU304", "not", "miner", "why", "y = 2")
     with pytest.raises(LabelError, match="does not hold the snippet"):
         check_corpus([wrong], tmp_path)
+
+
+def test_miner_driver_numbers_cells_like_gpulint(tmp_path):
+    from benchmarks.realcode.miners import mine
+    from benchmarks.realcode.miners.transfers import MINERS
+
+    repo = tmp_path / "own+repo"
+    repo.mkdir()
+    (repo / "a.py").write_text("for b in loader:\n    total += b.to(device).sum().item()\n", encoding="utf-8")
+    cells = [
+        {"cell_type": "markdown", "source": "# notes", "metadata": {}},
+        {"cell_type": "code", "source": "%%time\nfor b in loader:\n    !echo hi\n    x = b.cpu()\n",
+         "metadata": {}, "outputs": [], "execution_count": None},
+        {"cell_type": "code", "source": "%%bash\nfor b in x; do echo; done\n", "metadata": {}, "outputs": [],
+         "execution_count": None},
+        {"cell_type": "code", "source": "def broken(:\n", "metadata": {}, "outputs": [], "execution_count": None},
+    ]
+    (repo / "n.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
+                                  encoding="utf-8")
+    found = [(c.path, c.cell, c.line) for c in mine(tmp_path, {"GPU301": MINERS["GPU301"]})]
+    assert found == [("a.py", None, 2), ("n.ipynb", 2, 4)]

@@ -29,6 +29,8 @@ Miner = Callable[[ast.Module], Iterable[tuple[int, str]]]
 
 #: An IPython line that is not Python: a line magic or a shell escape (`%time`, `!pip`).
 _IPYTHON_LINE = re.compile(r"^(\s*)[%!]")
+#: Cell magics whose body is Python (`%%time` runs the cell and times it).
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 #: A trailing `?`/`??` help request.
 _HELP_LINE = re.compile(r"^\s*[\w.]+\?\??\s*$")
 
@@ -64,8 +66,13 @@ def notebook_cells(data: bytes) -> list[tuple[int, str]]:
 def mask_ipython(source: str) -> str | None:
     """The cell with IPython-only lines replaced by `pass` (line numbers kept), or None for
     a cell magic (`%%bash`), whose body is not Python."""
-    if source.lstrip().startswith("%%"):
-        return None
+    stripped = source.lstrip()
+    if stripped.startswith("%%"):
+        magic = stripped[2:].split(None, 1)[0] if stripped[2:].strip() else ""
+        if magic not in PYTHON_CELL_MAGICS:
+            return None
+        head, _, body = source.partition("\n")
+        source = "pass\n" + body  # the magic's line; the body is Python
     lines = []
     for text in source.split("\n"):
         match = _IPYTHON_LINE.match(text)
