@@ -72,22 +72,23 @@ class FunctionFacts:
         return names[1:] if self.owner is not None else names
 
     def parameter_type(self, name: str) -> Ty | None:
-        """The type the call sites agree on for a parameter: every site that passes a known
-        type must pass the same one (sites that pass an unknown value say nothing); a site
-        that cannot be mapped to parameters makes it unknown."""
+        """The type the call sites agree on for a parameter. Every site must pass a value
+        of a known type and all the same: a site that passes an unknown value may pass
+        anything (code written for several kinds checks with `isinstance`), and a site
+        that cannot be mapped to parameters (`f(*args)`) hides them all. A site that leaves
+        the parameter to its default says nothing about what callers pass."""
         result: Ty | None = None
         for site in self.sites:
             if site is None:
                 return None
-            ty = site.get(name)
-            if ty is None:
+            if name not in site:
                 continue
+            ty = site[name]
+            if ty is None:
+                return None
+            result = ty if result is None else join(result, ty)
             if result is None:
-                result = ty
-            else:
-                result = join(result, ty)
-                if result is None:
-                    return None
+                return None
         return result
 
 

@@ -48,6 +48,20 @@ def test_parameter_stays_unknown_when_call_sites_disagree():
     assert seen == [None]
 
 
+def test_a_call_site_that_passes_an_unknown_value_may_pass_anything():
+    seen = probe(
+        """
+        import pandas as pd
+        def report(table, flag=False):
+            probe(table)
+            probe(flag)
+        report(pd.read_csv("a.csv"))
+        report(load_somehow(), flag=[1])
+        """
+    )
+    assert seen == [None, OTHER]
+
+
 def test_a_call_site_that_unpacks_arguments_hides_the_parameters():
     seen = probe(
         """
