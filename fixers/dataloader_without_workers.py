@@ -12,16 +12,16 @@ from ._arguments import add_keywords
 WORKERS = 4
 MESSAGE = f"load batches in {WORKERS} worker processes into pinned memory"
 SUGGESTION = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
-#: `DataLoader`'s positional parameters up to `num_workers` (dataset, batch_size, shuffle,
-#: sampler, batch_sampler, num_workers).
-_NUM_WORKERS_POSITION = 5
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    call = (diagnostic.context or {}).get("call")
-    if not isinstance(call, ast.Call):
+    context = diagnostic.context or {}
+    call, loader = context.get("call"), context.get("loader")
+    if not isinstance(call, ast.Call) or loader is None:
         return None
-    if len(call.args) > _NUM_WORKERS_POSITION:
+    if not loader.fixable:
+        return display_fix(SUGGESTION)  # a subclass of the file's own: its `__init__` decides
+    if loader.position is not None and len(call.args) > loader.position:
         return display_fix(SUGGESTION)  # `num_workers` given by position
     given = {keyword.arg: keyword for keyword in call.keywords}
     edits = []

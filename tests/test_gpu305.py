@@ -125,3 +125,105 @@ def _add(code: str, keywords=(("k", "1"), ("m", "True"))) -> str | None:
 ])
 def test_the_argument_helper_on_other_layouts(code, expected):
     assert _add(code) == expected
+
+
+# -- subclasses of torch's DataLoader ------------------------------------------------------
+
+PYG = 'import torch\nimport torch_geometric\nfrom torch_geometric.loader import DataLoader, NeighborLoader\n\ndevice = "cuda"\n'
+
+
+@pytest.mark.parametrize("call", [
+    "DataLoader(dataset, batch_size=32, shuffle=True)",
+    "NeighborLoader(data, num_neighbors=[10, 10], batch_size=128)",
+    "torch_geometric.data.DataLoader(dataset, batch_size=32)",  # the deprecated alias
+    "torch_geometric.loader.LinkNeighborLoader(data, num_neighbors=[5], num_workers=0)",
+])
+def test_pytorch_geometric_loaders_are_flagged_and_fixed(call):
+    source = PYG + f"loader = {call}\n" + FEED
+    [diagnostic] = _found(source)
+    assert diagnostic.fix.applicability is Applicability.UNSAFE
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "num_workers=4" in fixed and "pin_memory=True" in fixed
+    assert _found(fixed) == []
+
+
+@pytest.mark.parametrize("call", [
+    "DataLoader(dataset, batch_size=32, num_workers=4)",
+    "NeighborLoader(data, num_neighbors=[10], **options)",
+    "torch_geometric.loader.PrefetchLoader(inner, device=device)",  # a wrapper, not a DataLoader
+])
+def test_pytorch_geometric_near_misses(call):
+    assert _found(PYG + f"loader = {call}\n" + FEED) == []
+
+
+def test_pytorch_geometric_loaders_need_a_device_too():
+    source = PYG.replace('device = "cuda"', 'device = "cpu"') + "loader = DataLoader(dataset, batch_size=8)\n" + FEED
+    assert _found(source) == []
+
+
+def test_positional_arguments_of_a_pytorch_geometric_loader_are_its_own():
+    # PyG's DataLoader(dataset, batch_size, shuffle, follow_batch, exclude_keys, **kwargs)
+    source = PYG + "loader = DataLoader(dataset, 32, True, None, ['x'])\n" + FEED
+    assert len(_found(source)) == 1
+
+
+SUBCLASSES = HEAD + textwrap.dedent("""\
+    device = "cuda"
+
+
+    class Plain(DataLoader):
+        pass
+
+
+    class Deeper(Plain):
+        pass
+
+
+    class Forwarding(DataLoader):
+        def __init__(self, dataset, **kwargs):
+            super().__init__(dataset, **kwargs)
+
+
+    class Optional(DataLoader):
+        def __init__(self, dataset, batch_size=1, num_workers=0):
+            super().__init__(dataset, batch_size, num_workers=num_workers)
+
+
+    class Fast(DataLoader):
+        def __init__(self, dataset, num_workers=8):
+            super().__init__(dataset, num_workers=num_workers)
+
+
+    class Closed(DataLoader):
+        def __init__(self, dataset):
+            super().__init__(dataset, num_workers=2)
+
+
+    class Unrelated:
+        pass
+
+
+    """)
+
+
+@pytest.mark.parametrize(("call", "applicability"), [
+    ("Plain(dataset, batch_size=8)", Applicability.UNSAFE),  # torch's own `__init__`
+    ("Deeper(dataset)", Applicability.UNSAFE),
+    ("Forwarding(dataset, batch_size=8)", Applicability.DISPLAY),  # its own `__init__` decides
+    ("Optional(dataset, 8)", Applicability.DISPLAY),
+    ("Optional(dataset, 8, 0)", Applicability.DISPLAY),
+])
+def test_the_files_own_subclasses_are_flagged(call, applicability):
+    [diagnostic] = _found(SUBCLASSES + f"loader = {call}\n" + FEED)
+    assert diagnostic.fix.applicability is applicability
+
+
+@pytest.mark.parametrize("call", [
+    "Plain(dataset, 8, False, None, None, 2)",  # torch's positions
+    "Fast(dataset)",  # workers by default
+    "Closed(dataset)",  # no way to pass them
+    "Optional(dataset, 8, 2)",
+    "Unrelated()",
+])
+def test_subclass_near_misses(call):
+    assert _found(SUBCLASSES + f"loader = {call}\n" + FEED) == []

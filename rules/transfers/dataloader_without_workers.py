@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from gpulint.engine import RuleContext
 from gpulint.registry import Example, FixAvailability, Rule
@@ -10,6 +11,20 @@ from gpulint.registry import Example, FixAvailability, Rule
 from ._common import base_name
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+#: PyTorch Geometric's loaders: subclasses of torch's `DataLoader` that take its options,
+#: `num_workers` and `pin_memory` included, as keyword arguments (`**kwargs` handed to
+#: `torch.utils.data.DataLoader.__init__`); `torch_geometric.data.*` are deprecated aliases.
+_PYG_LOADERS = frozenset(
+    [f"torch_geometric.loader.{name}" for name in (
+        "DataLoader", "NodeLoader", "LinkLoader", "NeighborLoader", "LinkNeighborLoader", "HGTLoader",
+        "ClusterLoader", "GraphSAINTSampler", "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler",
+        "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler", "RandomNodeLoader", "RandomNodeSampler", "ZipLoader",
+        "DataListLoader", "DenseDataLoader", "TemporalDataLoader", "NeighborSampler")]
+    + [f"torch_geometric.data.{name}" for name in (
+        "DataLoader", "DataListLoader", "DenseDataLoader", "NeighborSampler", "ClusterLoader", "GraphSAINTSampler",
+        "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler",
+        "RandomNodeSampler")]
+)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 _SETUP = """\
@@ -25,6 +40,14 @@ class DataloaderWithoutWorkers(Rule):
     Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`)
     in a file that moves the batches of a loop to a device (`x.to(device)`, `x.cuda()`
     inside a loop, with a device that is not a literal `"cpu"`).
+
+    Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
+    (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,
+    `ClusterLoader`, `GraphSAINT*Sampler`... and the deprecated `torch_geometric.data`
+    aliases), which hand `num_workers` on to it, and classes of the file that subclass
+    `torch.utils.data.DataLoader` (or such a class) and either keep its `__init__` or
+    define one that takes `num_workers` or `**kwargs`. For these, only a `num_workers=`
+    keyword counts as given: their positional parameters are their own.
 
     A loader given workers is not flagged, with or without `pin_memory`; nor is a loader
     whose options come from `**kwargs`, nor one in a file that never feeds a device.
@@ -85,8 +108,60 @@ def column_sums(dataset):
             setup=_SETUP,
             call="column_sums(dataset)",
         ),
+        Example(
+            source='''\
+import torch
+from torch_geometric.loader import DataLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def node_counts(dataset):
+    counts = []
+    for data in DataLoader(dataset, batch_size=4):
+        data = data.to(device)
+        counts.append(data.num_nodes)
+    return counts
+''',
+            fixed='''\
+import torch
+from torch_geometric.loader import DataLoader
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def node_counts(dataset):
+    counts = []
+    for data in DataLoader(dataset, batch_size=4, num_workers=4, pin_memory=True):
+        data = data.to(device)
+        counts.append(data.num_nodes)
+    return counts
+''',
+            requires=("torch", "torch_geometric"),
+            setup=(
+                "import torch\n"
+                "from torch_geometric.data import Data\n"
+                "edges = torch.tensor([[0, 1], [1, 2]])\n"
+                "dataset = [Data(x=torch.from_numpy(rng.standard_normal((3, 2))), edge_index=edges) for _ in range(N)]\n"
+            ),
+            call="node_counts(dataset)",
+        ),
     )
     ok = (
+        Example('''\
+import torch
+from torch.utils.data import DataLoader
+
+
+class WorkerLoader(DataLoader):
+    def __init__(self, dataset, batch_size=1, num_workers=4):
+        super().__init__(dataset, batch_size, num_workers=num_workers, pin_memory=True)
+
+
+def batches(dataset):
+    for x in WorkerLoader(dataset, batch_size=16):
+        yield x.to("cuda", non_blocking=True)
+'''),
         Example('''\
 import torch
 from torch.utils.data import DataLoader
@@ -131,23 +206,111 @@ def on_cpu(dataset):
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
-        if ctx.qualname(node.func) not in _LOADERS:
+        loader = self._loader(node.func, ctx)
+        if loader is None:
             return
         if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
             return
         workers = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
-        if workers is None and len(node.args) > 5:
-            workers = node.args[5]
+        if workers is None and loader.position is not None and len(node.args) > loader.position:
+            workers = node.args[loader.position]
         if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
             return
         if not self._feeds_device(ctx):
             return
-        ctx.report(node, context={"call": node})
+        ctx.report(node, context={"call": node, "loader": loader})
+
+    def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
+        """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
+        not a loader or may not accept `num_workers`."""
+        name = ctx.qualname(func)
+        if name in _LOADERS:
+            return TORCH_LOADER
+        if name in _PYG_LOADERS:
+            return KEYWORD_LOADER
+        if isinstance(func, ast.Name):
+            ty = ctx.env.lookup(func.id)
+            if ty is not None and ty.kind == "class":
+                if "classes" not in self.__dict__:
+                    self.__dict__["classes"] = _file_loaders(ctx)
+                return self.__dict__["classes"].get(func.id)
+        return None
 
     def _feeds_device(self, ctx: RuleContext) -> bool:
         if "feeds" not in self.__dict__:
             self.__dict__["feeds"] = _moves_batches_to_device(ctx.tree)
         return self.__dict__["feeds"]
+
+
+@dataclass(frozen=True)
+class Loader:
+    """How a `DataLoader` (or a subclass) takes `num_workers`: its position among the
+    positional parameters (None: by keyword only), and whether adding `num_workers=` and
+    `pin_memory=` keywords is known to reach torch's `DataLoader`."""
+
+    position: int | None
+    fixable: bool
+
+
+#: torch's own: `DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)`.
+TORCH_LOADER = Loader(5, True)
+#: PyTorch Geometric's: `**kwargs` handed to torch's `DataLoader`.
+KEYWORD_LOADER = Loader(None, True)
+
+
+def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:
+    """The file's classes that subclass a `DataLoader` (directly or through one another).
+    One that keeps its base's `__init__` takes `num_workers` as its base does; one with an
+    `__init__` of its own counts when that takes `**kwargs` or a `num_workers` defaulting
+    to 0 (what it does with them is its own business: the fix is only a suggestion)."""
+    classes = [node for node in ast.walk(ctx.tree) if isinstance(node, ast.ClassDef)]
+    loaders: dict[str, Loader] = {}
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            if node.name in loaders:
+                continue
+            inherited = next((found for found in (_base_loader(base, ctx, loaders) for base in node.bases)
+                              if found is not None), None)
+            if inherited is None:
+                continue
+            own = _own_init(node, inherited)
+            if own is not None:
+                loaders[node.name] = own
+                changed = True
+    return loaders
+
+
+def _base_loader(base: ast.expr, ctx: RuleContext, loaders: dict[str, Loader]) -> Loader | None:
+    name = ctx.qualname(base)
+    if name in _LOADERS:
+        return TORCH_LOADER
+    if name in _PYG_LOADERS:
+        return KEYWORD_LOADER
+    return loaders.get(base.id) if isinstance(base, ast.Name) else None
+
+
+def _own_init(node: ast.ClassDef, inherited: Loader) -> Loader | None:
+    """How the class takes `num_workers`: as its base does when it keeps the base's
+    `__init__`; through its own `__init__` when that takes `**kwargs` or a `num_workers`
+    defaulting to 0 (not fixable: what it does with them is its own business); None when
+    its `__init__` takes neither, or a `num_workers` with another default."""
+    init = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and s.name == "__init__"), None)
+    if init is None:
+        return inherited
+    arguments = init.args
+    positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
+    defaults = dict(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    if "num_workers" not in positional and all(a.arg != "num_workers" for a in arguments.kwonlyargs):
+        return Loader(None, False) if arguments.kwarg is not None else None
+    default = defaults.get("num_workers")
+    if not (isinstance(default, ast.Constant) and default.value == 0):
+        return None
+    index = positional.index("num_workers") if "num_workers" in positional else 0
+    return Loader(index - 1 if index > 0 else None, False)  # `self` is not passed
 
 
 def _moves_batches_to_device(tree: ast.Module) -> bool:
