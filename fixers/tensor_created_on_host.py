@@ -5,11 +5,16 @@ from __future__ import annotations
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.transfers._common import FactoryMove
+from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
 from ._arguments import add_keywords
 
 MESSAGE = "create the tensor on the device: pass `device=` to the factory"
 SUGGESTION = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
+LEGACY_SUGGESTION = (
+    "create the tensor on the device with `torch.tensor(data, dtype=..., device=...)`: the legacy tensor "
+    "classes refuse an accelerator's device, and `torch.FloatTensor(2, 3)` is a shape, not data"
+)
 #: Factory arguments whose meaning changes when the tensor is made on the device.
 _HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
 
@@ -17,6 +22,8 @@ _HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     info = diagnostic.context or {}
     move = info.get("move")
+    if move is not None and move.name in LEGACY_TENSOR_TYPES:
+        return display_fix(LEGACY_SUGGESTION)
     if move is None or not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
         return display_fix(SUGGESTION)
     if move.move.func.attr == "cuda":

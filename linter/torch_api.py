@@ -61,16 +61,6 @@ DEVICE_FUNCTIONS = frozenset(
     """accelerator.current_accelerator accelerator.current_device_index cuda.current_device xpu.current_device
     distributed.get_rank distributed.get_node_local_rank""".split()
 )
-#: Data loaders: `torch.utils.data.DataLoader` and the subclasses other libraries provide,
-#: which take the same `num_workers=` and `pin_memory=` (PyTorch Geometric's, under its
-#: current module and the one it had before 2.0).
-DATALOADERS = frozenset(
-    """torch.utils.data.DataLoader torch.utils.data.dataloader.DataLoader
-    torch_geometric.loader.DataLoader torch_geometric.loader.dataloader.DataLoader
-    torch_geometric.loader.DataListLoader torch_geometric.loader.DenseDataLoader
-    torch_geometric.data.DataLoader torch_geometric.data.dataloader.DataLoader
-    torch_geometric.data.DataListLoader torch_geometric.data.DenseDataLoader""".split()
-)
 #: Module methods that iterate over the module's tensors (`next(m.parameters()).device`).
 _MODEL_TENSORS = frozenset({"parameters", "buffers"})
 TORCH_DTYPES = frozenset(

@@ -21,6 +21,7 @@ from gpulint.evidence import (
     is_device_resident,
     move_target,
 )
+from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
 # -- device -> host ----------------------------------------------------------------------
 
@@ -299,8 +300,13 @@ def _touches(statement: ast.stmt, name: str) -> bool:
 def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves the result of `factory`, a torch factory with no device."""
     name = env.qualname(factory.func) or ""
-    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES:
+    # a legacy class (`torch.LongTensor(v)`) makes its tensor on the host too, but refuses an
+    # accelerator's `device=`: reported, with the rewrite only shown
+    legacy = name.startswith("torch.") and name[6:] in LEGACY_TENSOR_TYPES
+    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES and not legacy:
         return None
+    if legacy and env.type_of(factory) != Ty("tensor", "torch", HOST):
+        return None  # given a tensor, it wraps it where it is
     if any(k.arg is None or k.arg == "device" for k in factory.keywords):
         return None  # already given a device (or maybe, through `**options`)
     if name == "torch.as_tensor" and (not factory.args or env.type_of(factory.args[0]) is None
@@ -309,12 +315,13 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
     if node.func.attr == "cuda":  # type: ignore[attr-defined]
         if node.keywords or node.args:
             return FactoryMove(node, factory, name[6:], None, plain=False)
-        return FactoryMove(node, factory, name[6:], None, plain=True)
+        return FactoryMove(node, factory, name[6:], None, plain=not legacy)
     if move_target(node, env) != DEVICE:
         return None
     destination = _single_destination(node)
     # `.to(other)` of a tensor takes its device and its dtype: not a `device=` for the factory
     plain = destination is not None and (bool(node.keywords) or device_place(destination, env) is not None)
+    plain = plain and not legacy
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
 
 

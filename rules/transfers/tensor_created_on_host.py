@@ -15,7 +15,9 @@ class TensorCreatedOnHost(Rule):
     ## What it does
     Flags a torch tensor made on the host by a factory and moved to a device straight away:
     `torch.zeros/ones/empty/full/arange/linspace/logspace/eye/tensor/as_tensor(...)` and
-    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`.
+    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and a
+    tensor made with a legacy class (`torch.Tensor(data)`, `torch.LongTensor(data)`...) and
+    moved.
 
     The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
     same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
@@ -46,7 +48,8 @@ class TensorCreatedOnHost(Rule):
     `t = t.to(device)` line, only when that line directly follows the factory's statement
     (nothing can have seen the host tensor, and the name ends up bound to the same values,
     dtype and device) and holds no comment. With statements in between, the suggestion is
-    display-only.
+    display-only. So it is for the legacy classes, which refuse an accelerator's `device=`:
+    the suggestion shows `torch.tensor(data, dtype=..., device=...)`.
     """
 
     code = "GPU304"
