@@ -1,0 +1,582 @@
+"""Torch, accelerate and transformers knowledge in the evidence layer, seen through the
+transfer rules.
+
+Each case is a small program. A line ending in `# GPU3xx` must carry exactly that finding
+and a line ending in `# OK` none; no other line may carry a finding of the transfer family.
+Every source of evidence has a flagged case and a near-miss that must stay silent, and the
+near-misses include the same shapes with names that suggest a device but no code that says so.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+from gpulint.diagnostic import Applicability
+
+_MARKER = re.compile(r"#\s*(GPU3\d\d|OK)\s*$")
+
+
+def _check(source: str) -> None:
+    source = textwrap.dedent(source)
+    expected = set()
+    silent = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _MARKER.search(line)
+        if match and match.group(1) == "OK":
+            silent.add(number)
+        elif match:
+            expected.add((number, match.group(1)))
+    assert expected or silent, "a case must mark something"
+    found = {(d.start.line, d.code) for d in lint_source(source, fixes=False) if d.code.startswith("GPU3")}
+    assert found == expected
+    assert not {line for line, _ in found} & silent
+
+
+# -- device expressions ----------------------------------------------------------------------
+
+DEVICE_EXPRESSIONS = {
+    "current_accelerator": '''
+        import torch
+
+        device = torch.accelerator.current_accelerator()
+
+
+        def masks(sizes):
+            return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
+    ''',
+    "current_accelerator_near_miss": '''
+        import torch
+        from helpers import current_accelerator
+
+        device = current_accelerator()
+
+
+        def masks(sizes):
+            return [torch.zeros(n, n).to(device) for n in sizes]  # OK
+    ''',
+    "torch_device_of_a_parameter": '''
+        import torch
+
+
+        def ones(n, name):
+            device = torch.device(name)
+            return torch.ones(n).to(device)  # GPU304
+    ''',
+    "torch_device_cpu": '''
+        import torch
+
+
+        def ones(n):
+            device = torch.device("cpu")
+            return torch.ones(n).to(device)  # OK
+    ''',
+    "tensor_device": '''
+        import torch
+
+
+        def like(x, n):
+            x = x.cuda()
+            return torch.ones(n).to(x.device)  # GPU304
+    ''',
+    "tensor_device_of_unknown_place": '''
+        import torch
+
+
+        def like(values, n):
+            x = torch.as_tensor(values)
+            return torch.ones(n).to(x.device)  # GPU304
+    ''',
+    "tensor_device_on_host_and_dtype": '''
+        import torch
+
+
+        def like(x, n):
+            host = torch.zeros(3)
+            return torch.ones(n).to(host.device), torch.ones(n).to(x.dtype)  # OK
+    ''',
+    "output_device": '''
+        import torch
+
+
+        def extra(model, batch, n):
+            model = model.cuda()
+            out = model(batch)
+            return torch.arange(n).to(out.device)  # GPU304
+    ''',
+    "model_device": '''
+        import torch
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained("gpt2").to("cuda")
+        start = torch.zeros(1, 1, dtype=torch.long).to(model.device)  # GPU304
+    ''',
+    "next_parameters_device": '''
+        import torch
+
+
+        def scores(model, sizes):
+            device = next(model.parameters()).device
+            return [torch.ones(n).to(device) for n in sizes]  # GPU304
+    ''',
+    "next_iter_parameters_device": '''
+        import torch
+
+
+        def scores(model, sizes):
+            device = next(iter(model.parameters())).device
+            return [torch.ones(n).to(device) for n in sizes]  # GPU304
+    ''',
+    "next_parameters_dtype": '''
+        import torch
+
+
+        def scores(model, sizes):
+            dtype = next(model.parameters()).dtype
+            return [torch.ones(n).to(dtype) for n in sizes]  # OK
+    ''',
+    "next_parameters_of_a_host_model": '''
+        import torch
+
+        model = torch.nn.Linear(3, 3).cpu()
+        device = next(model.parameters()).device
+        ones = torch.ones(3).to(device)  # OK
+    ''',
+    "integer_literal": '''
+        import torch
+
+
+        def ones(n):
+            return torch.ones(n).to(0)  # GPU304
+    ''',
+    "rank_from_the_environment": '''
+        import os
+
+        import torch
+
+        local_rank = int(os.environ["LOCAL_RANK"])
+
+
+        def ones(n):
+            return torch.ones(n).to(local_rank)  # GPU304
+    ''',
+    "rank_from_getenv": '''
+        import os
+
+        import torch
+
+        local_rank = int(os.getenv("LOCAL_RANK", "0"))
+        ones = torch.ones(3).to(local_rank)  # GPU304
+    ''',
+    "rank_from_torch_distributed": '''
+        import torch
+        import torch.distributed as dist
+
+        rank = dist.get_rank()
+
+
+        def totals(batches):
+            return [batch.to(rank).sum().item() for batch in batches]  # GPU301
+    ''',
+    "cuda_with_a_rank": '''
+        import torch
+
+
+        def totals(batches, rank):
+            return [batch.cuda(rank).sum().item() for batch in batches]  # GPU301
+    ''',
+    "rank_of_unknown_origin": '''
+        import torch
+        from helpers import local_rank
+
+
+        def ones(n):
+            rank = local_rank()
+            return torch.ones(n).to(rank), torch.ones(n).to(-1 if n else 0)  # OK
+    ''',
+    "formatted_device": '''
+        import torch
+
+
+        def ones(n, rank):
+            return torch.ones(n).to(f"cuda:{rank}")  # GPU304
+    ''',
+    "formatted_unknown_or_cpu": '''
+        import torch
+
+
+        def ones(n, kind, rank):
+            return torch.ones(n).to(f"{kind}:{rank}"), torch.ones(n).to(f"cpu")  # OK
+    ''',
+    "current_device": '''
+        import torch
+
+        device = torch.cuda.current_device()
+        ones = torch.ones(3).to(device)  # GPU304
+    ''',
+    "device_count_is_not_a_device": '''
+        import torch
+
+        count = torch.cuda.device_count()
+        ones = torch.ones(3).to(torch.float16)  # OK
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", DEVICE_EXPRESSIONS.values(), ids=DEVICE_EXPRESSIONS.keys())
+def test_device_expressions(source):
+    _check(source)
+
+
+# -- legacy tensor constructors ----------------------------------------------------------------
+
+LEGACY_CONSTRUCTORS = {
+    "tensor_then_moved": '''
+        import torch
+
+
+        def weights(values, device):
+            return torch.Tensor(values).to(device=device)  # GPU304
+    ''',
+    "long_tensor_then_cuda": '''
+        import torch
+
+
+        def labels(values):
+            return torch.LongTensor(values).cuda()  # GPU304
+    ''',
+    "float_tensor_in_a_loop": '''
+        import torch
+
+        device = "cuda"
+
+
+        def total(rows):
+            result = 0.0
+            for row in rows:
+                values = torch.FloatTensor(row)
+                result += values.to(device).sum().item()  # GPU301
+            return result
+    ''',
+    "cuda_float_tensor_is_on_the_device": '''
+        import torch
+
+
+        def total(rows):
+            result = 0.0
+            for row in rows:
+                result += torch.cuda.FloatTensor(row).sum().item()  # GPU301
+            return result
+    ''',
+    "host_tensors_stay_silent": '''
+        import torch
+
+
+        def total(rows):
+            result = 0.0
+            for row in rows:
+                result += torch.FloatTensor(row).sum().item()  # OK
+            moved = torch.cuda.FloatTensor(rows).to("cuda")  # OK
+            kept = torch.LongTensor(rows).to(torch.float16)  # OK
+            return result
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", LEGACY_CONSTRUCTORS.values(), ids=LEGACY_CONSTRUCTORS.keys())
+def test_legacy_constructors(source):
+    _check(source)
+
+
+def test_legacy_constructors_get_no_device_keyword():
+    """`torch.LongTensor(v, device="cuda")` raises: the rewrite is only shown, never applied."""
+    source = "import torch\nlabels = torch.LongTensor([1, 2]).cuda()\n"
+    [finding] = [d for d in lint_source(source) if d.code == "GPU304"]
+    assert finding.fix is not None
+    assert finding.fix.applicability == Applicability.DISPLAY
+    assert not finding.fix.edits
+
+
+# -- accelerate --------------------------------------------------------------------------------
+
+ACCELERATE = {
+    "prepared_loader_and_model": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+
+
+        def train(model, optimizer, loader):
+            model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+            losses = []
+            for batch in loader:
+                outputs = model(**batch)
+                accelerator.backward(outputs.loss)
+                losses.append(outputs.loss.item())  # GPU301
+            return losses
+    ''',
+    "prepared_batches_are_on_the_device": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator(mixed_precision="fp16")
+
+
+        def count(loader):
+            loader = accelerator.prepare(loader)
+            hits = 0
+            for inputs, labels in loader:
+                hits += (inputs.argmax(-1) == labels).sum().item()  # GPU301
+            return hits
+    ''',
+    "accelerator_device": '''
+        import torch
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+        mask = torch.ones(8, 8).to(accelerator.device)  # GPU304
+    ''',
+    "gather_and_unwrap": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+
+
+        def predict(model, loader):
+            model, loader = accelerator.prepare(model, loader)
+            net = accelerator.unwrap_model(model)
+            found = []
+            for batch in loader:
+                found.extend(accelerator.gather(net(batch).argmax(-1)).cpu())  # GPU301
+            return found
+    ''',
+    "cpu_accelerator": '''
+        import torch
+        from accelerate import Accelerator
+
+        accelerator = Accelerator(cpu=True)
+        mask = torch.ones(8, 8).to(accelerator.device)  # OK
+
+
+        def train(model, loader):
+            model, loader = accelerator.prepare(model, loader)
+            return [model(**batch).loss.item() for batch in loader]  # OK
+    ''',
+    "no_device_placement": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator(device_placement=False)
+
+
+        def train(model, loader):
+            model, loader = accelerator.prepare(model, loader)
+            return [model(**batch).loss.item() for batch in loader]  # OK
+    ''',
+    "gather_object_is_python": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+
+
+        def collect(texts):
+            return [len(accelerator.gather_object(text)) for text in texts]  # OK
+    ''',
+    "a_look_alike_without_accelerate": '''
+        from helpers import Accelerator
+
+        accelerator = Accelerator()
+
+
+        def train(model, loader):
+            model, loader = accelerator.prepare(model, loader)
+            return [model(**batch).loss.item() for batch in loader]  # OK
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", ACCELERATE.values(), ids=ACCELERATE.keys())
+def test_accelerate(source):
+    _check(source)
+
+
+# -- transformers ------------------------------------------------------------------------------
+
+TRANSFORMERS = {
+    "device_map_places_the_model": '''
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")
+
+
+        def losses(batches):
+            return [model(**batch).loss.item() for batch in batches]  # GPU301
+    ''',
+    "device_map_dict": '''
+        import transformers
+
+        model = transformers.AutoModel.from_pretrained("bert-base-uncased", device_map={"": 0})
+
+
+        def first_tokens(batches):
+            return [model(**batch).last_hidden_state[:, 0].cpu() for batch in batches]  # GPU301
+    ''',
+    "model_moved_after_loading": '''
+        from transformers import BertForSequenceClassification
+
+        model = BertForSequenceClassification.from_pretrained("bert-base-uncased")
+        model.to("cuda")
+
+
+        def predictions(batches):
+            return [model(**batch).logits.argmax(-1).tolist() for batch in batches]  # GPU301
+    ''',
+    "loaded_on_the_host": '''
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+        model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
+        cpu_model = AutoModelForSequenceClassification.from_pretrained("bert", device_map="cpu")
+        tokenizer = AutoTokenizer.from_pretrained("bert-base-uncased", device_map="auto")
+
+
+        def predictions(texts):
+            first = [model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
+            return first + [cpu_model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
+    ''',
+    "pipeline_on_a_device": '''
+        import torch
+        from transformers import pipeline
+
+        classify = pipeline("text-classification", model="distilbert-base-uncased", device=0)
+        prompt = torch.zeros(1, 4, dtype=torch.long).to(classify.device)  # GPU304
+
+
+        def scores(texts):
+            return [classify(text)[0]["score"] for text in texts]  # OK
+    ''',
+    "pipeline_model_outputs": '''
+        from transformers import pipeline
+
+        generate = pipeline("text-generation", model="gpt2", device_map="auto")
+
+
+        def losses(batches):
+            return [generate.model(**batch).loss.item() for batch in batches]  # GPU301
+    ''',
+    "pipeline_on_the_host": '''
+        import torch
+        from transformers import pipeline
+
+        classify = pipeline("text-classification", device=-1)
+        prompt = torch.zeros(1, 4, dtype=torch.long).to(classify.device)  # OK
+
+
+        def losses(batches):
+            return [classify.model(**batch).loss.item() for batch in batches]  # OK
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", TRANSFORMERS.values(), ids=TRANSFORMERS.keys())
+def test_transformers(source):
+    _check(source)
+
+
+# -- functional calls and loss modules ---------------------------------------------------------
+
+FUNCTIONAL = {
+    "functional_on_placed_tensors": '''
+        import torch.nn.functional as F
+
+
+        def evaluate(model, loader, device):
+            model = model.to("cuda")
+            total = 0.0
+            for data, target in loader:
+                data, target = data.to("cuda"), target.to("cuda")
+                total += F.nll_loss(model(data), target).item()  # GPU301
+            return total
+    ''',
+    "loss_module_on_placed_tensors": '''
+        from torch import nn
+
+        criterion = nn.CrossEntropyLoss()
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            for data, target in loader:
+                total += criterion(data.cuda(), target.cuda()).item()  # GPU301
+            return total
+    ''',
+    "on_the_host": '''
+        import torch.nn.functional as F
+        from torch import nn
+
+        criterion = nn.CrossEntropyLoss()
+
+
+        def evaluate(loader):
+            total = 0.0
+            for data, target in loader:
+                data, target = data.to("cpu"), target.to("cpu")
+                total += F.nll_loss(data, target).item() + criterion(data, target).item()  # OK
+            return total
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", FUNCTIONAL.values(), ids=FUNCTIONAL.keys())
+def test_functional_calls_and_loss_modules(source):
+    _check(source)
+
+
+# -- other libraries' data loaders -------------------------------------------------------------
+
+LOADERS = {
+    "pyg_loader": '''
+        from torch_geometric.loader import DataLoader
+
+
+        def train(model, dataset):
+            loader = DataLoader(dataset, batch_size=32, shuffle=True)  # GPU305
+            for data in loader:
+                data = data.cuda()
+                model(data)
+    ''',
+    "pyg_loader_old_module": '''
+        import torch_geometric
+
+        device = "cuda"
+
+
+        def train(model, dataset):
+            loader = torch_geometric.data.DataLoader(dataset, batch_size=32)  # GPU305
+            for data in loader:
+                model(data.to(device))
+    ''',
+    "pyg_loader_with_workers": '''
+        from torch_geometric.loader import DataLoader
+
+
+        def train(model, dataset):
+            loader = DataLoader(dataset, batch_size=32, num_workers=4)  # OK
+            for data in loader:
+                model(data.cuda())
+    ''',
+    "a_loader_of_another_library": '''
+        from helpers.loader import DataLoader
+
+
+        def train(model, dataset):
+            loader = DataLoader(dataset, batch_size=32)  # OK
+            for data in loader:
+                model(data.cuda())
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", LOADERS.values(), ids=LOADERS.keys())
+def test_other_libraries_loaders(source):
+    _check(source)
