@@ -43,7 +43,7 @@ from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix, Position
 from .fixing import display_fix
 from .ipython import Masked, line_body, mask_ipython, parses, split_lines, unmask_ipython
-from .pipeline import FixHooks, check, fix_source, selected_rules
+from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
 from .source import Source, detect_newline
 
@@ -247,25 +247,17 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
         else:
             _lint_alone(cell, rules, filename, outcome)
     program = Source.from_text(_program(included))
-    layout = _Layout.of_cells(included)
-    if fix:
-        hooks = _CellHooks(included)
-        fixed = fix_source(program, rules, unsafe_fixes, filename, hooks)
-        layout = hooks.layout
-        if fixed.error is not None:
-            outcome.error = _map_error(fixed.error, layout)
-            return outcome
-        pieces = _unmask(fixed.source.text, layout) if fixed.changed else None
-        if pieces is not None:
-            outcome.fixed = {number: text for number, text in pieces.items() if text != layout.cells[number].text}
-            outcome.applied = list(fixed.applied)
-        _collect(fixed.remaining, fixed.warnings, layout, outcome)
+    hooks = _CellHooks(included)
+    result = run(program, rules, filename, fix=fix, unsafe_fixes=unsafe_fixes, fixes=fixes, hooks=hooks)
+    layout = hooks.layout
+    if result.error is not None:
+        outcome.error = _map_error(result.error, layout)
         return outcome
-    analysis = check(program, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes)
-    if analysis.error is not None:
-        outcome.error = _map_error(analysis.error, layout)
-        return outcome
-    _collect(analysis.diagnostics, analysis.warnings, layout, outcome)
+    pieces = _unmask(result.source.text, layout) if result.changed else None
+    if pieces is not None:
+        outcome.fixed = {number: text for number, text in pieces.items() if text != layout.cells[number].text}
+        outcome.applied = list(result.applied)
+    _collect(result.diagnostics, result.warnings, layout, outcome)
     return outcome
 
 

@@ -4,9 +4,10 @@
   then ask each finding's fixer for its fix.
 - `fix_source`: apply the applicable fixes, re-checking after each pass, until the source
   is stable.
+- `run`: either of them, by the front-end's `fix` flag, with one shape of result.
 
 `lint_source`/`lint_paths` and the CLI (`runner.py`), notebooks (`notebook.py`), the
-flake8 and pylint plugins (`hosted.py`) and the language server all go through these two
+flake8 and pylint plugins (`hosted.py`) and the language server all go through these
 functions. A front-end whose program is pieced together from parts (a notebook's cells)
 adapts the fix loop with its own `FixHooks`: which fixes are only shown, which fixed
 texts it can take, and what it learns from each text it takes.
@@ -71,11 +72,17 @@ class FixHooks:
 
 
 @dataclass
-class FixOutcome:
+class Outcome:
+    """What checking or fixing a source produced."""
+
+    #: The source as fixed (as given when nothing was fixed).
     source: Source
+    #: The fixes applied, as the findings they fixed.
     applied: list[Diagnostic] = field(default_factory=list)
-    remaining: list[Diagnostic] = field(default_factory=list)
+    #: The findings in `source`, each with its fix.
+    diagnostics: list[Diagnostic] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: An internal error: the result is incomplete, and a fixed source must not be written.
     error: str | None = None
 
     @property
@@ -83,8 +90,17 @@ class FixOutcome:
         return bool(self.applied)
 
 
+def run(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fix: bool = False,
+        unsafe_fixes: bool = False, fixes: bool = True, hooks: FixHooks | None = None) -> Outcome:
+    """`fix_source` when `fix`, else `check` (`fixes` and `hooks` as they say)."""
+    if fix:
+        return fix_source(source, rules, unsafe_fixes, filename, hooks)
+    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes)
+    return Outcome(source, diagnostics=analysis.diagnostics, warnings=analysis.warnings, error=analysis.error)
+
+
 def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str = "<string>",
-               hooks: FixHooks | None = None) -> FixOutcome:
+               hooks: FixHooks | None = None) -> Outcome:
     """Apply the applicable fixes, re-checking after each pass, until nothing changes.
 
     Each pass applies the fixes whose edits do not overlap. When `hooks` refuses the
@@ -92,13 +108,13 @@ def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, 
     the pass is done again; when each is fine alone but not all together, the first is
     applied now and the others in the next passes."""
     hooks = hooks or FixHooks()
-    outcome = FixOutcome(source)
+    outcome = Outcome(source)
     skipped: set[tuple[str, int, int]] = set()
     rejected: list[str] = []
     for _ in range(MAX_PASSES):
         analysis = check(outcome.source, rules, filename, unsafe_fixes=unsafe_fixes)
         if analysis.error is not None:
-            outcome.error, outcome.remaining = analysis.error, []
+            outcome.error, outcome.diagnostics = analysis.error, []
             break
         diagnostics = [_demoted(d) if d.fix is not None and hooks.shown_only(d) else d
                        for d in analysis.diagnostics]
@@ -107,7 +123,7 @@ def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, 
         # so do the findings' detector facts (`context`), which no one reads once fixed.
         analysis = None  # type: ignore[assignment]
         diagnostics = [replace(diagnostic, context=None) for diagnostic in diagnostics]
-        outcome.remaining = diagnostics
+        outcome.diagnostics = diagnostics
         candidates = [d for d in diagnostics
                       if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped]
         if not candidates:

@@ -14,7 +14,7 @@ from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
 from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
-from .pipeline import check, fix_source, selected_rules
+from .pipeline import check, fix_source, run, selected_rules
 from .registry import Rule
 from .source import Source, SourceError
 
@@ -56,20 +56,13 @@ def _path(filename: str) -> Path | None:
 
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
-    rules = config.rules_for(path)
-    result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes)
-    if fix:
-        outcome = fix_source(source, rules, config.unsafe_fixes, display)
-        result.diagnostics = outcome.remaining
-        result.warnings = outcome.warnings
-        result.error = outcome.error
-        if outcome.error is None:  # an internal error leaves the file as it is
-            result.applied = outcome.applied
-            if outcome.changed and outcome.source.text != source.text:
-                result.fixed = outcome.source
-        return result
-    analysis = check(source, rules, display, unsafe_fixes=config.unsafe_fixes)
-    result.diagnostics, result.warnings, result.error = analysis.diagnostics, analysis.warnings, analysis.error
+    outcome = run(source, config.rules_for(path), display, fix=fix, unsafe_fixes=config.unsafe_fixes)
+    result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes,
+                        diagnostics=outcome.diagnostics, warnings=outcome.warnings, error=outcome.error)
+    if outcome.error is None:  # an internal error leaves the file as it is
+        result.applied = outcome.applied
+        if outcome.changed and outcome.source.text != source.text:
+            result.fixed = outcome.source
     return result
 
 
