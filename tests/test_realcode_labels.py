@@ -107,7 +107,7 @@ def test_recall_end_to_end_on_a_tiny_corpus(tmp_path, capsys):
     out = tmp_path / "recall.md"
     assert main(["--labels", str(csv_path), "--corpus", str(tmp_path / "corpus"), "--output", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "| GPU304 | 2 | 2 | 1.00 | 1 | 0 | 0 |" in text
+    assert "| GPU304 | 2 | 2 | 1.00 | 2/2 | 1.00 | 1 | 0 | 0 |" in text
     assert "## Missed instances (0)" in text
 
 

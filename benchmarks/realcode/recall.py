@@ -106,17 +106,24 @@ class Tally:
 
     instances: int = 0
     found: int = 0
+    #: Instances found by the miner (independent of gpulint), and how many a finding matches.
+    mined: int = 0
+    mined_found: int = 0
     nots: int = 0
     flagged: int = 0
     unlabelled: int = 0
 
     def add(self, other: "Tally") -> None:
-        for name in ("instances", "found", "nots", "flagged", "unlabelled"):
+        for name in ("instances", "found", "mined", "mined_found", "nots", "flagged", "unlabelled"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
     def recall(self) -> str:
         return f"{self.found / self.instances:.2f}" if self.instances else "-"
+
+    @property
+    def mined_recall(self) -> str:
+        return f"{self.mined_found / self.mined:.2f}" if self.mined else "-"
 
 
 @dataclass
@@ -143,6 +150,9 @@ def match(labels: Iterable[Label], findings: Iterable[Finding]) -> Result:
         if label.is_instance:
             tally.instances += 1
             tally.found += hit
+            if label.source == "miner":
+                tally.mined += 1
+                tally.mined_found += hit
             if not hit:
                 result.missed.append(label)
         else:
@@ -163,13 +173,14 @@ def match(labels: Iterable[Label], findings: Iterable[Finding]) -> Result:
 
 
 def _table_row(name: str, tally: Tally) -> str:
-    return f"| {name} | {tally.instances} | {tally.found} | {tally.recall} | {tally.nots} | {tally.flagged} | {tally.unlabelled} |"
+    return (f"| {name} | {tally.instances} | {tally.found} | {tally.recall} | {tally.mined_found}/{tally.mined} | "
+            f"{tally.mined_recall} | {tally.nots} | {tally.flagged} | {tally.unlabelled} |")
 
 
 def report(result: Result, families: dict[str, str], header: str) -> str:
     """The Markdown report."""
-    lines = [header, "", "| Rule | Instances | Found | Recall | `not` labels | Flagged `not` (FP) | Unlabelled findings |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [header, "", "| Rule | Instances | Found | Recall | Found/mined | Recall (mined) | `not` labels "
+             "| Flagged `not` (FP) | Unlabelled findings |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     by_family: dict[str, Tally] = defaultdict(Tally)
     overall = Tally()
     for code in sorted(result.tallies):
@@ -180,7 +191,9 @@ def report(result: Result, families: dict[str, str], header: str) -> str:
     for family in sorted(by_family):
         lines.append(_table_row(f"family {family}", by_family[family]))
     lines.append(_table_row("**all**", overall))
-    lines += ["", "Unlabelled findings: findings of these rules in the labelled files at no labelled line.", ""]
+    lines += ["", "Recall (mined): over the instances the syntactic miners found, independently of gpulint "
+              "(instances taken from gpulint's own findings can only raise recall). Unlabelled findings: "
+              "findings of these rules in the labelled files at no labelled line.", ""]
     lines += [f"## Missed instances ({len(result.missed)})", ""]
     lines += [f"- {label.code} {label.repo} `{label.where}`: {label.why}" for label in result.missed]
     lines += ["", f"## Flagged `not` labels ({len(result.flagged)})", ""]
