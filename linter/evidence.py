@@ -55,12 +55,15 @@ from .values import (  # noqa: F401
     COLLECTIONS,
     DEVICE,
     HOST,
+    LIST,
     OTHER,
     Kind,
     Ty,
+    dominant,
     is_device_resident,
     join,
     library_of,
+    same,
 )
 
 #: Top-level modules whose presence makes a file worth analysing.
@@ -167,7 +170,7 @@ class TypeEnv:
                 if value is UNBOUND:
                     continue
                 result = value if result is UNBOUND else join(result, value)  # type: ignore[arg-type]
-            if result is not UNBOUND and (current is UNBOUND or result != current):
+            if result is not UNBOUND and (current is UNBOUND or not same(result, current)):  # type: ignore[arg-type]
                 self.bind(name, result)  # type: ignore[arg-type]
 
     def lookup(self, name: str) -> Ty | None:
@@ -213,88 +216,63 @@ class TypeEnv:
                 self.bind(alias.asname or alias.name, Ty("symbol", f"{node.module}.{alias.name}"))
 
     def bind_target(self, target: ast.expr, ty: Ty | None) -> None:
-        """Bind an assignment target. Unpacking a `Kind.TUPLE` binds each name to its item,
-        unpacking a value whose items are known (a tensor's rows, the parts of a placed
-        batch) binds each name to an item; other parts of unpacked values become unknown."""
+        """Bind an assignment target. Unpacking a tuple whose items are known (`w, v =
+        np.linalg.eigh(a)`) binds each name to its item; other unpacked parts are unknown."""
         if isinstance(target, ast.Name):
             self.bind(target.id, ty)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            elements = target.elts
-            if ty is not None and ty.kind == "tuple" and len(ty.items) == len(elements) \
-                    and not any(isinstance(e, ast.Starred) for e in elements):
-                items: tuple[Ty | None, ...] = ty.items
-            else:
-                items = (_element_type(ty),) * len(elements)
-            for element, item in zip(elements, items):
-                if isinstance(element, ast.Starred):
-                    self.bind_target(element.value, None)  # a list of items
-                else:
-                    self.bind_target(element, item)
+            items = _unpacked(ty, target)
+            for element, item in zip(target.elts, items):
+                self.bind_target(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Starred):
             self.bind_target(target.value, None)
 
     def bind_loop_target(self, target: ast.expr, iterable: ast.expr) -> None:
-        """`for i, row in df.iterrows()` binds `row` to a Series, `for chunk in reader` (a
-        chunked reader) binds `chunk` to a frame; other targets are unknown."""
-        chunk = self._chunk_target(target, iterable)
-        if chunk is not None:
-            name, reader = chunk
-            self.bind_target(target, None)
-            self.bind(name, Ty("frame", reader.lib))
+        """Bind what each iteration of `for target in iterable` binds: `for i, row in
+        df.iterrows()` binds `row` to a Series, `for chunk in reader` (a chunked reader) binds
+        `chunk` to a frame, `for row in t` a row of a tensor or a CuPy array; `enumerate(...)`
+        and `zip(...)` are followed to what they iterate. Other targets are unknown."""
+        parts = self._iterated_parts(target, iterable)
+        if parts is not None:
+            for part_target, part_iterable in parts:
+                if part_iterable is None:
+                    self.bind_target(part_target, None)
+                else:
+                    self.bind_loop_target(part_target, part_iterable)
+            return
+        rows = iterates_rows(iterable, self)
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and rows is not None:
+            self.bind_target(target.elts[0], None)
+            self.bind_target(target.elts[1], Ty(Kind.SERIES, rows))
             return
         if isinstance(target, (ast.Name, ast.Tuple, ast.List)):
             element = _element_type(self.type_of(iterable))
-            if element is not None:  # `for row in t` over a tensor or CuPy array: rows on its device
+            if element is not None:  # `for x, y in loader`: each item unpacks into its own items
                 self.bind_target(target, element)
                 return
-        counted = self._enumerated(target, iterable)
-        if counted is not None:  # `for i, batch in enumerate(loader)`
-            self.bind_target(target, None)
-            self.bind_target(counted[0], counted[1])
-            return
-        if (
-            isinstance(target, ast.Tuple)
-            and len(target.elts) == 2
-            and isinstance(target.elts[1], ast.Name)
-            and iterates_rows(iterable, self) is not None
-        ):
-            self.bind_target(target.elts[0], None)
-            self.bind(target.elts[1].id, Ty("series", iterates_rows(iterable, self) or ""))
-            return
         self.bind_target(target, None)
 
-    def _enumerated(self, target: ast.expr, iterable: ast.expr) -> tuple[ast.expr, Ty] | None:
-        """`for i, item in enumerate(items)` where the items' type is known: the target that
-        binds each item, and that type."""
-        if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(iterable, ast.Call)
-                and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate"
-                and iterable.args and not isinstance(iterable.args[0], ast.Starred)
-                and not isinstance(target.elts[1], ast.Starred) and self.is_builtin("enumerate")):
-            return None
-        element = _element_type(self.type_of(iterable.args[0]))
-        return (target.elts[1], element) if element is not None else None
-
-    def _chunk_target(self, target: ast.expr, iterable: ast.expr) -> tuple[str, Ty] | None:
-        """`for chunk in reader` or `for i, chunk in enumerate(reader)` over a chunked reader:
-        the name bound to each chunk, and the reader."""
-        if (
-            isinstance(target, ast.Tuple)
-            and len(target.elts) == 2
-            and isinstance(target.elts[1], ast.Name)
+    def _iterated_parts(self, target: ast.expr, iterable: ast.expr) -> list[tuple[ast.expr, ast.expr | None]] | None:
+        """`for i, x in enumerate(xs)` -> [(i, None), (x, xs)]; `for a, b in zip(xs, ys)` ->
+        [(a, xs), (b, ys)]: each part of the target and what it iterates (None: not data)."""
+        if not (
+            isinstance(target, (ast.Tuple, ast.List))
             and isinstance(iterable, ast.Call)
             and isinstance(iterable.func, ast.Name)
-            and iterable.func.id == "enumerate"
-            and self.is_builtin("enumerate")
-            and len(iterable.args) == 1
-            and not isinstance(iterable.args[0], ast.Starred)
+            and iterable.func.id in ("enumerate", "zip")
+            and self.is_builtin(iterable.func.id)
+            and iterable.args
+            and not any(isinstance(a, ast.Starred) for a in iterable.args)
+            and not any(isinstance(e, ast.Starred) for e in target.elts)
         ):
-            name, iterable = target.elts[1].id, iterable.args[0]
-        elif isinstance(target, ast.Name):
-            name = target.id
-        else:
             return None
-        reader = self.type_of(iterable)
-        return (name, reader) if reader is not None and reader.kind == "reader" else None
+        if iterable.func.id == "enumerate":
+            if len(target.elts) != 2 or len(iterable.args) > 2 or any(k.arg != "start" for k in iterable.keywords):
+                return None
+            return [(target.elts[0], None), (target.elts[1], iterable.args[0])]
+        if len(target.elts) != len(iterable.args) or any(k.arg != "strict" for k in iterable.keywords):
+            return None
+        return list(zip(target.elts, iterable.args))
 
     # -- evaluating expressions ------------------------------------------------
     def qualname(self, node: ast.expr) -> str | None:
@@ -328,6 +306,8 @@ class TypeEnv:
             return torch_api.constant_type(node.value) or OTHER
         if isinstance(node, ast.IfExp):
             return torch_api.device_choice(self.type_of(node.body), self.type_of(node.orelse))
+        if isinstance(node, (ast.List, ast.ListComp)):
+            return LIST
         if isinstance(node, ast.JoinedStr):
             return torch_api.formatted_type(node) or OTHER
         if isinstance(node, _LITERALS):
@@ -399,6 +379,8 @@ class TypeEnv:
                 return self.resolver.call(self, node)
             if callee is not None and callee.lib == "torch" and callee.kind in ("model", "placed", "class"):
                 return torch_api.call_type(callee, node, self)
+            if callee is OTHER and func.id in ("list", "sorted") and self.is_builtin(func.id):
+                return LIST
             if callee is not None and callee.kind == "class" or callee is OTHER:
                 return OTHER
             return None
@@ -446,6 +428,12 @@ class TypeEnv:
             return numpy_api.subscript_type(receiver, node.slice, self)
         if receiver.kind == "collection":
             return receiver
+        if receiver.kind == "tuple":
+            return _item(receiver, node.slice)
+        if receiver.kind == "indexer" and isinstance(node.value, ast.Attribute):
+            # `frame.loc[...]`: what it selects depends on what the indexer belongs to
+            owner = self.type_of(node.value.value)
+            return None if owner is None else pandas_api.indexed_type(owner, node.value.attr, node.slice, self)
         return pandas_api.subscript_type(receiver, node.slice, self)
 
 
@@ -457,24 +445,49 @@ def _arith(left: Ty | None, right: Ty | None) -> Ty | None:
     """The result of an operator on two operands: frame beats series beats scalar."""
     if torch_api.is_torch_value(left) or torch_api.is_torch_value(right):
         return torch_api.arith(left, right)
-    kinds = [t for t in (left, right) if t is not None and t.kind in ("frame", "series", "ndframe", "array")]
-    if not kinds:
-        return None
-    for kind in ("frame", "ndframe", "series", "array"):
-        for ty in kinds:
-            if ty.kind == kind:
-                return ty
-    return None
+    return dominant([left, right])
+
+
+def _unpacked(ty: Ty | None, target: ast.Tuple | ast.List) -> tuple[Ty | None, ...]:
+    """What each part of an unpacking target gets: the items of a tuple of known items when
+    the counts match (and nothing is starred), the items of a value whose items are known
+    (a tensor's rows, the parts of a placed batch), else unknown."""
+    count = len(target.elts)
+    if any(isinstance(e, ast.Starred) for e in target.elts):
+        return (None,) * count
+    if ty is not None and ty.kind == "tuple" and len(ty.items) == count:
+        return ty.items
+    return (_element_type(ty),) * count
 
 
 def _element_type(ty: Ty | None) -> Ty | None:
     """What iterating a value yields when that is known: rows of a tensor or a CuPy array,
-    on the same device; placed values from something placed (a batch, a prepared loader)."""
-    if ty is None or ty.kind not in ("tensor", "output", "placed", "array"):
+    on the same device; placed values from something placed (a batch, a prepared loader);
+    the chunks of a chunked reader (frames); the items of a tuple when they all agree."""
+    if ty is None:
+        return None
+    if ty.kind == "reader":
+        return Ty(Kind.FRAME, ty.lib)
+    if ty.kind == "tuple":
+        first = ty.items[0] if ty.items else None
+        return first if all(same(item, first) for item in ty.items) else None
+    if ty.kind not in ("tensor", "output", "placed", "array"):
         return None
     if ty.lib == "torch":
         return torch_api.element_type(ty)
     return numpy_api.element_type(ty)
+
+
+def _item(ty: Ty, key: ast.expr) -> Ty | None:
+    """`result[0]` of a tuple of known items."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub) and isinstance(key.operand, ast.Constant):
+        index = key.operand.value
+        index = -index if type(index) is int else None
+    else:
+        index = key.value if isinstance(key, ast.Constant) else None
+    if type(index) is not int or not -len(ty.items) <= index < len(ty.items):
+        return None
+    return ty.items[index]
 
 
 def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv | None = None) -> Ty | None:

@@ -1,16 +1,22 @@
 """What gpulint knows about NumPy, CuPy and SciPy: which calls return arrays.
 
 Arrays are `Ty("array", lib)` with lib "numpy" or "cupy"; CuPy arrays always live on the
-device, and `cupy.asnumpy`/`.get()` copy them to the host. Nothing here imports NumPy.
+device, and `cupy.asnumpy`/`.get()` copy them to the host. Functions that return several
+arrays (`np.linalg.eigh`, `np.histogram`) give a `Ty("tuple")` whose items are known. A
+ufunc (NumPy's or `scipy.special`'s) applied to a frame or a series gives a frame or a
+series: pandas handles ufuncs itself. SciPy's functions (and CuPy's `cupyx.scipy`) are
+looked up by their name below `scipy.` (`signal.convolve`). Nothing here imports NumPy.
 """
 
 from __future__ import annotations
 
 import ast
 
-from .values import Env, Kind, Ty, library_of
+from .values import Env, Kind, Ty, argument, dominant, has_unpacking, library_of
 
 ARRAY_LIBRARIES = {"numpy": "numpy", "cupy": "cupy"}
+#: Where SciPy's API lives, mapped to the array library its functions return.
+SCIPY_LIBRARIES = {"scipy": "numpy", "cupyx.scipy": "cupy"}
 
 ARRAY_FACTORIES = frozenset(
     """array asarray ascontiguousarray zeros ones empty full arange linspace logspace zeros_like ones_like
@@ -21,6 +27,19 @@ ARRAY_FACTORIES = frozenset(
 ARRAY_FACTORIES = ARRAY_FACTORIES | frozenset(
     "diff cumsum cumprod sort flip tile repeat fromiter loadtxt genfromtxt atleast_1d atleast_2d unique convolve".split()
 )
+#: Functions of NumPy's (and CuPy's) submodules that return one array.
+ARRAY_FUNCTIONS = frozenset(
+    """linalg.inv linalg.pinv linalg.solve linalg.cholesky linalg.eigvals linalg.eigvalsh linalg.matrix_power
+    fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.ifft2 fft.fftn fft.ifftn fft.rfftn fft.irfftn fft.fftfreq
+    fft.rfftfreq fft.fftshift fft.ifftshift histogram_bin_edges unique_values""".split()
+)
+#: Functions that return a fixed number of arrays (further cases in `_tuple_size`).
+TUPLE_FUNCTIONS = {
+    "linalg.eig": 2, "linalg.eigh": 2, "histogram": 2, "histogram2d": 3, "unique_counts": 2,
+    "unique_inverse": 2, "unique_all": 4,
+}
+#: NumPy ufuncs with two outputs: `np.modf(x)` is (fractional part, integral part).
+TWO_OUTPUT_UFUNCS = frozenset({"divmod", "frexp", "modf"})
 #: Array methods and attributes that return an array.
 ARRAY_TO_ARRAY = frozenset(
     "copy astype reshape ravel flatten transpose squeeze clip round cumsum cumprod T".split()
@@ -56,22 +75,74 @@ NUMPY_UFUNCS = frozenset(
 )
 
 
+#: Ufuncs of `scipy.special` with one output (SciPy 1.17): like NumPy's, they keep a frame a
+#: frame and a series a series, and return an array for an array.
+SCIPY_SPECIAL_UFUNCS = frozenset(
+    """agm bdtr bdtrc bdtri bdtrik bdtrin bei beip ber berp besselpoly beta betainc betaincc betainccinv
+    betaincinv betaln binom boxcox boxcox1p btdtria btdtrib cbrt chdtr chdtrc chdtri chdtriv chndtr
+    chndtridf chndtrinc chndtrix cosdg cosm1 cotdg dawsn digamma ellipe ellipeinc ellipk ellipkinc ellipkm1
+    elliprc elliprd elliprf elliprg elliprj entr erf erfc erfcinv erfcx erfi erfinv eval_chebyc eval_chebys
+    eval_chebyt eval_chebyu eval_gegenbauer eval_genlaguerre eval_hermite eval_hermitenorm eval_jacobi
+    eval_laguerre eval_legendre eval_sh_chebyt eval_sh_chebyu eval_sh_jacobi eval_sh_legendre exp1 exp10
+    exp2 expi expit expm1 expn exprel fdtr fdtrc fdtri fdtridfd gamma gammainc gammaincc gammainccinv
+    gammaincinv gammaln gammasgn gdtr gdtrc gdtria gdtrib gdtrix hankel1 hankel1e hankel2 hankel2e huber
+    hyp0f1 hyp1f1 hyp2f1 hyperu i0 i0e i1 i1e inv_boxcox inv_boxcox1p it2struve0 itmodstruve0 itstruve0 iv
+    ive j0 j1 jn jv jve k0 k0e k1 k1e kei keip ker kerp kl_div kn kolmogi kolmogorov kv kve log1p log_expit
+    log_ndtr log_wright_bessel loggamma logit lpmv mathieu_a mathieu_b modstruve nbdtr nbdtrc nbdtri nbdtrik
+    nbdtrin ncfdtr ncfdtri ncfdtridfd ncfdtridfn ncfdtrinc nctdtr nctdtridf nctdtrinc nctdtrit ndtr ndtri
+    ndtri_exp nrdtrimn nrdtrisd obl_cv owens_t pdtr pdtrc pdtri pdtrik poch powm1 pro_cv pseudo_huber psi
+    radian rel_entr rgamma round sindg smirnov smirnovi spence stdtr stdtridf stdtrit struve tandg tklmbda
+    voigt_profile wofz wright_bessel wrightomega xlog1py xlogy y0 y1 yn yv yve zetac""".split()
+)
+#: SciPy functions (by their name below `scipy.`) that convert their input with `asarray` and
+#: return one array, whatever they were given.
+SCIPY_ARRAY_FUNCTIONS = frozenset(
+    """special.softmax special.log_softmax
+    signal.convolve signal.correlate signal.fftconvolve signal.oaconvolve signal.convolve2d signal.correlate2d
+    signal.filtfilt signal.sosfiltfilt signal.medfilt signal.medfilt2d signal.savgol_filter signal.detrend
+    signal.resample_poly signal.decimate signal.hilbert signal.wiener signal.get_window signal.sosfilt
+    signal.lfilter
+    ndimage.gaussian_filter ndimage.gaussian_filter1d ndimage.uniform_filter ndimage.uniform_filter1d
+    ndimage.median_filter ndimage.maximum_filter ndimage.minimum_filter ndimage.convolve ndimage.correlate
+    ndimage.zoom ndimage.rotate ndimage.shift
+    fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.ifft2 fft.fftn fft.ifftn fft.rfftn fft.irfftn fft.fftfreq
+    fft.rfftfreq fft.fftshift fft.ifftshift fft.dct fft.idct
+    spatial.distance.cdist spatial.distance.pdist spatial.distance.squareform
+    linalg.inv linalg.pinv linalg.expm linalg.sqrtm linalg.logm linalg.solve linalg.solve_triangular
+    linalg.cholesky linalg.eigvals linalg.eigvalsh linalg.block_diag linalg.toeplitz linalg.circulant
+    linalg.hankel""".split()
+)
+#: Filters that return (output, final state) instead when given an initial state `zi=`
+#: (the position it may be passed at).
+_STATEFUL_FILTERS = {"signal.lfilter": 3, "signal.sosfilt": 2}
+
+
 def is_numpy_ufunc(qualname: str | None) -> bool:
     """`numpy.sqrt` (however imported) is a ufunc; `numpy.sum` is a plain function."""
     return qualname is not None and qualname.startswith("numpy.") and qualname[6:] in NUMPY_UFUNCS
 
 
 def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
-    """What a NumPy or CuPy function (or class, as an annotation) returns."""
+    """What a NumPy, CuPy or SciPy function (or class, as an annotation) returns."""
     array = library_of(qualname, ARRAY_LIBRARIES)
     if array is None:
-        return None
+        scipy = library_of(qualname, SCIPY_LIBRARIES) if "scipy." in qualname else None
+        return _scipy_type(scipy[0], qualname.partition("scipy.")[2], call, env) if scipy else None
     lib, attr = array
+    if call is not None and env is not None:
+        if lib == "numpy" and attr in NUMPY_UFUNCS:
+            applied = _ufunc_type(call, env, 2 if attr in TWO_OUTPUT_UFUNCS else 1)
+            if applied is not None:
+                return applied
+        size = _tuple_size(attr, call)
+        if size:
+            return array_tuple(lib, size)
+        if attr in ARRAY_FUNCTIONS:
+            return Ty(Kind.ARRAY, lib)
     if attr == "where" and call is not None and len(call.args) != 3:
         return None  # `np.where(condition)` returns a tuple of index arrays
-    if attr == "unique" and call is not None and any(k.arg is None or k.arg.startswith("return_")
-                                                     for k in call.keywords):
-        return None  # `return_counts=True` and the like return a tuple
+    if attr == "unique" and call is not None and _unique_outputs(call) != 1:
+        return None  # `return_counts=True` and the like return a tuple (see `_tuple_size`)
     if attr in ("random.default_rng", "random.Generator") and lib == "numpy" and call is not None:
         return Ty(Kind.GENERATOR, lib)
     if lib == "cupy" and attr == "asnumpy":
@@ -113,3 +184,94 @@ def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
 def element_type(ty: Ty) -> Ty | None:
     """Iterating a CuPy array yields rows on the device."""
     return ty if ty.lib == "cupy" else None
+
+
+def array_tuple(lib: str, size: int) -> Ty:
+    """A tuple of `size` arrays of `lib`."""
+    return Ty(Kind.TUPLE, lib, items=(Ty(Kind.ARRAY, lib),) * size)
+
+
+def _flag(call: ast.Call, name: str, position: int | None = None, default: bool = False) -> bool | None:
+    """The value of a boolean argument when it is a constant (`default` when not passed),
+    None when decided at run time."""
+    value = argument(call, name, position)
+    if value is None:
+        return default
+    return bool(value.value) if isinstance(value, ast.Constant) else None
+
+
+def _unique_outputs(call: ast.Call) -> int | None:
+    """How many arrays `np.unique` returns: one, plus one per `return_*=True`."""
+    if any(k.arg is None for k in call.keywords):
+        return None
+    flags = [_flag(call, name) for name in ("return_index", "return_inverse", "return_counts")]
+    return None if None in flags else 1 + sum(flags)  # type: ignore[arg-type]
+
+
+def _tuple_size(attr: str, call: ast.Call) -> int | None:
+    """How many arrays a NumPy (or CuPy) function returns as a tuple; None if it returns one
+    array, or if the count is not known."""
+    if has_unpacking(call):
+        return None
+    if attr in TUPLE_FUNCTIONS:
+        return TUPLE_FUNCTIONS[attr]
+    if attr == "meshgrid":
+        return len(call.args) or None
+    if attr == "unique":
+        size = _unique_outputs(call)
+        return size if size and size > 1 else None
+    if attr == "linalg.svd":
+        return 3 if _flag(call, "compute_uv", 2, default=True) else None
+    if attr == "linalg.qr":
+        mode = argument(call, "mode", 1)
+        if mode is None or isinstance(mode, ast.Constant) and mode.value in ("reduced", "complete", "raw"):
+            return 2
+    return None
+
+
+def _ufunc_type(call: ast.Call, env: Env, outputs: int) -> Ty | None:
+    """A ufunc applied to a frame, a series or an array gives one of the same kind (the
+    strongest of its operands: a frame with a series gives a frame); None when no operand is
+    one of those."""
+    if has_unpacking(call):
+        return None
+    operand = dominant([env.type_of(a) for a in call.args])
+    if operand is None:
+        return None
+    result = Ty(operand.kind, operand.lib)
+    return Ty(Kind.TUPLE, operand.lib, items=(result,) * outputs) if outputs > 1 else result
+
+
+def _scipy_type(lib: str, name: str, call: ast.Call | None, env: Env | None) -> Ty | None:
+    """What `scipy.<name>(...)` (or `cupyx.scipy.<name>(...)`) returns; `lib` is the array
+    library of its results."""
+    if call is None or env is None or has_unpacking(call):
+        return None
+    if name.startswith("special.") and name[8:] in SCIPY_SPECIAL_UFUNCS:
+        applied = _ufunc_type(call, env, 1)
+        if applied is not None and applied.kind != "array":
+            return applied
+        return Ty(Kind.ARRAY, lib)
+    if name in _STATEFUL_FILTERS and argument(call, "zi", _STATEFUL_FILTERS[name]) is not None:
+        return None
+    if name in SCIPY_ARRAY_FUNCTIONS:
+        return Ty(Kind.ARRAY, lib)
+    size = _scipy_tuple_size(name, call)
+    return array_tuple(lib, size) if size else None
+
+
+def _scipy_tuple_size(name: str, call: ast.Call) -> int | None:
+    """How many arrays a `scipy.linalg` decomposition returns in its default form."""
+    if name == "linalg.eigh":
+        return 2 if _flag(call, "eigvals_only") is False else None
+    if name == "linalg.eig":
+        return 2 if not call.keywords and len(call.args) <= 2 else None
+    if name == "linalg.svd":
+        return 3 if _flag(call, "compute_uv", 2, default=True) else None
+    if name == "linalg.qr":
+        mode = argument(call, "mode", 3)
+        default = mode is None or isinstance(mode, ast.Constant) and mode.value in ("full", "economic")
+        return 2 if default and _flag(call, "pivoting", 4) is False else None
+    if name == "linalg.lu":
+        return 3 if not call.keywords and len(call.args) == 1 else None
+    return None

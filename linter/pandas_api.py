@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from .values import OTHER, Env, Kind, Ty, argument, library_of
+from .values import LIST, OTHER, Env, Kind, Ty, argument, has_unpacking, library_of
 
 #: Module qualified names whose DataFrame API is pandas', mapped to the library family.
 FRAME_LIBRARIES = {
@@ -57,6 +57,52 @@ GROUPBY_TO_NDFRAME = frozenset(
 )
 #: Kinds whose values are frames or series.
 NDFRAME_KINDS = frozenset({"frame", "series", "ndframe"})
+#: Functions elsewhere that return a frame of a frame library.
+OTHER_FRAME_FACTORIES = {"dask.datasets.timeseries": "dask"}
+#: Functions that apply elementwise to a series (the name of the parameter it is passed as):
+#: a series in, a series out. `to_datetime` also assembles a frame's columns into a series;
+#: the null tests return a frame for a frame.
+ELEMENTWISE_FUNCTIONS = {
+    "to_numeric": "arg", "to_datetime": "arg", "to_timedelta": "arg", "cut": "x", "qcut": "x",
+    "isna": "obj", "isnull": "obj", "notna": "obj", "notnull": "obj",
+}
+_NULL_TESTS = frozenset({"isna", "isnull", "notna", "notnull"})
+
+#: Public attributes of `pandas.DataFrame` (pandas 3.1): `frame.<name>` is one of these, not
+#: a column, so only other names are columns read by attribute.
+FRAME_ATTRIBUTES = frozenset("""
+    T abs add add_prefix add_suffix agg aggregate align all any apply asfreq asof assign astype at at_time
+    attrs axes between_time bfill boxplot clip columns combine combine_first compare convert_dtypes copy
+    corr corrwith count cov cummax cummin cumprod cumsum describe diff div divide dot drop drop_duplicates
+    droplevel dropna dtypes duplicated empty eq equals eval ewm expanding explode ffill fillna filter
+    first_valid_index flags floordiv from_arrow from_dict from_records ge get groupby gt head hist iat
+    idxmax idxmin iloc index infer_objects info insert interpolate isetitem isin isna isnull items
+    iterrows itertuples join keys kurt kurtosis last_valid_index le loc lt map mask max mean median melt
+    memory_usage merge min mod mode mul multiply ndim ne nlargest notna notnull nsmallest nunique
+    pct_change pipe pivot pivot_table plot pop pow prod product quantile query radd rank rdiv reindex
+    reindex_like rename rename_axis reorder_levels replace resample reset_index rfloordiv rmod rmul
+    rolling round rpow rsub rtruediv sample select select_dtypes sem set_axis set_flags set_index shape
+    shift size skew sort_index sort_values sparse squeeze stack std style sub subtract sum swaplevel tail
+    take to_clipboard to_csv to_dict to_excel to_feather to_hdf to_html to_iceberg to_json to_latex
+    to_markdown to_numpy to_orc to_parquet to_period to_pickle to_records to_sql to_stata to_string
+    to_timestamp to_xarray to_xml transform transpose truediv truncate tz_convert tz_localize unstack
+    update value_counts values var where xs
+    append applymap backfill bool first last lookup pad swapaxes iteritems
+""".split())
+#: What the other frame libraries add to pandas' DataFrame attributes (and older pandas had).
+EXTRA_FRAME_ATTRIBUTES = {
+    "dask": frozenset("""
+        compute persist npartitions divisions known_divisions partitions map_partitions map_overlap
+        repartition to_delayed to_dask_array to_bag visualize dask optimize random_split categorize
+        clear_divisions get_partition reduction shuffle to_backend expr pprint simplify lower_once
+        analyze explain enforce_runtime_divisions nunique_approx memory_usage_per_partition
+    """.split()),
+    "cudf": frozenset("""
+        to_pandas to_cupy to_arrow to_dlpack values_host from_pandas hash_values partition_by_hash
+        scatter_by_map interleave_columns nans_to_nulls label_encoding to_avro
+    """.split()),
+    "modin": frozenset("modin".split()),
+}
 
 
 def _array_lib(lib: str) -> str:
@@ -68,8 +114,11 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     """What a function of a frame library returns (or the class an annotation names)."""
     frame = library_of(qualname, FRAME_LIBRARIES)
     if frame is None:
-        return None
+        other = OTHER_FRAME_FACTORIES.get(qualname)
+        return Ty(Kind.FRAME, other) if other is not None and call is not None else None
     lib, attr = frame
+    if attr in ELEMENTWISE_FUNCTIONS and call is not None and env is not None:
+        return _elementwise_type(attr, lib, call, env)
     if call is not None and attr in CHUNKED_READERS:
         chunked = _chunked(call)
         if chunked is None:
@@ -90,6 +139,31 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     if attr in NDFRAME_FACTORIES:
         return Ty(Kind.NDFRAME, lib)
     return None
+
+
+def _elementwise_type(function: str, lib: str, call: ast.Call, env: Env) -> Ty | None:
+    """`pd.to_numeric(series)` is a series; `pd.cut(series, bins, retbins=True)` a tuple of the
+    series and the bins (an array)."""
+    if has_unpacking(call):
+        return None
+    value = argument(call, ELEMENTWISE_FUNCTIONS[function], 0)
+    source = env.type_of(value) if value is not None else None
+    if source is None:
+        return None
+    if source.kind == "series" or source.kind == "frame" and function == "to_datetime":
+        result = Ty(Kind.SERIES, lib)
+    elif source.kind in ("frame", "ndframe") and function in _NULL_TESTS:
+        result = Ty(source.kind, lib)
+    else:
+        return None
+    if function in ("cut", "qcut"):
+        bins = argument(call, "retbins", 4 if function == "cut" else 3)
+        if bins is not None:
+            if not isinstance(bins, ast.Constant):
+                return None
+            if bins.value:
+                return Ty(Kind.TUPLE, lib, items=(result, Ty(Kind.ARRAY, "numpy")))
+    return result
 
 
 def _chunked(call: ast.Call) -> bool | None:
@@ -179,6 +253,11 @@ def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
             return receiver
         if method == "to_frame":
             return Ty(Kind.FRAME, lib)
+        if method == "unique" and kind == "series":
+            # pandas and Modin give an array; cuDF and Dask give a series of their own
+            return Ty(Kind.ARRAY, "numpy") if lib in ("pandas", "modin") else receiver
+        if method in ("tolist", "to_list") and kind == "series" and lib in ("pandas", "modin"):
+            return LIST
         if method == "groupby" and kind == "series":
             return Ty(Kind.GROUPBY, lib)
         if method == "to_numpy":
@@ -205,7 +284,18 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
             return None if lib == "dask" else Ty(Kind.ARRAY, _array_lib(lib))
         if attr == "T" and receiver.kind == "frame":
             return receiver
+        if receiver.kind == "frame" and is_column_attribute(attr, lib):
+            return Ty(Kind.SERIES, lib)
     return None
+
+
+def is_column_attribute(attr: str, lib: str) -> bool:
+    """`frame.<attr>` reads a column: the name is no attribute or method of the frame."""
+    return (
+        not attr.startswith("_")
+        and attr not in FRAME_ATTRIBUTES
+        and attr not in EXTRA_FRAME_ATTRIBUTES.get(lib, ())
+    )
 
 
 def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
@@ -214,7 +304,7 @@ def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
     if receiver.kind == "frame":
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return Ty(Kind.SERIES, receiver.lib)
-        if isinstance(key, ast.List):
+        if _is_list(key, env):
             return receiver
         key_ty = env.type_of(key)
         if key_ty is not None and key_ty.kind == "series":
@@ -227,6 +317,50 @@ def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
         if key_ty is not None and key_ty.kind == "series":
             return receiver
     return None
+
+
+def _is_list(node: ast.expr, env: Env) -> bool:
+    """A list literal or comprehension, or a name (or call) known to give a list."""
+    if isinstance(node, (ast.List, ast.ListComp)):
+        return True
+    ty = env.type_of(node)
+    return ty is not None and ty.builtin == "list"
+
+
+def _selects_many(key: ast.expr, env: Env) -> bool:
+    """An indexer key that selects any number of rows (or columns): a slice, a list, a
+    boolean mask or labels in a series or an array."""
+    if isinstance(key, ast.Slice) or _is_list(key, env):
+        return True
+    ty = env.type_of(key)
+    return ty is not None and ty.kind in ("series", "array")
+
+
+def _selects_one(key: ast.expr, indexer: str) -> bool:
+    """An indexer key that selects one column: a label for `.loc`, a position for `.iloc`."""
+    if not isinstance(key, ast.Constant) or isinstance(key.value, bool):
+        return False
+    return isinstance(key.value, int) if indexer == "iloc" else isinstance(key.value, (str, int))
+
+
+def indexed_type(owner: Ty, indexer: str, key: ast.expr, env: Env) -> Ty | None:
+    """`owner.loc[key]` or `owner.iloc[key]` on a frame or a series: rows selected by a slice,
+    a list or a mask keep the owner's kind; `frame.loc[rows, cols]` is a frame for many
+    columns and a series for one."""
+    if indexer not in ("loc", "iloc") or owner.kind not in ("frame", "series"):
+        return None
+    rows, columns = key, None
+    if isinstance(key, ast.Tuple):
+        if owner.kind != "frame" or len(key.elts) != 2:
+            return None
+        rows, columns = key.elts
+    if not _selects_many(rows, env):
+        return None
+    if columns is None:
+        return Ty(owner.kind, owner.lib)
+    if _selects_many(columns, env):
+        return Ty(Kind.FRAME, owner.lib)
+    return Ty(Kind.SERIES, owner.lib) if _selects_one(columns, indexer) else None
 
 
 def iterates_rows(iterable: ast.expr, env: Env) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 
@@ -89,17 +89,25 @@ class Ty:
     ("pandas", "cudf", "modin", "dask", "numpy", "cupy", "torch"); for modules and symbols,
     their qualified name. place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
     the device whatever `place` says (see `is_device_resident`). items: for a `Kind.TUPLE`,
-    the type of each item (None where unknown).
+    the type of each item (None where unknown). builtin: for an `OTHER` value, the builtin
+    container it is when that matters ("list": `frame[cols]` selects columns); it takes no
+    part in comparisons, so a list is still `== OTHER` for rules that leave such values alone.
     """
 
     kind: Kind
     lib: str = ""
     place: str = ""
     items: tuple["Ty | None", ...] = ()
+    builtin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if type(self.kind) is not Kind:
             object.__setattr__(self, "kind", Kind(self.kind))
+
+    def __repr__(self) -> str:
+        fields = [repr(self.kind.value), *(f"{name}={value!r}" for name, value in (
+            ("lib", self.lib), ("place", self.place), ("items", self.items), ("builtin", self.builtin)) if value)]
+        return f"Ty({', '.join(fields)})"
 
     @property
     def is_frame(self) -> bool:
@@ -111,6 +119,8 @@ class Ty:
 
 
 OTHER = Ty(Kind.OTHER)
+#: A list (a literal, a comprehension, `list(...)`, `sorted(...)`).
+LIST = Ty(Kind.OTHER, builtin="list")
 #: Kinds that hold many values (as opposed to scalars).
 COLLECTIONS = frozenset({"frame", "series", "ndframe", "array", "groupby", "indexer", "accessor", "tensor"})
 #: Kinds of torch values that live somewhere (not devices, not classes).
@@ -132,8 +142,10 @@ class Env(Protocol):
 
 def join(a: Ty | None, b: Ty | None) -> Ty | None:
     """What a name holds where two branches that bound it to `a` and `b` meet."""
-    if a is b or a == b:
+    if a is b:
         return a
+    if a == b:
+        return a if a.builtin == b.builtin else replace(a, builtin="")  # type: ignore[union-attr]
     if a is not None and b is not None and a.lib == b.lib == "torch" and a.kind == b.kind:
         return join_torch(a, b)
     return None
@@ -145,6 +157,27 @@ def join_torch(a: Ty, b: Ty) -> Ty:
     if a.kind == "device":
         return Ty(Kind.DEVICE, "torch", HOST if a.place == b.place == HOST else DEVICE)
     return Ty(a.kind, "torch", a.place if a.place == b.place else "")
+
+
+def same(a: Ty | None, b: Ty | None) -> bool:
+    """`a` and `b` say the same, `builtin` included."""
+    return a == b and (a is None or a.builtin == b.builtin)  # type: ignore[union-attr]
+
+
+#: Kinds an operator's result takes from its operands, strongest first: a frame combined with
+#: a series is a frame, a series combined with an array or a scalar is a series.
+_DOMINANCE = ("frame", "ndframe", "series", "array")
+
+
+def dominant(types: "list[Ty | None]") -> Ty | None:
+    """The operand whose kind an elementwise operation (an operator, a NumPy ufunc) gives its
+    result: frame beats series beats array; None if there is no data operand."""
+    known = [ty for ty in types if ty is not None and ty.kind in _DOMINANCE]
+    for kind in _DOMINANCE:
+        for ty in known:
+            if ty.kind == kind:
+                return ty
+    return None
 
 
 def is_device_resident(ty: Ty | None) -> bool:

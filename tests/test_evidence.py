@@ -196,8 +196,9 @@ EXPRESSIONS = [
     ('pd.concat([df["a"], df["b"]])', series()),
     ('pd.concat([df["a"], df["b"]], axis=1)', Ty("ndframe", "pandas")),
     ("pd.concat(frames)", Ty("ndframe", "pandas")),
-    # column access by attribute could be a method or a column: no evidence
-    ("df.a", None),
+    # a name that is no DataFrame attribute reads a column; a method is no column
+    ("df.a", series()),
+    ("df.count", None),
     ("df.to_dict()", None),
     ("not df", OTHER),
 ]
