@@ -47,8 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--csv", action="store_true", help="print label-CSV rows")
     args = parser.parse_args(argv)
     try:
+        if not args.family.isidentifier():
+            raise ImportError(args.family)
         module = importlib.import_module(f"benchmarks.realcode.miners.{args.family}")
-    except ModuleNotFoundError:
+        module.MINERS  # noqa: B018 - a family module must define MINERS
+    except (ImportError, AttributeError):
         print(f"error: no miner module {args.family!r}", file=sys.stderr)
         return 2
     miners = dict(module.MINERS)
