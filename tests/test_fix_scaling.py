@@ -9,7 +9,7 @@ import weakref
 
 import pytest
 
-import gpulint.engine
+import gpulint.pipeline
 from gpulint import fix_text, lint_source
 from gpulint.rules.arrays import array_grown_in_loop
 from gpulint.rules.transfers import host_to_device_in_loop
@@ -30,7 +30,7 @@ print(plan_stats)
 def test_a_fix_pass_lets_go_of_its_tree_before_the_next_pass(monkeypatch):
     trees: list[weakref.ref] = []
     alive_at_start: list[int] = []
-    analyze = gpulint.engine.analyze
+    analyze = gpulint.pipeline.analyze
 
     def recording(*args, **kwargs):
         gc.collect()
@@ -39,7 +39,7 @@ def test_a_fix_pass_lets_go_of_its_tree_before_the_next_pass(monkeypatch):
         trees.append(weakref.ref(analysis.tree))
         return analysis
 
-    monkeypatch.setattr(gpulint.engine, "analyze", recording)
+    monkeypatch.setattr(gpulint.pipeline, "analyze", recording)
     fixed = fix_text(GROWN, unsafe_fixes=True)
     assert fixed != GROWN
     assert len(alive_at_start) >= 2
