@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
-from gpulint.dataflow import assigned_value, binding_before, binds
+from gpulint.dataflow import assigned_value, binds, position_in
 from gpulint.engine import RuleContext
 from gpulint.estimators import PIPELINE, SEARCH, TRANSFORMER, cross_validation_x, is_splitter, is_stateless, role
 from gpulint.registry import Example, Rule
@@ -18,6 +19,12 @@ class FitBeforeSplit(Rule):
     cross-validated (`cross_val_score`, `cross_validate`, `cross_val_predict`,
     `learning_curve`, `validation_curve`, `permutation_test_score`, or a search's `fit`).
     The finding is on the `fit_transform` (or `fit`) call.
+
+    The transformer's output is followed to the split through names, conversions and
+    slices (`Xs.astype(np.float32)`, `Xs[:, 1:]`, `.values`, `.drop(columns=...)`), through
+    `t.fit(X).transform(X)` or `t.fit(X)` followed by `t.transform(X)`, and through a
+    write-back into the data that is split: `X[:, k] = scaler.fit_transform(X[:, [k]])` or
+    `df[cols] = scaler.fit_transform(df[cols])` (also in a loop over the columns).
 
     Transformers that learn nothing from the values (`FunctionTransformer`, `Normalizer`,
     `PolynomialFeatures`, `HashingVectorizer`, random projections...) are not flagged.
@@ -89,8 +96,40 @@ documents = TfidfVectorizer().fit_transform(texts)
 search = GridSearchCV(LinearSVC(), {"C": [0.1, 1, 10]}, n_jobs=-1)
 search.fit(documents, labels)
 '''),
+        Example('''\
+import numpy as np
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import MinMaxScaler
+
+
+def prepare(X, y):
+    scaler = MinMaxScaler()
+    X[:, 3] = scaler.fit_transform(X[:, [3]]).ravel()
+    features = X[:, 1:].astype(np.float32)
+    return train_test_split(features, y, test_size=0.25)
+'''),
+        Example('''\
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import StandardScaler
+
+numeric = ["age", "income"]
+frame[numeric] = StandardScaler().fit_transform(frame[numeric])
+X_train, X_test, y_train, y_test = train_test_split(frame.drop(columns="label"), frame["label"])
+'''),
     )
     ok = (
+        Example('''\
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import MinMaxScaler
+
+
+def prepare(X, y, reference):
+    X_train, X_test, y_train, y_test = train_test_split(X, y)
+    scaler = MinMaxScaler()
+    X_train[:, 3] = scaler.fit_transform(X_train[:, [3]]).ravel()  # the training part only
+    X[:, 0] = scaler.fit_transform(reference[:, [0]]).ravel()  # fitted on another array
+    return X_train, X_test, y_train, y_test
+'''),
         Example('''\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
@@ -132,9 +171,7 @@ def split(encoder, X, y):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         for data in _split_data(node, ctx):
-            if not isinstance(data, ast.Name):
-                continue
-            fitted = _fitted_on_everything(data.id, ctx)
+            fitted = _fitted_on_everything(data, ctx)
             if fitted is not None and id(fitted[0]) not in self._reported:
                 self._reported.add(id(fitted[0]))
                 ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is split: its statistics "
@@ -167,15 +204,127 @@ def _argument(call: ast.Call, position: int, keyword: str) -> list[ast.expr]:
     return []
 
 
-def _fitted_on_everything(name: str, ctx: RuleContext) -> tuple[ast.Call, str] | None:
-    """When `name` was last bound to the output of a transformer fitted on the data it
-    transformed: the fitting call and a short name for the transformer."""
-    found = binding_before(ctx, name)
-    if found is None:
+#: Methods that hand on the same rows and values (converted, or some columns dropped).
+_PASSING_METHODS = frozenset(
+    {"astype", "copy", "to_numpy", "drop", "reshape", "ravel", "flatten", "squeeze", "toarray", "todense"}
+)
+_PASSING_CALLS = frozenset({"numpy.asarray", "numpy.array", "numpy.ascontiguousarray"})
+
+
+def _passed_on(node: ast.expr, ctx: RuleContext) -> ast.expr:
+    """The expression whose values `node` hands on: `X` in `X.astype(f)`, `X[:, 1:]`,
+    `X.values`, `X.to_numpy()`, `X.drop(columns=c)`, `np.asarray(X)`. A transformer's output
+    converted or sliced still carries what the transformer learned from all the rows."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Attribute) and node.attr == "values":
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PASSING_METHODS:
+            node = node.func.value
+        elif (isinstance(node, ast.Call) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
+              and ctx.qualname(node.func) in _PASSING_CALLS):
+            node = node.args[0]
+        else:
+            return node
+
+
+def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> tuple[ast.Call, str] | None:
+    """When `data` (what is split) comes from a transformer fitted on the data it
+    transformed: the fitting call and a short name for the transformer.
+
+    Followed back through the statements before the current one in the enclosing blocks of
+    the function: assignments of converted or sliced values (`X = Xs.astype(f)`, `X = df[cols]`)
+    lead to what they were made from, and a transformer's output written back into the data
+    (`X[:, k] = scaler.fit_transform(X[:, [k]])`, `df[cols] = scaler.fit_transform(df[cols])`)
+    is a leak of the data itself. Unknown (None) wherever control flow could bind the name
+    some other way."""
+    source = _passed_on(data, ctx)
+    if isinstance(source, ast.Call):  # `split(scaler.fit_transform(X), y)`
+        found = _here(ctx)
+        return _fitting(source, found[0], found[1], ctx) if found is not None else None
+    if not isinstance(source, ast.Name):
         return None
-    block, index = found
-    value = assigned_value(block[index], name)
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+    tracked = source.id
+    for block, index, outer in _earlier_statements(ctx):
+        if outer is not None:
+            if binds(outer, tracked):
+                return None  # a loop or a branch around the split may bind it too
+            continue
+        statement = block[index]
+        written = _written_back(statement, tracked, block, index, ctx)
+        if written is not None:
+            return written
+        if not binds(statement, tracked):
+            continue
+        value = assigned_value(statement, tracked)
+        if value is None or binds(value, tracked):
+            return None
+        origin = _passed_on(value, ctx)
+        if isinstance(origin, ast.Call):
+            return _fitting(origin, block, index, ctx)
+        if not isinstance(origin, ast.Name):
+            return None
+        tracked = origin.id
+    return None
+
+
+def _here(ctx: RuleContext) -> tuple[list[ast.stmt], int] | None:
+    if not ctx.statements:
+        return None
+    index = position_in(ctx.blocks[-1], ctx.statements[-1])
+    return None if index is None else (ctx.blocks[-1], index)
+
+
+def _earlier_statements(ctx: RuleContext) -> Iterator[tuple[list[ast.stmt], int, ast.stmt | None]]:
+    """The statements that ran before the current one, latest first, as (block, index,
+    None), through the enclosing blocks up to the enclosing function; on leaving a
+    compound statement, (block, -1, that statement)."""
+    for depth in range(len(ctx.statements) - 1, -1, -1):
+        block = ctx.blocks[depth]
+        index = position_in(block, ctx.statements[depth])
+        if index is None:
+            return
+        for earlier in range(index - 1, -1, -1):
+            yield block, earlier, None
+        if depth == 0:
+            return
+        outer = ctx.statements[depth - 1]
+        if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        yield block, -1, outer
+
+
+def _written_back(statement: ast.stmt, name: str, block: list[ast.stmt], index: int,
+                  ctx: RuleContext) -> tuple[ast.Call, str] | None:
+    """`name[...] = t.fit_transform(name[...])`, as a statement of its own or in the body of
+    a loop or a `with` (`for c in cols: df[c] = scaler.fit_transform(df[[c]])`): the
+    transformer learned from `name`'s rows and its output is now part of `name`."""
+    if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+        for inner in range(len(statement.body) - 1, -1, -1):
+            found = _written_back(statement.body[inner], name, statement.body, inner, ctx)
+            if found is not None:
+                return found
+        return None
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Subscript)):
+        return None
+    target = _passed_on(statement.targets[0], ctx)
+    if not (isinstance(target, ast.Name) and target.id == name):
+        return None
+    origin = _passed_on(statement.value, ctx)
+    found = _fitting(origin, block, index, ctx) if isinstance(origin, ast.Call) else None
+    if found is None or not found[0].args:
+        return None
+    fitted_on = _passed_on(found[0].args[0], ctx)
+    return found if isinstance(fitted_on, ast.Name) and fitted_on.id == name else None
+
+
+def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContext) -> tuple[ast.Call, str] | None:
+    """`value` (at `block[index]`) is the output of a transformer fitted on the data it
+    transforms: `t.fit_transform(X)`, `t.fit(X).transform(X)`, or `t.transform(X)` after
+    `t.fit(X)` earlier in the same block. The fitting call and the transformer's name."""
+    if not isinstance(value.func, ast.Attribute):
         return None
     method, receiver = value.func.attr, value.func.value
     if method == "fit_transform":
