@@ -116,14 +116,27 @@ def _assigned_names(nodes: Iterable[ast.AST]) -> set[str]:
     return names
 
 
+def _imports_cupy(tree: ast.Module) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "cupy" for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "cupy":
+            return True
+    return False
+
+
 def gpu301(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """Any host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")`,
-    `asnumpy`, `.to_pandas()`...) or `float(...)` of a call, inside a loop body."""
+    `asnumpy`, `.to_pandas()`..., and `.get()` in a file that imports CuPy) or `float(...)`
+    of a call, inside a loop body."""
     loops = _in_loops(tree)
+    cupy = _imports_cupy(tree)
     for node in ast.walk(tree):
         if id(node) not in loops:
             continue
         copy = _is_to_host(node)
+        if copy is None and cupy and _method(node) == "get" and not node.args and not node.keywords:
+            copy = ".get()"
         if copy is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             if node.func.id == "float" and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
                 copy = "float(...)"
