@@ -15,7 +15,11 @@ import textwrap
 import pytest
 
 from gpulint import lint_source
+from gpulint.accelerate_api import is_model_class
 from gpulint.diagnostic import Applicability
+from gpulint.values import OTHER, Ty
+
+from .test_evidence import probe, probe_one
 
 _MARKER = re.compile(r"#\s*(GPU3\d\d|OK)\s*$")
 
@@ -580,3 +584,73 @@ LOADERS = {
 @pytest.mark.parametrize("source", LOADERS.values(), ids=LOADERS.keys())
 def test_other_libraries_loaders(source):
     _check(source)
+
+
+# -- the types themselves ----------------------------------------------------------------------
+
+TYPES = [
+    ('import os\nx = int(os.environ.get("LOCAL_RANK", 0))', Ty("device", "torch", "device")),
+    ('from os import environ\nx = int(environ["RANK"])', Ty("device", "torch", "device")),
+    ("x = int(options.rank)", OTHER),
+    ('rank = 1\nx = f"cuda:{rank}"', Ty("device", "torch", "device")),
+    ('rank = 1\nx = f"cpu:{rank}"', Ty("device", "torch", "host")),
+    ('kind = "cuda"\nx = f"{kind}:0"', OTHER),
+    ('x = f"cuda{1}"', OTHER),
+    ("import torch\nx = torch.cuda.LongTensor([1])", Ty("tensor", "torch", "device")),
+    ("import torch\nx = torch.Tensor(torch.ones(2).cuda())", Ty("tensor", "torch", "")),
+    ("import torch\nx = torch.nn.Linear(2, 2).cuda().parameters()", Ty("placed", "torch", "device")),
+    ("import torch\nx = next(iter(torch.nn.Linear(2, 2).cuda().parameters()))", Ty("placed", "torch", "device")),
+    ("import torch\nx = next(iter([1, 2]))", None),
+    ("import torch\nt = torch.ones(2, 2).cuda()\nx = iter(t)", Ty("tensor", "torch", "device")),
+    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": "cpu", "lm": "disk"})',
+     Ty("model", "torch", "host")),
+    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": 0})',
+     Ty("model", "torch", "device")),
+    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", load_in_8bit=True)',
+     Ty("model", "torch", "device")),
+    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", **options)', Ty("model", "torch", "")),
+    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map=None)',
+     Ty("model", "torch", "host")),
+    ('from transformers import AutoTokenizer\nx = AutoTokenizer.from_pretrained("m", device_map="auto")', None),
+    ('from transformers import DataCollatorForSeq2Seq\nx = DataCollatorForSeq2Seq(tokenizer)', None),
+    ("from transformers import BertConfig, BertModel\nx = BertModel(BertConfig())", Ty("model", "torch", "host")),
+    ("from accelerate import Accelerator\nx = Accelerator(**options).device", Ty("device", "torch", "device")),
+    ("from accelerate import Accelerator\nx = Accelerator(cpu=True).device", Ty("device", "torch", "host")),
+    ("from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)", None),
+    ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
+    ("import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",
+     Ty("tensor", "torch", "host")),
+    ("from transformers import pipeline\nx = pipeline('fill-mask', device='cuda:1').model", Ty("model", "torch", "device")),
+    ("from transformers import pipeline\nx = pipeline('fill-mask', device=rank).device", None),
+    ("from transformers import pipeline\nx = pipeline('fill-mask').device", None),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), TYPES, ids=[s.splitlines()[-1] for s, _ in TYPES])
+def test_types(source, expected):
+    assert probe_one(f"{source}\nprobe(x)\n") == expected
+
+
+def test_prepare_returns_each_object_in_its_place():
+    model, other, loader = probe(
+        """
+        import torch
+        from accelerate import Accelerator
+        accelerator = Accelerator()
+        model, optimizer, loader = accelerator.prepare(torch.nn.Linear(2, 2), optimizer, loader)
+        probe(model); probe(optimizer); probe(loader)
+        """
+    )
+    assert model == Ty("model", "torch", "device")
+    assert other == loader == Ty("placed", "torch", "device")
+
+
+@pytest.mark.parametrize(
+    ("name", "is_model"),
+    [("AutoModelForCausalLM", True), ("BertForSequenceClassification", True), ("GPT2LMHeadModel", True),
+     ("PreTrainedModel", True), ("AutoModel", True), ("AutoTokenizer", False), ("AutoConfig", False),
+     ("DataCollatorForLanguageModeling", False), ("TFBertModel", False), ("FlaxAutoModelForCausalLM", False),
+     ("BaseModelOutput", False), ("Seq2SeqLMOutput", False), ("from_pretrained", False)],
+)
+def test_model_classes(name, is_model):
+    assert is_model_class(name) is is_model
