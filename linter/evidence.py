@@ -455,8 +455,8 @@ def _unpacked(ty: Ty | None, target: ast.Tuple | ast.List) -> tuple[Ty | None, .
     count = len(target.elts)
     if any(isinstance(e, ast.Starred) for e in target.elts):
         return (None,) * count
-    if ty is not None and ty.kind == "tuple" and len(ty.items) == count:
-        return ty.items
+    if ty is not None and ty.kind == "tuple":
+        return ty.items if len(ty.items) == count else (None,) * count
     return (_element_type(ty),) * count
 
 
