@@ -202,10 +202,10 @@ class TypeEnv:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
-                    self.bind(alias.asname, Ty("module", alias.name))
+                    self.bind(alias.asname, Ty(Kind.MODULE, alias.name))
                 else:
                     top = alias.name.split(".", 1)[0]
-                    self.bind(top, Ty("module", top))
+                    self.bind(top, Ty(Kind.MODULE, top))
             return
         if node.level:  # relative imports are the project's own code
             for alias in node.names:
@@ -213,7 +213,7 @@ class TypeEnv:
             return
         for alias in node.names:
             if alias.name != "*":
-                self.bind(alias.asname or alias.name, Ty("symbol", f"{node.module}.{alias.name}"))
+                self.bind(alias.asname or alias.name, Ty(Kind.SYMBOL, f"{node.module}.{alias.name}"))
 
     def bind_target(self, target: ast.expr, ty: Ty | None) -> None:
         """Bind an assignment target. Unpacking a tuple whose items are known (`w, v =
@@ -355,13 +355,13 @@ class TypeEnv:
             if outer in ("typing.Optional", "typing_extensions.Optional"):
                 return self.annotation_type(node.slice)
             if outer in ("numpy.typing.NDArray",):
-                return Ty("array", "numpy")
+                return Ty(Kind.ARRAY, "numpy")
             return None
         name = self.qualname(node)
         if name is None:
             return None
         if name == "numpy.typing.NDArray":  # unsubscripted: an array of any dtype
-            return Ty("array", "numpy")
+            return Ty(Kind.ARRAY, "numpy")
         return _constructed_type(name)
 
     def _call_type(self, node: ast.Call) -> Ty | None:
@@ -370,7 +370,7 @@ class TypeEnv:
         if name is not None:
             return _constructed_type(name, node, self)
         if isinstance(func, ast.Call) and dask_api.is_delayed(self.qualname(func.func)):
-            return Ty("collection", "dask")  # `dask.delayed(f)(x)`: a lazy value
+            return Ty(Kind.COLLECTION, "dask")  # `dask.delayed(f)(x)`: a lazy value
         if isinstance(func, ast.Name):
             if func.id in ("next", "iter", "int") and len(node.args) == 1 and self.is_builtin(func.id):
                 return self._builtin_type(func.id, node)

@@ -75,6 +75,8 @@ class Kind(str, enum.Enum):
     __format__ = str.__format__
 
 
+_KINDS: dict[str, Kind] = {kind.value: kind for kind in Kind}
+
 #: Where a value lives: an accelerator (any device that is not a literal "cpu") or the host.
 #: A value whose place is not known has place "".
 DEVICE = "device"
@@ -101,8 +103,9 @@ class Ty:
     builtin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        if type(self.kind) is not Kind:
-            object.__setattr__(self, "kind", Kind(self.kind))
+        kind = self.kind
+        if kind.__class__ is not Kind:
+            object.__setattr__(self, "kind", _KINDS.get(kind) or Kind(kind))  # Kind() raises for a wrong one
 
     def __repr__(self) -> str:
         fields = [repr(self.kind.value), *(f"{name}={value!r}" for name, value in (
