@@ -42,7 +42,8 @@ class TensorCreatedOnHost(Rule):
     differ for the same seed and the CPU generator is no longer advanced. The fixer leaves
     alone calls that pass more than the device to `.to()` (a dtype, `non_blocking=`),
     `.cuda(index)`, and factories given `requires_grad=`, `out=` or `pin_memory=` (a
-    tensor made on the device is a leaf, one moved there is not).
+    tensor made on the device is a leaf, one moved there is not) or `generator=` (a CPU
+    generator cannot draw a device tensor).
 
     In the two-statement shape the fix adds `device=` to the factory and deletes the
     `t = t.to(device)` line, only when that line directly follows the factory's statement
