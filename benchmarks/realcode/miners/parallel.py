@@ -4,6 +4,10 @@ Generous on purpose: any `.compute()` in a loop, whatever the receiver, and any 
 whose result is computed at once or fed a computed value. The candidates are labelled by
 hand (`benchmarks/realcode/labels/parallel.csv`). A miner takes a parsed module and yields
 `(line, note)` pairs, the line being where the rule would report.
+
+GPU502 knows a name bound to `delayed(f)` (or a `@delayed` function) anywhere in the module,
+and in a notebook that binding is often in another cell: its candidates come from the
+pipelines family's `mine_joined`, which hands it each notebook as one program (`JOINED`).
 """
 
 from __future__ import annotations
@@ -118,6 +122,9 @@ def mine_delayed_called_eagerly(tree: ast.Module) -> Iterator[tuple[int, str]]:
                 isinstance(a, ast.Name) and a.id in computed for a in arguments):
             yield node.lineno, "delayed(f)(...) fed a value computed in the loop"
 
+
+#: The miners to run over whole notebooks.
+JOINED = ("GPU502",)
 
 MINERS: dict[str, Callable[[ast.Module], Iterable[tuple[int, str]]]] = {
     "GPU501": mine_compute_in_loop,
