@@ -15,60 +15,53 @@ from typing import Protocol
 
 class Kind(str, enum.Enum):
     """What sort of value a `Ty` describes. Members are strings, so `ty.kind == "frame"`
-    and `ty.kind in ("frame", "series")` work as well as `ty.kind is Kind.FRAME`."""
+    and `ty.kind in ("frame", "series")` work as well as `ty.kind is Kind.FRAME`; each
+    member's `__doc__` says what it means."""
 
-    MODULE = "module"
-    """An imported module; `lib` is its qualified name."""
-    SYMBOL = "symbol"
-    """A name imported from a module; `lib` is its qualified name (`pandas.read_csv`)."""
-    FRAME = "frame"
-    """A DataFrame; `lib` is its library family ("pandas", "cudf", "modin", "dask")."""
-    SERIES = "series"
-    """A Series (or a Dask Series)."""
-    NDFRAME = "ndframe"
-    """Either a frame or a series (`concat` of unknown pieces, `groupby(...).agg(...)`)."""
-    GROUPBY = "groupby"
-    """What `frame.groupby(...)` returns."""
-    INDEXER = "indexer"
-    """`.loc`, `.iloc`, `.at` or `.iat` of a frame or a series."""
-    ACCESSOR = "accessor"
-    """`.str`, `.dt` or `.cat` of a series: its methods return series."""
-    READER = "reader"
-    """A chunked reader (`read_csv(..., chunksize=n)`): iterating it yields frames."""
-    ARRAY = "array"
-    """An n-dimensional array; `lib` is "numpy" or "cupy" (Dask arrays are collections)."""
-    GENERATOR = "generator"
-    """A NumPy random `Generator` (`np.random.default_rng()`)."""
-    CLASS = "class"
-    """A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`."""
-    ESTIMATOR = "estimator"
-    """A scikit-learn or cuML estimator; `lib` is its class's qualified name (see
-    `estimators.role`)."""
-    COLLECTION = "collection"
-    """A lazy Dask array, bag or delayed value (`lib` "dask")."""
-    TENSOR = "tensor"
-    """A torch tensor; `place` says where it lives."""
-    MODEL = "model"
-    """A torch `nn.Module`; `place` is where its parameters live."""
-    OUTPUT = "output"
-    """What a torch module returns: a tensor or a container of them, on `place`."""
-    PLACED = "placed"
-    """Something moved with `.to(...)`/`.cuda()` whose type is not known otherwise: a tensor,
-    a module or a batch of them."""
-    DEVICE = "device"
-    """A device specification (`"cuda"`, `torch.device(...)`); `place` is where it points."""
-    PLACER = "placer"
-    """An object that places what it is given on a device: accelerate's `Accelerator`, a
-    transformers `pipeline` (`lib` says which; see `accelerate_api`). `place` is where it
-    puts values, "" when it may not place them."""
-    TUPLE = "tuple"
-    """A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram`
-    return. Unpacking it binds each name to its item."""
-    OTHER = "other"
-    """Known, and of no interest to the rules (a list, a literal, a Python scalar)."""
-    NONE = "none"
-    """The constant `None`, where an analysis needs to tell it apart (an attribute set to
-    None first and to a value later)."""
+    def __new__(cls, value: str, doc: str) -> "Kind":
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.__doc__ = doc
+        return member
+
+    MODULE = "module", "An imported module; `lib` is its qualified name."
+    SYMBOL = "symbol", "A name imported from a module; `lib` is its qualified name (`pandas.read_csv`)."
+    FRAME = "frame", 'A DataFrame; `lib` is its library family ("pandas", "cudf", "modin", "dask").'
+    SERIES = "series", "A Series (or a Dask Series)."
+    NDFRAME = "ndframe", "Either a frame or a series (`concat` of unknown pieces, `groupby(...).agg(...)`)."
+    GROUPBY = "groupby", "What `frame.groupby(...)` returns."
+    INDEXER = "indexer", "`.loc`, `.iloc`, `.at` or `.iat` of a frame or a series."
+    ACCESSOR = "accessor", "`.str`, `.dt` or `.cat` of a series: its methods return series."
+    READER = "reader", "A chunked reader (`read_csv(..., chunksize=n)`): iterating it yields frames."
+    ARRAY = "array", 'An n-dimensional array; `lib` is "numpy" or "cupy" (Dask arrays are collections).'
+    GENERATOR = "generator", "A NumPy random `Generator` (`np.random.default_rng()`)."
+    CLASS = "class", 'A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`.'
+    ESTIMATOR = "estimator", (
+        "A scikit-learn or cuML estimator; `lib` is its class's qualified name (see `estimators.role`)."
+    )
+    COLLECTION = "collection", 'A lazy Dask array, bag or delayed value (`lib` "dask").'
+    TENSOR = "tensor", "A torch tensor; `place` says where it lives."
+    MODEL = "model", "A torch `nn.Module`; `place` is where its parameters live."
+    OUTPUT = "output", "What a torch module returns: a tensor or a container of them, on `place`."
+    PLACED = "placed", (
+        "Something moved with `.to(...)`/`.cuda()` whose type is not known otherwise: a tensor, a module "
+        "or a batch of them."
+    )
+    DEVICE = "device", 'A device specification (`"cuda"`, `torch.device(...)`); `place` is where it points.'
+    PLACER = "placer", (
+        "An object that places what it is given on a device: accelerate's `Accelerator`, a transformers "
+        '`pipeline` (`lib` says which; see `accelerate_api`). `place` is where it puts values, "" when it '
+        "may not place them."
+    )
+    TUPLE = "tuple", (
+        "A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram` return. "
+        "Unpacking it binds each name to its item."
+    )
+    OTHER = "other", "Known, and of no interest to the rules (a list, a literal, a Python scalar)."
+    NONE = "none", (
+        "The constant `None`, where an analysis needs to tell it apart (an attribute set to None first "
+        "and to a value later)."
+    )
 
     __hash__ = str.__hash__
     __str__ = str.__str__
