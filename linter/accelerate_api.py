@@ -24,7 +24,11 @@ PREFIXES = ("accelerate.", "transformers.")
 
 ACCELERATOR = "accelerate.Accelerator"
 PIPELINE = "transformers.pipeline"
-_ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+#: `PartialState` is the process state an `Accelerator` keeps (`state.device`); it prepares nothing.
+_ACCELERATORS = frozenset(
+    {"accelerate.Accelerator", "accelerate.accelerator.Accelerator", "accelerate.PartialState",
+     "accelerate.state.PartialState"}
+)
 _PIPELINES = frozenset({"transformers.pipeline", "transformers.pipelines.pipeline"})
 #: Accelerator methods that return their (tensor) argument gathered or reduced across
 #: processes, on the accelerator's device (`gather_object` returns Python objects).
@@ -37,7 +41,8 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     """`Accelerator(...)`, `pipeline(...)`, `AutoModel*.from_pretrained(...)`, or (with no
     call) the annotation `PreTrainedModel`, `Accelerator`."""
     if qualname in _ACCELERATORS:
-        return Ty(Kind.PLACER, ACCELERATOR, _accelerator_place(call) if call is not None else "")
+        place = _accelerator_place(call, qualname.endswith("PartialState")) if call is not None else ""
+        return Ty(Kind.PLACER, ACCELERATOR, place)
     if call is not None and env is not None and qualname in _PIPELINES:
         return Ty(Kind.PLACER, PIPELINE, _pipeline_place(call, env))
     if not qualname.startswith("transformers."):
@@ -121,8 +126,9 @@ def _literal(call: ast.Call, name: str, position: int | None = None) -> object:
     return value.value if isinstance(value, ast.Constant) else ...
 
 
-def _accelerator_place(call: ast.Call) -> str:
-    if has_unpacking(call):
+def _accelerator_place(call: ast.Call, state: bool) -> str:
+    """`Accelerator(device_placement, ..., cpu, ...)`; `PartialState(cpu, ...)` takes `cpu` first."""
+    if has_unpacking(call) or state and call.args:
         return ""
     cpu, placement = _literal(call, "cpu", 4), _literal(call, "device_placement", 0)
     if cpu is True:

@@ -448,6 +448,17 @@ TRANSFORMERS = {
             first = [model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
             return first + [cpu_model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
     ''',
+    "generated_on_the_device": '''
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")
+        host_model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+
+        def complete(prompts):
+            first = [model.generate(**prompt).cpu() for prompt in prompts]  # GPU301
+            return first + [host_model.generate(**prompt).cpu() for prompt in prompts]  # OK
+    ''',
     "pipeline_on_a_device": '''
         import torch
         from transformers import pipeline
@@ -616,6 +627,10 @@ TYPES = [
     ("from transformers import BertConfig, BertModel\nx = BertModel(BertConfig())", Ty("model", "torch", "host")),
     ("from accelerate import Accelerator\nx = Accelerator(**options).device", Ty("device", "torch", "device")),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=True).device", Ty("device", "torch", "host")),
+    ("from accelerate import PartialState\nx = PartialState().device", Ty("device", "torch", "device")),
+    ("from accelerate import PartialState\nx = PartialState(cpu=True).device", Ty("device", "torch", "host")),
+    ('from transformers import AutoModelForCausalLM\nx = AutoModelForCausalLM.from_pretrained("m").cuda().generate(ids)',
+     Ty("tensor", "torch", "device")),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
     ("import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",
