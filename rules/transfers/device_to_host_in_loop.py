@@ -30,7 +30,12 @@ class DeviceToHostInLoop(Rule):
     A tensor lives on a device when it was created or moved with a device that is not a
     literal `"cpu"` (`.to(device)`, `.cuda()`, `device=device`, including
     `device = "cuda" if torch.cuda.is_available() else "cpu"`), or computed from one, or
-    returned by a model moved to one. `.to(x)` with an `x` of unknown type (a parameter
+    returned by a model moved to one. A device is also `torch.accelerator.current_accelerator()`,
+    `x.device`, `next(model.parameters()).device`, an integer index (`x.to(0)`, a rank read
+    with `int(os.environ["LOCAL_RANK"])` or `dist.get_rank()`) or `f"cuda:{rank}"`. Libraries
+    place values too: accelerate's `accelerator.prepare(model, loader)` (the model, and the
+    batches the loader yields), transformers' `from_pretrained(..., device_map=...)` and
+    `pipeline(..., device=...)`. `.to(x)` with an `x` of unknown type (a parameter
     that may hold a device or a dtype) says nothing about where the result lives. NumPy's `.item()` and `.tolist()` are not transfers,
     nor is cuDF's `.values` (a CuPy array, still on the device).
 
