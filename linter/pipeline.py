@@ -63,7 +63,7 @@ class FixHooks:
         """Whether the loop may take `text`, the source with some fixes applied."""
         try:
             parse(Source.from_text(text), filename)  # compact for a large file, like the next pass
-        except SyntaxError:
+        except (SyntaxError, ValueError, RecursionError):  # what `analyze` reports as GPU001
             return False
         return True
 
