@@ -17,14 +17,17 @@ its own next iteration.
   `x = np.r_[x, v]`, `df = df.append(row)`) or extends through `df.loc[len(df)] = row`,
   and that the loop carries; each is an **accumulation** or a **recurrence**.
 
-A grown value is an *accumulation* when what the loop adds to it never depends on it: the
-value after the loop is the start followed by pieces computed without it, so the pieces
-can be collected in a list and joined once. It is a *recurrence* when the loop computes
-from it what it adds next (`ids = torch.cat([ids, next_id], dim=1)` where `next_id` comes
-from `model(ids)`; `x = np.append(x, f(x[-1]))`; `df = pd.concat([df, step(df)])`) or
-rebinds it otherwise (`x = x[-10:]`, `x += 1`): joining once after the loop would change
-what the loop computes. Code that only looks at the grown value (`print(len(x))`, a
-`while x.size < n` test) leaves it an accumulation.
+A grown value is an *accumulation* when what the loop adds to it, and whether it adds
+anything, never depends on what it holds: the value after the loop is the start followed
+by pieces computed without it, so the pieces can be collected in a list and joined once.
+It is a *recurrence* when the loop computes from it what it adds next
+(`ids = torch.cat([ids, next_id], dim=1)` where `next_id` comes from `model(ids)`;
+`x = np.append(x, f(x[-1]))`; `df = pd.concat([df, step(df)])`), rebinds it otherwise
+(`x = x[-10:]`, `x += 1`), or tests what it holds to decide whether to grow it or to go on
+(`if distance(p, kept).min() < r: continue`): joining once after the loop would change what
+the loop computes. Code that only looks at the grown value (`print(x)`) or tests only its
+size or kind (`while x.size < n`, `if len(df) > 100: break`, `if x is None:`,
+`if sparse.issparse(x):`) leaves it an accumulation.
 
 Approximations, all on the side of calling a loop a recurrence rather than missing one:
 
@@ -32,9 +35,12 @@ Approximations, all on the side of calling a loop a recurrence rather than missi
   a name bound from the grown value anywhere in the loop counts as depending on it
   everywhere, even where an earlier statement of the same iteration rebinds it.
 - A value depends on its inputs; an assignment into an item or attribute (`buf[i] = v`,
-  `self.last = v`) and a mutating method call (`buf.append(v)`, see `_MUTATORS`) make the
-  receiver depend on the value (as a statement: `np.append(a, v)` in an expression
-  returns a new array); other calls are assumed to change nothing. Reads inside a nested function or lambda count as reads of the
+  `self.last = v`) and a method called as a statement (`buf.append(v)`, `knn.fit(X, y)`)
+  make the receiver depend on the values given (a call inside an expression is taken to
+  return a new value, as `np.append(a, v)` does); other calls are assumed to change
+  nothing.
+- A test decides whether the grown value grows when it governs (in its `if`/`while`
+  body or `else:`) a growth statement or a `break`, `continue`, `return` or `raise`. Reads inside a nested function or lambda count as reads of the
   statement that defines it.
 - `carried` follows statement order, but takes no branch of an `if`, `try`, `match` or
   inner loop as certain to run: a name bound on one path only is read "before written".
@@ -55,11 +61,14 @@ from .astutil import NESTED_SCOPES, names_bound_by, walk_local
 ACCUMULATION = "accumulation"
 RECURRENCE = "recurrence"
 
-#: Methods that change their receiver in place with what they are given.
-_MUTATORS = frozenset("append extend insert add update setdefault appendleft extendleft put push".split())
+#: What a test of a value's size or kind reads of it: `x.size`, `x.shape[0]`, `x.numel()`.
+_SIZES = frozenset({"size", "shape", "ndim", "empty", "numel", "dtype", "dtypes"})
+#: Functions that test the size or the kind of their first argument.
+_KIND_TESTS = frozenset({"len", "isinstance", "type", "hasattr", "issparse", "isspmatrix", "is_tensor"})
 #: Methods that return their receiver grown by their arguments (`df.append(row)`).
 _GROWING_METHODS = frozenset({"append", "_append"})
 _EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
+_JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _MATCH = getattr(ast, "Match", ())
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -131,14 +140,17 @@ def _touches(refs: set[str] | frozenset[str], others: set[str] | frozenset[str])
     return any(_related(a, b) for a in refs for b in others)
 
 
-def _reads(node: ast.AST | None, skip: ast.AST | None = None) -> set[str]:
+def _reads(node: ast.AST | None, skip: ast.AST | None = None, sizes_of: str | None = None) -> set[str]:
     """The longest references `node` reads (`self.model` in `self.model(x)`, not `self`),
-    nested functions and lambdas included; `skip` (a node under it) is left out."""
+    nested functions and lambdas included; `skip` (a node under it) is left out, and so
+    are reads of only the size of `sizes_of` (`len(x)`, `x.shape[0]`, `x.size`)."""
     found: set[str] = set()
     stack = [node] if node is not None else []
     while stack:
         current = stack.pop()
         if current is skip:
+            continue
+        if sizes_of is not None and _size_of(current, sizes_of):
             continue
         if isinstance(current, (ast.Name, ast.Attribute)) and isinstance(current.ctx, ast.Load):
             ref = reference(current)
@@ -147,6 +159,28 @@ def _reads(node: ast.AST | None, skip: ast.AST | None = None) -> set[str]:
                 continue
         stack.extend(ast.iter_child_nodes(current))
     return found
+
+
+def _size_of(node: ast.AST, ref: str) -> bool:
+    """`node` reads only the size or kind of `ref`, not what it holds: `ref.size`,
+    `ref.shape`, `ref.ndim`, `ref.dtype`, `len(ref)`, `len(ref.index)`, `isinstance(ref, T)`,
+    `sparse.issparse(ref)`, `ref is None`."""
+    if isinstance(node, ast.Attribute) and node.attr in _SIZES:
+        return reference(node.value) == ref
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        sides = (node.left, node.comparators[0])
+        return any(reference(a) == ref and isinstance(b, ast.Constant) and b.value is None
+                   for a, b in (sides, sides[::-1]))
+    if isinstance(node, ast.Call) and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
+        func = node.func
+        called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if called not in _KIND_TESTS:
+            return False
+        argument = node.args[0]
+        if called == "len" and isinstance(argument, ast.Attribute) and argument.attr == "index":
+            argument = argument.value
+        return reference(argument) == ref
+    return False
 
 
 def _stored(target: ast.expr) -> tuple[set[str], set[str], set[str]]:
@@ -224,11 +258,19 @@ def growth_of(statement: ast.stmt) -> tuple[str, list[ast.AST]] | None:
 
 @dataclass
 class _Flow:
-    """A statement's bindings: `targets` take values computed from `sources`."""
+    """A statement's bindings: `targets` take values computed from the expressions `parts`
+    and from the references `extra` (the indices of a target, or the target of `+=`)."""
 
     targets: set[str]
-    sources: set[str]
+    parts: list[ast.AST]
+    extra: set[str]
     statement: ast.AST
+
+    def sources(self, sizes_of: str | None = None) -> set[str]:
+        found = set(self.extra)
+        for part in self.parts:
+            found |= _reads(part, sizes_of=sizes_of)
+        return found
 
 
 def _analyse(loop: ast.stmt) -> LoopEffects:
@@ -249,7 +291,7 @@ def _analyse(loop: ast.stmt) -> LoopEffects:
     leaves = any(isinstance(node, _EXITS) for node in walk_local(everything))
 
     writes = _local_writes(inside)
-    flows, growths, bound_refs = _flows(body, loop)
+    flows, growths, bound_refs = _flows(body)
     if not isinstance(loop, ast.While):
         bound_refs |= _stored(loop.target)[0]  # type: ignore[attr-defined]
     # A frame grown in place (`df.loc[len(df)] = row`) is handed on like a rebound one.
@@ -261,11 +303,12 @@ def _analyse(loop: ast.stmt) -> LoopEffects:
     by_name: dict[str, list[tuple[ast.stmt, list[ast.AST]]]] = {}
     for statement, (ref, pieces) in growths:
         by_name.setdefault(ref, []).append((statement, pieces))
+    guards = _guards(loop, body) if by_name else []
     for ref, found in by_name.items():
         if ref not in carried:
             continue  # bound afresh each iteration before it is grown: nothing accumulates
         statements = tuple(statement for statement, _ in found)
-        kind = RECURRENCE if _recurrent(ref, found, flows) else ACCUMULATION
+        kind = RECURRENCE if _recurrent(ref, found, flows, guards) else ACCUMULATION
         grown[ref] = Growth(ref, statements, kind)
     return LoopEffects(frozenset(reads), frozenset(writes), carried, grown, uses, leaves)
 
@@ -302,16 +345,16 @@ def _local_writes(nodes: list[ast.AST]) -> set[str]:
     return found
 
 
-def _flows(body: list[ast.stmt], loop: ast.stmt) -> tuple[list[_Flow], list, set[str]]:
+def _flows(body: list[ast.stmt]) -> tuple[list[_Flow], list, set[str]]:
     """Every binding in the loop's body as a flow, the growth statements, and every
     reference the body binds."""
     flows: list[_Flow] = []
     growths: list[tuple[ast.stmt, tuple[str, list[ast.AST]]]] = []
     bound: set[str] = set()
 
-    def add(targets: set[str], sources: set[str], node: ast.AST) -> None:
+    def add(targets: set[str], parts: list, node: ast.AST, extra: set[str] | None = None) -> None:
         if targets:
-            flows.append(_Flow(targets, sources, node))
+            flows.append(_Flow(targets, [p for p in parts if p is not None], extra or set(), node))
 
     for node in walk_local(body):
         if isinstance(node, ast.stmt):
@@ -322,66 +365,104 @@ def _flows(body: list[ast.stmt], loop: ast.stmt) -> tuple[list[_Flow], list, set
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if node.value is None:
                 continue
-            sources = _reads(node.value)
             names: set[str] = set()
+            extra: set[str] = set()
             for target in targets:
                 stored, mutated, read = _stored(target)
                 bound |= stored
                 names |= stored | mutated
-                sources |= read
+                extra |= read
             if isinstance(node, ast.AugAssign):
-                sources |= _reads(node.target) | names
-            add(names, sources, node)
+                extra |= _reads(node.target) | names
+            add(names, [node.value], node, extra)
         elif isinstance(node, ast.NamedExpr):
             bound.add(node.target.id)
-            add({node.target.id}, _reads(node.value), node)
+            add({node.target.id}, [node.value], node)
         elif isinstance(node, (ast.For, ast.AsyncFor)):
             stored, mutated, read = _stored(node.target)
             bound |= stored
-            add(stored | mutated, _reads(node.iter) | read, node)
+            add(stored | mutated, [node.iter], node, read)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 if item.optional_vars is not None:
                     stored, mutated, read = _stored(item.optional_vars)
                     bound |= stored
-                    add(stored | mutated, _reads(item.context_expr) | read, node)
+                    add(stored | mutated, [item.context_expr], node, read)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
-            add({node.name}, _reads(node), node)
+            add({node.name}, [node], node)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Attribute) and node.value.func.attr in _MUTATORS:
-            call = node.value  # `buf.append(v)` as a statement (`np.append(a, v)` returns its result)
-            receiver = reference(call.func.value)  # type: ignore[attr-defined]
+                and isinstance(node.value.func, ast.Attribute):
+            # `buf.append(v)`, `knn.fit(X, y)` as a statement: run for what they do to their
+            # receiver (`np.append(a, v)` in an expression returns a new array instead)
+            call = node.value
+            receiver = _base(call.func.value)  # type: ignore[attr-defined]
             if receiver is not None:
-                add({receiver}, set().union(*(_reads(a) for a in (*call.args, *call.keywords))), node)
+                add({receiver}, [*call.args, *call.keywords], node)
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 bound |= _stored(target)[0]
         else:
             names = set(names_bound_by(node))
             bound |= names
-            add(names, set(), node)
+            add(names, [], node)
     return flows, growths, bound
 
 
-def _recurrent(ref: str, growths: list[tuple[ast.stmt, list[ast.AST]]], flows: list[_Flow]) -> bool:
-    """Does what the loop grows `ref` by, or another binding of it, depend on it?"""
-    tainted = {ref}
-    changed = True
-    while changed:
-        changed = False
-        for flow in flows:
-            if not flow.targets <= tainted and _touches(flow.sources, tainted):
-                tainted |= flow.targets
-                changed = True
+def _base(node: ast.AST) -> str | None:
+    """The reference an item of which `node` is (`self.models` for `self.models[-1]`)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return reference(node)
+
+
+def _guards(loop: ast.stmt, body: list[ast.stmt]) -> list[tuple[ast.expr, list[ast.stmt]]]:
+    """The tests in the loop that decide whether statements run: each `if` and `while`
+    test with the statements it governs, the loop's own `while` test with its body."""
+    found: list[tuple[ast.expr, list[ast.stmt]]] = []
+    if isinstance(loop, ast.While):
+        found.append((loop.test, body))
+    for node in walk_local(body):
+        if isinstance(node, (ast.If, ast.While)):
+            found.append((node.test, [*node.body, *node.orelse]))
+    return found
+
+
+def _recurrent(ref: str, growths: list[tuple[ast.stmt, list[ast.AST]]], flows: list[_Flow],
+               guards: list[tuple[ast.expr, list[ast.stmt]]]) -> bool:
+    """Does what the loop grows `ref` by, whether it grows it, or another binding of it,
+    depend on it?"""
+    tainted = _closure(ref, flows)
     own = {id(statement) for statement, _ in growths}
     for _, pieces in growths:
         if any(_touches(_reads(piece), tainted) for piece in pieces):
             return True
     for flow in flows:
-        if id(flow.statement) not in own and ref in flow.targets and _touches(flow.sources, tainted):
+        if id(flow.statement) not in own and ref in flow.targets and _touches(flow.sources(), tainted):
             return True  # rebound from itself other than by growing: `x = x[-10:]`, `x += 1`
+    # A test on what it holds (not only on its size) that decides whether it grows or
+    # whether the iteration goes on: `if min(distance(p, kept)) < r: continue`.
+    by_contents = _closure(ref, flows, sizes_of=ref)
+    for test, governed in guards:
+        if not _touches(_reads(test, sizes_of=ref), by_contents):
+            continue
+        if any(id(node) in own or isinstance(node, _JUMPS) for node in walk_local(governed)):
+            return True
     return False
+
+
+def _closure(ref: str, flows: list[_Flow], sizes_of: str | None = None) -> set[str]:
+    """The references computed from `ref` in the loop (`sizes_of`: not counting what only
+    its size decides)."""
+    tainted = {ref}
+    changed = True
+    while changed:
+        changed = False
+        for flow in flows:
+            if not flow.targets <= tainted and _touches(flow.sources(sizes_of), tainted):
+                tainted |= flow.targets
+                changed = True
+    return tainted
 
 
 # -- what an iteration reads before it binds ---------------------------------------------------
@@ -429,7 +510,8 @@ def _statement(node: ast.stmt, defined: set[str], exposed: set[str]) -> set[str]
         return defined | bound | _walrus(node)
     if isinstance(node, ast.If):
         _read(_reads(node.test), defined, exposed)
-        return _block(node.body, defined, exposed) & _block(node.orelse, defined, exposed) | _walrus(node.test)
+        defined = defined | _walrus(node.test)
+        return _block(node.body, defined, exposed) & _block(node.orelse, defined, exposed)
     if isinstance(node, (ast.For, ast.AsyncFor)):
         _read(_reads(node.iter), defined, exposed)
         _block(node.body, defined | _stored(node.target)[0], exposed)
@@ -437,6 +519,7 @@ def _statement(node: ast.stmt, defined: set[str], exposed: set[str]) -> set[str]
         return defined
     if isinstance(node, ast.While):
         _read(_reads(node.test), defined, exposed)
+        defined = defined | _walrus(node.test)
         _block(node.body, defined, exposed)
         _block(node.orelse, defined, exposed)
         return defined
@@ -480,3 +563,16 @@ def recurrence_in(loops: list[ast.AST], name: str) -> bool:
     grows `name` as a recurrence."""
     return any(isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE  # type: ignore[arg-type]
                for loop in loops)
+
+
+def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:
+    """The innermost `for`/`while` statement of `loops` (enclosing loops, outermost first;
+    comprehensions are skipped)."""
+    return next((loop for loop in reversed(loops) if isinstance(loop, _LOOPS)), None)  # type: ignore[misc]
+
+
+def carried_over(loops: list[ast.AST], name: str) -> bool:
+    """The innermost loop of `loops` hands `name` from one iteration to the next: it is not
+    bound afresh (`x = start()`, `a, x = pair()`, a `for` target) before every read of it."""
+    loop = innermost_loop(loops)
+    return loop is not None and name in loop_effects(loop).carried

@@ -585,7 +585,7 @@ def test_declined_occurrence_gets_a_display_only_fix(name):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-# -- recurrences: the loop computes what it adds from the frame itself ---------------------------
+# -- recurrences (the loop computes what it adds, or whether, from the frame) and fresh starts ---
 
 RECURRENCES = {
     "the piece reads the frame": '''
@@ -633,6 +633,21 @@ RECURRENCES = {
             for b in range(2):
                 frame = pd.concat([frame, frame.tail(1) * b])
     ''',
+    "rows kept only when far from those kept so far": '''
+        frame = pd.DataFrame({"a": [0.0]})
+        for a in range(30):
+            if (frame["a"] - a * 0.3).abs().min() < 1:
+                continue
+            frame = pd.concat([frame, pd.DataFrame({"a": [a * 0.3]})], ignore_index=True)
+    ''',
+    "bound afresh each iteration through a tuple": '''
+        def pair(a):
+            return a, pd.DataFrame({"a": [a]})
+
+        for a in range(3):
+            key, frame = pair(a)
+            frame = pd.concat([frame, pd.DataFrame({"a": [key]})])
+    ''',
 }
 
 
@@ -669,6 +684,21 @@ ACCUMULATIONS = {
             for a in range(3):
                 frame = pd.concat([frame, pd.DataFrame({"a": [a + len(totals)]})])
             totals = frame
+    ''',
+    "a test of its size only": '''
+        frame = pd.DataFrame()
+        for a in range(30):
+            if len(frame) >= 10:
+                break
+            frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
+    ''',
+    "started on the first iteration": '''
+        frame = None
+        for a in range(3):
+            if frame is None:
+                frame = pd.DataFrame({"a": [a]})
+            else:
+                frame = pd.concat([frame, pd.DataFrame({"a": [a]})])
     ''',
 }
 

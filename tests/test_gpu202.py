@@ -185,6 +185,10 @@ def test_index_growth_shows_the_single_call():
     "    for x in xs:\n        acc = np.r_[acc, np.cos(acc[-1])]\n",
     "    for x in xs:\n        last = acc[-1]\n        acc = np.concatenate([acc, [last * x]])\n",
     "    for x in xs:\n        acc = np.append(acc, x)\n        acc = acc[-5:]\n",
+    # what it holds decides whether it grows: keep points far from those kept so far
+    "    for x in xs:\n        if np.abs(acc - x).min() < 0.5:\n            continue\n        acc = np.append(acc, x)\n",
+    "    for x in xs:\n        near = acc[np.abs(acc - x) < 0.5]\n        if len(near) == 0:\n"
+    "            acc = np.append(acc, x)\n",
 ])
 def test_recurrence_is_not_reported(body):
     source = "import numpy as np\nimport torch\n\ndef f(xs, model):\n    acc = np.zeros(1)\n" + body + "    return acc\n"
@@ -195,11 +199,26 @@ def test_recurrence_is_not_reported(body):
     "    for x in xs:\n        acc = np.append(acc, x)\n        print(acc.size)\n",
     "    for x in xs:\n        other = np.append(other, acc[-1])\n        acc = np.append(acc, x)\n",
     "    for x in xs:\n        acc = np.r_[acc, model(x)]\n",
+    # tests of its size or kind only
+    "    for x in xs:\n        if acc is None:\n            acc = x\n        else:\n            acc = np.append(acc, x)\n",
+    "    for x in xs:\n        if acc.shape[0] > 100:\n            break\n        acc = np.append(acc, x)\n",
+    "    for x in xs:\n        if isinstance(acc, np.ndarray) and len(acc) < 9:\n            acc = np.append(acc, x)\n",
 ])
 def test_accumulation_next_to_reads_is_still_reported(body):
     source = ("import numpy as np\n\ndef f(xs, model):\n    acc = np.zeros(1)\n    other = np.zeros(1)\n"
               + body + "    return acc\n")
     assert any(d.code == "GPU202" and d.start.line >= 7 for d in lint_source(source))
+
+
+@pytest.mark.parametrize("body", [
+    # bound afresh each iteration, through a tuple, a `for` target, `with ... as`
+    "    for x in xs:\n        neg, emb = model(x)\n        emb = torch.cat([neg, emb])\n        out.append(emb)\n",
+    "    for emb in xs:\n        emb = torch.cat([model(emb), emb])\n        out.append(emb)\n",
+    "    for x in xs:\n        with model(x) as emb:\n            emb = torch.cat([emb, emb * 2])\n",
+])
+def test_a_name_bound_afresh_each_iteration_is_not_reported(body):
+    source = "import torch\n\ndef f(xs, model):\n    out = []\n" + body + "    return out\n"
+    assert [d for d in lint_source(source) if d.code == "GPU202"] == []
 
 
 def test_cupy_growth_gets_a_suggestion():

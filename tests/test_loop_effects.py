@@ -157,6 +157,22 @@ def test_not_growth_statements(statement):
     "for d in days:\n    df.loc[len(df)] = [d, df['b'].iloc[-1]]\n",
     # a nested function reads the array
     "for v in vals:\n    def last():\n        return x[-1]\n    x = np.append(x, last())\n",
+    # what it holds decides whether it grows, or whether the loop goes on
+    '''
+    for p in points:
+        dist = np.sum((p - shown) ** 2, 1)
+        if np.min(dist) < 4e-3:
+            continue
+        shown = np.vstack([shown, p])
+    ''',
+    "while abs(x[-1] - x[-2]) > tol:\n    x = np.append(x, step())\n",
+    # a model refit on the rows kept so far decides which rows are kept
+    '''
+    for row, label in zip(rows, labels):
+        if label != knn.predict(row):
+            kept = np.append(kept, row)
+            knn.fit(data[kept], labels[kept])
+    ''',
 ])
 def test_recurrences(source):
     assert set(_kinds(source).values()) == {RECURRENCE}
@@ -177,9 +193,23 @@ def test_recurrences(source):
     "for v in vals:\n    df.loc[len(df)] = [v, v * 2]\n",
     # two arrays grown side by side: one's pieces read the other, not themselves
     "for v in vals:\n    a = np.append(a, v)\n    b = np.append(b, a[-1])\n",
+    # tests of its size or kind only
+    "for v in vals:\n    if x is None:\n        x = v\n    else:\n        x = np.append(x, v, axis=0)\n",
+    "for v in vals:\n    if sparse.issparse(x):\n        x = sparse.vstack([x, v])\n    else:\n        x = np.vstack([x, v])\n",
+    "for v in vals:\n    if len(df.index) > 99 or df.shape[0] > 99:\n        break\n    df = pd.concat([df, v])\n",
 ])
 def test_accumulations(source):
     assert set(_kinds(source).values()) == {ACCUMULATION}
+
+
+@pytest.mark.parametrize("source", [
+    "for p in pairs:\n    neg, emb = encode(p)\n    emb = torch.cat([neg, emb])\n",
+    "for emb in embs:\n    emb = torch.cat([neg, emb])\n",
+    "for p in pairs:\n    with open_pair(p) as emb:\n        emb = torch.cat([emb, emb])\n",
+    "for p in pairs:\n    if (emb := encode(p)) is not None:\n        emb = torch.cat([emb, p])\n",
+])
+def test_bound_before_every_read_is_not_carried(source):
+    assert _kinds(source) == {} and loop_effects(_loop(source)).carried == frozenset()
 
 
 def test_a_value_started_afresh_each_iteration_is_not_grown():

@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, walk_local
 from gpulint.engine import RuleContext
-from gpulint.loop_effects import loop_effects, recurrence_in
+from gpulint.loop_effects import carried_over, loop_effects, recurrence_in
 from gpulint.registry import Example, FixAvailability, Rule
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
@@ -339,7 +339,9 @@ for step in range(4):
             return
         name = node.targets[0].id
         pieces = _pieces(call, found[1], name)
-        if pieces is None or ctx.rebound_each_iteration(name) or recurrence_in(ctx.loops, name):
+        if pieces is None or not carried_over(ctx.loops, name):
+            return  # bound afresh before it is grown: each iteration starts over
+        if recurrence_in(ctx.loops, name):
             return  # a recurrence (the loop computes the next piece from it) is not collectable
         growth = Growth(node, call, name, found[0], found[1], pieces)
         _plan(growth, ctx)

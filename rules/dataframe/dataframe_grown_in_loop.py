@@ -12,7 +12,7 @@ from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_refe
                              value_bound_to)
 from gpulint.engine import RuleContext
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
-from gpulint.loop_effects import loop_effects, recurrence_in, reference
+from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
 from gpulint.registry import Example, FixAvailability, Rule
 
 _APPEND_METHODS = ("append", "_append")
@@ -512,9 +512,12 @@ for day in range(1, 30):
         if not ctx.loops:
             return
         growth = _growth(node, ctx)  # type: ignore[arg-type]
-        if growth is None or _reset_each_iteration(growth.target, ctx) or grows_with_file_reads(growth, ctx):
+        if growth is None or grows_with_file_reads(growth, ctx):
             return
-        if recurrence_in(ctx.loops, reference(growth.target) or ""):
+        grown = reference(growth.target) or ""
+        if not carried_over(ctx.loops, grown):
+            return  # bound afresh before it is grown (`a, df = pair()`): each iteration starts over
+        if recurrence_in(ctx.loops, grown):
             return  # the loop computes the next piece from the frame: nothing to collect
         _describe_surroundings(growth, ctx)
         growth.selection = _selection(growth, ctx)
