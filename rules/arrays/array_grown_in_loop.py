@@ -69,10 +69,13 @@ class ArrayGrownInLoop(Rule):
 
     A recurrence is not flagged: where the loop computes what it adds from the array itself
     (`x = np.append(x, f(x[-1]))`, or autoregressive decoding,
-    `ids = torch.cat([ids, next_id], dim=1)` with `next_id` computed from `model(ids)`),
+    `ids = torch.cat([ids, next_id], dim=1)` with `next_id` computed from `model(ids)`), or
+    decides from what it holds whether to add (`if distance(p, kept).min() < r: continue`),
     each iteration needs the array grown so far, and collecting the pieces would break the
-    loop. Code that only looks at the array (`print(len(x))`, `while x.size < n`) does not
-    make it a recurrence.
+    loop. Code that only looks at the array (`print(x)`) or tests its size or kind
+    (`while x.size < n`, `if x is None`) does not make it a recurrence. Nor is a name
+    flagged that each iteration binds afresh before growing it (`neg, emb = encode(p)`
+    then `emb = torch.cat([neg, emb])`): nothing accumulates.
 
     ## Why is this bad?
     Each call allocates a new array and copies every element gathered so far, so `n`

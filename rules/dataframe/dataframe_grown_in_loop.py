@@ -115,9 +115,12 @@ class DataframeGrownInLoop(Rule):
     object must be known to be a DataFrame or Series; a list's `append` is never flagged.
 
     A recurrence is not flagged: where the loop computes what it adds from the frame itself
-    (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), each iteration
-    needs the frame grown so far, and collecting the pieces would break the loop. Code that
-    only looks at the frame (`print(len(df))`) does not make it a recurrence.
+    (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), or decides from
+    what it holds whether to add, each iteration needs the frame grown so far, and
+    collecting the pieces would break the loop. Code that only looks at the frame
+    (`print(df)`) or tests its size (`if len(df) > 100: break`) does not make it a
+    recurrence. Nor is a frame flagged that each iteration binds afresh before growing it
+    (`key, df = pair()` then `df = pd.concat([df, extra])`): nothing accumulates.
 
     A frame grown with files read in the loop (`pd.concat([df, pd.read_csv(path)])`, or a
     name bound to such a read earlier in the same iteration) is GPU108 (read-in-loop), which
