@@ -42,6 +42,13 @@ TENSOR_TO_TENSOR = frozenset(
     index_select type_as cumsum cumprod diff neg sign logical_not logical_and logical_or nonzero
     count_nonzero square""".split()
 )
+#: Tensor methods and torch functions that return several tensors on the same device: a tuple
+#: or a named tuple (`w, v = t.chunk(2)`, `values, indices = t.max(dim=1)`). With arguments,
+#: `max`/`min`/`median` may return either one tensor or such a pair: an "output" either way.
+TENSOR_TO_TENSORS = frozenset(
+    "chunk split tensor_split unbind hsplit vsplit dsplit topk sort kthvalue mode aminmax".split()
+)
+_REDUCTIONS_WITH_INDICES = frozenset({"max", "min", "median"})
 #: Module methods that return the module itself.
 MODEL_TO_MODEL = frozenset("eval train float double half bfloat16 requires_grad_ zero_grad".split())
 #: Tensor attributes that are tensors on the same device, and ones that are plain values.
@@ -245,6 +252,8 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
         return Ty(Kind.TENSOR, "torch", HOST)
     if attr in TORCH_TENSOR_FUNCTIONS or attr in ("max", "min") and len(call.args) == 1 and not call.keywords:
         return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)))
+    if attr in TENSOR_TO_TENSORS or attr in _REDUCTIONS_WITH_INDICES:
+        return Ty(Kind.OUTPUT, "torch", _combined_place(argument_types(call, env)))
     return None
 
 
@@ -300,12 +309,16 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(Kind.ARRAY, "numpy")
     if method in TENSOR_TO_TENSOR or method in ("max", "min") and not call.args and not call.keywords:
         return Ty(Kind.TENSOR, "torch", place)
+    if method in TENSOR_TO_TENSORS or method in _REDUCTIONS_WITH_INDICES:
+        return Ty(Kind.OUTPUT, "torch", place)
     return None
 
 
 def attribute_type(receiver: Ty, attr: str) -> Ty | None:
     """`receiver.<attr>` on a torch value."""
     kind, place = receiver.kind, receiver.place
+    if kind == "device" and attr == "type":
+        return receiver  # `device.type`: "cuda", "mps" or "cpu", naming the same kind of device
     if kind not in ("tensor", "placed", "output", "model"):
         return None
     if attr == "device":

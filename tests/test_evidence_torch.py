@@ -52,6 +52,15 @@ DEVICE_EXPRESSIONS = {
         def masks(sizes):
             return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
     ''',
+    "current_accelerator_type": '''
+        import torch
+
+        device = torch.accelerator.current_accelerator().type if hasattr(torch, "accelerator") else "cuda"
+
+
+        def masks(sizes):
+            return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
+    ''',
     "current_accelerator_near_miss": '''
         import torch
         from helpers import current_accelerator
@@ -524,6 +533,32 @@ FUNCTIONAL = {
             for data, target in loader:
                 total += criterion(data.cuda(), target.cuda()).item()  # GPU301
             return total
+    ''',
+    "parts_of_placed_tensors": '''
+        import torch
+
+
+        def margins(model, batches):
+            model = model.cuda()
+            found = []
+            for batch in batches:
+                first, second = model(batch).chunk(2)
+                values, indices = torch.max(first, dim=1)
+                found.append((values - second.topk(1).values).sum().item())  # GPU301
+            return found
+    ''',
+    "parts_of_host_tensors": '''
+        import torch
+
+
+        def margins(model, batches):
+            model = model.cpu()
+            found = []
+            for batch in batches:
+                first, second = model(batch).chunk(2)
+                values, indices = torch.max(first, dim=1)
+                found.append((values - second.topk(1).values).sum().item())  # OK
+            return found
     ''',
     "on_the_host": '''
         import torch.nn.functional as F
