@@ -18,7 +18,6 @@ from typing import Callable, Iterable, Iterator, Sequence
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position
 from .evidence import DEVICE, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
-from .noqa import apply_noqa
 from .registry import Rule, all_rules
 from .rule_api import RuleContext
 from . import torch_api
@@ -824,7 +823,8 @@ def syntax_error_diagnostic(source: Source, error: SyntaxError) -> Diagnostic:
 
 
 def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename: str = "<string>") -> Analysis:
-    """Lint decoded source with the given rules (default: all) and apply `# noqa`."""
+    """Lint decoded source with the given rules (default: all). `# noqa` comments are the
+    pipeline's business (`gpulint.pipeline.check`): the engine reports what it finds."""
     rules = all_rules() if rules is None else rules
     try:
         tree = parse(source, filename)
@@ -839,8 +839,7 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
         else:  # e.g. "source code string cannot contain null bytes"
             diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}",
                                     Position(1, 0), Position(1, 0))
-        diagnostics, messages = apply_noqa(source, [diagnostic])
-        return Analysis(diagnostics, messages)
+        return Analysis([diagnostic])
     walked = bool(rules) and mentions_libraries(source.text, rules)
     ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
     skipped: list[str] = []
@@ -866,6 +865,5 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
             # the evidence it gathered would wait for the cycle collector.
             walker.special.clear()
             ctx.env.resolver = None
-    diagnostics, messages = apply_noqa(source, ctx.diagnostics)
-    diagnostics.sort(key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, skipped + messages, tree, error)
+    diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.start, d.code))
+    return Analysis(diagnostics, skipped, tree, error)

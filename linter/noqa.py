@@ -22,6 +22,7 @@ import tokenize
 from dataclasses import dataclass
 
 from .diagnostic import Diagnostic
+from .registry import all_rules
 from .source import Source
 
 _DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
@@ -156,8 +157,6 @@ def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[
 
 def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[str]]:
     """Drop suppressed findings; return the rest and warnings about malformed directives."""
-    from .registry import all_rules
-
     if not diagnostics:
         return [], []  # directives only matter on lines with findings; skip tokenizing
     known = frozenset(rule.code for rule in all_rules())

@@ -23,6 +23,7 @@ from .config import Config
 from .diagnostic import Diagnostic, Edit
 from .engine import Analysis, analyze, parse
 from .fixing import apply_edits, attach_fixes, display_fix, select_non_overlapping
+from .noqa import apply_noqa
 from .registry import Rule
 from .source import Source
 
@@ -43,6 +44,8 @@ def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>
     says which fixes will be applied: only those keep the names they take. The warnings
     are the engine's followed by those of fixers that failed."""
     analysis = analyze(source, rules, filename)
+    analysis.diagnostics, messages = apply_noqa(source, analysis.diagnostics)
+    analysis.warnings = analysis.warnings + messages
     if fixes:
         analysis.diagnostics, failed = attach_fixes(source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes)
         analysis.warnings = analysis.warnings + failed

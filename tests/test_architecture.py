@@ -15,7 +15,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The packages the checks cover: the core, the rules and the fixers (the benchmark
@@ -35,15 +34,6 @@ FRONT_ENDS = ("gpulint.cli", "gpulint.flake8_plugin", "gpulint.pylint_plugin", "
 #: is needed. Keep it empty: move the shared code to a module both sides can import.
 ALLOWED_LATE: dict[tuple[str, str], str] = {}
 
-#: Imports that close a cycle today through modules under reconstruction, each with what it
-#: is waiting for. `test_pending_edge` holds each one as a strict expected failure: the day
-#: the cycle is gone it fails, so the entry is removed.
-PENDING: dict[tuple[str, str], str] = {
-    ("gpulint.registry", "gpulint.rule_api"):
-        "`Rule.check` is annotated with `rule_api.RuleContext` while `rule_api` re-exports `Rule` "
-        "from the registry: waits for `Rule`, `Example` and `FixAvailability` to be defined in "
-        "`rule_api`, the registry keeping only discovery",
-}
 
 
 @dataclass(frozen=True)
@@ -199,24 +189,15 @@ def test_every_kind_of_import_is_read():
 
 
 def test_no_import_cycle_among_the_core_modules():
-    imports = [found for found in CORE_IMPORTS if (found.source, found.target) not in PENDING]
+    imports = CORE_IMPORTS
     cycles = [str(found) for found in imports if _closes_cycle(found, imports)]
     assert not cycles, "imports that close a cycle among the core modules:\n" + "\n".join(cycles)
-
-
-@pytest.mark.parametrize("edge", [pytest.param(edge, marks=pytest.mark.xfail(reason=reason, strict=True))
-                                  for edge, reason in PENDING.items()], ids=lambda edge: " -> ".join(edge))
-def test_pending_edge(edge):
-    """An import listed in PENDING no longer closes a cycle (a strict expected failure)."""
-    closing = [found for found in CORE_IMPORTS if (found.source, found.target) == edge]
-    others = [found for found in CORE_IMPORTS if (found.source, found.target) not in PENDING]
-    assert not any(_closes_cycle(found, others + closing) for found in closing)
 
 
 def test_no_function_level_import_closes_a_cycle():
     """A late import must not hide a cycle, in the core or between rules, fixers and the
     core; the exceptions are listed in ALLOWED_LATE with their reason."""
-    imports = [found for found in IMPORTS if (found.source, found.target) not in PENDING]
+    imports = IMPORTS
     hiding = [str(found) for found in imports
               if found.late and (found.source, found.target) not in ALLOWED_LATE and _closes_cycle(found, imports)]
     assert not hiding, "function-level imports that close a cycle:\n" + "\n".join(hiding)

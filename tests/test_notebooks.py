@@ -356,11 +356,13 @@ def test_evidence_flows_from_cell_to_cell():
     assert found[4][0].cell == 5 and found[4][0].start.line == 1
 
 
-def test_unknown_stays_unknown_across_cells():
-    # without the reader, nothing says `sales` is a DataFrame
-    assert lint_cells(["import pandas as pd", "sales = load()", APPLY]) == [[], [], []]
-    # rebinding in a later cell replaces the evidence
-    assert lint_cells(["import pandas as pd", "sales = pd.read_csv('s.csv')", "sales = load()", APPLY])[3] == []
+def test_evidence_is_replaced_across_cells():
+    # without the reader, only the use (`apply(..., axis=1)`) says `sales` is a frame
+    assert [d.code for d in lint_cells(["import pandas as pd", "sales = load()", APPLY])[2]] == ["GPU104"]
+    # rebinding to a cuDF frame in a later cell replaces the pandas evidence: cuDF compiles
+    # the row function, which GPU104 leaves alone
+    cells = ["import pandas as pd\nimport cudf", "sales = pd.read_csv('s.csv')", "sales = cudf.read_csv('s.csv')", APPLY]
+    assert lint_cells(cells)[3] == []
 
 
 def test_a_cell_with_a_syntax_error_is_reported_there_and_the_others_still_linted():
