@@ -344,6 +344,22 @@ ACCELERATE = {
                 hits += (inputs.argmax(-1) == labels).sum().item()  # GPU301
             return hits
     ''',
+    "fields_of_prepared_batches": '''
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+
+
+        def train(model, loader):
+            model, loader = accelerator.prepare(model, loader)
+            for batch in loader:
+                if batch["mask"].any():  # GPU306
+                    continue
+                for embeds, dropped in zip(batch["embeds"], batch["dropped"]):
+                    if dropped == 1:  # OK
+                        embeds = embeds * 0
+                model(batch)
+    ''',
     "accelerator_device": '''
         import torch
         from accelerate import Accelerator
