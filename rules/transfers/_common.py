@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, bound_names, keyword_value, mentions, walk_local
+from gpulint.astutil import NESTED_SCOPES, keyword_value, names_bound_by, walk_local
 from gpulint.evidence import (
     DEVICE,
     HOST,
@@ -262,11 +262,13 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     return _moved_factory(node, node.func.value, env)
 
 
-def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt],
-                        env: TypeEnv) -> FactoryMove | None:
+def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt], env: TypeEnv,
+                        touched: dict[int, frozenset[str]]) -> FactoryMove | None:
     """`t = torch.zeros(n)` and then `t = t.to(d)` (or `t = t.cuda()`) in the same block,
     with no statement in between that reads, binds or declares `t`: the same idiom as
-    `torch.zeros(n).to(d)`, since the host tensor is never seen by anything but the move."""
+    `torch.zeros(n).to(d)`, since the host tensor is never seen by anything but the move.
+    `touched` caches, per statement, the names it touches (one walk of each statement per
+    file, however many moves look back over it)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
             and isinstance(node.func.value, ast.Name)):
         return None
@@ -277,7 +279,7 @@ def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[a
     index = next((i for i, s in enumerate(block) if s is statement), None)
     if index is None:
         return None
-    earlier = next((i for i in range(index - 1, -1, -1) if _touches(block[i], name)), None)
+    earlier = next((i for i in range(index - 1, -1, -1) if name in _touched(block[i], touched)), None)
     if earlier is None:
         return None
     made = block[earlier]
@@ -291,10 +293,21 @@ def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[a
                        adjacent=earlier == index - 1)
 
 
-def _touches(statement: ast.stmt, name: str) -> bool:
-    """`statement` reads, binds, deletes or declares `name` (nested functions included)."""
-    return mentions(statement, name) or name in bound_names([statement]) or any(
-        isinstance(sub, (ast.Global, ast.Nonlocal)) and name in sub.names for sub in ast.walk(statement))
+def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset[str]:
+    """The names `statement` reads, binds, deletes or declares (nested functions included)."""
+    if id(statement) not in cache:
+        names: set[str] = set()
+        for sub in ast.walk(statement):
+            if isinstance(sub, ast.Name):
+                names.add(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(sub.name)
+            elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+                names.update(sub.names)
+            else:
+                names.update(names_bound_by(sub))
+        cache[id(statement)] = frozenset(names)
+    return cache[id(statement)]
 
 
 def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:

@@ -200,7 +200,8 @@ buffer = torch.empty(1024, pin_memory=True)
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         move = factory_move(node, ctx.env)
         if move is None and ctx.blocks:
-            move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env)
+            move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env,
+                                       self.__dict__.setdefault("touched", {}))
         if move is None or round_trip(node, ctx.env) is not None:
             return
         message = None
