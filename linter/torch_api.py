@@ -193,11 +193,9 @@ def device_choice(body: Ty | None, orelse: Ty | None) -> Ty | None:
 
 
 def arith(left: Ty | None, right: Ty | None) -> Ty:
-    """An operator on a tensor gives a tensor on its device. On placed values alone it gives
-    a placed value: a field of a placed batch may be a Python number (accelerate and
-    `BatchEncoding.to` move only the tensors), and `number == 1` is a Python bool."""
-    tensor = any(ty is not None and ty.kind in ("tensor", "output") for ty in (left, right))
-    return Ty(Kind.TENSOR if tensor else Kind.PLACED, "torch", _combined_place([left, right]))
+    """An operator on a tensor gives a tensor on its device (a placed value is taken for a
+    tensor: a field of a placed batch that holds a Python number is not told apart)."""
+    return Ty(Kind.TENSOR, "torch", _combined_place([left, right]))
 
 
 def element_type(ty: Ty) -> Ty | None:
