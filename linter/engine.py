@@ -42,6 +42,8 @@ class Analysis:
     tree: ast.Module | None = None
     #: An internal error (a rule that raised): the file's result is incomplete.
     error: str | None = None
+    #: The semantic index the walk built (None when the file was not walked).
+    semantic: SemanticIndex | None = None
 
 
 @dataclass
@@ -866,4 +868,4 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
             walker.special.clear()
             ctx.env.resolver = None
     diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, skipped, tree, error)
+    return Analysis(diagnostics, skipped, tree, error, ctx._semantic)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from .semantic import SemanticIndex
 from .source import Source
 
 if TYPE_CHECKING:
@@ -26,9 +27,10 @@ _WRAPPER = "if True:"
 class FixContext:
     """Everything a fixer needs to turn one diagnostic into edits."""
 
-    def __init__(self, source: Source, tree: ast.Module) -> None:
+    def __init__(self, source: Source, tree: ast.Module, index: SemanticIndex | None = None) -> None:
         self.source = source
         self.tree = tree
+        self._semantic = index
         self._names: set[str] | None = None
         self._bound: frozenset[str] | None = None
         self._bindings: dict[str, list[tuple[str, ...]]] = {}
@@ -38,6 +40,13 @@ class FixContext:
         #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
         self.begin_fix()
+
+    @property
+    def semantic(self) -> SemanticIndex:
+        """The file's semantic index (the analysis' own when it built one)."""
+        if self._semantic is None:
+            self._semantic = SemanticIndex(self.tree)
+        return self._semantic
 
     # -- reading ---------------------------------------------------------------------
     def segment(self, node: ast.AST) -> str:
@@ -112,43 +121,8 @@ class FixContext:
         return max(bisect.bisect_right(self._starts, at) - 1, 0)
 
     def _scan_names(self) -> None:
-        """One walk of the file for the names it uses and what binds each of them: an
-        import records the module (`("module", "numpy")`) or imported name
-        (`("from", "sklearn.pipeline", "make_pipeline")`), anything else `("other",)`."""
-        used: set[str] = set()
-        bindings: dict[str, list[tuple[str, ...]]] = {}
-
-        def bind(name: str, what: tuple[str, ...] = ("other",)) -> None:
-            used.add(name)
-            bindings.setdefault(name, []).append(what)
-
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name):
-                used.add(node.id)
-                if not isinstance(node.ctx, ast.Load):
-                    bind(node.id)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        bind(alias.asname, ("module", alias.name))
-                    else:
-                        top = alias.name.split(".")[0]
-                        bind(top, ("module", top))
-            elif isinstance(node, ast.ImportFrom):
-                module = "." * node.level + (node.module or "")
-                for alias in node.names:
-                    bind(alias.asname or alias.name, ("from", module, alias.name))  # "*" for a star import
-            elif isinstance(node, ast.arg):
-                bind(node.arg)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                bind(node.name)
-            else:
-                for attribute in ("name", "rest"):  # except ... as e, match patterns, type parameters
-                    value = getattr(node, attribute, None)
-                    if isinstance(value, str) and not isinstance(node, ast.alias):
-                        bind(value)
-        self._names, self._bindings = used, bindings
-        self._bound = frozenset(bindings)
+        self._names, self._bindings = self.semantic.file_names()
+        self._bound = frozenset(self._bindings)
 
     def bound_names(self) -> frozenset[str]:
         """Names the file binds anywhere (assignment, parameter, def, class, import);
@@ -361,7 +335,7 @@ class Fixable(Protocol):
 
 def attach_fixes(
     source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[Fixable],
-    unsafe_fixes: bool = False,
+    unsafe_fixes: bool = False, index: SemanticIndex | None = None,
 ) -> tuple[list[Diagnostic], list[str]]:
     """Ask each finding's fixer for its fix; a fixer that fails never stops the run.
     `unsafe_fixes` says which fixes will be applied: only those keep the names they take."""
@@ -378,7 +352,7 @@ def attach_fixes(
             result.append(diagnostic)
             continue
         if context is None:
-            context = FixContext(source, tree)
+            context = FixContext(source, tree, index)
         try:
             context.begin_fix(diagnostic.start)
             fix = fixer(diagnostic, context)

@@ -47,7 +47,8 @@ def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>
     analysis.diagnostics, messages = apply_noqa(source, analysis.diagnostics)
     analysis.warnings = analysis.warnings + messages
     if fixes:
-        analysis.diagnostics, failed = attach_fixes(source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes)
+        analysis.diagnostics, failed = attach_fixes(source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes,
+                                                    analysis.semantic)
         analysis.warnings = analysis.warnings + failed
     return analysis
 

@@ -135,7 +135,55 @@ class SemanticIndex:
         self.attribute_types: dict[tuple[ast.ClassDef, str], Ty | None] = {}
         self._tree = tree
         self._parents: dict[ast.AST, ast.AST] | None = None
+        self._file_names: tuple[set[str], dict[str, list[tuple[str, ...]]]] | None = None
         _Collector(self).run(tree)
+
+    def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
+        """Every name the file uses, in any scope, and what binds each of them: an import
+        records the module (`("module", "numpy")`) or the imported name (`("from",
+        "sklearn.pipeline", "make_pipeline")`), anything else `("other",)`. What a fix
+        needs to pick a fresh name or reuse an import (built on the first question)."""
+        if self._file_names is None:
+            self._file_names = self._scan_file_names()
+        return self._file_names
+
+    def _scan_file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
+        """One walk of the file for the names it uses and what binds each of them: an
+        import records the module (`("module", "numpy")`) or imported name
+        (`("from", "sklearn.pipeline", "make_pipeline")`), anything else `("other",)`."""
+        used: set[str] = set()
+        bindings: dict[str, list[tuple[str, ...]]] = {}
+
+        def bind(name: str, what: tuple[str, ...] = ("other",)) -> None:
+            used.add(name)
+            bindings.setdefault(name, []).append(what)
+
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Name):
+                used.add(node.id)
+                if not isinstance(node.ctx, ast.Load):
+                    bind(node.id)
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bind(alias.asname, ("module", alias.name))
+                    else:
+                        top = alias.name.split(".")[0]
+                        bind(top, ("module", top))
+            elif isinstance(node, ast.ImportFrom):
+                module = "." * node.level + (node.module or "")
+                for alias in node.names:
+                    bind(alias.asname or alias.name, ("from", module, alias.name))  # "*" for a star import
+            elif isinstance(node, ast.arg):
+                bind(node.arg)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bind(node.name)
+            else:
+                for attribute in ("name", "rest"):  # except ... as e, match patterns, type parameters
+                    value = getattr(node, attribute, None)
+                    if isinstance(value, str) and not isinstance(node, ast.alias):
+                        bind(value)
+        return used, bindings
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         """The node `node` is a child of (the parent map is built on the first question)."""

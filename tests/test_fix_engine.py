@@ -419,8 +419,8 @@ def test_a_fix_that_produces_invalid_code_is_left_out_and_the_fixes_chosen_with_
     end = Position(ITERROWS.count("\n") + 1, 0)
     real = pipeline.attach_fixes
 
-    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes):
-        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes)
+    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes, index=None):
+        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index)
         if source.text != ITERROWS:
             return diagnostics, warnings
         bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "breaks", (Edit(end, end, breaking),)))

@@ -164,6 +164,9 @@ def helper(df):
 
 def typed(table: pd.DataFrame):
     return table.apply(lambda r: r["a"], axis=1)
+
+
+helper(Grid())  # the only call passes a Grid: `apply(..., axis=1)` is its method
 '''
     assert [d.start.line for d in _findings(source)] == [18]
 
