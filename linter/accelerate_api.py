@@ -148,7 +148,8 @@ def _pipeline_place(call: ast.Call, env: Env) -> str:
     if device is not None:
         if isinstance(device, ast.Constant) and type(device.value) is int:
             return DEVICE if device.value >= 0 else HOST
-        if isinstance(device, ast.UnaryOp) and isinstance(device.op, ast.USub) and isinstance(device.operand, ast.Constant):
+        if isinstance(device, ast.UnaryOp) and isinstance(device.op, ast.USub) \
+                and isinstance(device.operand, ast.Constant):
             return HOST  # `device=-1`
         return torch_api.device_place(device, env) or ""
     device_map = argument(call, "device_map")

@@ -301,8 +301,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
     if method in _MODEL_TENSORS and kind in ("model", "placed"):
         return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
     if kind == "model":
-        if method == "generate":  # a transformers model's: token ids where the model is
-            return Ty(Kind.TENSOR, "torch", place)
+        if method == "generate":  # a transformers model's: token ids (or an output with `.sequences`)
+            return Ty(Kind.OUTPUT, "torch", place)
         return receiver if method in MODEL_TO_MODEL else None
     if method in ("item", "tolist"):
         return OTHER

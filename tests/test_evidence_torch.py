@@ -480,7 +480,7 @@ TRANSFORMERS = {
 
 
         def complete(prompts):
-            first = [model.generate(**prompt).cpu() for prompt in prompts]  # GPU301
+            first = [model.generate(**p, return_dict_in_generate=True).sequences.cpu() for p in prompts]  # GPU301
             return first + [host_model.generate(**prompt).cpu() for prompt in prompts]  # OK
     ''',
     "pipeline_on_a_device": '''
@@ -679,13 +679,14 @@ TYPES = [
     ("from accelerate import Accelerator\nx = Accelerator(cpu=True).device", Ty("device", "torch", "host")),
     ("from accelerate import PartialState\nx = PartialState().device", Ty("device", "torch", "device")),
     ("from accelerate import PartialState\nx = PartialState(cpu=True).device", Ty("device", "torch", "host")),
-    ('from transformers import AutoModelForCausalLM\nx = AutoModelForCausalLM.from_pretrained("m").cuda().generate(ids)',
-     Ty("tensor", "torch", "device")),
+    ('from transformers import AutoModelForCausalLM as M\nx = M.from_pretrained("m").cuda().generate(ids)',
+     Ty("output", "torch", "device")),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
     ("import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",
      Ty("tensor", "torch", "host")),
-    ("from transformers import pipeline\nx = pipeline('fill-mask', device='cuda:1').model", Ty("model", "torch", "device")),
+    ("from transformers import pipeline\nx = pipeline('fill-mask', device='cuda:1').model",
+     Ty("model", "torch", "device")),
     ("from transformers import pipeline\nx = pipeline('fill-mask', device=rank).device", None),
     ("from transformers import pipeline\nx = pipeline('fill-mask').device", None),
 ]
