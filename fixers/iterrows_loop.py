@@ -59,7 +59,9 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     if lib not in _REWRITABLE:
         return display_fix(SUGGESTIONS.get(lib, SUGGESTION))
     collections = set(info.get("collections", ()))
-    if "comprehension" in info:
+    if info.get("counted"):
+        result = None  # `enumerate(df.iterrows())`: the count has no column form to keep
+    elif "comprehension" in info:
         result = _fix_comprehension(info["comprehension"], collections, ctx)
     elif names_read_after(info["site"], ctx.tree):
         result = None  # the rewrite would drop names the code after the loop reads

@@ -302,7 +302,7 @@ class _Walker:
         self._visit_target(node.target)
         if isinstance(node.target, ast.Name):
             old = self.env.lookup(node.target.id)
-            new = old if old is OTHER or old is None else None
+            new = old if old == OTHER or old is None else None
             if old is not None and old.kind in ("frame", "series", "ndframe", "array", "tensor"):
                 new = old
             self.env.bind(node.target.id, new)

@@ -14,7 +14,8 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 class IterrowsLoop(Rule):
     """
     ## What it does
-    Flags loops (and comprehensions) over `DataFrame.iterrows()`.
+    Flags loops (and comprehensions) over `DataFrame.iterrows()`, numbered ones
+    (`for i, (_, row) in enumerate(df.iterrows())`) included.
 
     ## Why is this bad?
     `iterrows()` builds a new pandas Series for every row: each step allocates, boxes every
@@ -40,8 +41,8 @@ class IterrowsLoop(Rule):
     every row (`-` between two bool columns) fails in the rewrite even with no rows, where
     the loop never ran it. The rows of a frame with mixed dtypes hold Python ints, which
     never overflow, where an int64 column (or a smaller int dtype) wraps: the values differ
-    where the row's integer arithmetic would overflow the column's dtype. Other loops get a
-    display-only suggestion.
+    where the row's integer arithmetic would overflow the column's dtype. Other loops,
+    numbered ones among them, get a display-only suggestion.
 
     The rewrite is only offered where the frame is known to be a pandas or Modin frame. On
     a Dask frame it would not run (a Dask Series has no `tolist()`, and `.loc[...] =` does
@@ -132,6 +133,16 @@ def notify(frame):
         send_invoice(row["email"], row["amount"])
 ''',
         ),
+        Example(
+            # numbered rows: the same loop, counted (the suggestion is shown, not applied)
+            source='''\
+import pandas as pd
+
+orders = pd.read_csv("orders.csv")
+for position, (_, row) in enumerate(orders.iterrows()):
+    print(position, row["qty"] * row["price"])
+''',
+        ),
     )
     ok = (
         Example('''\
@@ -169,6 +180,13 @@ for row in rows:
     rows.append(row)
     break
 '''),
+        Example('''\
+import pandas as pd
+
+orders = pd.read_csv("orders.csv")
+for position, (_, row) in enumerate(orders.itertuples()):
+    print(position, row)
+'''),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -183,9 +201,24 @@ for row in rows:
             return
         assert isinstance(node, (ast.For, ast.AsyncFor))
         lib = iterates_rows(node.iter, ctx.env)
+        counted = _counted(node.iter, ctx)
+        if lib is None and counted is not None:
+            lib = iterates_rows(counted, ctx.env)
+            if lib is not None:  # `enumerate(df.iterrows())`: shown, not rewritten
+                ctx.report(counted, context={"lib": lib, "counted": True})
+            return
         if lib is not None:
             ctx.report(node.iter, context={
                 "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
                 "site": tuple(zip(ctx.statements, ctx.blocks)),
                 "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
             })
+
+
+def _counted(iterable: ast.expr, ctx: RuleContext) -> ast.expr | None:
+    """The iterable of `enumerate(iterable)` (the builtin, one argument), else None."""
+    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate"
+            and ctx.env.is_builtin("enumerate") and len(iterable.args) == 1
+            and not isinstance(iterable.args[0], ast.Starred) and not iterable.keywords):
+        return iterable.args[0]
+    return None
