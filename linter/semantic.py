@@ -58,13 +58,13 @@ class FunctionFacts:
     #: (parameter name -> type); None marks a site that cannot be mapped (`*args`).
     sites: list[dict[str, Ty | None] | None] = field(default_factory=list)
 
-    @property
-    def self_name(self) -> str | None:
-        """The name of the instance parameter of a method, if it is one."""
-        if self.owner is None:
-            return None
-        positional = [*self.node.args.posonlyargs, *self.node.args.args]
-        return positional[0].arg if positional else None
+    #: The name of the instance parameter of a method, if it is one.
+    self_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.owner is not None:
+            positional = [*self.node.args.posonlyargs, *self.node.args.args]
+            self.self_name = positional[0].arg if positional else None
 
     def positional(self) -> list[str]:
         """Positional parameter names, without the instance parameter of a method."""
@@ -406,40 +406,69 @@ class _Collector:
         if root is None:
             return
         function = self.function
+        self_name = function.self_name if function is not None else None
         scope = self.scope
         assert scope is not None
-        for node in ast.walk(root):
-            if isinstance(node, ast.Name):
-                scope.reads.add(node.id)
-            elif isinstance(node, ast.Attribute):
-                value = node.value
-                if isinstance(value, ast.Name):
-                    if function is not None and value.id == function.self_name:
-                        function.reads.add(node.attr)
-                    if node.attr in NDFRAME_ATTRIBUTES:
+        reads = scope.reads
+        stack = [root]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        while stack:
+            node = pop()
+            kind = type(node)
+            if kind is ast.Name:
+                reads.add(node.id)  # type: ignore[attr-defined]
+                continue
+            if kind is ast.Constant or node is None:  # (`{**a}` has None among its keys)
+                continue
+            if kind is ast.Attribute:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is ast.Name:
+                    if value.id == self_name:
+                        function.reads.add(node.attr)  # type: ignore[union-attr, attr-defined]
+                    if node.attr in NDFRAME_ATTRIBUTES:  # type: ignore[attr-defined]
                         _note(scope, value.id, Ty("ndframe"))
-            elif isinstance(node, ast.Call):
-                func = node.func
-                if isinstance(func, ast.Name):
+            elif kind is ast.Call:
+                func = node.func  # type: ignore[attr-defined]
+                if type(func) is ast.Name:
                     if function is not None:
                         function.calls.add(func.id)
-                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                elif type(func) is ast.Attribute and type(func.value) is ast.Name:
                     receiver = func.value.id
-                    if function is not None and receiver == function.self_name:
-                        function.self_calls.add(func.attr)
-                    usage = _usage(func.attr, node)
+                    if receiver == self_name:
+                        function.self_calls.add(func.attr)  # type: ignore[union-attr]
+                    usage = _usage(func.attr, node)  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
-            elif isinstance(node, (ast.Yield, ast.YieldFrom)) and function is not None:
-                function.yields = True
-            elif isinstance(node, ast.NamedExpr):
-                scope.bind(node.target.id, node)
-            elif isinstance(node, ast.Lambda):
+            elif kind is ast.Yield or kind is ast.YieldFrom:
+                if function is not None:
+                    function.yields = True
+            elif kind is ast.NamedExpr:
+                scope.bind(node.target.id, node)  # type: ignore[attr-defined]
+            elif kind is ast.Lambda:
                 names = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name)}
                 outer: ScopeFacts | None = scope
                 while outer is not None:
                     outer.nested_names.update(names)
                     outer = outer.parent
+            for name in _fields(kind):
+                child = getattr(node, name)
+                if type(child) is list:
+                    extend(child)
+                elif child is not None:
+                    push(child)
+
+
+#: Per node type, the fields that may hold child nodes (not contexts or operators).
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "is_async", "level",
+                          "id", "attr", "arg", "value_str", "n", "s"})
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _LEAF_FIELDS)  # type: ignore[attr-defined]
+    return fields
 
 
 def _usage(method: str, call: ast.Call) -> Ty | None:
