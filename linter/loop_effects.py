@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from weakref import WeakKeyDictionary
 
 from .astutil import NESTED_SCOPES, names_bound_by, walk_local
@@ -83,24 +83,86 @@ class Growth:
     kind: str  # ACCUMULATION or RECURRENCE
 
 
-@dataclass(frozen=True)
 class LoopEffects:
-    """What one loop reads, binds, carries and grows (see the module's docstring)."""
+    """What one loop reads, binds, carries and grows (see the module's docstring). Each
+    part is worked out when first asked for."""
 
-    reads: frozenset[str]
-    writes: frozenset[str]
-    carried: frozenset[str]
-    grown: dict[str, Growth] = field(default_factory=dict)
-    #: How often each name occurs in the loop (every `Name`, nested functions included,
-    #: and every `global`/`nonlocal` that declares it).
-    uses: Counter = field(default_factory=Counter)
-    #: The loop can end its function or raise from inside (`return`, `yield`, `raise`).
-    leaves: bool = False
+    def __init__(self, loop: ast.stmt) -> None:
+        self.loop = loop
+        self._head: ast.AST = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
+        self._inside: list[ast.AST] = [*loop.body, *loop.orelse]  # type: ignore[attr-defined]
+
+    @cached_property
+    def reads(self) -> frozenset[str]:
+        """Names the loop reads (its `while` test, body and `else:`)."""
+        return self._names[0]
+
+    @cached_property
+    def uses(self) -> Counter:
+        """How often each name occurs in the loop (every `Name`, nested functions included,
+        and every `global`/`nonlocal` that declares it)."""
+        return self._names[1]
+
+    @cached_property
+    def writes(self) -> frozenset[str]:
+        """Names the body and `else:` bind in the loop's scope."""
+        return frozenset(_local_writes(self._inside))
+
+    @cached_property
+    def leaves(self) -> bool:
+        """The loop can end its function or raise from inside (`return`, `yield`, `raise`)."""
+        return any(isinstance(node, _EXITS) for node in walk_local([self._head, *self._inside]))
+
+    @cached_property
+    def carried(self) -> frozenset[str]:
+        """References an iteration reads before binding them and the loop binds (or grows
+        in place through `.loc`)."""
+        _, growths, bound = self._body
+        bound = set(bound)
+        if not isinstance(self.loop, ast.While):
+            bound |= _stored(self.loop.target)[0]  # type: ignore[attr-defined]
+        # A frame grown in place (`df.loc[len(df)] = row`) is handed on like a rebound one.
+        bound |= {ref for statement, (ref, _) in growths if not _binds(statement)}
+        exposed = _exposed(self.loop)
+        return frozenset(ref for ref in bound if _touches({ref}, exposed))
+
+    @cached_property
+    def grown(self) -> dict[str, Growth]:
+        """Every reference the loop grows and carries, with its kind."""
+        flows, growths, _ = self._body
+        by_name: dict[str, list[tuple[ast.stmt, list[ast.AST]]]] = {}
+        for statement, (ref, pieces) in growths:
+            if ref in self.carried:  # else bound afresh before it is grown: nothing accumulates
+                by_name.setdefault(ref, []).append((statement, pieces))
+        guards = _guards(self.loop, self.loop.body) if by_name else []  # type: ignore[attr-defined]
+        grown: dict[str, Growth] = {}
+        for ref, found in by_name.items():
+            kind = RECURRENCE if _recurrent(ref, found, flows, guards) else ACCUMULATION
+            grown[ref] = Growth(ref, tuple(statement for statement, _ in found), kind)
+        return grown
 
     def kind(self, name: str) -> str | None:
         """ACCUMULATION or RECURRENCE for a reference the loop grows, else None."""
         growth = self.grown.get(name)
         return growth.kind if growth is not None else None
+
+    @cached_property
+    def _names(self) -> tuple[frozenset[str], Counter]:
+        uses: Counter = Counter()
+        reads: set[str] = set()
+        for top in (self._head, *self._inside):
+            for node in ast.walk(top):
+                if isinstance(node, ast.Name):
+                    uses[node.id] += 1
+                    if isinstance(node.ctx, ast.Load):
+                        reads.add(node.id)
+                elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                    uses.update(node.names)
+        return frozenset(reads), uses
+
+    @cached_property
+    def _body(self) -> tuple[list[_Flow], list, set[str]]:
+        return _flows(self.loop.body)  # type: ignore[attr-defined]
 
 
 _CACHE: "WeakKeyDictionary[ast.AST, LoopEffects]" = WeakKeyDictionary()
@@ -112,7 +174,7 @@ def loop_effects(loop: ast.stmt) -> LoopEffects:
         raise TypeError(f"loop_effects needs a for or while loop, not {type(loop).__name__}")
     effects = _CACHE.get(loop)
     if effects is None:
-        effects = _CACHE[loop] = _analyse(loop)
+        effects = _CACHE[loop] = LoopEffects(loop)
     return effects
 
 
@@ -265,63 +327,22 @@ class _Flow:
     parts: list[ast.AST]
     extra: set[str]
     statement: ast.AST
+    _sources: dict = field(default_factory=dict)
 
     def sources(self, sizes_of: str | None = None) -> set[str]:
-        found = set(self.extra)
-        for part in self.parts:
-            found |= _reads(part, sizes_of=sizes_of)
+        found = self._sources.get(sizes_of)
+        if found is None:
+            found = set(self.extra)
+            for part in self.parts:
+                found |= _reads(part, sizes_of=sizes_of)
+            self._sources[sizes_of] = found
         return found
-
-
-def _analyse(loop: ast.stmt) -> LoopEffects:
-    head: ast.AST = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
-    body: list[ast.stmt] = loop.body  # type: ignore[attr-defined]
-    everything: list[ast.AST] = [head, *body, *loop.orelse]  # type: ignore[attr-defined]
-    inside: list[ast.AST] = [*body, *loop.orelse]  # type: ignore[attr-defined]
-
-    uses: Counter = Counter()
-    reads: set[str] = set()
-    for node in _walk_all(everything):
-        if isinstance(node, ast.Name):
-            uses[node.id] += 1
-            if isinstance(node.ctx, ast.Load):
-                reads.add(node.id)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            uses.update(node.names)
-    leaves = any(isinstance(node, _EXITS) for node in walk_local(everything))
-
-    writes = _local_writes(inside)
-    flows, growths, bound_refs = _flows(body)
-    if not isinstance(loop, ast.While):
-        bound_refs |= _stored(loop.target)[0]  # type: ignore[attr-defined]
-    # A frame grown in place (`df.loc[len(df)] = row`) is handed on like a rebound one.
-    bound_refs |= {ref for statement, (ref, _) in growths if not _binds(statement)}
-    exposed = _exposed(loop)
-    carried = frozenset(ref for ref in bound_refs if _touches({ref}, exposed))
-
-    grown: dict[str, Growth] = {}
-    by_name: dict[str, list[tuple[ast.stmt, list[ast.AST]]]] = {}
-    for statement, (ref, pieces) in growths:
-        by_name.setdefault(ref, []).append((statement, pieces))
-    guards = _guards(loop, body) if by_name else []
-    for ref, found in by_name.items():
-        if ref not in carried:
-            continue  # bound afresh each iteration before it is grown: nothing accumulates
-        statements = tuple(statement for statement, _ in found)
-        kind = RECURRENCE if _recurrent(ref, found, flows, guards) else ACCUMULATION
-        grown[ref] = Growth(ref, statements, kind)
-    return LoopEffects(frozenset(reads), frozenset(writes), carried, grown, uses, leaves)
 
 
 def _binds(statement: ast.stmt) -> bool:
     """The growth statement rebinds its reference (all but the `.loc` form)."""
     target = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target  # type: ignore[attr-defined]
     return not isinstance(target, ast.Subscript)
-
-
-def _walk_all(nodes: list[ast.AST]) -> Iterator[ast.AST]:
-    for node in nodes:
-        yield from ast.walk(node)
 
 
 def _local_writes(nodes: list[ast.AST]) -> set[str]:
