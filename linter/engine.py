@@ -76,8 +76,12 @@ class _Walker:
         #: Return types of the file's functions already inferred, per def.
         self.inferred: dict[ast.AST, Ty | None] = {}
         self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
+        #: Rules that look back over the whole file once the walk is done.
+        self.finishers: list[tuple[type[Rule], Callable]] = []
         for rule_class in rules:
             instance = rule_class()
+            if rule_class.finish is not Rule.finish:
+                self.finishers.append((rule_class, instance.finish))
             for node_type in rule_class.nodes:
                 self.handlers.setdefault(node_type, []).append((rule_class, instance.check))
         #: True while a loop body is walked only to learn what one iteration leaves bound.
@@ -160,6 +164,11 @@ class _Walker:
         self.deferred.append([])
         self.body(tree.body)
         self._run_deferred()
+        ctx = self.ctx
+        for rule_class, finish in self.finishers:
+            ctx._rule = rule_class
+            finish(ctx)
+        ctx._rule = None
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:

@@ -117,6 +117,12 @@ class Rule:
     def check(self, node: ast.AST, ctx: "RuleContext") -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def finish(self, ctx: "RuleContext") -> None:
+        """Called once after the walk, for a rule whose findings depend on what comes later
+        in the file (a loader reported only if some loop feeds a device). `ctx.report` still
+        works; the walk-position attributes (`statement`, `loops`) are empty here. One rule
+        instance sees one file: what `check` recorded on `self` is this file's."""
+
     # -- derived facts -----------------------------------------------------
     @classmethod
     def url(cls) -> str:
