@@ -57,14 +57,16 @@ def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
     values, dtype and device. None otherwise (a comment would be lost, or code in between
     might read the tensor)."""
     made, statement = move.made, move.moving
-    if made is None or statement is None or not move.adjacent or made.end_lineno >= statement.lineno:  # type: ignore[operator]
+    if made is None or statement is None or not move.adjacent:
         return None
-    last: int = statement.end_lineno  # type: ignore[assignment]
-    if not ctx.owns_lines(statement, statement) or any("#" in ctx.source.line(n) for n in range(statement.lineno, last + 1)):
-        return None  # something else on its lines, or a comment that would be lost
+    first, last = statement.lineno, statement.end_lineno
+    if made.end_lineno is None or last is None or made.end_lineno >= first or not ctx.owns_lines(statement, statement):
+        return None  # the two share a line, or something else is on the move's lines
+    if any("#" in ctx.source.line(n) for n in range(first, last + 1)):
+        return None  # a comment would be lost
     if last < len(ctx.source.line_starts):
         end = Position(last + 1, 0)
     else:
         end = Position(last, len(ctx.source.line(last)))
-    return Edit(Position(statement.lineno, 0), end, "")
+    return Edit(Position(first, 0), end, "")
 

@@ -129,7 +129,10 @@ def test_the_argument_helper_on_other_layouts(code, expected):
 
 # -- subclasses of torch's DataLoader ------------------------------------------------------
 
-PYG = 'import torch\nimport torch_geometric\nfrom torch_geometric.loader import DataLoader, NeighborLoader\n\ndevice = "cuda"\n'
+PYG = (
+    "import torch\nimport torch_geometric\nfrom torch_geometric.loader import DataLoader, NeighborLoader\n\n"
+    'device = "cuda"\n'
+)
 
 
 @pytest.mark.parametrize("call", [

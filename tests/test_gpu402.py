@@ -103,7 +103,8 @@ def test_leaks_that_reach_the_split(body, line):
     "X_train, X_test, y_train, y_test = train_test_split(X, y)\nscaler = StandardScaler()\n"
     "X_train[:, 0] = scaler.fit_transform(X_train[:, [0]]).ravel()\n",
     # a scaler fitted on a different array, written into the one that is split
-    "scaler = StandardScaler()\nX[:, 2] = scaler.fit_transform(reference[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
+    "scaler = StandardScaler()\nX[:, 2] = scaler.fit_transform(reference[:, [2]]).ravel()\n"
+    "parts = train_test_split(X, y)\n",
     # the write-back after the split
     "parts = train_test_split(X, y)\nX[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\n",
     # the converted copy is replaced before the split

@@ -142,7 +142,8 @@ def node_counts(dataset):
                 "import torch\n"
                 "from torch_geometric.data import Data\n"
                 "edges = torch.tensor([[0, 1], [1, 2]])\n"
-                "dataset = [Data(x=torch.from_numpy(rng.standard_normal((3, 2))), edge_index=edges) for _ in range(N)]\n"
+                "dataset = [Data(x=torch.from_numpy(rng.standard_normal((3, 2))), edge_index=edges)\n"
+                "           for _ in range(N)]\n"
             ),
             call="node_counts(dataset)",
         ),
