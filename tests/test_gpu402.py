@@ -93,9 +93,20 @@ def _lines(source: str) -> list[int]:
      "parts = train_test_split(df[cols], df['label'])\n", 6),
     ("scaler = StandardScaler()\nscaler.fit(df[cols])\ndf[cols] = scaler.transform(df[cols])\n"
      "parts = train_test_split(df, y)\n", 5),
+    ("X[:, 1] = MinMaxScaler().fit(X[:, [1]]).transform(X[:, [1]]).ravel()\nparts = train_test_split(X, y)\n", 4),
 ])
 def test_leaks_that_reach_the_split(body, line):
     assert _lines(SK + body) == [line]
+
+
+def test_a_write_back_before_cross_validation():
+    source = SK + (
+        "from sklearn.linear_model import Ridge\nfrom sklearn.model_selection import cross_val_score\n\n"
+        "def evaluate(frame, cols, y):\n"
+        "    frame[cols] = StandardScaler().fit_transform(frame[cols])\n"
+        "    return cross_val_score(Ridge(), frame[cols].to_numpy(), y, n_jobs=-1)\n"
+    )
+    assert _lines(source) == [8]
 
 
 @pytest.mark.parametrize("body", [
