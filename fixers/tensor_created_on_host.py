@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gpulint.astutil import mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.transfers._common import FactoryMove
@@ -59,6 +60,8 @@ def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
     made, statement = move.made, move.moving
     if made is None or statement is None or not move.adjacent:
         return None
+    if move.destination is not None and mentions(move.destination, statement.targets[0].id):  # type: ignore[attr-defined]
+        return None  # `t = t.to(devices[t.shape[0]])`: before the factory, `t` is another value
     first, last = statement.lineno, statement.end_lineno
     if made.end_lineno is None or last is None or made.end_lineno >= first or not ctx.owns_lines(statement, statement):
         return None  # the two share a line, or something else is on the move's lines

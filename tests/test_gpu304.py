@@ -95,6 +95,7 @@ def test_two_statements_are_merged(lines, fixed):
     "m = torch.zeros(3); m = m.to(d)\n",
     "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
     "g = torch.Generator()\nm = torch.randn(3, generator=g)\nm = m.to(d)\n",
+    "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
 ])
 def test_two_statements_otherwise_get_a_suggestion(lines):
     assert _only(HEAD + lines).fix.applicability is Applicability.DISPLAY
