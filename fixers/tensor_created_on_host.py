@@ -60,7 +60,8 @@ def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
     made, statement = move.made, move.moving
     if made is None or statement is None or not move.adjacent:
         return None
-    if move.destination is not None and mentions(move.destination, statement.targets[0].id):  # type: ignore[attr-defined]
+    name = statement.targets[0].id  # type: ignore[attr-defined]
+    if move.destination is not None and mentions(move.destination, name):
         return None  # `t = t.to(devices[t.shape[0]])`: before the factory, `t` is another value
     first, last = statement.lineno, statement.end_lineno
     if made.end_lineno is None or last is None or made.end_lineno >= first or not ctx.owns_lines(statement, statement):
