@@ -66,6 +66,8 @@ class DataloaderWithoutWorkers(Rule):
     data by worker yields every item once per worker; random augmentations draw from each
     worker's own seed; state the dataset records while it loads items (counters, caches)
     stays in the workers. Choose the number of workers for the machine (4 is a common start).
+    For a class of the file with an `__init__` of its own the change is only shown: what
+    that `__init__` does with `num_workers` and `pin_memory` is up to it.
     """
 
     code = "GPU305"
