@@ -13,7 +13,7 @@ import bisect
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
-from gpulint.registry import Example, Rule
+from gpulint.rule_api import Example, Rule
 
 
 class SyntaxErrorRule(Rule):

@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import walk_local
-from gpulint.engine import RuleContext
 from gpulint.evidence import Ty, is_numpy_ufunc
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 from ._elementwise import elementwise
 

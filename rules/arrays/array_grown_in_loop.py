@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from weakref import WeakKeyDictionary
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, walk_local
-from gpulint.engine import RuleContext
+from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
 #: inside a loop, they copy everything gathered so far on every iteration.
@@ -388,7 +386,7 @@ def _plan(growth: Growth, ctx: RuleContext) -> None:
     position, loop, block = site
     outside = ctx.statements[:position]
     scope_start = max((i + 1 for i, s in enumerate(outside) if isinstance(s, NESTED_SCOPES)), default=0)
-    if any(isinstance(s, _GUARDS) for s in outside[scope_start:]) or _reached_elsewhere(growth.name, ctx):
+    if any(isinstance(s, _GUARDS) for s in outside[scope_start:]) or ctx.seen_elsewhere(growth.name):
         return
     init = _init_before(loop, block, growth.name)
     if init is None:
@@ -467,36 +465,6 @@ def _choose_loop(growth: Growth, ctx: RuleContext) -> tuple[int, ast.stmt, list[
             break  # the growth statement binds it once and reads it once
         chosen = (position, statement, ctx.blocks[position])
     return chosen
-
-
-def _reached_elsewhere(name: str, ctx: RuleContext) -> bool:
-    """A nested function, lambda or class, or a `global`/`nonlocal`, that may see `name`."""
-    scope: ast.AST = ctx.tree
-    for statement in reversed(ctx.statements):
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            scope = statement
-            break
-    seen = _SEEN_ELSEWHERE.get(scope)
-    if seen is None:
-        seen = _SEEN_ELSEWHERE[scope] = _names_seen_elsewhere(scope.body)  # type: ignore[attr-defined]
-    return name in seen
-
-
-#: Per scope (a function, or the module), the names `_reached_elsewhere` finds: worked out
-#: once per scope, since a long script holds many loops. Dies with the tree.
-_SEEN_ELSEWHERE: "WeakKeyDictionary[ast.AST, frozenset[str]]" = WeakKeyDictionary()
-
-
-def _names_seen_elsewhere(body: list[ast.stmt]) -> frozenset[str]:
-    """The names a `global`/`nonlocal` in `body` declares, and every name mentioned in a
-    nested function, lambda or class in it."""
-    names: set[str] = set()
-    for node in walk_local(body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-        elif isinstance(node, NESTED_SCOPES):
-            names.update(sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name))
-    return frozenset(names)
 
 
 def _init_before(loop: ast.stmt, block: list[ast.stmt], name: str) -> ast.Assign | None:

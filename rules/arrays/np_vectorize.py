@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, Rule
+from gpulint.rule_api import Example, Rule, RuleContext
 
 _VECTORIZE = "numpy.vectorize"
 

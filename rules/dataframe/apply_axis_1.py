@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.engine import RuleContext
 from gpulint.evidence import is_numpy_ufunc
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
 #: cuDF is absent on purpose: it compiles the function into a GPU kernel.

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.dataflow import assigned_value, binding_before, binds
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})

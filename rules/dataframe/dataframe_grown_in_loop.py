@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 
 from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference, mentions, same_reference,
                              value_bound_to)
-from gpulint.engine import RuleContext
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _APPEND_METHODS = ("append", "_append")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
 STR_METHODS = frozenset(

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.

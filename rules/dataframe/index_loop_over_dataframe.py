@@ -6,8 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _LABEL_INDEXERS = ("loc", "at")
 _POSITION_INDEXERS = ("iloc", "iat")

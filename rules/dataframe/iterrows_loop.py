@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.engine import RuleContext
 from gpulint.evidence import iterates_rows
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 

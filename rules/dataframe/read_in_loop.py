@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 from .dataframe_grown_in_loop import file_read_growth
 

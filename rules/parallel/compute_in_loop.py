@@ -6,8 +6,7 @@ import ast
 
 from gpulint.astutil import NESTED_SCOPES, walk_local
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _FOR = (ast.For, ast.AsyncFor)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.dask_api import is_compute, is_compute_call, is_delayed_call, is_lazy
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, Rule
+from gpulint.rule_api import Example, Rule, RuleContext
 
 _FOR = (ast.For, ast.AsyncFor)
 

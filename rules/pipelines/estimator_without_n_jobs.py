@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import walk_local
-from gpulint.engine import RuleContext
 from gpulint.estimators import parallel_n_jobs, user_code_parameters
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"

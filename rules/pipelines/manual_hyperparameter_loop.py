@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import mentions_any, walk_local
-from gpulint.engine import RuleContext
 from gpulint.estimators import LABEL, cross_validation_x, is_metric, role
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Keywords that do not change the model being searched for: seeds, parallelism, logging.
 _NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})

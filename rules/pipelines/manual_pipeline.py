@@ -7,11 +7,8 @@ from dataclasses import dataclass, field
 
 from gpulint.astutil import same_reference, walk_local
 from gpulint.dataflow import binds, last_assignment, position_in
-from gpulint.engine import RuleContext
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
-from gpulint.registry import Example, FixAvailability, Rule
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 
 @dataclass
@@ -248,7 +245,7 @@ def fit(model, transformer, X, y, X_new):
         if test is None:
             return
         self._reported.add(id(steps[0].call))
-        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=_scope(ctx))
+        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=ctx.scope)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
         ctx.report(steps[0].call, f"{names} {verb} fitted and applied by hand before `{estimator}`: "
@@ -371,10 +368,3 @@ def _is_transform_by(value: ast.expr, step: Step) -> bool:
     data = _first_argument(value)
     return data is not None and not same_reference(data, step.source) and not (
         isinstance(data, ast.Name) and data.id == step.output)
-
-
-def _scope(ctx: RuleContext) -> ast.AST:
-    for statement in reversed(ctx.statements):
-        if isinstance(statement, _SCOPES):
-            return statement
-    return ctx.tree

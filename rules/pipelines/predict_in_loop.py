@@ -6,9 +6,8 @@ import ast
 
 from gpulint.astutil import mentions_any, same_reference
 from gpulint.dataflow import binding_before, binds
-from gpulint.engine import RuleContext
 from gpulint.estimators import PREDICT_METHODS, is_splitter
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 #: Methods that run a fitted estimator on rows of data.
 PER_ROW_METHODS = (PREDICT_METHODS - {"score"}) | {"transform", "inverse_transform"}
