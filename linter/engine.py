@@ -511,7 +511,8 @@ class _Walker:
             return
         place = DEVICE if call.func.attr == "cuda" else move_target(call, self.env)
         if place in (DEVICE, "host"):
-            self.env.bind(name, Ty("model", "torch", place))
+            # a module, or a batch that moves itself (transformers' `BatchEncoding.to`)
+            self.env.bind(name, Ty(current.kind if current is not None else "placed", "torch", place))
 
     def _visit_target(self, target: ast.expr) -> None:
         """Visit the expressions inside a target (`df.loc[len(df)]`), not the names it binds."""

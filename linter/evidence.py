@@ -94,6 +94,11 @@ class Scope:
         self.kind = kind
 
 
+#: Progress bars wrapped around an iterable (`for batch in tqdm(loader)`): typed as what
+#: they wrap, which is what iterating them yields.
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm", "tqdm.rich.tqdm"})
+
+
 class Resolver(Protocol):
     """File-wide knowledge `TypeEnv` consults for what the current scope cannot tell."""
 
@@ -252,6 +257,20 @@ class TypeEnv:
                 return
         self.bind_target(target, None)
 
+    def enumerated(self, iterable: ast.expr) -> ast.expr | None:
+        """What `enumerate(xs)` or `enumerate(xs, start=1)` (the builtin) counts, else None."""
+        if (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "enumerate"
+            and 1 <= len(iterable.args) <= 2
+            and not any(isinstance(a, ast.Starred) for a in iterable.args)
+            and all(k.arg == "start" for k in iterable.keywords)
+            and self.is_builtin("enumerate")
+        ):
+            return iterable.args[0]
+        return None
+
     def _iterated_parts(self, target: ast.expr, iterable: ast.expr) -> list[tuple[ast.expr, ast.expr | None]] | None:
         """`for i, x in enumerate(xs)` -> [(i, None), (x, xs)]; `for a, b in zip(xs, ys)` ->
         [(a, xs), (b, ys)]: each part of the target and what it iterates (None: not data)."""
@@ -304,8 +323,8 @@ class TypeEnv:
             return self.type_of(node.value)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return torch_api.constant_type(node.value) or OTHER
-        if isinstance(node, ast.IfExp):
-            return torch_api.device_choice(self.type_of(node.body), self.type_of(node.orelse))
+        if isinstance(node, ast.IfExp):  # either branch's value: known where both agree
+            return join(self.type_of(node.body), self.type_of(node.orelse))
         if isinstance(node, (ast.List, ast.ListComp)):
             return LIST
         if isinstance(node, ast.JoinedStr):
@@ -368,6 +387,8 @@ class TypeEnv:
         func = node.func
         name = self.qualname(func)
         if name is not None:
+            if name in PROGRESS_BARS and node.args and not isinstance(node.args[0], ast.Starred):
+                return self.type_of(node.args[0])  # iterating it yields what the wrapped value yields
             return _constructed_type(name, node, self)
         if isinstance(func, ast.Call) and dask_api.is_delayed(self.qualname(func.func)):
             return Ty(Kind.COLLECTION, "dask")  # `dask.delayed(f)(x)`: a lazy value

@@ -439,6 +439,8 @@ class _Collector:
                     usage = _usage(func.attr, node)  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
+                for device in _devices_given(node):  # type: ignore[arg-type]
+                    _note(scope, device, ACCELERATOR)
             elif kind is ast.Yield or kind is ast.YieldFrom:
                 if function is not None:
                     function.yields = True
@@ -480,6 +482,28 @@ def _usage(method: str, call: ast.Call) -> Ty | None:
     if method in TORCH_METHODS:
         return Ty("placed", "torch")
     return None
+
+
+#: A device that is not the host (an accelerator index or specification).
+ACCELERATOR = Ty("device", "torch", "device")
+
+
+def _devices_given(call: ast.Call) -> list[str]:
+    """Names a call uses as accelerators: `torch.cuda.set_device(rank)`, and the device
+    lists of data-parallel wrappers (`DDP(model, device_ids=[rank], output_device=rank)`),
+    which take accelerator indices only."""
+    names = []
+    func = call.func
+    if type(func) is ast.Attribute and func.attr == "set_device" and len(call.args) == 1:
+        first = call.args[0]
+        if type(first) is ast.Name:
+            names.append(first.id)
+    for keyword in call.keywords:
+        if keyword.arg == "device_ids" and type(keyword.value) is ast.List:
+            names.extend(e.id for e in keyword.value.elts if type(e) is ast.Name)
+        elif keyword.arg == "output_device" and type(keyword.value) is ast.Name:
+            names.append(keyword.value.id)
+    return names
 
 
 def _axis_is_columns(call: ast.Call) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument, join_torch
+from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument
 
 #: `x.to(dtype)`: the value stays where it is.
 KEEP = "keep"
@@ -183,13 +183,6 @@ def _combined_place(types: list[Ty | None]) -> str:
     if DEVICE in places:
         return DEVICE
     return HOST if places and all(place == HOST for place in places) else ""
-
-
-def device_choice(body: Ty | None, orelse: Ty | None) -> Ty | None:
-    """`"cuda" if torch.cuda.is_available() else "cpu"` is a device specification."""
-    if body is not None and orelse is not None and body.kind == orelse.kind == "device":
-        return join_torch(body, orelse)
-    return None
 
 
 def arith(left: Ty | None, right: Ty | None) -> Ty:

@@ -230,3 +230,82 @@ def test_the_files_own_subclasses_are_flagged(call, applicability):
 ])
 def test_subclass_near_misses(call):
     assert _found(SUBCLASSES + f"loader = {call}\n" + FEED) == []
+
+
+# -- the device evidence comes from the walk ----------------------------------------------
+
+_FED_BY_EVIDENCE = {
+    "accelerate-prepare": '''
+        from accelerate import Accelerator
+        from torch.utils.data import DataLoader
+
+        accelerator = Accelerator()
+        loader = DataLoader(dataset, batch_size=32)  # GPU305
+        model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+        for batch in loader:
+            loss = model(**batch).loss
+    ''',
+    "accelerator-device": '''
+        from accelerate import Accelerator
+        from torch.utils.data import DataLoader
+
+        accelerator = Accelerator()
+        loader = DataLoader(dataset, batch_size=32)  # GPU305
+        for batch in loader:
+            batch = batch.to(accelerator.device)
+    ''',
+    "local-rank": '''
+        import os
+        from torch.utils.data import DataLoader
+
+        rank = int(os.environ["LOCAL_RANK"])
+        loader = DataLoader(dataset, batch_size=32)  # GPU305
+        for features, labels in loader:
+            features, labels = features.to(rank), labels.to(rank)
+    ''',
+    "device-from-call-sites": '''
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, loader, where):
+            for features in loader:
+                model(features.to(where))
+
+        train(model, DataLoader(dataset, batch_size=32), torch.device("cuda"))  # GPU305
+    ''',
+}
+
+_NOT_FED = {
+    "cpu-from-call-sites": '''
+        import torch
+        from torch.utils.data import DataLoader
+
+        def train(model, loader, where):
+            for features in loader:
+                model(features.to(where))
+
+        train(model, DataLoader(dataset, batch_size=32), torch.device("cpu"))
+    ''',
+    "accelerator-on-cpu": '''
+        from accelerate import Accelerator
+        from torch.utils.data import DataLoader
+
+        accelerator = Accelerator(cpu=True)
+        loader = DataLoader(dataset, batch_size=32)
+        model, loader = accelerator.prepare(model, loader)
+        for batch in loader:
+            loss = model(**batch).loss
+    ''',
+}
+
+
+@pytest.mark.parametrize("source", list(_FED_BY_EVIDENCE.values()), ids=list(_FED_BY_EVIDENCE))
+def test_the_loop_that_feeds_a_device_is_known_from_evidence(source):
+    text = textwrap.dedent(source)
+    expected = [n for n, line in enumerate(text.splitlines(), 1) if line.endswith("# GPU305")]
+    assert [d.start.line for d in lint_source(text) if d.code == "GPU305"] == expected
+
+
+@pytest.mark.parametrize("source", list(_NOT_FED.values()), ids=list(_NOT_FED))
+def test_a_loop_that_feeds_the_host_is_left_alone(source):
+    assert [d for d in lint_source(textwrap.dedent(source)) if d.code == "GPU305"] == []

@@ -376,3 +376,18 @@ def test_other_is_not_overridden_by_usage():
             rows.iterrows()
         """
     ) == OTHER
+
+
+def test_a_name_used_as_an_accelerator_index_is_a_device():
+    seen = probe(
+        """
+        import torch
+        from torch.nn.parallel import DistributedDataParallel as DDP
+        def main(rank, world_size, other):
+            probe(rank)
+            probe(other)
+            torch.cuda.set_device(rank)
+            model = DDP(model, device_ids=[rank])
+        """
+    )
+    assert seen == [Ty("device", "torch", DEVICE), None]

@@ -200,7 +200,7 @@ for position, (_, row) in enumerate(orders.itertuples()):
             return
         assert isinstance(node, (ast.For, ast.AsyncFor))
         lib = iterates_rows(node.iter, ctx.env)
-        counted = _counted(node.iter, ctx)
+        counted = ctx.env.enumerated(node.iter)
         if lib is None and counted is not None:
             lib = iterates_rows(counted, ctx.env)
             if lib is not None:  # `enumerate(df.iterrows())`: shown, not rewritten
@@ -212,12 +212,3 @@ for position, (_, row) in enumerate(orders.itertuples()):
                 "site": tuple(zip(ctx.statements, ctx.blocks)),
                 "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
             })
-
-
-def _counted(iterable: ast.expr, ctx: RuleContext) -> ast.expr | None:
-    """The iterable of `enumerate(iterable)` (the builtin, one argument), else None."""
-    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate"
-            and ctx.env.is_builtin("enumerate") and len(iterable.args) == 1
-            and not isinstance(iterable.args[0], ast.Starred) and not iterable.keywords):
-        return iterable.args[0]
-    return None

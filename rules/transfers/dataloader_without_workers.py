@@ -5,8 +5,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.evidence import DEVICE, PROGRESS_BARS, move_target
+from gpulint.loop_effects import loop_effects
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.values import Ty
 
 from ._common import base_name
 
@@ -25,7 +27,6 @@ _PYG_LOADERS = frozenset(
         "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler",
         "RandomNodeSampler")]
 )
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 _SETUP = """\
 import torch
@@ -39,7 +40,10 @@ class DataloaderWithoutWorkers(Rule):
     ## What it does
     Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`)
     in a file that moves the batches of a loop to a device (`x.to(device)`, `x.cuda()`
-    inside a loop, with a device that is not a literal `"cpu"`).
+    inside a loop, with a device that is not a literal `"cpu"`: a device string, a name
+    bound to one, `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a
+    parameter every call site gives a device...) or iterates a loader that accelerate's
+    `prepare` put on the device.
 
     Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
     (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,
@@ -73,7 +77,7 @@ class DataloaderWithoutWorkers(Rule):
     code = "GPU305"
     name = "dataloader-without-workers"
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.For, ast.AsyncFor)
     fix = FixAvailability.UNSAFE
 
     flagged = (
@@ -207,8 +211,19 @@ def on_cpu(dataset):
 '''),
     )
 
+    def __init__(self) -> None:
+        #: The file's loaders without workers, and the name each is bound to (if any).
+        self.candidates: list[tuple[ast.Call, Loader, str | None]] = []
+        #: The `for` loops over each name, and those that put their batches on a device.
+        self.iterations: dict[str, list[ast.AST]] = {}
+        self.feeding: set[ast.AST] = set()
+
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        assert isinstance(node, ast.Call)
+        if not isinstance(node, ast.Call):
+            self._loop(node, ctx)  # type: ignore[arg-type]
+            return
+        if ctx.loops:
+            self.feeding.update(_loops_moving_a_batch(node, ctx, self._device_names(ctx)))
         loader = self._loader(node.func, ctx)
         if loader is None:
             return
@@ -219,9 +234,45 @@ def on_cpu(dataset):
             workers = node.args[loader.position]
         if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
             return
-        if not self._feeds_device(ctx):
+        if _collates_on_a_device(node, ctx):
             return
-        ctx.report(node, context={"call": node, "loader": loader})
+        statement = ctx.statement
+        bound = None
+        if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name):
+            bound = statement.targets[0].id
+        self.candidates.append((node, loader, bound))
+
+    def _device_names(self, ctx: RuleContext) -> set[str]:
+        if "device_names" not in self.__dict__:
+            self.__dict__["device_names"] = _device_names(ctx.tree)
+        return self.__dict__["device_names"]
+
+    def _loop(self, loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> None:
+        """Note which name a `for` loop iterates (through `enumerate` and progress bars); a
+        loop over a loader that accelerate's `prepare` put on the device feeds it."""
+        iterable = ctx.env.enumerated(loop.iter) or loop.iter
+        if _placed_batches(ctx.type_of(iterable)):
+            self.feeding.add(loop)
+        while isinstance(iterable, ast.Call) and ctx.qualname(iterable.func) in PROGRESS_BARS and iterable.args:
+            iterable = iterable.args[0]
+        if isinstance(iterable, ast.Name):
+            self.iterations.setdefault(iterable.id, []).append(loop)
+
+    def finish(self, ctx: RuleContext) -> None:
+        """A loader bound to a name the file loops over is reported when one of those loops
+        puts its batches on a device (a loader only read on the host, say prompts for a
+        sampling pass, is left alone); any other loader when some loop of the file does."""
+        if not self.candidates:
+            return
+        for node, loader, bound in self.candidates:
+            loops = self.iterations.get(bound, []) if bound is not None else []
+            if loops:
+                fed = any(loop in self.feeding for loop in loops)
+            else:
+                fed = bool(self.feeding)
+            if fed:
+                ctx.report(node, context={"call": node, "loader": loader})
 
     def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
         """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
@@ -239,10 +290,6 @@ def on_cpu(dataset):
                 return self.__dict__["classes"].get(func.id)
         return None
 
-    def _feeds_device(self, ctx: RuleContext) -> bool:
-        if "feeds" not in self.__dict__:
-            self.__dict__["feeds"] = _moves_batches_to_device(ctx.tree)
-        return self.__dict__["feeds"]
 
 
 @dataclass(frozen=True)
@@ -316,25 +363,62 @@ def _own_init(node: ast.ClassDef, inherited: Loader) -> Loader | None:
     return Loader(index - 1 if index > 0 else None, False)  # `self` is not passed
 
 
-def _moves_batches_to_device(tree: ast.Module) -> bool:
-    """Some loop of the file moves a value it binds (a batch) to a device: `.cuda()`, or
-    `.to(d)` where `d` is a device string other than "cpu", a `device=` argument, a
-    `non_blocking=` copy, or a name the file binds to a device (`torch.device(...)`, a device
-    string, `"cuda" if ... else "cpu"`, `x.device`) or annotates as `torch.device`."""
-    device_names = _device_names(tree)
-    for loop in ast.walk(tree):
-        if not isinstance(loop, _LOOPS):
-            continue
-        bound = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for call in ast.walk(loop):
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                    and call.func.attr in ("to", "cuda")):
-                continue
-            if base_name(call.func.value) not in bound:
-                continue
-            if call.func.attr == "cuda" or _device_argument(call, device_names):
-                return True
-    return False
+def _placed_batches(ty: Ty | None) -> bool:
+    """Iterating a value of this type yields batches already on a device (a loader that
+    accelerate's `prepare` placed)."""
+    return ty is not None and ty.lib == "torch" and ty.kind == "placed" and ty.place == DEVICE
+
+
+def _loops_moving_a_batch(call: ast.Call, ctx: RuleContext, device_names: set[str]) -> list[ast.AST]:
+    """The enclosing loops whose batch `call` puts on a device: `x.to(d)` / `x.cuda()` of an
+    `x` the loop binds, where the evidence says `d` is a device (`accelerator.device`,
+    `int(os.environ["LOCAL_RANK"])`, a parameter every call site gives a device, ...) or the
+    call says so itself (`device=`, `non_blocking=`, a device string, a name the file binds
+    to a device expression)."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda")):
+        return []
+    name = base_name(func.value)
+    if name is None:
+        return []
+    # the innermost loop binding `x`, and the loops around it: a batch's fields moved in a
+    # comprehension (`{k: v.to(d) for k, v in batch.items()}`) feed the loop over batches
+    binding = next((index for index in range(len(ctx.loops) - 1, -1, -1) if name in _bound_by(ctx.loops[index])), None)
+    if binding is not None and (func.attr == "cuda" or move_target(call, ctx.env) == DEVICE
+                                or _device_argument(call, device_names)):
+        return ctx.loops[:binding + 1]
+    return []
+
+
+def _collates_on_a_device(call: ast.Call, ctx: RuleContext) -> bool:
+    """The loader's `collate_fn` is given a device (`partial(collate, device=device)`): it
+    builds each batch on the device, which worker processes cannot do (CUDA does not
+    survive a fork), so adding workers is not the fix."""
+    collate = next((k.value for k in call.keywords if k.arg == "collate_fn"), None)
+    if collate is None:
+        return False
+    if isinstance(collate, ast.Name):
+        value = _assigned(collate.id, ctx)
+        collate = value if value is not None else collate
+    return (isinstance(collate, ast.Call) and ctx.qualname(collate.func) == "functools.partial"
+            and any(k.arg == "device" for k in collate.keywords))
+
+
+def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
+    """The value of the one plain assignment of `name` in the current scope, if it has one."""
+    bindings = ctx.bindings(name)
+    if len(bindings) == 1 and isinstance(bindings[0], ast.Assign) and len(bindings[0].targets) == 1:
+        return bindings[0].value
+    return None
+
+
+def _bound_by(loop: ast.AST) -> set[str]:
+    """Names a loop (or a comprehension's generator) binds: its target, and what its body binds."""
+    target = loop.target if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) else None
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        names |= loop_effects(loop).writes
+    return names
 
 
 def _device_argument(call: ast.Call, device_names: set[str]) -> bool:
