@@ -276,6 +276,29 @@ _FED_BY_EVIDENCE = {
 }
 
 _NOT_FED = {
+    "collate-on-the-device": '''
+        from functools import partial
+        import torch
+        from torch.utils.data import DataLoader
+
+        device = torch.device("cuda")
+        collate = partial(pad_batch, device=device)
+        loader = DataLoader(dataset, batch_size=8, collate_fn=collate)
+        for inputs, targets in loader:
+            loss = model(inputs.to(device))
+    ''',
+    "loader-read-on-the-host-beside-one-that-feeds": '''
+        import torch
+        from torch.utils.data import DataLoader
+
+        device = torch.device("cuda")
+        train = DataLoader(dataset, batch_size=8, num_workers=4)
+        prompts = DataLoader(prompt_dataset, batch_size=8)
+        for batch in train:
+            batch = batch.to(device)
+        for prompt in prompts:
+            print(prompt)
+    ''',
     "cpu-from-call-sites": '''
         import torch
         from torch.utils.data import DataLoader
