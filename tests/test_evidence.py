@@ -377,7 +377,8 @@ def test_assignment_forms():
         probe(g)
         """
     )
-    assert seen == [frame(), frame(), None, None, frame(), frame(), frame()]
+    # unpacking a tuple gives each name its part; a starred name gets a list of the rest
+    assert seen == [frame(), frame(), frame(), None, frame(), frame(), frame()]
 
 
 def test_if_else_branches_that_disagree_are_unknown():

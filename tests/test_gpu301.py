@@ -98,7 +98,7 @@ def test_copies_in_a_loop_are_flagged(line):
     "    values = t.sum()",  # stays on the device
     "    values = t.shape",
     "    if t.numel() > 3:\n        print(t.cpu())",  # under an `if`
-    "    for part in t.split(2):\n        pass\n    print(t.cpu())",  # an outer loop
+    "    for part in names:\n        pass\n    print(t.cpu())",  # an outer loop (over other data)
     '    values = torch.ones(3).to("cpu").item()',  # host tensor
 ])
 def test_copies_that_are_not_per_iteration_or_not_from_the_device(line):
@@ -170,13 +170,24 @@ def test_a_copy_inside_a_small_loop_inside_the_batch_loop_is_flagged():
 
 @pytest.mark.parametrize("inner", [
     "    for name in names:\n        print(name)\n",  # a container of unknown size
-    "    for row in t:\n        print(row)\n",  # the rows of a tensor
-    "    for key in parts:\n        print(key)\n",  # never subscripted with its keys
-    "    for k, v in t.float().items():\n        pass\n",  # `.items()` of a tensor is not a mapping's
+    "    for row in table:\n        print(row)\n",  # the rows of other data
+    "    for key in lookup:\n        print(key)\n",  # never subscripted with its keys
+    "    for k, v in torch.ones(3).float().items():\n        pass\n",  # `.items()` of a tensor is not a mapping's
 ])
-def test_a_loop_over_data_inside_the_batch_loop_still_makes_it_an_outer_loop(inner):
+def test_a_loop_over_other_data_inside_the_batch_loop_still_makes_it_an_outer_loop(inner):
     source = LOOP + "    parts = {'t': t}\n" + inner + "    print(t.sum().item())\n"
     assert _codes(source) == []
+
+
+@pytest.mark.parametrize("inner", [
+    "    for row in t:\n        print(row)\n",  # the rows of this batch's tensor
+    "    for key in parts:\n        print(key)\n",  # a container this iteration built
+    "    for part in t.split(2):\n        pass\n",  # chunks of this batch
+    "    for start in range(0, len(t), 2):\n        print(t[start])\n",  # the same, by index
+])
+def test_a_loop_over_parts_of_this_iteration_keeps_the_batch_loop_the_hot_loop(inner):
+    source = LOOP + "    parts = {'t': t}\n" + inner + "    print(t.sum().item())\n"
+    assert _codes(source) == [len(source.splitlines())]
 
 
 def test_a_loop_over_a_small_container_alone_is_still_a_loop():

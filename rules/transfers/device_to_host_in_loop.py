@@ -5,12 +5,12 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 from ._common import round_trip, small_loop, to_host
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 _SETUP = """\
 import torch
@@ -190,6 +190,30 @@ def train(loader, optimizer):
     return losses
 ''',
         ),
+        Example(
+            # the inner loop encodes one batch in chunks: the step loop is still the one
+            # that computes `loss`, so the copy runs once per step
+            source='''\
+import torch
+
+device = torch.device("cuda")
+encoder = torch.nn.Linear(8, 4).to(device)
+head = torch.nn.Linear(4, 1).to(device)
+
+
+def train(batches, optimizer):
+    logged = []
+    for batch in batches:
+        pieces = []
+        for start in range(0, len(batch), 4):
+            pieces.append(encoder(batch[start:start + 4].to(device)))
+        loss = head(torch.cat(pieces)).mean()
+        loss.backward()
+        optimizer.step()
+        logged.append(loss.detach().item())
+    return logged
+''',
+        ),
     )
     ok = (
         Example('''\
@@ -268,17 +292,19 @@ print(frame.to_pandas())
         if id(node) in covered:
             return
         what = to_host(node, ctx.env)
-        if what is None or not _every_iteration(ctx):
+        if what is None or not _every_iteration(node, ctx):
             return
         ctx.report(node, f"{what} copies from the device to the host inside a loop: each copy waits for the device; "
                          f"keep the values on the device and copy once after the loop")
 
 
-def _every_iteration(ctx: RuleContext) -> bool:
-    """The copy runs on every iteration of a loop that does not itself loop: not under an
-    `if` in the loop's body, not in an outer loop around a batch loop. A small loop over
-    the parts of one item (`for k in batch`, `for k, v in logs.items()`) is neither: the
-    loop around it is the one the copy runs in."""
+def _every_iteration(node: ast.AST, ctx: RuleContext) -> bool:
+    """The copy runs on every iteration of a hot loop: not under an `if` in the loop's body,
+    and not in an outer loop around a batch loop (an epoch loop copies once per epoch). An
+    inner loop over the parts of the current item (`for k in batch`, chunks of this
+    iteration's tensor) does not make its loop an outer one; an inner loop over data the
+    iteration did not compute (a loader, a dataset) does. A small loop over the parts of
+    one item is no loop of its own either: the loop around it is the one the copy runs in."""
     real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
     loop = real[-1] if real else ctx.loops[-1]
     if not isinstance(loop, _STATEMENT_LOOPS):
@@ -290,21 +316,36 @@ def _every_iteration(ctx: RuleContext) -> bool:
     # the innermost statement holds the copy; an `if` further out runs it only sometimes
     if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
         return False
+    computed = ctx.loop_effects(loop).writes | _target_names(loop)  # type: ignore[arg-type]
     return not any(isinstance(s, _STATEMENT_LOOPS) and not small_loop(s, s, ctx.env)
-                   for s in _local_statements(loop.body))
+                   and not _over_this_iteration(s, computed)
+                   for s in _unconditional_statements(loop.body))
 
 
-def _local_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a body, nested blocks included, nested functions and classes not."""
+def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -> bool:
+    """An inner `for` loop over what the current iteration computed (`range(0, len(batch),
+    4)`, `t.split(2)`, `batch.items()`): a loop over parts of the item, not over new data."""
+    if not isinstance(inner, (ast.For, ast.AsyncFor)):
+        return False
+    return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
+
+
+def _target_names(loop: ast.AST) -> set[str]:
+    target = getattr(loop, "target", None)
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+
+
+def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body that run whenever it runs: nested `with` and `try` blocks
+    included, what an `if`, a `match` or an `except` decides, and nested functions and
+    classes, not. A loop there runs on every iteration of the loop around it (an epoch loop
+    around its batch loop); a loop under an `if` (pruning old checkpoints every N steps)
+    does not make its loop an epoch loop."""
     stack = list(body)
     while stack:
         statement = stack.pop()
         yield statement
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-            for child in getattr(statement, name, ()) or ():
-                if isinstance(child, ast.stmt):
-                    stack.append(child)
-                elif hasattr(child, "body"):
-                    stack.extend(child.body)
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            stack.extend(statement.body)
+        elif isinstance(statement, _TRY):
+            stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
