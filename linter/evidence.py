@@ -316,7 +316,7 @@ class TypeEnv:
         if isinstance(node, ast.BinOp):
             return _arith(self.type_of(node.left), self.type_of(node.right))
         if isinstance(node, ast.Compare):
-            return _arith(self.type_of(node.left), self.type_of(node.comparators[-1]))
+            return _arith(self.type_of(node.left), self.type_of(node.comparators[-1]), comparison=True)
         if isinstance(node, ast.UnaryOp):
             return self.type_of(node.operand) if not isinstance(node.op, ast.Not) else OTHER
         if isinstance(node, ast.NamedExpr):
@@ -468,10 +468,10 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _arith(left: Ty | None, right: Ty | None) -> Ty | None:
+def _arith(left: Ty | None, right: Ty | None, comparison: bool = False) -> Ty | None:
     """The result of an operator on two operands: frame beats series beats scalar."""
     if torch_api.is_torch_value(left) or torch_api.is_torch_value(right):
-        return torch_api.arith(left, right)
+        return torch_api.arith(left, right, comparison)
     return dominant([left, right])
 
 

@@ -44,7 +44,8 @@ TENSOR_TO_TENSOR = frozenset(
 )
 #: Tensor methods and torch functions that return several tensors on the same device: a tuple
 #: or a named tuple (`w, v = t.chunk(2)`, `values, indices = t.max(dim=1)`). With arguments,
-#: `max`/`min`/`median` may return either one tensor or such a pair: an "output" either way.
+#: `max`/`min`/`median` may return either one tensor or such a pair: an "output" either way;
+#: the others are "placed" (a container of tensors on that device, not a tensor).
 TENSOR_TO_TENSORS = frozenset(
     "chunk split tensor_split unbind hsplit vsplit dsplit topk sort kthvalue mode aminmax".split()
 )
@@ -185,10 +186,13 @@ def _combined_place(types: list[Ty | None]) -> str:
     return HOST if places and all(place == HOST for place in places) else ""
 
 
-def arith(left: Ty | None, right: Ty | None) -> Ty:
-    """An operator on a tensor gives a tensor on its device (a placed value is taken for a
-    tensor: a field of a placed batch that holds a Python number is not told apart)."""
-    return Ty(Kind.TENSOR, "torch", _combined_place([left, right]))
+def arith(left: Ty | None, right: Ty | None, comparison: bool = False) -> Ty:
+    """An operator on a tensor gives a tensor on its device. Between placed values only (the
+    fields of a placed batch, which may hold Python tuples or numbers) it gives a placed
+    value: `size + crop` of two tuples is a tuple; a comparison is taken for a tensor's
+    (`labels[j] == 1` on a batch moved to the device)."""
+    tensor = comparison or any(ty is not None and ty.kind in ("tensor", "output") for ty in (left, right))
+    return Ty(Kind.TENSOR if tensor else Kind.PLACED, "torch", _combined_place([left, right]))
 
 
 def element_type(ty: Ty) -> Ty | None:
@@ -246,7 +250,9 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
         return Ty(Kind.TENSOR, "torch", HOST)
     if attr in TORCH_TENSOR_FUNCTIONS or attr in ("max", "min") and len(call.args) == 1 and not call.keywords:
         return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)))
-    if attr in TENSOR_TO_TENSORS or attr in _REDUCTIONS_WITH_INDICES:
+    if attr in TENSOR_TO_TENSORS:  # a tuple of tensors: iterating it yields whole tensors
+        return Ty(Kind.PLACED, "torch", _combined_place(argument_types(call, env)))
+    if attr in _REDUCTIONS_WITH_INDICES:
         return Ty(Kind.OUTPUT, "torch", _combined_place(argument_types(call, env)))
     return None
 
@@ -303,7 +309,9 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(Kind.ARRAY, "numpy")
     if method in TENSOR_TO_TENSOR or method in ("max", "min") and not call.args and not call.keywords:
         return Ty(Kind.TENSOR, "torch", place)
-    if method in TENSOR_TO_TENSORS or method in _REDUCTIONS_WITH_INDICES:
+    if method in TENSOR_TO_TENSORS:  # a tuple of tensors: iterating it yields whole tensors
+        return Ty(Kind.PLACED, "torch", place)
+    if method in _REDUCTIONS_WITH_INDICES:
         return Ty(Kind.OUTPUT, "torch", place)
     return None
 

@@ -3,6 +3,7 @@ the builtin on the data where the rule promises equal values, and the evidence i
 
 from __future__ import annotations
 
+import textwrap
 from functools import partial
 
 import numpy as np
@@ -203,3 +204,24 @@ def test_an_expression_receiver_is_parenthesized():
 ])
 def test_array_evidence(source, expected):
     assert probe_one(source) == expected
+
+
+@pytest.mark.parametrize("expression", [
+    "list(model.parameters())",  # the module's tensors, one per item
+    "list(t.chunk(2))",  # a tuple of two tensors
+    "list(t.unbind())",
+    'list(batch["sizes"][0] + batch["crops"][0])',  # fields of a placed batch: Python tuples
+])
+def test_containers_of_tensors_are_not_tensors(expression):
+    source = textwrap.dedent(f"""\
+        import torch
+        from accelerate import Accelerator
+
+        accelerator = Accelerator()
+        model = torch.nn.Linear(3, 1).to("cuda")
+        t = torch.ones(4, device="cuda")
+        loader = accelerator.prepare(loader)
+        for batch in loader:
+            values = {expression}
+        """)
+    assert [d.code for d in lint_source(source) if d.code == "GPU204"] == []

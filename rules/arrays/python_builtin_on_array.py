@@ -7,9 +7,9 @@ import ast
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
-#: Kinds of evidence the builtins walk element by element (torch values: a tensor, one
-#: moved to a device, a model's output).
-_KINDS = frozenset({"array", "series", "tensor", "placed", "output"})
+#: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what
+#: a model returns; not a "placed" value, which may be a module's parameters or a batch.
+_KINDS = frozenset({"array", "series", "tensor", "output"})
 
 
 class PythonBuiltinOnArray(Rule):
