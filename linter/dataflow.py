@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from .astutil import walk_local
 
@@ -24,14 +25,28 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 def binds(node: ast.AST, name: str) -> bool:
     """`node` binds `name` in the scope it runs in (nested functions' insides excluded)."""
-    for sub in walk_local([node]):
-        if isinstance(sub, ast.Name) and sub.id == name and not isinstance(sub.ctx, ast.Load):
-            return True
-        if isinstance(sub, _SCOPES) and sub.name == name and sub is not node:
-            return True
-        if isinstance(sub, ast.alias) and (sub.asname or sub.name.split(".", 1)[0]) == name:
-            return True
-    return isinstance(node, _SCOPES) and node.name == name
+    return name in bound_names(node)
+
+
+def bound_names(node: ast.AST) -> frozenset[str]:
+    """Every name `node` binds in the scope it runs in, worked out once per node: rules ask
+    about the same statements for many names as they look back from each call."""
+    found = _BOUND.get(node)
+    if found is None:
+        names = set()
+        for sub in walk_local([node]):
+            if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
+                names.add(sub.id)
+            elif isinstance(sub, _SCOPES):
+                names.add(sub.name)
+            elif isinstance(sub, ast.alias):
+                names.add(sub.asname or sub.name.split(".", 1)[0])
+        found = _BOUND[node] = frozenset(names)
+    return found
+
+
+#: Per node, the names it binds. Dies with the tree.
+_BOUND: "WeakKeyDictionary[ast.AST, frozenset[str]]" = WeakKeyDictionary()
 
 
 def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:

@@ -217,13 +217,15 @@ def on_cpu(dataset):
         #: The `for` loops over each name, and those that put their batches on a device.
         self.iterations: dict[str, list[ast.AST]] = {}
         self.feeding: set[ast.AST] = set()
+        #: Moves of a batch whose device only the call's own spelling may show.
+        self.undecided: list[tuple[ast.Call, list[ast.AST]]] = []
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not isinstance(node, ast.Call):
             self._loop(node, ctx)  # type: ignore[arg-type]
             return
         if ctx.loops:
-            self.feeding.update(_loops_moving_a_batch(node, ctx, self._device_names(ctx)))
+            self._note_move(node, ctx)
         loader = self._loader(node.func, ctx)
         if loader is None:
             return
@@ -243,10 +245,22 @@ def on_cpu(dataset):
             bound = statement.targets[0].id
         self.candidates.append((node, loader, bound))
 
-    def _device_names(self, ctx: RuleContext) -> set[str]:
-        if "device_names" not in self.__dict__:
-            self.__dict__["device_names"] = _device_names(ctx.tree)
-        return self.__dict__["device_names"]
+    def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
+        """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds: those loops feed a
+        device when the evidence says `d` is one (`accelerator.device`, a rank from
+        `int(os.environ["LOCAL_RANK"])`, a parameter every call site gives a device); when
+        it cannot tell, the call is kept for `finish` to read (`device=`, `non_blocking=`, a
+        device string, a name the file binds to a device expression)."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda")):
+            return
+        loops = _loops_binding(base_name(func.value), ctx)
+        if not loops:
+            return
+        if func.attr == "cuda" or move_target(call, ctx.env) == DEVICE:
+            self.feeding.update(loops)
+        else:
+            self.undecided.append((call, loops))
 
     def _loop(self, loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> None:
         """Note which name a `for` loop iterates (through `enumerate` and progress bars); a
@@ -265,6 +279,11 @@ def on_cpu(dataset):
         sampling pass, is left alone); any other loader when some loop of the file does."""
         if not self.candidates:
             return
+        if self.undecided:
+            device_names = _device_names(ctx.tree)
+            for call, loops in self.undecided:
+                if _device_argument(call, device_names):
+                    self.feeding.update(loops)
         for node, loader, bound in self.candidates:
             loops = self.iterations.get(bound, []) if bound is not None else []
             if loops:
@@ -369,24 +388,15 @@ def _placed_batches(ty: Ty | None) -> bool:
     return ty is not None and ty.lib == "torch" and ty.kind == "placed" and ty.place == DEVICE
 
 
-def _loops_moving_a_batch(call: ast.Call, ctx: RuleContext, device_names: set[str]) -> list[ast.AST]:
-    """The enclosing loops whose batch `call` puts on a device: `x.to(d)` / `x.cuda()` of an
-    `x` the loop binds, where the evidence says `d` is a device (`accelerator.device`,
-    `int(os.environ["LOCAL_RANK"])`, a parameter every call site gives a device, ...) or the
-    call says so itself (`device=`, `non_blocking=`, a device string, a name the file binds
-    to a device expression)."""
-    func = call.func
-    if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda")):
-        return []
-    name = base_name(func.value)
+def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
+    """The innermost enclosing loop that binds `name`, and the loops around it: a batch's
+    fields moved in a comprehension (`{k: v.to(d) for k, v in batch.items()}`) feed the
+    loop over batches."""
     if name is None:
         return []
-    # the innermost loop binding `x`, and the loops around it: a batch's fields moved in a
-    # comprehension (`{k: v.to(d) for k, v in batch.items()}`) feed the loop over batches
-    binding = next((index for index in range(len(ctx.loops) - 1, -1, -1) if name in _bound_by(ctx.loops[index])), None)
-    if binding is not None and (func.attr == "cuda" or move_target(call, ctx.env) == DEVICE
-                                or _device_argument(call, device_names)):
-        return ctx.loops[:binding + 1]
+    for index in range(len(ctx.loops) - 1, -1, -1):
+        if name in _bound_by(ctx.loops[index]):
+            return ctx.loops[:index + 1]
     return []
 
 
