@@ -339,7 +339,8 @@ class _Collector:
             scope.declared.update(node.names)
             return
         self.statement = node
-        for name, value in ast.iter_fields(node):
+        for name in _fields(type(node)):
+            value = getattr(node, name)
             if isinstance(value, list):
                 if value and isinstance(value[0], ast.stmt):
                     self._statements(value)  # type: ignore[arg-type]
