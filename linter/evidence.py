@@ -325,12 +325,13 @@ class TypeEnv:
             return torch_api.constant_type(node.value) or OTHER
         if isinstance(node, ast.IfExp):  # either branch's value: known where both agree
             return join(self.type_of(node.body), self.type_of(node.orelse))
-        if isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
-            # `return loss, probs`: unpacking it gives each name its part's type
+        if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+            # `return loss, probs` unpacks into its parts; `for m in [net, head]` binds each
+            # item of a container of known values (when they all agree)
             items = tuple(self.type_of(e) for e in node.elts)
             if any(item is not None and item != OTHER for item in items):
                 return Ty(Kind.TUPLE, items=items)
-            return OTHER
+            return OTHER if isinstance(node, ast.Tuple) else LIST
         if isinstance(node, (ast.List, ast.ListComp)):
             return LIST
         if isinstance(node, ast.JoinedStr):

@@ -391,3 +391,16 @@ def test_a_name_used_as_an_accelerator_index_is_a_device():
         """
     )
     assert seen == [Ty("device", "torch", DEVICE), None]
+
+
+def test_a_loop_over_a_container_of_known_values_binds_them():
+    seen = probe(
+        """
+        import torch
+        for model in [torch.nn.Linear(2, 2).cuda(), torch.nn.Linear(2, 1).cuda()]:
+            probe(model)
+        for value in [torch.zeros(2), 1]:
+            probe(value)
+        """
+    )
+    assert seen == [Ty("model", "torch", DEVICE), None]
