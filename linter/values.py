@@ -142,9 +142,18 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
         return a
     if a == b:
         return a if a.builtin == b.builtin else replace(a, builtin="")  # type: ignore[union-attr]
-    if a is not None and b is not None and a.lib == b.lib == "torch" and a.kind == b.kind:
-        return join_torch(a, b)
+    if a is not None and b is not None and a.lib == b.lib == "torch":
+        if a.kind == b.kind:
+            return join_torch(a, b)
+        if a.kind in _ON_A_PLACE and b.kind in _ON_A_PLACE:
+            # a tensor in one branch, a placed value in the other: a placed value (a tensor,
+            # a module or a batch) where both agree on the place
+            return Ty(Kind.PLACED, "torch", a.place if a.place == b.place else "")
     return None
+
+
+#: torch values that live somewhere: a tensor, something moved with `.to()`, a model's output.
+_ON_A_PLACE = frozenset({Kind.TENSOR, Kind.PLACED, Kind.OUTPUT})
 
 
 def join_torch(a: Ty, b: Ty) -> Ty:

@@ -404,3 +404,15 @@ def test_a_loop_over_a_container_of_known_values_binds_them():
         """
     )
     assert seen == [Ty("model", "torch", DEVICE), None]
+
+
+def test_a_tensor_in_one_branch_and_a_moved_value_in_the_other_stay_on_the_device():
+    assert probe_one(
+        """
+        import torch
+        pos = step(pos).to("cuda")
+        if flag:
+            pos = torch.clamp(pos, min=-1, max=1)
+        probe(pos)
+        """
+    ) == Ty("placed", "torch", DEVICE)
