@@ -190,6 +190,16 @@ def test_a_loop_over_parts_of_this_iteration_keeps_the_batch_loop_the_hot_loop(i
     assert _codes(source) == [len(source.splitlines())]
 
 
-def test_a_loop_over_a_small_container_alone_is_still_a_loop():
+def test_a_loop_over_a_small_container_alone_is_no_hot_loop():
+    # two copies, one per named part: nothing runs them per item of the data
     source = TORCH + 't = torch.ones(3, device="cuda")\nfor name in ("a", "b"):\n    print(t.sum().item())\n'
-    assert _codes(source) == [7]
+    assert _codes(source) == []
+
+
+def test_a_loop_over_fields_named_by_literals_is_a_small_loop():
+    # PyTorch Geometric: `data("train_mask", "test_mask")` yields those fields of one graph
+    source = LOOP + "    for _, mask in batch('train_mask', 'val_mask'):\n        pass\n    print(t.sum().item())\n"
+    assert _codes(source) == [len(source.splitlines())]
+    alone = TORCH + 't = torch.ones(3, device="cuda")\nfor _, mask in data("train_mask", "test_mask"):\n' \
+        "    print(t[mask].sum().item())\n"
+    assert _codes(alone) == []

@@ -550,7 +550,8 @@ _DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "outpu
 def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
     """`loop` (a `for` statement or a comprehension's generator) runs over a small fixed
     container, not over data: a literal tuple/list/set/dict, a mapping's `.keys()`,
-    `.values()` or `.items()`, or the keys of a container it subscripts with them
+    `.values()` or `.items()`, a call naming the fields it yields (`data("train_mask",
+    "test_mask")`), or the keys of a container it subscripts with them
     (`for k in batch: batch[k] = batch[k].to(d)`). Such a loop handles the parts of one
     item (the tensors of a batch, the entries of a log), so the loop around it is the one
     that runs per item."""
@@ -567,6 +568,8 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
     if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
             and iterable.func.attr in _MAPPING_VIEWS and not iterable.args and not iterable.keywords):
         return not _holds_data(iterable.func.value, env)
+    if _named_parts(iterable):
+        return True
     target = getattr(loop, "target", None)
     if isinstance(iterable, ast.Name) and isinstance(target, ast.Name) and not _holds_data(iterable, env):
         # `for k in batch: ... batch[k] ...`: the loop runs over the keys of a mapping
@@ -574,6 +577,17 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
                    and isinstance(sub.slice, ast.Name) and sub.slice.id == target.id
                    for sub in walk_local(loop_parts(loop, statement)))
     return False
+
+
+def _named_parts(iterable: ast.expr) -> bool:
+    """A call that names the parts it yields with string literals, and nothing else: PyTorch
+    Geometric's `data("train_mask", "val_mask", "test_mask")` yields those three fields."""
+    return (isinstance(iterable, ast.Call) and not iterable.keywords and 0 < len(iterable.args) <= _FEW
+            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in iterable.args))
+
+
+#: At most this many named parts make a small loop.
+_FEW = 8
 
 
 def _holds_data(node: ast.expr, env: TypeEnv) -> bool:

@@ -40,12 +40,15 @@ class DeviceToHostInLoop(Rule):
     nor is cuDF's `.values` (a CuPy array, still on the device).
 
     Not flagged: copies after the loop; copies under an `if` in the loop (logging every N
-    steps syncs only then); copies in a loop that runs another loop per iteration (an epoch
-    loop around a batch loop copies once per epoch, after the real work). A small loop
+    steps syncs only then); copies in a loop that runs another loop over other data per
+    iteration (an epoch loop around a batch loop copies once per epoch, after the real
+    work; a loop over chunks of this iteration's own tensor does not count). A small loop
     over the parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()`
-    or `.items()`, `for k in batch: batch[k] = ...`) is not the loop that counts: the loop
-    around it is, so such a loop in a batch loop neither hides the batch loop's copies nor
-    turns an epoch loop's once-per-epoch copy into a per-iteration one.
+    or `.items()`, a call naming its fields like `data("train_mask", "test_mask")`,
+    `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is,
+    so such a loop in a batch loop neither hides the batch loop's copies nor turns an epoch
+    loop's once-per-epoch copy into a per-iteration one; with no loop around it, its few
+    copies are not flagged.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host
@@ -306,7 +309,9 @@ def _every_iteration(node: ast.AST, ctx: RuleContext) -> bool:
     iteration did not compute (a loader, a dataset) does. A small loop over the parts of
     one item is no loop of its own either: the loop around it is the one the copy runs in."""
     real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
-    loop = real[-1] if real else ctx.loops[-1]
+    if not real:
+        return False  # a few copies, one per part of one item: no hot loop around them
+    loop = real[-1]
     if not isinstance(loop, _STATEMENT_LOOPS):
         return True  # a comprehension's element or condition
     try:
