@@ -16,9 +16,9 @@ LEGACY_SUGGESTION = (
     "create the tensor on the device with `torch.tensor(data, dtype=..., device=...)`: the legacy tensor "
     "classes refuse an accelerator's device, and `torch.FloatTensor(2, 3)` is a shape, not data"
 )
-#: Factory arguments whose meaning changes when the tensor is made on the device (a CPU
-#: `generator=` cannot draw for a device tensor: the factory would raise).
-_HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory", "generator"})
+#: Factory arguments whose meaning changes when the tensor is made on the device (factories
+#: given `generator=` are not reported at all).
+_HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:

@@ -39,7 +39,6 @@ def test_safe_rewrites(line, fixed):
     "m = torch.zeros(3).to(d, torch.float16)\n",  # a dtype too
     "m = torch.zeros(3).cuda(1)\n",
     "m = torch.zeros(3).to(d, non_blocking=True)\n",
-    "m = torch.randn(3, generator=torch.Generator()).to(d)\n",  # a CPU generator cannot draw on the device
     "m = (torch.zeros(3)  # on the host first\n     .to(d))\n",  # the comment would go with `.to(d)`
 ])
 def test_other_shapes_only_get_a_suggestion(line):
@@ -94,7 +93,6 @@ def test_two_statements_are_merged(lines, fixed):
     "m = torch.zeros(3)\nm = m.to(d)  # moved\n",  # the comment would be lost
     "m = torch.zeros(3); m = m.to(d)\n",
     "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
-    "g = torch.Generator()\nm = torch.randn(3, generator=g)\nm = m.to(d)\n",
     "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
 ])
 def test_two_statements_otherwise_get_a_suggestion(lines):
@@ -114,3 +112,12 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
 def test_two_statement_near_misses(lines):
     assert [x for x in lint_source(HEAD + lines) if x.code == "GPU304"] == []
 
+
+@pytest.mark.parametrize("body", [
+    "m = torch.randn(3, generator=torch.Generator()).to(d)\n",
+    "g = torch.Generator()\nm = torch.randn(3, generator=g)\nm = m.to(d)\n",
+])
+def test_draws_from_a_given_generator_are_left_alone(body):
+    # a CPU generator keeps the draws the same on every device, and cannot draw on one
+    source = 'import torch\nd = torch.device("cuda")\n' + body
+    assert [x for x in lint_source(source) if x.code == "GPU304"] == []

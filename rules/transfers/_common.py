@@ -322,6 +322,8 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
         return None  # given a tensor, it wraps it where it is
     if any(k.arg is None or k.arg == "device" for k in factory.keywords):
         return None  # already given a device (or maybe, through `**options`)
+    if any(k.arg == "generator" for k in factory.keywords):
+        return None  # drawn from a given generator (a CPU one, for reproducible draws): meant
     if name == "torch.as_tensor" and (not factory.args or env.type_of(factory.args[0]) is None
                                       or _is_torch(env.type_of(factory.args[0]))):
         return None  # `as_tensor(t)` of a tensor stays where `t` is: not created on the host

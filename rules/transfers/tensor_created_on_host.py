@@ -42,8 +42,10 @@ class TensorCreatedOnHost(Rule):
     differ for the same seed and the CPU generator is no longer advanced. The fixer leaves
     alone calls that pass more than the device to `.to()` (a dtype, `non_blocking=`),
     `.cuda(index)`, and factories given `requires_grad=`, `out=` or `pin_memory=` (a
-    tensor made on the device is a leaf, one moved there is not) or `generator=` (a CPU
-    generator cannot draw a device tensor).
+    tensor made on the device is a leaf, one moved there is not). A factory given
+    `generator=` is not reported at all: drawing from a given (usually CPU) generator and
+    then moving the result is how code keeps random draws the same on every device, and a
+    CPU generator cannot draw a device tensor.
 
     In the two-statement shape the fix adds `device=` to the factory and deletes the
     `t = t.to(device)` line, only when that line directly follows the factory's statement
