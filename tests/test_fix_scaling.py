@@ -10,8 +10,7 @@ import weakref
 import pytest
 
 import gpulint.pipeline
-from gpulint import fix_text, lint_source
-from gpulint.rules.arrays import array_grown_in_loop
+from gpulint import fix_text, lint_source, semantic
 from gpulint.rules.transfers import host_to_device_in_loop
 
 #: A module-level frame grown in a loop: the finding's facts hold the module itself.
@@ -55,10 +54,12 @@ def _module_script(loops: int, seen_elsewhere: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_array_growth_scope_facts_are_gathered_once_per_scope(monkeypatch):
+def test_array_growth_scope_facts_are_gathered_once_per_file(monkeypatch):
+    # the names seen from nested code come from the semantic index, built once per file
+    # (and shared with the fixers), not gathered again for every loop
     calls: list[object] = []
-    gather = array_grown_in_loop._names_seen_elsewhere
-    monkeypatch.setattr(array_grown_in_loop, "_names_seen_elsewhere", lambda body: calls.append(body) or gather(body))
+    run = semantic._Collector.run
+    monkeypatch.setattr(semantic._Collector, "run", lambda self, tree: calls.append(tree) or run(self, tree))
     source = _module_script(6, "acc3")
     diagnostics = [d for d in lint_source(source) if d.code == "GPU202"]
     assert len(diagnostics) == 6
