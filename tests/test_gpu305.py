@@ -287,6 +287,19 @@ _NOT_FED = {
         for inputs, targets in loader:
             loss = model(inputs.to(device))
     ''',
+    "collate-function-moving-to-the-device": '''
+        import torch
+        from torch.utils.data import DataLoader
+
+        device = torch.device("cuda")
+
+        def collate(items):
+            return torch.stack(items).to(device)
+
+        loader = DataLoader(dataset, batch_size=8, collate_fn=collate)
+        for batch in loader:
+            loss = model(batch.to(device))
+    ''',
     "loader-read-on-the-host-beside-one-that-feeds": '''
         import torch
         from torch.utils.data import DataLoader

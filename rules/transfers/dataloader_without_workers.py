@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.evidence import DEVICE, PROGRESS_BARS, move_target
+from gpulint.evidence import DEVICE, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.loop_effects import loop_effects
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 from gpulint.values import Ty
@@ -54,7 +54,9 @@ class DataloaderWithoutWorkers(Rule):
     keyword counts as given: their positional parameters are their own.
 
     A loader given workers is not flagged, with or without `pin_memory`; nor is a loader
-    whose options come from `**kwargs`, nor one in a file that never feeds a device.
+    whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
+    device (worker processes cannot), nor one only read on the host while another loader
+    of the file feeds the device, nor one in a file that never feeds a device.
 
     ## Why is this bad?
     Without workers the main process loads, decodes and collates every batch itself, while
@@ -401,17 +403,45 @@ def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
 
 
 def _collates_on_a_device(call: ast.Call, ctx: RuleContext) -> bool:
-    """The loader's `collate_fn` is given a device (`partial(collate, device=device)`): it
-    builds each batch on the device, which worker processes cannot do (CUDA does not
-    survive a fork), so adding workers is not the fix."""
+    """The loader's `collate_fn` builds each batch on the device: it is given a device
+    (`partial(collate, device=device)`), or it is a function of the file that moves what it
+    builds (`.to(...)`, `.cuda()`, `device=`). Worker processes cannot do that (CUDA does
+    not survive a fork), so adding workers is not the fix."""
     collate = next((k.value for k in call.keywords if k.arg == "collate_fn"), None)
     if collate is None:
         return False
     if isinstance(collate, ast.Name):
         value = _assigned(collate.id, ctx)
         collate = value if value is not None else collate
-    return (isinstance(collate, ast.Call) and ctx.qualname(collate.func) == "functools.partial"
-            and any(k.arg == "device" for k in collate.keywords))
+    if isinstance(collate, ast.Call) and ctx.qualname(collate.func) == "functools.partial":
+        if any(k.arg == "device" for k in collate.keywords):
+            return True
+        collate = collate.args[0] if collate.args else collate
+    if not isinstance(collate, ast.Name):
+        return False
+    found = ctx.semantic.resolve(ctx.scopes, collate.id)
+    functions = found[0] if found else []
+    return len(functions) == 1 and _moves_to_a_device(functions[0].node)
+
+
+def _moves_to_a_device(function: ast.AST) -> bool:
+    """`function` puts what it builds on a device: `.cuda()`, `.to(d)` or `device=d` where
+    `d` is neither a literal "cpu" nor a dtype (`torch.long`)."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args:
+            if not _is_cpu(node.args[0]) and not _names_a_dtype(node.args[0]):
+                return True
+        if any(k.arg == "device" and not _is_cpu(k.value) for k in node.keywords):
+            return True
+    return False
+
+
+def _names_a_dtype(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and (node.attr in TORCH_DTYPES or node.attr == "dtype")
 
 
 def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
