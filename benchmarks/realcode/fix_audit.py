@@ -20,9 +20,9 @@ the corpus itself is never touched:
 
 Usage (in the project's virtual environment, which has pyflakes):
     python benchmarks/realcode/extract.py                  # once: the corpus
-    python benchmarks/realcode/fix_audit.py --output benchmarks/results/fix_audit.md
-    python benchmarks/realcode/fix_audit.py --only pytorch+examples --diffs-count 50
-    python benchmarks/realcode/fix_audit.py --gpulint "/tmp/base-venv/bin/gpulint"   # another gpulint
+    python -m benchmarks.realcode.fix_audit --output benchmarks/results/fix_audit.md
+    python -m benchmarks.realcode.fix_audit --only pytorch+examples --diffs-count 50
+    python -m benchmarks.realcode.fix_audit --gpulint "/tmp/base-venv/bin/gpulint"   # another gpulint
 
 `--gpulint CMD` is split like a shell command line, so `--gpulint "python -m gpulint"` works
 too. Exit codes: 0 every check passed, 1 some check failed, 2 the audit could not run.
@@ -50,6 +50,8 @@ import warnings
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from benchmarks.realcode.miners import notebook_cells
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -108,21 +110,6 @@ def _undefined_names(tree: ast.Module, where) -> dict[tuple[str, str], list[str]
             continue
         names.setdefault((type(message).__name__, name), []).append(where(message.lineno))
     return names
-
-
-def notebook_cells(data: bytes) -> list[tuple[int, str]]:
-    """(cell number, source) of a notebook's code cells, numbered as Jupyter shows them
-    (1-based among all cells); ValueError when it is not a notebook."""
-    notebook = json.loads(data.decode("utf-8-sig"))
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
-    if not isinstance(cells, list):
-        raise ValueError("no cell list")
-    code = []
-    for number, cell in enumerate(cells, 1):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
-            code.append((number, "".join(source) if isinstance(source, list) else str(source)))
-    return code
 
 
 def code_facts(path: str, data: bytes) -> CodeFacts:
@@ -490,7 +477,7 @@ def summary(result: Audit, scratch_note: str) -> str:
         f"gpulint: {result.command}. Corpus: {len(files)} files ({len(files) - notebooks} `.py`, "
         f"{notebooks} notebooks) from {len({p.split('/')[0] for p in files})} repositories "
         "(`benchmarks/realcode/repos.toml`). Reproduce: `python benchmarks/realcode/extract.py && "
-        "python benchmarks/realcode/fix_audit.py`.",
+        "python -m benchmarks.realcode.fix_audit`.",
         "",
         "| check | result |",
         "| --- | --- |",

@@ -27,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from benchmarks.realcode.miners import notebook_cells
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_LABELS = HERE / "labels"
 DEFAULT_CORPUS = HERE.parent / ".corpus" / "realcode"
@@ -203,8 +205,6 @@ def source_lines(file: Path, cell: int | None) -> list[str] | None:
     data = file.read_bytes()
     if cell is None:
         return data.decode("utf-8", "replace").split("\n")
-    from benchmarks.realcode.miners import notebook_cells
-
     for number, text in notebook_cells(data):
         if number == cell:
             return text.split("\n")

@@ -12,6 +12,7 @@ from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_refe
                              value_bound_to)
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
+from gpulint.pandas_api import FRAME_ATTRIBUTES
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _APPEND_METHODS = ("append", "_append")
@@ -901,26 +902,6 @@ _ROW_METHODS: dict[str, tuple[int, frozenset[str]]] = {
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 _NULL_TESTS = frozenset({"isna", "notna", "isnull", "notnull"})
 _REDUCTIONS = frozenset({"mean", "median", "min", "max", "sum", "std", "var"})
-#: Public attributes of `pandas.DataFrame` (pandas 3.1): `frame.<name>` is one of these, not
-#: a column, so only other names count as column references.
-_FRAME_ATTRIBUTES = frozenset("""
-    T abs add add_prefix add_suffix agg aggregate align all any apply asfreq asof assign astype at at_time
-    attrs axes between_time bfill boxplot clip columns combine combine_first compare convert_dtypes copy
-    corr corrwith count cov cummax cummin cumprod cumsum describe diff div divide dot drop drop_duplicates
-    droplevel dropna dtypes duplicated empty eq equals eval ewm expanding explode ffill fillna filter
-    first_valid_index flags floordiv from_arrow from_dict from_records ge get groupby gt head hist iat
-    idxmax idxmin iloc index infer_objects info insert interpolate isetitem isin isna isnull items
-    iterrows itertuples join keys kurt kurtosis last_valid_index le loc lt map mask max mean median melt
-    memory_usage merge min mod mode mul multiply ndim ne nlargest notna notnull nsmallest nunique
-    pct_change pipe pivot pivot_table plot pop pow prod product quantile query radd rank rdiv reindex
-    reindex_like rename rename_axis reorder_levels replace resample reset_index rfloordiv rmod rmul
-    rolling round rpow rsub rtruediv sample select select_dtypes sem set_axis set_flags set_index shape
-    shift size skew sort_index sort_values sparse squeeze stack std style sub subtract sum swaplevel tail
-    take to_clipboard to_csv to_dict to_excel to_feather to_hdf to_html to_iceberg to_json to_latex
-    to_markdown to_numpy to_orc to_parquet to_period to_pickle to_records to_sql to_stata to_string
-    to_timestamp to_xarray to_xml transform transpose truediv truncate tz_convert tz_localize unstack
-    update value_counts values var where xs
-""".split())
 _BACKTICKED = re.compile(r"`[^`]*`")
 _LOCAL = "__gpulint_local__"
 
@@ -1029,7 +1010,7 @@ def _column(node: ast.expr, root: str, ctx: RuleContext) -> bool:
     if isinstance(node, ast.Subscript):
         base, ok = node.value, isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
     elif isinstance(node, ast.Attribute):
-        base, ok = node.value, node.attr not in _FRAME_ATTRIBUTES and not node.attr.startswith("_")
+        base, ok = node.value, node.attr not in FRAME_ATTRIBUTES and not node.attr.startswith("_")
     else:
         return False
     if not ok or not isinstance(base, ast.Name):

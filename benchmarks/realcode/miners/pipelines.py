@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from benchmarks.realcode.miners import Candidate, mask_ipython, notebook_cells, parse
+from benchmarks.realcode.miners.dataframe import call_name
 
 #: Classes and functions that take `n_jobs` in scikit-learn's API (every one, whether or not
 #: it parallelises its default configuration: deciding that is the labeller's job).
@@ -60,16 +61,6 @@ SEARCHES = frozenset({
     "GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV",
 })
 PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score"})
-
-
-def callee(call: ast.Call) -> str:
-    """The last name of what `call` calls (`f` for `m.f(...)` and `f(...)`), else ""."""
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    if isinstance(func, ast.Name):
-        return func.id
-    return ""
 
 
 def names_in(node: ast.AST | None) -> set[str]:
@@ -159,20 +150,20 @@ def mine_manual_pipeline(tree: ast.Module) -> Iterator[tuple[int, str]]:
         reported: set[int] = set()
         for index, (call, _) in enumerate(events):
             name = receiver(call)
-            if not name or callee(call) not in ("fit_transform", "fit"):
+            if not name or call_name(call) not in ("fit_transform", "fit"):
                 continue
             later = [c for c, _ in events[index + 1:]]
-            if not any(receiver(c) == name and callee(c) == "transform" for c in later):
+            if not any(receiver(c) == name and call_name(c) == "transform" for c in later):
                 continue
-            fitted = [c for c in later if callee(c) == "fit" and receiver(c) != name]
+            fitted = [c for c in later if call_name(c) == "fit" and receiver(c) != name]
             if not fitted:
                 continue
             models = {receiver(c) or ast.unparse(c.func.value) for c in fitted if isinstance(c.func, ast.Attribute)}
-            if not any(callee(c) in PREDICTS and (receiver(c) in models or not receiver(c)) for c in later):
+            if not any(call_name(c) in PREDICTS and (receiver(c) in models or not receiver(c)) for c in later):
                 continue
             if call.lineno not in reported:
                 reported.add(call.lineno)
-                yield call.lineno, f"{name}.{callee(call)} then {name}.transform, then fit/predict"
+                yield call.lineno, f"{name}.{call_name(call)} then {name}.transform, then fit/predict"
 
 
 # -- GPU402: transformer fitted on all the data before it is split ---------------------------
@@ -182,12 +173,12 @@ def _fit_source(value: ast.AST, fitted: set[str]) -> ast.Call | None:
     """The fitting call that makes `value` a transformer's output: `.fit_transform(...)`,
     `.fit(...).transform(...)`, or `t.transform(...)` of a `t` fitted earlier."""
     for call in calls(value):
-        name = callee(call)
+        name = call_name(call)
         if name == "fit_transform":
             return call
         if name == "transform" and isinstance(call.func, ast.Attribute):
             inner = call.func.value
-            if isinstance(inner, ast.Call) and callee(inner) == "fit":
+            if isinstance(inner, ast.Call) and call_name(inner) == "fit":
                 return inner
             if receiver(call) in fitted:
                 return call
@@ -205,7 +196,7 @@ def mine_fit_before_split(tree: ast.Module) -> Iterator[tuple[int, str]]:
         for statement in statements:
             for part in _head(statement):
                 for call in sorted(calls(part), key=lambda c: (c.lineno, c.col_offset)):
-                    name = callee(call)
+                    name = call_name(call)
                     args = [*call.args, *(k.value for k in call.keywords)]
                     sink = name in SPLITTERS or (name == "fit" and receiver(call) in searches)
                     if sink:
@@ -221,13 +212,13 @@ def mine_fit_before_split(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     targets = part.targets if isinstance(part, ast.Assign) else [part.target]
                     bound = set().union(*(target_names(t) for t in targets))
                     source = _fit_source(part.value, set(fitted_at))
-                    if isinstance(part.value, ast.Call) and callee(part.value) in SEARCHES:
+                    if isinstance(part.value, ast.Call) and call_name(part.value) in SEARCHES:
                         searches |= bound
-                    if isinstance(part.value, ast.Call) and callee(part.value) == "fit":
+                    if isinstance(part.value, ast.Call) and call_name(part.value) == "fit":
                         for name in bound:      # `t = Scaler().fit(X)`
                             fitted_at[name] = part.value.lineno
                     if source is not None:
-                        line = source.lineno if callee(source) != "transform" else fitted_at[receiver(source)]
+                        line = source.lineno if call_name(source) != "transform" else fitted_at[receiver(source)]
                         for name in bound:
                             tainted[name] = line
                     else:
@@ -246,11 +237,11 @@ def mine_estimator_without_n_jobs(tree: ast.Module) -> Iterator[tuple[int, str]]
     """A call of anything in scikit-learn's API that takes `n_jobs`, without `n_jobs=` or
     `**options`."""
     for call in ast.walk(tree):
-        if not isinstance(call, ast.Call) or callee(call) not in N_JOBS_CALLABLES:
+        if not isinstance(call, ast.Call) or call_name(call) not in N_JOBS_CALLABLES:
             continue
         if any(k.arg in (None, "n_jobs") for k in call.keywords):
             continue
-        yield call.lineno, f"{callee(call)} without n_jobs"
+        yield call.lineno, f"{call_name(call)} without n_jobs"
 
 
 # -- GPU404: hyper-parameter loop ------------------------------------------------------------
@@ -288,15 +279,15 @@ def mine_manual_hyperparameter_loop(tree: ast.Module) -> Iterator[tuple[int, str
                 if isinstance(node, ast.Assign) and names_in(node.value) & derived:
                     derived |= set().union(*(target_names(t) for t in node.targets))
         built = any(
-            (callee(c)[:1].isupper() or callee(c) == "set_params")
+            (call_name(c)[:1].isupper() or call_name(c) == "set_params")
             and any(names_in(a) & derived for a in [*c.args, *(k.value for k in c.keywords)])
             for c in found
         )
-        fits = any(callee(c) == "fit" for c in found) or any(
-            callee(c) in ("cross_val_score", "cross_validate") for c in found)
+        fits = any(call_name(c) == "fit" for c in found) or any(
+            call_name(c) in ("cross_val_score", "cross_validate") for c in found)
         # scored with a metric, or predicted on (a score computed by hand counts too)
-        scores = any(callee(c) in _METRIC_CALLS or callee(c) in PREDICTS
-                     or callee(c).endswith(_METRIC_SUFFIXES) for c in found)
+        scores = any(call_name(c) in _METRIC_CALLS or call_name(c) in PREDICTS
+                     or call_name(c).endswith(_METRIC_SUFFIXES) for c in found)
         if built and fits and scores:
             yield loop.iter.lineno if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.generators[0].iter.lineno, \
                 "loop variable builds an estimator that is fitted and scored"
