@@ -203,3 +203,29 @@ def test_a_loop_over_fields_named_by_literals_is_a_small_loop():
     alone = TORCH + 't = torch.ones(3, device="cuda")\nfor _, mask in data("train_mask", "test_mask"):\n' \
         "    print(t[mask].sum().item())\n"
     assert _codes(alone) == []
+
+
+def test_an_epoch_loop_calling_the_functions_that_loop_over_batches_copies_once_per_epoch():
+    source = TORCH + textwrap.dedent("""\
+        device = torch.device("cuda")
+        model = nn.Linear(4, 1).to(device)
+
+        def evaluate():
+            total = torch.zeros((), device=device)
+            for x in loader:
+                total += model(x.to(device)).sum()
+            return total
+
+        best = torch.tensor(float("inf"), device=device)
+        for epoch in range(10):
+            loss = evaluate()
+            print(loss.item())
+            if loss < best:
+                best = loss
+        """)
+    assert _codes(source) == []
+    assert _codes(source, "GPU306") == []
+    # a function that does not loop leaves the loop a hot one
+    hot = source.replace("    for x in loader:\n        total += model(x.to(device)).sum()\n",
+                         "    total += model(torch.ones(4, device=device)).sum()\n")
+    assert _codes(hot) == [len(hot.splitlines()) - 2]

@@ -9,6 +9,8 @@ every rule the same recognisers.
 from __future__ import annotations
 
 import ast
+import builtins
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, names_bound_by, walk_local
@@ -21,6 +23,7 @@ from gpulint.evidence import (
     is_device_resident,
     move_target,
 )
+from gpulint.rule_api import RuleContext
 from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
 # -- device -> host ----------------------------------------------------------------------
@@ -631,3 +634,105 @@ def reads_only(node: ast.AST, env: TypeEnv) -> set[str] | None:
             return None
     return names
 
+
+def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
+    """`loop` is an outer loop: on every iteration it runs a loop over data the iteration
+    did not compute (an epoch loop around its batch loop), written in its body or in a
+    function of the file it calls (`train_one_epoch()`). An inner loop over the parts of
+    the current item (`for k in batch`, chunks of this iteration's tensor) or a small loop
+    does not count, nor does a loop under an `if` (pruning old checkpoints every N steps)."""
+    computed = ctx.loop_effects(loop).writes | _target_names(loop)
+    for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
+        if isinstance(statement, _STATEMENT_LOOPS):
+            if not small_loop(statement, statement, ctx.env) and not _over_this_iteration(statement, computed):
+                return True
+            continue
+        for node in walk_local(_own_expressions(statement)):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _loops_inside(node.func.id, ctx):
+                return True
+    return False
+
+
+def _own_expressions(statement: ast.stmt) -> list[ast.AST]:
+    """The expressions a statement evaluates itself, not those of the blocks it holds."""
+    if isinstance(statement, (ast.With, ast.AsyncWith)):
+        return [item.context_expr for item in statement.items]
+    if isinstance(statement, ast.If):
+        return [statement.test]
+    if isinstance(statement, (*_TRY, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return []
+    return [statement]
+
+
+def _loops_inside(name: str, ctx: RuleContext) -> bool:
+    """`name` is a function of the file that loops over data it neither receives nor makes:
+    a `for` loop, run whenever it is called, over a name of the module (`for x, y in
+    train_loader` in `train_one_epoch()`). A loop over its parameters (`update_ema(params)`,
+    `accuracy(output, topk)`) may be over anything, a few parts of one item included."""
+    found = ctx.semantic.resolve(ctx.scopes, name)
+    functions = found[0] if found else []
+    if len(functions) != 1:
+        return False
+    function = functions[0].node
+    scope = ctx.semantic.scope(function)
+    local = set(scope.bindings) if scope is not None else set()
+    for statement in _unconditional_statements(function.body):
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            names = _data_names(statement.iter)
+            if names and not names & local and not names & _BUILTINS:
+                return True
+    return False
+
+
+def _data_names(iterable: ast.expr) -> set[str]:
+    """The names an iterable reads its data from: `loader` in `enumerate(tqdm(loader))`, not
+    the functions it calls."""
+    names = set()
+    stack = [iterable]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            stack.extend([*node.args, *(k.value for k in node.keywords)])
+            if isinstance(node.func, ast.Attribute):
+                stack.append(node.func.value)
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+
+
+def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -> bool:
+    """An inner `for` loop over what the current iteration computed (`range(0, len(batch),
+    4)`, `t.split(2)`, `batch.items()`): a loop over parts of the item, not over new data."""
+    if not isinstance(inner, (ast.For, ast.AsyncFor)):
+        return False
+    return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
+
+
+def _target_names(loop: ast.AST) -> set[str]:
+    target = getattr(loop, "target", None)
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+
+
+def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a body that run whenever it runs: nested `with` and `try` blocks
+    included, what an `if`, a `match` or an `except` decides, and nested functions and
+    classes, not. A loop there runs on every iteration of the loop around it (an epoch loop
+    around its batch loop); a loop under an `if` (pruning old checkpoints every N steps)
+    does not make its loop an epoch loop."""
+    stack = list(body)
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            stack.extend(statement.body)
+        elif isinstance(statement, _TRY):
+            stack.extend([*statement.body, *statement.orelse, *statement.finalbody])

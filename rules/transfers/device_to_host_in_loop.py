@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
-from ._common import round_trip, small_loop, to_host
+from ._common import round_trip, runs_another_loop, small_loop, to_host
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 _SETUP = """\
 import torch
@@ -41,8 +39,9 @@ class DeviceToHostInLoop(Rule):
 
     Not flagged: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then); copies in a loop that runs another loop over other data per
-    iteration (an epoch loop around a batch loop copies once per epoch, after the real
-    work; a loop over chunks of this iteration's own tensor does not count). A small loop
+    iteration, in its body or in a function of the file it calls (an epoch loop around a
+    batch loop, or around `train_one_epoch()`, copies once per epoch, after the real work;
+    a loop over chunks of this iteration's own tensor does not count). A small loop
     over the parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()`
     or `.items()`, a call naming its fields like `data("train_mask", "test_mask")`,
     `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is,
@@ -303,11 +302,9 @@ print(frame.to_pandas())
 
 def _every_iteration(node: ast.AST, ctx: RuleContext) -> bool:
     """The copy runs on every iteration of a hot loop: not under an `if` in the loop's body,
-    and not in an outer loop around a batch loop (an epoch loop copies once per epoch). An
-    inner loop over the parts of the current item (`for k in batch`, chunks of this
-    iteration's tensor) does not make its loop an outer one; an inner loop over data the
-    iteration did not compute (a loader, a dataset) does. A small loop over the parts of
-    one item is no loop of its own either: the loop around it is the one the copy runs in."""
+    and not in an outer loop around a batch loop (see `runs_another_loop`). A small loop
+    over the parts of one item is no loop of its own: the loop around it is the one the
+    copy runs in."""
     real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
     if not real:
         return False  # a few copies, one per part of one item: no hot loop around them
@@ -321,36 +318,4 @@ def _every_iteration(node: ast.AST, ctx: RuleContext) -> bool:
     # the innermost statement holds the copy; an `if` further out runs it only sometimes
     if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
         return False
-    computed = ctx.loop_effects(loop).writes | _target_names(loop)  # type: ignore[arg-type]
-    return not any(isinstance(s, _STATEMENT_LOOPS) and not small_loop(s, s, ctx.env)
-                   and not _over_this_iteration(s, computed)
-                   for s in _unconditional_statements(loop.body))
-
-
-def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -> bool:
-    """An inner `for` loop over what the current iteration computed (`range(0, len(batch),
-    4)`, `t.split(2)`, `batch.items()`): a loop over parts of the item, not over new data."""
-    if not isinstance(inner, (ast.For, ast.AsyncFor)):
-        return False
-    return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
-
-
-def _target_names(loop: ast.AST) -> set[str]:
-    target = getattr(loop, "target", None)
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
-
-
-def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """The statements of a body that run whenever it runs: nested `with` and `try` blocks
-    included, what an `if`, a `match` or an `except` decides, and nested functions and
-    classes, not. A loop there runs on every iteration of the loop around it (an epoch loop
-    around its batch loop); a loop under an `if` (pruning old checkpoints every N steps)
-    does not make its loop an epoch loop."""
-    stack = list(body)
-    while stack:
-        statement = stack.pop()
-        yield statement
-        if isinstance(statement, (ast.With, ast.AsyncWith)):
-            stack.extend(statement.body)
-        elif isinstance(statement, _TRY):
-            stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
+    return not runs_another_loop(loop, ctx)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gpulint.engine import RuleContext
 from gpulint.evidence import Ty, is_device_resident
-from gpulint.registry import Example, Rule
+from gpulint.rule_api import Example, Rule, RuleContext
+
+from ._common import runs_another_loop, small_loop
 
 
 def _device_condition(ty: Ty | None) -> bool:
@@ -22,8 +23,10 @@ class ImplicitSyncInCondition(Rule):
     `if t:`, `if loss < best:`, `if torch.isnan(x).any():`, `a if cp.any(m) else b`, and the
     condition of a `while` loop (evaluated on every iteration, so it counts on its own).
 
-    Conditions on host values are not flagged, nor conditions outside loops. Explicit
-    copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
+    Conditions on host values are not flagged, nor conditions outside loops, nor conditions
+    in an epoch loop: one that runs a loop over other data on every iteration, in its body
+    or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch.
+    Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
 
     ## Why is this bad?
     Python needs a `bool`, so the value is copied to the host, which waits for every kernel
@@ -131,6 +134,9 @@ for step in range(10):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops and not isinstance(node, ast.While):
             return
+        real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
+        if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):
+            return  # an epoch loop around its batch loop tests once per epoch
         test = node.test  # type: ignore[attr-defined]
         for tested in _truth_tested(test):
             if _device_condition(ctx.type_of(tested)):
