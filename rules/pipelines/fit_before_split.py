@@ -6,9 +6,8 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.dataflow import assigned_value, binds, position_in
-from gpulint.engine import RuleContext
 from gpulint.estimators import PIPELINE, SEARCH, TRANSFORMER, cross_validation_x, is_splitter, is_stateless, role
-from gpulint.registry import Example, Rule
+from gpulint.rule_api import Example, Rule, RuleContext
 
 
 class FitBeforeSplit(Rule):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.engine import RuleContext
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 from ._common import round_trip
 

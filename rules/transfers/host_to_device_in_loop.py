@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
 from gpulint.astutil import walk_local
-from gpulint.engine import RuleContext
 from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
-from gpulint.registry import Example, FixAvailability, Rule
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 from ._common import (
     FRESH_METHODS,
