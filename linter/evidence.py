@@ -251,7 +251,10 @@ class TypeEnv:
             self.bind_target(target.elts[1], Ty(Kind.SERIES, rows))
             return
         if isinstance(target, (ast.Name, ast.Tuple, ast.List)):
-            element = _element_type(self.type_of(iterable))
+            iterated = self.type_of(iterable)
+            if isinstance(iterable, ast.Subscript) and iterated is not None and iterated.kind == Kind.PLACED:
+                iterated = None  # a field of a placed batch may be a list of Python values
+            element = _element_type(iterated)
             if element is not None:  # `for x, y in loader`: each item unpacks into its own items
                 self.bind_target(target, element)
                 return

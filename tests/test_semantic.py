@@ -416,3 +416,18 @@ def test_a_tensor_in_one_branch_and_a_moved_value_in_the_other_stay_on_the_devic
         probe(pos)
         """
     ) == Ty("placed", "torch", DEVICE)
+
+
+def test_the_items_of_a_field_of_a_placed_batch_are_unknown():
+    seen = probe(
+        """
+        from accelerate import Accelerator
+        accelerator = Accelerator()
+        loader = accelerator.prepare(loader)
+        for batch in loader:
+            probe(batch)
+            for flag in batch["drop_flags"]:
+                probe(flag)
+        """
+    )
+    assert seen == [Ty("placed", "torch", DEVICE), None]
