@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position
-from .evidence import DEVICE, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
+from .evidence import DEVICE, HOST, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
 from .registry import Rule, all_rules
 from .rule_api import RuleContext
 from . import torch_api
@@ -376,14 +376,11 @@ class _Walker:
     def call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What a call of a function of the file returns: its `return` values' types, its
         body walked once (without reporting) with this call's arguments, one level deep."""
-        target = self._callee(node)
-        if target is None:
+        facts = self._callee(node)
+        if facts is None:
             return self._attribute_call(env, node)
         if self.returns is not None:
             return None
-        facts, offset = target
-        if facts is None:
-            return OTHER  # an instance of a class of the file
         if facts.yields:
             return None
         if facts.node in self.inferred:
@@ -395,7 +392,7 @@ class _Walker:
         saved_muted, mark = self.muted, env.mark()
         self.muted, self.returns = True, []
         try:
-            self._walk_function(item, lambda function: self.body(function.body), self._site(facts, node, offset))
+            self._walk_function(item, lambda function: self.body(function.body), self._site(facts, node))
             returns = self.returns
         finally:
             env.rollback(mark)
@@ -423,23 +420,20 @@ class _Walker:
             return None
         return self.index.attribute_type(facts.owner, node.attr)  # type: ignore[arg-type]
 
-    def _callee(self, node: ast.Call) -> tuple[FunctionFacts | None, int] | None:
-        """The def a call reaches (None for a class of the file: an instance), and how many
-        leading parameters the call does not pass (the instance of a method)."""
+    def _callee(self, node: ast.Call) -> FunctionFacts | None:
+        """The def of the file a call reaches: a function called by name, or a method called
+        on `self` (a class called by name makes an instance: no def is reached here)."""
         func = node.func
         if isinstance(func, ast.Name):
             found = self.index.resolve(self.ctx.scopes, func.id)
-            if found is None:
+            if found is None or found[1] or len(found[0]) != 1:
                 return None
-            functions, classes = found
-            if classes:
-                return None
-            return (functions[-1], 0) if len(functions) == 1 else None
+            return found[0][0]
         if isinstance(func, ast.Attribute):
             method = self._method_of_self(func)
             if method is not None:
                 called = self.index.method(method.owner, func.attr)  # type: ignore[arg-type]
-                return (called, 1) if called is not None and called.owner is not None else None
+                return called if called is not None and called.owner is not None else None
         return None
 
     def _deferred_item(self, facts: FunctionFacts) -> "_Deferred | None":
@@ -449,9 +443,10 @@ class _Walker:
                     return item
         return None
 
-    def _site(self, facts: FunctionFacts, node: ast.Call, offset: int) -> dict[str, Ty | None] | None:
-        """The argument types one call passes, by parameter name; None when the call
-        unpacks `*args`/`**kwargs`, which hides which parameter gets what."""
+    def _site(self, facts: FunctionFacts, node: ast.Call) -> dict[str, Ty | None] | None:
+        """The argument types one call passes, by parameter name (a method's instance is not
+        among its positional parameters); None when the call unpacks `*args`/`**kwargs`,
+        which hides which parameter gets what."""
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             return None
         names = facts.positional()
@@ -466,35 +461,32 @@ class _Walker:
     def _call(self, node: ast.Call) -> None:
         """Record the argument types a call of a function of the file passes."""
         if not self.muted and self.returns is None:
-            target = self._call_target(node)
-            if target is not None:
-                facts, offset = target
-                facts.sites.append(self._site(facts, node, offset))
+            facts = self._call_target(node)
+            if facts is not None:
+                facts.sites.append(self._site(facts, node))
         self.children(node)
 
-    def _call_target(self, node: ast.Call) -> tuple[FunctionFacts, int] | None:
+    def _call_target(self, node: ast.Call) -> FunctionFacts | None:
+        """The def whose parameters a call gives: what `_callee` finds, or the `__init__` of a
+        class of the file called by name."""
         func = node.func
         if isinstance(func, ast.Name):
             bound = self.env.lookup(func.id)
             if bound is None:
-                target = self._callee(node)
-                return target if target is not None and target[0] is not None else None  # type: ignore[return-value]
+                return self._callee(node)
             if bound.kind != "class":
                 return None
             found = self.index.resolve(self.ctx.scopes, func.id)
-            if found and found[1] and len(found[1]) == 1:  # a class of the file: its __init__
+            if found and len(found[1]) == 1:
                 init = self.index.method(found[1][0], "__init__")
-                return (init, 1) if init is not None and init.owner is not None else None
+                return init if init is not None and init.owner is not None else None
             return None
-        if isinstance(func, ast.Attribute):
-            target = self._callee(node)
-            return target if target is not None and target[0] is not None else None  # type: ignore[return-value]
-        return None
+        return self._callee(node) if isinstance(func, ast.Attribute) else None
 
     def _return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.visit(node.value)
-        if self.returns is not None and len(self.ctx.scopes) and self.index.function(self.ctx.scopes[-1]) is not None:
+        if self.returns is not None and self.index.function(self.ctx.scopes[-1]) is not None:
             self.returns.append(self.env.type_of(node.value) if node.value is not None else OTHER)
 
     def _expr(self, node: ast.Expr) -> None:
@@ -510,7 +502,7 @@ class _Walker:
         if current is not None and not (current.lib == "torch" and current.kind in ("model", "placed")):
             return
         place = DEVICE if call.func.attr == "cuda" else move_target(call, self.env)
-        if place in (DEVICE, "host"):
+        if place in (DEVICE, HOST):
             # a module, or a batch that moves itself (transformers' `BatchEncoding.to`)
             self.env.bind(name, Ty(current.kind if current is not None else "placed", "torch", place))
 
