@@ -18,6 +18,7 @@ does with the name.
 from __future__ import annotations
 
 import ast
+import heapq
 from dataclasses import dataclass, field
 
 from .values import Ty, join
@@ -236,31 +237,69 @@ class SemanticIndex:
     def order(self, functions: list[FunctionFacts]) -> list[FunctionFacts]:
         """The order to walk deferred function bodies in: a function after the functions of
         the list that call it (so their call sites are known), and a method after the
-        methods of its class that assign attributes it reads; source order otherwise, and
-        where a cycle leaves no choice."""
-        pending = list(functions)
-        names = {f.node.name for f in pending}
-        result = []
-        while pending:
-            chosen = next((f for f in pending if not self._waits(f, pending, names)), pending[0])
-            pending.remove(chosen)
-            result.append(chosen)
+        methods of its class that assign attributes it reads; among those free to go, the
+        first in source order, and where a cycle leaves no choice, the first left. Linear
+        in the functions and the calls between them (a topological sort)."""
+        waits_for = _dependencies(functions)
+        waited_by: dict[int, list[int]] = {}
+        blocking = [len(before) for before in waits_for]
+        for index, before in enumerate(waits_for):
+            for other in before:
+                waited_by.setdefault(other, []).append(index)
+        ready = [index for index, count in enumerate(blocking) if not count]
+        heapq.heapify(ready)
+        done = [False] * len(functions)
+        result: list[FunctionFacts] = []
+        oldest = 0  # the first function not yet walked, for a cycle
+        while len(result) < len(functions):
+            if ready:
+                index = heapq.heappop(ready)
+                if done[index]:
+                    continue
+            else:
+                while done[oldest]:
+                    oldest += 1
+                index = oldest
+            done[index] = True
+            result.append(functions[index])
+            for waiting in waited_by.get(index, ()):
+                blocking[waiting] -= 1
+                if not blocking[waiting] and not done[waiting]:
+                    heapq.heappush(ready, waiting)
         return result
 
-    @staticmethod
-    def _waits(function: FunctionFacts, pending: list[FunctionFacts], names: set[str]) -> bool:
+
+def _dependencies(functions: list[FunctionFacts]) -> list[set[int]]:
+    """For each function of the list, the others of the list that must be walked before it:
+    its callers; for a method, the methods of its class that call it on `self` or assign an
+    attribute it reads; for an `__init__`, the functions that call its class."""
+    callers: dict[str, set[int]] = {}
+    self_callers: dict[tuple[int, str], set[int]] = {}
+    writers: dict[tuple[int, str], set[int]] = {}
+    for index, function in enumerate(functions):
+        for name in function.calls:
+            callers.setdefault(name, set()).add(index)
+        if function.owner is not None:
+            owner = id(function.owner)
+            for name in function.self_calls:
+                self_callers.setdefault((owner, name), set()).add(index)
+            for attribute in function.writes:
+                writers.setdefault((owner, attribute), set()).add(index)
+    before: list[set[int]] = []
+    for index, function in enumerate(functions):
         name = function.node.name
-        for other in pending:
-            if other is function:
-                continue
-            if function.owner is None:
-                if name in names and name in other.calls:
-                    return True
-            elif other.owner is function.owner and (name in other.self_calls or other.writes & function.reads):
-                return True
-            elif function.node.name == "__init__" and function.owner.name in other.calls:
-                return True
-        return False
+        if function.owner is None:
+            found = set(callers.get(name, ()))
+        else:
+            owner = id(function.owner)
+            found = set(self_callers.get((owner, name), ()))
+            for attribute in function.reads:
+                found |= writers.get((owner, attribute), set())
+            if name == "__init__":
+                found |= callers.get(function.owner.name, set())
+        found.discard(index)
+        before.append(found)
+    return before
 
 
 class _Collector:
