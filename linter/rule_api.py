@@ -255,6 +255,13 @@ class RuleContext:
         facts = self.semantic.scope(scope if scope is not None else self.scope)
         return facts is not None and (name in facts.nested_names or name in facts.declared)
 
+    def function_named(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The one `def` of the file that `name` refers to here (None when it names no def,
+        several, or is also bound some other way in the scope that binds it)."""
+        found = self.semantic.resolve(self.scopes, name)
+        functions = found[0] if found else []
+        return functions[0].node if len(functions) == 1 else None
+
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.semantic.parent(node)
 

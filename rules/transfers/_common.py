@@ -23,6 +23,7 @@ from gpulint.evidence import (
     is_device_resident,
     move_target,
 )
+from gpulint.loop_effects import loop_effects
 from gpulint.rule_api import RuleContext
 from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
@@ -641,7 +642,7 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     function of the file it calls (`train_one_epoch()`). An inner loop over the parts of
     the current item (`for k in batch`, chunks of this iteration's tensor) or a small loop
     does not count, nor does a loop under an `if` (pruning old checkpoints every N steps)."""
-    computed = ctx.loop_effects(loop).writes | _target_names(loop)
+    computed = bound_by_loop(loop)
     for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
         if isinstance(statement, _STATEMENT_LOOPS):
             if not small_loop(statement, statement, ctx.env) and not _over_this_iteration(statement, computed):
@@ -669,11 +670,9 @@ def _loops_inside(name: str, ctx: RuleContext) -> bool:
     a `for` loop, run whenever it is called, over a name of the module (`for x, y in
     train_loader` in `train_one_epoch()`). A loop over its parameters (`update_ema(params)`,
     `accuracy(output, topk)`) may be over anything, a few parts of one item included."""
-    found = ctx.semantic.resolve(ctx.scopes, name)
-    functions = found[0] if found else []
-    if len(functions) != 1:
+    function = ctx.function_named(name)
+    if function is None:
         return False
-    function = functions[0].node
     scope = ctx.semantic.scope(function)
     local = set(scope.bindings) if scope is not None else set()
     for statement in _unconditional_statements(function.body):
@@ -717,9 +716,13 @@ def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -
     return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
 
 
-def _target_names(loop: ast.AST) -> set[str]:
-    target = getattr(loop, "target", None)
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+def bound_by_loop(loop: ast.AST) -> set[str]:
+    """Names a loop (or a comprehension's generator) binds: its target, and what its body binds."""
+    target = loop.target if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) else None
+    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        names |= loop_effects(loop).writes
+    return names
 
 
 def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -6,11 +6,10 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.evidence import DEVICE, PROGRESS_BARS, TORCH_DTYPES, move_target
-from gpulint.loop_effects import loop_effects
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 from gpulint.values import Ty
 
-from ._common import base_name
+from ._common import base_name, bound_by_loop
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 #: PyTorch Geometric's loaders: subclasses of torch's `DataLoader` that take its options,
@@ -397,7 +396,7 @@ def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
     if name is None:
         return []
     for index in range(len(ctx.loops) - 1, -1, -1):
-        if name in _bound_by(ctx.loops[index]):
+        if name in bound_by_loop(ctx.loops[index]):
             return ctx.loops[:index + 1]
     return []
 
@@ -419,9 +418,8 @@ def _collates_on_a_device(call: ast.Call, ctx: RuleContext) -> bool:
         collate = collate.args[0] if collate.args else collate
     if not isinstance(collate, ast.Name):
         return False
-    found = ctx.semantic.resolve(ctx.scopes, collate.id)
-    functions = found[0] if found else []
-    return len(functions) == 1 and _moves_to_a_device(functions[0].node)
+    function = ctx.function_named(collate.id)
+    return function is not None and _moves_to_a_device(function)
 
 
 def _moves_to_a_device(function: ast.AST) -> bool:
@@ -450,15 +448,6 @@ def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
     if len(bindings) == 1 and isinstance(bindings[0], ast.Assign) and len(bindings[0].targets) == 1:
         return bindings[0].value
     return None
-
-
-def _bound_by(loop: ast.AST) -> set[str]:
-    """Names a loop (or a comprehension's generator) binds: its target, and what its body binds."""
-    target = loop.target if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) else None
-    names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
-    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
-        names |= loop_effects(loop).writes
-    return names
 
 
 def _device_argument(call: ast.Call, device_names: set[str]) -> bool:
