@@ -153,9 +153,9 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
 
     if any(r.error is not None for r in results):
         return EXIT_ERROR
-    if any(r.diagnostics for r in results) or (diff and any(r.fixed is not None for r in results)):
-        return EXIT_FINDINGS
-    return EXIT_CLEAN
+    if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
+        return EXIT_FINDINGS if any(r.fixed is not None for r in results) else EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
 
 
 def _stdin_path(stdin_filename: Path | None) -> Path:

@@ -225,11 +225,12 @@ def test_diff_applies_with_git_apply(project, cli):
     assert path.read_text() == ITERROWS_FIXED
 
 
-def test_diff_without_applicable_fixes_prints_no_diff(project, cli):
+def test_diff_without_applicable_fixes_prints_no_diff_and_exits_0(project, cli):
     write(project / "sales.py", ITERROWS)
     run = cli("check", "--diff", "sales.py")  # the only fix is unsafe
     assert run.stdout == ""
-    assert run.code == 1  # the finding remains
+    assert run.code == 0  # nothing to change (as ruff's --diff), though the finding remains
+    assert f"sales.py:{LINE}:{COL}: GPU102 {MESSAGE}" in run.errors
     clean = cli("check", "--diff", write(project / "clean.py", CLEAN).name)
     assert clean.code == 0 and clean.stdout == ""
 
