@@ -12,6 +12,11 @@ reason`). Malformed are: a code-like word that is not a code (`GPU10x`), a word 
 code must be (first in the list, or after a comma), and a colon followed by no code. Where
 flake8 reads those leniently (`# noqa: ,` as a blanket `# noqa`, `GPU10x` as the prefix
 `GPU10`), gpulint warns and suppresses only the well-formed codes.
+
+`# gpulint: noqa` on a line of its own, anywhere in the file, suppresses every finding in
+the file; `# gpulint: noqa: GPU101, GPU102` only those codes (ruff's `# ruff: noqa`). Its
+code list is read as a line directive's. Written after code on a line, it suppresses
+nothing and is warned about (a line is silenced with `# noqa`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from .registry import all_rules
 from .source import Source
 
 _DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
+_FILE_DIRECTIVE = re.compile(r"#\s*gpulint\s*:\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
 # Other tools' codes share the list: flake8's E501, ruff's PLR0913, FURB101, PERF401...
 _CODE = re.compile(r"^[A-Z]{1,10}[0-9]{1,6}$")
 _SEPARATORS = re.compile(r"[,\s]*")
@@ -98,61 +104,86 @@ class Directive:
         return self.codes is None or code in self.codes
 
 
-def _comments(source: Source) -> list[tuple[int, str]]:
-    """(line, text) of every comment mentioning noqa; falls back to a line scan when the
-    file does not tokenize (a syntax error)."""
+def _comments(source: Source) -> list[tuple[int, int, str]]:
+    """(line, column, text) of every comment mentioning noqa; falls back to a line scan
+    when the file does not tokenize (a syntax error)."""
     found = []
     try:
         # newline=None: `\r` and `\r\n` end lines here as they do for the interpreter.
         for token in tokenize.generate_tokens(io.StringIO(source.text, newline=None).readline):
             if token.type == tokenize.COMMENT and "noqa" in token.string.lower():
-                found.append((token.start[0], token.string))
+                found.append((token.start[0], token.start[1], token.string))
     except (tokenize.TokenError, SyntaxError):
         found = []
         for index in range(1, len(source.line_starts) + 1):
             line = source.line(index)
             position = line.find("#")
             if position != -1 and "noqa" in line[position:].lower():
-                found.append((index, line[position:]))
+                found.append((index, position, line[position:]))
     return found
 
 
+def _read_directive(rest: str, line: int, known_codes: frozenset[str], written: str,
+                    warnings: list[str]) -> frozenset[str] | None:
+    """The codes a directive suppresses (None: all) from what follows its `noqa`; what is
+    wrong with it goes to `warnings`. `written` is the directive as the user writes it."""
+    rest = rest.strip()
+    if not rest:
+        return None
+    colon, listed, _ = _split_directive(rest)
+    good = [token for token, ok in listed if ok]
+    bad = [token for token, ok in listed if not ok]
+    if not good and not bad:
+        warnings.append(f"{line}: `{written}:` without codes; nothing suppressed (write `{written}` or list codes)")
+        return frozenset()
+    if not colon and not good:
+        return None  # `# noqa some explanation`: flake8 treats it as a blanket noqa.
+    if not colon:
+        warnings.append(f"{line}: `{written}` codes need a colon: write `{written}: {', '.join(good)}`")
+    if bad:
+        warnings.append(
+            f"{line}: malformed code(s) in noqa directive: {', '.join(bad)}"
+            " (only the well-formed codes are suppressed)"
+        )
+    unknown = [code for code in good if code.startswith("GPU") and code not in known_codes]
+    if unknown:
+        warnings.append(f"{line}: unknown gpulint code(s) in noqa directive: {', '.join(unknown)}")
+    return frozenset(good)
+
+
 def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[int, Directive], list[str]]:
+    directives, _, warnings = _parse_all(source, known_codes)
+    return directives, warnings
+
+
+def _parse_all(source: Source, known_codes: frozenset[str],
+               ) -> tuple[dict[int, Directive], Directive | None, list[str]]:
+    """The line directives by line, the file's directive (None: there is none; several
+    in one file add up) and the warnings about both."""
     directives: dict[int, Directive] = {}
+    whole_file: Directive | None = None
     warnings: list[str] = []
     if "noqa" not in source.text.lower():
-        return directives, warnings
-    for line, comment in _comments(source):
+        return directives, whole_file, warnings
+    for line, column, comment in _comments(source):
+        file_match = _FILE_DIRECTIVE.match(comment)
+        if file_match is not None:
+            if source.line(line)[:column].strip():
+                warnings.append(f"{line}: `# gpulint: noqa` after code suppresses nothing: it applies to the "
+                                "whole file on a line of its own; write `# noqa` to silence this line")
+                continue
+            codes = _read_directive(file_match.group("rest"), line, known_codes, "# gpulint: noqa", warnings)
+            if whole_file is None or codes is None or whole_file.codes is None:
+                whole_file = Directive(line, None if whole_file is not None and whole_file.codes is None else codes)
+            else:
+                whole_file = Directive(whole_file.line, whole_file.codes | codes)
+            continue
         match = _DIRECTIVE.search(comment)
         if match is None:
             continue
-        rest = match.group("rest").strip()
-        if not rest:
-            directives[line] = Directive(line, None)
-            continue
-        colon, listed, _ = _split_directive(rest)
-        good = [token for token, ok in listed if ok]
-        bad = [token for token, ok in listed if not ok]
-        if not good and not bad:
-            warnings.append(f"{line}: `# noqa:` without codes; nothing suppressed (write `# noqa` or list codes)")
-            directives[line] = Directive(line, frozenset())
-            continue
-        if not colon and not good:
-            # `# noqa some explanation`: flake8 treats it as a blanket noqa.
-            directives[line] = Directive(line, None)
-            continue
-        if not colon:
-            warnings.append(f"{line}: `# noqa` codes need a colon: write `# noqa: {', '.join(good)}`")
-        if bad:
-            warnings.append(
-                f"{line}: malformed code(s) in noqa directive: {', '.join(bad)}"
-                " (only the well-formed codes are suppressed)"
-            )
-        unknown = [code for code in good if code.startswith("GPU") and code not in known_codes]
-        if unknown:
-            warnings.append(f"{line}: unknown gpulint code(s) in noqa directive: {', '.join(unknown)}")
-        directives[line] = Directive(line, frozenset(good))
-    return directives, warnings
+        directives[line] = Directive(line, _read_directive(match.group("rest"), line, known_codes, "# noqa",
+                                                           warnings))
+    return directives, whole_file, warnings
 
 
 def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diagnostic], list[str]]:
@@ -160,7 +191,9 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
     if not diagnostics:
         return [], []  # directives only matter on lines with findings; skip tokenizing
     known = frozenset(rule.code for rule in all_rules())
-    directives, warnings = parse_directives(source, known)
+    directives, whole_file, warnings = _parse_all(source, known)
+    if whole_file is not None:
+        diagnostics = [d for d in diagnostics if not whole_file.suppresses(d.code)]
     if not directives:
         return list(diagnostics), warnings
     kept = []
