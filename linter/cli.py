@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import difflib
+import itertools
 import json
 import sys
 import traceback
@@ -12,13 +13,17 @@ from typing import Sequence
 
 import click
 
-from . import __version__
-from .config import ConfigError, ConfigResolver, Overrides
+from . import __version__, cache, progress
+from .cache import Cache
+from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides
 from .docs import render_markdown, rule_json
-from .output import FORMATS, text
+from .output import FORMATS, HUMAN, full, text
+from .output.style import Style, wants_color
 from .registry import all_rules, rule_by_key
 from .notebook import NotebookError, decode, is_notebook
-from .runner import FileResult, lint_paths, process_notebook, process_source
+from .jobs import available_cores
+from .progress import Progress
+from .runner import FileResult, plan, process, process_notebook, process_source, without_sources
 from .source import Source, SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -49,8 +54,12 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
-@click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif"]), default="text",
-              show_default=True)
+@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), envvar="GPULINT_OUTPUT_FORMAT",
+              help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
+                   "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
+                   "else `output-format` in the configuration, else full.")
+@click.option("--show-fixes/--no-show-fixes", default=False,
+              help="Show each fix as a diff (full output), and what --fix fixed, per file and rule.")
 @click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no warnings.")
@@ -60,12 +69,16 @@ def main() -> None:
 @click.option("--force-exclude", is_flag=True,
               help="Apply `exclude` to files named on the command line (and --stdin-filename) too.")
 @click.option("--debug", is_flag=True, help="On an internal error, print its traceback (for a bug report).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: `jobs` in the configuration, else one per available core).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
 def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
-          extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str, statistics: bool,
+          extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str | None, show_fixes: bool,
+          statistics: bool,
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-          force_exclude: bool, debug: bool) -> None:
+          force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
-    if diff and output_format != "text":
+    if diff and output_format not in (None, *HUMAN):
         raise click.UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
     overrides = Overrides(
         select=_split(select) or None,
@@ -74,8 +87,9 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         unsafe_fixes=unsafe_fixes,
     )
     try:
+        output_format = output_format or _configured_format(overrides, config_file, diff)
         code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
-                      quiet, stdin_filename, config_file, force_exclude)
+                      quiet, stdin_filename, config_file, force_exclude, show_fixes, jobs, no_cache)
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
@@ -90,9 +104,17 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
 
 
+def _configured_format(overrides: Overrides, config_file: Path | None, diff: bool) -> str:
+    """`output-format` from the configuration of the current folder (or --config), as ruff
+    reads its own; `full` where none is set, or where a machine format is set but --diff
+    asks for the diff."""
+    configured = ConfigResolver(overrides, config_file).for_path(Path.cwd()).output_format or "full"
+    return "full" if diff and configured not in HUMAN else configured
+
+
 def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output_format: str,
            statistics: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-           force_exclude: bool) -> int:
+           force_exclude: bool, show_fixes: bool = False, jobs: int | None = None, no_cache: bool = False) -> int:
     """Run the check and print; the exit code. With --diff, standard output carries the diff
     and nothing else (so it can be piped to `git apply`); the report goes to standard error.
     With --fix on standard input, standard output carries the fixed code, likewise."""
@@ -115,47 +137,62 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
                     result.error = f"not fixed: {error}"
         if not excluded:
             results.append(result)
-    results.extend(lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
-                              force_exclude=force_exclude))
-
-    if not results and not quiet:
-        _err("warning: no Python files found under the given paths")
-    for result in results:
-        if result.error is not None:
-            _err(f"error: {result.display}: {result.error}")
-        if not quiet:
-            for warning in result.warnings:  # "LINE: message", or a message about the whole file
-                separator = ":" if warning[:1].isdigit() or warning.startswith("cell ") else ": "
-                _err(f"warning: {result.display}{separator}{warning}")
+    work = plan(file_paths, resolver, force_exclude)
 
     report = sys.stderr if (stdin_out is not None or diff) else sys.stdout
     if stdin_out is not None:
         sys.stdout.flush()
         sys.stdout.buffer.write(stdin_out)
         sys.stdout.buffer.flush()
-    if diff:
-        for result in results:
-            if result.fixed is not None and result.original is not None:
-                sys.stdout.write(_unified_diff(result))
-        sys.stdout.flush()
-    if output_format != "text":
+    # Each file's output is written as soon as it (and every file before it) is done, then
+    # only what the summary and the machine formats need of it is kept.
+    listed = output_format in HUMAN and not statistics
+    color = wants_color(report)
+    style = Style(color)
+    machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
+    jobs = jobs or resolver.for_path(Path.cwd()).jobs or available_cores()
+    stream = process(work, fix=fixing, write=not diff, jobs=jobs, cache=None if no_cache else Cache(),
+                     keep_sources=diff or (listed and output_format == "full"))
+    first, results = results, []
+    with Progress(len(first) + len(work), progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
+        for result in itertools.chain(first, stream):
+            bar.advance(len(result.diagnostics))
+            bar.echo(_messages(result, quiet), sys.stderr)
+            if diff and result.fixed is not None and result.original is not None:
+                bar.echo([_unified_diff(result)], sys.stdout, newline=False)
+            if listed:
+                bar.echo(full.findings([result], style, show_fixes) if output_format == "full"
+                         else text.findings([result], style), report, color)
+            results.append(without_sources(result))
+    sys.stdout.flush()
+
+    if not results and not quiet:
+        _err("warning: no Python files found under the given paths")
+    if output_format not in HUMAN:
         report.write(FORMATS[output_format](results))
     elif statistics:
         for line in text.statistics(results):
             click.echo(line, file=report)
-    else:
-        for line in text.findings(results):
-            click.echo(line, file=report)
-        if not quiet:
-            mode = "diff" if diff else "fix" if fix else "check"
-            for line in text.summary(results, mode):
-                click.echo(line, file=report)
+    elif not quiet:
+        mode = "diff" if diff else "fix" if fix else "check"
+        for line in text.summary(results, mode, show_fixes):
+            click.echo(line, file=report, color=color)
 
     if any(r.error is not None for r in results):
         return EXIT_ERROR
     if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
         return EXIT_FINDINGS if any(r.fixed is not None for r in results) else EXIT_CLEAN
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
+
+
+def _messages(result: FileResult, quiet: bool) -> list[str]:
+    """The `error:` and `warning:` lines about a file, for standard error."""
+    lines = [f"error: {result.display}: {result.error}"] if result.error is not None else []
+    if not quiet:
+        for warning in result.warnings:  # "LINE: message", or a message about the whole file
+            separator = ":" if warning[:1].isdigit() or warning.startswith("cell ") else ": "
+            lines.append(f"warning: {result.display}{separator}{warning}")
+    return lines
 
 
 def _stdin_path(stdin_filename: Path | None) -> Path:
@@ -185,6 +222,19 @@ def _unified_diff(result: FileResult) -> str:
     after = result.fixed.text.splitlines(keepends=True)
     lines = difflib.unified_diff(before, after, f"a/{result.display}", f"b/{result.display}")
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+@main.command()
+def clean() -> None:
+    """Remove the result cache: the current project's, and any `.gpulint_cache` below the
+    current folder."""
+    try:
+        config = ConfigResolver(Overrides()).for_path(Path.cwd())
+    except ConfigError as error:
+        _err(f"error: {error}")
+        sys.exit(EXIT_ERROR)
+    for directory in cache.clean([cache.directory_for(config), *cache.found_below(Path.cwd())]):
+        _err(f"Removed cache at: {directory}")
 
 
 @main.command()

@@ -1,9 +1,11 @@
 """`[tool.gpulint]` in the nearest `pyproject.toml`, and how CLI flags override it.
 
 Selectors are `ALL`, a code prefix that matches at least one rule (`GPU`, `GPU1`, `GPU102`)
-or a rule name (`iterrows-loop`). Enabled rules are (select + extend-select) - ignore; a
-file matched by a `per-file-ignores` pattern also loses the codes listed for it. Patterns
-are gitignore-style globs relative to the directory of the `pyproject.toml`.
+or a rule name (`iterrows-loop`). Enabled rules are (select + extend-select) - (ignore +
+extend-ignore); a file matched by a `per-file-ignores` pattern also loses the codes listed
+for it. Patterns are gitignore-style globs relative to the directory of the `pyproject.toml`;
+those given on the command line (`--exclude`, `--extend-exclude`) are relative to the
+current directory, as ruff reads them.
 """
 
 from __future__ import annotations
@@ -25,8 +27,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = ("select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
-        "unsafe-fixes", "respect-gitignore")
+KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
+        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format")
+
+#: The values of `output-format` (and `--output-format`): `full` (the default, as ruff's),
+#: `concise` (one line a finding), `text` (the former name of `concise`, still accepted),
+#: and the machine-readable ones. `linter.output` has a renderer for each.
+OUTPUT_FORMATS = ("full", "concise", "text", "json", "github", "sarif")
 
 
 class ConfigError(Exception):
@@ -69,6 +76,16 @@ class Config:
     exclude: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
+    #: Worker processes for a run (`jobs`); None: as many as the cores available.
+    jobs: int | None = None
+    #: Where results are cached (`cache-dir`, relative to the pyproject.toml); None: the default.
+    cache_dir: Path | None = None
+    #: `--exclude`/`--extend-exclude` patterns and the folder they are relative to.
+    command_line_exclude: tuple[str, ...] = ()
+    command_line_root: Path | None = None
+    #: `output-format`: how `gpulint check` reports (read from the configuration of the
+    #: current folder, as ruff does); None: the default, `full`.
+    output_format: str | None = None
 
     def codes_for(self, path: Path | None) -> frozenset[str]:
         codes = (self.select | self.extend_select) - self.ignore
@@ -84,25 +101,11 @@ class Config:
         return tuple(rule for rule in all_rules() if rule.code in codes)
 
     def relative(self, path: Path | None) -> str | None:
-        if path is None:
-            return None
-        try:
-            absolute = path.resolve()
-        except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
-            absolute = path.absolute()
-        if self.root is not None:
-            try:
-                return absolute.relative_to(self.root).as_posix()
-            except ValueError:
-                pass
-        return path.name
+        return _relative_to(path, self.root)
 
     def is_excluded(self, path: Path) -> bool:
-        relative = self.relative(path)
-        if not self.exclude or relative is None:
-            return False
-        spec = _exclude_spec(self.exclude)
-        return spec.match_file(relative) or spec.match_file(relative + "/")
+        return (_matches(self.exclude, self.relative(path))
+                or _matches(self.command_line_exclude, _relative_to(path, self.command_line_root)))
 
     def with_overrides(self, overrides: "Overrides") -> "Config":
         """Apply command-line selections: `--select` replaces the configured selection and
@@ -118,10 +121,43 @@ class Config:
             extra = expand(overrides.extend_select, "--extend-select")
             changes["extend_select"] = changes.get("extend_select", self.extend_select) | extra
             ignore = ignore - extra
-        changes["ignore"] = ignore | expand(overrides.ignore, "--ignore")
+        changes["ignore"] = (ignore | expand(overrides.ignore, "--ignore")
+                             | expand(overrides.extend_ignore, "--extend-ignore"))
         if overrides.unsafe_fixes is not None:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
+        if overrides.exclude is not None:
+            changes["exclude"] = ()  # `--exclude` replaces the configured `exclude` and `extend-exclude`
+        for option, patterns in (("--exclude", overrides.exclude or ()), ("--extend-exclude", overrides.extend_exclude)):
+            for pattern in patterns:
+                _check_pattern(pattern, option)
+        command_line = (*(overrides.exclude or ()), *overrides.extend_exclude)
+        if command_line:
+            changes["command_line_exclude"] = command_line
+            changes["command_line_root"] = overrides.root or Path.cwd().resolve()
         return replace(self, **changes)
+
+
+def _relative_to(path: Path | None, root: Path | None) -> str | None:
+    """`path` relative to `root`, in POSIX form; its name alone when it is not under `root`."""
+    if path is None:
+        return None
+    try:
+        absolute = path.resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
+        absolute = path.absolute()
+    if root is not None:
+        try:
+            return absolute.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return path.name
+
+
+def _matches(patterns: tuple[str, ...], relative: str | None) -> bool:
+    if not patterns or relative is None:
+        return False
+    spec = _exclude_spec(patterns)
+    return spec.match_file(relative) or spec.match_file(relative + "/")
 
 
 @lru_cache(maxsize=64)
@@ -136,7 +172,13 @@ class Overrides:
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    extend_ignore: tuple[str, ...] = ()
     unsafe_fixes: bool | None = None
+    #: `--exclude` (None: not given; it replaces the configured patterns) and `--extend-exclude`.
+    exclude: tuple[str, ...] | None = None
+    extend_exclude: tuple[str, ...] = ()
+    #: The folder command-line patterns are relative to (default: the current directory).
+    root: Path | None = None
 
 
 def _string_list(table: dict[str, Any], key: str, where: str) -> list[str]:
@@ -178,12 +220,40 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         select=expand(_string_list(table, "select", where), f"{where}: select") if select is not None
         else expand(["ALL"], where),
         extend_select=expand(_string_list(table, "extend-select", where), f"{where}: extend-select"),
-        ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore"),
+        ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore")
+        | expand(_string_list(table, "extend-ignore", where), f"{where}: extend-ignore"),
         per_file_ignores=tuple(per_file_ignores),
         exclude=tuple(exclude),
         unsafe_fixes=_boolean(table, "unsafe-fixes", where, False),
         respect_gitignore=_boolean(table, "respect-gitignore", where, True),
+        jobs=_jobs(table, where),
+        cache_dir=_cache_dir(table, root, where),
+        output_format=_output_format(table, where),
     )
+
+
+def _output_format(table: dict[str, Any], where: str) -> str | None:
+    value = table.get("output-format")
+    if value is not None and value not in OUTPUT_FORMATS:
+        raise ConfigError(f"{where}: `output-format` must be one of {', '.join(OUTPUT_FORMATS)}, got {value!r}")
+    return value
+
+
+def _jobs(table: dict[str, Any], where: str) -> int | None:
+    value = table.get("jobs")
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ConfigError(f"{where}: `jobs` must be a whole number of at least 1")
+    return value
+
+
+def _cache_dir(table: dict[str, Any], root: Path | None, where: str) -> Path | None:
+    value = table.get("cache-dir")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: `cache-dir` must be a folder name (a string)")
+    path = Path(value).expanduser()
+    return path if path.is_absolute() or root is None else root / path
 
 
 def _check_pattern(pattern: str, where: str) -> None:

@@ -1,21 +1,25 @@
 """From paths (or text) to results: read, decode, pick the rules, lint or fix, write back.
 
 This is the public entry point the front-ends use: `lint_source`, `fix_text`, `lint_paths`.
+`lint_paths` finds the files first (`plan`), then works on them (`process`): in one process
+or a pool of workers (`jobs`), served from the result cache where it can (`cache`).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterator, Sequence, Union
 
+from .cache import Cache, LineMap
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
+from .jobs import ordered_map
 from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
 from .pipeline import check, fix_source, run, selected_rules
-from .registry import Rule
+from .registry import Rule, all_rules
 from .source import Source, SourceError
 
 
@@ -32,7 +36,25 @@ class FileResult:
     #: Whether unsafe fixes count as applicable for this file (its configuration says).
     unsafe_fixes: bool = False
     #: For a notebook: its cells (diagnostics carry a `cell`; `original`/`fixed` are its JSON).
-    notebook: Notebook | None = None
+    #: In a result without its sources (`without_sources`), only the file lines of its findings.
+    notebook: Notebook | LineMap | None = None
+
+
+#: Stands for the fixed text in a result that no longer carries it: `fixed is not None`
+#: still says that fixing changed the file.
+DROPPED = Source("")
+
+
+def without_sources(result: FileResult) -> FileResult:
+    """`result` holding only what reports print: no source text, no notebook JSON, no
+    detector facts. What a run keeps of a file once its output is written."""
+    diagnostics = [replace(d, context=None) if d.context is not None else d for d in result.diagnostics]
+    notebook = result.notebook
+    if isinstance(notebook, Notebook):
+        notebook = LineMap.of(notebook, diagnostics)
+    return replace(result, diagnostics=diagnostics, notebook=notebook, original=None,
+                   fixed=None if result.fixed is None else DROPPED,
+                   applied=[replace(d, context=None) if d.context is not None else d for d in result.applied])
 
 
 def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
@@ -82,45 +104,125 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
     return result
 
 
-def process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
+def process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None = None,
+                 sources: bool = True) -> FileResult:
     """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
-    writing, a folder that cannot be searched) becomes the file's `error`, never an exception."""
+    writing, a folder that cannot be searched) becomes the file's `error`, never an exception.
+    A result served from `cache` carries the file's source (and notebook) only if `sources`."""
     try:
-        return _process_file(target, config, fix, write)
+        return _process_file(target, config, fix, write, cache, sources)
     except OSError as error:
         return FileResult(display=str(target.path), path=target.path, error=describe_error(error))
 
 
-def _process_file(target: Target, config: Config, fix: bool, write: bool) -> FileResult:
+def _process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None,
+                  sources: bool) -> FileResult:
     path = target.path
     display = str(path)
     notebook = is_notebook(path)
     process = process_notebook if notebook else process_source
     try:
         data = read_bytes(path)
+        hit = cache.lookup(config, path, display, data) if cache is not None else None
+        if hit is not None and not (fix and _fix_would_run(hit.diagnostics, config, notebook)):
+            result = FileResult(display=display, path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
+                                unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
+            if sources:  # as a check would have returned it
+                result.original = decode(data) if notebook else Source.from_bytes(data)
+                result.notebook = Notebook(result.original.text) if notebook else None
+            return result
         source = decode(data) if notebook else Source.from_bytes(data)
     except (PathError, SourceError, NotebookError) as error:
         return FileResult(display=display, path=path, error=str(error))
-    if not (fix and write):
-        del data  # only a write compares against the bytes read: no need to hold them meanwhile
-        return process(source, display, config, path, fix)
     result = process(source, display, config, path, fix)
-    if result.fixed is not None:
+    if fix and write and result.fixed is not None:
         try:
-            write_atomically(path, result.fixed.to_bytes(), data)
+            written = result.fixed.to_bytes()
+            write_atomically(path, written, data)
         except (PathError, SourceError) as error:
             # Nothing was written: report the file as it still is on disk.
             result = process(source, display, config, path, False)
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
+            _store(cache, config, path, display, data, result)
+        else:
+            if cache is not None:  # the entry describes the file as written
+                written_source = decode(written) if notebook else Source.from_bytes(written)
+                _store(cache, config, path, display, written, process(written_source, display, config, path, False))
+    elif not fix or (result.fixed is None and not result.applied and not _fix_would_run(
+            result.diagnostics, config, notebook)):
+        _store(cache, config, path, display, data, result)  # what a check of this content reports
     return result
+
+
+def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: bool) -> bool:
+    """Whether fixing could report something else than checking: a fix would apply, or (in a
+    notebook, where a fix spanning cells is only shown when fixing) a fix has edits at all."""
+    if notebook:
+        return any(d.fix is not None and d.fix.edits for d in diagnostics)
+    return any(d.fixable(config.unsafe_fixes) for d in diagnostics)
+
+
+def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult) -> None:
+    """Cache a check's result (never one with an error: an internal error is retried)."""
+    if cache is None or result.error is not None:
+        return
+    lines = LineMap.of(result.notebook, result.diagnostics) if isinstance(result.notebook, Notebook) else None
+    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines)
+
+
+#: What `plan` finds: a file to work on with its configuration, or a result already
+#: (a bad path, a broken configuration).
+Work = Union[tuple[Target, Config], FileResult]
+
+
+@dataclass(frozen=True)
+class _Task:
+    """How every file of a run is worked on (sent to each worker with the file)."""
+
+    fix: bool
+    write: bool
+    cache: Cache | None
+    keep_sources: bool
+
+    def __call__(self, work: Work) -> FileResult:
+        if isinstance(work, FileResult):
+            return work
+        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources)
+        return result if self.keep_sources else without_sources(result)
+
+
+def _failed(work: Work, why: str) -> FileResult:
+    if isinstance(work, FileResult):
+        return work
+    path = work[0].path
+    return FileResult(display=str(path), path=path, error=f"internal error: {why}")
 
 
 def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides | None = None, *, fix: bool = False,
                write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
+               jobs: int = 1, cache: Cache | None = None, keep_sources: bool = True,
                ) -> Iterator[FileResult]:
-    """Lint (or fix) every file under `paths`. Bad paths become results with an `error`."""
-    resolver = ConfigResolver(overrides or Overrides(), config_file)
+    """Lint (or fix) every file under `paths`. Bad paths become results with an `error`.
+
+    `jobs`: worker processes (results come in the same order with any number); `cache`:
+    serve and store results there; `keep_sources=False`: results `without_sources`."""
+    work = plan(paths, ConfigResolver(overrides or Overrides(), config_file), force_exclude)
+    return process(work, fix=fix, write=write, jobs=jobs, cache=cache, keep_sources=keep_sources)
+
+
+def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs: int = 1,
+            cache: Cache | None = None, keep_sources: bool = True) -> Iterator[FileResult]:
+    """The results of `plan`'s work, in its order, on up to `jobs` processes."""
+    task = _Task(fix, write, cache, keep_sources)
+    return ordered_map(task, work, jobs, _failed, warm_up=all_rules)
+
+
+def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, force_exclude: bool = False,
+         ) -> list[Work]:
+    """The files under `paths`, each with the configuration governing it, in the order they
+    are reported; bad paths and broken configurations as results with an `error`."""
     errors: list[FileResult] = []
+    work: list[Work] = []
 
     def on_error(name: str, message: str) -> None:
         errors.append(FileResult(display=name, path=Path(name), error=message))
@@ -141,11 +243,12 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
 
     broken: set[str] = set()
     for target in discover(list(paths), excluded, gitignore, on_error):
-        yield from _drain(errors)
+        work.extend(errors)
+        errors.clear()
         try:
             config = resolver.for_path(target.path)
         except OSError as error:
-            yield FileResult(display=str(target.path), path=target.path, error=describe_error(error))
+            work.append(FileResult(display=str(target.path), path=target.path, error=describe_error(error)))
             continue
         except ConfigError as error:
             # A broken configuration stops the files it governs, not the whole run; it is
@@ -153,14 +256,10 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
             if str(error) not in broken:
                 broken.add(str(error))
                 where, _, message = str(error).partition(": ")
-                yield FileResult(display=where, error=message)
+                work.append(FileResult(display=where, error=message))
             continue
         if target.explicit and force_exclude and config.is_excluded(target.path):
             continue
-        yield process_file(target, config, fix, write)
-    yield from _drain(errors)
-
-
-def _drain(errors: list[FileResult]) -> Iterator[FileResult]:
-    while errors:
-        yield errors.pop(0)
+        work.append((target, config))
+    work.extend(errors)
+    return work

@@ -1,0 +1,121 @@
+"""Work on many files at once: a pool of worker processes, results in the files' order.
+
+Each task is one whole file (read, lint or fix, write back), so workers share nothing
+but their start. Results come back in the order the items were given whatever order
+they finish in; only finished results waiting for an earlier one are held, and at most
+`WINDOW` tasks per worker are in flight, so memory does not grow with the number of files.
+
+Workers are forked from the running process where the system allows it, so the rules it
+already imported are theirs without importing anything again; elsewhere each worker
+imports them once when it starts. A worker that dies (a crash in an extension, the
+operating system killing it) costs only the file it was working on: the files that were
+in flight are tried again one at a time, and the one that kills its worker again gets an
+error of its own.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Iterator, Sequence, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+#: Below this many files a run stays in one process: starting workers would cost more than it saves.
+MIN_FILES = 16
+#: Tasks in flight per worker: enough to keep each busy, few enough to hold little.
+WINDOW = 8
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its affinity mask where the system has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: int,
+                on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None = None,
+                ) -> Iterator[Result]:
+    """`function` applied to each item, in the items' order, on up to `jobs` processes.
+
+    `function` must be picklable (a module-level function) and must not raise for a bad
+    file; should it raise anyway, or its worker die, `on_failure(item, why)` stands for its
+    result. `warm_up` runs once before workers start (what they should inherit)."""
+    jobs = min(jobs, len(items))
+    if jobs <= 1 or len(items) < MIN_FILES:
+        yield from map(function, items)
+        return
+    if warm_up is not None:
+        warm_up()
+    pool = _pool(jobs, warm_up)
+    try:
+        pending: deque[tuple[Item, Future[Result]]] = deque()
+        queue = iter(items)
+        while True:
+            while len(pending) < jobs * WINDOW:
+                item = next(queue, _END)
+                if item is _END:
+                    break
+                pending.append((item, pool.submit(function, item)))  # type: ignore[arg-type]
+            if not pending:
+                return
+            item, future = pending[0]
+            try:
+                result = future.result()
+            except BrokenProcessPool:
+                pool.shutdown(wait=True, cancel_futures=True)
+                for item, future in pending:  # those that finished keep their result
+                    if future.done() and not future.cancelled() and future.exception() is None:
+                        yield future.result()
+                    else:
+                        yield from _one_at_a_time(function, [item], on_failure, warm_up)
+                pending.clear()
+                pool = _pool(jobs, warm_up)
+                continue
+            except Exception as error:  # the file's own failure, not the run's
+                result = on_failure(item, f"{type(error).__name__}: {error}")
+            pending.popleft()
+            yield result
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_END = object()
+
+
+def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
+                   on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None,
+                   ) -> Iterator[Result]:
+    """Each item in a worker of its own, so a crash is pinned on the item that causes it."""
+    for item in items:
+        pool = _pool(1, warm_up)
+        try:
+            yield pool.submit(function, item).result()
+        except BrokenProcessPool:
+            yield on_failure(item, "the worker process checking it stopped unexpectedly")
+        except Exception as error:
+            yield on_failure(item, f"{type(error).__name__}: {error}")
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _pool(jobs: int, warm_up: Callable[[], object] | None) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    # Forking copies the imported rules; it is safe only while this process has no other thread.
+    if "fork" in methods and threading.active_count() == 1:
+        return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"), initializer=_worker_start)
+    return ProcessPoolExecutor(jobs, initializer=_worker_start, initargs=(warm_up,))
+
+
+def _worker_start(warm_up: Callable[[], object] | None = None) -> None:
+    """Leave Ctrl-C to the main process (it stops the pool), and import what is needed."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if warm_up is not None:
+        warm_up()
