@@ -108,7 +108,10 @@ def _configured_format(overrides: Overrides, config_file: Path | None, diff: boo
     """`output-format` from the configuration of the current folder (or --config), as ruff
     reads its own; `full` where none is set, or where a machine format is set but --diff
     asks for the diff."""
-    configured = ConfigResolver(overrides, config_file).for_path(Path.cwd()).output_format or "full"
+    try:
+        configured = ConfigResolver(overrides, config_file).for_path(Path.cwd()).output_format or "full"
+    except ConfigError:  # reported with each file it governs; the rest are still checked
+        configured = "full"
     return "full" if diff and configured not in HUMAN else configured
 
 

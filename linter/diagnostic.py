@@ -91,6 +91,12 @@ class Diagnostic:
     def fixable(self, unsafe_fixes: bool) -> bool:
         return self.fix is not None and self.fix.applies(unsafe_fixes)
 
+    @property
+    def suggestion(self) -> str | None:
+        """The rule's concrete advice for this finding (its fix's message, display-only
+        ones included), which every front-end shows; None where the rule computed none."""
+        return self.fix.message if self.fix is not None and self.fix.message else None
+
     def with_fix(self, fix: Fix | None) -> "Diagnostic":
         return replace(self, fix=fix)
 

@@ -16,6 +16,10 @@ from click.testing import CliRunner
 
 from gpulint.cli import main
 
+# The tests read findings one per line: the `concise` format, for this process and every
+# gpulint it starts. Tests of the default (`full`) output remove the variable.
+os.environ["GPULINT_OUTPUT_FORMAT"] = "concise"
+
 #: A GPU102 finding whose (unsafe) fix turns the loop into one column expression.
 ITERROWS = textwrap.dedent('''\
     import pandas as pd
@@ -67,6 +71,13 @@ def _no_traceback(run: Run) -> Run:
     assert "Traceback" not in run.stderr and "Traceback" not in run.stdout, run.stderr
     assert "internal error" not in run.stderr, run.stderr
     return run
+
+
+@pytest.fixture(autouse=True)
+def _scratch_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test caches results in a scratch folder of its own: the suite never writes a
+    `.gpulint_cache` into the repository or its fixtures, and no test sees another's entries."""
+    monkeypatch.setenv("GPULINT_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
 
 
 @pytest.fixture

@@ -156,13 +156,28 @@ def _range(positions: DocumentPositions, start: Position, end: Position) -> type
                        end=types.Position(*positions.to_client(end.line, end.col)))
 
 
-def to_lsp_diagnostic(diagnostic: Diagnostic, positions: DocumentPositions, filename: str) -> types.Diagnostic:
+def to_lsp_diagnostic(diagnostic: Diagnostic, positions: DocumentPositions, filename: str,
+                      uri: str | None = None, related: bool = False) -> types.Diagnostic:
+    """The protocol's diagnostic. A suggestion that is no rewrite (a display-only fix) goes
+    into `relatedInformation` at the finding where the editor shows that (`related`, with
+    the document's `uri`), else on a `help:` line of the message; a rewrite is offered as a
+    quick fix instead (see `code_actions`)."""
     rule = rule_by_key(diagnostic.code)
     url = diagnostic.url or (rule.url() if rule is not None else None)
     error = rule is not None and rule.level == "error" or diagnostic.code == SYNTAX_ERROR_CODE
+    where = _range(positions, diagnostic.start, diagnostic.end)
+    message, information = diagnostic.message, None
+    fix = diagnostic.fix
+    if fix is not None and not fix.edits and diagnostic.suggestion is not None:
+        if related and uri is not None:
+            information = [types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=where), message=f"help: {diagnostic.suggestion}")]
+        else:
+            message = f"{message}\nhelp: {diagnostic.suggestion}"
     return types.Diagnostic(
-        range=_range(positions, diagnostic.start, diagnostic.end),
-        message=diagnostic.message,
+        range=where,
+        message=message,
+        related_information=information,
         severity=types.DiagnosticSeverity.Error if error else types.DiagnosticSeverity.Warning,
         code=diagnostic.code,
         code_description=types.CodeDescription(href=url) if url else None,
@@ -192,7 +207,7 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
 
 
 def code_actions(linted: Linted, uri: str, encoding: str, requested: types.Range,
-                 only: Sequence[str] | None) -> list[types.CodeAction]:
+                 only: Sequence[str] | None, related: bool = False) -> list[types.CodeAction]:
     """Quick fixes and "Disable ... for this line" for the findings in `requested`, and
     fix-all for the document (for a notebook cell: for the whole notebook)."""
     positions = DocumentPositions(linted.text, encoding)
@@ -204,7 +219,7 @@ def code_actions(linted: Linted, uri: str, encoding: str, requested: types.Range
     for diagnostic in linted.diagnostics if _wanted(quickfix, only) else ():
         if diagnostic.start > last or diagnostic.end < first:
             continue
-        shown = [to_lsp_diagnostic(diagnostic, positions, linted.filename)]
+        shown = [to_lsp_diagnostic(diagnostic, positions, linted.filename, uri, related)]
         fix = diagnostic.fix
         if fix is not None and fix.edits and fix.applicability in (Applicability.SAFE, Applicability.UNSAFE):
             unsafe = fix.applicability is Applicability.UNSAFE
@@ -334,6 +349,13 @@ class GpulintServer(LanguageServer):
         super().report_server_error(error, source)
 
     @property
+    def related_information(self) -> bool:
+        """Whether the editor shows a diagnostic's `relatedInformation`."""
+        document = self.client_capabilities.text_document if self.client_capabilities else None
+        publish = document.publish_diagnostics if document is not None else None
+        return bool(publish is not None and publish.related_information)
+
+    @property
     def encoding(self) -> str:
         encoding = self.workspace.position_encoding
         return str(getattr(encoding, "value", encoding) or UTF16)
@@ -453,7 +475,8 @@ class GpulintServer(LanguageServer):
         if linted.problem is not None:
             self.show_once(linted.problem, types.MessageType.Error)
         positions = DocumentPositions(linted.text, self.encoding)
-        diagnostics = [to_lsp_diagnostic(d, positions, linted.filename) for d in linted.diagnostics]
+        related = self.related_information
+        diagnostics = [to_lsp_diagnostic(d, positions, linted.filename, uri, related) for d in linted.diagnostics]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=linted.version))
 
@@ -568,7 +591,8 @@ def build_server() -> GpulintServer:
         if linted is None:
             return None
         return await asyncio.get_running_loop().run_in_executor(
-            ls.worker, code_actions, linted, params.text_document.uri, ls.encoding, params.range, params.context.only)
+            ls.worker, code_actions, linted, params.text_document.uri, ls.encoding, params.range, params.context.only,
+            ls.related_information)
 
     return server
 

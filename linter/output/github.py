@@ -1,5 +1,6 @@
 """GitHub Actions workflow commands (`::error file=...::message`), escaped per the
-workflow-command rules: `%`, CR and LF in the message; also `:` and `,` in properties."""
+workflow-command rules: `%`, CR and LF in the message; also `:` and `,` in properties.
+The message is the finding's, then the rule's suggestion on a line of its own (`help: ...`)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ def render(results: Sequence[FileResult]) -> str:
                 for key, value in (("title", f"gpulint ({d.code})"), ("file", result.display), *_position(result, d))
             )
             where = f"{location(d)}: " if d.cell is not None else ""
-            lines.append(f"::error {properties}::{escape_data(f'{where}{d.code} {d.message}')}")
+            help_line = f"\nhelp: {d.suggestion}" if d.suggestion is not None else ""
+            lines.append(f"::error {properties}::{escape_data(f'{where}{d.code} {d.message}{help_line}')}")
         if result.error is not None:
             properties = f"title={escape_property('gpulint')},file={escape_property(result.display)}"
             lines.append(f"::error {properties}::{escape_data(result.error)}")

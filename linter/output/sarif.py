@@ -1,5 +1,12 @@
 """SARIF 2.1.0 for GitHub code scanning: rule metadata, repository-relative paths,
-1-based columns counted in Unicode code points."""
+1-based columns counted in Unicode code points.
+
+Each result's message carries the rule's suggestion (`help: ...`, also as `markdown`), and
+a fix that `--fix` applies to a file (safe ones; unsafe ones too where unsafe fixes are on)
+is in `fixes` as replacements of regions of the file: applied together, those of a file
+give what `--fix` writes when its fixes do not overlap (it applies overlapping ones over
+several passes, re-linting in between, which replacements of the original cannot say).
+A notebook's fixes change its cells, not regions of its JSON text, so it has none."""
 
 from __future__ import annotations
 
@@ -13,7 +20,7 @@ from .. import __version__
 from ..docs import plain_summary
 from ..files import repository_root
 from ..registry import DOCS_HOME, all_rules
-from ..diagnostic import Diagnostic
+from ..diagnostic import Diagnostic, Edit
 from ..runner import FileResult
 from .text import location
 
@@ -65,6 +72,36 @@ def _region(result: FileResult, d: Diagnostic) -> dict[str, int]:
             "endColumn": d.end.col + 1}
 
 
+def _message(result: FileResult, d: Diagnostic) -> dict[str, str]:
+    where = f" ({location(d)})" if d.cell is not None else ""
+    text, markdown = f"{d.message}{where}", f"{d.message}{where}"
+    if d.suggestion is not None:
+        text += f"\nhelp: {d.suggestion}"
+        markdown += f"\n\n**help:** {d.suggestion}"
+    return {"text": text, "markdown": markdown}
+
+
+def _replacement(edit: Edit) -> dict[str, Any]:
+    return {
+        "deletedRegion": {"startLine": edit.start.line, "startColumn": edit.start.col + 1,
+                          "endLine": edit.end.line, "endColumn": edit.end.col + 1},
+        "insertedContent": {"text": edit.content},
+    }
+
+
+def _fixes(result: FileResult, d: Diagnostic, root: Path) -> list[dict[str, Any]]:
+    """The fix `--fix` would apply for `d`, as SARIF replacements; none for a notebook."""
+    if d.fix is None or not d.fixable(result.unsafe_fixes) or d.cell is not None or result.notebook is not None:
+        return []
+    return [{
+        "description": {"text": d.fix.message},
+        "artifactChanges": [{
+            "artifactLocation": _location(result.display, root),
+            "replacements": [_replacement(edit) for edit in d.fix.edits],
+        }],
+    }]
+
+
 def render(results: Sequence[FileResult]) -> str:
     rules = _rules()
     root = _repository_root()
@@ -76,7 +113,7 @@ def render(results: Sequence[FileResult]) -> str:
             entry: dict[str, Any] = {
                 "ruleId": d.code,
                 "level": levels.get(d.code, "warning"),
-                "message": {"text": d.message},
+                "message": _message(result, d),
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": _location(result.display, root),
@@ -84,8 +121,10 @@ def render(results: Sequence[FileResult]) -> str:
                     }
                 }],
             }
+            fixes = _fixes(result, d, root)
+            if fixes:
+                entry["fixes"] = fixes
             if d.cell is not None:
-                entry["message"]["text"] = f"{d.message} ({location(d)})"
                 entry["properties"] = {"cell": d.cell, "cellLine": d.start.line, "cellColumn": d.start.col + 1}
             if d.code in index:
                 entry["ruleIndex"] = index[d.code]

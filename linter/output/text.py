@@ -1,4 +1,6 @@
-"""Human-readable output: one line per finding, then a summary with fix hints."""
+"""Human-readable output: the `concise` format (one line per finding), the summary that
+ends both human formats (fix hints, what `--fix` fixed, the paths that could not be
+checked) and `--statistics`."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from typing import Sequence
 
 from ..diagnostic import Applicability, Diagnostic
 from ..runner import FileResult
+from .style import PLAIN, Style
 
 #: What the run did with fixes: only report, apply them, or show them as a diff.
 MODES = ("check", "fix", "diff")
@@ -22,18 +25,49 @@ def location(d: Diagnostic) -> str:
     return where if d.cell is None else f"cell {d.cell}:{where}"
 
 
-def findings(results: Sequence[FileResult]) -> list[str]:
+def findings(results: Sequence[FileResult], style: Style = PLAIN) -> list[str]:
     """`path:line:col: CODE [*] message` (`path:cell N:line:col: ...` in a notebook), `[*]`
     marking a fix that `--fix` would apply."""
     lines = []
     for result in results:
         for d in result.diagnostics:
-            marker = " [*]" if d.fixable(result.unsafe_fixes) else ""
-            lines.append(f"{result.display}:{location(d)}: {d.code}{marker} {d.message}")
+            marker = " " + style.paint("[*]", "cyan") if d.fixable(result.unsafe_fixes) else ""
+            lines.append(f"{style.paint(result.display, 'bold')}:{location(d)}: "
+                         f"{style.paint(d.code, 'bold', 'red')}{marker} {d.message}")
     return lines
 
 
-def summary(results: Sequence[FileResult], mode: str = "check") -> list[str]:
+#: The paths that could not be checked named in the summary; more are counted.
+ERRORS_LISTED = 10
+
+
+def errors_line(results: Sequence[FileResult]) -> str | None:
+    """"2 files could not be checked: a.ipynb (why), b.py (why)", repeating at the end
+    what was reported as it happened (which may be far above in a long run)."""
+    failed = [r for r in results if r.error is not None]
+    if not failed:
+        return None
+    named = ", ".join(f"{r.display} ({r.error})" for r in failed[:ERRORS_LISTED])
+    more = f", and {len(failed) - ERRORS_LISTED} more" if len(failed) > ERRORS_LISTED else ""
+    return f"{_plural(len(failed), 'file')} could not be checked: {named}{more}"
+
+
+def fixed_lines(results: Sequence[FileResult]) -> list[str]:
+    """What the fixes changed, per file and rule (for `--show-fixes`):
+    `- path:` then `    2 × GPU202 (name)`."""
+    lines = []
+    for result in results:
+        if result.fixed is None or not result.applied:
+            continue
+        counts = Counter((d.code, d.name) for d in result.applied)
+        lines.append(f"- {result.display}:")
+        lines.extend(f"    {count} × {code} ({name})" for (code, name), count in sorted(counts.items()))
+    return lines
+
+
+def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool = False) -> list[str]:
+    """The closing lines: what was fixed (per file and rule with `show_fixes`), what
+    remains, the paths that could not be checked, and how to fix more."""
     assert mode in MODES
     pairs = [(r, d) for r in results for d in r.diagnostics]
     changed = [r for r in results if r.fixed is not None and r.applied]
@@ -42,13 +76,16 @@ def summary(results: Sequence[FileResult], mode: str = "check") -> list[str]:
     lines = []
     if applied and mode != "check":
         verb = "Fixed" if mode == "fix" else "Would fix"
-        lines.append(f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}.")
+        lines.append(f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
+                     + (":" if show_fixes else "."))
+        if show_fixes:
+            lines.extend(fixed_lines(results))
     if pairs:
         files = len({id(r) for r, _ in pairs})
         lines.append(f"Found {_plural(len(pairs), 'finding')} in {_plural(files, 'file')}"
                      + (" (remaining)." if applied and mode != "check" else "."))
     if errors:
-        lines.append(f"{_plural(errors, 'path')} could not be checked (see the errors above).")
+        lines.append(f"{errors_line(results)}.")
     if not pairs and not applied and not errors:
         lines.append("All checks passed.")
     if not pairs:
