@@ -165,8 +165,14 @@ def _fix_title(result: FileResult, d: Diagnostic) -> str:
 
 
 def fix_diff(result: FileResult, d: Diagnostic, source: Source, style: Style = PLAIN) -> list[str]:
-    """The fix of `d`, applied on its own to the text it refers to, as unified diff hunks
-    (one set per notebook cell it changes)."""
+    """The fix of `d`, applied on its own to the text it refers to, as the changed lines
+    with one line of context, numbered before and after (one part per notebook cell it
+    changes):
+
+        4   |-model = RandomForestClassifier()
+          4 |+model = RandomForestClassifier(n_jobs=-1)
+        5 5 | values = np.array([])
+    """
     assert d.fix is not None
     lines = [style.paint(_fix_title(result, d), "bold")]
     by_cell: dict[int | None, list[Edit]] = {}
@@ -176,13 +182,33 @@ def fix_diff(result: FileResult, d: Diagnostic, source: Source, style: Style = P
         before = source if cell is None or cell == d.cell else source_of(result, cell)
         if before is None:
             continue
-        after = apply_edits(before, edits)
         if cell is not None and len(by_cell) > 1:
             lines.append(f"cell {cell}:")
-        hunks = difflib.unified_diff(before.text.splitlines(), after.splitlines(), n=1, lineterm="")
-        for text in list(hunks)[2:]:  # without the ---/+++ header
-            colour = "green" if text.startswith("+") else "red" if text.startswith("-") else "cyan" \
-                if text.startswith("@@") else ""
-            shown = _display(text).rstrip()
-            lines.append(("  " + (style.paint(shown, colour) if colour else shown)).rstrip())
+        lines.extend(_numbered_diff(before.text.splitlines(), apply_edits(before, edits).splitlines(), style))
+    return lines
+
+
+def _numbered_diff(old: list[str], new: list[str], style: Style) -> list[str]:
+    groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1))
+    digits = len(str(max(len(old), len(new), 1)))
+    lines: list[str] = []
+
+    def row(before: int | None, after: int | None, marker: str, text: str) -> None:
+        numbers = style.paint(f"{before or '':>{digits}} {after or '':>{digits}} |", "blue")
+        body = f"{marker}{_display(text)}".rstrip()
+        colour = {"-": "red", "+": "green"}.get(marker)
+        lines.append(f"{numbers}{style.paint(body, colour) if colour else body}".rstrip())
+
+    for index, group in enumerate(groups):
+        if index:
+            lines.append(style.paint(f"{'':>{digits}} {'...':>{digits}}", "blue"))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                for k in range(i2 - i1):
+                    row(i1 + k + 1, j1 + k + 1, " ", old[i1 + k])
+                continue
+            for k in range(i1, i2):
+                row(k + 1, None, "-", old[k])
+            for k in range(j1, j2):
+                row(None, k + 1, "+", new[k])
     return lines

@@ -84,12 +84,18 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
         files = len({id(r) for r, _ in pairs})
         lines.append(f"Found {_plural(len(pairs), 'finding')} in {_plural(files, 'file')}"
                      + (" (remaining)." if applied and mode != "check" else "."))
-    if errors:
-        lines.append(f"{errors_line(results)}.")
     if not pairs and not applied and not errors:
         lines.append("All checks passed.")
-    if not pairs:
-        return lines
+    if pairs:
+        lines.extend(_fix_hints(pairs, mode))
+    if errors:  # last, where the reader of a long run looks
+        lines.append(f"{errors_line(results)}.")
+    return lines
+
+
+def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[str]:
+    """How to apply the fixes of the findings that remain."""
+    lines = []
     fixable = [d for r, d in pairs if d.fixable(r.unsafe_fixes)]
     hidden = sum(1 for r, d in pairs if not r.unsafe_fixes and d.fix is not None and d.fix.edits
                  and d.fix.applicability is Applicability.UNSAFE)
