@@ -24,7 +24,7 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # 
 
 from gpulint import rule_by_key  # noqa: E402
 
-from .conftest import ITERROWS, ITERROWS_FIXED, ITERROWS_POSITION, write  # noqa: E402
+from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, write  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -71,7 +71,7 @@ def recording_client() -> LanguageClient:
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=recording_client)
 
 
-def capabilities(encodings: Sequence[str] | None = None) -> types.ClientCapabilities:
+def capabilities(encodings: Sequence[str] | None = None, related: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         general=types.GeneralClientCapabilities(position_encodings=list(encodings)) if encodings else None,
         workspace=types.WorkspaceClientCapabilities(configuration=True),
@@ -79,7 +79,8 @@ def capabilities(encodings: Sequence[str] | None = None) -> types.ClientCapabili
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
                     code_action_kind=types.ClientCodeActionKindOptions(value_set=list(types.CodeActionKind)))),
-            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
+                version_support=True, related_information=related or None),
         ),
         notebook_document=types.NotebookDocumentClientCapabilities(
             synchronization=types.NotebookDocumentSyncClientCapabilities()),
@@ -87,20 +88,20 @@ def capabilities(encodings: Sequence[str] | None = None) -> types.ClientCapabili
 
 
 async def start(client: LanguageClient, options: Any = None, encodings: Sequence[str] | None = None,
-                workspace: dict[str, Any] | None = None) -> types.InitializeResult:
+                workspace: dict[str, Any] | None = None, related: bool = False) -> types.InitializeResult:
     if workspace is not None:
         client.set_configuration(workspace, section="gpulint")
     return await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(encodings), initialization_options=options))
+        capabilities=capabilities(encodings, related), initialization_options=options))
 
 
 @contextlib.asynccontextmanager
 async def session(options: Any = None, encodings: Sequence[str] | None = None, workspace: dict[str, Any] | None = None,
-                  ) -> AsyncIterator[tuple[LanguageClient, types.InitializeResult]]:
-    """A server of its own, for a test that needs other settings than the shared one."""
+                  related: bool = False) -> AsyncIterator[tuple[LanguageClient, types.InitializeResult]]:
+    """A server of its own, for a test that needs other settings (or capabilities) than the shared one."""
     client = await CONFIG.start()
     try:
-        result = await asyncio.wait_for(start(client, options, encodings, workspace), WAIT_S)
+        result = await asyncio.wait_for(start(client, options, encodings, workspace, related), WAIT_S)
         yield client, result
         await asyncio.wait_for(client.shutdown_session(), WAIT_S)
     finally:
@@ -241,6 +242,29 @@ async def test_iterrows_loop_is_reported_at_its_range(client: LanguageClient, fo
     (expected,) = cli_json(cli, path)
     assert diagnostic.data == expected
     assert diagnostic.data["fix"]["applicability"] == "unsafe" and diagnostic.data["fix"]["edits"]
+
+
+async def test_a_suggestion_that_is_no_rewrite_is_in_the_message(client: LanguageClient, folder: Path):
+    uri = open_document(client, write(folder / "notify.py", ITERROWS_DISPLAY_ONLY))
+    (diagnostic,) = await published(client, uri, bool)
+    message, suggestion = diagnostic.message.split("\nhelp: ")
+    assert message.startswith("`iterrows()` builds a Series per row") and "itertuples()" in suggestion
+    assert diagnostic.related_information is None
+    # No rewrite, so no quick fix: only "Disable".
+    assert [a.title for a in await actions(client, uri, [diagnostic])] == ["Disable GPU102 for this line"]
+
+
+async def test_a_suggestion_is_related_information_where_the_editor_shows_that(folder: Path):
+    async with session(related=True) as (client, _):
+        uri = open_document(client, write(folder / "notify_related.py", ITERROWS_DISPLAY_ONLY))
+        (diagnostic,) = await published(client, uri, bool)
+        assert "help:" not in diagnostic.message
+        (related,) = diagnostic.related_information
+        assert related.location == types.Location(uri=uri, range=diagnostic.range)
+        assert related.message.startswith("help: ") and "itertuples()" in related.message
+        # The diagnostic a code action names is the one published.
+        (action,) = await actions(client, uri, [diagnostic])
+        assert list(action.diagnostics or ()) == [diagnostic]
 
 
 def assert_columns_after_non_ascii(diagnostic: types.Diagnostic, encoding: str) -> None:

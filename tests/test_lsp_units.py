@@ -20,7 +20,7 @@ from gpulint.lsp.positions import DocumentPositions, from_client_column, to_clie
 from gpulint.lsp.settings import Settings
 from gpulint.source import Source
 
-from .conftest import ITERROWS
+from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY
 
 CODECS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 #: Lines mixing ASCII, two- and three-byte characters and characters outside the BMP.
@@ -303,3 +303,37 @@ def test_a_change_to_a_cell_closed_in_the_same_message_is_logged_and_the_rest_ap
     cells = bare_server.workspace.get_notebook_document(notebook_uri=notebook).cells
     assert [cell.document for cell in cells] == [kept, added]
     assert closed in bare_server.logged[-1].message and bare_server.shown == []
+
+
+# -- suggestions -------------------------------------------------------------------------------
+
+
+def _converted(text: str, **kwargs):
+    pytest.importorskip("pygls")
+    from gpulint.lsp.server import to_lsp_diagnostic
+
+    (diagnostic,) = lint_source(text, "notify.py")
+    return diagnostic, to_lsp_diagnostic(diagnostic, DocumentPositions(text, "utf-16"), "notify.py", **kwargs)
+
+
+def test_a_display_only_suggestion_goes_on_a_help_line_without_related_information():
+    diagnostic, converted = _converted(ITERROWS_DISPLAY_ONLY)
+    assert diagnostic.fix is not None and not diagnostic.fix.edits
+    assert converted.message == f"{diagnostic.message}\nhelp: {diagnostic.suggestion}"
+    assert converted.related_information is None
+    # Told the editor shows related information but not where: still the message.
+    assert _converted(ITERROWS_DISPLAY_ONLY, related=True)[1].message == converted.message
+
+
+def test_a_display_only_suggestion_is_related_information_where_the_editor_shows_it():
+    diagnostic, converted = _converted(ITERROWS_DISPLAY_ONLY, uri="file:///notify.py", related=True)
+    assert converted.message == diagnostic.message
+    (related,) = converted.related_information
+    assert related.location.uri == "file:///notify.py" and related.location.range == converted.range
+    assert related.message == f"help: {diagnostic.suggestion}"
+
+
+def test_a_rewrite_is_left_to_its_quick_fix():
+    diagnostic, converted = _converted(ITERROWS, uri="file:///notify.py", related=True)
+    assert diagnostic.fix is not None and diagnostic.fix.edits
+    assert converted.message == diagnostic.message and converted.related_information is None
