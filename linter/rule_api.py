@@ -207,13 +207,28 @@ class RuleContext:
         self.blocks: list[list[ast.stmt]] = []
         self.diagnostics: list[Diagnostic] = []
         self._rule: type[Rule] | None = None
+        #: While the rules look at one node, the types and names they ask for: every rule
+        #: checking a call asks for its callee's, and nothing changes until the walk moves on.
+        self._memo: dict[tuple[int, bool], object] | None = None
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:
-        return self.env.type_of(node)
+        memo = self._memo
+        if memo is None:
+            return self.env.type_of(node)
+        key = (id(node), False)
+        if key not in memo:
+            memo[key] = self.env.type_of(node)
+        return memo[key]
 
     def qualname(self, node: ast.expr) -> str | None:
-        return self.env.qualname(node)
+        memo = self._memo
+        if memo is None:
+            return self.env.qualname(node)
+        key = (id(node), True)
+        if key not in memo:
+            memo[key] = self.env.qualname(node)
+        return memo[key]
 
     @property
     def statement(self) -> ast.stmt | None:

@@ -333,7 +333,7 @@ def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:
     One that keeps its base's `__init__` takes `num_workers` as its base does; one with an
     `__init__` of its own counts when that takes `**kwargs` or a `num_workers` defaulting
     to 0 (what it does with them is its own business: the fix is only a suggestion)."""
-    classes = [node for node in ast.walk(ctx.tree) if isinstance(node, ast.ClassDef)]
+    classes = list(ctx.semantic.classes)
     loaders: dict[str, Loader] = {}
     changed = True
     while changed:

@@ -134,14 +134,14 @@ for step in range(10):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops and not isinstance(node, ast.While):
             return
+        test = node.test  # type: ignore[attr-defined]
+        tested = next((t for t in _truth_tested(test) if _device_condition(ctx.type_of(t))), None)
+        if tested is None:
+            return
         real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
         if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):
             return  # an epoch loop around its batch loop tests once per epoch
-        test = node.test  # type: ignore[attr-defined]
-        for tested in _truth_tested(test):
-            if _device_condition(ctx.type_of(tested)):
-                ctx.report(tested)
-                return  # one finding per condition
+        ctx.report(tested)  # one finding per condition
 
 
 def _truth_tested(test: ast.expr) -> Iterator[ast.expr]:
