@@ -42,11 +42,16 @@ def line_body(line: str) -> str:
     return line.rstrip("\r\n")
 
 
+def parse(text: str) -> ast.Module:
+    """`ast.parse`, its warnings (invalid escape sequences) silenced: they are not ours to report."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
 def parses(text: str) -> bool:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(text)
+        parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return True
@@ -107,33 +112,47 @@ class _Scanner:
             self.quote = None  # an unterminated string ends with its line
 
 
+#: A line that may be IPython syntax: any line `mask_lines` could replace, wherever it is
+#: (a superset, found without scanning the cell's strings and brackets).
+_MAY_BE_IPYTHON = re.compile(
+    rf"(?:\A|(?<=[\r\n]))(?:[^\S\r\n]*[%!?/,;]|{_MAGIC_ASSIGNMENT.pattern}|{_HELP_END.pattern}(?:[\r\n]|\Z))")
+
+
 def mask_ipython(text: str) -> Masked:
     """The cell's source as Python the engine can parse, with the same lines and columns."""
+    masked = mask_cell_magic(text)
+    if masked.skipped or not may_hold_ipython(masked.text) or parses(masked.text):
+        return masked
+    return mask_lines(masked)
+
+
+def may_hold_ipython(text: str) -> bool:
+    """Whether `mask_lines` could change `text`. When it cannot, the cell is Python or
+    broken as it stands, and only parsing it can tell which."""
+    return _MAY_BE_IPYTHON.search(text) is not None
+
+
+def mask_cell_magic(text: str) -> Masked:
+    """The cell with only its cell magic line (`%%time`) masked; skipped when the magic's
+    body is not Python. This is the cell as Python sees it when it parses."""
     lines = split_lines(text)
-    masked = list(lines)
-    restore: dict[str, tuple[str, str]] = {}
-
-    def replace_line(index: int, prefix: str | None = None) -> None:
-        body = line_body(lines[index])
-        if prefix is None:
-            prefix = body[: len(body) - len(body.lstrip())]
-        placeholder = prefix + _PLACEHOLDER.format(len(restore) + 1)
-        restore[placeholder.strip()] = (placeholder[: len(placeholder) - len(placeholder.lstrip())], body)
-        masked[index] = placeholder + lines[index][len(body):]
-
-    start = 0
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is not None:
-        cell_magic = _CELL_MAGIC.match(lines[first])
-        if cell_magic:
-            if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
-                return Masked(text, skipped=True)
-            replace_line(first)
-            start = first + 1
-    if parses("".join(masked)):
-        return Masked("".join(masked), restore)
+    cell_magic = _CELL_MAGIC.match(lines[first]) if first is not None else None
+    if cell_magic is None:
+        return Masked(text)
+    if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
+        return Masked(text, skipped=True)
+    return _Masker(lines).replace_line(first).done()
+
+
+def mask_lines(cell: Masked) -> Masked:
+    """`cell` (from `mask_cell_magic`, known not to parse) with every line that starts a
+    statement with IPython syntax masked too."""
+    lines = split_lines(cell.text)
+    masker = _Masker(lines, dict(cell.restore))
     scanner = _Scanner()
-    index = start
+    # The scan starts after the cell magic's line, if any.
+    index = next((i + 1 for i, line in enumerate(lines) if line_body(line).strip() in cell.restore), 0)
     while index < len(lines):
         body = line_body(lines[index])
         if scanner.at_statement_start():
@@ -141,16 +160,37 @@ def mask_ipython(text: str) -> Masked:
             assignment = _MAGIC_ASSIGNMENT.match(body)
             if stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body):
                 indent = body[: len(body) - len(stripped)]
-                replace_line(index, assignment.group(1) if assignment else indent)
+                masker.replace_line(index, assignment.group(1) if assignment else indent)
                 # A magic continues over lines that end with a backslash.
                 while line_body(lines[index]).endswith("\\") and index + 1 < len(lines):
                     index += 1
-                    replace_line(index, indent)
+                    masker.replace_line(index, indent)
                 index += 1
                 continue
         scanner.feed(lines[index])
         index += 1
-    return Masked("".join(masked), restore)
+    return masker.done()
+
+
+class _Masker:
+    """Lines replaced by placeholders, and what each placeholder stands for."""
+
+    def __init__(self, lines: list[str], restore: dict[str, tuple[str, str]] | None = None) -> None:
+        self.lines = lines
+        self.masked = list(lines)
+        self.restore = restore or {}
+
+    def replace_line(self, index: int, prefix: str | None = None) -> "_Masker":
+        body = line_body(self.lines[index])
+        if prefix is None:
+            prefix = body[: len(body) - len(body.lstrip())]
+        placeholder = prefix + _PLACEHOLDER.format(len(self.restore) + 1)
+        self.restore[placeholder.strip()] = (placeholder[: len(placeholder) - len(placeholder.lstrip())], body)
+        self.masked[index] = placeholder + self.lines[index][len(body):]
+        return self
+
+    def done(self) -> Masked:
+        return Masked("".join(self.masked), self.restore)
 
 
 def unmask_ipython(text: str, masked: Masked) -> str | None:

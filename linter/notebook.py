@@ -29,11 +29,13 @@ API for front-ends that hold a notebook's cells (the LSP server):
 
 from __future__ import annotations
 
+import ast
 import bisect
 import codecs
 import json
 import re
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from json.decoder import scanstring
 from os import PathLike
 from pathlib import Path
@@ -42,7 +44,8 @@ from typing import Sequence
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix, Position
 from .fixing import display_fix
-from .ipython import Masked, line_body, mask_ipython, parses, split_lines, unmask_ipython
+from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_ipython, parse, parses, split_lines,
+                      unmask_ipython)
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
 from .source import Source, detect_newline
@@ -69,6 +72,8 @@ class _Cell:
     number: int  # how the user counts it: "cell 3"
     text: str
     masked: Masked
+    #: Whether `masked.text` parses on its own (a cell that does not is left out of the program).
+    parses: bool = True
 
     @property
     def newline_added(self) -> bool:
@@ -130,6 +135,14 @@ class _Layout:
         number = self.numbers[index]
         past_end = line == self.counts[index] + 1 and position.col == 0
         return _Spot(number, Position(line, position.col), past_end and self.cells[number].newline_added)
+
+    def index_of(self, line: int) -> int:
+        """The index of the cell that holds program line `line`; a marker line counts as
+        the end of the cell before it."""
+        index = bisect.bisect_right(self.markers, line) - 1
+        if index > 0 and line == self.markers[index]:
+            index -= 1
+        return max(index, 0)
 
     def cell_of(self, line: int) -> tuple[int, int] | None:
         spot = self.spot(Position(line, 1))
@@ -242,7 +255,7 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
     for cell in cells:
         if cell.masked.skipped:
             continue
-        if parses(cell.masked.text):
+        if cell.parses:
             included.append(cell)
         else:
             _lint_alone(cell, rules, filename, outcome)
@@ -259,6 +272,84 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
         outcome.applied = list(result.applied)
     _collect(result.diagnostics, result.warnings, layout, outcome)
     return outcome
+
+
+# -- which cells parse ------------------------------------------------------------------------
+
+#: Syntax errors located in the program before the cells left are parsed one by one.
+_MAX_LOCATED = 3
+
+
+def _cells(texts: Sequence[str], numbers: Sequence[int] | None = None) -> list[_Cell]:
+    """The cells, masked, each knowing whether it parses on its own; `numbers` are theirs
+    (default: 1, 2, ...).
+
+    The cells' program is parsed once instead of every cell on its own. When it parses, a
+    cell parses alone unless a statement reaches from it into another cell (an open
+    bracket or string, a block or a decorator continued in the next cell) or it ends with a
+    backslash continuation: only such cells are parsed alone. When the program does not
+    parse, its error's line names a cell: that cell, or the nearest one before it that does
+    not parse alone, is left out and the program parsed again. A cell that may hold IPython
+    syntax is parsed alone first, as masking it depends on whether it is Python already.
+    """
+    cells, verdicts = [], {}
+    for number, text in zip(numbers or range(1, len(texts) + 1), texts):
+        masked = mask_cell_magic(text)
+        if not masked.skipped and may_hold_ipython(masked.text):
+            if parses(masked.text):
+                verdicts[number] = True
+            else:
+                masked, plain = mask_lines(masked), masked
+                verdicts[number] = masked.text != plain.text and parses(masked.text)
+        cells.append(_Cell(number, text, masked))
+    _locate_broken([cell for cell in cells if not cell.masked.skipped], verdicts)
+    return [replace(cell, parses=verdicts.get(cell.number, False)) for cell in cells]
+
+
+def _locate_broken(cells: Sequence[_Cell], verdicts: dict[int, bool]) -> None:
+    """Add to `verdicts` (cell number -> parses alone) every cell of `cells` it lacks."""
+    for _ in range(_MAX_LOCATED + 1):
+        candidates = [cell for cell in cells if verdicts.get(cell.number, True)]
+        unknown = [cell for cell in candidates if cell.number not in verdicts]
+        if not unknown:
+            return
+        layout = _Layout.of_cells(candidates)
+        try:
+            tree = parse(_program(candidates))
+        except SyntaxError as error:
+            if error.lineno is None:
+                break
+            before = reversed(candidates[:layout.index_of(error.lineno) + 1])
+            if all(_parses_alone(cell, verdicts) for cell in before):
+                break  # no one cell is to blame (cells that only fail together)
+            continue
+        except (ValueError, RecursionError, MemoryError):
+            break
+        suspects = _spanning(tree, layout) | {i for i, cell in enumerate(candidates)
+                                              if cell.masked.text.rstrip().endswith("\\")}
+        if all([_parses_alone(candidates[i], verdicts) for i in sorted(suspects)]):
+            verdicts.update((cell.number, True) for cell in unknown if cell.number not in verdicts)
+            return
+    for cell in cells:
+        _parses_alone(cell, verdicts)
+
+
+def _parses_alone(cell: _Cell, verdicts: dict[int, bool]) -> bool:
+    if cell.number not in verdicts:
+        verdicts[cell.number] = parses(cell.masked.text)
+    return verdicts[cell.number]
+
+
+def _spanning(tree: ast.Module, layout: _Layout) -> set[int]:
+    """The indexes of the cells that a top-level statement of the program reaches across."""
+    found: set[int] = set()
+    for statement in tree.body:
+        decorators = getattr(statement, "decorator_list", ())
+        first = min([statement.lineno, *(decorator.lineno for decorator in decorators)])
+        begin, end = layout.index_of(first), layout.index_of(statement.end_lineno or statement.lineno)
+        if begin != end:
+            found.update(range(begin, end + 1))
+    return found
 
 
 class _CellHooks(FixHooks):
@@ -316,8 +407,6 @@ def _rules_for(rules: Sequence[type[Rule]] | None, config: Config | None, filena
     return selected_rules(rules, config, Path(filename) if filename != "<notebook>" else None)
 
 
-def _cells(cells: Sequence[str]) -> list[_Cell]:
-    return [_Cell(index, text, mask_ipython(text)) for index, text in enumerate(cells, 1)]
 
 
 def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequence[type[Rule]] | None = None,
@@ -397,9 +486,15 @@ def _elements(text: str, index: int) -> list[tuple[int, int]]:
 class CodeCell:
     number: int  # 1-based position among all the notebook's cells, as Jupyter shows them
     text: str
-    span: tuple[int, int]  # where the `source` value sits in the file's text
+    first_lines: tuple[int, ...] | None  # the cell line each string of a list starts; None for a string
+
+
+@dataclass(frozen=True)
+class _SourceSpan:
+    """Where a code cell's `source` value sits in the file's text."""
+
+    span: tuple[int, int]
     elements: tuple[tuple[int, int], ...] | None  # the list's strings; None for a string
-    first_lines: tuple[int, ...] = ()  # the cell line each list string starts
 
 
 def decode(data: bytes) -> Source:
@@ -414,7 +509,10 @@ def decode(data: bytes) -> Source:
 
 
 class Notebook:
-    """A notebook file's text and its code cells, with where each source sits in the text."""
+    """A notebook file's text and its code cells, with where each source sits in the text.
+
+    Where the sources sit is only worked out when asked (writing fixed cells back, a line of
+    the file for an annotation): it takes decoding the JSON again, outputs included."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -436,9 +534,8 @@ class Notebook:
             raise NotebookError("not a notebook: no `cells` list" if cells is None
                                 else "not a notebook: `cells` is not a list")
         self.language = _language(data.get("metadata"))
-        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
         self.cells: list[CodeCell] = []
-        for number, (cell, (begin, _)) in enumerate(zip(cells, cell_spans), 1):
+        for number, cell in enumerate(cells, 1):
             if not isinstance(cell, dict):
                 raise NotebookError(f"not a notebook: cell {number} is not an object")
             if not isinstance(cell.get("cell_type"), str):
@@ -449,17 +546,30 @@ class Notebook:
             if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
                 raise NotebookError(f"not a notebook: the `source` of cell {number} is not text "
                                     "(a string or a list of strings)")
-            span = _members(text, begin)["source"]
             if isinstance(source, str):
-                self.cells.append(CodeCell(number, source, span, None))
+                self.cells.append(CodeCell(number, source, None))
                 continue
             first_lines, line = [], 1
             for piece in source:
                 first_lines.append(line)
                 line += piece.count("\n")
-            self.cells.append(CodeCell(number, "".join(source), span, tuple(_elements(text, span[0])),
-                                       tuple(first_lines)))
-        self._line_starts = Source.from_text(text).line_starts
+            self.cells.append(CodeCell(number, "".join(source), tuple(first_lines)))
+
+    @cached_property
+    def _spans(self) -> dict[int, _SourceSpan]:
+        """Code cell number -> where its `source` sits in the text."""
+        text = self.text
+        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
+        spans = {}
+        for cell in self.cells:
+            span = _members(text, cell_spans[cell.number - 1][0])["source"]
+            elements = None if cell.first_lines is None else tuple(_elements(text, span[0]))
+            spans[cell.number] = _SourceSpan(span, elements)
+        return spans
+
+    @cached_property
+    def _line_starts(self) -> Sequence[int]:
+        return Source.from_text(self.text).line_starts
 
     def file_line(self, cell: int, line: int) -> int:
         """The line of the file that holds `line` of code cell `cell` (for annotations on the
@@ -467,27 +577,28 @@ class Notebook:
         found = next((c for c in self.cells if c.number == cell), None)
         if found is None:
             return 1
-        offset = found.span[0]
-        if found.elements:
+        where = self._spans[cell]
+        offset = where.span[0]
+        if where.elements and found.first_lines:
             index = max(bisect.bisect_right(found.first_lines, line) - 1, 0)
-            offset = found.elements[index][0]
+            offset = where.elements[index][0]
         return bisect.bisect_right(self._line_starts, offset)
 
     def with_sources(self, sources: dict[int, str]) -> str:
         """The file's text with the `source` of the cells in `sources` replaced, written the
         way the file writes it; every other byte unchanged."""
         text = self.text
-        for cell in sorted(self.cells, key=lambda c: c.span, reverse=True):
+        for cell in sorted(self.cells, key=lambda c: self._spans[c.number].span, reverse=True):
             new = sources.get(cell.number)
             if new is None or new == cell.text:
                 continue
-            begin, end = cell.span
+            begin, end = self._spans[cell.number].span
             text = text[:begin] + self._render(cell, new) + text[end:]
         return text
 
     def _render(self, cell: CodeCell, new: str) -> str:
         ascii_only = _escapes_non_ascii(self.text)
-        if cell.elements is None:
+        if cell.first_lines is None:
             return json.dumps(new, ensure_ascii=ascii_only)
         pieces = re.findall(r"[^\n]*\n|[^\n]+", new)
         if not pieces:
@@ -497,8 +608,7 @@ class Notebook:
 
     def _list_style(self, cell: CodeCell) -> tuple[str, str, str]:
         """The whitespace the file puts around and between a list's items."""
-        begin, end = cell.span
-        elements = cell.elements or ()
+        (begin, end), elements = self._spans[cell.number].span, self._spans[cell.number].elements or ()
         if elements:
             lead = self.text[begin + 1:elements[0][0]]
             trail = self.text[elements[-1][1]:end - 1]
@@ -556,7 +666,7 @@ def check_notebook(text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, f
     if notebook.language is not None and "python" not in notebook.language:
         return NotebookResult([], [f"not a Python notebook (language: {notebook.language}); skipped"], None,
                               notebook, [])
-    cells = [_Cell(cell.number, cell.text, mask_ipython(cell.text)) for cell in notebook.cells]
+    cells = _cells([cell.text for cell in notebook.cells], [cell.number for cell in notebook.cells])
     outcome = _run(cells, rules, unsafe_fixes, filename, fix)
     if outcome.fixed:
         fixed = Notebook(notebook.with_sources(outcome.fixed))
