@@ -156,17 +156,28 @@ def rule_table(link: Callable[[type[Rule]], str] | None = None) -> str:
     return "\n".join(lines)
 
 
-EXAMPLES_COMMAND = ("gpulint", "check", "examples/")
+#: The commands whose output the README shows: one example in the default (`full`) format,
+#: then every example one line a finding (the whole of `gpulint check examples/` in full
+#: would be some 400 lines).
+EXAMPLES_COMMANDS = (("gpulint", "check", "examples/train_loop.py"),
+                     ("gpulint", "check", "--output-format", "concise", "examples/"))
 
 
 def examples_output(root: str) -> str:
-    """What `gpulint check examples/` prints in the project folder `root`."""
+    """What the `EXAMPLES_COMMANDS` print in the project folder `root`, as a reader's
+    terminal shows it: no format or colour chosen by the environment."""
+    import os
     import subprocess
     import sys
 
-    command = [sys.executable, "-m", "gpulint", *EXAMPLES_COMMAND[1:]]
-    run = subprocess.run(command, cwd=root, capture_output=True, text=True)
-    return f"$ {' '.join(EXAMPLES_COMMAND)}\n{run.stdout}".rstrip("\n")
+    env = {name: value for name, value in os.environ.items()
+           if name not in ("GPULINT_OUTPUT_FORMAT", "FORCE_COLOR", "NO_COLOR")}
+    parts = []
+    for command in EXAMPLES_COMMANDS:
+        run = subprocess.run([sys.executable, "-m", "gpulint", *command[1:]], cwd=root, capture_output=True,
+                             text=True, env=env)
+        parts.append(f"$ {' '.join(command)}\n{run.stdout}".rstrip("\n"))
+    return "\n\n".join(parts)
 
 
 def marked_block(text: str, marker: str) -> str:
