@@ -4,29 +4,37 @@
 from __future__ import annotations
 
 import difflib
+import io
 import itertools
 import json
 import sys
 import traceback
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Sequence
+from typing import IO, Callable, Sequence
 
 import click
 
 from . import __version__, cache, progress
 from .cache import Cache
-from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides
+from . import watch as watching
+from .add_noqa import add_noqa as add_noqa_comments
+from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides, describe
 from .docs import render_markdown, rule_json
+from .files import describe_error
 from .output import FORMATS, HUMAN, full, text
 from .output.style import Style, wants_color
 from .registry import all_rules, rule_by_key
 from .notebook import NotebookError, decode, is_notebook
 from .jobs import available_cores
 from .progress import Progress
-from .runner import FileResult, plan, process, process_notebook, process_source, without_sources
+from .runner import FileResult, lint_paths, process_notebook, process_source, without_sources
 from .source import Source, SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+#: Where the report goes instead of standard output or error (`--output-file`).
+_REPORT_TO: ContextVar[IO[str] | None] = ContextVar("report_to", default=None)
 
 
 def _split(values: Sequence[str]) -> tuple[str, ...]:
@@ -54,6 +62,18 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
+@click.option("--extend-ignore", multiple=True, help="Rules to disable, on top of --ignore (as ruff's).")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Files and folders not to lint, gitignore-style, relative to the current folder "
+                   "(replaces the configured `exclude` and `extend-exclude`).")
+@click.option("--extend-exclude", multiple=True, metavar="PATTERN",
+              help="Files and folders not to lint, on top of the configured ones.")
+@click.option("--output-file", "-o", type=click.Path(path_type=Path, dir_okay=False, writable=False),
+              help="Write the report to this file instead of standard output.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to every line with a finding.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the settings used for the given file (or the first file in a folder) and exit.")
+@click.option("--watch", "-w", is_flag=True, help="Lint again whenever a file changes (Ctrl-C to stop).")
 @click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), envvar="GPULINT_OUTPUT_FORMAT",
               help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
                    "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
@@ -76,8 +96,18 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
           extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str | None, show_fixes: bool,
           statistics: bool,
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-          force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool) -> None:
+          force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool, extend_ignore: tuple[str, ...],
+          exclude: tuple[str, ...], extend_exclude: tuple[str, ...], output_file: Path | None, add_noqa: bool,
+          show_settings: bool, watch: bool) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
+    _refuse_conflicts(paths, fix, diff, add_noqa, show_settings, watch)
+    if watch:
+        context = click.get_current_context()
+        sys.exit(_watch(list(paths) or ["."], config_file,
+                        lambda: context.invoke(check, **{**context.params, "watch": False})))
+    if output_file is not None and not show_settings:
+        context = click.get_current_context()
+        sys.exit(_to_file(output_file, lambda: context.invoke(check, **{**context.params, "output_file": None})))
     if diff and output_format not in (None, *HUMAN):
         raise click.UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
     overrides = Overrides(
@@ -85,8 +115,15 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         extend_select=_split(extend_select),
         ignore=_split(ignore),
         unsafe_fixes=unsafe_fixes,
+        extend_ignore=_split(extend_ignore),
+        exclude=_split(exclude) if exclude else None,
+        extend_exclude=_split(extend_exclude),
     )
     try:
+        if show_settings:
+            sys.exit(_show_settings(list(paths) or ["."], overrides, config_file, force_exclude, output_file))
+        if add_noqa:
+            sys.exit(_add_noqa(list(paths) or ["."], overrides, config_file, force_exclude, quiet))
         output_format = output_format or _configured_format(overrides, config_file, diff)
         code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
                       quiet, stdin_filename, config_file, force_exclude, show_fixes, jobs, no_cache)
@@ -140,9 +177,8 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
                     result.error = f"not fixed: {error}"
         if not excluded:
             results.append(result)
-    work = plan(file_paths, resolver, force_exclude)
 
-    report = sys.stderr if (stdin_out is not None or diff) else sys.stdout
+    report = _REPORT_TO.get() or (sys.stderr if (stdin_out is not None or diff) else sys.stdout)
     if stdin_out is not None:
         sys.stdout.flush()
         sys.stdout.buffer.write(stdin_out)
@@ -153,11 +189,12 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     color = wants_color(report)
     style = Style(color)
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
-    jobs = jobs or resolver.for_path(Path.cwd()).jobs or available_cores()
-    stream = process(work, fix=fixing, write=not diff, jobs=jobs, cache=None if no_cache else Cache(),
-                     keep_sources=diff or (listed and output_format == "full"))
+    jobs = jobs or _configured_jobs(resolver) or available_cores()
+    stream = lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
+                        force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(),
+                        keep_sources=diff or (listed and output_format == "full"))
     first, results = results, []
-    with Progress(len(first) + len(work), progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
+    with Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
         for result in itertools.chain(first, stream):
             bar.advance(len(result.diagnostics))
             bar.echo(_messages(result, quiet), sys.stderr)
@@ -188,6 +225,15 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
 
 
+def _configured_jobs(resolver: ConfigResolver) -> int | None:
+    """`jobs` in the configuration of the current folder (a broken one is reported with
+    the files it governs)."""
+    try:
+        return resolver.for_path(Path.cwd()).jobs
+    except ConfigError:
+        return None
+
+
 def _messages(result: FileResult, quiet: bool) -> list[str]:
     """The `error:` and `warning:` lines about a file, for standard error."""
     lines = [f"error: {result.display}: {result.error}"] if result.error is not None else []
@@ -196,6 +242,105 @@ def _messages(result: FileResult, quiet: bool) -> list[str]:
             separator = ":" if warning[:1].isdigit() or warning.startswith("cell ") else ": "
             lines.append(f"warning: {result.display}{separator}{warning}")
     return lines
+
+
+def _refuse_conflicts(paths: tuple[str, ...], fix: bool, diff: bool, add_noqa: bool, show_settings: bool,
+                      watch: bool) -> None:
+    """Usage errors (exit code 2) for options that do not go together, as ruff refuses them."""
+    modes = [name for name, given in (("--add-noqa", add_noqa), ("--show-settings", show_settings),
+                                      ("--watch", watch)) if given]
+    if len(modes) > 1:
+        raise click.UsageError(f"{modes[0]} cannot be combined with {modes[1]}")
+    if add_noqa and (fix or diff):
+        raise click.UsageError(f"--add-noqa cannot be combined with {'--fix' if fix else '--diff'}")
+    if modes and "-" in paths:
+        raise click.UsageError(f"{modes[0]} works on files, not on standard input (`-`)")
+    if show_settings and len(paths) > 1:
+        raise click.UsageError("--show-settings expects a single path")
+
+
+def _to_file(path: Path, run: Callable[[], object]) -> int:
+    """Run the check with its report going to `path`; the check's exit code (2 when the
+    file cannot be written)."""
+    buffer = io.StringIO()
+    token = _REPORT_TO.set(buffer)
+    try:
+        run()
+        code = EXIT_CLEAN
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
+    finally:
+        _REPORT_TO.reset(token)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(buffer.getvalue().encode("utf-8"))
+    except OSError as error:
+        _err(f"error: --output-file {path}: cannot write: {describe_error(error)}")
+        return EXIT_ERROR
+    return code
+
+
+def _show_settings(paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
+                   output_file: Path | None) -> int:
+    """Print the settings gpulint uses for the file named (for a folder, its first file),
+    as `ruff check --show-settings` does."""
+    from .runner import plan
+
+    resolver = ConfigResolver(overrides, config_file)
+    target = Path(paths[0])
+    if _is_folder(target):
+        found = next((work for work in plan([str(target)], resolver, force_exclude)
+                      if not isinstance(work, FileResult)), None)
+        if found is None:
+            _err(f"error: --show-settings: no Python file found under {target}")
+            return EXIT_ERROR
+        target = found[0].path
+    lines = "\n".join(describe(resolver.for_path(target), target)) + "\n"
+    if output_file is None:
+        click.echo(lines, nl=False)
+        return EXIT_CLEAN
+    return _to_file(output_file, lambda: click.echo(lines, nl=False, file=_REPORT_TO.get()))
+
+
+def _is_folder(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _add_noqa(paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
+              quiet: bool) -> int:
+    """`--add-noqa`: exit code 0, as ruff's, unless a file could not be read or written (2)."""
+    added = add_noqa_comments(paths, overrides, config_file, force_exclude)
+    for result in added.errors:
+        _err(f"error: {result.display}: {result.error}")
+    if not quiet:
+        for warning in added.warnings:
+            _err(f"warning: {warning}")
+        plural = "" if added.directives == 1 else "s"
+        _err(f"Added {added.directives} noqa directive{plural}.")
+    return EXIT_ERROR if added.errors else EXIT_CLEAN
+
+
+def _watch(paths: list[str], config_file: Path | None, run: Callable[[], object]) -> int:
+    """`--watch`: each run's exit code is shown by its report; the watch itself exits 0."""
+    if not watching.available():
+        _err(f"error: {watching.MISSING}")
+        return EXIT_ERROR
+    watched = watching.watched_paths(paths, config_file)
+    missing = [path for path in watched if not Path(path).exists()]
+    if missing:
+        _err(f"error: --watch: no such file or folder: {missing[0]}")
+        return EXIT_ERROR
+
+    def run_once() -> None:
+        try:
+            run()
+        except SystemExit:
+            pass
+
+    return watching.watch(run_once, watching.file_changes(watched))
 
 
 def _stdin_path(stdin_filename: Path | None) -> Path:

@@ -201,7 +201,7 @@ def _failed(work: Work, why: str) -> FileResult:
 def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides | None = None, *, fix: bool = False,
                write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
                jobs: int = 1, cache: Cache | None = None, keep_sources: bool = True,
-               ) -> Iterator[FileResult]:
+               ) -> "Stream":
     """Lint (or fix) every file under `paths`. Bad paths become results with an `error`.
 
     `jobs`: worker processes (results come in the same order with any number); `cache`:
@@ -210,11 +210,22 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
     return process(work, fix=fix, write=write, jobs=jobs, cache=cache, keep_sources=keep_sources)
 
 
+class Stream(Iterator[FileResult]):
+    """A run's results as they come, and how many there are (`total`)."""
+
+    def __init__(self, results: Iterator[FileResult], total: int) -> None:
+        self._results = results
+        self.total = total
+
+    def __next__(self) -> FileResult:
+        return next(self._results)
+
+
 def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs: int = 1,
-            cache: Cache | None = None, keep_sources: bool = True) -> Iterator[FileResult]:
+            cache: Cache | None = None, keep_sources: bool = True) -> Stream:
     """The results of `plan`'s work, in its order, on up to `jobs` processes."""
     task = _Task(fix, write, cache, keep_sources)
-    return ordered_map(task, work, jobs, _failed, warm_up=all_rules)
+    return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules), len(work))
 
 
 def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, force_exclude: bool = False,

@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,11 @@ def _no_traceback(run: Run) -> Run:
     assert "Traceback" not in run.stderr and "Traceback" not in run.stdout, run.stderr
     assert "internal error" not in run.stderr, run.stderr
     return run
+
+
+#: Runs outside any one test (module-scoped fixtures) cache in a scratch folder too.
+os.environ["GPULINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpulint-test-cache-")
+atexit.register(shutil.rmtree, os.environ["GPULINT_CACHE_DIR"], ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
