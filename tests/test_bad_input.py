@@ -120,7 +120,8 @@ def test_bad_files_found_by_a_folder_walk(project, cli):
     assert run.lines[0].startswith(f"pkg/sales.py:{LINE}:{COL}: GPU102")
     assert sorted(line.split(":")[1].strip() for line in run.errors if line.startswith("error:")) == [
         "pkg/blob.py", "pkg/legacy.py"]
-    assert "2 paths could not be checked (see the errors above)." in run.lines
+    assert run.lines[-1].startswith("2 files could not be checked: pkg/blob.py (")
+    assert ", pkg/legacy.py (" in run.lines[-1]
 
 
 # -- bad paths -------------------------------------------------------------------------------------
