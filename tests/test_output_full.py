@@ -253,3 +253,21 @@ def test_a_span_past_the_text_shows_no_snippet():
 def test_style_leaves_text_alone_when_off():
     assert Style(False).paint("GPU102", "bold", "red") == "GPU102"
     assert Style(True).paint("GPU102", "bold", "red") == "\x1b[1;31mGPU102\x1b[0m"
+
+
+def test_every_output_format_has_a_renderer():
+    from gpulint.config import OUTPUT_FORMATS
+    from gpulint.output import FORMATS, HUMAN
+
+    assert set(OUTPUT_FORMATS) == set(FORMATS) | set(HUMAN)
+    assert not set(FORMATS) & set(HUMAN)
+
+
+def test_diff_with_a_machine_format_configured_prints_the_diff(project, cli, default_format):
+    write(project / "model.py", SAFE_TWO)
+    write(project / "pyproject.toml", '[tool.gpulint]\noutput-format = "json"\n')
+    run = cli("check", "--diff", "model.py")
+    assert run.code == 1
+    assert "+model = RandomForestClassifier(n_jobs=-1)" in run.lines
+    # Asked for on the command line, the combination stays an error.
+    assert cli("check", "--diff", "--output-format", "json", "model.py").code == 2
