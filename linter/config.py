@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -358,3 +358,43 @@ class ConfigResolver:
         if pyproject not in self._by_file:
             self._by_file[pyproject] = load_config(pyproject).with_overrides(self.overrides)
         return self._by_file[pyproject]
+
+
+def describe(config: Config, path: Path) -> list[str]:
+    """The resolved settings for the file at `path` (`gpulint check --show-settings`), one
+    `key = value` a line in TOML's notation: every setting, then what they make of this
+    file (the per-file ignores that match it, the rules that run on it, whether it is
+    excluded)."""
+    settings = "none (gpulint's defaults)" if config.source == "defaults" else f'"{config.source}"'
+    lines = [f'Resolved settings for: "{path}"', f"Settings path: {settings}", ""]
+    for item in fields(config):
+        if item.name == "source":
+            continue
+        value = getattr(config, item.name)
+        if item.name == "per_file_ignores":
+            value = dict(value)
+        lines.append(f"{item.name.replace('_', '-')} = {_toml(value)}")
+    relative = config.relative(path)
+    applied = {pattern: codes for pattern, codes in config.per_file_ignores
+               if relative is not None and _exclude_spec((pattern,)).match_file(relative)}
+    lines += ["", f"# for {relative}", f"per-file-ignores-applied = {_toml(applied)}",
+              f"rules = {_toml([f'{rule.code} {rule.name}' for rule in config.rules_for(path)])}",
+              f"excluded = {_toml(config.is_excluded(path))}"]
+    return lines
+
+
+def _toml(value: Any) -> str:
+    """`value` in TOML's notation (sets sorted; None, which TOML lacks, as `(default)`)."""
+    if value is None:
+        return "(default)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (str, Path)):
+        return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{_toml(key)} = {_toml(codes)}" for key, codes in value.items())
+        return "{ " + pairs + " }" if value else "{}"
+    items = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+    return "[" + ", ".join(_toml(item) for item in items) + "]"

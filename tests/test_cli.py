@@ -506,3 +506,82 @@ def test_debug_is_documented_and_harmless_without_an_error(project, cli):
     assert "--debug" in cli("check", "--help").stdout
     write(project / "sales.py", ITERROWS)
     assert cli("check", "--debug", "sales.py").code == 1
+
+
+# -- --output-file and --show-settings ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["concise", "json"])
+def test_output_file_takes_the_report_and_keeps_the_exit_code(project, cli, fmt):
+    write(project / "sales.py", ITERROWS)
+    write(project / "clean.py", CLEAN)
+    plain = cli("check", "--output-format", fmt, ".")
+    run = cli("check", "--output-format", fmt, "--output-file", "out/report.txt", ".")
+    assert run.code == plain.code == 1
+    assert run.stdout == ""
+    assert (project / "out" / "report.txt").read_text(encoding="utf-8") == plain.stdout
+    clean = cli("check", "-o", "out/report.txt", "clean.py")
+    assert clean.code == 0 and clean.stdout == ""
+    assert (project / "out" / "report.txt").read_text() == "All checks passed.\n"  # replaced, not appended
+
+
+def test_output_file_with_diff_keeps_the_diff_on_stdout(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--diff", "--unsafe-fixes", "--output-format", "concise", "-o", "report.txt", "sales.py")
+    assert run.code == 1
+    assert run.lines[:2] == ["--- a/sales.py", "+++ b/sales.py"]
+    assert "Would fix 1 finding in 1 file." in (project / "report.txt").read_text()
+
+
+def test_output_file_errors_exit_2(project, cli):
+    write(project / "sales.py", ITERROWS)
+    (project / "folder").mkdir()
+    run = cli("check", "--output-file", "folder", "sales.py")
+    assert run.code == 2 and "folder" in run.stderr
+    write(project / "blocker", "a file where a folder should be")
+    run = cli("check", "--output-file", "blocker/report.txt", "sales.py")
+    assert run.code == 2
+    assert run.errors[-1].startswith("error: --output-file blocker/report.txt: cannot write:"), run.errors
+
+
+def _settings(run) -> dict[str, str]:
+    return dict(line.split(" = ", 1) for line in run.lines if " = " in line)
+
+
+def test_show_settings_prints_the_resolved_configuration_and_exits_0(project, cli):
+    write(project / "pyproject.toml", '[tool.gpulint]\nignore = ["GPU104"]\nexclude = ["build/"]\n'
+                                      'per-file-ignores = { "legacy/**" = ["GPU102"], "tests/**" = ["GPU101"] }\n')
+    write(project / "legacy" / "old.py", ITERROWS)
+    run = cli("check", "--show-settings", "--unsafe-fixes", "--extend-select", "GPU104", "legacy/old.py")
+    assert run.code == 0
+    assert run.lines[0] == 'Resolved settings for: "legacy/old.py"'
+    assert run.lines[1] == f'Settings path: "{project.resolve() / "pyproject.toml"}"'
+    settings = _settings(run)
+    assert settings["ignore"] == "[]"  # --extend-select lifted the configured ignore
+    assert settings["unsafe-fixes"] == "true"
+    assert settings["exclude"] == '["build/"]'
+    assert settings["per-file-ignores-applied"] == '{ "legacy/**" = ["GPU102"] }'
+    assert '"GPU102 iterrows-loop"' not in settings["rules"] and '"GPU104 apply-axis-1"' in settings["rules"]
+    assert settings["excluded"] == "false"
+    assert "GPU102" not in run.stdout.split("per-file-ignores-applied")[1].split("rules = ")[1]
+
+
+def test_show_settings_of_a_folder_uses_its_first_file_and_defaults_without_config(project, cli):
+    write(project / "src" / "b.py", CLEAN)
+    write(project / "src" / "a.py", CLEAN)
+    run = cli("check", "--show-settings", "src")
+    assert run.code == 0
+    assert run.lines[:2] == ['Resolved settings for: "src/a.py"', "Settings path: none (gpulint's defaults)"]
+    assert _settings(run)["excluded"] == "false"
+    assert _settings(cli("check", "--show-settings", "--extend-exclude", "src/a.py", "src/a.py"))["excluded"] == "true"
+
+
+def test_show_settings_errors_exit_2(project, cli):
+    write(project / "a.py", CLEAN)
+    (project / "empty").mkdir()
+    for args, message in ((["a.py", "b.py"], "--show-settings expects a single path"),
+                          (["empty"], "no Python file found under empty"),
+                          (["--select", "GPU999", "a.py"], "unknown rule selector 'GPU999'")):
+        run = cli("check", "--show-settings", *args)
+        assert run.code == 2, args
+        assert message in run.stderr

@@ -172,3 +172,95 @@ def test_a_rule_selected_on_the_command_line_beats_a_configured_ignore(project, 
     assert cli("check", "--select", "GPU102", "sales.py").code == 1
     assert cli("check", "--extend-select", "iterrows-loop", "sales.py").code == 1
     assert cli("check", "--select", "GPU102", "--ignore", "GPU102", "sales.py").code == 0
+
+
+# -- extend-ignore, --exclude and --extend-exclude ---------------------------------------------
+
+
+def _found(cli, *args: str) -> list[tuple[str, str]]:
+    """(file, code) of every finding of `gpulint check ARGS`, read from the JSON output."""
+    import json
+
+    run = cli("check", "--output-format", "json", *args)
+    assert run.code in (0, 1), run.stderr
+    return sorted((item["filename"], item["code"]) for item in json.loads(run.stdout))
+
+
+TWO_RULES = ITERROWS + "\n\ndef g(sales: pd.DataFrame):\n    return sales.apply(lambda r: r['a'] + 1, axis=1)\n"
+
+
+@pytest.mark.parametrize("body, codes", [
+    ('extend-ignore = ["GPU102"]\n', ["GPU104"]),
+    ('extend-ignore = ["apply-axis-1"]\n', ["GPU102"]),
+    ('ignore = ["GPU102"]\nextend-ignore = ["GPU104"]\n', []),
+    ('extend-ignore = []\n', ["GPU102", "GPU104"]),
+    ('extend-ignore = ["GPU2"]\n', ["GPU102", "GPU104"]),  # a near miss: other rules
+])
+def test_extend_ignore_in_config_adds_to_ignore(project, cli, body, codes):
+    _config(project, body)
+    write(project / "sales.py", TWO_RULES)
+    assert [code for _, code in _found(cli, "sales.py")] == codes
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("extend-ignore = ['GPU999']\n", "extend-ignore: unknown rule selector 'GPU999'"),
+    ("extend-ignore = 'GPU102'\n", "`extend-ignore` must be a list of strings"),
+])
+def test_bad_extend_ignore_is_one_clear_error(project, cli, body, expected):
+    _config(project, body)
+    write(project / "sales.py", TWO_RULES)
+    run = cli("check", "sales.py")
+    assert run.code == 2
+    assert any(line.startswith("error: ") and expected in line for line in run.errors), run.errors
+
+
+def test_extend_ignore_on_the_command_line(project, cli):
+    write(project / "sales.py", TWO_RULES)
+    assert [code for _, code in _found(cli, "--extend-ignore", "GPU102", "sales.py")] == ["GPU104"]
+    assert _found(cli, "--extend-ignore", "GPU102,GPU104", "sales.py") == []
+    assert _found(cli, "--ignore", "GPU102", "--extend-ignore", "GPU104", "sales.py") == []
+    run = cli("check", "--extend-ignore", "GPU999", "sales.py")
+    assert run.code == 2 and "--extend-ignore: unknown rule selector 'GPU999'" in run.stderr
+
+
+def _tree(project):
+    for name in ("src/app.py", "src/gen/out.py", "build/x.py", "legacy/old.py", "top.py"):
+        write(project / name, ITERROWS)
+
+
+def _files(cli, *args: str) -> list[str]:
+    return sorted({name for name, _ in _found(cli, *args)})
+
+
+def test_exclude_on_the_command_line_replaces_the_configured_patterns(project, cli):
+    _tree(project)
+    _config(project, 'exclude = ["build/"]\nextend-exclude = ["legacy/"]\n')
+    assert _files(cli, ".") == ["src/app.py", "src/gen/out.py", "top.py"]
+    # --exclude replaces exclude and extend-exclude of the configuration
+    assert _files(cli, "--exclude", "gen/", ".") == ["build/x.py", "legacy/old.py", "src/app.py", "top.py"]
+    # --extend-exclude adds to them
+    assert _files(cli, "--extend-exclude", "gen/", ".") == ["src/app.py", "top.py"]
+    assert _files(cli, "--exclude", "gen/,top.py", "--extend-exclude", "src/app.py", ".") == [
+        "build/x.py", "legacy/old.py"]
+
+
+def test_command_line_patterns_are_relative_to_the_current_folder(project, cli, monkeypatch):
+    _tree(project)
+    monkeypatch.chdir(project / "src")
+    assert _files(cli, "--extend-exclude", "/gen", ".") == ["app.py"]
+    assert _files(cli, "--extend-exclude", "/src/gen", ".") == ["app.py", "gen/out.py"]  # anchored at src/
+
+
+def test_command_line_exclude_spares_named_files_unless_force_exclude(project, cli):
+    _tree(project)
+    assert _files(cli, "--extend-exclude", "top.py", "top.py") == ["top.py"]
+    assert _files(cli, "--extend-exclude", "top.py", "--force-exclude", "top.py") == []
+    assert _files(cli, "--exclude", "top.py", "--force-exclude", "src/app.py") == ["src/app.py"]
+
+
+@pytest.mark.parametrize("option", ["--exclude", "--extend-exclude"])
+def test_bad_command_line_pattern_is_one_clear_error(project, cli, option):
+    _tree(project)
+    run = cli("check", option, "src/[", ".")
+    assert run.code == 2
+    assert run.errors[0].startswith(f"error: {option}: invalid path pattern 'src/['"), run.errors

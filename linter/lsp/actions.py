@@ -10,52 +10,18 @@
 from __future__ import annotations
 
 import bisect
-import io
-import tokenize
 
 from ..diagnostic import Diagnostic, Edit, Position
-from ..noqa import listed_codes
+from ..add_noqa import noqa_edits
 from ..source import Source
 
 
 def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
-    """The edit that silences `diagnostic` with a `# noqa` comment, or None where no
-    comment can go (the finding's lines end inside a string or a backslash continuation,
-    or the file does not tokenize)."""
-    line_ends, comments = _line_facts(text)
-    source = Source(text)
-    for line in dict.fromkeys((diagnostic.noqa_line or diagnostic.start.line, diagnostic.end.line)):
-        if line not in line_ends:
-            continue
-        comment = comments.get(line)
-        listed = listed_codes(comment[1]) if comment is not None else None
-        if comment is not None and listed is not None:
-            start, end, codes = listed
-            if diagnostic.code not in codes:
-                codes.append(diagnostic.code)
-            column = comment[0]
-            return Edit(Position(line, column + start), Position(line, column + end), "# noqa: " + ", ".join(codes))
-        code_line = source.line(line)
-        end = len(code_line.rstrip(" \t"))
-        return Edit(Position(line, end), Position(line, len(code_line)), f"  # noqa: {diagnostic.code}")
-    return None
-
-
-def _line_facts(text: str) -> tuple[set[int], dict[int, tuple[int, str]]]:
-    """Lines whose end is the end of a physical line of code (a comment may follow), and
-    each line's comment as (column, text)."""
-    ends: set[int] = set()
-    comments: dict[int, tuple[int, str]] = {}
-    try:
-        # newline=None: `\r` and `\r\n` end lines as they do for the interpreter.
-        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
-            if token.type in (tokenize.NEWLINE, tokenize.NL):
-                ends.add(token.start[0])
-            elif token.type == tokenize.COMMENT:
-                comments[token.start[0]] = (token.start[1], token.string)
-    except (tokenize.TokenError, SyntaxError):
-        return set(), {}
-    return ends, comments
+    """The edit that silences `diagnostic` with a `# noqa` comment (as `--add-noqa` adds
+    it), or None where no comment can go (the finding's lines end inside a string or a
+    backslash continuation, or the file does not tokenize)."""
+    edits, _ = noqa_edits(text, [diagnostic])
+    return edits[0] if edits else None
 
 
 def replacement_edit(old: str, new: str) -> Edit | None:
