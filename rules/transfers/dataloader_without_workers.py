@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gpulint.evidence import DEVICE, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
-from gpulint.values import Ty
+from gpulint.values import Ty, is_device_resident
 
 from ._common import base_name, bound_by_loop
 
@@ -210,6 +210,19 @@ def on_cpu(dataset):
     for x in loader:
         x = x.to("cpu")
 '''),
+        Example('''\
+import torch
+from torch.utils.data import DataLoader
+
+device = torch.device("cuda")
+
+
+def train(events, model):
+    events = events.to(device)
+    train_part, test_part = events.train_test_split(0.2)
+    for batch in DataLoader(train_part, batch_size=200):
+        model(batch.to(device))
+'''),
     )
 
     def __init__(self) -> None:
@@ -237,7 +250,7 @@ def on_cpu(dataset):
             workers = node.args[loader.position]
         if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
             return
-        if _collates_on_a_device(node, ctx):
+        if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx):
             return
         statement = ctx.statement
         bound = None
@@ -399,6 +412,41 @@ def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
         if name in bound_by_loop(ctx.loops[index]):
             return ctx.loops[:index + 1]
     return []
+
+
+def _dataset_on_device(call: ast.Call, ctx: RuleContext) -> bool:
+    """The loader's dataset is already on the device (`data = data.to(device)`, then split
+    with `data.train_val_test_split(...)`): its batches are slices of device memory, which
+    worker processes cannot prepare any faster (nor share with the main process)."""
+    dataset = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+    if dataset is None:
+        return False
+    if is_device_resident(ctx.type_of(dataset)):
+        return True
+    if not isinstance(dataset, ast.Name):
+        return False
+    bindings = ctx.bindings(dataset.id)
+    return bool(bindings) and all(
+        isinstance(binding, ast.Assign) and _derived_on_device(binding.value, ctx) for binding in bindings
+    )
+
+
+#: Methods whose result is on the host, whatever their receiver.
+_TO_HOST = frozenset({"cpu", "numpy", "tolist", "item"})
+
+
+def _derived_on_device(value: ast.expr, ctx: RuleContext) -> bool:
+    """`value` is read from a device-resident value through attributes, subscripts and method
+    calls, none of which brings it to the host."""
+    node = value
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Attribute) or node.func.attr in _TO_HOST:
+                return False
+            node = node.func.value
+        else:
+            node = node.value
+    return node is not value and isinstance(node, ast.Name) and is_device_resident(ctx.env.lookup(node.id))
 
 
 def _collates_on_a_device(call: ast.Call, ctx: RuleContext) -> bool:
