@@ -9,7 +9,10 @@ literals: ""); its `.device` is the host only for `cpu=True`. For a pipeline, th
 
 A transformers model is a torch `Kind.MODEL`: `from_pretrained(..., device_map=...)` places
 it (any device map but a literal "cpu"), `from_pretrained(...)` without one loads it on the
-host. Nothing here imports accelerate or transformers.
+host. A diffusers pipeline (`StableDiffusionPipeline.from_pretrained(...)`) is a placer too:
+`.to(device)` moves its models, but calling it returns images or arrays on the host unless
+`output_type` asks for tensors, so it is never a torch module whose outputs stay on the
+device. Nothing here imports accelerate, transformers or diffusers.
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from . import torch_api
 from .values import DEVICE, HOST, OTHER, Env, Kind, Ty, argument, has_unpacking
 
 #: Qualified-name prefixes this module knows something about.
-PREFIXES = ("accelerate.", "transformers.")
+PREFIXES = ("accelerate.", "transformers.", "diffusers.")
 
 ACCELERATOR = "accelerate.Accelerator"
 PIPELINE = "transformers.pipeline"
+DIFFUSION_PIPELINE = "diffusers.DiffusionPipeline"
+#: How a diffusers pipeline is loaded.
+_PIPELINE_LOADERS = frozenset({"from_pretrained", "from_pipe", "from_single_file"})
 #: `PartialState` is the process state an `Accelerator` keeps (`state.device`); it prepares nothing.
 _ACCELERATORS = frozenset(
     {"accelerate.Accelerator", "accelerate.accelerator.Accelerator", "accelerate.PartialState",
@@ -45,6 +51,11 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
         return Ty(Kind.PLACER, ACCELERATOR, place)
     if call is not None and env is not None and qualname in _PIPELINES:
         return Ty(Kind.PLACER, PIPELINE, _pipeline_place(call, env))
+    if qualname.startswith("diffusers."):
+        owner, _, method = qualname.rpartition(".")
+        if method in _PIPELINE_LOADERS and "Pipeline" in owner.rpartition(".")[2]:
+            return Ty(Kind.PLACER, DIFFUSION_PIPELINE, "")
+        return None
     if not qualname.startswith("transformers."):
         return None
     owner, _, method = qualname.rpartition(".")

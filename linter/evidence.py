@@ -69,7 +69,7 @@ from .values import (  # noqa: F401
 #: Top-level modules whose presence makes a file worth analysing.
 LIBRARY_TRIGGERS = (
     b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"torch", b"sklearn", b"cuml", b"accelerate",
-    b"transformers",
+    b"transformers", b"diffusers",
 )
 BUILTIN_OTHER = frozenset(
     "list dict set tuple str int float bool bytes len range enumerate zip sorted reversed frozenset".split()

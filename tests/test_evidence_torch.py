@@ -514,6 +514,28 @@ TRANSFORMERS = {
         def losses(batches):
             return [classify.model(**batch).loss.item() for batch in batches]  # OK
     ''',
+    "diffusion_pipeline_returns_host_data": '''
+        import json
+
+        import torch
+        from diffusers import StableDiffusionPipeline
+
+        pipe = StableDiffusionPipeline.from_pretrained("runwayml/stable-diffusion-v1-5")
+        pipe.to("cuda")
+        result = pipe("a photo of a cat")
+        for image in result["images"]:
+            print(json.dumps(image.tolist()))  # OK
+    ''',
+    "diffusion_models_are_torch_modules": '''
+        from diffusers import UNet2DConditionModel
+
+        unet = UNet2DConditionModel.from_pretrained("runwayml/stable-diffusion-v1-5", subfolder="unet")
+        unet.to("cuda")
+
+
+        def noise_norms(batches):
+            return [unet(*batch).sample.norm().item() for batch in batches]  # GPU301
+    ''',
 }
 
 
