@@ -271,3 +271,15 @@ def test_diff_with_a_machine_format_configured_prints_the_diff(project, cli, def
     assert "+model = RandomForestClassifier(n_jobs=-1)" in run.lines
     # Asked for on the command line, the combination stays an error.
     assert cli("check", "--diff", "--output-format", "json", "model.py").code == 2
+
+
+def test_a_very_long_line_is_cut_around_the_span():
+    prefix = "x = [" + "1, " * 400
+    line = prefix + "frame.iterrows()" + ", 2" * 400 + "]"
+    source = Source(f"import pandas as pd\n{line}\n")
+    start = len(prefix)
+    lines = snippet(source, _diagnostic((2, start), (2, start + len("frame.iterrows()"))))
+    printed = next(text for text in lines if text.startswith("2 |"))[4:]
+    assert printed.startswith("...") and printed.endswith("...") and len(printed) < 220
+    [(column, count)] = _caret_columns(lines)
+    assert printed[column:column + count] == "frame.iterrows()"

@@ -34,6 +34,9 @@ from .text import location
 CONTEXT = 1
 #: A longer span shows its first and last lines with `...` between them.
 MAX_SPAN_LINES = 6
+#: Characters shown of one line; a longer one (minified or generated code) shows this many
+#: around the span, with `...` where it is cut.
+MAX_LINE = 200
 TAB = "    "
 
 
@@ -127,19 +130,32 @@ def snippet(source: Source, d: Diagnostic, style: Style = PLAIN) -> list[str]:
             lines.append(style.paint(f"{'...':>{gutter}}", "blue"))
             continue
         text = source.line(line)
-        lines.append(f"{style.paint(f'{line:>{gutter}} |', 'blue')} {_display(text)}".rstrip())
-        carets = _carets(text, line, first, last, d)
-        if carets is not None:
-            pad, length = carets
+        span = _span(text, line, first, last, d)
+        begin = _window(text, span[0] if span is not None else 0)
+        part = text[begin:begin + MAX_LINE]
+        before = "..." if begin else ""
+        after = "..." if begin + MAX_LINE < len(text) else ""
+        lines.append(f"{style.paint(f'{line:>{gutter}} |', 'blue')} {before}{_display(part)}{after}".rstrip())
+        if span is not None:
+            start, end = (min(max(index - begin, 0), len(part)) for index in span)
+            pad, length = width(before + part[:start]), max(1, width(part[start:end]))
             lines.append(f"{bar} {' ' * pad}{style.paint('^' * length, 'bold', 'red')}")
     lines.append(bar)
     return lines
 
 
-def _carets(text: str, line: int, first: int, last: int, d: Diagnostic) -> tuple[int, int] | None:
-    """(columns before, number of carets) under `line`: under the whole span on a one-line
-    span; from the start to the line's end on its first line and from the code's start to
-    the end on its last line otherwise; None on the lines between and around."""
+def _window(text: str, focus: int) -> int:
+    """Where the shown part of a line starts: 0, or a little before `focus` on a line
+    longer than `MAX_LINE`."""
+    if len(text) <= MAX_LINE:
+        return 0
+    return max(0, min(focus - MAX_LINE // 4, len(text) - MAX_LINE))
+
+
+def _span(text: str, line: int, first: int, last: int, d: Diagnostic) -> tuple[int, int] | None:
+    """The characters of `line` to put carets under: the whole span on a one-line span;
+    from the start to the line's end on its first line and from the code's start to the
+    end on its last line otherwise; None on the lines between and around."""
     if line == first:
         start = min(d.start.col, len(text))
         end = min(d.end.col, len(text)) if last == first and d.end.line == first else len(text.rstrip())
@@ -148,7 +164,7 @@ def _carets(text: str, line: int, first: int, last: int, d: Diagnostic) -> tuple
         end = min(d.end.col, len(text)) if d.end.line == last else len(text.rstrip())
     else:
         return None
-    return width(text[:start]), max(1, width(text[start:end]))
+    return start, end
 
 
 # -- the fix as a diff -------------------------------------------------------------------------
