@@ -127,3 +127,23 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def fill_project(root: Path) -> list[Path]:
+    """A project of many files, more than a run keeps in one process: the rule fixtures, the
+    examples (a notebook among them), a file that does not parse and one that cannot be
+    decoded. The files, sorted."""
+    sources = sorted((REPOSITORY / "tests" / "fixtures").glob("*.py")) + sorted((REPOSITORY / "examples").glob("*.*"))
+    files = []
+    for source in sources:
+        if source.suffix in (".py", ".ipynb"):
+            files.append(source)
+            target = root / ("examples" if source.parent.name == "examples" else "rules") / source.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(source.read_bytes())
+    write(root / "broken" / "syntax.py", "import pandas as pd\ndef f(:\n")
+    (root / "broken" / "latin.py").write_bytes(b"x = '\xff'\n")
+    return sorted(p for p in root.rglob("*") if p.suffix in (".py", ".ipynb"))

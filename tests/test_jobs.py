@@ -1,0 +1,131 @@
+"""Running on several cores: the same output, in the same order, as one process; a worker
+that dies costs only its file; small runs stay in one process."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from gpulint.cli import main
+
+from gpulint.config import ConfigError, parse_table
+from gpulint.jobs import MIN_FILES, available_cores, ordered_map
+
+from .conftest import fill_project, write
+
+
+def _outputs(cli, *options: str) -> dict[str, tuple[int, str]]:
+    """The run's exit code and output in each format."""
+    found = {}
+    for fmt in ("json", "sarif", "concise", "full", "github"):
+        run = cli("check", ".", "--output-format", fmt, "--no-cache", *options)
+        found[fmt] = (run.code, run.stdout)
+    return found
+
+
+def test_two_jobs_report_what_one_job_reports(project, cli):
+    files = fill_project(project)
+    assert len(files) > 2 * MIN_FILES
+    one, two = _outputs(cli, "--jobs", "1"), _outputs(cli, "--jobs", "2")
+    assert one == two
+    code, output = one["json"]
+    assert code == 2  # the file that cannot be decoded
+    findings = json.loads(output)
+    # Sanity: the run found things in many files, a notebook among them, in path order.
+    names = [item["filename"] for item in findings]
+    assert len(set(names)) > MIN_FILES and any(name.endswith(".ipynb") for name in names)
+    assert names == sorted(names, key=lambda name: [part for part in name.split("/")])
+
+
+def test_fixing_with_two_jobs_writes_what_one_job_writes(tmp_path, cli, monkeypatch):
+    contents = {}
+    for jobs in ("1", "2"):
+        root = tmp_path / jobs
+        root.mkdir()
+        files = fill_project(root)
+        monkeypatch.chdir(root)
+        run = cli("check", ".", "--fix", "--unsafe-fixes", "--jobs", jobs, "--output-format", "concise", "--no-cache")
+        contents[jobs] = ({p.relative_to(root): p.read_bytes() for p in files}, run.code, run.stdout)
+    assert contents["1"] == contents["2"]
+    assert "Fixed" in contents["1"][2]
+
+
+def _pid(item: int) -> int:
+    return os.getpid()
+
+
+def _square_or_die(item: int) -> int:
+    if item == 7:
+        os._exit(3)  # a worker killed in the middle of a file
+    if item == 11:
+        raise ValueError("bad item")
+    return item * item
+
+
+def _failure(item: int, why: str) -> str:
+    return f"{item} failed: {why}"
+
+
+def test_results_come_in_the_order_of_the_items():
+    items = list(range(3 * MIN_FILES))
+    assert list(ordered_map(abs, [-i for i in items], 2, _failure)) == items
+
+
+def test_small_runs_stay_in_this_process():
+    assert set(ordered_map(_pid, list(range(MIN_FILES - 1)), 4, _failure)) == {os.getpid()}
+    assert set(ordered_map(_pid, list(range(4 * MIN_FILES)), 1, _failure)) == {os.getpid()}
+
+
+def test_large_runs_use_worker_processes():
+    assert os.getpid() not in set(ordered_map(_pid, list(range(4 * MIN_FILES)), 2, _failure))
+
+
+def test_a_dead_worker_costs_only_its_item():
+    items = list(range(3 * MIN_FILES))
+    results = list(ordered_map(_square_or_die, items, 2, _failure))
+    assert results[7] == "7 failed: the worker process checking it stopped unexpectedly"
+    assert results[11] == "11 failed: ValueError: bad item"
+    assert [r for i, r in enumerate(results) if i not in (7, 11)] == [i * i for i in items if i not in (7, 11)]
+
+
+def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch):
+    fill_project(project)
+    import gpulint.runner
+
+    real = gpulint.runner.process_file
+
+    def dies_on_one(target, *args, **kwargs):
+        if target.path.name == "GPU201.py":
+            os._exit(9)
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(gpulint.runner, "process_file", dies_on_one)  # inherited by forked workers
+    run = CliRunner().invoke(main, ["check", ".", "--jobs", "2", "--output-format", "concise", "--no-cache"])
+    assert run.exit_code == 2 and "Traceback" not in run.stderr
+    assert ("error: rules/GPU201.py: internal error: the worker process checking it stopped unexpectedly"
+            in run.stderr.splitlines())
+    assert any(line.startswith("rules/GPU202.py:") for line in run.stdout.splitlines())
+
+
+def test_jobs_in_the_configuration(project, cli):
+    assert parse_table({"jobs": 3}, project, "pyproject.toml").jobs == 3
+    for bad in (0, "2", True, 1.5):
+        with pytest.raises(ConfigError, match="`jobs` must be a whole number"):
+            parse_table({"jobs": bad}, project, "pyproject.toml")
+    write(project / "pyproject.toml", "[tool.gpulint]\njobs = 0\n")
+    write(project / "a.py", "x = 1\n")
+    run = cli("check", ".")
+    assert run.code == 2 and "`jobs` must be a whole number of at least 1" in run.stderr
+
+
+def test_jobs_on_the_command_line_must_be_positive(project, cli):
+    write(project / "a.py", "x = 1\n")
+    assert cli("check", ".", "--jobs", "0").code == 2
+
+
+def test_the_default_is_the_cores_this_process_may_use():
+    expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert available_cores() == expected
