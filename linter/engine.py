@@ -836,12 +836,14 @@ def syntax_error_diagnostic(source: Source, error: SyntaxError) -> Diagnostic:
     )
 
 
-def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename: str = "<string>") -> Analysis:
+def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename: str = "<string>",
+            tree: ast.Module | None = None) -> Analysis:
     """Lint decoded source with the given rules (default: all). `# noqa` comments are the
-    pipeline's business (`gpulint.pipeline.check`): the engine reports what it finds."""
+    pipeline's business (`gpulint.pipeline.check`): the engine reports what it finds.
+    `tree`: the source as `parse` gives it, when the caller parsed it already."""
     rules = all_rules() if rules is None else rules
     try:
-        tree = parse(source, filename)
+        tree = parse(source, filename) if tree is None else tree
     except (SyntaxError, ValueError, RecursionError) as error:
         if not any(rule.code == SYNTAX_ERROR_CODE for rule in rules):
             return Analysis([])

@@ -43,8 +43,9 @@ from typing import Sequence
 
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix, Position
+from .engine import parse as parse_program
 from .fixing import display_fix
-from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_ipython, parse, parses, split_lines,
+from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_ipython, parses, split_lines,
                       unmask_ipython)
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
@@ -249,7 +250,9 @@ def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome
 
 
 def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool,
-         fixes: bool = True) -> _Outcome:
+         fixes: bool = True, tree: ast.Module | None = None) -> _Outcome:
+    """Lint (or fix) the cells that parse as one program; `tree`: that program, parsed
+    already (`_prepare`)."""
     outcome = _Outcome()
     included = []
     for cell in cells:
@@ -261,7 +264,7 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
             _lint_alone(cell, rules, filename, outcome)
     program = Source.from_text(_program(included))
     hooks = _CellHooks(included)
-    result = run(program, rules, filename, fix=fix, unsafe_fixes=unsafe_fixes, fixes=fixes, hooks=hooks)
+    result = run(program, rules, filename, fix=fix, unsafe_fixes=unsafe_fixes, fixes=fixes, hooks=hooks, tree=tree)
     layout = hooks.layout
     if result.error is not None:
         outcome.error = _map_error(result.error, layout)
@@ -282,7 +285,12 @@ _MAX_LOCATED = 3
 
 def _cells(texts: Sequence[str], numbers: Sequence[int] | None = None) -> list[_Cell]:
     """The cells, masked, each knowing whether it parses on its own; `numbers` are theirs
-    (default: 1, 2, ...).
+    (default: 1, 2, ...)."""
+    return _prepare(texts, numbers)[0]
+
+
+def _prepare(texts: Sequence[str], numbers: Sequence[int] | None = None) -> tuple[list[_Cell], ast.Module | None]:
+    """`_cells`, and the program of the cells that parse, parsed (None when it was not).
 
     The cells' program is parsed once instead of every cell on its own. When it parses, a
     cell parses alone unless a statement reaches from it into another cell (an open
@@ -302,20 +310,21 @@ def _cells(texts: Sequence[str], numbers: Sequence[int] | None = None) -> list[_
                 masked, plain = mask_lines(masked), masked
                 verdicts[number] = masked.text != plain.text and parses(masked.text)
         cells.append(_Cell(number, text, masked))
-    _locate_broken([cell for cell in cells if not cell.masked.skipped], verdicts)
-    return [replace(cell, parses=verdicts.get(cell.number, False)) for cell in cells]
+    tree = _locate_broken([cell for cell in cells if not cell.masked.skipped], verdicts)
+    return [replace(cell, parses=verdicts.get(cell.number, False)) for cell in cells], tree
 
 
-def _locate_broken(cells: Sequence[_Cell], verdicts: dict[int, bool]) -> None:
-    """Add to `verdicts` (cell number -> parses alone) every cell of `cells` it lacks."""
+def _locate_broken(cells: Sequence[_Cell], verdicts: dict[int, bool]) -> ast.Module | None:
+    """Add to `verdicts` (cell number -> parses alone) every cell of `cells` it lacks;
+    return the program of the cells that parse when it was parsed on the way."""
     for _ in range(_MAX_LOCATED + 1):
         candidates = [cell for cell in cells if verdicts.get(cell.number, True)]
         unknown = [cell for cell in candidates if cell.number not in verdicts]
         if not unknown:
-            return
+            return None
         layout = _Layout.of_cells(candidates)
         try:
-            tree = parse(_program(candidates))
+            tree = parse_program(Source.from_text(_program(candidates)), "<notebook>")
         except SyntaxError as error:
             if error.lineno is None:
                 break
@@ -329,9 +338,10 @@ def _locate_broken(cells: Sequence[_Cell], verdicts: dict[int, bool]) -> None:
                                               if cell.masked.text.rstrip().endswith("\\")}
         if all([_parses_alone(candidates[i], verdicts) for i in sorted(suspects)]):
             verdicts.update((cell.number, True) for cell in unknown if cell.number not in verdicts)
-            return
+            return tree
     for cell in cells:
         _parses_alone(cell, verdicts)
+    return None
 
 
 def _parses_alone(cell: _Cell, verdicts: dict[int, bool]) -> bool:
@@ -423,8 +433,9 @@ def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequen
     cell that does not parse gets GPU001 at its position. `filename`, `rules`, `config`
     and `fixes` mean what they mean for `lint_source`.
     """
-    outcome = _run(_cells(cells), _rules_for(rules, config, filename), (config or Config()).unsafe_fixes,
-                   filename, fix=False, fixes=fixes)
+    prepared, tree = _prepare(cells)
+    outcome = _run(prepared, _rules_for(rules, config, filename), (config or Config()).unsafe_fixes,
+                   filename, fix=False, fixes=fixes, tree=tree)
     found: list[list[Diagnostic]] = [[] for _ in cells]
     for diagnostic in outcome.diagnostics:
         assert diagnostic.cell is not None
@@ -666,8 +677,8 @@ def check_notebook(text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, f
     if notebook.language is not None and "python" not in notebook.language:
         return NotebookResult([], [f"not a Python notebook (language: {notebook.language}); skipped"], None,
                               notebook, [])
-    cells = _cells([cell.text for cell in notebook.cells], [cell.number for cell in notebook.cells])
-    outcome = _run(cells, rules, unsafe_fixes, filename, fix)
+    cells, tree = _prepare([cell.text for cell in notebook.cells], [cell.number for cell in notebook.cells])
+    outcome = _run(cells, rules, unsafe_fixes, filename, fix, tree=tree)
     if outcome.fixed:
         fixed = Notebook(notebook.with_sources(outcome.fixed))
         written = {cell.number: cell.text for cell in fixed.cells}

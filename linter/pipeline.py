@@ -15,6 +15,7 @@ texts it can take, and what it learns from each text it takes.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Sequence
@@ -38,12 +39,13 @@ def selected_rules(rules: Sequence[type[Rule]] | None, config: Config | None,
 
 
 def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fixes: bool = True,
-          unsafe_fixes: bool = False) -> Analysis:
+          unsafe_fixes: bool = False, tree: ast.Module | None = None) -> Analysis:
     """The findings of the selected `rules` in `source`, `# noqa` applied, each with its fix
     (unless `fixes=False`: front-ends that only report skip computing them). `unsafe_fixes`
     says which fixes will be applied: only those keep the names they take. The warnings
-    are the engine's followed by those of fixers that failed."""
-    analysis = analyze(source, rules, filename)
+    are the engine's followed by those of fixers that failed. `tree`: the source already
+    parsed (by the engine's `parse`), when the front-end parsed it."""
+    analysis = analyze(source, rules, filename, tree)
     analysis.diagnostics, messages = apply_noqa(source, analysis.diagnostics)
     analysis.warnings = analysis.warnings + messages
     if fixes:
@@ -95,11 +97,12 @@ class Outcome:
 
 
 def run(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fix: bool = False,
-        unsafe_fixes: bool = False, fixes: bool = True, hooks: FixHooks | None = None) -> Outcome:
-    """`fix_source` when `fix`, else `check` (`fixes` and `hooks` as they say)."""
+        unsafe_fixes: bool = False, fixes: bool = True, hooks: FixHooks | None = None,
+        tree: ast.Module | None = None) -> Outcome:
+    """`fix_source` when `fix`, else `check` (`fixes`, `hooks` and `tree` as they say)."""
     if fix:
         return fix_source(source, rules, unsafe_fixes, filename, hooks)
-    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes)
+    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree)
     return Outcome(source, diagnostics=analysis.diagnostics, warnings=analysis.warnings, error=analysis.error)
 
 
