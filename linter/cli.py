@@ -130,6 +130,8 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
+    except BrokenPipeError:  # the reader stopped reading (`gpulint check | head`): nothing to report
+        _quiet_exit()
     except Exception as error:  # pragma: no cover - last line of defence
         _err(f"error: internal error: {type(error).__name__}: {error}")
         if debug:
@@ -139,6 +141,19 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
             _err("Please report this with the file that caused it (`--debug` prints the traceback).")
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def _quiet_exit() -> None:
+    """Exit 1 without writing again to a pipe whose reader has gone (Python's advice for
+    EPIPE: standard output is pointed at the null device so that flushing it at exit
+    cannot fail a second time)."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # standard output is no file (an embedding application's)
+        pass
+    sys.exit(EXIT_FINDINGS)
 
 
 def _configured_format(overrides: Overrides, config_file: Path | None, diff: bool) -> str:

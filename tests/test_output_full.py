@@ -283,3 +283,23 @@ def test_a_very_long_line_is_cut_around_the_span():
     assert printed.startswith("...") and printed.endswith("...") and len(printed) < 220
     [(column, count)] = _caret_columns(lines)
     assert printed[column:column + count] == "frame.iterrows()"
+
+
+def test_a_reader_that_stops_reading_gets_no_error(project):
+    import os
+    import subprocess
+
+    from .conftest import GPULINT
+
+    # More output than a pipe holds, so that writing meets the closed pipe.
+    loops = "".join(ITERROWS.replace("def f(", f"def f{n}(").split("\n", 1)[1] for n in range(300))
+    write(project / "sales.py", "import pandas as pd\n" + loops)
+    env = {k: v for k, v in os.environ.items() if k != "GPULINT_OUTPUT_FORMAT"}
+    process = subprocess.Popen([GPULINT, "check", "--no-cache", "sales.py"], cwd=project, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.readline().startswith(b"GPU102")
+    process.stdout.close()  # as `| head -1` does
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=60) == 1
+    assert "internal error" not in stderr and "Traceback" not in stderr
