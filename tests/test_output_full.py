@@ -303,3 +303,17 @@ def test_a_reader_that_stops_reading_gets_no_error(project):
     stderr = process.stderr.read().decode()
     assert process.wait(timeout=60) == 1
     assert "internal error" not in stderr and "Traceback" not in stderr
+
+
+def test_a_result_without_its_text_shows_the_finding_without_lines():
+    from gpulint.cache import LineMap
+    from gpulint.output import full
+    from gpulint.runner import FileResult
+
+    d = _diagnostic((2, 0), (2, 3))
+    for cell in (None, 1):
+        # What a run keeps of a file once its output is written: no text, a notebook's line map.
+        result = FileResult(display="x.ipynb", notebook=LineMap({}) if cell else None, diagnostics=[
+            Diagnostic(d.code, d.name, d.message, d.start, d.end, cell=cell)])
+        lines = full.findings([result])
+        assert lines[:2] == ["GPU102 m", f" --> x.ipynb:{'cell 1:' if cell else ''}2:1"] and lines[2] == ""

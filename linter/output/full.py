@@ -57,8 +57,8 @@ def source_of(result: FileResult, cell: int | None) -> Source | None:
     """The text a finding's positions refer to: the notebook cell, or the file as linted
     last (the fixed text after `--fix` or `--diff`); None when it is not at hand."""
     if cell is not None:
-        notebook = result.notebook
-        found = next((c for c in notebook.cells if c.number == cell), None) if notebook is not None else None
+        cells = getattr(result.notebook, "cells", None) or ()  # none once the run has dropped the text
+        found = next((c for c in cells if c.number == cell), None)
         return Source(found.text) if found is not None else None
     source = result.fixed if result.fixed is not None else result.original
     return Source(source.text) if source is not None else None
