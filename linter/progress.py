@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import IO, Any, Iterable
 
 import click
@@ -35,6 +36,7 @@ class Progress:
     def __init__(self, total: int, enabled: bool, stream: IO[Any] | None = None, delay: float | None = None) -> None:
         self.findings = 0
         self._bar = None
+        self._shown_from = time.monotonic() + (DELAY if delay is None else delay)
         if enabled and total:
             from tqdm import tqdm
 
@@ -43,7 +45,7 @@ class Progress:
             tqdm.monitor_interval = 0
             self._bar = tqdm(total=total, file=stream or sys.stderr, delay=DELAY if delay is None else delay,
                              unit="file", leave=False, dynamic_ncols=True,
-                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} files, {postfix} [{elapsed}<{remaining}]")
+                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} files{postfix} [{elapsed}<{remaining}]")
             self._bar.set_postfix_str("0 findings", refresh=False)
 
     def advance(self, findings: int) -> None:
@@ -58,7 +60,7 @@ class Progress:
         lines = list(lines)
         if not lines:
             return
-        if self._bar is None:
+        if self._bar is None or time.monotonic() < self._shown_from:  # no bar drawn to take away
             _echo(lines, file, color, newline)
             return
         with self._bar.external_write_mode(file=file):
