@@ -585,3 +585,29 @@ def test_show_settings_errors_exit_2(project, cli):
         run = cli("check", "--show-settings", *args)
         assert run.code == 2, args
         assert message in run.stderr
+
+
+# -- the synopsis the README and docs/cli.md share ---------------------------------------------
+
+
+def _usage_block(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    return text.split("<!-- usage:start -->", 1)[1].split("<!-- usage:end -->", 1)[0]
+
+
+def test_readme_usage_is_the_synopsis_of_docs_cli():
+    root = Path(__file__).resolve().parents[1]
+    assert _usage_block(root / "README.md") == _usage_block(root / "docs" / "cli.md"), (
+        "the README's Usage block and docs/cli.md's synopsis differ: copy docs/cli.md's into the README")
+
+
+def test_every_check_option_is_in_the_synopsis():
+    from gpulint.cli import check, main
+
+    synopsis = _usage_block(Path(__file__).resolve().parents[1] / "docs" / "cli.md")
+    options = [name for param in check.params for name in param.opts if name.startswith("--")]
+    assert "--add-noqa" in options and "--watch" in options
+    missing = [name for name in options if name not in synopsis]
+    assert not missing, f"options missing from docs/cli.md's synopsis: {missing}"
+    commands = [name for name in main.commands if f"gpulint {name}" not in synopsis]
+    assert not commands, f"commands missing from the synopsis: {commands}"

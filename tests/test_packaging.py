@@ -201,3 +201,86 @@ def test_wheel_installs_and_runs_on_its_own(wheel, tmp_path):
     doc = _run([str(script), "rule", "GPU102"], cwd=run_dir, env=env)
     assert "iterrows" in doc.stdout
     assert "What it does" in doc.stdout or "iterrows-loop" in doc.stdout
+
+
+# -- what the README tells a new user to run ---------------------------------------------------
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _section(title: str) -> str:
+    """The README's text under the heading `title`, up to the next heading of any level."""
+    start = README.index(f"{title}\n")
+    rest = README[start + len(title) + 1:]
+    end = min((rest.index(mark) for mark in ("\n## ", "\n### ") if mark in rest), default=len(rest))
+    return rest[:end]
+
+
+def _yaml_blocks(text: str) -> list[str]:
+    return [block.split("```", 1)[0] for block in text.split("```yaml\n")[1:]]
+
+
+def test_readme_installs_only_from_this_project_and_names_real_extras():
+    import re
+
+    commands = re.findall(r"pip install [^`\n]*", README)
+    assert commands, "the README says how to install"
+    extras = set(PYPROJECT["project"]["optional-dependencies"])
+    for command in commands:
+        # gpulint is not on PyPI: every install is of this folder (or a git URL of it)
+        assert "gpulint[" not in command and "'gpulint" not in command, command
+        for named in re.findall(r"\.\[([a-z,]+)\]", command):
+            assert set(named.split(",")) <= extras, command
+    assert "pip install .\n" in README, "the README says how to install the linter alone"
+    assert "pip install -e '.[dev]'" in README, "the README says how to set up development"
+
+
+def _git(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+
+
+def test_readme_pre_commit_rev_exists_and_ships_the_hooks_it_names():
+    import yaml
+
+    if shutil.which("git") is None or _git("rev-parse", "--git-dir").returncode != 0:
+        pytest.skip("not a git checkout of gpulint")
+    remote = [yaml.safe_load(block) for block in _yaml_blocks(_section("### pre-commit"))]
+    repos = [repo for config in remote for repo in config["repos"] if repo["repo"] != "local"]
+    assert repos, "the README shows how to use gpulint's own hook repository"
+    for repo in repos:
+        rev = repo["rev"]
+        found = _git("rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+        assert found.returncode == 0, f"rev {rev!r} of the README's pre-commit snippet is not in this repository"
+        manifest = yaml.safe_load(_git("show", f"{rev}:.pre-commit-hooks.yaml").stdout)
+        assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in manifest}
+
+
+def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
+    import yaml
+
+    pre_commit = Path(sys.executable).with_name("pre-commit")
+    if not pre_commit.exists() or shutil.which("git") is None:
+        pytest.skip("needs pre-commit and git")
+    [local] = [block for block in _yaml_blocks(_section("### pre-commit")) if "repo: local" in block]
+    assert yaml.safe_load(local)["repos"][0]["hooks"][0]["entry"].startswith("gpulint check")
+    repo = tmp_path / "user"
+    repo.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PRE_COMMIT_COLOR": "never",
+           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid",
+           # the hook runs the `gpulint` on PATH, as it would for a user who installed it
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    (repo / ".pre-commit-config.yaml").write_text(local)
+    (repo / "sales.py").write_text("import pandas as pd\n\ndef f(s: pd.DataFrame):\n"
+                                   "    for _, row in s.iterrows():\n        print(row)\n")
+    (repo / "clean.py").write_text("x = 1\n")
+    assert _git("init", "-q", cwd=repo).returncode == 0
+    assert _git("add", ".", cwd=repo).returncode == 0
+    found = subprocess.run([str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True,
+                           env=env, timeout=300)
+    assert found.returncode == 1, found.stdout + found.stderr
+    assert "GPU102" in found.stdout and "sales.py" in found.stdout
+    (repo / "sales.py").write_text("x = 2\n")
+    clean = subprocess.run([str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True,
+                           env=env, timeout=300)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
