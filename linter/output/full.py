@@ -61,7 +61,7 @@ def source_of(result: FileResult, cell: int | None) -> Source | None:
         found = next((c for c in cells if c.number == cell), None)
         return Source(found.text) if found is not None else None
     source = result.fixed if result.fixed is not None else result.original
-    return Source(source.text) if source is not None else None
+    return Source(source.text) if source is not None and source.text else None  # "": the text was dropped
 
 
 def finding(result: FileResult, d: Diagnostic, source: Source | None, style: Style = PLAIN,
