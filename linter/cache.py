@@ -39,7 +39,8 @@ TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
 #: Configuration fields that never change a file's findings (the selection is hashed as
 #: the codes it selects for the file). Any other field is part of the check value.
 _NEUTRAL = frozenset({"root", "source", "select", "extend_select", "ignore", "per_file_ignores", "exclude",
-                      "respect_gitignore", "jobs", "cache_dir"})
+                      "respect_gitignore", "jobs", "cache_dir", "command_line_exclude", "command_line_root",
+                      "output_format"})
 
 
 class LineMap:
