@@ -438,7 +438,13 @@ class TypeEnv:
     def _attribute_type(self, node: ast.Attribute) -> Ty | None:
         receiver = self.type_of(node.value)
         if receiver is None and self.resolver is not None:
-            return self.resolver.attribute(self, node)
+            known = self.resolver.attribute(self, node)
+            if known is not None or node.attr != "device":
+                return known
+        if receiver is None and node.attr == "device":
+            # where some tensor or module lives: a device that is not known to be the host is,
+            # like `torch.device(name)`, not a literal "cpu"
+            return Ty(Kind.DEVICE, "torch", DEVICE)
         if receiver is None or not receiver.lib:
             return None
         if receiver.kind == "placer":
