@@ -10,6 +10,8 @@ import re
 import textwrap
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gpulint.diagnostic import Diagnostic, Position
 from gpulint.output.full import snippet, width
@@ -317,3 +319,18 @@ def test_a_result_without_its_text_shows_the_finding_without_lines():
             Diagnostic(d.code, d.name, d.message, d.start, d.end, cell=cell)])
         lines = full.findings([result])
         assert lines[:2] == ["GPU102 m", f" --> x.ipynb:{'cell 1:' if cell else ''}2:1"] and lines[2] == ""
+
+
+@given(text=st.text(alphabet=st.sampled_from("ab =\t\n\r\x0c\x00é東😀\u0301"), max_size=60), data=st.data())
+def test_snippet_of_any_text_and_span_prints_no_control_characters(text: str, data: st.DataObject):
+    source = Source(text)
+    count = len(source.line_starts)
+    first = data.draw(st.integers(1, count + 1))
+    last = data.draw(st.integers(first, count + 1))
+    start = data.draw(st.integers(0, len(source.line(first)) + 1))
+    end = data.draw(st.integers(0 if last > first else start, len(source.line(last)) + 1))
+    lines = snippet(source, _diagnostic((first, start), (last, end)))
+    for line in lines:
+        assert not any(ch in line for ch in "\t\n\r\x0c\x00"), line
+    for column, count_ in _caret_columns(lines):
+        assert column >= 0 and count_ >= 1
