@@ -43,6 +43,25 @@ def _check(source: str) -> None:
 # -- device expressions ----------------------------------------------------------------------
 
 DEVICE_EXPRESSIONS = {
+    "device_of_a_value_of_unknown_type": '''
+        import torch
+
+
+        def contrastive_loss(scores, loss_fn):
+            device = scores.device
+            targets = torch.arange(scores.shape[1]).to(device)  # GPU304
+            noise = torch.randn(scores.shape).to(scores.device)  # GPU304
+            return loss_fn(scores + noise, targets)
+    ''',
+    "dtype_or_tensor_of_a_value_of_unknown_type": '''
+        import torch
+
+
+        def shifted(scores, other):
+            ones = torch.ones(scores.shape).to(scores.dtype)  # OK
+            zeros = torch.zeros(scores.shape).to(other)  # OK
+            return ones + zeros
+    ''',
     "current_accelerator": '''
         import torch
 
