@@ -99,8 +99,7 @@ def width(text: str) -> int:
 
 def _shown_lines(first: int, last: int, count: int) -> Iterator[int | None]:
     """The line numbers to print (None for the `...` of a long span)."""
-    for line in range(max(1, first - CONTEXT), first):
-        yield line
+    yield from range(max(1, first - CONTEXT), first)
     if last - first + 1 > MAX_SPAN_LINES:
         yield from range(first, first + MAX_SPAN_LINES // 2)
         yield None
