@@ -467,6 +467,8 @@ class TypeEnv:
             return receiver
         if receiver.kind == "tuple":
             return _item(receiver, node.slice)
+        if receiver.kind == "sequence":
+            return receiver if isinstance(node.slice, ast.Slice) else receiver.items[0]
         if receiver.kind == "indexer" and isinstance(node.value, ast.Attribute):
             # `frame.loc[...]`: what it selects depends on what the indexer belongs to
             owner = self.type_of(node.value.value)
@@ -508,6 +510,8 @@ def _element_type(ty: Ty | None) -> Ty | None:
     if ty.kind == "tuple":
         first = ty.items[0] if ty.items else None
         return first if all(same(item, first) for item in ty.items) else None
+    if ty.kind == "sequence":
+        return ty.items[0]
     if ty.kind not in ("tensor", "output", "placed", "array"):
         return None
     if ty.lib == "torch":
@@ -535,6 +539,8 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
         return known
     if qualname.startswith("torch."):
         return torch_api.constructed_type(qualname[6:], call, env)
+    if qualname in torch_api.DEVICE_HELPERS and call is not None:
+        return torch_api.DEVICE_HELPERS[qualname]
     if qualname.startswith(accelerate_api.PREFIXES):
         return accelerate_api.constructed_type(qualname, call, env)
     if estimators.role(qualname) is not None:

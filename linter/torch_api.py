@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument
+from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument, sequence_of
 
 #: `x.to(dtype)`: the value stays where it is.
 KEEP = "keep"
@@ -71,6 +71,14 @@ DEVICE_FUNCTIONS = frozenset(
 )
 #: Module methods that iterate over the module's tensors (`next(m.parameters()).device`).
 _MODEL_TENSORS = frozenset({"parameters", "buffers"})
+#: Helpers of teaching libraries that pick the devices to use (`from d2l import torch as
+#: d2l`): a GPU when there is one, like `torch.device("cuda" if ... else "cpu")`.
+DEVICE_HELPERS = {
+    "d2l.torch.try_gpu": Ty(Kind.DEVICE, "torch", DEVICE),
+    "d2l.torch.try_all_gpus": sequence_of(Ty(Kind.DEVICE, "torch", DEVICE)),
+}
+#: Module methods that iterate over (name, tensor) pairs.
+_NAMED_MODEL_TENSORS = frozenset({"named_parameters", "named_buffers"})
 TORCH_DTYPES = frozenset(
     """float float16 float32 float64 bfloat16 half double int int8 int16 int32 int64 long short uint8 bool
     complex64 complex128 cfloat cdouble""".split()
@@ -278,6 +286,8 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
     wherever the module is."""
     if method in _MODEL_TENSORS and not call.args and not call.keywords:
         return Ty(Kind.PLACED, "torch")
+    if method in _NAMED_MODEL_TENSORS:
+        return _named_tensors("")
     if method == "cuda" and not call.keywords and len(call.args) <= 1:
         return Ty(Kind.PLACED, "torch", DEVICE)
     if method == "to":
@@ -285,6 +295,12 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
         if target in (DEVICE, HOST):
             return Ty(Kind.PLACED, "torch", target)  # type: ignore[arg-type]
     return None
+
+
+def _named_tensors(place: str) -> Ty:
+    """What `m.named_parameters()` iterates over: (name, tensor) pairs, the tensors where the
+    module is."""
+    return sequence_of(Ty(Kind.TUPLE, items=(OTHER, Ty(Kind.PLACED, "torch", place))))
 
 
 def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | None:
@@ -299,6 +315,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
     if method in _MODEL_TENSORS and kind in ("model", "placed"):
         return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
+    if method in _NAMED_MODEL_TENSORS and kind in ("model", "placed"):
+        return _named_tensors(place)
     if kind == "model":
         if method == "generate":  # a transformers model's: token ids (or an output with `.sequences`)
             return Ty(Kind.OUTPUT, "torch", place)

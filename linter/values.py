@@ -53,6 +53,11 @@ class Kind(str, enum.Enum):
         '`pipeline` (`lib` says which; see `accelerate_api`). `place` is where it puts values, "" when it '
         "may not place them."
     )
+    SEQUENCE = "sequence", (
+        "A list or other iterable whose elements are all of one known type, `items[0]`: the devices "
+        "`d2l.try_all_gpus()` lists, the (name, tensor) pairs of `m.named_parameters()`. Iterating it or "
+        "taking one element by index gives that type."
+    )
     TUPLE = "tuple", (
         "A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram` return. "
         "Unpacking it binds each name to its item."
@@ -84,7 +89,7 @@ class Ty:
     ("pandas", "cudf", "modin", "dask", "numpy", "cupy", "torch"); for modules and symbols,
     their qualified name. place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
     the device whatever `place` says (see `is_device_resident`). items: for a `Kind.TUPLE`,
-    the type of each item (None where unknown). builtin: for an `OTHER` value, the builtin
+    the type of each item (None where unknown); for a `Kind.SEQUENCE`, its elements' type. builtin: for an `OTHER` value, the builtin
     container it is when that matters ("list": `frame[cols]` selects columns); it takes no
     part in comparisons, so a list is still `== OTHER` for rules that leave such values alone.
     """
@@ -115,6 +120,11 @@ class Ty:
 
 
 OTHER = Ty(Kind.OTHER)
+
+
+def sequence_of(element: Ty) -> Ty:
+    """A list (or iterable) whose elements are all `element`."""
+    return Ty(Kind.SEQUENCE, items=(element,))
 #: A list (a literal, a comprehension, `list(...)`, `sorted(...)`).
 LIST = Ty(Kind.OTHER, builtin="list")
 #: Kinds that hold many values (as opposed to scalars).

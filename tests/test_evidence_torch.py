@@ -43,6 +43,44 @@ def _check(source: str) -> None:
 # -- device expressions ----------------------------------------------------------------------
 
 DEVICE_EXPRESSIONS = {
+    "d2l_device_helpers": '''
+        import torch
+        from d2l import torch as d2l
+
+        devices, num_epochs = d2l.try_all_gpus(), 10
+        net = torch.nn.Linear(4, 2).to(devices[0])
+
+
+        def predict(batches):
+            preds = [net(x.to(devices[0])).cpu() for x in batches]  # GPU301
+            return preds + [net(x.to(d2l.try_gpu())).item() for x in batches]  # GPU301
+    ''',
+    "device_helpers_of_other_libraries": '''
+        import torch
+        from helpers import try_gpu, try_all_gpus
+
+        devices = try_all_gpus()
+        net = torch.nn.Linear(4, 2).to(devices[0])
+
+
+        def predict(batches):
+            preds = [net(x.to(devices[0])).cpu() for x in batches]  # OK
+            return preds + [net(x.to(try_gpu())).item() for x in batches]  # OK
+    ''',
+    "named_parameters_of_a_placed_module": '''
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = torch.nn.Linear(4, 2).to(device)
+        host_model = torch.nn.Linear(4, 2)
+
+
+        def weights():
+            placed = {name: p.detach().cpu().numpy() for name, p in model.named_parameters()}  # GPU301
+            host = {name: p.detach().cpu().numpy() for name, p in host_model.named_parameters()}  # OK
+            names = [name.upper() for name, p in model.named_buffers() if name == "running_mean"]  # OK
+            return placed, host, names
+    ''',
     "device_of_a_value_of_unknown_type": '''
         import torch
 
