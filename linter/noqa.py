@@ -25,6 +25,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from typing import Iterable
 
 from .diagnostic import Diagnostic
 from .registry import all_rules
@@ -151,6 +152,26 @@ def _read_directive(rest: str, line: int, known_codes: frozenset[str], written: 
     return frozenset(good)
 
 
+def file_exemption(texts: Iterable[str]) -> Directive | None:
+    """The `# gpulint: noqa` directive that `texts` (the cells of one notebook) hold
+    together, or None: in a notebook it applies to every cell, whichever cell holds it.
+    Warnings about it are those `apply_noqa` gives for the cell it is in."""
+    found: Directive | None = None
+    for text in texts:
+        if "noqa" not in text.lower():
+            continue
+        _, directive, _ = _parse_all(Source.from_text(text), frozenset())
+        if directive is not None:
+            found = directive if found is None else _combined(found, directive)
+    return found
+
+
+def _combined(first: Directive, second: Directive) -> Directive:
+    if first.codes is None or second.codes is None:
+        return Directive(first.line, None)
+    return Directive(first.line, first.codes | second.codes)
+
+
 def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[int, Directive], list[str]]:
     directives, _, warnings = _parse_all(source, known_codes)
     return directives, warnings
@@ -172,11 +193,9 @@ def _parse_all(source: Source, known_codes: frozenset[str],
                 warnings.append(f"{line}: `# gpulint: noqa` after code suppresses nothing: it applies to the "
                                 "whole file on a line of its own; write `# noqa` to silence this line")
                 continue
-            codes = _read_directive(file_match.group("rest"), line, known_codes, "# gpulint: noqa", warnings)
-            if whole_file is None or codes is None or whole_file.codes is None:
-                whole_file = Directive(line, None if whole_file is not None and whole_file.codes is None else codes)
-            else:
-                whole_file = Directive(whole_file.line, whole_file.codes | codes)
+            directive = Directive(line, _read_directive(file_match.group("rest"), line, known_codes,
+                                                        "# gpulint: noqa", warnings))
+            whole_file = directive if whole_file is None else _combined(whole_file, directive)
             continue
         match = _DIRECTIVE.search(comment)
         if match is None:

@@ -135,3 +135,27 @@ def test_notebook_file_directive_from_the_command_line(project, cli):
     run = cli("check", "nb.ipynb")
     assert run.code == 1
     assert "GPU104" in run.stdout and "GPU102" not in run.stdout
+
+
+def test_notebook_file_directive_in_a_cell_that_does_not_parse_still_applies():
+    broken = "def f(:\n"
+    assert _cell_codes([CELLS[0], broken, CELLS[1]]) == ["GPU001", "GPU102"]
+    # in the broken cell, linted alone: it still exempts the other cells
+    assert _cell_codes([CELLS[0], broken + "# gpulint: noqa: GPU102\n", CELLS[1]]) == ["GPU001"]
+    # a blanket directive elsewhere silences the broken cell's syntax error too, as `# noqa` does
+    assert _cell_codes(["# gpulint: noqa\n" + CELLS[0], broken, CELLS[1]]) == []
+
+
+def test_notebook_directive_in_a_cell_run_by_another_language_is_not_python():
+    bash = "%%bash\n# gpulint: noqa\necho hi\n"
+    assert _cell_codes([CELLS[0], bash, CELLS[1]]) == ["GPU102"]
+
+
+def test_notebook_fix_leaves_exempted_findings_alone():
+    from gpulint.notebook import fix_cells
+
+    cells = ["import numpy as np\n", "out = np.array([])\nfor i in range(3):\n    out = np.append(out, i)\n"]
+    fixed = fix_cells(cells, "nb.ipynb")
+    assert fixed != cells  # GPU202's safe fix applies...
+    exempted = [cells[0], cells[1], "def g(:\n# gpulint: noqa: GPU202\n"]
+    assert fix_cells(exempted, "nb.ipynb") == exempted  # ...unless a cell exempts it
