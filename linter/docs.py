@@ -211,6 +211,25 @@ def bench_block(root: str, plot: str = BENCH_PLOT) -> str | None:
     return readme_block(run, plot if (Path(root) / BENCH_PLOT).is_file() else None)
 
 
+#: The committed run of the real-code speed benchmark the README's speed table shows.
+SPEED_RESULTS = "benchmarks/results/engine_speed_realcode.json"
+
+
+def speed_block(root: str) -> str | None:
+    """The README's linting-speed table, from the committed real-code results under the
+    project folder `root` (None when there are none)."""
+    import json
+    from pathlib import Path
+
+    from .benchmarks.engine_speed import speed_markdown
+
+    try:
+        payload = json.loads((Path(root) / SPEED_RESULTS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return speed_markdown(payload)
+
+
 def update_readme(path: str) -> bool:
     """Regenerate the README's rule table and example output; True if it changed."""
     from pathlib import Path
@@ -222,6 +241,9 @@ def update_readme(path: str) -> bool:
     bench = bench_block(str(readme.resolve().parent))
     if bench is not None and "<!-- bench:start -->" in new:
         new = _replace_block(new, "bench", bench)
+    speed = speed_block(str(readme.resolve().parent))
+    if speed is not None and "<!-- speed:start -->" in new:
+        new = _replace_block(new, "speed", speed)
     if new != text:
         readme.write_text(new, encoding="utf-8")
     return new != text
