@@ -125,14 +125,28 @@ class Cache:
     def __init__(self, version: str | None = None) -> None:
         self.version = version or code_version()
         self._ready: set[Path] = set()
+        # Per configuration (kept alive here, so its id stays its own): its cache folder,
+        # and its settings when they are the same for every file (no per-file ignores).
+        self._known: dict[int, tuple[Config, Path, str | None]] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"version": self.version, "_ready": set(), "_known": {}}  # a worker learns its own
+
+    def _about(self, config: Config) -> tuple[Config, Path, str | None]:
+        known = self._known.get(id(config))
+        if known is None:
+            shared = None if config.per_file_ignores else settings(config, None)
+            known = self._known[id(config)] = (config, directory_for(config), shared)
+        return known
 
     def _entry(self, config: Config, path: Path, display: str) -> Path:
-        name = hashlib.sha256(f"{_resolved(path)}\0{display}".encode()).hexdigest()
-        return directory_for(config) / FORMAT / name[:2] / name
+        name = hashlib.sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
+        return self._about(config)[1] / FORMAT / name[:2] / name
 
     def _check(self, config: Config, path: Path, data: bytes) -> str:
         digest = hashlib.sha256(self.version.encode())
-        digest.update(settings(config, path).encode())
+        shared = self._about(config)[2]
+        digest.update((settings(config, path) if shared is None else shared).encode())
         digest.update(b"\0notebook" if path.suffix == ".ipynb" else b"\0source")
         digest.update(hashlib.sha256(data).digest())
         return digest.hexdigest()
@@ -174,13 +188,6 @@ class Cache:
             if not (directory / name).exists():
                 _write(directory / name, content.encode())
         self._ready.add(directory)
-
-
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path.absolute()
 
 
 def _write(target: Path, data: bytes) -> None:

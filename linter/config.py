@@ -10,6 +10,7 @@ current directory, as ruff reads them.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field, fields, replace
@@ -344,6 +345,7 @@ class ConfigResolver:
         self.overrides = overrides
         self._explicit = load_config(explicit).with_overrides(overrides) if explicit else None
         self._by_file: dict[Path, Config] = {}
+        self._defaults: dict[str, Config] = {}
         self._locations: dict[Path, Path | None] = {}
         # Validate CLI selectors even when no file is ever linted.
         Config().with_overrides(overrides)
@@ -353,8 +355,11 @@ class ConfigResolver:
             return self._explicit
         directory = path if _is_dir(path) else path.parent
         pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
-        if pyproject is None:
-            return Config(root=Path.cwd().resolve()).with_overrides(self.overrides)
+        if pyproject is None:  # the defaults, made once per current folder
+            cwd = os.getcwd()
+            if cwd not in self._defaults:
+                self._defaults[cwd] = Config(root=Path(cwd).resolve()).with_overrides(self.overrides)
+            return self._defaults[cwd]
         if pyproject not in self._by_file:
             self._by_file[pyproject] = load_config(pyproject).with_overrides(self.overrides)
         return self._by_file[pyproject]
