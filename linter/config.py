@@ -370,7 +370,7 @@ def describe(config: Config, path: Path) -> list[str]:
     `key = value` a line in TOML's notation: every setting, then what they make of this
     file (the per-file ignores that match it, the rules that run on it, whether it is
     excluded)."""
-    settings = "none (gpulint's defaults)" if config.source == "defaults" else f'"{config.source}"'
+    settings = "none (gpulint's defaults)" if config.source == "defaults" else _toml(Path(config.source).absolute())
     lines = [f'Resolved settings for: "{path}"', f"Settings path: {settings}", ""]
     for item in fields(config):
         if item.name == "source":

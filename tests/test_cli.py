@@ -611,3 +611,13 @@ def test_every_check_option_is_in_the_synopsis():
     assert not missing, f"options missing from docs/cli.md's synopsis: {missing}"
     commands = [name for name in main.commands if f"gpulint {name}" not in synopsis]
     assert not commands, f"commands missing from the synopsis: {commands}"
+
+
+def test_show_settings_names_the_config_file_given_with_config(project, cli):
+    write(project / "conf" / "pyproject.toml", '[tool.gpulint]\nselect = ["GPU1"]\n')
+    write(project / "a.py", CLEAN)
+    run = cli("check", "--show-settings", "--config", "conf/pyproject.toml", "a.py")
+    assert run.code == 0
+    assert run.lines[1] == f'Settings path: "{project / "conf" / "pyproject.toml"}"'
+    assert '"GPU201 array-element-loop"' not in _settings(run)["rules"]
+    assert '"GPU102 iterrows-loop"' in _settings(run)["rules"]
