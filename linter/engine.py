@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Sequence
 
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position
-from .evidence import DEVICE, HOST, LIBRARY_TRIGGERS, OTHER, Ty, TypeEnv, join, move_target
+from .evidence import DEVICE, HOST, LIBRARY_TRIGGERS, LIST, OTHER, Kind, Ty, TypeEnv, join, move_target, same
 from .registry import Rule, all_rules
 from .rule_api import RuleContext
 from . import torch_api
@@ -86,6 +86,8 @@ class _Walker:
                 self.handlers.setdefault(node_type, []).append((rule_class, instance.check))
         #: True while a loop body is walked only to learn what one iteration leaves bound.
         self.muted = False
+        #: (scope, name) of lists and dicts filled with values of different or unknown types.
+        self.mixed_fills: set[tuple[ast.AST, str]] = set()
         self.special: dict[type, Callable[[ast.AST], None]] = {
             ast.FunctionDef: self._function,
             ast.AsyncFunctionDef: self._function,
@@ -312,6 +314,31 @@ class _Walker:
             self._visit_target(target)
         for target in node.targets:
             self._bind(target, ty, node.value)
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and not isinstance(target.slice, ast.Slice):
+                self._fill(target.value.id, node.value, "dict")
+
+    def _fill(self, name: str, value: ast.expr, container: str) -> None:
+        """`xs.append(v)` / `d[k] = v` on a list or dict the scope binds once, to an empty
+        one (`ScopeFacts.filled_container`): while every value put in it is of one known
+        type, it is a `Kind.SEQUENCE` of that type (iterating the list, or taking one of its
+        elements or one of the dict's values, gives it); after one that differs, plainly a
+        list or a dict for the rest of the scope."""
+        scope = self.index.scope(self.ctx.scopes[-1]) if self.ctx.scopes else None
+        if scope is None or scope.filled_container(name) != container or (scope.node, name) in self.mixed_fills:
+            return
+        current = self.env.lookup(name)
+        if current is None or not self.env.is_builtin(container) and current.kind != "sequence":
+            return
+        element = self.env.type_of(value)
+        if current.kind == "sequence":
+            if same(current.items[0], element):
+                return
+        elif element is not None and element != OTHER:
+            self.env.bind(name, Ty(Kind.SEQUENCE, items=(element,), builtin=container))
+            return
+        self.mixed_fills.add((scope.node, name))
+        self.env.bind(name, LIST if container == "list" else OTHER)
 
     def _augassign(self, node: ast.AugAssign) -> None:
         self.visit(node.value)
@@ -498,9 +525,15 @@ class _Walker:
 
     def _expr(self, node: ast.Expr) -> None:
         """`model.to(device)` / `model.cuda()` as a statement moves a module in place (a
-        tensor's `.to` returns a copy, so the statement would be a no-op for a tensor)."""
+        tensor's `.to` returns a copy, so the statement would be a no-op for a tensor);
+        `xs.append(v)` fills a list."""
         self.visit(node.value)
         call = node.value
+        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+                and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords
+                and not isinstance(call.args[0], ast.Starred)):
+            self._fill(call.func.value.id, call.args[0], "list")
+            return
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda")):
             return

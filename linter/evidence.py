@@ -64,6 +64,7 @@ from .values import (  # noqa: F401
     join,
     library_of,
     same,
+    sequence_of,
 )
 
 #: Top-level modules whose presence makes a file worth analysing.
@@ -511,7 +512,7 @@ def _element_type(ty: Ty | None) -> Ty | None:
         first = ty.items[0] if ty.items else None
         return first if all(same(item, first) for item in ty.items) else None
     if ty.kind == "sequence":
-        return ty.items[0]
+        return ty.items[0] if ty.builtin != "dict" else None  # a dict yields its keys
     if ty.kind not in ("tensor", "output", "placed", "array"):
         return None
     if ty.lib == "torch":
@@ -550,11 +551,28 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
     return None
 
 
+def _sequence_method(receiver: Ty, method: str) -> Ty | None:
+    """`xs.pop()`, `xs.copy()` of a list of known elements; `d.values()`, `d.items()` of a
+    dict of known values (not `d.get(k, default)`: the default may be anything)."""
+    element = receiver.items[0]
+    if method == "copy":
+        return receiver
+    if receiver.builtin == "dict":
+        if method == "values":
+            return sequence_of(element)  # type: ignore[arg-type]
+        if method == "items":
+            return sequence_of(Ty(Kind.TUPLE, items=(None, element)))
+        return None
+    return element if method == "pop" else None
+
+
 def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty | None:
     """`receiver.<method>(...)`: asks the module of the receiver's library."""
     kind = receiver.kind
     if receiver.lib == "torch":
         return torch_api.method_type(receiver, method, call, env)
+    if kind == "sequence":
+        return _sequence_method(receiver, method)
     if kind == "placer":
         return accelerate_api.method_type(receiver, method, call, env)
     if kind in ("array", "generator"):

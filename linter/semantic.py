@@ -119,6 +119,30 @@ class ScopeFacts:
         self.bindings.setdefault(name, []).append(node)
         if other:
             self.other_bindings.add(name)
+
+    def filled_container(self, name: str) -> str | None:
+        """"list" or "dict" when `name` is bound here once, to an empty list or dict (`[]`,
+        `{}`, `list()`, `dict()`: the caller checks those are the builtins), and no nested
+        scope or declaration may touch it: what it holds is then what this scope's own
+        `name.append(v)` and `name[k] = v` put in it."""
+        nodes = self.bindings.get(name)
+        if not nodes or len(nodes) != 1 or name in self.nested_names or name in self.declared:
+            return None
+        node = nodes[0]
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            value = node.value
+        else:
+            return None
+        if isinstance(value, ast.List) and not value.elts:
+            return "list"
+        if isinstance(value, ast.Dict) and not value.keys:
+            return "dict"
+        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "dict")
+                and not value.args and not value.keywords):
+            return value.func.id
+        return None
     #: name -> the family its use shows; names used with APIs of two families.
     usage: dict[str, Ty] = field(default_factory=dict)
     mixed_usage: set[str] = field(default_factory=set)

@@ -211,7 +211,8 @@ def element_type(ty: Ty) -> Ty | None:
 
 
 def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
-    """The types of a call's arguments, and of the items of lists and tuples passed to it."""
+    """The types of a call's arguments, and of the items of lists and tuples passed to it
+    (`torch.stack(xs)` of a list filled with tensors: of its elements)."""
     types = []
     for value in [*call.args, *(k.value for k in call.keywords)]:
         if isinstance(value, ast.Starred):
@@ -219,7 +220,8 @@ def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
         if isinstance(value, (ast.List, ast.Tuple)):
             types.extend(env.type_of(e) for e in value.elts if not isinstance(e, ast.Starred))
         else:
-            types.append(env.type_of(value))
+            ty = env.type_of(value)
+            types.append(ty.items[0] if ty is not None and ty.kind == "sequence" else ty)
     return types
 
 
@@ -266,10 +268,17 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
 
 
 def _legacy_place(call: ast.Call, env: Env) -> str:
-    """`torch.FloatTensor(data)` or `torch.Tensor(2, 3)` is made on the host; given a tensor,
-    a legacy class wraps it where it is."""
-    if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred) and is_torch_value(env.type_of(call.args[0])):
-        return ""
+    """`torch.FloatTensor([1, 2])` or `torch.Tensor(2, 3)` is made on the host; given a
+    tensor, a legacy class wraps it where it is, so one argument of unknown type may be
+    either (unless another library's function made it: `Tensor(to_rgba("C0"))`)."""
+    if len(call.args) == 1 and not isinstance(call.args[0], ast.Starred):
+        given = call.args[0]
+        ty = env.type_of(given)
+        if is_torch_value(ty):
+            return ""
+        if ty is None:
+            maker = env.qualname(given.func) if isinstance(given, ast.Call) else None
+            return HOST if maker is not None and not maker.startswith("torch.") else ""
     return HOST
 
 

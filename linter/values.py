@@ -152,6 +152,12 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
         return a
     if a == b:
         return a if a.builtin == b.builtin else replace(a, builtin="")  # type: ignore[union-attr]
+    for filled, other in ((a, b), (b, a)):
+        if filled is not None and filled.kind == "sequence" and filled.builtin and other is not None \
+                and other.kind == "other":
+            # a list or dict filled in place (bound once, to an empty one) where a path that
+            # did not fill it meets one that did: it holds what was put in it
+            return filled
     if a is not None and b is not None and a.lib == b.lib == "torch":
         if a.kind == b.kind:
             return join_torch(a, b)

@@ -333,3 +333,67 @@ def test_a_dask_dataset_is_lazy_for_the_compute_rule():
             b = local[local.name == name].x.sum().compute()
         """)
     assert [line for line, code in found if code == "GPU501"] == [6]
+
+
+# -- containers filled with known values ----------------------------------------------------
+
+FILLED = """
+import numpy as np
+import torch
+device = torch.device("cuda")
+def f(batches, keys):
+    outs = []
+    for b in batches:
+        outs.append(b.to(device))
+    probe(outs[0])
+    for o in outs:
+        probe(o)
+    arrays = {}
+    for k in keys:
+        arrays[k] = np.zeros(3)
+    probe(arrays["a"])
+    for v in arrays.values():
+        probe(v)
+    for k, v in arrays.items():
+        probe(v)
+"""
+
+
+def test_containers_filled_with_known_values():
+    placed = Ty("placed", "torch", "device")
+    assert probe(FILLED) == [placed, placed, ARRAY, ARRAY, ARRAY]
+
+
+@pytest.mark.parametrize("source", [
+    # a value of another type, or an unknown one, put in it
+    "xs = []\nxs.append(np.zeros(3))\nxs.append(1)\nprobe(xs[0])\n",
+    "xs = []\nxs.append(load())\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+    # bound more than once, or to a list that was not empty
+    "xs = []\nxs.append(np.zeros(3))\nxs = other()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+    "xs = [load()]\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+    # a nested function may put anything in it
+    "xs = []\nxs.append(np.zeros(3))\ndef add(v):\n    xs.append(v)\nprobe(xs[0])\n",
+    # iterating a dict yields its keys
+    "d = {}\nd['a'] = np.zeros(3)\nfor k in d:\n    probe(k)\n",
+    # `list` is not the builtin here
+    "from helpers import list\nxs = list()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+])
+def test_near_misses_of_filled_containers(source):
+    assert probe_one("import numpy as np\n" + source) is None
+
+
+def test_a_stack_of_a_filled_list_is_on_its_elements_device():
+    assert _codes('''
+        import torch
+
+        device = torch.device("cuda")
+
+
+        def total(batches):
+            sums = []
+            for b in batches:
+                sums.append(b.to(device).sum())
+            for s in sums:
+                print(s.item())
+            return torch.stack(sums).cpu()
+    ''') == [(12, "GPU301")]

@@ -306,17 +306,26 @@ def test_device_expressions(source):
 LEGACY_CONSTRUCTORS = {
     "tensor_then_moved": '''
         import torch
+        from matplotlib.colors import to_rgba
 
 
         def weights(values, device):
-            return torch.Tensor(values).to(device=device)  # GPU304
+            colour = torch.Tensor(to_rgba("C0")).to(device=device)  # GPU304
+            return torch.Tensor([v * 2 for v in values]).to(device=device), colour  # GPU304
     ''',
     "long_tensor_then_cuda": '''
         import torch
 
 
         def labels(values):
-            return torch.LongTensor(values).cuda()  # GPU304
+            return torch.LongTensor(list(values)).cuda()  # GPU304
+    ''',
+    "argument_that_may_be_a_tensor": '''
+        import torch
+
+
+        def labels(values, device):
+            return torch.LongTensor(values).cuda(), torch.Tensor(-values).to(device)  # OK
     ''',
     "float_tensor_in_a_loop": '''
         import torch
