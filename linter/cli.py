@@ -28,7 +28,7 @@ from .registry import all_rules, rule_by_key
 from .notebook import NotebookError, decode, is_notebook
 from .jobs import available_cores
 from .progress import Progress
-from .runner import FileResult, lint_paths, process_notebook, process_source, without_sources
+from .runner import FileResult, lint_paths, plan, process_notebook, process_source, without_sources
 from .source import Source, SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -299,8 +299,6 @@ def _show_settings(paths: list[str], overrides: Overrides, config_file: Path | N
                    output_file: Path | None) -> int:
     """Print the settings gpulint uses for the file named (for a folder, its first file),
     as `ruff check --show-settings` does."""
-    from .runner import plan
-
     resolver = ConfigResolver(overrides, config_file)
     target = Path(paths[0])
     if _is_folder(target):
