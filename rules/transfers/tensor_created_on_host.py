@@ -16,7 +16,9 @@ class TensorCreatedOnHost(Rule):
     `torch.zeros/ones/empty/full/arange/linspace/logspace/eye/tensor/as_tensor(...)` and
     `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and a
     tensor made with a legacy class (`torch.Tensor(data)`, `torch.LongTensor(data)`...) and
-    moved.
+    moved, unless its one argument may be a tensor (given a tensor, a legacy class wraps it
+    where it is): a value the code does not show the type of, other than what another
+    library's function returned (`Tensor(to_rgba("C0"))`).
 
     The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
     same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
