@@ -114,6 +114,8 @@ class ScopeFacts:
     nested_names: set[str] = field(default_factory=set)
     #: Names read in this scope's own code (nested scopes' reads are in `nested_names`).
     reads: set[str] = field(default_factory=set)
+    #: name -> the attributes its own code reads or sets on it (`w.requires_grad = True`).
+    attributes: dict[str, set[str]] = field(default_factory=dict)
 
     def bind(self, name: str, node: ast.AST, other: bool = True) -> None:
         self.bindings.setdefault(name, []).append(node)
@@ -487,6 +489,10 @@ class _Collector:
             if kind is ast.Attribute:
                 value = node.value  # type: ignore[attr-defined]
                 if type(value) is ast.Name:
+                    attributes = scope.attributes.get(value.id)
+                    if attributes is None:
+                        attributes = scope.attributes[value.id] = set()
+                    attributes.add(node.attr)  # type: ignore[attr-defined]
                     if value.id == self_name:
                         function.reads.add(node.attr)  # type: ignore[union-attr, attr-defined]
                     if node.attr in NDFRAME_ATTRIBUTES:  # type: ignore[attr-defined]

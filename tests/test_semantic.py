@@ -431,3 +431,23 @@ def test_the_items_of_a_field_of_a_placed_batch_are_unknown():
         """
     )
     assert seen == [Ty("placed", "torch", DEVICE), None]
+
+
+def test_scopes_know_the_attributes_their_own_code_uses_and_the_containers_they_fill():
+    tree = ast.parse(textwrap.dedent('''
+        import torch
+        w = torch.zeros(3)
+        w.requires_grad = True
+        rows = []
+        table = dict()
+        seen = [1]
+        def f(x):
+            x.requires_grad_()
+            return w.shape
+    '''))
+    index = SemanticIndex(tree)
+    module, function = index.scope(tree), index.scope(tree.body[-1])
+    assert module.attributes["w"] == {"requires_grad"} and "x" not in module.attributes
+    assert function.attributes == {"x": {"requires_grad_"}, "w": {"shape"}}
+    assert module.filled_container("rows") == "list" and module.filled_container("table") == "dict"
+    assert module.filled_container("seen") is None and module.filled_container("w") is None

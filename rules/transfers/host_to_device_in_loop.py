@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from weakref import WeakKeyDictionary
+from dataclasses import dataclass
 
-from gpulint.astutil import walk_local
 from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
@@ -14,7 +12,6 @@ from ._common import (
     FRESH_METHODS,
     HostToDevice,
     LoopFacts,
-    base_name,
     call_is_pure,
     factory_move,
     host_to_device,
@@ -385,55 +382,31 @@ def _no_grad(value: ast.expr, scope: ast.AST | None, ctx: RuleContext, depth: in
     name = value.id
     if name in env.volatile:
         return False
-    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if any(arg.arg == name for arg in ast.walk(scope.args) if isinstance(arg, ast.arg)):
-            return False
-        here = _bindings(scope).get(name)
-        if here is None or not here.count:
-            scope = None  # a module-level name
-    bound = _bindings(scope if scope is not None else ctx.tree).get(name)
-    if bound is None or bound.grad:
+    facts = ctx.semantic.scope(scope) if scope is not None else None
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) and facts is not None:
+        if name in facts.nested_names:
+            return False  # a nested function or lambda may rebind it
+        if name not in facts.bindings:
+            scope, facts = None, None  # a module-level name
+    if facts is None:
+        scope, facts = None, ctx.semantic.scope(ctx.tree)
+    if facts is None or name in facts.declared or facts.attributes.get(name, set()) & _GRAD_ATTRIBUTES:
         return False
-    if not bound.assigned or len(bound.assigned) != bound.count:
+    assigned = facts.bindings.get(name, [])
+    if not assigned or not all(_assigns_whole(statement, name) for statement in assigned):
         return False  # bound some other way too (a loop, `with`, unpacking...)
-    return all(s.value is not None and _no_grad(s.value, scope, ctx, depth - 1) for s in bound.assigned)
+    return all(_no_grad(s.value, scope, ctx, depth - 1) for s in assigned)  # type: ignore[attr-defined]
 
 
-@dataclass
-class _Bound:
-    """How a scope binds one name: how many `Name` nodes store or delete it, the
-    assignments with it as a whole target, and whether `.requires_grad`/`.requires_grad_`
-    is used on it."""
-
-    count: int = 0
-    assigned: list[ast.Assign | ast.AnnAssign] = field(default_factory=list)
-    grad: bool = False
+#: Attributes that ask torch to track a tensor's gradient.
+_GRAD_ATTRIBUTES = frozenset({"requires_grad", "requires_grad_"})
 
 
-#: Per scope, `_Bound` for each name it binds or sets `requires_grad` on: gathered in one
-#: walk, since a long script holds many loops. A function is walked whole (nested scopes
-#: included), the module without its functions and classes. Dies with the tree.
-_BINDINGS: "WeakKeyDictionary[ast.AST, dict[str, _Bound]]" = WeakKeyDictionary()
+def _assigns_whole(statement: ast.AST, name: str) -> bool:
+    """`name = value` (among other whole targets) or `name: T = value`."""
+    if isinstance(statement, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+    return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+        and statement.value is not None
 
 
-def _bindings(scope: ast.AST) -> dict[str, _Bound]:
-    found = _BINDINGS.get(scope)
-    if found is None:
-        found = _BINDINGS[scope] = _gather_bindings(scope)
-    return found
-
-
-def _gather_bindings(scope: ast.AST) -> dict[str, _Bound]:
-    found: dict[str, _Bound] = {}
-    for sub in (walk_local([scope]) if isinstance(scope, ast.Module) else ast.walk(scope)):
-        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load):
-            found.setdefault(sub.id, _Bound()).count += 1
-        elif isinstance(sub, ast.Attribute) and sub.attr in ("requires_grad", "requires_grad_"):
-            base = base_name(sub)
-            if base is not None:
-                found.setdefault(base, _Bound()).grad = True
-        if isinstance(sub, (ast.Assign, ast.AnnAssign)):
-            targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
-            for target in {t.id for t in targets if isinstance(t, ast.Name)}:
-                found.setdefault(target, _Bound()).assigned.append(sub)
-    return found
