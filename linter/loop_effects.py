@@ -54,7 +54,6 @@ import ast
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
-from weakref import WeakKeyDictionary
 
 from .astutil import NESTED_SCOPES, names_bound_by, walk_local
 
@@ -165,16 +164,19 @@ class LoopEffects:
         return _flows(self.loop.body)  # type: ignore[attr-defined]
 
 
-_CACHE: "WeakKeyDictionary[ast.AST, LoopEffects]" = WeakKeyDictionary()
+#: The attribute of a loop node that keeps its effects. Kept on the node, they go with its
+#: tree (a weak-keyed table would keep every tree alive: the effects refer to their loop).
+_ATTRIBUTE = "_gpulint_loop_effects"
 
 
 def loop_effects(loop: ast.stmt) -> LoopEffects:
     """The effects of a `for`, `async for` or `while` loop, worked out once per node."""
     if not isinstance(loop, _LOOPS):
         raise TypeError(f"loop_effects needs a for or while loop, not {type(loop).__name__}")
-    effects = _CACHE.get(loop)
+    effects = getattr(loop, _ATTRIBUTE, None)
     if effects is None:
-        effects = _CACHE[loop] = LoopEffects(loop)
+        effects = LoopEffects(loop)
+        setattr(loop, _ATTRIBUTE, effects)
     return effects
 
 

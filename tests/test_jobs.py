@@ -3,6 +3,8 @@ that dies costs only its file; small runs stay in one process."""
 
 from __future__ import annotations
 
+import ast
+import gc
 import json
 import os
 
@@ -11,8 +13,10 @@ from click.testing import CliRunner
 
 from gpulint.cli import main
 
+from gpulint.cache import LineMap
 from gpulint.config import ConfigError, parse_table
 from gpulint.jobs import MIN_FILES, available_cores, ordered_map
+from gpulint.runner import lint_paths
 
 from .conftest import fill_project, write
 
@@ -129,3 +133,35 @@ def test_jobs_on_the_command_line_must_be_positive(project, cli):
 def test_the_default_is_the_cores_this_process_may_use():
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert available_cores() == expected
+
+
+# -- memory: what a run keeps of a file once it is done ---------------------------------------
+
+
+def _live_syntax_trees() -> int:
+    gc.collect()
+    return sum(1 for item in gc.get_objects() if isinstance(item, ast.AST))
+
+
+def test_no_syntax_tree_outlives_its_file(project):
+    fill_project(project)
+    list(lint_paths(["."], keep_sources=False))  # whatever a first run leaves for good (imports)
+    before = _live_syntax_trees()
+    results = list(lint_paths(["."], keep_sources=False))
+    assert results and _live_syntax_trees() <= before
+
+
+def test_results_without_sources_keep_only_what_reports_print(project):
+    fill_project(project)
+    results = list(lint_paths(["."], keep_sources=False))
+    notebook = next(r for r in results if r.display.endswith(".ipynb"))
+    assert isinstance(notebook.notebook, LineMap) and notebook.diagnostics
+    assert all(r.original is None and r.fixed is None for r in results)
+    assert all(d.context is None for r in results for d in r.diagnostics)
+    full = {r.display: r for r in lint_paths(["."])}
+    for result in results:  # the same findings, and the same file lines for a notebook's
+        assert result.diagnostics == full[result.display].diagnostics
+        for d in result.diagnostics:
+            if d.cell is not None:
+                expected = full[result.display].notebook.file_line(d.cell, d.start.line)
+                assert result.notebook.file_line(d.cell, d.start.line) == expected
