@@ -396,6 +396,13 @@ class TypeEnv:
 
     def _call_type(self, node: ast.Call) -> Ty | None:
         func = node.func
+        collate = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
+        if isinstance(collate, ast.Name) and self.resolver is not None:
+            # a loader (torch's, Ray's `iter_torch_batches`...) yields what its collate_fn,
+            # a function of the file, returns for each batch
+            batch = self.resolver.call(self, ast.Call(func=collate, args=[], keywords=[]))
+            if batch is not None:
+                return sequence_of(batch)
         name = self.qualname(func)
         if name is not None:
             if name in PROGRESS_BARS and node.args and not isinstance(node.args[0], ast.Starred):

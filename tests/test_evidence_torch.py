@@ -688,6 +688,32 @@ def test_functional_calls_and_loss_modules(source):
 # -- other libraries' data loaders -------------------------------------------------------------
 
 LOADERS = {
+    "batches_are_what_the_collate_fn_returns": '''
+        import torch
+        from torch.utils.data import DataLoader
+
+        device = torch.device("cuda")
+
+
+        def to_device(items):
+            batch = {}
+            for key in items[0]:
+                batch[key] = torch.stack([item[key] for item in items]).to(device)
+            return batch
+
+
+        def on_host(items):
+            return torch.stack(items)
+
+
+        def run(dataset, table):
+            for batch in DataLoader(dataset, batch_size=8, collate_fn=to_device):
+                print(batch["label"].sum().item())  # GPU301
+            for rows in table.iter_torch_batches(batch_size=8, collate_fn=to_device):
+                print(rows["label"].cpu())  # GPU301
+            for x in DataLoader(dataset, batch_size=8, collate_fn=on_host):
+                print(x.sum().item())  # OK
+    ''',
     "pyg_loader": '''
         from torch_geometric.loader import DataLoader
 
