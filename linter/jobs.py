@@ -29,8 +29,9 @@ Result = TypeVar("Result")
 
 #: Below this many files a run stays in one process: starting workers would cost more than it saves.
 MIN_FILES = 16
-#: Tasks in flight per worker: enough to keep each busy, few enough to hold little.
-WINDOW = 8
+#: Tasks in flight per worker: enough to keep the others busy while one works through a
+#: large file that holds up the output, few enough that the results waiting hold little.
+WINDOW = 32
 
 
 def available_cores() -> int:
