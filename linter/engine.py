@@ -524,8 +524,9 @@ class _Walker:
             self.returns.append(self.env.type_of(node.value) if node.value is not None else OTHER)
 
     def _expr(self, node: ast.Expr) -> None:
-        """`model.to(device)` / `model.cuda()` as a statement moves a module in place (a
-        tensor's `.to` returns a copy, so the statement would be a no-op for a tensor);
+        """`model.to(device)` / `model.cuda()` / `model.cpu()` as a statement moves a module
+        in place (a tensor's `.to` returns a copy, so the statement would be a no-op for a
+        tensor);
         `xs.append(v)` fills a list."""
         self.visit(node.value)
         call = node.value
@@ -535,13 +536,15 @@ class _Walker:
             self._fill(call.func.value.id, call.args[0], "list")
             return
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda")):
+                and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda", "cpu")):
             return
         name = call.func.value.id
         current = self.env.lookup(name)
         if current is not None and not (current.lib == "torch" and current.kind in ("model", "placed")):
             return
-        place = DEVICE if call.func.attr == "cuda" else move_target(call, self.env)
+        if call.func.attr == "cpu" and current is None:
+            return  # `x.cpu()` of an unknown value says nothing of what it is
+        place = {"cuda": DEVICE, "cpu": HOST}.get(call.func.attr) or move_target(call, self.env)
         if place in (DEVICE, HOST):
             # a module, or a batch that moves itself (transformers' `BatchEncoding.to`)
             self.env.bind(name, Ty(current.kind if current is not None else "placed", "torch", place))

@@ -43,6 +43,20 @@ def _check(source: str) -> None:
 # -- device expressions ----------------------------------------------------------------------
 
 DEVICE_EXPRESSIONS = {
+    "module_moved_back_to_the_host": '''
+        import torch
+
+        device = torch.device("cuda")
+        model = torch.nn.Linear(4, 2).to(device)
+        for x in batches:
+            print(model(x).sum().item())  # GPU301
+        model.cpu()
+        for x in batches:
+            print(model(x).sum().item())  # OK
+        model.cuda()
+        for x in batches:
+            print(model(x).sum().item())  # GPU301
+    ''',
     "d2l_device_helpers": '''
         import torch
         from d2l import torch as d2l
