@@ -29,18 +29,21 @@ _SERIES = {
     "sum": "{a}.sum(skipna=False)",
     "list": "{a}.tolist()",
 }
+#: builtin -> the suggestion shown where no rewrite applies; `{a}` is the argument as written.
 SUGGESTIONS = {
-    "list": "`a.tolist()` builds the list in one call (of Python scalars, where `list(a)` holds NumPy scalars)",
-    "max": "use `a.max()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
-           "`a.max()` returns NaN, a Series' `max()` skips it)",
-    "min": "use `a.min()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
-           "`a.min()` returns NaN, a Series' `min()` skips it)",
-    "sorted": "use `np.sort(a)` (or `s.sort_values()`) where the data holds no NaN (the builtin's order "
-              "with NaN depends on where it is; NumPy and pandas sort NaN last)",
-    "any": "use the array's own `any()` (on a Series of dates or categories, which the builtin takes the "
-           "truth of, `Series.any()` raises)",
-    "all": "use the array's own `all()` (on a Series of dates or categories, which the builtin takes the "
-           "truth of, `Series.all()` raises)",
+    "list": "`{a}.tolist()` builds the list in one call, of Python scalars where `list({a})` holds NumPy "
+            "scalars; on an array of more than one dimension `list({a})` holds its rows as arrays and "
+            "`{a}.tolist()` nested lists, so keep `list({a})` where the rows must stay arrays",
+    "max": "use `{a}.max()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
+           "an array's `max()` returns NaN, a Series' `max()` skips it)",
+    "min": "use `{a}.min()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
+           "an array's `min()` returns NaN, a Series' `min()` skips it)",
+    "sorted": "use `np.sort({a})` (or `.sort_values()` on a Series) where the data holds no NaN (the builtin's "
+              "order with NaN depends on where it is; NumPy and pandas sort NaN last)",
+    "any": "use `{a}.any()` (on a Series of dates or categories, which the builtin takes the truth of, "
+           "`Series.any()` raises)",
+    "all": "use `{a}.all()` (on a Series of dates or categories, which the builtin takes the truth of, "
+           "`Series.all()` raises)",
 }
 SUGGESTION = "use the array's own method (`a.sum()`, `a.max()`, `a.any()`, `np.sort(a)`, `a.tolist()`)"
 _TEMPLATES = {("array", "numpy"): _ARRAY, ("series", "pandas"): _SERIES, ("series", "modin"): _SERIES}
@@ -56,10 +59,12 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     builtin = call.func.id
     templates = _TEMPLATES.get((info.get("kind"), info.get("lib")), {})
     template = templates.get(builtin)
-    if template is None or len(call.args) != 1 or call.keywords:
-        return display_fix(SUGGESTIONS.get(builtin, SUGGESTION))
-    argument = call.args[0]
-    receiver = ctx.segment(argument)
-    if not isinstance(argument, _ATOMIC):
+    argument = call.args[0] if call.args else None
+    receiver = ctx.segment(argument) if argument is not None else "a"
+    if argument is not None and not isinstance(argument, _ATOMIC):
         receiver = f"({receiver})"
+    if template is None or len(call.args) != 1 or call.keywords:
+        if builtin not in SUGGESTIONS or len(call.args) != 1 or "\n" in receiver or len(receiver) > 40:
+            return display_fix(SUGGESTION)
+        return display_fix(SUGGESTIONS[builtin].format(a=receiver))
     return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, template.format(a=receiver)),))

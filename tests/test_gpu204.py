@@ -145,6 +145,15 @@ def test_why_series_any_and_all_are_not_rewritten():
         dates.any(skipna=False)
 
 
+def test_list_suggestion_names_the_array_and_what_rows_become():
+    """`list(a)` of a 2-D array holds row arrays, `a.tolist()` nested lists: not the same."""
+    source = "import numpy as np\nweights = np.zeros((3, 4))\nrows = list(weights)\n"
+    message = _only(source).fix.message
+    assert "`weights.tolist()`" in message and "rows as arrays" in message
+    grid = np.zeros((3, 4))
+    assert type(list(grid)[0]) is np.ndarray and type(grid.tolist()[0]) is list  # noqa: GPU204
+
+
 def test_series_max_and_min_suggestions_name_nan():
     source = 'import pandas as pd\ndata = pd.read_csv("x.csv")["a"]\nresult = max(data)\n'
     assert "NaN" in _only(source).fix.message
