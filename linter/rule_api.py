@@ -209,25 +209,22 @@ class RuleContext:
         self._rule: type[Rule] | None = None
         #: While the rules look at one node, the types and names they ask for: every rule
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
-        self._memo: dict[tuple[int, bool], object] | None = None
+        self._memo: dict[tuple[int, str], object] | None = None
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:
-        memo = self._memo
-        if memo is None:
-            return self.env.type_of(node)
-        key = (id(node), False)
-        if key not in memo:
-            memo[key] = self.env.type_of(node)
-        return memo[key]
+        return self._remembered(self.env.type_of, node)  # type: ignore[return-value]
 
     def qualname(self, node: ast.expr) -> str | None:
+        return self._remembered(self.env.qualname, node)  # type: ignore[return-value]
+
+    def _remembered(self, question: Callable[[ast.expr], object], node: ast.expr) -> object:
         memo = self._memo
         if memo is None:
-            return self.env.qualname(node)
-        key = (id(node), True)
+            return question(node)
+        key = (id(node), question.__name__)
         if key not in memo:
-            memo[key] = self.env.qualname(node)
+            memo[key] = question(node)
         return memo[key]
 
     @property
