@@ -39,7 +39,7 @@ from functools import cached_property
 from json.decoder import scanstring
 from os import PathLike
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix, Position
@@ -498,6 +498,82 @@ def _elements(text: str, index: int) -> list[tuple[int, int]]:
     return elements
 
 
+def _decode(text: str) -> tuple[object, dict[int, tuple[int, int]] | None]:
+    """The notebook's JSON decoded, and where the `source` of each cell that has one sits
+    (by the cell's index), found in the same pass; for JSON this pass does not take (invalid,
+    or not an object) `json.loads` decides, and the spans are left to be found later."""
+    sources: dict[int, tuple[int, int]] = {}
+
+    def cell_at(index: int, at: int) -> tuple[object, int]:
+        if text[at] != "{":
+            return _DECODER.raw_decode(text, at)
+        cell, spans, end = _walk_object(text, at, lambda key, i: _DECODER.raw_decode(text, i))
+        if "source" in spans:
+            sources[index] = spans["source"]
+        return cell, end
+
+    def member_at(key: str, at: int) -> tuple[object, int]:
+        if key != "cells" or text[at] != "[":
+            return _DECODER.raw_decode(text, at)
+        sources.clear()  # a repeated key: the last one counts
+        return _walk_array(text, at, cell_at)
+
+    try:
+        start = _skip(text, 0)
+        if text[start] == "{":
+            data, _, end = _walk_object(text, start, member_at)
+            if _skip(text, end) == len(text):
+                return data, dict(sources)
+    except (ValueError, IndexError, RecursionError):
+        pass
+    return json.loads(text), None
+
+
+def _walk_object(text: str, index: int, value_at: Callable[[str, int], tuple[object, int]]
+                 ) -> tuple[dict[str, object], dict[str, tuple[int, int]], int]:
+    """The JSON object at `index`: its members, the span of each value and its end. Each
+    value is decoded by `value_at(key, start)`. ValueError where the text is not JSON."""
+    values: dict[str, object] = {}
+    spans: dict[str, tuple[int, int]] = {}
+    index = _skip(text, index + 1)
+    if text[index] == "}":
+        return values, spans, index + 1
+    while True:
+        if text[index] != '"':
+            raise ValueError("a key was expected")
+        key, index = scanstring(text, index + 1)
+        index = _skip(text, index)
+        if text[index] != ":":
+            raise ValueError("a colon was expected")
+        index = _skip(text, index + 1)
+        values[key], end = value_at(key, index)
+        spans[key] = (index, end)
+        index = _skip(text, end)
+        if text[index] == "}":
+            return values, spans, index + 1
+        if text[index] != ",":
+            raise ValueError("a comma was expected")
+        index = _skip(text, index + 1)
+
+
+def _walk_array(text: str, index: int, value_at: Callable[[int, int], tuple[object, int]]) -> tuple[list, int]:
+    """The JSON array at `index` and its end, each element decoded by `value_at(position,
+    start)`. ValueError where the text is not JSON."""
+    values: list = []
+    index = _skip(text, index + 1)
+    if text[index] == "]":
+        return values, index + 1
+    while True:
+        value, end = value_at(len(values), index)
+        values.append(value)
+        index = _skip(text, end)
+        if text[index] == "]":
+            return values, index + 1
+        if text[index] != ",":
+            raise ValueError("a comma was expected")
+        index = _skip(text, index + 1)
+
+
 @dataclass(frozen=True)
 class CodeCell:
     number: int  # 1-based position among all the notebook's cells, as Jupyter shows them
@@ -533,7 +609,7 @@ class Notebook:
     def __init__(self, text: str) -> None:
         self.text = text
         try:
-            data = json.loads(text)
+            data, self._source_spans = _decode(text)
         except json.JSONDecodeError as error:
             raise NotebookError(f"not a notebook: invalid JSON ({error.msg} at line {error.lineno}, "
                                 f"column {error.colno})") from None
@@ -575,10 +651,15 @@ class Notebook:
     def _spans(self) -> dict[int, _SourceSpan]:
         """Code cell number -> where its `source` sits in the text."""
         text = self.text
-        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
+        if self._source_spans is not None:
+            sources = self._source_spans
+        else:
+            cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
+            sources = {cell.number - 1: _members(text, cell_spans[cell.number - 1][0])["source"]
+                       for cell in self.cells}
         spans = {}
         for cell in self.cells:
-            span = _members(text, cell_spans[cell.number - 1][0])["source"]
+            span = sources[cell.number - 1]
             elements = None if cell.first_lines is None else tuple(_elements(text, span[0]))
             spans[cell.number] = _SourceSpan(span, elements)
         return spans

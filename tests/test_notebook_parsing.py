@@ -4,13 +4,15 @@ own is read from that parse, and must be what parsing each cell alone says."""
 from __future__ import annotations
 
 import builtins
+import json
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from gpulint import notebook as notebook_module
 from gpulint.engine import analyze
 from gpulint.ipython import mask_cell_magic, mask_lines, may_hold_ipython, parses
-from gpulint.notebook import lint_cells
+from gpulint.notebook import NotebookError, lint_cells
 from gpulint.source import Source
 
 #: Pieces of cells: Python, IPython, and code that only parses together with the next cell
@@ -100,3 +102,60 @@ def test_cells_that_parse_only_together_are_each_reported():
     assert [cell.parses for cell in notebook_module._cells(cells)] == [True, False, False, False, True, False, True]
     found = lint_cells(cells)
     assert [[d.code for d in cell] for cell in found] == [[], ["GPU001"], ["GPU001"], ["GPU001"], [], ["GPU001"], []]
+
+
+# -- the notebook's JSON, decoded once ------------------------------------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
+    max_leaves=8)
+code_sources = st.lists(st.text(alphabet="ab \n\"\\é", max_size=6), max_size=3)
+cells_json = st.lists(st.one_of(
+    st.builds(lambda source, as_list, outputs: {"cell_type": "code", "metadata": {}, "outputs": outputs,
+                                                "source": source if as_list else "".join(source)},
+              code_sources, st.booleans(), st.lists(json_values, max_size=2)),
+    st.builds(lambda text: {"cell_type": "markdown", "source": text}, st.text(max_size=5))), max_size=4)
+
+
+def old_spans(text: str, cells: list) -> dict:
+    """Where each code cell's source sits, found as before: decoding the file again."""
+    spans = notebook_module._elements(text, notebook_module._members(text, notebook_module._skip(text, 0))["cells"][0])
+    return {number: notebook_module._members(text, spans[number - 1][0])["source"]
+            for number, cell in enumerate(cells, 1) if cell["cell_type"] == "code"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells_json, json_values, st.sampled_from([None, 1, 2]), st.booleans(), st.booleans())
+def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, indent, ascii_only, cells_first):
+    members = {"cells": cells, "metadata": {"x": extra}, "nbformat": 4}
+    if not cells_first:
+        members = {"metadata": {"x": extra}, "nbformat": 4, "cells": cells}
+    text = json.dumps(members, indent=indent, ensure_ascii=ascii_only)
+    data, sources = notebook_module._decode(text)
+    assert data == json.loads(text)
+    notebook = notebook_module.Notebook(text)
+    expected = old_spans(text, cells)
+    assert {number: notebook._spans[number].span for number in expected} == expected
+    assert sources is not None and all(sources[number - 1] == span for number, span in expected.items())
+
+
+@pytest.mark.parametrize("text", ['{"cells" []}', '{"cells": [],}', '{"cells": [1,]}', '{"cells": [] } x',
+                                  '{"cells": [{"source": "a" "b"}]}', '', '  ', '{"cells": ["\\x"]}',
+                                  '{"cells": [], "nbformat": 4}}', '{"cells": [{"a": 1,}]}'])
+def test_invalid_json_is_reported_as_json_loads_reports_it(text):
+    with pytest.raises(json.JSONDecodeError) as expected:
+        json.loads(text)
+    with pytest.raises(NotebookError) as found:
+        notebook_module.Notebook(text)
+    assert f"{expected.value.msg} at line {expected.value.lineno}, column {expected.value.colno}" in str(found.value)
+
+
+def test_a_repeated_key_keeps_its_last_value_and_spans():
+    text = '{"cells": [{"cell_type": "code", "source": "x = 1"}], "nbformat": 4,\n' \
+           ' "cells": [{"cell_type": "code", "source": "a = 1", "source": ["y = 2\\n", "z = 3"]}]}'
+    notebook = notebook_module.Notebook(text)
+    assert [cell.text for cell in notebook.cells] == ["y = 2\nz = 3"]
+    assert notebook.file_line(1, 2) == 2
+    assert json.loads(notebook.with_sources({1: "w = 4\n"})) == {
+        "cells": [{"cell_type": "code", "source": ["w = 4\n"]}], "nbformat": 4}
