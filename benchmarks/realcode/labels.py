@@ -195,6 +195,24 @@ def load(paths: Iterable[Path | str] = (DEFAULT_LABELS,), *, check_codes: bool =
     return sorted(labels, key=lambda label: label.key)
 
 
+#: Where a label is, rule included: (repo, path, cell, code).
+Place = tuple[str, str, int | None, str]
+
+
+def by_place(labels: Iterable[Label]) -> dict[Place, list[Label]]:
+    """The labels grouped by repository, file, cell and rule, each group in line order."""
+    groups: dict[Place, list[Label]] = {}
+    for label in sorted(labels, key=lambda label: label.key):
+        groups.setdefault((label.repo, label.path, label.cell, label.code), []).append(label)
+    return groups
+
+
+def label_within(groups: dict[Place, list[Label]], place: Place, first: int, last: int) -> Label | None:
+    """The label of `place` (see `by_place`) whose line is within first..last, the first such
+    line when there are several; None when no label is there."""
+    return next((label for label in groups.get(place, ()) if first <= label.line <= last), None)
+
+
 def corpus_file(corpus: Path, label: Label) -> Path:
     """Where the label's file is in the corpus."""
     return corpus / label.repo.replace("/", "+", 1) / label.path

@@ -35,7 +35,9 @@ from benchmarks.realcode.labels import (
     DEFAULT_LABELS,
     Label,
     LabelError,
+    by_place,
     check_corpus,
+    label_within,
     load,
     rule_families,
 )
@@ -60,6 +62,14 @@ class Finding:
     code: str
     first: int
     last: int
+    #: The finding's message (not part of its identity).
+    message: str = field(default="", compare=False)
+
+
+def gpulint_command(text: str = "") -> list[str]:
+    """The command that runs gpulint: `text` split like a shell command line, or this
+    Python's `-m gpulint` when it is empty."""
+    return shlex.split(text) if text else [sys.executable, "-m", "gpulint"]
 
 
 def _corpus_key(corpus: Path, filename: str) -> tuple[str, str]:
@@ -71,8 +81,14 @@ def _corpus_key(corpus: Path, filename: str) -> tuple[str, str]:
     return repo_dir.replace("+", "/", 1), "/".join(rest)
 
 
-def run_gpulint(command: Sequence[str], corpus: Path, files: Sequence[str]) -> list[Finding]:
-    """Every finding of every rule on `files` (paths relative to `corpus`)."""
+def run_gpulint(command: Sequence[str], corpus: Path, files: Sequence[str], *, extra: Sequence[str] = (),
+                unreadable: list[str] | None = None) -> list[Finding]:
+    """Every finding of every rule on `files` (paths relative to `corpus`).
+
+    `extra`: more `gpulint check` arguments. Given a list as `unreadable`, a run that exits 2
+    because some files could not be read (its JSON is still complete for the others) is
+    accepted and gpulint's `error:` lines are appended to the list; otherwise any exit but 0
+    raises RecallError."""
     findings: list[Finding] = []
     with tempfile.TemporaryDirectory(prefix="gpulint-recall-") as scratch:
         config = Path(scratch) / "pyproject.toml"
@@ -80,23 +96,27 @@ def run_gpulint(command: Sequence[str], corpus: Path, files: Sequence[str]) -> l
         for start in range(0, len(files), BATCH):
             batch = list(files[start : start + BATCH])
             argv = [*command, "check", "--output-format", "json", "--select", "ALL", "--exit-zero",
-                    "--quiet", "--config", str(config), *batch]
+                    "--quiet", "--config", str(config), *extra, *batch]
             try:
                 done = subprocess.run(argv, cwd=corpus, capture_output=True, text=True, timeout=TIMEOUT)
             except (OSError, subprocess.SubprocessError) as error:
                 raise RecallError(f"cannot run {shlex.join(command)}: {error}") from error
-            if done.returncode != 0:
+            errors = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+            tolerated = unreadable is not None and done.returncode == 2 and errors
+            if done.returncode != 0 and not tolerated:
                 tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
                 raise RecallError(f"{shlex.join(command)} check exited {done.returncode}: " + " / ".join(tail))
             try:
                 rows = json.loads(done.stdout)
             except ValueError as error:
                 raise RecallError(f"{shlex.join(command)} printed no JSON: {error}") from error
+            if tolerated:
+                unreadable.extend(line.removeprefix("error: ") for line in errors)
             for row in rows:
                 repo, path = _corpus_key(corpus, row["filename"])
                 first = row["location"]["row"]
                 last = max(first, (row.get("end_location") or {}).get("row") or first)
-                findings.append(Finding(repo, path, row.get("cell"), row["code"], first, last))
+                findings.append(Finding(repo, path, row.get("cell"), row["code"], first, last, row.get("message", "")))
     return findings
 
 
@@ -160,14 +180,12 @@ def match(labels: Iterable[Label], findings: Iterable[Finding]) -> Result:
             tally.flagged += hit
             if hit:
                 result.flagged.append(label)
-    labelled_lines: dict[tuple, set[int]] = defaultdict(set)
-    for label in labels:
-        labelled_lines[(label.repo, label.path, label.cell, label.code)].add(label.line)
+    groups = by_place(labels)
     for key, ranges in spans.items():
         if key[3] not in codes:
             continue
         for first, last in ranges:
-            if not any(first <= line <= last for line in labelled_lines.get(key, ())):
+            if label_within(groups, key, first, last) is None:
                 result.tallies[key[3]].unlabelled += 1
     return result
 
@@ -209,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="", help="comma-separated rule codes (default: every labelled rule)")
     parser.add_argument("--gpulint", default="", help="command that runs gpulint (default: this Python's -m gpulint)")
     args = parser.parse_args(argv)
-    command = shlex.split(args.gpulint) if args.gpulint else [sys.executable, "-m", "gpulint"]
+    command = gpulint_command(args.gpulint)
     try:
         labels = load(args.labels or [DEFAULT_LABELS])
         if args.rules:
