@@ -7,6 +7,7 @@ import ast
 import gc
 import json
 import os
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -165,3 +166,19 @@ def test_results_without_sources_keep_only_what_reports_print(project):
             if d.cell is not None:
                 expected = full[result.display].notebook.file_line(d.cell, d.start.line)
                 assert result.notebook.file_line(d.cell, d.start.line) == expected
+
+
+def test_workers_are_started_afresh_where_forking_is_unsafe(project):
+    """With another thread running, workers are not forked (a fork copies no thread but
+    whatever locks they hold); started afresh, they import the rules and find the same."""
+    fill_project(project)
+    alone = [(r.display, r.diagnostics, r.error) for r in lint_paths(["."], jobs=1, keep_sources=False)]
+    waiting = threading.Event()
+    thread = threading.Thread(target=waiting.wait)
+    thread.start()
+    try:
+        pooled = [(r.display, r.diagnostics, r.error) for r in lint_paths(["."], jobs=2, keep_sources=False)]
+    finally:
+        waiting.set()
+        thread.join()
+    assert pooled == alone
