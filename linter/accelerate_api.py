@@ -120,9 +120,10 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
 def _prepared(ty: Ty | None, place: str) -> Ty | None:
     """What `prepare` returns for one argument: a module, moved to where the accelerator
     places; a value of unknown type (a module, a loader whose batches it will place, an
-    optimizer) as a placed value, which iterating yields placed batches from; anything else
-    (a tensor, a value of another library) as it was."""
-    if ty is not None and not (ty.lib == "torch" and ty.kind in ("model", "placed")):
+    optimizer) or a loader whose batches are known (a sequence) as a placed value, which
+    iterating yields placed batches from; anything else (a tensor, a value of another
+    library) as it was."""
+    if ty is not None and not (ty.lib == "torch" and ty.kind in ("model", "placed")) and ty.kind != "sequence":
         return ty
     if not place:
         return None

@@ -401,7 +401,7 @@ class TypeEnv:
             # a loader (torch's, Ray's `iter_torch_batches`...) yields what its collate_fn,
             # a function of the file, returns for each batch
             batch = self.resolver.call(self, ast.Call(func=collate, args=[], keywords=[]))
-            if batch is not None:
+            if batch is not None and batch != OTHER:
                 return sequence_of(batch)
         name = self.qualname(func)
         if name is not None:

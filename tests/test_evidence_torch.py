@@ -396,6 +396,26 @@ def test_legacy_constructors_get_no_device_keyword():
 # -- accelerate --------------------------------------------------------------------------------
 
 ACCELERATE = {
+    "prepared_loader_with_a_collate_fn": '''
+        import torch
+        from accelerate import Accelerator
+        from torch.utils.data import DataLoader
+
+        accelerator = Accelerator()
+
+
+        def collate(examples):
+            batch = {}
+            batch["pixels"] = torch.stack([e["pixels"] for e in examples])
+            return batch
+
+
+        def train(dataset, model, optimizer):
+            loader = DataLoader(dataset, batch_size=4, collate_fn=collate)  # GPU305
+            model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+            for batch in loader:
+                print(batch["pixels"].sum().item())  # GPU301
+    ''',
     "prepared_loader_and_model": '''
         from accelerate import Accelerator
 
