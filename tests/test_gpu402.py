@@ -131,3 +131,32 @@ def test_a_write_back_before_cross_validation():
 ])
 def test_near_misses_of_those_leaks(body):
     assert _lines(SK + body) == []
+
+
+# -- the message names what leaks: the test rows of a split, or the folds ----------------------
+
+
+def _messages(source: str) -> list[str]:
+    return [d.message for d in lint_source(source) if d.code == "GPU402"]
+
+
+def test_a_cross_validation_is_said_to_leak_its_folds():
+    source = IMPORTS + "scaled = RobustScaler().fit_transform(X)\npredicted = cross_val_predict(Ridge(), scaled, y)\n"
+    [message] = _messages(source)
+    assert "cross-validated" in message and "fold" in message and "test rows" not in message
+
+
+def test_a_search_fitted_on_the_output_is_said_to_leak_its_folds():
+    source = IMPORTS + (
+        "from sklearn.model_selection import GridSearchCV\n"
+        "scaled = RobustScaler().fit_transform(X)\n"
+        "GridSearchCV(Ridge(), {'alpha': [1.0, 2.0]}).fit(scaled, y)\n"
+    )
+    [message] = _messages(source)
+    assert "fold" in message and "test rows" not in message
+
+
+def test_a_train_test_split_keeps_the_test_rows_wording():
+    source = IMPORTS + "scaled = RobustScaler().fit_transform(X)\nparts = split(scaled, y)\n"
+    [message] = _messages(source)
+    assert "test rows" in message and "fold" not in message

@@ -60,3 +60,37 @@ def test_one_finding_for_two_candidates_built_in_the_same_loop():
 ])
 def test_not_a_search(body):
     assert _findings(IMPORTS + body) == []
+
+
+# -- warm-start scans of an ensemble's size -----------------------------------------------------
+
+_SCAN = (
+    "from sklearn.ensemble import GradientBoostingRegressor\n"
+    "{build}"
+    "for n in range(10, 200, 10):\n"
+    "    {set_params}\n"
+    "    model.fit(X, y)\n"
+    "    print(n, model.score(X_val, y_val))\n"
+)
+
+
+@pytest.mark.parametrize("build, set_params", [
+    ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n)"),
+    ("model = GradientBoostingRegressor()\nmodel.set_params(warm_start=True)\n", "model.set_params(n_estimators=n)"),
+    ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n, warm_start=True)"),
+])
+def test_a_warm_start_scan_of_the_ensemble_size_is_no_search(build, set_params):
+    assert _findings(_SCAN.format(build=build, set_params=set_params)) == []
+
+
+@pytest.mark.parametrize("build, set_params", [
+    # without warm start each size is refitted from scratch
+    ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n)"),
+    ("model = GradientBoostingRegressor(warm_start=False)\n", "model.set_params(n_estimators=n)"),
+    # warm start, but another hyper-parameter is searched too
+    ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n, max_depth=n // 10)"),
+    # a model rebuilt at each size starts cold whatever its `warm_start`
+    ("", "model = GradientBoostingRegressor(n_estimators=n, warm_start=True)"),
+])
+def test_near_misses_of_warm_start_scans_are_searches(build, set_params):
+    assert len(_findings(_SCAN.format(build=build, set_params=set_params))) == 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import walk_local
-from gpulint.estimators import parallel_n_jobs, user_code_parameters
+from gpulint.estimators import is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
 _SETUP = (
@@ -206,6 +206,14 @@ model = RandomForestClassifier()
 '''),
     )
 
+    def __init__(self) -> None:
+        self._accel: bool | None = None
+
+    def _under_cuml_accel(self, ctx: RuleContext) -> bool:
+        if self._accel is None:
+            self._accel = _installs_cuml_accel(ctx.tree)
+        return self._accel
+
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         if not isinstance(node.func, (ast.Name, ast.Attribute)):
@@ -215,7 +223,12 @@ model = RandomForestClassifier()
             return
         if any(keyword.arg in ("n_jobs", None) for keyword in node.keywords):
             return
-        if _inside_parallel_call(node, ctx):
+        if _inside_parallel_call(node, ctx) or self._under_cuml_accel(ctx):
+            return
+        bound = _bound_name(node, ctx)
+        if bound is not None and _handed_to_parallel_call(node, bound, ctx):
+            return
+        if _fitted_on_toy_data_only(node, qualname, bound, ctx):
             return
         short = qualname.rsplit(".", 1)[1]
         ctx.report(node, f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
@@ -279,4 +292,166 @@ def _inside_parallel_call(node: ast.Call, ctx: RuleContext) -> bool:
         qualname = ctx.qualname(outer.func)
         if qualname is not None and parallel_n_jobs(qualname):
             return True
+    return False
+
+
+def _installs_cuml_accel(tree: ast.Module) -> bool:
+    """The file turns on `cuml.accel` (scikit-learn's estimators then run on the GPU):
+    it imports `cuml.accel` and calls its `install()`, or loads it as an IPython extension
+    through `get_ipython().run_line_magic("load_ext", "cuml.accel")`."""
+    imported = installed = False
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Import):
+            imported |= any(alias.name == "cuml.accel" or alias.name.startswith("cuml.accel.") for alias in sub.names)
+        elif isinstance(sub, ast.ImportFrom) and sub.level == 0:
+            imported |= sub.module == "cuml.accel" or sub.module == "cuml" and any(
+                alias.name == "accel" for alias in sub.names)
+        elif isinstance(sub, ast.Call):
+            func = sub.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            installed |= called == "install"
+            if called == "run_line_magic" and len(sub.args) == 2 and all(
+                    isinstance(a, ast.Constant) for a in sub.args):
+                if sub.args[0].value == "load_ext" and sub.args[1].value == "cuml.accel":  # type: ignore[attr-defined]
+                    return True
+    return imported and installed
+
+
+def _bound_name(node: ast.Call, ctx: RuleContext) -> str | None:
+    """The name the statement binds `node` to, directly or as an element of the value
+    (`model = RandomForestClassifier()`, `models = [("rf", RandomForestClassifier())]`)."""
+    statement = ctx.statement
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        return None
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+        return None
+    value = statement.value
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _RETURNS_SELF:
+        value = value.func.value  # `RandomForestClassifier().set_params(...)`
+    return targets[0].id if value is node or _passes(statement.value, {id(node)}, set()) else None
+
+
+#: Methods of an estimator that return the estimator itself.
+_RETURNS_SELF = frozenset({"fit", "set_params", "set_output"})
+
+
+def _passes(value: ast.expr, nodes: set[int], names: set[str]) -> bool:
+    """`value` hands on one of `nodes` or a name in `names` as an argument or element
+    (`[("rf", model)]`, `make_pipeline(scaler, model)`), not as a receiver (`model.predict(X)`)."""
+    if id(value) in nodes or isinstance(value, ast.Name) and value.id in names:
+        return True
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return any(_passes(element, nodes, names) for element in value.elts)
+    if isinstance(value, ast.Dict):
+        return any(_passes(element, nodes, names) for element in value.values)
+    if isinstance(value, ast.Starred):
+        return _passes(value.value, nodes, names)
+    if isinstance(value, ast.Call):
+        return any(_passes(argument, nodes, names) for argument in [*value.args, *(k.value for k in value.keywords)])
+    return False
+
+
+def _scope_body(ctx: RuleContext) -> list[ast.stmt]:
+    return ctx.scope.body  # type: ignore[attr-defined]
+
+
+def _handed_to_parallel_call(node: ast.Call, name: str, ctx: RuleContext) -> bool:
+    """The estimator bound to `name` is handed, directly or through names bound to
+    containers and pipelines holding it, to a search, a cross-validation helper or an
+    ensemble of the same scope: that outer call is where the parallelism belongs."""
+    names = {name}
+    statements = [sub for sub in walk_local(_scope_body(ctx)) if isinstance(sub, ast.Assign)]
+    for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
+        more = {target.id for statement in statements for target in statement.targets
+                if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)}
+        if not more:
+            break
+        names |= more
+    for outer in walk_local(_scope_body(ctx)):
+        if outer is node or not isinstance(outer, ast.Call) or not isinstance(outer.func, (ast.Name, ast.Attribute)):
+            continue
+        if _passes(outer, set(), names):
+            qualname = ctx.qualname(outer.func)
+            if qualname is not None and parallel_n_jobs(qualname):
+                return True
+    return False
+
+
+#: Methods that fit an estimator on the data they are given first.
+_FIT_METHODS = frozenset({"fit", "fit_predict", "fit_transform"})
+#: Calls that hand on the rows of their first argument (a frame or array built from it).
+_WRAPPING_CALLS = frozenset({"pandas.DataFrame", "pandas.Series", "numpy.array", "numpy.asarray"})
+
+
+def _fitted_on_toy_data_only(node: ast.Call, qualname: str, name: str | None, ctx: RuleContext) -> bool:
+    """Every fit of the estimator in its scope (or the helper's own `X`) is on one of
+    scikit-learn's toy datasets, or on fewer generated rows than pay for the workers."""
+    short = qualname.rsplit(".", 1)[1]
+    if short[:1].islower():  # `cross_val_score(estimator, X, y)`: the helper's `X`
+        data = [_x_argument(node, 1)]
+    else:
+        data = []
+        for sub in walk_local(_scope_body(ctx)):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
+                receiver = sub.func.value
+                if receiver is node or name is not None and isinstance(receiver, ast.Name) and receiver.id == name:
+                    data.append(_x_argument(sub, 0))
+    return bool(data) and all(x is not None and _toy(x, ctx, set()) for x in data)
+
+
+def _x_argument(call: ast.Call, position: int) -> ast.expr | None:
+    value = next((k.value for k in call.keywords if k.arg == "X"), None)
+    if value is None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        value = call.args[position]
+    return value
+
+
+def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
+    """`value` holds rows of a toy dataset only: the dataset call, what its result is
+    split or unpacked into, and columns, conversions and transforms of those (followed
+    through the names of the scope; every binding of a name must be toy)."""
+    if isinstance(value, (ast.Attribute, ast.Subscript)):
+        return _toy(value.value, ctx, seen)
+    if isinstance(value, ast.Name):
+        if value.id in seen:
+            return False
+        seen = seen | {value.id}
+        bindings = ctx.bindings(value.id)
+        return bool(bindings) and all(_toy_binding(binding, value.id, ctx, seen) for binding in bindings)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    if toy_dataset(qualname, value):
+        return True
+    arguments = [argument for argument in value.args if not isinstance(argument, ast.Starred)]
+    if is_splitter(qualname):
+        return bool(arguments) and all(_toy(argument, ctx, seen) for argument in arguments)
+    if qualname in _WRAPPING_CALLS:
+        first = arguments[0] if arguments else next((k.value for k in value.keywords if k.arg == "data"), None)
+        return first is not None and _toy(first, ctx, seen)
+    if isinstance(func, ast.Attribute):
+        if _toy(func.value, ctx, seen):
+            return True  # `frame.drop(columns=...)`, `X.reshape(-1, 1)`
+        return func.attr in ("fit_transform", "transform") and bool(arguments) and _toy(arguments[0], ctx, seen)
+    return False
+
+
+def _toy_binding(binding: ast.AST, name: str, ctx: RuleContext, seen: set[str]) -> bool:
+    if not isinstance(binding, (ast.Assign, ast.AnnAssign)) or binding.value is None:
+        return False
+    targets = binding.targets if isinstance(binding, ast.Assign) else [binding.target]
+    for target in targets:
+        if isinstance(target, ast.Name) and target.id == name:
+            return _toy(binding.value, ctx, seen)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            names = [element.id if isinstance(element, ast.Name) else None for element in target.elts]
+            if name not in names:
+                continue
+            value = binding.value
+            if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names):
+                return _toy(value.elts[names.index(name)], ctx, seen)
+            return _toy(value, ctx, seen)  # `X, y = load_iris(return_X_y=True)`, `train_test_split(...)`
     return False

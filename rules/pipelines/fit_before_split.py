@@ -31,7 +31,9 @@ class FitBeforeSplit(Rule):
     ## Why is this bad?
     The transformer's statistics (means, vocabularies, principal components, selected
     features) are computed with the test rows included, so the held-out score is
-    optimistic: the test data leaked into training. And because the step runs once, up
+    optimistic: the test data leaked into training. Under cross-validation the same
+    happens in every fold: each fold's held-out rows were seen when the step was fitted,
+    and the message says so. And because the step runs once, up
     front, it cannot be refitted per fold, tuned by a search, or run in parallel with the
     folds. Put it in a `Pipeline` with the estimator and hand the pipeline the raw data.
 
@@ -169,29 +171,37 @@ def split(encoder, X, y):
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
-        for data in _split_data(node, ctx):
-            fitted = _fitted_on_everything(data, ctx)
+        split, data = _split_data(node, ctx)
+        for argument in data:
+            fitted = _fitted_on_everything(argument, ctx)
             if fitted is not None and id(fitted[0]) not in self._reported:
                 self._reported.add(id(fitted[0]))
-                ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is split: its statistics "
-                                      "leak the test rows; fit it on the training split, in a `Pipeline`")
+                if split:
+                    ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is split: its "
+                                          "statistics leak the test rows; fit it on the training split, in a "
+                                          "`Pipeline`")
+                else:
+                    ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is cross-validated: "
+                                          "its statistics leak each fold's held-out rows; put it in a `Pipeline` "
+                                          "with the estimator")
 
 
-def _split_data(call: ast.Call, ctx: RuleContext) -> list[ast.expr]:
-    """The data arguments a split or a cross-validation receives."""
+def _split_data(call: ast.Call, ctx: RuleContext) -> tuple[bool, list[ast.expr]]:
+    """The data arguments a split or a cross-validation receives, and whether it is a
+    train/test split (True) or a cross-validation (False)."""
     func = call.func
     if isinstance(func, (ast.Name, ast.Attribute)):
         qualname = ctx.qualname(func)
         if is_splitter(qualname):
-            return [a for a in call.args if not isinstance(a, ast.Starred)]
+            return True, [a for a in call.args if not isinstance(a, ast.Starred)]
         position = cross_validation_x(qualname)
         if position is not None:
-            return _argument(call, position, "X")
+            return False, _argument(call, position, "X")
     if isinstance(func, ast.Attribute) and func.attr == "fit":
         receiver = ctx.type_of(func.value)
         if receiver is not None and receiver.kind == "estimator" and role(receiver.lib) == SEARCH:
-            return _argument(call, 0, "X")
-    return []
+            return False, _argument(call, 0, "X")
+    return True, []
 
 
 def _argument(call: ast.Call, position: int, keyword: str) -> list[ast.expr]:

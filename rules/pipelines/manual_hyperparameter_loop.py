@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import mentions_any, walk_local
+from gpulint.astutil import mentions_any, value_bound_to, walk_local
 from gpulint.estimators import LABEL, cross_validation_x, is_metric, role
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
 
@@ -23,7 +23,11 @@ class ManualHyperparameterLoop(Rule):
 
     Not flagged: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated
     runs, not a search), loops whose variable is also the data being fitted (one model
-    per dataset), and loops that only `assert` on the scores (tests of each setting).
+    per dataset), loops that only `assert` on the scores (tests of each setting), and
+    warm-start scans of an ensemble's size (`model.set_params(n_estimators=n)` on a
+    forest or boosting model built with `warm_start=True`): each fit only adds the new
+    trees to those already fitted, where a search would refit every size from scratch.
+    Such a forest parallelises its own trees with `n_jobs` (GPU403).
 
     ## Why is this bad?
     The loop evaluates one candidate after the other on one core. `GridSearchCV` (or
@@ -105,6 +109,17 @@ for alpha in (0.01, 0.1, 1.0):
     errors[alpha] = mean_squared_error(y_val, model.predict(X_val))
 '''),
         Example('''\
+from sklearn.ensemble import RandomForestClassifier
+
+# without warm_start every size is a forest refitted from scratch: a search does that in parallel
+forest = RandomForestClassifier(oob_score=True, n_jobs=-1, random_state=0)
+errors = {}
+for size in range(50, 501, 50):
+    forest.set_params(n_estimators=size)
+    forest.fit(X_train, y_train)
+    errors[size] = 1 - forest.score(X_val, y_val)
+'''),
+        Example('''\
 from sklearn.linear_model import Lasso
 from sklearn.model_selection import cross_val_score
 
@@ -156,6 +171,17 @@ def test_every_loss_learns_the_toy_problem():
         assert accuracy_score(y, model.predict(X)) > 0.9
 '''),
         Example('''\
+from sklearn.ensemble import RandomForestClassifier
+
+# a warm-start scan of the forest's size: each fit adds trees to those already grown
+forest = RandomForestClassifier(warm_start=True, oob_score=True, n_jobs=-1, random_state=0)
+errors = {}
+for size in range(50, 501, 50):
+    forest.set_params(n_estimators=size)
+    forest.fit(X_train, y_train)
+    errors[size] = 1 - forest.score(X_val, y_val)
+'''),
+        Example('''\
 from sklearn.cluster import KMeans
 
 # fitted but never scored: an elbow plot of the inertia
@@ -191,7 +217,7 @@ def _configuration(call: ast.Call, ctx: RuleContext) -> list[ast.keyword]:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "set_params":
         ty = ctx.type_of(func.value)
-        if ty is None or ty.kind != "estimator":
+        if ty is None or ty.kind != "estimator" or _grows_warm_ensemble(call, ctx):
             return []
     elif isinstance(func, (ast.Name, ast.Attribute)):
         qualname = ctx.qualname(func)
@@ -230,3 +256,30 @@ def _fits_and_scores(body: list, targets: set[str], ctx: RuleContext) -> bool:
         elif isinstance(func, ast.Attribute) and func.attr == "score" or is_metric(qualname):
             scores = True
     return fits and scores
+
+
+def _grows_warm_ensemble(call: ast.Call, ctx: RuleContext) -> bool:
+    """`model.set_params(n_estimators=n)` on a model with `warm_start=True`: each fit adds
+    trees (or boosting stages) to those already fitted, a scan a search cannot do (it would
+    refit every size from scratch). Warm start is on when the same call, the constructor
+    the receiver's name is bound to, or an earlier `set_params` on that name sets it."""
+    varied = {keyword.arg for keyword in call.keywords} - _NOT_HYPERPARAMETERS - {"warm_start"}
+    if varied != {"n_estimators"}:
+        return False
+    if _turns_on_warm_start(call):
+        return True
+    receiver = call.func.value  # type: ignore[attr-defined]
+    if not isinstance(receiver, ast.Name):
+        return False
+    for binding in ctx.bindings(receiver.id):
+        value = value_bound_to(binding, receiver.id) if isinstance(binding, ast.stmt) else None
+        if isinstance(value, ast.Call) and _turns_on_warm_start(value):
+            return True
+    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "set_params"
+               and isinstance(sub.func.value, ast.Name) and sub.func.value.id == receiver.id
+               and _turns_on_warm_start(sub) for sub in walk_local(ctx.scope.body))  # type: ignore[attr-defined]
+
+
+def _turns_on_warm_start(call: ast.Call) -> bool:
+    value = next((keyword.value for keyword in call.keywords if keyword.arg == "warm_start"), None)
+    return isinstance(value, ast.Constant) and value.value is True
