@@ -3,6 +3,8 @@ GPU502 winning over GPU501 (compute-in-loop)."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpulint import all_rules, lint_source
 
 from .test_gpu501 import HEADER, _lines
@@ -42,3 +44,22 @@ def test_delayed_over_a_dask_argument_is_another_idiom():
     """`delayed(f)(lazy).compute()` computes `lazy` first, then calls `f`: not `f(lazy)`."""
     body = "value = delayed(describe)(grid.sum()).compute()\nother = delayed(describe)(grid).compute()\n"
     assert _lines(body, "GPU502") == []
+
+
+@pytest.mark.parametrize("body", [
+    "checks = [delayed(f)(i) for i in range(10)]\nok = delayed(all)(checks).compute()\n",
+    "checks = []\nfor i in range(10):\n    checks.append(delayed(f)(i))\nok = delayed(all)(checks).compute()\n",
+    "total = delayed(sum)([delayed(f)(1), delayed(f)(2)]).compute()\n",
+    "total = dask.compute(delayed(sum)(delayed(f)(i) for i in range(3)))\n",
+])
+def test_delayed_over_a_collection_of_delayed_values_is_one_graph(body):
+    assert _lines(body, "GPU502") == []
+
+
+@pytest.mark.parametrize("body", [
+    "values = [f(i) for i in range(10)]\nok = delayed(all)(values).compute()\n",
+    "values = []\nfor i in range(10):\n    values.append(f(i))\nok = delayed(all)(values).compute()\n",
+    "total = delayed(sum)([1, 2, 3]).compute()\n",
+])
+def test_delayed_over_a_collection_of_plain_values_is_still_eager(body):
+    assert _lines(body, "GPU502") != []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from gpulint.astutil import value_bound_to, walk_local
 from gpulint.dask_api import is_compute, is_compute_call, is_delayed_call, is_lazy
 from gpulint.rule_api import Example, Rule, RuleContext
 
@@ -17,7 +18,9 @@ class DelayedCalledEagerly(Rule):
 
     - `dask.delayed(f)(x).compute()` (or `dask.compute(dask.delayed(f)(x))`): a one-task
       graph built and run on the spot (unless an argument is a Dask collection, which
-      `delayed` computes first: that is a different idiom);
+      `delayed` computes first: that is a different idiom, or a list of delayed values
+      built before, as in `dask.delayed(all)(checks).compute()`: one graph of many tasks
+      computed once, the right idiom);
     - inside a loop, `dask.delayed(f)(...)` applied to a value computed in the same
       iteration (`x.compute()` passed in, or a name assigned from it in the loop body):
       every iteration waits for its input before the delayed task is even built.
@@ -107,6 +110,13 @@ total, = compute(delayed(sum)([1, 2, 3]))
         Example('''\
 import dask
 
+# one graph: every check runs in parallel, `all` gathers them, computed once
+checks = [dask.delayed(validate)(path) for path in paths]
+valid = dask.delayed(all)(checks).compute()
+'''),
+        Example('''\
+import dask
+
 lazy = [dask.delayed(load)(path) for path in paths]
 frames = dask.compute(*lazy)
 '''),
@@ -160,7 +170,33 @@ def _eager(call: ast.expr, ctx: RuleContext) -> bool:
     if not is_delayed_call(call, ctx.env):
         return False
     arguments = [*call.args, *(keyword.value for keyword in call.keywords)]  # type: ignore[attr-defined]
-    return not any(is_lazy(a.value if isinstance(a, ast.Starred) else a, ctx.env) for a in arguments)
+    return not any(is_lazy(a.value if isinstance(a, ast.Starred) else a, ctx.env) or _holds_delayed(a, ctx)
+                   for a in arguments)
+
+
+def _holds_delayed(node: ast.expr, ctx: RuleContext) -> bool:
+    """A list, tuple or set of lazy values (`delayed` follows into them and runs their
+    tasks as part of the graph): written out, built by a comprehension, or a name of the
+    scope bound to one or filled with `append`/`extend` of lazy values."""
+    if isinstance(node, ast.Starred):
+        node = node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return any(is_lazy(element, ctx.env) or _holds_delayed(element, ctx) for element in node.elts)
+    if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return is_lazy(node.elt, ctx.env)
+    if not isinstance(node, ast.Name):
+        return False
+    for binding in ctx.bindings(node.id):
+        value = value_bound_to(binding, node.id) if isinstance(binding, ast.stmt) else None
+        if value is not None and not isinstance(value, ast.Name) and _holds_delayed(value, ctx):
+            return True
+    for sub in walk_local(ctx.scope.body):  # type: ignore[attr-defined]
+        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend")
+                and isinstance(sub.func.value, ast.Name) and sub.func.value.id == node.id and len(sub.args) == 1):
+            added = sub.args[0]
+            if is_lazy(added, ctx.env) if sub.func.attr == "append" else _holds_delayed(added, ctx):
+                return True
+    return False
 
 
 def _computed_in_iteration(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> set[str]:

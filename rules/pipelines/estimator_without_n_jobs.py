@@ -418,7 +418,7 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
         if value.id in seen:
             return False
         seen = seen | {value.id}
-        bindings = ctx.bindings(value.id)
+        bindings = _reaching(ctx.bindings(value.id), value, ctx)
         return bool(bindings) and all(_toy_binding(binding, value.id, ctx, seen) for binding in bindings)
     if not isinstance(value, ast.Call):
         return False
@@ -437,6 +437,17 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
             return True  # `frame.drop(columns=...)`, `X.reshape(-1, 1)`
         return func.attr in ("fit_transform", "transform") and bool(arguments) and _toy(arguments[0], ctx, seen)
     return False
+
+
+def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[ast.AST]:
+    """The bindings of the scope that may reach `use`: those before it, or only the last
+    of them when that one is a statement of the scope's own body (run unconditionally)."""
+    earlier = [b for b in bindings if isinstance(b, ast.stmt) and b.lineno < use.lineno]
+    if len(earlier) != len([b for b in bindings if not isinstance(b, ast.stmt) or b.lineno <= use.lineno]):
+        return []  # a parameter, or a binding on the line of the use
+    if earlier and any(statement is earlier[-1] for statement in _scope_body(ctx)):
+        return earlier[-1:]
+    return earlier
 
 
 def _toy_binding(binding: ast.AST, name: str, ctx: RuleContext, seen: set[str]) -> bool:
