@@ -608,6 +608,7 @@ class Notebook:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._found: dict[int, _SourceSpan] = {}
         try:
             data, self._source_spans = _decode(text)
         except json.JSONDecodeError as error:
@@ -648,25 +649,23 @@ class Notebook:
             self.cells.append(CodeCell(number, "".join(source), tuple(first_lines)))
 
     @cached_property
-    def _spans(self) -> dict[int, _SourceSpan]:
-        """Code cell number -> where its `source` sits in the text."""
-        text = self.text
+    def _sources(self) -> dict[int, tuple[int, int]]:
+        """Cell index -> span of its `source` value: from the decoding pass, or found by
+        decoding the file again where that pass could not tell."""
         if self._source_spans is not None:
-            sources = self._source_spans
-        else:
-            cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
-            sources = {cell.number - 1: _members(text, cell_spans[cell.number - 1][0])["source"]
-                       for cell in self.cells}
-        spans = {}
-        for cell in self.cells:
-            span = sources[cell.number - 1]
-            elements = None if cell.first_lines is None else tuple(_elements(text, span[0]))
-            spans[cell.number] = _SourceSpan(span, elements)
-        return spans
+            return self._source_spans
+        text = self.text
+        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
+        return {cell.number - 1: _members(text, cell_spans[cell.number - 1][0])["source"] for cell in self.cells}
 
-    @cached_property
-    def _line_starts(self) -> Sequence[int]:
-        return Source.from_text(self.text).line_starts
+    def _span(self, cell: CodeCell) -> _SourceSpan:
+        """Where the code cell's `source` sits, its list's strings found on first use."""
+        found = self._found.get(cell.number)
+        if found is None:
+            span = self._sources[cell.number - 1]
+            elements = None if cell.first_lines is None else tuple(_elements(self.text, span[0]))
+            found = self._found[cell.number] = _SourceSpan(span, elements)
+        return found
 
     def file_line(self, cell: int, line: int) -> int:
         """The line of the file that holds `line` of code cell `cell` (for annotations on the
@@ -674,22 +673,22 @@ class Notebook:
         found = next((c for c in self.cells if c.number == cell), None)
         if found is None:
             return 1
-        where = self._spans[cell]
+        where = self._span(found)
         offset = where.span[0]
         if where.elements and found.first_lines:
             index = max(bisect.bisect_right(found.first_lines, line) - 1, 0)
             offset = where.elements[index][0]
-        return bisect.bisect_right(self._line_starts, offset)
+        return _line_at(self.text, offset)
 
     def with_sources(self, sources: dict[int, str]) -> str:
         """The file's text with the `source` of the cells in `sources` replaced, written the
         way the file writes it; every other byte unchanged."""
         text = self.text
-        for cell in sorted(self.cells, key=lambda c: self._spans[c.number].span, reverse=True):
+        for cell in sorted(self.cells, key=lambda c: self._span(c).span, reverse=True):
             new = sources.get(cell.number)
             if new is None or new == cell.text:
                 continue
-            begin, end = self._spans[cell.number].span
+            begin, end = self._span(cell).span
             text = text[:begin] + self._render(cell, new) + text[end:]
         return text
 
@@ -705,7 +704,7 @@ class Notebook:
 
     def _list_style(self, cell: CodeCell) -> tuple[str, str, str]:
         """The whitespace the file puts around and between a list's items."""
-        (begin, end), elements = self._spans[cell.number].span, self._spans[cell.number].elements or ()
+        (begin, end), elements = self._span(cell).span, self._span(cell).elements or ()
         if elements:
             lead = self.text[begin + 1:elements[0][0]]
             trail = self.text[elements[-1][1]:end - 1]
@@ -719,6 +718,15 @@ class Notebook:
         unit = (len(second_line) - len(second_line.lstrip(" "))) or 1
         lead = "\n" + indent + " " * unit
         return lead, "," + lead, "\n" + indent
+
+
+def _line_at(text: str, offset: int) -> int:
+    """The line of `text` that holds `offset` (`\r\n`, `\r` and `\n` end a line, as in
+    `Source.line_starts`), counted without a table of every line of a large file."""
+    breaks = text.count("\n", 0, offset)
+    if "\r" in text:
+        breaks += text.count("\r", 0, offset) - text.count("\r\n", 0, offset)
+    return breaks + 1
 
 
 #: A `\uXXXX` escape of a character outside ASCII (U+0080 and up).

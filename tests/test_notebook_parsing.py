@@ -3,6 +3,7 @@ own is read from that parse, and must be what parsing each cell alone says."""
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import json
 
@@ -136,7 +137,7 @@ def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, i
     assert data == json.loads(text)
     notebook = notebook_module.Notebook(text)
     expected = old_spans(text, cells)
-    assert {number: notebook._spans[number].span for number in expected} == expected
+    assert {cell.number: notebook._span(cell).span for cell in notebook.cells} == expected
     assert sources is not None and all(sources[number - 1] == span for number, span in expected.items())
 
 
@@ -159,3 +160,12 @@ def test_a_repeated_key_keeps_its_last_value_and_spans():
     assert notebook.file_line(1, 2) == 2
     assert json.loads(notebook.with_sources({1: "w = 4\n"})) == {
         "cells": [{"cell_type": "code", "source": ["w = 4\n"]}], "nbformat": 4}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab\r\n", max_size=30), st.integers(min_value=0, max_value=30))
+def test_the_line_of_an_offset_is_counted_as_the_line_table_counts_it(text, offset):
+    offset = min(offset, len(text))
+    if 0 < offset < len(text) and text[offset - 1:offset + 1] == "\r\n":
+        offset += 1  # an offset inside a line break is no value's start
+    assert notebook_module._line_at(text, offset) == bisect.bisect_right(Source.from_text(text).line_starts, offset)
