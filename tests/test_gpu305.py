@@ -345,3 +345,49 @@ def test_the_loop_that_feeds_a_device_is_known_from_evidence(source):
 @pytest.mark.parametrize("source", list(_NOT_FED.values()), ids=list(_NOT_FED))
 def test_a_loop_that_feeds_the_host_is_left_alone(source):
     assert [d for d in lint_source(textwrap.dedent(source)) if d.code == "GPU305"] == []
+
+
+_DATASET = '''
+import torch
+from PIL import Image
+from torch.utils.data import DataLoader, Dataset
+
+device = torch.device("cuda")
+
+
+class Prompts(Dataset):
+    def __init__(self, prompt, count):
+        self.prompt, self.count = prompt, count
+
+    def __len__(self):
+        return self.count
+
+    def __getitem__(self, index):
+        return {"prompt": self.prompt, "index": int(index)}
+
+
+class Images(Dataset):
+    def __init__(self, paths):
+        self.paths = paths
+
+    def __len__(self):
+        return len(self.paths)
+
+    def __getitem__(self, index):
+        return torch.as_tensor(Image.open(self.paths[index]))
+
+
+def run(model, paths):
+    prompts = Prompts("a cat", 100)
+    for batch in DataLoader(prompts, batch_size=4):
+        model(batch["prompt"]).to(device)
+    for images in DataLoader(Images(paths), batch_size=4):
+        model(images.to(device))
+'''
+
+
+def test_a_dataset_whose_items_cost_nothing_needs_no_workers():
+    """Items looked up in memory (no call but a few builtins in `__getitem__`): workers cost
+    more than they save; a dataset that decodes each item still gets the finding."""
+    lines = [d.start.line for d in lint_source(_DATASET) if d.code == "GPU305"]
+    assert lines == [_DATASET.splitlines().index("    for images in DataLoader(Images(paths), batch_size=4):") + 1]

@@ -250,7 +250,7 @@ def train(events, model):
             workers = node.args[loader.position]
         if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
             return
-        if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx):
+        if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx) or _items_cost_nothing(node, ctx):
             return
         statement = ctx.statement
         bound = None
@@ -418,7 +418,7 @@ def _dataset_on_device(call: ast.Call, ctx: RuleContext) -> bool:
     """The loader's dataset is already on the device (`data = data.to(device)`, then split
     with `data.train_val_test_split(...)`): its batches are slices of device memory, which
     worker processes cannot prepare any faster (nor share with the main process)."""
-    dataset = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+    dataset = _dataset_argument(call)
     if dataset is None:
         return False
     if is_device_resident(ctx.type_of(dataset)):
@@ -429,6 +429,36 @@ def _dataset_on_device(call: ast.Call, ctx: RuleContext) -> bool:
     return bool(bindings) and all(
         isinstance(binding, ast.Assign) and _derived_on_device(binding.value, ctx) for binding in bindings
     )
+
+
+def _items_cost_nothing(call: ast.Call, ctx: RuleContext) -> bool:
+    """The loader's dataset is an instance of a class of the file whose `__getitem__` calls
+    nothing but a few builtins: it only looks items up in memory (prompts and their
+    indices, rows of tensors it holds), so worker processes would cost more than the
+    little they take off the main process."""
+    dataset = _dataset_argument(call)
+    if isinstance(dataset, ast.Name):
+        bindings = ctx.bindings(dataset.id)
+        values = [b.value for b in bindings if isinstance(b, ast.Assign)]
+        dataset = values[0] if len(values) == 1 == len(bindings) else None
+    if not (isinstance(dataset, ast.Call) and isinstance(dataset.func, ast.Name)):
+        return False
+    found = ctx.semantic.resolve(ctx.scopes, dataset.func.id)
+    if not found or found[0] or len(found[1]) != 1:
+        return False
+    getitem = ctx.semantic.method(found[1][0], "__getitem__")
+    if getitem is None:
+        return False
+    return all(isinstance(sub.func, ast.Name) and sub.func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(sub.func.id)
+               for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
+
+
+#: Builtins an item lookup may call without doing real work.
+_LOOKUP_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "dict", "list", "tuple", "min", "max", "range"})
+
+
+def _dataset_argument(call: ast.Call) -> ast.expr | None:
+    return call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
 
 
 #: Methods whose result is on the host, whatever their receiver.
