@@ -21,7 +21,8 @@ SCIPY_LIBRARIES = {"scipy": "numpy", "cupyx.scipy": "cupy"}
 ARRAY_FACTORIES = frozenset(
     """array asarray ascontiguousarray zeros ones empty full arange linspace logspace zeros_like ones_like
     empty_like full_like concatenate stack vstack hstack column_stack where sqrt exp log abs sin cos
-    random.rand random.randn random.random random.normal random.uniform random.randint""".split()
+    random.rand random.randn random.random random.normal random.uniform random.randint
+    random.permutation""".split()
 )
 #: More NumPy/CuPy functions that return an array when given one (array family rules).
 ARRAY_FACTORIES = ARRAY_FACTORIES | frozenset(
@@ -32,6 +33,12 @@ ARRAY_FUNCTIONS = frozenset(
     """linalg.inv linalg.pinv linalg.solve linalg.cholesky linalg.eigvals linalg.eigvalsh linalg.matrix_power
     fft.fft fft.ifft fft.rfft fft.irfft fft.fft2 fft.ifft2 fft.fftn fft.ifftn fft.rfftn fft.irfftn fft.fftfreq
     fft.rfftfreq fft.fftshift fft.ifftshift histogram_bin_edges unique_values""".split()
+)
+#: Reductions that return an array when given an axis (`np.mean(a, axis=0)`, `a.max(0)`)
+#: and a scalar without one.
+AXIS_REDUCTIONS = frozenset(
+    """sum mean max min std var median prod average argmax argmin any all ptp nansum nanmean nanmax nanmin
+    nanstd nanvar nanmedian amax amin count_nonzero""".split()
 )
 #: Functions that return a fixed number of arrays (further cases in `_tuple_size`).
 TUPLE_FUNCTIONS = {
@@ -137,7 +144,7 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
         size = _tuple_size(attr, call)
         if size:
             return array_tuple(lib, size)
-        if attr in ARRAY_FUNCTIONS:
+        if attr in ARRAY_FUNCTIONS or attr in AXIS_REDUCTIONS and _axis_given(call, 1):
             return Ty(Kind.ARRAY, lib)
     if attr == "where" and call is not None and len(call.args) != 3:
         return None  # `np.where(condition)` returns a tuple of index arrays
@@ -152,6 +159,15 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     return None
 
 
+def _axis_given(call: ast.Call, position: int) -> bool:
+    """A reduction given an axis that is not None (`axis=0`, or the `position`-th argument):
+    it reduces along that axis only, so an array of more than one dimension gives an array."""
+    axis = next((k.value for k in call.keywords if k.arg == "axis"), None)
+    if axis is None and len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args):
+        axis = call.args[position]
+    return axis is not None and not (isinstance(axis, ast.Constant) and axis.value is None)
+
+
 def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
     """`receiver.<method>(...)` on an array or a random generator."""
     kind, lib = receiver.kind, receiver.lib
@@ -160,6 +176,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
             return receiver
         if lib == "cupy" and method == "get":
             return Ty(Kind.ARRAY, "numpy")  # the copy to the host
+        if method in AXIS_REDUCTIONS and _axis_given(call, 0):
+            return Ty(Kind.ARRAY, lib)
         return receiver if method in ARRAY_TO_ARRAY else None
     if kind == "generator":
         sized = any(k.arg == "size" for k in call.keywords) or (method == "random" and bool(call.args))

@@ -397,3 +397,19 @@ def test_a_stack_of_a_filled_list_is_on_its_elements_device():
                 print(s.item())
             return torch.stack(sums).cpu()
     ''') == [(12, "GPU301")]
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("np.mean(grid, axis=0)", ARRAY),
+    ("np.nanmax(grid, 1)", ARRAY),
+    ("grid.max(0) - grid.min(0)", ARRAY),
+    ("grid.sum(axis=1)", ARRAY),
+    ("np.random.permutation(grid)", ARRAY),
+    # without an axis (or with axis=None) a reduction gives a scalar
+    ("np.mean(grid)", None),
+    ("grid.max()", None),
+    ("grid.sum(axis=None)", None),
+    ("np.sum(grid, None)", None),
+])
+def test_reductions_along_an_axis_give_arrays(expression, expected):
+    assert _probe(expression, "import numpy as np\ngrid = np.zeros((3, 4))\n") == expected
