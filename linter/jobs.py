@@ -1,8 +1,8 @@
 """Work on many files at once: a pool of worker processes, results in the files' order.
 
-Each task is one whole file (read, lint or fix, write back), so workers share nothing
-but their start. Results come back in the order the items were given whatever order
-they finish in; only finished results waiting for an earlier one are held, and at most
+Each task is whole files (read, lint or fix, write back), so workers share nothing but
+their start. Results come back in the order the items were given whatever order they
+finish in; only finished results waiting for an earlier one are held, and at most
 `WINDOW` tasks per worker are in flight, so memory does not grow with the number of files.
 
 Workers are forked from the running process where the system allows it, so the rules it
@@ -29,7 +29,7 @@ Result = TypeVar("Result")
 
 #: Below this many files a run stays in one process: starting workers would cost more than it saves.
 MIN_FILES = 16
-#: Tasks in flight per worker: enough to keep the others busy while one works through a
+#: Files in flight per worker: enough to keep the others busy while one works through a
 #: large file that holds up the output, few enough that the results waiting hold little.
 WINDOW = 32
 
@@ -46,49 +46,65 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                 ) -> Iterator[Result]:
     """`function` applied to each item, in the items' order, on up to `jobs` processes.
 
-    `function` must be picklable (a module-level function) and must not raise for a bad
-    file; should it raise anyway, or its worker die, `on_failure(item, why)` stands for its
-    result. `warm_up` runs once before workers start (what they should inherit)."""
+    `function` and `on_failure` must be picklable (module-level functions or instances of
+    module-level classes), and `function` must not raise for a bad file; should it raise
+    anyway, or its worker die, `on_failure(item, why)` stands for its result. `warm_up`
+    runs once before workers start (what they should inherit). Large runs send the items
+    in batches of a few, so that little time goes to passing them between processes."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or len(items) < MIN_FILES:
         yield from map(function, items)
         return
     if warm_up is not None:
         warm_up()
+    size = max(1, min(MAX_BATCH, len(items) // (jobs * WINDOW)))
+    batches = (list(items[start:start + size]) for start in range(0, len(items), size))
+    in_flight = max(2 * jobs, jobs * WINDOW // size)  # batches: about WINDOW files a worker
     pool = _pool(jobs, warm_up)
     try:
-        pending: deque[tuple[Item, Future[Result]]] = deque()
-        queue = iter(items)
+        pending: deque[tuple[list[Item], Future[list[Result]]]] = deque()
         while True:
-            while len(pending) < jobs * WINDOW:
-                item = next(queue, _END)
-                if item is _END:
+            while len(pending) < in_flight:
+                batch = next(batches, None)
+                if batch is None:
                     break
-                pending.append((item, pool.submit(function, item)))  # type: ignore[arg-type]
+                pending.append((batch, pool.submit(_batch, function, on_failure, batch)))
             if not pending:
                 return
-            item, future = pending[0]
+            batch, future = pending[0]
             try:
-                result = future.result()
+                results = future.result()
             except BrokenProcessPool:
                 pool.shutdown(wait=True, cancel_futures=True)
-                for item, future in pending:  # those that finished keep their result
+                for batch, future in pending:  # those that finished keep their results
                     if future.done() and not future.cancelled() and future.exception() is None:
-                        yield future.result()
+                        yield from future.result()
                     else:
-                        yield from _one_at_a_time(function, [item], on_failure, warm_up)
+                        yield from _one_at_a_time(function, batch, on_failure, warm_up)
                 pending.clear()
                 pool = _pool(jobs, warm_up)
                 continue
-            except Exception as error:  # the file's own failure, not the run's
-                result = on_failure(item, f"{type(error).__name__}: {error}")
             pending.popleft()
-            yield result
+            yield from results
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-_END = object()
+#: The most items sent to a worker at once.
+MAX_BATCH = 8
+
+
+def _batch(function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result],
+           items: list[Item]) -> list[Result]:
+    """In a worker: the results of a batch, each item's failure its own."""
+    return [_one(function, on_failure, item) for item in items]
+
+
+def _one(function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result], item: Item) -> Result:
+    try:
+        return function(item)
+    except Exception as error:  # the file's own failure, not the run's
+        return on_failure(item, f"{type(error).__name__}: {error}")
 
 
 def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
@@ -98,11 +114,9 @@ def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
     for item in items:
         pool = _pool(1, warm_up)
         try:
-            yield pool.submit(function, item).result()
+            yield pool.submit(_one, function, on_failure, item).result()
         except BrokenProcessPool:
             yield on_failure(item, "the worker process checking it stopped unexpectedly")
-        except Exception as error:
-            yield on_failure(item, f"{type(error).__name__}: {error}")
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
