@@ -243,3 +243,102 @@ def test_the_callers_estimator_and_scorer_keep_their_state_under_plain_fix():
     assert unsafe.count("n_jobs=-1") == 3
     if effective_n_jobs(-1) > 1:  # why those two are unsafe: the counts stay in the workers
         assert run_example(setup, unsafe, "run(X, y)")[:2] != (fits, scores)
+
+
+# -- where the parallelism does not pay, or belongs elsewhere ---------------------------------
+
+_FOREST = "from sklearn.ensemble import RandomForestClassifier\n"
+
+
+@pytest.mark.parametrize("setup", [
+    "import cuml.accel\ncuml.accel.install()\n",
+    "from cuml import accel\naccel.install()\n",
+    "get_ipython().run_line_magic('load_ext', 'cuml.accel')\n",
+])
+def test_not_under_cuml_accel(setup):
+    assert _codes(setup + _FOREST + "model = RandomForestClassifier()\n") == []
+
+
+@pytest.mark.parametrize("setup", [
+    "import cuml\n",  # cuML imported, its accelerator not installed
+    "import cuml.accel\n",  # imported, never installed
+    "get_ipython().run_line_magic('load_ext', 'autoreload')\n",
+])
+def test_near_misses_of_cuml_accel(setup):
+    assert _codes(setup + _FOREST + "model = RandomForestClassifier()\n") == [len(setup.splitlines()) + 2]
+
+
+@pytest.mark.parametrize("outer", [
+    "GridSearchCV(model, {'max_depth': [2, 3]})",
+    "cross_val_score(model, X, y)",
+    "VotingClassifier([('forest', model), ('tree', DecisionTreeClassifier())])",
+    "GridSearchCV(make_pipeline(StandardScaler(), model), {'randomforestclassifier__max_depth': [2, 3]})",
+])
+def test_an_estimator_handed_to_a_parallel_call_is_reported_there_only(outer):
+    source = (
+        _FOREST + "from sklearn.ensemble import VotingClassifier\n"
+        "from sklearn.model_selection import GridSearchCV, cross_val_score\n"
+        "from sklearn.pipeline import make_pipeline\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.tree import DecisionTreeClassifier\n"
+        f"model = RandomForestClassifier()\nouter = {outer}\n"
+    )
+    assert _codes(source) == [8]
+
+
+def test_an_estimator_handed_through_names_is_reported_at_the_outer_call_only():
+    source = (
+        _FOREST + "from sklearn.model_selection import GridSearchCV\nfrom sklearn.pipeline import Pipeline\n"
+        "model = RandomForestClassifier()\nsteps = [('forest', model)]\npipeline = Pipeline(steps)\n"
+        "search = GridSearchCV(pipeline, {'forest__max_depth': [2, 3]}, n_jobs=-1)\n"
+    )
+    assert _codes(source) == []
+
+
+def test_an_estimator_only_predicting_for_a_parallel_call_is_still_reported():
+    source = (
+        _FOREST + "from sklearn.model_selection import cross_val_score\n"
+        "model = RandomForestClassifier().fit(X, y)\n"
+        "scores = cross_val_score(DecisionTreeClassifier(), model.predict(X).reshape(-1, 1), y, n_jobs=-1)\n"
+    )
+    assert _codes(source) == [3]
+
+
+@pytest.mark.parametrize("data", [
+    "from sklearn.datasets import load_iris\niris = load_iris()\nX, y = iris.data, iris['target']\n",
+    "from sklearn.datasets import load_digits\nX, y = load_digits(return_X_y=True)\n",
+    "from sklearn import datasets\nX, y = datasets.make_classification(n_samples=1_000, random_state=0)\n",
+    "from sklearn.datasets import make_moons\nX, y = make_moons(noise=0.2)\n",
+    # split, wrapped in a frame, scaled: still the same 150 rows
+    "import pandas as pd\nfrom sklearn.datasets import load_iris\nfrom sklearn.model_selection import train_test_split\n"
+    "from sklearn.preprocessing import StandardScaler\ndata = load_iris()\n"
+    "frame = pd.DataFrame(data.data)\nX, _, y, _ = train_test_split(StandardScaler().fit_transform(frame), data.target)\n",
+])
+def test_not_on_toy_data(data):
+    source = data + _FOREST + "model = RandomForestClassifier()\nmodel.fit(X, y)\n"
+    assert _codes(source) == []
+    source = data + _FOREST + "from sklearn.model_selection import cross_val_score\n" \
+                              "scores = cross_val_score(RandomForestClassifier(), X, y)\n"
+    assert _codes(source) == []
+
+
+@pytest.mark.parametrize("data", [
+    "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=100_000)\n",
+    "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=rows)\n",
+    "import pandas as pd\nframe = pd.read_csv('train.csv')\nX, y = frame.drop(columns='label'), frame.label\n",
+    "from sklearn.datasets import fetch_covtype\nX, y = fetch_covtype(return_X_y=True)\n",
+    # toy data rebound, before the fit, to data read from a file
+    "import numpy as np\nfrom sklearn.datasets import load_iris\nX, y = load_iris(return_X_y=True)\n"
+    "X = np.load('features.npy')\n",
+])
+def test_still_reported_on_data_of_unknown_or_real_size(data):
+    source = data + _FOREST + "model = RandomForestClassifier()\nmodel.fit(X, y)\n"
+    assert _codes(source) == [len(data.splitlines()) + 2]
+
+
+def test_reported_when_one_of_the_fits_is_not_on_toy_data():
+    source = (
+        "import numpy as np\nfrom sklearn.datasets import load_iris\n" + _FOREST +
+        "model = RandomForestClassifier()\nmodel.fit(*load_iris(return_X_y=True))\n"
+        "model.fit(np.load('X.npy'), np.load('y.npy'))\n"
+    )
+    assert _codes(source) == [4]
