@@ -72,12 +72,16 @@ def _code_version(version: str) -> str:
     digest = hashlib.sha256(version.encode())
     package = Path(__file__).resolve().parent
     for folder in sorted({package, package.parent / "rules", package.parent / "fixers"}):
-        for path in sorted(folder.rglob("*.py")):
-            try:
-                info = path.stat()
-            except OSError:
-                continue
-            digest.update(f"{path.relative_to(folder)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
+        for directory, dirnames, filenames in os.walk(folder):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith((".", "__")))  # no caches, no data
+            for name in sorted(filenames):
+                if name.endswith(".py"):
+                    try:
+                        info = os.stat(os.path.join(directory, name))
+                    except OSError:
+                        continue
+                    where = os.path.relpath(os.path.join(directory, name), folder)
+                    digest.update(f"{where}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return f"{version}+{digest.hexdigest()[:16]}"
 
 
