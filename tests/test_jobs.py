@@ -45,6 +45,13 @@ def test_two_jobs_report_what_one_job_reports(project, cli):
     assert names == sorted(names, key=lambda name: [part for part in name.split("/")])
 
 
+def test_two_jobs_print_the_diff_one_job_prints(project, cli):
+    fill_project(project)
+    one, two = (cli("check", ".", "--diff", "--unsafe-fixes", "--jobs", jobs, "--no-cache") for jobs in "12")
+    assert (one.code, one.stdout, one.stderr) == (two.code, two.stdout, two.stderr)
+    assert one.stdout.count("+++ b/") > 5 and "+++ b/examples/store_sales.ipynb" in one.stdout
+
+
 def test_fixing_with_two_jobs_writes_what_one_job_writes(tmp_path, cli, monkeypatch):
     contents = {}
     for jobs in ("1", "2"):
