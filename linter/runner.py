@@ -143,7 +143,6 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
             # Nothing was written: report the file as it still is on disk.
             result = process(source, display, config, path, False)
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
-            _store(cache, config, path, display, data, result)
         else:
             if cache is not None:  # the entry describes the file as written
                 written_source = decode(written) if notebook else Source.from_bytes(written)
