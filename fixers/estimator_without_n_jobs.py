@@ -24,6 +24,11 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     edits = add_keywords(ctx, info["call"], [("n_jobs", "-1")])
     if edits is None:
         return None
+    if info.get("nested"):
+        # Also handed to a search, helper or ensemble with its own `n_jobs`: both levels
+        # parallel oversubscribe the cores.
+        return Fix(Applicability.UNSAFE, f"{MESSAGE} (unsafe: it is also fitted inside a parallel search, helper "
+                                         "or ensemble; keep `n_jobs` at one level)", edits)
     user_code = info.get("user_code")
     if user_code is not None:
         message = f"{MESSAGE} (unsafe: {user_code} may be code of yours, run in worker processes)"

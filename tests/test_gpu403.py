@@ -342,3 +342,23 @@ def test_reported_when_one_of_the_fits_is_not_on_toy_data():
         "model.fit(np.load('X.npy'), np.load('y.npy'))\n"
     )
     assert _codes(source) == [4]
+
+
+def test_an_estimator_fitted_itself_and_handed_to_a_helper_is_reported_with_an_unsafe_fix():
+    source = (
+        _FOREST + "from sklearn.model_selection import cross_val_score\n"
+        "model = RandomForestClassifier()\nmodel.fit(X, y)\nscores = cross_val_score(model, X, y)\n"
+    )
+    found = {d.start.line: d for d in lint_source(source) if d.code == "GPU403"}
+    assert sorted(found) == [3, 5]
+    assert found[3].fix.applicability is Applicability.UNSAFE and "parallel" in found[3].fix.message
+
+
+def test_a_name_rebound_before_the_outer_call_is_another_estimator():
+    source = (
+        _FOREST + "from sklearn.model_selection import GridSearchCV\n"
+        "model = RandomForestClassifier()\nmodel.fit(X, y)\n"
+        "model = RandomForestClassifier()\nsearch = GridSearchCV(model, {'max_depth': [2, 3]}, n_jobs=-1)\n"
+    )
+    [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
+    assert diagnostic.start.line == 3 and diagnostic.fix.applicability is Applicability.SAFE

@@ -276,13 +276,17 @@ model = RandomForestClassifier()
         if _inside_parallel_call(node, ctx) or self._under_cuml_accel(ctx):
             return
         bound = _bound_name(node, ctx)
-        if bound is not None and _handed_to_parallel_call(node, bound, ctx):
-            return
-        if _fitted_on_toy_data_only(node, qualname, bound, ctx):
+        live = _live_lines(bound, ctx) if bound is not None else None
+        fits = _fits(node, qualname, bound, live, ctx)
+        nested = bound is not None and _handed_to_parallel_call(node, bound, live, ctx)
+        if nested and not fits:
+            return  # reported at the outer call
+        if fits and all(x is not None and _toy(x, ctx, set()) for x in fits):
             return
         short = qualname.rsplit(".", 1)[1]
         ctx.report(node, f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
-                   context={"call": node, "qualname": qualname, "user_code": _user_code(node, qualname, ctx)})
+                   context={"call": node, "qualname": qualname, "user_code": _user_code(node, qualname, ctx),
+                            "nested": nested})
 
 
 #: Libraries whose functions and classes keep no state of the caller's.
@@ -406,12 +410,26 @@ def _scope_body(ctx: RuleContext) -> list[ast.stmt]:
     return ctx.scope.body  # type: ignore[attr-defined]
 
 
-def _handed_to_parallel_call(node: ast.Call, name: str, ctx: RuleContext) -> bool:
+def _live_lines(name: str, ctx: RuleContext) -> tuple[int, float]:
+    """The lines where `name` still holds what the current statement binds: after it, up
+    to the next statement of the scope that binds the name again."""
+    statement = ctx.statement
+    assert statement is not None
+    start = statement.end_lineno or statement.lineno
+    later = [b.lineno for b in ctx.bindings(name) if isinstance(b, ast.stmt) and b.lineno > start]
+    return start, min(later, default=float("inf"))
+
+
+def _within(node: ast.AST, live: tuple[int, float] | None) -> bool:
+    return live is None or live[0] < node.lineno <= live[1]  # type: ignore[attr-defined]
+
+
+def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] | None, ctx: RuleContext) -> bool:
     """The estimator bound to `name` is handed, directly or through names bound to
     containers and pipelines holding it, to a search, a cross-validation helper or an
     ensemble of the same scope: that outer call is where the parallelism belongs."""
     names = {name}
-    statements = [sub for sub in walk_local(_scope_body(ctx)) if isinstance(sub, ast.Assign)]
+    statements = [sub for sub in walk_local(_scope_body(ctx)) if isinstance(sub, ast.Assign) and _within(sub, live)]
     for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
         more = {target.id for statement in statements for target in statement.targets
                 if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)}
@@ -421,7 +439,7 @@ def _handed_to_parallel_call(node: ast.Call, name: str, ctx: RuleContext) -> boo
     for outer in walk_local(_scope_body(ctx)):
         if outer is node or not isinstance(outer, ast.Call) or not isinstance(outer.func, (ast.Name, ast.Attribute)):
             continue
-        if _passes(outer, set(), names):
+        if _within(outer, live) and _passes(outer, set(), names):
             qualname = ctx.qualname(outer.func)
             if qualname is not None and parallel_n_jobs(qualname):
                 return True
@@ -434,20 +452,21 @@ _FIT_METHODS = frozenset({"fit", "fit_predict", "fit_transform"})
 _WRAPPING_CALLS = frozenset({"pandas.DataFrame", "pandas.Series", "numpy.array", "numpy.asarray"})
 
 
-def _fitted_on_toy_data_only(node: ast.Call, qualname: str, name: str | None, ctx: RuleContext) -> bool:
-    """Every fit of the estimator in its scope (or the helper's own `X`) is on one of
-    scikit-learn's toy datasets, or on fewer generated rows than pay for the workers."""
-    short = qualname.rsplit(".", 1)[1]
-    if short[:1].islower():  # `cross_val_score(estimator, X, y)`: the helper's `X`
-        data = [_x_argument(node, 1)]
-    else:
-        data = []
-        for sub in walk_local(_scope_body(ctx)):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
-                receiver = sub.func.value
-                if receiver is node or name is not None and isinstance(receiver, ast.Name) and receiver.id == name:
-                    data.append(_x_argument(sub, 0))
-    return bool(data) and all(x is not None and _toy(x, ctx, set()) for x in data)
+def _fits(node: ast.Call, qualname: str, name: str | None, live: tuple[int, float] | None,
+          ctx: RuleContext) -> list[ast.expr | None]:
+    """The data the estimator is fitted on in its scope (`fit`, `fit_predict`,
+    `fit_transform` on the call itself or on the name bound to it, while it holds it), or
+    the helper's own `X` (`cross_val_score(estimator, X, y)`); None where it is not known."""
+    if qualname.rsplit(".", 1)[1][:1].islower():
+        return [_x_argument(node, 1)]
+    data = []
+    for sub in walk_local(_scope_body(ctx)):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
+            receiver = sub.func.value
+            if receiver is node or (name is not None and isinstance(receiver, ast.Name) and receiver.id == name
+                                    and _within(sub, live)):
+                data.append(_x_argument(sub, 0))
+    return data
 
 
 def _x_argument(call: ast.Call, position: int) -> ast.expr | None:
