@@ -39,7 +39,9 @@ class EstimatorWithoutNJobs(Rule):
       ...)`) or through names of the same scope (`model = RandomForestClassifier()`,
       `pipe = make_pipeline(scaler, model)`, `GridSearchCV(pipe, ...)`): the outer call is
       where the parallelism belongs and is reported there, once; `n_jobs=-1` at both
-      levels only oversubscribes the cores, as scikit-learn's docs warn;
+      levels only oversubscribes the cores, as scikit-learn's docs warn. An estimator
+      also fitted on its own there (`model.fit(X, y)`) is still reported, with an unsafe
+      fix;
     - code under `cuml.accel` (`cuml.accel.install()`, or the extension loaded through
       `get_ipython().run_line_magic("load_ext", "cuml.accel")`): the estimators run on
       the GPU. A notebook's `%load_ext cuml.accel` line is not seen (the engine is handed
