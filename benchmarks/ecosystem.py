@@ -17,7 +17,7 @@ each with the hand-label verdict of `benchmarks/realcode/labels/*.csv` at its pl
 relative to the corpus; it records the gpulint commit and the repositories' pinned
 commits), and the report then compares against it, so its difference is empty. `--gpulint
 CMD` runs another gpulint (split like a shell command line; default: this Python's `-m
-gpulint`); tiers are read from the registry of the gpulint this script imports.
+gpulint`); rule families and tiers are read from the registry of the gpulint this script imports.
 
 The report is Markdown on standard output and in `--output`. Exit codes: 0 the report was
 written (whatever it shows), 2 the corpus is missing, the baseline cannot be read, gpulint
@@ -46,7 +46,6 @@ from benchmarks.realcode.labels import (
     by_place,
     label_within,
     load,
-    rule_families,
 )
 from benchmarks.realcode.recall import Finding, RecallError, gpulint_command, run_gpulint
 
@@ -90,11 +89,12 @@ def rule_tier(rule: object) -> str:
     return str(tier) if tier else DEFAULT_TIER
 
 
-def registry_tiers() -> dict[str, str]:
-    """Rule code -> tier, for every rule of the registry of the imported gpulint."""
+def registry() -> tuple[dict[str, str], dict[str, str]]:
+    """(rule code -> family, rule code -> tier) for every rule of the imported gpulint."""
     from gpulint.registry import all_rules
 
-    return {rule.code: rule_tier(rule) for rule in all_rules()}
+    rules = all_rules()
+    return {rule.code: rule.family() for rule in rules}, {rule.code: rule_tier(rule) for rule in rules}
 
 
 # -- the run -----------------------------------------------------------------------------
@@ -355,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
         current = collect(command, corpus, repos)
         baseline = load_baseline(args.baseline)
         labels = load(args.labels or [DEFAULT_LABELS], check_codes=False)
-        families, tiers = rule_families(), registry_tiers()
+        families, tiers = registry()
     except (EcosystemError, ExtractError, LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

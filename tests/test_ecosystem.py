@@ -38,8 +38,9 @@ def test_rule_tier_reads_the_attribute_else_default():
     assert rule_tier(Plain) == "default"
     assert rule_tier(Preview) == "preview"
     assert rule_tier(Enumerated) == "preview"
-    tiers = ecosystem.registry_tiers()
-    assert "GPU102" in tiers and all(isinstance(tier, str) and tier for tier in tiers.values())
+    families, tiers = ecosystem.registry()
+    assert families["GPU102"] == "dataframe" and set(families) == set(tiers)
+    assert all(isinstance(tier, str) and tier for tier in tiers.values())
 
 
 def test_difference_is_by_place_and_rule_with_multiplicity():
