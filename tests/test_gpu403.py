@@ -362,3 +362,12 @@ def test_a_name_rebound_before_the_outer_call_is_another_estimator():
     )
     [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
     assert diagnostic.start.line == 3 and diagnostic.fix.applicability is Applicability.SAFE
+
+
+def test_toy_data_replaced_later_in_a_loop_is_not_toy():
+    source = (
+        "import numpy as np\nfrom sklearn.datasets import load_iris\n" + _FOREST +
+        "X, y = load_iris(return_X_y=True)\nmodel = RandomForestClassifier()\n"
+        "for path in paths:\n    model.fit(X, y)\n    X = np.load(path)\n"
+    )
+    assert _codes(source) == [5]

@@ -516,9 +516,24 @@ def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[
     earlier = [b for b in bindings if isinstance(b, ast.stmt) and b.lineno < use.lineno]
     if len(earlier) != len([b for b in bindings if not isinstance(b, ast.stmt) or b.lineno <= use.lineno]):
         return []  # a parameter, or a binding on the line of the use
+    later = [b for b in bindings if b not in earlier]
+    if later and any(loop.lineno <= b.lineno <= (loop.end_lineno or loop.lineno)  # type: ignore[attr-defined]
+                     for loop in _loops_around(use, ctx) for b in later):
+        return bindings  # a binding later in a loop reaches the use in the next iteration
     if earlier and any(statement is earlier[-1] for statement in _scope_body(ctx)):
         return earlier[-1:]
     return earlier
+
+
+def _loops_around(node: ast.AST, ctx: RuleContext) -> list[ast.AST]:
+    loops = []
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                                         ast.ClassDef, ast.Module)):
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+            loops.append(parent)
+        parent = ctx.parent(parent)
+    return loops
 
 
 def _toy_binding(binding: ast.AST, name: str, ctx: RuleContext, seen: set[str]) -> bool:
