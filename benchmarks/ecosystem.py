@@ -323,10 +323,11 @@ def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo]) -> Base
     """Run gpulint over the corpus: its findings and what they were made with."""
     files = corpus_files(corpus, repos)
     arguments = check_arguments(command)
+    commit = gpulint_commit(command)  # before the run, which may take minutes
     unreadable: list[str] = []
     findings = run_gpulint(command, corpus, files, extra=arguments, unreadable=unreadable)
     return Baseline(sorted(findings, key=_order), len(files), sorted(_relative(corpus, line) for line in unreadable),
-                    {repo.name: repo.commit for repo in repos}, gpulint_commit(command), ["--select", "ALL", *arguments])
+                    {repo.name: repo.commit for repo in repos}, commit, ["--select", "ALL", *arguments])
 
 
 def _describe(run: Baseline) -> str:
