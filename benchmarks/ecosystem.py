@@ -32,9 +32,9 @@ import shlex
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from benchmarks.realcode.extract import REPOS, ExtractError, Repo, load_repos
 from benchmarks.realcode.labels import (
@@ -47,7 +47,12 @@ from benchmarks.realcode.labels import (
     label_within,
     load,
 )
-from benchmarks.realcode.recall import Finding, RecallError, gpulint_command, run_gpulint
+from benchmarks.realcode.recall import (
+    Finding,
+    RecallError,
+    gpulint_command,
+    run_gpulint,
+)
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_BASELINE = HERE / "results" / "ecosystem_baseline.json"
@@ -116,7 +121,8 @@ def check_arguments(command: Sequence[str]) -> list[str]:
     """The `gpulint check` arguments beyond `--select ALL`: `--no-cache`, and `--preview`
     when that gpulint has the option (so rules still being tuned run too)."""
     try:
-        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120,
+                              check=False)
     except (OSError, subprocess.SubprocessError) as error:
         raise EcosystemError(f"cannot run {shlex.join(command)}: {error}") from error
     return ["--no-cache", *(["--preview"] if "--preview" in done.stdout else [])]
@@ -130,10 +136,11 @@ def gpulint_commit(command: Sequence[str]) -> dict[str, object]:
     import gpulint
 
     checkout = Path(gpulint.__file__).resolve().parent
-    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True)
+    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True,
+                          check=False)
     if head.returncode != 0:
         return {"commit": None, "modified": None}
-    diff = subprocess.run(["git", "-C", str(checkout), "diff", "--quiet", "HEAD", "--"], capture_output=True)
+    diff = subprocess.run(["git", "-C", str(checkout), "diff", "--quiet", "HEAD", "--"], capture_output=True, check=False)
     return {"commit": head.stdout.strip(), "modified": diff.returncode != 0}
 
 
@@ -293,11 +300,10 @@ def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label]
         lines += [f"Against the baseline: {len(added)} new, {len(gone)} vanished"
                   + (" (no difference)." if not added and not gone else "."), ""]
         if baseline.repos != current.repos:
-            changed = sorted(set(baseline.repos.items()) ^ set(current.repos.items()))
-            lines += ["The baseline was made on other repositories or pins: "
-                      + ", ".join(sorted({name for name, _ in changed})) + ".", ""]
-    lines += [f"Biggest rule: {biggest(current.findings)}; in the default tier: "
-              f"{biggest(current.findings, default_codes)}.", ""]
+            names = ", ".join(sorted({name for name, _ in set(baseline.repos.items()) ^ set(current.repos.items())}))
+            lines += [f"The baseline was made on other repositories or pins: {names}.", ""]
+    default_biggest = biggest(current.findings, default_codes)
+    lines += [f"Biggest rule: {biggest(current.findings)}; in the default tier: {default_biggest}.", ""]
     lines += ["## Per tier", ""] + _table("Tier", dict(sorted(per_tier.items())), total, rules=True) + [""]
     lines += ["## Per family", ""] + _table("Family", dict(sorted(per_family.items())), total, rules=True) + [""]
     rule_rows = {f"{code} ({families.get(code, '?')}, {tiers.get(code, DEFAULT_TIER)})": row

@@ -9,7 +9,15 @@ import json
 import pytest
 
 from benchmarks import ecosystem
-from benchmarks.ecosystem import Baseline, annotation, difference, dump_baseline, load_baseline, report, rule_tier
+from benchmarks.ecosystem import (
+    Baseline,
+    annotation,
+    difference,
+    dump_baseline,
+    load_baseline,
+    report,
+    rule_tier,
+)
 from benchmarks.realcode.labels import Label, by_place
 from benchmarks.realcode.recall import Finding
 
