@@ -95,11 +95,13 @@ def rule_tier(rule: object) -> str:
 
 
 def registry() -> tuple[dict[str, str], dict[str, str]]:
-    """(rule code -> family, rule code -> tier) for every rule of the imported gpulint."""
+    """(rule code -> family, rule code -> tier) for every rule of the imported gpulint; the
+    family as `gpulint rule --format json` gives it."""
+    from gpulint.docs import rule_json
     from gpulint.registry import all_rules
 
     rules = all_rules()
-    return {rule.code: rule.family() for rule in rules}, {rule.code: rule_tier(rule) for rule in rules}
+    return {rule.code: rule_json(rule)["family"] for rule in rules}, {rule.code: rule_tier(rule) for rule in rules}
 
 
 # -- the run -----------------------------------------------------------------------------

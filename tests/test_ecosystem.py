@@ -47,7 +47,7 @@ def test_rule_tier_reads_the_attribute_else_default():
     assert rule_tier(Preview) == "preview"
     assert rule_tier(Enumerated) == "preview"
     families, tiers = ecosystem.registry()
-    assert families["GPU102"] == "dataframe" and set(families) == set(tiers)
+    assert families["GPU102"] == "dataframe" and families["GPU001"] == "file" and set(families) == set(tiers)
     assert all(isinstance(tier, str) and tier for tier in tiers.values())
 
 
