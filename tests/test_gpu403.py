@@ -371,3 +371,14 @@ def test_toy_data_replaced_later_in_a_loop_is_not_toy():
         "for path in paths:\n    model.fit(X, y)\n    X = np.load(path)\n"
     )
     assert _codes(source) == [5]
+
+
+def test_toy_labels_encoded_in_place_stay_toy():
+    source = (
+        "from sklearn import datasets\nfrom sklearn.model_selection import cross_val_score, train_test_split\n"
+        "from sklearn.preprocessing import LabelEncoder\niris = datasets.load_iris()\n"
+        "X, y = iris.data[50:, [1, 2]], iris.target[50:]\ny = LabelEncoder().fit_transform(y)\n"
+        "X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5)\n"
+        "for model in models:\n    scores = cross_val_score(estimator=model, X=X_train, y=y_train, cv=10)\n"
+    )
+    assert _codes(source) == []

@@ -486,9 +486,12 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
     if isinstance(value, (ast.Attribute, ast.Subscript)):
         return _toy(value.value, ctx, seen)
     if isinstance(value, ast.Name):
-        if value.id in seen:
+        # `y = encoder.fit_transform(y)` reads the binding before it: a name is followed
+        # again only from another line (a loop may bring it back to one already seen)
+        here = f"{value.id}:{value.lineno}"
+        if here in seen:
             return False
-        seen = seen | {value.id}
+        seen = seen | {here}
         bindings = _reaching(ctx.bindings(value.id), value, ctx)
         return bool(bindings) and all(_toy_binding(binding, value.id, ctx, seen) for binding in bindings)
     if not isinstance(value, ast.Call):
@@ -513,9 +516,9 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
 def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[ast.AST]:
     """The bindings of the scope that may reach `use`: those before it, or only the last
     of them when that one is a statement of the scope's own body (run unconditionally)."""
-    earlier = [b for b in bindings if isinstance(b, ast.stmt) and b.lineno < use.lineno]
-    if len(earlier) != len([b for b in bindings if not isinstance(b, ast.stmt) or b.lineno <= use.lineno]):
-        return []  # a parameter, or a binding on the line of the use
+    if not all(isinstance(b, ast.stmt) for b in bindings):
+        return []  # a parameter, an import...
+    earlier = [b for b in bindings if b.lineno < use.lineno]  # type: ignore[attr-defined]
     later = [b for b in bindings if b not in earlier]
     if later and any(loop.lineno <= b.lineno <= (loop.end_lineno or loop.lineno)  # type: ignore[attr-defined]
                      for loop in _loops_around(use, ctx) for b in later):
