@@ -60,15 +60,10 @@ class LineMap:
         return self.lines.get((cell, line), 1)
 
 
-def code_version() -> str:
-    """gpulint's version plus, for a source checkout, the size and time of each of its files:
-    editing a rule invalidates what it found."""
-    from . import __version__
-    return _code_version(__version__)
-
-
 @lru_cache(maxsize=4)
-def _code_version(version: str) -> str:
+def code_version(version: str) -> str:
+    """gpulint's `version` plus, for a source checkout, the size and time of each of its
+    files: editing a rule invalidates what it found."""
     digest = hashlib.sha256(version.encode())
     package = Path(__file__).resolve().parent
     for folder in sorted({package, package.parent / "rules", package.parent / "fixers"}):
@@ -126,8 +121,9 @@ class Hit:
 class Cache:
     """Reads and writes entries; a folder that cannot be written just caches nothing."""
 
-    def __init__(self, version: str | None = None) -> None:
-        self.version = version or code_version()
+    def __init__(self, version: str) -> None:
+        """`version`: gpulint's (`gpulint.__version__`)."""
+        self.version = code_version(version)
         self._ready: set[Path] = set()
         # Per configuration (kept alive here, so its id stays its own): its cache folder,
         # and its settings when they are the same for every file (no per-file ignores).

@@ -206,7 +206,7 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
     jobs = jobs or _configured_jobs(resolver) or available_cores()
     stream = lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
-                        force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(),
+                        force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(__version__),
                         keep_sources=diff or (listed and output_format == "full"))
     first, results = results, []
     with Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import gpulint
+import gpulint.cli
 import gpulint.runner
 from gpulint.cache import Cache, LineMap
 from gpulint.diagnostic import Diagnostic, Edit, Fix
@@ -95,7 +96,7 @@ def test_a_change_of_what_governs_a_file_invalidates_its_entry(project, cli, cac
     elif change == "unsafe-fixes":
         options = ["--unsafe-fixes"]
     else:
-        monkeypatch.setattr(gpulint, "__version__", "99.0.0")
+        monkeypatch.setattr(gpulint.cli, "__version__", "99.0.0")
     after = cli("check", ".", "--output-format", "json", *options)
     assert analyses == ["sales.py"]
     if change in ("configuration", "selection"):
@@ -201,7 +202,8 @@ def test_fixing_with_a_warm_cache_is_fixing_without_one(tmp_path, cli, cache_dir
         monkeypatch.chdir(root)
         if warm:
             cli("check", ".", "--unsafe-fixes")
-        run = cli("check", ".", "--fix", "--unsafe-fixes", "--output-format", "json", *(() if warm else ("--no-cache",)))
+        cache = () if warm else ("--no-cache",)
+        run = cli("check", ".", "--fix", "--unsafe-fixes", "--output-format", "json", *cache)
         results[name] = ({p.relative_to(root): p.read_bytes() for p in files}, run.code, run.stdout)
     assert results["cold"] == results["warm"]
 
@@ -226,12 +228,13 @@ def test_entries_keep_every_field_of_a_diagnostic(project, cache_dir):
     assert [f.name for f in fields(Fix)] == ["applicability", "message", "edits", "introduces"]
     assert [f.name for f in fields(Edit)] == ["start", "end", "content", "cell"]
     fill_project(project)
-    cold = list(lint_paths(["."], cache=Cache()))
-    warm = list(lint_paths(["."], cache=Cache()))
+    cold = list(lint_paths(["."], cache=Cache(gpulint.__version__)))
+    warm = list(lint_paths(["."], cache=Cache(gpulint.__version__)))
     assert any(d.fix and d.fix.edits and any(e.cell for e in d.fix.edits) for r in cold for d in r.diagnostics)
     for before, after in zip(cold, warm, strict=True):
         assert after.diagnostics == before.diagnostics
-        assert [d.fix.introduces for d in after.diagnostics if d.fix] == [d.fix.introduces for d in before.diagnostics if d.fix]
+        introduced = [[d.fix.introduces for d in r.diagnostics if d.fix] for r in (before, after)]
+        assert introduced[0] == introduced[1]
         assert after.warnings == before.warnings
         if isinstance(after.notebook, LineMap) or before.notebook is not None:
             for d in before.diagnostics:
