@@ -11,7 +11,6 @@ import pytest
 
 import gpulint.pipeline
 from gpulint import fix_text, lint_source, semantic
-from gpulint.rules.transfers import host_to_device_in_loop
 
 #: A module-level frame grown in a loop: the finding's facts hold the module itself.
 GROWN = """\
@@ -99,14 +98,16 @@ for batch in range(3):
 """
 
 
-def test_device_copy_bindings_are_gathered_once_per_scope(monkeypatch):
+def test_device_copy_bindings_come_from_the_one_semantic_pass(monkeypatch):
+    """How each name is bound comes from the file's semantic index, gathered in one pass
+    however many loops and copies ask."""
     calls: list[object] = []
-    gather = host_to_device_in_loop._gather_bindings
-    monkeypatch.setattr(host_to_device_in_loop, "_gather_bindings",
-                        lambda scope: calls.append(scope) or gather(scope))
-    diagnostics = [d for d in lint_source(TRANSFERS) if d.code == "GPU302"]
+    run = semantic._Collector.run
+    monkeypatch.setattr(semantic._Collector, "run", lambda self, tree: calls.append(tree) or run(self, tree))
+    diagnostics = [d for d in lint_source(TRANSFERS, fixes=False) if d.code == "GPU302"]
     assert len(diagnostics) == 3
     assert len(calls) == 1
+    diagnostics = [d for d in lint_source(TRANSFERS) if d.code == "GPU302"]
     # `g` may require grad: its copy stays in the loop; `w`'s copies are hoisted
     fixable = sorted(d.start.line for d in diagnostics if d.fixable(True))
     assert fixable == [9, 15]
