@@ -126,7 +126,8 @@ def test_bad_config_is_one_clear_error(project, cli, body, expected):
     run = cli("check", "sales.py")
     assert run.code == 2
     # The files governed by the broken config are not checked (other files would be).
-    assert run.stdout.startswith("1 file could not be checked: sales.py (")
+    # reported once, as the configuration that could not be read
+    assert run.stdout.startswith(f"1 file could not be checked: {project / 'pyproject.toml'} (")
     assert len(run.errors) == 1, run.errors
     assert run.errors[0].startswith("error: ") and "pyproject.toml" in run.errors[0]
     assert expected in run.errors[0]
@@ -150,7 +151,8 @@ def test_broken_pyproject_is_one_line_exit_2(project, cli, text):
     write(project / "sales.py", ITERROWS)
     run = cli("check", "sales.py")
     assert run.code == 2
-    assert run.stdout.startswith("1 file could not be checked: sales.py (")
+    # reported once, as the configuration that could not be read
+    assert run.stdout.startswith(f"1 file could not be checked: {project / 'pyproject.toml'} (")
     assert len(run.errors) == 1
     assert run.errors[0].startswith(f"error: {project / 'pyproject.toml'}: invalid TOML")
 
