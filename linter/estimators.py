@@ -217,7 +217,8 @@ PREDICT_METHODS = frozenset(
 #: Functions that split data into training and test parts, and the cross-validation helpers
 #: with the position of their `X` argument: a transformer fitted on what they receive has
 #: seen every fold.
-SPLITTERS = frozenset({"model_selection.train_test_split"})
+#: (`cross_validation` is scikit-learn's name for `model_selection` before 0.20.)
+SPLITTERS = frozenset({"model_selection.train_test_split", "cross_validation.train_test_split"})
 CROSS_VALIDATION = {
     "model_selection.cross_val_score": 1,
     "model_selection.cross_validate": 1,

@@ -382,3 +382,13 @@ def test_toy_labels_encoded_in_place_stay_toy():
         "for model in models:\n    scores = cross_val_score(estimator=model, X=X_train, y=y_train, cv=10)\n"
     )
     assert _codes(source) == []
+
+
+def test_toy_data_split_by_the_pre_0_20_module_stays_toy():
+    source = (
+        "from sklearn.cross_validation import train_test_split\nfrom sklearn.datasets import load_iris\n"
+        "from sklearn.neighbors import KNeighborsClassifier\nX, y = load_iris(return_X_y=True)\n"
+        "model = KNeighborsClassifier(n_neighbors=1)\nX1, X2, y1, y2 = train_test_split(X, y, train_size=0.5)\n"
+        "model.fit(X1, y1)\n"
+    )
+    assert _codes(source) == []
