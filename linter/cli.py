@@ -10,6 +10,7 @@ import json
 import sys
 import traceback
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable, Sequence
 
@@ -202,12 +203,12 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     # only what the summary and the machine formats need of it is kept.
     listed = output_format in HUMAN and not statistics
     color = wants_color(report)
-    style = Style(color)
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
     jobs = jobs or _configured_jobs(resolver) or available_cores()
+    listing = _Listing(output_format, color, show_fixes) if listed else None
     stream = lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
                         force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(__version__),
-                        keep_sources=diff or (listed and output_format == "full"))
+                        keep_sources=diff, render=listing)
     first, results = results, []
     with Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
         for result in itertools.chain(first, stream):
@@ -215,9 +216,8 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
             bar.echo(_messages(result, quiet), sys.stderr)
             if diff and result.fixed is not None and result.original is not None:
                 bar.echo([_unified_diff(result)], sys.stdout, newline=False)
-            if listed:
-                bar.echo(full.findings([result], style, show_fixes) if output_format == "full"
-                         else text.findings([result], style), report, color)
+            if listing is not None:
+                bar.echo(result.rendered if result.rendered is not None else listing(result), report, color)
             results.append(without_sources(result))
     sys.stdout.flush()
 
@@ -238,6 +238,22 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
         return EXIT_FINDINGS if any(r.fixed is not None for r in results) else EXIT_CLEAN
     return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """How the report lists a file's findings (`full` or `concise`); run where the file is
+    checked, in a worker when there are workers, so the sources never travel back."""
+
+    output_format: str
+    color: bool
+    show_fixes: bool
+
+    def __call__(self, result: FileResult) -> list[str]:
+        style = Style(self.color)
+        if self.output_format == "full":
+            return full.findings([result], style, self.show_fixes)
+        return text.findings([result], style)
 
 
 def _configured_jobs(resolver: ConfigResolver) -> int | None:

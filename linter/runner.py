@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterator, Sequence, Union
+from typing import Callable, Iterator, Sequence, Union
 
 from .cache import Cache, LineMap
 from .config import Config, ConfigError, ConfigResolver, Overrides
@@ -38,6 +38,9 @@ class FileResult:
     #: For a notebook: its cells (diagnostics carry a `cell`; `original`/`fixed` are its JSON).
     #: In a result without its sources (`without_sources`), only the file lines of its findings.
     notebook: Notebook | LineMap | None = None
+    #: The file's findings as the report lists them, when the run listed them where it
+    #: checked the file (in a worker, which has the sources at hand); else None.
+    rendered: list[str] | None = None
 
 
 #: Stands for the fixed text in a result that no longer carries it: `fixed is not None`
@@ -52,7 +55,7 @@ def without_sources(result: FileResult) -> FileResult:
     notebook = result.notebook
     if isinstance(notebook, Notebook):
         notebook = LineMap.of(notebook, diagnostics)
-    return replace(result, diagnostics=diagnostics, notebook=notebook, original=None,
+    return replace(result, diagnostics=diagnostics, notebook=notebook, original=None, rendered=None,
                    fixed=None if result.fixed is None else DROPPED,
                    applied=[replace(d, context=None) if d.context is not None else d for d in result.applied])
 
@@ -182,12 +185,18 @@ class _Task:
     write: bool
     cache: Cache | None
     keep_sources: bool
+    render: Callable[[FileResult], list[str]] | None = None
 
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources)
-        return result if self.keep_sources else without_sources(result)
+        sources = self.keep_sources or self.render is not None
+        result = process_file(work[0], work[1], self.fix, self.write, self.cache, sources)
+        rendered = self.render(result) if self.render is not None else None
+        if not self.keep_sources:
+            result = without_sources(result)
+        result.rendered = rendered
+        return result
 
 
 def _failed(work: Work, why: str) -> FileResult:
@@ -200,13 +209,15 @@ def _failed(work: Work, why: str) -> FileResult:
 def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides | None = None, *, fix: bool = False,
                write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
                jobs: int = 1, cache: Cache | None = None, keep_sources: bool = True,
-               ) -> "Stream":
+               render: Callable[[FileResult], list[str]] | None = None) -> "Stream":
     """Lint (or fix) every file under `paths`. Bad paths become results with an `error`.
 
     `jobs`: worker processes (results come in the same order with any number); `cache`:
-    serve and store results there; `keep_sources=False`: results `without_sources`."""
+    serve and store results there; `keep_sources=False`: results `without_sources`;
+    `render`: how the report lists a result's findings, done where the file is checked
+    (a picklable callable), into `FileResult.rendered`."""
     work = plan(paths, ConfigResolver(overrides or Overrides(), config_file), force_exclude)
-    return process(work, fix=fix, write=write, jobs=jobs, cache=cache, keep_sources=keep_sources)
+    return process(work, fix=fix, write=write, jobs=jobs, cache=cache, keep_sources=keep_sources, render=render)
 
 
 class Stream(Iterator[FileResult]):
@@ -221,9 +232,10 @@ class Stream(Iterator[FileResult]):
 
 
 def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs: int = 1,
-            cache: Cache | None = None, keep_sources: bool = True) -> Stream:
+            cache: Cache | None = None, keep_sources: bool = True,
+            render: Callable[[FileResult], list[str]] | None = None) -> Stream:
     """The results of `plan`'s work, in its order, on up to `jobs` processes."""
-    task = _Task(fix, write, cache, keep_sources)
+    task = _Task(fix, write, cache, keep_sources, render)
     return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules), len(work))
 
 
