@@ -755,6 +755,7 @@ def run_realcode(args: argparse.Namespace) -> int:
     print(f"corpus: {corpus}: " + ", ".join(f"{len(groups[kind])} {KINDS[kind]} ({sizes[kind][1] / 1e6:.1f} MB)"
                                              for kind in KINDS))
     load_before = load_average()
+    commit = git_commit(HERE.parent)  # before: other commits may land while it runs
     with tempfile.TemporaryDirectory(prefix="gpulint-speed-") as tmp:
         scratch = Path(tmp)
         launcher = run_process(["true"], scratch)
@@ -776,7 +777,8 @@ def run_realcode(args: argparse.Namespace) -> int:
     payload = {
         "benchmark": "engine_speed_realcode",
         "machine": dict(machine_info(), cpu_model=cpu_model(), versions=tool_versions(),
-                        gpulint_commit=git_commit(HERE.parent), launcher_rss_mib=launcher.rss_mib),
+                        gpulint_commit=commit, gpulint_commit_after=git_commit(HERE.parent),
+                        launcher_rss_mib=launcher.rss_mib),
         "corpus": {"repos": realcode_repos(), "order": "sha1 of the path relative to the corpus",
                    "limit": args.files,
                    "files": {kind: len(groups[kind]) for kind in KINDS},
@@ -803,6 +805,11 @@ def run_realcode(args: argparse.Namespace) -> int:
 
 def _figure(value: float | None, digits: int = 1) -> str:
     return "—" if value is None else f"{value:,.{digits}f}"
+
+
+def _commits(machine: dict) -> str:
+    before, after = machine.get("gpulint_commit"), machine.get("gpulint_commit_after")
+    return (before or "?") if after in (None, before) else f"{before} (and {after} by the end)"
 
 
 def speed_markdown(payload: dict) -> str:
@@ -836,7 +843,7 @@ def speed_markdown(payload: dict) -> str:
                    f"{len(payload['corpus']['repos'])} pinned repositories (`benchmarks/realcode/repos.toml`); "
                    f"median of {payload['repeat']} run(s), {payload['jobs']} jobs where a tool takes them. "
                    f"{machine.get('cpu_model') or machine['machine']}, {machine['usable_cpus']} CPUs, "
-                   f"python {machine['python']}, {versions}; gpulint at {machine.get('gpulint_commit') or '?'}; "
+                   f"python {machine['python']}, {versions}; gpulint at {_commits(machine)}; "
                    f"{machine['date'][:10]}. CPU: user + system of the process and its workers; "
                    "peak RSS: its largest process.")]
     in_process = payload.get("in_process_py") or {}
