@@ -249,6 +249,11 @@ class _Listing:
     color: bool
     show_fixes: bool
 
+    @property
+    def needs_sources(self) -> bool:
+        """Only `full` shows source lines."""
+        return self.output_format == "full"
+
     def __call__(self, result: FileResult) -> list[str]:
         style = Style(self.color)
         if self.output_format == "full":

@@ -190,7 +190,7 @@ class _Task:
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        sources = self.keep_sources or self.render is not None
+        sources = self.keep_sources or getattr(self.render, "needs_sources", self.render is not None)
         result = process_file(work[0], work[1], self.fix, self.write, self.cache, sources)
         rendered = self.render(result) if self.render is not None else None
         if not self.keep_sources:
@@ -215,7 +215,8 @@ def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides |
     `jobs`: worker processes (results come in the same order with any number); `cache`:
     serve and store results there; `keep_sources=False`: results `without_sources`;
     `render`: how the report lists a result's findings, done where the file is checked
-    (a picklable callable), into `FileResult.rendered`."""
+    (a picklable callable), into `FileResult.rendered`; one whose `needs_sources` is false
+    is given results served from the cache without their sources (they are not read again)."""
     work = plan(paths, ConfigResolver(overrides or Overrides(), config_file), force_exclude)
     return process(work, fix=fix, write=write, jobs=jobs, cache=cache, keep_sources=keep_sources, render=render)
 

@@ -239,3 +239,21 @@ def test_entries_keep_every_field_of_a_diagnostic(project, cache_dir):
         if isinstance(after.notebook, LineMap) or before.notebook is not None:
             for d in before.diagnostics:
                 assert after.notebook.file_line(d.cell, d.start.line) == before.notebook.file_line(d.cell, d.start.line)
+
+
+def test_a_warm_run_reads_sources_only_to_show_source_lines(project, cli, cache_dir, monkeypatch):
+    write(project / "sales.py", ITERROWS)
+    cli("check", ".")
+    decoded: list[bytes] = []
+    real = gpulint.runner.Source.from_bytes
+
+    def counted(data: bytes):
+        decoded.append(data)
+        return real(data)
+
+    monkeypatch.setattr(gpulint.runner.Source, "from_bytes", staticmethod(counted))
+    for fmt in ("concise", "json", "sarif", "github"):
+        assert cli("check", ".", "--output-format", fmt).code == 1
+    assert decoded == []
+    full = cli("check", ".", "--output-format", "full")
+    assert len(decoded) == 1 and 'for _, row in sales.iterrows():' in full.stdout
