@@ -193,6 +193,8 @@ class Cache:
 def _write(target: Path, data: bytes) -> None:
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
     try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(handle, 0o644)  # as any file the user writes, not mkstemp's owner-only
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.replace(temporary, target)
