@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from gpulint.astutil import walk_local
 from gpulint.estimators import is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
@@ -412,6 +414,34 @@ def _scope_body(ctx: RuleContext) -> list[ast.stmt]:
     return ctx.scope.body  # type: ignore[attr-defined]
 
 
+@dataclass
+class _ScopeCalls:
+    """The assignments and calls of one scope's own code, gathered once: a file of tests
+    builds hundreds of estimators, each of which looks for its fits and its outer calls."""
+
+    assignments: list[ast.Assign] = field(default_factory=list)
+    calls: list[ast.Call] = field(default_factory=list)
+    fits: list[ast.Call] = field(default_factory=list)
+
+
+_SCOPE_CALLS: "WeakKeyDictionary[ast.AST, _ScopeCalls]" = WeakKeyDictionary()
+
+
+def _scope_calls(ctx: RuleContext) -> _ScopeCalls:
+    scope = ctx.scope
+    found = _SCOPE_CALLS.get(scope)
+    if found is None:
+        found = _SCOPE_CALLS[scope] = _ScopeCalls()
+        for sub in walk_local(_scope_body(ctx)):
+            if isinstance(sub, ast.Assign):
+                found.assignments.append(sub)
+            elif isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Name, ast.Attribute)):
+                found.calls.append(sub)
+                if isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
+                    found.fits.append(sub)
+    return found
+
+
 def _live_lines(name: str, ctx: RuleContext) -> tuple[int, float]:
     """The lines where `name` still holds what the current statement binds: after it, up
     to the next statement of the scope that binds the name again."""
@@ -431,15 +461,16 @@ def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] 
     containers and pipelines holding it, to a search, a cross-validation helper or an
     ensemble of the same scope: that outer call is where the parallelism belongs."""
     names = {name}
-    statements = [sub for sub in walk_local(_scope_body(ctx)) if isinstance(sub, ast.Assign) and _within(sub, live)]
+    scope = _scope_calls(ctx)
+    statements = [sub for sub in scope.assignments if _within(sub, live)]
     for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
         more = {target.id for statement in statements for target in statement.targets
                 if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)}
         if not more:
             break
         names |= more
-    for outer in walk_local(_scope_body(ctx)):
-        if outer is node or not isinstance(outer, ast.Call) or not isinstance(outer.func, (ast.Name, ast.Attribute)):
+    for outer in scope.calls:
+        if outer is node:
             continue
         if _within(outer, live) and _passes(outer, set(), names):
             qualname = ctx.qualname(outer.func)
@@ -462,12 +493,11 @@ def _fits(node: ast.Call, qualname: str, name: str | None, live: tuple[int, floa
     if qualname.rsplit(".", 1)[1][:1].islower():
         return [_x_argument(node, 1)]
     data = []
-    for sub in walk_local(_scope_body(ctx)):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
-            receiver = sub.func.value
-            if receiver is node or (name is not None and isinstance(receiver, ast.Name) and receiver.id == name
-                                    and _within(sub, live)):
-                data.append(_x_argument(sub, 0))
+    for sub in _scope_calls(ctx).fits:
+        receiver = sub.func.value  # type: ignore[attr-defined]
+        if receiver is node or (name is not None and isinstance(receiver, ast.Name) and receiver.id == name
+                                and _within(sub, live)):
+            data.append(_x_argument(sub, 0))
     return data
 
 
