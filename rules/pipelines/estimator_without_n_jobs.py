@@ -265,7 +265,7 @@ model = RandomForestClassifier()
 
     def _under_cuml_accel(self, ctx: RuleContext) -> bool:
         if self._accel is None:
-            self._accel = _installs_cuml_accel(ctx.tree)
+            self._accel = "cuml" in ctx.source.text and _installs_cuml_accel(ctx.tree)
         return self._accel
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
