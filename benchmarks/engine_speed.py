@@ -346,8 +346,9 @@ def external_tools(peers: bool) -> list[tuple[str, list[str], dict | None, str]]
     tools: list[tuple[str, list[str], dict | None, str]] = []
     gpulint_exe = shutil.which("gpulint")
     if gpulint_exe:
-        tools.append(("gpulint CLI", [gpulint_exe, "check", "--quiet", "--exit-zero"], None,
-                      "subprocess: interpreter start-up and imports included"))
+        cold = ["--no-cache"] if "--no-cache" in cli_options(gpulint_exe) else []
+        tools.append(("gpulint CLI", [gpulint_exe, "check", "--quiet", "--exit-zero", *cold], None,
+                      "subprocess: interpreter start-up and imports included; no cache"))
     else:
         print("gpulint CLI: not on PATH, skipped", file=sys.stderr)
     if not peers:

@@ -31,6 +31,8 @@ __all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleCon
 #: findings, JSON, SARIF, pylint's help and the language server. A rule's page is built at
 #: the path of its URL (`gpulint.docs.site_path`), so changing the pattern moves the pages.
 DOCS_HOME = "https://gpulint.dev/"
+#: What a memo holds for a question not asked yet (None is an answer).
+_UNASKED = object()
 DOCS_URL = DOCS_HOME + "rules/{name}/"
 CODE_PATTERN = re.compile(r"^GPU\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
@@ -209,23 +211,25 @@ class RuleContext:
         self._rule: type[Rule] | None = None
         #: While the rules look at one node, the types and names they ask for: every rule
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
-        self._memo: dict[tuple[int, str], object] | None = None
+        self._types: dict[int, object] | None = None
+        self._names: dict[int, object] | None = None
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:
-        return self._remembered(self.env.type_of, node)  # type: ignore[return-value]
+        if self._types is None:
+            return self.env.type_of(node)
+        found = self._types.get(id(node), _UNASKED)
+        if found is _UNASKED:
+            found = self._types[id(node)] = self.env.type_of(node)
+        return found  # type: ignore[return-value]
 
     def qualname(self, node: ast.expr) -> str | None:
-        return self._remembered(self.env.qualname, node)  # type: ignore[return-value]
-
-    def _remembered(self, question: Callable[[ast.expr], object], node: ast.expr) -> object:
-        memo = self._memo
-        if memo is None:
-            return question(node)
-        key = (id(node), question.__name__)
-        if key not in memo:
-            memo[key] = question(node)
-        return memo[key]
+        if self._names is None:
+            return self.env.qualname(node)
+        found = self._names.get(id(node), _UNASKED)
+        if found is _UNASKED:
+            found = self._names[id(node)] = self.env.qualname(node)
+        return found  # type: ignore[return-value]
 
     @property
     def statement(self) -> ast.stmt | None:
