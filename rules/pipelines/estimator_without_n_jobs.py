@@ -55,9 +55,9 @@ class EstimatorWithoutNJobs(Rule):
       `make_gaussian_quantiles`) with a literal `n_samples` below 10,000 or the default
       100. The data is followed from the dataset call through the names that hold it,
       their columns, splits (`train_test_split`), frames built from it and transforms of
-      it. gpulint's own benchmark of this rule measures `n_jobs=-1` at 0.5x (slower) at
-      100 rows, 0.8x at 1,000 and 1.7x at 10,000: below that, starting the workers costs
-      more than it saves. Data read from files, fetched (`fetch_covtype`), generated with
+      it. gpulint's own benchmark of this rule measures `n_jobs=-1` at {speedup:100} at
+      100 rows, {speedup:1000} at 1,000 and {speedup:10000} at 10,000: below that,
+      starting the workers costs more than it saves. Data read from files, fetched (`fetch_covtype`), generated with
       a size that is not a literal, or an estimator never fitted in its scope, is reported.
 
     ## Why is this bad?
