@@ -132,11 +132,11 @@ class _Walker:
         handlers = self.handlers.get(type(node))
         if handlers and not self.muted:
             ctx = self.ctx
-            ctx._types, ctx._names = {}, {}
+            ctx._answers = {}
             for rule_class, check in handlers:
                 ctx._rule = rule_class
                 check(node, ctx)
-            ctx._rule = ctx._types = ctx._names = None
+            ctx._rule = ctx._answers = None
         special = self.special.get(type(node))
         if special is not None:
             special(node)

@@ -211,25 +211,24 @@ class RuleContext:
         self._rule: type[Rule] | None = None
         #: While the rules look at one node, the types and names they ask for: every rule
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
-        self._types: dict[int, object] | None = None
-        self._names: dict[int, object] | None = None
+        self._answers: dict[tuple[int, str], object] | None = None
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:
-        if self._types is None:
-            return self.env.type_of(node)
-        found = self._types.get(id(node), _UNASKED)
-        if found is _UNASKED:
-            found = self._types[id(node)] = self.env.type_of(node)
-        return found  # type: ignore[return-value]
+        return self._ask(self.env.type_of, node)  # type: ignore[return-value]
 
     def qualname(self, node: ast.expr) -> str | None:
-        if self._names is None:
-            return self.env.qualname(node)
-        found = self._names.get(id(node), _UNASKED)
+        return self._ask(self.env.qualname, node)  # type: ignore[return-value]
+
+    def _ask(self, question: Callable[[ast.expr], object], node: ast.expr) -> object:
+        answers = self._answers
+        if answers is None:
+            return question(node)
+        key = (id(node), question.__name__)
+        found = answers.get(key, _UNASKED)
         if found is _UNASKED:
-            found = self._names[id(node)] = self.env.qualname(node)
-        return found  # type: ignore[return-value]
+            found = answers[key] = question(node)
+        return found
 
     @property
     def statement(self) -> ast.stmt | None:
