@@ -29,6 +29,16 @@ _NAMES = r"[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*"
 _MAGIC_ASSIGNMENT = re.compile(rf"([ \t]*{_NAMES}[ \t]*=[ \t]*)[%!]")
 #: `obj?`, `np.mean??`, `np.*load*?`: IPython's help, asked at the end of a line.
 _HELP_END = re.compile(r"[ \t]*%{0,2}[A-Za-z_*][\w*]*(?:\.[A-Za-z_*][\w*]*)*\?{1,2}[ \t]*")
+#: Line magics IPython runs without their `%` (automagic, on by default: `pip install x`),
+#: and the shell aliases it defines on every platform (`ls`, `mkdir`...): such a line is
+#: the name, a space, and something that cannot follow a name in Python. A name bound as
+#: a variable would win in IPython, but then the line would be Python and not masked.
+_AUTOMAGIC = re.compile(
+    r"[ \t]*(?:pip|conda|mamba|cd|env|load_ext|reload_ext|matplotlib|run|time|timeit|pwd|who|whos|reset|"
+    r"autoreload|aimport|config|pdb|debug|prun|ls|ll|mkdir|rmdir|rm|mv|cp|cat)"
+    r"[ \t]+(?![=(\[,:;+*/%&|^<>@!~)\]}\s]|-=|\.\w|in\b|is\b|and\b|or\b|not\b|if\b|else\b|for\b)\S")
+#: A line pasted with the interpreter's prompt (`>>> x = 1`, `... y`): IPython strips it.
+_PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _PLACEHOLDER = "__gpulint_ipython_{}__"
 
@@ -115,7 +125,8 @@ class _Scanner:
 #: A line that may be IPython syntax: any line `mask_lines` could replace, wherever it is
 #: (a superset, found without scanning the cell's strings and brackets).
 _MAY_BE_IPYTHON = re.compile(
-    rf"(?:\A|(?<=[\r\n]))(?:[^\S\r\n]*[%!?/,;]|{_MAGIC_ASSIGNMENT.pattern}|{_HELP_END.pattern}(?:[\r\n]|\Z))")
+    rf"(?:\A|(?<=[\r\n]))(?:[^\S\r\n]*[%!?/,;]|{_MAGIC_ASSIGNMENT.pattern}|{_HELP_END.pattern}(?:[\r\n]|\Z)"
+    rf"|{_AUTOMAGIC.pattern}|{_PROMPT.pattern})")
 
 
 def mask_ipython(text: str) -> Masked:
@@ -158,7 +169,8 @@ def mask_lines(cell: Masked) -> Masked:
         if scanner.at_statement_start():
             stripped = body.lstrip()
             assignment = _MAGIC_ASSIGNMENT.match(body)
-            if stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body):
+            if (stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body) or _AUTOMAGIC.match(body)
+                    or _PROMPT.match(body)):
                 indent = body[: len(body) - len(stripped)]
                 masker.replace_line(index, assignment.group(1) if assignment else indent)
                 # A magic continues over lines that end with a backslash.

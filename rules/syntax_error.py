@@ -11,7 +11,11 @@ from gpulint.rule_api import Example, Rule
 class SyntaxErrorRule(Rule):
     """
     ## What it does
-    Reports a file that Python cannot parse, at the position of the error.
+    Reports a file that Python cannot parse, at the position of the error. In a notebook,
+    a cell that is valid IPython is not reported: magics (`%time`, `%%capture`), shell
+    escapes (`!ls`), help (`obj?`), line magics and shell aliases written without their
+    `%` as IPython's automagic allows (`pip install torch`, `cd ..`, `mkdir data`), and
+    lines pasted with the interpreter's `>>>`/`...` prompt.
 
     ## Why is this bad?
     Nothing else can be checked in a file that does not parse, and neither can the

@@ -285,6 +285,12 @@ MAGICS = [
     "for _ in range(2):\n    %time sum(range(10))\n    !echo hi",
     "/print 'autocall'",
     "text = '''\n%not a magic, inside a string\n'''\n!echo after the string",
+    # automagic (a line magic or a shell alias without its `%`) and pasted prompts
+    "pip install diffusers torch",
+    "conda install -y pandas",
+    "cd ..",
+    "mkdir -p data",
+    ">>> import os\n>>> os.sep",
 ]
 
 
@@ -334,6 +340,21 @@ def test_masking_keeps_lines_and_columns():
 def test_python_that_looks_like_ipython_is_left_alone():
     source = "x = 5 % 3\ny = '''\n%not a magic\n!nor this\n'''\nz = [1,\n     2]"
     assert mask_ipython(source).text == source
+
+
+@pytest.mark.parametrize("source", [
+    "pip = 3\npip (1)",  # names used as Python
+    "ls -la",  # `ls - la` is Python
+    "time.sleep(1)\nrun(train)",
+    "cd = 'x'\ncd in paths",
+])
+def test_automagic_names_used_as_python_are_left_alone(source):
+    assert mask_ipython(source).text == source
+
+
+def test_real_syntax_errors_next_to_automagic_are_still_reported():
+    found = lint_cells([IMPORTS, "pip install torch\nprint 'python 2'"])
+    assert [(d.cell, d.code, d.start.line) for cell in found for d in cell] == [(2, "GPU001", 2)]
 
 
 def test_a_fix_that_drops_an_ipython_line_is_refused():
