@@ -37,6 +37,8 @@ _AUTOMAGIC = re.compile(
     r"[ \t]*(?:pip|conda|mamba|cd|env|load_ext|reload_ext|matplotlib|run|time|timeit|pwd|who|whos|reset|"
     r"autoreload|aimport|config|pdb|debug|prun|ls|ll|mkdir|rmdir|rm|mv|cp|cat)"
     r"[ \t]+(?![=(\[,:;+*/%&|^<>@!~)\]}\s]|-=|\.\w|in\b|is\b|and\b|or\b|not\b|if\b|else\b|for\b)\S")
+#: `%load_ext cuml.accel` (or without its `%`): masked as the call IPython makes for it.
+_LOAD_EXTENSION = re.compile(r"([ \t]*)%?(load_ext|reload_ext)[ \t]+([\w.]+)[ \t]*")
 #: A line pasted with the interpreter's prompt (`>>> x = 1`, `... y`): IPython strips it.
 _PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
@@ -197,6 +199,11 @@ class _Masker:
         if prefix is None:
             prefix = body[: len(body) - len(body.lstrip())]
         placeholder = prefix + _PLACEHOLDER.format(len(self.restore) + 1)
+        extension = _LOAD_EXTENSION.fullmatch(body)
+        if extension is not None and prefix == extension.group(1):
+            # what IPython runs for it, so rules see which extension is loaded (`cuml.accel`)
+            placeholder = (f"{prefix}get_ipython().run_line_magic({extension.group(2)!r}, {extension.group(3)!r})"
+                           f"  # {placeholder.strip()}")
         self.restore[placeholder.strip()] = (placeholder[: len(placeholder) - len(placeholder.lstrip())], body)
         self.masked[index] = placeholder + self.lines[index][len(body):]
         return self

@@ -643,3 +643,16 @@ def test_one_fix_leaves_nothing_fixable_in_a_file_split_at_every_statement(path)
     fixed = fix_cells(cells, unsafe_fixes=True)
     assert _fixable(fixed, unsafe=True) == []
     assert (fixed != cells) == bool(fixable)
+
+
+def test_an_extension_loaded_with_a_magic_is_seen_by_the_rules():
+    """`%load_ext cuml.accel` runs scikit-learn's estimators on the GPU: GPU403 stays
+    silent there, and reports the same cells after another magic."""
+    fit = "import pandas as pd\nfrom sklearn.ensemble import RandomForestClassifier\n" \
+          "X = pd.read_csv('big.csv')\nmodel = RandomForestClassifier()\nmodel.fit(X, X['y'])\n"
+    assert lint_cells(["%load_ext cuml.accel", fit]) == [[], []]
+    assert lint_cells(["load_ext cuml.accel", fit]) == [[], []]
+    found = lint_cells(["%load_ext autoreload", fit])
+    assert [d.code for d in found[1]] == ["GPU403"]
+    masked = mask_ipython("%load_ext cuml.accel\n%load_ext cuml.accel")
+    assert unmask_ipython(masked.text, masked) == "%load_ext cuml.accel\n%load_ext cuml.accel"

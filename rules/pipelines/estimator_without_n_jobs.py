@@ -44,10 +44,9 @@ class EstimatorWithoutNJobs(Rule):
       levels only oversubscribes the cores, as scikit-learn's docs warn. An estimator
       also fitted on its own there (`model.fit(X, y)`) is still reported, with an unsafe
       fix;
-    - code under `cuml.accel` (`cuml.accel.install()`, or the extension loaded through
-      `get_ipython().run_line_magic("load_ext", "cuml.accel")`): the estimators run on
-      the GPU. A notebook's `%load_ext cuml.accel` line is not seen (the engine is handed
-      the cell without its IPython lines), so such a notebook is still reported;
+    - code under `cuml.accel` (`cuml.accel.install()`, a notebook's
+      `%load_ext cuml.accel`, or `get_ipython().run_line_magic("load_ext", "cuml.accel")`):
+      the estimators run on the GPU;
     - an estimator whose every fit in its scope (or a helper whose `X`) is on one of
       scikit-learn's toy datasets (`load_iris`, `load_wine`, `load_breast_cancer`,
       `load_digits`, `load_diabetes`) or on generated data (`make_classification`,
