@@ -363,12 +363,13 @@ def _put_back(target: Path, original: int, held: list[tuple[int, bytes]]) -> Non
             _wait_for_writers(handle)
         content = _read_all(original)
         for handle, written in held:
+            # The file at the path (the last one) is read once: what it holds now is both
+            # what is carried over from it and what the next swap checks it still holds.
             now = _read_all(handle)
             if not now.startswith(written):
                 return  # rewritten by someone else since: that version stands
             content += now[len(written):]
-        current, written = held[-1]  # the file at the path now
-        now = _read_all(current)
+        current, _ = held[-1]  # the file at the path now, holding `now`
         if now == content:
             return
         try:
