@@ -17,7 +17,9 @@ from typing import Callable, Iterable, Sequence
 
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position
-from .evidence import DEVICE, HOST, LIBRARY_TRIGGERS, LIST, OTHER, Kind, Ty, TypeEnv, join, move_target, same
+from .evidence import (
+    DEVICE, HOST, LIBRARY_TRIGGERS, LIST, OTHER, Ty, TypeEnv, join, move_target, same, sequence_of,
+)
 from .registry import Rule, all_rules
 from .rule_api import RuleContext
 from . import torch_api
@@ -335,7 +337,7 @@ class _Walker:
             if same(current.items[0], element):
                 return
         elif element is not None and element != OTHER:
-            self.env.bind(name, Ty(Kind.SEQUENCE, items=(element,), builtin=container))
+            self.env.bind(name, sequence_of(element, container))
             return
         self.mixed_fills.add((scope.node, name))
         self.env.bind(name, LIST if container == "list" else OTHER)
@@ -526,8 +528,7 @@ class _Walker:
     def _expr(self, node: ast.Expr) -> None:
         """`model.to(device)` / `model.cuda()` / `model.cpu()` as a statement moves a module
         in place (a tensor's `.to` returns a copy, so the statement would be a no-op for a
-        tensor);
-        `xs.append(v)` fills a list."""
+        tensor); `xs.append(v)` fills a list."""
         self.visit(node.value)
         call = node.value
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"

@@ -445,15 +445,14 @@ class TypeEnv:
 
     def _attribute_type(self, node: ast.Attribute) -> Ty | None:
         receiver = self.type_of(node.value)
-        if receiver is None and self.resolver is not None:
-            known = self.resolver.attribute(self, node)
-            if known is not None or node.attr != "device":
-                return known
-        if receiver is None and node.attr == "device":
-            # where some tensor or module lives: a device that is not known to be the host is,
-            # like `torch.device(name)`, not a literal "cpu"
-            return Ty(Kind.DEVICE, "torch", DEVICE)
-        if receiver is None or not receiver.lib:
+        if receiver is None:
+            known = self.resolver.attribute(self, node) if self.resolver is not None else None
+            if known is None and node.attr == "device":
+                # where some tensor or module lives: a device that is not known to be the
+                # host is, like `torch.device(name)`, not a literal "cpu"
+                return Ty(Kind.DEVICE, "torch", DEVICE)
+            return known
+        if not receiver.lib:
             return None
         if receiver.kind == "placer":
             return accelerate_api.attribute_type(receiver, node.attr)

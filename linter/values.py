@@ -89,9 +89,11 @@ class Ty:
     ("pandas", "cudf", "modin", "dask", "numpy", "cupy", "torch"); for modules and symbols,
     their qualified name. place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
     the device whatever `place` says (see `is_device_resident`). items: for a `Kind.TUPLE`,
-    the type of each item (None where unknown); for a `Kind.SEQUENCE`, its elements' type. builtin: for an `OTHER` value, the builtin
-    container it is when that matters ("list": `frame[cols]` selects columns); it takes no
-    part in comparisons, so a list is still `== OTHER` for rules that leave such values alone.
+    the type of each item (None where unknown); for a `Kind.SEQUENCE`, its elements' type.
+    builtin: for an `OTHER` value, the builtin container it is when that matters ("list":
+    `frame[cols]` selects columns), and for a sequence filled in place, "list" or "dict"; it
+    takes no part in comparisons, so a list is still `== OTHER` for rules that leave such
+    values alone.
     """
 
     kind: Kind
@@ -122,9 +124,10 @@ class Ty:
 OTHER = Ty(Kind.OTHER)
 
 
-def sequence_of(element: Ty) -> Ty:
-    """A list (or iterable) whose elements are all `element`."""
-    return Ty(Kind.SEQUENCE, items=(element,))
+def sequence_of(element: Ty, builtin: str = "") -> Ty:
+    """A list (or iterable; `builtin`: "list" or "dict" for one filled in place) whose
+    elements (a dict's values) are all `element`."""
+    return Ty(Kind.SEQUENCE, items=(element,), builtin=builtin)
 #: A list (a literal, a comprehension, `list(...)`, `sorted(...)`).
 LIST = Ty(Kind.OTHER, builtin="list")
 #: Kinds that hold many values (as opposed to scalars).
