@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Ty"]
+__all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty"]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -46,6 +46,28 @@ class FixAvailability(enum.Enum):
     DISPLAY = "display-only"
     UNSAFE = "unsafe"
     SAFE = "safe"
+
+
+class Tier(str, enum.Enum):
+    """Which selections run a rule, as ruff's rule stability does.
+
+    - `DEFAULT`: its findings on real code are useful (the real-code check: hand-labelled
+      findings on the pinned repositories, `benchmarks/realcode/labels`, and the ecosystem
+      report). It runs when nothing is selected, and with any selector that matches it.
+    - `PREVIEW`: still being tuned (too many of its real-code findings are not useful yet).
+      It runs only in preview mode (`--preview`, `preview = true`), then with the default
+      selection and any selector that matches it; without preview mode even its exact
+      code selects nothing (with a warning).
+    - `OPT_IN`: useful only where the user says so. It runs only when selected by its exact
+      code or name, or by `ALL`; a prefix (`GPU4`) and the default selection leave it out.
+    """
+
+    DEFAULT = "default"
+    PREVIEW = "preview"
+    OPT_IN = "opt-in"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -110,6 +132,9 @@ class Rule:
     #: Extra byte strings that make a file worth analysing even when it imports no
     #: data library (e.g. b"iterrows", which is evidence on its own).
     triggers: ClassVar[tuple[bytes, ...]] = ()
+    #: Which selections run the rule (see `Tier`). Every rule module states it on one line,
+    #: with the reason; a rule that states none starts in preview, as a new ruff rule does.
+    tier: ClassVar[Tier] = Tier.PREVIEW
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -167,6 +192,9 @@ def _register(rule: type[Rule]) -> None:
         raise TypeError(f"rule code {rule.code!r} must look like GPU123")
     if not NAME_PATTERN.match(rule.name):
         raise TypeError(f"rule name {rule.name!r} must be kebab-case")
+    if not isinstance(rule.tier, Tier):
+        raise TypeError(f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), "
+                        f"got {rule.tier!r}")
     existing = REGISTERED.get(rule.code)
     if existing is not None and existing.__qualname__ != rule.__qualname__:
         raise TypeError(f"rule code {rule.code} used twice: {existing.__qualname__}, {rule.__qualname__}")
