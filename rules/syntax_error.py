@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
-from gpulint.rule_api import Example, Rule
+from gpulint.rule_api import Example, Rule, Tier
 
 
 class SyntaxErrorRule(Rule):
@@ -27,6 +27,7 @@ class SyntaxErrorRule(Rule):
 
     code = SYNTAX_ERROR_CODE
     name = SYNTAX_ERROR_NAME
+    tier = Tier.DEFAULT  # nothing else is checked in a file that does not parse: always said
     level = "error"
     message = "the file could not be parsed"
     nodes = ()

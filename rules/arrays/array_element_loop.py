@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import walk_local
 from gpulint.evidence import Ty, is_numpy_ufunc
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from ._elementwise import elementwise
 
@@ -102,6 +102,7 @@ class ArrayElementLoop(Rule):
 
     code = "GPU201"
     name = "array-element-loop"
+    tier = Tier.PREVIEW  # real code: 2 of 10 checked findings useful
     message = "loop computes one array element per iteration in Python; use a whole-array expression"
     nodes = (ast.For,)
     fix = FixAvailability.UNSAFE

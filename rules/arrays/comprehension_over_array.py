@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from ._elementwise import elementwise
 
@@ -74,6 +74,7 @@ class ComprehensionOverArray(Rule):
 
     code = "GPU205"
     name = "comprehension-over-array"
+    tier = Tier.DEFAULT  # real code: 4 of 4 checked findings useful
     message = "comprehension over an array computes one element at a time in Python; use a whole-array expression"
     nodes = (ast.Call, *_COMPREHENSIONS)
     fix = FixAvailability.UNSAFE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, Rule, RuleContext
+from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
 _VECTORIZE = "numpy.vectorize"
 
@@ -34,6 +34,7 @@ class NpVectorize(Rule):
 
     code = "GPU203"
     name = "np-vectorize"
+    tier = Tier.DEFAULT  # real code: 1 of 1 checked finding useful
     message = "`np.vectorize` calls a Python function once per element; write the function with array operations"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
 #: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what
@@ -75,6 +75,7 @@ class PythonBuiltinOnArray(Rule):
 
     code = "GPU204"
     name = "python-builtin-on-array"
+    tier = Tier.DEFAULT  # real code: 52 of 52 checked findings useful
     message = "Python builtin iterates the array element by element; use the array's own method"
     nodes = (ast.Call,)
     fix = FixAvailability.UNSAFE

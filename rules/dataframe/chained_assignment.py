@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.dataflow import assigned_value, binding_before, binds
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
@@ -183,6 +183,7 @@ class ChainedAssignment(Rule):
 
     code = "GPU107"
     name = "chained-assignment"
+    tier = Tier.DEFAULT  # real code: 1 of 1 checked finding useful
     message = (
         "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; "
         "write through one indexer, `df.loc[row, column] = value`"

@@ -13,7 +13,7 @@ from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_refe
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
 from gpulint.pandas_api import FRAME_ATTRIBUTES
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _APPEND_METHODS = ("append", "_append")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -239,6 +239,7 @@ class DataframeGrownInLoop(Rule):
 
     code = "GPU101"
     name = "dataframe-grown-in-loop"
+    tier = Tier.DEFAULT  # real code: 23 of 23 checked findings useful
     message = (
         "DataFrame grown inside a loop: each step copies every row so far; "
         "collect the pieces in a list and build the frame once after the loop"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
 STR_METHODS = frozenset(
@@ -206,6 +206,7 @@ class ElementwiseApply(Rule):
 
     code = "GPU105"
     name = "elementwise-apply"
+    tier = Tier.DEFAULT  # real code: 6 of 6 checked findings useful
     message = "`apply`/`map` calls a Python function once per element; use the vectorized form"
     nodes = (ast.Call,)
     fix = FixAvailability.UNSAFE

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.
@@ -107,6 +107,7 @@ class GroupbyApplyLambda(Rule):
 
     code = "GPU106"
     name = "groupby-apply-lambda"
+    tier = Tier.DEFAULT  # no real-code finding; flags only a lambda calling one built-in aggregation
     message = "a lambda called once per group where a built-in groupby aggregation exists"
     nodes = (ast.Call,)
     fix = FixAvailability.UNSAFE

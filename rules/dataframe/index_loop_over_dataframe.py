@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _LABEL_INDEXERS = ("loc", "at")
 _POSITION_INDEXERS = ("iloc", "iat")
@@ -153,6 +153,7 @@ class IndexLoopOverDataframe(Rule):
 
     code = "GPU103"
     name = "index-loop-over-dataframe"
+    tier = Tier.DEFAULT  # real code: 3 of 3 checked findings useful
     message = "loop over a DataFrame's index reads or writes one value at a time; use a vectorized column expression"
     nodes = (ast.For, ast.AsyncFor)
     fix = FixAvailability.UNSAFE

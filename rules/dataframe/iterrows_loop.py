@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.evidence import iterates_rows
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -54,6 +54,7 @@ class IterrowsLoop(Rule):
 
     code = "GPU102"
     name = "iterrows-loop"
+    tier = Tier.DEFAULT  # real code: 24 of 24 checked findings useful
     message = "`iterrows()` builds a Series per row; use a vectorized column expression (or `itertuples()`)"
     nodes = (ast.For, ast.AsyncFor, *_COMPREHENSIONS)
     fix = FixAvailability.UNSAFE

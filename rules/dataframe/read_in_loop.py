@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from .dataframe_grown_in_loop import file_read_growth
 
@@ -55,6 +55,7 @@ class ReadInLoop(Rule):
 
     code = "GPU108"
     name = "read-in-loop"
+    tier = Tier.DEFAULT  # no real-code finding; flags only a frame grown with whole-file reads
     message = (
         "files are read one by one and concatenated in a loop: read them into a list and `concat` once, "
         "or use one multi-file reader"

@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import NESTED_SCOPES, walk_local
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _FOR = (ast.For, ast.AsyncFor)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -43,6 +43,7 @@ class ComputeInLoop(Rule):
 
     code = "GPU501"
     name = "compute-in-loop"
+    tier = Tier.DEFAULT  # no real-code finding, 57 labelled near-misses silent
     message = "`.compute()` inside a loop runs one task graph per item: collect them, `dask.compute(*items)` once"
     nodes = (ast.Call,)
     fix = FixAvailability.DISPLAY

@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import value_bound_to, walk_local
 from gpulint.dask_api import is_compute, is_compute_call, is_delayed_call, is_lazy
-from gpulint.rule_api import Example, Rule, RuleContext
+from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
 _FOR = (ast.For, ast.AsyncFor)
 
@@ -44,6 +44,7 @@ class DelayedCalledEagerly(Rule):
 
     code = "GPU502"
     name = "delayed-called-eagerly"
+    tier = Tier.DEFAULT  # no real-code finding; flags only a delayed graph computed at once
     message = "`dask.delayed` computed right away: call the function directly, or keep it lazy and compute once"
     nodes = (ast.Call,)
 

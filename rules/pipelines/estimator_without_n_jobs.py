@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 
 from gpulint.astutil import walk_local
 from gpulint.estimators import is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"
@@ -95,6 +95,7 @@ class EstimatorWithoutNJobs(Rule):
 
     code = "GPU403"
     name = "estimator-without-n-jobs"
+    tier = Tier.PREVIEW  # real code: 25 of 39 checked findings useful
     message = "parallelisable estimator or helper without `n_jobs` uses one core: pass `n_jobs=-1`"
     nodes = (ast.Call,)
     fix = FixAvailability.SAFE

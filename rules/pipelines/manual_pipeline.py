@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from gpulint.astutil import same_reference, walk_local
 from gpulint.dataflow import binds, last_assignment, position_in
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 
 @dataclass
@@ -83,6 +83,7 @@ class ManualPipeline(Rule):
 
     code = "GPU401"
     name = "manual-pipeline"
+    tier = Tier.DEFAULT  # real code: 30 of 30 checked findings useful
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
     fix = FixAvailability.UNSAFE

@@ -7,7 +7,7 @@ import ast
 from gpulint.astutil import mentions_any, same_reference
 from gpulint.dataflow import binding_before, binds
 from gpulint.estimators import PREDICT_METHODS, is_splitter
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 #: Methods that run a fitted estimator on rows of data.
 PER_ROW_METHODS = (PREDICT_METHODS - {"score"}) | {"transform", "inverse_transform"}
@@ -47,6 +47,7 @@ class PredictInLoop(Rule):
 
     code = "GPU405"
     name = "predict-in-loop"
+    tier = Tier.DEFAULT  # no real-code finding; flags only one-row predicts over existing rows
     message = "estimator called on one row at a time in a loop: call it once on all the rows"
     nodes = (ast.Call,)
     fix = FixAvailability.DISPLAY

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from ._common import round_trip
 
@@ -47,6 +47,7 @@ class DeviceRoundTrip(Rule):
 
     code = "GPU303"
     name = "device-round-trip"
+    tier = Tier.DEFAULT  # no real-code finding; flags only a device-host-device copy in one expression
     message = "value copied from the device to the host and back; copy it on the device instead"
     nodes = (ast.Call,)
     fix = FixAvailability.SAFE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from ._common import round_trip, runs_another_loop, small_loop, to_host
 
@@ -64,6 +64,7 @@ class DeviceToHostInLoop(Rule):
 
     code = "GPU301"
     name = "device-to-host-in-loop"
+    tier = Tier.DEFAULT  # real code: 88 of 91 checked findings useful
     message = "copy from the device to the host inside a loop: each one waits for the device; keep values on the device and copy once after the loop"
     nodes = (ast.Call, ast.Attribute)
     fix = FixAvailability.DISPLAY

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 from ._common import (
     FRESH_METHODS,
@@ -73,6 +73,7 @@ class HostToDeviceInLoop(Rule):
 
     code = "GPU302"
     name = "host-to-device-in-loop"
+    tier = Tier.DEFAULT  # real code: 2 of 2 checked findings useful
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     fix = FixAvailability.SAFE

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.evidence import Ty, is_device_resident
-from gpulint.rule_api import Example, Rule, RuleContext
+from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
 from ._common import runs_another_loop, small_loop
 
@@ -41,6 +41,7 @@ class ImplicitSyncInCondition(Rule):
 
     code = "GPU306"
     name = "implicit-sync-in-condition"
+    tier = Tier.DEFAULT  # real code: 22 of 22 checked findings useful
     message = "condition on a device value inside a loop: Python waits for the device and copies it to the host on every iteration"
     nodes = (ast.If, ast.While, ast.IfExp)
 
