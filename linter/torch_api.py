@@ -150,6 +150,28 @@ def device_place(node: ast.expr, env: Env) -> str | None:
     return ty.place if ty is not None and ty.kind == "device" else None
 
 
+#: Autocast context managers whose device type is fixed by their name.
+_FIXED_AUTOCASTS = {"torch.cpu.amp.autocast": HOST, "torch.cuda.amp.autocast": DEVICE}
+#: Autocast context managers that take the device type as their first argument.
+_AUTOCASTS = frozenset({"torch.autocast", "torch.amp.autocast"})
+
+
+def autocast_place(call: ast.Call, env: Env) -> str | None:
+    """Where the code under `with <call>:` runs, when `call` is a torch autocast context:
+    `torch.cpu.amp.autocast(...)` and `torch.autocast("cpu")` run it on the host (HOST),
+    a CUDA autocast on the device; None for anything else or a device type not written
+    out."""
+    name = env.qualname(call.func)
+    if name in _FIXED_AUTOCASTS:
+        return _FIXED_AUTOCASTS[name]
+    if name not in _AUTOCASTS:
+        return None
+    kind = argument(call, "device_type", 0)
+    if isinstance(kind, ast.Constant) and isinstance(kind.value, str):
+        return device_string_place(kind.value)
+    return None
+
+
 def is_dtype(node: ast.expr, env: Env) -> bool:
     """`torch.float16` (however imported) or `x.dtype`."""
     name = env.qualname(node)

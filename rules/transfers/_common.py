@@ -25,7 +25,24 @@ from gpulint.evidence import (
 )
 from gpulint.loop_effects import loop_effects
 from gpulint.rule_api import RuleContext
-from gpulint.torch_api import LEGACY_TENSOR_TYPES
+from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place
+
+def under_host_autocast(ctx: RuleContext) -> bool:
+    """The current statement runs under a CPU autocast (`with torch.cpu.amp.autocast():`,
+    `with torch.autocast("cpu"):`) within its own function: the script computes on the
+    host there, so its tensors are not on a device whatever else the evidence says. The
+    innermost autocast decides."""
+    for statement in reversed(ctx.statements):
+        if isinstance(statement, NESTED_SCOPES):
+            return False
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if isinstance(item.context_expr, ast.Call):
+                    place = autocast_place(item.context_expr, ctx.env)
+                    if place is not None:
+                        return place == HOST
+    return False
+
 
 # -- device -> host ----------------------------------------------------------------------
 

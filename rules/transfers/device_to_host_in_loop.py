@@ -6,7 +6,7 @@ import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
-from ._common import round_trip, runs_another_loop, small_loop, to_host
+from ._common import round_trip, runs_another_loop, small_loop, to_host, under_host_autocast
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -222,6 +222,20 @@ def train(batches, optimizer):
         Example('''\
 import torch
 
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def train_on_cpu(model, optimizer, batches):
+    losses = []
+    for batch in batches:
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # a CPU-only training loop
+            loss = model(batch.to(device)).mean()
+            losses.append(loss.item())
+    return losses
+'''),
+        Example('''\
+import torch
+
 for epoch in range(3):
     total = torch.zeros((), device="cuda")
     for step in range(10):
@@ -295,7 +309,7 @@ print(frame.to_pandas())
         if id(node) in covered:
             return
         what = to_host(node, ctx.env)
-        if what is None or not _every_iteration(node, ctx):
+        if what is None or not _every_iteration(node, ctx) or under_host_autocast(ctx):
             return
         ctx.report(node, f"{what} copies from the device to the host inside a loop: each copy waits for the device; "
                          f"keep the values on the device and copy once after the loop")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
-from ._common import runs_another_loop, small_loop
+from ._common import runs_another_loop, small_loop, under_host_autocast
 
 
 def _device_condition(ty: Ty | None) -> bool:
@@ -137,7 +137,7 @@ for step in range(10):
             return
         test = node.test  # type: ignore[attr-defined]
         tested = next((t for t in _truth_tested(test) if _device_condition(ctx.type_of(t))), None)
-        if tested is None:
+        if tested is None or under_host_autocast(ctx):
             return
         real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
         if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):

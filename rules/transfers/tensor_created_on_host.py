@@ -6,7 +6,7 @@ import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
-from ._common import RANDOM_FACTORIES, factory_move, factory_moved_later, round_trip
+from ._common import RANDOM_FACTORIES, factory_move, factory_moved_later, round_trip, under_host_autocast
 
 
 class TensorCreatedOnHost(Rule):
@@ -157,6 +157,33 @@ def causal_mask(n):
             setup="import torch",
             call="causal_mask(N)",
         ),
+        Example(
+            source='''\
+import torch
+
+
+def shifted(latents, steps):
+    with torch.autocast("cuda", enabled=torch.cuda.is_available()):
+        for t in steps:
+            offset = torch.full(latents.shape, float(t)).to(latents.device)
+            latents = latents + offset
+    return latents
+''',
+            fixed='''\
+import torch
+
+
+def shifted(latents, steps):
+    with torch.autocast("cuda", enabled=torch.cuda.is_available()):
+        for t in steps:
+            offset = torch.full(latents.shape, float(t), device=latents.device)
+            latents = latents + offset
+    return latents
+''',
+            requires=("torch",),
+            setup="import torch\nlatents = torch.zeros(N, 3)",
+            call="shifted(latents, range(3)).tolist()",
+        ),
     )
     ok = (
         Example('''\
@@ -199,6 +226,17 @@ import torch
 
 buffer = torch.empty(1024, pin_memory=True)
 '''),
+        Example('''\
+import torch
+
+
+def denoise(unet, latents, steps):
+    with torch.cpu.amp.autocast(dtype=torch.bfloat16):  # the script computes on the host
+        for t in steps:
+            noise = torch.randn(latents.shape).to(latents.device)
+            latents = unet(latents + noise, t)
+    return latents
+'''),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -206,7 +244,7 @@ buffer = torch.empty(1024, pin_memory=True)
         if move is None and ctx.blocks:
             move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env,
                                        self.__dict__.setdefault("touched", {}))
-        if move is None or round_trip(node, ctx.env) is not None:
+        if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
         message = None
         if move.made is not None:
