@@ -9,10 +9,12 @@ import itertools
 import json
 import sys
 import traceback
+import warnings
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Sequence
+from typing import IO, Callable, Iterator, Sequence
 
 import click
 
@@ -20,7 +22,7 @@ from . import __version__, cache, progress
 from .cache import Cache
 from . import watch as watching
 from .add_noqa import add_noqa as add_noqa_comments
-from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides, describe
+from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides, PreviewSelectionWarning, describe
 from .docs import render_markdown, rule_json
 from .files import describe_error
 from .output import FORMATS, HUMAN, full, text
@@ -63,6 +65,8 @@ def main() -> None:
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
+@click.option("--preview/--no-preview", default=None,
+              help="Run preview rules too (those the selection picks); default: `preview` in the configuration.")
 @click.option("--extend-ignore", multiple=True, help="Rules to disable, on top of --ignore (as ruff's).")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Files and folders not to lint, gitignore-style, relative to the current folder "
@@ -99,7 +103,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
           force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool, extend_ignore: tuple[str, ...],
           exclude: tuple[str, ...], extend_exclude: tuple[str, ...], output_file: Path | None, add_noqa: bool,
-          show_settings: bool, watch: bool) -> None:
+          show_settings: bool, watch: bool, preview: bool | None) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
     _refuse_conflicts(paths, fix, diff, add_noqa, show_settings, watch)
     if watch:
@@ -119,15 +123,17 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         extend_ignore=_split(extend_ignore),
         exclude=_split(exclude) if exclude else None,
         extend_exclude=_split(extend_exclude),
+        preview=preview,
     )
     try:
-        if show_settings:
-            sys.exit(_show_settings(list(paths) or ["."], overrides, config_file, force_exclude, output_file))
-        if add_noqa:
-            sys.exit(_add_noqa(list(paths) or ["."], overrides, config_file, force_exclude, quiet))
-        output_format = output_format or _configured_format(overrides, config_file, diff)
-        code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
-                      quiet, stdin_filename, config_file, force_exclude, show_fixes, jobs, no_cache)
+        with _selection_warnings(quiet):
+            if show_settings:
+                sys.exit(_show_settings(list(paths) or ["."], overrides, config_file, force_exclude, output_file))
+            if add_noqa:
+                sys.exit(_add_noqa(list(paths) or ["."], overrides, config_file, force_exclude, quiet))
+            output_format = output_format or _configured_format(overrides, config_file, diff)
+            code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
+                          quiet, stdin_filename, config_file, force_exclude, show_fixes, jobs, no_cache)
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
@@ -142,6 +148,27 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
             _err("Please report this with the file that caused it (`--debug` prints the traceback).")
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+
+
+@contextmanager
+def _selection_warnings(quiet: bool) -> Iterator[None]:
+    """A selection that has no effect (preview rules outside preview mode) is warned about
+    on standard error, once however many configurations repeat it, as ruff warns; not with
+    --quiet. Other Python warnings are shown as usual."""
+    shown: set[str] = set()
+    show = warnings.showwarning
+
+    def show_once(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+        if not issubclass(category, PreviewSelectionWarning):
+            show(message, category, *args, **kwargs)  # type: ignore[arg-type]
+        elif not quiet and str(message) not in shown:
+            shown.add(str(message))
+            _err(f"warning: {message}")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", PreviewSelectionWarning)
+        warnings.showwarning = show_once
+        yield
 
 
 def _quiet_exit() -> None:

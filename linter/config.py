@@ -3,7 +3,11 @@
 Selectors are `ALL`, a code prefix that matches at least one rule (`GPU`, `GPU1`, `GPU102`)
 or a rule name (`iterrows-loop`). Enabled rules are (select + extend-select) - (ignore +
 extend-ignore); a file matched by a `per-file-ignores` pattern also loses the codes listed
-for it. Patterns are gitignore-style globs relative to the directory of the `pyproject.toml`;
+for it. Each rule's tier (`gpulint.rule_api.Tier`) limits what selects it, as ruff's rule
+stability does: with no `select`, the default tier runs; preview rules run only in preview
+mode (`preview = true`, `--preview`), where the default selection and every selector that
+matches them pick them; an opt-in rule is picked only by its exact code or name, or by
+`ALL` (never by a prefix, nor by default). `ignore` matches every rule of any tier. Patterns are gitignore-style globs relative to the directory of the `pyproject.toml`;
 those given on the command line (`--exclude`, `--extend-exclude`) are relative to the
 current directory, as ruff reads them.
 """
@@ -13,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
@@ -21,7 +26,7 @@ from typing import Any, Iterable
 import pathspec
 
 from .files import PathError, read_bytes
-from .registry import Rule, all_rules
+from .registry import Rule, Tier, all_rules
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,7 +34,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format")
+        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview")
 
 #: The values of `output-format` (and `--output-format`): `full` (the default, as ruff's),
 #: `concise` (one line a finding), `text` (the former name of `concise`, still accepted),
@@ -41,23 +46,56 @@ class ConfigError(Exception):
     """A configuration problem the user must fix; reported in one line, exit code 2."""
 
 
-def expand(selectors: Iterable[str], where: str) -> frozenset[str]:
-    """Rule codes matched by selectors; an unknown selector is an error, never ignored."""
-    rules = all_rules()
+class PreviewSelectionWarning(UserWarning):
+    """A selection that picks only preview rules, outside preview mode: it has no effect."""
+
+
+def expand(selectors: Iterable[str], where: str, selecting: bool = True) -> frozenset[str]:
+    """Rule codes matched by selectors; an unknown selector is an error, never ignored.
+
+    `selecting` (for `select` and `extend-select`): a prefix leaves opt-in rules out.
+    Preview rules are matched like any other; `Config.codes_for` drops them outside preview
+    mode. For `ignore` (`selecting=False`) a prefix matches every rule it names."""
     codes: set[str] = set()
     for raw in selectors:
-        if not isinstance(raw, str):
-            raise ConfigError(f"{where}: expected rule codes as strings, got {raw!r}")
-        selector = raw.strip()
-        if selector.upper() == "ALL":
-            codes.update(rule.code for rule in rules)
-            continue
-        matched = {rule.code for rule in rules if rule.code.startswith(selector.upper()) and selector[:3].upper() == "GPU"}
-        matched |= {rule.code for rule in rules if rule.name == selector.lower()}
+        matched = _matched(raw, where, selecting)
         if not matched:
             raise ConfigError(f"{where}: unknown rule selector {raw!r} (see `gpulint rule --all`)")
-        codes |= matched
+        codes.update(rule.code for rule in matched)
     return frozenset(codes)
+
+
+def _matched(raw: object, where: str, selecting: bool) -> list[type[Rule]]:
+    """The rules one selector matches."""
+    if not isinstance(raw, str):
+        raise ConfigError(f"{where}: expected rule codes as strings, got {raw!r}")
+    selector = raw.strip()
+    if selector.upper() == "ALL":
+        return list(all_rules())
+    exact = [rule for rule in all_rules() if rule.code == selector.upper() or rule.name == selector.lower()]
+    if exact:
+        return exact
+    prefix = [rule for rule in all_rules() if rule.code.startswith(selector.upper()) and selector[:3].upper() == "GPU"]
+    return [rule for rule in prefix if not selecting or rule.tier is not Tier.OPT_IN] if prefix else []
+
+
+def preview_only(selectors: Iterable[str]) -> tuple[str, ...]:
+    """The selectors that select preview rules and nothing else (a preview rule's code, or a
+    prefix of preview rules only): outside preview mode they select nothing, which is
+    warned about, as ruff does."""
+    return tuple(selector.strip() for selector in selectors
+                 if (matched := _matched(selector, "", True)) and all(rule.tier is Tier.PREVIEW for rule in matched))
+
+
+def tier_codes(*tiers: Tier) -> frozenset[str]:
+    """The codes of the rules in `tiers`."""
+    return frozenset(rule.code for rule in all_rules() if rule.tier in tiers)
+
+
+def default_selection() -> frozenset[str]:
+    """What runs when nothing is selected: the default tier, and in preview mode the
+    preview tier too (`codes_for` drops the preview rules outside it)."""
+    return tier_codes(Tier.DEFAULT, Tier.PREVIEW)
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
@@ -70,7 +108,7 @@ class Config:
 
     root: Path | None = None
     source: str = "defaults"
-    select: frozenset[str] = field(default_factory=lambda: expand(["ALL"], "defaults"))
+    select: frozenset[str] = field(default_factory=default_selection)
     extend_select: frozenset[str] = frozenset()
     ignore: frozenset[str] = frozenset()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
@@ -87,9 +125,15 @@ class Config:
     #: `output-format`: how `gpulint check` reports (read from the configuration of the
     #: current folder, as ruff does); None: the default, `full`.
     output_format: str | None = None
+    #: `preview`: preview rules run (those the selection picks).
+    preview: bool = False
+    #: The selectors of the selection that pick only preview rules (see `preview_only`).
+    preview_selectors: tuple[str, ...] = ()
 
     def codes_for(self, path: Path | None) -> frozenset[str]:
         codes = (self.select | self.extend_select) - self.ignore
+        if not self.preview:
+            codes -= tier_codes(Tier.PREVIEW)
         relative = self.relative(path)
         if relative is not None:
             for pattern, ignored in self.per_file_ignores:
@@ -117,13 +161,18 @@ class Config:
         if overrides.select is not None:
             changes["select"] = expand(overrides.select, "--select")
             changes["extend_select"] = frozenset()
+            changes["preview_selectors"] = preview_only(overrides.select)
             ignore = frozenset()
         if overrides.extend_select:
             extra = expand(overrides.extend_select, "--extend-select")
             changes["extend_select"] = changes.get("extend_select", self.extend_select) | extra
+            changes["preview_selectors"] = (changes.get("preview_selectors", self.preview_selectors)
+                                            + preview_only(overrides.extend_select))
             ignore = ignore - extra
-        changes["ignore"] = (ignore | expand(overrides.ignore, "--ignore")
-                             | expand(overrides.extend_ignore, "--extend-ignore"))
+        changes["ignore"] = (ignore | expand(overrides.ignore, "--ignore", selecting=False)
+                             | expand(overrides.extend_ignore, "--extend-ignore", selecting=False))
+        if overrides.preview is not None:
+            changes["preview"] = overrides.preview
         if overrides.unsafe_fixes is not None:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
         if overrides.exclude is not None:
@@ -180,6 +229,8 @@ class Overrides:
     extend_exclude: tuple[str, ...] = ()
     #: The folder command-line patterns are relative to (default: the current directory).
     root: Path | None = None
+    #: `--preview` / `--no-preview` (None: as configured).
+    preview: bool | None = None
 
 
 def _string_list(table: dict[str, Any], key: str, where: str) -> list[str]:
@@ -210,19 +261,20 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
     for pattern, codes in per_file.items():
         if not isinstance(codes, list):
             raise ConfigError(f"{where}: per-file-ignores for {pattern!r} must be a list of codes")
-        per_file_ignores.append((pattern, expand(codes, f"{where}: per-file-ignores[{pattern!r}]")))
+        per_file_ignores.append((pattern, expand(codes, f"{where}: per-file-ignores[{pattern!r}]", selecting=False)))
     exclude = _string_list(table, "exclude", where) + _string_list(table, "extend-exclude", where)
     for pattern in [*exclude, *per_file]:
         _check_pattern(pattern, where)
     select = table.get("select")
+    selectors = [*_string_list(table, "select", where), *_string_list(table, "extend-select", where)]
     return Config(
         root=root,
         source=where,
         select=expand(_string_list(table, "select", where), f"{where}: select") if select is not None
-        else expand(["ALL"], where),
+        else default_selection(),
         extend_select=expand(_string_list(table, "extend-select", where), f"{where}: extend-select"),
-        ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore")
-        | expand(_string_list(table, "extend-ignore", where), f"{where}: extend-ignore"),
+        ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore", selecting=False)
+        | expand(_string_list(table, "extend-ignore", where), f"{where}: extend-ignore", selecting=False),
         per_file_ignores=tuple(per_file_ignores),
         exclude=tuple(exclude),
         unsafe_fixes=_boolean(table, "unsafe-fixes", where, False),
@@ -230,6 +282,8 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         jobs=_jobs(table, where),
         cache_dir=_cache_dir(table, root, where),
         output_format=_output_format(table, where),
+        preview=_boolean(table, "preview", where, False),
+        preview_selectors=preview_only(selectors),
     )
 
 
@@ -339,11 +393,13 @@ def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None
 
 
 class ConfigResolver:
-    """Finds and caches the configuration governing each file."""
+    """Finds and caches the configuration governing each file. A configuration whose
+    selection names preview rules only, outside preview mode, is warned about when it is
+    made (a `PreviewSelectionWarning`; the command line prints each once)."""
 
     def __init__(self, overrides: Overrides, explicit: Path | None = None) -> None:
         self.overrides = overrides
-        self._explicit = load_config(explicit).with_overrides(overrides) if explicit else None
+        self._explicit = _warned(load_config(explicit).with_overrides(overrides)) if explicit else None
         self._by_file: dict[Path, Config] = {}
         self._defaults: dict[str, Config] = {}
         self._locations: dict[Path, Path | None] = {}
@@ -358,11 +414,20 @@ class ConfigResolver:
         if pyproject is None:  # the defaults, made once per current folder
             cwd = os.getcwd()
             if cwd not in self._defaults:
-                self._defaults[cwd] = Config(root=Path(cwd).resolve()).with_overrides(self.overrides)
+                self._defaults[cwd] = _warned(Config(root=Path(cwd).resolve()).with_overrides(self.overrides))
             return self._defaults[cwd]
         if pyproject not in self._by_file:
-            self._by_file[pyproject] = load_config(pyproject).with_overrides(self.overrides)
+            self._by_file[pyproject] = _warned(load_config(pyproject).with_overrides(self.overrides))
         return self._by_file[pyproject]
+
+
+def _warned(config: Config) -> Config:
+    """`config`, once its selections that have no effect are warned about."""
+    if not config.preview:
+        for selector in config.preview_selectors:
+            warnings.warn(f"Selection `{selector}` has no effect because preview is not enabled.",
+                          PreviewSelectionWarning, stacklevel=3)
+    return config
 
 
 def describe(config: Config, path: Path) -> list[str]:
@@ -373,7 +438,7 @@ def describe(config: Config, path: Path) -> list[str]:
     settings = "none (gpulint's defaults)" if config.source == "defaults" else _toml(Path(config.source).absolute())
     lines = [f'Resolved settings for: "{path}"', f"Settings path: {settings}", ""]
     for item in fields(config):
-        if item.name == "source":
+        if item.name in ("source", "preview_selectors"):
             continue
         value = getattr(config, item.name)
         if item.name == "per_file_ignores":

@@ -25,7 +25,7 @@ from .diagnostic import Diagnostic, Edit
 from .engine import Analysis, analyze, parse
 from .fixing import apply_edits, attach_fixes, display_fix, select_non_overlapping
 from .noqa import apply_noqa
-from .registry import Rule
+from .registry import Rule, all_rules
 from .source import Source
 
 MAX_PASSES = 10
@@ -33,9 +33,13 @@ MAX_PASSES = 10
 
 def selected_rules(rules: Sequence[type[Rule]] | None, config: Config | None,
                    path: Path | None) -> Sequence[type[Rule]]:
-    """`rules` when given, else those the configuration (default: gpulint's) selects for
-    the file at `path` (None: a source that is no file)."""
-    return rules if rules is not None else (config or Config()).rules_for(path)
+    """`rules` when given, else those `config` selects for the file at `path` (None: a
+    source that is no file), else every rule, whatever its tier: a library caller that
+    names neither checks everything. Selection by tier is the configuration's (`Config()`
+    runs the default tier), which the command line, the plugins and the editor pass."""
+    if rules is not None:
+        return rules
+    return config.rules_for(path) if config is not None else all_rules()
 
 
 def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fixes: bool = True,
