@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .registry import DOC_SECTIONS, DOCS_HOME, FixAvailability, Rule, all_rules
+from .registry import DOC_SECTIONS, DOCS_HOME, FixAvailability, Rule, Tier, all_rules
 
 
 def plain_summary(rule: type[Rule]) -> str:
@@ -85,6 +85,7 @@ def render_markdown(rule: type[Rule]) -> str:
         f"# {rule.name} ({rule.code})",
         f"Fix: {rule.fix.value} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
         f"Message: {rule.message}",
+        f"Tier: {RULE_TIERS[rule.tier]}.",
     ]
     return "\n\n".join(head + _body_parts(rule)) + "\n"
 
@@ -129,6 +130,7 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "family": rule.family() or "file",
         "message": rule.message,
         "fix": rule.fix.value,
+        "tier": rule.tier.value,
         "url": rule.url(),
         "what_it_does": sections.get("What it does", ""),
         "why_is_this_bad": sections.get("Why is this bad?", ""),
@@ -149,18 +151,18 @@ def _measurements(rule: type[Rule]) -> list[dict[str, Any]]:
 def rule_table(link: Callable[[type[Rule]], str] | None = None) -> str:
     """The Markdown rule table the README carries (kept in sync by a test); with `link`,
     each rule's name links to what `link(rule)` returns."""
-    lines = ["| Code | Name | What it flags | Fix |", "|---|---|---|---|"]
+    lines = ["| Code | Name | What it flags | Fix | Tier |", "|---|---|---|---|---|"]
     for rule in all_rules():
         name = f"[`{rule.name}`]({link(rule)})" if link else f"`{rule.name}`"
-        lines.append(f"| {rule.code} | {name} | {rule.message} | {rule.fix.value} |")
+        lines.append(f"| {rule.code} | {name} | {rule.message} | {rule.fix.value} | {rule.tier.value} |")
     return "\n".join(lines)
 
 
 #: The commands whose output the README shows: one example in the default (`full`) format,
-#: then every example one line a finding (the whole of `gpulint check examples/` in full
-#: would be some 400 lines).
+#: then every example one line a finding, preview rules included (the whole of
+#: `gpulint check examples/` in full would be some 400 lines).
 EXAMPLES_COMMANDS = (("gpulint", "check", "examples/train_loop.py"),
-                     ("gpulint", "check", "--output-format", "concise", "examples/"))
+                     ("gpulint", "check", "--preview", "--output-format", "concise", "examples/"))
 
 
 def examples_output(root: str) -> str:
@@ -260,6 +262,14 @@ FIX_TIERS = {
     FixAvailability.NONE: "none: gpulint explains the finding but offers no rewrite",
 }
 
+#: Which selections run a rule of each tier, as its page and `gpulint rule` say it.
+RULE_TIERS = {
+    Tier.DEFAULT: "default: runs unless deselected",
+    Tier.PREVIEW: ("preview: still being tuned; runs only in preview mode (`--preview`, `preview = true`), "
+                   "when the selection picks it"),
+    Tier.OPT_IN: "opt-in: runs only when selected by its exact code or name, or by `ALL`",
+}
+
 #: The docs site's page with the rule table (its sources' path; the rule pages sit beside it).
 RULES_INDEX = "rules/index.md"
 #: Where the committed benchmark plot is copied in the site, beside `benchmarks.md`, which shows it.
@@ -287,7 +297,8 @@ def rule_page(rule: type[Rule], plot: str | None = None) -> str:
     index = _link(RULES_INDEX, site_path(rule.url()))
     head = [
         f"# {rule.name} ({rule.code})",
-        f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Family**: {rule.family() or 'file'} "
+        f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Tier**: {RULE_TIERS[rule.tier]}.  \n"
+        f"**Family**: {rule.family() or 'file'} "
         f"([all rules]({index}))  \n**Message**: {rule.message}",
     ]
     parts = head + _body_parts(rule)
@@ -306,7 +317,10 @@ def rules_index() -> str:
     lines = ["# Rules", "",
              "Every rule gpulint has, with the best fix it can offer: *safe* fixes are applied by "
              "`--fix`, *unsafe* ones by `--fix --unsafe-fixes`, *display-only* ones are shown, never "
-             "applied. Each page shows the measured speedup of the rewrite.", "",
+             "applied. Each page shows the measured speedup of the rewrite. The tier says which "
+             "selections run a rule: *default* rules run unless deselected, *preview* rules only with "
+             "`--preview`, *opt-in* rules only when selected by code or name (see the configuration "
+             "page's \"Rule tiers\").", "",
              rule_table(lambda rule: _link(site_path(rule.url()), RULES_INDEX))]
     return "\n".join(lines) + "\n"
 
