@@ -5,7 +5,8 @@ since a committed baseline (as ruff's ecosystem check does for ruff).
         [--update-baseline] [--baseline benchmarks/results/ecosystem_baseline.json]
         [--gpulint "CMD"] [--corpus benchmarks/.corpus/realcode] [--labels DIR] [--limit N]
 
-Runs `gpulint check --select ALL` (JSON output, an empty configuration, no cache) on every
+Runs `gpulint check --select ALL --preview` (every rule of every tier; JSON output, an
+empty configuration, no cache) on every
 `.py` and `.ipynb` file of the repositories in `benchmarks/realcode/repos.toml`, as
 `benchmarks/realcode/extract.py` writes them into the corpus (git-ignored: the files are
 passed to gpulint by name). The report gives the findings per tier, family and rule, the
@@ -35,6 +36,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchmarks.realcode.extract import REPOS, ExtractError, Repo, load_repos
 from benchmarks.realcode.labels import (
@@ -54,11 +56,14 @@ from benchmarks.realcode.recall import (
     run_gpulint,
 )
 
+if TYPE_CHECKING:
+    from gpulint.registry import Rule
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_BASELINE = HERE / "results" / "ecosystem_baseline.json"
 #: The shape of the baseline file.
 FORMAT = 1
-#: The tier of a rule that declares none.
+#: The tier shown for a code the imported registry does not have (a rule since removed).
 DEFAULT_TIER = "default"
 #: Findings listed per difference section unless `--limit` says otherwise.
 LIMIT = 200
@@ -86,12 +91,9 @@ def where(finding: Finding) -> str:
     return f"{finding.path}:{cell}{finding.first}"
 
 
-def rule_tier(rule: object) -> str:
-    """A rule's tier: its `tier` attribute (a string or an enum of strings) when it has
-    one, else "default"."""
-    tier = getattr(rule, "tier", None)
-    tier = getattr(tier, "value", tier)
-    return str(tier) if tier else DEFAULT_TIER
+def rule_tier(rule: type[Rule]) -> str:
+    """A rule's tier ("default", "preview" or "opt-in"), as its `tier` attribute says."""
+    return rule.tier.value
 
 
 def registry() -> tuple[dict[str, str], dict[str, str]]:

@@ -3,7 +3,6 @@ the baseline file, and one run on a tiny corpus (no real corpus needed)."""
 
 from __future__ import annotations
 
-import enum
 import json
 
 import pytest
@@ -30,25 +29,15 @@ def label(line, verdict="instance", code="GPU304", path="a.py", cell=None, why="
     return Label("o/r", path, cell, line, code, verdict, "gpulint", why, "")
 
 
-def test_rule_tier_reads_the_attribute_else_default():
-    class Tier(enum.Enum):
-        PREVIEW = "preview"
+def test_rule_tier_is_the_rules_tier_attribute():
+    from gpulint.registry import Tier, all_rules
 
-    class Plain:
-        code = "GPU900"
-
-    class Preview:
-        tier = "preview"
-
-    class Enumerated:
-        tier = Tier.PREVIEW
-
-    assert rule_tier(Plain) == "default"
-    assert rule_tier(Preview) == "preview"
-    assert rule_tier(Enumerated) == "preview"
     families, tiers = ecosystem.registry()
     assert families["GPU102"] == "dataframe" and families["GPU001"] == "file" and set(families) == set(tiers)
-    assert all(isinstance(tier, str) and tier for tier in tiers.values())
+    assert tiers == {rule.code: rule_tier(rule) for rule in all_rules()}
+    assert all(rule_tier(rule) == rule.tier.value for rule in all_rules())
+    assert {rule_tier(rule) for rule in all_rules()} <= {tier.value for tier in Tier}
+    assert len(set(tiers.values())) > 1, "the registry's rules are not all in one tier"
 
 
 def test_difference_is_by_place_and_rule_with_multiplicity():
