@@ -1,11 +1,11 @@
-"""The editor's settings for gpulint: `select`, `ignore` and `unsafeFixes`.
+"""The editor's settings for gpulint: `select`, `ignore`, `unsafeFixes` and `preview`.
 
 They arrive as `initializationOptions` and as the `gpulint` section of
 `workspace/configuration`, either bare (`{"select": [...]}`) or wrapped in a `gpulint`
 object (`{"gpulint": {"select": [...]}}`, the shape editors send for a settings section).
 They override the project's `[tool.gpulint]` the way command-line flags do: `select`
 replaces the configured selection, `ignore` adds to the ignored rules, `unsafeFixes`
-replaces `unsafe-fixes`. A bad value is reported and left out; the rest still applies.
+replaces `unsafe-fixes`, `preview` replaces `preview`. A bad value is reported and left out; the rest still applies.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 from ..config import ConfigError, Overrides, expand
 
 #: Keys the server reads, in the camelCase editors use.
-KEYS = ("select", "ignore", "unsafeFixes")
+KEYS = ("select", "ignore", "unsafeFixes", "preview")
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,10 @@ class Settings:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool | None = None
+    preview: bool | None = None
 
     def overrides(self) -> Overrides:
-        return Overrides(select=self.select, ignore=self.ignore, unsafe_fixes=self.unsafe_fixes)
+        return Overrides(select=self.select, ignore=self.ignore, unsafe_fixes=self.unsafe_fixes, preview=self.preview)
 
     def updated(self, raw: Any) -> tuple["Settings", list[str]]:
         """These settings with the keys present in `raw` replaced, and the problems found."""
@@ -44,12 +45,14 @@ class Settings:
             value = _selectors(table[key], key, problems)
             if value is not None:
                 changes[key] = value
-        if "unsafeFixes" in table:
-            value = table["unsafeFixes"]
+        for key, field_name in (("unsafeFixes", "unsafe_fixes"), ("preview", "preview")):
+            if key not in table:
+                continue
+            value = table[key]
             if value is None or isinstance(value, bool):
-                changes["unsafe_fixes"] = value
+                changes[field_name] = value
             else:
-                problems.append(f"setting `unsafeFixes` must be true or false, got {value!r}")
+                problems.append(f"setting `{key}` must be true or false, got {value!r}")
         return replace(self, **changes), problems
 
 
