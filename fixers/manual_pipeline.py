@@ -17,7 +17,6 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import is_reference, mentions, same_reference
-from gpulint.dataflow import binds
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.estimators import ignores_y, library
 from gpulint.fixing import FixContext, display_fix
@@ -96,12 +95,15 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
     if _count(chain.scope, step.output) != 2 or _count(chain.scope, chain.test_input) != 2:
         return None
     transformer, estimator = step.transformer, chain.estimator
+    scope = chain.block_scope if chain.block_scope is not None else chain.scope
+    semantic = ctx.semantic
     # Nothing in between may touch the transformer or the data it reads later than it did.
     for index in range(first + 1, test):
         statement = block[index]
         if index in (transform, fit):
             continue
-        if binds(statement, transformer) or (index > fit and binds(statement, estimator)):
+        if semantic.binds(scope, transformer, statement) or (
+                index > fit and semantic.binds(scope, estimator, statement)):
             return None
         if index < fit and (mentions(statement, transformer) or mentions(statement, _root(train))):
             return None

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty"]
+__all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -308,6 +308,110 @@ class RuleContext:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self.semantic.parent(node)
 
+    # -- which binding reaches the current statement ------------------------------
+    @property
+    def statement_scope(self) -> ast.AST:
+        """The scope whose code the current statement is: the innermost function, class
+        body or module (a lambda holds no statements). Its bindings are the ones the
+        straight-line questions below look at."""
+        for scope in reversed(self.scopes):
+            if not isinstance(scope, ast.Lambda):
+                return scope
+        return self.tree
+
+    def binds(self, node: ast.AST, name: str) -> bool:
+        """`node`, a statement or expression of the current statement's scope, binds `name`
+        there (as an assignment, loop or `with` target, walrus, import, def, class, `except
+        ... as`, match capture or `del`); what nested scopes and comprehensions bind is theirs."""
+        return self.semantic.binds(self.statement_scope, name, node)
+
+    def position(self) -> tuple[list[ast.stmt], int] | None:
+        """The current statement's block and its index there."""
+        if not self.statements:
+            return None
+        block, statement = self.blocks[-1], self.statements[-1]
+        index = _index_in(block, statement)
+        return None if index is None else (block, index)
+
+    def last_assignment(self, block: list[ast.stmt], before: int, name: str) -> tuple[int, ast.expr] | None:
+        """Within one block of the current statement's scope: the index and value of the
+        last `name = value` (or `name: T = value`) among its first `before` statements, when
+        no statement after it there binds `name` any other way and its value does not either."""
+        found = self.semantic.last_binding(self.statement_scope, name, block, before)
+        if found is None:
+            return None
+        index, node = found
+        if node is not block[index]:
+            return None
+        value = assigned_value(node, name)  # type: ignore[arg-type]
+        return None if value is None else (index, value)
+
+    def reaching_binding(self, name: str) -> ast.stmt | None:
+        """The statement whose binding of `name` holds at the current statement on every
+        path through the current scope: the last earlier statement of an enclosing block
+        that binds it (whatever its form: check it), or the `for` loop whose body holds the
+        current statement and whose target binds it (each iteration starts by binding it).
+        None when nothing earlier binds it in this scope (a parameter, a global), or when an
+        enclosing compound statement binds it where it may or may not have run first (a
+        branch, a loop that rebinds it later, a `with`, a `for`'s `else:`)."""
+        index, scope = self.semantic, self.statement_scope
+        statements, blocks = self.statements, self.blocks
+        for depth in range(len(statements) - 1, -1, -1):
+            block = blocks[depth]
+            position = _index_in(block, statements[depth])
+            if position is None:
+                return None
+            found = index.last_binding(scope, name, block, position)
+            if found is not None:
+                at, node = found
+                return block[at] if node is block[at] else None
+            if depth == 0:
+                return None
+            outer = statements[depth - 1]
+            if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                return None
+            if isinstance(outer, (ast.For, ast.AsyncFor)) and block is outer.body and _binds_target(outer.target, name):
+                return outer
+            if index.binds(scope, name, outer):
+                return None
+        return None
+
+    def reaching_assignment(self, name: str) -> ast.Assign | ast.AnnAssign | None:
+        """The assignment statement that last bound `name` before the current statement, on
+        every path (see `reaching_binding`), when it binds it as a whole target or as one
+        element of an unpacked tuple (`a, b = split(...)`) and nothing in its value binds it
+        too; None otherwise."""
+        statement = self.reaching_binding(name)
+        if isinstance(statement, ast.AnnAssign):
+            targets = [statement.target] if statement.value is not None else []
+        elif isinstance(statement, ast.Assign):
+            targets = statement.targets
+        else:
+            return None
+        for target in targets:
+            elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+            if any(isinstance(element, ast.Name) and element.id == name for element in elements):
+                return statement
+        return None
+
+    def statements_before(self) -> Iterator[tuple[list[ast.stmt], int, ast.stmt | None]]:
+        """The statements that ran before the current one in its scope, latest first, as
+        (block, index, None), through the enclosing blocks; on leaving a compound statement,
+        (its block, -1, that statement), for the caller to judge what it may have bound."""
+        for depth in range(len(self.statements) - 1, -1, -1):
+            block = self.blocks[depth]
+            index = _index_in(block, self.statements[depth])
+            if index is None:
+                return
+            for earlier in range(index - 1, -1, -1):
+                yield block, earlier, None
+            if depth == 0:
+                return
+            outer = self.statements[depth - 1]
+            if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                return
+            yield block, -1, outer
+
     def loop_effects(self, loop: ast.stmt) -> LoopEffects:
         """What a `for`/`while` loop reads, binds, carries to its next iteration and grows."""
         return loop_effects(loop)
@@ -356,6 +460,36 @@ class RuleContext:
                 context=context,
             )
         )
+
+
+def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value of `name = value` (or `name: T = value`) with `name` its only target, else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return statement.value
+    if isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        if isinstance(statement.target, ast.Name) and statement.target.id == name:
+            return statement.value
+    return None
+
+
+def _index_in(block: list[ast.stmt], statement: ast.stmt) -> int | None:
+    try:
+        return block.index(statement)  # AST nodes compare by identity
+    except ValueError:
+        return None
+
+
+def _binds_target(target: ast.expr, name: str) -> bool:
+    """A loop target binds `name` (`for name in`, `for i, name in`, `for (a, *name) in`)."""
+    if isinstance(target, ast.Name):
+        return target.id == name
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return any(_binds_target(element, name) for element in target.elts)
+    if isinstance(target, ast.Starred):
+        return _binds_target(target.value, name)
+    return False
 
 
 def _binds_afresh(statement: ast.stmt, name: str) -> bool:

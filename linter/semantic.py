@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import ast
 import heapq
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
+from .astutil import NESTED_SCOPES, evaluated_outside, free_names
 from .values import Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -163,6 +165,10 @@ class SemanticIndex:
         self._tree = tree
         self._parents: dict[ast.AST, ast.AST] | None = None
         self._file_names: tuple[set[str], dict[str, list[tuple[str, ...]]]] | None = None
+        #: (scope, name) -> the starts of its bindings there, sorted, and the binding nodes
+        #: in the same order (built on the first question about the name).
+        self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
+        self._uses: dict[ast.AST, LocalUses] = {}
         _Collector(self).run(tree)
 
     def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
@@ -217,6 +223,51 @@ class SemanticIndex:
         if self._parents is None:
             self._parents = {child: parent for parent in ast.walk(self._tree) for child in ast.iter_child_nodes(parent)}
         return self._parents.get(node)
+
+    # -- where a scope binds a name, by position ----------------------------------------
+    def _binding_positions(self, scope: ast.AST, name: str) -> tuple[list[tuple[int, int]], list[ast.AST]]:
+        key = (scope, name)
+        found = self._binding_starts.get(key)
+        if found is None:
+            facts = self.scopes.get(scope)
+            nodes = sorted(facts.bindings.get(name, ()) if facts is not None else (), key=start_of)
+            found = self._binding_starts[key] = ([start_of(node) for node in nodes], nodes)
+        return found
+
+    def binds(self, scope: ast.AST, name: str, node: ast.AST) -> bool:
+        """`node` (a statement or an expression of `scope`'s own code) binds `name` in
+        `scope`: one of the name's bindings there lies within it. What a nested function,
+        lambda, class body or comprehension binds is its own."""
+        starts, _ = self._binding_positions(scope, name)
+        if not starts:
+            return False
+        index = bisect_left(starts, (node.lineno, node.col_offset))  # type: ignore[attr-defined]
+        return index < len(starts) and starts[index] < (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+
+    def last_binding(self, scope: ast.AST, name: str, block: list[ast.stmt], before: int
+                     ) -> tuple[int, ast.AST] | None:
+        """The last binding of `name` in `scope` made by one of the first `before` statements
+        of `block` (a statement list of `scope`): the index of that statement in `block` and
+        the binding node, which is the statement itself when it binds the name directly (an
+        assignment, a `for`, an import, a def) and a node inside it otherwise (a branch's
+        assignment, a walrus, an `except ... as`). None when none of them binds it."""
+        starts, nodes = self._binding_positions(scope, name)
+        if not starts or not block or before <= 0:
+            return None
+        end = start_of(block[before]) if before < len(block) else (block[-1].end_lineno, block[-1].end_col_offset)
+        index = bisect_left(starts, end) - 1  # type: ignore[arg-type]
+        if index < 0 or starts[index] < start_of(block[0]):
+            return None
+        return bisect_right(block, starts[index], hi=min(before, len(block)), key=start_of) - 1, nodes[index]
+
+    def uses(self, scope: ast.AST) -> "LocalUses":
+        """Node by node, what `scope`'s own code reads and what its nested functions, lambdas
+        and classes may reach (worked out on the first question about the scope: rules rarely
+        need it, so the walk does not pay for it)."""
+        found = self._uses.get(scope)
+        if found is None:
+            found = self._uses[scope] = _local_uses(scope)
+        return found
 
     # -- queries ------------------------------------------------------------------------
     def scope(self, node: ast.AST) -> ScopeFacts | None:
@@ -293,6 +344,53 @@ class SemanticIndex:
                 if not blocking[waiting] and not done[waiting]:
                     heapq.heappush(ready, waiting)
         return result
+
+
+@dataclass(eq=False)
+class LocalUses:
+    """What one scope's own code does with its names, node by node: the code outside its
+    nested functions, lambdas and classes, plus their decorators, defaults and annotations,
+    which run in it."""
+
+    #: name -> every read of it (`ast.Name` in a load context), in source order.
+    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
+    #: name -> the nested functions, lambdas and classes that may read or rebind it (its
+    #: free names; nested scopes see nothing of a class body, so empty for a class).
+    free_in: dict[str, list[ast.AST]] = field(default_factory=dict)
+    #: The scope runs `from m import *`, which may bind any name.
+    star_import: bool = False
+
+
+def _local_uses(scope: ast.AST) -> LocalUses:
+    uses = LocalUses()
+    visible = not isinstance(scope, ast.ClassDef)
+    body = scope.body if isinstance(scope.body, list) else [scope.body]  # type: ignore[attr-defined]
+    stack: list[ast.AST] = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, NESTED_SCOPES):
+            if visible:
+                for name in free_names(node):
+                    uses.free_in.setdefault(name, []).append(node)
+            stack.extend(evaluated_outside(node))
+            continue
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                uses.loads.setdefault(node.id, []).append(node)
+            continue
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+            uses.star_import = True
+        stack.extend(ast.iter_child_nodes(node))
+    for nodes in uses.loads.values():
+        nodes.sort(key=start_of)
+    return uses
+
+
+def start_of(node: ast.AST) -> tuple[int, int]:
+    """Where a binding node starts (a match case where its pattern does)."""
+    if isinstance(node, ast.match_case):
+        node = node.pattern
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
 
 
 def _dependencies(functions: list[FunctionFacts]) -> list[set[int]]:

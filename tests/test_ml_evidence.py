@@ -1,6 +1,6 @@
 """Evidence for the pipeline and Dask rules: scikit-learn/cuML estimators by qualified
 name (`gpulint.estimators`), Dask collections (`gpulint.dask_api`), and straight-line
-data flow (`gpulint.dataflow`)."""
+data flow (the straight-line queries of `RuleContext`)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.dataflow import assigned_value, binding_before, binds
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier, assigned_value
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
@@ -90,31 +89,12 @@ def never_a_slice(node: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
         return isinstance(func, ast.Name) and func.id in _SCALAR_BUILTINS and ctx.env.is_builtin(func.id)
     if not isinstance(node, ast.Name) or depth > 2:
         return False
-    found = binding_before(ctx, node.id)
-    if found is not None:
-        block, index = found
-        value = assigned_value(block[index], node.id)
-        return value is not None and never_a_slice(value, ctx, depth + 1)
-    iterable = _walked_by(node.id, ctx)
-    return iterable is not None and _yields_no_slices(iterable, ctx)
-
-
-def _walked_by(name: str, ctx: RuleContext) -> ast.expr | None:
-    """The iterable of the innermost enclosing `for name in ...` when nothing else binds
-    `name` between the loop's start and the current statement."""
-    for depth in range(len(ctx.statements) - 1, 0, -1):
-        block, statement = ctx.blocks[depth], ctx.statements[depth]
-        if any(binds(earlier, name) for earlier in block[:block.index(statement)]):
-            return None
-        outer = ctx.statements[depth - 1]
-        if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return None
-        if isinstance(outer, ast.For) and isinstance(outer.target, ast.Name) and outer.target.id == name \
-                and block is outer.body:
-            return outer.iter  # each iteration starts by binding the target
-        if binds(outer, name):
-            return None
-    return None
+    statement = ctx.reaching_binding(node.id)
+    if isinstance(statement, ast.For) and statement in ctx.statements:
+        # `for name in iterable:` around the current statement, nothing rebinding it first
+        return isinstance(statement.target, ast.Name) and _yields_no_slices(statement.iter, ctx)
+    value = assigned_value(statement, node.id) if statement is not None else None
+    return value is not None and never_a_slice(value, ctx, depth + 1)
 
 
 def _yields_no_slices(iterable: ast.expr, ctx: RuleContext) -> bool:

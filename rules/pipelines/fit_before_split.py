@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
-from gpulint.dataflow import assigned_value, binds, position_in
 from gpulint.estimators import PIPELINE, SEARCH, TRANSFORMER, cross_validation_x, is_splitter, is_stateless, role
-from gpulint.rule_api import Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Example, Rule, RuleContext, Tier, assigned_value
 
 
 class FitBeforeSplit(Rule):
@@ -251,24 +249,24 @@ def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> tuple[ast.Call, s
     some other way."""
     source = _passed_on(data, ctx)
     if isinstance(source, ast.Call):  # `split(scaler.fit_transform(X), y)`
-        found = _here(ctx)
+        found = ctx.position()
         return _fitting(source, found[0], found[1], ctx) if found is not None else None
     if not isinstance(source, ast.Name):
         return None
     tracked = source.id
-    for block, index, outer in _earlier_statements(ctx):
+    for block, index, outer in ctx.statements_before():
         if outer is not None:
-            if binds(outer, tracked):
+            if ctx.binds(outer, tracked):
                 return None  # a loop or a branch around the split may bind it too
             continue
         statement = block[index]
         written = _written_back(statement, tracked, block, index, ctx)
         if written is not None:
             return written
-        if not binds(statement, tracked):
+        if not ctx.binds(statement, tracked):
             continue
         value = assigned_value(statement, tracked)
-        if value is None or binds(value, tracked):
+        if value is None or ctx.binds(value, tracked):
             return None
         origin = _passed_on(value, ctx)
         if isinstance(origin, ast.Call):
@@ -277,32 +275,6 @@ def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> tuple[ast.Call, s
             return None
         tracked = origin.id
     return None
-
-
-def _here(ctx: RuleContext) -> tuple[list[ast.stmt], int] | None:
-    if not ctx.statements:
-        return None
-    index = position_in(ctx.blocks[-1], ctx.statements[-1])
-    return None if index is None else (ctx.blocks[-1], index)
-
-
-def _earlier_statements(ctx: RuleContext) -> Iterator[tuple[list[ast.stmt], int, ast.stmt | None]]:
-    """The statements that ran before the current one, latest first, as (block, index,
-    None), through the enclosing blocks up to the enclosing function; on leaving a
-    compound statement, (block, -1, that statement)."""
-    for depth in range(len(ctx.statements) - 1, -1, -1):
-        block = ctx.blocks[depth]
-        index = position_in(block, ctx.statements[depth])
-        if index is None:
-            return
-        for earlier in range(index - 1, -1, -1):
-            yield block, earlier, None
-        if depth == 0:
-            return
-        outer = ctx.statements[depth - 1]
-        if isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return
-        yield block, -1, outer
 
 
 def _written_back(statement: ast.stmt, name: str, block: list[ast.stmt], index: int,
@@ -356,7 +328,7 @@ def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContex
                 and isinstance(call.func.value, ast.Name) and call.func.value.id == receiver.id):
             return _learning(receiver, ctx, call) if call.args and ast.dump(call.args[0]) == source else None
         data = value.args[0]
-        if binds(statement, receiver.id) or (isinstance(data, ast.Name) and binds(statement, data.id)):
+        if ctx.binds(statement, receiver.id) or (isinstance(data, ast.Name) and ctx.binds(statement, data.id)):
             return None
     return None
 

@@ -6,7 +6,6 @@ import ast
 from dataclasses import dataclass, field
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.dataflow import binds, last_assignment, position_in
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
@@ -41,6 +40,7 @@ class Chain:
     test_input_index: int | None
     scope: ast.AST  # the enclosing function, or the module
     notes: dict = field(default_factory=dict)
+    block_scope: ast.AST | None = None  # the scope whose code `block` is (a class body too)
 
 
 class ManualPipeline(Rule):
@@ -232,21 +232,19 @@ def fit(model, transformer, X, y, X_new):
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
             return
         estimator = _estimator_name(func.value, ctx.statement)
-        block = ctx.blocks[-1] if ctx.blocks else None
-        statement = ctx.statement
-        if estimator is None or block is None or statement is None:
+        here = ctx.position()
+        if estimator is None or here is None:
             return
-        fit_index = position_in(block, statement)
-        if fit_index is None:
-            return
+        block, fit_index = here
         steps = _steps(block, fit_index, node.args[0].id, ctx)
         if not steps or id(steps[0].call) in self._reported:
             return
-        test = _test_use(block, steps, estimator)
+        test = _test_use(block, steps, estimator, ctx)
         if test is None:
             return
         self._reported.add(id(steps[0].call))
-        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=ctx.scope)
+        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=ctx.scope,
+                      block_scope=ctx.statement_scope)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
         ctx.report(steps[0].call, f"{names} {verb} fitted and applied by hand before `{estimator}`: "
@@ -284,7 +282,7 @@ def _steps(block: list[ast.stmt], before: int, name: str, ctx: RuleContext) -> l
     """The transformers whose outputs lead, one into the next, to `name`: first fitted first."""
     steps: list[Step] = []
     while True:
-        found = last_assignment(block, before, name)
+        found = ctx.last_assignment(block, before, name)
         if found is None:
             break
         index, value = found
@@ -327,7 +325,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     transformer = receiver.id  # type: ignore[attr-defined]
     for earlier in range(index - 1, -1, -1):
         statement = block[earlier]
-        if binds(statement, transformer):
+        if ctx.binds(statement, transformer):
             return None
         if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
                 and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "fit"
@@ -339,7 +337,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     return None
 
 
-def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str
+def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str, ctx: RuleContext
               ) -> tuple[int, ast.Call, str | None, int | None] | None:
     """A later use of the estimator on data that went through the last transformer's
     `transform`: (statement index, the call, the name holding the transformed data or
@@ -355,7 +353,7 @@ def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str
             if _is_transform_by(data, last):
                 return index, sub, None, None
             if isinstance(data, ast.Name):
-                found = last_assignment(block, index, data.id)
+                found = ctx.last_assignment(block, index, data.id)
                 if found is not None and _is_transform_by(found[1], last):
                     return index, sub, data.id, found[0]
     return None

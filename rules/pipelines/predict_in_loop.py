@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import mentions_any, same_reference
-from gpulint.dataflow import binding_before, binds
 from gpulint.estimators import PREDICT_METHODS, is_splitter
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
@@ -241,11 +240,7 @@ def _row_count(node: ast.expr) -> bool:
 
 def _from_split(name: str, ctx: RuleContext) -> bool:
     """`name` was last bound by unpacking `train_test_split(...)`."""
-    found = binding_before(ctx, name)
-    if found is None:
-        return False
-    block, index = found
-    statement = block[index]
-    value = getattr(statement, "value", None)
+    statement = ctx.reaching_assignment(name)
+    value = statement.value if statement is not None else None
     return (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))
-            and is_splitter(ctx.qualname(value.func)) and not binds(value, name))
+            and is_splitter(ctx.qualname(value.func)))
