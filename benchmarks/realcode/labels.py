@@ -36,6 +36,8 @@ HEADER = ("repo", "path", "cell", "line", "code", "verdict", "source", "why", "s
 VERDICTS = ("instance", "not")
 SOURCES = ("miner", "gpulint")
 SNIPPET_LIMIT = 100
+#: Tables of another kind kept beside the labels (the usefulness sample), not read as labels.
+OTHER_TABLES = frozenset({"usefulness.csv"})
 
 
 class LabelError(Exception):
@@ -86,12 +88,12 @@ def rule_families() -> dict[str, str]:
 
 
 def label_files(paths: Iterable[Path | str]) -> list[Path]:
-    """The CSV files named, a folder standing for its `*.csv` files."""
+    """The CSV files named, a folder standing for its `*.csv` files (except `OTHER_TABLES`)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(path.glob("*.csv")))
+            files.extend(sorted(file for file in path.glob("*.csv") if file.name not in OTHER_TABLES))
         elif path.is_file():
             files.append(path)
         else:

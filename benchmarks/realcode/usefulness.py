@@ -1,0 +1,283 @@
+"""How useful gpulint's findings are on real code: a stratified, hand-checked sample.
+
+Recall and precision (`recall.py`) ask whether a finding is the rule's idiom. This asks the
+user's question: would someone who knows the idiom act on the finding (a loop that runs
+many times, data that is not toy-sized where the rule's docs say size matters)? Its answer
+decides which rules belong in the default set.
+
+Two steps, both on one findings file of `gpulint check --select ALL --output-format json
+--exit-zero --no-cache <copy of the corpus>` (gpulint skips git-ignored paths, so lint a
+copy of `benchmarks/.corpus/realcode`):
+
+    python -m benchmarks.realcode.usefulness draw --findings F.json --corpus COPY \\
+        [--seed 13] [--per-rule 15] [--per-file 3] [--syntax 10] --output SAMPLE.csv
+    python -m benchmarks.realcode.usefulness report --findings F.json \\
+        [--sample benchmarks/realcode/labels/usefulness.csv] [--output REPORT.md]
+
+`draw` picks, per rule, up to `--per-rule` findings at random (seed stated), never more than
+`--per-file` of one rule from one file, and writes them with an empty verdict for a person
+to fill in. GPU001 (syntax error) is sampled only among the messages that valid IPython can
+produce (`invalid syntax`, `unexpected indent`), `--syntax` of them: a Python 2 `print`
+statement or an unterminated string is plainly not valid, while a cell of IPython-only
+syntax would be a false report.
+
+`report` prints, per rule, the findings, the sampled and the useful ones, and the same for
+the default set (the rules whose class has no `tier`, or `tier` "default"): the useful rate
+of its sample and the share of its biggest rule. The sample CSV has the header `HEADER`,
+verdict `useful` or `noise`, one short reason each, rows sorted by code, repo, path, cell,
+line. Exit codes: 0 done, 2 a file cannot be read or is malformed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from benchmarks.ecosystem import DEFAULT_TIER, rule_tier
+from benchmarks.realcode.labels import DEFAULT_LABELS, SNIPPET_LIMIT, source_lines
+
+HEADER = ("repo", "path", "cell", "line", "code", "verdict", "why", "snippet")
+VERDICTS = ("useful", "noise")
+#: How a reason starts when the verdict was a close call.
+DEBATABLE = "debatable:"
+DEFAULT_SAMPLE = DEFAULT_LABELS / "usefulness.csv"
+SYNTAX_ERROR = "GPU001"
+#: GPU001 messages that IPython-only syntax (automagics, prompts, indented cells) produces.
+AMBIGUOUS_SYNTAX = ("SyntaxError: invalid syntax", "SyntaxError: unexpected indent")
+
+
+class UsefulnessError(Exception):
+    """A findings or sample file that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, order=True)
+class Place:
+    """Where one finding is, rule included (the sample's sort key)."""
+
+    code: str
+    repo: str
+    path: str
+    cell: int  # 0 for a .py file
+    line: int
+
+
+def read_findings(path: Path) -> dict[Place, str]:
+    """The findings of a gpulint JSON file: place -> message (the first, where one place has
+    several). The repository is the first folder of the file's path named `owner+name`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise UsefulnessError(f"{path}: cannot read findings: {error}") from error
+    if not isinstance(data, list):
+        raise UsefulnessError(f"{path}: not a list of findings")
+    places: dict[Place, str] = {}
+    for item in data:
+        try:
+            parts = Path(item["filename"]).parts
+            index = next(i for i, part in enumerate(parts) if "+" in part)
+            place = Place(item["code"], parts[index].replace("+", "/", 1), "/".join(parts[index + 1:]),
+                          item.get("cell") or 0, int(item["location"]["row"]))
+            places.setdefault(place, str(item.get("message", "")))
+        except (KeyError, TypeError, ValueError, StopIteration) as error:
+            raise UsefulnessError(f"{path}: a finding without a corpus location: {item!r:.200}") from error
+    return places
+
+
+def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
+         syntax: int) -> list[Place]:
+    """The stratified sample: per rule a seeded shuffle, taken in order while the rule's
+    quota and the per-file limit allow; GPU001 only among ambiguous messages."""
+    by_code: dict[str, list[Place]] = defaultdict(list)
+    for place, message in sorted(findings.items()):
+        if place.code == SYNTAX_ERROR and not message.startswith(AMBIGUOUS_SYNTAX):
+            continue
+        by_code[place.code].append(place)
+    sample: list[Place] = []
+    for code, candidates in sorted(by_code.items()):
+        random.Random(f"{seed}:{code}").shuffle(candidates)
+        quota = syntax if code == SYNTAX_ERROR else per_rule
+        taken: Counter[tuple[str, str]] = Counter()
+        for place in candidates:
+            if sum(taken.values()) >= quota:
+                break
+            if taken[place.repo, place.path] < per_file:
+                taken[place.repo, place.path] += 1
+                sample.append(place)
+    return sorted(sample)
+
+
+def snippet(corpus: Path, place: Place) -> str:
+    """The finding's line, stripped and cut to the label limit ("" when it is gone)."""
+    lines = source_lines(corpus / place.repo.replace("/", "+", 1) / place.path, place.cell or None)
+    if lines is None or not 0 < place.line <= len(lines):
+        return ""
+    return lines[place.line - 1].strip()[:SNIPPET_LIMIT]
+
+
+def write_sample(path: Path, rows: list[dict[str, str]]) -> None:
+    """The sample as CSV, rows sorted by code, repo, path, cell, line."""
+    rows = sorted(rows, key=row_key)
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(HEADER)
+        writer.writerows([row[name] for name in HEADER] for row in rows)
+
+
+def row_key(row: dict[str, str]) -> Place:
+    """A sample row's place, the sort key of the CSV."""
+    return Place(row["code"], row["repo"], row["path"], int(row["cell"] or 0), int(row["line"]))
+
+
+def read_sample(path: Path) -> list[dict[str, str]]:
+    """The rows of a sample CSV, checked: header, verdicts, reasons, order."""
+    try:
+        rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsefulnessError(f"{path}: cannot read: {error}") from error
+    if not rows or tuple(rows[0]) != HEADER:
+        raise UsefulnessError(f"{path}: the header must be exactly {','.join(HEADER)}")
+    records = []
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != len(HEADER):
+            raise UsefulnessError(f"{path}:{number}: {len(row)} fields, expected {len(HEADER)}")
+        record = dict(zip(HEADER, row))
+        if record["verdict"] not in VERDICTS or not record["why"].strip():
+            raise UsefulnessError(f"{path}:{number}: verdict must be one of {', '.join(VERDICTS)}, with a reason")
+        if not record["line"].isdigit() or not (record["cell"] == "" or record["cell"].isdigit()):
+            raise UsefulnessError(f"{path}:{number}: cell and line must be numbers")
+        records.append(record)
+    keys = [row_key(record) for record in records]
+    if keys != sorted(keys):
+        raise UsefulnessError(f"{path}: rows are not sorted by code, repo, path, cell, line")
+    return records
+
+
+@dataclass
+class Tally:
+    """Counts for one rule or one set of rules."""
+
+    findings: int = 0
+    sampled: int = 0
+    useful: int = 0
+    debatable: int = 0
+
+    def add(self, record: dict[str, str]) -> None:
+        self.sampled += 1
+        self.useful += record["verdict"] == "useful"
+        self.debatable += record["why"].startswith(DEBATABLE)
+
+    def rate(self) -> str:
+        return f"{self.useful / self.sampled:.0%}" if self.sampled else "-"
+
+    def row(self, name: str, tier: str) -> str:
+        return (f"| {name} | {tier} | {self.findings} | {self.sampled} | {self.useful} | "
+                f"{self.sampled - self.useful} | {self.debatable} | {self.rate()} |")
+
+
+def tiers() -> dict[str, str]:
+    """Rule code -> tier, from the rule classes of the imported gpulint."""
+    from gpulint.registry import all_rules
+
+    return {rule.code: rule_tier(rule) for rule in all_rules()}
+
+
+def location(record: dict[str, str]) -> str:
+    """`repo/path:line` or `repo/path:cell N:line` of a sample row."""
+    cell = f"cell {record['cell']}:" if record["cell"] else ""
+    return f"{record['repo']}/{record['path']}:{cell}{record['line']}"
+
+
+def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "") -> str:
+    """The Markdown report: per rule, the default set, then the noise rows grouped by rule
+    and reason (identical reasons counted once, with one example place)."""
+    per_rule: dict[str, Tally] = defaultdict(Tally)
+    for place in places:
+        per_rule[place.code].findings += 1
+    for record in sample:
+        per_rule[record["code"]].add(record)
+    every, default = Tally(), Tally()
+    weighted = 0.0
+    for code, tally in per_rule.items():
+        groups = [every] + ([default] if tier_of.get(code, DEFAULT_TIER) == DEFAULT_TIER else [])
+        for group in groups:
+            group.findings += tally.findings
+            group.sampled += tally.sampled
+            group.useful += tally.useful
+            group.debatable += tally.debatable
+        if len(groups) == 2 and tally.sampled:
+            weighted += tally.findings * tally.useful / tally.sampled
+    lines = [header, ""] if header else []
+    lines += ["| Rule | Tier | Findings | Sampled | Useful | Noise | Debatable | Useful rate |",
+              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [per_rule[code].row(code, tier_of.get(code, DEFAULT_TIER)) for code in sorted(per_rule)]
+    lines.append(every.row("all", ""))
+    default_codes = sorted(code for code in per_rule if tier_of.get(code, DEFAULT_TIER) == DEFAULT_TIER)
+    lines += ["", f"Debatable: close calls, counted in their verdict (the reason starts with \"{DEBATABLE}\").", ""]
+    lines.append(f"Default set ({len(default_codes)} rules): {default.findings} findings, {default.sampled} sampled, "
+                 f"{default.useful} useful: {default.rate()} of the sample"
+                 + (f", {weighted / default.findings:.0%} with each rule weighted by its findings" if default.findings else "")
+                 + ".")
+    if default.findings:
+        biggest = max(default_codes, key=lambda code: per_rule[code].findings)
+        lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
+                     f"({per_rule[biggest].findings / default.findings:.0%}).")
+    lines += ["", "## Noise by rule and reason", ""]
+    reasons: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for record in sample:
+        if record["verdict"] == "noise":
+            reasons[record["code"], record["why"]].append(record)
+    for (code, why), records in sorted(reasons.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1])):
+        lines.append(f"- {code} ({len(records)}): {why}; e.g. `{location(records[0])}`")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.realcode.usefulness", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    drawing = commands.add_parser("draw", help="draw the stratified sample (empty verdicts)")
+    reporting = commands.add_parser("report", help="per-rule figures of a hand-checked sample")
+    for sub in (drawing, reporting):
+        sub.add_argument("--findings", type=Path, required=True, help="gpulint's JSON findings on a corpus copy")
+    drawing.add_argument("--corpus", type=Path, required=True, help="the corpus copy the findings are of")
+    drawing.add_argument("--seed", type=int, default=13)
+    drawing.add_argument("--per-rule", type=int, default=15)
+    drawing.add_argument("--per-file", type=int, default=3)
+    drawing.add_argument("--syntax", type=int, default=10, help="GPU001 findings to check for valid IPython")
+    drawing.add_argument("--output", type=Path, required=True)
+    reporting.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
+    reporting.add_argument("--output", type=Path)
+    reporting.add_argument("--header", default="", help="Markdown put above the table")
+    args = parser.parse_args(argv)
+    try:
+        findings = read_findings(args.findings)
+        if args.command == "draw":
+            sample = draw(findings, seed=args.seed, per_rule=args.per_rule,
+                          per_file=args.per_file, syntax=args.syntax)
+            write_sample(args.output, [{"repo": p.repo, "path": p.path, "cell": str(p.cell or ""), "line": str(p.line),
+                                        "code": p.code, "verdict": "", "why": "", "snippet": snippet(args.corpus, p)}
+                                       for p in sample])
+            print(f"{len(sample)} findings sampled to {args.output}")
+            return 0
+        text = report(findings, read_sample(args.sample), tiers(), args.header)
+    except UsefulnessError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(text, end="")
+    if args.output:
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as error:
+            print(f"error: cannot write {args.output}: {error}", file=sys.stderr)
+            return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The committed usefulness sample is well-formed, and the sampler keeps its quotas (on
+findings made up here)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from benchmarks.realcode import labels as labels_module
+from benchmarks.realcode import usefulness
+from benchmarks.realcode.usefulness import (
+    DEFAULT_SAMPLE,
+    HEADER,
+    VERDICTS,
+    Place,
+    UsefulnessError,
+    draw,
+    read_findings,
+    read_sample,
+    report,
+)
+from gpulint.registry import all_rules
+
+needs_sample = pytest.mark.skipif(not DEFAULT_SAMPLE.exists(), reason="no committed usefulness sample")
+
+
+@needs_sample
+def test_committed_sample_is_well_formed():
+    rows = list(csv.reader(DEFAULT_SAMPLE.read_text(encoding="utf-8").splitlines()))
+    assert tuple(rows[0]) == HEADER
+    records = [dict(zip(HEADER, row)) for row in rows[1:]]
+    assert all(len(row) == len(HEADER) for row in rows[1:])
+    assert len(records) >= 150
+    assert {r["verdict"] for r in records} <= set(VERDICTS)
+    assert all(r["why"].strip() for r in records)
+    codes = {rule.code for rule in all_rules()}
+    assert {r["code"] for r in records} <= codes
+    keys = [(r["code"], r["repo"], r["path"], int(r["cell"] or 0), int(r["line"])) for r in records]
+    assert keys == sorted(keys)
+    assert len(set(keys)) == len(keys)
+    assert read_sample(DEFAULT_SAMPLE) == records  # the script's own checks agree
+
+
+@needs_sample
+def test_committed_sample_is_not_read_as_instance_labels():
+    assert DEFAULT_SAMPLE.name in labels_module.OTHER_TABLES
+    assert DEFAULT_SAMPLE not in labels_module.label_files([labels_module.DEFAULT_LABELS])
+
+
+def _finding(code: str, repo: str, path: str, line: int, message: str = "m") -> dict:
+    return {"code": code, "filename": f"/scratch/rc/{repo.replace('/', '+')}/{path}", "cell": None,
+            "location": {"row": line, "column": 1}, "message": message}
+
+
+def test_draw_keeps_the_quotas_and_is_seeded(tmp_path):
+    items = [_finding("GPU301", "a/b", f"f{i % 4}.py", i) for i in range(40)]
+    items += [_finding("GPU102", "a/b", "one.py", i) for i in range(10)]
+    items += [_finding("GPU001", "a/b", f"s{i}.py", 1, "SyntaxError: invalid syntax") for i in range(3)]
+    items += [_finding("GPU001", "a/b", f"p{i}.py", 1, "SyntaxError: Missing parentheses") for i in range(3)]
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    findings = read_findings(path)
+    sample = draw(findings, seed=1, per_rule=6, per_file=2, syntax=10)
+    by_code = {code: [p for p in sample if p.code == code] for code in ("GPU301", "GPU102", "GPU001")}
+    assert len(by_code["GPU301"]) == 6
+    assert len(by_code["GPU102"]) == 2  # one file, at most 2 from it
+    assert {p.path for p in by_code["GPU001"]} == {"s0.py", "s1.py", "s2.py"}  # plainly invalid ones skipped
+    assert all(sum(p.path == q.path for q in by_code["GPU301"]) <= 2 for p in by_code["GPU301"])
+    assert sample == sorted(sample)
+    assert draw(findings, seed=1, per_rule=6, per_file=2, syntax=10) == sample
+    assert draw(findings, seed=2, per_rule=6, per_file=2, syntax=10) != sample
+
+
+def test_report_counts_the_default_set_and_groups_noise():
+    places = [Place("GPU301", "a/b", "x.py", 0, i) for i in range(1, 7)] + [Place("GPU403", "a/b", "y.py", 0, 1)]
+    sample = [
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "3", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+        {"repo": "a/b", "path": "y.py", "cell": "", "line": "1", "code": "GPU403", "verdict": "noise", "why": "tiny", "snippet": ""},
+    ]
+    text = report(places, sample, {"GPU301": "default", "GPU403": "preview"})
+    assert "| GPU301 | default | 6 | 3 | 1 | 2 | 0 | 33% |" in text
+    assert "Default set (1 rules): 6 findings, 3 sampled, 1 useful" in text
+    assert "- GPU301 (2): toy" in text
+
+
+def test_bad_sample_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "sample.csv"
+    bad.write_text("repo,path\n", encoding="utf-8")
+    findings = tmp_path / "findings.json"
+    findings.write_text("[]", encoding="utf-8")
+    with pytest.raises(UsefulnessError, match="header"):
+        read_sample(bad)
+    assert usefulness.main(["report", "--findings", str(findings), "--sample", str(bad)]) == 2
+    assert "error:" in capsys.readouterr().err
