@@ -1,16 +1,31 @@
 """The result cache: a file's findings, kept until its content or what governs it changes.
 
 One entry per file (named by a hash of its resolved path and displayed name) holds the
-findings, warnings and notebook line map of the last lint, with a check value: a hash of
-the file's bytes, the rules selected for it and every setting that changes its findings,
-and the code of gpulint itself (its version and, for a source checkout, its files' sizes
-and times). An entry whose check value differs is a miss and is overwritten, so the cache
-holds at most one entry per file and setting.
+findings, warnings and notebook line map of the last lint (with the text of the notebook
+cells the findings point into, so showing them takes no parsing), and:
 
-Entries are written atomically (a temporary file renamed over the old one): concurrent
-runs never see half an entry. An entry that cannot be read or decoded is a miss. The
-folder holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` ignoring all of it;
-`gpulint clean` removes only folders that hold that tag.
+- a key: a hash of the rules selected for the file, every setting that changes its
+  findings, and the code of gpulint itself (its version and, for a source checkout, its
+  files' sizes and times); an entry with another key is a miss;
+- the SHA-256 of the file's bytes: an entry made for other content is a miss;
+- the file's `stat` when it was read (size, modification and status-change times in
+  nanoseconds, inode, device). When the file's stat is still that one, the file is not even
+  read: the stat shortcut. Unlike ruff's (modification time alone), it also compares the
+  status-change time, which no program can set back (`touch`, `cp -p` or `rsync -t` restore
+  a modification time, never that one), so content that changed within the same size and
+  modification time is still seen. Its limits: a file written twice within one tick of the
+  file system's clock with the same size could keep its stat, so a file that changed less
+  than `RACY_NS` before it was looked at gets no stat recorded (its content is hashed next
+  time, as git does with "racily clean" files); and a clock set back, or a file system that
+  reports no status-change time (on Windows it is the creation time), weakens it as it
+  weakens every tool that trusts file times. Anything else than the recorded stat, or no
+  stat, falls back to hashing the content, which then records the stat for the next run.
+
+An entry is overwritten when it misses, so the cache holds at most one entry per file and
+displayed name. Entries are written atomically (a temporary file renamed over the old one):
+concurrent runs never see half an entry. An entry that cannot be read or decoded is a miss.
+The folder holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` ignoring all of
+it; `gpulint clean` removes only folders that hold that tag.
 """
 
 from __future__ import annotations
@@ -19,11 +34,13 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
+import time
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
@@ -32,7 +49,7 @@ from .files import repository_root
 ENV = "GPULINT_CACHE_DIR"
 DIRNAME = ".gpulint_cache"
 #: The shape of an entry; a new shape lives in a new subfolder.
-FORMAT = "v1"
+FORMAT = "v2"
 TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
        "# This file is a cache directory tag created by gpulint.\n"
        "# For information about cache directory tags see https://bford.info/cachedir/\n")
@@ -43,18 +60,34 @@ _NEUTRAL = frozenset({"root", "source", "select", "extend_select", "ignore", "pe
                       "output_format"})
 
 
+class Cell(NamedTuple):
+    """A notebook code cell's number and text: what showing a finding in it takes."""
+
+    number: int
+    text: str
+
+
 class LineMap:
     """The lines of a notebook file that hold given cell lines: what the GitHub and SARIF
-    outputs ask `Notebook.file_line`, kept without the notebook's text."""
+    outputs ask `Notebook.file_line`, kept without the notebook's text; and, when known,
+    the code cells the findings point into (`cells`), which is all the full output shows."""
 
-    def __init__(self, lines: dict[tuple[int, int], int]) -> None:
+    def __init__(self, lines: dict[tuple[int, int], int], cells: list[Cell] | None = None) -> None:
         self.lines = lines
+        self.cells = cells
 
     @classmethod
-    def of(cls, notebook: Any, diagnostics: Iterable[Diagnostic]) -> "LineMap":
+    def of(cls, notebook: Any, diagnostics: Iterable[Diagnostic], with_cells: bool = False) -> "LineMap":
+        """The map for `diagnostics` in `notebook`; `with_cells`: with the cells they (and
+        their fixes' edits) point into."""
+        diagnostics = list(diagnostics)
         wanted = {(d.cell, line) for d in diagnostics if d.cell is not None
                   for line in (d.start.line, d.end.line, d.noqa_line) if line is not None}
-        return cls({key: notebook.file_line(*key) for key in wanted})
+        cells = None
+        if with_cells:
+            numbers = {d.cell for d in diagnostics} | {e.cell for d in diagnostics if d.fix for e in d.fix.edits}
+            cells = [Cell(c.number, c.text) for c in notebook.cells if c.number in numbers]
+        return cls({key: notebook.file_line(*key) for key in wanted}, cells)
 
     def file_line(self, cell: int, line: int) -> int:
         return self.lines.get((cell, line), 1)
@@ -111,6 +144,26 @@ def directory_for(config: Config) -> Path:
     return (repository_root(cwd) or cwd) / DIRNAME
 
 
+#: A file whose modification or status-change time is this close to the moment it was
+#: looked at may still change within the same tick of the file system's clock without its
+#: times changing: its entry records no `stat`, so its content is hashed the next time.
+RACY_NS = 2_000_000_000
+
+
+def observe(path: Path) -> list[int] | None:
+    """What the stat shortcut compares of the file at `path` (its size, modification and
+    status-change times in nanoseconds, inode and device), or None when the file changed
+    too recently for that to tell a later change (see `RACY_NS`) or cannot be looked at."""
+    now = time.time_ns()
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode) or max(info.st_mtime_ns, info.st_ctime_ns) >= now - RACY_NS:
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
+
+
 @dataclass(frozen=True)
 class Hit:
     diagnostics: list[Diagnostic]
@@ -126,16 +179,18 @@ class Cache:
         self.version = code_version(version)
         self._ready: set[Path] = set()
         # Per configuration (kept alive here, so its id stays its own): its cache folder,
-        # and its settings when they are the same for every file (no per-file ignores).
-        self._known: dict[int, tuple[Config, Path, str | None]] = {}
+        # and its key when it is the same for every file of a kind (no per-file ignores).
+        self._known: dict[int, tuple[Config, Path, dict[bool, str] | None]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         return {"version": self.version, "_ready": set(), "_known": {}}  # a worker learns its own
 
-    def _about(self, config: Config) -> tuple[Config, Path, str | None]:
+    def _about(self, config: Config) -> tuple[Config, Path, dict[bool, str] | None]:
         known = self._known.get(id(config))
         if known is None:
-            shared = None if config.per_file_ignores else settings(config, None)
+            shared = None
+            if not config.per_file_ignores:
+                shared = {kind: self._digest(settings(config, None), kind) for kind in (False, True)}
             known = self._known[id(config)] = (config, directory_for(config), shared)
         return known
 
@@ -143,39 +198,67 @@ class Cache:
         name = hashlib.sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
         return self._about(config)[1] / FORMAT / name[:2] / name
 
-    def _check(self, config: Config, path: Path, data: bytes) -> str:
+    def _digest(self, governing: str, notebook: bool) -> str:
         digest = hashlib.sha256(self.version.encode())
-        shared = self._about(config)[2]
-        digest.update((settings(config, path) if shared is None else shared).encode())
-        digest.update(b"\0notebook" if path.suffix == ".ipynb" else b"\0source")
-        digest.update(hashlib.sha256(data).digest())
+        digest.update(governing.encode())
+        digest.update(b"\0notebook" if notebook else b"\0source")
         return digest.hexdigest()
 
-    def lookup(self, config: Config, path: Path, display: str, data: bytes) -> Hit | None:
+    def _key(self, config: Config, path: Path) -> str:
+        """What governs the file's findings, hashed: gpulint's code, the settings and
+        selection for it, and whether it is read as a notebook."""
+        notebook = path.suffix == ".ipynb"
+        shared = self._about(config)[2]
+        return shared[notebook] if shared is not None else self._digest(settings(config, path), notebook)
+
+    def lookup(self, config: Config, path: Path, display: str, seen: list[int] | None,
+               read: Callable[[], bytes]) -> Hit | None:
+        """The entry for the file, if it was made with what governs the file now and for its
+        content. `seen`: what `observe` gave for the file before it was read; when that is
+        what the entry recorded, the file is not read at all; otherwise `read()` gives its
+        bytes, which are hashed (and `seen` recorded for the next run)."""
         try:
-            raw = self._entry(config, path, display).read_bytes()
-            entry = json.loads(raw)
-            if entry["check"] != self._check(config, path, data):
+            target = self._entry(config, path, display)
+            entry = json.loads(target.read_bytes())
+            if entry["key"] != self._key(config, path):
                 return None
-            lines = entry["lines"]
+            if seen is None or entry["stat"] != seen:
+                if entry["content"] != hashlib.sha256(read()).hexdigest():
+                    return None
+                if seen is not None:
+                    entry["stat"] = seen
+                    try:
+                        _write(target, _dump(entry))
+                    except OSError:
+                        pass  # a cache that cannot be written still serves
+            lines, cells = entry["lines"], entry["cells"]
+            line_map = None
+            if lines is not None:
+                line_map = LineMap({(c, l): f for c, l, f in lines},
+                                   None if cells is None else [Cell(n, t) for n, t in cells])
             return Hit([_diagnostic(item) for item in entry["diagnostics"]], [str(w) for w in entry["warnings"]],
-                       None if lines is None else LineMap({(c, l): f for c, l, f in lines}))
+                       line_map)
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing, unreadable, truncated or of another shape: a miss
 
     def store(self, config: Config, path: Path, display: str, data: bytes, diagnostics: Sequence[Diagnostic],
-              warnings: Sequence[str], lines: LineMap | None) -> None:
+              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None) -> None:
+        """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
+        gave for it before `data` was read."""
         entry = {
-            "check": self._check(config, path, data),
+            "key": self._key(config, path),
+            "content": hashlib.sha256(data).hexdigest(),
+            "stat": seen,
             "diagnostics": [_encode(d) for d in diagnostics],
             "warnings": list(warnings),
             "lines": None if lines is None else [[c, l, f] for (c, l), f in sorted(lines.lines.items())],
+            "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
         }
         target = self._entry(config, path, display)
         try:
             self._prepare(target.parents[2])
             target.parent.mkdir(parents=True, exist_ok=True)
-            _write(target, json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+            _write(target, _dump(entry))
         except OSError:
             pass  # a read-only project, a full disk: the run goes on uncached
 
@@ -188,6 +271,10 @@ class Cache:
             if not (directory / name).exists():
                 _write(directory / name, content.encode())
         self._ready.add(directory)
+
+
+def _dump(entry: dict[str, Any]) -> bytes:
+    return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _write(target: Path, data: bytes) -> None:

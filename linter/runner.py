@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, Union
 
-from .cache import Cache, LineMap
+from .cache import Cache, Hit, LineMap, observe
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
@@ -108,32 +108,44 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
 
 
 def process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None = None,
-                 sources: bool = True) -> FileResult:
+                 sources: bool = True, findings_sources: bool = False) -> FileResult:
     """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
     writing, a folder that cannot be searched) becomes the file's `error`, never an exception.
-    A result served from `cache` carries the file's source (and notebook) only if `sources`."""
+    A result served from `cache` carries the file's source (and notebook) only if `sources`;
+    with `findings_sources` instead, only what showing its findings' source lines takes
+    (nothing for a file without findings; for a notebook, the cells the cache kept)."""
     try:
-        return _process_file(target, config, fix, write, cache, sources)
+        return _process_file(target, config, fix, write, cache, sources, findings_sources)
     except OSError as error:
         return FileResult(display=str(target.path), path=target.path, error=describe_error(error))
 
 
+class _Reader:
+    """A file's bytes, read on first use only."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.data: bytes | None = None
+
+    def __call__(self) -> bytes:
+        if self.data is None:
+            self.data = read_bytes(self.path)
+        return self.data
+
+
 def _process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None,
-                  sources: bool) -> FileResult:
+                  sources: bool, findings_sources: bool) -> FileResult:
     path = target.path
     display = str(path)
     notebook = is_notebook(path)
     process = process_notebook if notebook else process_source
+    read = _Reader(path)
+    seen = observe(path) if cache is not None else None
     try:
-        data = read_bytes(path)
-        hit = cache.lookup(config, path, display, data) if cache is not None else None
+        hit = cache.lookup(config, path, display, seen, read) if cache is not None else None
         if hit is not None and not (fix and _fix_would_run(hit.diagnostics, config, notebook)):
-            result = FileResult(display=display, path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
-                                unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
-            if sources:  # as a check would have returned it
-                result.original = decode(data) if notebook else Source.from_bytes(data)
-                result.notebook = Notebook(result.original.text) if notebook else None
-            return result
+            return _served(hit, target, config, read, sources or findings_sources and _needs_text(hit, notebook))
+        data = read()
         source = decode(data) if notebook else Source.from_bytes(data)
     except (PathError, SourceError, NotebookError) as error:
         return FileResult(display=display, path=path, error=str(error))
@@ -147,12 +159,35 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
             result = process(source, display, config, path, False)
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
         else:
-            if cache is not None:  # the entry describes the file as written
+            if cache is not None:  # the entry describes the file as written (its stat is new: none kept)
                 written_source = decode(written) if notebook else Source.from_bytes(written)
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
     elif not fix or (result.fixed is None and not result.applied and not _fix_would_run(
             result.diagnostics, config, notebook)):
-        _store(cache, config, path, display, data, result)  # what a check of this content reports
+        _store(cache, config, path, display, data, result, seen)  # what a check of this content reports
+    return result
+
+
+def _needs_text(hit: Hit, notebook: bool) -> bool:
+    """Whether showing the findings of `hit` takes the file's text: a file without findings
+    shows none; a notebook's cells are in the entry (unless a finding is about no cell)."""
+    if not hit.diagnostics:
+        return False
+    return not notebook or hit.lines is None or hit.lines.cells is None or any(d.cell is None for d in hit.diagnostics)
+
+
+def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bool) -> FileResult:
+    """The result of a cache hit, with the file's text (read now, unless it was for the
+    content check) when `sources`."""
+    path = target.path
+    result = FileResult(display=str(path), path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
+                        unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
+    if sources:  # as a check would have returned it
+        if is_notebook(path):
+            result.original = decode(read())
+            result.notebook = Notebook(result.original.text)
+        else:
+            result.original = Source.from_bytes(read())
     return result
 
 
@@ -164,12 +199,16 @@ def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: 
     return any(d.fixable(config.unsafe_fixes) for d in diagnostics)
 
 
-def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult) -> None:
-    """Cache a check's result (never one with an error: an internal error is retried)."""
+def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult,
+           seen: list[int] | None = None) -> None:
+    """Cache a check's result (never one with an error: an internal error is retried);
+    `seen`: what `observe` gave for the file before `data` was read."""
     if cache is None or result.error is not None:
         return
-    lines = LineMap.of(result.notebook, result.diagnostics) if isinstance(result.notebook, Notebook) else None
-    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines)
+    lines = None
+    if isinstance(result.notebook, Notebook):
+        lines = LineMap.of(result.notebook, result.diagnostics, with_cells=True)
+    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen)
 
 
 #: What `plan` finds: a file to work on with its configuration, or a result already
@@ -190,8 +229,9 @@ class _Task:
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        sources = self.keep_sources or getattr(self.render, "needs_sources", self.render is not None)
-        result = process_file(work[0], work[1], self.fix, self.write, self.cache, sources)
+        needs = getattr(self.render, "needs_sources", self.render is not None)
+        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources,
+                              findings_sources=needs)
         rendered = self.render(result) if self.render is not None else None
         if not self.keep_sources:
             result = without_sources(result)

@@ -15,7 +15,7 @@ import pytest
 import gpulint
 import gpulint.cli
 import gpulint.runner
-from gpulint.cache import Cache, LineMap
+from gpulint.cache import FORMAT, Cache, LineMap
 from gpulint.diagnostic import Diagnostic, Edit, Fix
 from gpulint.runner import lint_paths
 
@@ -47,7 +47,7 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _entries(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.is_file() and p.parent.parent.name == "v1")
+    return sorted(p for p in folder.rglob("*") if p.is_file() and p.parent.parent.name == FORMAT)
 
 
 def test_warm_runs_print_what_cold_runs_print(project, cli, cache_dir):
