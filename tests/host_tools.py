@@ -59,6 +59,11 @@ def copy_fixtures(destination: Path) -> list[Path]:
     return copies
 
 
+#: A `[tool.gpulint]` table under which every rule fixture has findings: the preview rules'
+#: too (the default selection, which the host tools' plugins share, leaves them out).
+PREVIEW_ON = "[tool.gpulint]\npreview = true\n"
+
+
 def gpulint_json(paths: Sequence[str], cwd: Path, *extra: str) -> list[dict]:
     """The findings `gpulint check --output-format json` reports for `paths`."""
     process = run([GPULINT, "check", "--output-format", "json", *extra, *paths], cwd=cwd)

@@ -16,7 +16,7 @@ from gpulint.flake8_plugin import GpulintChecker
 from gpulint.hosted import HOST_REPORTED
 
 from .conftest import ITERROWS, ITERROWS_POSITION, write
-from .host_tools import Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+from .host_tools import PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
 
 FLAKE8 = tool("flake8")
 FORMAT = "%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
@@ -53,6 +53,7 @@ def fixtures(tmp_path: Path) -> list[str]:
 
 
 def test_flake8_reports_what_gpulint_check_reports_on_every_fixture(tmp_path, fixtures):
+    write(tmp_path / "pyproject.toml", PREVIEW_ON)
     expected = hosted(gpulint_findings(fixtures, tmp_path))
     code, found = flake8(tmp_path, "--select", "GPU", *fixtures)
     assert {f.path for f in expected} == set(fixtures), "every fixture has findings to compare"
@@ -104,7 +105,7 @@ def test_gpulint_configuration_selects_and_flake8_filters_on_top(tmp_path, fixtu
 
 
 def test_excluded_files_get_no_gpulint_findings(tmp_path, fixtures):
-    write(tmp_path / "pyproject.toml", '[tool.gpulint]\nexclude = ["GPU102.py"]\n')
+    write(tmp_path / "pyproject.toml", PREVIEW_ON + 'exclude = ["GPU102.py"]\n')
     _, found = flake8(tmp_path, "--select", "GPU", *fixtures)
     paths = {f["path"] for f in found}
     assert "GPU102.py" not in paths

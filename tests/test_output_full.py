@@ -24,7 +24,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LINE, COL = ITERROWS_POSITION
 CONCISE = (f"sales.py:{LINE}:{COL}: GPU102 `iterrows()` builds a Series per row; use a vectorized column "
            "expression (or `itertuples()`)")
-#: Two safe fixes (GPU403, GPU202) and nothing else.
+#: Two safe fixes (GPU403, GPU202) and nothing else; GPU403 is a preview rule, so the
+#: project that lints it turns preview on (`PREVIEW_ON`).
+PREVIEW_ON = "[tool.gpulint]\npreview = true\n"
 SAFE_TWO = textwrap.dedent('''\
     import numpy as np
     from sklearn.ensemble import RandomForestClassifier
@@ -119,6 +121,7 @@ def test_bad_output_format_in_the_configuration_is_one_clear_error(project, cli,
 
 def test_show_fixes_prints_each_fix_as_a_diff(project, cli, default_format):
     write(project / "model.py", SAFE_TWO)
+    write(project / "pyproject.toml", PREVIEW_ON)
     plain = cli("check", "model.py").stdout
     run = cli("check", "--show-fixes", "model.py")
     assert "Safe fix" not in plain and "Safe fix" in run.stdout
@@ -135,6 +138,7 @@ def test_show_fixes_prints_each_fix_as_a_diff(project, cli, default_format):
 
 def test_fix_reports_what_it_fixed_per_rule_and_what_remains(project, cli, default_format):
     write(project / "model.py", SAFE_TWO)
+    write(project / "pyproject.toml", PREVIEW_ON)
     write(project / "sales.py", ITERROWS)
     run = cli("check", "--fix", "--show-fixes", "model.py", "sales.py")
     assert run.code == 1
@@ -267,7 +271,7 @@ def test_every_output_format_has_a_renderer():
 
 def test_diff_with_a_machine_format_configured_prints_the_diff(project, cli, default_format):
     write(project / "model.py", SAFE_TWO)
-    write(project / "pyproject.toml", '[tool.gpulint]\noutput-format = "json"\n')
+    write(project / "pyproject.toml", PREVIEW_ON + 'output-format = "json"\n')
     run = cli("check", "--diff", "model.py")
     assert run.code == 1
     assert "+model = RandomForestClassifier(n_jobs=-1)" in run.lines

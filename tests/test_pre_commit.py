@@ -56,7 +56,8 @@ NOTEBOOK = json.dumps({
     "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
 }, indent=1) + "\n"
 EXCLUDED = "vendored/legacy.py"
-PYPROJECT = '[tool.gpulint]\nexclude = ["vendored/**"]\n'
+#: Preview on, so that every rule fixture (preview rules' too) has findings to compare.
+PYPROJECT = '[tool.gpulint]\nexclude = ["vendored/**"]\npreview = true\n'
 FINDING = re.compile(r"^(?P<path>\S+?):(?P<line>\d+):(?P<col>\d+): (?P<code>GPU\d{3}) ", re.MULTILINE)
 
 

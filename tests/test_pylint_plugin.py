@@ -17,7 +17,7 @@ from gpulint.hosted import HOST_REPORTED, hosted_rules
 from gpulint.docs import doc_sections
 
 from .conftest import ITERROWS, write
-from .host_tools import Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+from .host_tools import PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
 
 PYLINT = tool("pylint")
 PLUGIN = "--load-plugins=gpulint.pylint_plugin"
@@ -51,6 +51,7 @@ def fixtures(tmp_path: Path) -> list[str]:
 
 
 def test_pylint_reports_what_gpulint_check_reports_on_every_fixture(tmp_path, fixtures):
+    write(tmp_path / "pyproject.toml", PREVIEW_ON)
     expected = [f for f in gpulint_findings(fixtures, tmp_path) if f.code not in HOST_REPORTED]
     assert {f.path for f in expected} == set(fixtures), "every fixture has findings to compare"
     names = {rule.code: rule.name for rule in hosted_rules()}

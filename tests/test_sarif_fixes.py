@@ -8,7 +8,7 @@ import json
 import shutil
 
 from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, write
-from .test_output_full import SAFE_TWO
+from .test_output_full import PREVIEW_ON, SAFE_TWO
 from .test_outputs import _validated_sarif
 
 
@@ -50,6 +50,8 @@ def _fixed_by_the_cli(cli, project, tmp_path, name: str, *args: str) -> str:
 
 def test_sarif_fixes_applied_give_what_fix_writes(project, cli, tmp_path):
     write(project / "model.py", SAFE_TWO)
+    write(project / "pyproject.toml", PREVIEW_ON)
+    write(tmp_path / "copy" / "pyproject.toml", PREVIEW_ON)
     results = _sarif_results(cli, "model.py")
     assert sorted(r["ruleId"] for r in results) == ["GPU202", "GPU403"]
     assert all(len(r["fixes"]) == 1 for r in results)

@@ -1,0 +1,303 @@
+"""Rule tiers: what each tier runs with (no selection, `--preview` / `preview = true`, a
+prefix, an exact code or name, `ALL`), the warning for a selection of preview rules outside
+preview mode, the same default selection in every front-end (command line, flake8, pylint,
+the language server), and the tier shown by `gpulint rule` and the docs.
+
+The opt-in tier is exercised by moving a real rule into it for one test (`monkeypatch`):
+selection reads a rule's `tier` each time it resolves a selector."""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from gpulint import lint_source
+from gpulint.config import Config, ConfigError, Overrides, PreviewSelectionWarning, expand, preview_only
+from gpulint.docs import RULE_TIERS, render_markdown, rule_json, rule_page, rule_table, rules_index
+from gpulint.registry import Rule, Tier, all_rules, rule_by_key
+
+from .conftest import write
+from .host_tools import run, tool
+
+
+def codes(tier: Tier, *more: Tier) -> set[str]:
+    return {rule.code for rule in all_rules() if rule.tier in (tier, *more)}
+
+
+DEFAULT = codes(Tier.DEFAULT)
+PREVIEW = codes(Tier.PREVIEW)
+EVERY = {rule.code for rule in all_rules()}
+
+
+def rule_examples(root: Path) -> None:
+    """Each rule's first flagged example in a file of its own under `root`."""
+    for rule in all_rules():
+        write(root / f"{rule.code.lower()}_example.py", rule.flagged[0].source)
+
+
+def found_codes(run_) -> set[str]:
+    return {finding["code"] for finding in json.loads(run_.stdout)}
+
+
+@pytest.fixture
+def opt_in_rule(monkeypatch: pytest.MonkeyPatch) -> type[Rule]:
+    """GPU502 moved into the opt-in tier for one test (GPU501 shares its prefix GPU50)."""
+    rule = rule_by_key("GPU502")
+    assert rule is not None and rule_by_key("GPU501").tier is Tier.DEFAULT
+    monkeypatch.setattr(rule, "tier", Tier.OPT_IN)
+    return rule
+
+
+# -- the attribute -----------------------------------------------------------------------------
+
+
+def test_the_tiers_are_the_three_ruff_like_ones():
+    assert [tier.value for tier in Tier] == ["default", "preview", "opt-in"]
+    assert DEFAULT and PREVIEW, "the registry has default and preview rules"
+    assert DEFAULT | PREVIEW | codes(Tier.OPT_IN) == EVERY
+
+
+def test_every_rule_states_its_tier_on_one_line_with_the_reason():
+    tier_line = re.compile(r"^    tier = Tier\.(DEFAULT|PREVIEW|OPT_IN)  # \S.*$", re.MULTILINE)
+    for rule in all_rules():
+        assert "tier" in rule.__dict__, f"{rule.code} does not state its tier"
+        found = tier_line.findall(inspect.getsource(inspect.getmodule(rule)))
+        assert found == [rule.tier.name], f"{rule.code}: one `tier = Tier.X  # why` line expected, got {found}"
+
+
+def test_a_tier_that_is_not_a_tier_is_refused_at_registration():
+    with pytest.raises(TypeError, match="`tier` must be a Tier"):
+        class Stringly(Rule):
+            code = "GPU997"
+            name = "stringly"
+            message = "never shown"
+            nodes = (ast.For,)
+            tier = "default"  # type: ignore[assignment]
+    assert rule_by_key("GPU997") is None
+
+
+def test_a_rule_that_states_no_tier_starts_in_preview():
+    assert Rule.tier is Tier.PREVIEW
+
+
+# -- selection ---------------------------------------------------------------------------------
+
+
+def test_no_selection_selects_exactly_the_default_tier():
+    assert Config().codes_for(None) == DEFAULT
+    assert {rule.code for rule in Config().rules_for(None)} == DEFAULT
+
+
+def test_preview_adds_the_preview_rules_to_the_default_selection_and_to_prefixes():
+    assert Config(preview=True).codes_for(None) == DEFAULT | PREVIEW
+    gpu4 = {code for code in EVERY if code.startswith("GPU4")}
+    assert gpu4 & PREVIEW, "GPU4 holds a preview rule"
+    prefix = Config().with_overrides(Overrides(select=("GPU4",)))
+    assert prefix.codes_for(None) == gpu4 - PREVIEW
+    assert prefix.with_overrides(Overrides(preview=True)).codes_for(None) == gpu4
+
+
+def test_a_preview_rule_needs_preview_mode_even_selected_by_its_code():
+    preview = sorted(PREVIEW)[0]
+    name = rule_by_key(preview).name
+    for selector in (preview, name):
+        selected = Config().with_overrides(Overrides(select=(selector,)))
+        assert selected.codes_for(None) == frozenset()
+        assert selected.with_overrides(Overrides(preview=True)).codes_for(None) == {preview}
+    everything = Config().with_overrides(Overrides(select=("ALL",)))
+    assert everything.codes_for(None) == EVERY - PREVIEW
+    assert everything.with_overrides(Overrides(preview=True)).codes_for(None) == EVERY
+
+
+def test_an_opt_in_rule_runs_only_by_exact_code_name_or_all(opt_in_rule):
+    code, name = opt_in_rule.code, opt_in_rule.name
+    assert Config().codes_for(None) == DEFAULT - {code}
+    assert Config(preview=True).codes_for(None) == (DEFAULT | PREVIEW) - {code}
+    for prefix in ("GPU", "GPU5", "GPU50"):
+        picked = Config(preview=True).with_overrides(Overrides(select=(prefix,))).codes_for(None)
+        assert "GPU501" in picked and code not in picked, prefix
+    for selector in (code, name, "ALL"):
+        assert code in Config().with_overrides(Overrides(select=(selector,))).codes_for(None), selector
+    extended = Config().with_overrides(Overrides(extend_select=(code,)))
+    assert extended.codes_for(None) == DEFAULT
+    # Ignoring by prefix reaches every tier.
+    ignored = Config().with_overrides(Overrides(select=(code,), ignore=("GPU5",)))
+    assert ignored.codes_for(None) == frozenset()
+    assert expand(["GPU5"], "test", selecting=False) == {"GPU501", "GPU502"}
+
+
+def test_preview_only_names_the_selectors_that_pick_nothing_else(monkeypatch):
+    preview = sorted(PREVIEW)[0]
+    assert preview_only([preview, rule_by_key(preview).name, "ALL", "GPU", "GPU1"]) == (
+        preview, rule_by_key(preview).name)
+    for code in ("GPU501", "GPU502"):
+        monkeypatch.setattr(rule_by_key(code), "tier", Tier.PREVIEW)
+    assert preview_only(["GPU5", "GPU50", "GPU"]) == ("GPU5", "GPU50")
+
+
+def test_preview_key_in_the_configuration(project, cli):
+    write(project / "pyproject.toml", "[tool.gpulint]\npreview = true\n")
+    rule_examples(project)
+    run_ = cli("check", "--output-format", "json", "--no-cache", ".")
+    assert found_codes(run_) == DEFAULT | PREVIEW
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--no-preview", ".")) == DEFAULT
+    write(project / "pyproject.toml", '[tool.gpulint]\npreview = "yes"\n')
+    bad = cli("check", "--no-cache", ".")
+    assert bad.code == 2 and "`preview` must be true or false" in bad.stderr
+
+
+def test_show_settings_gives_preview_and_the_rules_it_adds(project, cli):
+    write(project / "a.py", "x = 1\n")
+    plain = cli("check", "--show-settings", "a.py")
+    assert "preview = false" in plain.lines
+    rules_line = next(line for line in plain.lines if line.startswith("rules = "))
+    assert all(code in rules_line for code in DEFAULT) and not any(code in rules_line for code in PREVIEW)
+    previewed = cli("check", "--show-settings", "--preview", "a.py")
+    assert "preview = true" in previewed.lines
+    assert all(code in next(line for line in previewed.lines if line.startswith("rules = ")) for code in PREVIEW)
+
+
+# -- gpulint check -----------------------------------------------------------------------------
+
+
+def test_check_with_no_configuration_runs_exactly_the_default_tier(project, cli):
+    """Every rule's own example is linted: exactly the default tier's rules report, and
+    every one of them does (so each default rule really ran)."""
+    rule_examples(project)
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", ".")) == DEFAULT
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--preview", ".")) == DEFAULT | PREVIEW
+    everything = cli("check", "--output-format", "json", "--no-cache", "--preview", "--select", "ALL", ".")
+    assert found_codes(everything) == EVERY
+
+
+def test_opt_in_rule_stays_out_of_the_default_run_and_prefixes(project, cli, opt_in_rule):
+    rule_examples(project)
+    code = opt_in_rule.code
+    assert code not in found_codes(cli("check", "--output-format", "json", "--no-cache", "--preview", "."))
+    assert code not in found_codes(cli("check", "--output-format", "json", "--no-cache", "--select", "GPU5", "."))
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--select", code, ".")) == {code}
+    assert code in found_codes(cli("check", "--output-format", "json", "--no-cache", "--select", "ALL", "."))
+
+
+def test_statistics_and_summary_count_only_the_rules_that_ran(project, cli):
+    rule_examples(project)
+    counted = {line.split()[1] for line in cli("check", "--statistics", "--no-cache", ".").lines}
+    assert counted == DEFAULT
+    counted = {line.split()[1] for line in cli("check", "--statistics", "--no-cache", "--preview", ".").lines}
+    assert counted == DEFAULT | PREVIEW
+    preview_only_run = cli("check", "--no-cache", "--output-format", "concise", "--select", ",".join(sorted(PREVIEW)),
+                           ".")
+    assert preview_only_run.code == 0 and "All checks passed." in preview_only_run.lines
+
+
+def test_a_preview_code_without_preview_is_warned_about_once(project, cli):
+    preview = sorted(PREVIEW)[0]
+    rule_examples(project)
+    write(project / "sub" / "pyproject.toml", f'[tool.gpulint]\nselect = ["{preview}"]\n')
+    write(project / "sub" / "b.py", rule_by_key(preview).flagged[0].source)
+    warning = f"warning: Selection `{preview}` has no effect because preview is not enabled."
+    run_ = cli("check", "--no-cache", "--select", preview, ".")  # two configurations, one warning
+    assert run_.code == 0 and run_.errors.count(warning) == 1 and preview not in run_.stdout
+    configured = cli("check", "--no-cache", "sub")
+    assert configured.code == 0 and configured.errors.count(warning) == 1
+    assert warning not in cli("check", "--no-cache", "--quiet", "--select", preview, ".").stderr
+    assert warning not in cli("check", "--no-cache", "--preview", "--select", preview, ".").stderr
+    for harmless in (("--select", "ALL"), ("--ignore", preview), ("--extend-select", "GPU1")):
+        assert warning not in cli("check", "--no-cache", *harmless, "gpu102_example.py").stderr, harmless
+
+
+def test_the_warning_is_a_python_warning_for_other_front_ends(project):
+    from gpulint.config import ConfigResolver
+
+    preview = sorted(PREVIEW)[0]
+    with pytest.warns(PreviewSelectionWarning, match=f"Selection `{preview}` has no effect"):
+        ConfigResolver(Overrides(select=(preview,))).for_path(project)
+
+
+def test_the_library_with_neither_rules_nor_configuration_checks_every_rule():
+    for rule in all_rules():
+        example = rule.flagged[0].source
+        assert rule.code in {d.code for d in lint_source(example, fixes=False)}, rule.code
+        if rule.tier is not Tier.DEFAULT:
+            assert rule.code not in {d.code for d in lint_source(example, config=Config(), fixes=False)}
+
+
+# -- the other front-ends ----------------------------------------------------------------------
+
+
+MIXED = "\n".join(rule_by_key(code).flagged[0].source for code in sorted(PREVIEW)) + "\n" + \
+    rule_by_key("GPU102").flagged[0].source
+
+
+def test_flake8_plugin_and_language_server_use_the_default_selection(tmp_path):
+    from gpulint.flake8_plugin import GpulintChecker
+    from gpulint.lsp.server import lint_document
+    from gpulint.lsp.settings import Settings
+
+    path = write(tmp_path / "mixed.py", MIXED)
+    lines = MIXED.splitlines(keepends=True)
+    expected = {code for code in {d.code for d in lint_source(MIXED, config=Config(), fixes=False)}}
+    assert "GPU102" in expected and not expected & PREVIEW
+    flake8 = {message.split()[0] for _, _, message, _ in GpulintChecker(ast.parse(MIXED), str(path), lines).run()}
+    editor = {d.code for d in lint_document(MIXED, 1, path.as_uri(), Settings()).diagnostics}
+    assert flake8 == editor == expected
+    previewed = {d.code for d in lint_document(MIXED, 1, path.as_uri(), Settings(preview=True)).diagnostics}
+    assert previewed == expected | PREVIEW
+    write(tmp_path / "pyproject.toml", "[tool.gpulint]\npreview = true\n")
+    flake8 = {message.split()[0] for _, _, message, _ in GpulintChecker(ast.parse(MIXED), str(path), lines).run()}
+    assert flake8 == expected | PREVIEW
+
+
+def test_language_server_reads_the_preview_setting():
+    from gpulint.lsp.settings import Settings
+
+    settings, problems = Settings().updated({"gpulint": {"preview": True}})
+    assert settings.preview is True and settings.overrides().preview is True and not problems
+    _, problems = Settings().updated({"preview": "yes"})
+    assert problems == ["setting `preview` must be true or false, got 'yes'"]
+
+
+def test_pylint_plugin_uses_the_default_selection(tmp_path):
+    write(tmp_path / "mixed.py", MIXED)
+    process = run([tool("pylint"), "--load-plugins=gpulint.pylint_plugin", "--disable=all", "--enable=gpulint",
+                   "--msg-template={symbol}", "--score=n", "mixed.py"], cwd=tmp_path)
+    shown = {line.strip() for line in process.stdout.splitlines() if line.strip() and not line.startswith("*")}
+    names = {rule.code: rule.name for rule in all_rules()}
+    assert names["GPU102"] in shown
+    assert not {names[code] for code in PREVIEW} & shown
+
+
+# -- what the docs and `gpulint rule` say ------------------------------------------------------
+
+
+def test_gpulint_rule_prints_the_tier(cli):
+    for rule in all_rules():
+        shown = render_markdown(rule)
+        assert f"Tier: {RULE_TIERS[rule.tier]}." in shown
+        assert rule_json(rule)["tier"] == rule.tier.value
+    preview = sorted(PREVIEW)[0]
+    single = cli("rule", preview)
+    assert single.code == 0 and "Tier: preview: " in single.stdout
+    every = cli("rule", "--all")
+    assert every.stdout.count("\nTier: ") == len(all_rules())
+    payload = json.loads(cli("rule", "--all", "--format", "json").stdout)
+    assert {item["code"]: item["tier"] for item in payload} == {rule.code: rule.tier.value for rule in all_rules()}
+
+
+def test_rule_pages_and_tables_show_the_tier():
+    for rule in all_rules():
+        assert f"**Tier**: {RULE_TIERS[rule.tier]}." in rule_page(rule)
+    rows = {line.split(" | ")[0].lstrip("| "): line.rstrip(" |").rsplit(" | ", 1)[1]
+            for line in rule_table().splitlines()[2:]}
+    assert rows == {rule.code: rule.tier.value for rule in all_rules()}
+    assert "| Tier |" in rules_index()
+
+
+def test_a_bad_selector_is_still_an_error_whatever_the_tier():
+    with pytest.raises(ConfigError, match="unknown rule selector 'GPU9'"):
+        expand(["GPU9"], "test")
