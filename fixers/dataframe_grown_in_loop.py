@@ -59,19 +59,12 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from gpulint.astutil import (
-    NESTED_SCOPES,
-    all_args,
-    evaluated_outside,
-    free_names,
-    mentions,
-    names_bound_by,
-    walk_local,
-)
+from gpulint.astutil import all_args, mentions, walk_local
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
 from gpulint.loop_effects import loop_effects
 from gpulint.rules.dataframe.dataframe_grown_in_loop import VETTED, Growth, LoopSite, RowPiece, Selection
+from gpulint.semantic import SemanticIndex
 
 from ._loops import DYNAMIC_READERS
 from ._vectorize import comments_in
@@ -209,7 +202,7 @@ def _plan(growth: Growth, ctx: FixContext) -> _Plan | None:
     plan.site = _choose_loop(growth, plan.name)
     if plan.site is None or not _same_when_empty(growth, plan, plan.site):
         return None
-    facts = _scope_facts(growth)
+    facts = _scope_facts(growth, ctx)
     if plan.name in facts.declared or plan.name in facts.outer_refs:
         return None  # a function or lambda could read or rebind it while the loop runs
     # Safe only where each column provably has one dtype across the pieces: then one concat
@@ -246,7 +239,7 @@ def _records_apply(growth: Growth, plan: _Plan, facts: _ScopeFacts) -> bool:
     if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs \
             or any(reader in facts.loads for reader in DYNAMIC_READERS):  # `locals()` would miss it
         return False
-    if [node for node, _ in facts.bindings.get(name, ())] != [target] or len(facts.loads.get(name, ())) != 1:
+    if [node for node, _ in facts.bindings.get(name, ())] != [binding] or len(facts.loads.get(name, ())) != 1:
         return False
     jumps = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
     return not any(isinstance(node, jumps) for node in walk_local(piece.between))
@@ -311,20 +304,21 @@ _DISTURBING = (ast.With, ast.AsyncWith, ast.AsyncFor, ast.Await, ast.Import, ast
 
 @dataclass
 class _ScopeFacts:
-    """What one function (or class body, or the module) does with its names: one walk that
-    stays out of nested functions, lambdas and classes but takes in their decorators,
-    defaults and annotations, which run in this scope."""
+    """What one function (or class body, or the module) does with its names, as the
+    semantic index records it: its own code, outside nested functions, lambdas and classes
+    but with their decorators, defaults and annotations, which run in this scope."""
 
+    #: The parent of a node (the index's parent map).
+    parent: Callable[[ast.AST], ast.AST | None]
     params: frozenset[str] = frozenset()
     declared: set[str] = field(default_factory=set)  # `global`/`nonlocal` here
     #: name -> the nested functions, lambdas and classes that may read or rebind it
     outer_refs: dict[str, list[ast.AST]] = field(default_factory=dict)
     #: name -> (node, how) per binding; how: "call" (`name = f(...)`), "number" (`name = 0`),
-    #: "list" (`name = [...]`), "augmented" (`name += ...`) or "other" ("*": a star import
-    #: may bind any name)
+    #: "list" (`name = [...]`), "augmented" (`name += ...`) or "other"
     bindings: dict[str, list[tuple[ast.AST, str]]] = field(default_factory=dict)
-    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
-    parents: dict[int, ast.AST] = field(default_factory=dict)
+    star_import: bool = False  # `from m import *` may bind any name
+    loads: dict[str, list[ast.Name]] = field(default_factory=dict)  # in source order
     reads: dict[str, _Reads] = field(default_factory=dict)  # judged on demand
 
 
@@ -342,7 +336,6 @@ class _Reads:
 class _LoopFacts:
     """What one loop runs: its target (or test), body and `else:`, nested functions included."""
 
-    parents: dict[int, ast.AST] = field(default_factory=dict)
     names: dict[str, list[ast.Name]] = field(default_factory=dict)
     calls: list[ast.Call] = field(default_factory=list)
     iterables: list[ast.expr] = field(default_factory=list)  # of the loops and comprehensions in it
@@ -379,7 +372,7 @@ def _group_unchanged(growth: Growth, selection: Selection, facts: _ScopeFacts, p
         return False
     entries = {id(piece) for piece in selection.pieces}
     own = loop.target.elts[1]  # type: ignore[attr-defined]
-    if not all(use is own or _harmless_use(use, inside.parents, entries, pure) for use in inside.names.get(root, ())):
+    if not all(use is own or _harmless_use(use, facts.parent, entries, pure) for use in inside.names.get(root, ())):
         return False
     if loop is growth.loops[0].loop:
         return not any(_within(node, loop) for node, _ in facts.bindings.get(selection.grouped, ()))
@@ -395,7 +388,7 @@ def _private_frame(name: str, growth: Growth, facts: _ScopeFacts, pure: Callable
     piece), and the loop calm (see `_calm`)."""
     outer = growth.loops[0].loop
     if isinstance(growth.scope, ast.ClassDef) or name in facts.params or name in facts.declared \
-            or name in facts.outer_refs or "*" in facts.bindings:
+            or name in facts.outer_refs or facts.star_import:
         return False
     bindings = facts.bindings.get(name)
     if not bindings or any(how != "call" or _within(node, outer) for node, how in bindings):
@@ -413,11 +406,11 @@ def _private_frame(name: str, growth: Growth, facts: _ScopeFacts, pure: Callable
 def _reads(name: str, facts: _ScopeFacts, pure: Callable[[str], bool]) -> _Reads:
     reads = facts.reads.get(name)
     if reads is None:
-        nodes = sorted(facts.loads.get(name, ()), key=lambda n: (n.lineno, n.col_offset))
+        nodes = facts.loads.get(name, [])
         at = [(n.lineno, n.col_offset) for n in nodes]
-        escape = next((a for a, n in zip(at, nodes) if not _harmless_use(n, facts.parents, set(), pure, before=True)),
+        escape = next((a for a, n in zip(at, nodes) if not _harmless_use(n, facts.parent, set(), pure, before=True)),
                       None)
-        calm = [_harmless_use(n, facts.parents, set(), pure) for n in nodes]
+        calm = [_harmless_use(n, facts.parent, set(), pure) for n in nodes]
         reads = facts.reads[name] = _Reads(at, nodes, calm, escape)
     return reads
 
@@ -477,8 +470,8 @@ def _within(node: ast.AST, loop: ast.AST) -> bool:
         node.end_lineno, node.end_col_offset) <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
 
 
-def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int], pure: Callable[[str], bool],
-                  before: bool = False) -> bool:
+def _harmless_use(node: ast.Name, parent_of: Callable[[ast.AST], ast.AST | None], entries: set[int],
+                  pure: Callable[[str], bool], before: bool = False) -> bool:
     """This read of the frame's name neither hands the frame to other code nor keeps it
     under another name (in a variable, a container or an attribute), and changes it only
     `before` the loop. Values derived through a subscript or a method call are new objects
@@ -490,7 +483,7 @@ def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int]
     current: ast.AST = node
     derived = False
     while True:
-        parent = parents.get(id(current))
+        parent = parent_of(current)
         if isinstance(parent, ast.Attribute) and parent.value is current:
             current = parent
         elif isinstance(parent, ast.Subscript) and parent.value is current:
@@ -512,9 +505,9 @@ def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int]
         return before and current is not node  # `frame["c"] = ...` before the loop changes, keeps
     if derived or id(current) in entries:
         return True
-    parent = parents.get(id(current))
+    parent = parent_of(current)
     while isinstance(parent, ast.BoolOp):  # `a or frame` may be the frame itself
-        current, parent = parent, parents.get(id(parent))
+        current, parent = parent, parent_of(parent)
     if isinstance(parent, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.FormattedValue, ast.Expr)):
         return True
     if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert)) and parent.test is current:
@@ -530,56 +523,45 @@ def _harmless_use(node: ast.Name, parents: dict[int, ast.AST], entries: set[int]
 # -- facts gathered once per scope, loop and file ----------------------------------------------
 
 
-def _scope_facts(growth: Growth) -> _ScopeFacts:
+def _scope_facts(growth: Growth, ctx: FixContext) -> _ScopeFacts:
     key = ("scope", id(growth.scope))
     facts = growth.notes.get(key)
     if facts is None:
-        facts = growth.notes[key] = _gather_scope(growth.scope)  # type: ignore[arg-type]
+        facts = growth.notes[key] = _gather_scope(growth.scope, ctx.semantic)  # type: ignore[arg-type]
     return facts
 
 
-def _gather_scope(scope: ast.AST) -> _ScopeFacts:
-    facts = _ScopeFacts()
+def _gather_scope(scope: ast.AST, index: SemanticIndex) -> _ScopeFacts:
+    """The scope's facts from the semantic index: its bindings, classified by what they
+    bind (`_how_bound`), and its own code's reads and nested scopes' free names."""
+    facts = _ScopeFacts(index.parent)
+    own = index.scope(scope)
+    if own is None:
+        return facts  # binds nothing known: every question about a name answers no
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         facts.params = frozenset(a.arg for a in all_args(scope.args))
-    visible = not isinstance(scope, ast.ClassDef)  # nested scopes do not see a class body's names
-    parents = facts.parents
-    stack: list[ast.AST] = list(scope.body)  # type: ignore[attr-defined]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, NESTED_SCOPES):
-            children = evaluated_outside(node)
-            if visible:
-                for name in free_names(node):
-                    facts.outer_refs.setdefault(name, []).append(node)
-            if not isinstance(node, ast.Lambda):
-                facts.bindings.setdefault(node.name, []).append((node, "other"))
-        else:
-            children = list(ast.iter_child_nodes(node))
-            if isinstance(node, ast.Name):
-                if isinstance(node.ctx, ast.Load):
-                    facts.loads.setdefault(node.id, []).append(node)
-                else:
-                    facts.bindings.setdefault(node.id, []).append((node, _how_bound(node, parents.get(id(node)))))
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                facts.declared.update(node.names)
-            else:
-                for name in names_bound_by(node):
-                    facts.bindings.setdefault(name, []).append((node, "other"))
-        for child in children:
-            parents[id(child)] = node
-        stack.extend(children)
+    uses = index.uses(scope)
+    facts.declared, facts.outer_refs, facts.loads, facts.star_import = \
+        own.declared, uses.free_in, uses.loads, uses.star_import
+    for name, nodes in own.bindings.items():
+        found = [(node.pattern if isinstance(node, ast.match_case) else node, _how_bound(node, name))
+                 for node in nodes if not isinstance(node, ast.arg)]
+        if found:
+            facts.bindings[name] = found
     return facts
 
 
-def _how_bound(node: ast.Name, parent: ast.AST | None) -> str:
-    if isinstance(parent, ast.AugAssign):
+def _how_bound(binding: ast.AST, name: str) -> str:
+    """How a binding node of the index binds `name`: "augmented", or by the value a plain
+    `name = value` assigns, else "other"."""
+    if isinstance(binding, ast.AugAssign):
         return "augmented"
     value = None
-    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node:
-        value = parent.value
-    elif isinstance(parent, ast.AnnAssign) and parent.target is node:
-        value = parent.value
+    if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name) \
+            and binding.targets[0].id == name:
+        value = binding.value
+    elif isinstance(binding, ast.AnnAssign) and isinstance(binding.target, ast.Name) and binding.target.id == name:
+        value = binding.value
     if isinstance(value, ast.Call):
         return "call"
     if isinstance(value, ast.Constant) and type(value.value) in (int, float):
@@ -603,9 +585,7 @@ def _gather_loop(loop: ast.stmt) -> _LoopFacts:
     stack: list[ast.AST] = [head, *loop.body, *loop.orelse]  # type: ignore[attr-defined]
     while stack:
         node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            facts.parents[id(child)] = node
-            stack.append(child)
+        stack.extend(ast.iter_child_nodes(node))
         if isinstance(node, ast.Name):
             facts.names.setdefault(node.id, []).append(node)
         elif isinstance(node, ast.Call):
