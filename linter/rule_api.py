@@ -349,11 +349,16 @@ class RuleContext:
     def reaching_binding(self, name: str) -> ast.stmt | None:
         """The statement whose binding of `name` holds at the current statement on every
         path through the current scope: the last earlier statement of an enclosing block
-        that binds it (whatever its form: check it), or the `for` loop whose body holds the
-        current statement and whose target binds it (each iteration starts by binding it).
-        None when nothing earlier binds it in this scope (a parameter, a global), or when an
-        enclosing compound statement binds it where it may or may not have run first (a
-        branch, a loop that rebinds it later, a `with`, a `for`'s `else:`)."""
+        that binds it, when that statement binds it itself (an assignment of any form, an
+        import, a def, a `for` or `with` whose target it is: check which), or the `for` loop
+        whose body holds the current statement and whose target binds it (each iteration
+        starts by binding it; `statement in ctx.statements` tells it from an earlier loop).
+
+        None when nothing earlier binds it in this scope (a parameter, a global); when the
+        last statement that does binds it only somewhere inside (in a branch or a loop body,
+        in a walrus of its value); and when an enclosing compound statement binds it where
+        it may or may not have run first (the other branch, later in a loop, a `with`, a
+        `for`'s `else:`). Comprehension variables and what nested scopes bind are theirs."""
         index, scope = self.semantic, self.statement_scope
         statements, blocks = self.statements, self.blocks
         for depth in range(len(statements) - 1, -1, -1):
