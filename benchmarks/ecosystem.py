@@ -53,6 +53,7 @@ from benchmarks.realcode.recall import (
     Finding,
     RecallError,
     gpulint_command,
+    preview_arguments,
     run_gpulint,
 )
 
@@ -125,11 +126,9 @@ def check_arguments(command: Sequence[str]) -> list[str]:
     """The `gpulint check` arguments beyond `--select ALL`: `--no-cache`, and `--preview`
     when that gpulint has the option (so rules still being tuned run too)."""
     try:
-        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120,
-                              check=False)
-    except (OSError, subprocess.SubprocessError) as error:
-        raise EcosystemError(f"cannot run {shlex.join(command)}: {error}") from error
-    return ["--no-cache", *(["--preview"] if "--preview" in done.stdout else [])]
+        return ["--no-cache", *preview_arguments(tuple(command))]
+    except RecallError as error:
+        raise EcosystemError(str(error)) from error
 
 
 def gpulint_commit(command: Sequence[str]) -> dict[str, object]:

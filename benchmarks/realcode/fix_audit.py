@@ -7,7 +7,8 @@ the corpus itself is never touched:
 1. Copy the corpus to a scratch folder and keep every file's original bytes.
 2. Per repository folder, run `gpulint check --unsafe-fixes` (the findings before), then
    `gpulint check --fix --unsafe-fixes` (the fix), then the same again (must change
-   nothing), each with JSON output and a time limit.
+   nothing), each with JSON output and a time limit, and every rule of every tier
+   (`--select ALL --preview`).
 3. Compare each changed file with its original: it still parses where it parsed before (a
    notebook: each code cell, IPython syntax masked as gpulint masks it); no new pyflakes
    undefined names (a notebook: its code cells as one program; each new one reported with
@@ -52,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.realcode.miners import notebook_cells
+from benchmarks.realcode.recall import preview_arguments
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -241,8 +243,10 @@ class Run:
 
 
 def run_gpulint(command: list[str], folder: Path, step: str, timeout: float) -> Run:
-    """`command check [--fix] --unsafe-fixes --output-format json --exit-zero folder`."""
-    args = [*command, "check", *(["--fix"] if step != "before" else []), "--unsafe-fixes",
+    """`command check --select ALL --preview [--fix] --unsafe-fixes --output-format json
+    --exit-zero folder`."""
+    args = [*command, "check", "--select", "ALL", *preview_arguments(tuple(command)),
+            *(["--fix"] if step != "before" else []), "--unsafe-fixes",
             "--output-format", "json", "--exit-zero", "--quiet", str(folder)]
     started = time.perf_counter()
     process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -4,8 +4,8 @@
         [--corpus benchmarks/.corpus/realcode] [--output benchmarks/results/recall.md]
         [--rules GPU301,GPU304] [--gpulint "CMD"]
 
-Runs `gpulint check --output-format json --select ALL` (every rule, default-off ones
-included, with an empty configuration so no project settings apply) on exactly the files
+Runs `gpulint check --output-format json --select ALL --preview` (every rule, preview
+ones included, with an empty configuration so no project settings apply) on exactly the files
 the labels name, and matches each finding to the labels: same repository, file, cell and
 rule, and the label's line within the finding's first..last line. Per rule it counts the
 `instance` labels, how many a finding matches (recall), the `not` labels a finding matches
@@ -20,6 +20,7 @@ report was written (it is a report, whatever the numbers), 2 bad input or gpulin
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import shlex
 import subprocess
@@ -70,6 +71,18 @@ def gpulint_command(text: str = "") -> list[str]:
     """The command that runs gpulint: `text` split like a shell command line, or this
     Python's `-m gpulint` when it is empty."""
     return shlex.split(text) if text else [sys.executable, "-m", "gpulint"]
+
+
+@functools.lru_cache(maxsize=8)
+def preview_arguments(command: tuple[str, ...]) -> tuple[str, ...]:
+    """`--preview` when that gpulint has the option (so that `--select ALL` runs the preview
+    rules too), else nothing (a gpulint from before rule tiers runs every rule anyway)."""
+    try:
+        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120,
+                              check=False)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise RecallError(f"cannot run {shlex.join(command)}: {error}") from error
+    return ("--preview",) if "--preview" in done.stdout else ()
 
 
 def _corpus_key(corpus: Path, filename: str) -> tuple[str, str]:
@@ -241,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         corpus = args.corpus.resolve()
         check_corpus(labels, corpus)
         files = sorted({f"{label.repo.replace('/', '+', 1)}/{label.path}" for label in labels})
-        findings = run_gpulint(command, corpus, files)
+        findings = run_gpulint(command, corpus, files, extra=preview_arguments(tuple(command)))
     except (LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
