@@ -7,7 +7,9 @@ for it. Each rule's tier (`gpulint.rule_api.Tier`) limits what selects it, as ru
 stability does: with no `select`, the default tier runs; preview rules run only in preview
 mode (`preview = true`, `--preview`), where the default selection and every selector that
 matches them pick them; an opt-in rule is picked only by its exact code or name, or by
-`ALL` (never by a prefix, nor by default). `ignore` matches every rule of any tier. Patterns are gitignore-style globs relative to the directory of the `pyproject.toml`;
+`ALL` (never by a prefix, nor by default). `ignore` matches every rule of any tier.
+
+Patterns are gitignore-style globs relative to the directory of the `pyproject.toml`;
 those given on the command line (`--exclude`, `--extend-exclude`) are relative to the
 current directory, as ruff reads them.
 """

@@ -3,8 +3,10 @@ prefix, an exact code or name, `ALL`), the warning for a selection of preview ru
 preview mode, the same default selection in every front-end (command line, flake8, pylint,
 the language server), and the tier shown by `gpulint rule` and the docs.
 
-The opt-in tier is exercised by moving a real rule into it for one test (`monkeypatch`):
-selection reads a rule's `tier` each time it resolves a selector."""
+The tests hold whatever the current assignment of rules to tiers: the opt-in tier is
+exercised by moving a real rule into it for one test (`monkeypatch`; selection reads a
+rule's `tier` each time it resolves a selector), and so is the preview tier when no rule is
+in it."""
 
 from __future__ import annotations
 
@@ -22,16 +24,30 @@ from gpulint.docs import RULE_TIERS, render_markdown, rule_json, rule_page, rule
 from gpulint.registry import Rule, Tier, all_rules, rule_by_key
 
 from .conftest import write
-from .host_tools import run, tool
+from .host_tools import gpulint_json, run, tool
 
 
 def codes(tier: Tier, *more: Tier) -> set[str]:
+    """The codes of the rules in these tiers now."""
     return {rule.code for rule in all_rules() if rule.tier in (tier, *more)}
 
 
-DEFAULT = codes(Tier.DEFAULT)
-PREVIEW = codes(Tier.PREVIEW)
+def default_tier() -> set[str]:
+    return codes(Tier.DEFAULT)
+
+
+def preview_tier() -> set[str]:
+    return codes(Tier.PREVIEW)
+
+
 EVERY = {rule.code for rule in all_rules()}
+
+
+@pytest.fixture(autouse=True)
+def a_preview_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees a rule in preview: when the registry has none, GPU403 is moved there."""
+    if not codes(Tier.PREVIEW):
+        monkeypatch.setattr(rule_by_key("GPU403"), "tier", Tier.PREVIEW)
 
 
 def rule_examples(root: Path) -> None:
@@ -48,7 +64,7 @@ def found_codes(run_) -> set[str]:
 def opt_in_rule(monkeypatch: pytest.MonkeyPatch) -> type[Rule]:
     """GPU502 moved into the opt-in tier for one test (GPU501 shares its prefix GPU50)."""
     rule = rule_by_key("GPU502")
-    assert rule is not None and rule_by_key("GPU501").tier is Tier.DEFAULT
+    assert rule is not None and rule_by_key("GPU501").tier is not Tier.OPT_IN
     monkeypatch.setattr(rule, "tier", Tier.OPT_IN)
     return rule
 
@@ -58,8 +74,8 @@ def opt_in_rule(monkeypatch: pytest.MonkeyPatch) -> type[Rule]:
 
 def test_the_tiers_are_the_three_ruff_like_ones():
     assert [tier.value for tier in Tier] == ["default", "preview", "opt-in"]
-    assert DEFAULT and PREVIEW, "the registry has default and preview rules"
-    assert DEFAULT | PREVIEW | codes(Tier.OPT_IN) == EVERY
+    assert default_tier() and preview_tier(), "the registry has default and preview rules"
+    assert default_tier() | preview_tier() | codes(Tier.OPT_IN) == EVERY
 
 
 def test_every_rule_states_its_tier_on_one_line_with_the_reason():
@@ -89,42 +105,42 @@ def test_a_rule_that_states_no_tier_starts_in_preview():
 
 
 def test_no_selection_selects_exactly_the_default_tier():
-    assert Config().codes_for(None) == DEFAULT
-    assert {rule.code for rule in Config().rules_for(None)} == DEFAULT
+    assert Config().codes_for(None) == default_tier()
+    assert {rule.code for rule in Config().rules_for(None)} == default_tier()
 
 
 def test_preview_adds_the_preview_rules_to_the_default_selection_and_to_prefixes():
-    assert Config(preview=True).codes_for(None) == DEFAULT | PREVIEW
-    gpu4 = {code for code in EVERY if code.startswith("GPU4")}
-    assert gpu4 & PREVIEW, "GPU4 holds a preview rule"
-    prefix = Config().with_overrides(Overrides(select=("GPU4",)))
-    assert prefix.codes_for(None) == gpu4 - PREVIEW
-    assert prefix.with_overrides(Overrides(preview=True)).codes_for(None) == gpu4
+    assert Config(preview=True).codes_for(None) == default_tier() | preview_tier()
+    family = sorted(preview_tier())[0][:4]  # a prefix holding a preview rule: GPU4 for GPU403
+    matched = {code for code in EVERY if code.startswith(family)}
+    prefix = Config().with_overrides(Overrides(select=(family,)))
+    assert prefix.codes_for(None) == matched - preview_tier()
+    assert prefix.with_overrides(Overrides(preview=True)).codes_for(None) == matched
 
 
 def test_a_preview_rule_needs_preview_mode_even_selected_by_its_code():
-    preview = sorted(PREVIEW)[0]
+    preview = sorted(preview_tier())[0]
     name = rule_by_key(preview).name
     for selector in (preview, name):
         selected = Config().with_overrides(Overrides(select=(selector,)))
         assert selected.codes_for(None) == frozenset()
         assert selected.with_overrides(Overrides(preview=True)).codes_for(None) == {preview}
     everything = Config().with_overrides(Overrides(select=("ALL",)))
-    assert everything.codes_for(None) == EVERY - PREVIEW
+    assert everything.codes_for(None) == EVERY - preview_tier()
     assert everything.with_overrides(Overrides(preview=True)).codes_for(None) == EVERY
 
 
 def test_an_opt_in_rule_runs_only_by_exact_code_name_or_all(opt_in_rule):
     code, name = opt_in_rule.code, opt_in_rule.name
-    assert Config().codes_for(None) == DEFAULT - {code}
-    assert Config(preview=True).codes_for(None) == (DEFAULT | PREVIEW) - {code}
+    assert Config().codes_for(None) == default_tier() - {code}
+    assert Config(preview=True).codes_for(None) == (default_tier() | preview_tier()) - {code}
     for prefix in ("GPU", "GPU5", "GPU50"):
         picked = Config(preview=True).with_overrides(Overrides(select=(prefix,))).codes_for(None)
         assert "GPU501" in picked and code not in picked, prefix
     for selector in (code, name, "ALL"):
         assert code in Config().with_overrides(Overrides(select=(selector,))).codes_for(None), selector
     extended = Config().with_overrides(Overrides(extend_select=(code,)))
-    assert extended.codes_for(None) == DEFAULT
+    assert extended.codes_for(None) == default_tier() | {code}
     # Ignoring by prefix reaches every tier.
     ignored = Config().with_overrides(Overrides(select=(code,), ignore=("GPU5",)))
     assert ignored.codes_for(None) == frozenset()
@@ -132,7 +148,7 @@ def test_an_opt_in_rule_runs_only_by_exact_code_name_or_all(opt_in_rule):
 
 
 def test_preview_only_names_the_selectors_that_pick_nothing_else(monkeypatch):
-    preview = sorted(PREVIEW)[0]
+    preview = sorted(preview_tier())[0]
     assert preview_only([preview, rule_by_key(preview).name, "ALL", "GPU", "GPU1"]) == (
         preview, rule_by_key(preview).name)
     for code in ("GPU501", "GPU502"):
@@ -144,8 +160,9 @@ def test_preview_key_in_the_configuration(project, cli):
     write(project / "pyproject.toml", "[tool.gpulint]\npreview = true\n")
     rule_examples(project)
     run_ = cli("check", "--output-format", "json", "--no-cache", ".")
-    assert found_codes(run_) == DEFAULT | PREVIEW
-    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--no-preview", ".")) == DEFAULT
+    assert found_codes(run_) == default_tier() | preview_tier()
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--no-preview", ".")) == \
+        default_tier()
     write(project / "pyproject.toml", '[tool.gpulint]\npreview = "yes"\n')
     bad = cli("check", "--no-cache", ".")
     assert bad.code == 2 and "`preview` must be true or false" in bad.stderr
@@ -156,10 +173,12 @@ def test_show_settings_gives_preview_and_the_rules_it_adds(project, cli):
     plain = cli("check", "--show-settings", "a.py")
     assert "preview = false" in plain.lines
     rules_line = next(line for line in plain.lines if line.startswith("rules = "))
-    assert all(code in rules_line for code in DEFAULT) and not any(code in rules_line for code in PREVIEW)
+    assert all(code in rules_line for code in default_tier())
+    assert not any(code in rules_line for code in preview_tier())
     previewed = cli("check", "--show-settings", "--preview", "a.py")
     assert "preview = true" in previewed.lines
-    assert all(code in next(line for line in previewed.lines if line.startswith("rules = ")) for code in PREVIEW)
+    rules_line = next(line for line in previewed.lines if line.startswith("rules = "))
+    assert all(code in rules_line for code in default_tier() | preview_tier())
 
 
 # -- gpulint check -----------------------------------------------------------------------------
@@ -169,8 +188,9 @@ def test_check_with_no_configuration_runs_exactly_the_default_tier(project, cli)
     """Every rule's own example is linted: exactly the default tier's rules report, and
     every one of them does (so each default rule really ran)."""
     rule_examples(project)
-    assert found_codes(cli("check", "--output-format", "json", "--no-cache", ".")) == DEFAULT
-    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--preview", ".")) == DEFAULT | PREVIEW
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", ".")) == default_tier()
+    previewed = cli("check", "--output-format", "json", "--no-cache", "--preview", ".")
+    assert found_codes(previewed) == default_tier() | preview_tier()
     everything = cli("check", "--output-format", "json", "--no-cache", "--preview", "--select", "ALL", ".")
     assert found_codes(everything) == EVERY
 
@@ -187,16 +207,16 @@ def test_opt_in_rule_stays_out_of_the_default_run_and_prefixes(project, cli, opt
 def test_statistics_and_summary_count_only_the_rules_that_ran(project, cli):
     rule_examples(project)
     counted = {line.split()[1] for line in cli("check", "--statistics", "--no-cache", ".").lines}
-    assert counted == DEFAULT
+    assert counted == default_tier()
     counted = {line.split()[1] for line in cli("check", "--statistics", "--no-cache", "--preview", ".").lines}
-    assert counted == DEFAULT | PREVIEW
-    preview_only_run = cli("check", "--no-cache", "--output-format", "concise", "--select", ",".join(sorted(PREVIEW)),
-                           ".")
+    assert counted == default_tier() | preview_tier()
+    preview_only_run = cli("check", "--no-cache", "--output-format", "concise",
+                           "--select", ",".join(sorted(preview_tier())), ".")
     assert preview_only_run.code == 0 and "All checks passed." in preview_only_run.lines
 
 
 def test_a_preview_code_without_preview_is_warned_about_once(project, cli):
-    preview = sorted(PREVIEW)[0]
+    preview = sorted(preview_tier())[0]
     rule_examples(project)
     write(project / "sub" / "pyproject.toml", f'[tool.gpulint]\nselect = ["{preview}"]\n')
     write(project / "sub" / "b.py", rule_by_key(preview).flagged[0].source)
@@ -214,7 +234,7 @@ def test_a_preview_code_without_preview_is_warned_about_once(project, cli):
 def test_the_warning_is_a_python_warning_for_other_front_ends(project):
     from gpulint.config import ConfigResolver
 
-    preview = sorted(PREVIEW)[0]
+    preview = sorted(preview_tier())[0]
     with pytest.warns(PreviewSelectionWarning, match=f"Selection `{preview}` has no effect"):
         ConfigResolver(Overrides(select=(preview,))).for_path(project)
 
@@ -230,8 +250,10 @@ def test_the_library_with_neither_rules_nor_configuration_checks_every_rule():
 # -- the other front-ends ----------------------------------------------------------------------
 
 
-MIXED = "\n".join(rule_by_key(code).flagged[0].source for code in sorted(PREVIEW)) + "\n" + \
-    rule_by_key("GPU102").flagged[0].source
+def mixed() -> str:
+    """The examples of the preview rules, then one of a default rule (GPU102), in one file."""
+    examples = [rule_by_key(code).flagged[0].source for code in sorted(preview_tier())]
+    return "\n".join([*examples, rule_by_key("GPU102").flagged[0].source])
 
 
 def test_flake8_plugin_and_language_server_use_the_default_selection(tmp_path):
@@ -239,18 +261,21 @@ def test_flake8_plugin_and_language_server_use_the_default_selection(tmp_path):
     from gpulint.lsp.server import lint_document
     from gpulint.lsp.settings import Settings
 
-    path = write(tmp_path / "mixed.py", MIXED)
-    lines = MIXED.splitlines(keepends=True)
-    expected = {code for code in {d.code for d in lint_source(MIXED, config=Config(), fixes=False)}}
-    assert "GPU102" in expected and not expected & PREVIEW
-    flake8 = {message.split()[0] for _, _, message, _ in GpulintChecker(ast.parse(MIXED), str(path), lines).run()}
-    editor = {d.code for d in lint_document(MIXED, 1, path.as_uri(), Settings()).diagnostics}
-    assert flake8 == editor == expected
-    previewed = {d.code for d in lint_document(MIXED, 1, path.as_uri(), Settings(preview=True)).diagnostics}
-    assert previewed == expected | PREVIEW
+    text = mixed()
+    path = write(tmp_path / "mixed.py", text)
+
+    def flake8() -> set[str]:
+        checker = GpulintChecker(ast.parse(text), str(path), text.splitlines(keepends=True))
+        return {message.split()[0] for _, _, message, _ in checker.run()}
+
+    expected = {d.code for d in lint_source(text, config=Config(), fixes=False)}
+    assert "GPU102" in expected and not expected & preview_tier()
+    editor = {d.code for d in lint_document(text, 1, path.as_uri(), Settings()).diagnostics}
+    assert flake8() == editor == expected
+    previewed = {d.code for d in lint_document(text, 1, path.as_uri(), Settings(preview=True)).diagnostics}
+    assert previewed == expected | preview_tier()
     write(tmp_path / "pyproject.toml", "[tool.gpulint]\npreview = true\n")
-    flake8 = {message.split()[0] for _, _, message, _ in GpulintChecker(ast.parse(MIXED), str(path), lines).run()}
-    assert flake8 == expected | PREVIEW
+    assert flake8() == expected | preview_tier()
 
 
 def test_language_server_reads_the_preview_setting():
@@ -263,13 +288,13 @@ def test_language_server_reads_the_preview_setting():
 
 
 def test_pylint_plugin_uses_the_default_selection(tmp_path):
-    write(tmp_path / "mixed.py", MIXED)
+    """pylint (another process) reports the rules `gpulint check` (another process) runs."""
+    write(tmp_path / "mixed.py", mixed())
     process = run([tool("pylint"), "--load-plugins=gpulint.pylint_plugin", "--disable=all", "--enable=gpulint",
                    "--msg-template={symbol}", "--score=n", "mixed.py"], cwd=tmp_path)
     shown = {line.strip() for line in process.stdout.splitlines() if line.strip() and not line.startswith("*")}
-    names = {rule.code: rule.name for rule in all_rules()}
-    assert names["GPU102"] in shown
-    assert not {names[code] for code in PREVIEW} & shown
+    checked = {item["name"] for item in gpulint_json(["mixed.py"], tmp_path)}
+    assert "iterrows-loop" in shown and shown == checked
 
 
 # -- what the docs and `gpulint rule` say ------------------------------------------------------
@@ -280,7 +305,7 @@ def test_gpulint_rule_prints_the_tier(cli):
         shown = render_markdown(rule)
         assert f"Tier: {RULE_TIERS[rule.tier]}." in shown
         assert rule_json(rule)["tier"] == rule.tier.value
-    preview = sorted(PREVIEW)[0]
+    preview = sorted(preview_tier())[0]
     single = cli("rule", preview)
     assert single.code == 0 and "Tier: preview: " in single.stdout
     every = cli("rule", "--all")
