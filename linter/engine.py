@@ -33,6 +33,8 @@ SYNTAX_ERROR_NAME = "syntax-error"
 #: skipping them halves the number of nodes visited.
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
+#: Expression node types (and keyword arguments), the ones a walk may pass through plainly.
+_EXPRESSION_TYPES = (*ast.expr.__subclasses__(), ast.keyword)
 
 
 @dataclass
@@ -128,10 +130,17 @@ class _Walker:
         self.inert = frozenset(
             kind for kind in (ast.Name, ast.Constant) if kind not in self.handlers and kind not in self.special
         )
+        #: Expression types no rule and no handler looks at (`a.b`, `x[i]`, `a + b`, ...):
+        #: the walk goes straight on to their children.
+        self.plain = frozenset(
+            kind for kind in _EXPRESSION_TYPES
+            if kind not in self.handlers and kind not in self.special and kind not in self.inert
+        )
 
     # -- generic traversal ---------------------------------------------------------
     def visit(self, node: ast.AST) -> None:
-        handlers = self.handlers.get(type(node))
+        kind = type(node)
+        handlers = self.handlers.get(kind)
         if handlers and not self.muted:
             ctx = self.ctx
             ctx._answers = {}
@@ -139,7 +148,7 @@ class _Walker:
                 ctx._rule = rule_class
                 check(node, ctx)
             ctx._rule = ctx._answers = None
-        special = self.special.get(type(node))
+        special = self.special.get(kind)
         if special is not None:
             special(node)
         else:
@@ -149,7 +158,7 @@ class _Walker:
         fields = _CHILD_FIELDS.get(type(node))
         if fields is None:
             fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
-        inert = self.inert
+        inert, plain = self.inert, self.plain
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
@@ -157,10 +166,17 @@ class _Walker:
                     self.body(value)
                 else:
                     for item in value:
-                        if type(item) not in inert and isinstance(item, ast.AST):
+                        kind = type(item)
+                        if kind in plain:
+                            self.children(item)
+                        elif kind not in inert and isinstance(item, ast.AST):
                             self.visit(item)
-            elif type(value) not in inert and isinstance(value, ast.AST):
-                self.visit(value)
+            else:
+                kind = type(value)
+                if kind in plain:
+                    self.children(value)
+                elif kind not in inert and isinstance(value, ast.AST):
+                    self.visit(value)
 
     def body(self, statements: list[ast.stmt]) -> None:
         ctx = self.ctx
@@ -772,7 +788,7 @@ def parse(source: Source, filename: str) -> ast.Module:
     same tree, in about half the memory, without the parser's own peak for the whole file."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
-        if len(source.line_starts) > 2 * _SLICE_LINES and "barry_as_FLUFL" not in source.text:
+        if source.text.count("\n") > 2 * _SLICE_LINES and "barry_as_FLUFL" not in source.text:
             tree = _parse_in_slices(source, filename)
             if tree is not None:
                 return tree
