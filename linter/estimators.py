@@ -294,6 +294,23 @@ def role(qualname: str) -> str | None:
     return None
 
 
+#: Estimators whose fit takes milliseconds on data a notebook holds in memory: linear
+#: models (but not their `*CV` variants, which cross-validate inside), naive Bayes,
+#: discriminant analysis, linear SVMs, dummies. Worker processes for a search over their
+#: settings cost more to start than the fits they would run side by side.
+_FAST_FIT_PACKAGES = frozenset({"linear_model", "naive_bayes", "discriminant_analysis", "dummy"})
+_FAST_FITS = frozenset({"svm.LinearSVC", "svm.LinearSVR"})
+
+
+def fits_fast(qualname: str) -> bool:
+    """The scikit-learn class named `qualname` fits in milliseconds (see `_FAST_FITS`)."""
+    found = key(qualname)
+    if found is None:
+        return False
+    package, name = found.split(".", 1)
+    return found in _FAST_FITS or package in _FAST_FIT_PACKAGES and not name.endswith("CV")
+
+
 def parallel_n_jobs(qualname: str) -> bool:
     """The class or helper spreads its work over `n_jobs` cores in its default configuration."""
     return key(qualname) in N_JOBS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import mentions_any, value_bound_to, walk_local
-from gpulint.estimators import LABEL, cross_validation_x, is_metric, role
+from gpulint.astutil import keyword_value, mentions_any, value_bound_to, walk_local
+from gpulint.estimators import LABEL, cross_validation_x, fits_fast, is_metric, role
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 #: Keywords that do not change the model being searched for: seeds, parallelism, logging.
@@ -27,7 +27,12 @@ class ManualHyperparameterLoop(Rule):
     warm-start scans of an ensemble's size (`model.set_params(n_estimators=n)` on a
     forest or boosting model built with `warm_start=True`): each fit only adds the new
     trees to those already fitted, where a search would refit every size from scratch.
-    Such a forest parallelises its own trees with `n_jobs` (GPU403).
+    Such a forest parallelises its own trees with `n_jobs` (GPU403). Nor loops over an
+    estimator that already spreads its fit over the cores (`n_jobs=` given, other than 1),
+    where candidates in parallel would only compete for the same cores, or over one that
+    fits in milliseconds (linear models other than their `*CV` variants, naive Bayes,
+    discriminant analysis, linear SVMs): a search's worker processes cost more to start
+    than such fits take.
 
     ## Why is this bad?
     The loop evaluates one candidate after the other on one core. `GridSearchCV` (or
@@ -99,9 +104,40 @@ for params in ParameterGrid({"C": [0.1, 1, 10], "kernel": ["rbf", "linear"]}):
     results.append((params, scores["test_score"].mean()))
 '''),
         Example('''\
+from sklearn.svm import SVR
+from sklearn.metrics import mean_squared_error
+
+model = SVR()
+errors = {}
+for c in (0.1, 1.0, 10.0):
+    model.set_params(C=c)
+    model.fit(X_train, y_train)
+    errors[c] = mean_squared_error(y_val, model.predict(X_val))
+'''),
+        Example('''\
+from sklearn.ensemble import GradientBoostingClassifier
+
+# without warm_start every size is a model refitted from scratch: a search does that in parallel
+booster = GradientBoostingClassifier(random_state=0)
+errors = {}
+for size in range(50, 501, 50):
+    booster.set_params(n_estimators=size)
+    booster.fit(X_train, y_train)
+    errors[size] = 1 - booster.score(X_val, y_val)
+'''),
+        Example('''\
+from sklearn.model_selection import cross_val_score
+from sklearn.neighbors import KNeighborsRegressor
+
+means = [cross_val_score(KNeighborsRegressor(n_neighbors=k), X, y, n_jobs=-1).mean() for k in (5, 15)]
+'''),
+    )
+    ok = (
+        Example('''\
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_squared_error
 
+# a linear model fits in milliseconds: worker processes would cost more than the fits
 model = Ridge()
 errors = {}
 for alpha in (0.01, 0.1, 1.0):
@@ -110,9 +146,19 @@ for alpha in (0.01, 0.1, 1.0):
     errors[alpha] = mean_squared_error(y_val, model.predict(X_val))
 '''),
         Example('''\
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.metrics import mean_squared_error
+
+# each forest already grows its trees on every core
+scores = {}
+for depth in (10, 15, 20):
+    forest = RandomForestRegressor(max_depth=depth, n_jobs=-1, random_state=1)
+    forest.fit(X_train, y_train)
+    scores[depth] = mean_squared_error(y_val, forest.predict(X_val))
+'''),
+        Example('''\
 from sklearn.ensemble import RandomForestClassifier
 
-# without warm_start every size is a forest refitted from scratch: a search does that in parallel
 forest = RandomForestClassifier(oob_score=True, n_jobs=-1, random_state=0)
 errors = {}
 for size in range(50, 501, 50):
@@ -120,14 +166,6 @@ for size in range(50, 501, 50):
     forest.fit(X_train, y_train)
     errors[size] = 1 - forest.score(X_val, y_val)
 '''),
-        Example('''\
-from sklearn.linear_model import Lasso
-from sklearn.model_selection import cross_val_score
-
-means = [cross_val_score(Lasso(alpha=a), X, y, n_jobs=-1).mean() for a in (0.1, 1.0)]
-'''),
-    )
-    ok = (
         Example('''\
 from sklearn.ensemble import RandomForestClassifier
 
@@ -214,19 +252,42 @@ inertias = [KMeans(n_clusters=k, n_init=10).fit(X).inertia_ for k in range(2, 10
 
 
 def _configuration(call: ast.Call, ctx: RuleContext) -> list[ast.keyword]:
-    """The hyper-parameter keywords of an estimator's constructor or `set_params` call."""
+    """The hyper-parameter keywords of an estimator's constructor or `set_params` call;
+    none for an estimator whose fits a search would not speed up: one that fits in
+    milliseconds (`fits_fast`), or one that already spreads its own fit over the cores."""
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "set_params":
         ty = ctx.type_of(func.value)
         if ty is None or ty.kind != "estimator" or _grows_warm_ensemble(call, ctx):
             return []
+        qualname = ty.lib
+        constructors = _constructors(func.value, ctx)
     elif isinstance(func, (ast.Name, ast.Attribute)):
         qualname = ctx.qualname(func)
         if qualname is None or role(qualname) in (None, LABEL):
             return []
+        constructors = [call]
     else:
         return []
+    if fits_fast(qualname) or any(_uses_the_cores(c) for c in [call, *constructors]):
+        return []
     return [keyword for keyword in call.keywords if keyword.arg not in _NOT_HYPERPARAMETERS]
+
+
+def _constructors(receiver: ast.expr, ctx: RuleContext) -> list[ast.Call]:
+    """The calls the receiver's name is bound to in this scope (`model = RF(...)`)."""
+    if not isinstance(receiver, ast.Name):
+        return []
+    values = (value_bound_to(b, receiver.id) if isinstance(b, ast.stmt) else None for b in ctx.bindings(receiver.id))
+    return [value for value in values if isinstance(value, ast.Call)]
+
+
+def _uses_the_cores(call: ast.Call) -> bool:
+    """`n_jobs=` given as anything but `1` or `None`: the estimator's own fit already runs
+    on several cores (`RandomForestRegressor(n_jobs=-1)`), so candidates in parallel would
+    only compete for them."""
+    value = keyword_value(call, "n_jobs")
+    return value is not None and not (isinstance(value, ast.Constant) and value.value in (1, None))
 
 
 def _targets(loop: ast.AST) -> set[str]:
