@@ -61,7 +61,7 @@ def expand(selectors: Iterable[str], where: str, selecting: bool = True) -> froz
     codes: set[str] = set()
     for raw in selectors:
         matched = _matched(raw, where, selecting)
-        if not matched:
+        if not matched and not _matched(raw, where, False):  # a prefix of opt-in rules is known
             raise ConfigError(f"{where}: unknown rule selector {raw!r} (see `gpulint rule --all`)")
         codes.update(rule.code for rule in matched)
     return frozenset(codes)

@@ -147,6 +147,13 @@ def test_an_opt_in_rule_runs_only_by_exact_code_name_or_all(opt_in_rule):
     assert expand(["GPU5"], "test", selecting=False) == {"GPU501", "GPU502"}
 
 
+def test_a_prefix_of_opt_in_rules_only_selects_nothing_and_is_no_error(opt_in_rule, monkeypatch):
+    monkeypatch.setattr(rule_by_key("GPU501"), "tier", Tier.OPT_IN)
+    assert expand(["GPU50"], "test") == frozenset()
+    assert Config().with_overrides(Overrides(select=("GPU50",))).codes_for(None) == frozenset()
+    assert expand(["GPU50"], "test", selecting=False) == {"GPU501", "GPU502"}
+
+
 def test_preview_only_names_the_selectors_that_pick_nothing_else(monkeypatch):
     preview = sorted(preview_tier())[0]
     assert preview_only([preview, rule_by_key(preview).name, "ALL", "GPU", "GPU1"]) == (
