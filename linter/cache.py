@@ -169,6 +169,16 @@ class Hit:
     diagnostics: list[Diagnostic]
     warnings: list[str]
     lines: LineMap | None
+    #: The findings as listed by each report style that listed them (`rendering`).
+    rendered: dict[str, list[str]]
+    #: The entry (its file, and its content) this hit was read from.
+    where: str
+    entry: dict[str, Any]
+
+    def rendering(self, key: str) -> list[str] | None:
+        """The findings as the report style `key` listed them, when the entry kept that."""
+        lines = self.rendered.get(key)
+        return lines if isinstance(lines, list) and all(isinstance(line, str) for line in lines) else None
 
 
 class Cache:
@@ -180,23 +190,23 @@ class Cache:
         self._ready: set[Path] = set()
         # Per configuration (kept alive here, so its id stays its own): its cache folder,
         # and its key when it is the same for every file of a kind (no per-file ignores).
-        self._known: dict[int, tuple[Config, Path, dict[bool, str] | None]] = {}
+        self._known: dict[int, tuple[Config, str, dict[bool, str] | None]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         return {"version": self.version, "_ready": set(), "_known": {}}  # a worker learns its own
 
-    def _about(self, config: Config) -> tuple[Config, Path, dict[bool, str] | None]:
+    def _about(self, config: Config) -> tuple[Config, str, dict[bool, str] | None]:
         known = self._known.get(id(config))
         if known is None:
             shared = None
             if not config.per_file_ignores:
                 shared = {kind: self._digest(settings(config, None), kind) for kind in (False, True)}
-            known = self._known[id(config)] = (config, directory_for(config), shared)
+            known = self._known[id(config)] = (config, str(directory_for(config)), shared)
         return known
 
-    def _entry(self, config: Config, path: Path, display: str) -> Path:
+    def _entry(self, config: Config, path: Path, display: str) -> str:
         name = hashlib.sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
-        return self._about(config)[1] / FORMAT / name[:2] / name
+        return os.path.join(self._about(config)[1], FORMAT, name[:2], name)
 
     def _digest(self, governing: str, notebook: bool) -> str:
         digest = hashlib.sha256(self.version.encode())
@@ -219,7 +229,8 @@ class Cache:
         bytes, which are hashed (and `seen` recorded for the next run)."""
         try:
             target = self._entry(config, path, display)
-            entry = json.loads(target.read_bytes())
+            with open(target, "rb") as stream:
+                entry = json.loads(stream.read())
             if entry["key"] != self._key(config, path):
                 return None
             if seen is None or entry["stat"] != seen:
@@ -236,15 +247,18 @@ class Cache:
             if lines is not None:
                 line_map = LineMap({(c, l): f for c, l, f in lines},
                                    None if cells is None else [Cell(n, t) for n, t in cells])
+            rendered = entry.get("rendered")
             return Hit([_diagnostic(item) for item in entry["diagnostics"]], [str(w) for w in entry["warnings"]],
-                       line_map)
+                       line_map, rendered if isinstance(rendered, dict) else {}, target, entry)
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing, unreadable, truncated or of another shape: a miss
 
     def store(self, config: Config, path: Path, display: str, data: bytes, diagnostics: Sequence[Diagnostic],
-              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None) -> None:
+              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None,
+              rendered: dict[str, list[str]] | None = None) -> None:
         """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
-        gave for it before `data` was read."""
+        gave for it before `data` was read; `rendered`: the findings as listed by a report
+        style (see `Hit.rendering`)."""
         entry = {
             "key": self._key(config, path),
             "content": hashlib.sha256(data).hexdigest(),
@@ -253,14 +267,23 @@ class Cache:
             "warnings": list(warnings),
             "lines": None if lines is None else [[c, l, f] for (c, l), f in sorted(lines.lines.items())],
             "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
+            "rendered": rendered or {},
         }
         target = self._entry(config, path, display)
         try:
-            self._prepare(target.parents[2])
-            target.parent.mkdir(parents=True, exist_ok=True)
+            self._prepare(Path(self._about(config)[1]))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
             _write(target, _dump(entry))
         except OSError:
             pass  # a read-only project, a full disk: the run goes on uncached
+
+    def add_rendering(self, hit: Hit, key: str, lines: list[str]) -> None:
+        """Keep in the entry of `hit` how the report style `key` lists its findings."""
+        entry = dict(hit.entry, rendered={**hit.rendered, key: lines})
+        try:
+            _write(hit.where, _dump(entry))
+        except OSError:
+            pass
 
     def _prepare(self, directory: Path) -> None:
         """Create the cache folder with its tag and .gitignore (once per run and folder)."""
@@ -277,8 +300,8 @@ def _dump(entry: dict[str, Any]) -> bytes:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _write(target: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=target.parent)
+def _write(target: "Path | str", data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
     try:
         if hasattr(os, "fchmod"):
             os.fchmod(handle, 0o644)  # as any file the user writes, not mkstemp's owner-only

@@ -150,9 +150,12 @@ class Config:
     def relative(self, path: Path | None) -> str | None:
         return _relative_to(path, self.root)
 
-    def is_excluded(self, path: Path) -> bool:
-        return (_matches(self.exclude, self.relative(path))
-                or _matches(self.command_line_exclude, _relative_to(path, self.command_line_root)))
+    def is_excluded(self, path: Path, resolved: Path | None = None) -> bool:
+        """Whether `exclude` or the command line's patterns match `path` (`resolved`: the
+        path with symbolic links resolved, when the caller already knows it)."""
+        return ((bool(self.exclude) and _matches(self.exclude, _relative_to(path, self.root, resolved)))
+                or (bool(self.command_line_exclude) and _matches(
+                    self.command_line_exclude, _relative_to(path, self.command_line_root, resolved))))
 
     def with_overrides(self, overrides: "Overrides") -> "Config":
         """Apply command-line selections: `--select` replaces the configured selection and
@@ -189,12 +192,13 @@ class Config:
         return replace(self, **changes)
 
 
-def _relative_to(path: Path | None, root: Path | None) -> str | None:
-    """`path` relative to `root`, in POSIX form; its name alone when it is not under `root`."""
+def _relative_to(path: Path | None, root: Path | None, resolved: Path | None = None) -> str | None:
+    """`path` relative to `root`, in POSIX form; its name alone when it is not under `root`.
+    `resolved`: `path` with symbolic links resolved, when already known."""
     if path is None:
         return None
     try:
-        absolute = path.resolve()
+        absolute = path.resolve() if resolved is None else resolved
     except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         absolute = path.absolute()
     if root is not None:
@@ -405,14 +409,21 @@ class ConfigResolver:
         self._by_file: dict[Path, Config] = {}
         self._defaults: dict[str, Config] = {}
         self._locations: dict[Path, Path | None] = {}
+        self._by_directory: dict[Path, Path | None] = {}
         # Validate CLI selectors even when no file is ever linted.
         Config().with_overrides(overrides)
 
-    def for_path(self, path: Path) -> Config:
+    def for_path(self, path: Path, is_dir: bool | None = None) -> Config:
+        """The configuration governing `path` (`is_dir`: whether it is a folder, when the
+        caller knows). The pyproject.toml governing a folder is looked for once per folder."""
         if self._explicit is not None:
             return self._explicit
-        directory = path if _is_dir(path) else path.parent
-        pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
+        directory = path if (_is_dir(path) if is_dir is None else is_dir) else path.parent
+        if directory in self._by_directory:
+            pyproject = self._by_directory[directory]
+        else:
+            pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
+            self._by_directory[directory] = pyproject
         if pyproject is None:  # the defaults, made once per current folder
             cwd = os.getcwd()
             if cwd not in self._defaults:

@@ -65,10 +65,14 @@ def _valid_pattern(line: str) -> bool:
 
 
 class _GitIgnore:
-    """Hierarchical .gitignore matching: each file governs the folder it sits in."""
+    """Hierarchical .gitignore matching: each file governs the folder it sits in. What
+    governs a folder (its repository, the .gitignore files from it up to the repository's
+    root) is worked out once per folder."""
 
     def __init__(self) -> None:
         self._specs: dict[Path, pathspec.PathSpec | None] = {}
+        self._repositories: dict[Path, Path | None] = {}
+        self._chains: dict[Path, list[tuple[Path, pathspec.PathSpec]]] = {}
 
     def _spec(self, directory: Path) -> pathspec.PathSpec | None:
         if directory not in self._specs:
@@ -83,22 +87,45 @@ class _GitIgnore:
             self._specs[directory] = spec
         return self._specs[directory]
 
-    def ignored(self, path: Path, is_dir: bool) -> bool:
-        path = _resolve(path)
-        repo = repository_root(path.parent)
-        if repo is None:
-            return False
-        directory = path.parent
-        chain = []
-        while True:
-            chain.append(directory)
-            if directory == repo or directory.parent == directory:
+    def _repository(self, directory: Path) -> Path | None:
+        """`repository_root(directory)`, remembered for it and the folders above it."""
+        visited = []
+        found: Path | None = None
+        for candidate in (directory, *directory.parents):
+            if candidate in self._repositories:
+                found = self._repositories[candidate]
                 break
-            directory = directory.parent
-        for folder in chain:  # innermost first: the closest .gitignore decides
-            spec = self._spec(folder)
-            if spec is None:
+            visited.append(candidate)
+            try:
+                if (candidate / ".git").exists():
+                    found = candidate
+                    break
+            except OSError:
                 continue
+        for folder in visited:
+            self._repositories[folder] = found
+        return found
+
+    def _chain(self, directory: Path) -> list[tuple[Path, pathspec.PathSpec]]:
+        """The .gitignore files governing entries of `directory`, innermost first."""
+        chain = self._chains.get(directory)
+        if chain is None:
+            chain = []
+            repo = self._repository(directory)
+            if repo is not None:
+                for folder in (directory, *directory.parents):
+                    spec = self._spec(folder)
+                    if spec is not None:
+                        chain.append((folder, spec))
+                    if folder == repo:
+                        break
+            self._chains[directory] = chain
+        return chain
+
+    def ignored(self, path: Path, is_dir: bool, resolved: Path | None = None) -> bool:
+        """Whether git ignores `path`; `resolved`: `_resolve(path)`, when already known."""
+        path = _resolve(path) if resolved is None else resolved
+        for folder, spec in self._chain(path.parent):  # innermost first: the closest .gitignore decides
             relative = path.relative_to(folder).as_posix() + ("/" if is_dir else "")
             result = spec.check_file(relative)
             if result.include is not None:
@@ -126,25 +153,54 @@ def _resolve(path: Path) -> Path:
         return path.absolute()
 
 
+class _Resolver:
+    """`_resolve` for many paths: each folder is resolved once; a file that is not a symbolic
+    link is its resolved folder plus its name."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, Path] = {}
+
+    def folder(self, directory: Path) -> Path:
+        found = self._folders.get(directory)
+        if found is None:
+            found = self._folders[directory] = _resolve(directory)
+        return found
+
+    def know(self, directory: Path, resolved: Path) -> None:
+        """Record that `directory` (no symbolic link) resolves to `resolved`."""
+        self._folders[directory] = resolved
+
+    def file(self, path: Path, is_link: bool) -> Path:
+        if is_link or path.name in ("", ".", ".."):
+            return _resolve(path)
+        return self.folder(path.parent) / path.name
+
+
 def discover(
     paths: "list[str | os.PathLike[str]]",
-    is_excluded: Callable[[Path], bool],
-    respect_gitignore: Callable[[Path], bool],
+    is_excluded: Callable[[Path, bool, Path], bool],
+    respect_gitignore: Callable[[Path, bool], bool],
     on_error: Callable[[str, str], None],
 ) -> Iterator[Target]:
     """Yield the files to lint, in a stable order; report bad paths (as named) and what is
     wrong with them through `on_error`. Only regular files are linted: one named on the
     command line that is not (a named pipe, a device) is an error; one found in a folder is
-    skipped, as git skips them, since it is never source code."""
+    skipped, as git skips them, since it is never source code.
+
+    `is_excluded(path, is_dir, resolved)` and `respect_gitignore(path, is_dir)` are asked
+    about each file and folder found in a folder (`resolved`: the path with symbolic links
+    resolved); an excluded or ignored folder is not entered. Folders are walked as
+    `os.walk` walks them: symbolic links to folders are not followed."""
     gitignore = _GitIgnore()
+    resolver = _Resolver()
     seen: set[Path] = set()
 
-    def skip(path: Path, is_dir: bool) -> bool:
+    def skip(path: Path, is_dir: bool, resolved: Path) -> bool:
         if is_dir and path.name in SKIPPED_DIRECTORIES:
             return True
-        if is_excluded(path):
+        if is_excluded(path, is_dir, resolved):
             return True
-        return respect_gitignore(path) and gitignore.ignored(path, is_dir)
+        return respect_gitignore(path, is_dir) and gitignore.ignored(path, is_dir, resolved)
 
     for raw in paths:
         # Stat the name as given: `Path("file.py/")` would drop the trailing separator
@@ -163,24 +219,77 @@ def discover(
             if not stat.S_ISREG(info.st_mode):  # a named pipe would block the run forever
                 on_error(name, _not_regular(info.st_mode))
                 continue
-            key = _resolve(root)
+            key = resolver.file(root, os.path.islink(name))
             if key not in seen:
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
-        for directory, dirnames, filenames in os.walk(root, onerror=lambda e: on_error(e.filename or name, describe_error(e))):
-            base = Path(directory)
-            dirnames[:] = sorted(d for d in dirnames if not skip(base / d, True))
-            for filename in sorted(filenames):
-                path = base / filename
-                if not filename.endswith(SUFFIXES) or skip(path, False):
-                    continue
-                if _is_regular(path) is False:
-                    continue  # a named pipe, socket or device found in a folder is never source
-                key = _resolve(path)
-                if key not in seen:
-                    seen.add(key)
-                    yield Target(path, explicit=False)
+        for path, is_link in _walk(root, resolver, skip, lambda e: on_error(e.filename or name, describe_error(e))):
+            if not path.name.endswith(SUFFIXES):
+                continue
+            resolved = resolver.file(path, is_link)
+            if skip(path, False, resolved):
+                continue
+            if is_link and _is_regular(path) is False:
+                continue  # a named pipe, socket or device found in a folder is never source
+            if resolved not in seen:
+                seen.add(resolved)
+                yield Target(path, explicit=False)
+
+
+def _walk(root: Path, resolver: _Resolver, skip: Callable[[Path, bool, Path], bool],
+          on_error: Callable[[OSError], None]) -> Iterator[tuple[Path, bool]]:
+    """The files under `root` (and whether each is a symbolic link), folder by folder in
+    sorted order, each folder's files before its subfolders, as `os.walk` lists them (a
+    symbolic link to a folder is not entered); folders `skip` names are left out whole.
+    Files that are neither regular files nor symbolic links (pipes, sockets, devices) are
+    left out here, without a system call per file where the folder listing tells."""
+    stack = [root]
+    while stack:
+        directory = stack.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError as error:
+            on_error(error)
+            continue
+        folders, files = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (folders if is_dir else files).append(entry)
+        real = resolver.folder(directory)
+        for entry in sorted(files, key=lambda e: e.name):
+            is_link = _is_link(entry)
+            if not is_link and not _is_file(entry):
+                continue
+            yield directory / entry.name, is_link
+        children = []
+        for entry in sorted(folders, key=lambda e: e.name):
+            path = directory / entry.name
+            if _is_link(entry) or skip(path, True, real / entry.name):
+                continue
+            resolver.know(path, real / entry.name)
+            children.append(path)
+        stack.extend(reversed(children))
+
+
+def _is_link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry) -> bool:
+    """Whether a folder entry that is no symbolic link is a regular file (one whose type
+    cannot be told is kept: reading it reports what is wrong)."""
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return True
 
 
 #: Read without ever blocking: a named pipe opened like this returns at once instead of

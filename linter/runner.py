@@ -8,7 +8,7 @@ or a pool of workers (`jobs`), served from the result cache where it can (`cache
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, is_dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, Union
 
@@ -108,14 +108,14 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
 
 
 def process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None = None,
-                 sources: bool = True, findings_sources: bool = False) -> FileResult:
+                 sources: bool = True, render: Callable[[FileResult], list[str]] | None = None) -> FileResult:
     """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
     writing, a folder that cannot be searched) becomes the file's `error`, never an exception.
-    A result served from `cache` carries the file's source (and notebook) only if `sources`;
-    with `findings_sources` instead, only what showing its findings' source lines takes
-    (nothing for a file without findings; for a notebook, the cells the cache kept)."""
+    A result served from `cache` carries the file's source (and notebook) only if `sources`.
+    `render`: how the report lists the file's findings, into `rendered` (see `lint_paths`);
+    the cache keeps what it listed, so a hit is not listed again."""
     try:
-        return _process_file(target, config, fix, write, cache, sources, findings_sources)
+        return _process_file(target, config, fix, write, cache, sources, render)
     except OSError as error:
         return FileResult(display=str(target.path), path=target.path, error=describe_error(error))
 
@@ -133,30 +133,39 @@ class _Reader:
         return self.data
 
 
+def _render_key(render: Callable[[FileResult], list[str]] | None) -> str | None:
+    """What names a report style in the cache: the repr of a dataclass (its type and every
+    field), the same in every run; None for other callables, whose listings are not kept."""
+    if render is None or not is_dataclass(render) or isinstance(render, type):
+        return None
+    return repr(render)
+
+
 def _process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None,
-                  sources: bool, findings_sources: bool) -> FileResult:
+                  sources: bool, render: Callable[[FileResult], list[str]] | None) -> FileResult:
     path = target.path
     display = str(path)
     notebook = is_notebook(path)
     process = process_notebook if notebook else process_source
     read = _Reader(path)
     seen = observe(path) if cache is not None else None
+    key = _render_key(render) if cache is not None else None
     try:
         hit = cache.lookup(config, path, display, seen, read) if cache is not None else None
         if hit is not None and not (fix and _fix_would_run(hit.diagnostics, config, notebook)):
-            return _served(hit, target, config, read, sources or findings_sources and _needs_text(hit, notebook))
+            return _served(hit, target, config, read, sources, render, key, cache)
         data = read()
         source = decode(data) if notebook else Source.from_bytes(data)
     except (PathError, SourceError, NotebookError) as error:
-        return FileResult(display=display, path=path, error=str(error))
-    result = process(source, display, config, path, fix)
+        return _rendered(FileResult(display=display, path=path, error=str(error)), render)
+    result = _rendered(process(source, display, config, path, fix), render)
     if fix and write and result.fixed is not None:
         try:
             written = result.fixed.to_bytes()
             write_atomically(path, written, data)
         except (PathError, SourceError) as error:
             # Nothing was written: report the file as it still is on disk.
-            result = process(source, display, config, path, False)
+            result = _rendered(process(source, display, config, path, False), render)
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
         else:
             if cache is not None:  # the entry describes the file as written (its stat is new: none kept)
@@ -164,30 +173,49 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
     elif not fix or (result.fixed is None and not result.applied and not _fix_would_run(
             result.diagnostics, config, notebook)):
-        _store(cache, config, path, display, data, result, seen)  # what a check of this content reports
+        # What a check of this content reports, and how the report listed it.
+        _store(cache, config, path, display, data, result, seen,
+               None if key is None or result.rendered is None else {key: result.rendered})
+    return result
+
+
+def _rendered(result: FileResult, render: Callable[[FileResult], list[str]] | None) -> FileResult:
+    if render is not None:
+        result.rendered = render(result)
     return result
 
 
 def _needs_text(hit: Hit, notebook: bool) -> bool:
-    """Whether showing the findings of `hit` takes the file's text: a file without findings
-    shows none; a notebook's cells are in the entry (unless a finding is about no cell)."""
+    """Whether listing the findings of `hit` with their source lines takes the file's text: a
+    file without findings shows none; a notebook's cells are in the entry (unless a finding
+    is about no cell)."""
     if not hit.diagnostics:
         return False
     return not notebook or hit.lines is None or hit.lines.cells is None or any(d.cell is None for d in hit.diagnostics)
 
 
-def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bool) -> FileResult:
-    """The result of a cache hit, with the file's text (read now, unless it was for the
-    content check) when `sources`."""
+def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bool,
+            render: Callable[[FileResult], list[str]] | None, key: str | None, cache: Cache) -> FileResult:
+    """The result of a cache hit: with the file's text (read now, unless it was for the
+    content check) when `sources`, or when `render` lists source lines and the entry does
+    not have this listing yet."""
     path = target.path
+    notebook = is_notebook(path)
     result = FileResult(display=str(path), path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
                         unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
+    listed = None if key is None else hit.rendering(key)
+    if render is not None and listed is None and getattr(render, "needs_sources", True):
+        sources = sources or _needs_text(hit, notebook)
     if sources:  # as a check would have returned it
-        if is_notebook(path):
+        if notebook:
             result.original = decode(read())
             result.notebook = Notebook(result.original.text)
         else:
             result.original = Source.from_bytes(read())
+    if render is not None:
+        result.rendered = listed if listed is not None else render(result)
+        if listed is None and key is not None:
+            cache.add_rendering(hit, key, result.rendered)
     return result
 
 
@@ -200,15 +228,16 @@ def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: 
 
 
 def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult,
-           seen: list[int] | None = None) -> None:
+           seen: list[int] | None = None, rendered: dict[str, list[str]] | None = None) -> None:
     """Cache a check's result (never one with an error: an internal error is retried);
-    `seen`: what `observe` gave for the file before `data` was read."""
+    `seen`: what `observe` gave for the file before `data` was read; `rendered`: how report
+    styles listed it."""
     if cache is None or result.error is not None:
         return
     lines = None
     if isinstance(result.notebook, Notebook):
         lines = LineMap.of(result.notebook, result.diagnostics, with_cells=True)
-    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen)
+    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen, rendered)
 
 
 #: What `plan` finds: a file to work on with its configuration, or a result already
@@ -229,13 +258,11 @@ class _Task:
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        needs = getattr(self.render, "needs_sources", self.render is not None)
-        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources,
-                              findings_sources=needs)
-        rendered = self.render(result) if self.render is not None else None
+        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources, self.render)
         if not self.keep_sources:
+            rendered = result.rendered
             result = without_sources(result)
-        result.rendered = rendered
+            result.rendered = rendered
         return result
 
 
@@ -290,18 +317,18 @@ def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, fo
     def on_error(name: str, message: str) -> None:
         errors.append(FileResult(display=name, path=Path(name), error=message))
 
-    def config_for(path: Path) -> Config | None:
+    def config_for(path: Path, is_dir: bool) -> Config | None:
         try:
-            return resolver.for_path(path)
+            return resolver.for_path(path, is_dir)
         except ConfigError:
             return None  # reported once per file below
 
-    def excluded(path: Path) -> bool:
-        config = config_for(path)
-        return config is not None and config.is_excluded(path)
+    def excluded(path: Path, is_dir: bool, resolved: Path) -> bool:
+        config = config_for(path, is_dir)
+        return config is not None and config.is_excluded(path, resolved)
 
-    def gitignore(path: Path) -> bool:
-        config = config_for(path)
+    def gitignore(path: Path, is_dir: bool) -> bool:
+        config = config_for(path, is_dir)
         return config is None or config.respect_gitignore
 
     broken: set[str] = set()

@@ -135,3 +135,26 @@ def test_a_warm_notebook_shows_its_findings_without_being_parsed(project, cli, c
     warm = cli("check", ".", "--jobs", "1", "--output-format", "full", "--show-fixes")
     assert parsed == []
     assert (warm.code, warm.stdout, warm.stderr) == (cold.code, cold.stdout, cold.stderr)
+
+
+def test_a_warm_run_lists_findings_as_the_entry_kept_them(project, cli, cache_dir, reads, monkeypatch):
+    monkeypatch.setattr(gpulint.cache, "RACY_NS", SETTLED)
+    fill_project(project)
+    styles = [("full",), ("full", "--show-fixes"), ("concise",)]
+    cold = {style: cli("check", ".", "--jobs", "1", "--output-format", *style, "--no-cache").stdout
+            for style in styles}
+    for style in styles:  # each style lists what a cold run lists, kept or not kept yet
+        assert cli("check", ".", "--jobs", "1", "--output-format", *style).stdout == cold[style]
+    for style in styles:
+        reads.clear()
+        assert cli("check", ".", "--jobs", "1", "--output-format", *style).stdout == cold[style]
+        assert reads == ["latin.py"]  # the file that cannot be decoded has no entry
+    # The listing comes from the entry: what it says is what the report shows.
+    for entry in cache_dir.rglob("*"):
+        if entry.is_file() and entry.parent.parent.name == FORMAT:
+            kept = json.loads(entry.read_bytes())
+            kept["rendered"] = {style: [line.replace("iterrows", "KEPT") for line in lines]
+                                for style, lines in kept["rendered"].items()}
+            entry.write_text(json.dumps(kept), encoding="utf-8")
+    assert "KEPT" not in cold[("full",)]
+    assert "KEPT" in cli("check", ".", "--jobs", "1", "--output-format", "full").stdout
