@@ -328,6 +328,7 @@ class _Walker:
     def _assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         ty = self.env.type_of(node.value)
+        self._move_in_place(node.value, statement=False)
         for target in node.targets:
             self._visit_target(target)
         for target in node.targets:
@@ -543,8 +544,7 @@ class _Walker:
 
     def _expr(self, node: ast.Expr) -> None:
         """`model.to(device)` / `model.cuda()` / `model.cpu()` as a statement moves a module
-        in place (a tensor's `.to` returns a copy, so the statement would be a no-op for a
-        tensor); `xs.append(v)` fills a list."""
+        in place (`_move_in_place`); `xs.append(v)` fills a list."""
         self.visit(node.value)
         call = node.value
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
@@ -552,18 +552,26 @@ class _Walker:
                 and not isinstance(call.args[0], ast.Starred)):
             self._fill(call.func.value.id, call.args[0], "list")
             return
+        self._move_in_place(call, statement=True)
+
+    def _move_in_place(self, call: ast.expr, statement: bool) -> None:
+        """`m.to(device)`, `m.cuda()`, `m.cpu()` move a torch module in place, whatever is
+        done with what they return (`m_cpu = m.cpu()` moves `m` too). As a statement, the
+        receiver may also be a value of unknown type: a module, or a batch that moves itself
+        (transformers' `BatchEncoding.to`); a tensor's `.to` would be a no-op there."""
         if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
                 and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda", "cpu")):
             return
         name = call.func.value.id
         current = self.env.lookup(name)
-        if current is not None and not (current.lib == "torch" and current.kind in ("model", "placed")):
+        if current is None and not statement:
+            return
+        if current is not None and not (current.lib == "torch" and current.kind in (("model", "placed") if statement else ("model",))):
             return
         if call.func.attr == "cpu" and current is None:
             return  # `x.cpu()` of an unknown value says nothing of what it is
         place = {"cuda": DEVICE, "cpu": HOST}.get(call.func.attr) or move_target(call, self.env)
         if place in (DEVICE, HOST):
-            # a module, or a batch that moves itself (transformers' `BatchEncoding.to`)
             self.env.bind(name, Ty(current.kind if current is not None else "placed", "torch", place))
 
     def _visit_target(self, target: ast.expr) -> None:

@@ -57,6 +57,24 @@ DEVICE_EXPRESSIONS = {
         for x in batches:
             print(model(x).sum().item())  # GPU301
     ''',
+    "module_moved_back_whatever_is_done_with_the_result": '''
+        import torch
+
+        device = torch.device("cuda")
+        model = torch.nn.Linear(4, 2).to(device)
+        model_cpu = model.cpu()
+        for x in batches:
+            print(model(x).sum().item())  # OK
+    ''',
+    "a_tensor_copied_to_the_host_stays_where_it_was": '''
+        import torch
+
+        device = torch.device("cuda")
+        weights = torch.ones(4, device=device)
+        weights_cpu = weights.cpu()
+        for x in batches:
+            print((weights * x.to(device)).sum().item())  # GPU301
+    ''',
     "d2l_device_helpers": '''
         import torch
         from d2l import torch as d2l
