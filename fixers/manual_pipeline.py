@@ -95,8 +95,7 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
     if _count(chain.scope, step.output) != 2 or _count(chain.scope, chain.test_input) != 2:
         return None
     transformer, estimator = step.transformer, chain.estimator
-    scope = chain.block_scope if chain.block_scope is not None else chain.scope
-    semantic = ctx.semantic
+    scope, semantic = chain.block_scope, ctx.semantic
     # Nothing in between may touch the transformer or the data it reads later than it did.
     for index in range(first + 1, test):
         statement = block[index]

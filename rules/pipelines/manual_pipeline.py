@@ -39,8 +39,8 @@ class Chain:
     test_input: str | None  # B, bound by `B = t.transform(X_test)`; None when inline
     test_input_index: int | None
     scope: ast.AST  # the enclosing function, or the module
+    block_scope: ast.AST  # the scope whose code `block` is (a class body too)
     notes: dict = field(default_factory=dict)
-    block_scope: ast.AST | None = None  # the scope whose code `block` is (a class body too)
 
 
 class ManualPipeline(Rule):
