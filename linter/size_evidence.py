@@ -1,0 +1,493 @@
+"""Size evidence: whether a value is known to hold only a few rows or elements.
+
+Rules whose advice is "do this in one vectorised call" (GPU102-GPU105, GPU202, GPU204,
+GPU205) gain nothing on toy-sized data: a three-row demo frame, the five neighbours a
+nearest-neighbour lookup returns, a two-element array written out by hand. `known_small`
+answers, for an expression at the node a rule is looking at, "this value holds at most
+`SMALL` items along its first axis" (rows of a frame or Series, elements of a 1-D array,
+rows of a 2-D one, items of a list), and `few_iterations` the same for the number of
+times a loop runs.
+
+The evidence comes from the code, never from names:
+
+- literals: `[1, 2, 3]`, `pd.DataFrame({"a": [1, 2, 3]})`, `np.array([2, 5])`,
+  `range(4)`;
+- constructors and random factories with a literal shape: `np.zeros(4)`,
+  `np.random.standard_normal((4, 3))`, `rng.random(100)`, `torch.rand(2, 3)`,
+  `np.linspace(0, 1)` (50 points);
+- a literal number of rows taken: `.head(n)`, `.tail(n)`, `.sample(n)`, `.nlargest(n, ...)`,
+  `.nsmallest(n, ...)`, `.most_common(n)`, `x[:n]`, `x.iloc[:n]`;
+- library knowledge: `Dataset.get_nearest_examples(..., k=5)` (Hugging Face datasets)
+  returns the scores and the columns of `k` examples;
+- what keeps or shrinks the rows of a small value: a column (`frame["a"]`), a filter
+  (`frame[mask]`), `.copy()`, `.sort_values()`, `.to_numpy()`, `.values`, a ufunc
+  (`np.cos(a)`), arithmetic between small values and constants, `list()`, `sorted()`...;
+- a name, followed to the assignment that reaches the current statement on every path
+  (`RuleContext.reaching_assignment`; an unpacked tuple included), when nothing between
+  that assignment and the current statement (or in a loop around it) may add rows to it
+  in place (`.append()`, `.extend()`, `.loc[...] = `, an item assignment other than a
+  frame's column), and no nested function or `global` statement can rebind it.
+
+Anything else is not known to be small (a parameter, a file read, a value computed by a
+call this module does not know), so a rule that asks stays as it was.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from .astutil import keyword_value, same_reference, value_bound_to, walk_local
+from .numpy_api import is_numpy_ufunc
+from .semantic import start_of
+
+if TYPE_CHECKING:
+    from .rule_api import RuleContext
+
+#: At most this many rows or elements: a Python loop over them costs microseconds, so the
+#: vectorised form saves nothing worth a finding.
+SMALL = 100
+#: How many assignments a question may follow, name to name (`b = a.copy()` after `a = np.array(...)`).
+_DEPTH = 6
+
+#: Functions and classes whose result has as many rows as their first argument.
+_SAME_ROWS = frozenset({
+    "numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray", "numpy.copy", "numpy.sort",
+    "numpy.unique", "numpy.abs", "numpy.round", "numpy.around", "numpy.nan_to_num", "numpy.clip",
+    "cupy.array", "cupy.asarray", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
+    "pandas.Series", "pandas.Index", "pandas.Categorical", "pandas.DataFrame.from_records",
+})
+#: Frame constructors whose rows are their data's: a list of rows, or a dict of columns.
+_FRAMES = frozenset({"pandas.DataFrame", "pandas.DataFrame.from_dict", "modin.pandas.DataFrame"})
+#: Builtins whose result has at most as many items as their (first) argument.
+_SAME_ITEMS_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "dict"})
+#: Methods whose result has at most as many rows as their receiver.
+_ROW_KEEPING_METHODS = frozenset({
+    "copy", "to_numpy", "tolist", "to_list", "to_frame", "sort_values", "sort_index", "reset_index", "set_index",
+    "dropna", "drop_duplicates", "fillna", "astype", "round", "abs", "rename", "query", "unique", "drop", "filter",
+    "iterrows", "itertuples", "cpu", "numpy", "detach", "clone", "float", "int", "argsort", "cumsum", "diff",
+    "isna", "notna", "replace", "clip", "value_counts",
+})
+#: Attributes that keep the rows of their value.
+_ROW_KEEPING_ATTRIBUTES = frozenset({"values", "index", "array", "real", "imag", "str", "dt", "cat"})
+#: Methods that take a literal number of rows: the position and keyword of that number,
+#: and the number when it is not given.
+_TAKES_ROWS = {
+    "head": (0, "n", 5), "tail": (0, "n", 5), "nlargest": (0, "n", None), "nsmallest": (0, "n", None),
+    "most_common": (0, "n", None), "sample": (0, "n", None),
+}
+#: Array factories: the position and keyword of the shape (or size), and its default
+#: (`()`: a scalar when not given). `*` marks factories that take the dimensions as
+#: separate arguments (`np.random.rand(4, 3)`, `torch.zeros(4, 3)`).
+_FACTORIES = {
+    "numpy.zeros": (0, "shape", None), "numpy.ones": (0, "shape", None), "numpy.empty": (0, "shape", None),
+    "numpy.full": (0, "shape", None), "numpy.eye": (0, "N", None), "numpy.identity": (0, "n", None),
+    "numpy.random.rand": ("*", None, ()), "numpy.random.randn": ("*", None, ()),
+    "numpy.random.random": (0, "size", ()), "numpy.random.random_sample": (0, "size", ()),
+    "numpy.random.sample": (0, "size", ()), "numpy.random.ranf": (0, "size", ()),
+    "numpy.random.standard_normal": (0, "size", ()), "numpy.random.normal": (2, "size", ()),
+    "numpy.random.uniform": (2, "size", ()), "numpy.random.randint": (2, "size", ()),
+    "numpy.random.poisson": (1, "size", ()), "numpy.random.exponential": (1, "size", ()),
+    "numpy.random.binomial": (2, "size", ()), "numpy.random.choice": (1, "size", ()),
+    "numpy.random.permutation": (0, None, None),
+    "torch.zeros": ("*", None, None), "torch.ones": ("*", None, None), "torch.empty": ("*", None, None),
+    "torch.rand": ("*", None, None), "torch.randn": ("*", None, None),
+}
+#: The same for a NumPy random `Generator`'s methods (`rng.random(100)`).
+_GENERATOR_METHODS = {
+    "random": (0, "size", ()), "standard_normal": (0, "size", ()), "normal": (2, "size", ()),
+    "uniform": (2, "size", ()), "integers": (2, "size", ()), "poisson": (1, "size", ()),
+    "exponential": (1, "size", ()), "choice": (1, "size", ()), "permutation": (0, None, None),
+}
+#: Methods that add items to their receiver in place.
+_GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "resize", "setdefault", "add", "__setitem__"})
+
+
+def known_small(node: ast.expr, ctx: "RuleContext") -> bool:
+    """`node`, an expression of the current statement, holds at most `SMALL` rows or
+    elements along its first axis, by the evidence the module docstring lists."""
+    bound = _Sizer(ctx).bound(node, _DEPTH, None)
+    return bound is not None and bound <= SMALL
+
+
+def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
+    """A `for` loop (or comprehension generator) of the current statement runs at most
+    `SMALL` times: it iterates a value `known_small` holds small, or it walks the distinct
+    values of an array and selects each one's elements (`for c in np.unique(y):` with
+    `y == c` in its body), once per class or group: each iteration scans the whole array
+    anyway, so what the loop does once per iteration costs no more than that scan."""
+    iterable = getattr(loop, "iter", None)
+    if iterable is None:
+        return False
+    return known_small(iterable, ctx) or selects_by_label(loop, ctx)
+
+
+def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
+    """`loop` (a `for` statement) walks groups: its body selects the elements of an array
+    equal to its variable, `np.flatnonzero(y == c)`, `x[y == c]`, `mask = y == c` (the
+    comparison used as a mask or passed to a NumPy function), or its iterable is the
+    distinct values of an array its body compares with its variable
+    (`for c in np.unique(y): ... y == c`)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    variable = _loop_variable(loop.target)
+    if variable is None:
+        return False
+    labels = _distinct_values_of(loop.iter, ctx)
+    for node in walk_local(loop.body):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
+            continue
+        left, right = node.left, node.comparators[0]
+        if _is_name(right, variable):
+            other = left
+        elif _is_name(left, variable):
+            other = right
+        else:
+            continue
+        if labels is not None and same_reference(other, labels):
+            return True
+        if _used_as_mask(node, ctx):
+            return True
+    return False
+
+
+# -- the sizes -------------------------------------------------------------------------------
+
+
+class _Sizer:
+    def __init__(self, ctx: "RuleContext") -> None:
+        self.ctx = ctx
+
+    def bound(self, node: ast.AST | None, depth: int, before: tuple[int, int] | None) -> int | None:
+        """An upper bound on the rows or items of `node`, or None when not known.
+        `before`: the start of the assignment whose value `node` is part of (the names
+        it reads must be bound before it)."""
+        if node is None or depth <= 0:
+            return None
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return None if any(isinstance(e, ast.Starred) for e in node.elts) else len(node.elts)
+        if isinstance(node, ast.Dict):
+            return None if None in node.keys else len(node.keys)
+        if isinstance(node, ast.Constant):
+            return 1 if isinstance(node.value, (int, float, complex, bool)) else None
+        if isinstance(node, ast.Name):
+            return self._name(node.id, depth, before)
+        if isinstance(node, ast.Call):
+            return self._call(node, depth, before)
+        if isinstance(node, ast.Subscript):
+            return self._subscript(node, depth, before)
+        if isinstance(node, ast.Attribute):
+            if node.attr in _ROW_KEEPING_ATTRIBUTES:
+                return self.bound(node.value, depth, before)
+            return None
+        if isinstance(node, ast.BinOp):
+            # broadcasting: the result's first axis is one of its operands'
+            return _largest(self.bound(node.left, depth, before), self.bound(node.right, depth, before))
+        if isinstance(node, ast.UnaryOp):
+            return self.bound(node.operand, depth, before)
+        if isinstance(node, ast.Compare):
+            return _largest(*(self.bound(n, depth, before) for n in (node.left, *node.comparators)))
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and len(node.generators) == 1:
+            return self.bound(node.generators[0].iter, depth, before)
+        return None
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def _name(self, name: str, depth: int, before: tuple[int, int] | None) -> int | None:
+        statement = self._binding(name, before)
+        if statement is None:
+            return None
+        value = value_bound_to(statement, name)
+        if value is not None:
+            return self.bound(value, depth - 1, start_of(statement))
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                return self._unpacked(target, name, statement.value, depth - 1, start_of(statement))
+        return None
+
+    def _binding(self, name: str, before: tuple[int, int] | None) -> ast.Assign | ast.AnnAssign | None:
+        """The assignment of `name` that reaches the current statement, when it comes
+        before `before`, nothing adds rows to the name in place after it, and no other
+        scope can rebind it."""
+        ctx = self.ctx
+        if ctx.seen_elsewhere(name, ctx.statement_scope):
+            return None
+        statement = ctx.reaching_assignment(name)
+        if statement is None or (before is not None and start_of(statement) >= before):
+            return None
+        return None if self._grown_in_place(name, statement) else statement
+
+    def _unpacked(self, target: ast.Tuple | ast.List, name: str, value: ast.expr | None, depth: int,
+                  before: tuple[int, int]) -> int | None:
+        """The size of `name` unpacked from `value` (`a, b = [1, 2], [3]`, or the scores
+        and examples of `get_nearest_examples`)."""
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            return None
+        position = next((i for i, e in enumerate(target.elts) if _is_name(e, name)), None)
+        if position is None or value is None:
+            return None
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return self.bound(value.elts[position], depth, before)
+        if isinstance(value, ast.Call) and len(target.elts) == 2:
+            return _nearest_examples(value)
+        return None
+
+    def _grown_in_place(self, name: str, statement: ast.stmt) -> bool:
+        """Something between `statement` and the current statement (or in a loop around
+        the current statement) may add rows to `name` without rebinding it."""
+        ctx = self.ctx
+        loads = ctx.semantic.uses(ctx.statement_scope).loads.get(name, [])
+        start = start_of(statement)
+        current = ctx.statement
+        end = (current.end_lineno, current.end_col_offset) if current is not None else None
+        for loop in ctx.loops:
+            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+                end = _later(end, (loop.end_lineno, loop.end_col_offset))
+                break
+        frame = self._is_frame(name)
+        for load in loads:
+            at = start_of(load)
+            if at <= start or (end is not None and at >= end):
+                continue
+            parent = ctx.parent(load)
+            if isinstance(parent, ast.Attribute):
+                if parent.attr in _GROWING_METHODS:
+                    return True
+                if parent.attr in ("loc", "at"):
+                    outer = ctx.parent(parent)
+                    if isinstance(outer, ast.Subscript) and not isinstance(outer.ctx, ast.Load):
+                        return True
+            elif isinstance(parent, ast.Subscript) and parent.value is load and not isinstance(parent.ctx, ast.Load):
+                if not frame:  # a frame's item assignment sets a column; a list's or dict's may add items
+                    return True
+            elif isinstance(parent, ast.AugAssign) and parent.target is load:
+                return True
+        return False
+
+    def _is_frame(self, name: str) -> bool:
+        ty = self.ctx.env.type_of(ast.Name(id=name, ctx=ast.Load()))
+        return ty is not None and ty.kind == "frame"
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def _call(self, call: ast.Call, depth: int, before: tuple[int, int] | None) -> int | None:
+        ctx = self.ctx
+        func = call.func
+        if isinstance(func, ast.Name) and ctx.env.is_builtin(func.id):
+            if func.id == "range":
+                return _range_length(call)
+            if func.id in _SAME_ITEMS_BUILTINS and call.args and not call.keywords:
+                return self.bound(call.args[0], depth, before)
+            if func.id == "zip" and call.args:
+                bounds = [b for b in (self.bound(a, depth, before) for a in call.args) if b is not None]
+                return min(bounds) if bounds else None
+            return None
+        qualname = ctx.qualname(func)
+        if qualname is not None:
+            if qualname in _FRAMES:
+                return self._frame_rows(call, depth, before)
+            if qualname in _SAME_ROWS or is_numpy_ufunc(qualname):
+                return self.bound(call.args[0], depth, before) if call.args else None
+            if qualname in ("numpy.arange", "torch.arange", "cupy.arange"):
+                return _arange_length(call)
+            if qualname in ("numpy.linspace", "torch.linspace", "numpy.logspace", "numpy.geomspace"):
+                steps = call.args[2] if len(call.args) > 2 else keyword_value(call, "num") or keyword_value(call, "steps")
+                return 50 if steps is None and qualname.startswith("numpy") else _literal_int(steps)
+            factory = _FACTORIES.get(qualname) or _FACTORIES.get(qualname.replace("cupy.", "numpy.", 1))
+            if factory is not None:
+                return _shape_rows(call, factory)
+            return None
+        if not isinstance(func, ast.Attribute):
+            return None
+        method = func.attr
+        taken = _TAKES_ROWS.get(method)
+        if taken is not None:
+            position, keyword, default = taken
+            given = call.args[position] if len(call.args) > position else keyword_value(call, keyword)
+            if method == "sample" and given is None:
+                return 1 if keyword_value(call, "frac") is None else None
+            return default if given is None else _literal_int(given)
+        if method in _GENERATOR_METHODS:
+            owner = ctx.type_of(func.value)
+            if owner is not None and owner.kind == "generator":
+                return _shape_rows(call, _GENERATOR_METHODS[method])
+        if method == "get_nearest_examples":
+            return 2
+        if method in _ROW_KEEPING_METHODS:
+            return self.bound(func.value, depth, before)
+        return None
+
+    def _frame_rows(self, call: ast.Call, depth: int, before: tuple[int, int] | None) -> int | None:
+        """Rows of `pd.DataFrame(data)`: a list of rows, or a dict of columns (the longest
+        column; a scalar column has the index's length)."""
+        data = call.args[0] if call.args else keyword_value(call, "data")
+        if data is None:
+            return None
+        if isinstance(data, ast.Name):
+            # a dict of columns held by a name: its columns' lengths, not its keys
+            statement = self._binding(data.id, before)
+            value = value_bound_to(statement, data.id) if statement is not None else None
+            if isinstance(value, ast.Dict):
+                data = value
+        if isinstance(data, ast.Dict):
+            if None in data.keys:
+                return None
+            columns = [self.bound(v, depth, before) for v in data.values]
+            index = keyword_value(call, "index")
+            if index is not None:
+                columns.append(self.bound(index, depth, before))
+            return None if not columns or None in columns else max(columns)  # type: ignore[type-var]
+        return self.bound(data, depth, before)
+
+    # -- subscripts ----------------------------------------------------------------------------
+
+    def _subscript(self, node: ast.Subscript, depth: int, before: tuple[int, int] | None) -> int | None:
+        key = node.slice
+        base = node.value
+        positional = isinstance(base, ast.Attribute) and base.attr == "iloc"
+        if positional:
+            base = base.value
+        if isinstance(key, ast.Tuple) and key.elts:
+            key = key.elts[0]  # the rows' part of `x[rows, columns]`
+        if isinstance(key, ast.Slice):
+            taken = _slice_length(key)
+            return _smallest(taken, self.bound(base, depth, before))
+        if positional:
+            return None
+        receiver = self.bound(base, depth, before)
+        if receiver is None:
+            return None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return receiver  # a column of the frame: its rows
+        if isinstance(key, ast.List) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in key.elts):
+            return receiver  # columns of the frame
+        if isinstance(key, (ast.Compare, ast.BoolOp)) or (isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.Invert)):
+            return receiver  # a mask keeps some of the rows
+        return None
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _nearest_examples(call: ast.Call) -> int | None:
+    """`dataset.get_nearest_examples(index_name, query, k=10)` (Hugging Face datasets)
+    returns the scores and the examples (a dict of columns) of at most `k` neighbours."""
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "get_nearest_examples"):
+        return None
+    given = call.args[2] if len(call.args) > 2 else keyword_value(call, "k")
+    return 10 if given is None else _literal_int(given)
+
+
+def _literal_int(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return node.value
+    return None
+
+
+def _signed_int(node: ast.expr | None) -> int | None:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = _literal_int(node.operand)
+        return -value if value is not None else None
+    return _literal_int(node)
+
+
+def _range_length(call: ast.Call) -> int | None:
+    if call.keywords or not 1 <= len(call.args) <= 3:
+        return None
+    values = [_signed_int(a) for a in call.args]
+    if None in values or (len(values) == 3 and values[2] == 0):
+        return None
+    return len(range(*values))  # type: ignore[arg-type]
+
+
+def _arange_length(call: ast.Call) -> int | None:
+    if call.keywords and any(k.arg not in ("dtype", "device") for k in call.keywords):
+        return None
+    values = [_signed_int(a) for a in call.args]
+    if not 1 <= len(values) <= 3 or None in values or (len(values) == 3 and values[2] == 0):
+        return None
+    return len(range(*values))  # type: ignore[arg-type]
+
+
+def _slice_length(key: ast.Slice) -> int | None:
+    """Items `x[a:b:s]` takes at most, when its bounds are literal: `[:5]`, `[-5:]`, `[2:7]`."""
+    lower, upper, step = _signed_int(key.lower), _signed_int(key.upper), _signed_int(key.step)
+    if key.step is not None and (step is None or step <= 0):
+        return None
+    step = step or 1
+    if key.lower is None and upper is not None and upper >= 0:
+        return -(-upper // step)
+    if key.upper is None and lower is not None and lower < 0:
+        return -(-(-lower) // step)
+    if lower is not None and upper is not None and (lower >= 0) == (upper >= 0):
+        return max(0, -(-(upper - lower) // step))
+    return None
+
+
+def _shape_rows(call: ast.Call, factory: tuple) -> int | None:
+    """The first axis of an array factory's result: its shape argument's first entry."""
+    position, keyword, default = factory
+    if position == "*":
+        if not call.args:
+            return None if default is None else 1
+        first = call.args[0]
+        return _literal_int(first.elts[0]) if isinstance(first, (ast.Tuple, ast.List)) and first.elts \
+            else _literal_int(first)
+    shape = call.args[position] if len(call.args) > position else (keyword_value(call, keyword) if keyword else None)
+    if shape is None or isinstance(shape, ast.Constant) and shape.value is None:
+        return 1 if default == () else None  # no size: one value
+    if isinstance(shape, (ast.Tuple, ast.List)):
+        return _literal_int(shape.elts[0]) if shape.elts else 1
+    return _literal_int(shape)
+
+
+def _largest(*bounds: int | None) -> int | None:
+    """The largest bound, counting a missing one as unknown; a scalar constant is 1."""
+    return None if None in bounds else max(bounds)  # type: ignore[type-var]
+
+
+def _smallest(*bounds: int | None) -> int | None:
+    known = [b for b in bounds if b is not None]
+    return min(known) if known else None
+
+
+def _later(a: tuple[int, int] | None, b: tuple[int, int]) -> tuple[int, int]:
+    return b if a is None or b > a else a
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _loop_variable(target: ast.expr) -> str | None:
+    """The loop's variable, or the first name of an unpacked one (`for label, count in ...`)."""
+    if isinstance(target, (ast.Tuple, ast.List)) and target.elts:
+        target = target.elts[0]
+    return target.id if isinstance(target, ast.Name) else None
+
+
+def _distinct_values_of(iterable: ast.expr, ctx: "RuleContext") -> ast.expr | None:
+    """`y` when the loop iterates the distinct values of `y`: `np.unique(y)`, possibly
+    wrapped in `sorted()`, `list()`, `enumerate()`."""
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+            and iterable.func.id in ("sorted", "list", "tuple") and len(iterable.args) == 1:
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call) and len(iterable.args) == 1 and \
+            ctx.qualname(iterable.func) in ("numpy.unique", "cupy.unique", "torch.unique"):
+        return iterable.args[0]
+    return None
+
+
+def _used_as_mask(compare: ast.Compare, ctx: "RuleContext") -> bool:
+    """An element-wise comparison whose result selects elements: a subscript's key, or the
+    argument of a NumPy function (`np.flatnonzero(y == c)`, `np.where(y == c)`)."""
+    parent = ctx.parent(compare)
+    if isinstance(parent, ast.Subscript) and parent.slice is compare:
+        return True
+    if isinstance(parent, ast.Call) and compare in parent.args:
+        qualname = ctx.qualname(parent.func)
+        return qualname is not None and qualname.split(".")[0] in ("numpy", "cupy", "torch")
+    return False
+
+
