@@ -147,7 +147,7 @@ def test_why_series_any_and_all_are_not_rewritten():
 
 def test_list_suggestion_names_the_array_and_what_rows_become():
     """`list(a)` of a 2-D array holds row arrays, `a.tolist()` nested lists: not the same."""
-    source = "import numpy as np\nweights = np.zeros((3, 4))\nrows = list(weights)\n"
+    source = "import numpy as np\nweights = np.zeros((n, 4))\nrows = list(weights)\n"
     message = _only(source).fix.message
     assert "`weights.tolist()`" in message and "rows as arrays" in message
     grid = np.zeros((3, 4))
@@ -175,12 +175,30 @@ def test_calls_that_only_get_a_suggestion(declaration, call):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("tensor", ["torch.ones(3)", "torch.ones(3).to(device)", "model(torch.ones(1, 3))"])
+@pytest.mark.parametrize("tensor", ["torch.ones(n)", "torch.ones(n).to(device)", "model(torch.ones(n, 3))"])
 def test_torch_tensors_get_a_suggestion(tensor):
     source = (f"import torch\ndevice = torch.device('cuda')\nmodel = torch.nn.Linear(3, 1).to(device)\n"
               f"total = sum({tensor})\n")
     diagnostic = _only(source)
     assert "tensor" in diagnostic.message and diagnostic.fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize("declaration", [
+    "data = np.array([3.0, 1.0, 2.0])",
+    "data = np.zeros((4, 3))",
+    "data = np.asarray(raw)[:5]",
+    'data = pd.DataFrame({"a": [1, 2, 3]})["a"]',
+])
+def test_a_few_elements_are_not_flagged(declaration):
+    source = f"import numpy as np\nimport pandas as pd\n{declaration}\ntotal = sum(data)\n"
+    assert [d for d in lint_source(source) if d.code == "GPU204"] == []
+
+
+def test_the_distinct_values_of_a_loop_over_groups_are_not_flagged():
+    template = ("import numpy as np\nvalues = np.asarray(raw)\nfor v in sorted(np.unique(values)):\n"
+                "    mask = {} == v\n    print(values[mask].size)\n")
+    assert [d for d in lint_source(template.format("values")) if d.code == "GPU204"] == []
+    assert [d.code for d in lint_source(template.format("other")) if d.code == "GPU204"] == ["GPU204"]
 
 
 def test_a_rebound_builtin_is_not_flagged():
@@ -189,7 +207,7 @@ def test_a_rebound_builtin_is_not_flagged():
 
 
 def test_an_expression_receiver_is_parenthesized():
-    source = "import numpy as np\na = np.zeros(3)\nb = np.ones(3)\ntotal = sum(a + b)\n"
+    source = "import numpy as np\na = np.zeros(n)\nb = np.ones(n)\ntotal = sum(a + b)\n"
     assert fix_text(source, unsafe_fixes=True).endswith("total = (a + b).sum(axis=0)\n")
 
 

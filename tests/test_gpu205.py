@@ -57,7 +57,7 @@ def test_shapes_that_only_get_a_suggestion(body):
 @pytest.mark.parametrize("setup", [
     "import cudf\ns = cudf.read_csv('a.csv')['x']\n",
     "import dask.dataframe as dd\ns = dd.read_csv('a-*.csv')['x']\n",
-    "import cupy as cp\ns = cp.arange(5)\n",
+    "import cupy as cp\ns = cp.arange(n)\n",
 ])
 def test_device_and_lazy_collections_get_a_suggestion(setup):
     source = setup + "doubled = [v * 2 for v in s]\n"
@@ -71,6 +71,10 @@ def test_device_and_lazy_collections_get_a_suggestion(setup):
     "import numpy as np\na = np.zeros(3)\nout = [(x, y) for x, y in zip(a, a)]\n",
     "import numpy as np\na = np.zeros(3)\nout = [x * a for x in a]\n",
     "import numpy as np\na = np.zeros(3)\nout = [1 for x in a]\n",
+    # a few elements: a short literal, a small literal shape, a few taken
+    "import numpy as np\na = np.array([2, 5])\nout = [x ** 2 for x in a]\n",
+    "import numpy as np\nrng = np.random.default_rng(0)\na = rng.normal(size=20)\nout = [x * 2 for x in a]\n",
+    "import pandas as pd\ns = pd.read_csv('a.csv')['x'].head(10)\nout = [x * 2 for x in s]\n",
 ])
 def test_not_flagged(source):
     assert [d for d in lint_source(source) if d.code == "GPU205"] == []

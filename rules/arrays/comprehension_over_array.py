@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import few_iterations
 
 from ._elementwise import elementwise
 
@@ -128,6 +129,16 @@ values = np.asarray(measurements)
 energy = sum(v ** 2 for v in values)
 ''',
         ),
+        # a literal vector, then grown to a size the code does not show
+        Example(
+            source='''\
+import numpy as np
+
+vector = np.array([2, 5])
+vector = np.concatenate([vector, np.load("more.npy")])
+squares = [element ** 2 for element in vector]
+''',
+        ),
         Example(
             source='''\
 import numpy as np
@@ -153,6 +164,13 @@ import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 scaled = np.array([w * 2 for w in weights])
+'''),
+        # a two-element demo array: nothing to gain
+        Example('''\
+import numpy as np
+
+vector = np.array([2, 5])
+squares = [element ** 2 for element in vector]
 '''),
         Example('''\
 import pandas as pd
@@ -199,6 +217,8 @@ as_python = [x * 2 for x in values.tolist()]
         iterated = ctx.type_of(generator.iter)
         if not isinstance(target, ast.Name) or iterated is None or iterated.kind not in _ITERATED_KINDS:
             return
+        if few_iterations(generator, ctx):
+            return  # a few elements: nothing to gain
         element = target.id
         # The body is evaluated inside the comprehension's scope, where `element` is bound;
         # arrays it reads whole would broadcast against the whole-array form.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import few_iterations, known_small
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
 #: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what
@@ -21,6 +22,13 @@ class PythonBuiltinOnArray(Rule):
     Builtins on lists, tuples, dicts, generators and values of unknown type are not
     flagged, nor is a name that the file rebinds (`sum = ...`). A comprehension passed to a
     builtin (`sum(x * 2 for x in a)`) is GPU205 (comprehension-over-array).
+
+    Nor is an array known to hold only a few elements, where the builtin costs microseconds:
+    one built from a short literal (`np.array([2, 5])`), made with a small literal shape
+    (`rng.random(100)`, `np.zeros((3, 4))`), or a few rows taken (`s.head()`, `a[:10]`),
+    followed through the assignments that reach the call; and the distinct values a loop
+    walks group by group (`for c in sorted(np.unique(y)): ... y == c`), whose own scans of
+    the array cost far more than sorting the values.
 
     ## Why is this bad?
     The builtin iterates the array from Python: every element is boxed into a Python (or
@@ -156,8 +164,47 @@ labels = np.unique(raw_labels)
 names = list(labels)
 ''',
         ),
+        # a literal size, but a large one
+        Example(
+            source='''\
+import numpy as np
+
+rng = np.random.default_rng(0)
+samples = rng.random(1_000_000)
+total = sum(samples)
+''',
+        ),
+        # distinct values a loop walks without selecting each one's elements
+        Example(
+            source='''\
+import numpy as np
+
+labels = np.load("labels.npy")
+for label in sorted(np.unique(labels)):
+    print(label)
+''',
+        ),
     )
     ok = (
+        # a few elements: the builtin costs microseconds
+        Example('''\
+import numpy as np
+
+eigen_values = np.array([4.2, 2.5, 1.1, 0.3])
+ranked = sorted(eigen_values, reverse=True)
+demo = np.random.random(100)
+print(sum(demo), max(demo[:10]))
+'''),
+        # the distinct values of a loop that selects each one's elements: its scans dominate
+        Example('''\
+import numpy as np
+
+bands = np.load("bands.npy")
+flux = np.load("flux.npy")
+for band in sorted(np.unique(bands)):
+    mask = bands == band
+    print(band, flux[mask].mean())
+'''),
         # two arguments: `max` compares them, it does not iterate the array
         Example('''\
 import numpy as np
@@ -219,8 +266,16 @@ pairs = [(a, b) for a, b in zip(values, values[1:])]
         ty = ctx.type_of(argument)
         if ty is None or ty.kind not in _KINDS or ty.kind in ("placed", "output") and ty.lib != "torch":
             return
+        if known_small(argument, ctx) or _iterable_of_few(node, ctx):
+            return  # a few elements: nothing to gain
         ctx.report(node, f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
                          f"use its own method", context={"call": node, "kind": ty.kind, "lib": ty.lib})
 
 
 _NOUNS = {"array": "array", "series": "Series"}
+
+
+def _iterable_of_few(call: ast.Call, ctx: RuleContext) -> bool:
+    """The call is what a loop known to run only a few times iterates."""
+    loop = ctx.parent(call)
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and loop.iter is call and few_iterations(loop, ctx)
