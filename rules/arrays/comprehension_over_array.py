@@ -134,10 +134,23 @@ energy = sum(v ** 2 for v in values)
             source='''\
 import numpy as np
 
-vector = np.array([2, 5])
-vector = np.concatenate([vector, np.load("more.npy")])
-squares = [element ** 2 for element in vector]
+
+def squares(extra: np.ndarray) -> list:
+    vector = np.array([2, 5])
+    vector = np.concatenate([vector, extra])
+    return [element ** 2 for element in vector]
 ''',
+            fixed='''\
+import numpy as np
+
+
+def squares(extra: np.ndarray) -> list:
+    vector = np.array([2, 5])
+    vector = np.concatenate([vector, extra])
+    return list(vector ** 2)
+''',
+            setup="extra = rng.integers(0, 10, N)",
+            call="squares(extra)",
         ),
         Example(
             source='''\

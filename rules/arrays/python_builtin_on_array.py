@@ -171,7 +171,7 @@ import numpy as np
 
 rng = np.random.default_rng(0)
 samples = rng.random(1_000_000)
-total = sum(samples)
+largest = max(samples)
 ''',
         ),
         # distinct values a loop walks without selecting each one's elements
