@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from benchmarks.realcode.output import write_files
 from benchmarks.realcode.extract import REPOS, ExtractError, Repo, load_repos
 from benchmarks.realcode.labels import (
     DEFAULT_CORPUS,
@@ -382,17 +383,9 @@ def main(argv: list[str] | None = None) -> int:
               + (_describe(baseline) if baseline is not None else "none") + ".")
     text = report(current, baseline, labels, families, tiers, header, args.limit)
     print(text, end="")
-    try:
-        if args.update_baseline:
-            args.baseline.parent.mkdir(parents=True, exist_ok=True)
-            args.baseline.write_text(dump_baseline(current), encoding="utf-8")
-        if args.output:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            args.output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        print(f"error: cannot write: {error}", file=sys.stderr)
-        return 2
-    return 0
+    baseline_file = args.baseline if args.update_baseline else None
+    written = write_files((baseline_file, dump_baseline(current) if baseline_file else ""), (args.output, text))
+    return 0 if written else 2
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from pathlib import Path
 
 from benchmarks.realcode.miners import notebook_cells
 from benchmarks.realcode.recall import preview_arguments
+from benchmarks.realcode.output import write_files
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -584,9 +585,8 @@ def main(argv: list[str] | None = None) -> int:
         shown = args.diffs.resolve()
         text = summary(result, f"`{shown.relative_to(ROOT) if shown.is_relative_to(ROOT) else shown}`")
         print(text)
-        if args.output:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            args.output.write_text(text, encoding="utf-8")
+        if not write_files((args.output, text)):
+            return 2
     except AuditError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

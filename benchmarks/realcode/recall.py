@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from benchmarks.realcode.output import write_files
 from benchmarks.realcode.labels import (
     DEFAULT_CORPUS,
     DEFAULT_LABELS,
@@ -263,14 +264,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(labels)} labels in {len(files)} files; gpulint: `{shlex.join(command)}`.")
     text = report(match(labels, findings), rule_families(), header)
     print(text, end="")
-    if args.output:
-        try:
-            args.output.parent.mkdir(parents=True, exist_ok=True)
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            print(f"error: cannot write {args.output}: {error}", file=sys.stderr)
-            return 2
-    return 0
+    return 0 if write_files((args.output, text)) else 2
 
 
 if __name__ == "__main__":

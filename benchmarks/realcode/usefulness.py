@@ -42,6 +42,7 @@ from typing import Iterable
 
 from benchmarks.ecosystem import DEFAULT_TIER, rule_tier
 from benchmarks.realcode.labels import DEFAULT_LABELS, SNIPPET_LIMIT, source_lines
+from benchmarks.realcode.output import write_files
 
 HEADER = ("repo", "path", "cell", "line", "code", "verdict", "why", "snippet")
 VERDICTS = ("useful", "noise")
@@ -270,13 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(text, end="")
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as error:
-            print(f"error: cannot write {args.output}: {error}", file=sys.stderr)
-            return 2
-    return 0
+    return 0 if write_files((args.output, text)) else 2
 
 
 if __name__ == "__main__":
