@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from weakref import WeakKeyDictionary
 
 from gpulint.astutil import walk_local
 from gpulint.estimators import is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
@@ -262,6 +261,14 @@ model = RandomForestClassifier()
 
     def __init__(self) -> None:
         self._accel: bool | None = None
+        #: Per scope of the file, its assignments and calls (`_ScopeCalls`).
+        self._scopes: dict[ast.AST, _ScopeCalls] = {}
+
+    def _scope_calls(self, ctx: RuleContext) -> "_ScopeCalls":
+        found = self._scopes.get(ctx.scope)
+        if found is None:
+            found = self._scopes[ctx.scope] = _ScopeCalls.of(_scope_body(ctx))
+        return found
 
     def _under_cuml_accel(self, ctx: RuleContext) -> bool:
         if self._accel is None:
@@ -281,8 +288,9 @@ model = RandomForestClassifier()
             return
         bound = _bound_name(node, ctx)
         live = _live_lines(bound, ctx) if bound is not None else None
-        fits = _fits(node, qualname, bound, live, ctx)
-        nested = bound is not None and _handed_to_parallel_call(node, bound, live, ctx)
+        scope = self._scope_calls(ctx)
+        fits = _fits(node, qualname, bound, live, scope, ctx)
+        nested = bound is not None and _handed_to_parallel_call(node, bound, live, scope, ctx)
         if nested and not fits:
             return  # reported at the outer call
         if fits and all(x is not None and _toy(x, ctx, set()) for x in fits):
@@ -423,23 +431,17 @@ class _ScopeCalls:
     calls: list[ast.Call] = field(default_factory=list)
     fits: list[ast.Call] = field(default_factory=list)
 
-
-_SCOPE_CALLS: "WeakKeyDictionary[ast.AST, _ScopeCalls]" = WeakKeyDictionary()
-
-
-def _scope_calls(ctx: RuleContext) -> _ScopeCalls:
-    scope = ctx.scope
-    found = _SCOPE_CALLS.get(scope)
-    if found is None:
-        found = _SCOPE_CALLS[scope] = _ScopeCalls()
-        for sub in walk_local(_scope_body(ctx)):
+    @classmethod
+    def of(cls, body: list[ast.stmt]) -> "_ScopeCalls":
+        found = cls()
+        for sub in walk_local(body):
             if isinstance(sub, ast.Assign):
                 found.assignments.append(sub)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, (ast.Name, ast.Attribute)):
                 found.calls.append(sub)
                 if isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
                     found.fits.append(sub)
-    return found
+        return found
 
 
 def _live_lines(name: str, ctx: RuleContext) -> tuple[int, float]:
@@ -456,12 +458,12 @@ def _within(node: ast.AST, live: tuple[int, float] | None) -> bool:
     return live is None or live[0] < node.lineno <= live[1]  # type: ignore[attr-defined]
 
 
-def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] | None, ctx: RuleContext) -> bool:
+def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] | None, scope: "_ScopeCalls",
+                             ctx: RuleContext) -> bool:
     """The estimator bound to `name` is handed, directly or through names bound to
     containers and pipelines holding it, to a search, a cross-validation helper or an
     ensemble of the same scope: that outer call is where the parallelism belongs."""
     names = {name}
-    scope = _scope_calls(ctx)
     statements = [sub for sub in scope.assignments if _within(sub, live)]
     for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
         more = {target.id for statement in statements for target in statement.targets
@@ -486,14 +488,14 @@ _WRAPPING_CALLS = frozenset({"pandas.DataFrame", "pandas.Series", "numpy.array",
 
 
 def _fits(node: ast.Call, qualname: str, name: str | None, live: tuple[int, float] | None,
-          ctx: RuleContext) -> list[ast.expr | None]:
+          scope: "_ScopeCalls", ctx: RuleContext) -> list[ast.expr | None]:
     """The data the estimator is fitted on in its scope (`fit`, `fit_predict`,
     `fit_transform` on the call itself or on the name bound to it, while it holds it), or
     the helper's own `X` (`cross_val_score(estimator, X, y)`); None where it is not known."""
     if qualname.rsplit(".", 1)[1][:1].islower():
         return [_x_argument(node, 1)]
     data = []
-    for sub in _scope_calls(ctx).fits:
+    for sub in scope.fits:
         receiver = sub.func.value  # type: ignore[attr-defined]
         if receiver is node or (name is not None and isinstance(receiver, ast.Name) and receiver.id == name
                                 and _within(sub, live)):
