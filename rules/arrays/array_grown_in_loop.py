@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions
-from gpulint.loop_effects import carried_over, loop_effects, recurrence_in
+from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, value_bound_to, walk_local
+from gpulint.loop_effects import carried_over, innermost_loop, loop_effects, recurrence_in
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import few_iterations
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
 #: inside a loop, they copy everything gathered so far on every iteration.
@@ -74,6 +75,15 @@ class ArrayGrownInLoop(Rule):
     (`while x.size < n`, `if x is None`) does not make it a recurrence. Nor is a name
     flagged that each iteration binds afresh before growing it (`neg, emb = encode(p)`
     then `emb = torch.cat([neg, emb])`): nothing accumulates.
+
+    Nor is growth that happens only a few times: in loops known to run a few times (over a
+    short literal, `range(5)`, a small literal array; see the size evidence), or once per
+    class or group (`for c in np.unique(y):` or a loop whose body selects `y == c`), where
+    each iteration scans the data anyway and the copies cost no more than that scan. And
+    not decoding one step at a time, where each iteration feeds the new piece to a call
+    whose result gives the next piece (`next_id = logits[:, -1].argmax(...)`,
+    `ids = torch.cat([ids, next_id], dim=1)`, `logits = model(next_id, cache=cache)`): the
+    call, a model's forward pass, costs far more than copying a row of ids.
 
     ## Why is this bad?
     Each call allocates a new array and copies every element gathered so far, so `n`
@@ -240,8 +250,68 @@ def history(values, start):
     return seen
 ''',
         ),
+        # distinct values, but nothing selects each one's elements: as many as the data holds
+        Example(
+            source='''\
+import numpy as np
+
+
+def label_names(y, names):
+    found = np.array([])
+    for label in np.unique(y):
+        found = np.append(found, names[label])
+    return found
+''',
+            fixed='''\
+import numpy as np
+
+
+def label_names(y, names):
+    found = np.array([])
+    parts = [found]
+    for label in np.unique(y):
+        parts.append(names[label])
+    found = np.concatenate(parts, axis=None)
+    return found
+''',
+            setup="y = rng.integers(0, N, N)\nnames = rng.normal(size=N)",
+            call="label_names(y, names)",
+        ),
     )
     ok = (
+        # grown a few times: a literal list of corners, once per class (each iteration
+        # selects that class's rows anyway)
+        Example('''\
+import numpy as np
+
+corners = np.empty((0, 2))
+for x, y in [(0, 0), (0, 1), (1, 0), (1, 1)]:
+    corners = np.vstack([corners, [x, y]])
+'''),
+        Example('''\
+import numpy as np
+
+
+def undersample(X, y, keep):
+    picked = np.empty((0,), dtype=int)
+    for label in np.unique(y):
+        rows = np.flatnonzero(y == label)[:keep]
+        picked = np.concatenate((picked, rows))
+    return X[picked]
+'''),
+        # decoding with a cache: each step's forward pass takes the new token only
+        Example('''\
+import torch
+
+
+def generate(model, ids, steps, cache):
+    logits = model(ids, cache=cache)
+    for _ in range(steps):
+        next_id = logits[:, -1].argmax(dim=-1, keepdim=True)
+        ids = torch.cat([ids, next_id], dim=1)
+        logits = model(next_id, cache=cache)
+    return ids
+'''),
         Example('''\
 import numpy as np
 
@@ -345,6 +415,8 @@ for step in range(4):
             return  # bound afresh before it is grown: each iteration starts over
         if recurrence_in(ctx.loops, name):
             return  # a recurrence (the loop computes the next piece from it) is not collectable
+        if _grown_a_few_times(name, ctx) or _decoding_step(pieces, name, ctx):
+            return  # the copies cost nothing next to what the loop does
         growth = Growth(node, call, name, found[0], found[1], pieces)
         _plan(growth, ctx)
         ctx.report(node, context=growth)
@@ -371,6 +443,51 @@ def _pieces(call: ast.Call | ast.Subscript, function: str, name: str) -> list[as
     if positions != [0] or len(inputs) < 2:
         return []
     return list(inputs[1:])
+
+
+def _grown_a_few_times(name: str, ctx: RuleContext) -> bool:
+    """Every loop that hands `name` on from one iteration to the next (the innermost, and
+    the enclosing ones that do not start it afresh) is known to run only a few times."""
+    checked = False
+    for loop in reversed(ctx.loops):
+        if not isinstance(loop, _LOOPS):
+            continue
+        if name not in loop_effects(loop).carried:
+            break  # started afresh in each iteration of this loop: the loops around it add nothing
+        if not few_iterations(loop, ctx):
+            return False
+        checked = True
+    return checked
+
+
+def _decoding_step(pieces: list[ast.expr], name: str, ctx: RuleContext) -> bool:
+    """A piece computed from a value that the loop hands on, when the loop rebinds that
+    value from a call on the piece (`next_id = logits[:, -1].argmax(...)`, then
+    `logits = model(next_id)`): a step of autoregressive decoding. The callee is not a
+    known library function (a model, a function given to the code)."""
+    loop = innermost_loop(ctx.loops)
+    if loop is None:
+        return False
+    effects = loop_effects(loop)
+    handed_on = effects.carried - {name}
+    assignments = [node for node in walk_local(loop.body) if isinstance(node, (ast.Assign, ast.AnnAssign))]
+    for piece in pieces:
+        if not isinstance(piece, ast.Name):
+            continue
+        sources = {sub.id for node in assignments if (value := value_bound_to(node, piece.id)) is not None
+                   for sub in ast.walk(value) if isinstance(sub, ast.Name) and sub.id in handed_on}
+        for source in sources:
+            for node in assignments:
+                value = value_bound_to(node, source)
+                if value is not None and any(_call_on(call, piece.id, ctx) for call in ast.walk(value)):
+                    return True
+    return False
+
+
+def _call_on(node: ast.AST, name: str, ctx: RuleContext) -> bool:
+    """`node` calls something other than a known library function with `name` as an argument."""
+    return (isinstance(node, ast.Call) and ctx.qualname(node.func) is None
+            and any(isinstance(a, ast.Name) and a.id == name for a in node.args))
 
 
 # -- can the fixer collect the pieces? -------------------------------------------------------
