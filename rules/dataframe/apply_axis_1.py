@@ -6,6 +6,7 @@ import ast
 
 from gpulint.evidence import is_numpy_ufunc
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import known_small
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
 #: cuDF is absent on purpose: it compiles the function into a GPU kernel.
@@ -59,7 +60,11 @@ class ApplyAxis1(Rule):
     ## What it does
     Flags `DataFrame.apply(f, axis=1)` (or `axis="columns"`) on a pandas, Modin or Dask
     DataFrame. Column-wise `apply` and `engine="numba"` (compiled) are not flagged, nor is
-    `Series.apply` (GPU105). Neither are the forms pandas does not run row by row: a method
+    `Series.apply` (GPU105). Nor is a frame known to hold only a few rows (built from
+    literals or a small literal shape, `df.head()`; see GPU102), where the loop costs
+    microseconds, nor a function that cuts a field of its row by other fields of the same
+    row (`lambda row: row["tokens"][row["start"]:row["stop"]]`), which has no column form.
+    Neither are the forms pandas does not run row by row: a method
     name (`apply("sum", axis=1)` is `frame.sum(axis=1)`), a NumPy ufunc
     (`apply(np.sqrt, axis=1)` hands it whole columns) and a dict (each function only sees
     the rows its keys name). Other NumPy functions (`np.sum`, `np.mean`) are called once per
@@ -290,8 +295,56 @@ def totals(table):
             setup="table = pd.DataFrame({'a': rng.integers(0, 100, N), 'b': rng.integers(0, 100, N)})",
             call="totals(table)",
         ),
+        Example(
+            # a random frame of a size the code does not show
+            source='''\
+import numpy as np
+import pandas as pd
+
+
+def spread(n: int) -> pd.Series:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=list("bde"))
+    return frame.apply(lambda row: row["b"] - row["d"], axis="columns")
+''',
+            fixed='''\
+import numpy as np
+import pandas as pd
+
+
+def spread(n: int) -> pd.Series:
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=list("bde"))
+    return frame["b"] - frame["d"]
+''',
+            call="spread(N)",
+        ),
+        Example(
+            # a field sliced by constants: `.str[:5]` does it for the whole column
+            source='''\
+import pandas as pd
+
+tokens = pd.read_parquet("tokens.parquet")
+tokens["head"] = tokens.apply(lambda row: row["ids"][:5], axis=1)
+''',
+        ),
     )
     ok = (
+        # a 4x3 demo frame: four rows
+        Example('''\
+import numpy as np
+import pandas as pd
+
+frame = pd.DataFrame(np.random.standard_normal((4, 3)), columns=list("bde"))
+spread = frame.apply(lambda row: row["b"] - row["d"], axis="columns")
+'''),
+        # each row cuts its own list by its own bounds: no column expression does that
+        Example('''\
+import pandas as pd
+
+tokens = pd.read_parquet("tokens.parquet")
+tokens["kept"] = tokens.apply(lambda row: row["ids"][row["start"]:row["stop"]], axis=1)
+'''),
         Example('''\
 import pandas as pd
 
@@ -371,6 +424,8 @@ merged = reader.apply(lambda chunk: chunk, axis=1)
             return
         if _compiled_engine(node) or _runs_on_columns(_function_of(node), ctx):
             return
+        if known_small(func.value, ctx) or _indexes_fields_by_fields(_function_of(node)):
+            return  # a few rows, or no column form to advise
         ctx.report(node, context={
             "call": node,
             "frame": func.value,
@@ -380,6 +435,27 @@ merged = reader.apply(lambda chunk: chunk, axis=1)
             "statement": ctx.statement,
             "collections": _collection_names(_function_of(node), ctx),
         })
+
+
+def _indexes_fields_by_fields(function: ast.expr | None) -> bool:
+    """A lambda that indexes or slices a field of its row by fields of the same row
+    (`row["tokens"][row["start"]:row["stop"]]`): each row cuts its own Python list, which no
+    column expression does."""
+    if not isinstance(function, ast.Lambda) or len(function.args.args) != 1:
+        return False
+    row = function.args.args[0].arg
+
+    def field(node: ast.AST | None) -> bool:
+        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == row
+                and isinstance(node.slice, ast.Constant))
+
+    for node in ast.walk(function.body):
+        if isinstance(node, ast.Subscript) and field(node.value):
+            key = node.slice
+            parts = [key.lower, key.upper, key.step] if isinstance(key, ast.Slice) else [key]
+            if any(field(sub) for part in parts if part is not None for sub in ast.walk(part)):
+                return True
+    return False
 
 
 def _stored_in_column(call: ast.Call, frame: ast.expr, statement: ast.stmt | None) -> bool:

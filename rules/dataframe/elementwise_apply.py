@@ -6,6 +6,7 @@ import ast
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import known_small
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
 STR_METHODS = frozenset(
@@ -125,7 +126,9 @@ class ElementwiseApply(Rule):
     `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`).
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
-    function into a GPU kernel) are not flagged.
+    function into a GPU kernel) are not flagged, nor are values known to hold only a few
+    rows (a frame built from literals, `s.head()`; see GPU102), where the call per value
+    costs microseconds.
 
     ## Why is this bad?
     `apply`/`map` with a Python function calls it once per element: every value is boxed
@@ -330,8 +333,25 @@ readings = pd.read_csv("readings.csv")["reading"]
 roots = readings.apply(lambda r: r ** 0.5)
 ''',
         ),
+        Example(
+            # the same encoding on a frame read from a file
+            source='''\
+import pandas as pd
+
+sizes = pd.read_csv("sizes.csv")
+sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
+''',
+        ),
     )
     ok = (
+        # a textbook frame of three literal rows
+        Example('''\
+import pandas as pd
+
+sizes = pd.DataFrame([["green", "M", 10.1], ["red", "L", 13.5], ["blue", "XL", 15.3]],
+                     columns=["color", "size", "price"])
+sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
+'''),
         Example('''\
 import numpy as np
 import pandas as pd
@@ -386,7 +406,7 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
         if func.attr not in _METHODS.get(receiver.kind, ()) or _whole_series(node):
             return
         form = elementwise_form(function_of(node), ctx)
-        if form is None:
-            return
+        if form is None or known_small(func.value, ctx):
+            return  # no vectorized form, or a few values: nothing to gain
         ctx.report(node, context={"call": node, "receiver": func.value, "kind": receiver.kind,
                                   "lib": receiver.lib, "form": form, "statement": ctx.statement})

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gpulint.astutil import same_reference, walk_local
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import known_small
 
 _LABEL_INDEXERS = ("loc", "at")
 _POSITION_INDEXERS = ("iloc", "iat")
@@ -116,7 +117,9 @@ class IndexLoopOverDataframe(Rule):
     whose body reads or writes single values or rows of that frame through the loop
     variable: `df.loc[i, "c"]`, `df.at[i, "c"]`, `df.iloc[i, 0]`, `df.iat[i, 0]`, `df["c"][i]`,
     `df["c"].iloc[i]`, `df.loc[i]["c"]`, `df.iloc[i]`. Loops over `df.columns`, over lists
-    (`range(len(items))`) and loops that only use the counter are not flagged.
+    (`range(len(items))`) and loops that only use the counter are not flagged, nor are
+    frames known to hold only a few rows (built from literals, `df.head()`, `df.iloc[:10]`;
+    see GPU102), where the loop costs microseconds.
 
     ## Why is this bad?
     Every scalar access goes through pandas' indexing machinery (key checks, alignment, a
@@ -242,8 +245,26 @@ for i in range(len(events)):
         print(events.loc[i, "message"])
 ''',
         ),
+        Example(
+            # a number of rows the code does not show
+            source='''\
+import pandas as pd
+
+lessons = pd.read_csv("lessons.csv").head(count)
+for i in range(len(lessons)):
+    print(lessons.loc[i, "title"], lessons.loc[i, "minutes"])
+''',
+        ),
     )
     ok = (
+        # a frame of three literal rows
+        Example('''\
+import pandas as pd
+
+lessons = pd.DataFrame({"title": ["Intro", "Pandas", "NumPy"], "minutes": [10, 25, 30]})
+for i in range(len(lessons)):
+    print(lessons.loc[i, "title"], lessons.loc[i, "minutes"])
+'''),
         Example('''\
 import pandas as pd
 
@@ -293,7 +314,7 @@ def scale(table):
             return
         frame, walk = found
         cells = cells_in(node.body, frame, node.target.id)
-        if not cells:
+        if not cells or known_small(frame, ctx):
             return
         ty = ctx.type_of(frame)
         ctx.report(node.iter, context={

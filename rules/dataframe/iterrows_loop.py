@@ -6,6 +6,7 @@ import ast
 
 from gpulint.evidence import iterates_rows
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.size_evidence import few_iterations, known_small
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
@@ -14,7 +15,12 @@ class IterrowsLoop(Rule):
     """
     ## What it does
     Flags loops (and comprehensions) over `DataFrame.iterrows()`, numbered ones
-    (`for i, (_, row) in enumerate(df.iterrows())`) included.
+    (`for i, (_, row) in enumerate(df.iterrows())`) included. A frame known to hold only a
+    few rows is left alone, where the loop costs microseconds: one built from literals
+    (`pd.DataFrame({"a": [1, 2, 3]})`), a few rows taken (`df.head()`, `df.nlargest(5, c)`,
+    `df.iloc[:10]`), the examples of a nearest-neighbour lookup
+    (`dataset.get_nearest_examples(..., k=5)`), followed through the assignments that reach
+    the loop.
 
     ## Why is this bad?
     `iterrows()` builds a new pandas Series for every row: each step allocates, boxes every
@@ -143,8 +149,31 @@ for position, (_, row) in enumerate(orders.iterrows()):
     print(position, row["qty"] * row["price"])
 ''',
         ),
+        Example(
+            # the neighbours of a lookup whose size the code does not show
+            source='''\
+import pandas as pd
+
+scores, samples = dataset.get_nearest_examples("embeddings", query, k=top_k)
+neighbours = pd.DataFrame.from_dict(samples)
+for _, row in neighbours.iterrows():
+    print(row["title"], row["url"])
+''',
+        ),
     )
     ok = (
+        # a few rows: the five nearest neighbours of a lookup, a literal frame
+        Example('''\
+import pandas as pd
+
+scores, samples = dataset.get_nearest_examples("embeddings", query, k=5)
+neighbours = pd.DataFrame.from_dict(samples)
+neighbours["scores"] = scores
+for _, row in neighbours.iterrows():
+    print(row["title"], row["scores"])
+colors = pd.DataFrame({"name": ["red", "green"], "hex": ["#f00", "#0f0"]})
+legend = [row["name"] + " " + row["hex"] for _, row in colors.iterrows()]
+'''),
         Example('''\
 settings = {"a": 1}
 for key, value in settings.items():
@@ -193,7 +222,7 @@ for position, (_, row) in enumerate(orders.itertuples()):
         if isinstance(node, _COMPREHENSIONS):
             for generator in node.generators:
                 lib = iterates_rows(generator.iter, ctx.env)
-                if lib is not None:
+                if lib is not None and not few_iterations(generator, ctx):
                     ctx.report(generator.iter, context={
                         "comprehension": node, "generator": generator, "lib": lib,
                         "collections": ctx.env.data_names(node.elt if hasattr(node, "elt") else node),
@@ -204,10 +233,10 @@ for position, (_, row) in enumerate(orders.itertuples()):
         counted = ctx.env.enumerated(node.iter)
         if lib is None and counted is not None:
             lib = iterates_rows(counted, ctx.env)
-            if lib is not None:  # `enumerate(df.iterrows())`: shown, not rewritten
+            if lib is not None and not known_small(counted, ctx):  # `enumerate(df.iterrows())`: shown, not rewritten
                 ctx.report(counted, context={"lib": lib, "counted": True})
             return
-        if lib is not None:
+        if lib is not None and not few_iterations(node, ctx):
             ctx.report(node.iter, context={
                 "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
                 "site": tuple(zip(ctx.statements, ctx.blocks)),
