@@ -8,7 +8,9 @@ import pytest
 
 from gpulint import Applicability, fix_text, lint_source
 
-HEAD = "import torch\nfrom torch.utils.data import DataLoader\n\n"
+#: A dataset whose items are decoded when they are loaded: the evidence the rule needs.
+IMAGES = "from torchvision.datasets import ImageFolder\n\ndataset = data = ImageFolder('images')\n"
+HEAD = "import torch\nfrom torch.utils.data import DataLoader\n" + IMAGES + "\n"
 FEED = "\nfor x in loader:\n    x = x.to(device)\n"
 
 
@@ -23,13 +25,13 @@ def _found(source: str):
     ("device = torch.float16\n", False),  # a dtype conversion, not a device
 ])
 def test_only_a_loop_that_feeds_a_device_counts(device, flagged):
-    source = HEAD + device + "loader = DataLoader(range(10), batch_size=2)\n" + FEED
+    source = HEAD + device + "loader = DataLoader(data, batch_size=2)\n" + FEED
     assert bool(_found(source)) is flagged
 
 
 def test_cuda_and_non_blocking_copies_feed_a_device():
     for move in ("x.cuda()", "x.to(dev, non_blocking=True)", "x['a'].to(device=dev)"):
-        source = HEAD + f"loader = DataLoader(range(10))\nfor x in loader:\n    y = {move}\n"
+        source = HEAD + f"loader = DataLoader(data)\nfor x in loader:\n    y = {move}\n"
         assert len(_found(source)) == 1, move
 
 
@@ -39,21 +41,24 @@ def test_a_device_parameter_annotated_as_such_counts():
             loader = DataLoader(dataset, batch_size=8)
             for x, y in loader:
                 x, y = x.to(device), y.to(device)
+
+
+        train(dataset, where)
         """)
     assert len(_found(source)) == 1
 
 
 def test_zero_workers_are_replaced_and_pin_memory_kept():
-    source = HEAD + 'device = "cuda"\nloader = DataLoader(range(10), num_workers=0, pin_memory=False)\n' + FEED
+    source = HEAD + 'device = "cuda"\nloader = DataLoader(data, num_workers=0, pin_memory=False)\n' + FEED
     [diagnostic] = _found(source)
     assert diagnostic.fix.applicability is Applicability.UNSAFE
     assert fix_text(source) == source
-    assert "DataLoader(range(10), num_workers=4, pin_memory=False)" in fix_text(source, unsafe_fixes=True)
+    assert "DataLoader(data, num_workers=4, pin_memory=False)" in fix_text(source, unsafe_fixes=True)
 
 
 @pytest.mark.parametrize("call", [
-    "DataLoader(range(10), 2, False, None, None, 3)",  # workers by position
-    "DataLoader(range(10), num_workers=n)",  # decided at run time
+    "DataLoader(data, 2, False, None, None, 3)",  # workers by position
+    "DataLoader(data, num_workers=n)",  # decided at run time
     "DataLoader(*args)",
 ])
 def test_loaders_that_may_have_workers_are_silent(call):
@@ -132,6 +137,8 @@ def test_the_argument_helper_on_other_layouts(code, expected):
 PYG = (
     "import torch\nimport torch_geometric\nfrom torch_geometric.loader import DataLoader, NeighborLoader\n\n"
     'device = "cuda"\n'
+    "dataset = torch_geometric.datasets.Planetoid('data', 'Cora', transform=normalize)\n"
+    "data = dataset[0]\n"
 )
 
 
@@ -337,14 +344,14 @@ _NOT_FED = {
 
 @pytest.mark.parametrize("source", list(_FED_BY_EVIDENCE.values()), ids=list(_FED_BY_EVIDENCE))
 def test_the_loop_that_feeds_a_device_is_known_from_evidence(source):
-    text = textwrap.dedent(source)
+    text = IMAGES + textwrap.dedent(source)
     expected = [n for n, line in enumerate(text.splitlines(), 1) if line.endswith("# GPU305")]
     assert [d.start.line for d in lint_source(text) if d.code == "GPU305"] == expected
 
 
 @pytest.mark.parametrize("source", list(_NOT_FED.values()), ids=list(_NOT_FED))
 def test_a_loop_that_feeds_the_host_is_left_alone(source):
-    assert [d for d in lint_source(textwrap.dedent(source)) if d.code == "GPU305"] == []
+    assert [d for d in lint_source(IMAGES + textwrap.dedent(source)) if d.code == "GPU305"] == []
 
 
 _DATASET = '''

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from dataclasses import dataclass
 
+from gpulint.datasets_api import (
+    HF_DATASET_MAKERS,
+    HF_ON_ACCESS,
+    HF_SAME_COST,
+    PYG_DATASETS,
+    PYG_IN_MEMORY_BASES,
+    TORCH_IN_MEMORY,
+    TORCH_VIEWS,
+    TORCHVISION_DATASETS,
+    TRANSFORM_KEYWORDS,
+)
 from gpulint.evidence import DEVICE, PROGRESS_BARS, TORCH_DTYPES, move_target
+from gpulint.astutil import walk_local
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.semantic import FunctionFacts
 from gpulint.values import Ty, is_device_resident
 
 from ._common import base_name, bound_by_loop
@@ -52,6 +66,27 @@ class DataloaderWithoutWorkers(Rule):
     define one that takes `num_workers` or `**kwargs`. For these, only a `num_workers=`
     keyword counts as given: their positional parameters are their own.
 
+    Only a loader whose items the code shows cost something to load is flagged: a dataset
+    of torchvision (`ImageFolder`, `CIFAR10`, `CelebA`...: each item is decoded into an
+    image), any dataset given `transform=` (PyTorch Geometric's included), a Hugging Face
+    dataset given a per-item transform (`with_transform`, `set_transform`), and an instance
+    of a dataset class of the file whose `__getitem__` calls anything but a few builtins
+    (it reads, decodes, tokenizes or transforms). The evidence is followed through
+    assignments, `Subset`/`random_split`/`ConcatDataset`, slices and subscripts
+    (`dataset[3000:]`, `tokenized["train"]`), what the file's functions return, and what
+    every call of the file's function passes for a parameter.
+
+    A loader is not flagged when its items are rows already in memory: a Hugging Face
+    `datasets` dataset (`load_dataset(...)`, `load_from_disk(...)`, `Dataset.from_*`, and
+    what `.map(...)`, `.with_format(...)`, `.remove_columns(...)`, `.select(...)`... make of
+    it: `.map` runs once over the whole dataset, not per item), a `TensorDataset`, a list or
+    tuple, a `range`, a PyTorch Geometric dataset without `transform=` (in memory: an item
+    is a slice of tensors it holds), a dataset class of the file whose `__getitem__` only
+    looks items up. Nor when nothing shows what the dataset is (a parameter no call of
+    the file gives, a class imported from another module): on the real-code corpus those
+    loaders were over in-memory data (pre-tokenized datasets, toy tensors, in-memory graphs,
+    prompt lists) in every case checked, so the rule asks for evidence of work.
+
     A loader given workers is not flagged, with or without `pin_memory`; nor is a loader
     whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
     device (worker processes cannot), nor one only read on the host while another loader
@@ -62,6 +97,9 @@ class DataloaderWithoutWorkers(Rule):
     the GPU waits; then the copy to the device comes from pageable memory, which cannot
     overlap with compute. Worker processes prepare the next batches while the GPU runs this
     one, and `pin_memory=True` lets `.to(device, non_blocking=True)` copy asynchronously.
+    When an item is only a row looked up in memory there is nothing for a worker to
+    overlap: starting the workers and sending each batch back through shared memory costs
+    more than the lookups they take over.
 
     ## Fix safety
     The fix adds `num_workers=4` (or replaces `num_workers=0`) and `pin_memory=True`
@@ -85,78 +123,220 @@ class DataloaderWithoutWorkers(Rule):
     flagged = (
         Example(
             source='''\
+import json
+
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, Dataset
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def column_sums(dataset):
-    loader = DataLoader(dataset, batch_size=16)
+class JsonRows(Dataset):
+    """One JSON-encoded row per item, decoded when the item is loaded."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def __len__(self):
+        return len(self.lines)
+
+    def __getitem__(self, index):
+        return torch.tensor(json.loads(self.lines[index]))
+
+
+def column_sums(lines):
+    loader = DataLoader(JsonRows(lines), batch_size=16)
     sums = []
-    for (features,) in loader:
+    for features in loader:
         sums.append(features.to(device).sum(dim=0))
     return [s.tolist() for s in sums]
 ''',
             fixed='''\
+import json
+
 import torch
-from torch.utils.data import DataLoader
+from torch.utils.data import DataLoader, Dataset
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def column_sums(dataset):
-    loader = DataLoader(dataset, batch_size=16, num_workers=4, pin_memory=True)
+class JsonRows(Dataset):
+    """One JSON-encoded row per item, decoded when the item is loaded."""
+
+    def __init__(self, lines):
+        self.lines = lines
+
+    def __len__(self):
+        return len(self.lines)
+
+    def __getitem__(self, index):
+        return torch.tensor(json.loads(self.lines[index]))
+
+
+def column_sums(lines):
+    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=4, pin_memory=True)
     sums = []
-    for (features,) in loader:
+    for features in loader:
         sums.append(features.to(device).sum(dim=0))
     return [s.tolist() for s in sums]
 ''',
             requires=("torch",),
-            setup=_SETUP,
-            call="column_sums(dataset)",
+            setup="import json\nlines = [json.dumps(row) for row in rng.standard_normal((N, 3)).tolist()]",
+            call="column_sums(lines)",
         ),
         Example(
             source='''\
 import torch
+from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def node_counts(dataset):
+class Chains(torch.utils.data.Dataset):
+    """A path graph over each array's rows, built when the item is loaded."""
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def __len__(self):
+        return len(self.arrays)
+
+    def __getitem__(self, index):
+        x = torch.from_numpy(self.arrays[index])
+        steps = torch.arange(len(x) - 1)
+        return Data(x=x, edge_index=torch.stack([steps, steps + 1]))
+
+
+def node_counts(arrays):
     counts = []
-    for data in DataLoader(dataset, batch_size=4):
+    for data in DataLoader(Chains(arrays), batch_size=4):
         data = data.to(device)
         counts.append(data.num_nodes)
     return counts
 ''',
             fixed='''\
 import torch
+from torch_geometric.data import Data
 from torch_geometric.loader import DataLoader
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
-def node_counts(dataset):
+class Chains(torch.utils.data.Dataset):
+    """A path graph over each array's rows, built when the item is loaded."""
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def __len__(self):
+        return len(self.arrays)
+
+    def __getitem__(self, index):
+        x = torch.from_numpy(self.arrays[index])
+        steps = torch.arange(len(x) - 1)
+        return Data(x=x, edge_index=torch.stack([steps, steps + 1]))
+
+
+def node_counts(arrays):
     counts = []
-    for data in DataLoader(dataset, batch_size=4, num_workers=4, pin_memory=True):
+    for data in DataLoader(Chains(arrays), batch_size=4, num_workers=4, pin_memory=True):
         data = data.to(device)
         counts.append(data.num_nodes)
     return counts
 ''',
             requires=("torch", "torch_geometric"),
-            setup=(
-                "import torch\n"
-                "from torch_geometric.data import Data\n"
-                "edges = torch.tensor([[0, 1], [1, 2]])\n"
-                "dataset = [Data(x=torch.from_numpy(rng.standard_normal((3, 2))), edge_index=edges)\n"
-                "           for _ in range(N)]\n"
-            ),
-            call="node_counts(dataset)",
+            setup="arrays = [rng.standard_normal((3, 2)) for _ in range(N)]",
+            call="node_counts(arrays)",
+        ),
+        Example(
+            source='''\
+import torch
+from datasets import Dataset
+from torch.utils.data import DataLoader
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def doubled_sums(rows):
+    dataset = Dataset.from_dict({"x": rows})
+    dataset.set_transform(lambda batch: {"x": [torch.tensor(x) * 2 for x in batch["x"]]})
+    sums = []
+    for batch in DataLoader(dataset, batch_size=16):
+        sums.append(batch["x"].to(device).sum(dim=0))
+    return [s.tolist() for s in sums]
+''',
+            fixed='''\
+import torch
+from datasets import Dataset
+from torch.utils.data import DataLoader
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def doubled_sums(rows):
+    dataset = Dataset.from_dict({"x": rows})
+    dataset.set_transform(lambda batch: {"x": [torch.tensor(x) * 2 for x in batch["x"]]})
+    sums = []
+    for batch in DataLoader(dataset, batch_size=16, num_workers=4, pin_memory=True):
+        sums.append(batch["x"].to(device).sum(dim=0))
+    return [s.tolist() for s in sums]
+''',
+            requires=("torch", "datasets"),
+            setup="rows = rng.standard_normal((N, 3)).tolist()",
+            call="doubled_sums(rows)",
         ),
     )
     ok = (
+        Example('''\
+from datasets import load_dataset
+from torch.utils.data import DataLoader
+from transformers import DataCollatorWithPadding
+
+device = "cuda"
+
+
+def train(model, tokenizer):
+    raw = load_dataset("glue", "mrpc")
+    tokenized = raw.map(lambda rows: tokenizer(rows["sentence1"], truncation=True), batched=True)
+    tokenized = tokenized.remove_columns(["sentence1", "sentence2", "idx"]).with_format("torch")
+    loader = DataLoader(tokenized["train"], batch_size=8, collate_fn=DataCollatorWithPadding(tokenizer))
+    for batch in loader:  # rows tokenized once by `.map`: only padding is left per batch
+        model(**{k: v.to(device) for k, v in batch.items()})
+'''),
+        Example('''\
+import torch
+from torch_geometric.datasets import TUDataset
+from torch_geometric.loader import DataLoader
+
+device = torch.device("cuda")
+dataset = TUDataset("data", name="PROTEINS").shuffle()  # in memory, no per-item transform
+for data in DataLoader(dataset[:100], batch_size=32):
+    data = data.to(device)
+'''),
+        Example('''\
+import torch
+from torch.utils.data import DataLoader, TensorDataset, random_split
+
+device = "cuda"
+
+
+def batches(features, labels):
+    train, valid = random_split(TensorDataset(features, labels), [0.8, 0.2])
+    for x, y in DataLoader(train, batch_size=64):
+        yield x.to(device), y.to(device)
+'''),
+        Example('''\
+import torch
+from torch.utils.data import DataLoader
+
+device = "cuda"
+
+
+def batches(dataset):  # nothing in the file shows what loading an item costs
+    for x in DataLoader(dataset, batch_size=16):
+        yield x.to(device)
+'''),
         Example('''\
 import torch
 from torch.utils.data import DataLoader
@@ -234,6 +414,8 @@ def train(events, model):
         self.feeding: set[ast.AST] = set()
         #: Moves of a batch whose device only the call's own spelling may show.
         self.undecided: list[tuple[ast.Call, list[ast.AST]]] = []
+        #: What loading an item of a dataset costs (made at the file's first loader).
+        self.items: _ItemCost | None = None
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not isinstance(node, ast.Call):
@@ -251,8 +433,15 @@ def train(events, model):
             workers = node.args[loader.position]
         if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
             return
-        if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx) or _items_cost_nothing(node, ctx):
+        if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx):
             return
+        dataset = _dataset_argument(node)
+        if dataset is None:
+            return
+        if self.items is None:
+            self.items = _ItemCost(ctx)
+        if _loader_item_cost(dataset, ctx, self.items) != WORK:
+            return  # items cost nothing to load, or nothing shows they cost anything
         statement = ctx.statement
         bound = None
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
@@ -432,26 +621,253 @@ def _dataset_on_device(call: ast.Call, ctx: RuleContext) -> bool:
     )
 
 
-def _items_cost_nothing(call: ast.Call, ctx: RuleContext) -> bool:
-    """The loader's dataset is an instance of a class of the file whose `__getitem__` calls
-    nothing but a few builtins: it only looks items up in memory (prompts and their
-    indices, rows of tensors it holds), so worker processes would cost more than the
-    little they take off the main process."""
-    dataset = _dataset_argument(call)
+#: What loading one item of a dataset costs, as far as the code shows: it reads, decodes or
+#: transforms (WORK), it only looks a row up in memory (CHEAP); None when the code does not
+#: say. NEUTRAL: a binding that refers back to the name being decided (`ds = ds.map(f)`),
+#: which adds nothing of its own.
+WORK, CHEAP, NEUTRAL = "work", "cheap", ""
+
+
+def _join(verdicts: Iterable[str | None]) -> str | None:
+    """Several values a dataset may be: WORK when any of them does work, CHEAP when all the
+    others are cheap, else unknown."""
+    found = [v for v in verdicts if v != NEUTRAL]
+    if WORK in found:
+        return WORK
+    if not found:
+        return NEUTRAL
+    return CHEAP if all(v == CHEAP for v in found) else None
+
+
+class _ItemCost:
+    """Decides what loading an item of a loader's dataset costs, from the library calls that
+    made the dataset (`load_dataset(...)`, `TensorDataset(...)`, `ImageFolder(...)`, a
+    `transform=`), the `__getitem__` of a dataset class of the file, and the assignments
+    that lead from those to the loader's argument."""
+
+    def __init__(self, ctx: RuleContext) -> None:
+        self.ctx = ctx
+        self._transformed: set[str] | None = None
+        self._calls: dict[str, list[tuple[ast.Call, list[ast.AST]]]] | None = None
+
+    def of(self, node: ast.expr, scopes: list[ast.AST], seen: frozenset = frozenset()) -> str | None:
+        ctx = self.ctx
+        if isinstance(node, ast.Name):
+            return self._name(node.id, scopes, seen)
+        if isinstance(node, ast.Subscript):  # `tokenized["train"]`, `dataset[3000:]`
+            return self.of(node.value, scopes, seen)
+        if isinstance(node, ast.IfExp):
+            return _join([self.of(node.body, scopes, seen), self.of(node.orelse, scopes, seen)])
+        if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+            return CHEAP  # items already built in memory
+        if not isinstance(node, ast.Call):
+            return None
+        if any(k.arg in TRANSFORM_KEYWORDS and not _is_none(k.value) for k in node.keywords):
+            return WORK
+        func = node.func
+        if isinstance(func, ast.Attribute) and ctx.qualname(func) is None:
+            if func.attr in HF_ON_ACCESS:
+                return WORK
+            if func.attr in HF_SAME_COST:
+                return self.of(func.value, scopes, seen)
+            return None
+        name = ctx.qualname(func)
+        if name is not None:
+            if name.startswith(TORCHVISION_DATASETS):
+                return WORK
+            if name in HF_DATASET_MAKERS or name in TORCH_IN_MEMORY or name.startswith(PYG_DATASETS):
+                return CHEAP
+            if name in TORCH_VIEWS and node.args:
+                parts = node.args[0]
+                if isinstance(parts, (ast.List, ast.Tuple)):  # `ConcatDataset([a, b])`
+                    return _join(self.of(part, scopes, seen) for part in parts.elts)
+                return self.of(parts, scopes, seen)
+            return None
+        if isinstance(func, ast.Name):
+            if func.id == "range" and ctx.env.is_builtin("range"):
+                return CHEAP
+            return self._callee(func.id, scopes, seen)
+        return None
+
+    def _name(self, name: str, scopes: list[ast.AST], seen: frozenset) -> str | None:
+        """Every value the name is bound to in the scope that binds it (a parameter, a loop
+        target or an import says nothing); WORK as well when the file gives it a per-item
+        transform in place (`ds.set_transform(f)`, `ds.transform = T.X()`)."""
+        outer = self._binding_scopes(name, scopes)
+        if outer is None:
+            return None
+        key = (id(outer[-1]), name)
+        if key in seen:
+            return NEUTRAL
+        if name in self._transformed_names():
+            return WORK
+        seen = seen | {key}
+        return _join(self._bound(binding, name, outer, seen) for binding in self._bindings(name, outer))
+
+    def _binding_scopes(self, name: str, scopes: list[ast.AST]) -> list[ast.AST] | None:
+        """`scopes` up to the innermost one that binds `name` (class bodies are seen only
+        from themselves), or None when none does."""
+        for index in range(len(scopes) - 1, -1, -1):
+            facts = self.ctx.semantic.scope(scopes[index])
+            if facts is not None and name in facts.bindings and not (
+                    isinstance(scopes[index], ast.ClassDef) and index != len(scopes) - 1):
+                return scopes[:index + 1]
+        return None
+
+    def _bindings(self, name: str, scopes: list[ast.AST]) -> list[ast.AST]:
+        outer = self._binding_scopes(name, scopes)
+        return self.ctx.bindings(name, outer[-1]) if outer is not None else []
+
+    def _bound(self, binding: ast.AST, name: str, scopes: list[ast.AST], seen: frozenset) -> str | None:
+        if isinstance(binding, ast.AnnAssign) and binding.value is not None:
+            return self.of(binding.value, scopes, seen)
+        if isinstance(binding, ast.arg):
+            return self._argument(binding.arg, scopes, seen)
+        if not isinstance(binding, ast.Assign):
+            return None
+        value = binding.value
+        for target in binding.targets:
+            if isinstance(target, ast.Name) and target.id == name:
+                return self.of(value, scopes, seen)
+            if isinstance(target, (ast.Tuple, ast.List)):
+                names = [e.id if isinstance(e, ast.Name) else None for e in target.elts]
+                if name in names:
+                    if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(names):
+                        return self.of(value.elts[names.index(name)], scopes, seen)
+                    if isinstance(value, ast.ListComp):  # `a, b = [ImageFolder(f) for f in ...]`
+                        return self.of(value.elt, scopes, seen)
+                    # `train, val = random_split(ds, ...)`: parts of one dataset
+                    return self.of(value, scopes, seen)
+        return None
+
+    def _returned(self, function: FunctionFacts, seen: frozenset) -> str | None:
+        """What the values a function of the file returns cost (a generator's: unknown)."""
+        key = (id(function.node), "")
+        if function.yields or key in seen:
+            return None if function.yields else NEUTRAL
+        scopes = self._scopes_of(function.node)
+        returned = [n.value for n in walk_local(function.node.body) if isinstance(n, ast.Return)]
+        if scopes is None or not returned or any(value is None for value in returned):
+            return None
+        return _join(self.of(value, scopes, seen | {key}) for value in returned)  # type: ignore[arg-type]
+
+    def _scopes_of(self, function: ast.AST) -> list[ast.AST] | None:
+        """The scopes from the module to `function`, itself included."""
+        chain = [function]
+        node = function
+        while node is not self.ctx.tree:
+            node = self.ctx.parent(node)
+            if node is None:
+                return None
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+                chain.append(node)
+        return chain[::-1]
+
+    def _argument(self, name: str, scopes: list[ast.AST], seen: frozenset) -> str | None:
+        """A parameter of a function of the file: what every call of it by name in the file
+        passes (positionally or by keyword); unknown when it has no such call, or one that
+        leaves the parameter to its default or passes `*args`/`**kwargs`."""
+        function = scopes[-1]
+        facts = self.ctx.semantic.function(function)
+        if facts is None or facts.owner is not None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = facts.positional()
+        sites = self._calls_by_name().get(function.name, [])
+        if not sites:
+            return None
+        verdicts = []
+        for call, call_scopes in sites:
+            found = self.ctx.semantic.resolve(call_scopes, function.name)
+            if not found or found[1] or found[0] != [facts] or any(
+                    isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return None
+            value = next((k.value for k in call.keywords if k.arg == name), None)
+            if value is None and name in positional and positional.index(name) < len(call.args):
+                value = call.args[positional.index(name)]
+            if value is None:
+                return None
+            verdicts.append(self.of(value, call_scopes, seen))
+        return _join(verdicts)
+
+    def _calls_by_name(self) -> dict[str, list[tuple[ast.Call, list[ast.AST]]]]:
+        """The file's calls of a plain name, and the scopes each call is in."""
+        if self._calls is None:
+            calls: dict[str, list[tuple[ast.Call, list[ast.AST]]]] = {}
+
+            def visit(node: ast.AST, scopes: list[ast.AST]) -> None:
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
+                        calls.setdefault(child.func.id, []).append((child, scopes))
+                    inner = scopes + [child] if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                                                    ast.ClassDef)) else scopes
+                    visit(child, inner)
+
+            visit(self.ctx.tree, [self.ctx.tree])
+            self._calls = calls
+        return self._calls
+
+    def _transformed_names(self) -> set[str]:
+        """Names the file gives a per-item transform in place: `name.set_transform(f)`,
+        `name.transform = f`."""
+        if self._transformed is None:
+            found: set[str] = set()
+            for node in ast.walk(self.ctx.tree):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                        and node.func.attr in HF_ON_ACCESS and isinstance(node.func.value, ast.Name)):
+                    found.add(node.func.value.id)
+                elif isinstance(node, ast.Assign):
+                    found.update(t.value.id for t in node.targets if isinstance(t, ast.Attribute)
+                                 and t.attr in TRANSFORM_KEYWORDS and isinstance(t.value, ast.Name))
+            self._transformed = found
+        return self._transformed
+
+    def _callee(self, name: str, scopes: list[ast.AST], seen: frozenset) -> str | None:
+        """What calling a name of the file makes: a function's return values; an instance of
+        a dataset class of the file, also through `functools.partial(Class, ...)`. A dataset
+        class is CHEAP when its `__getitem__` calls nothing but a few builtins (it looks
+        items up in memory: prompts and their indices, rows of tensors it holds) or when it
+        is a PyTorch Geometric in-memory dataset that keeps the base's item access; WORK
+        when its `__getitem__` calls anything else (reads, decodes, tokenizes, transforms)."""
+        ctx = self.ctx
+        found = ctx.semantic.resolve(scopes, name)
+        if found and len(found[0]) == 1 and not found[1]:
+            return self._returned(found[0][0], seen)
+        if found is None:  # `dataset = partial(ReverseDataset, 10)`, then `dataset(1000)`
+            made = [b.value for b in self._bindings(name, scopes) if isinstance(b, ast.Assign)]
+            if len(made) == 1 and isinstance(made[0], ast.Call) and made[0].args and isinstance(
+                    made[0].args[0], ast.Name) and ctx.qualname(made[0].func) == "functools.partial":
+                return self._callee(made[0].args[0].id, scopes, seen)
+            return None
+        if found[0] or len(found[1]) != 1:
+            return None
+        owner = found[1][0]
+        getitem = ctx.semantic.method(owner, "__getitem__")
+        if getitem is None:
+            if any(ctx.qualname(base) in PYG_IN_MEMORY_BASES for base in owner.bases) and ctx.semantic.method(
+                    owner, "get") is None:
+                return CHEAP
+            return None
+        cheap = all(isinstance(sub.func, ast.Name) and sub.func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(sub.func.id)
+                    for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
+        return CHEAP if cheap else WORK
+
+
+def _loader_item_cost(dataset: ast.expr, ctx: RuleContext, items: _ItemCost) -> str | None:
+    """What loading an item of the loader's dataset costs; a name a comprehension around
+    the loader binds to each of a few datasets (`[DataLoader(ds) for ds in (train, valid)]`)
+    costs what they do together."""
     if isinstance(dataset, ast.Name):
-        bindings = ctx.bindings(dataset.id)
-        values = [b.value for b in bindings if isinstance(b, ast.Assign)]
-        dataset = values[0] if len(values) == 1 == len(bindings) else None
-    if not (isinstance(dataset, ast.Call) and isinstance(dataset.func, ast.Name)):
-        return False
-    found = ctx.semantic.resolve(ctx.scopes, dataset.func.id)
-    if not found or found[0] or len(found[1]) != 1:
-        return False
-    getitem = ctx.semantic.method(found[1][0], "__getitem__")
-    if getitem is None:
-        return False
-    return all(isinstance(sub.func, ast.Name) and sub.func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(sub.func.id)
-               for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
+        for loop in reversed(ctx.loops):
+            if isinstance(loop, ast.comprehension) and isinstance(loop.target, ast.Name) \
+                    and loop.target.id == dataset.id:
+                if isinstance(loop.iter, (ast.Tuple, ast.List)):
+                    return _join(items.of(e, list(ctx.scopes)) for e in loop.iter.elts)
+                return None
+    return items.of(dataset, list(ctx.scopes))
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 #: Builtins an item lookup may call without doing real work.
