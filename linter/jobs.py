@@ -43,51 +43,95 @@ def available_cores() -> int:
 
 def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: int,
                 on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None = None,
-                ) -> Iterator[Result]:
+                quick: Callable[[Item], Result | None] | None = None) -> Iterator[Result]:
     """`function` applied to each item, in the items' order, on up to `jobs` processes.
 
     `function` and `on_failure` must be picklable (module-level functions or instances of
     module-level classes), and `function` must not raise for a bad file; should it raise
     anyway, or its worker die, `on_failure(item, why)` stands for its result. `warm_up`
     runs once before workers start (what they should inherit). Large runs send the items
-    in batches of a few, so that little time goes to passing them between processes."""
+    in batches of a few, so that little time goes to passing them between processes.
+
+    `quick(item)`, tried in this process first, is the item's result when it has one at
+    little cost (a result served from the cache), else None: only the other items go to
+    workers, which start when the first such item comes (a run where every item is quick
+    starts none)."""
     jobs = min(jobs, len(items))
     if jobs <= 1 or len(items) < MIN_FILES:
         yield from map(function, items)
         return
-    if warm_up is not None:
-        warm_up()
     size = max(1, min(MAX_BATCH, len(items) // (jobs * WINDOW)))
-    batches = (list(items[start:start + size]) for start in range(0, len(items), size))
     in_flight = max(2 * jobs, jobs * WINDOW // size)  # batches: about WINDOW files a worker
-    pool = _pool(jobs, warm_up)
+    entries = _grouped(items, quick, size)
+    pool: ProcessPoolExecutor | None = None
     try:
-        pending: deque[tuple[list[Item], Future[list[Result]]]] = deque()
+        # Each entry: a batch sent to a worker and its future, or a result at hand (no batch).
+        pending: deque[tuple[list[Item] | None, Future[list[Result]] | None, Result | None]] = deque()
         while True:
             while len(pending) < in_flight:
-                batch = next(batches, None)
-                if batch is None:
+                batch, ready = next(entries, (None, None))
+                if batch is None and ready is None:
                     break
-                pending.append((batch, pool.submit(_batch, function, on_failure, batch)))
+                if batch is None:
+                    pending.append((None, None, ready))
+                    continue
+                if pool is None:
+                    if warm_up is not None:
+                        warm_up()
+                    pool = _pool(jobs, warm_up)
+                pending.append((batch, pool.submit(_batch, function, on_failure, batch), None))
             if not pending:
                 return
-            batch, future = pending[0]
+            batch, future, ready = pending[0]
+            if future is None:
+                pending.popleft()
+                yield ready  # type: ignore[misc]
+                continue
             try:
                 results = future.result()
             except BrokenProcessPool:
+                assert pool is not None
                 pool.shutdown(wait=True, cancel_futures=True)
-                for batch, future in pending:  # those that finished keep their results
-                    if future.done() and not future.cancelled() and future.exception() is None:
+                for batch, future, ready in pending:  # those that finished keep their results
+                    if future is None:
+                        yield ready  # type: ignore[misc]
+                    elif future.done() and not future.cancelled() and future.exception() is None:
                         yield from future.result()
                     else:
-                        yield from _one_at_a_time(function, batch, on_failure, warm_up)
+                        yield from _one_at_a_time(function, batch, on_failure, warm_up)  # type: ignore[arg-type]
                 pending.clear()
                 pool = _pool(jobs, warm_up)
                 continue
             pending.popleft()
             yield from results
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _grouped(items: Sequence[Item], quick: Callable[[Item], Result | None] | None,
+             size: int) -> Iterator[tuple[list[Item] | None, Result | None]]:
+    """The items in order as batches of up to `size` for workers, `(batch, None)`, and the
+    results `quick` gave, `(None, result)`."""
+    batch: list[Item] = []
+    for item in items:
+        result = None
+        if quick is not None:
+            try:
+                result = quick(item)
+            except Exception:  # a worker tries it again, and reports what goes wrong
+                result = None
+        if result is None:
+            batch.append(item)
+            if len(batch) < size:
+                continue
+        if batch:
+            yield batch, None
+            batch = []
+        if result is not None:
+            yield None, result
+    if batch:
+        yield batch, None
 
 
 #: The most items sent to a worker at once.

@@ -151,9 +151,9 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
     seen = observe(path) if cache is not None else None
     key = _render_key(render) if cache is not None else None
     try:
-        hit = cache.lookup(config, path, display, seen, read) if cache is not None else None
-        if hit is not None and not (fix and _fix_would_run(hit.diagnostics, config, notebook)):
-            return _served(hit, target, config, read, sources, render, key, cache)
+        served = _from_cache(target, config, fix, cache, sources, render, read, seen) if cache is not None else None
+        if served is not None:
+            return served
         data = read()
         source = decode(data) if notebook else Source.from_bytes(data)
     except (PathError, SourceError, NotebookError) as error:
@@ -177,6 +177,28 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
         _store(cache, config, path, display, data, result, seen,
                None if key is None or result.rendered is None else {key: result.rendered})
     return result
+
+
+def _from_cache(target: Target, config: Config, fix: bool, cache: Cache, sources: bool,
+                render: Callable[[FileResult], list[str]] | None, read: _Reader,
+                seen: list[int] | None) -> FileResult | None:
+    """The file's result served from `cache` (see `process_file`), or None: no entry for
+    it as it is, or fixing could change what it reports. May raise what reading raises."""
+    notebook = is_notebook(target.path)
+    hit = cache.lookup(config, target.path, str(target.path), seen, read)
+    if hit is None or (fix and _fix_would_run(hit.diagnostics, config, notebook)):
+        return None
+    return _served(hit, target, config, read, sources, render, _render_key(render), cache)
+
+
+def cached_result(target: Target, config: Config, fix: bool, cache: Cache, sources: bool = True,
+                  render: Callable[[FileResult], list[str]] | None = None) -> FileResult | None:
+    """`process_file`'s result when the cache has it; None when the file must be linted
+    (or read: whatever reading it or its entry refuses is left to `process_file`)."""
+    try:
+        return _from_cache(target, config, fix, cache, sources, render, _Reader(target.path), observe(target.path))
+    except (OSError, PathError, SourceError, NotebookError):
+        return None
 
 
 def _rendered(result: FileResult, render: Callable[[FileResult], list[str]] | None) -> FileResult:
@@ -258,7 +280,19 @@ class _Task:
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        result = process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources, self.render)
+        return self._kept(process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources,
+                                       self.render))
+
+    def quick(self, work: Work) -> FileResult | None:
+        """The result when it needs no linting (served from the cache), else None."""
+        if isinstance(work, FileResult):
+            return work
+        if self.cache is None:
+            return None
+        result = cached_result(work[0], work[1], self.fix, self.cache, self.keep_sources, self.render)
+        return None if result is None else self._kept(result)
+
+    def _kept(self, result: FileResult) -> FileResult:
         if not self.keep_sources:
             rendered = result.rendered
             result = without_sources(result)
@@ -304,7 +338,7 @@ def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs
             render: Callable[[FileResult], list[str]] | None = None) -> Stream:
     """The results of `plan`'s work, in its order, on up to `jobs` processes."""
     task = _Task(fix, write, cache, keep_sources, render)
-    return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules), len(work))
+    return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules, quick=task.quick), len(work))
 
 
 def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, force_exclude: bool = False,

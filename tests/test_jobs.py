@@ -122,6 +122,58 @@ def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch):
     assert any(line.startswith("rules/GPU202.py:") for line in run.stdout.splitlines())
 
 
+def _even_here(item: int) -> int | None:
+    return (item, os.getpid()) if item % 2 == 0 else None
+
+
+def test_quick_results_are_made_here_and_the_rest_in_workers():
+    items = list(range(4 * MIN_FILES))
+    results = list(ordered_map(_pid_of, items, 2, _failure, quick=_even_here))
+    assert [item for item, _ in results] == items
+    assert {pid for item, pid in results if item % 2 == 0} == {os.getpid()}
+    assert os.getpid() not in {pid for item, pid in results if item % 2}
+
+
+def _pid_of(item: int) -> tuple[int, int]:
+    return item, os.getpid()
+
+
+def test_a_run_where_every_item_is_quick_starts_no_worker(monkeypatch):
+    import gpulint.jobs
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a worker pool was started")
+
+    monkeypatch.setattr(gpulint.jobs, "_pool", no_pool)
+    items = list(range(4 * MIN_FILES))
+    assert list(ordered_map(abs, items, 2, _failure, quick=lambda item: -item)) == [-i for i in items]
+
+
+def test_a_warm_run_lints_only_what_changed_in_workers(project, cli, tmp_path, monkeypatch):
+    import gpulint.jobs
+
+    monkeypatch.setenv("GPULINT_CACHE_DIR", str(tmp_path / "cache"))
+    files = fill_project(project)
+    next(path for path in files if path.name == "latin.py").unlink()  # cannot be decoded: never cached
+    cold = _outputs(cli, "--jobs", "2")
+    for fmt in cold:  # fills the cache, for each format's listing
+        cli("check", ".", "--output-format", fmt, "--jobs", "2")
+    started = []
+    real = gpulint.jobs._pool
+    monkeypatch.setattr(gpulint.jobs, "_pool", lambda *args: started.append(args) or real(*args))
+    for fmt, (code, output) in cold.items():
+        run = cli("check", ".", "--output-format", fmt, "--jobs", "2")
+        assert (run.code, run.stdout) == (code, output), fmt
+    assert started == []  # every file served here, from the cache
+    changed = next(path for path in files if path.suffix == ".py" and "GPU" in path.name)
+    changed.write_text(changed.read_text(encoding="utf-8") + "\nimport pandas as pd\n", encoding="utf-8")
+    fresh = _outputs(cli, "--jobs", "1")
+    for fmt, (code, output) in fresh.items():
+        run = cli("check", ".", "--output-format", fmt, "--jobs", "2")
+        assert (run.code, run.stdout) == (code, output), fmt
+    assert started  # the changed file went to a worker
+
+
 def test_jobs_in_the_configuration(project, cli):
     assert parse_table({"jobs": 3}, project, "pyproject.toml").jobs == 3
     for bad in (0, "2", True, 1.5):
