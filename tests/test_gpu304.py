@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
 
-HEAD = "import torch\nd = 'cuda'\n"
+#: The code under test runs in a function: a tensor made once at a module's top level is
+#: left alone (see test_gpu304_scope.py).
+HEAD = "import torch\nd = 'cuda'\n\n\ndef build(flag):\n"
+
+
+def _body(code: str) -> str:
+    return textwrap.indent(code, "    ")
 
 
 def _only(source: str):
@@ -29,9 +37,9 @@ def _only(source: str):
     ("m = (torch.zeros(3)\n     .to(d))\n", "m = (torch.zeros(3, device=d))\n"),
 ])
 def test_safe_rewrites(line, fixed):
-    assert _only(HEAD + line).fix.applicability is Applicability.SAFE
-    assert fix_text(HEAD + line) == HEAD + fixed
-    assert fix_text(HEAD + fixed) == HEAD + fixed
+    assert _only(HEAD + _body(line)).fix.applicability is Applicability.SAFE
+    assert fix_text(HEAD + _body(line)) == HEAD + _body(fixed)
+    assert fix_text(HEAD + _body(fixed)) == HEAD + _body(fixed)
 
 
 @pytest.mark.parametrize("line", [
@@ -42,15 +50,15 @@ def test_safe_rewrites(line, fixed):
     "m = (torch.zeros(3)  # on the host first\n     .to(d))\n",  # the comment would go with `.to(d)`
 ])
 def test_other_shapes_only_get_a_suggestion(line):
-    assert _only(HEAD + line).fix.applicability is Applicability.DISPLAY
-    assert fix_text(HEAD + line, unsafe_fixes=True) == HEAD + line
+    assert _only(HEAD + _body(line)).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)
 
 
 def test_random_factories_are_unsafe():
-    source = HEAD + "noise = torch.randn(4).cuda()\n"
+    source = HEAD + _body("noise = torch.randn(4).cuda()\n")
     assert _only(source).fix.applicability is Applicability.UNSAFE
     assert fix_text(source) == source
-    assert fix_text(source, unsafe_fixes=True) == HEAD + 'noise = torch.randn(4, device="cuda")\n'
+    assert fix_text(source, unsafe_fixes=True) == HEAD + _body('noise = torch.randn(4, device="cuda")\n')
 
 
 def test_cuda_rewrite_is_equal_on_a_gpu():
@@ -83,9 +91,9 @@ def test_a_move_to_another_tensor_is_not_passed_as_a_device():
     ("m = torch.zeros(3)\nm = m.to(d)", "m = torch.zeros(3, device=d)\n"),  # no line break at the end
 ])
 def test_two_statements_are_merged(lines, fixed):
-    assert _only(HEAD + lines).fix.applicability is Applicability.SAFE
-    assert fix_text(HEAD + lines) == HEAD + fixed
-    assert fix_text(HEAD + fixed) == HEAD + fixed
+    assert _only(HEAD + _body(lines)).fix.applicability is Applicability.SAFE
+    assert fix_text(HEAD + _body(lines)) == HEAD + _body(fixed)
+    assert fix_text(HEAD + _body(fixed)) == HEAD + _body(fixed)
 
 
 @pytest.mark.parametrize("lines", [
@@ -96,8 +104,8 @@ def test_two_statements_are_merged(lines, fixed):
     "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
 ])
 def test_two_statements_otherwise_get_a_suggestion(lines):
-    assert _only(HEAD + lines).fix.applicability is Applicability.DISPLAY
-    assert fix_text(HEAD + lines, unsafe_fixes=True) == HEAD + lines
+    assert _only(HEAD + _body(lines)).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + _body(lines), unsafe_fixes=True) == HEAD + _body(lines)
 
 
 @pytest.mark.parametrize("lines", [
@@ -110,7 +118,7 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
     "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
 ])
 def test_two_statement_near_misses(lines):
-    assert [x for x in lint_source(HEAD + lines) if x.code == "GPU304"] == []
+    assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []
 
 
 @pytest.mark.parametrize("body", [
@@ -119,5 +127,5 @@ def test_two_statement_near_misses(lines):
 ])
 def test_draws_from_a_given_generator_are_left_alone(body):
     # a CPU generator keeps the draws the same on every device, and cannot draw on one
-    source = 'import torch\nd = torch.device("cuda")\n' + body
+    source = 'import torch\nd = torch.device("cuda")\n\n\ndef build():\n' + _body(body)
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []

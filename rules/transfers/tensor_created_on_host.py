@@ -26,13 +26,20 @@ class TensorCreatedOnHost(Rule):
     or moved into a different name (the host tensor is then still there to be used).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
+    Nor is a tensor made once: at the top level of a module or a notebook cell (a class
+    body included), outside any loop or comprehension, such as a CUDA warm-up
+    (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
+    starts. The same call inside a function, a loop or a comprehension is flagged.
     When the host data itself came from the device (`torch.tensor(t.cpu().numpy()).cuda()`)
     GPU303 `device-round-trip` reports it instead.
 
     ## Why is this bad?
     The tensor is allocated and filled by the CPU, then copied over the bus, then the host
     copy is thrown away: two allocations and a transfer where one allocation on the device,
-    filled by the device, would do. In a loop this is a host-to-device copy per iteration.
+    filled by the device, would do. In a loop this is a host-to-device copy per iteration,
+    and in a function one per call. Made once at a module's top level it is a single copy
+    when the program starts: on the real-code corpus every such finding was a one-off (a
+    warm-up, a test input, a FLOPs-count input) that nobody would change.
 
     ## Fix safety
     The fix passes the device to the factory: `torch.zeros(n).to(device)` becomes
@@ -184,6 +191,27 @@ def shifted(latents, steps):
             setup="import torch\nlatents = torch.zeros(N, 3)",
             call="shifted(latents, range(3)).tolist()",
         ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+ramps = []
+for n in range(1, 5):  # one copy per iteration, even at the top level
+    ramps.append(torch.arange(n).to(device) * 2)
+''',
+            fixed='''\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+ramps = []
+for n in range(1, 5):  # one copy per iteration, even at the top level
+    ramps.append(torch.arange(n, device=device) * 2)
+''',
+            requires=("torch",),
+            setup="import torch",
+            call="[ramp.tolist() for ramp in ramps]",
+        ),
     )
     ok = (
         Example('''\
@@ -191,6 +219,12 @@ import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 zeros = torch.zeros(3, device=device)
+'''),
+        Example('''\
+import torch
+
+torch.zeros((2, 2)).cuda()  # made once, to warm up CUDA before a timing
+test_input = torch.tensor([[1, 2, 3]]).to("cuda")
 '''),
         Example('''\
 import torch
@@ -240,6 +274,8 @@ def denoise(unet, latents, steps):
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if _made_once(ctx):
+            return
         move = factory_move(node, ctx.env)
         if move is None and ctx.blocks:
             move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env,
@@ -252,3 +288,9 @@ def denoise(unet, latents, steps):
             message = (f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
                        "pass `device=` to the factory")
         ctx.report(node, message, context={"move": move, "random": move.name in RANDOM_FACTORIES})
+
+
+def _made_once(ctx: RuleContext) -> bool:
+    """The current node runs once per run of the program: at a module's (a notebook cell's)
+    top level or in a class body there, outside any loop or comprehension."""
+    return not ctx.loops and all(isinstance(scope, (ast.Module, ast.ClassDef)) for scope in ctx.scopes)
