@@ -20,7 +20,7 @@ def _lines(source: str) -> list[int]:
     "torch.isnan(t).any()",
 ])
 def test_device_conditions_in_a_loop(condition):
-    source = HEAD + f"for i in range(3):\n    if {condition}:\n        pass\n"
+    source = HEAD + f"for batch in batches:\n    if {condition}:\n        pass\n"
     assert _lines(source) == [8]
 
 
@@ -29,7 +29,7 @@ def test_device_conditions_in_a_loop(condition):
     "len(t) > 1",
 ])
 def test_host_conditions_are_silent(condition):
-    source = HEAD + f"for i in range(3):\n    if {condition}:\n        pass\n"
+    source = HEAD + f"for batch in batches:\n    if {condition}:\n        pass\n"
     assert _lines(source) == []
 
 
@@ -39,4 +39,4 @@ def test_while_condition_counts_without_an_enclosing_loop():
 
 
 def test_one_finding_per_condition():
-    assert _lines(HEAD + "for i in range(3):\n    if t.any() or a.any():\n        pass\n") == [8]
+    assert _lines(HEAD + "for batch in batches:\n    if t.any() or a.any():\n        pass\n") == [8]

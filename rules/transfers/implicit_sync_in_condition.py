@@ -5,10 +5,19 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from gpulint.astutil import walk_local
 from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
-from ._common import runs_another_loop, small_loop, under_host_autocast
+from ._common import (
+    SCALAR_BUILTINS,
+    TORCH_TO_HOST,
+    base_name,
+    loop_parts,
+    runs_another_loop,
+    small_loop,
+    under_host_autocast,
+)
 
 
 def _device_condition(ty: Ty | None) -> bool:
@@ -25,8 +34,17 @@ class ImplicitSyncInCondition(Rule):
 
     Conditions on host values are not flagged, nor conditions outside loops, nor conditions
     in an epoch loop: one that runs a loop over other data on every iteration, in its body
-    or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch.
-    Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
+    or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch;
+    nor in a loop over a literal `range` of a few steps (`for j in range(10):` over images
+    to plot). Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
+
+    Nor when every iteration copies the tested value to the host anyway: it calls
+    `.item()`, `.tolist()`, `.cpu()`, `.numpy()` or `int()`/`float()` on it, or it is the
+    loop of a generator that yields the value to consumers that all copy each item
+    (streaming generation: `if torch.all(next_token == eos): break`, then
+    `yield next_token`, and the file's `for token in generate(...)` loops call
+    `token.tolist()` to decode it). The condition then waits for nothing the copy would
+    not wait for.
 
     ## Why is this bad?
     Python needs a `bool`, so the value is copied to the host, which waits for every kernel
@@ -46,6 +64,37 @@ class ImplicitSyncInCondition(Rule):
     nodes = (ast.If, ast.While, ast.IfExp)
 
     flagged = (
+        Example('''\
+import torch
+
+
+def generate(model, token_ids, max_new_tokens, eos_token_id):
+    for _ in range(max_new_tokens):
+        next_token = torch.argmax(model(token_ids)[:, -1], dim=-1, keepdim=True)
+        if torch.all(next_token == eos_token_id):
+            break
+        yield next_token
+        token_ids = torch.cat([token_ids, next_token], dim=1)
+
+
+model = torch.nn.Embedding(100, 100).to("cuda")
+token_ids = torch.tensor([[1, 2, 3]], device="cuda")
+tokens = torch.cat(list(generate(model, token_ids, 100, eos_token_id=0)), dim=1)  # kept on the device
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+
+
+def losses(batches):
+    history = []
+    for batch in batches:
+        loss = (batch.to(device) ** 2).mean()
+        if torch.isfinite(loss):
+            history.append(loss.detach())  # stays on the device
+    return torch.stack(history)
+'''),
         Example('''\
 import torch
 
@@ -99,6 +148,47 @@ for step in range(100):
         Example('''\
 import torch
 
+
+def stream(model, token_ids, max_new_tokens, eos_token_id):
+    for _ in range(max_new_tokens):
+        next_token = torch.argmax(model(token_ids)[:, -1], dim=-1, keepdim=True)
+        if torch.all(next_token == eos_token_id):  # the consumer decodes the token anyway
+            break
+        yield next_token
+        token_ids = torch.cat([token_ids, next_token], dim=1)
+
+
+model = torch.nn.Embedding(100, 100).to("cuda")
+token_ids = torch.tensor([[1, 2, 3]], device="cuda")
+for token in stream(model, token_ids, 100, eos_token_id=0):
+    print(tokenizer.decode(token.squeeze(0).tolist()), end="")
+'''),
+        Example('''\
+import torch
+
+device = "cuda"
+
+
+def losses(batches):
+    history = []
+    for batch in batches:
+        loss = (batch.to(device) ** 2).mean()
+        if torch.isfinite(loss):
+            history.append(loss.item())  # copied to the host every step anyway
+    return history
+'''),
+        Example('''\
+import matplotlib.pyplot as plt
+import torch
+
+labels = torch.randint(0, 2, (64,), device="cuda")
+for j in range(10):  # ten images to plot
+    plt.subplot(2, 5, j + 1)
+    plt.title("smile" if labels[j] == 1 else "no smile")
+'''),
+        Example('''\
+import torch
+
 weights = torch.ones(3)
 for step in range(10):
     if weights.sum() > 2:
@@ -139,9 +229,15 @@ for step in range(10):
         tested = next((t for t in _truth_tested(test) if _device_condition(ctx.type_of(t))), None)
         if tested is None or under_host_autocast(ctx):
             return
-        real = [loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env)]
+        real = [loop for loop in ctx.loops
+                if not small_loop(loop, ctx.statement, ctx.env) and not _few_iterations(loop, ctx)]
+        if not real and not isinstance(node, ast.While):
+            return  # a loop over a few parts, or a handful of iterations
         if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):
             return  # an epoch loop around its batch loop tests once per epoch
+        iteration = real[-1] if real else node
+        if _copied_anyway(tested, iteration, ctx):
+            return
         ctx.report(tested)  # one finding per condition
 
 
@@ -157,3 +253,65 @@ def _truth_tested(test: ast.expr) -> Iterator[ast.expr]:
 
 
 _IDENTITY = (ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+#: A loop over a literal `range` of at most this many steps runs a handful of times.
+_FEW_ITERATIONS = 16
+
+
+def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
+    """`for j in range(10, 20):`: a literal range of a few steps (a plotting loop over ten
+    images), so the condition syncs a few times in all."""
+    iterable = getattr(loop, "iter", None)
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
+            and ctx.env.is_builtin("range") and not iterable.keywords and 1 <= len(iterable.args) <= 3):
+        return False
+    bounds = [a.value for a in iterable.args if isinstance(a, ast.Constant) and type(a.value) is int]
+    return len(bounds) == len(iterable.args) and bounds[-1:] != [0] and len(range(*bounds)) <= _FEW_ITERATIONS
+
+
+def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bool:
+    """Every iteration copies the tested value to the host anyway, so the condition's sync
+    adds no wait of its own: the iteration calls `.item()`, `.tolist()`, `.cpu()`,
+    `.numpy()` or `int()`/`float()`/`bool()` on it, or it is a generator's loop that yields
+    the value to consumers that all do (`for token in generate(...): token.tolist()`,
+    streaming generation that decodes each token)."""
+    names = {n.id for n in ast.walk(tested) if isinstance(n, ast.Name) and is_device_resident(ctx.type_of(n))}
+    if not names:
+        return False
+    parts = loop_parts(iteration, ctx.statement) if not isinstance(iteration, ast.While) else [
+        iteration.test, *iteration.body]
+    if any(_host_copy_of(node, names) for node in walk_local(parts)):
+        return True
+    yielded = [node for node in walk_local(parts) if isinstance(node, ast.Yield) and node.value is not None
+               and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value))]
+    function = ctx.enclosing_function
+    return bool(yielded) and function is not None and _consumers_copy(function, ctx)
+
+
+def _host_copy_of(node: ast.AST, names: set[str]) -> bool:
+    """`node` copies a value read from one of `names` to the host."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in TORCH_TO_HOST:
+        return base_name(func.value) in names
+    if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and len(node.args) == 1:
+        return base_name(node.args[0]) in names
+    return False
+
+
+def _consumers_copy(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> bool:
+    """The file iterates the generator `function` at least once, and every such loop
+    (`for item in function(...)`) copies each item to the host."""
+    consumers = [node for node in ast.walk(ctx.tree) if isinstance(node, (ast.For, ast.AsyncFor))
+                 and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
+                 and node.iter.func.id == function.name]
+    if not consumers or ctx.semantic.resolve([ctx.tree], function.name) != ([ctx.semantic.function(function)], []):
+        return False
+    for loop in consumers:
+        if not isinstance(loop.target, ast.Name):
+            return False
+        if not any(_host_copy_of(node, {loop.target.id}) for node in walk_local(loop.body)):
+            return False
+    return True
