@@ -60,7 +60,9 @@ _SAME_ROWS = frozenset({
 #: Frame constructors whose rows are their data's: a list of rows, or a dict of columns.
 _FRAMES = frozenset({"pandas.DataFrame", "pandas.DataFrame.from_dict", "modin.pandas.DataFrame"})
 #: Builtins whose result has at most as many items as their (first) argument.
-_SAME_ITEMS_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "dict"})
+_SAME_ITEMS_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate"})
+#: Kinds of value whose arithmetic is element-wise (a list's `*` repeats it instead).
+_ELEMENTWISE_KINDS = frozenset({"array", "series", "frame", "tensor"})
 #: Methods whose result has at most as many rows as their receiver.
 _ROW_KEEPING_METHODS = frozenset({
     "copy", "to_numpy", "tolist", "to_list", "to_frame", "sort_values", "sort_index", "reset_index", "set_index",
@@ -130,10 +132,14 @@ def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
     (`for c in np.unique(y): ... y == c`)."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
-    variable = _loop_variable(loop.target)
+    iterable, target = loop.iter, loop.target
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        iterable, target = iterable.args[0], target.elts[1]  # `for i, c in enumerate(np.unique(y))`
+    variable = _loop_variable(target)
     if variable is None:
         return False
-    labels = _distinct_values_of(loop.iter, ctx)
+    labels = _distinct_values_of(iterable, ctx)
     for node in walk_local(loop.body):
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq)):
             continue
@@ -166,8 +172,6 @@ class _Sizer:
             return None
         if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
             return None if any(isinstance(e, ast.Starred) for e in node.elts) else len(node.elts)
-        if isinstance(node, ast.Dict):
-            return None if None in node.keys else len(node.keys)
         if isinstance(node, ast.Constant):
             return 1 if isinstance(node.value, (int, float, complex, bool)) else None
         if isinstance(node, ast.Name):
@@ -181,8 +185,7 @@ class _Sizer:
                 return self.bound(node.value, depth, before)
             return None
         if isinstance(node, ast.BinOp):
-            # broadcasting: the result's first axis is one of its operands'
-            return _largest(self.bound(node.left, depth, before), self.bound(node.right, depth, before))
+            return self._arithmetic(node, depth, before)
         if isinstance(node, ast.UnaryOp):
             return self.bound(node.operand, depth, before)
         if isinstance(node, ast.Compare):
@@ -190,6 +193,29 @@ class _Sizer:
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and len(node.generators) == 1:
             return self.bound(node.generators[0].iter, depth, before)
         return None
+
+    def _arithmetic(self, node: ast.BinOp, depth: int, before: tuple[int, int] | None) -> int | None:
+        """Element-wise arithmetic broadcasts (the result's first axis is one of its
+        operands'); on lists and tuples `+` joins them and `*` repeats them."""
+        left, right = node.left, node.right
+        if isinstance(node.op, ast.MatMult):
+            return None  # a vector times a matrix has the matrix's columns
+        if isinstance(node.op, ast.Add):
+            bounds = (self.bound(left, depth, before), self.bound(right, depth, before))
+            return None if None in bounds else bounds[0] + bounds[1]  # type: ignore[operator]
+        if isinstance(node.op, ast.Mult):
+            for number, other in ((left, right), (right, left)):
+                if isinstance(number, ast.Constant) and type(number.value) in (int, float):
+                    bound = self.bound(other, depth, before)
+                    factor = max(int(number.value), 1) if type(number.value) is int else 1
+                    return None if bound is None else bound * factor
+            if not all(self._elementwise(side) for side in (left, right)):
+                return None  # `items * n`: as many repetitions as `n` holds
+        return _largest(self.bound(left, depth, before), self.bound(right, depth, before))
+
+    def _elementwise(self, node: ast.expr) -> bool:
+        ty = self.ctx.type_of(node)
+        return ty is not None and ty.kind in _ELEMENTWISE_KINDS
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -277,7 +303,7 @@ class _Sizer:
         if isinstance(func, ast.Name) and ctx.env.is_builtin(func.id):
             if func.id == "range":
                 return _range_length(call)
-            if func.id in _SAME_ITEMS_BUILTINS and call.args and not call.keywords:
+            if func.id in _SAME_ITEMS_BUILTINS and len(call.args) == 1:
                 return self.bound(call.args[0], depth, before)
             if func.id == "zip" and call.args:
                 bounds = [b for b in (self.bound(a, depth, before) for a in call.args) if b is not None]
@@ -288,7 +314,10 @@ class _Sizer:
             if qualname in _FRAMES:
                 return self._frame_rows(call, depth, before)
             if qualname in _SAME_ROWS or is_numpy_ufunc(qualname):
-                return self.bound(call.args[0], depth, before) if call.args else None
+                # every input (a ufunc broadcasts them), and the index a Series is given
+                inputs = [*call.args[:1 if qualname in _SAME_ROWS else None], keyword_value(call, "index")]
+                inputs = [i for i in inputs if i is not None]
+                return _largest(*(self.bound(i, depth, before) for i in inputs)) if call.args else None
             if qualname in ("numpy.arange", "torch.arange", "cupy.arange"):
                 return _arange_length(call)
             if qualname in ("numpy.linspace", "torch.linspace", "numpy.logspace", "numpy.geomspace"):
@@ -330,14 +359,16 @@ class _Sizer:
             value = value_bound_to(statement, data.id) if statement is not None else None
             if isinstance(value, ast.Dict):
                 data = value
+        index = keyword_value(call, "index")
         if isinstance(data, ast.Dict):
             if None in data.keys:
                 return None
             columns = [self.bound(v, depth, before) for v in data.values]
-            index = keyword_value(call, "index")
             if index is not None:
                 columns.append(self.bound(index, depth, before))
             return None if not columns or None in columns else max(columns)  # type: ignore[type-var]
+        if index is not None:
+            return _largest(self.bound(data, depth, before), self.bound(index, depth, before))
         return self.bound(data, depth, before)
 
     # -- subscripts ----------------------------------------------------------------------------
@@ -345,16 +376,18 @@ class _Sizer:
     def _subscript(self, node: ast.Subscript, depth: int, before: tuple[int, int] | None) -> int | None:
         key = node.slice
         base = node.value
-        positional = isinstance(base, ast.Attribute) and base.attr == "iloc"
-        if positional:
-            base = base.value
+        indexer = base.attr if isinstance(base, ast.Attribute) and base.attr in ("iloc", "loc") else ""
+        if indexer:
+            base = base.value  # type: ignore[attr-defined]
         if isinstance(key, ast.Tuple) and key.elts:
             key = key.elts[0]  # the rows' part of `x[rows, columns]`
         if isinstance(key, ast.Slice):
-            taken = _slice_length(key)
+            taken = None if indexer == "loc" else _slice_length(key)  # `.loc` slices by label
             return _smallest(taken, self.bound(base, depth, before))
-        if positional:
+        if indexer == "iloc":
             return None
+        if not self._elementwise(base):
+            return None  # a list's or a dict's item: anything
         receiver = self.bound(base, depth, before)
         if receiver is None:
             return None
@@ -469,7 +502,7 @@ def _loop_variable(target: ast.expr) -> str | None:
 
 def _distinct_values_of(iterable: ast.expr, ctx: "RuleContext") -> ast.expr | None:
     """`y` when the loop iterates the distinct values of `y`: `np.unique(y)`, possibly
-    wrapped in `sorted()`, `list()`, `enumerate()`."""
+    wrapped in `sorted()`, `list()` or `tuple()`."""
     while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
             and iterable.func.id in ("sorted", "list", "tuple") and len(iterable.args) == 1:
         iterable = iterable.args[0]

@@ -67,6 +67,9 @@ HEAD = "import numpy as np\nimport pandas as pd\nimport torch\n"
     "probe([1, 2, 3])",
     "probe(np.array([2, 5]))",
     "probe(range(10))",
+    "probe([1, 2] + [3])",
+    "probe([0] * 3)",
+    "probe(sorted(np.array([3, 1, 2]), reverse=True))",
     "probe(pd.DataFrame({'a': [1, 2, 3], 'b': ['x', 'y', 'z']}))",
     "probe(pd.DataFrame([['green', 'M', 10.1], ['red', 'L', 13.5]]))",
     "probe(np.random.standard_normal((4, 3)))",
@@ -120,6 +123,19 @@ def test_known_small(code: str) -> None:
     "vector = np.array([2, 5])\nprobe(vector + other)",
     # the examples of a lookup whose k is not a literal
     "scores, samples = ds.get_nearest_examples('embeddings', query, k=k)\nprobe(pd.DataFrame(samples))",
+    # a short literal repeated, joined or broadcast to a size the code does not show
+    "probe([0] * 1000000)",
+    "probe([0] * n)",
+    "base = [0]\nprobe(base * count)",
+    "probe(np.array([1, 2]) + big)",
+    "probe(np.add(np.zeros(3), np.load('big.npy')))",
+    "probe(np.zeros(3) @ np.load('matrix.npy'))",
+    "probe(pd.Series(0, index=range(1000000)))",
+    "probe(pd.DataFrame({'a': 0}, index=np.arange(1000000)))",
+    # an item of a small container may itself be large; `.loc` slices by label
+    "columns = {'a': np.load('big.npy')}\nprobe(columns['a'])",
+    "probe(pd.DataFrame(dict(zip(['a', 'b'], [big, other]))))",
+    "frame = pd.read_csv('big.csv')\nprobe(frame.loc[:5])",
 ])
 def test_not_known_small(code: str) -> None:
     assert not small(HEAD + code)
@@ -147,6 +163,8 @@ def test_a_name_read_by_a_value_must_be_bound_before_that_value() -> None:
     ("for c in np.unique(y):\n    picked = np.flatnonzero(y == c)\n    probe_loop()", True),
     ("for c in sorted(np.unique(y)):\n    mask = y == c\n    probe_loop()", True),
     ("for label, count in strategy.items():\n    picked = X[y == label]\n    probe_loop()", True),
+    ("for i, c in enumerate(np.unique(y)):\n    mask = y == c\n    probe_loop()", True),
+    ("for c in zip(range(3), rows):\n    probe_loop()", True),
     # near-misses: distinct values never compared with the array, a scalar comparison
     ("for c in np.unique(y):\n    probe_loop()", False),
     ("for c in np.unique(y):\n    mask = other == c\n    probe_loop()", False),
