@@ -173,3 +173,33 @@ def test_names_rebound_or_looped_over_again_after_the_loop_do_not_block_the_rewr
     for n in (0, 3):
         assert_same_result(run_example(setup, source, "f(df)", n=n), run_example(setup, fixed, "f(df)", n=n),
                            strict=False)
+
+
+@pytest.mark.parametrize(("read", "reported"), [
+    ("torchvision.io.read_image(row['path'])", False),
+    ("Image.open(row['path'])", False),
+    ("open(row['path']).read()", False),
+    ("np.load(row['path'])", False),
+    # nothing read from storage: the row Series is the cost
+    ("row['path'].upper()", True),
+    ("np.sqrt(row['a'])", True),
+])
+def test_a_loop_that_reads_a_file_per_row_is_not_reported(read, reported):
+    source = ("import numpy as np\nimport pandas as pd\nimport torchvision\nfrom PIL import Image\n\n"
+              f"labels = pd.read_csv('labels.csv')\nitems = []\nfor _, row in labels.iterrows():\n"
+              f"    items.append({read})\n")
+    assert [d.code for d in lint_source(source) if d.code == "GPU102"] == (["GPU102"] if reported else [])
+
+
+@pytest.mark.parametrize("frame", [
+    "pd.DataFrame({'a': [1, 2, 3]})",
+    "pd.read_csv('big.csv').head(5)",
+    "pd.read_csv('big.csv').nlargest(3, 'a')",
+])
+def test_a_frame_of_a_few_rows_is_not_reported(frame):
+    source = f"import pandas as pd\n\nframe = {frame}\nfor _, row in frame.iterrows():\n    print(row['a'])\n"
+    assert [d for d in lint_source(source) if d.code == "GPU102"] == []
+    counted = source.replace("for _, row in frame.iterrows()", "for i, (_, row) in enumerate(frame.iterrows())")
+    assert [d for d in lint_source(counted) if d.code == "GPU102"] == []
+    comprehension = f"import pandas as pd\n\nframe = {frame}\nvalues = [row['a'] for _, row in frame.iterrows()]\n"
+    assert [d for d in lint_source(comprehension) if d.code == "GPU102"] == []

@@ -7,7 +7,7 @@ from functools import partial
 
 import pytest
 
-from gpulint import Applicability, all_rules, fix_text
+from gpulint import Applicability, all_rules, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
 from .rule_helpers import findings, idempotent_fix, only_finding
@@ -215,3 +215,15 @@ def test_logic_that_reads_no_cell_stays_python_logic():
               "    return df\n")
     fixed = fix_text(source, unsafe_fixes=True)
     assert "(~(df[\"a\"] >= df[\"b\"])) <= (not (1 < 2.5))" in fixed
+
+
+@pytest.mark.parametrize(("frame", "reported"), [
+    ("pd.DataFrame({'title': ['a', 'b', 'c'], 'minutes': [1, 2, 3]})", False),
+    ("pd.read_csv('lessons.csv').iloc[:12]", False),
+    ("pd.read_csv('lessons.csv')", True),
+    ("pd.read_csv('lessons.csv').iloc[:count]", True),
+])
+def test_a_frame_of_a_few_rows_is_not_reported(frame, reported):
+    source = (f"import pandas as pd\n\nlessons = {frame}\nfor i in range(len(lessons)):\n"
+              "    print(lessons.loc[i, 'title'], lessons.loc[i, 'minutes'])\n")
+    assert [d.code for d in lint_source(source) if d.code == "GPU103"] == (["GPU103"] if reported else [])

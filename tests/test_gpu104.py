@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gpulint import Applicability, fix_text
+from gpulint import Applicability, fix_text, lint_source
 
 from .execution import assert_same_result, run_example
 from .rule_helpers import findings, idempotent_fix
@@ -433,3 +433,27 @@ def test_np_where_alone_is_an_array_and_needs_the_frame_index():
     wrapped = pd.Series(np.where(frame["x"] > 10, "hi", "lo"), index=frame.index)
     expected = frame.apply(lambda r: "hi" if r["x"] > 10 else "lo", axis=1)  # noqa: GPU104
     pd.testing.assert_series_equal(wrapped, expected)
+
+
+@pytest.mark.parametrize(("function", "reported"), [
+    ("lambda row: row['ids'][row['start']:row['stop']]", False),
+    ("lambda row: row['ids'][row['start']:]", False),
+    ("lambda row: row['ids'][row['position']]", False),
+    # cut by constants, or a field used as a bound of something else: a column form exists
+    ("lambda row: row['ids'][:5]", True),
+    ("lambda row: row['a'] * row['b']", True),
+])
+def test_a_row_cutting_its_own_field_by_its_fields_is_not_reported(function, reported):
+    source = f"import pandas as pd\n\ntokens = pd.read_parquet('t.parquet')\nkept = tokens.apply({function}, axis=1)\n"
+    assert [d.code for d in lint_source(source) if d.code == "GPU104"] == (["GPU104"] if reported else [])
+
+
+@pytest.mark.parametrize("frame", [
+    "pd.DataFrame(np.random.standard_normal((4, 3)), columns=list('abc'))",
+    "pd.DataFrame({'a': [1, 2], 'b': [3, 4]})",
+    "pd.read_csv('big.csv').head()",
+])
+def test_a_frame_of_a_few_rows_is_not_reported(frame):
+    source = (f"import numpy as np\nimport pandas as pd\n\nframe = {frame}\n"
+              "total = frame.apply(lambda row: row['a'] + row['b'], axis=1)\n")
+    assert [d for d in lint_source(source) if d.code == "GPU104"] == []

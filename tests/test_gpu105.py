@@ -346,3 +346,15 @@ def test_string_categoricals_keep_what_apply_computes():
     before = run_example("s = pd.Series([' Ab', 'cD ', ' Ab'], dtype='category')", source, "run(s)", n=3)
     after = run_example("s = pd.Series([' Ab', 'cD ', ' Ab'], dtype='category')", fixed, "run(s)", n=3)
     assert _plain(before).tolist() == _plain(after).tolist()
+
+
+@pytest.mark.parametrize(("values", "reported"), [
+    ("pd.DataFrame([['M', 1], ['XL', 2], ['L', 3]], columns=['size', 'n'])['size']", False),
+    ("pd.Series(['M', 'XL', 'L'])", False),
+    ("pd.read_csv('sizes.csv')['size'].head(10)", False),
+    ("pd.read_csv('sizes.csv')['size']", True),
+    ("pd.Series(['M', 'XL', 'L'] * count)", True),
+])
+def test_a_few_values_are_not_reported(values, reported):
+    source = f"import pandas as pd\n\nsizes = {values}\nflags = sizes.apply(lambda x: 1 if x == 'XL' else 0)\n"
+    assert [d.code for d in lint_source(source) if d.code == "GPU105"] == (["GPU105"] if reported else [])

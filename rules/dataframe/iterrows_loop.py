@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import ast
 
+from gpulint.astutil import walk_local
 from gpulint.evidence import iterates_rows
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations, known_small
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Functions that read an image or a file from storage: milliseconds per call, against the
+#: microseconds a row Series costs.
+_FILE_READERS = frozenset({
+    "torchvision.io.read_image", "torchvision.io.decode_image", "torchvision.io.read_file", "PIL.Image.open",
+    "cv2.imread", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread", "matplotlib.pyplot.imread",
+    "matplotlib.image.imread", "skimage.io.imread", "tifffile.imread", "numpy.load", "pandas.read_csv",
+    "pandas.read_parquet", "librosa.load", "soundfile.read", "torchaudio.load",
+})
 
 
 class IterrowsLoop(Rule):
@@ -20,7 +29,9 @@ class IterrowsLoop(Rule):
     (`pd.DataFrame({"a": [1, 2, 3]})`), a few rows taken (`df.head()`, `df.nlargest(5, c)`,
     `df.iloc[:10]`), the examples of a nearest-neighbour lookup
     (`dataset.get_nearest_examples(..., k=5)`), followed through the assignments that reach
-    the loop.
+    the loop. Nor is a loop that reads a file for each row (`torchvision.io.read_image`,
+    `PIL.Image.open`, `cv2.imread`, `np.load`, `pd.read_csv`...): the read takes
+    milliseconds, the row Series microseconds.
 
     ## Why is this bad?
     `iterrows()` builds a new pandas Series for every row: each step allocates, boxes every
@@ -150,6 +161,17 @@ for position, (_, row) in enumerate(orders.iterrows()):
 ''',
         ),
         Example(
+            # a file name per row, but nothing read in the loop
+            source='''\
+import pandas as pd
+
+labels = pd.read_csv("label.csv")
+paths = []
+for name, row in labels.iterrows():
+    paths.append(f"images/{name}")
+''',
+        ),
+        Example(
             # the neighbours of a lookup whose size the code does not show
             source='''\
 import pandas as pd
@@ -162,6 +184,17 @@ for _, row in neighbours.iterrows():
         ),
     )
     ok = (
+        # each row reads an image: the read dominates
+        Example('''\
+import pandas as pd
+import torchvision
+
+labels = pd.read_csv("label.csv")
+images, boxes = [], []
+for name, row in labels.iterrows():
+    images.append(torchvision.io.read_image(f"images/{name}"))
+    boxes.append(row["x"])
+'''),
         # a few rows: the five nearest neighbours of a lookup, a literal frame
         Example('''\
 import pandas as pd
@@ -236,9 +269,21 @@ for position, (_, row) in enumerate(orders.itertuples()):
             if lib is not None and not known_small(counted, ctx):  # `enumerate(df.iterrows())`: shown, not rewritten
                 ctx.report(counted, context={"lib": lib, "counted": True})
             return
-        if lib is not None and not few_iterations(node, ctx):
+        if lib is not None and not few_iterations(node, ctx) and not _reads_a_file_per_row(node.body, ctx):
             ctx.report(node.iter, context={
                 "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
                 "site": tuple(zip(ctx.statements, ctx.blocks)),
                 "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
             })
+
+
+def _reads_a_file_per_row(body: list[ast.stmt], ctx: RuleContext) -> bool:
+    """The loop's body reads a file or an image (a known reader, or the builtin `open`)."""
+    for node in walk_local(body):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id == "open" and ctx.env.is_builtin("open"):
+            return True
+        if ctx.qualname(node.func) in _FILE_READERS:
+            return True
+    return False
