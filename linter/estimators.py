@@ -13,6 +13,7 @@ both `sklearn.ensemble.RandomForestClassifier` and the private
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 
 #: Roles an estimator can play.
 TRANSFORMER = "transformer"  # fit_transform/transform: a Pipeline step
@@ -249,6 +250,7 @@ METRICS_PACKAGES = frozenset({"metrics"})
 METRIC_SUFFIXES = ("_score", "_error", "_loss", "_deviance", "_corrcoef")
 
 
+@lru_cache(maxsize=4096)  # every rule asks of every call's name: the same few names again and again
 def _parts(qualname: str) -> tuple[str, str, str] | None:
     """("sklearn", "ensemble", "RandomForestClassifier") for any module path of the class;
     cuML's top-level classes give ("cuml", "", "PCA")."""
@@ -341,6 +343,10 @@ def is_stateless(qualname: str) -> bool:
 
 def is_splitter(qualname: str | None) -> bool:
     return qualname is not None and _library_key(qualname) in SPLITTERS
+
+
+#: The last part of every splitter's and cross-validation helper's name.
+SPLIT_NAMES = frozenset(name.rsplit(".", 1)[1] for name in (*SPLITTERS, *CROSS_VALIDATION))
 
 
 def cross_validation_x(qualname: str | None) -> int | None:

@@ -126,7 +126,8 @@ squares = np.square(np.arange(10))  # not np.vectorize(lambda x: x * x)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, ast.Call):
-            if ctx.qualname(node.func) == _VECTORIZE:
+            func = node.func
+            if (not isinstance(func, ast.Attribute) or func.attr == "vectorize") and ctx.qualname(func) == _VECTORIZE:
                 ctx.report(node)
             return
         assert isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))

@@ -22,6 +22,7 @@ BUILTINS = frozenset({"abs", "float", "int", "bool", "len", "round", "str"})
 _ELEMENT_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask"})
 #: Element-wise methods per receiver kind (`DataFrame.map` is pandas 2.1's `applymap`).
 _METHODS = {"series": ("apply", "map"), "frame": ("applymap", "map")}
+_ANY_METHOD = frozenset(method for methods in _METHODS.values() for method in methods)
 
 
 class _Body:
@@ -398,7 +399,7 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if not isinstance(func, ast.Attribute):
+        if not isinstance(func, ast.Attribute) or func.attr not in _ANY_METHOD:
             return
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.lib not in _ELEMENT_LOOP_LIBRARIES:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.estimators import PIPELINE, SEARCH, TRANSFORMER, cross_validation_x, is_splitter, is_stateless, role
+from gpulint.estimators import (
+    PIPELINE,
+    SEARCH,
+    SPLIT_NAMES,
+    TRANSFORMER,
+    cross_validation_x,
+    is_splitter,
+    is_stateless,
+    role,
+)
 from gpulint.rule_api import Example, Rule, RuleContext, Tier, assigned_value
 
 
@@ -189,7 +198,7 @@ def _split_data(call: ast.Call, ctx: RuleContext) -> tuple[bool, list[ast.expr]]
     """The data arguments a split or a cross-validation receives, and whether it is a
     train/test split (True) or a cross-validation (False)."""
     func = call.func
-    if isinstance(func, (ast.Name, ast.Attribute)):
+    if isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and func.attr in SPLIT_NAMES:
         qualname = ctx.qualname(func)
         if is_splitter(qualname):
             return True, [a for a in call.args if not isinstance(a, ast.Starred)]

@@ -70,7 +70,7 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
     if not isinstance(node, ast.Call):
         return None
     func = node.func
-    if env.qualname(func) == "cupy.asnumpy":
+    if (not isinstance(func, ast.Attribute) or func.attr == "asnumpy") and env.qualname(func) == "cupy.asnumpy":
         return "`cupy.asnumpy()`"
     if isinstance(func, ast.Attribute):
         receiver = env.type_of(func.value)
@@ -156,6 +156,10 @@ def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.
     return None
 
 
+#: The last parts of the names of the calls that make device data from host data.
+_MADE_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "array", "from_pandas"})
+
+
 def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
     if not isinstance(node, ast.Call):
         return None
@@ -179,6 +183,8 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
             move = func.attr
             plain = plain and not inner_call.keywords
     if constructor_call is None:
+        if isinstance(func, ast.Attribute) and func.attr not in _MADE_FROM_HOST_DATA:
+            return None  # (a qualified name ends with the attribute: no need to work it out)
         name = env.qualname(func) or ""
         if name.startswith("torch.") and name[6:] in ("tensor", "as_tensor"):
             device = keyword_value(node, "device")
