@@ -252,3 +252,14 @@ def test_containers_of_tensors_are_not_tensors(expression):
             values = {expression}
         """)
     assert [d.code for d in lint_source(source) if d.code == "GPU204"] == []
+
+
+@pytest.mark.parametrize(("loop", "reported"), [
+    ("for name, row in frame.iterrows():\n    boxes.append(list(row))\n", False),
+    # the loop's row rebound to something else, or a column of the frame
+    ("for name, row in frame.iterrows():\n    row = frame['a']\n    boxes.append(list(row))\n", True),
+    ("for name in frame.index:\n    boxes.append(list(frame['a']))\n", True),
+])
+def test_the_row_of_an_iterrows_loop_is_not_reported(loop, reported):
+    source = f"import pandas as pd\n\nframe = pd.read_csv('boxes.csv')\nboxes = []\n{loop}"
+    assert [d.code for d in lint_source(source) if d.code == "GPU204"] == (["GPU204"] if reported else [])

@@ -28,7 +28,9 @@ class PythonBuiltinOnArray(Rule):
     (`rng.random(100)`, `np.zeros((3, 4))`), or a few rows taken (`s.head()`, `a[:10]`),
     followed through the assignments that reach the call; and the distinct values a loop
     walks group by group (`for c in sorted(np.unique(y)): ... y == c`), whose own scans of
-    the array cost far more than sorting the values.
+    the array cost far more than sorting the values. Nor is the row of an `iterrows()` loop
+    (`for _, row in df.iterrows(): ... list(row)`): it holds one value per column, and the
+    loop around it is what costs (GPU102).
 
     ## Why is this bad?
     The builtin iterates the array from Python: every element is boxed into a Python (or
@@ -195,6 +197,15 @@ ranked = sorted(eigen_values, reverse=True)
 demo = np.random.random(100)
 print(sum(demo), max(demo[:10]))
 '''),
+        # one row of an `iterrows()` loop: the loop is what costs (GPU102)
+        Example('''\
+import pandas as pd
+
+labels = pd.read_csv("label.csv")
+boxes = []
+for name, row in labels.iterrows():
+    boxes.append(list(row))
+'''),
         # the distinct values of a loop that selects each one's elements: its scans dominate
         Example('''\
 import numpy as np
@@ -266,7 +277,7 @@ pairs = [(a, b) for a, b in zip(values, values[1:])]
         ty = ctx.type_of(argument)
         if ty is None or ty.kind not in _KINDS or ty.kind in ("placed", "output") and ty.lib != "torch":
             return
-        if known_small(argument, ctx) or _iterable_of_few(node, ctx):
+        if known_small(argument, ctx) or _iterable_of_few(node, ctx) or _row_of_iterrows(argument, ctx):
             return  # a few elements: nothing to gain
         ctx.report(node, f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
                          f"use its own method", context={"call": node, "kind": ty.kind, "lib": ty.lib})
@@ -279,3 +290,17 @@ def _iterable_of_few(call: ast.Call, ctx: RuleContext) -> bool:
     """The call is what a loop known to run only a few times iterates."""
     loop = ctx.parent(call)
     return isinstance(loop, (ast.For, ast.AsyncFor)) and loop.iter is call and few_iterations(loop, ctx)
+
+
+
+def _row_of_iterrows(argument: ast.expr, ctx: RuleContext) -> bool:
+    """`argument` is the row an enclosing `for index, row in frame.iterrows()` binds."""
+    if not isinstance(argument, ast.Name):
+        return False
+    loop = ctx.reaching_binding(argument.id)
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop not in ctx.statements:
+        return False
+    target, iterable = loop.target, loop.iter
+    return (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
+            and target.elts[1].id == argument.id and isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "iterrows")

@@ -16,7 +16,7 @@ _FILE_READERS = frozenset({
     "torchvision.io.read_image", "torchvision.io.decode_image", "torchvision.io.read_file", "PIL.Image.open",
     "cv2.imread", "imageio.imread", "imageio.v2.imread", "imageio.v3.imread", "matplotlib.pyplot.imread",
     "matplotlib.image.imread", "skimage.io.imread", "tifffile.imread", "numpy.load", "pandas.read_csv",
-    "pandas.read_parquet", "librosa.load", "soundfile.read", "torchaudio.load",
+    "pandas.read_parquet", "librosa.load", "soundfile.read", "torchaudio.load", "mxnet.image.imread",
 })
 
 
