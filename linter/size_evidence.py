@@ -6,7 +6,8 @@ nearest-neighbour lookup returns, a two-element array written out by hand. `know
 answers, for an expression at the node a rule is looking at, "this value holds at most
 `SMALL` items along its first axis" (rows of a frame or Series, elements of a 1-D array,
 rows of a 2-D one, items of a list), and `few_iterations` the same for the number of
-times a loop runs.
+times a loop runs (or that it runs once per class of an array, selecting that class's
+elements: `for c in np.unique(y): ... y == c`).
 
 The evidence comes from the code, never from names:
 
@@ -113,11 +114,10 @@ def known_small(node: ast.expr, ctx: "RuleContext") -> bool:
 
 
 def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
-    """A `for` loop (or comprehension generator) of the current statement runs at most
-    `SMALL` times: it iterates a value `known_small` holds small, or it walks the distinct
-    values of an array and selects each one's elements (`for c in np.unique(y):` with
-    `y == c` in its body), once per class or group: each iteration scans the whole array
-    anyway, so what the loop does once per iteration costs no more than that scan."""
+    """A `for` loop (or comprehension generator) of the current statement runs only a few
+    times: it iterates a value `known_small` holds small (at most `SMALL` items), or it
+    walks groups (`selects_by_label`): once per class, and each iteration scans the whole
+    array anyway, so what the loop does once per iteration costs no more than that scan."""
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
