@@ -56,15 +56,38 @@ def test_streaming_without_host_copies_is_flagged(consumer):
     ("history.append(loss.detach())", 1),  # stays on the device
     ("history.append(other.item())", 1),  # a different value
 ])
-def test_a_copy_of_the_tested_value_in_the_same_iteration(copy, found):
+def test_a_copy_of_the_tested_value_before_the_condition(copy, found):
     source = HEAD + textwrap.dedent(f"""\
         other = torch.zeros((), device="cuda")
         for batch in batches:
             loss = (batch.to("cuda") ** 2).mean()
-            if torch.isfinite(loss):
-                {copy}
+            {copy}
+            if not torch.isfinite(loss):
+                break
         """)
     assert _found(source) == found
+
+
+def test_a_copy_after_more_queued_work_does_not_count():
+    """The condition stops the host from queuing `backward` while the forward runs; the
+    later `.item()` cannot make up for that."""
+    source = HEAD + textwrap.dedent("""\
+        for batch in batches:
+            loss = (batch.to("cuda") ** 2).mean()
+            if not torch.isfinite(loss):
+                raise ValueError("non-finite loss")
+            loss.backward()
+            history.append(loss.item())
+        """)
+    assert _found(source) == 1
+
+
+def test_a_yield_after_more_work_does_not_count():
+    source = HEAD + GENERATOR.replace(
+        "        yield next_token\n", "        token_ids = model(token_ids)\n        yield next_token\n")
+    assert "token_ids = model(token_ids)\n        yield" in source
+    source += "for token in stream(model, ids, 0):\n    print(token.tolist())\n"
+    assert _found(source) == 1
 
 
 @pytest.mark.parametrize(("loop", "found"), [

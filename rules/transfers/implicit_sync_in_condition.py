@@ -38,13 +38,14 @@ class ImplicitSyncInCondition(Rule):
     nor in a loop over a literal `range` of a few steps (`for j in range(10):` over images
     to plot). Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
 
-    Nor when every iteration copies the tested value to the host anyway: it calls
-    `.item()`, `.tolist()`, `.cpu()`, `.numpy()` or `int()`/`float()` on it, or it is the
-    loop of a generator that yields the value to consumers that all copy each item
-    (streaming generation: `if torch.all(next_token == eos): break`, then
+    Nor when the iteration has already copied the tested value to the host (`.item()`,
+    `.tolist()`, `.cpu()`, `.numpy()`, `int()`/`float()` of it before the condition), or,
+    in a generator, yields it in the very next statement to consumers that all copy each
+    item (streaming generation: `if torch.all(next_token == eos): break`, then
     `yield next_token`, and the file's `for token in generate(...)` loops call
     `token.tolist()` to decode it). The condition then waits for nothing the copy would
-    not wait for.
+    not wait for. A copy later in the iteration, after more work is queued
+    (`loss.backward()`, then `loss.item()`), does not make the condition free.
 
     ## Why is this bad?
     Python needs a `bool`, so the value is copied to the host, which waits for every kernel
@@ -173,8 +174,9 @@ def losses(batches):
     history = []
     for batch in batches:
         loss = (batch.to(device) ** 2).mean()
-        if torch.isfinite(loss):
-            history.append(loss.item())  # copied to the host every step anyway
+        history.append(loss.item())  # copied to the host every step anyway
+        if not torch.isfinite(loss):
+            break
     return history
 '''),
         Example('''\
@@ -271,22 +273,32 @@ def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
 
 
 def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bool:
-    """Every iteration copies the tested value to the host anyway, so the condition's sync
-    adds no wait of its own: the iteration calls `.item()`, `.tolist()`, `.cpu()`,
-    `.numpy()` or `int()`/`float()`/`bool()` on it, or it is a generator's loop that yields
-    the value to consumers that all do (`for token in generate(...): token.tolist()`,
-    streaming generation that decodes each token)."""
+    """The iteration has already copied the tested value to the host when the condition
+    runs, or hands it straight to code that copies it, so the condition's sync waits for
+    nothing the copy does not: `.item()`, `.tolist()`, `.cpu()`, `.numpy()` or
+    `int()`/`float()`/`bool()` of it earlier in the iteration, or, in a generator, the
+    statement right after the condition yields it to consumers that all copy each item
+    (streaming generation: `if torch.all(next_token == eos): break`, `yield next_token`,
+    and `for token in generate(...): token.tolist()`). A copy later in the iteration, after
+    more work is queued (`loss.backward()`, then `loss.item()`), does not count: the
+    condition stops the host from queuing that work while the device catches up."""
     names = {n.id for n in ast.walk(tested) if isinstance(n, ast.Name) and is_device_resident(ctx.type_of(n))}
     if not names:
         return False
     parts = loop_parts(iteration, ctx.statement) if not isinstance(iteration, ast.While) else [
         iteration.test, *iteration.body]
-    if any(_host_copy_of(node, names) for node in walk_local(parts)):
+    start = (tested.lineno, tested.col_offset)
+    if any(_host_copy_of(node, names) and (node.end_lineno, node.end_col_offset) <= start  # type: ignore[attr-defined]
+           for node in walk_local(parts)):
         return True
-    yielded = [node for node in walk_local(parts) if isinstance(node, ast.Yield) and node.value is not None
-               and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node.value))]
+    position = ctx.position()
+    if position is None or position[1] + 1 >= len(position[0]):
+        return False
+    after = position[0][position[1] + 1]
+    yields = (isinstance(after, ast.Expr) and isinstance(after.value, ast.Yield) and after.value.value is not None
+              and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(after.value.value)))
     function = ctx.enclosing_function
-    return bool(yielded) and function is not None and _consumers_copy(function, ctx)
+    return yields and function is not None and _consumers_copy(function, ctx)
 
 
 def _host_copy_of(node: ast.AST, names: set[str]) -> bool:
