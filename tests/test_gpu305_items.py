@@ -162,3 +162,18 @@ def test_the_evidence_is_library_calls_not_names():
         loader = DataLoader(ImageFolder(rows), batch_size=8)
         """
     assert not _flagged(body)
+
+
+def test_a_tuple_returned_by_a_function_is_unpacked_element_by_element():
+    """`dataset, model = load()`: the dataset is the first element returned, not the tuple."""
+    body = """\
+        def load(flag):
+            return ({flag}, torch.nn.Linear(2, 1))
+
+
+        dataset, model = load(1)
+        loader = DataLoader(dataset, batch_size=8)
+        """
+    assert _flagged(body.replace("{flag}", "datasets.MNIST('data')"))
+    assert not _flagged(body.replace("{flag}", "TensorDataset(torch.zeros(4, 2))"))
+    assert not _flagged(body.replace("{flag}", "shared.records"))

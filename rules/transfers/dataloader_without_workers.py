@@ -736,9 +736,27 @@ class _ItemCost:
                         return self.of(value.elts[names.index(name)], scopes, seen)
                     if isinstance(value, ast.ListComp):  # `a, b = [ImageFolder(f) for f in ...]`
                         return self.of(value.elt, scopes, seen)
-                    # `train, val = random_split(ds, ...)`: parts of one dataset
-                    return self.of(value, scopes, seen)
+                    if isinstance(value, ast.Call) and self.ctx.qualname(value.func) in TORCH_VIEWS:
+                        return self.of(value, scopes, seen)  # `train, val = random_split(ds, ...)`
+                    return self._unpacked(value, names.index(name), len(names), scopes, seen)
         return None
+
+    def _unpacked(self, value: ast.expr, index: int, count: int, scopes: list[ast.AST],
+                  seen: frozenset) -> str | None:
+        """Element `index` of what a function of the file returns as a tuple of `count`
+        (`dataset, model, optimizer = load_train_objs()`)."""
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return None
+        found = self.ctx.semantic.resolve(scopes, value.func.id)
+        if not found or found[1] or len(found[0]) != 1 or found[0][0].yields:
+            return None
+        function = found[0][0]
+        inner = self._scopes_of(function.node)
+        returned = [n.value for n in walk_local(function.node.body) if isinstance(n, ast.Return)]
+        if inner is None or not returned or not all(
+                isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == count for v in returned):
+            return None
+        return _join(self.of(v.elts[index], inner, seen) for v in returned)  # type: ignore[union-attr]
 
     def _returned(self, function: FunctionFacts, seen: frozenset) -> str | None:
         """What the values a function of the file returns cost (a generator's: unknown)."""
