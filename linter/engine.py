@@ -82,6 +82,8 @@ class _Walker:
         self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
         #: Rules that look back over the whole file once the walk is done.
         self.finishers: list[tuple[type[Rule], Callable]] = []
+        #: Per method name, the handlers of calls of that method (`Rule.calls`).
+        self.method_handlers: dict[str, list[tuple[type[Rule], Callable]]] = {}
         for rule_class in rules:
             instance = rule_class()
             if rule_class.finish is not Rule.finish:
@@ -140,7 +142,16 @@ class _Walker:
     # -- generic traversal ---------------------------------------------------------
     def visit(self, node: ast.AST) -> None:
         kind = type(node)
-        handlers = self.handlers.get(kind)
+        if kind is ast.Call and type(node.func) is ast.Attribute:  # type: ignore[attr-defined]
+            attr = node.func.attr  # type: ignore[attr-defined]
+            handlers = self.method_handlers.get(attr)
+            if handlers is None:
+                handlers = self.method_handlers[attr] = [
+                    (rule_class, check) for rule_class, check in self.handlers.get(ast.Call, ())
+                    if rule_class.calls is None or attr in rule_class.calls
+                ]
+        else:
+            handlers = self.handlers.get(kind)
         if handlers and not self.muted:
             ctx = self.ctx
             ctx._answers = {}

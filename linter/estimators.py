@@ -124,6 +124,9 @@ N_JOBS = frozenset(
     inspection.permutation_importance""".split()
 )
 
+#: The class and function names of `N_JOBS` (what a call of one of them ends with).
+N_JOBS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in N_JOBS)
+
 #: Entries of `N_JOBS` that fit the estimators they are given (or clones of them) in worker
 #: processes. An estimator there left with `random_state=None` draws from NumPy's global
 #: random state, which the workers do not share: code that made it reproducible with

@@ -123,6 +123,12 @@ class Rule:
     message: ClassVar[str]
     #: The `ast` node types `check` wants to see.
     nodes: ClassVar[tuple[type[ast.AST], ...]]
+    #: For a rule that checks `ast.Call` nodes: the method names it can act on when the
+    #: callee is an attribute (`x.item()`, `np.vectorize(...)`: a qualified name ends with
+    #: the attribute, so aliases cannot hide one). The engine then skips the rule for calls
+    #: of any other attribute; calls of a plain name or of anything else always reach it.
+    #: None: every call.
+    calls: ClassVar[frozenset[str] | None] = None
     fix: ClassVar[FixAvailability] = FixAvailability.NONE
     flagged: ClassVar[tuple[Example, ...]] = ()
     ok: ClassVar[tuple[Example, ...]] = ()
@@ -195,6 +201,8 @@ def _register(rule: type[Rule]) -> None:
     if not isinstance(rule.tier, Tier):
         raise TypeError(f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), "
                         f"got {rule.tier!r}")
+    if rule.calls is not None and not (isinstance(rule.calls, frozenset) and ast.Call in rule.nodes):
+        raise TypeError(f"rule {rule.__qualname__}: `calls` is a frozenset of method names, for a rule of ast.Call nodes")
     existing = REGISTERED.get(rule.code)
     if existing is not None and existing.__qualname__ != rule.__qualname__:
         raise TypeError(f"rule code {rule.code} used twice: {existing.__qualname__}, {rule.__qualname__}")

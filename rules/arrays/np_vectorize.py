@@ -37,6 +37,7 @@ class NpVectorize(Rule):
     tier = Tier.DEFAULT  # real code: 1 of 1 checked finding useful
     message = "`np.vectorize` calls a Python function once per element; write the function with array operations"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
+    calls = frozenset({"vectorize"})
 
     flagged = (
         Example(

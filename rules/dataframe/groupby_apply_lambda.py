@@ -110,6 +110,7 @@ class GroupbyApplyLambda(Rule):
     tier = Tier.DEFAULT  # no real-code finding; flags only a lambda calling one built-in aggregation
     message = "a lambda called once per group where a built-in groupby aggregation exists"
     nodes = (ast.Call,)
+    calls = frozenset(_METHODS)
     fix = FixAvailability.UNSAFE
 
     flagged = (

@@ -46,6 +46,7 @@ class ComputeInLoop(Rule):
     tier = Tier.DEFAULT  # no real-code finding, 57 labelled near-misses silent
     message = "`.compute()` inside a loop runs one task graph per item: collect them, `dask.compute(*items)` once"
     nodes = (ast.Call,)
+    calls = frozenset({"compute"})
     fix = FixAvailability.DISPLAY
 
     flagged = (

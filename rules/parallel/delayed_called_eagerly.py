@@ -47,6 +47,7 @@ class DelayedCalledEagerly(Rule):
     tier = Tier.DEFAULT  # no real-code finding; flags only a delayed graph computed at once
     message = "`dask.delayed` computed right away: call the function directly, or keep it lazy and compute once"
     nodes = (ast.Call,)
+    calls = frozenset({"compute"})  # `x.compute()`, `dask.compute(...)`; `delayed(f)(x)` calls a call
 
     flagged = (
         Example(

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 
 from gpulint.astutil import walk_local
-from gpulint.estimators import is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
+from gpulint.estimators import N_JOBS_NAMES, is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
 _SETUP = (
@@ -97,6 +97,7 @@ class EstimatorWithoutNJobs(Rule):
     tier = Tier.PREVIEW  # real code: 25 of 39 checked findings useful
     message = "parallelisable estimator or helper without `n_jobs` uses one core: pass `n_jobs=-1`"
     nodes = (ast.Call,)
+    calls = N_JOBS_NAMES
     fix = FixAvailability.SAFE
 
     flagged = (

@@ -53,6 +53,8 @@ CUPY_TO_HOST = frozenset({"get", "item", "tolist"})
 CUDF_TO_HOST = frozenset({"to_pandas", "to_numpy", "to_arrow", "tolist", "to_list"})
 #: Builtins that turn a one-element tensor or array into a Python number.
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+#: The methods a copy to the host (`to_host`) can be a call of: the rules' `calls`.
+TO_HOST_METHODS = TORCH_TO_HOST | CUPY_TO_HOST | CUDF_TO_HOST | {"to", "asnumpy"}
 
 
 def _is_torch(ty: Ty | None) -> bool:
@@ -158,6 +160,8 @@ def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.
 
 #: The last parts of the names of the calls that make device data from host data.
 _MADE_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "array", "from_pandas"})
+#: The methods a round trip (`round_trip`) can be a call of: the rules' `calls`.
+ROUND_TRIP_METHODS = frozenset({"to", "cuda"}) | _MADE_FROM_HOST_DATA
 
 
 def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
@@ -377,6 +381,11 @@ class HostToDevice:
     call: ast.Call
     moved: ast.expr
     library: str  # "torch", "cupy", "cudf"
+
+
+#: The methods a copy to the device (`host_to_device`) can be a call of: the rules' `calls`.
+TO_DEVICE_METHODS = frozenset({"to", "cuda", "tensor", "as_tensor", "asarray", "array", "from_pandas", "DataFrame",
+                               "Series"})
 
 
 def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:

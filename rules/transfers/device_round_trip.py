@@ -6,7 +6,7 @@ import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
-from ._common import round_trip
+from ._common import ROUND_TRIP_METHODS, round_trip
 
 _SETUP = """\
 import torch
@@ -50,6 +50,7 @@ class DeviceRoundTrip(Rule):
     tier = Tier.DEFAULT  # no real-code finding; flags only a device-host-device copy in one expression
     message = "value copied from the device to the host and back; copy it on the device instead"
     nodes = (ast.Call,)
+    calls = ROUND_TRIP_METHODS
     fix = FixAvailability.SAFE
 
     flagged = (

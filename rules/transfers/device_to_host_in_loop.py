@@ -6,7 +6,15 @@ import ast
 
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 
-from ._common import round_trip, runs_another_loop, small_loop, to_host, under_host_autocast
+from ._common import (
+    ROUND_TRIP_METHODS,
+    TO_HOST_METHODS,
+    round_trip,
+    runs_another_loop,
+    small_loop,
+    to_host,
+    under_host_autocast,
+)
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -67,6 +75,7 @@ class DeviceToHostInLoop(Rule):
     tier = Tier.DEFAULT  # real code: 88 of 91 checked findings useful
     message = "copy from the device to the host inside a loop: each one waits for the device; keep values on the device and copy once after the loop"
     nodes = (ast.Call, ast.Attribute)
+    calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
     fix = FixAvailability.DISPLAY
 
     flagged = (

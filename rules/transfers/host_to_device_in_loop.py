@@ -11,6 +11,7 @@ from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 from ._common import (
     FRESH_METHODS,
     HostToDevice,
+    TO_DEVICE_METHODS,
     LoopFacts,
     call_is_pure,
     factory_move,
@@ -76,6 +77,7 @@ class HostToDeviceInLoop(Rule):
     tier = Tier.DEFAULT  # real code: 2 of 2 checked findings useful
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
+    calls = TO_DEVICE_METHODS
     fix = FixAvailability.SAFE
 
     flagged = (
