@@ -82,14 +82,14 @@ def test_match_uses_the_finding_span_cell_and_code():
 
 
 SCRIPT = """import torch
-
-device = "cuda" if torch.cuda.is_available() else "cpu"
-ramp = torch.arange(
-    10
-).to(device)
-kept = torch.arange(10, device=device)
+def build():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    ramp = torch.arange(
+        10
+    ).to(device)
+    kept = torch.arange(10, device=device)
 """
-CELL = 'import torch\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nmask = torch.ones(3).cuda()\n'
+CELL = 'import torch\ndef build():\n    mask = torch.ones(3).cuda()\n'
 
 
 def test_recall_end_to_end_on_a_tiny_corpus(tmp_path, capsys):
