@@ -35,6 +35,10 @@ older versions.
     python benchmarks/engine_speed.py --realcode                  # writes results/engine_speed_realcode.*
     python benchmarks/engine_speed.py --realcode --files 250      # the first 250 files (a fixed shuffle)
     python benchmarks/engine_speed.py --realcode --rss-sizes 250 1000 3000   # peak RSS at each size too
+
+With `--rss-sizes`, each size's runs also report the peak of the whole process tree's
+resident sets added up (the main process and its workers at once, sampled from /proc every
+20 ms), which is what grows when each process stays small but all of them together do not.
 """
 
 from __future__ import annotations
@@ -482,6 +486,44 @@ class Process:
     returncode: int
     stdout: bytes
     stderr: bytes
+    #: The peak of the resident sets of the command and all its descendants (a pool's
+    #: workers) added up, sampled every `TREE_SAMPLE_S` seconds; None when not sampled.
+    tree_rss_mib: float | None = None
+
+
+#: How often `run_process(..., sample_tree=True)` adds up the resident sets of a process tree.
+TREE_SAMPLE_S = 0.02
+
+
+def _children(pid: int) -> list[int]:
+    """The child processes of `pid` (Linux: /proc/PID/task/*/children)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as listing:
+                found += [int(child) for child in listing.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def _resident(pid: int) -> int:
+    """The resident set of `pid` in bytes (0 once it has ended)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def tree_resident(pid: int) -> int:
+    """The resident sets of the descendants of `pid` (not `pid` itself), added up, in bytes."""
+    total, pending = 0, _children(pid)
+    while pending:
+        child = pending.pop()
+        total += _resident(child)
+        pending += _children(child)
+    return total
 
 
 #: Runs a command as its child and writes the child's wall time and `os.wait4` figures to a
@@ -506,16 +548,28 @@ with open(report, "w") as out:
 
 
 def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
-                timeout: float = PROCESS_TIMEOUT) -> Process:
+                timeout: float = PROCESS_TIMEOUT, sample_tree: bool = False) -> Process:
     """Run `argv` to its end. CPU time and peak RSS are those `os.wait4` gives for the
     process: user plus system time of it and of the children it waited for (a pool's
-    workers), and the largest resident set among them (Linux counts `ru_maxrss` in KiB)."""
+    workers), and the largest resident set among them (Linux counts `ru_maxrss` in KiB).
+    `sample_tree` (Linux): also the peak of the whole tree's resident sets added up
+    (`tree_rss_mib`), which is what the machine must hold at once."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".wait4") as report:
         launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, report.name, *argv], cwd=cwd, env=env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        sampled = sample_tree and os.path.isdir("/proc")
+        tree = 0
         try:
-            launcher.wait(timeout)
+            if sampled:
+                deadline = time.monotonic() + timeout
+                while launcher.poll() is None:
+                    if time.monotonic() > deadline:
+                        raise subprocess.TimeoutExpired(argv, timeout)
+                    tree = max(tree, tree_resident(launcher.pid))  # the command and its workers
+                    time.sleep(TREE_SAMPLE_S)
+            else:
+                launcher.wait(timeout)
         except subprocess.TimeoutExpired:
             os.killpg(launcher.pid, 9)
             launcher.wait()
@@ -526,7 +580,7 @@ def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
             return Process(float("nan"), float("nan"), float("nan"), -9, out.read(), err.read() + b"\ntimed out")
         scale = 1024 if sys.platform != "darwin" else 1  # macOS counts bytes
         return Process(float(fields[0]), float(fields[1]), int(fields[2]) * scale / 2**20, int(fields[3]),
-                       out.read(), err.read())
+                       out.read(), err.read(), tree / 2**20 if sampled else None)
 
 
 @dataclass
@@ -698,9 +752,10 @@ def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path) ->
         relative = [str(path.relative_to(corpus)) for path in files]
         for tool in tools:
             progress(f"peak RSS: {tool.label} on {len(files)} files")
-            run = run_process(tool.argv + relative, corpus, tool.env)
-            rows.append({"files": len(files), "tool": tool.label, "peak_rss_mib": run.rss_mib, "wall_s": run.wall,
-                         "cpu_s": run.cpu, "exit": run.returncode})
+            run = run_process(tool.argv + relative, corpus, tool.env, sample_tree=True)
+            rows.append({"files": len(files), "tool": tool.label, "peak_rss_mib": run.rss_mib,
+                         "peak_tree_rss_mib": run.tree_rss_mib, "wall_s": run.wall, "cpu_s": run.cpu,
+                         "exit": run.returncode})
     progress("")
     return rows
 
@@ -861,6 +916,13 @@ def speed_markdown(payload: dict) -> str:
                   "|---|" + "---:|" * len(sizes)]
         lines += [f"| {tool} |" + "".join(f" {_figure(found.get((tool, size)), 0)} |" for size in sizes)
                   for tool in tools]
+        trees = {(row["tool"], row["files"]): row["peak_tree_rss_mib"] for row in memory
+                 if row.get("peak_tree_rss_mib") is not None}
+        if trees:
+            lines += ["", "| Peak RSS MiB of the process tree (all processes at once) by files linted |"
+                      + "".join(f" {size:,} |" for size in sizes), "|---|" + "---:|" * len(sizes)]
+            lines += [f"| {tool} |" + "".join(f" {_figure(trees.get((tool, size)), 0)} |" for size in sizes)
+                      for tool in tools if any((tool, size) in trees for size in sizes)]
     return "\n".join(lines)
 
 
