@@ -106,7 +106,7 @@ def test_report_counts_tiers_and_shares_and_annotates_the_difference():
     assert "0 new, 0 vanished (no difference)" in same
 
 
-SCRIPT = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nramp = torch.arange(10).to(device)\n'
+SCRIPT = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nramp = [torch.arange(n).to(device) for n in range(9)]\n'
 
 
 def test_main_on_a_tiny_corpus(tmp_path, capsys):

@@ -214,7 +214,7 @@ DEVICE_EXPRESSIONS = {
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained("gpt2").to("cuda")
-        start = torch.zeros(1, 1, dtype=torch.long).to(model.device)  # GPU304
+        starts = [torch.zeros(1, n, dtype=torch.long).to(model.device) for n in range(3)]  # GPU304
     ''',
     "next_parameters_device": '''
         import torch
@@ -271,7 +271,7 @@ DEVICE_EXPRESSIONS = {
         import torch
 
         local_rank = int(os.getenv("LOCAL_RANK", "0"))
-        ones = torch.ones(3).to(local_rank)  # GPU304
+        ones = [torch.ones(n).to(local_rank) for n in range(3)]  # GPU304
     ''',
     "rank_from_torch_distributed": '''
         import torch
@@ -317,7 +317,7 @@ DEVICE_EXPRESSIONS = {
         import torch
 
         device = torch.cuda.current_device()
-        ones = torch.ones(3).to(device)  # GPU304
+        ones = [torch.ones(n).to(device) for n in range(3)]  # GPU304
     ''',
     "device_count_is_not_a_device": '''
         import torch
@@ -404,7 +404,7 @@ def test_legacy_constructors(source):
 
 def test_legacy_constructors_get_no_device_keyword():
     """`torch.LongTensor(v, device="cuda")` raises: the rewrite is only shown, never applied."""
-    source = "import torch\nlabels = torch.LongTensor([1, 2]).cuda()\n"
+    source = "import torch\n\n\ndef labels():\n    return torch.LongTensor([1, 2]).cuda()\n"
     [finding] = [d for d in lint_source(source) if d.code == "GPU304"]
     assert finding.fix is not None
     assert finding.fix.applicability == Applicability.DISPLAY
@@ -418,6 +418,7 @@ ACCELERATE = {
         import torch
         from accelerate import Accelerator
         from torch.utils.data import DataLoader
+        from torchvision import datasets
 
         accelerator = Accelerator()
 
@@ -428,8 +429,8 @@ ACCELERATE = {
             return batch
 
 
-        def train(dataset, model, optimizer):
-            loader = DataLoader(dataset, batch_size=4, collate_fn=collate)  # GPU305
+        def train(root, model, optimizer):
+            loader = DataLoader(datasets.ImageFolder(root), batch_size=4, collate_fn=collate)  # GPU305
             model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
             for batch in loader:
                 print(batch["pixels"].sum().item())  # GPU301
@@ -482,7 +483,7 @@ ACCELERATE = {
         from accelerate import Accelerator
 
         accelerator = Accelerator()
-        mask = torch.ones(8, 8).to(accelerator.device)  # GPU304
+        masks = [torch.ones(n, n).to(accelerator.device) for n in range(8)]  # GPU304
     ''',
     "gather_and_unwrap": '''
         from accelerate import Accelerator
@@ -606,7 +607,7 @@ TRANSFORMERS = {
         from transformers import pipeline
 
         classify = pipeline("text-classification", model="distilbert-base-uncased", device=0)
-        prompt = torch.zeros(1, 4, dtype=torch.long).to(classify.device)  # GPU304
+        prompts = [torch.zeros(1, n, dtype=torch.long).to(classify.device) for n in range(4)]  # GPU304
 
 
         def scores(texts):
@@ -767,11 +768,12 @@ LOADERS = {
                 print(x.sum().item())  # OK
     ''',
     "pyg_loader": '''
+        from torch_geometric.datasets import TUDataset
         from torch_geometric.loader import DataLoader
 
 
-        def train(model, dataset):
-            loader = DataLoader(dataset, batch_size=32, shuffle=True)  # GPU305
+        def train(model, root, transform):
+            loader = DataLoader(TUDataset(root, "MUTAG", transform=transform), batch_size=32, shuffle=True)  # GPU305
             for data in loader:
                 data = data.cuda()
                 model(data)
@@ -782,8 +784,9 @@ LOADERS = {
         device = "cuda"
 
 
-        def train(model, dataset):
-            loader = torch_geometric.data.DataLoader(dataset, batch_size=32)  # GPU305
+        def train(model, root, transform):
+            graphs = torch_geometric.datasets.TUDataset(root, "MUTAG", transform=transform)
+            loader = torch_geometric.data.DataLoader(graphs, batch_size=32)  # GPU305
             for data in loader:
                 model(data.to(device))
     ''',
