@@ -65,5 +65,5 @@ def test_torch_round_trips(line, applicability, fixed):
 
 
 def test_host_data_is_not_a_round_trip():
-    source = "import torch\nhost = torch.ones(3)\nu = torch.tensor(host.numpy()).to('cuda')\n"
+    source = "import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
     assert [d.code for d in lint_source(source)] == ["GPU304"]
