@@ -2,7 +2,7 @@
 
 Line magics (`%matplotlib inline`, `x = %timeit f()`), shell escapes (`!ls`, `files = !ls`),
 help (`obj?`, `?obj`), autocall escapes and the first line of a cell magic (`%%time`) are
-not Python. Each such line becomes a placeholder name (keeping its indentation, and the
+not Python; nor is a cell indented as a whole, which IPython dedents (it is skipped). Each such line becomes a placeholder name (keeping its indentation, and the
 assigned names of `x = %magic`), so the cell keeps its lines and columns and nothing is
 reported on it; `unmask_ipython` puts the lines back into a fixed cell. A cell that already
 parses as Python is never changed: IPython syntax is only looked for where Python fails.
@@ -43,6 +43,8 @@ _LOAD_EXTENSION = re.compile(r"([ \t]*)%?(load_ext|reload_ext)[ \t]+([\w.]+)[ \t
 _PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _PLACEHOLDER = "__gpulint_ipython_{}__"
+#: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
+_LEADING_INDENT = re.compile(r"[ \t]+")
 
 
 def split_lines(text: str) -> list[str]:
@@ -147,15 +149,32 @@ def may_hold_ipython(text: str) -> bool:
 
 def mask_cell_magic(text: str) -> Masked:
     """The cell with only its cell magic line (`%%time`) masked; skipped when the magic's
-    body is not Python. This is the cell as Python sees it when it parses."""
+    body is not Python, or when the cell is indented as a whole (`_dedented`). This is the
+    cell as Python sees it when it parses."""
     lines = split_lines(text)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     cell_magic = _CELL_MAGIC.match(lines[first]) if first is not None else None
     if cell_magic is None:
-        return Masked(text)
+        return Masked(text, skipped=_indented_as_a_whole(lines))
     if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
         return Masked(text, skipped=True)
     return _Masker(lines).replace_line(first).done()
+
+
+def _indented_as_a_whole(lines: list[str]) -> bool:
+    """IPython removes the indentation of a cell's first line from every line that starts
+    with it, so a cell pasted with its indentation runs. Such a cell is valid, but its
+    columns are not Python's: it is skipped (neither a syntax error nor linted) when it
+    does not parse as it stands and does once dedented (its IPython lines masked)."""
+    indent = _LEADING_INDENT.match(lines[0]) if lines else None
+    if indent is None:
+        return False
+    text = "".join(lines)
+    if parses(text):
+        return False
+    space = indent.group(0)
+    dedented = Masked("".join(line[len(space):] if line.startswith(space) else line for line in lines))
+    return parses(dedented.text) or may_hold_ipython(dedented.text) and parses(mask_lines(dedented).text)
 
 
 def mask_lines(cell: Masked) -> Masked:

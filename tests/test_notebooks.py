@@ -27,7 +27,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 MESSAGES = {rule.code: rule.message for rule in all_rules()}
 
 IMPORTS = "%matplotlib inline\nimport pandas as pd"
-FRAME = "sales = pd.DataFrame({'price': [3.0, 5.0, 8.0], 'cost': [1.0, 2.0, 9.0]})\nsales.head()"
+FRAME = "sales = pd.DataFrame({'price': [3.0, 5.0, 8.0] * 400, 'cost': [1.0, 2.0, 9.0] * 400})\nsales.head()"
 ITERROWS = "margins = []\nfor _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])\nmargins"
 TOTAL = "total = sales['price'].sum()\nprint(total)"
 
@@ -164,14 +164,14 @@ def test_diff_shows_only_the_cell_source_and_applies(project, cli, tmp_path):
 #: frame is grown (GPU101) in cell 5 from a frame created in cell 1 and read in cell 6; an
 #: array is grown (GPU202) in cell 7. Cells end without a line break, as Jupyter saves them.
 CROSSING = [
-    "import numpy as np\nimport pandas as pd\nsales = pd.DataFrame({'price': [3.0, 5.0], 'cost': [1.0, 2.0]})"
-    "\nframe = pd.DataFrame()",
+    "import os\nimport numpy as np\nimport pandas as pd\nsales = pd.DataFrame({'price': [3.0, 5.0] * 100, 'cost': [1.0, 2.0] * 100})"
+    "\nframe = pd.DataFrame()\nsteps = int(os.environ.get('STEPS', '3'))",
     "margins = []",
     "for _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])",
     "print(margins)",
-    "for i in range(3):\n    frame = pd.concat([frame, pd.DataFrame({'a': [i]})])",
+    "for i in range(steps):\n    frame = pd.concat([frame, pd.DataFrame({'a': [i]})])",
     "print(len(frame))",
-    "values = np.array([])\nfor i in range(3):\n    values = np.append(values, i)\nprint(values)",
+    "values = np.array([])\nfor i in range(steps):\n    values = np.append(values, i)\nprint(values)",
 ]
 
 
@@ -359,6 +359,26 @@ def test_real_syntax_errors_next_to_automagic_are_still_reported():
     assert [(d.cell, d.code, d.start.line) for cell in found for d in cell] == [(2, "GPU001", 2)]
 
 
+@pytest.mark.parametrize("cell", [
+    " Image(filename='figure.png', width=600) ",  # pasted with a space in front
+    " def compute(a, b):\n    return a - b\n\nprint(compute(1, 2))",  # lines not starting with it stay
+    "    model.add(layer)\n    \nmodel.summary()",
+    "   %time f()\n   y = 2",  # dedented, then masked
+    " >>> x = 1",  # dedented, then its prompt stripped
+])
+def test_a_cell_indented_as_a_whole_is_valid_ipython_and_is_skipped(cell):
+    cells = [IMPORTS, FRAME, cell, "print 'python 2'"]
+    found = lint_cells(cells)
+    assert [(d.cell, d.code) for cell in found for d in cell] == [(4, "GPU001")]
+    assert fix_cells(cells, unsafe_fixes=True)[2] == cell
+
+
+@pytest.mark.parametrize("cell", ["    x = (1", "  y = 1\n    z = 2", "\n    x = 1"])
+def test_an_indented_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
+    found = lint_cells([IMPORTS, cell])
+    assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]
+
+
 def test_a_fix_that_drops_an_ipython_line_is_refused():
     masked = mask_ipython("%time x = 1\ny = 2")
     placeholder = masked.text.splitlines()[0]
@@ -440,7 +460,7 @@ def _code(source, **extra) -> dict:
 
 @pytest.mark.parametrize("dump", [{"indent": 2}, {}, {"indent": 1, "ensure_ascii": True}, {"indent": 4}])
 def test_fix_keeps_the_files_json_style(project, cli, dump):
-    cells = [_code(["import pandas as pd\n", "# naïve frame\n", "sales = pd.DataFrame({'price': [1.0]})"], id="a"),
+    cells = [_code(["import pandas as pd\n", "# naïve frame\n", "sales = pd.DataFrame({'price': [1.0] * 200})"], id="a"),
              _code(ITERROWS + "  # café", id="b"),  # a string, not a list; kept non-ASCII
              _code(["x = 'é'"], id="c")]
     path = _raw_notebook(project / "nb.ipynb", cells, **dump)
@@ -457,7 +477,7 @@ def test_fix_keeps_the_files_json_style(project, cli, dump):
 
 
 def test_written_list_style_follows_the_cell(project, cli):
-    cells = [_code("import pandas as pd\nsales = pd.DataFrame({'price': [1.0], 'cost': [0.5]})", id="a"),
+    cells = [_code("import pandas as pd\nsales = pd.DataFrame({'price': [1.0] * 200, 'cost': [0.5] * 200})", id="a"),
              _code(re.findall(r"[^\n]*\n|[^\n]+", ITERROWS), id="b")]
     path = _raw_notebook(project / "nb.ipynb", cells, indent=1)
     assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
