@@ -87,6 +87,29 @@ def test_report_counts_the_default_set_and_groups_noise():
     assert "- GPU301 (2): toy" in text
 
 
+def test_a_top_up_draws_only_what_the_quotas_lack(tmp_path):
+    items = [_finding("GPU301", "a/b", f"f{i}.py", 1) for i in range(20)]
+    path = tmp_path / "findings.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    findings = read_findings(path)
+    first = draw(findings, seed=1, per_rule=5, per_file=1, syntax=0)
+    gone = Place("GPU301", "a/b", "no-longer-reported.py", 0, 1)
+    more = draw(findings, seed=1, per_rule=8, per_file=1, syntax=0, already=[*first, gone])
+    assert len(more) == 3 and not set(more) & set(first)
+
+
+def test_sampled_findings_no_longer_reported_are_left_out_and_counted():
+    places = [Place("GPU301", "a/b", "x.py", 0, 1)]
+    sample = [
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "9", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+    ]
+    text = report(places, sample, {"GPU301": "default"})
+    assert "| GPU301 | default | 1 | 1 | 1 | 0 | 0 | 100% |" in text
+    assert "no longer reported (left out above): 1, of them 0 useful: GPU301 1." in text
+    assert "toy" not in text
+
+
 def test_bad_sample_is_a_clear_error(tmp_path, capsys):
     bad = tmp_path / "sample.csv"
     bad.write_text("repo,path\n", encoding="utf-8")

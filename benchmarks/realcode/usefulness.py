@@ -10,16 +10,19 @@ Two steps, both on one findings file of `gpulint check --select ALL --output-for
 copy of `benchmarks/.corpus/realcode`):
 
     python -m benchmarks.realcode.usefulness draw --findings F.json --corpus COPY \\
-        [--seed 13] [--per-rule 15] [--per-file 3] [--syntax 10] --output SAMPLE.csv
+        [--seed 13] [--per-rule 15] [--per-file 3] [--syntax 10] [--top-up SAMPLE.csv] --output NEW.csv
     python -m benchmarks.realcode.usefulness report --findings F.json \\
         [--sample benchmarks/realcode/labels/usefulness.csv] [--output REPORT.md]
 
 `draw` picks, per rule, up to `--per-rule` findings at random (seed stated), never more than
 `--per-file` of one rule from one file, and writes them with an empty verdict for a person
-to fill in. GPU001 (syntax error) is sampled only among the messages that valid IPython can
-produce (`invalid syntax`, `unexpected indent`), `--syntax` of them: a Python 2 `print`
-statement or an unterminated string is plainly not valid, while a cell of IPython-only
-syntax would be a false report.
+to fill in; with `--top-up SAMPLE`, the rows of a checked sample that are still reported
+count towards the quotas, so only the difference is drawn (after the rules changed). The
+report counts only the sampled findings still reported, and says how many are gone.
+GPU001 (syntax error) is sampled only among the messages that valid IPython can produce
+(`invalid syntax`, `unexpected indent`), `--syntax` of them: a Python 2 `print` statement
+or an unterminated string is plainly not valid, while a cell of IPython-only syntax would
+be a false report.
 
 `report` prints, per rule, the findings, the sampled and the useful ones, and the same for
 the default set (the rules whose class has no `tier`, or `tier` "default"): the useful rate
@@ -92,9 +95,12 @@ def read_findings(path: Path) -> dict[Place, str]:
 
 
 def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
-         syntax: int) -> list[Place]:
+         syntax: int, already: Iterable[Place] = ()) -> list[Place]:
     """The stratified sample: per rule a seeded shuffle, taken in order while the rule's
-    quota and the per-file limit allow; GPU001 only among ambiguous messages."""
+    quota and the per-file limit allow; GPU001 only among ambiguous messages. Places
+    `already` sampled (and still reported) count towards their rule's quota and file limit
+    and are not drawn again: a top-up after the rules changed."""
+    already = {place for place in already if place in findings}
     by_code: dict[str, list[Place]] = defaultdict(list)
     for place, message in sorted(findings.items()):
         if place.code == SYNTAX_ERROR and not message.startswith(AMBIGUOUS_SYNTAX):
@@ -104,11 +110,11 @@ def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
     for code, candidates in sorted(by_code.items()):
         random.Random(f"{seed}:{code}").shuffle(candidates)
         quota = syntax if code == SYNTAX_ERROR else per_rule
-        taken: Counter[tuple[str, str]] = Counter()
+        taken: Counter[tuple[str, str]] = Counter((p.repo, p.path) for p in already if p.code == code)
         for place in candidates:
             if sum(taken.values()) >= quota:
                 break
-            if taken[place.repo, place.path] < per_file:
+            if place not in already and taken[place.repo, place.path] < per_file:
                 taken[place.repo, place.path] += 1
                 sample.append(place)
     return sorted(sample)
@@ -199,8 +205,11 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
     """The Markdown report: per rule, the default set, then the noise rows grouped by rule
     and reason (identical reasons counted once, with one example place)."""
     per_rule: dict[str, Tally] = defaultdict(Tally)
+    places = set(places)
     for place in places:
         per_rule[place.code].findings += 1
+    gone = [record for record in sample if row_key(record) not in places]
+    sample = [record for record in sample if row_key(record) in places]
     for record in sample:
         per_rule[record["code"]].add(record)
     every, default = Tally(), Tally()
@@ -221,6 +230,10 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
     lines.append(every.row("all", ""))
     default_codes = sorted(code for code in per_rule if tier_of.get(code, DEFAULT_TIER) == DEFAULT_TIER)
     lines += ["", f"Debatable: close calls, counted in their verdict (the reason starts with \"{DEBATABLE}\").", ""]
+    if gone:
+        lines += [f"Sampled findings no longer reported (left out above): {len(gone)}, of them "
+                  f"{sum(r['verdict'] == 'useful' for r in gone)} useful: "
+                  + ", ".join(f"{code} {n}" for code, n in sorted(Counter(r["code"] for r in gone).items())) + ".", ""]
     lines.append(f"Default set ({len(default_codes)} rules): {default.findings} findings, {default.sampled} sampled, "
                  f"{default.useful} useful: {default.rate()} of the sample"
                  + (f", {weighted / default.findings:.0%} with each rule weighted by its findings" if default.findings else "")
@@ -252,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     drawing.add_argument("--per-file", type=int, default=3)
     drawing.add_argument("--syntax", type=int, default=10, help="GPU001 findings to check for valid IPython")
     drawing.add_argument("--output", type=Path, required=True)
+    drawing.add_argument("--top-up", type=Path, help="a sample already checked: draw only what the quotas still lack")
     reporting.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     reporting.add_argument("--output", type=Path)
     reporting.add_argument("--header", default="", help="Markdown put above the table")
@@ -259,8 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         findings = read_findings(args.findings)
         if args.command == "draw":
+            already = [row_key(record) for record in read_sample(args.top_up)] if args.top_up else []
             sample = draw(findings, seed=args.seed, per_rule=args.per_rule,
-                          per_file=args.per_file, syntax=args.syntax)
+                          per_file=args.per_file, syntax=args.syntax, already=already)
             write_sample(args.output, [{"repo": p.repo, "path": p.path, "cell": str(p.cell or ""), "line": str(p.line),
                                         "code": p.code, "verdict": "", "why": "", "snippet": snippet(args.corpus, p)}
                                        for p in sample])
