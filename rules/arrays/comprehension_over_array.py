@@ -78,6 +78,7 @@ class ComprehensionOverArray(Rule):
     tier = Tier.DEFAULT  # real code: 4 of 4 checked findings useful
     message = "comprehension over an array computes one element at a time in Python; use a whole-array expression"
     nodes = (ast.Call, *_COMPREHENSIONS)
+    calls = frozenset(name.rsplit(".", 1)[1] for name in _WRAPPERS)
     fix = FixAvailability.UNSAFE
 
     flagged = (

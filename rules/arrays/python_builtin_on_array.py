@@ -88,6 +88,7 @@ class PythonBuiltinOnArray(Rule):
     tier = Tier.DEFAULT  # real code: 52 of 52 checked findings useful
     message = "Python builtin iterates the array element by element; use the array's own method"
     nodes = (ast.Call,)
+    calls: frozenset[str] = frozenset()  # builtins, called by their plain names
     fix = FixAvailability.UNSAFE
 
     flagged = (

@@ -151,6 +151,7 @@ class ApplyAxis1(Rule):
     tier = Tier.DEFAULT  # real code: 11 of 11 checked findings useful
     message = "`apply(axis=1)` calls a Python function once per row; use a vectorized column expression"
     nodes = (ast.Call,)
+    calls = frozenset({"apply"})
     fix = FixAvailability.UNSAFE
 
     flagged = (

@@ -213,6 +213,7 @@ class ElementwiseApply(Rule):
     tier = Tier.DEFAULT  # real code: 6 of 6 checked findings useful
     message = "`apply`/`map` calls a Python function once per element; use the vectorized form"
     nodes = (ast.Call,)
+    calls = _ANY_METHOD
     fix = FixAvailability.UNSAFE
 
     flagged = (

@@ -118,6 +118,7 @@ class DataloaderWithoutWorkers(Rule):
     tier = Tier.DEFAULT  # real code: 97 of 97 checked findings useful
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
+    calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*_LOADERS, *_PYG_LOADERS)})
     fix = FixAvailability.UNSAFE
 
     flagged = (

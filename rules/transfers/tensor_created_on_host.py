@@ -68,6 +68,7 @@ class TensorCreatedOnHost(Rule):
     tier = Tier.DEFAULT  # real code: 82 of 84 checked findings useful
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
+    calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
     fix = FixAvailability.SAFE
 
     flagged = (
