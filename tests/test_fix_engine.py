@@ -317,7 +317,8 @@ def test_a_fix_that_only_adds_an_import_introduces_no_name():
 # The fix used: GPU205's rewrite of `[x if x > 1 else 0 for x in a]` over a Series,
 # `np.where(...).tolist()`.
 
-ARRAY = "import pandas as pd\na = pd.Series([3, 1, 2])\n"
+#: A Series read from JSON: data of a size the code does not show (a literal would be toy-sized).
+ARRAY = "import io\nimport pandas as pd\na = pd.read_json(io.StringIO('[3, 1, 2]'), typ='series')\n"
 
 
 def _run(code: str) -> dict:
@@ -336,7 +337,7 @@ def test_a_fix_before_the_files_own_import_adds_one_that_runs_first():
     fixed = fix_text(source, unsafe_fixes=True)
     assert "for x in a" not in fixed
     assert _run(fixed)["first"] == [3, 0, 2]  # not a NameError
-    assert fixed.splitlines()[:2] == ["import pandas as pd", "import numpy as np"]
+    assert fixed.splitlines()[:3] == ["import io", "import pandas as pd", "import numpy as np"]
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
@@ -368,8 +369,10 @@ def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
 
 
 @pytest.mark.parametrize("source", [
-    "import pandas as pd; a = pd.Series([3, 1, 2]); first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
-    '"""Doc."""; import pandas as pd; a = pd.Series([3, 1, 2]); first = [x if x > 1 else 0 for x in a]\n',
+    "import io, pandas as pd; a = pd.read_json(io.StringIO('[3, 1, 2]'), typ='series'); "
+    "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
+    '"""Doc."""; import io, pandas as pd; a = pd.read_json(io.StringIO("[3, 1, 2]"), typ="series"); '
+    'first = [x if x > 1 else 0 for x in a]\n',
     '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
 ])
 def test_the_added_import_runs_first_on_any_layout(source):

@@ -46,9 +46,10 @@ def test_a_fix_pass_lets_go_of_its_tree_before_the_next_pass(monkeypatch):
 
 def _module_script(loops: int, seen_elsewhere: str) -> str:
     """A module-level script growing one array per loop; `seen_elsewhere` is read by a lambda."""
-    lines = ["import numpy as np", "", f"show = lambda: {seen_elsewhere}"]
+    lines = ["import os", "import numpy as np", "", f"show = lambda: {seen_elsewhere}",
+             "steps = int(os.environ.get('STEPS', '5'))"]  # a count the code does not show
     for index in range(loops):
-        lines += [f"acc{index} = np.zeros(0)", f"for x in range({index + 2}):",
+        lines += [f"acc{index} = np.zeros(0)", f"for x in range(steps + {index}):",
                   f"    acc{index} = np.append(acc{index}, x)", f"print(acc{index})"]
     return "\n".join(lines) + "\n"
 

@@ -674,10 +674,10 @@ async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: 
 #: A notebook where the GPU102 fix would move code across cells (the list is created in the
 #: cell before its loop) next to a GPU202 finding whose fix stays in its cell.
 CROSSING_CELLS = [
-    "import numpy as np\nimport pandas as pd\nsales = pd.DataFrame({'price': [3.0], 'cost': [1.0]})",
+    "import numpy as np\nimport pandas as pd\nsales = pd.read_csv('sales.csv')",
     "margins = []",
     "for _, row in sales.iterrows():\n    margins.append(row['price'] - row['cost'])",
-    "values = np.array([])\nfor i in range(3):\n    values = np.append(values, i)",
+    "values = np.array([])\nfor i in range(len(sales)):\n    values = np.append(values, i)",
 ]
 
 

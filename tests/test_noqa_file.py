@@ -154,7 +154,7 @@ def test_notebook_directive_in_a_cell_run_by_another_language_is_not_python():
 def test_notebook_fix_leaves_exempted_findings_alone():
     from gpulint.notebook import fix_cells
 
-    cells = ["import numpy as np\n", "out = np.array([])\nfor i in range(3):\n    out = np.append(out, i)\n"]
+    cells = ["import numpy as np\n", "out = np.array([])\nfor i in range(steps):\n    out = np.append(out, i)\n"]
     fixed = fix_cells(cells, "nb.ipynb")
     assert fixed != cells  # GPU202's safe fix applies...
     exempted = [cells[0], cells[1], "def g(:\n# gpulint: noqa: GPU202\n"]

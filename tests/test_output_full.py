@@ -33,7 +33,7 @@ SAFE_TWO = textwrap.dedent('''\
 
     model = RandomForestClassifier()
     values = np.array([])
-    for i in range(10):
+    for i in range(len(model.classes_)):
         values = np.append(values, i)
 ''')
 

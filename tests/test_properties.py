@@ -148,7 +148,10 @@ def _bound_names(source: str) -> list[str]:
 def _renaming_keeps_meaning(example, old: str) -> bool:
     """Renaming every `old` token is a pure rename unless `old` is also a keyword argument
     or an attribute (`device=device`, `torch.device`), or the stem of a name the fix
-    derives from it (`weights` -> `weights_device`)."""
+    derives from it (`weights` -> `weights_device`), or a special method (`__getitem__`),
+    which Python calls by its name."""
+    if old.startswith("__") and old.endswith("__"):
+        return False
     for node in [*ast.walk(ast.parse(example.source)), *ast.walk(ast.parse(example.fixed))]:
         if isinstance(node, ast.keyword) and node.arg == old or isinstance(node, ast.Attribute) and node.attr == old:
             return False
