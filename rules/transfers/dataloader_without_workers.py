@@ -17,10 +17,11 @@ from gpulint.datasets_api import (
     TORCHVISION_DATASETS,
     TRANSFORM_KEYWORDS,
 )
-from gpulint.evidence import DEVICE, PROGRESS_BARS, TORCH_DTYPES, move_target
+from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
+from gpulint.torch_api import autocast_place
 from gpulint.values import Ty, is_device_resident
 
 from ._common import base_name, bound_by_loop
@@ -290,6 +291,78 @@ def doubled_sums(rows):
     )
     ok = (
         Example('''\
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+from torchvision.datasets import ImageFolder
+
+
+def train(model, optimizer, transform, epochs):
+    accelerator = Accelerator()
+    loader = DataLoader(ImageFolder("images", transform=transform), batch_size=32)
+    model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
+    for _ in range(epochs):
+        for images, labels in loader:
+            with torch.cpu.amp.autocast(dtype=torch.bfloat16):  # a script that trains on the CPU
+                loss = torch.nn.functional.cross_entropy(model(images), labels)
+            accelerator.backward(loss)
+            optimizer.step()
+'''),
+        Example('''\
+import json
+
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+device = "cuda"
+
+
+class JsonRows(Dataset):
+    def __init__(self, lines):
+        self.lines = lines
+
+    def __len__(self):
+        return len(self.lines)
+
+    def __getitem__(self, index):
+        return torch.tensor(json.loads(self.lines[index]))
+
+
+def train(model, lines, epochs):
+    preview = DataLoader(JsonRows(lines), batch_size=16)
+    first = next(iter(preview))  # one batch, to look at: workers would start for it alone
+    print(first.shape)
+    for _ in range(epochs):
+        for rows in DataLoader(JsonRows(lines), batch_size=16, num_workers=4):
+            model(rows.to(device))
+'''),
+        Example('''\
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+device = "cuda"
+
+
+class Encoded(Dataset):
+    """Token ids computed once, up front; an item only wraps them as tensors."""
+
+    def __init__(self, encodings, labels):
+        self.encodings, self.labels = encodings, labels
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, index):
+        item = {key: torch.tensor(values[index]) for key, values in self.encodings.items()}
+        item["labels"] = torch.tensor(self.labels[index])
+        return item
+
+
+def train(model, encodings, labels):
+    for batch in DataLoader(Encoded(encodings, labels), batch_size=16, shuffle=True):
+        model(**{key: value.to(device) for key, value in batch.items()})
+'''),
+        Example('''\
 from datasets import load_dataset
 from torch.utils.data import DataLoader
 from transformers import DataCollatorWithPadding
@@ -448,6 +521,8 @@ def train(events, model):
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name):
             bound = statement.targets[0].id
+            if _read_one_batch_only(bound, ctx):
+                return
         self.candidates.append((node, loader, bound))
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
@@ -471,7 +546,7 @@ def train(events, model):
         """Note which name a `for` loop iterates (through `enumerate` and progress bars); a
         loop over a loader that accelerate's `prepare` put on the device feeds it."""
         iterable = ctx.env.enumerated(loop.iter) or loop.iter
-        if _placed_batches(ctx.type_of(iterable)):
+        if _placed_batches(ctx.type_of(iterable)) and not _starts_under_host_autocast(loop.body, ctx):
             self.feeding.add(loop)
         while isinstance(iterable, ast.Call) and ctx.qualname(iterable.func) in PROGRESS_BARS and iterable.args:
             iterable = iterable.args[0]
@@ -866,8 +941,7 @@ class _ItemCost:
                     owner, "get") is None:
                 return CHEAP
             return None
-        cheap = all(isinstance(sub.func, ast.Name) and sub.func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(sub.func.id)
-                    for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
+        cheap = all(_looks_up(sub, ctx) for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
         return CHEAP if cheap else WORK
 
 
@@ -891,6 +965,50 @@ def _is_none(node: ast.expr) -> bool:
 
 #: Builtins an item lookup may call without doing real work.
 _LOOKUP_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "dict", "list", "tuple", "min", "max", "range"})
+#: Methods that read a mapping an item is looked up in (`self.encodings.items()`).
+_LOOKUP_METHODS = frozenset({"items", "keys", "values"})
+#: torch functions that wrap a value already in memory as a tensor (stored token ids).
+_TENSOR_WRAPPERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor",
+                              "torch.FloatTensor"})
+
+
+def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
+    """A call an item lookup makes without real work: a few builtins, a mapping's items,
+    or wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`); what is wrapped
+    is a call of its own, judged on its own."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(func.id):
+        return True
+    if isinstance(func, ast.Attribute) and func.attr in _LOOKUP_METHODS and not call.args:
+        return True
+    return isinstance(func, (ast.Name, ast.Attribute)) and ctx.qualname(func) in _TENSOR_WRAPPERS
+
+
+def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
+    """The loop body starts with `with torch.cpu.amp.autocast():` (or `torch.autocast("cpu")`):
+    the script computes its batches on the host, wherever accelerate placed the loader."""
+    first = body[0] if body else None
+    return isinstance(first, (ast.With, ast.AsyncWith)) and any(
+        isinstance(item.context_expr, ast.Call) and autocast_place(item.context_expr, ctx.env) == HOST
+        for item in first.items)
+
+
+def _read_one_batch_only(name: str, ctx: RuleContext) -> bool:
+    """Every read of the loader bound to `name` in this scope is `next(iter(name))`, and no
+    nested function reads it: a batch taken for a look or a plot, for which workers would
+    start and stop."""
+    uses = ctx.semantic.uses(ctx.scope)
+    loads = uses.loads.get(name)
+    if not loads or name in uses.free_in or uses.star_import:
+        return False
+    for load in loads:
+        call = ctx.parent(load)
+        outer = ctx.parent(call) if call is not None else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "iter"
+                and len(call.args) == 1 and call.args[0] is load and isinstance(outer, ast.Call)
+                and isinstance(outer.func, ast.Name) and outer.func.id == "next" and outer.args[:1] == [call]):
+            return False
+    return True
 
 
 def _dataset_argument(call: ast.Call) -> ast.expr | None:
