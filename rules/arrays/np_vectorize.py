@@ -34,7 +34,7 @@ class NpVectorize(Rule):
 
     code = "GPU203"
     name = "np-vectorize"
-    tier = Tier.DEFAULT  # real code: 1 of 1 checked finding useful
+    tier = Tier.DEFAULT  # real code: 1 of 1 sampled finding useful
     message = "`np.vectorize` calls a Python function once per element; write the function with array operations"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     calls = frozenset({"vectorize"})

@@ -148,7 +148,7 @@ class ApplyAxis1(Rule):
 
     code = "GPU104"
     name = "apply-axis-1"
-    tier = Tier.DEFAULT  # real code: 11 of 11 checked findings useful
+    tier = Tier.DEFAULT  # real code: 4 of 4 sampled findings useful
     message = "`apply(axis=1)` calls a Python function once per row; use a vectorized column expression"
     nodes = (ast.Call,)
     calls = frozenset({"apply"})

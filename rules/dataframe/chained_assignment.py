@@ -163,7 +163,7 @@ class ChainedAssignment(Rule):
 
     code = "GPU107"
     name = "chained-assignment"
-    tier = Tier.DEFAULT  # real code: 1 of 1 checked finding useful
+    tier = Tier.DEFAULT  # real code: 1 of 1 sampled finding useful
     message = (
         "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; "
         "write through one indexer, `df.loc[row, column] = value`"

@@ -71,7 +71,7 @@ class FitBeforeSplit(Rule):
 
     code = "GPU402"
     name = "fit-before-split"
-    tier = Tier.DEFAULT  # real code: 4 of 4 checked findings useful
+    tier = Tier.DEFAULT  # real code: 4 of 4 sampled findings useful
     message = "transformer fitted on all the data before it is split: the test rows leak into it"
     nodes = (ast.Call,)
 

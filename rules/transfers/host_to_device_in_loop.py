@@ -74,7 +74,7 @@ class HostToDeviceInLoop(Rule):
 
     code = "GPU302"
     name = "host-to-device-in-loop"
-    tier = Tier.DEFAULT  # real code: 2 of 2 checked findings useful
+    tier = Tier.PREVIEW  # real code: 1 of 2 sampled findings useful
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
