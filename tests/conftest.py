@@ -80,6 +80,14 @@ os.environ["GPULINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="gpulint-test-cache-")
 atexit.register(shutil.rmtree, os.environ["GPULINT_CACHE_DIR"], ignore_errors=True)
 
 
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of the test's own (`GPULINT_CACHE_DIR`)."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("GPULINT_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(autouse=True)
 def _scratch_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test caches results in a scratch folder of its own: the suite never writes a

@@ -25,13 +25,6 @@ FORMATS = ("json", "sarif", "full", "concise", "github")
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("GPULINT_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files linted or fixed (not served from the cache) during a test, by name."""
     seen: list[str] = []

@@ -21,13 +21,6 @@ SETTLED = -10**12  # every file counts as settled: its stat is recorded however 
 
 
 @pytest.fixture
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("GPULINT_CACHE_DIR", str(folder))
-    return folder
-
-
-@pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files a run reads, by name."""
     seen: list[str] = []

@@ -119,7 +119,7 @@ def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch):
     assert run.exit_code == 2 and "Traceback" not in run.stderr
     assert ("error: rules/GPU201.py: internal error: the worker process checking it stopped unexpectedly"
             in run.stderr.splitlines())
-    assert any(line.startswith("rules/GPU202.py:") for line in run.stdout.splitlines())
+    assert any(line.startswith("rules/GPU101.py:") for line in run.stdout.splitlines())
 
 
 def _even_here(item: int) -> int | None:

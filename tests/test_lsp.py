@@ -683,7 +683,7 @@ CROSSING_CELLS = [
 
 async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_applies_the_others(
         folder: Path, tmp_path: Path, cli):
-    async with session(options={"unsafeFixes": True}) as (client, _):
+    async with session(options={"unsafeFixes": True, "preview": True}) as (client, _):  # GPU202 is a preview rule
         path = write_notebook(folder / "crossing.ipynb", CROSSING_CELLS)
         uri, cells = open_notebook(client, path, CROSSING_CELLS)
         (gpu102,) = await published(client, cells[2], bool)
@@ -696,6 +696,6 @@ async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_ap
         (fix_all,) = await actions(client, cells[0], [], only=[FIX_ALL], at=zero_range())
     assert fix_all.edit is not None and fix_all.edit.changes is not None and set(fix_all.edit.changes) == {cells[3]}
     copy = write_notebook(tmp_path / "crossing_copy.ipynb", CROSSING_CELLS)
-    cli("check", "--fix", "--unsafe-fixes", str(copy))
+    cli("check", "--preview", "--fix", "--unsafe-fixes", str(copy))
     result = [apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, CROSSING_CELLS)]
     assert result == notebook_code_cells(copy) and result[3] != CROSSING_CELLS[3]

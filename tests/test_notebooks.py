@@ -183,7 +183,7 @@ def _fixable(cells: list[str], unsafe: bool) -> list[str]:
 
 
 def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():
-    found = {d.code: d for cell in lint_cells(CROSSING, config=Config(unsafe_fixes=True)) for d in cell}
+    found = {d.code: d for cell in lint_cells(CROSSING, config=Config(unsafe_fixes=True, preview=True)) for d in cell}
     assert sorted(found) == ["GPU101", "GPU102", "GPU202"]
     assert found["GPU102"].fix is not None and found["GPU102"].fix.applicability is Applicability.DISPLAY
     assert _fixable(CROSSING, unsafe=True) == ["GPU101", "GPU202"]
@@ -207,23 +207,23 @@ def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():
 def test_check_fix_and_diff_leave_a_fix_that_would_cross_cells_and_apply_the_others(project, cli):
     path = _write(project / "crossing.ipynb", _notebook(*(new_code_cell(c) for c in CROSSING)))
     before = path.read_bytes()
-    run = cli("check", "--unsafe-fixes", "crossing.ipynb")
+    run = cli("check", "--preview", "--unsafe-fixes", "crossing.ipynb")
     marked = {line.split(": ")[1].split()[0]: "[*]" in line for line in run.lines if ": GPU" in line}
     assert marked == {"GPU101": True, "GPU102": False, "GPU202": True}
     assert "[*] 2 fixable with `gpulint check --fix --unsafe-fixes`." in run.lines
 
-    diff = cli("check", "--diff", "--unsafe-fixes", "crossing.ipynb")
+    diff = cli("check", "--preview", "--diff", "--unsafe-fixes", "crossing.ipynb")
     assert "Would fix 2 findings in 1 file." in diff.errors and path.read_bytes() == before
     changed = "\n".join(line for line in diff.lines if line[:1] in "+-" and not line.startswith(("+++", "---")))
     assert "np.append" in changed and "pd.concat" in changed and "iterrows" not in changed
 
-    run = cli("check", "--fix", "--unsafe-fixes", "crossing.ipynb")
+    run = cli("check", "--preview", "--fix", "--unsafe-fixes", "crossing.ipynb")
     assert "Fixed 2 findings in 1 file." in run.lines and run.code == 1
     assert [line.split(": ")[1].split()[0] for line in run.lines if ": GPU" in line] == ["GPU102"]
     assert not any("[*]" in line for line in run.lines)
     fixed = [cell.source for cell in nbformat.read(str(path), as_version=4).cells]
     assert fixed == fix_cells(CROSSING, unsafe_fixes=True)
-    again = cli("check", "--fix", "--unsafe-fixes", "crossing.ipynb")
+    again = cli("check", "--preview", "--fix", "--unsafe-fixes", "crossing.ipynb")
     assert again.code == 1 and not any(line.startswith("Fixed") for line in again.lines)
 
 

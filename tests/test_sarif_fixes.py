@@ -93,6 +93,7 @@ def test_sarif_notebook_results_carry_the_suggestion_and_no_fixes(project, cli):
     notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                            "source": SAFE_TWO}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     write(project / "model.ipynb", json.dumps(notebook))
+    write(project / "pyproject.toml", PREVIEW_ON)
     results = _sarif_results(cli, "model.ipynb")
     assert results and all("fixes" not in r for r in results)
     assert all("(cell 1:" in r["message"]["text"] and "\nhelp: " in r["message"]["text"] for r in results)
