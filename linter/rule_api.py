@@ -247,24 +247,29 @@ class RuleContext:
         self._rule: type[Rule] | None = None
         #: While the rules look at one node, the types and names they ask for: every rule
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
-        self._answers: dict[tuple[int, str], object] | None = None
+        #: Keyed by `id(node)` for a type, `-id(node)` for a qualified name.
+        self._answers: dict[int, object] | None = None
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:
-        return self._ask(self.env.type_of, node)  # type: ignore[return-value]
-
-    def qualname(self, node: ast.expr) -> str | None:
-        return self._ask(self.env.qualname, node)  # type: ignore[return-value]
-
-    def _ask(self, question: Callable[[ast.expr], object], node: ast.expr) -> object:
         answers = self._answers
         if answers is None:
-            return question(node)
-        key = (id(node), question.__name__)
+            return self.env.type_of(node)
+        key = id(node)
         found = answers.get(key, _UNASKED)
         if found is _UNASKED:
-            found = answers[key] = question(node)
-        return found
+            found = answers[key] = self.env.type_of(node)
+        return found  # type: ignore[return-value]
+
+    def qualname(self, node: ast.expr) -> str | None:
+        answers = self._answers
+        if answers is None:
+            return self.env.qualname(node)
+        key = -id(node)
+        found = answers.get(key, _UNASKED)
+        if found is _UNASKED:
+            found = answers[key] = self.env.qualname(node)
+        return found  # type: ignore[return-value]
 
     @property
     def statement(self) -> ast.stmt | None:

@@ -74,6 +74,7 @@ class FitBeforeSplit(Rule):
     tier = Tier.DEFAULT  # real code: 4 of 4 sampled findings useful
     message = "transformer fitted on all the data before it is split: the test rows leak into it"
     nodes = (ast.Call,)
+    calls = SPLIT_NAMES | {"fit"}
 
     flagged = (
         Example('''\

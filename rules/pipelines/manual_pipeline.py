@@ -86,6 +86,7 @@ class ManualPipeline(Rule):
     tier = Tier.DEFAULT  # real code: 15 of 15 sampled findings useful
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
+    calls = frozenset({"fit"})
     fix = FixAvailability.UNSAFE
 
     flagged = (

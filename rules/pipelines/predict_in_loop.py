@@ -49,6 +49,7 @@ class PredictInLoop(Rule):
     tier = Tier.DEFAULT  # no real-code finding; flags only one-row predicts over existing rows
     message = "estimator called on one row at a time in a loop: call it once on all the rows"
     nodes = (ast.Call,)
+    calls = PER_ROW_METHODS
     fix = FixAvailability.DISPLAY
 
     flagged = (
