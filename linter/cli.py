@@ -237,18 +237,21 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
                         force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(__version__),
                         keep_sources=diff, render=listing)
     first, results = results, []
+    checked = 0
     with Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
         for result in itertools.chain(first, stream):
+            checked += 1
             bar.advance(len(result.diagnostics))
             bar.echo(_messages(result, quiet), sys.stderr)
             if diff and result.fixed is not None and result.original is not None:
                 bar.echo([_unified_diff(result)], sys.stdout, newline=False)
             if listing is not None:
                 bar.echo(result.rendered if result.rendered is not None else listing(result), report, color)
-            results.append(without_sources(result))
+            if result.diagnostics or result.error is not None or result.fixed is not None or result.warnings:
+                results.append(without_sources(result))  # a clean file is only counted: memory stays flat
     sys.stdout.flush()
 
-    if not results and not quiet:
+    if not checked and not quiet:
         _err("warning: no Python files found under the given paths")
     if output_format not in HUMAN:
         report.write(FORMATS[output_format](results))
