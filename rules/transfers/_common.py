@@ -35,13 +35,20 @@ def under_host_autocast(ctx: RuleContext) -> bool:
     for statement in reversed(ctx.statements):
         if isinstance(statement, NESTED_SCOPES):
             return False
-        if isinstance(statement, (ast.With, ast.AsyncWith)):
-            for item in statement.items:
-                if isinstance(item.context_expr, ast.Call):
-                    place = autocast_place(item.context_expr, ctx.env)
-                    if place is not None:
-                        return place == HOST
+        place = opened_autocast(statement, ctx.env)
+        if place is not None:
+            return place == HOST
     return False
+
+
+def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
+    """Where the body of `statement` runs when it is a `with` opening a torch autocast
+    (HOST for a CPU one); its last such item is the innermost. None for anything else."""
+    if not isinstance(statement, (ast.With, ast.AsyncWith)):
+        return None
+    places = [autocast_place(item.context_expr, env) for item in statement.items
+              if isinstance(item.context_expr, ast.Call)]
+    return next((place for place in reversed(places) if place is not None), None)
 
 
 # -- device -> host ----------------------------------------------------------------------

@@ -21,10 +21,9 @@ from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_tar
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
-from gpulint.torch_api import autocast_place
 from gpulint.values import Ty, is_device_resident
 
-from ._common import base_name, bound_by_loop
+from ._common import base_name, bound_by_loop, opened_autocast
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 #: PyTorch Geometric's loaders: subclasses of torch's `DataLoader` that take its options,
@@ -987,10 +986,7 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
 def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
     """The loop body starts with `with torch.cpu.amp.autocast():` (or `torch.autocast("cpu")`):
     the script computes its batches on the host, wherever accelerate placed the loader."""
-    first = body[0] if body else None
-    return isinstance(first, (ast.With, ast.AsyncWith)) and any(
-        isinstance(item.context_expr, ast.Call) and autocast_place(item.context_expr, ctx.env) == HOST
-        for item in first.items)
+    return bool(body) and opened_autocast(body[0], ctx.env) == HOST
 
 
 def _read_one_batch_only(name: str, ctx: RuleContext) -> bool:
