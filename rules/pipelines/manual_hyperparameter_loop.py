@@ -333,10 +333,8 @@ def _grows_warm_ensemble(call: ast.Call, ctx: RuleContext) -> bool:
     receiver = call.func.value  # type: ignore[attr-defined]
     if not isinstance(receiver, ast.Name):
         return False
-    for binding in ctx.bindings(receiver.id):
-        value = value_bound_to(binding, receiver.id) if isinstance(binding, ast.stmt) else None
-        if isinstance(value, ast.Call) and _turns_on_warm_start(value):
-            return True
+    if any(_turns_on_warm_start(value) for value in _constructors(receiver, ctx)):
+        return True
     return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "set_params"
                and isinstance(sub.func.value, ast.Name) and sub.func.value.id == receiver.id
                and _turns_on_warm_start(sub) for sub in walk_local(ctx.scope.body))  # type: ignore[attr-defined]
