@@ -15,11 +15,20 @@ SCHEMA_VERSION = 1
 
 
 class Applicability(enum.Enum):
-    """How confidently a fix can be applied, from most to least."""
+    """How a fix may be applied, from most to least permissive. One notion serves both
+    sides: a rule declares the best its fixes offer (`Rule.fix`; None: no fix), and each fix
+    it produces carries its own, never more permissive than the rule's."""
 
     SAFE = "safe"  # applied by --fix
     UNSAFE = "unsafe"  # applied with --unsafe-fixes
     DISPLAY = "display-only"  # shown as a suggestion, never applied
+
+    def within(self, limit: "Applicability") -> bool:
+        """This is no more permissive than `limit` (DISPLAY is within UNSAFE, within SAFE)."""
+        return _PERMISSIVENESS[self] <= _PERMISSIVENESS[limit]
+
+
+_PERMISSIVENESS = {Applicability.DISPLAY: 0, Applicability.UNSAFE: 1, Applicability.SAFE: 2}
 
 
 @dataclass(frozen=True, order=True)

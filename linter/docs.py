@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .registry import DOC_SECTIONS, DOCS_HOME, FixAvailability, Rule, Tier, all_rules
+from .registry import DOC_SECTIONS, DOCS_HOME, Applicability, Rule, Tier, all_rules
 
 
 def plain_summary(rule: type[Rule]) -> str:
@@ -83,7 +83,7 @@ def render_markdown(rule: type[Rule]) -> str:
     """The rule's documentation as `gpulint rule CODE` prints it."""
     head = [
         f"# {rule.name} ({rule.code})",
-        f"Fix: {rule.fix.value} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
+        f"Fix: {rule.fix_label()} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
         f"Message: {rule.message}",
         f"Tier: {RULE_TIERS[rule.tier]}.",
     ]
@@ -129,7 +129,7 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "name": rule.name,
         "family": rule.family() or "file",
         "message": rule.message,
-        "fix": rule.fix.value,
+        "fix": rule.fix_label(),
         "tier": rule.tier.value,
         "url": rule.url(),
         "what_it_does": sections.get("What it does", ""),
@@ -154,7 +154,7 @@ def rule_table(link: Callable[[type[Rule]], str] | None = None) -> str:
     lines = ["| Code | Name | What it flags | Fix | Tier |", "|---|---|---|---|---|"]
     for rule in all_rules():
         name = f"[`{rule.name}`]({link(rule)})" if link else f"`{rule.name}`"
-        lines.append(f"| {rule.code} | {name} | {rule.message} | {rule.fix.value} | {rule.tier.value} |")
+        lines.append(f"| {rule.code} | {name} | {rule.message} | {rule.fix_label()} | {rule.tier.value} |")
     return "\n".join(lines)
 
 
@@ -255,11 +255,11 @@ def update_readme(path: str) -> bool:
 
 #: What each fix tier means for the user, as a rule's page says it.
 FIX_TIERS = {
-    FixAvailability.SAFE: "safe: `gpulint check --fix` applies it",
-    FixAvailability.UNSAFE: ("unsafe: `gpulint check --fix --unsafe-fixes` applies it; the result may differ "
-                             "only as \"Fix safety\" says"),
-    FixAvailability.DISPLAY: "display-only: the rewrite is shown as a suggestion, never applied",
-    FixAvailability.NONE: "none: gpulint explains the finding but offers no rewrite",
+    Applicability.SAFE: "safe: `gpulint check --fix` applies it",
+    Applicability.UNSAFE: ("unsafe: `gpulint check --fix --unsafe-fixes` applies it; the result may differ "
+                           "only as \"Fix safety\" says"),
+    Applicability.DISPLAY: "display-only: the rewrite is shown as a suggestion, never applied",
+    None: "none: gpulint explains the finding but offers no rewrite",
 }
 
 #: Which selections run a rule of each tier, as its page and `gpulint rule` say it.

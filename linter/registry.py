@@ -3,7 +3,7 @@
 A rule is a subclass of `gpulint.rule_api.Rule` in a module under `gpulint.rules.<family>`.
 Defining the class registers it; `all_rules()` imports every module under `gpulint.rules`
 once. A rule's fixer, if it has one, lives in `gpulint.fixers.<same module stem>`. The
-rule author's names (`Rule`, `Example`, `FixAvailability`, `Tier`, the docs URL) are defined in
+rule author's names (`Rule`, `Example`, `Applicability`, `Tier`, the docs URL) are defined in
 `gpulint.rule_api` and also importable from here.
 """
 
@@ -20,6 +20,7 @@ from .rule_api import (  # noqa: F401  (re-exported: the registry's public names
     DOCS_URL,
     NAME_PATTERN,
     REGISTERED as _REGISTRY,
+    Applicability,
     Example,
     FixAvailability,
     Rule,

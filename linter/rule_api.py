@@ -1,4 +1,4 @@
-"""The rule author's API: what a rule declares (`Rule`, `Example`, `FixAvailability`) and
+"""The rule author's API: what a rule declares (`Rule`, `Example`, `Applicability`) and
 what it sees while the engine walks (`RuleContext`). Rules import from here only; what is
 not here is the engine's business and may change.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
 
 from .astutil import mentions, value_bound_to
-from .diagnostic import Diagnostic, Position
+from .diagnostic import Applicability, Diagnostic, Position
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects, loop_effects
 from .semantic import SemanticIndex
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
+__all__ = ["Applicability", "Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -39,13 +39,14 @@ NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Fix safety")
 
 
-class FixAvailability(enum.Enum):
-    """The best a rule's fixer can offer (a fixer may still decline an occurrence)."""
+class FixAvailability:
+    """Deprecated spelling of a rule's `fix`: write `Applicability.SAFE` (or UNSAFE,
+    DISPLAY), and None for a rule without a fix."""
 
-    NONE = "none"
-    DISPLAY = "display-only"
-    UNSAFE = "unsafe"
-    SAFE = "safe"
+    NONE = None
+    DISPLAY = Applicability.DISPLAY
+    UNSAFE = Applicability.UNSAFE
+    SAFE = Applicability.SAFE
 
 
 class Tier(str, enum.Enum):
@@ -129,7 +130,12 @@ class Rule:
     #: of any other attribute; calls of a plain name or of anything else always reach it.
     #: None: every call.
     calls: ClassVar[frozenset[str] | None] = None
-    fix: ClassVar[FixAvailability] = FixAvailability.NONE
+    #: The most permissive fix the rule offers (None: it explains, never suggests a rewrite).
+    #: Each finding's fix is at most this; a fixer may still decline an occurrence.
+    fix: ClassVar[Applicability | None] = None
+    #: The display-only advice shown for a finding that gets no rewrite: the rule has no
+    #: fixer, or its fixer declines the occurrence. A DISPLAY rule has this or a fixer.
+    suggestion: ClassVar[str | None] = None
     flagged: ClassVar[tuple[Example, ...]] = ()
     ok: ClassVar[tuple[Example, ...]] = ()
     #: How serious a finding is for tools that grade them (SARIF, editors): "warning" for
@@ -171,8 +177,13 @@ class Rule:
         return parts[-2] if len(parts) >= 4 else ""
 
     @classmethod
+    def fix_label(cls) -> str:
+        """How the rule's fix is named in its docs, `gpulint rule` and SARIF ("none" for none)."""
+        return cls.fix.value if cls.fix is not None else "none"
+
+    @classmethod
     def fixer(cls) -> "Callable[[Diagnostic, FixContext], Fix | None] | None":
-        if cls.fix is FixAvailability.NONE:
+        if cls.fix is None:
             return None
         try:
             module = importlib.import_module(f"gpulint.fixers.{cls.stem()}")
@@ -201,6 +212,9 @@ def _register(rule: type[Rule]) -> None:
     if not isinstance(rule.tier, Tier):
         raise TypeError(f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), "
                         f"got {rule.tier!r}")
+    if rule.fix is not None and not isinstance(rule.fix, Applicability):
+        raise TypeError(f"rule {rule.__qualname__}: `fix` is an Applicability "
+                        f"({', '.join(a.name for a in Applicability)}) or None, got {rule.fix!r}")
     if rule.calls is not None and not (isinstance(rule.calls, frozenset) and ast.Call in rule.nodes):
         raise TypeError(f"rule {rule.__qualname__}: `calls` is a frozenset of method names, for a rule of ast.Call nodes")
     existing = REGISTERED.get(rule.code)

@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from gpulint import all_rules
-from gpulint.registry import FixAvailability
+from gpulint.registry import Applicability
 from tests.differential import __main__ as long_mode
 from tests.differential import fuzz, known
 from tests.differential.compare import differences
@@ -75,7 +75,7 @@ def test_long_mode():
 
 
 def test_every_rule_with_a_rewrite_has_programs():
-    rewriting = {rule.code for rule in all_rules() if rule.fix in (FixAvailability.SAFE, FixAvailability.UNSAFE)}
+    rewriting = {rule.code for rule in all_rules() if rule.fix in (Applicability.SAFE, Applicability.UNSAFE)}
     assert rewriting == set(PROGRAMS) == set(fuzz.ALLOWED)
 
 

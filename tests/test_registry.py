@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gpulint import FixAvailability, all_rules
+from gpulint import Applicability, all_rules
 from gpulint.docs import examples_output, marked_block, render_markdown, rule_json, rule_table
 from gpulint.registry import CODE_PATTERN, DOC_SECTIONS, NAME_PATTERN
 
@@ -34,7 +34,7 @@ def test_docstring_has_every_section(rule):
         assert sections.get(title), f"{rule.code} lacks a `## {title}` section"
     data = rule_json(rule)
     assert data["example"], f"{rule.code} has no example to document"
-    if rule.fix is not FixAvailability.NONE:
+    if rule.fix is not None:
         assert data["use_instead"], f"{rule.code} has a fix but no `Use instead`"
     markdown = render_markdown(rule)
     for title in ("What it does", "Why is this bad?", "Example", "Fix safety"):
@@ -47,11 +47,12 @@ def test_rule_is_a_complete_unit(rule):
     assert rule.ok, f"{rule.code} has no near-miss example"
     fixture = ROOT / "tests" / "fixtures" / f"{rule.code}.py"
     assert fixture.is_file(), f"{rule.code} needs {fixture.relative_to(ROOT)}"
-    if rule.fix is FixAvailability.NONE:
+    if rule.fix is None:
         return
     fixer = rule.fixer()
-    assert callable(fixer), f"{rule.code} promises a fix but gpulint.fixers.{rule.stem()} has no `fix`"
-    if rule.fix in (FixAvailability.SAFE, FixAvailability.UNSAFE):
+    assert callable(fixer) or rule.suggestion, \
+        f"{rule.code} promises a fix but has no suggestion and gpulint.fixers.{rule.stem()} has no `fix`"
+    if rule.fix in (Applicability.SAFE, Applicability.UNSAFE):
         assert any(ex.fixed is not None for ex in rule.flagged), f"{rule.code} shows no fixed example"
 
 

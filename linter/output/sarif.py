@@ -57,7 +57,7 @@ def _rules() -> list[dict[str, Any]]:
             "helpUri": rule.url(),
             "help": {"text": f"{rule.message} See {rule.url()}"},
             "defaultConfiguration": {"level": rule.level},
-            "properties": {"fix": rule.fix.value, "tags": ["performance", rule.family() or "file"]},
+            "properties": {"fix": rule.fix_label(), "tags": ["performance", rule.family() or "file"]},
         })
     return descriptors
 

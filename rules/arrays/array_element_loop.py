@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import walk_local
 from gpulint.evidence import Ty, is_numpy_ufunc
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._elementwise import elementwise
 
@@ -105,7 +105,7 @@ class ArrayElementLoop(Rule):
     tier = Tier.PREVIEW  # real code: 2 of 10 sampled findings useful (per-item plotting)
     message = "loop computes one array element per iteration in Python; use a whole-array expression"
     nodes = (ast.For,)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, value_bound_to, walk_local
 from gpulint.loop_effects import carried_over, innermost_loop, loop_effects, recurrence_in
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
@@ -127,7 +127,7 @@ class ArrayGrownInLoop(Rule):
     tier = Tier.PREVIEW  # real code: 1 of 7 sampled findings useful (growth a few times per run)
     message = "array grown inside a loop: each step copies every element so far; collect the pieces in a list and concatenate once after the loop"
     nodes = (ast.Assign,)
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations
 
 from ._elementwise import elementwise
@@ -79,7 +79,7 @@ class ComprehensionOverArray(Rule):
     message = "comprehension over an array computes one element at a time in Python; use a whole-array expression"
     nodes = (ast.Call, *_COMPREHENSIONS)
     calls = frozenset(name.rsplit(".", 1)[1] for name in _WRAPPERS)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations, known_small
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
@@ -89,7 +89,7 @@ class PythonBuiltinOnArray(Rule):
     message = "Python builtin iterates the array element by element; use the array's own method"
     nodes = (ast.Call,)
     calls: frozenset[str] = frozenset()  # builtins, called by their plain names
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

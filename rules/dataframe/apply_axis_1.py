@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.evidence import is_numpy_ufunc
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
@@ -152,7 +152,7 @@ class ApplyAxis1(Rule):
     message = "`apply(axis=1)` calls a Python function once per row; use a vectorized column expression"
     nodes = (ast.Call,)
     calls = frozenset({"apply"})
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier, assigned_value
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier, assigned_value
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
@@ -169,7 +169,7 @@ class ChainedAssignment(Rule):
         "write through one indexer, `df.loc[row, column] = value`"
     )
     nodes = (ast.Assign, ast.AugAssign)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

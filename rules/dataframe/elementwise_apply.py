@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
@@ -214,7 +214,7 @@ class ElementwiseApply(Rule):
     message = "`apply`/`map` calls a Python function once per element; use the vectorized form"
     nodes = (ast.Call,)
     calls = _ANY_METHOD
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.
@@ -111,7 +111,7 @@ class GroupbyApplyLambda(Rule):
     message = "a lambda called once per group where a built-in groupby aggregation exists"
     nodes = (ast.Call,)
     calls = frozenset(_METHODS)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 _LABEL_INDEXERS = ("loc", "at")
@@ -159,7 +159,7 @@ class IndexLoopOverDataframe(Rule):
     tier = Tier.PREVIEW  # real code: 0 of 3 sampled findings useful (a dozen-row frame)
     message = "loop over a DataFrame's index reads or writes one value at a time; use a vectorized column expression"
     nodes = (ast.For, ast.AsyncFor)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import walk_local
 from gpulint.evidence import iterates_rows
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations, known_small
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -74,7 +74,7 @@ class IterrowsLoop(Rule):
     tier = Tier.DEFAULT  # real code: 2 of 5 sampled findings useful; too few to decide, kept as the idiom is exact
     message = "`iterrows()` builds a Series per row; use a vectorized column expression (or `itertuples()`)"
     nodes = (ast.For, ast.AsyncFor, *_COMPREHENSIONS)
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
     triggers = (b"iterrows",)
 
     flagged = (

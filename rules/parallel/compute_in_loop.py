@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import NESTED_SCOPES, walk_local
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 _FOR = (ast.For, ast.AsyncFor)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -47,7 +47,7 @@ class ComputeInLoop(Rule):
     message = "`.compute()` inside a loop runs one task graph per item: collect them, `dask.compute(*items)` once"
     nodes = (ast.Call,)
     calls = frozenset({"compute"})
-    fix = FixAvailability.DISPLAY
+    fix = Applicability.DISPLAY
 
     flagged = (
         Example(

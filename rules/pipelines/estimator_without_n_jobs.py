@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpulint.astutil import walk_local
 from gpulint.estimators import N_JOBS_NAMES, is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"
@@ -98,7 +98,7 @@ class EstimatorWithoutNJobs(Rule):
     message = "parallelisable estimator or helper without `n_jobs` uses one core: pass `n_jobs=-1`"
     nodes = (ast.Call,)
     calls = N_JOBS_NAMES
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(

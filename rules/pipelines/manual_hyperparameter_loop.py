@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import keyword_value, mentions_any, value_bound_to, walk_local
 from gpulint.estimators import LABEL, cross_validation_x, fits_fast, is_metric, role
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: Keywords that do not change the model being searched for: seeds, parallelism, logging.
 _NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})
@@ -52,7 +52,7 @@ class ManualHyperparameterLoop(Rule):
     tier = Tier.DEFAULT  # real code: 3 of 4 sampled findings useful
     message = "hyper-parameter loop fits and scores one candidate at a time: use `GridSearchCV(..., n_jobs=-1)`"
     nodes = (ast.Call,)
-    fix = FixAvailability.DISPLAY
+    fix = Applicability.DISPLAY
 
     flagged = (
         Example(

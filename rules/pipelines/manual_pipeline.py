@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from gpulint.astutil import same_reference, walk_local
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 
 @dataclass
@@ -87,7 +87,7 @@ class ManualPipeline(Rule):
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
     calls = frozenset({"fit"})
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

@@ -6,7 +6,7 @@ import ast
 
 from gpulint.astutil import mentions_any, same_reference
 from gpulint.estimators import PREDICT_METHODS, is_splitter
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: Methods that run a fitted estimator on rows of data.
 PER_ROW_METHODS = (PREDICT_METHODS - {"score"}) | {"transform", "inverse_transform"}
@@ -50,7 +50,7 @@ class PredictInLoop(Rule):
     message = "estimator called on one row at a time in a loop: call it once on all the rows"
     nodes = (ast.Call,)
     calls = PER_ROW_METHODS
-    fix = FixAvailability.DISPLAY
+    fix = Applicability.DISPLAY
 
     flagged = (
         Example(

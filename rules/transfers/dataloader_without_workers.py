@@ -19,7 +19,7 @@ from gpulint.datasets_api import (
 )
 from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.astutil import walk_local
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
 from gpulint.values import Ty, is_device_resident
 
@@ -119,7 +119,7 @@ class DataloaderWithoutWorkers(Rule):
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
     calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*_LOADERS, *_PYG_LOADERS)})
-    fix = FixAvailability.UNSAFE
+    fix = Applicability.UNSAFE
 
     flagged = (
         Example(

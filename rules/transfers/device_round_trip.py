@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import ROUND_TRIP_METHODS, round_trip
 
@@ -51,7 +51,7 @@ class DeviceRoundTrip(Rule):
     message = "value copied from the device to the host and back; copy it on the device instead"
     nodes = (ast.Call,)
     calls = ROUND_TRIP_METHODS
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import (
     ROUND_TRIP_METHODS,
@@ -76,7 +76,7 @@ class DeviceToHostInLoop(Rule):
     message = "copy from the device to the host inside a loop: each one waits for the device; keep values on the device and copy once after the loop"
     nodes = (ast.Call, ast.Attribute)
     calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
-    fix = FixAvailability.DISPLAY
+    fix = Applicability.DISPLAY
 
     flagged = (
         Example(

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import (
     FRESH_METHODS,
@@ -78,7 +78,7 @@ class HostToDeviceInLoop(Rule):
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(

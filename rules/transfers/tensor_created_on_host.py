@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import RANDOM_FACTORIES, factory_move, factory_moved_later, round_trip, under_host_autocast
 
@@ -69,7 +69,7 @@ class TensorCreatedOnHost(Rule):
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
     calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(
