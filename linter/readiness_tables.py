@@ -1,0 +1,341 @@
+"""What runs on the GPU under cudf.pandas and cuml.accel: typed lookups in the readiness tables.
+
+The tables (`readiness_data/cudf_pandas.json`, `readiness_data/cuml_accel.json`) are derived
+from cuDF's and cuML's sources by `python -m benchmarks.readiness_tables`; each records the
+version and commit it was read from (`provenance()`).
+
+- `cudf_method("DataFrame", "pivot_table")`: the cuDF method cudf.pandas would run, or None
+  where cuDF does not define it (cudf.pandas then runs pandas) or the class is not covered
+  (`cudf_classes()` lists the covered pandas classes).
+- `cudf_function("merge")`: a module-level function `cudf` exports, or None.
+- `cuml_estimator("sklearn.ensemble.RandomForestClassifier")`: the estimator cuml.accel runs
+  on the GPU, or None where it does not accelerate that class.
+
+A fallback condition is kept as the source text of the test (`Condition.text`), the file and
+line it is read from, the parameters it tests and, where the test compares parameters with
+literals, a predicate: `Condition.holds(...)` answers True (the call falls back), False (it
+does not) or None (undecided: a parameter it tests is not given, or not as a literal; pass
+`NOT_LITERAL` for a value that is present but unknown). The predicate does not know the
+defaults of pandas or scikit-learn, so a parameter left out is undecided, not assumed safe.
+
+Nothing here imports pandas, cuDF, scikit-learn or cuML.
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+#: The package folder the tables are shipped in, and their file names.
+DATA_FOLDER = "readiness_data"
+CUDF_TABLE, CUML_TABLE = "cudf_pandas.json", "cuml_accel.json"
+#: The marker of the generated provenance block in docs/readiness.md.
+PROVENANCE_MARKER = "readiness-provenance"
+
+
+class _NotLiteral:
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+#: A parameter given in the call whose value is not a literal: every test on it is undecided.
+NOT_LITERAL: Any = _NotLiteral()
+
+_TYPES: dict[str, type | tuple[type, ...]] = {
+    "int": int, "float": float, "str": str, "bool": bool, "dict": dict, "list": list,
+    "tuple": tuple, "set": set, "bytes": bytes, "type(None)": type(None),
+}
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "is": lambda a, b: _same(a, b), "is not": lambda a, b: not _same(a, b),
+    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}
+
+
+def _same(given: Any, literal: Any) -> bool:
+    """`given is literal` as the source means it: identity for None, True and False (the only
+    singletons a table holds), equality for other literals."""
+    if literal is None or isinstance(literal, bool) or given is None or isinstance(given, bool):
+        return given is literal
+    return bool(given == literal)
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A test over parameter values: a leaf (`param`, `source`, `op`, `value`) or a combination
+    (`op` "all", "any" or "not" over `parts`)."""
+
+    op: str
+    param: str | None = None
+    source: str | None = None  # "argument" (of the call) or "hyperparameter" (of the estimator)
+    value: Any = None
+    parts: tuple[Predicate, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Predicate:
+        for combined in ("all", "any"):
+            if combined in data:
+                return cls(combined, parts=tuple(cls.from_json(p) for p in data[combined]))
+        if "not" in data:
+            return cls("not", parts=(cls.from_json(data["not"]),))
+        value = data.get("value")
+        return cls(data["op"], data["param"], data.get("source"), tuple(value) if isinstance(value, list) else value)
+
+    def holds(self, arguments: Mapping[str, Any], hyperparameters: Mapping[str, Any]) -> bool | None:
+        """True, False, or None where a value it needs is missing or not a literal."""
+        if self.op in ("all", "any"):
+            results = [p.holds(arguments, hyperparameters) for p in self.parts]
+            decisive = self.op == "any"
+            if decisive in results:
+                return decisive
+            return None if None in results else not decisive
+        if self.op == "not":
+            inner = self.parts[0].holds(arguments, hyperparameters)
+            return None if inner is None else not inner
+        values = hyperparameters if self.source == "hyperparameter" else arguments
+        if self.param not in values or values[self.param] is NOT_LITERAL:
+            return None
+        given = values[self.param]
+        try:
+            if self.op == "truthy":
+                return bool(given)
+            if self.op == "callable":
+                return callable(given)
+            if self.op == "isinstance":
+                return isinstance(given, tuple(_TYPES[name] for name in self.value if name in _TYPES))
+            return bool(_COMPARE[self.op](given, self.value))
+        except (TypeError, ValueError, KeyError):
+            return None
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One reason to fall back: the test as written in the source and where it is."""
+
+    text: str | None  # None: raised on a path no if-test describes
+    params: tuple[str, ...]
+    path: str
+    line: int
+    predicate: Predicate | None
+    kind: str = "argument"  # cuML: "hyperparameter" or "input"
+    methods: tuple[str, ...] = ()  # cuML "input": the methods that check it
+
+    def holds(self, arguments: Mapping[str, Any] | None = None,
+              hyperparameters: Mapping[str, Any] | None = None) -> bool | None:
+        """Whether the call falls back here: True, False, or None (undecided; always None
+        without a predicate)."""
+        if self.predicate is None:
+            return None
+        return self.predicate.holds(arguments or {}, hyperparameters or {})
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    kind: str  # positional_only, positional_or_keyword, var_positional, keyword_only, var_keyword
+    default: str | None  # as written in cuDF's source
+
+
+@dataclass(frozen=True)
+class MethodSupport:
+    """A pandas method or function as cuDF implements it."""
+
+    name: str
+    kind: str  # method, property, classmethod, staticmethod, operation, attribute, function
+    defined_in: str  # the cuDF class or module that defines it
+    path: str
+    line: int
+    parameters: tuple[Parameter, ...] | None  # None: not known (an operation or attribute)
+    refused_by: str | None  # the exception it raises before doing anything, if it does
+    fallbacks: tuple[Condition, ...]
+    compiles_udf: bool  # hands a Python function to cuDF's JIT (Numba)
+
+    @property
+    def implemented(self) -> bool:
+        """False where cuDF's method refuses every call (cudf.pandas then always runs pandas)."""
+        return self.refused_by is None
+
+    def accepts(self, keyword: str) -> bool:
+        """cuDF's signature takes this keyword (by name or through `**kwargs`); True when unknown."""
+        if self.parameters is None:
+            return True
+        return any(p.name == keyword and p.kind not in ("positional_only", "var_positional")
+                   or p.kind == "var_keyword" for p in self.parameters)
+
+    def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """A call's literal values by cuDF's parameter names (keywords cuDF has no name for go to
+        its `**kwargs` as a dict)."""
+        keywords = dict(keywords or {})
+        bound: dict[str, Any] = {}
+        if self.parameters is None:
+            return keywords
+        ordered = [p for p in self.parameters if p.kind in ("positional_only", "positional_or_keyword")]
+        for parameter, value in zip(ordered, positional):
+            bound[parameter.name] = value
+        names = {p.name for p in self.parameters if p.kind not in ("positional_only", "var_positional", "var_keyword")}
+        extra = {k: v for k, v in keywords.items() if k not in names}
+        bound.update({k: v for k, v in keywords.items() if k in names})
+        var_keyword = next((p.name for p in self.parameters if p.kind == "var_keyword"), None)
+        if var_keyword is not None:
+            bound[var_keyword] = extra
+        return bound
+
+    def fallbacks_for(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None
+                      ) -> list[tuple[Condition, bool | None]]:
+        """The fallback conditions that hold (True) or may hold (None) for this call."""
+        values = self.bind(positional, keywords)
+        found = []
+        for condition in self.fallbacks:
+            verdict = condition.holds(values)
+            if verdict is not False:
+                found.append((condition, verdict))
+        return found
+
+
+@dataclass(frozen=True)
+class EstimatorSupport:
+    """An estimator cuml.accel runs on the GPU, and when it does not."""
+
+    cpu_class: str  # the import path, `sklearn.ensemble.RandomForestClassifier`
+    cuml_class: str | None
+    path: str | None
+    line: int | None
+    gpu_methods: frozenset[str]  # methods the GPU estimator has; others run on the CPU
+    sparse_on_gpu: bool  # sparse X stays on the GPU
+    unavailable_attributes: frozenset[str]  # fitted attributes cuml.accel does not compute
+    fallbacks: tuple[Condition, ...]
+    documented_at: tuple[str, int] | None  # where the compatibility page describes it
+
+    def hyperparameter_fallbacks(self, hyperparameters: Mapping[str, Any]
+                                 ) -> list[tuple[Condition, bool | None]]:
+        """The hyperparameter conditions that hold (True) or may hold (None) for the constructor's
+        literal keyword arguments."""
+        return _holding([c for c in self.fallbacks if c.kind == "hyperparameter"], {}, hyperparameters)
+
+    def runs_on_gpu(self, method: str) -> bool:
+        return method in self.gpu_methods
+
+    def method_fallbacks(self, method: str, arguments: Mapping[str, Any] | None = None,
+                         hyperparameters: Mapping[str, Any] | None = None) -> list[tuple[Condition, bool | None]]:
+        """The input conditions `method` checks that hold or may hold for its literal arguments."""
+        chosen = [c for c in self.fallbacks if c.kind == "input" and method in c.methods]
+        return _holding(chosen, arguments or {}, hyperparameters or {})
+
+
+def _holding(conditions: list[Condition], arguments: Mapping[str, Any], hyperparameters: Mapping[str, Any]
+             ) -> list[tuple[Condition, bool | None]]:
+    found = []
+    for condition in conditions:
+        verdict = condition.holds(arguments, hyperparameters)
+        if verdict is not False:
+            found.append((condition, verdict))
+    return found
+
+
+@dataclass(frozen=True)
+class Provenance:
+    library: str
+    source: str
+    version: str | None
+    commit: str | None
+    commit_date: str | None
+    command: str
+
+
+# -- loading -------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=None)
+def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
+    """A table as JSON: the shipped one, or the one in `folder` (a freshly generated set)."""
+    if folder is not None:
+        return json.loads((Path(folder) / name).read_text(encoding="utf-8"))
+    return json.loads(resources.files("gpulint").joinpath(DATA_FOLDER, name).read_text(encoding="utf-8"))
+
+
+def _condition(data: Mapping[str, Any], path: str) -> Condition:
+    predicate = data.get("predicate")
+    return Condition(data.get("condition"), tuple(data.get("params") or ()), data.get("path", path), data["line"],
+                     None if predicate is None else Predicate.from_json(predicate), data.get("kind", "argument"),
+                     tuple(data.get("methods") or ()))
+
+
+def _method(name: str, data: Mapping[str, Any]) -> MethodSupport:
+    params = data.get("params")
+    parameters = None if params is None else tuple(Parameter(p["name"], p["kind"], p["default"]) for p in params)
+    refused = data.get("not_implemented")
+    return MethodSupport(name, data["kind"], data["defined_in"], data["path"], data["line"], parameters,
+                         None if refused is None else refused["raises"],
+                         tuple(_condition(c, data["path"]) for c in data.get("fallbacks", ())),
+                         bool(data.get("compiles_udf")))
+
+
+def cudf_classes(folder: str | None = None) -> frozenset[str]:
+    """The pandas classes the cuDF table covers (DataFrame, Series, Index, DataFrameGroupBy, ...)."""
+    return frozenset(load_table(CUDF_TABLE, folder)["classes"])
+
+
+def cudf_method(pandas_class: str, method: str, folder: str | None = None) -> MethodSupport | None:
+    """How cuDF implements `pandas_class.method`; None where cuDF does not define it or the class
+    is not in `cudf_classes()`."""
+    cls = load_table(CUDF_TABLE, folder)["classes"].get(pandas_class)
+    data = cls["members"].get(method) if cls else None
+    return None if data is None else _method(method, data)
+
+
+def cudf_members(pandas_class: str, folder: str | None = None) -> frozenset[str]:
+    """Every public member the cuDF class for `pandas_class` defines (empty if not covered)."""
+    cls = load_table(CUDF_TABLE, folder)["classes"].get(pandas_class)
+    return frozenset(cls["members"]) if cls else frozenset()
+
+
+def cudf_function(name: str, folder: str | None = None) -> MethodSupport | None:
+    """A module-level function `cudf` exports under the pandas name (`merge`, `concat`, ...)."""
+    data = load_table(CUDF_TABLE, folder)["functions"].get(name)
+    return None if data is None else _method(name, data)
+
+
+def cuml_estimator(cpu_class: str, folder: str | None = None) -> EstimatorSupport | None:
+    """The estimator cuml.accel accelerates for the CPU class's import path, or None."""
+    data = load_table(CUML_TABLE, folder)["estimators"].get(cpu_class)
+    if data is None:
+        return None
+    documented = data.get("documented")
+    return EstimatorSupport(
+        cpu_class, data.get("cuml_class"), data.get("path"), data.get("line"), frozenset(data.get("gpu_methods", ())),
+        bool(data.get("sparse_on_gpu")), frozenset(data.get("unavailable_attributes", ())),
+        tuple(_condition(c, data.get("path") or "") for c in data.get("fallbacks", ())),
+        None if not documented else (documented["path"], documented["line"]))
+
+
+def cuml_estimators(folder: str | None = None) -> frozenset[str]:
+    """The import paths of every estimator cuml.accel accelerates."""
+    return frozenset(load_table(CUML_TABLE, folder)["estimators"])
+
+
+def provenance(folder: str | None = None) -> dict[str, Provenance]:
+    """Where each table comes from, by library ("cudf", "cuml")."""
+    out = {}
+    for name in (CUDF_TABLE, CUML_TABLE):
+        data = load_table(name, folder)["provenance"]
+        out[data["library"]] = Provenance(data["library"], data["source"], data.get("version"), data.get("commit"),
+                                          data.get("commit_date"), data["command"])
+    return out
+
+
+def provenance_markdown(folder: str | Path | None = None) -> str:
+    """The provenance block of docs/readiness.md: a table of the sources and the command."""
+    found = provenance(None if folder is None else str(folder))
+    rows = ["| Table | Library | Version | Commit | Commit date |", "|---|---|---|---|---|"]
+    for table, library in ((CUDF_TABLE, "cudf"), (CUML_TABLE, "cuml")):
+        item = found[library]
+        commit = f"[`{item.commit[:12]}`]({item.source}/tree/{item.commit})" if item.commit else "unknown"
+        rows.append(f"| `{table}` | [{library}]({item.source}) | {item.version or 'unknown'} | {commit} "
+                    f"| {item.commit_date or 'unknown'} |")
+    command = found["cudf"].command
+    return "\n".join([*rows, "", "Regenerate them with", "", "```sh", command, "```"])
