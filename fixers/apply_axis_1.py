@@ -1,6 +1,6 @@
 """Fixer for GPU104 apply-axis-1: a row-wise lambda becomes one column expression.
 
-Rewritten shapes (anything else gets the display-only suggestion):
+Rewritten shapes (anything else gets the rule's display-only suggestion):
 
     frame.apply(lambda r: r["a"] - r["b"], axis=1)       ->   frame["a"] - frame["b"]
     frame["c"] = frame.apply(lambda r: "hi" if r["x"] > 10 else "lo", axis=1)
@@ -17,6 +17,7 @@ import libcst as cst
 
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.dataframe.apply_axis_1 import RowApply
 
 from ._vectorize import (
     analyse,
@@ -29,10 +30,6 @@ from ._vectorize import (
     to_columns,
 )
 
-SUGGESTION = (
-    "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
-    "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of a function called once per row"
-)
 LIST_SUGGESTION = (
     "`frame.agg([...], axis=1)` computes the same table from whole columns; "
     "`apply` with a list loops over the rows of the transposed frame"
@@ -44,29 +41,24 @@ _UNDERSTOOD = ("func", "axis")
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    function = info.get("function")
-    if isinstance(function, (ast.List, ast.Tuple)) and function.elts and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts
-    ):
-        return display_fix(LIST_SUGGESTION)
-    return _rewrite(info, ctx) or display_fix(SUGGESTION)
+    apply: RowApply = diagnostic.context  # type: ignore[assignment]
+    if apply.applicability is Applicability.DISPLAY:
+        return display_fix(LIST_SUGGESTION) if apply.aggregation_names else None
+    return _rewrite(apply, ctx)
 
 
-def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
-    call: ast.Call = info["call"]
-    frame: ast.expr = info["frame"]
-    function = info["function"]
+def _rewrite(apply: RowApply, ctx: FixContext) -> Fix | None:
+    call, frame, function = apply.call, apply.frame, apply.function
     if not (isinstance(function, ast.Lambda) and _only_understood_arguments(call) and repeatable_frame(frame)):
         return None
     row = _single_parameter(function)
     if row is None:
         return None
-    good, needs_numpy = analyse(function.body, row, set(info["collections"]))
+    good, needs_numpy = analyse(function.body, row, set(apply.collections))
     if not good:
         return None
-    lib = info["lib"]
-    stored = info["stored_in_column"]
+    lib = apply.lib
+    stored = apply.stored_in_column
     wrap = not _yields_series(function.body, row) and not stored
     if needs_numpy and lib in ("dask", "") or wrap and lib != "pandas":
         return None
@@ -91,15 +83,15 @@ def _rewrite(info: dict, ctx: FixContext) -> Fix | None:
     else:
         if stored:
             vectorized = _without_plain_parens(vectorized)
-        if "\n" in code_of(vectorized) or needs_parentheses(call, info["statement"]):
+        if "\n" in code_of(vectorized) or needs_parentheses(call, apply.statement):
             vectorized = parenthesize(vectorized)
         code = code_of(vectorized)
     moved = _comments_outside(parsed, lambda_cst.body)
     if moved:
-        edits.append(_with_comments_above(call, info["statement"], code, moved, ctx))
+        edits.append(_with_comments_above(call, apply.statement, code, moved, ctx))
     else:
         edits.append(ctx.replace_node(call, code))
-    return Fix(Applicability.UNSAFE, MESSAGE, tuple(edits))
+    return Fix(apply.applicability, MESSAGE, tuple(edits))
 
 
 def _only_understood_arguments(call: ast.Call) -> bool:

@@ -9,8 +9,8 @@
 `np.concatenate`, `np.vstack`, `np.hstack` and `torch.cat` keep their function and
 options; `np.r_[found, x]` and `np.c_[found, x]` keep their index object
 (`np.r_[tuple(parts)]`, the same as spelling the items out); several new pieces
-(`[a, x, y]`) become `parts.extend([x, y])`. The detector decided whether the shape
-qualifies (`Growth.applicability`); otherwise a suggestion.
+(`[a, x, y]`) become `parts.extend([x, y])`. The rule decided whether the shape
+qualifies (`Growth.applicability`); otherwise the rule's suggestion is shown.
 """
 
 from __future__ import annotations
@@ -20,25 +20,19 @@ import ast
 import libcst as cst
 
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
 from gpulint.rules.arrays.array_grown_in_loop import Growth
 
 from ._vectorize import comments_in
 
-SUGGESTION = (
-    "append each piece to a Python list inside the loop and concatenate once after it "
-    "(`np.concatenate(pieces)`, `np.vstack(pieces)`, `torch.cat(pieces)`)"
-)
 MESSAGE = "collect the pieces in a list and concatenate once after the loop"
-_APPLICABILITY = {"safe": Applicability.SAFE, "unsafe": Applicability.UNSAFE}
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    growth = diagnostic.context
-    if not isinstance(growth, Growth):
+    growth: Growth = diagnostic.context  # type: ignore[assignment]
+    if growth.applicability is Applicability.DISPLAY:
         return None
-    result = _rewrite(growth, ctx) if growth.applicability in _APPLICABILITY else None
-    return result or display_fix(SUGGESTION)
+    return _rewrite(growth, ctx)
 
 
 def _callee(growth: Growth, ctx: FixContext) -> tuple[str, tuple]:
@@ -80,7 +74,7 @@ def _rewrite(growth: Growth, ctx: FixContext) -> Fix | None:
     except cst.ParserSyntaxError:
         return None
     edit = ctx.replace_statements(loop, loop, [first, new_loop.with_changes(leading_lines=[]), last])
-    return Fix(_APPLICABILITY[growth.applicability], MESSAGE, (*import_edits, edit))
+    return Fix(growth.applicability, MESSAGE, (*import_edits, edit))
 
 
 class _ReplaceGrowth(cst.CSTTransformer):

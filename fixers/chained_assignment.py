@@ -12,33 +12,20 @@ from __future__ import annotations
 import ast
 
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
+from gpulint.rules.dataframe.chained_assignment import ChainedWrite
 
-SUGGESTION = (
-    "write through one indexer on the frame itself: `df.loc[row, column] = value` "
-    "(`df.iloc[i, df.columns.get_loc(column)] = value` for positions)"
-)
 MESSAGE = "write through one indexer so the assignment reaches the frame"
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    code = _rewrite(info, ctx)
-    if code is None:
-        return display_fix(SUGGESTION)
-    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(info["target"], code),))
-
-
-def _rewrite(info: dict, ctx: FixContext) -> str | None:
-    shape, indexer, rows = info["shape"], info["indexer"], info["rows"]
-    if shape == "columns-copy" or indexer in ("iloc", "iat") or "#" in ctx.segment(info["target"]):
+    write: ChainedWrite = diagnostic.context  # type: ignore[assignment]
+    if write.applicability is Applicability.DISPLAY or "#" in ctx.segment(write.target):
         return None
-    if isinstance(rows, (ast.Tuple, ast.Starred)) or isinstance(info["column"], (ast.Tuple, ast.Slice)):
-        return None  # a tuple would merge into `.loc`'s row and column pair
-    if shape == "column-item" and (isinstance(rows, ast.Slice) or not info.get("rows_never_a_slice")):
-        return None  # `series[a:b]` slices positions, `.loc[a:b]` labels (a slice held by a name too)
-    frame = ctx.segment(info["frame"])
-    if not isinstance(info["frame"], (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+    rows, frame = write.rows, ctx.segment(write.frame)
+    assert rows is not None
+    if not isinstance(write.frame, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         frame = f"({frame})"
-    method = "at" if indexer == "at" else "loc"
-    return f"{frame}.{method}[{ctx.segment(rows)}, {ctx.segment(info['column'])}]"
+    method = "at" if write.indexer == "at" else "loc"
+    code = f"{frame}.{method}[{ctx.segment(rows)}, {ctx.segment(write.column)}]"
+    return Fix(write.applicability, MESSAGE, (ctx.replace_node(write.target, code),))

@@ -18,69 +18,62 @@ import libcst as cst
 
 from gpulint.astutil import keyword_value, mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
 from gpulint.rules.arrays._elementwise import python_values_kept, str_predicate, stringy
-from gpulint.rules.dataframe.elementwise_apply import function_of
+from gpulint.rules.dataframe.elementwise_apply import ElementwiseCall, ElementwiseForm, function_of
 
 from ._vectorize import code_of, needs_parentheses, parenthesize
 
-SUGGESTION = (
-    "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
-    "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), `np.where(cond, a, b)`"
-)
 MESSAGE = "replace the per-element function with its vectorized form"
-_REWRITABLE = frozenset({"pandas", "modin"})
 _CASTS = ("float", "int", "bool")
 #: Receivers that can be written more than once without computing anything.
 _PRIMARY = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    code = _rewrite(info, ctx)
+    apply: ElementwiseCall = diagnostic.context  # type: ignore[assignment]
+    if apply.applicability is Applicability.DISPLAY:
+        return None
+    code = _rewrite(apply, ctx)
     if code is None:
-        return display_fix(SUGGESTION)
-    call = info["call"]
-    if not _atomic(code) and needs_parentheses(call, info.get("statement")):
+        return None
+    if not _atomic(code) and needs_parentheses(apply.call, apply.statement):
         code = f"({code})"
-    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(call, code),))
+    return Fix(apply.applicability, MESSAGE, (ctx.replace_node(apply.call, code),))
 
 
-def _rewrite(info: dict, ctx: FixContext) -> str | None:
-    call: ast.Call = info["call"]
-    if info.get("lib") not in _REWRITABLE or not _only_understood_arguments(call) or "#" in ctx.segment(call):
+def _rewrite(apply: ElementwiseCall, ctx: FixContext) -> str | None:
+    call, form = apply.call, apply.form
+    if not _only_understood_arguments(call) or "#" in ctx.segment(call):
         return None
-    if _skips_missing(call) and not _missing_stays_missing(info["form"], call):
+    if _skips_missing(call) and not _missing_stays_missing(form, call):
         return None
-    receiver_node: ast.expr = info["receiver"]
-    receiver = ctx.segment(receiver_node)
-    if not isinstance(receiver_node, _PRIMARY):
+    receiver = ctx.segment(apply.receiver)
+    if not isinstance(apply.receiver, _PRIMARY):
         receiver = f"({receiver})"
-    on_series = info["kind"] == "series"
-    form = info["form"]
-    if form["kind"] == "builtin":
-        name = form["name"]
-        if name in ("abs", "round"):
-            return f"{receiver}.{name}()"
-        if name in _CASTS:
-            return f"{receiver}.astype({name})"
-        if name == "len" and on_series:
+    on_series = apply.kind == "series"
+    if form.kind == "builtin":
+        if form.name in ("abs", "round"):
+            return f"{receiver}.{form.name}()"
+        if form.name in _CASTS:
+            return f"{receiver}.astype({form.name})"
+        if form.name == "len" and on_series:
             return f"{receiver}.str.len()"
         return None  # `str`: `astype(str)` keeps missing values missing
-    if form["kind"] == "str-method":
-        return f"{receiver}.str.{form['name']}()" if on_series else None
-    return _rewrite_lambda(call, receiver_node, receiver, form, on_series, ctx)
+    if form.kind == "str-method":
+        return f"{receiver}.str.{form.name}()" if on_series else None
+    return _rewrite_lambda(call, apply.receiver, receiver, form, on_series, ctx)
 
 
-def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form: dict, on_series: bool,
+def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form: ElementwiseForm, on_series: bool,
                     ctx: FixContext) -> str | None:
-    if form["conditional"] or (form["strings"] and not on_series):
+    if form.conditional or (form.strings and not on_series):
         return None
-    if form["uses"] > 1 and not _repeatable(receiver_node):
+    if form.uses > 1 and not _repeatable(receiver_node):
         return None  # the receiver would be computed once per use
     function = function_of(call)
     assert isinstance(function, ast.Lambda)
-    parameter = form["parameter"]
+    parameter = form.parameter
     if isinstance(function.body, ast.Name):
         # `lambda x: x`: a new object with the same values, not the receiver itself (an
         # alias would share later changes); `na_action` has nothing left to skip.
@@ -208,18 +201,18 @@ def _skips_missing(call: ast.Call) -> bool:
     return value is not None and not (isinstance(value, ast.Constant) and value.value is None)
 
 
-def _missing_stays_missing(form: dict, call: ast.Call) -> bool:
+def _missing_stays_missing(form: ElementwiseForm, call: ast.Call) -> bool:
     """Whether the vectorized form keeps a missing value missing, as `na_action="ignore"`
     does: arithmetic, `abs`, `round`, `float`, `len` and string results do; comparisons,
     `str` predicates and `bool` make it False or True, and `int` raises on it."""
-    if form["kind"] == "builtin":
-        return form["name"] not in ("int", "bool")
-    if form["kind"] == "str-method":
-        return not str_predicate(form["name"])
+    if form.kind == "builtin":
+        return form.name not in ("int", "bool")
+    if form.kind == "str-method":
+        return not str_predicate(form.name)
     function = function_of(call)
     assert isinstance(function, ast.Lambda)
     for node in ast.walk(function.body):
-        if not mentions(node, form["parameter"]):
+        if not mentions(node, form.parameter):
             continue
         if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(
                 node.op, ast.Not):

@@ -9,38 +9,23 @@
 
 from __future__ import annotations
 
-import ast
-
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
+from gpulint.rules.dataframe.groupby_apply_lambda import GroupCall
 
-SUGGESTION = "call the built-in aggregation on the groupby (`gb[\"c\"].sum()`, `gb.size()`, `gb.transform(\"mean\")`)"
 MESSAGE = "replace the lambda with the built-in groupby aggregation"
-_REWRITABLE = frozenset({"pandas", "modin"})
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    code = _rewrite(info, ctx)
-    if code is None:
-        return display_fix(SUGGESTION)
-    return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(info["call"], code),))
-
-
-def _rewrite(info: dict, ctx: FixContext) -> str | None:
-    call: ast.Call = info["call"]
-    shape = info.get("shape")
-    aggregation = info["aggregation"]
-    if info.get("lib") not in _REWRITABLE or shape is None or "#" in ctx.segment(call):
+    group: GroupCall = diagnostic.context  # type: ignore[assignment]
+    call, aggregation = group.call, group.aggregation
+    if group.applicability is Applicability.DISPLAY or "#" in ctx.segment(call):
         return None
-    if len(call.args) + len(call.keywords) != 1:
-        return None  # `args=`, `include_groups=`, engine options...
     receiver = ctx.segment(call.func.value)  # type: ignore[attr-defined]
-    method = info["method"]
-    if method != "apply":
-        return f'{receiver}.{method}("{aggregation.method}")'
-    if aggregation.column is None:
-        return f"{receiver}.{aggregation.method}()"
-    if shape != "frame":
-        return None  # on a series' groups `g["c"]` reads a label, not a column
-    return f"{receiver}[{ctx.segment(aggregation.column)}].{aggregation.method}()"
+    if group.method != "apply":
+        code = f'{receiver}.{group.method}("{aggregation.method}")'
+    elif aggregation.column is None:
+        code = f"{receiver}.{aggregation.method}()"
+    else:
+        code = f"{receiver}[{ctx.segment(aggregation.column)}].{aggregation.method}()"
+    return Fix(group.applicability, MESSAGE, (ctx.replace_node(call, code),))

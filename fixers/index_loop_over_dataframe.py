@@ -22,7 +22,8 @@ import libcst as cst
 
 from gpulint.astutil import same_reference
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
+from gpulint.rules.dataframe.index_loop_over_dataframe import IndexLoop
 
 from ._loops import names_read_after
 from ._vectorize import (
@@ -36,40 +37,34 @@ from ._vectorize import (
     with_method,
 )
 
-SUGGESTION = (
-    "compute the result with column expressions on the whole frame (`frame[\"a\"] - frame[\"b\"]`, "
-    "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of one value per loop step"
-)
 MESSAGE = "replace the index loop with a vectorized column expression"
-_REWRITABLE = frozenset({"pandas", "modin"})
 #: Stands for the row while a cell expression is checked and rewritten; never in the output.
 ROW = "__gpulint_row__"
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    if info.get("lib") not in _REWRITABLE:
-        return display_fix(SUGGESTION)
-    return _fix_loop(info, ctx) or display_fix(SUGGESTION)
+    found: IndexLoop = diagnostic.context  # type: ignore[assignment]
+    if found.applicability is Applicability.DISPLAY:
+        return None
+    return _fix_loop(found, ctx)
 
 
-def _fix_loop(info: dict, ctx: FixContext) -> Fix | None:
-    loop = info["loop"]
-    frame = info["frame"]
+def _fix_loop(found: IndexLoop, ctx: FixContext) -> Fix | None:
+    loop, frame = found.loop, found.frame
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or not repeatable_frame(frame):
         return None
-    if names_read_after(info["site"], ctx.tree):
+    if names_read_after(found.site, ctx.tree):
         return None  # the rewrite would drop names the code after the loop reads
     statement = loop.body[0]
-    forbidden = {loop.target.id} | set(info.get("collections", ()))
+    forbidden = {loop.target.id} | set(found.collections)
     if isinstance(statement, ast.Expr):
-        return _fix_append(info, statement, forbidden, ctx)
+        return _fix_append(found, statement, forbidden, ctx)
     if isinstance(statement, ast.Assign):
-        return _fix_column(info, statement, forbidden, ctx)
+        return _fix_column(found, statement, forbidden, ctx)
     return None
 
 
-def _row_expression(expression: ast.expr, info: dict, forbidden: set[str],
+def _row_expression(expression: ast.expr, found: IndexLoop, forbidden: set[str],
                     ctx: FixContext) -> tuple[cst.BaseExpression, bool] | None:
     """The expression with each cell spelled `ROW["column"]`, parsed by libcst, and whether
     its rewrite needs NumPy; None when it does not vectorize."""
@@ -78,10 +73,10 @@ def _row_expression(expression: ast.expr, info: dict, forbidden: set[str],
         return None
     base = ctx.source.offset(*_pair(ctx.start(expression)))
     replacements = []
-    for cell in info["cells"]:
+    for cell in found.cells:
         if not any(sub is cell.node for sub in ast.walk(expression)):
             continue
-        if not _readable(cell, info["walk"]):
+        if not _readable(cell, found.walk):
             return None
         begin = ctx.source.offset(*_pair(ctx.start(cell.node))) - base
         end = ctx.source.offset(*_pair(ctx.end(cell.node))) - base
@@ -109,8 +104,8 @@ def _readable(cell, walk: str) -> bool:
             and not cell.column_position and (walk == "positions" or not cell.by_position))
 
 
-def _fix_append(info: dict, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Fix | None:
-    loop, block = info["loop"], info["block"]
+def _fix_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Fix | None:
+    loop, block = found.loop, found.block
     call = statement.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
             and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords
@@ -120,21 +115,21 @@ def _fix_append(info: dict, statement: ast.Expr, forbidden: set[str], ctx: FixCo
     init = empty_list_before(loop, block, target)
     if init is None:
         return None
-    row = _row_expression(call.args[0], info, forbidden | {target}, ctx)
+    row = _row_expression(call.args[0], found, forbidden | {target}, ctx)
     statements = ctx.parse_statements(init, loop)
     if row is None or statements is None or len(statements) != 2:
         return None
     expression, needs_numpy = row
     init_cst, loop_cst = statements
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    vectorized = with_method(to_columns(expression, ROW, ctx.segment(info["frame"]), numpy_name), "tolist")
+    vectorized = with_method(to_columns(expression, ROW, ctx.segment(found.frame), numpy_name), "tolist")
     assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
     new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
+    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
 
 
-def _fix_column(info: dict, statement: ast.Assign, forbidden: set[str], ctx: FixContext) -> Fix | None:
-    loop, frame = info["loop"], info["frame"]
+def _fix_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], ctx: FixContext) -> Fix | None:
+    loop, frame = found.loop, found.frame
     if len(statement.targets) != 1:
         return None
     target = statement.targets[0]
@@ -146,7 +141,7 @@ def _fix_column(info: dict, statement: ast.Assign, forbidden: set[str], ctx: Fix
     if not (isinstance(label, ast.Name) and label.id == loop.target.id
             and isinstance(column, ast.Constant) and isinstance(column.value, str)):
         return None
-    row = _row_expression(statement.value, info, forbidden, ctx)
+    row = _row_expression(statement.value, found, forbidden, ctx)
     statements = ctx.parse_statements(loop, loop)
     if row is None or statements is None:
         return None
@@ -156,4 +151,4 @@ def _fix_column(info: dict, statement: ast.Assign, forbidden: set[str], ctx: Fix
     new = cst.parse_statement(f"{ctx.segment(frame)}[{ctx.segment(column)}] = {code_of(vectorized)}")
     loop_cst = statements[0]
     new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
+    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))

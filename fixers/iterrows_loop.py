@@ -18,8 +18,9 @@ import ast
 
 import libcst as cst
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.dataframe.iterrows_loop import RowIteration
 
 from ._loops import names_read_after
 from ._vectorize import (
@@ -34,10 +35,6 @@ from ._vectorize import (
     with_method,
 )
 
-SUGGESTION = (
-    "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`); "
-    "if the body must run per row, iterate `frame.itertuples()` instead"
-)
 SUGGESTIONS = {
     "dask": (
         "compute the result with column expressions on the Dask frame (`frame[\"a\"] - frame[\"b\"]`) "
@@ -49,25 +46,21 @@ SUGGESTIONS = {
     ),
 }
 MESSAGE = "replace the row loop with a vectorized column expression"
-#: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.
-_REWRITABLE = frozenset({"pandas", "modin"})
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    lib = info.get("lib", "")
-    if lib not in _REWRITABLE:
-        return display_fix(SUGGESTIONS.get(lib, SUGGESTION))
-    collections = set(info.get("collections", ()))
-    if info.get("counted"):
-        result = None  # `enumerate(df.iterrows())`: the count has no column form to keep
-    elif "comprehension" in info:
-        result = _fix_comprehension(info["comprehension"], collections, ctx)
-    elif names_read_after(info["site"], ctx.tree):
-        result = None  # the rewrite would drop names the code after the loop reads
+    rows: RowIteration = diagnostic.context  # type: ignore[assignment]
+    if rows.applicability is Applicability.DISPLAY:
+        return display_fix(SUGGESTIONS[rows.lib]) if rows.lib in SUGGESTIONS else None
+    collections = set(rows.collections)
+    if rows.comprehension is not None:
+        edits = _fix_comprehension(rows.comprehension, collections, ctx)
+    elif names_read_after(rows.site, ctx.tree):
+        edits = None  # the rewrite would drop names the code after the loop reads
     else:
-        result = _fix_loop(info["loop"], info["block"], collections, ctx)
-    return result or display_fix(SUGGESTION)
+        assert rows.loop is not None and rows.block is not None
+        edits = _fix_loop(rows.loop, rows.block, collections, ctx)
+    return Fix(rows.applicability, MESSAGE, edits) if edits is not None else None
 
 
 def _row_target(target: ast.expr) -> tuple[str, str] | None:
@@ -84,7 +77,7 @@ def _frame(iterable: ast.expr) -> ast.expr | None:
 
 
 def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str],
-              ctx: FixContext) -> Fix | None:
+              ctx: FixContext) -> tuple[Edit, ...] | None:
     names = _row_target(loop.target)
     frame = _frame(loop.iter)
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or names is None or frame is None:
@@ -100,7 +93,7 @@ def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: 
 
 
 def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index: str, row: str,
-                frame_code: str, collections: set[str], ctx: FixContext) -> Fix | None:
+                frame_code: str, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
     call = statement.value
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
             and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
@@ -121,11 +114,11 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
     vectorized = with_method(to_columns(element, row, frame_code, numpy_name), "tolist")
     assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
     new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
+    return (*import_edits, ctx.replace_statements(init, loop, [new]))
 
 
 def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, frame: ast.expr,
-                frame_code: str, collections: set[str], ctx: FixContext) -> Fix | None:
+                frame_code: str, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
     if len(statement.targets) != 1 or index == "_":
         return None
     target = statement.targets[0]
@@ -149,10 +142,10 @@ def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, fram
     vectorized = to_columns(value, row, frame_code, numpy_name)
     new = cst.parse_statement(f"{frame_code}[{ctx.segment(column)}] = {code_of(vectorized)}")
     new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
+    return (*import_edits, ctx.replace_statements(loop, loop, [new]))
 
 
-def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -> Fix | None:
+def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
     if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
         return None
     generator = node.generators[0]
@@ -169,4 +162,4 @@ def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -
         return None
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     vectorized = with_method(to_columns(parsed.elt, row, ctx.segment(frame), numpy_name), "tolist")
-    return Fix(Applicability.UNSAFE, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(vectorized))))
+    return (*import_edits, ctx.replace_node(node, code_of(vectorized)))

@@ -31,6 +31,17 @@ class Applicability(enum.Enum):
 _PERMISSIVENESS = {Applicability.DISPLAY: 0, Applicability.UNSAFE: 1, Applicability.SAFE: 2}
 
 
+@dataclass(frozen=True, kw_only=True)
+class Facts:
+    """What a rule hands its fixer about one finding (a rule subclasses it with the nodes
+    and names its fixer needs). The rule decides how the finding's fix may be applied:
+    `applicability`, never more permissive than the rule's declared `fix`; the fixer renders
+    a fix of exactly that applicability, or declines (the rule's suggestion is then shown).
+    Never serialised."""
+
+    applicability: Applicability
+
+
 @dataclass(frozen=True, order=True)
 class Position:
     line: int  # 1-based
@@ -92,8 +103,9 @@ class Diagnostic:
     fix: Fix | None = None
     url: str | None = None
     noqa_line: int | None = None
-    #: Detector-private facts a fixer needs (ast nodes, names); never serialised.
-    context: Any = field(default=None, compare=False, repr=False)
+    #: The rule's `Facts` for its fixer (ast nodes, names, the applicability it decided);
+    #: never serialised.
+    context: Facts | None = field(default=None, compare=False, repr=False)
     #: In a notebook, the cell (1-based) that `start`, `end` and `noqa_line` are relative to.
     cell: int | None = None
 

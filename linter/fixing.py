@@ -14,7 +14,7 @@ import bisect
 from dataclasses import replace
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from .diagnostic import Applicability, Diagnostic, Edit, Facts, Fix, Position
 from .semantic import SemanticIndex
 from .source import Source
 
@@ -329,15 +329,26 @@ class Fixable(Protocol):
     registry builds on this module, so this module names no rule class."""
 
     code: str
+    fix: Applicability | None
+    suggestion: str | None
 
     def fixer(self) -> Callable[[Diagnostic, FixContext], Fix | None] | None: ...
+
+
+def decided_applicability(rule: Fixable, diagnostic: Diagnostic) -> Applicability | None:
+    """How the finding's fix may be applied at most: what the rule decided for it (its facts),
+    else what the rule declares."""
+    facts = diagnostic.context
+    return facts.applicability if isinstance(facts, Facts) else rule.fix
 
 
 def attach_fixes(
     source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[Fixable],
     unsafe_fixes: bool = False, index: SemanticIndex | None = None,
 ) -> tuple[list[Diagnostic], list[str]]:
-    """Ask each finding's fixer for its fix; a fixer that fails never stops the run.
+    """Give each finding its fix: its fixer's rendering of what the rule decided, or, where
+    the rule has no fixer or the fixer declines, the rule's display-only suggestion. A fixer
+    that fails, or offers more than the rule decided, never stops the run (a warning says so).
     `unsafe_fixes` says which fixes will be applied: only those keep the names they take."""
     by_code = {rule.code: rule for rule in rules}
     warnings: list[str] = []
@@ -347,29 +358,48 @@ def attach_fixes(
     result = []
     for diagnostic in diagnostics:
         rule = by_code.get(diagnostic.code)
-        fixer = rule.fixer() if rule is not None else None
-        if fixer is None:
+        decided = decided_applicability(rule, diagnostic) if rule is not None else None
+        if rule is None or decided is None:
             result.append(diagnostic)
             continue
-        if context is None:
-            context = FixContext(source, tree, index)
-        try:
-            context.begin_fix(diagnostic.start)
-            fix = fixer(diagnostic, context)
-            earlier = context.earlier_than_anchor(fix) if fix is not None else None
-            if earlier is not None:  # its imports must run before its first edit
+        fixer = rule.fixer()
+        fix = None
+        failed = False
+        if fixer is not None:
+            if context is None:
+                context = FixContext(source, tree, index)
+            try:
+                fix = _render(fixer, diagnostic, context)
+            except Exception as error:  # a fixer bug must not take the linter down
+                warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed "
+                                f"({type(error).__name__}: {error})")
+                fix, failed = None, True
+            if fix is not None and not fix.applicability.within(decided):
+                warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} offered a "
+                                f"{fix.applicability.value} fix where the rule decided {decided.value}; not offered")
+                fix = None
+            if fix is None or not fix.applies(unsafe_fixes):
                 context.release(context.introduced())
-                context.begin_fix(earlier)
-                fix = fixer(diagnostic, context)
-            if fix is not None and context.introduced():
-                fix = replace(fix, introduces=context.introduced())
-        except Exception as error:  # a fixer bug must not take the linter down
-            warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})")
-            fix = None
-        if fix is None or not fix.applies(unsafe_fixes):
-            context.release(context.introduced())
+        if fix is None and not failed and rule.suggestion:
+            fix = display_fix(rule.suggestion)
         result.append(diagnostic.with_fix(fix) if fix is not None else diagnostic)
     return result, warnings
+
+
+def _render(fixer: Callable[[Diagnostic, FixContext], Fix | None], diagnostic: Diagnostic,
+            context: FixContext) -> Fix | None:
+    """The fixer's fix for the finding, built again from its first edit when that comes
+    before the finding's own statement and the fix asked for an import."""
+    context.begin_fix(diagnostic.start)
+    fix = fixer(diagnostic, context)
+    earlier = context.earlier_than_anchor(fix) if fix is not None else None
+    if earlier is not None:  # its imports must run before its first edit
+        context.release(context.introduced())
+        context.begin_fix(earlier)
+        fix = fixer(diagnostic, context)
+    if fix is not None and context.introduced():
+        fix = replace(fix, introduces=context.introduced())
+    return fix
 
 
 # -- applying fixes ------------------------------------------------------------------------

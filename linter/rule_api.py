@@ -8,12 +8,13 @@ from __future__ import annotations
 import ast
 import enum
 import importlib
+import importlib.util
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
 
 from .astutil import mentions, value_bound_to
-from .diagnostic import Applicability, Diagnostic, Position
+from .diagnostic import Applicability, Diagnostic, Facts, Position
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects, loop_effects
 from .semantic import SemanticIndex
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Applicability", "Example", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
+__all__ = ["Applicability", "Example", "Facts", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -215,12 +216,24 @@ def _register(rule: type[Rule]) -> None:
     if rule.fix is not None and not isinstance(rule.fix, Applicability):
         raise TypeError(f"rule {rule.__qualname__}: `fix` is an Applicability "
                         f"({', '.join(a.name for a in Applicability)}) or None, got {rule.fix!r}")
+    if rule.fix is Applicability.DISPLAY and not rule.suggestion and not _has_fixer_module(rule):
+        raise TypeError(f"rule {rule.__qualname__} offers a display-only fix: give it a `suggestion` "
+                        f"(or a fixer, gpulint.fixers.{rule.stem()})")
     if rule.calls is not None and not (isinstance(rule.calls, frozenset) and ast.Call in rule.nodes):
         raise TypeError(f"rule {rule.__qualname__}: `calls` is a frozenset of method names, for a rule of ast.Call nodes")
     existing = REGISTERED.get(rule.code)
     if existing is not None and existing.__qualname__ != rule.__qualname__:
         raise TypeError(f"rule code {rule.code} used twice: {existing.__qualname__}, {rule.__qualname__}")
     REGISTERED[rule.code] = rule
+
+
+def _has_fixer_module(rule: type[Rule]) -> bool:
+    """A module `gpulint.fixers.<rule's stem>` exists (found, not imported: a fixer may import
+    its rule's module, which is being defined)."""
+    try:
+        return importlib.util.find_spec(f"gpulint.fixers.{rule.stem()}") is not None
+    except ModuleNotFoundError:
+        return False
 
 
 _SECTION = re.compile(r"^##\s+(.+?)\s*$", re.MULTILINE)
@@ -474,9 +487,12 @@ class RuleContext:
         return any(_binds_afresh(statement, name) for statement in self.earlier_in_iteration())
 
     # -- reporting -----------------------------------------------------------------
-    def report(self, node: ast.AST, message: str | None = None, context: object = None) -> None:
+    def report(self, node: ast.AST, message: str | None = None, context: Facts | None = None) -> None:
+        """Record a finding at `node`; `context` is what the rule's fixer needs of it."""
         rule = self._rule
         assert rule is not None
+        if context is not None:
+            _check_facts(rule, context)
         start = Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
         end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
         end_col = getattr(node, "end_col_offset", None)
@@ -492,6 +508,15 @@ class RuleContext:
                 context=context,
             )
         )
+
+
+def _check_facts(rule: type[Rule], facts: object) -> None:
+    """A rule's facts decide no more than its declared `fix` allows."""
+    if not isinstance(facts, Facts):
+        return
+    if rule.fix is None or not facts.applicability.within(rule.fix):
+        declared = rule.fix.value if rule.fix is not None else "no"
+        raise ValueError(f"{rule.code} decided a {facts.applicability.value} fix, more than its declared {declared} fix")
 
 
 def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:

@@ -390,6 +390,8 @@ def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code(
 
     class EditsAbove:
         code = "GPU999"
+        fix = Applicability.SAFE
+        suggestion = None
 
         @staticmethod
         def fixer():

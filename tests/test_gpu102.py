@@ -102,7 +102,7 @@ COLUMN = "for idx, row in frame.iterrows():\n    frame.loc[idx, 'b'] = row['a'] 
 def test_only_pandas_and_modin_frames_are_rewritten(body, setup, lib, hint):
     source = setup + body
     diagnostic = _only(source)
-    assert diagnostic.context["lib"] == lib
+    assert diagnostic.context.lib == lib
     assert diagnostic.fix.applicability is Applicability.DISPLAY and diagnostic.fix.edits == ()
     assert hint in diagnostic.fix.message
     assert fix_text(source, unsafe_fixes=True) == source
@@ -118,7 +118,7 @@ def test_only_pandas_and_modin_frames_are_rewritten(body, setup, lib, hint):
 def test_pandas_and_modin_frames_are_rewritten(setup):
     source = setup + LOOP
     diagnostic = _only(source)
-    assert diagnostic.context["lib"] in ("pandas", "modin")
+    assert diagnostic.context.lib in ("pandas", "modin")
     assert diagnostic.fix.applicability is Applicability.UNSAFE
     assert fix_text(source, unsafe_fixes=True) == setup + "out = (frame['a'] * 2).tolist()\n"
 
@@ -138,7 +138,7 @@ def test_each_chunk_of_a_chunked_reader_is_a_pandas_frame():
         "        out.append(row['a'] * 2)\n"
     )
     diagnostic = _only(source)
-    assert diagnostic.context["lib"] == "pandas"
+    assert diagnostic.context.lib == "pandas"
     assert "out = (chunk['a'] * 2).tolist()" in fix_text(source, unsafe_fixes=True)
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from gpulint.astutil import walk_local
 from gpulint.evidence import Ty, is_numpy_ufunc
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 from ._elementwise import elementwise
 
@@ -17,6 +18,33 @@ _SCALAR_PARENTS = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, a
 _SCALAR_BUILTINS = frozenset({"abs", "float", "int", "round", "bool", "min", "max"})
 #: Augmented assignments to an element that mean the same on a slice, in place.
 _ELEMENT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+@dataclass(frozen=True)
+class ElementPlan:
+    """A one-statement loop body over NumPy arrays that has a whole-array form: `statement`
+    stores into an element (`kind` "store") or adds to a name ("accumulate"), reading
+    elements of `arrays`; `needs_numpy`: its whole-array form calls NumPy."""
+
+    kind: str
+    statement: ast.Assign | ast.AugAssign
+    needs_numpy: bool
+    arrays: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ElementLoop(Facts):
+    """`loop` (`for index in range(bound)`, `bound` of `form` "len", "shape" or "size" over
+    `array`; `site`: its enclosing statements and blocks) reads elements one by one; `plan`:
+    its rewrite, checked by the rule (None: display-only)."""
+
+    loop: ast.For
+    index: str
+    bound: ast.expr
+    array: ast.expr
+    form: str
+    plan: ElementPlan | None
+    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...]
 
 
 def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:
@@ -106,6 +134,10 @@ class ArrayElementLoop(Rule):
     message = "loop computes one array element per iteration in Python; use a whole-array expression"
     nodes = (ast.For,)
     fix = Applicability.UNSAFE
+    suggestion = (
+        "compute the whole array at once: arithmetic, comparisons and `np.where` on the arrays "
+        "(`out[:] = a * b`), reductions with `.sum()`/`.max()`, selections with boolean masks"
+    )
 
     flagged = (
         Example(
@@ -229,10 +261,12 @@ for i in range(3):
         index, bound, array, form, ty = found
         if not any(self._scalar_use(sub, index, ctx, parent) for sub, parent in _subscripts(node.body)):
             return
-        ctx.report(node.iter, context={
-            "loop": node, "index": index, "bound": bound, "array": array, "form": form, "lib": ty.lib,
-            "plan": _plan(node, index, ctx), "site": tuple(zip(ctx.statements, ctx.blocks)),
-        })
+        plan = _plan(node, index, ctx)
+        rewritable = plan is not None and ty.lib == "numpy" and isinstance(array, ast.Name)
+        ctx.report(node.iter, context=ElementLoop(
+            applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+            loop=node, index=index, bound=bound, array=array, form=form, plan=plan,
+            site=tuple(zip(ctx.statements, ctx.blocks))))
 
     @staticmethod
     def _scalar_use(sub: ast.Subscript, index: str, ctx: RuleContext, parent: ast.AST | None) -> bool:
@@ -267,7 +301,7 @@ def _element_of_array(node: ast.AST, index: str, ctx: RuleContext, lib: str | No
     return ty is not None and ty.kind == "array" and (lib is None or ty.lib == lib)
 
 
-def _plan(loop: ast.For, index: str, ctx: RuleContext) -> dict | None:
+def _plan(loop: ast.For, index: str, ctx: RuleContext) -> ElementPlan | None:
     """What the fixer may rewrite: a one-statement body over NumPy arrays, checked here
     where the evidence is at hand."""
     if loop.orelse or len(loop.body) != 1:
@@ -294,4 +328,4 @@ def _plan(loop: ast.For, index: str, ctx: RuleContext) -> dict | None:
     if verdict is None:
         return None
     arrays = {sub.value.id for sub in ast.walk(value) if _element_of_array(sub, index, ctx, "numpy")}  # type: ignore[attr-defined]
-    return {"kind": kind, "statement": statement, "needs_numpy": verdict.needs_numpy, "arrays": arrays}
+    return ElementPlan(kind, statement, verdict.needs_numpy, frozenset(arrays))

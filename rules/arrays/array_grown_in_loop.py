@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, value_bound_to, walk_local
 from gpulint.loop_effects import carried_over, innermost_loop, loop_effects, recurrence_in
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
@@ -37,9 +37,10 @@ def grower(qualname: str | None, index: bool = False) -> tuple[str, str] | None:
     return None
 
 
-@dataclass
-class Growth:
-    """One growth statement and what the fixer needs to turn it into list building."""
+@dataclass(frozen=True)
+class Growth(Facts):
+    """One growth statement and what the fixer needs to turn it into list building: safe or
+    unsafe where the rule found a loop to collect over (see `_plan`), display-only elsewhere."""
 
     statement: ast.Assign
     #: The growing call, or the `np.r_[...]`/`np.c_[...]` index expression.
@@ -53,8 +54,6 @@ class Growth:
     loop: ast.stmt | None = None
     block: list[ast.stmt] = field(default_factory=list)
     init: ast.Assign | None = None
-    #: "safe", "unsafe", or "" (the fixer only suggests).
-    applicability: str = ""
 
 
 class ArrayGrownInLoop(Rule):
@@ -128,6 +127,10 @@ class ArrayGrownInLoop(Rule):
     message = "array grown inside a loop: each step copies every element so far; collect the pieces in a list and concatenate once after the loop"
     nodes = (ast.Assign,)
     fix = Applicability.SAFE
+    suggestion = (
+        "append each piece to a Python list inside the loop and concatenate once after it "
+        "(`np.concatenate(pieces)`, `np.vstack(pieces)`, `torch.cat(pieces)`)"
+    )
 
     flagged = (
         Example(
@@ -417,9 +420,8 @@ for step in range(4):
             return  # a recurrence (the loop computes the next piece from it) is not collectable
         if _grown_a_few_times(name, ctx) or _decoding_step(pieces, name, ctx):
             return  # the copies cost nothing next to what the loop does
-        growth = Growth(node, call, name, found[0], found[1], pieces)
-        _plan(growth, ctx)
-        ctx.report(node, context=growth)
+        growth = Growth(node, call, name, found[0], found[1], pieces, applicability=Applicability.DISPLAY)
+        ctx.report(node, context=_plan(growth, ctx) or growth)
 
 
 def _pieces(call: ast.Call | ast.Subscript, function: str, name: str) -> list[ast.expr] | None:
@@ -493,30 +495,33 @@ def _call_on(node: ast.AST, name: str, ctx: RuleContext) -> bool:
 # -- can the fixer collect the pieces? -------------------------------------------------------
 
 
-def _plan(growth: Growth, ctx: RuleContext) -> None:
+def _plan(growth: Growth, ctx: RuleContext) -> Growth | None:
+    """The growth with the loop to collect over and the fresh array the name starts as: a
+    safe rewrite where that array has the default dtype, unsafe otherwise; None where the
+    pieces cannot be collected."""
     if not growth.pieces or growth.function not in _REWRITTEN or growth.lib == "cupy":
-        return
+        return None
     if any(mentions(piece, growth.name) for piece in growth.pieces) or not _options_ok(growth):
-        return
+        return None
     site = _choose_loop(growth, ctx)
     if site is None:
-        return
+        return None
     position, loop, block = site
     outside = ctx.statements[:position]
     scope_start = max((i + 1 for i, s in enumerate(outside) if isinstance(s, NESTED_SCOPES)), default=0)
     if any(isinstance(s, _GUARDS) for s in outside[scope_start:]) or ctx.seen_elsewhere(growth.name):
-        return
+        return None
     init = _init_before(loop, block, growth.name)
     if init is None:
-        return
+        return None
     start = _fresh_start(init.value, growth.lib, ctx)
     if start is None:
-        return
+        return None
     ndim, default_dtype = start
     if not _same_when_empty(growth, ndim):
-        return
-    growth.loop, growth.block, growth.init = loop, block, init
-    growth.applicability = "safe" if default_dtype else "unsafe"
+        return None
+    return replace(growth, loop=loop, block=block, init=init,
+                   applicability=Applicability.SAFE if default_dtype else Applicability.UNSAFE)
 
 
 def _options_ok(growth: Growth) -> bool:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations
 
 from ._elementwise import elementwise
@@ -24,6 +25,49 @@ def repeatable(node: ast.expr) -> bool:
     while isinstance(node, ast.Attribute):
         node = node.value
     return isinstance(node, ast.Name)
+
+
+#: (kind, library) of the iterated values the rewrite is known to mean the same on.
+_REWRITABLE = frozenset({("array", "numpy"), ("series", "pandas"), ("series", "modin")})
+
+
+@dataclass(frozen=True)
+class ElementComprehension(Facts):
+    """`comprehension` computes one value per `element` of `iterable` (a `kind` "array" or
+    "series"); `needs_numpy`: its whole-array form calls NumPy; `wrapper`: the array call
+    around it (`np.array([...])`), if any."""
+
+    comprehension: ast.ListComp | ast.SetComp | ast.GeneratorExp
+    element: str
+    iterable: ast.expr
+    kind: str
+    needs_numpy: bool
+    wrapper: ast.Call | None
+
+
+def _has_logic(expression: ast.expr) -> bool:
+    return any(isinstance(node, (ast.IfExp, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+               for node in ast.walk(expression))
+
+
+def _whole_array_means_it(node: ast.expr, iterable: ast.expr, kind: str, lib: str, wrapper_copies: bool,
+                          keeps_python_values: bool, wrapped: bool) -> bool:
+    """The whole-array form computes what the comprehension computed: a list comprehension
+    with no condition over a known library's array or Series, spelled out (`repeatable`);
+    not `np.asarray([x for x in a])`, which is `a` itself where the comprehension built a
+    new array; not on a Series where the body leaves Python's scalars (`v ** 0.5` is complex
+    there); not a condition over a 2-D array's rows (`x if x > 0 else 0` tests a whole row,
+    which works for rows of one element, where `np.where` tests each element)."""
+    if not (isinstance(node, ast.ListComp) and (kind, lib) in _REWRITABLE and repeatable(iterable)):
+        return False
+    generator = node.generators[0]
+    if generator.ifs or generator.is_async:
+        return False
+    if isinstance(node.elt, ast.Name) and wrapped and not wrapper_copies:
+        return False
+    if kind == "series" and not keeps_python_values:
+        return False
+    return not (kind == "array" and _has_logic(node.elt))
 
 
 class ComprehensionOverArray(Rule):
@@ -80,6 +124,7 @@ class ComprehensionOverArray(Rule):
     nodes = (ast.Call, *_COMPREHENSIONS)
     calls = frozenset(name.rsplit(".", 1)[1] for name in _WRAPPERS)
     fix = Applicability.UNSAFE
+    suggestion = "compute the whole array at once: write the expression over the array instead of each element"
 
     flagged = (
         Example(
@@ -241,9 +286,10 @@ as_python = [x * 2 for x in values.tolist()]
         if verdict is None:
             return
         wrapper = self.wrapped.get(id(node))
-        ctx.report(node, context={
-            "comprehension": node, "element": element, "iterable": generator.iter, "lib": iterated.lib,
-            "kind": iterated.kind, "needs_numpy": verdict.needs_numpy, "wrapper": wrapper,
-            "wrapper_copies": wrapper is not None and ctx.qualname(wrapper.func) == "numpy.array",
-            "keeps_python_values": verdict.keeps_python_values,
-        })
+        copies = wrapper is not None and ctx.qualname(wrapper.func) == "numpy.array"
+        rewritable = _whole_array_means_it(node, generator.iter, iterated.kind, iterated.lib, copies,
+                                           verdict.keeps_python_values, wrapper is not None)
+        ctx.report(node, context=ElementComprehension(
+            applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+            comprehension=node, element=element, iterable=generator.iter, kind=iterated.kind,
+            needs_numpy=verdict.needs_numpy, wrapper=wrapper))

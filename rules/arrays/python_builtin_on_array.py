@@ -3,14 +3,58 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations, known_small
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
 #: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what
 #: a model returns; not a "placed" value, which may be a module's parameters or a batch.
 _KINDS = frozenset({"array", "series", "tensor", "output"})
+
+
+#: builtin -> rewrite template for a NumPy array (`{a}` the array as a method's receiver).
+#: `sum` walks the rows like the builtin (`axis=0`); `any`/`all` take the truth of each row,
+#: which the builtin can only do for rows of one element: the same as over all elements.
+#: `max`/`min`/`sorted` are left out: with NaN in the data the builtin's answer depends on
+#: where the NaN is, and NumPy has no `max()` for text, which the builtin compares.
+_ARRAY = {
+    "sum": "{a}.sum(axis=0)",
+    "any": "{a}.any()",
+    "all": "{a}.all()",
+}
+#: builtin -> rewrite template for a pandas or Modin Series. `any`/`all` are left out (a
+#: datetime or categorical Series has no `any()`, which the builtin does not need), and so
+#: is `sorted` (NaN, as above), `max`/`min` (a Series skips NaN, returns NaN when empty).
+_SERIES = {
+    "sum": "{a}.sum(skipna=False)",
+    "list": "{a}.tolist()",
+}
+#: (kind, library) of the argument -> the rewrites that give the builtin's values on it.
+_TEMPLATES = {("array", "numpy"): _ARRAY, ("series", "pandas"): _SERIES, ("series", "modin"): _SERIES}
+
+
+@dataclass(frozen=True)
+class BuiltinCall(Facts):
+    """`call` applies the builtin to an array, Series or tensor; `template`: the method call
+    that gives the same values (`{a}` the argument as a receiver), None where none does
+    (display-only)."""
+
+    call: ast.Call
+    template: str | None
+
+    @property
+    def builtin(self) -> str:
+        return self.call.func.id  # type: ignore[attr-defined]
+
+
+def _template(call: ast.Call, kind: str, lib: str) -> str | None:
+    """The rewrite of `builtin(argument)`, with one argument and no keywords, on a known
+    library's array or Series (the table above is the rule's whole contract)."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    return _TEMPLATES.get((kind, lib), {}).get(call.func.id)  # type: ignore[attr-defined]
 
 
 class PythonBuiltinOnArray(Rule):
@@ -90,6 +134,7 @@ class PythonBuiltinOnArray(Rule):
     nodes = (ast.Call,)
     calls: frozenset[str] = frozenset()  # builtins, called by their plain names
     fix = Applicability.UNSAFE
+    suggestion = "use the array's own method (`a.sum()`, `a.max()`, `a.any()`, `np.sort(a)`, `a.tolist()`)"
 
     flagged = (
         Example(
@@ -281,10 +326,16 @@ pairs = [(a, b) for a, b in zip(values, values[1:])]
         if known_small(argument, ctx) or _iterable_of_few(node, ctx) or _row_of_iterrows(argument, ctx):
             return  # a few elements: nothing to gain
         ctx.report(node, f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
-                         f"use its own method", context={"call": node, "kind": ty.kind, "lib": ty.lib})
+                         f"use its own method", context=_facts(node, ty.kind, ty.lib))
 
 
 _NOUNS = {"array": "array", "series": "Series"}
+
+
+def _facts(call: ast.Call, kind: str, lib: str) -> BuiltinCall:
+    template = _template(call, kind, lib)
+    return BuiltinCall(applicability=Applicability.UNSAFE if template else Applicability.DISPLAY, call=call,
+                       template=template)
 
 
 def _iterable_of_few(call: ast.Call, ctx: RuleContext) -> bool:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from gpulint.evidence import is_numpy_ufunc
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
@@ -53,6 +54,29 @@ def _runs_on_columns(function: ast.expr | None, ctx: RuleContext) -> bool:
     if isinstance(function, ast.Dict):
         return None not in function.keys  # `{**functions}` may hold anything
     return function is not None and is_numpy_ufunc(ctx.qualname(function))
+
+
+@dataclass(frozen=True)
+class RowApply(Facts):
+    """`call` (`frame.apply(function, axis=1)`) on a `lib` frame: the column expression may
+    replace it where `function` is a lambda (unsafe), the `agg` call where it is a list of
+    aggregation names (display-only). `stored_in_column`: the result is assigned to a column
+    of the frame; `collections`: names of whole frames, series or arrays the lambda reads."""
+
+    call: ast.Call
+    frame: ast.expr
+    lib: str
+    function: ast.expr | None
+    stored_in_column: bool
+    statement: ast.stmt | None
+    collections: frozenset[str]
+
+    @property
+    def aggregation_names(self) -> bool:
+        """The function is a list of aggregation names (`["min", "max"]`)."""
+        function = self.function
+        return isinstance(function, (ast.List, ast.Tuple)) and bool(function.elts) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts)
 
 
 class ApplyAxis1(Rule):
@@ -153,6 +177,10 @@ class ApplyAxis1(Rule):
     nodes = (ast.Call,)
     calls = frozenset({"apply"})
     fix = Applicability.UNSAFE
+    suggestion = (
+        "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
+        "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of a function called once per row"
+    )
 
     flagged = (
         Example(
@@ -427,15 +455,12 @@ merged = reader.apply(lambda chunk: chunk, axis=1)
             return
         if known_small(func.value, ctx) or _indexes_fields_by_fields(_function_of(node)):
             return  # a few rows, or no column form to advise
-        ctx.report(node, context={
-            "call": node,
-            "frame": func.value,
-            "lib": receiver.lib,
-            "function": _function_of(node),
-            "stored_in_column": _stored_in_column(node, func.value, ctx.statement),
-            "statement": ctx.statement,
-            "collections": _collection_names(_function_of(node), ctx),
-        })
+        function = _function_of(node)
+        ctx.report(node, context=RowApply(
+            applicability=Applicability.UNSAFE if isinstance(function, ast.Lambda) else Applicability.DISPLAY,
+            call=node, frame=func.value, lib=receiver.lib, function=function,
+            stored_in_column=_stored_in_column(node, func.value, ctx.statement), statement=ctx.statement,
+            collections=_collection_names(function, ctx)))
 
 
 def _indexes_fields_by_fields(function: ast.expr | None) -> bool:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier, assigned_value
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
@@ -18,37 +19,74 @@ def _column_key(node: ast.expr) -> bool:
         isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
 
 
-def chained_write(target: ast.expr, ctx: RuleContext) -> dict | None:
-    """What a subscript assignment target writes into, when that is a temporary taken from a
-    known frame: {"shape": ..., "frame": node, "rows": node, "column": node, "indexer": ...}.
+@dataclass(frozen=True)
+class ChainedWrite(Facts):
+    """A subscript assignment `target` that writes into a temporary taken from `frame`.
 
     Shapes: "column-item" (`df["c"][k]`), "column-indexer" (`df["c"].loc[k]`, also `.at`,
     `.iloc`, `.iat`), "row-column" (`df.loc[r]["c"]`, also `.iloc`), "mask-column"
-    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`)."""
+    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`). `indexer` is the named
+    indexer of the chain ("" for none)."""
+
+    shape: str
+    frame: ast.expr
+    rows: ast.expr | None
+    column: ast.expr
+    indexer: str
+    target: ast.Subscript
+
+
+def chained_write(target: ast.expr, ctx: RuleContext) -> ChainedWrite | None:
+    """What a subscript assignment target writes into, when that is a temporary taken from a
+    known frame; unsafe to rewrite where one indexer on the frame means what the chain
+    meant (see `_one_indexer_means_it`), display-only elsewhere."""
+    found = _chain(target, ctx)
+    if found is None:
+        return None
+    shape, frame, rows, column, indexer = found
+    rewritable = _one_indexer_means_it(shape, rows, column, indexer, ctx)
+    return ChainedWrite(applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+                        shape=shape, frame=frame, rows=rows, column=column, indexer=indexer,
+                        target=target)  # type: ignore[arg-type]
+
+
+def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr | None, ast.expr, str] | None:
+    """(shape, frame, rows, column, indexer) of a chained write (see `ChainedWrite`)."""
     if not isinstance(target, ast.Subscript):
         return None
     base, key = target.value, target.slice
     if isinstance(base, ast.Attribute) and base.attr in ("loc", "at", "iloc", "iat") and \
             isinstance(base.value, ast.Subscript) and _column_key(base.value.slice) and \
             _frame(base.value.value, ctx):
-        return {"shape": "column-indexer", "frame": base.value.value, "rows": key,
-                "column": base.value.slice, "indexer": base.attr}
+        return "column-indexer", base.value.value, key, base.value.slice, base.attr
     if not isinstance(base, ast.Subscript):
         return None
     inner, inner_key = base.value, base.slice
     if isinstance(inner, ast.Attribute) and inner.attr in ("loc", "iloc") and _frame(inner.value, ctx):
-        return {"shape": "row-column", "frame": inner.value, "rows": inner_key, "column": key,
-                "indexer": inner.attr}
+        return "row-column", inner.value, inner_key, key, inner.attr
     if not _frame(inner, ctx):
         return None
     if isinstance(inner_key, ast.Constant) and isinstance(inner_key.value, str):
-        return {"shape": "column-item", "frame": inner, "rows": key, "column": inner_key, "indexer": ""}
+        return "column-item", inner, key, inner_key, ""
     if isinstance(inner_key, ast.List):
-        return {"shape": "columns-copy", "frame": inner, "rows": None, "column": key, "indexer": ""}
+        return "columns-copy", inner, None, key, ""
     key_type = ctx.type_of(inner_key)
     if key_type is not None and key_type.kind == "series":
-        return {"shape": "mask-column", "frame": inner, "rows": inner_key, "column": key, "indexer": ""}
+        return "mask-column", inner, inner_key, key, ""
     return None
+
+
+def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, indexer: str,
+                          ctx: RuleContext) -> bool:
+    """`frame.loc[rows, column]` (`.at`) writes where the chain meant to: not for a copy of
+    several columns nor a positional indexer, not for a tuple (it would merge into `.loc`'s
+    row and column pair), and for `df["c"][k]` only where `k` is never a slice
+    (`series[a:b]` slices positions, `.loc[a:b]` labels)."""
+    if shape == "columns-copy" or indexer in ("iloc", "iat"):
+        return False
+    if isinstance(rows, (ast.Tuple, ast.Starred)) or isinstance(column, (ast.Tuple, ast.Slice)):
+        return False
+    return shape != "column-item" or not isinstance(rows, ast.Slice) and never_a_slice(rows, ctx)  # type: ignore[arg-type]
 
 
 def _frame(node: ast.expr, ctx: RuleContext) -> bool:
@@ -170,6 +208,10 @@ class ChainedAssignment(Rule):
     )
     nodes = (ast.Assign, ast.AugAssign)
     fix = Applicability.UNSAFE
+    suggestion = (
+        "write through one indexer on the frame itself: `df.loc[row, column] = value` "
+        "(`df.iloc[i, df.columns.get_loc(column)] = value` for positions)"
+    )
 
     flagged = (
         Example(
@@ -291,5 +333,4 @@ def fill(table):
         for target in targets:
             write = chained_write(target, ctx)
             if write is not None:
-                plain = write["shape"] != "column-item" or never_a_slice(write["rows"], ctx)
-                ctx.report(target, context={**write, "target": target, "rows_never_a_slice": plain})
+                ctx.report(target, context=write)

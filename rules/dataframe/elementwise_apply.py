@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
@@ -23,6 +24,35 @@ _ELEMENT_LOOP_LIBRARIES = frozenset({"pandas", "modin", "dask"})
 #: Element-wise methods per receiver kind (`DataFrame.map` is pandas 2.1's `applymap`).
 _METHODS = {"series": ("apply", "map"), "frame": ("applymap", "map")}
 _ANY_METHOD = frozenset(method for methods in _METHODS.values() for method in methods)
+#: Libraries on which the vectorized form computes what the per-element call computed.
+_REWRITABLE = frozenset({"pandas", "modin"})
+
+
+@dataclass(frozen=True)
+class ElementwiseForm:
+    """What the function passed to `apply`/`map` is, when it has a vectorized form: a builtin
+    (`kind` "builtin", `name` "abs"), a `str` method ("str-method", "lower"), or a lambda
+    ("lambda", with its `parameter`, whether its body works on `strings`, is `conditional`,
+    and how many times it `uses` the parameter)."""
+
+    kind: str
+    name: str = ""
+    parameter: str = ""
+    strings: bool = False
+    conditional: bool = False
+    uses: int = 0
+
+
+@dataclass(frozen=True)
+class ElementwiseCall(Facts):
+    """`call` (`receiver.apply(f)`, on a `kind` "series" or "frame") calls `form` per element;
+    `statement` holds it."""
+
+    call: ast.Call
+    receiver: ast.expr
+    kind: str
+    form: ElementwiseForm
+    statement: ast.stmt | None
 
 
 class _Body:
@@ -81,15 +111,13 @@ class _Body:
         return False
 
 
-def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> dict | None:
-    """What the function passed to `apply`/`map` is, when it has a vectorized form:
-    {"kind": "builtin", "name": "abs"}, {"kind": "str-method", "name": "lower"} or
-    {"kind": "lambda", "parameter": "x", "strings": bool, "conditional": bool, "uses": n}."""
+def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> ElementwiseForm | None:
+    """What the function passed to `apply`/`map` is, when it has a vectorized form."""
     if isinstance(function, ast.Name) and function.id in BUILTINS and ctx.env.is_builtin(function.id):
-        return {"kind": "builtin", "name": function.id}
+        return ElementwiseForm("builtin", function.id)
     if (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)
             and function.value.id == "str" and ctx.env.is_builtin("str") and function.attr in STR_METHODS):
-        return {"kind": "str-method", "name": function.attr}
+        return ElementwiseForm("str-method", function.attr)
     if not isinstance(function, ast.Lambda):
         return None
     args = function.args
@@ -99,8 +127,8 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> dict | None
     body = _Body(parameter, ctx, ctx.env.data_names(function.body, {parameter}))
     if not body.ok(function.body) or not body.uses:
         return None
-    return {"kind": "lambda", "parameter": parameter, "strings": body.strings,
-            "conditional": body.conditional, "uses": body.uses}
+    return ElementwiseForm("lambda", parameter=parameter, strings=body.strings, conditional=body.conditional,
+                           uses=body.uses)
 
 
 def function_of(call: ast.Call) -> ast.expr | None:
@@ -215,6 +243,10 @@ class ElementwiseApply(Rule):
     nodes = (ast.Call,)
     calls = _ANY_METHOD
     fix = Applicability.UNSAFE
+    suggestion = (
+        "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
+        "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), `np.where(cond, a, b)`"
+    )
 
     flagged = (
         Example(
@@ -410,5 +442,6 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
         form = elementwise_form(function_of(node), ctx)
         if form is None or known_small(func.value, ctx):
             return  # no vectorized form, or a few values: nothing to gain
-        ctx.report(node, context={"call": node, "receiver": func.value, "kind": receiver.kind,
-                                  "lib": receiver.lib, "form": form, "statement": ctx.statement})
+        applicability = Applicability.UNSAFE if receiver.lib in _REWRITABLE else Applicability.DISPLAY
+        ctx.report(node, context=ElementwiseCall(applicability=applicability, call=node, receiver=func.value,
+                                                 kind=receiver.kind, form=form, statement=ctx.statement))

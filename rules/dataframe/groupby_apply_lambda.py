@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.
@@ -22,6 +22,33 @@ class GroupAggregation:
 
     method: str
     column: ast.expr | None = None
+
+
+#: Libraries whose groupby aggregations the rewrite's built-ins mean the same on.
+_REWRITABLE = frozenset({"pandas", "modin"})
+
+
+@dataclass(frozen=True)
+class GroupCall(Facts):
+    """`call` (`gb.<method>(function)`) applies `aggregation` to each group; `shape` is what
+    the groups are ("frame", "series"; None where the groupby is not spelled out)."""
+
+    call: ast.Call
+    method: str
+    aggregation: GroupAggregation
+    shape: str | None
+
+
+def _applicability(call: ast.Call, method: str, aggregation: GroupAggregation, lib: str,
+                   shape: str | None) -> Applicability:
+    """Unsafe where the built-in aggregation replaces the call (a known library and shape,
+    the function the only argument: not `args=`, `include_groups=`, engine options; a
+    column read only from a frame's groups, where `g["c"]` names a column, not a label)."""
+    if lib not in _REWRITABLE or shape is None or len(call.args) + len(call.keywords) != 1:
+        return Applicability.DISPLAY
+    if method == "apply" and aggregation.column is not None and shape != "frame":
+        return Applicability.DISPLAY
+    return Applicability.UNSAFE
 
 
 def group_aggregation(function: ast.expr | None, ctx: RuleContext) -> GroupAggregation | None:
@@ -112,6 +139,7 @@ class GroupbyApplyLambda(Rule):
     nodes = (ast.Call,)
     calls = frozenset(_METHODS)
     fix = Applicability.UNSAFE
+    suggestion = "call the built-in aggregation on the groupby (`gb[\"c\"].sum()`, `gb.size()`, `gb.transform(\"mean\")`)"
 
     flagged = (
         Example(
@@ -263,13 +291,10 @@ lengths = list(map(len, records))
             return
         if func.attr != "apply" and (aggregation.column is not None or aggregation.method == "size"):
             return  # per column first: not the group's aggregation
-        ctx.report(node, context={
-            "call": node,
-            "method": func.attr,
-            "aggregation": aggregation,
-            "lib": receiver.lib,
-            "shape": _groupby_shape(func.value, ctx),
-        })
+        shape = _groupby_shape(func.value, ctx)
+        ctx.report(node, context=GroupCall(
+            applicability=_applicability(node, func.attr, aggregation, receiver.lib, shape),
+            call=node, method=func.attr, aggregation=aggregation, shape=shape))
 
 
 def _groupby_shape(node: ast.expr, ctx: RuleContext) -> str | None:

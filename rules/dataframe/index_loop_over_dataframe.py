@@ -6,10 +6,12 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import known_small
 
 _LABEL_INDEXERS = ("loc", "at")
+#: Libraries on which the column expression computes what the loop computed.
+_REWRITABLE = frozenset({"pandas", "modin"})
 _POSITION_INDEXERS = ("iloc", "iat")
 
 
@@ -109,6 +111,22 @@ def cells_in(nodes: list[ast.stmt], frame: ast.expr, variable: str) -> list[Cell
                   key=lambda cell: (cell.node.lineno, cell.node.col_offset))
 
 
+@dataclass(frozen=True)
+class IndexLoop(Facts):
+    """A `loop` (in `block`; `site`: its enclosing statements and blocks) walking the
+    `lib` `frame` by index (`walk`: "labels" or "positions") and reading its `cells`;
+    `collections`: names of whole frames, series or arrays its body reads."""
+
+    loop: ast.For | ast.AsyncFor
+    block: list[ast.stmt]
+    frame: ast.expr
+    walk: str
+    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...]
+    cells: list[Cell]
+    lib: str
+    collections: frozenset[str]
+
+
 class IndexLoopOverDataframe(Rule):
     """
     ## What it does
@@ -160,6 +178,10 @@ class IndexLoopOverDataframe(Rule):
     message = "loop over a DataFrame's index reads or writes one value at a time; use a vectorized column expression"
     nodes = (ast.For, ast.AsyncFor)
     fix = Applicability.UNSAFE
+    suggestion = (
+        "compute the result with column expressions on the whole frame (`frame[\"a\"] - frame[\"b\"]`, "
+        "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of one value per loop step"
+    )
 
     flagged = (
         Example(
@@ -317,9 +339,9 @@ def scale(table):
         if not cells or known_small(frame, ctx):
             return
         ty = ctx.type_of(frame)
-        ctx.report(node.iter, context={
-            "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "frame": frame, "walk": walk,
-            "site": tuple(zip(ctx.statements, ctx.blocks)),
-            "cells": cells, "lib": ty.lib if ty is not None else "",
-            "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
-        })
+        lib = ty.lib if ty is not None else ""
+        ctx.report(node.iter, context=IndexLoop(
+            applicability=Applicability.UNSAFE if lib in _REWRITABLE else Applicability.DISPLAY,
+            loop=node, block=ctx.blocks[-1] if ctx.blocks else [], frame=frame, walk=walk,
+            site=tuple(zip(ctx.statements, ctx.blocks)), cells=cells, lib=lib,
+            collections=ctx.env.data_names(ast.Module(body=node.body, type_ignores=[]))))

@@ -3,13 +3,35 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from gpulint.astutil import walk_local
 from gpulint.evidence import iterates_rows
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.size_evidence import few_iterations, known_small
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+#: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.
+_REWRITABLE = frozenset({"pandas", "modin"})
+
+
+@dataclass(frozen=True)
+class RowIteration(Facts):
+    """Rows of a `lib` frame walked one by one: by a `comprehension`, or by a `loop` (in
+    `block`; `site`: its enclosing statements and blocks); neither for a counted loop
+    (`enumerate(df.iterrows())`), whose count has no column form, so it is display-only.
+    `collections`: names of whole frames, series or arrays read per row."""
+
+    lib: str
+    collections: frozenset[str] = frozenset()
+    comprehension: ast.expr | None = None
+    loop: ast.For | ast.AsyncFor | None = None
+    block: list[ast.stmt] | None = None
+    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...] = ()
+
+
+def _applicability(lib: str) -> Applicability:
+    return Applicability.UNSAFE if lib in _REWRITABLE else Applicability.DISPLAY
 #: Functions that read an image or a file from storage: milliseconds per call, against the
 #: microseconds a row Series costs.
 _FILE_READERS = frozenset({
@@ -75,6 +97,10 @@ class IterrowsLoop(Rule):
     message = "`iterrows()` builds a Series per row; use a vectorized column expression (or `itertuples()`)"
     nodes = (ast.For, ast.AsyncFor, *_COMPREHENSIONS)
     fix = Applicability.UNSAFE
+    suggestion = (
+        "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`); "
+        "if the body must run per row, iterate `frame.itertuples()` instead"
+    )
     triggers = (b"iterrows",)
 
     flagged = (
@@ -256,10 +282,9 @@ for position, (_, row) in enumerate(orders.itertuples()):
             for generator in node.generators:
                 lib = iterates_rows(generator.iter, ctx.env)
                 if lib is not None and not few_iterations(generator, ctx):
-                    ctx.report(generator.iter, context={
-                        "comprehension": node, "generator": generator, "lib": lib,
-                        "collections": ctx.env.data_names(node.elt if hasattr(node, "elt") else node),
-                    })
+                    ctx.report(generator.iter, context=RowIteration(
+                        applicability=_applicability(lib), lib=lib, comprehension=node,
+                        collections=ctx.env.data_names(node.elt if hasattr(node, "elt") else node)))
             return
         assert isinstance(node, (ast.For, ast.AsyncFor))
         lib = iterates_rows(node.iter, ctx.env)
@@ -267,14 +292,13 @@ for position, (_, row) in enumerate(orders.itertuples()):
         if lib is None and counted is not None:
             lib = iterates_rows(counted, ctx.env)
             if lib is not None and not known_small(counted, ctx):  # `enumerate(df.iterrows())`: shown, not rewritten
-                ctx.report(counted, context={"lib": lib, "counted": True})
+                ctx.report(counted, context=RowIteration(applicability=Applicability.DISPLAY, lib=lib))
             return
         if lib is not None and not few_iterations(node, ctx) and not _reads_a_file_per_row(node.body, ctx):
-            ctx.report(node.iter, context={
-                "loop": node, "block": ctx.blocks[-1] if ctx.blocks else [], "lib": lib,
-                "site": tuple(zip(ctx.statements, ctx.blocks)),
-                "collections": ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
-            })
+            ctx.report(node.iter, context=RowIteration(
+                applicability=_applicability(lib), lib=lib, loop=node, block=ctx.blocks[-1] if ctx.blocks else [],
+                site=tuple(zip(ctx.statements, ctx.blocks)),
+                collections=ctx.env.data_names(ast.Module(body=node.body, type_ignores=[]))))
 
 
 def _reads_a_file_per_row(body: list[ast.stmt], ctx: RuleContext) -> bool:

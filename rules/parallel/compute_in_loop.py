@@ -48,6 +48,12 @@ class ComputeInLoop(Rule):
     nodes = (ast.Call,)
     calls = frozenset({"compute"})
     fix = Applicability.DISPLAY
+    #: Splitting the loop into one that builds lazy values and one `dask.compute` changes
+    #: where each result becomes available, so the rewrite is described, not written.
+    suggestion = (
+        "build the lazy values in the loop without computing them (`lazy.append(x)`), then compute them "
+        "together once after it: `results = dask.compute(*lazy)`"
+    )
 
     flagged = (
         Example(

@@ -53,6 +53,13 @@ class ManualHyperparameterLoop(Rule):
     message = "hyper-parameter loop fits and scores one candidate at a time: use `GridSearchCV(..., n_jobs=-1)`"
     nodes = (ast.Call,)
     fix = Applicability.DISPLAY
+    #: How a loop keeps its scores and picks the winner is the author's own, so the
+    #: search that replaces it is described, not written.
+    suggestion = (
+        "replace the loop with `GridSearchCV(estimator, {\"param\": values}, n_jobs=-1).fit(X, y)` "
+        "(or `RandomizedSearchCV`); keep a fixed validation set with `cv=PredefinedSplit(...)`; "
+        "read the winner from `best_params_` and every score from `cv_results_`"
+    )
 
     flagged = (
         Example(
@@ -247,7 +254,7 @@ inertias = [KMeans(n_clusters=k, n_init=10).fit(X).inertia_ for k in range(2, 10
             if isinstance(loop, ast.While) or not _fits_and_scores(body, targets, ctx):
                 continue
             self._reported.add(id(loop))
-            ctx.report(loop.iter, context={"loop": loop})  # type: ignore[attr-defined]
+            ctx.report(loop.iter)  # type: ignore[attr-defined]
             return
 
 

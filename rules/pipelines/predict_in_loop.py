@@ -51,6 +51,12 @@ class PredictInLoop(Rule):
     nodes = (ast.Call,)
     calls = PER_ROW_METHODS
     fix = Applicability.DISPLAY
+    #: What the loop does with each prediction varies too much to rewrite it; the
+    #: suggestion says how to batch it.
+    suggestion = (
+        "call the estimator once on all the rows before the loop (`predictions = model.predict(X)`; "
+        "stack the rows first if they are built in the loop) and read `predictions[i]` inside it"
+    )
 
     flagged = (
         Example(

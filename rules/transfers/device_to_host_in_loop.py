@@ -77,6 +77,12 @@ class DeviceToHostInLoop(Rule):
     nodes = (ast.Call, ast.Attribute)
     calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
     fix = Applicability.DISPLAY
+    #: A suggestion only: the copy may be the point.
+    suggestion = (
+        "keep the per-iteration values on the device (`total += loss.detach()`, or append the tensors to a "
+        "list and `torch.cat`/`cupy.concatenate` them after the loop) and copy to the host once, after the loop "
+        "(`total.item()`)"
+    )
 
     flagged = (
         Example(
