@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gpulint.diagnostic import Diagnostic, Fix
 from gpulint.fixing import FixContext, display_fix
+from gpulint.rules.dataframe.read_in_loop import ReadGrowth
 
 SUGGESTION = (
     "append each frame read to a list in the loop and `concat` the list once after it "
@@ -22,5 +23,6 @@ SUGGESTIONS = {
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    lib = (diagnostic.context or {}).get("lib", "")
+    facts = diagnostic.context
+    lib = facts.lib if isinstance(facts, ReadGrowth) else ""
     return display_fix(SUGGESTIONS.get(lib, SUGGESTION))

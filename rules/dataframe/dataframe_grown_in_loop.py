@@ -1,37 +1,55 @@
-"""GPU101 dataframe-grown-in-loop."""
+"""GPU101 dataframe-grown-in-loop: the rule, and its decision whether (and how safely) a
+growth statement can be rewritten into list building. Recognising the growth is shared with
+GPU108 (`_growth`); recognising row selections and proving their frame unchanged is
+`_row_selection`; the fixer only writes the rewrite the facts describe."""
 
 from __future__ import annotations
 
 import ast
-import io
-import re
-import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
-from gpulint.astutil import (ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference, mentions, same_reference,
-                             value_bound_to)
-from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
+from gpulint.astutil import mentions, walk_local
+from gpulint.evidence import FRAME_LIBRARIES, OTHER, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
-from gpulint.pandas_api import FRAME_ATTRIBUTES
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
-_APPEND_METHODS = ("append", "_append")
+from ._growth import Growth, added_pieces, assigned, grows_with_file_reads, growth_at
+from ._row_selection import (
+    FileFacts,
+    Selection,
+    pure_builtins,
+    row_selection,
+    selection_unchanged,
+    vet,
+)
+from ._scope_facts import DYNAMIC_READERS, ScopeFacts, scope_facts
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_PANDAS_LIKE = ("frame", "series", "ndframe")
 #: Keyword-only arguments of an empty constructor that leave it with a fresh RangeIndex.
 _FRESH_KEYWORDS = frozenset({"columns", "dtype", "name"})
 _TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
+_AXIS_ROWS = (0, "index", "rows")
+_CONCAT_KEYWORDS = frozenset({"ignore_index", "sort", "axis", "join"})
+_APPEND_KEYWORDS = frozenset({"ignore_index", "sort"})
+
+SUGGESTION = (
+    "append each piece to a list inside the loop and call `pd.concat(pieces)` once after it "
+    "(start the list with the initial frame to keep its columns and dtypes)"
+)
+ROW_SUGGESTION = (
+    "append each row to a list inside the loop and build the frame once after it: "
+    "`pd.DataFrame(rows, columns=...)`"
+)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoopSite:
     """One loop enclosing a growth statement (outermost first), with what precedes it."""
 
     loop: ast.stmt
-    block: list[ast.stmt]
     #: The statement before the loop, in the same block, that last binds the grown name
     #: (with nothing in between mentioning it), if there is one.
-    init: ast.stmt | None = None
+    init: ast.Assign | None = None
     #: `init` is `<frame library>.DataFrame(...)`/`.Series(...)` with no data: empty, RangeIndex.
     init_fresh: bool = False
     #: "DataFrame" or "Series" when `init_fresh`.
@@ -43,24 +61,7 @@ class LoopSite:
     runs_once: bool = False
 
 
-@dataclass
-class Selection:
-    """Every new piece of a pandas `concat` growth is a row selection of the pandas DataFrame
-    held by `root` (see `_selection_root`): taken as it is or through head/tail/sample/...,
-    `.iloc[a:b]`, `.loc[a:b]`, `.loc[<row mask>]` or `.query(<comparisons>)`. Each such piece
-    keeps every column and its dtype, so the pieces share one dtype per column as long as
-    nothing changes the frame while they are taken; the fixer decides whether that is proven."""
-
-    root: str
-    pieces: list[ast.expr]
-    #: The enclosing `for key, root in frame.groupby(...)` loop that binds `root`, if any:
-    #: `frame` (`grouped`) is known to hold a pandas DataFrame and `grouping` is the call.
-    group_loop: ast.For | None = None
-    grouped: str = ""
-    grouping: ast.Call | None = None
-
-
-@dataclass
+@dataclass(frozen=True)
 class RowPiece:
     """A new piece of a pandas `concat` growth that is a one-row frame literal built in the
     loop: `pd.DataFrame({"a": [x], "b": [y]})`, `pd.DataFrame([{"a": x, "b": y}])` or
@@ -68,41 +69,58 @@ class RowPiece:
     is in the `concat` or through a name bound to it earlier in the same block."""
 
     literal: ast.Call  # the `DataFrame(...)` call
-    columns: list[ast.expr]  # the label constants, in order
-    values: list[ast.expr]  # the value of each column in the row
+    columns: tuple[ast.expr, ...]  # the label constants, in order
+    values: tuple[ast.expr, ...]  # the value of each column in the row
     #: `name = DataFrame(...)` when the concat names the piece (a statement of the growth
     #: statement's block, before it); None when the literal is in the concat itself.
     binding: ast.Assign | None = None
     #: The statements between `binding` and the growth statement.
-    between: list[ast.stmt] = field(default_factory=list)
+    between: tuple[ast.stmt, ...] = ()
 
 
-@dataclass
-class Growth:
-    """What the detector knows about one growth statement; the fixer's input."""
+@dataclass(frozen=True)
+class CollectPlan:
+    """How the growth becomes list building: a list created just before `site.loop` (the
+    outermost enclosing loop of the function in which the grown name is used by nothing but
+    the growth statement, so nested loops are collected into one list), the growth statement
+    replaced by an append to it, and the frame built once after that loop."""
 
-    kind: str  # "concat", "append" or "loc"
-    statement: ast.stmt
-    target: ast.expr  # the grown name (or attribute chain)
-    call: ast.Call | None  # the concat/append call ("loc": None)
-    lib: str  # frame library family of the evidence ("" when only the type says pandas-like)
-    target_type: Ty | None  # the grown value's type before the statement
-    piece_type: Ty | None  # for append: the type of the appended value
-    loops: list[LoopSite] = field(default_factory=list)
-    scope: ast.AST | None = None  # the enclosing function (or class body, or the module)
-    in_try: bool = False  # a `try` between the scope and the statement
-    #: pandas `concat` only: every new piece is a row selection of one frame, if so.
-    selection: Selection | None = None
-    #: pandas `concat` only: every new piece is a one-row frame literal, if so (in order).
-    rows: list[RowPiece] | None = None
-    #: Facts about the file shared by all its findings, one dict per file analysed: the
-    #: calls the detector vetted (under `VETTED`), and what the fixer derives once.
-    notes: dict = field(default_factory=dict)
+    #: "parts" (concat of the pieces), "rows" (DataFrame of dict rows), "loc" (DataFrame of
+    #: the `.loc` rows) or "records" (one-row frame literals collected as dict rows; where
+    #: they cannot be written out, "parts" applies instead, with the same applicability)
+    mode: str
+    name: str  # the grown name
+    pieces: tuple[ast.expr, ...]  # what the loop appends ("parts": frames; else rows)
+    site: LoopSite
+    ignore_index: bool = False  # the call renumbers the rows
+    prepend: bool = False  # `concat([piece, frame])`: the list is reversed at the end
+    keywords: tuple[ast.keyword, ...] = ()  # kept for the call after the loop
+    #: "records": the one-row literals (`RowPiece`), in order.
+    rows: tuple[RowPiece, ...] = ()
 
 
-#: `Growth.notes` key: ids of the calls known to run none of the program's code (pandas
-#: `concat`, row selections and masks of pandas frames, a `groupby` taking only constants).
-VETTED = "vetted calls"
+@dataclass(frozen=True, kw_only=True)
+class GrowthFacts(Facts):
+    """What the rule decided about one growth statement, the fixer's input: `applicability`
+    is SAFE or UNSAFE where `plan` applies, DISPLAY where no rewrite does."""
+
+    growth: Growth
+    plan: CollectPlan | None
+    #: The advice shown where no rewrite is applied.
+    suggestion: str
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A growth statement the walk flagged, with what was known at it; decided in `finish`."""
+
+    growth: Growth
+    message: str
+    loops: tuple[LoopSite, ...]  # the enclosing loops of its function, outermost first
+    scope: ast.AST  # the enclosing function (or class body, or the module)
+    in_try: bool  # a `try` between the scope and the statement
+    selection: Selection | None  # pandas `concat`: every new piece a row selection of one frame
+    rows: tuple[RowPiece, ...] | None  # pandas `concat`: every new piece a one-row literal
 
 
 class DataframeGrownInLoop(Rule):
@@ -142,99 +160,42 @@ class DataframeGrownInLoop(Rule):
     Collect the pieces in a list inside the loop and build the frame once after it.
 
     ## Fix safety
-    The `pd.concat` rewrite is safe with pandas only where every new piece is provably a row
-    selection of one DataFrame that nothing changes while the pieces are taken, so that each
-    column has the same dtype in every piece:
+    Rules of thumb (the reasoning, and what was compared: the docs page "Fix safety"):
 
-    - the group of an enclosing `for key, group in frame.groupby(...)` loop, where `frame` is
-      known to hold a pandas DataFrame, the loop does not rebind, change or hand on `group`,
-      and no function or lambda outside the loop mentions it (where that loop sits inside
-      another one, `frame` must also be a private frame, as below, and the `groupby` must
-      take only constants);
-    - or a private frame: a name that the function (or the module) binds only with
-      `name = <call>`, outside the loops, the binding in force being known to return a
-      pandas DataFrame (`pd.read_parquet(...)`, `other.copy()`); not a parameter (the
-      caller shares it); mentioned by no other function or lambda; never given another
-      name, stored in a container or an attribute, or handed to code other than builtins
-      such as `len` and `print` and pandas methods that take no callback; and not changed
-      in the loops. The loops must also call nothing but such builtins, the pieces' own
-      methods and `append` of a local list, iterate only over `range(...)` or literals,
-      store into no item or attribute, use no `with`, and augment (`+=`) only counters
-      bound to numbers: then no other code runs while the pieces are taken. Special
-      methods (`__len__`, operators, `__format__`) are taken to leave frames alone;
-
-    taken as it is or through any chain of `.head()`, `.tail()`, `.sample()`, `.nlargest()`,
-    `.nsmallest()`, `.query("<comparisons>")`, `.drop_duplicates()`, `.dropna()` (none with
-    `axis`, `inplace` or `ignore_index`), `.copy()`, `.iloc[a:b]`, `.loc[a:b]` and
-    `.loc[<row mask>]`. A row mask is a column of the frame, a name holding a Series, or
-    comparisons of the frame's columns with constants, other columns, `len(...)`, a column's
-    mean/min/max..., or the variable of a loop over `range(...)` or a literal of numbers and
-    strings, combined with `&`, `|`, `~`; or `.isin(...)`, `.between(...)`, `.isna()` or
-    `.notna()` of a column. In a query, `@name` follows the same rule.
-
-    Measured with pandas 3.1: each of these selections keeps every column and its dtype (and
-    the index dtype), also when it selects no rows, an empty group (`observed=False`)
-    included: 1,584 selections of a 13-column frame (int, float, bool, object, str,
-    categorical, datetime, timedelta, nullable and narrow dtypes) and 207 groups, no change.
-    With such pieces the single `concat` of `[start, *pieces]` and the chain of pairwise ones
-    agree on values, index and dtypes whatever the start (`pd.DataFrame()`,
-    `pd.DataFrame(columns=[...])` with object columns, non-empty frames with other dtypes,
-    columns or index, a Series, `None`), with `ignore_index`, `sort`, `join="outer"` and
-    prepending: 191,808 cases with at least one piece, no difference.
-    `frame[<mask>]` does not qualify: where the columns are a MultiIndex, `frame["a"]` is a
-    frame, and indexing with a frame blanks values instead of selecting rows (int64 columns
-    become float64); `.loc` refuses a frame instead.
-
-    Everywhere else the rewrite is unsafe (applied with `--unsafe-fixes`): when one column
-    takes three or more different dtypes across the start and the pieces (counting "missing
-    from a piece" as one), the single `concat` can choose another common dtype than the chain
-    of pairwise ones (bool, int64 and float64 pieces: object instead of float64). Of 11,664
-    dtype combinations measured, 267 differ, none of them with one dtype per column across
-    the pieces; pieces built from rows, dicts, `pd.DataFrame(...)`, file chunks, a parameter
-    (the caller shares it), or a frame that changes in the loop or that other code can reach
-    carry no evidence against it. The fix is also unsafe for cuDF, Modin and Dask, where
-    this was not measured.
-
-    Where every new piece is a one-row frame literal built in the loop
-    (`pd.DataFrame({"a": [x], "b": [y]})`, `pd.DataFrame([{"a": x, "b": y}])` or
-    `pd.DataFrame([[x, y]], columns=["a", "b"])`: string-constant labels, each once, nothing
-    else passed), in the `concat` or bound just before to a name only the `concat` reads, and
-    the `concat` renumbers (`ignore_index=True`), the fix collects plain records instead
-    (`rows.append({"a": x, "b": y})`) and builds the frame once after the loop:
-    `frame = pd.concat([frame, pd.DataFrame(rows, columns=["a", "b"])], ignore_index=True)`,
-    under `if rows:` unless the loop always runs, so that a loop that runs zero times leaves
-    the start as it is, as the original does. This is unsafe too: a one-row frame infers its
-    dtypes from its one row and each `concat` then finds a common dtype, while the frame
-    built once infers each column from all its values. Where each column holds one kind of
-    value they agree exactly (values, dtypes, index, column order); mixed values differ.
-    `None` next to numbers, strings or timestamps stays `None` in an object column in the
-    chain but becomes NaN/NaT in a float64, str or datetime64 column; bools next to numbers
-    become 1/0 in the chain but stay `True` in an object column; `np.int32` next to
-    `np.float32` gives float64 in the chain, float32 once. Measured with pandas 3.1: sequences
-    of up to three values of 13 kinds (int, float, bool, None, NaN, str, NumPy int32 and
-    float32, Timestamp, date, list, a big int, complex), four starts (`pd.DataFrame()`,
-    `pd.DataFrame(columns=[...])`, an int column, a str column with its own index) and the
-    three literal forms: 28,560 cases, 2,256 differ, none with one kind of value per column.
-    Without `ignore_index=True` every piece keeps index 0, which records would renumber: such
-    pieces get the list-of-pieces rewrite, as do literals that hold a comment.
-
-    The fixer declines (and shows the suggestion) when the grown name is used anywhere else
-    in the loop, its `else:` clause or a function that could run during the loop, when the
-    loop can `return`, `yield` or `raise` or sits in a `try`, when the concatenation joins
-    columns (`axis=1`) or passes other options, and when a loop that runs zero times would
-    leave a different value (`ignore_index=True` on a frame whose index is not known to be
-    a fresh `RangeIndex`, `sort=True` on a frame whose columns are not known to be in sorted
-    order, or a start that may be `None`).
-
-    The `df.loc[len(df)] = row` rewrite (rows collected in a list, then
-    `pd.DataFrame(rows, columns=df.columns)`) is unsafe: the values are the same, but
-    `.loc` enlargement infers each column's dtype from the first row (an int column next to
-    a float becomes float64) and leaves an `Index` of int64 where the rewrite has a
-    `RangeIndex`. It applies only when the frame starts as `pd.DataFrame(columns=...)`.
-
-    The `.append`/`._append` rewrites are unsafe: those methods no longer exist, so the
-    rewrite restores what they did (`concat` of frames, or rows built with `pd.DataFrame`
-    from dict literals with `ignore_index=True`) but cannot be compared with the original.
+    - The `pd.concat` rewrite is safe with pandas only where every new piece is provably a
+      row selection of one DataFrame that nothing changes while the pieces are taken:
+      `.head()`, `.tail()`, `.sample()`, `.nlargest()`, `.query("<comparisons>")`,
+      `.loc[<row mask>]`, `.iloc[a:b]`... of the group of an enclosing
+      `for key, group in frame.groupby(...)` loop, or of a frame the function builds
+      itself, keeps to itself and does not change, in loops that run none of the program's
+      code. Then each column has one dtype in every piece, and one `concat` equals the
+      chain of pairwise ones.
+    - Everywhere else it is unsafe (applied with `--unsafe-fixes`): where a column takes
+      three or more different dtypes across the start and the pieces, the single `concat`
+      can choose another common dtype than the chain (bool, int64 and float64 pieces:
+      object instead of float64). It is also unsafe for cuDF, Modin and Dask.
+    - Where every new piece is a one-row frame literal (`pd.DataFrame({"a": [x]})` and the
+      like, string-constant labels) and the `concat` renumbers (`ignore_index=True`), the
+      rows are collected as records and the frame built once, under `if rows:` unless the
+      loop always runs. Unsafe: a column holding mixed values gets another dtype (`None`
+      next to numbers becomes NaN in a float64 column instead of staying `None` in an object
+      one; bools next to numbers stay `True` instead of becoming 1). Without
+      `ignore_index=True` every piece keeps index 0, and the list-of-pieces rewrite applies.
+    - The fixer declines (and shows the suggestion) when the grown name is used anywhere
+      else in the loop, its `else:` clause or a function that could run during the loop,
+      when the loop can `return`, `yield` or `raise` or sits in a `try`, when the
+      concatenation joins columns (`axis=1`) or passes other options, and when a loop that
+      runs zero times would leave a different value (`ignore_index=True` on a frame whose
+      index is not known to be a fresh `RangeIndex`, `sort=True` on columns not known to be
+      sorted, a start that may be `None`).
+    - The `df.loc[len(df)] = row` rewrite (rows collected in a list, then
+      `pd.DataFrame(rows, columns=df.columns)`) is unsafe: the values are the same, but
+      `.loc` enlargement infers each column's dtype from the first row (an int column next
+      to a float becomes float64) and leaves an `Index` of int64 where the rewrite has a
+      `RangeIndex`. It applies only when the frame starts as `pd.DataFrame(columns=...)`.
+    - The `.append`/`._append` rewrites are unsafe: those methods no longer exist, so the
+      rewrite restores what they did (`concat` of frames, or rows built with `pd.DataFrame`
+      from dict literals with `ignore_index=True`) but cannot be compared with the original.
     """
 
     code = "GPU101"
@@ -245,7 +206,7 @@ class DataframeGrownInLoop(Rule):
         "collect the pieces in a list and build the frame once after the loop"
     )
     nodes = (ast.Assign, ast.AnnAssign)
-    fix = FixAvailability.SAFE
+    fix = Applicability.SAFE
 
     flagged = (
         Example(
@@ -507,15 +468,16 @@ for day in range(1, 30):
     ledger.loc[len(ledger)] = [day, ledger["balance"].iloc[-1] * 1.01]
 '''),
     )
-
     def __init__(self) -> None:
-        # One instance per file analysed: the findings of a file share what the fixer derives.
-        self._notes: dict = {}
+        # One instance per file analysed: whether a fix is safe depends on the file's other
+        # growth statements too (their calls are vetted), so the findings are decided and
+        # reported once the walk is over.
+        self._found: list[_Found] = []
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops:
             return
-        growth = _growth(node, ctx)  # type: ignore[arg-type]
+        growth = growth_at(node, ctx)  # type: ignore[arg-type]
         if growth is None or grows_with_file_reads(growth, ctx):
             return
         grown = reference(growth.target) or ""
@@ -523,19 +485,25 @@ for day in range(1, 30):
             return  # bound afresh before it is grown (`a, df = pair()`): each iteration starts over
         if recurrence_in(ctx.loops, grown):
             return  # the loop computes the next piece from the frame: nothing to collect
-        _describe_surroundings(growth, ctx)
-        growth.selection = _selection(growth, ctx)
-        growth.rows = _row_pieces(growth, ctx)
-        growth.notes = self._notes
-        if growth.selection is not None:
-            _vet(growth, growth.selection, self._notes.setdefault(VETTED, set()))
-        ctx.report(node, _message(growth, ctx), context=growth)
+        loops, scope, in_try = _surroundings(growth, ctx)
+        self._found.append(_Found(growth, _message(growth, ctx), loops, scope, in_try,
+                                  row_selection(growth, ctx), _row_pieces(growth, ctx)))
+
+    def finish(self, ctx: RuleContext) -> None:
+        if not self._found:
+            return
+        file = FileFacts(pure_builtins(lambda: frozenset(ctx.semantic.file_names()[1])))
+        for found in self._found:
+            if found.selection is not None:
+                vet(found.growth, found.selection, file.vetted)
+        for found in self._found:
+            ctx.report(found.growth.statement, found.message, context=_decide(found, ctx, file))
 
 
 def _message(growth: Growth, ctx: RuleContext) -> str:
     name = ctx.segment(growth.target)
     if growth.kind == "loc":
-        key = ctx.segment(_assigned(growth.statement).slice)  # type: ignore[attr-defined]
+        key = ctx.segment(assigned(growth.statement).slice)  # type: ignore[union-attr]
         return (f"`{name}` grows by one row per iteration through `.loc[{key}]`: each new row copies "
                 "the frame; collect the rows in a list and build the frame once after the loop")
     if growth.kind == "append":
@@ -546,165 +514,12 @@ def _message(growth: Growth, ctx: RuleContext) -> str:
             "collect the pieces in a list and `concat` once after the loop")
 
 
-# -- recognising a growth statement ------------------------------------------------------
+# -- what the loops around the growth statement look like ------------------------------------
 
 
-def _assigned(statement: ast.Assign | ast.AnnAssign) -> ast.expr | None:
-    """The single target of an assignment (None for `a = b = ...`)."""
-    if isinstance(statement, ast.Assign):
-        return statement.targets[0] if len(statement.targets) == 1 else None
-    return statement.target
-
-
-def _concat_entries(call: ast.Call) -> list[ast.expr] | None:
-    """The elements of `concat([...])`/`concat((...))` (or `objs=[...]`), when spelled out."""
-    objs = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "objs"), None)
-    return objs.elts if isinstance(objs, (ast.List, ast.Tuple)) else None
-
-
-def _pandas_like(ty: Ty | None) -> bool:
-    return ty is not None and ty.kind in _PANDAS_LIKE
-
-
-def _growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None:
-    target = _assigned(node)
-    value = node.value
-    if target is None or value is None:
-        return None
-    if isinstance(target, ast.Subscript):
-        return _loc_growth(node, target, ctx)
-    if not is_reference(target) or not isinstance(value, ast.Call):
-        return None
-    func = value.func
-    name = ctx.qualname(func)
-    if name is not None:
-        found = library_of(name, FRAME_LIBRARIES)
-        if found is None or found[1] != "concat":
-            return None
-        entries = _concat_entries(value)
-        if entries is None or not any(same_reference(element, target) for element in entries):
-            return None
-        return Growth("concat", node, target, value, found[0], ctx.type_of(target), None)
-    if (
-        isinstance(func, ast.Attribute)
-        and func.attr in _APPEND_METHODS
-        and same_reference(func.value, target)
-        and len(value.args) == 1
-    ):
-        ty = ctx.type_of(target)
-        if not _pandas_like(ty):
-            return None
-        assert ty is not None
-        return Growth("append", node, target, value, ty.lib, ty, ctx.type_of(value.args[0]))
-    return None
-
-
-def _loc_growth(node: ast.Assign | ast.AnnAssign, target: ast.Subscript, ctx: RuleContext) -> Growth | None:
-    indexer = target.value
-    if not (isinstance(indexer, ast.Attribute) and indexer.attr == "loc" and is_reference(indexer.value)):
-        return None
-    grown = indexer.value
-    ty = ctx.type_of(grown)
-    if not _pandas_like(ty) or not _is_length_of(target.slice, grown, ctx):
-        return None
-    assert ty is not None
-    return Growth("loc", node, grown, None, ty.lib, ty, None)
-
-
-def _is_length_of(key: ast.expr, grown: ast.expr, ctx: RuleContext) -> bool:
-    """`len(df)`, `len(df.index)` or `df.shape[0]`."""
-    if (
-        isinstance(key, ast.Call)
-        and isinstance(key.func, ast.Name)
-        and key.func.id == "len"
-        and ctx.env.lookup("len") is OTHER
-        and len(key.args) == 1
-        and not key.keywords
-    ):
-        argument = key.args[0]
-        if isinstance(argument, ast.Attribute) and argument.attr == "index":
-            argument = argument.value
-        return same_reference(argument, grown)
-    return (
-        isinstance(key, ast.Subscript)
-        and isinstance(key.value, ast.Attribute)
-        and key.value.attr == "shape"
-        and same_reference(key.value.value, grown)
-        and isinstance(key.slice, ast.Constant)
-        and key.slice.value == 0
-    )
-
-
-def file_read_growth(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None:
-    """The growth statement `node` is, when it adds files read in the loop (GPU108's case)."""
-    if not ctx.loops:
-        return None
-    growth = _growth(node, ctx)
-    if growth is None or _reset_each_iteration(growth.target, ctx) or not grows_with_file_reads(growth, ctx):
-        return None
-    return growth
-
-
-#: Readers that load a whole file (or a set of files) into one frame when not chunked.
-FILE_READERS = frozenset(
-    """read_csv read_table read_fwf read_json read_excel read_parquet read_feather read_orc read_pickle
-    read_stata read_sas read_spss read_xml read_hdf""".split()
-)
-
-
-def grows_with_file_reads(growth: Growth, ctx: RuleContext) -> bool:
-    """A new piece of a `concat`/`append` growth is a file read: a reader call (not chunked),
-    possibly followed by methods or selections, or a name bound to one earlier in the same
-    iteration of the innermost loop."""
-    if growth.call is None:
-        return False
-    if growth.kind == "concat":
-        entries = _concat_entries(growth.call) or []
-        pieces = [e for e in entries if not same_reference(e, growth.target)]
-    else:
-        pieces = list(growth.call.args[:1])
-    return any(_file_read(piece, ctx) or (isinstance(piece, ast.Name) and _bound_to_file_read(piece.id, ctx))
-               for piece in pieces)
-
-
-def _file_read(node: ast.expr, ctx: RuleContext) -> bool:
-    """`pd.read_csv(path)` returning a frame, as it is or through methods and selections."""
-    while True:
-        if isinstance(node, ast.Call):
-            name = ctx.qualname(node.func)
-            if name is not None:
-                found = library_of(name, FRAME_LIBRARIES)
-                ty = ctx.type_of(node)
-                return found is not None and found[1] in FILE_READERS and _pandas_like(ty)
-            if not isinstance(node.func, ast.Attribute):
-                return False
-            node = node.func.value
-        elif isinstance(node, (ast.Subscript, ast.Attribute, ast.NamedExpr)):
-            node = node.value
-        else:
-            return False
-
-
-def _bound_to_file_read(name: str, ctx: RuleContext) -> bool:
-    """`name` was last bound, earlier in the current iteration of the innermost loop, to a file read."""
-    value: ast.expr | None = None
-    for statement in ctx.earlier_in_iteration():
-        bound = value_bound_to(statement, name)
-        if bound is not None:
-            value = bound
-    return value is not None and _file_read(value, ctx)
-
-
-def _reset_each_iteration(target: ast.expr, ctx: RuleContext) -> bool:
-    """The name is bound afresh earlier in the same iteration (`df = base.copy()` just
-    before `df = pd.concat([df, x])`): each step then copies one start, not a growing frame."""
-    return isinstance(target, ast.Name) and ctx.rebound_each_iteration(target.id)
-
-
-# -- what the fixer needs to know about the surroundings -----------------------------------
-
-
-def _describe_surroundings(growth: Growth, ctx: RuleContext) -> None:
+def _surroundings(growth: Growth, ctx: RuleContext) -> tuple[tuple[LoopSite, ...], ast.AST, bool]:
+    """The enclosing loops of the statement's function (outermost first), the function (or
+    class body, or the module), and whether a `try` lies between them and the statement."""
     loops = {id(loop) for loop in ctx.loops}
     scope: ast.AST = ctx.tree
     start = 0
@@ -713,40 +528,44 @@ def _describe_surroundings(growth: Growth, ctx: RuleContext) -> None:
             scope = ctx.statements[index]
             start = index + 1
             break
+    sites: list[LoopSite] = []
+    in_try = False
     for index in range(start, len(ctx.statements)):
         statement = ctx.statements[index]
         if isinstance(statement, (ast.Try, *_TRY_STAR)):
-            growth.in_try = True
+            in_try = True
         if id(statement) in loops:
-            growth.loops.append(_loop_site(statement, ctx.blocks[index], growth.target, ctx))
-    growth.scope = scope
+            sites.append(_loop_site(statement, ctx.blocks[index], growth.target, ctx))
+    return tuple(sites), scope, in_try
 
 
 def _loop_site(loop: ast.stmt, block: list[ast.stmt], target: ast.expr, ctx: RuleContext) -> LoopSite:
-    site = LoopSite(loop, block, runs_once=_runs_once(loop, ctx))
+    site = LoopSite(loop, runs_once=_runs_once(loop, ctx))
     if not isinstance(target, ast.Name):
         return site
     name = target.id
     position = next((i for i, statement in enumerate(block) if statement is loop), None)
     if position is None:
         return site
+    init: ast.Assign | None = None
     for statement in reversed(block[:position]):
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
                 isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
-            site.init = statement
+            init = statement
             break
         if mentions(statement, name):
             return site
-    if site.init is not None:
-        value = site.init.value  # type: ignore[attr-defined]
-        if isinstance(value, ast.Call) and not mentions(value, name):
-            found = library_of(ctx.qualname(value.func) or "", FRAME_LIBRARIES)
-            if found is not None and found[1] in ("DataFrame", "Series"):
-                if not value.args and all(k.arg in _FRESH_KEYWORDS for k in value.keywords):
-                    site.init_fresh = True
-                    site.init_kind = found[1]
-                if found[1] == "DataFrame":
-                    site.init_columns = _spelled_columns(value)
+    if init is None:
+        return site
+    site = replace(site, init=init)
+    value = init.value
+    if isinstance(value, ast.Call) and not mentions(value, name):
+        found = library_of(ctx.qualname(value.func) or "", FRAME_LIBRARIES)
+        if found is not None and found[1] in ("DataFrame", "Series"):
+            if not value.args and all(k.arg in _FRESH_KEYWORDS for k in value.keywords):
+                site = replace(site, init_fresh=True, init_kind=found[1])
+            if found[1] == "DataFrame":
+                site = replace(site, init_columns=_spelled_columns(value))
     return site
 
 
@@ -800,21 +619,19 @@ def _runs_once(loop: ast.stmt, ctx: RuleContext) -> bool:
 # -- are the new pieces one-row frame literals? ------------------------------------------
 
 
-def _row_pieces(growth: Growth, ctx: RuleContext) -> list[RowPiece] | None:
+def _row_pieces(growth: Growth, ctx: RuleContext) -> tuple[RowPiece, ...] | None:
     """The new pieces of a pandas `concat` growth when each is a one-row frame literal (see
     `RowPiece`); a name counts when the last statement before the growth statement in its
     block that mentions it binds it to such a literal."""
     if growth.kind != "concat" or growth.lib != "pandas" or growth.call is None:
         return None
-    entries = _concat_entries(growth.call)
+    entries = added_pieces(growth)
     if entries is None or any(isinstance(e, ast.Starred) for e in entries):
         return None
     block = ctx.blocks[len(ctx.statements) - 1] if ctx.statements else []
     position = next((i for i, statement in enumerate(block) if statement is growth.statement), None)
     found: list[RowPiece] = []
     for entry in entries:
-        if same_reference(entry, growth.target):
-            continue
         if isinstance(entry, ast.Name):
             piece = _named_row(entry.id, block[:position] if position is not None else [], ctx)
         else:
@@ -822,7 +639,7 @@ def _row_pieces(growth: Growth, ctx: RuleContext) -> list[RowPiece] | None:
         if piece is None:
             return None
         found.append(piece)
-    return found or None
+    return tuple(found) or None
 
 
 def _named_row(name: str, earlier: list[ast.stmt], ctx: RuleContext) -> RowPiece | None:
@@ -834,10 +651,9 @@ def _named_row(name: str, earlier: list[ast.stmt], ctx: RuleContext) -> RowPiece
                 and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
             return None
         piece = _one_row_literal(statement.value, ctx)
-        if piece is not None:
-            piece.binding = statement
-            piece.between = earlier[index + 1:]
-        return piece
+        if piece is None:
+            return None
+        return replace(piece, binding=statement, between=tuple(earlier[index + 1:]))
     return None
 
 
@@ -875,294 +691,185 @@ def _one_row_literal(node: ast.expr, ctx: RuleContext) -> RowPiece | None:
     labels = [c.value if isinstance(c, ast.Constant) and isinstance(c.value, str) else None for c in columns]
     if not labels or None in labels or len(set(labels)) != len(labels):
         return None
-    return RowPiece(node, columns, values)
+    return RowPiece(node, tuple(columns), tuple(values))
 
 
-# -- are the new pieces row selections of one frame? -------------------------------------
-#
-# One `concat` of [start, *pieces] and the chain of pairwise ones agree on values, index and
-# dtypes as long as each column has a single dtype across the pieces (measured with pandas
-# 3.1, any start). The evidence gathered here: every piece is a row selection of one pandas
-# DataFrame that keeps all its columns and their dtypes, even when it selects nothing. Whether
-# that frame stays the same while the pieces are taken is the fixer's question (it looks at
-# the whole function, which only matters when a fix is built).
-
-#: Row selections that keep every column and its dtype (empty results included, measured with
-#: pandas 3.1): method -> (positional arguments allowed, keywords allowed). Whatever would
-#: select columns (`axis`), renumber (`ignore_index`) or work in place is left out.
-_ROW_METHODS: dict[str, tuple[int, frozenset[str]]] = {
-    "head": (1, frozenset({"n"})),
-    "tail": (1, frozenset({"n"})),
-    "sample": (1, frozenset({"n", "frac", "replace", "weights", "random_state"})),
-    "nlargest": (3, frozenset({"n", "columns", "keep"})),
-    "nsmallest": (3, frozenset({"n", "columns", "keep"})),
-    "drop_duplicates": (1, frozenset({"subset", "keep"})),
-    "dropna": (0, frozenset({"how", "thresh", "subset"})),
-    "copy": (1, frozenset({"deep"})),
-}
-_MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
-_NULL_TESTS = frozenset({"isna", "notna", "isnull", "notnull"})
-_REDUCTIONS = frozenset({"mean", "median", "min", "max", "sum", "std", "var"})
-_BACKTICKED = re.compile(r"`[^`]*`")
-_LOCAL = "__gpulint_local__"
+# -- whether, and how safely, the growth can be rewritten ----------------------------------
 
 
-def _selection(growth: Growth, ctx: RuleContext) -> Selection | None:
-    """The row selections a pandas `concat` growth adds, when they all come from one frame:
-    the group variable of an enclosing `for key, group in frame.groupby(...)`, or a name
-    known here to hold a pandas DataFrame."""
-    if growth.kind != "concat" or growth.lib != "pandas" or growth.call is None:
-        return None
-    entries = _concat_entries(growth.call)
-    if entries is None or any(isinstance(e, ast.Starred) for e in entries):
-        return None
-    pieces = [e for e in entries if not same_reference(e, growth.target)]
-    roots = {_selection_root(piece, ctx) for piece in pieces}
-    if len(roots) != 1 or None in roots:
-        return None
-    root = roots.pop()
-    assert root is not None
-    for loop in reversed(ctx.loops):
-        target = getattr(loop, "target", None)
-        if not (isinstance(loop, ast.For) and isinstance(target, ast.Tuple) and len(target.elts) == 2
-                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == root) \
-                or mentions(target.elts[0], root):
-            continue
-        grouping = loop.iter
-        if (isinstance(grouping, ast.Call) and isinstance(grouping.func, ast.Attribute)
-                and grouping.func.attr == "groupby" and isinstance(grouping.func.value, ast.Name)
-                and grouping.func.value.id != root and _pandas_frame(ctx.type_of(grouping.func.value))
-                and all(k.arg not in (None, "axis") for k in grouping.keywords)
-                and not any(isinstance(a, ast.Starred) for a in grouping.args)):
-            return Selection(root, pieces, loop, grouping.func.value.id, grouping)
-        return None
-    return Selection(root, pieces) if _pandas_frame(ctx.env.lookup(root)) else None
-
-
-def _vet(growth: Growth, selection: Selection, vetted: set[int]) -> None:
-    """Note the growth's calls that run none of the program's code: the `concat`, the row
-    selections and masks of its pieces, and the `groupby` of the group loop when it takes
-    only constants (a callable would be called)."""
-    vetted.add(id(growth.call))
-    vetted.update(id(node) for piece in selection.pieces for node in ast.walk(piece) if isinstance(node, ast.Call))
-    grouping = selection.grouping
-    if grouping is not None and all(_constants(a) for a in (*grouping.args, *(k.value for k in grouping.keywords))):
-        vetted.add(id(grouping))
-
-
-def _constants(node: ast.expr) -> bool:
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return all(isinstance(e, ast.Constant) for e in node.elts)
-    return isinstance(node, ast.Constant)
-
-
-def _pandas_frame(ty: Ty | None) -> bool:
-    return ty is not None and ty.kind == "frame" and ty.lib == "pandas"
-
-
-# -- the shape of one piece
-
-def _selection_root(piece: ast.expr, ctx: RuleContext) -> str | None:
-    """The name `piece` selects rows of, through head/tail/sample/nlargest/nsmallest/query/
-    drop_duplicates/dropna/copy, `.iloc[a:b]` and `.loc[a:b]` / `.loc[<row mask>]`; else None.
-
-    `frame[<mask>]` is not accepted: where the columns are a MultiIndex, `frame["a"]` is a
-    frame, and indexing with a frame blanks values (`where`) instead of selecting rows.
-    `.loc` with a frame raises instead."""
-    node = piece
-    masks: list[ast.expr] = []
-    queries: list[str] = []
-    while not isinstance(node, ast.Name):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            method = node.func.attr
-            if any(isinstance(a, ast.Starred) for a in node.args):
-                return None
-            if method == "query":
-                if len(node.args) != 1 or node.keywords or not (
-                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                ):
-                    return None
-                queries.append(node.args[0].value)
-            elif method in _ROW_METHODS:
-                positional, keywords = _ROW_METHODS[method]
-                if len(node.args) > positional or any(k.arg not in keywords for k in node.keywords):
-                    return None
-            else:
-                return None
-            node = node.func.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
-                node.value.attr in ("loc", "iloc"):
-            if not isinstance(node.slice, ast.Slice):
-                if node.value.attr == "iloc":
-                    return None
-                masks.append(node.slice)
-            node = node.value.value
-        else:
-            return None
-    root = node.id
-    if all(_row_mask(mask, root, ctx) for mask in masks) and all(_query_mask(q, ctx) for q in queries):
-        return root
-    return None
-
-
-def _column(node: ast.expr, root: str, ctx: RuleContext) -> bool:
-    """`root["label"]` or `root.label` (label not a DataFrame attribute), also of another name
-    known to hold a pandas DataFrame."""
-    if isinstance(node, ast.Subscript):
-        base, ok = node.value, isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)
-    elif isinstance(node, ast.Attribute):
-        base, ok = node.value, node.attr not in FRAME_ATTRIBUTES and not node.attr.startswith("_")
+def _decide(found: _Found, ctx: RuleContext, file: FileFacts) -> GrowthFacts:
+    growth = found.growth
+    plan = _plan(found, ctx, file)
+    if plan is None:
+        applicability = Applicability.DISPLAY
+    elif growth.kind == "concat" and found.selection is not None and selection_unchanged(
+            found.selection, found.loops[0].loop, found.scope, _scope(found, ctx, file), file):
+        # Each column provably has one dtype across the pieces: one concat and the chain of
+        # pairwise ones agree (pandas only; see the docs on fix safety).
+        applicability = Applicability.SAFE
     else:
-        return False
-    if not ok or not isinstance(base, ast.Name):
-        return False
-    return base.id == root or _pandas_frame(ctx.type_of(base))
+        applicability = Applicability.UNSAFE
+        if growth.kind == "concat" and found.rows is not None \
+                and _records_apply(found, found.rows, plan, _scope(found, ctx, file)):
+            plan = replace(plan, mode="records", rows=found.rows)
+    row = growth.kind == "loc" or (plan is not None and plan.mode == "rows")
+    return GrowthFacts(growth=growth, plan=plan, suggestion=ROW_SUGGESTION if row else SUGGESTION,
+                       applicability=applicability)
 
 
-def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
-    """An expression that is a boolean Series over rows (a frame where a column label selects
-    several columns, which `.loc` refuses), or raises."""
-    if _column(node, root, ctx):
-        return True  # a boolean column, or labels: `.loc` selects rows with any Series
-    if isinstance(node, ast.BinOp) and isinstance(node.op, _MASK_OPERATORS):
-        return _row_mask(node.left, root, ctx) and _row_mask(node.right, root, ctx)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        return _row_mask(node.operand, root, ctx)
-    if isinstance(node, ast.Compare):
-        if len(node.ops) != 1 or not isinstance(node.ops[0], COMPARISON_OPERATORS):
-            return False
-        kinds = (_operand(node.left, root, ctx), _operand(node.comparators[0], root, ctx))
-        return None not in kinds and "column" in kinds
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-            _column(node.func.value, root, ctx) and not any(isinstance(a, ast.Starred) for a in node.args):
-        method = node.func.attr
-        if method == "isin":
-            return len(node.args) == 1 and not node.keywords
-        if method == "between":
-            return (len(node.args) == 2 and all(_operand(a, root, ctx) == "scalar" for a in node.args)
-                    and all(k.arg == "inclusive" and isinstance(k.value, ast.Constant) for k in node.keywords))
-        return method in _NULL_TESTS and not node.args and not node.keywords
-    if isinstance(node, ast.Name):
-        ty = ctx.type_of(node)
-        return ty is not None and (ty.kind, ty.lib) in (("series", "pandas"), ("array", "numpy"))
-    return False
+def _scope(found: _Found, ctx: RuleContext, file: FileFacts) -> ScopeFacts:
+    return scope_facts(found.scope, ctx.semantic, file.memo)
 
 
-def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
-    """"column" (a Series of the frame), "scalar" (not a frame), or None (unknown)."""
-    if _column(node, root, ctx):
-        return "column"
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC_OPERATORS):
-        kinds = (_operand(node.left, root, ctx), _operand(node.right, root, ctx))
-        if None in kinds:
+def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | None:
+    """How the growth becomes list building, where a rewrite keeps what the loop computes
+    (up to the dtypes and index the docs name for an unsafe fix); None where none does."""
+    growth = found.growth
+    statement = growth.statement
+    if not isinstance(growth.target, ast.Name) or not isinstance(statement, ast.Assign) or found.in_try:
+        return None
+    name = growth.target.id
+    call = growth.call
+    prepend = False
+    options: tuple[bool, bool] | None = (False, False)
+    if growth.kind == "concat":
+        assert call is not None
+        if len(call.args) != 1 or not isinstance(call.args[0], (ast.List, ast.Tuple)):
             return None
-        return "column" if "column" in kinds else "scalar"
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _operand(node.operand, root, ctx)
-    if isinstance(node, ast.Constant):
-        return "scalar" if node.value is None or isinstance(node.value, (int, float, str)) else None
-    if isinstance(node, ast.Name):
-        return "scalar" if _plain_name(node.id, ctx) else None
-    if isinstance(node, ast.Call) and not node.keywords:
-        func = node.func
-        if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1 and ctx.env.lookup("len") is OTHER:
-            return "scalar"
-        if isinstance(func, ast.Attribute) and _column(func.value, root, ctx) and (
-            (func.attr in _REDUCTIONS and not node.args)
-            or (func.attr == "quantile" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, float))
-        ):
-            return "scalar"
-    return None
-
-
-def _plain_name(name: str, ctx: RuleContext) -> bool:
-    """The name holds a pandas Series, a NumPy array, or is the variable of an enclosing
-    `for` over `range(...)` or a literal of numbers and strings that the loop does not rebind."""
-    ty = ctx.env.lookup(name)
-    if ty is not None and (ty.kind, ty.lib) in (("series", "pandas"), ("array", "numpy")):
-        return True
-    for loop in reversed(ctx.loops):
-        if not isinstance(loop, ast.For) or not (isinstance(loop.target, ast.Name) and loop.target.id == name):
-            continue
-        if name in loop_effects(loop).writes:
-            return False
-        iterable = loop.iter
-        if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
-            return all(_operand(e, "", ctx) == "scalar" and not isinstance(e, ast.Name) for e in iterable.elts)
-        return (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-                and iterable.func.id == "range" and ctx.env.lookup("range") is OTHER)
-    return False
-
-
-def _query_mask(text: str, ctx: RuleContext) -> bool:
-    """`frame.query(text)` selects rows: the expression (pandas' syntax, where `&`/`|` are
-    `and`/`or`) is a comparison or a boolean combination of comparisons of columns with
-    constants, other columns or `@names` holding plain values."""
-    source = _BACKTICKED.sub(" __gpulint_column__ ", text)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return False
-    spelled: list[tuple[int, str]] = []
-    local = False
-    for token in tokens:
-        if token.type == tokenize.OP and token.string == "@":
-            local = True
-            continue
-        if local:
-            if token.type != tokenize.NAME:
-                return False
-            spelled.append((tokenize.NAME, _LOCAL + token.string))
-            local = False
-        elif token.type == tokenize.OP and token.string in ("&", "|"):
-            spelled.append((tokenize.NAME, "and" if token.string == "&" else "or"))
-        elif token.type not in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER):
-            spelled.append((token.type, token.string))
-    try:
-        tree = ast.parse(tokenize.untokenize(spelled).strip(), mode="eval")
-    except (SyntaxError, ValueError):
-        return False
-    return _query_condition(tree.body, ctx)
-
-
-def _query_condition(node: ast.expr, ctx: RuleContext) -> bool:
-    if isinstance(node, ast.BoolOp):
-        return all(_query_condition(value, ctx) for value in node.values)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.Invert)):
-        return _query_condition(node.operand, ctx)
-    if not isinstance(node, ast.Compare):
-        return False
-    operands = [node.left, *node.comparators]
-    for op, left, right in zip(node.ops, operands, operands[1:]):
-        if isinstance(op, (ast.In, ast.NotIn)):
-            if _query_operand(left, ctx) != "column":
-                return False
-            if not (_query_operand(right, ctx) is not None or (isinstance(right, ast.Name)
-                    and right.id.startswith(_LOCAL)) or (isinstance(right, (ast.List, ast.Tuple))
-                    and all(_query_operand(e, ctx) == "scalar" for e in right.elts))):
-                return False
-        elif isinstance(op, COMPARISON_OPERATORS):
-            kinds = (_query_operand(left, ctx), _query_operand(right, ctx))
-            if None in kinds or "column" not in kinds:
-                return False
+        options = _options(call, _CONCAT_KEYWORDS)
+        elements = call.args[0].elts
+        if options is None or any(isinstance(e, ast.Starred) for e in elements):
+            return None
+        positions = [i for i, e in enumerate(elements) if isinstance(e, ast.Name) and e.id == name]
+        if positions == [0] and len(elements) >= 2:
+            mode, pieces = "parts", tuple(elements[1:])
+        elif positions == [1] and len(elements) == 2:
+            mode, pieces, prepend = "parts", (elements[0],), True
         else:
-            return False
-    return True
-
-
-def _query_operand(node: ast.expr, ctx: RuleContext) -> str | None:
-    if isinstance(node, ast.Name):
-        if node.id.startswith(_LOCAL):
-            return "scalar" if _plain_name(node.id[len(_LOCAL):], ctx) else None
-        return "column"  # a column or an index level; anything else is an error in pandas
-    if isinstance(node, ast.Constant):
-        return "scalar" if isinstance(node.value, (int, float, str)) else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _query_operand(node.operand, ctx)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC_OPERATORS):
-        kinds = (_query_operand(node.left, ctx), _query_operand(node.right, ctx))
-        if None in kinds:
             return None
-        return "column" if "column" in kinds else "scalar"
+    elif growth.kind == "append":
+        assert call is not None
+        options = _options(call, _APPEND_KEYWORDS)
+        if options is None:
+            return None
+        piece = call.args[0]
+        target_kind = growth.target_type.kind if growth.target_type else ""
+        piece_kind = growth.piece_type.kind if growth.piece_type else ""
+        if target_kind in ("frame", "series") and piece_kind == target_kind:
+            mode, pieces = "parts", (piece,)
+        elif target_kind == "frame" and isinstance(piece, ast.Dict) and options[0] and None not in piece.keys:
+            mode, pieces = "rows", (piece,)
+        else:
+            return None
+    else:
+        row = statement.value
+        if not (isinstance(row, (ast.List, ast.Tuple)) and row.elts
+                and not any(isinstance(e, ast.Starred) for e in row.elts)):
+            return None
+        if growth.target_type is None or growth.target_type.kind != "frame":
+            return None
+        mode, pieces = "loc", (row,)
+    ignore_index, sort = options
+    # Whatever the loop appends must not read the grown name itself.
+    if any(mentions(piece, name) for piece in pieces):
+        return None
+    site = _choose_loop(found, name)
+    if site is None or not _same_when_empty(growth, mode, ignore_index, sort, site):
+        return None
+    facts = _scope(found, ctx, file)
+    if name in facts.declared or name in facts.outer_refs:
+        return None  # a function or lambda could read or rebind it while the loop runs
+    return CollectPlan(mode, name, pieces, site, ignore_index, prepend,
+                       tuple(call.keywords) if call is not None else ())
+
+
+def _constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+    )
+
+
+def _options(call: ast.Call, allowed: frozenset[str]) -> tuple[bool, bool] | None:
+    """The call's `ignore_index` and `sort`, where its options are only known ones, only
+    constants, and stack rows (not columns); else None."""
+    ignore_index = sort = False
+    for keyword in call.keywords:
+        if keyword.arg not in allowed or not _constant(keyword.value):
+            return None
+        value = keyword.value.value if isinstance(keyword.value, ast.Constant) else None
+        if keyword.arg == "axis" and value not in _AXIS_ROWS:
+            return None
+        if keyword.arg == "join" and value != "outer":
+            return None
+        if keyword.arg in ("ignore_index", "sort"):
+            if not isinstance(value, bool):
+                return None
+            if keyword.arg == "ignore_index":
+                ignore_index = value
+            else:
+                sort = value
+    return ignore_index, sort
+
+
+def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan, facts: ScopeFacts) -> bool:
+    """Every new piece is a one-row frame literal (`RowPiece`) and the concat renumbers the
+    rows, so the rows can be collected as records and the frame built once. A named piece
+    must be the only one, bound once in the scope and read only by the concat, with no jump
+    between its binding and the growth statement."""
+    if not plan.ignore_index or plan.prepend:
+        return False
+    site = plan.site
+    target_type = found.growth.target_type
+    if (target_type is not None and target_type.kind == "series") or (site.init_fresh and site.init_kind == "Series"):
+        return False
+    named = [piece for piece in rows if piece.binding is not None]
+    if not named:
+        return True
+    if len(rows) != 1:
+        return False
+    piece = named[0]
+    binding = piece.binding
+    assert binding is not None
+    name = binding.targets[0].id  # type: ignore[attr-defined]
+    if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs \
+            or any(reader in facts.loads for reader in DYNAMIC_READERS):  # `locals()` would miss it
+        return False
+    if [node for node, _ in facts.bindings.get(name, ())] != [binding] or len(facts.loads.get(name, ())) != 1:
+        return False
+    jumps = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
+    return not any(isinstance(node, jumps) for node in walk_local(list(piece.between)))
+
+
+def _choose_loop(found: _Found, name: str) -> LoopSite | None:
+    """The outermost enclosing loop whose only use of `name` is the growth statement and
+    which always reaches the code after it (no `return`, `yield` or `raise` inside)."""
+    own = sum(1 for node in ast.walk(found.growth.statement) if isinstance(node, ast.Name) and node.id == name)
+    for site in found.loops:
+        effects = loop_effects(site.loop)
+        if effects.uses[name] != own or effects.leaves:
+            continue  # an inner loop may still qualify
+        return site
     return None
+
+
+def _same_when_empty(growth: Growth, mode: str, ignore_index: bool, sort: bool, site: LoopSite) -> bool:
+    """Would a loop that runs zero times leave the same value as the rewrite computes?"""
+    if mode == "loc":
+        # `.loc[len(df)]` appends only while the index is 0..n-1: a fresh, empty frame.
+        init = site.init
+        return (site.init_fresh and site.init_kind == "DataFrame" and init is not None
+                and [k.arg for k in init.value.keywords] == ["columns"])  # type: ignore[attr-defined]
+    if mode == "rows":
+        return site.init_fresh and site.init_kind == "DataFrame" or site.runs_once
+    if site.runs_once:
+        return True
+    ty = growth.target_type
+    if ignore_index and not site.init_fresh:
+        return False  # concat([start], ignore_index=True) resets any other index
+    series = (ty is not None and ty.kind == "series") or (site.init_fresh and site.init_kind == "Series")
+    columns = site.init_columns
+    if sort and not series and not (columns is not None and list(columns) == sorted(columns)):
+        return False  # concat([start], sort=True) sorts the start's columns
+    if site.init_fresh:
+        return True
+    return ty is not None and ty.kind in ("frame", "series", "ndframe")  # concat([None]) raises

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Example, FixAvailability, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
-from .dataframe_grown_in_loop import file_read_growth
+from ._growth import file_read_growth
 
 #: Writes three small CSV files into a fresh temporary folder for the examples to read.
 _CSV_SETUP = '''\
@@ -21,6 +22,13 @@ for part in range(3):
         path, index=False)
     paths.append(path)
 '''
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadGrowth(Facts):
+    """A frame grown with files read in a loop: the suggestion is worded for its library."""
+
+    lib: str  # frame library family of the growth ("" when only the type says pandas-like)
 
 
 class ReadInLoop(Rule):
@@ -61,7 +69,7 @@ class ReadInLoop(Rule):
         "or use one multi-file reader"
     )
     nodes = (ast.Assign, ast.AnnAssign)
-    fix = FixAvailability.DISPLAY
+    fix = Applicability.DISPLAY
 
     flagged = (
         Example(
@@ -175,4 +183,4 @@ frame = pd.concat([pd.read_csv(path) for path in names])
         ctx.report(node, (
             f"`{name}` is grown with files read one by one in a loop: read them into a list and `concat` "
             "once, or use one multi-file reader"
-        ), context={"lib": growth.lib})
+        ), context=ReadGrowth(lib=growth.lib, applicability=Applicability.DISPLAY))
