@@ -14,7 +14,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from gpulint import Applicability, lint_source
 from gpulint.registry import all_rules
 from gpulint.rules.dataframe.dataframe_grown_in_loop import CollectPlan, GrowthFacts

@@ -160,7 +160,8 @@ class DataframeGrownInLoop(Rule):
     Collect the pieces in a list inside the loop and build the frame once after it.
 
     ## Fix safety
-    Rules of thumb (the reasoning, and what was compared: the docs page "Fix safety"):
+    Rules of thumb (the reasoning, and what was compared:
+    [Why a fix is safe or unsafe](../fix-safety.md#growing-a-frame-in-a-loop-gpu101)):
 
     - The `pd.concat` rewrite is safe with pandas only where every new piece is provably a
       row selection of one DataFrame that nothing changes while the pieces are taken:
@@ -181,7 +182,7 @@ class DataframeGrownInLoop(Rule):
       next to numbers becomes NaN in a float64 column instead of staying `None` in an object
       one; bools next to numbers stay `True` instead of becoming 1). Without
       `ignore_index=True` every piece keeps index 0, and the list-of-pieces rewrite applies.
-    - The fixer declines (and shows the suggestion) when the grown name is used anywhere
+    - No rewrite is offered (the suggestion is shown) when the grown name is used anywhere
       else in the loop, its `else:` clause or a function that could run during the loop,
       when the loop can `return`, `yield` or `raise` or sits in a `try`, when the
       concatenation joins columns (`axis=1`) or passes other options, and when a loop that
