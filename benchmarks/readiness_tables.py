@@ -44,7 +44,8 @@ from typing import Any, Iterator
 #: Where the package sources sit in each repository.
 CUDF_PACKAGE, CUML_PACKAGE = "python/cudf/cudf", "python/cuml/cuml"
 CUML_DOCS = "docs/source/cuml-accel"
-COMMAND = "python -m benchmarks.readiness_tables --cudf CUDF_CHECKOUT --cuml CUML_CHECKOUT"
+COMMAND = ("python -m benchmarks.readiness_tables --cudf CUDF_CHECKOUT --cuml CUML_CHECKOUT "
+           "--docs docs/readiness.md")
 
 #: pandas class name -> the cuDF class cudf.pandas runs it with (found by name in the package).
 CUDF_CLASSES = {
@@ -281,7 +282,7 @@ def guarded_raises(body: list[ast.stmt], exception: str) -> Iterator[tuple[ast.R
             if isinstance(stmt, ast.Raise) and stmt.exc is not None and _raises(stmt, exception):
                 yield stmt, guards
             elif isinstance(stmt, ast.If):
-                negated = ast.UnaryOp(ast.Not(), stmt.test)
+                negated = _negate(stmt.test)
                 yield from walk(stmt.body, [*guards, stmt.test])
                 yield from walk(stmt.orelse, [*guards, negated])
                 # what follows an `if` whose branch always leaves runs only when that branch did not
@@ -302,6 +303,19 @@ def guarded_raises(body: list[ast.stmt], exception: str) -> Iterator[tuple[ast.R
                     yield from walk(case.body, guards)
 
     yield from walk(body, [])
+
+
+_INVERSE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
+            ast.NotIn: ast.In}
+
+
+def _negate(test: ast.expr) -> ast.expr:
+    """`not test`, written as the source would: `a != b` for `not a == b`, `x` for `not not x`."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return test.operand
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _INVERSE:
+        return ast.Compare(test.left, [_INVERSE[type(test.ops[0])]()], test.comparators)
+    return ast.UnaryOp(ast.Not(), test)
 
 
 def _leaves(body: list[ast.stmt]) -> bool:
@@ -512,6 +526,11 @@ def _udf_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _module_udf_names(package: PythonPackage, module: str) -> set[str]:
+    tree = package.tree(module)
+    return _udf_names(tree) if tree else set()
+
+
 def _compiles_udf(function: ast.AST, udf_names: set[str]) -> bool:
     """The method hands a Python function to cuDF's JIT: it uses a name from the UDF package,
     calls `numba`, or calls one of its own helpers for that (`self._apply`, `self._jit_...`)."""
@@ -543,7 +562,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
             test = condition(guards) if guards else None
             fallbacks.append({"condition": None if test is None else ast.unparse(test),
                               "params": subjects.mentioned(test) if test is not None else [],
-                              "line": raise_node.lineno,
+                              "path": package.path_of(module), "line": raise_node.lineno,
                               "predicate": predicate(test, subjects) if test is not None else None})
     delegate = _delegation(package, module, function, params)
     if delegate is not None:
@@ -551,9 +570,8 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
         callee = function_record(package, target_module, target, None)
         for found in callee["fallbacks"]:
             if found["params"] and all(name in mapping for name in found["params"]):
-                fallbacks.append({**found, "path": callee["path"], "params": [mapping[n] for n in found["params"]],
+                fallbacks.append({**found, "params": [mapping[n] for n in found["params"]],
                                   "predicate": _renamed(found["predicate"], mapping)})
-    tree = package.tree(module)
     raised = None
     if refuses is not None:
         raised = ast.unparse(refuses.exc.func if isinstance(refuses.exc, ast.Call) else refuses.exc)
@@ -566,7 +584,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
         "not_implemented": None if refuses is None else {"raises": raised, "line": refuses.lineno},
         "delegates_to": None if delegate is None else f"{delegate[0]}.{delegate[1].name}",
         "fallbacks": fallbacks,
-        "compiles_udf": _compiles_udf(function, _udf_names(tree) if tree else set()),
+        "compiles_udf": _compiles_udf(function, _module_udf_names(package, module)),
     }
 
 
@@ -610,9 +628,24 @@ def _renamed(found: dict[str, Any] | None, mapping: dict[str, str]) -> dict[str,
             for key, value in found.items()}
 
 
+def _self_calls(function: ast.AST) -> set[str]:
+    return {node.func.attr for node in ast.walk(function) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "self"}
+
+
 def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[str, Any]:
     members: dict[str, Any] = {}
     order = package.mro(module, cls)
+    # every method of the class chain, private ones too: a method compiles a UDF when it, or a
+    # method of the chain it calls on `self` (one level), hands the function to the JIT
+    functions: dict[str, tuple[str, ast.AST]] = {}
+    definitions: dict[str, list[tuple[str, ast.ClassDef, ast.AST]]] = {}
+    for owner_module, owner in order:
+        for node in owner.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                functions.setdefault(node.name, (owner_module, node))
+                definitions.setdefault(node.name, []).append((owner_module, owner, node))
     for owner_module, owner in order:
         for node in owner.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -620,7 +653,23 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
                 if name.startswith("_") or name in members:
                     # a property's setter repeats its name: the first definition describes it
                     continue
-                members[name] = function_record(package, owner_module, node, owner.name)
+                record = function_record(package, owner_module, node, owner.name)
+                for called in sorted(_self_calls(node)):
+                    if record["compiles_udf"] or called not in functions:
+                        continue
+                    callee_module, callee = functions[called]
+                    record["compiles_udf"] = _compiles_udf(callee, _module_udf_names(package, callee_module))
+                # `super().name(...)`: what the next definition checks is checked too
+                later = definitions[name][1:]
+                if later and any(isinstance(c.func, ast.Attribute) and c.func.attr == name
+                                 and isinstance(c.func.value, ast.Call) and ast.unparse(c.func.value) == "super()"
+                                 for c in ast.walk(node) if isinstance(c, ast.Call)):
+                    base = function_record(package, later[0][0], later[0][2], later[0][1].name)
+                    record["fallbacks"] += base["fallbacks"]
+                    record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
+                        _compiles_udf(functions[c][1], _module_udf_names(package, functions[c][0]))
+                        for c in _self_calls(later[0][2]) if c in functions)
+                members[name] = record
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
@@ -637,6 +686,9 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
                                                "path": package.path_of(owner_module), "line": node.lineno,
                                                "params": None, "not_implemented": None, "delegates_to": None, "fallbacks": [],
                                                "compiles_udf": False}
+                    elif not target.id.startswith("_") and target.id not in members and node.value is not None \
+                            and (alias := _alias(package, owner_module, owner, node.value)) is not None:
+                        members[target.id] = {**alias, "alias_of": ast.unparse(node.value)}
                     elif not target.id.startswith("_") and target.id not in members and node.value is not None:
                         members[target.id] = {"kind": "attribute", "defined_in": f"{owner_module}.{owner.name}",
                                               "path": package.path_of(owner_module), "line": node.lineno,
@@ -649,6 +701,25 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
         "bases": [f"{m}.{c.name}" for m, c in order[1:]],
         "members": dict(sorted(members.items())),
     }
+
+
+def _alias(package: PythonPackage, module: str, owner: ast.ClassDef, value: ast.expr) -> dict[str, Any] | None:
+    """The entry of the method a class attribute names (`items = SingleColumnFrame.__iter__`,
+    `isnull = isna`), or None where it names no method of the package."""
+    if isinstance(value, ast.Name):
+        cls_module, cls, method = module, owner, value.id
+    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+        found = package.resolve(module, value.value.id)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        (cls_module, cls), method = found, value.attr
+    else:
+        return None
+    for klass_module, klass in package.mro(cls_module, cls):
+        for node in klass.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
+                return function_record(package, klass_module, node, klass.name)
+    return None
 
 
 def cudf_table(checkout: Checkout) -> dict[str, Any]:

@@ -329,13 +329,31 @@ def provenance(folder: str | None = None) -> dict[str, Provenance]:
 
 
 def provenance_markdown(folder: str | Path | None = None) -> str:
-    """The provenance block of docs/readiness.md: a table of the sources and the command."""
-    found = provenance(None if folder is None else str(folder))
+    """The generated block of docs/readiness.md: where the tables come from, how to regenerate
+    them, and what they hold."""
+    where = None if folder is None else str(folder)
+    found = provenance(where)
     rows = ["| Table | Library | Version | Commit | Commit date |", "|---|---|---|---|---|"]
     for table, library in ((CUDF_TABLE, "cudf"), (CUML_TABLE, "cuml")):
         item = found[library]
         commit = f"[`{item.commit[:12]}`]({item.source}/tree/{item.commit})" if item.commit else "unknown"
         rows.append(f"| `{table}` | [{library}]({item.source}) | {item.version or 'unknown'} | {commit} "
                     f"| {item.commit_date or 'unknown'} |")
-    command = found["cudf"].command
-    return "\n".join([*rows, "", "Regenerate them with", "", "```sh", command, "```"])
+    cudf, cuml = load_table(CUDF_TABLE, where), load_table(CUML_TABLE, where)
+    classes = ["| pandas class | cuDF class | members | refused | with fallback conditions | conditions |",
+               "|---|---|---|---|---|---|"]
+    for name, cls in cudf["classes"].items():
+        members = cls["members"].values()
+        classes.append(f"| `{name}` | `{cls['cudf_class']}` | {len(cls['members'])} "
+                       f"| {sum(1 for m in members if m['not_implemented'])} "
+                       f"| {sum(1 for m in members if m['fallbacks'])} | {sum(len(m['fallbacks']) for m in members)} |")
+    functions = cudf["functions"].values()
+    estimators = cuml["estimators"].values()
+    conditions = [c for e in estimators for c in e["fallbacks"]]
+    summary = (f"{len(cudf['functions'])} module-level functions ({sum(len(f['fallbacks']) for f in functions)} "
+               f"fallback conditions); {len(cuml['estimators'])} estimators accelerated by cuml.accel, with "
+               f"{len(conditions)} fallback conditions ({sum(1 for c in conditions if c['kind'] == 'hyperparameter')} "
+               f"on hyperparameters, {sum(1 for c in conditions if c['kind'] == 'input')} on inputs and method "
+               f"arguments; {sum(1 for c in conditions if c['predicate'])} of them decidable on literal values).")
+    return "\n".join([*rows, "", "Regenerate them with", "", "```sh", found["cudf"].command, "```", "",
+                      *classes, "", summary])
