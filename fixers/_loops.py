@@ -29,7 +29,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from weakref import WeakKeyDictionary
 
-from gpulint.astutil import NESTED_SCOPES, bound_names, evaluated_outside, free_names
+from gpulint.astutil import DYNAMIC_READERS, NESTED_SCOPES, bound_names, evaluated_outside, free_names
 
 #: A loop's site: (statement, the block holding it) pairs, outermost first, the loop last.
 Site = tuple[tuple[ast.stmt, list[ast.stmt]], ...]
@@ -40,8 +40,6 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Statements from inside which an exception may reach the code after them, skipping the rest.
 _GUARDS = (ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-#: Builtins that read a scope's names without naming them.
-DYNAMIC_READERS = frozenset({"locals", "vars", "dir", "eval", "exec"})
 
 #: What running a statement (or the rest of a block) does to a name: (reads it before
 #: rebinding it, rebinds it on every path, may have jumped past a rebinding with

@@ -72,6 +72,8 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
 
 #: Nodes whose body is a scope of its own (comprehensions aside).
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Builtins that read a scope's names without naming them.
+DYNAMIC_READERS = frozenset({"locals", "vars", "dir", "eval", "exec"})
 
 
 def walk_local(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:

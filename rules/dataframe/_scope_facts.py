@@ -11,9 +11,6 @@ from dataclasses import dataclass, field
 from gpulint.astutil import all_args
 from gpulint.semantic import SemanticIndex
 
-#: Builtins that read a scope's names without naming them.
-DYNAMIC_READERS = frozenset({"locals", "vars", "dir", "eval", "exec"})
-
 
 @dataclass
 class ScopeFacts:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from gpulint.astutil import mentions, walk_local
+from gpulint.astutil import DYNAMIC_READERS, mentions, walk_local
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
@@ -22,7 +22,7 @@ from ._row_selection import (
     selection_unchanged,
     vet,
 )
-from ._scope_facts import DYNAMIC_READERS, ScopeFacts, scope_facts
+from ._scope_facts import ScopeFacts, scope_facts
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 #: Keyword-only arguments of an empty constructor that leave it with a fresh RangeIndex.
