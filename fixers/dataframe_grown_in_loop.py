@@ -44,13 +44,10 @@ import ast
 from dataclasses import replace
 
 import libcst as cst
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
+
+from gpulint.diagnostic import Diagnostic, Edit, Fix
 from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.dataframe_grown_in_loop import (
-    CollectPlan,
-    GrowthFacts,
-    RowPiece,
-)
+from gpulint.rules.dataframe.dataframe_grown_in_loop import CollectPlan, GrowthFacts, RowPiece
 
 from ._vectorize import comments_in
 
@@ -68,7 +65,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         return None
     plan = facts.plan
     result = None
-    if plan is not None and facts.applicability is not Applicability.DISPLAY:
+    if plan is not None:  # the rule found a rewrite that applies (SAFE or UNSAFE)
         result = _rewrite(facts, plan, ctx)
         if result is None and plan.mode == "records":
             # The records could not be written out: collect the pieces instead.

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
 from gpulint import Applicability, lint_source
 from gpulint.registry import all_rules
 from gpulint.rules.dataframe.dataframe_grown_in_loop import CollectPlan, GrowthFacts

@@ -14,14 +14,7 @@ from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, refe
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 from ._growth import Growth, added_pieces, assigned, grows_with_file_reads, growth_at
-from ._row_selection import (
-    FileFacts,
-    Selection,
-    pure_builtins,
-    row_selection,
-    selection_unchanged,
-    vet,
-)
+from ._row_selection import FileFacts, Selection, pure_builtins, row_selection, selection_unchanged, vet
 from ._scope_facts import ScopeFacts, scope_facts
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
