@@ -568,10 +568,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
     if delegate is not None:
         target_module, target, mapping = delegate
         callee = function_record(package, target_module, target, None)
-        for found in callee["fallbacks"]:
-            if found["params"] and all(name in mapping for name in found["params"]):
-                fallbacks.append({**found, "params": [mapping[n] for n in found["params"]],
-                                  "predicate": _renamed(found["predicate"], mapping)})
+        fallbacks += [m for found in callee["fallbacks"] if (m := _mapped(found, mapping)) is not None]
     raised = None
     if refuses is not None:
         raised = ast.unparse(refuses.exc.func if isinstance(refuses.exc, ast.Call) else refuses.exc)
@@ -607,16 +604,48 @@ def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef |
     if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
             or target[1] is function:
         return None
+    return target[0], target[1], _call_mapping(call, target[1], params)
+
+
+#: In a mapping of parameters: the callee's `**kwargs`, which receives what the caller's
+#: `**kwargs` holds less the callee's named parameters (no predicate can say that).
+FORWARDED = "**"
+
+
+def _call_mapping(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef,
+                  params: list[dict[str, Any]]) -> dict[str, str]:
+    """Which of the callee's parameters receive which of the caller's (`margins=margins`), the
+    callee's named parameters a forwarded `**kwargs` can set mapped to themselves, and its own
+    `**kwargs` to `FORWARDED`."""
     own = {p["name"] for p in params}
     mapping: dict[str, str] = {}
-    positional = [a.arg for a in [*target[1].args.posonlyargs, *target[1].args.args]]
+    callee_params = _parameters(callee)
+    # `_parameters` leaves out a method's `self`, which a `super()` call does not pass either
+    positional = [p["name"] for p in callee_params if p["kind"] in ("positional_only", "positional_or_keyword")]
     for name, arg in zip(positional, call.args):
         if isinstance(arg, ast.Name) and arg.id in own:
             mapping[name] = arg.id
+    var_keyword = next((p["name"] for p in params if p["kind"] == "var_keyword"), None)
     for keyword in call.keywords:
         if keyword.arg and isinstance(keyword.value, ast.Name) and keyword.value.id in own:
             mapping[keyword.arg] = keyword.value.id
-    return target[0], target[1], mapping
+        elif keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == var_keyword:
+            for param in callee_params:
+                if param["kind"] == "var_keyword":
+                    mapping[param["name"]] = FORWARDED
+                elif param["kind"] in ("positional_or_keyword", "keyword_only") and param["name"] not in own:
+                    mapping.setdefault(param["name"], param["name"])
+    return mapping
+
+
+def _mapped(found: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any] | None:
+    """A callee's condition in the caller's terms, or None where it tests what the caller fixes."""
+    if not found["params"] or not all(name in mapping for name in found["params"]):
+        return None
+    if any(mapping[name] == FORWARDED for name in found["params"]):
+        return {**found, "params": sorted({mapping[n] for n in found["params"]} - {FORWARDED}), "predicate": None}
+    return {**found, "params": [mapping[n] for n in found["params"]],
+            "predicate": _renamed(found["predicate"], mapping)}
 
 
 def _renamed(found: dict[str, Any] | None, mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -661,11 +690,13 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
                     record["compiles_udf"] = _compiles_udf(callee, _module_udf_names(package, callee_module))
                 # `super().name(...)`: what the next definition checks is checked too
                 later = definitions[name][1:]
-                if later and any(isinstance(c.func, ast.Attribute) and c.func.attr == name
-                                 and isinstance(c.func.value, ast.Call) and ast.unparse(c.func.value) == "super()"
-                                 for c in ast.walk(node) if isinstance(c, ast.Call)):
+                calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                         and c.func.attr == name and isinstance(c.func.value, ast.Call)
+                         and ast.unparse(c.func.value) == "super()"]
+                if later and calls:
                     base = function_record(package, later[0][0], later[0][2], later[0][1].name)
-                    record["fallbacks"] += base["fallbacks"]
+                    mapping = _call_mapping(calls[0], later[0][2], record["params"])
+                    record["fallbacks"] += [m for found in base["fallbacks"] if (m := _mapped(found, mapping))]
                     record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
                         _compiles_udf(functions[c][1], _module_udf_names(package, functions[c][0]))
                         for c in _self_calls(later[0][2]) if c in functions)

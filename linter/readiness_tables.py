@@ -182,6 +182,8 @@ class MethodSupport:
         bound.update({k: v for k, v in keywords.items() if k in names})
         var_keyword = next((p.name for p in self.parameters if p.kind == "var_keyword"), None)
         if var_keyword is not None:
+            # also by name: a condition of the method the keywords are forwarded to tests them so
+            bound.update({k: v for k, v in extra.items() if k != var_keyword})
             bound[var_keyword] = extra
         return bound
 
