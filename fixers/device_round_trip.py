@@ -10,32 +10,26 @@ from __future__ import annotations
 import ast
 
 from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
+from gpulint.rules.transfers.device_round_trip import Trip
 
 MESSAGE = "copy on the device instead of through the host"
-SUGGESTION = "keep the value on the device: copy it there (`t.detach().clone()`, `a.copy()`) instead of through the host"
 #: Expressions that need no parentheses before `.method()`.
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    trip = diagnostic.context
-    if trip is None:
-        return None
+    found: Trip = diagnostic.context  # type: ignore[assignment]
+    trip = found.trip
     value = ctx.segment(trip.value)
-    if "\n" in value or "\r" in value:
-        return display_fix(SUGGESTION)
+    if found.applicability is Applicability.DISPLAY or "\n" in value or "\r" in value:
+        return None
     if not isinstance(trip.value, _ATOMS):
         value = f"({value})"
-    if trip.library == "cupy":
-        return Fix(Applicability.SAFE, MESSAGE, (ctx.replace_node(trip.outer, f"{value}.copy()"),))
-    if trip.library == "cudf":
-        return Fix(Applicability.UNSAFE, MESSAGE, (ctx.replace_node(trip.outer, f"{value}.copy()"),))
-    if trip.via_list or not trip.plain:
-        return display_fix(SUGGESTION)
-    destination = '"cuda"' if trip.move == "cuda" else ctx.segment(trip.destination)
+    if trip.library in ("cupy", "cudf"):
+        return Fix(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, f"{value}.copy()"),))
+    destination = '"cuda"' if trip.move == "cuda" else ctx.segment(trip.destination)  # type: ignore[arg-type]
     if "\n" in destination:
-        return display_fix(SUGGESTION)
-    applicability = Applicability.SAFE if trip.constructor == "tensor" else Applicability.UNSAFE
+        return None
     code = f"{value}.detach().to({destination}, copy=True)"
-    return Fix(applicability, MESSAGE, (ctx.replace_node(trip.outer, code),))
+    return Fix(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, code),))

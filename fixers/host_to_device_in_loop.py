@@ -8,7 +8,7 @@
         f(x, weight=weights.to(device)) ->    for x in xs:
                                                   f(x, weight=weights_device)
 
-The detector decides where this is the same computation (`Hoist`); the fixer only writes it.
+The rule decides where this is the same computation (`LoopCopy.hoist`); the fixer only writes it.
 """
 
 from __future__ import annotations
@@ -16,40 +16,36 @@ from __future__ import annotations
 import ast
 
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from gpulint.fixing import FixContext, display_fix
+from gpulint.fixing import FixContext
+from gpulint.rules.transfers.host_to_device_in_loop import LoopCopy
 
 MESSAGE = "copy the loop-invariant data to the device once, before the loop"
-SUGGESTION = (
-    "copy this data to the device once, before the loop, and reuse the copy inside it "
-    "(not rewritten automatically: the loop may change the data, or the copy, or run it only sometimes)"
-)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    hoist = info.get("hoist")
-    move = info.get("move")
-    if hoist is None or move is None:
-        return display_fix(SUGGESTION)
+    found: LoopCopy = diagnostic.context  # type: ignore[assignment]
+    hoist, move = found.hoist, found.move
+    if found.applicability is Applicability.DISPLAY or hoist is None:
+        return None
     loop = hoist.loop
     indent = ctx.indent_of(loop)
     if indent is None:
-        return display_fix(SUGGESTION)
+        return None
     newline = ctx.source.newline
     at_loop = Position(loop.lineno, 0)
     if hoist.shape == "statement":
         lines = _reindented(hoist.statement, indent, ctx)
         if lines is None:
-            return display_fix(SUGGESTION)
+            return None
         removal = Edit(Position(hoist.statement.lineno, 0), _after_line(hoist.statement.end_lineno, ctx), "")
-        return Fix(Applicability.SAFE, MESSAGE, (Edit(at_loop, at_loop, lines), removal))
+        return Fix(found.applicability, MESSAGE, (Edit(at_loop, at_loop, lines), removal))
     copy = ctx.segment(move.call)
     if "\n" in copy or "\r" in copy:
-        return display_fix(SUGGESTION)
+        return None
     base = move.moved.id if isinstance(move.moved, ast.Name) else "moved"
     name = ctx.fresh_name(f"{base}_device")
     hoisted = Edit(at_loop, at_loop, f"{indent}{name} = {copy}{newline}")
-    return Fix(Applicability.SAFE, MESSAGE, (hoisted, ctx.replace_node(move.call, name)))
+    return Fix(found.applicability, MESSAGE, (hoisted, ctx.replace_node(move.call, name)))
 
 
 def _after_line(line: int, ctx: FixContext) -> Position:

@@ -18,20 +18,18 @@ import ast
 
 from gpulint.astutil import is_reference, mentions, same_reference
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from gpulint.estimators import ignores_y, library
-from gpulint.fixing import FixContext, display_fix
+from gpulint.estimators import ignores_y
+from gpulint.fixing import FixContext
 from gpulint.rules.pipelines.manual_pipeline import Chain
 
-SUGGESTION = (
-    "put the transformers and the estimator in one `make_pipeline(...)`, fit it on the raw training data "
-    "and call it on the raw test data: each fold of a cross-validation or search then refits every step"
-)
 MESSAGE = "chain the transformer and the estimator with `make_pipeline`"
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    chain: Chain = diagnostic.context["chain"]
-    return _straight_line(chain, ctx) or display_fix(SUGGESTION)
+    chain: Chain = diagnostic.context  # type: ignore[assignment]
+    if chain.applicability is Applicability.DISPLAY:
+        return None
+    return _straight_line(chain, ctx)
 
 
 def _positional(call: ast.Call, most: int) -> list[ast.expr] | None:
@@ -60,15 +58,11 @@ def _root(node: ast.expr) -> str:
 
 
 def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
-    if len(chain.steps) != 1 or chain.test_input is None or chain.test_input_index is None:
-        return None
+    """The rewrite of a chain the rule found `straight_line`."""
     step = chain.steps[0]
     block = chain.block
+    assert chain.test_input is not None and chain.test_input_index is not None
     first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
-    if not step.combined or not (first < transform < test and first < fit < test):
-        return None
-    if library(step.qualname) != "sklearn" or library(chain.estimator_qualname) != "sklearn":
-        return None
     # Xt = t.fit_transform(X_train[, y])
     fit_transform = _single_assignment(block[first], step.output)
     fit_transform_args = _positional(step.call, 2) if fit_transform is step.call else None
@@ -131,7 +125,7 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         ctx.replace_node(chain.test_call.func.value, pipeline),  # type: ignore[attr-defined]
         ctx.replace_node(chain.test_call.args[0], ctx.segment(test_data)),
     ]
-    return Fix(Applicability.UNSAFE, MESSAGE, tuple(edits))
+    return Fix(chain.applicability, MESSAGE, tuple(edits))
 
 
 def _has_comment(ctx: FixContext, statement: ast.stmt) -> bool:

@@ -6,49 +6,37 @@ from gpulint.astutil import mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.transfers._common import FactoryMove
-from gpulint.torch_api import LEGACY_TENSOR_TYPES
+from gpulint.rules.transfers.tensor_created_on_host import HostFactory
 
 from ._arguments import add_keywords
 
 MESSAGE = "create the tensor on the device: pass `device=` to the factory"
-SUGGESTION = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
 LEGACY_SUGGESTION = (
     "create the tensor on the device with `torch.tensor(data, dtype=..., device=...)`: the legacy tensor "
     "classes refuse an accelerator's device, and `torch.FloatTensor(2, 3)` is a shape, not data"
 )
-#: Factory arguments whose meaning changes when the tensor is made on the device (factories
-#: given `generator=` are not reported at all).
-_HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
-    info = diagnostic.context or {}
-    move = info.get("move")
-    if move is not None and move.name in LEGACY_TENSOR_TYPES:
-        return display_fix(LEGACY_SUGGESTION)
-    if move is None or not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
-        return display_fix(SUGGESTION)
-    if move.move.func.attr == "cuda":
-        destination = '"cuda"'
-    elif move.destination is not None:
-        destination = ctx.segment(move.destination)
-    else:
-        return display_fix(SUGGESTION)
+    found: HostFactory = diagnostic.context  # type: ignore[assignment]
+    if found.applicability is Applicability.DISPLAY:
+        return display_fix(LEGACY_SUGGESTION) if found.legacy else None
+    move = found.move
+    destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]
     if move.made is not None:
         removed = _move_statement(ctx, move)
         if removed is None:
-            return display_fix(SUGGESTION)
+            return None
     else:
         start, end = ctx.end(move.factory), ctx.end(move.move)
         moved = ctx.source.text[ctx.source.offset(start.line, start.col):ctx.source.offset(end.line, end.col)]
         if "#" in moved:
-            return display_fix(SUGGESTION)  # a comment inside `.to(...)` would be lost
+            return None  # a comment inside `.to(...)` would be lost
         removed = Edit(start, end, "")
     added = add_keywords(ctx, move.factory, [("device", destination)])
     if added is None:
-        return display_fix(SUGGESTION)
-    applicability = Applicability.UNSAFE if info.get("random") else Applicability.SAFE
-    return Fix(applicability, MESSAGE, (*added, removed))
+        return None
+    return Fix(found.applicability, MESSAGE, (*added, removed))
 
 
 def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:

@@ -7,10 +7,10 @@ Public API (what every front-end uses): `lint_source`, `fix_text`, `lint_paths`,
 __version__ = "0.1.0"
 
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position  # noqa: E402
-from .registry import Example, FixAvailability, Rule, all_rules, rule_by_key  # noqa: E402
+from .registry import Example, Facts, Rule, all_rules, rule_by_key  # noqa: E402
 from .runner import FileResult, fix_text, lint_paths, lint_source  # noqa: E402
 
 __all__ = [
-    "Applicability", "Diagnostic", "Edit", "Example", "FileResult", "Fix", "FixAvailability", "Position",
+    "Applicability", "Diagnostic", "Edit", "Example", "Facts", "FileResult", "Fix", "Position",
     "Rule", "__version__", "all_rules", "fix_text", "lint_paths", "lint_source", "rule_by_key",
 ]

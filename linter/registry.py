@@ -22,7 +22,7 @@ from .rule_api import (  # noqa: F401  (re-exported: the registry's public names
     REGISTERED as _REGISTRY,
     Applicability,
     Example,
-    FixAvailability,
+    Facts,
     Rule,
     Tier,
     split_sections,

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Applicability", "Example", "Facts", "FixAvailability", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty", "assigned_value"]
+__all__ = ["Applicability", "Example", "Facts", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty",
+           "assigned_value"]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -38,16 +39,6 @@ DOCS_URL = DOCS_HOME + "rules/{name}/"
 CODE_PATTERN = re.compile(r"^GPU\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Fix safety")
-
-
-class FixAvailability:
-    """Deprecated spelling of a rule's `fix`: write `Applicability.SAFE` (or UNSAFE,
-    DISPLAY), and None for a rule without a fix."""
-
-    NONE = None
-    DISPLAY = Applicability.DISPLAY
-    UNSAFE = Applicability.UNSAFE
-    SAFE = Applicability.SAFE
 
 
 class Tier(str, enum.Enum):
@@ -516,7 +507,8 @@ def _check_facts(rule: type[Rule], facts: object) -> None:
         return
     if rule.fix is None or not facts.applicability.within(rule.fix):
         declared = rule.fix.value if rule.fix is not None else "no"
-        raise ValueError(f"{rule.code} decided a {facts.applicability.value} fix, more than its declared {declared} fix")
+        raise ValueError(f"{rule.code} decided a {facts.applicability.value} fix, "
+                         f"more than its declared {declared} fix")
 
 
 def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:

@@ -46,8 +46,8 @@ class ElementComprehension(Facts):
 
 
 def _has_logic(expression: ast.expr) -> bool:
-    return any(isinstance(node, (ast.IfExp, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
-               for node in ast.walk(expression))
+    return any(isinstance(node, (ast.IfExp, ast.BoolOp))
+               or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) for node in ast.walk(expression))
 
 
 def _whole_array_means_it(node: ast.expr, iterable: ast.expr, kind: str, lib: str, wrapper_copies: bool,

@@ -139,7 +139,9 @@ class GroupbyApplyLambda(Rule):
     nodes = (ast.Call,)
     calls = frozenset(_METHODS)
     fix = Applicability.UNSAFE
-    suggestion = "call the built-in aggregation on the groupby (`gb[\"c\"].sum()`, `gb.size()`, `gb.transform(\"mean\")`)"
+    suggestion = (
+        "call the built-in aggregation on the groupby (`gb[\"c\"].sum()`, `gb.size()`, `gb.transform(\"mean\")`)"
+    )
 
     flagged = (
         Example(

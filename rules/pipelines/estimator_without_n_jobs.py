@@ -6,8 +6,15 @@ import ast
 from dataclasses import dataclass, field
 
 from gpulint.astutil import walk_local
-from gpulint.estimators import N_JOBS_NAMES, is_splitter, parallel_n_jobs, toy_dataset, user_code_parameters
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.estimators import (
+    N_JOBS_NAMES,
+    fits_given_estimators,
+    is_splitter,
+    parallel_n_jobs,
+    toy_dataset,
+    user_code_parameters,
+)
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"
@@ -298,8 +305,27 @@ model = RandomForestClassifier()
             return
         short = qualname.rsplit(".", 1)[1]
         ctx.report(node, f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
-                   context={"call": node, "qualname": qualname, "user_code": _user_code(node, qualname, ctx),
-                            "nested": nested})
+                   context=_facts(node, qualname, _user_code(node, qualname, ctx), nested))
+
+
+@dataclass(frozen=True)
+class EstimatorCall(Facts):
+    """`call` makes an estimator that could use every core; `nested`: it is also handed to a
+    parallel search, helper or ensemble; `user_code`: the argument through which it may run
+    the caller's own code in worker processes (None: none)."""
+
+    call: ast.Call
+    nested: bool
+    user_code: str | None
+
+
+def _facts(call: ast.Call, qualname: str, user_code: str | None, nested: bool) -> EstimatorCall:
+    """Adding `n_jobs=-1` is safe unless the estimator is nested in another parallel call
+    (both levels oversubscribe the cores), may run the caller's code in worker processes, or
+    fits estimators that draw from NumPy's global random state, which workers do not share."""
+    unsafe = nested or user_code is not None or fits_given_estimators(qualname)
+    return EstimatorCall(applicability=Applicability.UNSAFE if unsafe else Applicability.SAFE, call=call,
+                         nested=nested, user_code=user_code)
 
 
 #: Libraries whose functions and classes keep no state of the caller's.

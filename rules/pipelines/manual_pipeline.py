@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 from gpulint.astutil import same_reference, walk_local
-from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, role
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, library, role
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 
 @dataclass
@@ -23,10 +23,11 @@ class Step:
     combined: bool  # `output = t.fit_transform(X)` in one call
 
 
-@dataclass
-class Chain:
-    """Transformers chained by hand into an estimator: what the detector found, and what
-    the fixer needs to decide whether the straight-line rewrite applies."""
+@dataclass(frozen=True)
+class Chain(Facts):
+    """Transformers chained by hand into an estimator: what the rule found, and what the
+    fixer needs to write the straight-line rewrite (unsafe where `straight_line` holds,
+    display-only elsewhere)."""
 
     block: list[ast.stmt]
     steps: list[Step]  # the first fitted first
@@ -40,7 +41,19 @@ class Chain:
     test_input_index: int | None
     scope: ast.AST  # the enclosing function, or the module
     block_scope: ast.AST  # the scope whose code `block` is (a class body too)
-    notes: dict = field(default_factory=dict)
+
+
+def straight_line(chain: Chain) -> bool:
+    """One scikit-learn transformer fitted and applied in one call (`Xt = t.fit_transform(X)`),
+    then the estimator fitted, and the test data transformed into a name before the estimator
+    uses it: the shape `make_pipeline` can take over (the fixer checks the statements)."""
+    if len(chain.steps) != 1 or chain.test_input is None or chain.test_input_index is None:
+        return False
+    step = chain.steps[0]
+    first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
+    if not step.combined or not (first < transform < test and first < fit < test):
+        return False
+    return library(step.qualname) == "sklearn" and library(chain.estimator_qualname) == "sklearn"
 
 
 class ManualPipeline(Rule):
@@ -88,6 +101,10 @@ class ManualPipeline(Rule):
     nodes = (ast.Call,)
     calls = frozenset({"fit"})
     fix = Applicability.UNSAFE
+    suggestion = (
+        "put the transformers and the estimator in one `make_pipeline(...)`, fit it on the raw training data "
+        "and call it on the raw test data: each fold of a cross-validation or search then refits every step"
+    )
 
     flagged = (
         Example(
@@ -245,11 +262,13 @@ def fit(model, transformer, X, y, X_new):
             return
         self._reported.add(id(steps[0].call))
         chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=ctx.scope,
-                      block_scope=ctx.statement_scope)
+                      block_scope=ctx.statement_scope, applicability=Applicability.DISPLAY)
+        if straight_line(chain):
+            chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
         ctx.report(steps[0].call, f"{names} {verb} fitted and applied by hand before `{estimator}`: "
-                                  "chain the steps in a `Pipeline` (`make_pipeline`)", context={"chain": chain})
+                                  "chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
 
 
 def _estimator_name(receiver: ast.expr, statement: ast.stmt | None) -> str | None:

@@ -19,11 +19,14 @@ from gpulint.datasets_api import (
 )
 from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.astutil import walk_local
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
 from gpulint.values import Ty, is_device_resident
 
 from ._common import base_name, bound_by_loop, opened_autocast
+
+#: The worker processes the fix and the suggestion ask for.
+WORKERS = 4
 
 _LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 #: PyTorch Geometric's loaders: subclasses of torch's `DataLoader` that take its options,
@@ -120,6 +123,7 @@ class DataloaderWithoutWorkers(Rule):
     nodes = (ast.Call, ast.For, ast.AsyncFor)
     calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*_LOADERS, *_PYG_LOADERS)})
     fix = Applicability.UNSAFE
+    suggestion = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
 
     flagged = (
         Example(
@@ -570,7 +574,7 @@ def train(events, model):
             else:
                 fed = bool(self.feeding)
             if fed:
-                ctx.report(node, context={"call": node, "loader": loader})
+                ctx.report(node, context=_loader_call(node, loader))
 
     def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
         """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
@@ -604,6 +608,24 @@ class Loader:
 TORCH_LOADER = Loader(5, True)
 #: PyTorch Geometric's: `**kwargs` handed to torch's `DataLoader`.
 KEYWORD_LOADER = Loader(None, True)
+
+
+@dataclass(frozen=True)
+class LoaderCall(Facts):
+    """`call` makes a loader (`loader` says how it takes `num_workers`) that feeds a device:
+    unsafe to add the keywords where they are known to reach torch's `DataLoader` and
+    `num_workers` is not given by position, display-only elsewhere (a subclass of the file's
+    own: its `__init__` decides)."""
+
+    call: ast.Call
+    loader: Loader
+
+
+def _loader_call(call: ast.Call, loader: Loader) -> LoaderCall:
+    by_position = loader.position is not None and len(call.args) > loader.position
+    rewritable = loader.fixable and not by_position
+    return LoaderCall(applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+                      call=call, loader=loader)
 
 
 def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:

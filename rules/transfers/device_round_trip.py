@@ -3,10 +3,33 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
-from ._common import ROUND_TRIP_METHODS, round_trip
+from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
+
+
+@dataclass(frozen=True)
+class Trip(Facts):
+    """A value copied to the host and straight back (`trip`)."""
+
+    trip: RoundTrip
+
+
+def _applicability(trip: RoundTrip) -> Applicability:
+    """A copy on the device instead (see "Fix safety"): safe for CuPy; unsafe for cuDF (the
+    host trip changes the dtype of integer or boolean columns with nulls, the copy keeps it);
+    for torch safe from `torch.tensor`, unsafe from `as_tensor`/`from_numpy` (on the CPU the
+    original shares memory with the value), display-only where the host copy goes through a
+    list (dtypes inferred again) or the constructor or the move is given anything else."""
+    if trip.library == "cupy":
+        return Applicability.SAFE
+    if trip.library == "cudf":
+        return Applicability.UNSAFE
+    if trip.via_list or not trip.plain:
+        return Applicability.DISPLAY
+    return Applicability.SAFE if trip.constructor == "tensor" else Applicability.UNSAFE
 
 _SETUP = """\
 import torch
@@ -52,6 +75,9 @@ class DeviceRoundTrip(Rule):
     nodes = (ast.Call,)
     calls = ROUND_TRIP_METHODS
     fix = Applicability.SAFE
+    suggestion = (
+        "keep the value on the device: copy it there (`t.detach().clone()`, `a.copy()`) instead of through the host"
+    )
 
     flagged = (
         Example(
@@ -147,4 +173,4 @@ kept = t.cpu().numpy()
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         trip = round_trip(node, ctx.env)
         if trip is not None:
-            ctx.report(node, context=trip)
+            ctx.report(node, context=Trip(applicability=_applicability(trip), trip=trip))

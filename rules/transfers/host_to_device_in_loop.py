@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 from ._common import (
     FRESH_METHODS,
@@ -40,6 +40,16 @@ class Hoist:
     loop: ast.stmt
     shape: str
     statement: ast.stmt | None = None
+
+
+@dataclass(frozen=True)
+class LoopCopy(Facts):
+    """A copy (`move`) of loop-invariant data to the device inside a loop; `hoist`: how the
+    fixer may move it above the loop, where the rule found that to be the same computation
+    (safe), None where not (display-only)."""
+
+    move: HostToDevice
+    hoist: Hoist | None
 
 
 class HostToDeviceInLoop(Rule):
@@ -79,6 +89,10 @@ class HostToDeviceInLoop(Rule):
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
     fix = Applicability.SAFE
+    suggestion = (
+        "copy this data to the device once, before the loop, and reuse the copy inside it "
+        "(not rewritten automatically: the loop may change the data, or the copy, or run it only sometimes)"
+    )
 
     flagged = (
         Example(
@@ -260,7 +274,9 @@ stacked = [cp.asarray(frame) for frame in frames]
             return
         if names & self._facts(ctx.loops[-1], ctx).varying:
             return
-        ctx.report(node, context={"move": move, "hoist": self._hoist(node, move, names, ctx)})
+        hoist = self._hoist(node, move, names, ctx)
+        ctx.report(node, context=LoopCopy(applicability=Applicability.SAFE if hoist else Applicability.DISPLAY,
+                                          move=move, hoist=hoist))
 
     def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:
         cache = self.__dict__.setdefault("facts", {})

@@ -3,10 +3,47 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
-from ._common import RANDOM_FACTORIES, factory_move, factory_moved_later, round_trip, under_host_autocast
+from ._common import (
+    RANDOM_FACTORIES,
+    FactoryMove,
+    factory_move,
+    factory_moved_later,
+    round_trip,
+    under_host_autocast,
+)
+
+#: Factory arguments whose meaning changes when the tensor is made on the device (factories
+#: given `generator=` are not reported at all).
+_HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
+
+
+@dataclass(frozen=True)
+class HostFactory(Facts):
+    """A tensor made on the host and moved (`move`)."""
+
+    move: FactoryMove
+
+    @property
+    def legacy(self) -> bool:
+        """Made by a legacy tensor class (`torch.FloatTensor(...)`), which takes no `device=`."""
+        return self.move.name in LEGACY_TENSOR_TYPES
+
+
+def _applicability(move: FactoryMove) -> Applicability:
+    """Passing `device=` to the factory makes the same tensor (safe), with other random
+    numbers for a random factory (unsafe: the device's generator draws them); display-only
+    for a legacy class, a move with options, one to a device the code does not spell out,
+    and a factory given an argument that means something else on the device."""
+    if move.name in LEGACY_TENSOR_TYPES or not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
+        return Applicability.DISPLAY
+    if move.move.func.attr != "cuda" and move.destination is None:  # type: ignore[attr-defined]
+        return Applicability.DISPLAY
+    return Applicability.UNSAFE if move.name in RANDOM_FACTORIES else Applicability.SAFE
 
 
 class TensorCreatedOnHost(Rule):
@@ -70,6 +107,7 @@ class TensorCreatedOnHost(Rule):
     nodes = (ast.Call,)
     calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
     fix = Applicability.SAFE
+    suggestion = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
 
     flagged = (
         Example(
@@ -288,7 +326,7 @@ def denoise(unet, latents, steps):
             name = move.made.targets[0].id  # type: ignore[attr-defined]
             message = (f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
                        "pass `device=` to the factory")
-        ctx.report(node, message, context={"move": move, "random": move.name in RANDOM_FACTORIES})
+        ctx.report(node, message, context=HostFactory(applicability=_applicability(move), move=move))
 
 
 def _made_once(ctx: RuleContext) -> bool:
