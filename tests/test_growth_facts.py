@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import itertools
 import re
 import textwrap
 from pathlib import Path
@@ -219,3 +220,53 @@ def test_fix_safety_prose_keeps_rules_of_thumb_and_no_hand_typed_counts():
 def test_counts_are_recognised():
     assert COUNT.search("191,808 cases") and COUNT.search("of 11664 combinations")
     assert not COUNT.search("`pd.DataFrame(columns=[...])`, three or more dtypes, float64, pandas 3.1")
+
+
+def _grid() -> list[str]:
+    """Growth programs over a grid of starts, loops, pieces, options, orders, extra
+    statements in the loop and wrappers (every `step`-th combination)."""
+    starts = ['pd.DataFrame()', 'pd.DataFrame(columns=["a", "b"])', 'pd.read_parquet(path)', 'None']
+    loops = ['for x in range(3):', 'for x in xs:', 'for x, g in frame.groupby("a"):', 'while len(out) < 10:']
+    pieces = ['g.head(2)', 'frame.loc[frame["a"] > 1]', 'pd.DataFrame({"a": [1], "b": [2.0]})', 'NAMED',
+              'frame.query("a > 1")', 'pd.Series([1.0])']
+    options = ['', ', ignore_index=True', ', sort=True', ', axis=1']
+    orders = ['append', 'prepend', 'two']
+    extras = ['', 'log(1)', 'frame["a"] = 1', 'print(len(frame))', 'total += 1']
+    wrappers = ['function', 'try', 'nested']
+    programs = []
+    grid = itertools.product(starts, loops, pieces, options, orders, extras, wrappers)
+    for start, loop, piece, option, order, extra, wrapper in itertools.islice(grid, 0, None, 37):
+        body = []
+        if piece == 'NAMED':
+            body.append('piece = pd.DataFrame({"a": [1], "b": [2.0]})')
+            piece = 'piece'
+        entries = {'append': f'[out, {piece}]', 'prepend': f'[{piece}, out]', 'two': f'[out, {piece}, {piece}]'}[order]
+        body += [f'out = pd.concat({entries}{option})', *([extra] if extra else [])]
+        inner = [loop, *('    ' + line for line in body)]
+        if wrapper == 'nested':
+            inner = ['for y in range(2):', *('    ' + line for line in inner)]
+        if wrapper == 'try':
+            inner = ['try:', *('    ' + line for line in inner), 'except ValueError:', '    pass']
+        lines = ['frame = pd.read_parquet(path)', 'total = 0', f'out = {start}', *inner, 'return out']
+        programs.append('import pandas as pd\n\n\ndef log(v):\n    pass\n\n\ndef f(path, xs):\n'
+                        + ''.join(f'    {line}\n' for line in lines))
+    return programs
+
+
+def test_on_a_grid_of_growths_the_fixer_renders_what_the_rule_decided():
+    decided = []
+    for source in _grid():
+        for finding in lint_source(source):
+            if finding.code != "GPU101":
+                continue
+            facts = finding.context
+            assert isinstance(facts, GrowthFacts), source
+            assert (facts.plan is None) == (facts.applicability is Applicability.DISPLAY), source
+            assert finding.fix is not None, source
+            # exactly the rule's decision, or the suggestion where the rewrite cannot be written out
+            assert finding.fix.applicability in (facts.applicability, Applicability.DISPLAY), source
+            if finding.fix.applicability is Applicability.DISPLAY:
+                assert finding.fix.message == facts.suggestion and not finding.fix.edits, source
+            decided.append(facts.applicability)
+    # the grid reaches every decision
+    assert set(decided) == set(Applicability), set(decided)
