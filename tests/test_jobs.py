@@ -16,6 +16,7 @@ from gpulint.cli import main
 
 from gpulint.cache import LineMap
 from gpulint.config import ConfigError, parse_table
+import gpulint.jobs
 from gpulint.jobs import MIN_FILES, available_cores, ordered_map
 from gpulint.runner import lint_paths
 
@@ -93,6 +94,28 @@ def test_small_runs_stay_in_this_process():
 
 def test_large_runs_use_worker_processes():
     assert os.getpid() not in set(ordered_map(_pid, list(range(4 * MIN_FILES)), 2, _failure))
+
+
+def test_workers_are_replaced_after_their_share_of_items(monkeypatch):
+    """What a worker's heap keeps of the files it checked stays bounded: after
+    `WORKER_FILES` items each, fresh workers take over, and the results keep their order."""
+    monkeypatch.setattr(gpulint.jobs, "WORKER_FILES", MIN_FILES)
+    started = []
+    real = gpulint.jobs._pool
+    monkeypatch.setattr(gpulint.jobs, "_pool", lambda *args: started.append(args) or real(*args))
+    items = list(range(10 * MIN_FILES))
+    results = list(ordered_map(_pid_of, items, 2, _failure))
+    assert [item for item, _ in results] == items
+    pids = [pid for _, pid in results]
+    assert os.getpid() not in pids
+    assert len(started) >= 4 and len(set(pids)) > 2 * 2
+    # a process checks at most its share before it is replaced (two workers share a pool's)
+    assert max(pids.count(pid) for pid in set(pids)) <= 2 * MIN_FILES
+
+
+def test_workers_are_not_replaced_in_a_run_below_their_share():
+    pids = {pid for _, pid in ordered_map(_pid_of, list(range(4 * MIN_FILES)), 2, _failure)}
+    assert len(pids) <= 2  # one pool's workers, never replaced
 
 
 def test_a_dead_worker_costs_only_its_item():
