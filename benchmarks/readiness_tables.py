@@ -37,9 +37,10 @@ import sys
 import tarfile
 import tempfile
 import textwrap
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 #: Where the package sources sit in each repository.
 CUDF_PACKAGE, CUML_PACKAGE = "python/cudf/cudf", "python/cuml/cuml"
@@ -106,7 +107,7 @@ class Checkout:
 
 
 def _git(args: list[str], *, binary: bool = False) -> Any:
-    result = subprocess.run(["git", *args], capture_output=True, text=not binary, timeout=600)
+    result = subprocess.run(["git", *args], capture_output=True, text=not binary, timeout=600, check=False)
     if result.returncode != 0:
         raise SourceError(f"git {' '.join(args)} failed: {(result.stderr or b'')!s:.300}")
     return result.stdout
@@ -130,7 +131,11 @@ def open_checkout(location: str, library: str, prefixes: list[str]) -> Checkout:
     archive = _git([*git_args, "archive", "--format=tar", "HEAD", "--", *listed], binary=True)
     folder = tempfile.TemporaryDirectory(prefix=f"readiness-{library}-")
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(folder.name, filter="data")
+        # the "data" filter (no links out of the folder) where this Python has it
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(folder.name, filter="data")
+        else:
+            tar.extractall(folder.name)
     return Checkout(Path(folder.name), library, commit, date, keep=folder)
 
 
@@ -339,9 +344,9 @@ def _single_assignments(function: ast.FunctionDef, subjects: Subjects) -> dict[s
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
                     counts[name.id] = counts.get(name.id, 0) + 1
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if subjects.subject(node.value) is not None:
-                bound[node.targets[0].id] = node.value
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and subjects.subject(node.value) is not None):
+            bound[node.targets[0].id] = node.value
     return {name: value for name, value in bound.items() if counts.get(name) == 1}
 
 
@@ -504,7 +509,7 @@ def _decorator_kind(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
                             ("staticmethod", "staticmethod")):
         if decorator in names and kind != "method":
             return kind
-    if any(name.endswith("setter") or name.endswith("deleter") for name in names):
+    if any(name.endswith(("setter", "deleter")) for name in names):
         return "property"
     return "method"
 
@@ -784,8 +789,8 @@ def _exported(tree: ast.Module) -> list[str]:
 
 # -- cuML: Python and Cython classes read by their blocks ---------------------------------------
 
-_CLASS = re.compile(r"^class\s+(\w+)\s*(?:\((.*?)\))?\s*:", re.S | re.M)
-_DEF = re.compile(r"^( +)(?:async\s+)?c?p?def\s+(?:[\w\[\], .*]+\s+)?(\w+)\s*\(", re.M)
+_CLASS = re.compile(r"^class\s+(\w+)\s*(?:\((.*?)\))?\s*:", re.DOTALL | re.MULTILINE)
+_DEF = re.compile(r"^( +)(?:async\s+)?c?p?def\s+(?:[\w\[\], .*]+\s+)?(\w+)\s*\(", re.MULTILINE)
 
 
 @dataclass
@@ -818,7 +823,7 @@ class Block:
                 first -= 1
             snippet = textwrap.dedent("\n".join(lines[first:end]))
             snippet = re.sub(r"^((?:async\s+)?)c?p?def\s+(?:[\w\[\], .*]+\s+)?(\w+)\s*\(", r"\1def \2(", snippet,
-                             count=1, flags=re.M)
+                             count=1, flags=re.MULTILINE)
             try:
                 tree = ast.parse(snippet)
             except SyntaxError:
@@ -1228,7 +1233,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SourceError, OSError) as error:
         print(f"readiness_tables: {error}", file=sys.stderr)
         return 2
-    for name, path in written.items():
+    for path in written.values():
         print(f"wrote {path}")
     return 0
 

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import json
 import operator
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 #: The package folder the tables are shipped in, and their file names.
 DATA_FOLDER = "readiness_data"
@@ -252,7 +253,7 @@ class Provenance:
 # -- loading -------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
     """A table as JSON: the shipped one, or the one in `folder` (a freshly generated set)."""
     if folder is not None:
