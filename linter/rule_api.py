@@ -502,9 +502,9 @@ class RuleContext:
 
 
 def _check_facts(rule: type[Rule], facts: object) -> None:
-    """A rule's facts decide no more than its declared `fix` allows."""
+    """A rule's facts are a `Facts` that decides no more than its declared `fix` allows."""
     if not isinstance(facts, Facts):
-        return
+        raise TypeError(f"{rule.code} hands its fixer a {type(facts).__name__}: pass a frozen Facts dataclass")
     if rule.fix is None or not facts.applicability.within(rule.fix):
         declared = rule.fix.value if rule.fix is not None else "no"
         raise ValueError(f"{rule.code} decided a {facts.applicability.value} fix, "

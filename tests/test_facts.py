@@ -5,9 +5,9 @@ or declines, and the fixing layer shows the rule's `suggestion` where there is n
 
 Registration refuses a rule that cannot keep that promise (a display-only rule with neither
 a suggestion nor a fixer, a `fix` that is not an Applicability); `RuleContext.report`
-refuses facts above the rule's declared fix; `attach_fixes` drops (with a warning) a fix
-more permissive than the facts. Over every rule's flagged examples, each finding carries
-typed facts and a fix within them.
+refuses untyped facts and facts above the rule's declared fix; `attach_fixes` drops (with
+a warning) a fix more permissive than the facts. Over every rule's flagged examples, each
+finding carries typed facts and a fix within them.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_a_rule_without_a_fix_says_none():
 # -- facts above the rule's declared fix ---------------------------------------------------
 
 
-def test_facts_more_permissive_than_the_rule_declares_are_refused_when_reported():
+def test_untyped_facts_or_facts_above_the_rules_fix_are_refused_when_reported():
     class Unsafe(Rule):
         code = "GPU995"
         name = "unsafe-only"
@@ -105,6 +105,8 @@ def test_facts_more_permissive_than_the_rule_declares_are_refused_when_reported(
     ctx.report(tree.body[0], context=Facts(applicability=Applicability.DISPLAY))
     with pytest.raises(ValueError, match="decided a safe fix, more than its declared unsafe fix"):
         ctx.report(tree.body[0], context=Facts(applicability=Applicability.SAFE))
+    with pytest.raises(TypeError, match="hands its fixer a dict: pass a frozen Facts dataclass"):
+        ctx.report(tree.body[0], context={"loop": tree.body[0]})  # type: ignore[arg-type]
     assert len(ctx.diagnostics) == 2
 
 
