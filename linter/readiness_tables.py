@@ -15,14 +15,16 @@ A fallback condition is kept as the source text of the test (`Condition.text`), 
 line it is read from, the parameters it tests and, where the test compares parameters with
 literals, a predicate: `Condition.holds(...)` answers True (the call falls back), False (it
 does not) or None (undecided: a parameter it tests is not given, or not as a literal; pass
-`NOT_LITERAL` for a value that is present but unknown). The predicate does not know the
-defaults of pandas or scikit-learn, so a parameter left out is undecided, not assumed safe.
+`NOT_LITERAL` for a value that is present but unknown). A cuDF method's parameter left out of
+the call takes cuDF's default, as it does when cudf.pandas runs the call; the tables do not
+know scikit-learn's defaults, so a hyperparameter left out is undecided, not assumed safe.
 
 Nothing here imports pandas, cuDF, scikit-learn or cuML.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import operator
 from collections.abc import Callable, Mapping, Sequence
@@ -169,12 +171,19 @@ class MethodSupport:
                    or p.kind == "var_keyword" for p in self.parameters)
 
     def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """A call's literal values by cuDF's parameter names (keywords cuDF has no name for go to
-        its `**kwargs` as a dict)."""
+        """A call's values by cuDF's parameter names. cudf.pandas passes the call's arguments as
+        written, so a parameter left out takes cuDF's default (where that is a literal); keywords
+        cuDF has no name for go to its `**kwargs` as a dict."""
         keywords = dict(keywords or {})
         bound: dict[str, Any] = {}
         if self.parameters is None:
             return keywords
+        for parameter in self.parameters:
+            if parameter.default is not None:
+                try:
+                    bound[parameter.name] = ast.literal_eval(parameter.default)
+                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                    pass
         ordered = [p for p in self.parameters if p.kind in ("positional_only", "positional_or_keyword")]
         for parameter, value in zip(ordered, positional):
             bound[parameter.name] = value

@@ -99,6 +99,7 @@ def test_pivot_table_margins_falls_back_on_the_function_and_the_method():
         assert found is not None
         assert _verdicts(found.fallbacks_for(keywords={"margins": True})).get("margins is not False") is True
         assert "margins is not False" not in _verdicts(found.fallbacks_for(keywords={"margins": False}))
+        assert found.fallbacks_for() == []  # every default is supported
         [margins] = [c for c in found.fallbacks if c.params == ("margins",)]
         assert margins.path == "python/cudf/cudf/core/reshape.py"
     assert tables.cudf_method("DataFrame", "pivot_table").fallbacks[0].path.endswith("reshape.py")
@@ -107,8 +108,9 @@ def test_pivot_table_margins_falls_back_on_the_function_and_the_method():
 def test_dataframe_apply_compiles_row_functions_and_refuses_raw_and_columns():
     apply = tables.cudf_method("DataFrame", "apply")
     assert apply.compiles_udf
-    assert _verdicts(apply.fallbacks_for(keywords={"axis": 1})) == {
-        "raw": None, "result_type is not None": None, "by_row != 'compat'": None}
+    # what the call leaves out takes cuDF's defaults (axis=1, raw=False, result_type=None, ...)
+    assert apply.fallbacks_for(positional=(NOT_LITERAL,)) == []
+    assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": NOT_LITERAL})) == {"raw": None}
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 0}))["axis != 1"] is True
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": True}))["raw"] is True
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "result_type": "expand"}))[
