@@ -80,7 +80,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
         return
     size = max(1, min(MAX_BATCH, len(items) // (jobs * WINDOW)))
     in_flight = max(2 * jobs, jobs * WINDOW // size)  # batches: about WINDOW files a worker
-    entries = _grouped(items, quick, size)
+    entries = _grouped(items, quick, size, jobs)
     pool: ProcessPoolExecutor | None = None
     sent = 0  # items sent to the current pool's workers
     unfinished = 0  # the current pool's batches not yet taken from `pending`
@@ -142,11 +142,14 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
 
 
 def _grouped(items: Sequence[Item], quick: Callable[[Item], Result | None] | None,
-             size: int) -> Iterator[tuple[list[Item] | None, Result | None]]:
+             size: int, jobs: int = 1) -> Iterator[tuple[list[Item] | None, Result | None]]:
     """The items in order as batches of up to `size` for workers, `(batch, None)`, and the
-    results `quick` gave, `(None, result)`."""
+    results `quick` gave, `(None, result)`. Towards the end batches get smaller (none holds
+    more than a `2 * jobs`-th of what is left), so that no worker is left alone with a
+    large last batch while the others have nothing to do."""
     batch: list[Item] = []
-    for item in items:
+    for index, item in enumerate(items):
+        size = min(size, max(1, (len(items) - index) // (2 * jobs)))
         result = None
         if quick is not None:
             try:
