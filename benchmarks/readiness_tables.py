@@ -394,7 +394,8 @@ class PythonPackage:
         if tree is None or depth > 12:
             return None
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name \
+                    and not _is_overload(node):
                 return module, node
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -464,6 +465,11 @@ class PythonPackage:
 
     def path_of(self, module: str) -> str:
         return self.file_of(module) or module
+
+
+def _is_overload(node: ast.AST) -> bool:
+    """A `typing.overload` signature, not the definition that runs."""
+    return any(ast.unparse(d).rsplit(".", 1)[-1] == "overload" for d in getattr(node, "decorator_list", ()))
 
 
 def _merge(sequences: list[list]) -> list:
@@ -663,73 +669,35 @@ def _renamed(found: dict[str, Any] | None, mapping: dict[str, str]) -> dict[str,
 
 
 def _self_calls(function: ast.AST) -> set[str]:
+    """The methods `function` calls on `self`."""
     return {node.func.attr for node in ast.walk(function) if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
             and node.func.value.id == "self"}
 
 
 def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[str, Any]:
+    """The public members of a cuDF class and of its bases in the package, by MRO; within one
+    class a `def` wins over a name its operation sets or assignments bind."""
     members: dict[str, Any] = {}
     order = package.mro(module, cls)
-    # every method of the class chain, private ones too: a method compiles a UDF when it, or a
-    # method of the chain it calls on `self` (one level), hands the function to the JIT
-    functions: dict[str, tuple[str, ast.AST]] = {}
-    definitions: dict[str, list[tuple[str, ast.ClassDef, ast.AST]]] = {}
+    definitions: dict[str, list[tuple[str, ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
     for owner_module, owner in order:
         for node in owner.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                functions.setdefault(node.name, (owner_module, node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _is_overload(node):
                 definitions.setdefault(node.name, []).append((owner_module, owner, node))
     for owner_module, owner in order:
+        found: dict[str, Any] = {}
         for node in owner.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = node.name
-                if name.startswith("_") or name in members:
-                    # a property's setter repeats its name: the first definition describes it
-                    continue
-                record = function_record(package, owner_module, node, owner.name)
-                for called in sorted(_self_calls(node)):
-                    if record["compiles_udf"] or called not in functions:
-                        continue
-                    callee_module, callee = functions[called]
-                    record["compiles_udf"] = _compiles_udf(callee, _module_udf_names(package, callee_module))
-                # `super().name(...)`: what the next definition checks is checked too
-                later = definitions[name][1:]
-                calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                         and c.func.attr == name and isinstance(c.func.value, ast.Call)
-                         and ast.unparse(c.func.value) == "super()"]
-                if later and calls:
-                    base = function_record(package, later[0][0], later[0][2], later[0][1].name)
-                    mapping = _call_mapping(calls[0], later[0][2], record["params"])
-                    record["fallbacks"] += [m for found in base["fallbacks"] if (m := _mapped(found, mapping))]
-                    record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
-                        _compiles_udf(functions[c][1], _module_udf_names(package, functions[c][0]))
-                        for c in _self_calls(later[0][2]) if c in functions)
-                members[name] = record
-            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    if not isinstance(target, ast.Name):
-                        continue
-                    if target.id in OPERATION_SETS and node.value is not None:
-                        try:
-                            names = ast.literal_eval(node.value)
-                        except ValueError:
-                            continue
-                        for op in sorted(names):
-                            if not op.startswith("_") and op not in members:
-                                members[op] = {"kind": "operation", "defined_in": f"{owner_module}.{owner.name}",
-                                               "path": package.path_of(owner_module), "line": node.lineno,
-                                               "params": None, "not_implemented": None, "delegates_to": None, "fallbacks": [],
-                                               "compiles_udf": False}
-                    elif not target.id.startswith("_") and target.id not in members and node.value is not None \
-                            and (alias := _alias(package, owner_module, owner, node.value)) is not None:
-                        members[target.id] = {**alias, "alias_of": ast.unparse(node.value)}
-                    elif not target.id.startswith("_") and target.id not in members and node.value is not None:
-                        members[target.id] = {"kind": "attribute", "defined_in": f"{owner_module}.{owner.name}",
-                                              "path": package.path_of(owner_module), "line": node.lineno,
-                                              "params": None, "not_implemented": None, "delegates_to": None, "fallbacks": [],
-                                              "compiles_udf": False}
+            # a property's setter repeats its name: the first definition describes it
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_") \
+                    and node.name not in found and not _is_overload(node):
+                found[node.name] = _method_entry(package, owner_module, owner, node, definitions)
+        for node in owner.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                for name, entry in _assigned_entries(package, owner_module, owner, node):
+                    found.setdefault(name, entry)
+        for name, entry in found.items():
+            members.setdefault(name, entry)
     return {
         "cudf_class": f"{module}.{cls.name}",
         "path": package.path_of(module),
@@ -737,6 +705,67 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
         "bases": [f"{m}.{c.name}" for m, c in order[1:]],
         "members": dict(sorted(members.items())),
     }
+
+
+def _method_entry(package: PythonPackage, module: str, owner: ast.ClassDef,
+                  node: ast.FunctionDef | ast.AsyncFunctionDef,
+                  definitions: dict[str, list[tuple[str, ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]]
+                  ) -> dict[str, Any]:
+    """A method's entry, with what it inherits: it compiles a UDF when it, or a method of the
+    class chain it calls on `self` (one level), hands the function to the JIT; a `super()` call
+    brings the next definition's conditions on the parameters it passes on."""
+
+    def compiles(name: str) -> bool:
+        if name not in definitions:
+            return False
+        callee_module, _, callee = definitions[name][0]
+        return _compiles_udf(callee, _module_udf_names(package, callee_module))
+
+    record = function_record(package, module, node, owner.name)
+    record["compiles_udf"] = record["compiles_udf"] or any(compiles(c) for c in _self_calls(node))
+    chain = definitions[node.name]
+    later = chain[[entry[2] for entry in chain].index(node) + 1:]
+    calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+             and c.func.attr == node.name and isinstance(c.func.value, ast.Call)
+             and ast.unparse(c.func.value) == "super()"]
+    if later and calls:
+        base_module, base_owner, base_node = later[0]
+        base = function_record(package, base_module, base_node, base_owner.name)
+        mapping = _call_mapping(calls[0], base_node, record["params"])
+        record["fallbacks"] += [m for found in base["fallbacks"] if (m := _mapped(found, mapping))]
+        record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
+            compiles(c) for c in _self_calls(base_node))
+    return record
+
+
+def _stub(kind: str, package: PythonPackage, module: str, owner: ast.ClassDef, line: int) -> dict[str, Any]:
+    return {"kind": kind, "defined_in": f"{module}.{owner.name}", "path": package.path_of(module), "line": line,
+            "params": None, "not_implemented": None, "delegates_to": None, "fallbacks": [], "compiles_udf": False}
+
+
+def _assigned_entries(package: PythonPackage, module: str, owner: ast.ClassDef,
+                      node: ast.Assign | ast.AnnAssign) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The public names a class-level assignment binds: the methods an operation set names
+    (`_VALID_REDUCTIONS = {"sum", ...}`), aliases of methods (`items = Frame.__iter__`), and
+    other attributes."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    for target in targets:
+        if not isinstance(target, ast.Name):
+            continue
+        if target.id in OPERATION_SETS:
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            for op in sorted(names):
+                if not op.startswith("_"):
+                    yield op, _stub("operation", package, module, owner, node.lineno)
+        elif not target.id.startswith("_"):
+            alias = _alias(package, module, owner, node.value)
+            if alias is not None:
+                yield target.id, {**alias, "alias_of": ast.unparse(node.value)}
+            else:
+                yield target.id, _stub("attribute", package, module, owner, node.lineno)
 
 
 def _alias(package: PythonPackage, module: str, owner: ast.ClassDef, value: ast.expr) -> dict[str, Any] | None:
@@ -829,7 +858,8 @@ class Block:
             except SyntaxError:
                 continue
             node = tree.body[0] if tree.body else None
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in found:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in found \
+                    and not _is_overload(node):
                 found[node.name] = (node, self.line + first - 1)
         return found
 

@@ -224,10 +224,21 @@ CUDF_FILES = {
         "    def __iter__(self):\n"
         "        raise TypeError('no')\n"),
     "python/cudf/cudf/core/frame.py": (
+        "from typing import overload\n"
         "from cudf.core.mixins import NotIterable\n"
         "class Frame(NotIterable):\n"
         "    _VALID_REDUCTIONS = {'sum', 'max'}\n"
         "    def head(self, n=5):\n"
+        "        return self\n"
+        "    @overload\n"
+        "    def tail(self, n: int) -> Frame: ...\n"
+        "    def tail(self, n=5):\n"
+        "        if n < 0:\n"
+        "            raise NotImplementedError('negative')\n"
+        "        return self\n"
+        "    def max(self, skipna=True):\n"
+        "        if not skipna:\n"
+        "            raise NotImplementedError('skipna')\n"
         "        return self\n"
         "    def fillna(self, value=None, method=None, **kwargs):\n"
         "        if method is not None:\n"
@@ -408,6 +419,12 @@ def test_extractor_reads_cudf_classes_functions_and_conditions(generated):
     assert "_apply" not in members
     head = tables.cudf_method("DataFrame", "head", folder)
     assert head.defined_in == "cudf.core.frame.Frame" and head.implemented
+    # the definition that runs, not its `typing.overload` signature
+    assert [c.text for c in tables.cudf_method("DataFrame", "tail", folder).fallbacks] == ["n < 0"]
+    # a `def` wins over the operation set of its class, whatever their order
+    assert tables.cudf_method("DataFrame", "sum", folder).kind == "operation"
+    maximum = tables.cudf_method("DataFrame", "max", folder)
+    assert maximum.kind == "method" and [c.text for c in maximum.fallbacks] == ["not skipna"]
     apply = tables.cudf_method("DataFrame", "apply", folder)
     assert apply.compiles_udf and [c.text for c in apply.fallbacks] == ["axis != 1", "axis == 1 and raw"]
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": True}))["axis == 1 and raw"] is True
