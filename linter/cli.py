@@ -506,3 +506,54 @@ def bench(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, 
     from .benchmarks.command import run as run_bench
 
     sys.exit(run_bench(_split(rules), _split(backends), max_n, quick, budget, output))
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(readable=False))
+@click.option("--output-format", "report_format", type=click.Choice(["text", "json", "markdown"]), default="text",
+              show_default=True, help="text (per file, then the summary), json, or markdown (a pull-request comment).")
+@click.option("--library", "libraries", multiple=True, type=click.Choice(["cudf", "cuml"]),
+              help="Report only cudf.pandas (pandas operations) or cuml.accel (estimators); repeatable. Default: both.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
+              help="Exit 1 when less than PERCENT of the counted operations run on the GPU.")
+def readiness(paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None,
+              **shared: object) -> None:
+    """Report what of PATHS would run on the GPU under cudf.pandas and cuml.accel, what falls
+    back and why, and the lint findings in the GPU's way. Default: the current folder.
+
+    Exit codes: 0 report written (also when things fall back), 1 the GPU share is under
+    --fail-under, 2 usage or internal error, or a file that could not be read."""
+    from .output.readiness_report import write_report
+
+    output_file = shared.pop("output_file")
+    if output_file is not None:
+        context = click.get_current_context()
+        sys.exit(_to_file(output_file, lambda: context.invoke(readiness, **{**context.params, "output_file": None})))
+    overrides = Overrides(select=_split(shared["select"]) or None, extend_select=_split(shared["extend_select"]),
+                          ignore=_split(shared["ignore"]), extend_ignore=_split(shared["extend_ignore"]),
+                          exclude=_split(shared["exclude"]) if shared["exclude"] else None,
+                          extend_exclude=_split(shared["extend_exclude"]), preview=shared["preview"])
+    try:
+        with _selection_warnings(False):
+            resolver = ConfigResolver(overrides, shared["config_file"])
+            jobs = shared["jobs"] or _configured_jobs(resolver) or available_cores()
+            code = write_report(list(paths) or ["."], overrides, shared["config_file"], bool(shared["force_exclude"]),
+                                int(jobs), report_format, libraries, fail_under, _REPORT_TO.get() or sys.stdout)
+    except ConfigError as error:
+        _err(f"error: {error}")
+        sys.exit(EXIT_ERROR)
+    except BrokenPipeError:
+        _quiet_exit()
+    except Exception as error:  # pragma: no cover - last line of defence
+        _err(f"error: internal error: {type(error).__name__}: {error}")
+        if shared["debug"]:
+            traceback.print_exc()
+        sys.exit(EXIT_ERROR)
+    sys.exit(code)
+
+
+# `readiness` takes `check`'s options for finding files and choosing the lint rules whose
+# findings it lists as blockers: the same option objects, defined once.
+readiness.params.extend(p for p in check.params if p.name in (
+    "select", "extend_select", "ignore", "extend_ignore", "preview", "exclude", "extend_exclude", "output_file",
+    "config_file", "force_exclude", "jobs", "debug"))

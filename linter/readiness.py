@@ -1,0 +1,453 @@
+"""The GPU-readiness report: which operations on pandas objects and scikit-learn-family
+estimators would run on the GPU under cudf.pandas / cuml.accel, which fall back and why.
+
+How a file is read: the engine walks it once with the file's selected lint rules plus a
+probe (`_Probe`, a `Rule` that is never registered, so no selection, listing or cache of
+`gpulint check` sees it). The probe asks the type evidence (`ctx.type_of`, `ctx.qualname`)
+about every call and records the ones it can place as a finding of its own code, the record
+encoded in the message: that way notebooks (cells), `--jobs` workers and pickling need
+nothing new. What is counted (one *operation* per call, never from a variable's name):
+
+- a method call on a value the evidence knows is a pandas DataFrame, Series, GroupBy, `.str`
+  or `.dt` accessor, or what `.rolling(...)`/`.resample(...)` of one returns;
+- a call of a `pandas` function that cuDF exports, or whose result the evidence knows is a
+  pandas object (constructors such as `pd.DataFrame(...)` are not counted);
+- the construction of an estimator by its class's import path (scikit-learn, umap, hdbscan),
+  and the method calls on a scikit-learn estimator value.
+
+Operators, indexing (`df[...]`, `df.loc[...]`) and attribute reads are not counted: the
+cuDF table lists methods, not operators. The verdicts come from `readiness_tables`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from . import estimators, readiness_tables as tables
+from .config import ConfigResolver, Overrides
+from .diagnostic import Diagnostic
+from .files import PathError, describe_error, read_bytes
+from .jobs import ordered_map
+from .notebook import NotebookError, check_notebook, decode, is_notebook
+from .pipeline import run
+from .registry import all_rules
+from .rule_api import Kind, Rule, RuleContext
+from .runner import Work, plan
+from .source import Source, SourceError
+from .values import has_unpacking
+
+#: The code the probe's records carry; it matches no rule code pattern, so nothing mistakes
+#: a record for a lint finding.
+PROBE_CODE = "READINESS"
+GPU, FALLBACK, UNDECIDED = "gpu", "fallback", "undecided"
+CUDF, CUML = "cudf", "cuml"
+LIBRARIES = (CUDF, CUML)
+
+#: The lint rules whose findings stand in the GPU's way: Python run once per row, element or
+#: group (cudf.pandas cannot run a Python loop on the GPU, and each access copies a value to
+#: the host), a frame or array grown piece by piece, and copies between device and host.
+BLOCKERS = frozenset({"GPU101", "GPU102", "GPU103", "GPU104", "GPU105", "GPU106", "GPU201",
+                      "GPU301", "GPU303", "GPU405"})
+
+_FRAME_CLASSES = {Kind.FRAME: "DataFrame", Kind.SERIES: "Series", Kind.GROUPBY: "DataFrameGroupBy"}
+_ACCESSORS = {"str": "StringMethods", "dt": "DatetimeProperties"}
+_WINDOWS = {"rolling": "Rolling", "resample": "Resampler"}
+_SNIPPET = 60
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why an operation falls back (or may): the text, and the cuDF/cuML source line backing it."""
+
+    text: str
+    source: str | None = None  # "python/cudf/cudf/core/reshape.py:1700"
+
+
+@dataclass(frozen=True)
+class Operation:
+    library: str  # CUDF or CUML
+    what: str  # "DataFrame.pivot_table", "pandas.merge", "sklearn.ensemble.RandomForestClassifier(...)"
+    code: str  # the call as written (shortened)
+    verdict: str  # GPU, FALLBACK or UNDECIDED
+    line: int
+    col: int
+    cell: int | None = None
+    estimator: bool = False  # an estimator's construction (counted apart from its method calls)
+    reasons: tuple[Reason, ...] = ()
+    #: Conditions on the data that no static reading decides (nulls, a multi-output target).
+    caveats: tuple[Reason, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["reasons"] = [asdict(r) for r in self.reasons]
+        data["caveats"] = [asdict(r) for r in self.caveats]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Operation:
+        return cls(**{**data, "reasons": tuple(Reason(**r) for r in data["reasons"]),
+                      "caveats": tuple(Reason(**r) for r in data["caveats"])})
+
+
+@dataclass
+class FileReport:
+    display: str
+    operations: list[Operation] = field(default_factory=list)
+    blockers: list[Diagnostic] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+# -- the probe -------------------------------------------------------------------------------
+
+
+def _literal(node: ast.expr) -> Any:
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return tables.NOT_LITERAL
+
+
+def _arguments(call: ast.Call) -> tuple[list[Any], dict[str, Any]]:
+    positional = [_literal(a) for a in call.args]
+    keywords = {k.arg: _literal(k.value) for k in call.keywords if k.arg is not None}
+    return positional, keywords
+
+
+def _where(condition: tables.Condition) -> str:
+    return f"{condition.path}:{condition.line}"
+
+
+def _judge(conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: list[Reason],
+           caveats: list[Reason]) -> str:
+    """Sort the conditions that hold or may hold into reasons (decided on the call) and
+    caveats (tests on data, which no literal decides); the verdict they add up to."""
+    verdict = GPU
+    for condition, holds in conditions:
+        text = condition.text or "raises on a path no test describes"
+        if condition.predicate is None:
+            caveats.append(Reason(text, _where(condition)))
+        elif holds:
+            reasons.append(Reason(text, _where(condition)))
+            verdict = FALLBACK
+        else:
+            reasons.append(Reason(f"undecided: {text}", _where(condition)))
+            verdict = verdict if verdict == FALLBACK else UNDECIDED
+    return verdict
+
+
+def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.Call
+                    ) -> tuple[str, list[Reason], list[Reason]]:
+    reasons: list[Reason] = []
+    caveats: list[Reason] = []
+    if support is None:
+        return FALLBACK, [Reason(f"cuDF does not define `{owner}`")], caveats
+    where = f"{support.path}:{support.line}"
+    if not support.implemented:
+        return FALLBACK, [Reason(f"cuDF refuses it (raises {support.refused_by})", where)], caveats
+    positional, keywords = _arguments(call)
+    unknown = [k for k in keywords if not support.accepts(k)]
+    if unknown:
+        return FALLBACK, [Reason(f"cuDF's signature has no `{k}`", where) for k in unknown], caveats
+    if has_unpacking(call):
+        conditions = [(c, None) for c in support.fallbacks]
+    else:
+        values = _bound(support, positional, keywords)
+        conditions = [(c, holds) for c in support.fallbacks if (holds := c.holds(values)) is not False]
+    verdict = _judge(conditions, reasons, caveats)
+    if support.compiles_udf and verdict == GPU and (call.args or call.keywords) and _function_given(call):
+        reasons.append(Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's "
+                              "Numba JIT", where))
+        verdict = UNDECIDED
+    return verdict, reasons, caveats
+
+
+def _bound(support: tables.MethodSupport, positional: list[Any], keywords: dict[str, Any]) -> dict[str, Any]:
+    """`support.bind`, with `*args` and `**kwargs` as the call fills them: empty when it
+    passes nothing there, the extra positional values otherwise."""
+    values = support.bind(positional, keywords)
+    for parameter in support.parameters or ():
+        if parameter.kind == "var_positional":
+            named = sum(1 for p in support.parameters or () if p.kind in ("positional_only", "positional_or_keyword"))
+            values.setdefault(parameter.name, tuple(positional[named:]))
+        elif parameter.kind == "var_keyword":
+            values.setdefault(parameter.name, {})
+    return values
+
+
+def _function_given(call: ast.Call) -> bool:
+    """The call's first argument (`func`, `arg`) is no literal: a Python function to compile."""
+    first = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
+    return first is not None and _literal(first) is tables.NOT_LITERAL
+
+
+@lru_cache(maxsize=None)
+def _sklearn_defaults(qualname: str) -> dict[str, Any]:
+    """The literal defaults of a scikit-learn estimator's constructor, read from the
+    scikit-learn installed alongside gpulint (empty when there is none): a hyperparameter a
+    call leaves out has that value, which the table's conditions then decide."""
+    if not qualname.startswith("sklearn."):
+        return {}
+    module, _, name = qualname.rpartition(".")
+    try:
+        import importlib
+        import inspect
+        cls = getattr(importlib.import_module(module), name)
+        parameters = inspect.signature(cls.__init__).parameters.values()
+    except Exception:  # noqa: BLE001 - no scikit-learn, or one without this class: defaults unknown
+        return {}
+    return {p.name: p.default for p in parameters
+            if p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float, str, bool, type(None)))}
+
+
+def _estimator_name(qualname: str | None) -> str | None:
+    """The table's key for a class's import path (`sklearn.ensemble._forest.X` is
+    `sklearn.ensemble.X`), or None when it is no estimator of the sklearn family."""
+    if not qualname:
+        return None
+    if qualname in tables.cuml_estimators():
+        return qualname
+    key = estimators.key(qualname)
+    if key is not None and estimators.role(qualname) is not None:
+        return f"sklearn.{key}"
+    return None
+
+
+class _Probe(Rule):
+    """Records each operation the readiness report counts (see the module's docstring)."""
+
+    nodes = (ast.Call,)
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        found = None
+        if isinstance(func, ast.Attribute):
+            found = self._method(node, func, ctx)
+        if found is None:
+            found = self._construction(node, ctx) or self._function(node, ctx)
+        if found is not None:
+            ctx.report(node, json.dumps(found.to_json()))
+
+    def _method(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
+        receiver = ctx.type_of(func.value)
+        name = func.attr
+        if receiver is None:
+            return self._window(call, func, ctx)
+        if receiver.kind == Kind.ESTIMATOR:
+            return self._estimator_method(call, name, receiver.lib, ctx)
+        if receiver.lib != "pandas":
+            return None
+        if receiver.kind == Kind.ACCESSOR:
+            accessor = func.value.attr if isinstance(func.value, ast.Attribute) else None
+            owner = _ACCESSORS.get(accessor or "")
+            if owner is None:
+                return None
+            label = f"Series.{accessor}.{name}"
+        elif receiver.kind == Kind.NDFRAME:
+            owner = "DataFrame" if name in tables.cudf_members("DataFrame") else "Series"
+            label = f"{owner}.{name}"
+        else:
+            owner = _FRAME_CLASSES.get(receiver.kind)  # type: ignore[call-overload]
+            if owner is None:
+                return None
+            label = f"{owner}.{name}"
+        return self._pandas(call, owner, name, label, ctx)
+
+    def _window(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
+        """`frame.rolling(3).mean()`: the evidence has no type for the window; its maker does."""
+        maker = func.value
+        if not (isinstance(maker, ast.Call) and isinstance(maker.func, ast.Attribute)
+                and maker.func.attr in _WINDOWS):
+            return None
+        base = ctx.type_of(maker.func.value)
+        if base is None or base.lib != "pandas" or not base.is_pandas_like:
+            return None
+        owner = _WINDOWS[maker.func.attr]
+        return self._pandas(call, owner, func.attr, f"{owner}.{func.attr}", ctx)
+
+    def _pandas(self, call: ast.Call, owner: str, name: str, label: str, ctx: RuleContext) -> Operation | None:
+        if name.startswith("_"):
+            return None
+        verdict, reasons, caveats = _method_verdict(tables.cudf_method(owner, name), label, call)
+        return _operation(CUDF, label, call, verdict, reasons, caveats, ctx)
+
+    def _function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
+        qualname = ctx.qualname(call.func)
+        if not qualname or not qualname.startswith("pandas.") or qualname.count(".") != 1:
+            return None
+        name = qualname.split(".", 1)[1]
+        support = tables.cudf_function(name)
+        if support is None:
+            result = ctx.type_of(call)
+            if name[:1].isupper() or result is None or not result.is_pandas_like:
+                return None
+        verdict, reasons, caveats = _method_verdict(support, qualname, call)
+        if support is None:
+            reasons = [Reason(f"cuDF does not export `{name}`")]
+        return _operation(CUDF, qualname, call, verdict, reasons, caveats, ctx)
+
+    def _construction(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
+        name = _estimator_name(ctx.qualname(call.func))
+        if name is None:
+            return None
+        support = tables.cuml_estimator(name)
+        label = f"{name}(...)"
+        if support is None:
+            return _operation(CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx,
+                              estimator=True)
+        if has_unpacking(call):
+            conditions = [(c, None) for c in support.fallbacks if c.kind == "hyperparameter"]
+        else:
+            given = {**_sklearn_defaults(name), **_arguments(call)[1]}
+            conditions = support.hyperparameter_fallbacks(given)
+        reasons: list[Reason] = []
+        caveats: list[Reason] = []
+        verdict = _judge(conditions, reasons, caveats)
+        return _operation(CUML, label, call, verdict, reasons, caveats, ctx, estimator=True)
+
+    def _estimator_method(self, call: ast.Call, method: str, qualname: str, ctx: RuleContext) -> Operation | None:
+        name = _estimator_name(qualname)
+        if name is None or method.startswith("_"):
+            return None
+        label = f"{name.rsplit('.', 1)[1]}.{method}"
+        support = tables.cuml_estimator(name)
+        if support is None:
+            return _operation(CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate the estimator")],
+                              [], ctx)
+        if not support.runs_on_gpu(method):
+            where = f"{support.path}:{support.line}" if support.path else None
+            return _operation(CUML, label, call, FALLBACK,
+                              [Reason(f"the GPU estimator `{support.cuml_class}` has no `{method}`", where)], [], ctx)
+        reasons: list[Reason] = []
+        caveats: list[Reason] = []
+        verdict = _judge(support.method_fallbacks(method, _arguments(call)[1]), reasons, caveats)
+        return _operation(CUML, label, call, verdict, reasons, caveats, ctx)
+
+
+_Probe.code, _Probe.name, _Probe.message = PROBE_CODE, "readiness-probe", "operation"  # never registered
+
+
+def _operation(library: str, what: str, call: ast.Call, verdict: str, reasons: list[Reason], caveats: list[Reason],
+               ctx: RuleContext, estimator: bool = False) -> Operation:
+    code = " ".join(ctx.segment(call).split())
+    if len(code) > _SNIPPET:
+        code = code[:_SNIPPET - 3] + "..."
+    return Operation(library, what, code, verdict, call.lineno, call.col_offset, None, estimator,
+                     tuple(reasons), tuple(caveats))
+
+
+# -- running it over files ------------------------------------------------------------------------
+
+
+def _split(display: str, diagnostics: Sequence[Diagnostic], warnings: list[str], error: str | None) -> FileReport:
+    report = FileReport(display, warnings=list(warnings), error=error)
+    for diagnostic in diagnostics:
+        if diagnostic.code == PROBE_CODE:
+            data = json.loads(diagnostic.message)
+            data.update(line=diagnostic.start.line, col=diagnostic.start.col, cell=diagnostic.cell)
+            report.operations.append(Operation.from_json(data))
+        elif diagnostic.code in BLOCKERS:
+            report.blockers.append(diagnostic.with_fix(None))
+    report.operations.sort(key=lambda op: (op.cell or 0, op.line, op.col))
+    return report
+
+
+def analyse_source(text: str, filename: str = "<string>", rules: Sequence[type[Rule]] | None = None) -> FileReport:
+    """The readiness of Python source text (`rules`: the lint rules run with the probe;
+    default: every registered rule)."""
+    chosen = [*(all_rules() if rules is None else rules), _Probe]
+    outcome = run(Source.from_text(text), chosen, filename, fixes=False)
+    return _split(filename, outcome.diagnostics, outcome.warnings, outcome.error)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One file's readiness (sent to each worker with the file)."""
+
+    def __call__(self, work: Work) -> FileReport:
+        if not isinstance(work, tuple):
+            return FileReport(work.display, warnings=work.warnings, error=work.error or "not checked")
+        target, config = work
+        path = target.path
+        display = str(path)
+        rules = [*config.rules_for(path), _Probe]
+        try:
+            data = read_bytes(path)
+            if is_notebook(path):
+                found = check_notebook(decode(data).text, rules, False, display, False)
+                return _split(display, found.diagnostics, found.warnings, found.error)
+            outcome = run(Source.from_bytes(data), rules, display, fixes=False)
+        except (PathError, SourceError, NotebookError) as error:
+            return FileReport(display, error=str(error))
+        except OSError as error:
+            return FileReport(display, error=describe_error(error))
+        return _split(display, outcome.diagnostics, outcome.warnings, outcome.error)
+
+
+def _failed(work: Work, why: str) -> FileReport:
+    display = str(work[0].path) if isinstance(work, tuple) else work.display
+    return FileReport(display, error=f"internal error: {why}")
+
+
+def readiness_paths(paths: Sequence[str | Path], overrides: Overrides | None = None, *,
+                    config_file: Path | None = None, force_exclude: bool = False, jobs: int = 1
+                    ) -> Iterator[FileReport]:
+    """The readiness of every file under `paths`, found as `gpulint check` finds them (its
+    configuration, exclusions and notebooks), in the same order with any number of `jobs`."""
+    work = plan([str(p) for p in paths], ConfigResolver(overrides or Overrides(), config_file), force_exclude)
+    yield from ordered_map(_Task(), work, jobs, _failed, warm_up=all_rules)
+
+
+# -- the summary ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """How many counted operations of one kind run on the GPU, fall back, are undecided."""
+
+    total: int = 0
+    gpu: int = 0
+    fallback: int = 0
+    undecided: int = 0
+
+    def add(self, operation: Operation) -> None:
+        self.total += 1
+        setattr(self, operation.verdict, getattr(self, operation.verdict) + 1)
+
+    @property
+    def share(self) -> float | None:
+        """The percentage that runs on the GPU (None with nothing counted)."""
+        return None if not self.total else 100.0 * self.gpu / self.total
+
+
+#: The tallies a report gives: pandas operations (cudf.pandas), estimators built, and the
+#: method calls on estimators (cuml.accel).
+TALLIES = ("pandas", "estimators", "estimator_methods")
+
+
+def tally_key(operation: Operation) -> str:
+    if operation.library == CUDF:
+        return "pandas"
+    return "estimators" if operation.estimator else "estimator_methods"
+
+
+def tallies(operations: Sequence[Operation]) -> dict[str, Tally]:
+    found = {key: Tally() for key in TALLIES}
+    for operation in operations:
+        found[tally_key(operation)].add(operation)
+    return found
+
+
+def overall_share(operations: Sequence[Operation]) -> float | None:
+    """The percentage of all counted operations that runs on the GPU (`--fail-under`)."""
+    total = Tally()
+    for operation in operations:
+        total.add(operation)
+    return total.share
