@@ -17,7 +17,9 @@ from benchmarks.realcode.usefulness import (
     Place,
     UsefulnessError,
     draw,
+    draw_random,
     read_findings,
+    read_places,
     read_sample,
     report,
 )
@@ -119,3 +121,31 @@ def test_bad_sample_is_a_clear_error(tmp_path, capsys):
         read_sample(bad)
     assert usefulness.main(["report", "--findings", str(findings), "--sample", str(bad)]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+def test_random_draw_is_uniform_over_the_default_set_and_seeded():
+    findings = {Place("GPU301", "a/b", f"f{i}.py", 0, 1): "m" for i in range(50)}
+    findings.update({Place("GPU403", "a/b", f"g{i}.py", 0, 1): "m" for i in range(50)})
+    drawn = draw_random(findings, {"GPU301"}, seed=3, size=20)
+    assert len(drawn) == 20 and {p.code for p in drawn} == {"GPU301"} and drawn == sorted(drawn)
+    assert draw_random(findings, {"GPU301"}, seed=3, size=20) == drawn
+    assert draw_random(findings, {"GPU301"}, seed=4, size=20) != drawn
+    assert len(draw_random(findings, {"GPU301"}, seed=3, size=500)) == 50  # never more than there are
+
+
+def test_report_gives_the_random_draws_useful_rate():
+    places = [Place("GPU301", "a/b", "x.py", 0, i) for i in range(1, 5)]
+    drawn = [*places[:3], Place("GPU301", "a/b", "gone.py", 0, 1)]
+    sample = [
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+    ]
+    text = report(places, sample, {"GPU301": "default"}, drawn=drawn)
+    assert ("Simple random sample of the default set: 4 findings drawn, 3 still reported, 2 checked, 1 useful: 50% "
+            "(1 not checked yet).") in text
+
+
+@pytest.mark.skipif(not usefulness.DEFAULT_RANDOM_LIST.exists(), reason="no committed random draw")
+def test_committed_random_draw_is_well_formed():
+    drawn = read_places(usefulness.DEFAULT_RANDOM_LIST)
+    assert len(drawn) >= 150 and drawn == sorted(drawn) and len(set(drawn)) == len(drawn)

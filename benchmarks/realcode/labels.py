@@ -37,7 +37,7 @@ VERDICTS = ("instance", "not")
 SOURCES = ("miner", "gpulint")
 SNIPPET_LIMIT = 100
 #: Tables of another kind kept beside the labels (the usefulness sample), not read as labels.
-OTHER_TABLES = frozenset({"usefulness.csv"})
+OTHER_TABLES = frozenset({"usefulness.csv", "usefulness_random.csv", "readiness.csv"})
 
 
 class LabelError(Exception):

@@ -14,6 +14,15 @@ copy of `benchmarks/.corpus/realcode`):
     python -m benchmarks.realcode.usefulness report --findings F.json \\
         [--sample benchmarks/realcode/labels/usefulness.csv] [--output REPORT.md]
 
+    python -m benchmarks.realcode.usefulness random --findings F.json --corpus COPY [--seed 29] \
+        [--size 150] [--sample benchmarks/realcode/labels/usefulness.csv] \
+        [--list benchmarks/realcode/labels/usefulness_random.csv] --output NEW.csv
+
+`random` draws a simple random sample of the default set's findings (`--size` of them,
+seed stated), writes the places drawn to `--list`, and the ones the sample has no verdict
+for yet, with an empty verdict, to `--output`; once checked they join the sample, and
+`report` gives the useful rate of the random draw beside the stratified figures.
+
 `draw` picks, per rule, up to `--per-rule` findings at random (seed stated), never more than
 `--per-file` of one rule from one file, and writes them with an empty verdict for a person
 to fill in; with `--top-up SAMPLE`, the rows of a checked sample that are still reported
@@ -120,6 +129,48 @@ def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
     return sorted(sample)
 
 
+def draw_random(findings: dict[Place, str], default_codes: set[str], *, seed: int, size: int) -> list[Place]:
+    """A simple random sample of the default set's findings (every finding as likely)."""
+    candidates = sorted(place for place in findings if place.code in default_codes)
+    return sorted(random.Random(seed).sample(candidates, min(size, len(candidates))))
+
+
+RANDOM_HEADER = ("repo", "path", "cell", "line", "code")
+DEFAULT_RANDOM_LIST = DEFAULT_LABELS / "usefulness_random.csv"
+
+
+def write_places(path: Path, places: list[Place]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(RANDOM_HEADER)
+        writer.writerows((p.repo, p.path, str(p.cell or ""), str(p.line), p.code) for p in places)
+
+
+def read_places(path: Path) -> list[Place]:
+    try:
+        rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsefulnessError(f"{path}: cannot read: {error}") from error
+    if not rows or tuple(rows[0]) != RANDOM_HEADER:
+        raise UsefulnessError(f"{path}: the header must be exactly {','.join(RANDOM_HEADER)}")
+    try:
+        return [Place(code, repo, path_, int(cell or 0), int(line)) for repo, path_, cell, line, code in rows[1:]]
+    except ValueError as error:
+        raise UsefulnessError(f"{path}: a malformed row: {error}") from error
+
+
+def random_summary(places: set[Place], drawn: list[Place], sample: list[dict[str, str]]) -> str:
+    """The useful rate of the random draw: its places still reported, judged by the sample."""
+    verdicts = {row_key(record): record["verdict"] for record in sample}
+    reported = [place for place in drawn if place in places]
+    judged = [verdicts[place] for place in reported if place in verdicts]
+    useful = judged.count("useful")
+    rate = f"{useful / len(judged):.0%}" if judged else "-"
+    return (f"Simple random sample of the default set: {len(drawn)} findings drawn, {len(reported)} still reported, "
+            f"{len(judged)} checked, {useful} useful: {rate}"
+            + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else "") + ".")
+
+
 def snippet(corpus: Path, place: Place) -> str:
     """The finding's line, stripped and cut to the label limit ("" when it is gone)."""
     lines = source_lines(corpus / place.repo.replace("/", "+", 1) / place.path, place.cell or None)
@@ -201,7 +252,8 @@ def location(record: dict[str, str]) -> str:
     return f"{record['repo']}/{record['path']}:{cell}{record['line']}"
 
 
-def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "") -> str:
+def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "",
+           drawn: list[Place] | None = None) -> str:
     """The Markdown report: per rule, the default set, then the noise rows grouped by rule
     and reason (identical reasons counted once, with one example place)."""
     per_rule: dict[str, Tally] = defaultdict(Tally)
@@ -242,6 +294,8 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
         biggest = max(default_codes, key=lambda code: per_rule[code].findings)
         lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
                      f"({per_rule[biggest].findings / default.findings:.0%}).")
+    if drawn:
+        lines.append(random_summary(places, drawn, sample))
     lines += ["", "## Noise by rule and reason", ""]
     reasons: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for record in sample:
@@ -256,8 +310,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.realcode.usefulness", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     drawing = commands.add_parser("draw", help="draw the stratified sample (empty verdicts)")
+    randomly = commands.add_parser("random", help="draw a simple random sample of the default set")
     reporting = commands.add_parser("report", help="per-rule figures of a hand-checked sample")
-    for sub in (drawing, reporting):
+    for sub in (drawing, randomly, reporting):
         sub.add_argument("--findings", type=Path, required=True, help="gpulint's JSON findings on a corpus copy")
     drawing.add_argument("--corpus", type=Path, required=True, help="the corpus copy the findings are of")
     drawing.add_argument("--seed", type=int, default=13)
@@ -266,6 +321,14 @@ def main(argv: list[str] | None = None) -> int:
     drawing.add_argument("--syntax", type=int, default=10, help="GPU001 findings to check for valid IPython")
     drawing.add_argument("--output", type=Path, required=True)
     drawing.add_argument("--top-up", type=Path, help="a sample already checked: draw only what the quotas still lack")
+    randomly.add_argument("--corpus", type=Path, required=True, help="the corpus copy the findings are of")
+    randomly.add_argument("--seed", type=int, default=29)
+    randomly.add_argument("--size", type=int, default=150)
+    randomly.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE, help="the checked sample")
+    randomly.add_argument("--list", type=Path, default=DEFAULT_RANDOM_LIST, help="where the places drawn go")
+    randomly.add_argument("--output", type=Path, required=True, help="the drawn places not checked yet")
+    reporting.add_argument("--random-list", type=Path, default=DEFAULT_RANDOM_LIST,
+                           help="the places of the random draw (left out of the report when absent)")
     reporting.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     reporting.add_argument("--output", type=Path)
     reporting.add_argument("--header", default="", help="Markdown put above the table")
@@ -281,7 +344,20 @@ def main(argv: list[str] | None = None) -> int:
                                        for p in sample])
             print(f"{len(sample)} findings sampled to {args.output}")
             return 0
-        text = report(findings, read_sample(args.sample), tiers(), args.header)
+        if args.command == "random":
+            tier_of = tiers()
+            drawn = draw_random(findings, {code for code, tier in tier_of.items() if tier == DEFAULT_TIER},
+                                seed=args.seed, size=args.size)
+            checked = {row_key(record) for record in read_sample(args.sample)}
+            new = [p for p in drawn if p not in checked]
+            write_places(args.list, drawn)
+            write_sample(args.output, [{"repo": p.repo, "path": p.path, "cell": str(p.cell or ""), "line": str(p.line),
+                                        "code": p.code, "verdict": "", "why": "", "snippet": snippet(args.corpus, p)}
+                                       for p in new])
+            print(f"{len(drawn)} findings drawn to {args.list}; {len(new)} not checked yet, in {args.output}")
+            return 0
+        drawn = read_places(args.random_list) if args.random_list.exists() else None
+        text = report(findings, read_sample(args.sample), tiers(), args.header, drawn)
     except UsefulnessError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
