@@ -36,7 +36,8 @@ HEADER = ("repo", "path", "cell", "line", "code", "verdict", "source", "why", "s
 VERDICTS = ("instance", "not")
 SOURCES = ("miner", "gpulint")
 SNIPPET_LIMIT = 100
-#: Tables of another kind kept beside the labels (the usefulness sample), not read as labels.
+#: Tables of another kind kept beside the labels (the usefulness sample and its random draw, the
+#: readiness checks), not read as labels.
 OTHER_TABLES = frozenset({"usefulness.csv", "usefulness_random.csv", "readiness.csv"})
 
 
