@@ -1,0 +1,256 @@
+"""`gpulint readiness`: what the type evidence places on the GPU under cudf.pandas and
+cuml.accel, what falls back (with the table's condition and source line), what is undecided,
+the blockers, every output format and the exit codes."""
+
+from __future__ import annotations
+
+import json
+from textwrap import dedent
+
+import jsonschema
+import pytest
+
+from gpulint import all_rules
+from gpulint.output.readiness_report import SCHEMA
+from gpulint.readiness import FALLBACK, GPU, PROBE_CODE, UNDECIDED, analyse_source, overall_share
+
+from .conftest import write
+
+
+def ops(code: str) -> dict[str, object]:
+    """What the report says of each counted call, by its code as written."""
+    return {op.code: op for op in analyse_source(dedent(code), "t.py").operations}
+
+
+def verdicts(code: str) -> dict[str, str]:
+    return {key: op.verdict for key, op in ops(code).items()}
+
+
+# -- evidence paths: flagged and near misses -----------------------------------------------------
+
+
+def test_frame_from_read_csv_falls_back_on_a_literal_condition_with_its_source_line():
+    found = ops("""
+        import pandas as pd
+        sales = pd.read_csv("s.csv")
+        a = sales.pivot_table(index="k", margins=True)
+        b = sales.pivot_table(index="k")
+    """)
+    flagged = found['sales.pivot_table(index="k", margins=True)']
+    assert flagged.verdict == FALLBACK and flagged.what == "DataFrame.pivot_table"
+    assert [r.text for r in flagged.reasons] == ["margins is not False"]
+    assert flagged.reasons[0].source.startswith("python/cudf/cudf/core/reshape.py:")
+    assert found['sales.pivot_table(index="k")'].verdict == GPU
+    assert found['pd.read_csv("s.csv")'].verdict == GPU
+
+
+def test_parameter_annotated_dataframe_is_evidence():
+    found = verdicts("""
+        import pandas as pd
+        def rows(table: pd.DataFrame):
+            return table.iterrows()
+        def untyped(df):
+            return df.iterrows()
+    """)
+    assert found == {"table.iterrows()": FALLBACK}  # `df` is only a name: nothing counted
+
+
+def test_groupby_and_str_accessor():
+    found = verdicts("""
+        import pandas as pd
+        frame = pd.read_parquet("p")
+        frame.groupby("k").agg("sum", engine="numba")
+        frame.groupby("k").agg("sum")
+        frame["s"].str.contains("a", regex=True, case=False)
+        frame["s"].str.contains("a")
+    """)
+    assert found['frame.groupby("k").agg("sum", engine="numba")'] == FALLBACK
+    assert found['frame.groupby("k").agg("sum")'] == GPU
+    assert found['frame["s"].str.contains("a", regex=True, case=False)'] == FALLBACK
+    assert found['frame["s"].str.contains("a")'] == GPU
+
+
+def test_method_cudf_does_not_define_and_keyword_its_signature_lacks():
+    found = ops("""
+        import pandas as pd
+        frame = pd.read_csv("s.csv")
+        frame.to_excel("out.xlsx")
+        pd.read_excel("book.xlsx")
+    """)
+    assert found['frame.to_excel("out.xlsx")'].verdict == FALLBACK
+    assert "does not define" in found['frame.to_excel("out.xlsx")'].reasons[0].text
+    assert found['pd.read_excel("book.xlsx")'].verdict == FALLBACK
+
+
+def test_estimator_hyperparameters_literal_fallback_and_supported():
+    pytest.importorskip("sklearn")  # scikit-learn's defaults decide the hyperparameters left out
+    found = ops("""
+        from sklearn.ensemble import RandomForestClassifier
+        bad = RandomForestClassifier(criterion="log_loss")
+        good = RandomForestClassifier(criterion="gini", n_estimators=50)
+    """)
+    bad = found['RandomForestClassifier(criterion="log_loss")']
+    assert bad.verdict == FALLBACK and bad.estimator and bad.what == "sklearn.ensemble.RandomForestClassifier(...)"
+    assert "criterion" in bad.reasons[0].text and bad.reasons[0].source.startswith("python/cuml/")
+    assert found['RandomForestClassifier(criterion="gini", n_estimators=50)'].verdict == GPU
+
+
+def test_estimator_non_literal_hyperparameter_is_undecided():
+    found = ops("""
+        from sklearn.ensemble import RandomForestClassifier
+        def build(criterion):
+            return RandomForestClassifier(criterion=criterion)
+    """)
+    assert found["RandomForestClassifier(criterion=criterion)"].verdict == UNDECIDED
+
+
+def test_method_the_gpu_estimator_lacks_and_one_it_has():
+    found = ops("""
+        from sklearn.ensemble import RandomForestClassifier
+        model = RandomForestClassifier()
+        model.fit(X, y)
+        model.apply(X)
+    """)
+    assert found["model.fit(X, y)"].verdict == GPU
+    assert found["model.apply(X)"].verdict == FALLBACK
+    assert "has no `apply`" in found["model.apply(X)"].reasons[0].text
+
+
+def test_estimator_cuml_accel_does_not_accelerate():
+    found = verdicts("""
+        from sklearn.tree import DecisionTreeClassifier
+        DecisionTreeClassifier(max_depth=3)
+    """)
+    assert found == {"DecisionTreeClassifier(max_depth=3)": FALLBACK}
+
+
+def test_near_misses_cudf_frame_named_df_and_dict_like_apply():
+    found = ops("""
+        import cudf
+        import pandas as pd
+        gdf = cudf.read_csv("s.csv")
+        gdf.pivot_table(index="k", margins=True)
+        class Table:
+            def apply(self, f, axis=0):
+                return f
+        df = Table()
+        df.apply(len, axis=1)
+        config = {"apply": 1}
+        config.get("apply")
+    """)
+    assert found == {}
+
+
+def test_only_supported_operations_report_100_percent():
+    report = analyse_source(dedent("""
+        import pandas as pd
+        frame = pd.read_csv("s.csv")
+        frame.groupby("k").agg("sum")
+        frame.merge(frame, on="k")
+        frame["s"].str.lower()
+    """), "t.py")
+    assert len(report.operations) == 5
+    assert overall_share(report.operations) == 100.0
+
+
+def test_probe_is_no_rule():
+    assert all(rule.code != PROBE_CODE for rule in all_rules())
+
+
+# -- the command --------------------------------------------------------------------------------
+
+SCRIPT = """\
+import pandas as pd
+sales = pd.read_csv("s.csv")
+sales.pivot_table(index="k", margins=True)
+for i, row in sales.iterrows():
+    print(row)
+sales.groupby("k").agg("sum")
+"""
+SUPPORTED = 'import pandas as pd\npd.read_csv("s.csv").groupby("k").agg("sum")\n'
+
+
+def notebook(*cells: str) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [],
+                                  "execution_count": None} for c in cells],
+                       "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_text_report_per_file_then_summary_exit_0_with_fallbacks(project, cli):
+    write(project / "sales.py", SCRIPT)
+    run = cli("readiness", "sales.py")
+    assert run.code == 0
+    assert run.lines[0] == "sales.py"
+    assert any("fallback" in line and "margins is not False" in line for line in run.lines)
+    assert any("blocker" in line and "GPU102" in line for line in run.lines)
+    assert any(line.startswith("3 of 5 pandas operations run on the GPU under cudf.pandas; 2 fall back:")
+               for line in run.lines)
+
+
+def test_blockers_follow_the_rule_selection(project, cli):
+    write(project / "sales.py", SCRIPT)
+    run = cli("readiness", "sales.py", "--ignore", "GPU102")
+    assert not any("GPU102" in line for line in run.lines)
+
+
+def test_json_report_matches_its_schema(project, cli):
+    write(project / "sales.py", SCRIPT)
+    run = cli("readiness", "sales.py", "--output-format", "json")
+    data = json.loads(run.stdout)
+    jsonschema.Draft7Validator(SCHEMA).validate(data)
+    assert data["summary"]["pandas"]["fallback"] == 2
+    assert [b["code"] for b in data["files"][0]["blockers"]] == ["GPU102"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft7Validator(SCHEMA).validate({**data, "summary": {}})
+
+
+def test_markdown_report(project, cli):
+    write(project / "sales.py", SCRIPT)
+    run = cli("readiness", "sales.py", "--output-format", "markdown")
+    assert run.lines[0] == "## GPU readiness"
+    assert any(line.startswith("| `sales.py:3:0` |") and "fallback" in line for line in run.lines)
+
+
+def test_notebook_operations_carry_their_cell(project, cli):
+    write(project / "book.ipynb", notebook("import pandas as pd", 'frame = pd.read_csv("s")\n'
+                                           'frame.pivot_table(index="k", margins=True)'))
+    data = json.loads(cli("readiness", "book.ipynb", "--output-format", "json").stdout)
+    flagged = [op for op in data["files"][0]["operations"] if op["verdict"] == FALLBACK]
+    assert [(op["cell"], op["line"]) for op in flagged] == [(2, 2)]
+
+
+def test_jobs_2_reports_as_jobs_1(project, cli):
+    for n in range(20):  # more files than a run keeps in one process
+        write(project / f"m{n:02}.py", SCRIPT if n % 2 else SUPPORTED)
+    one = cli("readiness", ".", "--jobs", "1", "--output-format", "json")
+    two = cli("readiness", ".", "--jobs", "2", "--output-format", "json")
+    assert one.code == two.code == 0
+    assert json.loads(one.stdout) == json.loads(two.stdout)
+    assert len(json.loads(one.stdout)["files"]) == 20
+
+
+def test_fail_under(project, cli):
+    write(project / "sales.py", SCRIPT)
+    assert cli("readiness", "sales.py", "--fail-under", "90").code == 1
+    assert cli("readiness", "sales.py", "--fail-under", "50").code == 0
+    write(project / "ok.py", SUPPORTED)
+    assert cli("readiness", "ok.py", "--fail-under", "100").code == 0
+
+
+def test_library_filter(project, cli):
+    write(project / "m.py", SCRIPT + "from sklearn.svm import SVC\nSVC()\n")
+    data = json.loads(cli("readiness", "m.py", "--library", "cuml", "--output-format", "json").stdout)
+    assert {op["library"] for op in data["files"][0]["operations"]} == {"cuml"}
+
+
+def test_bad_path_and_undecodable_file_exit_2_with_a_message(project, cli):
+    run = cli("readiness", "missing.py")
+    assert run.code == 2 and "missing.py: error:" in run.stderr
+    (project / "bad.py").write_bytes(b"\xff\xfe\x00bad")
+    run = cli("readiness", "bad.py")
+    assert run.code == 2 and "bad.py: error:" in run.stderr
+
+
+def test_bad_option_is_a_usage_error(project, cli):
+    assert cli("readiness", "--output-format", "xml").code == 2
+    assert cli("readiness", "--fail-under", "120").code == 2
