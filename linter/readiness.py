@@ -58,6 +58,9 @@ _FRAME_CLASSES = {Kind.FRAME: "DataFrame", Kind.SERIES: "Series", Kind.GROUPBY: 
 _ACCESSORS = {"str": "StringMethods", "dt": "DatetimeProperties"}
 _WINDOWS = {"rolling": "Rolling", "resample": "Resampler"}
 _SNIPPET = 60
+#: scikit-learn packages of meta-estimators (pipelines, column transformers, searches): they
+#: run the estimators they are given, which are counted where they are built.
+_META_PACKAGES = frozenset({"pipeline", "compose", "model_selection"})
 
 
 @dataclass(frozen=True)
@@ -214,9 +217,33 @@ def _estimator_name(qualname: str | None) -> str | None:
     if qualname in tables.cuml_estimators():
         return qualname
     key = estimators.key(qualname)
-    if key is not None and estimators.role(qualname) is not None:
-        return f"sklearn.{key}"
-    return None
+    role = estimators.role(qualname)
+    if key is None or role is None or role in (estimators.PIPELINE, estimators.SEARCH):
+        return None
+    if key.split(".", 1)[0] in _META_PACKAGES:
+        return None
+    return f"sklearn.{key}"
+
+
+def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any]) -> dict[str, Any]:
+    """For a condition written `getattr(model, "p", default)` on a hyperparameter `p` the
+    installed scikit-learn no longer has: the value the test then sees, `default`."""
+    found: dict[str, Any] = {}
+    if not defaults:
+        return found
+    for condition in support.fallbacks:
+        try:
+            tree = ast.parse(condition.text or "", mode="eval")
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                    and len(node.args) == 3 and isinstance(node.args[1], ast.Constant)
+                    and node.args[1].value not in defaults):
+                value = _literal(node.args[2])
+                if value is not tables.NOT_LITERAL:
+                    found[node.args[1].value] = value
+    return found
 
 
 class _Probe(Rule):
@@ -305,7 +332,8 @@ class _Probe(Rule):
         if has_unpacking(call):
             conditions = [(c, None) for c in support.fallbacks if c.kind == "hyperparameter"]
         else:
-            given = {**_sklearn_defaults(name), **_arguments(call)[1]}
+            defaults = _sklearn_defaults(name)
+            given = {**_absent_attributes(support, defaults), **defaults, **_arguments(call)[1]}
             conditions = support.hyperparameter_fallbacks(given)
         reasons: list[Reason] = []
         caveats: list[Reason] = []

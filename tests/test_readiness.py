@@ -254,3 +254,17 @@ def test_bad_path_and_undecodable_file_exit_2_with_a_message(project, cli):
 def test_bad_option_is_a_usage_error(project, cli):
     assert cli("readiness", "--output-format", "xml").code == 2
     assert cli("readiness", "--fail-under", "120").code == 2
+
+
+def test_defaults_of_installed_scikit_learn_and_meta_estimators_not_counted():
+    pytest.importorskip("sklearn")
+    found = verdicts("""
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.model_selection import GridSearchCV
+        LogisticRegression()
+        make_pipeline(LogisticRegression(warm_start=True))
+        GridSearchCV(LogisticRegression(C=2.0), {})
+    """)
+    assert found == {"LogisticRegression()": GPU, "LogisticRegression(warm_start=True)": FALLBACK,
+                     "LogisticRegression(C=2.0)": GPU}
