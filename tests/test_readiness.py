@@ -268,3 +268,14 @@ def test_defaults_of_installed_scikit_learn_and_meta_estimators_not_counted():
     """)
     assert found == {"LogisticRegression()": GPU, "LogisticRegression(warm_start=True)": FALLBACK,
                      "LogisticRegression(C=2.0)": GPU}
+
+
+def test_array_api_estimators_run_their_common_methods_on_the_gpu():
+    found = verdicts("""
+        from sklearn.preprocessing import StandardScaler
+        scaler = StandardScaler()
+        scaler.fit_transform(X)
+        scaler.get_feature_names_out()
+    """)
+    assert found["scaler.fit_transform(X)"] == GPU
+    assert found["scaler.get_feature_names_out()"] == FALLBACK
