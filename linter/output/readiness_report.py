@@ -18,6 +18,8 @@ FORMATS = ("text", "json", "markdown")
 SCHEMA_ID = "https://gpulint.dev/schemas/readiness-1.json"
 #: How many fallbacks a summary line names before it says "and N more".
 NAMED = 5
+#: How many rows each Markdown table lists: a pull-request comment holds 65,536 characters.
+MARKDOWN_ROWS = 100
 
 _REASON = {"type": "object", "required": ["text", "source"], "additionalProperties": False,
            "properties": {"text": {"type": "string"}, "source": {"type": ["string", "null"]}}}
@@ -172,21 +174,27 @@ def render_markdown(reports: Sequence[FileReport]) -> str:
         out += ["<details><summary>Operations that fall back or are undecided</summary>", "",
                 "| Where | Operation | Verdict | Why |", "|---|---|---|---|"]
         out += [f"| `{_cell(where(d, op.line, op.col, op.cell))}` | `{_cell(op.code)}` | {op.verdict} "
-                f"| {_cell(_reasons(op))} |" for d, op in rows]
-        out += ["", "</details>", ""]
+                f"| {_cell(_reasons(op))} |" for d, op in rows[:MARKDOWN_ROWS]]
+        out += [*_more(len(rows)), "", "</details>", ""]
     blockers = [(r.display, d) for r in reports for d in r.blockers]
     if blockers:
         out += ["<details><summary>Lint findings in the GPU's way</summary>", "",
                 "| Where | Rule | Message |", "|---|---|---|"]
         out += [f"| `{_cell(where(d, b.start.line, b.start.col, b.cell))}` | {b.code} {b.name} | {_cell(b.message)} |"
-                for d, b in blockers]
-        out += ["", "</details>", ""]
+                for d, b in blockers[:MARKDOWN_ROWS]]
+        out += [*_more(len(blockers)), "", "</details>", ""]
     errors = [r for r in reports if r.error is not None]
     if errors:
         out += ["Not checked:", "", *(f"- `{r.display}`: {r.error}" for r in errors), ""]
     out.append(f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
                f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`).")
     return "\n".join(out) + "\n"
+
+
+def _more(rows: int) -> list[str]:
+    if rows <= MARKDOWN_ROWS:
+        return []
+    return ["", f"{rows - MARKDOWN_ROWS} more rows: `--output-format json` or `text` lists every one."]
 
 
 RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown}
