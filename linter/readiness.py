@@ -88,6 +88,7 @@ class Operation:
     col: int
     cell: int | None = None
     estimator: bool = False  # an estimator's construction (counted apart from its method calls)
+    in_loop: bool = False  # inside a loop or comprehension of its function: it runs once per iteration
     reasons: tuple[Reason, ...] = ()
     #: Conditions on the data that no static reading decides (nulls, a multi-output target).
     caveats: tuple[Reason, ...] = ()
@@ -380,7 +381,7 @@ def _operation(library: str, what: str, call: ast.Call, verdict: str, reasons: l
     code = " ".join(ctx.segment(call).split())
     if len(code) > _SNIPPET:
         code = code[:_SNIPPET - 3] + "..."
-    return Operation(library, what, code, verdict, call.lineno, call.col_offset, None, estimator,
+    return Operation(library, what, code, verdict, call.lineno, call.col_offset, None, estimator, bool(ctx.loops),
                      tuple(reasons), tuple(caveats))
 
 

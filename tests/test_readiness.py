@@ -279,3 +279,17 @@ def test_array_api_estimators_run_their_common_methods_on_the_gpu():
     """)
     assert found["scaler.fit_transform(X)"] == GPU
     assert found["scaler.get_feature_names_out()"] == FALLBACK
+
+
+def test_operations_in_a_loop_are_marked(project, cli):
+    found = ops("""
+        import pandas as pd
+        frame = pd.read_csv("s.csv")
+        for day in range(3):
+            frame.to_html(f"{day}.html")
+        frame.to_html("all.html")
+    """)
+    assert found['frame.to_html(f"{day}.html")'].in_loop
+    assert not found['frame.to_html("all.html")'].in_loop
+    write(project / "m.py", 'import pandas as pd\nf = pd.read_csv("s")\nfor d in range(3):\n    f.to_html("x")\n')
+    assert any("in a loop: cuDF does not define" in line for line in cli("readiness", "m.py").lines)

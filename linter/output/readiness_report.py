@@ -47,13 +47,14 @@ SCHEMA: dict[str, Any] = {
                 "operations": {"type": "array", "items": {
                     "type": "object", "additionalProperties": False,
                     "required": ["library", "what", "code", "verdict", "line", "col", "cell", "estimator",
-                                 "reasons", "caveats"],
+                                 "in_loop", "reasons", "caveats"],
                     "properties": {
                         "library": {"enum": [CUDF, CUML]},
                         "what": {"type": "string"}, "code": {"type": "string"},
                         "verdict": {"enum": [GPU, FALLBACK, UNDECIDED]},
                         "line": {"type": "integer"}, "col": {"type": "integer"},
                         "cell": {"type": ["integer", "null"]}, "estimator": {"type": "boolean"},
+                        "in_loop": {"type": "boolean"},
                         "reasons": {"type": "array", "items": _REASON},
                         "caveats": {"type": "array", "items": _REASON}}}},
                 "blockers": {"type": "array", "items": {
@@ -79,7 +80,8 @@ def where(display: str, line: int, col: int, cell: int | None) -> str:
 
 
 def _reasons(operation: Operation) -> str:
-    return "; ".join(f"{r.text} ({r.source})" if r.source else r.text for r in operation.reasons)
+    found = "; ".join(f"{r.text} ({r.source})" if r.source else r.text for r in operation.reasons)
+    return f"in a loop: {found}" if operation.in_loop and operation.verdict != GPU else found
 
 
 def _operations(reports: Sequence[FileReport]) -> list[Operation]:
