@@ -274,7 +274,7 @@ class _Probe(Rule):
         if found is None:
             found = self._construction(node, ctx) or self._function(node, ctx)
         if found is not None:
-            ctx.report(node, json.dumps(found.to_json()))
+            ctx.report(_spot(node), json.dumps(found.to_json()))
 
     def _method(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
         receiver = ctx.type_of(func.value)
@@ -376,9 +376,24 @@ class _Probe(Rule):
 _Probe.code, _Probe.name, _Probe.message = PROBE_CODE, "readiness-probe", "operation"  # never registered
 
 
+def _spot(call: ast.Call) -> ast.expr:
+    """Where an operation is: the call, or in a chain (`read_csv(...).to_html(...)`, whose calls
+    all start at the same column) from the dot before its method's name."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and func.end_col_offset is not None
+            and func.end_lineno is not None):
+        return call
+    start = func.end_col_offset - len(func.attr.encode("utf-8")) - 1
+    return ast.Name("", lineno=func.end_lineno, col_offset=start, end_lineno=call.end_lineno,
+                    end_col_offset=call.end_col_offset)
+
+
 def _operation(library: str, what: str, call: ast.Call, verdict: str, reasons: list[Reason], caveats: list[Reason],
                ctx: RuleContext, estimator: bool = False) -> Operation:
-    code = " ".join(ctx.segment(call).split())
+    spot = _spot(call)
+    code = " ".join(ctx.segment(spot).split())
+    if spot is not call:
+        code = "(...)" + code
     if len(code) > _SNIPPET:
         code = code[:_SNIPPET - 3] + "..."
     return Operation(library, what, code, verdict, call.lineno, call.col_offset, None, estimator, bool(ctx.loops),
