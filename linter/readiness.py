@@ -22,13 +22,17 @@ cuDF table lists methods, not operators. The verdicts come from `readiness_table
 from __future__ import annotations
 
 import ast
+import importlib
+import inspect
 import json
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
-from . import estimators, readiness_tables as tables
+from . import estimators
+from . import readiness_tables as tables
 from .config import ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .files import PathError, describe_error, read_bytes
@@ -198,7 +202,7 @@ def _function_given(call: ast.Call) -> bool:
     return first is not None and _literal(first) is tables.NOT_LITERAL
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sklearn_defaults(qualname: str) -> dict[str, Any]:
     """The literal defaults of a scikit-learn estimator's constructor, read from the
     scikit-learn installed alongside gpulint (empty when there is none): a hyperparameter a
@@ -207,8 +211,6 @@ def _sklearn_defaults(qualname: str) -> dict[str, Any]:
         return {}
     module, _, name = qualname.rpartition(".")
     try:
-        import importlib
-        import inspect
         cls = getattr(importlib.import_module(module), name)
         parameters = inspect.signature(cls.__init__).parameters.values()
     except Exception:  # noqa: BLE001 - no scikit-learn, or one without this class: defaults unknown

@@ -9,10 +9,16 @@ from textwrap import dedent
 
 import jsonschema
 import pytest
-
 from gpulint import all_rules
 from gpulint.output.readiness_report import SCHEMA
-from gpulint.readiness import FALLBACK, GPU, PROBE_CODE, UNDECIDED, analyse_source, overall_share
+from gpulint.readiness import (
+    FALLBACK,
+    GPU,
+    PROBE_CODE,
+    UNDECIDED,
+    analyse_source,
+    overall_share,
+)
 
 from .conftest import write
 

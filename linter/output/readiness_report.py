@@ -5,13 +5,27 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, Any
 
 from ..config import Overrides
 from ..diagnostic import Diagnostic
-from ..readiness import (CUDF, CUML, FALLBACK, GPU, TALLIES, UNDECIDED, FileReport, Operation, Tally,
-                         overall_share, readiness_paths, tallies, tally_key)
+from ..readiness import (
+    CUDF,
+    CUML,
+    FALLBACK,
+    GPU,
+    TALLIES,
+    UNDECIDED,
+    FileReport,
+    Operation,
+    Tally,
+    overall_share,
+    readiness_paths,
+    tallies,
+    tally_key,
+)
 from ..readiness_tables import provenance
 
 FORMATS = ("text", "json", "markdown")
