@@ -11,12 +11,13 @@ from gpulint import Applicability, fix_text, lint_source
 from .execution import assert_same_result, run_example
 
 #: The code under test runs in a function: a tensor made once at a module's top level is
-#: left alone (see test_gpu304_scope.py).
-HEAD = "import torch\nd = 'cuda'\n\n\ndef build(flag):\n"
+#: left alone, and so is one made once per call of a function nothing runs repeatedly (see
+#: test_gpu304_scope.py): here it is a torch module's `forward`, run once per batch.
+HEAD = "import torch\nd = 'cuda'\n\n\nclass Net(torch.nn.Module):\n    def forward(self, flag):\n"
 
 
 def _body(code: str) -> str:
-    return textwrap.indent(code, "    ")
+    return textwrap.indent(code, "        ")
 
 
 def _only(source: str):
@@ -86,8 +87,8 @@ def test_a_move_to_another_tensor_is_not_passed_as_a_device():
     ("m = torch.zeros(3, 4)\nm = m.to(d)\n", "m = torch.zeros(3, 4, device=d)\n"),
     ("m = torch.ones(3)\nm = m.cuda()\n", 'm = torch.ones(3, device="cuda")\n'),
     ("m = torch.eye(3)\n# on the device\nm = m.to(device=d)\n", "m = torch.eye(3, device=d)\n# on the device\n"),
-    ("def f(n):\n    m = torch.full((n,), 2.0)\n    m = m.to(d)\n    return m\n",
-     "def f(n):\n    m = torch.full((n,), 2.0, device=d)\n    return m\n"),
+    ("def f(n):\n    m = torch.full((n,), 2.0)\n    m = m.to(d)\n    return m\nout = f(3)\n",
+     "def f(n):\n    m = torch.full((n,), 2.0, device=d)\n    return m\nout = f(3)\n"),
     ("m = torch.zeros(3)\nm = m.to(d)", "m = torch.zeros(3, device=d)\n"),  # no line break at the end
 ])
 def test_two_statements_are_merged(lines, fixed):
@@ -127,5 +128,5 @@ def test_two_statement_near_misses(lines):
 ])
 def test_draws_from_a_given_generator_are_left_alone(body):
     # a CPU generator keeps the draws the same on every device, and cannot draw on one
-    source = 'import torch\nd = torch.device("cuda")\n\n\ndef build():\n' + _body(body)
+    source = 'import torch\nd = torch.device("cuda")\n\n\nclass Net(torch.nn.Module):\n    def forward(self):\n' + _body(body)
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []

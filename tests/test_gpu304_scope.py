@@ -1,6 +1,8 @@
 """GPU304 leaves alone a tensor made once, at a module's (a notebook cell's) top level
-outside any loop: a warm-up, a test input, a permutation made when a script starts. Inside
-a function, a loop or a comprehension it is made again and again, and flagged."""
+outside any loop (a warm-up, a test input, a permutation made when a script starts), or once
+per call of a function the file never runs repeatedly (a pipeline's prompt encoding). In a
+loop, a comprehension, a callback, a torch module's `forward`, a dataset's `__getitem__`, or a
+function the file calls in a loop it is made again and again, and flagged."""
 
 from __future__ import annotations
 
@@ -25,11 +27,27 @@ ONCE = {
     "main-guard": 'if __name__ == "__main__":\n    ids = torch.randint(0, 50257, (1, 8)).to(device)\n',
     "with-block": "with torch.no_grad():\n    probe = torch.ones(1, 3).to(device)\n",
     "class-body": "class Config:\n    scale = torch.ones(3).to(device)\n",
+    "function-never-called": "def make(n):\n    return torch.arange(n).to(device)\n",
+    "function-called-once": "def make(n):\n    return torch.arange(n).to(device)\n\n\nramp = make(10)\n",
+    "method-called-once-per-call": "class Pipeline:\n    def encode(self, n):\n        return torch.ones(n).cuda()\n\n"
+                                   "    def __call__(self, n, steps):\n        ids = self.encode(n)\n"
+                                   "        for t in range(steps):\n            ids = ids * t\n        return ids\n",
+    "forward-of-a-plain-class": "class Net:\n    def forward(self, x):\n        return torch.ones(3).to(device)\n",
 }
 
 REPEATED = {
-    "function": "def make(n):\n    return torch.arange(n).to(device)\n",
-    "method": "class Model:\n    def step(self, n):\n        return torch.ones(n).cuda()\n",
+    "function-called-in-a-loop": "def make(n):\n    return torch.arange(n).to(device)\n\n\n"
+                                 "ramps = [make(n) for n in range(10)]\n",
+    "method-called-in-a-loop": "class Model:\n    def step(self, n):\n        return torch.ones(n).cuda()\n\n"
+                               "    def run(self, sizes):\n        for n in sizes:\n            self.step(n)\n",
+    "called-by-a-repeated-function": "def inner(n):\n    return torch.ones(n).cuda()\n\n\n"
+                                     "def outer(n):\n    return inner(n) * 2\n\n\n"
+                                     "for n in range(10):\n    outer(n)\n",
+    "callback": "def collate(items):\n    return torch.tensor(items).to(device)\n\n\n"
+                "loader = torch.utils.data.DataLoader(range(100), batch_size=10, collate_fn=collate)\n",
+    "forward": "class Net(torch.nn.Module):\n    def forward(self, x):\n"
+               "        return x + torch.ones(x.shape[0]).to(x.device)\n",
+    "getitem": "class Items:\n    def __getitem__(self, i):\n        return torch.tensor([i]).to(device)\n",
     "lambda": "make = lambda n: torch.zeros(n).to(device)\n",
     "top-level-loop": "for n in range(10):\n    ramp = torch.arange(n).to(device)\n",
     "top-level-while": "n = 0\nwhile n < 10:\n    ramp = torch.arange(n).to(device)\n    n += 1\n",

@@ -88,8 +88,10 @@ def build():
         10
     ).to(device)
     kept = torch.arange(10, device=device)
+for step in range(3):
+    build()
 """
-CELL = 'import torch\ndef build():\n    mask = torch.ones(3).cuda()\n'
+CELL = 'import torch\ndef build():\n    mask = torch.ones(3).cuda()\nfor step in range(3):\n    build()\n'
 
 
 def test_recall_end_to_end_on_a_tiny_corpus(tmp_path, capsys):

@@ -24,8 +24,42 @@ from gpulint.evidence import (
     move_target,
 )
 from gpulint.loop_effects import loop_effects
+from gpulint.repetition import repeated_functions
 from gpulint.rule_api import RuleContext
-from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place
+from gpulint.semantic import FunctionFacts, FunctionNode
+from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place, is_module_class
+
+#: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
+PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
+#: Methods called once per item (a dataset's, by a loader or by indexing).
+PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+
+
+def runs_repeatedly(ctx: RuleContext, memo: dict[str, frozenset[FunctionNode]]) -> bool:
+    """The current node runs over and over: in a loop or a comprehension, in a lambda (a
+    callback), or in a function the file shows is run repeatedly (`gpulint.repetition`),
+    with a torch module's `forward`/steps and a class's `__getitem__` run per batch or item.
+    `memo` holds the file's answer (one per rule instance, that is, per file)."""
+    if ctx.loops or any(isinstance(scope, ast.Lambda) for scope in ctx.scopes):
+        return True
+    function = ctx.enclosing_function
+    if function is None:
+        return False
+    if "repeated" not in memo:
+        def library_run(facts: FunctionFacts) -> bool:
+            name = facts.node.name
+            if facts.owner is None:
+                return False
+            if name in PER_ITEM_METHODS:
+                return True
+            return name in PER_BATCH_METHODS and any(
+                is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
+                or (ctx.env.qualname(base) or "").startswith(("lightning.", "pytorch_lightning."))
+                for base in facts.owner.bases)
+
+        memo["repeated"] = repeated_functions(ctx.tree, ctx.semantic, library_run)
+    return function in memo["repeated"]
+
 
 def under_host_autocast(ctx: RuleContext) -> bool:
     """The current statement runs under a CPU autocast (`with torch.cpu.amp.autocast():`,

@@ -1,0 +1,132 @@
+"""Which of a file's functions run over and over: the code a per-call cost multiplies.
+
+A function runs repeatedly when the file shows it does:
+
+- it is called inside a loop or a comprehension somewhere in the file: by name, as
+  `self.method()` in a method of its class, or, for a method, as `obj.method()` on any
+  other object (`self.scheduler.step(...)` in a denoising loop: the receiver's class is
+  not known, so every method of that name counts);
+- it is handed to another call as a value (`DataLoader(ds, collate_fn=collate)`,
+  `frame.apply(score)`, `dataset.map(tokenize)`): a callback, called once per batch, row or
+  item by the library;
+- it is one of the `seeds` the caller knows are run per batch or per item by a library
+  (a torch module's `forward`, a dataset's `__getitem__`);
+- it is called by a function that runs repeatedly (by name, on its instance, or as a method
+  of any other object, every method of that name).
+
+A function nothing in the file calls in a loop (a pipeline's `encode_prompt`, called once
+per generation by its `__call__`; a helper run once when a script starts) does not.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterable
+
+from .astutil import walk_local
+from .semantic import FunctionFacts, FunctionNode, SemanticIndex
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def repeated_functions(tree: ast.Module, index: SemanticIndex,
+                       seeds: Callable[[FunctionFacts], bool]) -> frozenset[FunctionNode]:
+    """The defs of `tree` that run repeatedly (see the module's docstring)."""
+    found: set[FunctionNode] = set()
+    by_method_name = _methods_by_name(index)
+    pending = [facts for facts in index.functions.values() if seeds(facts)]
+    pending += _called_in_loops_or_passed(tree, index, by_method_name)
+    while pending:
+        facts = pending.pop()
+        if facts.node in found:
+            continue
+        found.add(facts.node)
+        pending.extend(_callees(facts, index, by_method_name))
+    return frozenset(found)
+
+
+def _methods_by_name(index: SemanticIndex) -> dict[str, list[FunctionFacts]]:
+    found: dict[str, list[FunctionFacts]] = {}
+    for facts in index.functions.values():
+        if facts.owner is not None:
+            found.setdefault(facts.node.name, []).append(facts)
+    return found
+
+
+def _callees(facts: FunctionFacts, index: SemanticIndex,
+             by_method_name: dict[str, list[FunctionFacts]]) -> Iterable[FunctionFacts]:
+    """The file's defs `facts` calls: by name, on its instance, or as a method of some other
+    object (`self.sampler.sample(...)`: every method of that name)."""
+    scopes = _scopes_of(facts, index)
+    for name in facts.calls:
+        resolved = index.resolve(scopes, name)
+        if resolved:
+            yield from resolved[0]
+    if facts.owner is not None:
+        for name in facts.self_calls:
+            method = index.method(facts.owner, name)
+            if method is not None:
+                yield method
+    for node in walk_local(facts.node.body):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == facts.self_name)):
+            yield from by_method_name.get(node.func.attr, ())
+
+
+def _scopes_of(facts: FunctionFacts, index: SemanticIndex) -> list[ast.AST]:
+    """The scopes a def's body sees, outermost first, the def itself last."""
+    chain: list[ast.AST] = [facts.node]
+    node: ast.AST | None = facts.node
+    while node is not None:
+        node = index.parent(node)
+        if isinstance(node, (ast.Module, *_SCOPES)):
+            chain.append(node)
+    return chain[::-1]
+
+
+def _called_in_loops_or_passed(tree: ast.Module, index: SemanticIndex,
+                               by_method_name: dict[str, list[FunctionFacts]]) -> list[FunctionFacts]:
+    """Defs called inside a loop or comprehension, or passed as an argument to a call."""
+    found: list[FunctionFacts] = []
+
+    def visit(node: ast.AST, scopes: list[ast.AST], owner: ast.ClassDef | None, self_name: str | None,
+              in_loop: bool) -> None:
+        if isinstance(node, ast.Call):
+            func = node.func
+            if in_loop and isinstance(func, ast.Name):
+                found.extend(_named(index, scopes, func.id))
+            elif in_loop and isinstance(func, ast.Attribute):
+                if owner is not None and isinstance(func.value, ast.Name) and func.value.id == self_name:
+                    method = index.method(owner, func.attr)
+                    found.extend([method] if method is not None else [])
+                else:  # `self.scheduler.step(...)`: any method of that name of the file's classes
+                    found.extend(by_method_name.get(func.attr, ()))
+            for argument in (*node.args, *(k.value for k in node.keywords)):
+                if isinstance(argument, ast.Name):
+                    found.extend(_named(index, scopes, argument.id))
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                facts = index.function(child)
+                for part in ast.iter_child_nodes(child):
+                    visit(part, [*scopes, child], facts.owner if facts else None, facts.self_name if facts else None,
+                          False)
+            elif isinstance(child, (ast.ClassDef, ast.Lambda)):
+                for part in ast.iter_child_nodes(child):
+                    visit(part, [*scopes, child], None, None, False)
+            else:
+                visit(child, scopes, owner, self_name,
+                      in_loop or isinstance(node, _LOOPS) and child is not _iterable(node))
+
+    visit(tree, [tree], None, None, False)
+    return found
+
+
+def _iterable(loop: ast.AST) -> ast.AST | None:
+    """What a `for` loop iterates, evaluated once, not per iteration."""
+    return loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+
+
+def _named(index: SemanticIndex, scopes: list[ast.AST], name: str) -> list[FunctionFacts]:
+    resolved = index.resolve(scopes, name)
+    return list(resolved[0]) if resolved else []
