@@ -554,6 +554,10 @@ def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
     workers), and the largest resident set among them (Linux counts `ru_maxrss` in KiB).
     `sample_tree` (Linux): also the peak of the whole tree's resident sets added up
     (`tree_rss_mib`), which is what the machine must hold at once."""
+    # Tools run as installed: Python ones with their bytecode cached. A shell that turns the
+    # cache off (PYTHONDONTWRITEBYTECODE) would make every run compile every module it imports.
+    env = {key: value for key, value in (os.environ if env is None else env).items()
+           if key != "PYTHONDONTWRITEBYTECODE"}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".wait4") as report:
         launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, report.name, *argv], cwd=cwd, env=env,

@@ -1222,10 +1222,47 @@ def _string_literals(node: ast.expr) -> list[str]:
 # -- writing -----------------------------------------------------------------------------------
 
 
+def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
+    """The literal defaults of each CPU estimator's constructor, read from the scikit-learn
+    (umap, hdbscan) installed here, into the cuML table (`cpu_defaults`), with the versions
+    in its provenance: a hyperparameter a call leaves out has that value, which the table's
+    conditions then decide. The linter itself never imports these libraries."""
+    import importlib
+    import inspect
+
+    versions: dict[str, str] = {}
+    for qualname, entry in table["estimators"].items():
+        module, _, name = qualname.rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module), name)
+            parameters = inspect.signature(cls.__init__).parameters.values()
+        except Exception:  # noqa: BLE001 - a library not installed here, or without this class
+            continue
+        top = module.split(".", 1)[0]
+        package = "scikit-learn" if top == "sklearn" else top
+        versions[package] = getattr(importlib.import_module(top), "__version__", "unknown")
+        entry["cpu_defaults"] = {p.name: p.default for p in parameters
+                                 if p.default is not inspect.Parameter.empty
+                                 and isinstance(p.default, (int, float, str, bool, type(None)))}
+    table["provenance"]["cpu_defaults_from"] = dict(sorted(versions.items()))
+    return table
+
+
 def write_tables(cudf: str, cuml: str, output: Path) -> dict[str, Path]:
     cudf_checkout = open_checkout(cudf, "cudf", [CUDF_PACKAGE, "VERSION"])
     cuml_checkout = open_checkout(cuml, "cuml", [CUML_PACKAGE, CUML_DOCS, "VERSION"])
-    tables = {"cudf_pandas.json": cudf_table(cudf_checkout), "cuml_accel.json": cuml_table(cuml_checkout)}
+    tables = {"cudf_pandas.json": cudf_table(cudf_checkout),
+              "cuml_accel.json": add_cpu_defaults(cuml_table(cuml_checkout))}
+    return _write(tables, output)
+
+
+def update_cpu_defaults(output: Path) -> dict[str, Path]:
+    """Refresh only the CPU estimators' defaults of the cuML table in `output`."""
+    path = output / "cuml_accel.json"
+    return _write({path.name: add_cpu_defaults(json.loads(path.read_text(encoding="utf-8")))}, output)
+
+
+def _write(tables: dict[str, dict[str, Any]], output: Path) -> dict[str, Path]:
     output.mkdir(parents=True, exist_ok=True)
     written = {}
     for name, table in tables.items():
@@ -1249,15 +1286,23 @@ def update_docs(path: Path, output: Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.readiness_tables",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cudf", required=True, help="a checkout or bare git directory of rapidsai/cudf")
-    parser.add_argument("--cuml", required=True, help="a checkout or bare git directory of rapidsai/cuml")
+    parser.add_argument("--cudf", help="a checkout or bare git directory of rapidsai/cudf")
+    parser.add_argument("--cuml", help="a checkout or bare git directory of rapidsai/cuml")
+    parser.add_argument("--cpu-defaults-only", action="store_true",
+                        help="only refresh the CPU estimators' defaults of the cuML table in --output "
+                             "(from the scikit-learn installed here); no checkouts needed")
     parser.add_argument("--output", type=Path, default=Path("linter/readiness_data"),
                         help="folder for the two JSON tables (default: linter/readiness_data)")
     parser.add_argument("--docs", type=Path, default=None,
                         help="also rewrite the provenance block of this page (docs/readiness.md)")
     args = parser.parse_args(argv)
+    if not args.cpu_defaults_only and not (args.cudf and args.cuml):
+        parser.error("--cudf and --cuml are required (unless --cpu-defaults-only)")
     try:
-        written = write_tables(args.cudf, args.cuml, args.output)
+        if args.cpu_defaults_only:
+            written = update_cpu_defaults(args.output)
+        else:
+            written = write_tables(args.cudf, args.cuml, args.output)
         if args.docs is not None:
             update_docs(args.docs, args.output)
     except (SourceError, OSError) as error:

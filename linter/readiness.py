@@ -22,12 +22,9 @@ cuDF table lists methods, not operators. The verdicts come from `readiness_table
 from __future__ import annotations
 
 import ast
-import importlib
-import inspect
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -202,23 +199,6 @@ def _function_given(call: ast.Call) -> bool:
     return first is not None and _literal(first) is tables.NOT_LITERAL
 
 
-@cache
-def _sklearn_defaults(qualname: str) -> dict[str, Any]:
-    """The literal defaults of a scikit-learn estimator's constructor, read from the
-    scikit-learn installed alongside gpulint (empty when there is none): a hyperparameter a
-    call leaves out has that value, which the table's conditions then decide."""
-    if not qualname.startswith("sklearn."):
-        return {}
-    module, _, name = qualname.rpartition(".")
-    try:
-        cls = getattr(importlib.import_module(module), name)
-        parameters = inspect.signature(cls.__init__).parameters.values()
-    except Exception:  # noqa: BLE001 - no scikit-learn, or one without this class: defaults unknown
-        return {}
-    return {p.name: p.default for p in parameters
-            if p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float, str, bool, type(None)))}
-
-
 def _estimator_name(qualname: str | None) -> str | None:
     """The table's key for a class's import path (`sklearn.ensemble._forest.X` is
     `sklearn.ensemble.X`), or None when it is no estimator of the sklearn family."""
@@ -348,7 +328,7 @@ class _Probe(Rule):
         if has_unpacking(call):
             conditions = [(c, None) for c in support.fallbacks if c.kind == "hyperparameter"]
         else:
-            defaults = _sklearn_defaults(name)
+            defaults = dict(support.cpu_defaults)
             given = {**_absent_attributes(support, defaults), **defaults, **_arguments(call)[1]}
             conditions = support.hyperparameter_fallbacks(given)
         reasons: list[Reason] = []

@@ -28,7 +28,7 @@ import ast
 import json
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -222,6 +222,9 @@ class EstimatorSupport:
     unavailable_attributes: frozenset[str]  # fitted attributes cuml.accel does not compute
     fallbacks: tuple[Condition, ...]
     documented_at: tuple[str, int] | None  # where the compatibility page describes it
+    #: The CPU class's literal constructor defaults (read when the table was made, from the
+    #: scikit-learn named in the provenance): what a hyperparameter left out is.
+    cpu_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def hyperparameter_fallbacks(self, hyperparameters: Mapping[str, Any]
                                  ) -> list[tuple[Condition, bool | None]]:
@@ -322,7 +325,7 @@ def cuml_estimator(cpu_class: str, folder: str | None = None) -> EstimatorSuppor
         cpu_class, data.get("cuml_class"), data.get("path"), data.get("line"), frozenset(data.get("gpu_methods", ())),
         bool(data.get("sparse_on_gpu")), frozenset(data.get("unavailable_attributes", ())),
         tuple(_condition(c, data.get("path") or "") for c in data.get("fallbacks", ())),
-        None if not documented else (documented["path"], documented["line"]))
+        None if not documented else (documented["path"], documented["line"]), dict(data.get("cpu_defaults") or {}))
 
 
 def cuml_estimators(folder: str | None = None) -> frozenset[str]:
@@ -367,5 +370,10 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
                f"{len(conditions)} fallback conditions ({sum(1 for c in conditions if c['kind'] == 'hyperparameter')} "
                f"on hyperparameters, {sum(1 for c in conditions if c['kind'] == 'input')} on inputs and method "
                f"arguments; {sum(1 for c in conditions if c['predicate'])} of them decidable on literal values).")
+    defaults_from = cuml["provenance"].get("cpu_defaults_from") or {}
+    defaults = ("The CPU estimators' constructor defaults (what a hyperparameter left out is) come from "
+                + ", ".join(f"{name} {version}" for name, version in defaults_from.items())
+                + "; refresh them alone with `python -m benchmarks.readiness_tables --cpu-defaults-only`."
+                if defaults_from else "The CPU estimators' constructor defaults are not recorded.")
     return "\n".join([*rows, "", "Regenerate them with", "", "```sh", found["cudf"].command, "```", "",
-                      *classes, "", summary])
+                      defaults, "", *classes, "", summary])

@@ -480,3 +480,21 @@ def test_extractor_refuses_a_folder_that_is_not_a_checkout(tmp_path, capsys):
     assert "not a cuDF checkout" in error and "Traceback" not in error
     assert extractor.main(["--cudf", str(tmp_path / "missing"), "--cuml", str(tmp_path),
                            "--output", str(tmp_path / "out")]) == 2
+
+
+def test_the_cpu_estimators_defaults_are_recorded_with_their_source():
+    forest = tables.cuml_estimator("sklearn.ensemble.RandomForestClassifier")
+    assert forest is not None and forest.cpu_defaults["criterion"] == "gini"
+    assert "scikit-learn" in tables.load_table(tables.CUML_TABLE)["provenance"]["cpu_defaults_from"]
+
+
+def test_cpu_defaults_are_read_from_the_installed_estimators():
+    pytest.importorskip("sklearn")
+    from benchmarks.readiness_tables import add_cpu_defaults
+
+    table = {"provenance": {}, "estimators": {"sklearn.linear_model.LogisticRegression": {},
+                                              "nowhere.Missing": {}}}
+    add_cpu_defaults(table)
+    assert table["estimators"]["sklearn.linear_model.LogisticRegression"]["cpu_defaults"]["C"] == 1.0
+    assert "cpu_defaults" not in table["estimators"]["nowhere.Missing"]
+    assert set(table["provenance"]["cpu_defaults_from"]) == {"scikit-learn"}
