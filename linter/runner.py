@@ -370,7 +370,7 @@ def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, fo
         work.extend(errors)
         errors.clear()
         try:
-            config = resolver.for_path(target.path)
+            config = resolver.for_path(target.path, is_dir=False)  # a target is a regular file
         except OSError as error:
             work.append(FileResult(display=str(target.path), path=target.path, error=describe_error(error)))
             continue
