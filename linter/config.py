@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 import pathspec
 
-from .files import PathError, read_bytes
+from .files import PathError, read_bytes, resolve_folder
 from .registry import Rule, Tier, all_rules
 
 if sys.version_info >= (3, 11):
@@ -370,14 +370,16 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None) -> Path | None:
+def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None,
+                   resolved: dict[Path, Path] | None = None) -> Path | None:
     """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards.
 
-    `cache` remembers answers per directory for one run; nothing is remembered across
-    runs, so a long-lived process (an editor integration) sees configuration edits."""
+    `cache` remembers answers per directory for one run (`resolved`: the folders' resolved
+    paths); nothing is remembered across runs, so a long-lived process (an editor
+    integration) sees configuration edits."""
     cache = {} if cache is None else cache
     visited: list[Path] = []
-    directory = directory.resolve()
+    directory = resolve_folder(directory, {} if resolved is None else resolved)
     found: Path | None = None
     while True:
         if directory in cache:
@@ -410,6 +412,7 @@ class ConfigResolver:
         self._defaults: dict[str, Config] = {}
         self._locations: dict[Path, Path | None] = {}
         self._by_directory: dict[Path, Path | None] = {}
+        self._resolved: dict[Path, Path] = {}
         # Validate CLI selectors even when no file is ever linted.
         Config().with_overrides(overrides)
 
@@ -422,7 +425,7 @@ class ConfigResolver:
         if directory in self._by_directory:
             pyproject = self._by_directory[directory]
         else:
-            pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations)
+            pyproject = find_pyproject(directory if str(directory) else Path("."), self._locations, self._resolved)
             self._by_directory[directory] = pyproject
         if pyproject is None:  # the defaults, made once per current folder
             cwd = os.getcwd()

@@ -153,6 +153,27 @@ def _resolve(path: Path) -> Path:
         return path.absolute()
 
 
+def resolve_folder(directory: Path, cache: dict[Path, Path]) -> Path:
+    """`_resolve(directory)`, remembered in `cache`: a folder that is no symbolic link is its
+    resolved parent plus its name, so resolving the folders of a tree costs one `lstat` per
+    folder, not one per component of each folder's path."""
+    found = cache.get(directory)
+    if found is not None:
+        return found
+    absolute = Path(os.path.abspath(directory))
+    parent = absolute.parent
+    if parent == absolute or absolute.name in ("", ".", ".."):
+        found = _resolve(absolute)
+    else:
+        try:
+            link = os.path.islink(absolute)
+        except OSError:
+            link = True
+        found = _resolve(absolute) if link else resolve_folder(parent, cache) / absolute.name
+    cache[directory] = found
+    return found
+
+
 class _Resolver:
     """`_resolve` for many paths: each folder is resolved once; a file that is not a symbolic
     link is its resolved folder plus its name."""
@@ -161,10 +182,7 @@ class _Resolver:
         self._folders: dict[Path, Path] = {}
 
     def folder(self, directory: Path) -> Path:
-        found = self._folders.get(directory)
-        if found is None:
-            found = self._folders[directory] = _resolve(directory)
-        return found
+        return resolve_folder(directory, self._folders)
 
     def know(self, directory: Path, resolved: Path) -> None:
         """Record that `directory` (no symbolic link) resolves to `resolved`."""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import gpulint.config
+import gpulint.files
 from gpulint.config import ConfigResolver, Overrides
 from gpulint.files import discover
 from gpulint.runner import FileResult, plan
@@ -90,10 +91,20 @@ def test_each_folder_looks_for_its_configuration_once(tree, monkeypatch):
     looked: list[Path] = []
     real = gpulint.config.find_pyproject
 
-    def counted(directory, cache=None):
+    def counted(directory, cache=None, resolved=None):
         looked.append(directory)
-        return real(directory, cache)
+        return real(directory, cache, resolved)
 
     monkeypatch.setattr(gpulint.config, "find_pyproject", counted)
     found = _found(".")
     assert len(looked) == len(set(looked)) < len(found) + 4
+
+
+def test_folders_resolve_through_their_parents_and_links(tmp_path):
+    real = tmp_path / "real" / "inner"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    cache: dict[Path, Path] = {}
+    for folder in (real, tmp_path / "link" / "inner", tmp_path / "link", tmp_path / "real" / ".." / "real"):
+        assert gpulint.files.resolve_folder(folder, cache) == folder.resolve()
+    assert gpulint.files.resolve_folder(Path("."), cache) == Path(".").resolve()
