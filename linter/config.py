@@ -23,9 +23,10 @@ import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-import pathspec
+if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
+    import pathspec
 
 from .files import PathError, read_bytes, resolve_folder
 from .registry import Rule, Tier, all_rules
@@ -101,6 +102,8 @@ def default_selection() -> frozenset[str]:
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
+    import pathspec
+
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 

@@ -16,9 +16,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
-import pathspec
+if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
+    import pathspec
 
 try:
     import fcntl
@@ -57,6 +58,8 @@ def describe_error(error: OSError) -> str:
 
 def _valid_pattern(line: str) -> bool:
     """git skips .gitignore lines it cannot read as patterns; so does gpulint."""
+    import pathspec
+
     try:
         pathspec.GitIgnoreSpec.from_lines([line])
     except (ValueError, re.error):  # e.g. a lone "!" or a reversed range "[z-a]"
@@ -81,6 +84,8 @@ class _GitIgnore:
             try:
                 if ignore_file.is_file():
                     lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                    import pathspec
+
                     spec = pathspec.GitIgnoreSpec.from_lines(line for line in lines if _valid_pattern(line))
             except OSError:
                 spec = None

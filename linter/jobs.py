@@ -26,16 +26,16 @@ with the files a process has checked, so workers are replaced by fresh ones afte
 from __future__ import annotations
 
 import ctypes
-import multiprocessing
 import os
 import signal
 import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
+
+if TYPE_CHECKING:  # imported when a pool starts: a run served from the cache starts none
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -116,6 +116,8 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                 yield ready  # type: ignore[misc]
                 continue
             unfinished -= 1
+            from concurrent.futures.process import BrokenProcessPool  # imported with the pool
+
             try:
                 results = future.result()
             except BrokenProcessPool:
@@ -222,6 +224,8 @@ def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
                    on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None,
                    ) -> Iterator[Result]:
     """Each item in a worker of its own, so a crash is pinned on the item that causes it."""
+    from concurrent.futures.process import BrokenProcessPool
+
     for item in items:
         pool = _pool(1, warm_up)
         try:
@@ -233,6 +237,9 @@ def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
 
 
 def _pool(jobs: int, warm_up: Callable[[], object] | None) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     # Forking copies the imported rules; it is safe only while this process has no other thread.
     if "fork" in methods and threading.active_count() == 1:
