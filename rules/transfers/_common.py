@@ -621,6 +621,8 @@ def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:
 _MAPPING_VIEWS = frozenset({"keys", "values", "items"})
 #: Builtins that iterate over what they are given, item by item.
 _WRAPPERS = frozenset({"enumerate", "sorted", "reversed", "list", "tuple"})
+#: Methods of a torch module that iterate over its own tensors.
+_MODULE_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 #: Kinds whose `.items()`/`.values()` run over data, not over a handful of entries.
 _DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "output", "groupby", "collection",
                          "reader"})
@@ -632,8 +634,8 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
     `.values()` or `.items()`, a call naming the fields it yields (`data("train_mask",
     "test_mask")`), or the keys of a container it subscripts with them
     (`for k in batch: batch[k] = batch[k].to(d)`). Such a loop handles the parts of one
-    item (the tensors of a batch, the entries of a log), so the loop around it is the one
-    that runs per item."""
+    item (the tensors of a batch, the entries of a log, the parameters of a model:
+    `model.named_parameters()`), so the loop around it is the one that runs per item."""
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
@@ -647,7 +649,7 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
     if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
             and iterable.func.attr in _MAPPING_VIEWS and not iterable.args and not iterable.keywords):
         return not _holds_data(iterable.func.value, env)
-    if _named_parts(iterable):
+    if _named_parts(iterable) or _module_tensors(iterable, env):
         return True
     target = getattr(loop, "target", None)
     if isinstance(iterable, ast.Name) and isinstance(target, ast.Name) and not _holds_data(iterable, env):
@@ -656,6 +658,16 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
                    and isinstance(sub.slice, ast.Name) and sub.slice.id == target.id
                    for sub in walk_local(loop_parts(loop, statement)))
     return False
+
+
+def _module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:
+    """`model.parameters()`, `model.named_parameters()`, `model.buffers()`: the tensors of
+    one torch module (a weight or gradient histogram per layer), not data."""
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+            and iterable.func.attr in _MODULE_TENSORS and not iterable.args):
+        return False
+    receiver = env.type_of(iterable.func.value)
+    return receiver is not None and receiver.lib == "torch" and receiver.kind in ("model", "placed")
 
 
 def _named_parts(iterable: ast.expr) -> bool:
@@ -812,3 +824,92 @@ def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             stack.extend(statement.body)
         elif isinstance(statement, _TRY):
             stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
+
+
+# -- an iteration that waits for the device anyway (GPU301, GPU306) -----------------------
+
+#: Functions that wait for every queued kernel.
+SYNCHRONISING_FUNCTIONS = frozenset({
+    "torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.mps.synchronize", "torch.xpu.synchronize",
+})
+
+
+def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
+    """`node` is a call that waits for the device: `torch.cuda.synchronize()`, or a torch
+    model's `.generate(...)` (transformers' generation tests after each new token whether
+    every sequence has stopped, on the host, so it waits for the device once per token).
+    The time-series heads' `generate` (`InformerForPrediction`, made in the file) samples
+    a fixed number of steps without such a test, so it is not one."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "generate":
+        receiver = ctx.type_of(func.value)
+        return (receiver is not None and receiver.lib == "torch" and receiver.kind in ("model", "placed")
+                and not _forecaster(func.value, ctx))
+    return ctx.qualname(func) in SYNCHRONISING_FUNCTIONS
+
+
+def _forecaster(model: ast.expr, ctx: RuleContext) -> bool:
+    """`model` is bound in the current scope to a transformers time-series head
+    (`InformerForPrediction(config)`, `TimeSeriesTransformerForPrediction.from_pretrained(...)`)."""
+    if not isinstance(model, ast.Name):
+        return False
+    for binding in ctx.bindings(model.id):
+        value = getattr(binding, "value", None)
+        while isinstance(value, ast.Call):  # `Cls(config)`, `Cls.from_pretrained(...).to(device)`
+            name = ctx.qualname(value.func) or ""
+            if name.startswith("transformers.") and name.rsplit(".from_pretrained", 1)[0].endswith("ForPrediction"):
+                return True
+            value = value.func.value if isinstance(value.func, ast.Attribute) else None
+    return False
+
+
+def host_copy_of(node: ast.AST, names: set[str] | frozenset[str]) -> bool:
+    """`node` copies a value read from one of `names` to the host: `.item()`, `.tolist()`,
+    `.cpu()`, `.numpy()`, or `int()`/`float()`/`bool()`/`complex()` of it."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in TORCH_TO_HOST:
+        return base_name(func.value) in names
+    if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and len(node.args) == 1:
+        return base_name(node.args[0]) in names
+    return False
+
+
+def waits_anyway(iteration: ast.AST, ctx: RuleContext, copied: set[str] | frozenset[str] = frozenset(),
+                 before: tuple[int, int] | None = None) -> bool:
+    """One run of `iteration` (a loop, or a comprehension's generator) waits for the device
+    anyway, so one more wait in it costs next to nothing:
+
+    - on every iteration it calls something that synchronises (`synchronises`: a model's
+      `.generate(...)`, `torch.cuda.synchronize()`), anywhere in its body but under an `if`
+      (the generation waits for everything queued before it, and everything after it
+      waits for the generation);
+    - or, for the values read from `copied`, it has already copied one of them to the host
+      (`host_copy_of`) before position `before` (a copy later in the iteration, after
+      more work is queued, does not count: the earlier wait stops the host from queuing
+      that work while the device catches up)."""
+    if isinstance(iteration, (ast.For, ast.AsyncFor, ast.While)):
+        if any(synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))):
+            return True
+        parts: list[ast.AST] = [iteration.test, *iteration.body] if isinstance(iteration, ast.While) \
+            else loop_parts(iteration, ctx.statement)
+    else:
+        parts = loop_parts(iteration, ctx.statement)
+    if not copied or before is None:
+        return False
+    return any(host_copy_of(node, copied) and (node.end_lineno, node.end_col_offset) <= before  # type: ignore[attr-defined]
+               for node in walk_local(parts))
+
+
+def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[ast.AST]:
+    """What a loop evaluates on every iteration, in source order: a `while` loop's test and
+    the expressions of the statements of its body that run whenever it runs (in `with` and
+    `try` blocks too; what an `if`, a `match` or an `except` decides, not)."""
+    own: list[ast.AST] = [loop.test] if isinstance(loop, ast.While) else []
+    statements = sorted(_unconditional_statements(loop.body), key=lambda s: (s.lineno, s.col_offset))
+    for statement in statements:
+        own.extend(_own_expressions(statement))
+    return own

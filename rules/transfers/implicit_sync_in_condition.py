@@ -10,13 +10,11 @@ from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
 from ._common import (
-    SCALAR_BUILTINS,
-    TORCH_TO_HOST,
-    base_name,
-    loop_parts,
+    host_copy_of,
     runs_another_loop,
     small_loop,
     under_host_autocast,
+    waits_anyway,
 )
 
 
@@ -43,9 +41,13 @@ class ImplicitSyncInCondition(Rule):
     in a generator, yields it in the very next statement to consumers that all copy each
     item (streaming generation: `if torch.all(next_token == eos): break`, then
     `yield next_token`, and the file's `for token in generate(...)` loops call
-    `token.tolist()` to decode it). The condition then waits for nothing the copy would
-    not wait for. A copy later in the iteration, after more work is queued
-    (`loss.backward()`, then `loss.item()`), does not make the condition free.
+    `token.tolist()` to decode it), or when the iteration waits for the device anyway on
+    every run, through a call outside any `if` that synchronises (a model's
+    `.generate(...)`, which tests each new token on the host; `torch.cuda.synchronize()`).
+    The condition then waits for nothing the copy would not wait for. A copy later in the
+    iteration, after more work is queued (`loss.backward()`, then `loss.item()`), does not
+    make the condition free. A loop over one model's tensors (`model.parameters()`) is,
+    like a loop over the parts of one item, not the loop that counts.
 
     ## Why is this bad?
     Python needs a `bool`, so the value is copied to the host, which waits for every kernel
@@ -273,24 +275,18 @@ def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
 
 
 def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bool:
-    """The iteration has already copied the tested value to the host when the condition
-    runs, or hands it straight to code that copies it, so the condition's sync waits for
-    nothing the copy does not: `.item()`, `.tolist()`, `.cpu()`, `.numpy()` or
-    `int()`/`float()`/`bool()` of it earlier in the iteration, or, in a generator, the
-    statement right after the condition yields it to consumers that all copy each item
-    (streaming generation: `if torch.all(next_token == eos): break`, `yield next_token`,
-    and `for token in generate(...): token.tolist()`). A copy later in the iteration, after
-    more work is queued (`loss.backward()`, then `loss.item()`), does not count: the
-    condition stops the host from queuing that work while the device catches up."""
+    """The iteration waits for the device anyway when the condition runs, or hands the
+    tested value straight to code that copies it, so the condition's sync waits for
+    nothing the copy does not: it calls something that synchronises or has already copied
+    the tested value to the host (`waits_anyway`), or, in a generator, the statement right
+    after the condition yields it to consumers that all copy each item (streaming
+    generation: `if torch.all(next_token == eos): break`, `yield next_token`, and
+    `for token in generate(...): token.tolist()`)."""
     names = {n.id for n in ast.walk(tested) if isinstance(n, ast.Name) and is_device_resident(ctx.type_of(n))}
+    if waits_anyway(iteration, ctx, names, (tested.lineno, tested.col_offset)):
+        return True
     if not names:
         return False
-    parts = loop_parts(iteration, ctx.statement) if not isinstance(iteration, ast.While) else [
-        iteration.test, *iteration.body]
-    start = (tested.lineno, tested.col_offset)
-    if any(_host_copy_of(node, names) and (node.end_lineno, node.end_col_offset) <= start  # type: ignore[attr-defined]
-           for node in walk_local(parts)):
-        return True
     position = ctx.position()
     if position is None or position[1] + 1 >= len(position[0]):
         return False
@@ -299,18 +295,6 @@ def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bo
               and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(after.value.value)))
     function = ctx.enclosing_function
     return yields and function is not None and _consumers_copy(function, ctx)
-
-
-def _host_copy_of(node: ast.AST, names: set[str]) -> bool:
-    """`node` copies a value read from one of `names` to the host."""
-    if not isinstance(node, ast.Call):
-        return False
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in TORCH_TO_HOST:
-        return base_name(func.value) in names
-    if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and len(node.args) == 1:
-        return base_name(node.args[0]) in names
-    return False
 
 
 def _consumers_copy(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> bool:
@@ -324,6 +308,6 @@ def _consumers_copy(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleC
     for loop in consumers:
         if not isinstance(loop.target, ast.Name):
             return False
-        if not any(_host_copy_of(node, {loop.target.id}) for node in walk_local(loop.body)):
+        if not any(host_copy_of(node, {loop.target.id}) for node in walk_local(loop.body)):
             return False
     return True
