@@ -68,6 +68,9 @@ CUDF_CLASSES = {
 OPERATION_SETS = ("_VALID_REDUCTIONS", "_VALID_SCANS", "_VALID_BINARY_OPERATIONS")
 
 #: Methods of a cuML class whose `UnsupportedOnGPU` concerns converting fitted state, not a call.
+#: The cuML class an array-API proxy (a `_cpu_class_path` and no `_gpu_class`) runs with.
+ARRAY_API_WRAPPER = "cuml.accel.estimator_proxy._ArrayAPIWrapper"
+
 CONVERSION_METHODS = {"_attrs_from_cpu", "_attrs_to_cpu", "_params_to_cpu", "_sync_attrs_from_cpu",
                       "_sync_attrs_to_cpu", "from_sklearn", "as_sklearn"}
 
@@ -568,6 +571,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
     first = body[0] if body else None
     refuses = first if isinstance(first, ast.Raise) and first.exc is not None else None
     fallbacks = []
+    forwarded: list[dict[str, Any]] = []
     if refuses is None:
         for raise_node, guards in guarded_raises(body, "NotImplementedError"):
             test = condition(guards) if guards else None
@@ -580,6 +584,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
         target_module, target, mapping = delegate
         callee = function_record(package, target_module, target, None)
         fallbacks += [m for found in callee["fallbacks"] if (m := _mapped(found, mapping)) is not None]
+        forwarded = _forwarded(mapping, callee["params"], params)
     raised = None
     if refuses is not None:
         raised = ast.unparse(refuses.exc.func if isinstance(refuses.exc, ast.Call) else refuses.exc)
@@ -592,6 +597,7 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
         "not_implemented": None if refuses is None else {"raises": raised, "line": refuses.lineno},
         "delegates_to": None if delegate is None else f"{delegate[0]}.{delegate[1].name}",
         "fallbacks": fallbacks,
+        "forwarded_params": forwarded,
         "compiles_udf": _compiles_udf(function, _module_udf_names(package, module)),
     }
 
@@ -615,7 +621,7 @@ def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef |
     if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
             or target[1] is function:
         return None
-    return target[0], target[1], _call_mapping(call, target[1], params)
+    return target[0], target[1], _call_mapping(call, _parameters(target[1]), params)
 
 
 #: In a mapping of parameters: the callee's `**kwargs`, which receives what the caller's
@@ -623,14 +629,13 @@ def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef |
 FORWARDED = "**"
 
 
-def _call_mapping(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef,
-                  params: list[dict[str, Any]]) -> dict[str, str]:
+def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: list[dict[str, Any]]
+                  ) -> dict[str, str]:
     """Which of the callee's parameters receive which of the caller's (`margins=margins`), the
     callee's named parameters a forwarded `**kwargs` can set mapped to themselves, and its own
     `**kwargs` to `FORWARDED`."""
     own = {p["name"] for p in params}
     mapping: dict[str, str] = {}
-    callee_params = _parameters(callee)
     # `_parameters` leaves out a method's `self`, which a `super()` call does not pass either
     positional = [p["name"] for p in callee_params if p["kind"] in ("positional_only", "positional_or_keyword")]
     for name, arg in zip(positional, call.args):
@@ -647,6 +652,16 @@ def _call_mapping(call: ast.Call, callee: ast.FunctionDef | ast.AsyncFunctionDef
                 elif param["kind"] in ("positional_or_keyword", "keyword_only") and param["name"] not in own:
                     mapping.setdefault(param["name"], param["name"])
     return mapping
+
+
+def _forwarded(mapping: dict[str, str], callee_params: list[dict[str, Any]], params: list[dict[str, Any]]
+               ) -> list[dict[str, Any]]:
+    """The callee's named parameters the caller has no name for and passes on through its
+    `**kwargs`: a call that leaves one out gets the callee's default, which the loader then
+    binds (`forwarded_params`)."""
+    own = {p["name"] for p in params}
+    return [p for p in callee_params if p["kind"] in ("positional_or_keyword", "keyword_only")
+            and p["name"] not in own and mapping.get(p["name"]) == p["name"]]
 
 
 def _mapped(found: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -731,8 +746,9 @@ def _method_entry(package: PythonPackage, module: str, owner: ast.ClassDef,
     if later and calls:
         base_module, base_owner, base_node = later[0]
         base = function_record(package, base_module, base_node, base_owner.name)
-        mapping = _call_mapping(calls[0], base_node, record["params"])
+        mapping = _call_mapping(calls[0], base["params"], record["params"])
         record["fallbacks"] += [m for found in base["fallbacks"] if (m := _mapped(found, mapping))]
+        record["forwarded_params"] += _forwarded(mapping, base["params"], record["params"])
         record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
             compiles(c) for c in _self_calls(base_node))
     return record
@@ -801,8 +817,36 @@ def cudf_table(checkout: Checkout) -> dict[str, Any]:
         found = package.resolve("cudf", name)
         if found is not None and isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[name] = function_record(package, found[0], found[1], None)
+            _add_method_delegation(functions[name], found[1], found[0], classes)
     return {"provenance": provenance(checkout, CUDF_PACKAGE), "classes": classes,
             "functions": dict(sorted(functions.items()))}
+
+
+def _add_method_delegation(record: dict[str, Any], function: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
+                           classes: dict[str, Any]) -> None:
+    """A function that ends returning a method call on its first parameter (`merge(left, right,
+    *args, **kwargs)` returns `left.merge(right, *args, **kwargs)`) falls back where that method
+    does: the method of the one covered class its module defines that has it lends the record
+    its conditions, in the function's terms."""
+    body = _body_without_docstring(function)
+    params = record["params"]
+    if not body or not params or record["delegates_to"] or not isinstance(body[-1], ast.Return):
+        return
+    call = body[-1].value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == params[0]["name"]):
+        return
+    method = call.func.attr
+    owners = [cls for cls in classes.values() if cls["cudf_class"].rsplit(".", 1)[0] == module
+              and method in cls["members"] and cls["members"][method].get("params") is not None]
+    if len(owners) != 1:
+        return
+    callee = owners[0]["members"][method]
+    mapping = _call_mapping(call, callee["params"], params)
+    record["delegates_to"] = f"{owners[0]['cudf_class']}.{method}"
+    record["fallbacks"] += [m for found in callee["fallbacks"] if (m := _mapped(found, mapping)) is not None]
+    record["forwarded_params"] += _forwarded(mapping, callee["params"], params)
+    record["compiles_udf"] = record["compiles_udf"] or callee["compiles_udf"]
 
 
 def _exported(tree: ast.Module) -> list[str]:
@@ -1187,10 +1231,12 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
     if gpu is not None:
         found = modules.module_of(ast.unparse(gpu[0]))
         gpu_block = modules.blocks(found[0])[found[1]] if found else None
-    elif block.assigned("_cpu_class_path") is not None:
+    forwarded: list[str] = []
+    if gpu is None and block.assigned("_cpu_class_path") is not None:
         # an array-API proxy: sklearn's own estimator runs on CuPy arrays through the wrapper
-        found = modules.module_of("cuml.accel.estimator_proxy._ArrayAPIWrapper")
+        found = modules.module_of(ARRAY_API_WRAPPER)
         gpu_block = modules.blocks(found[0])[found[1]] if found else None
+        forwarded = _forwarded_methods(gpu_block) if gpu_block is not None else []
     chain = modules.mro(gpu_block) if gpu_block is not None else []
     fallbacks = _hyperparameter_fallbacks(modules, chain, block)
     fallbacks += _override_fallbacks(modules, block, override_chain)
@@ -1201,6 +1247,7 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
         methods.update(n for n in klass.method_names() if not n.startswith("_") and not n.endswith("_"))
     for klass in override_chain:
         methods.update(n[len("_gpu_"):] for n in klass.method_names() if n.startswith("_gpu_"))
+    methods.update(forwarded)
     unavailable = block.assigned("_not_implemented_attributes")
     return {
         "cuml_class": f"{gpu_block.module}.{gpu_block.name}" if gpu_block else None,
@@ -1208,11 +1255,29 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
         "line": gpu_block.line if gpu_block else None,
         "override": {"path": block.path, "line": block.line},
         "gpu_methods": sorted(methods),
+        # the wrapper's forwarded methods: kept where the CPU class has them (`add_cpu_defaults`)
+        "forwarded_methods": forwarded,
         "sparse_on_gpu": _sparse_on_gpu(chain),
         "unavailable_attributes": _string_literals(unavailable[0]) if unavailable else [],
         "fallbacks": fallbacks,
         "documented": documented,
     }
+
+
+def _forwarded_methods(wrapper: Block) -> list[str]:
+    """The methods the array-API wrapper defines for the scikit-learn class it wraps: the names
+    its `__init_subclass__` loops over (`for name in ["fit", ...]: if hasattr(cls._internal_class,
+    name): setattr(...)`), which it forwards where the CPU class has them."""
+    found = wrapper.methods().get("__init_subclass__")
+    if found is None:
+        return []
+    names: list[str] = []
+    for node in ast.walk(found[0]):
+        if (isinstance(node, ast.For) and isinstance(node.iter, (ast.List, ast.Tuple))
+                and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+                        for n in ast.walk(node))):
+            names += [e.value for e in node.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return sorted(set(names))
 
 
 def _string_literals(node: ast.expr) -> list[str]:
@@ -1226,7 +1291,9 @@ def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
     """The literal defaults of each CPU estimator's constructor, read from the scikit-learn
     (umap, hdbscan) installed here, into the cuML table (`cpu_defaults`), with the versions
     in its provenance: a hyperparameter a call leaves out has that value, which the table's
-    conditions then decide. The linter itself never imports these libraries."""
+    conditions then decide. An array-API estimator keeps the wrapper's forwarded methods that
+    the CPU class has (the wrapper's own `hasattr` test). The linter itself never imports
+    these libraries."""
     import importlib
     import inspect
 
@@ -1244,6 +1311,10 @@ def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
         entry["cpu_defaults"] = {p.name: p.default for p in parameters
                                  if p.default is not inspect.Parameter.empty
                                  and isinstance(p.default, (int, float, str, bool, type(None)))}
+        absent = {m for m in entry.get("forwarded_methods", ()) if not hasattr(cls, m)}
+        if absent:
+            entry["gpu_methods"] = [m for m in entry["gpu_methods"] if m not in absent]
+            entry["forwarded_methods"] = [m for m in entry["forwarded_methods"] if m not in absent]
     table["provenance"]["cpu_defaults_from"] = dict(sorted(versions.items()))
     return table
 

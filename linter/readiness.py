@@ -62,13 +62,6 @@ _SNIPPET = 60
 #: scikit-learn packages of meta-estimators (pipelines, column transformers, searches): they
 #: run the estimators they are given, which are counted where they are built.
 _META_PACKAGES = frozenset({"pipeline", "compose", "model_selection"})
-#: cuml.accel runs an array-API-enabled scikit-learn estimator (`ArrayAPIProxyBase`) through a
-#: wrapper class it builds at import time, whose GPU methods the table cannot list: these
-#: names (`python/cuml/cuml/accel/estimator_proxy.py`, `_ArrayAPIWrapper.__init_subclass__`).
-_ARRAY_API_WRAPPER = "._ArrayAPIWrapper"
-_ARRAY_API_METHODS = frozenset({"fit", "fit_transform", "fit_predict", "partial_fit", "transform",
-                                "inverse_transform", "predict", "predict_log_proba", "predict_proba",
-                                "decision_function", "score"})
 
 
 @dataclass(frozen=True)
@@ -153,7 +146,7 @@ def _judge(conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: 
     return verdict
 
 
-def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.Call
+def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.Call, ctx: RuleContext
                     ) -> tuple[str, list[Reason], list[Reason]]:
     reasons: list[Reason] = []
     caveats: list[Reason] = []
@@ -172,7 +165,7 @@ def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.
         values = _bound(support, positional, keywords)
         conditions = [(c, holds) for c in support.fallbacks if (holds := c.holds(values)) is not False]
     verdict = _judge(conditions, reasons, caveats)
-    if support.compiles_udf and verdict == GPU and (call.args or call.keywords) and _function_given(call):
+    if support.compiles_udf and verdict == GPU and (call.args or call.keywords) and _function_given(call, ctx):
         reasons.append(Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's "
                               "Numba JIT", where))
         verdict = UNDECIDED
@@ -192,11 +185,31 @@ def _bound(support: tables.MethodSupport, positional: list[Any], keywords: dict[
     return values
 
 
-def _function_given(call: ast.Call) -> bool:
-    """The call's first argument (`func`, `arg`) is no literal: a Python function to compile."""
+def _function_given(call: ast.Call, ctx: RuleContext) -> bool:
+    """The call's first argument (`func`, `arg`) may be a Python function to compile: it is
+    none where the evidence shows a mapping (`series.map(mapping)` looks values up, with no
+    function to compile)."""
     first = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
-    return first is not None and _literal(first) is tables.NOT_LITERAL
+    return first is not None and not _mapping(first, ctx)
+
+
+def _mapping(node: ast.expr, ctx: RuleContext, follow: bool = True) -> bool:
+    """`node` is a literal, a dict (a display, a comprehension, a call of the builtin `dict`, or,
+    with `follow`, a name whose reaching assignment is one of those) or a pandas object."""
+    if _literal(node) is not tables.NOT_LITERAL or isinstance(node, (ast.Dict, ast.DictComp)):
+        return True
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Name) and node.func.id == "dict" and ctx.env.is_builtin("dict")
+    ty = ctx.type_of(node)
+    if ty is not None and (ty.is_pandas_like or ty.kind == Kind.SEQUENCE and ty.builtin == "dict"):
+        return True
+    if follow and isinstance(node, ast.Name):
+        statement = ctx.reaching_assignment(node.id)
+        if statement is not None and any(isinstance(t, ast.Name) and t.id == node.id for t in
+                                         (statement.targets if isinstance(statement, ast.Assign) else [statement.target])):
+            return statement.value is not None and _mapping(statement.value, ctx, follow=False)
+    return False
 
 
 def _estimator_name(qualname: str | None) -> str | None:
@@ -213,12 +226,6 @@ def _estimator_name(qualname: str | None) -> str | None:
     if key.split(".", 1)[0] in _META_PACKAGES:
         return None
     return f"sklearn.{key}"
-
-
-def _runs_on_gpu(support: tables.EstimatorSupport, method: str) -> bool:
-    if (support.cuml_class or "").endswith(_ARRAY_API_WRAPPER):
-        return method in _ARRAY_API_METHODS or support.runs_on_gpu(method)
-    return support.runs_on_gpu(method)
 
 
 def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any]) -> dict[str, Any]:
@@ -298,7 +305,7 @@ class _Probe(Rule):
     def _pandas(self, call: ast.Call, owner: str, name: str, label: str, ctx: RuleContext) -> Operation | None:
         if name.startswith("_"):
             return None
-        verdict, reasons, caveats = _method_verdict(tables.cudf_method(owner, name), label, call)
+        verdict, reasons, caveats = _method_verdict(tables.cudf_method(owner, name), label, call, ctx)
         return _operation(CUDF, label, call, verdict, reasons, caveats, ctx)
 
     def _function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
@@ -311,7 +318,7 @@ class _Probe(Rule):
             result = ctx.type_of(call)
             if name[:1].isupper() or result is None or not result.is_pandas_like:
                 return None
-        verdict, reasons, caveats = _method_verdict(support, qualname, call)
+        verdict, reasons, caveats = _method_verdict(support, qualname, call, ctx)
         if support is None:
             reasons = [Reason(f"cuDF does not export `{name}`")]
         return _operation(CUDF, qualname, call, verdict, reasons, caveats, ctx)
@@ -345,7 +352,7 @@ class _Probe(Rule):
         if support is None:
             return _operation(CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate the estimator")],
                               [], ctx)
-        if not _runs_on_gpu(support, method):
+        if not support.runs_on_gpu(method):
             where = f"{support.path}:{support.line}" if support.path else None
             return _operation(CUML, label, call, FALLBACK,
                               [Reason(f"the GPU estimator `{support.cuml_class}` has no `{method}`", where)], [], ctx)

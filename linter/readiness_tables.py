@@ -157,6 +157,8 @@ class MethodSupport:
     refused_by: str | None  # the exception it raises before doing anything, if it does
     fallbacks: tuple[Condition, ...]
     compiles_udf: bool  # hands a Python function to cuDF's JIT (Numba)
+    #: Parameters of the method it delegates to that it passes on through its `**kwargs`.
+    forwarded: tuple[Parameter, ...] = ()
 
     @property
     def implemented(self) -> bool:
@@ -172,19 +174,22 @@ class MethodSupport:
 
     def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """A call's values by cuDF's parameter names. cudf.pandas passes the call's arguments as
-        written, so a parameter left out takes cuDF's default (where that is a literal); keywords
-        cuDF has no name for go to its `**kwargs` as a dict."""
+        written, so a parameter left out takes cuDF's default (where that is a literal), also one
+        it only passes on through `**kwargs` to the method it delegates to (unless extra positional
+        values, which it passes on too, may fill it); keywords cuDF has no name for go to its
+        `**kwargs` as a dict."""
         keywords = dict(keywords or {})
         bound: dict[str, Any] = {}
         if self.parameters is None:
             return keywords
-        for parameter in self.parameters:
+        ordered = [p for p in self.parameters if p.kind in ("positional_only", "positional_or_keyword")]
+        forwarded = self.forwarded if len(positional) <= len(ordered) else ()
+        for parameter in (*forwarded, *self.parameters):
             if parameter.default is not None:
                 try:
                     bound[parameter.name] = ast.literal_eval(parameter.default)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     pass
-        ordered = [p for p in self.parameters if p.kind in ("positional_only", "positional_or_keyword")]
         for parameter, value in zip(ordered, positional):
             bound[parameter.name] = value
         names = {p.name for p in self.parameters if p.kind not in ("positional_only", "var_positional", "var_keyword")}
@@ -287,7 +292,8 @@ def _method(name: str, data: Mapping[str, Any]) -> MethodSupport:
     return MethodSupport(name, data["kind"], data["defined_in"], data["path"], data["line"], parameters,
                          None if refused is None else refused["raises"],
                          tuple(_condition(c, data["path"]) for c in data.get("fallbacks", ())),
-                         bool(data.get("compiles_udf")))
+                         bool(data.get("compiles_udf")),
+                         tuple(Parameter(p["name"], p["kind"], p["default"]) for p in data.get("forwarded_params", ())))
 
 
 def cudf_classes(folder: str | None = None) -> frozenset[str]:

@@ -309,3 +309,45 @@ def test_a_call_in_a_chain_is_placed_at_its_method():
     assert (found['pd.read_csv("s.csv")'].line, found['pd.read_csv("s.csv")'].col) == (3, 0)
     chained = found['(...).to_html("s.html")']
     assert (chained.line, chained.col, chained.verdict) == (3, 20, FALLBACK)
+
+
+def test_module_function_merge_falls_back_as_the_method_it_calls():
+    found = ops("""
+        import pandas as pd
+        a = pd.read_csv("a.csv")
+        b = pd.read_csv("b.csv")
+        x = pd.merge(a, b, indicator=True)
+        y = pd.merge(a, b, on="k")
+        z = a.merge(b, indicator=True)
+    """)
+    flagged = found["pd.merge(a, b, indicator=True)"]
+    assert flagged.verdict == FALLBACK and [r.text for r in flagged.reasons] == ["indicator"]
+    assert flagged.reasons[0].source.startswith("python/cudf/cudf/core/dataframe.py:")
+    assert found['pd.merge(a, b, on="k")'].verdict == GPU
+    assert found["a.merge(b, indicator=True)"].verdict == FALLBACK
+
+
+def test_series_map_of_a_mapping_is_decided_and_of_a_function_undecided():
+    found = verdicts("""
+        import pandas as pd
+        df = pd.read_csv("s.csv")
+        codes = {"a": 1}
+        built = dict(a=1)
+        lookup = df["k"]
+        def f(x):
+            return x
+        g = lambda x: x
+        a = df["c"].map(codes)
+        b = df["c"].map(built)
+        c = df["c"].map(lookup)
+        d = df["c"].map({"a": 1})
+        e = df["c"].map(f)
+        h = df["c"].map(g)
+        i = df["c"].map(str)
+        j = df["c"].map(codes.get)
+        k = df["c"].map(unknown)
+    """)
+    for mapping in ("codes", "built", "lookup", '{"a": 1}'):
+        assert found[f'df["c"].map({mapping})'] == GPU, mapping
+    for function in ("f", "g", "str", "codes.get", "unknown"):
+        assert found[f'df["c"].map({function})'] == UNDECIDED, function

@@ -215,9 +215,9 @@ def test_predicates_use_three_valued_logic():
 CUDF_FILES = {
     "VERSION": "1.2.3\n",
     "python/cudf/cudf/__init__.py": (
-        "from cudf.core.dataframe import DataFrame, merge\n"
+        "from cudf.core.dataframe import DataFrame, interpolate, merge\n"
         "from cudf.core.reshape import pivot_table\n"
-        "__all__ = ['DataFrame', 'merge', 'pivot_table']\n"),
+        "__all__ = ['DataFrame', 'merge', 'pivot_table', 'interpolate']\n"),
     "python/cudf/cudf/core/__init__.py": "",
     "python/cudf/cudf/core/mixins.py": (
         "class NotIterable:\n"
@@ -279,7 +279,11 @@ CUDF_FILES = {
         "        raise NotImplementedError(method)\n"
         "    items = Frame.__iter__\n"
         "def merge(left, right, how='inner'):\n"
-        "    return left\n"),
+        "    return left\n"
+        "def interpolate(obj, *args, **kwargs):\n"
+        "    if isinstance(obj, list):\n"
+        "        obj = DataFrame(obj)\n"
+        "    return obj.interpolate(*args, **kwargs)\n"),
 }
 
 CUML_FILES = {
@@ -444,6 +448,13 @@ def test_extractor_reads_cudf_classes_functions_and_conditions(generated):
     assert [c.text for c in interpolate.fallbacks] == ["method != 'linear'"]
     assert tables.cudf_function("pivot_table", folder).fallbacks[0].line == 4
     assert tables.cudf_function("merge", folder).kind == "function"
+    # a function returning its first argument's method call falls back where that method does,
+    # a parameter it passes on through **kwargs taking the method's default
+    function = tables.cudf_function("interpolate", folder)
+    assert [c.text for c in function.fallbacks] == ["method != 'linear'"]
+    assert function.fallbacks_for(["frame"]) == []
+    assert _verdicts(function.fallbacks_for(["frame"], {"method": "cubic"})) == {"method != 'linear'": True}
+    assert _verdicts(function.fallbacks_for(["frame", "cubic"])) == {"method != 'linear'": None}
     assert tables.cudf_function("DataFrame", folder) is None
 
 
@@ -498,3 +509,33 @@ def test_cpu_defaults_are_read_from_the_installed_estimators():
     assert table["estimators"]["sklearn.linear_model.LogisticRegression"]["cpu_defaults"]["C"] == 1.0
     assert "cpu_defaults" not in table["estimators"]["nowhere.Missing"]
     assert set(table["provenance"]["cpu_defaults_from"]) == {"scikit-learn"}
+
+
+def test_array_api_estimators_list_the_wrappers_methods_their_cpu_class_has():
+    scaler = tables.cuml_estimator("sklearn.preprocessing.StandardScaler")
+    assert scaler.cuml_class.endswith("._ArrayAPIWrapper")
+    assert {"fit", "transform", "fit_transform", "inverse_transform", "partial_fit"} <= scaler.gpu_methods
+    assert not {"predict", "score", "get_feature_names_out"} & scaler.gpu_methods  # StandardScaler has no predict
+    polynomial = tables.cuml_estimator("sklearn.preprocessing.PolynomialFeatures")
+    assert {"fit", "transform"} <= polynomial.gpu_methods and "inverse_transform" not in polynomial.gpu_methods
+
+
+def test_the_wrappers_forwarded_methods_are_read_from_its_init_subclass():
+    text = (
+        "class _ArrayAPIWrapper(Base):\n"
+        "    def __init_subclass__(cls, **kwargs):\n"
+        "        for name in ['fit', 'transform', 'score']:\n"
+        "            if hasattr(cls._internal_class, name):\n"
+        "                setattr(cls, name, _make_method(name))\n"
+        "        for attr in ['unrelated']:\n"
+        "            print(attr)\n")
+    block = extractor._split_classes(text, "p.py", "m")["_ArrayAPIWrapper"]
+    assert extractor._forwarded_methods(block) == ["fit", "score", "transform"]
+
+
+def test_the_merge_function_falls_back_where_the_dataframe_method_does():
+    merge = tables.cudf_function("merge")
+    method = tables.cudf_method("DataFrame", "merge")
+    assert {c.text for c in method.fallbacks} <= {c.text for c in merge.fallbacks}
+    assert _verdicts(merge.fallbacks_for(["left", "right"], {"indicator": True})).get("indicator") is True
+    assert merge.fallbacks_for(["left", "right"], {"on": "k"}) == []  # cuDF's defaults hold
