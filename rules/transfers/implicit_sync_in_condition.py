@@ -62,7 +62,7 @@ class ImplicitSyncInCondition(Rule):
 
     code = "GPU306"
     name = "implicit-sync-in-condition"
-    tier = Tier.DEFAULT  # real code: 9 of 12 sampled findings useful
+    tier = Tier.DEFAULT  # real code: 9 of 11 sampled findings useful
     message = "condition on a device value inside a loop: Python waits for the device and copies it to the host on every iteration"
     nodes = (ast.If, ast.While, ast.IfExp)
 
