@@ -65,5 +65,6 @@ def test_torch_round_trips(line, applicability, fixed):
 
 
 def test_host_data_is_not_a_round_trip():
-    source = "import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
+    source = ("import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
+              "\n\nbatches = [f() for _ in range(100)]\n")
     assert [d.code for d in lint_source(source)] == ["GPU304"]
