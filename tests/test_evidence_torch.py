@@ -9,6 +9,7 @@ near-misses include the same shapes with names that suggest a device but no code
 
 from __future__ import annotations
 
+import ast
 import re
 import textwrap
 
@@ -24,8 +25,15 @@ from .test_evidence import probe, probe_one
 _MARKER = re.compile(r"#\s*(GPU3\d\d|OK)\s*$")
 
 
+def _run_repeatedly(source: str) -> str:
+    """`source` with each of its top-level functions handed to `map` (a callback, run once per
+    item): the cases' functions then run over and over, as GPU304 requires."""
+    names = [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+    return source + "".join(f"\nmap({name}, range(100))" for name in names) + ("\n" if names else "")
+
+
 def _check(source: str) -> None:
-    source = textwrap.dedent(source)
+    source = _run_repeatedly(textwrap.dedent(source))
     expected = set()
     silent = set()
     for number, line in enumerate(source.splitlines(), start=1):
@@ -107,10 +115,11 @@ DEVICE_EXPRESSIONS = {
         host_model = torch.nn.Linear(4, 2)
 
 
-        def weights():
-            placed = {name: p.detach().cpu().numpy() for name, p in model.named_parameters()}  # GPU301
-            host = {name: p.detach().cpu().numpy() for name, p in host_model.named_parameters()}  # OK
-            names = [name.upper() for name, p in model.named_buffers() if name == "running_mean"]  # OK
+        def weights(steps):
+            for step in range(steps):  # a snapshot per step: the step loop is the one that counts
+                placed = {name: p.detach().cpu().numpy() for name, p in model.named_parameters()}  # GPU301
+                host = {name: p.detach().cpu().numpy() for name, p in host_model.named_parameters()}  # OK
+                names = [name.upper() for name, p in model.named_buffers() if name == "running_mean"]  # OK
             return placed, host, names
     ''',
     "device_of_a_value_of_unknown_type": '''
@@ -404,7 +413,7 @@ def test_legacy_constructors(source):
 
 def test_legacy_constructors_get_no_device_keyword():
     """`torch.LongTensor(v, device="cuda")` raises: the rewrite is only shown, never applied."""
-    source = "import torch\n\n\ndef labels():\n    return torch.LongTensor([1, 2]).cuda()\n"
+    source = "import torch\n\n\ndef labels():\n    return torch.LongTensor([1, 2]).cuda()\n\n\nmap(labels, range(100))\n"
     [finding] = [d for d in lint_source(source) if d.code == "GPU304"]
     assert finding.fix is not None
     assert finding.fix.applicability == Applicability.DISPLAY
