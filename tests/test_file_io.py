@@ -106,10 +106,10 @@ def test_any_os_error_while_processing_is_one_error(project, cli, monkeypatch):
     write(project / "b.py", ITERROWS)
     real = gpulint.runner.ConfigResolver.for_path
 
-    def for_path(self, path):
+    def for_path(self, path, is_dir=None):
         if path.name == "a.py":
             raise IsADirectoryError(21, "Is a directory")
-        return real(self, path)
+        return real(self, path, is_dir)
 
     monkeypatch.setattr(gpulint.runner.ConfigResolver, "for_path", for_path)
     run = cli("check", "a.py", "b.py")
