@@ -10,12 +10,14 @@ from textwrap import dedent
 import jsonschema
 import pytest
 from gpulint import all_rules
-from gpulint.output.readiness_report import SCHEMA
+from gpulint.output import readiness_report
+from gpulint.output.readiness_report import MARKDOWN_ROWS, NAMED, SCHEMA
 from gpulint.readiness import (
     FALLBACK,
     GPU,
     PROBE_CODE,
     UNDECIDED,
+    FileReport,
     analyse_source,
     overall_share,
 )
@@ -351,3 +353,54 @@ def test_series_map_of_a_mapping_is_decided_and_of_a_function_undecided():
         assert found[f'df["c"].map({mapping})'] == GPU, mapping
     for function in ("f", "g", "str", "codes.get", "unknown"):
         assert found[f'df["c"].map({function})'] == UNDECIDED, function
+
+
+# -- the report is written as the files arrive -------------------------------------------------
+
+
+def test_json_report_is_the_document_json_dumps_writes(project, cli):
+    write(project / "a.py", SCRIPT)
+    write(project / "b.py", "")
+    write(project / "c.ipynb", notebook("import pandas as pd", 'pd.read_csv("s").pivot_table(margins=True)'))
+    (project / "d.py").write_bytes(b"\xff\xfe\x00bad")
+    for args in ((".",), ("b.py",)):
+        run = cli("readiness", *args, "--output-format", "json")
+        assert run.stdout == json.dumps(json.loads(run.stdout), indent=2) + "\n"
+    (project / "empty").mkdir()
+    run = cli("readiness", "empty", "--output-format", "json")
+    assert json.loads(run.stdout)["files"] == []
+    assert run.stdout == json.dumps(json.loads(run.stdout), indent=2) + "\n"
+
+
+def _reports(count: int, seen: list[str], out) -> object:
+    """`count` file reports, each made only once what came before is written to `out`."""
+    for n in range(count):
+        if n:
+            seen.append(out.getvalue())
+        yield analyse_source(SCRIPT, f"m{n:03}.py")
+
+
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_text_and_json_write_each_file_before_the_next_arrives(output_format):
+    import io
+
+    out, seen = io.StringIO(), []
+    readiness_report.WRITERS[output_format](_reports(3, seen, out), out)
+    assert len(seen) == 2
+    assert "m000.py" in seen[0] and "m001.py" not in seen[0]
+    assert "m001.py" in seen[1] and "m002.py" not in seen[1]
+
+
+def test_summary_and_markdown_keep_only_what_they_print():
+    reports = [analyse_source(SCRIPT, f"m{n:03}.py") for n in range(60)]  # 2 fallbacks, 1 blocker each
+    summary = readiness_report.summarise(reports)
+    assert summary.tallies["pandas"].fallback == 120 and summary.blockers == 60
+    assert len(summary.named["pandas"]) == NAMED and len(summary.rows) == MARKDOWN_ROWS
+    assert summary.row_count == 120 and len(summary.blocker_rows) == 60
+    line = summary.lines()[0]
+    assert "`sales.pivot_table(index=\"k\", margins=True)` at m000.py:3:0" in line
+    assert line.endswith(f", and {120 - NAMED} more.")
+    markdown = readiness_report.render("markdown", reports)
+    assert markdown.count("| fallback |") == MARKDOWN_ROWS and "20 more rows:" in markdown
+    assert summary.share == overall_share([op for r in reports for op in r.operations])
+    assert readiness_report.summarise([FileReport("x.py", error="boom")]).errors == [("x.py", "boom")]

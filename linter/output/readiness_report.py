@@ -3,9 +3,11 @@ JSON (`SCHEMA`, documented in docs/readiness.md) and Markdown (for a pull-reques
 
 from __future__ import annotations
 
+import io
 import json
 import sys
-from collections.abc import Sequence
+import textwrap
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -21,9 +23,7 @@ from ..readiness import (
     FileReport,
     Operation,
     Tally,
-    overall_share,
     readiness_paths,
-    tallies,
     tally_key,
 )
 from ..readiness_tables import provenance
@@ -98,38 +98,83 @@ def _reasons(operation: Operation) -> str:
     return f"in a loop: {found}" if operation.in_loop and operation.verdict != GPU else found
 
 
-def _operations(reports: Sequence[FileReport]) -> list[Operation]:
-    return [op for report in reports for op in report.operations]
+class Summary:
+    """What the report says of the whole project, gathered one file at a time so that a run
+    holds no file's operations after that file is written: the tallies, the first fallbacks
+    each summary line names, the first rows of the Markdown tables (and how many there are),
+    the blockers' count and the files with an error."""
+
+    def __init__(self) -> None:
+        self.tallies = {key: Tally() for key in TALLIES}
+        self.total = Tally()
+        self.named: dict[str, list[str]] = {key: [] for key in TALLIES}
+        self.blockers = 0
+        self.rows: list[str] = []  # Markdown: operations that fall back or are undecided
+        self.row_count = 0
+        self.blocker_rows: list[str] = []
+        self.errors: list[tuple[str, str]] = []
+
+    def add(self, report: FileReport) -> None:
+        if report.error is not None:
+            self.errors.append((report.display, report.error))
+        for op in report.operations:
+            key = tally_key(op)
+            self.tallies[key].add(op)
+            self.total.add(op)
+            if op.verdict == FALLBACK and len(self.named[key]) < NAMED:
+                self.named[key].append(f"`{op.code}` at {where(report.display, op.line, op.col, op.cell)} "
+                                       f"({_reasons(op)})")
+            if op.verdict != GPU:
+                self.row_count += 1
+                if len(self.rows) < MARKDOWN_ROWS:
+                    self.rows.append(f"| `{_cell(where(report.display, op.line, op.col, op.cell))}` "
+                                     f"| `{_cell(op.code)}` | {op.verdict} | {_cell(_reasons(op))} |")
+        for b in report.blockers:
+            self.blockers += 1
+            if len(self.blocker_rows) < MARKDOWN_ROWS:
+                self.blocker_rows.append(f"| `{_cell(where(report.display, b.start.line, b.start.col, b.cell))}` "
+                                         f"| {b.code} {b.name} | {_cell(b.message)} |")
+
+    @property
+    def share(self) -> float | None:
+        """The percentage of all counted operations that runs on the GPU (`--fail-under`)."""
+        return self.total.share
+
+    def lines(self, markdown: bool = False) -> list[str]:
+        """One line per tally with something counted, naming the first fallbacks; then the
+        blockers and the overall share."""
+        lines = []
+        for key in TALLIES:
+            tally = self.tallies[key]
+            if not tally.total:
+                continue
+            noun, verb = _NOUNS[key]
+            line = f"{tally.gpu} of {tally.total} {noun} {verb}"
+            if tally.fallback:
+                more = f", and {tally.fallback - NAMED} more" if tally.fallback > NAMED else ""
+                line += (f"; {tally.fallback} {'falls' if tally.fallback == 1 else 'fall'} back: "
+                         f"{', '.join(self.named[key])}{more}")
+            if tally.undecided:
+                line += f"; {tally.undecided} undecided"
+            lines.append(line + ".")
+        share = self.share
+        lines.append(f"{self.blockers} lint finding{'s' if self.blockers != 1 else ''} stand in the GPU's way; "
+                     + ("nothing counted." if share is None
+                        else f"{share:.1f}% of the counted operations run on the GPU."))
+        if markdown:
+            return [f"- {line}" for line in lines]
+        return lines
 
 
-def summary_lines(reports: Sequence[FileReport], markdown: bool = False) -> list[str]:
-    """One line per tally with something counted, naming the first fallbacks; then the
-    blockers and the overall share."""
-    lines = []
-    counted = tallies(_operations(reports))
-    located = [(report.display, op) for report in reports for op in report.operations]
-    for key in TALLIES:
-        tally = counted[key]
-        if not tally.total:
-            continue
-        noun, verb = _NOUNS[key]
-        line = f"{tally.gpu} of {tally.total} {noun} {verb}"
-        fallbacks = [(d, op) for d, op in located if op.verdict == FALLBACK and tally_key(op) == key]
-        if fallbacks:
-            named = ", ".join(f"`{op.code}` at {where(d, op.line, op.col, op.cell)} ({_reasons(op)})"
-                              for d, op in fallbacks[:NAMED])
-            more = f", and {len(fallbacks) - NAMED} more" if len(fallbacks) > NAMED else ""
-            line += f"; {tally.fallback} {'falls' if tally.fallback == 1 else 'fall'} back: {named}{more}"
-        if tally.undecided:
-            line += f"; {tally.undecided} undecided"
-        lines.append(line + ".")
-    blockers = sum(len(report.blockers) for report in reports)
-    share = overall_share(_operations(reports))
-    lines.append(f"{blockers} lint finding{'s' if blockers != 1 else ''} stand in the GPU's way; "
-                 + ("nothing counted." if share is None else f"{share:.1f}% of the counted operations run on the GPU."))
-    if markdown:
-        return [f"- {line}" for line in lines]
-    return lines
+def summarise(reports: Iterable[FileReport]) -> Summary:
+    summary = Summary()
+    for report in reports:
+        summary.add(report)
+    return summary
+
+
+def summary_lines(reports: Iterable[FileReport], markdown: bool = False) -> list[str]:
+    return summarise(reports).lines(markdown)
 
 
 def _blocker(diagnostic: Diagnostic) -> dict[str, Any]:
@@ -137,40 +182,50 @@ def _blocker(diagnostic: Diagnostic) -> dict[str, Any]:
             "line": diagnostic.start.line, "col": diagnostic.start.col, "cell": diagnostic.cell}
 
 
-def render_text(reports: Sequence[FileReport]) -> str:
-    out: list[str] = []
+# Each writer writes the report of `reports` (an iterator: files arrive as they are analysed)
+# to `out`, a file's part as soon as it has it, and returns the project's summary.
+
+
+def write_text(reports: Iterable[FileReport], out: IO[str]) -> Summary:
+    summary = Summary()
     for report in reports:
+        summary.add(report)
         if report.error is not None:
-            out.append(f"{report.display}: error: {report.error}")
+            out.write(f"{report.display}: error: {report.error}\n")
             continue
         if not report.operations and not report.blockers:
             continue
-        out.append(report.display)
+        lines = [report.display]
         for op in report.operations:
             spot = where("", op.line, op.col, op.cell)[1:]
             detail = f"  {_reasons(op)}" if op.reasons else ""
-            out.append(f"  {spot:<14} {op.verdict:<9} {op.what:<40} `{op.code}`{detail}")
+            lines.append(f"  {spot:<14} {op.verdict:<9} {op.what:<40} `{op.code}`{detail}")
         for diagnostic in report.blockers:
             spot = where("", diagnostic.start.line, diagnostic.start.col, diagnostic.cell)[1:]
-            out.append(f"  {spot:<14} blocker   {diagnostic.code} {diagnostic.name}: {diagnostic.message}")
-        out.append("")
-    out.extend(summary_lines(reports))
-    return "\n".join(out) + "\n"
+            lines.append(f"  {spot:<14} blocker   {diagnostic.code} {diagnostic.name}: {diagnostic.message}")
+        out.write("\n".join(lines) + "\n\n")
+    out.write("\n".join(summary.lines()) + "\n")
+    return summary
 
 
-def render_json(reports: Sequence[FileReport]) -> str:
-    operations = _operations(reports)
-    counted = tallies(operations)
+def write_json(reports: Iterable[FileReport], out: IO[str]) -> Summary:
+    """The JSON document `json.dumps(..., indent=2)` would write, one file's object at a time."""
     tables = {name: {"version": item.version, "commit": item.commit} for name, item in provenance().items()}
-    data = {
-        "schema": SCHEMA_ID,
-        "tables": tables,
-        "files": [{"path": r.display, "error": r.error, "operations": [op.to_json() for op in r.operations],
-                   "blockers": [_blocker(d) for d in r.blockers]} for r in reports],
-        "summary": {**{key: _tally_json(counted[key]) for key in TALLIES}, "overall": overall_share(operations),
-                    "blockers": sum(len(r.blockers) for r in reports)},
-    }
-    return json.dumps(data, indent=2) + "\n"
+    head = json.dumps({"schema": SCHEMA_ID, "tables": tables}, indent=2)
+    out.write(head[:-2] + ',\n  "files": [')
+    summary = Summary()
+    first = True
+    for report in reports:
+        summary.add(report)
+        item = {"path": report.display, "error": report.error, "operations": [op.to_json() for op in report.operations],
+                "blockers": [_blocker(d) for d in report.blockers]}
+        out.write(("\n" if first else ",\n") + textwrap.indent(json.dumps(item, indent=2), "    "))
+        first = False
+    out.write("]" if first else "\n  ]")
+    data = {**{key: _tally_json(summary.tallies[key]) for key in TALLIES}, "overall": summary.share,
+            "blockers": summary.blockers}
+    out.write(',\n  "summary": ' + json.dumps(data, indent=2).replace("\n", "\n  ") + "\n}\n")
+    return summary
 
 
 def _tally_json(tally: Tally) -> dict[str, Any]:
@@ -182,29 +237,26 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(reports: Sequence[FileReport]) -> str:
+def write_markdown(reports: Iterable[FileReport], out: IO[str]) -> Summary:
+    """The summary comes first, so the whole run is gathered (as its bounded `Summary`) before
+    anything is written."""
+    summary = summarise(reports)
     found = provenance()
-    out = ["## GPU readiness", "", *summary_lines(reports, markdown=True), ""]
-    rows = [(r.display, op) for r in reports for op in r.operations if op.verdict != GPU]
-    if rows:
-        out += ["<details><summary>Operations that fall back or are undecided</summary>", "",
-                "| Where | Operation | Verdict | Why |", "|---|---|---|---|"]
-        out += [f"| `{_cell(where(d, op.line, op.col, op.cell))}` | `{_cell(op.code)}` | {op.verdict} "
-                f"| {_cell(_reasons(op))} |" for d, op in rows[:MARKDOWN_ROWS]]
-        out += [*_more(len(rows)), "", "</details>", ""]
-    blockers = [(r.display, d) for r in reports for d in r.blockers]
-    if blockers:
-        out += ["<details><summary>Lint findings in the GPU's way</summary>", "",
-                "| Where | Rule | Message |", "|---|---|---|"]
-        out += [f"| `{_cell(where(d, b.start.line, b.start.col, b.cell))}` | {b.code} {b.name} | {_cell(b.message)} |"
-                for d, b in blockers[:MARKDOWN_ROWS]]
-        out += [*_more(len(blockers)), "", "</details>", ""]
-    errors = [r for r in reports if r.error is not None]
-    if errors:
-        out += ["Not checked:", "", *(f"- `{r.display}`: {r.error}" for r in errors), ""]
-    out.append(f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
-               f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`).")
-    return "\n".join(out) + "\n"
+    lines = ["## GPU readiness", "", *summary.lines(markdown=True), ""]
+    if summary.rows:
+        lines += ["<details><summary>Operations that fall back or are undecided</summary>", "",
+                  "| Where | Operation | Verdict | Why |", "|---|---|---|---|", *summary.rows,
+                  *_more(summary.row_count), "", "</details>", ""]
+    if summary.blocker_rows:
+        lines += ["<details><summary>Lint findings in the GPU's way</summary>", "",
+                  "| Where | Rule | Message |", "|---|---|---|", *summary.blocker_rows,
+                  *_more(summary.blockers), "", "</details>", ""]
+    if summary.errors:
+        lines += ["Not checked:", "", *(f"- `{display}`: {error}" for display, error in summary.errors), ""]
+    lines.append(f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
+                 f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`).")
+    out.write("\n".join(lines) + "\n")
+    return summary
 
 
 def _more(rows: int) -> list[str]:
@@ -213,27 +265,38 @@ def _more(rows: int) -> list[str]:
     return ["", f"{rows - MARKDOWN_ROWS} more rows: `--output-format json` or `text` lists every one."]
 
 
-RENDERERS = {"text": render_text, "json": render_json, "markdown": render_markdown}
+WRITERS: dict[str, Callable[[Iterable[FileReport], IO[str]], Summary]] = {
+    "text": write_text, "json": write_json, "markdown": write_markdown}
+
+
+def render(output_format: str, reports: Iterable[FileReport]) -> str:
+    """The whole report as a string."""
+    buffer = io.StringIO()
+    WRITERS[output_format](reports, buffer)
+    return buffer.getvalue()
 
 
 def write_report(paths: Sequence[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
                  jobs: int, output_format: str, libraries: Sequence[str], fail_under: float | None,
                  out: IO[str]) -> int:
-    """Run the readiness analysis and write the report to `out`; the exit code (1 when the
-    GPU share is under `fail_under`, 2 when a file could not be read: it is listed with its error)."""
+    """Run the readiness analysis and write the report to `out`, each file's part as soon as
+    the format allows; the exit code (1 when the GPU share is under `fail_under`, 2 when a
+    file could not be read: it is listed with its error)."""
     chosen = set(libraries or (CUDF, CUML))
-    reports = []
-    for report in readiness_paths(paths, overrides, config_file=config_file, force_exclude=force_exclude, jobs=jobs):
-        report.operations = [op for op in report.operations if op.library in chosen]
-        reports.append(report)
-    out.write(RENDERERS[output_format](reports))
+
+    def chosen_only(reports: Iterable[FileReport]) -> Iterator[FileReport]:
+        for report in reports:
+            report.operations = [op for op in report.operations if op.library in chosen]
+            yield report
+
+    found = readiness_paths(paths, overrides, config_file=config_file, force_exclude=force_exclude, jobs=jobs)
+    summary = WRITERS[output_format](chosen_only(found), out)
     out.flush()
-    failed = [report for report in reports if report.error is not None]
-    for report in failed:
-        sys.stderr.write(f"{report.display}: error: {report.error}\n")
-    if failed:
+    for display, error in summary.errors:
+        sys.stderr.write(f"{display}: error: {error}\n")
+    if summary.errors:
         return 2
-    share = overall_share(_operations(reports))
+    share = summary.share
     if fail_under is not None and share is not None and share < fail_under:
         sys.stderr.write(f"GPU share {share:.1f}% is under --fail-under {fail_under:g}%\n")
         return 1
