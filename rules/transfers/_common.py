@@ -891,17 +891,13 @@ def waits_anyway(iteration: ast.AST, ctx: RuleContext, copied: set[str] | frozen
       (`host_copy_of`) before position `before` (a copy later in the iteration, after
       more work is queued, does not count: the earlier wait stops the host from queuing
       that work while the device catches up)."""
-    if isinstance(iteration, (ast.For, ast.AsyncFor, ast.While)):
-        if any(synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))):
-            return True
-        parts: list[ast.AST] = [iteration.test, *iteration.body] if isinstance(iteration, ast.While) \
-            else loop_parts(iteration, ctx.statement)
-    else:
-        parts = loop_parts(iteration, ctx.statement)
+    if isinstance(iteration, (ast.For, ast.AsyncFor, ast.While)) and any(
+            synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))):
+        return True
     if not copied or before is None:
         return False
     return any(host_copy_of(node, copied) and (node.end_lineno, node.end_col_offset) <= before  # type: ignore[attr-defined]
-               for node in walk_local(parts))
+               for node in walk_local(loop_parts(iteration, ctx.statement)))
 
 
 def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[ast.AST]:
