@@ -83,7 +83,6 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
     entries = _grouped(items, quick, size, jobs)
     pool: ProcessPoolExecutor | None = None
     sent = 0  # items sent to the current pool's workers
-    unfinished = 0  # the current pool's batches not yet taken from `pending`
     last_release = time.monotonic()
     try:
         # Each entry: a batch sent to a worker and its future, or a result at hand (no batch).
@@ -91,7 +90,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
         while True:
             while len(pending) < in_flight:
                 if pool is not None and sent >= jobs * WORKER_FILES:
-                    if unfinished:
+                    if any(future is not None for _, future, _ in pending):
                         break  # the pool's workers are replaced once their last batches are in
                     pool.shutdown(wait=True)
                     pool, sent = None, 0
@@ -107,7 +106,6 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                     pool = _pool(jobs, warm_up)
                 pending.append((batch, pool.submit(_batch, function, on_failure, batch), None))
                 sent += len(batch)
-                unfinished += 1
             if not pending:
                 return
             batch, future, ready = pending[0]
@@ -115,7 +113,6 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                 pending.popleft()
                 yield ready  # type: ignore[misc]
                 continue
-            unfinished -= 1
             from concurrent.futures.process import BrokenProcessPool  # imported with the pool
 
             try:
@@ -131,7 +128,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                     else:
                         yield from _one_at_a_time(function, batch, on_failure, warm_up)  # type: ignore[arg-type]
                 pending.clear()
-                pool, sent, unfinished = _pool(jobs, warm_up), 0, 0
+                pool, sent = _pool(jobs, warm_up), 0
                 continue
             pending.popleft()
             yield from results
