@@ -60,9 +60,7 @@ def _callees(facts: FunctionFacts, index: SemanticIndex,
     object (`self.sampler.sample(...)`: every method of that name)."""
     scopes = _scopes_of(facts, index)
     for name in facts.calls:
-        resolved = index.resolve(scopes, name)
-        if resolved:
-            yield from resolved[0]
+        yield from _named(index, scopes, name)
     if facts.owner is not None:
         for name in facts.self_calls:
             method = index.method(facts.owner, name)
