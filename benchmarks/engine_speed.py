@@ -39,6 +39,7 @@ older versions.
 With `--rss-sizes`, each size's runs also report the peak of the whole process tree's
 resident sets added up (the main process and its workers at once, sampled from /proc every
 20 ms), which is what grows when each process stays small but all of them together do not.
+Each size's figures are the median of `--repeat` runs, every run's kept in the results.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ import urllib.parse
 import urllib.request
 import warnings
 import zipfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -745,9 +746,12 @@ def _command(tool: Tool) -> str:
     return " ".join(re.sub(r"(?<![\w.-])/\S*/", "", part) for part in argv) + " FILES..."
 
 
-def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path) -> list[dict]:
+def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path, repeat: int = 1) -> list[dict]:
     """Peak RSS of gpulint (cold, one job and all jobs) and ruff on the first N files of the
-    fixed shuffle, for each N in `sizes`: whether memory grows with the number of files."""
+    fixed shuffle, for each N in `sizes`: whether memory grows with the number of files.
+    Each is the median of `repeat` runs (every run's figures kept in `runs`): with workers,
+    the tree's peak is the moment two of them hold large files at once, which varies from
+    run to run as timings do."""
     tools = [tool for tool in realcode_tools(scratch, jobs)[0]
              if tool.label.startswith("gpulint cold") or tool.label == f"ruff {PEER_SELECT}, no cache"]
     rows = []
@@ -756,12 +760,23 @@ def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path) ->
         relative = [str(path.relative_to(corpus)) for path in files]
         for tool in tools:
             progress(f"peak RSS: {tool.label} on {len(files)} files")
-            run = run_process(tool.argv + relative, corpus, tool.env, sample_tree=True)
-            rows.append({"files": len(files), "tool": tool.label, "peak_rss_mib": run.rss_mib,
-                         "peak_tree_rss_mib": run.tree_rss_mib, "wall_s": run.wall, "cpu_s": run.cpu,
-                         "exit": run.returncode})
+            runs = [run_process(tool.argv + relative, corpus, tool.env, sample_tree=True) for _ in range(repeat)]
+            rows.append({"files": len(files), "tool": tool.label,
+                         "peak_rss_mib": statistics.median(run.rss_mib for run in runs),
+                         "peak_tree_rss_mib": _median_of(run.tree_rss_mib for run in runs),
+                         "wall_s": statistics.median(run.wall for run in runs),
+                         "cpu_s": statistics.median(run.cpu for run in runs),
+                         "exit": max(run.returncode for run in runs),
+                         "runs": [{"peak_rss_mib": run.rss_mib, "peak_tree_rss_mib": run.tree_rss_mib}
+                                  for run in runs]})
     progress("")
     return rows
+
+
+def _median_of(values: Iterable[float | None]) -> float | None:
+    """The median, or None when some run had no figure (no /proc to sample)."""
+    values = list(values)
+    return None if any(value is None for value in values) else statistics.median(values)
 
 
 def cpu_model() -> str | None:
@@ -823,7 +838,7 @@ def run_realcode(args: argparse.Namespace) -> int:
         for line in skipped:
             print(f"skipped: {line}", file=sys.stderr)
         measured = measure_tools(tools, groups, corpus, args.repeat, scratch)
-        memory = rss_by_size(args.rss_sizes, corpus, jobs, scratch) if args.rss_sizes else []
+        memory = rss_by_size(args.rss_sizes, corpus, jobs, scratch, args.repeat) if args.rss_sizes else []
     in_process = {}
     if groups["py"] and not args.no_in_process:
         progress("in process: floor and gpulint on the .py files")
@@ -916,14 +931,16 @@ def speed_markdown(payload: dict) -> str:
         sizes = sorted({row["files"] for row in memory})
         tools = list(dict.fromkeys(row["tool"] for row in memory))
         found = {(row["tool"], row["files"]): row["peak_rss_mib"] for row in memory}
-        lines += ["", "| Peak RSS MiB by files linted |" + "".join(f" {size:,} |" for size in sizes),
+        runs = max((len(row.get("runs") or [None]) for row in memory), default=1)
+        median = f" (median of {runs} runs)" if runs > 1 else ""
+        lines += ["", f"| Peak RSS MiB by files linted{median} |" + "".join(f" {size:,} |" for size in sizes),
                   "|---|" + "---:|" * len(sizes)]
         lines += [f"| {tool} |" + "".join(f" {_figure(found.get((tool, size)), 0)} |" for size in sizes)
                   for tool in tools]
         trees = {(row["tool"], row["files"]): row["peak_tree_rss_mib"] for row in memory
                  if row.get("peak_tree_rss_mib") is not None}
         if trees:
-            lines += ["", "| Peak RSS MiB of the process tree (all processes at once) by files linted |"
+            lines += ["", f"| Peak RSS MiB of the process tree (all processes at once) by files linted{median} |"
                       + "".join(f" {size:,} |" for size in sizes), "|---|" + "---:|" * len(sizes)]
             lines += [f"| {tool} |" + "".join(f" {_figure(trees.get((tool, size)), 0)} |" for size in sizes)
                       for tool in tools if any((tool, size) in trees for size in sizes)]

@@ -103,6 +103,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                 if pool is None:
                     if warm_up is not None:
                         warm_up()
+                    release_memory()  # what finding the files took: not copied into every worker
                     pool = _pool(jobs, warm_up)
                 pending.append((batch, pool.submit(_batch, function, on_failure, batch), None))
                 sent += len(batch)

@@ -44,3 +44,19 @@ def test_the_memory_table_shows_the_tree_where_it_was_measured():
     _, tree = table.split("| Peak RSS MiB of the process tree (all processes at once) by files linted |")
     assert tree.startswith(" 250 | 3,000 |")
     assert "| gpulint cold, 2 jobs | 120 | 130 |" in tree and "| ruff |" not in tree
+
+
+def test_repeated_runs_report_their_median_and_say_so():
+    assert engine_speed._median_of([120.0, 140.0, 125.0]) == 125.0
+    assert engine_speed._median_of([120.0, None]) is None  # a run with no /proc to sample
+    runs = [{"peak_rss_mib": 50.0, "peak_tree_rss_mib": value} for value in (118.0, 121.0, 140.0)]
+    payload = {
+        "machine": {"cpu_model": "Test CPU", "machine": "x86_64", "usable_cpus": 2, "python": "3.11.7",
+                    "date": "2026-01-02T03:04:05+00:00", "versions": {"gpulint": "0.1.0"}, "gpulint_commit": "abc"},
+        "corpus": {"repos": [{"name": "o/r", "commit": "0" * 40}], "files": {"py": 10, "ipynb": 4}},
+        "repeat": 3, "jobs": 2, "results": [], "peak_rss_by_files": [
+            {"files": 250, "tool": "gpulint cold, 2 jobs", "peak_rss_mib": 50.0, "peak_tree_rss_mib": 121.0,
+             "runs": runs}]}
+    table = engine_speed.speed_markdown(payload)
+    assert "| Peak RSS MiB of the process tree (all processes at once) by files linted (median of 3 runs) |" in table
+    assert "| gpulint cold, 2 jobs | 121 |" in table
