@@ -45,6 +45,10 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _PLACEHOLDER = "__gpulint_ipython_{}__"
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
 _LEADING_INDENT = re.compile(r"[ \t]+")
+#: A line copied from an IPython session with its prompt: `In [3]: ` on the first line of an
+#: input, `   ...: ` (as many dots as the first prompt is wide) on the lines that continue it.
+_SESSION_FIRST = re.compile(r"(?:(?:\[nav\]|\[ins\])? )?In \[\d+\]: ")
+_SESSION_PROMPT = re.compile(rf"{_SESSION_FIRST.pattern}|\s*\.{{3,}}: ?")
 
 
 def split_lines(text: str) -> list[str]:
@@ -155,7 +159,7 @@ def mask_cell_magic(text: str) -> Masked:
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     cell_magic = _CELL_MAGIC.match(lines[first]) if first is not None else None
     if cell_magic is None:
-        return Masked(text, skipped=_indented_as_a_whole(lines))
+        return Masked(text, skipped=_indented_as_a_whole(lines) or _pasted_from_a_session(lines))
     if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
         return Masked(text, skipped=True)
     return _Masker(lines).replace_line(first).done()
@@ -175,6 +179,20 @@ def _indented_as_a_whole(lines: list[str]) -> bool:
     space = indent.group(0)
     dedented = Masked("".join(line[len(space):] if line.startswith(space) else line for line in lines))
     return parses(dedented.text) or may_hold_ipython(dedented.text) and parses(mask_lines(dedented).text)
+
+
+def _pasted_from_a_session(lines: list[str]) -> bool:
+    """IPython strips an IPython session's prompts (`In [3]: `, `...: `) from every line of
+    a cell whose first line starts with the first prompt or whose second line starts with
+    a continuation prompt, so a cell pasted from a session runs. Like a cell indented as a
+    whole, it is skipped when it does not parse as it stands and does once stripped."""
+    if not (lines and _SESSION_FIRST.match(lines[0]) or len(lines) > 1 and _SESSION_PROMPT.match(lines[1])):
+        return False
+    text = "".join(lines)
+    if parses(text):
+        return False
+    stripped = Masked("".join(_SESSION_PROMPT.sub("", line, count=1) for line in lines))
+    return parses(stripped.text) or may_hold_ipython(stripped.text) and parses(mask_lines(stripped).text)
 
 
 def mask_lines(cell: Masked) -> Masked:

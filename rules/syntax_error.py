@@ -14,8 +14,11 @@ class SyntaxErrorRule(Rule):
     Reports a file that Python cannot parse, at the position of the error. In a notebook,
     a cell that is valid IPython is not reported: magics (`%time`, `%%capture`), shell
     escapes (`!ls`), help (`obj?`), line magics and shell aliases written without their
-    `%` as IPython's automagic allows (`pip install torch`, `cd ..`, `mkdir data`), and
-    lines pasted with the interpreter's `>>>`/`...` prompt.
+    `%` as IPython's automagic allows (`pip install torch`, `cd ..`, `mkdir data`), lines
+    pasted with the interpreter's `>>>`/`...` prompt, and cells IPython runs once it has
+    cleaned them up (such a cell is skipped, neither reported nor checked, as its columns
+    are not Python's): a cell indented as a whole, and one pasted from an IPython session
+    with its `In [3]: ` and `...: ` prompts.
 
     ## Why is this bad?
     Nothing else can be checked in a file that does not parse, and neither can the

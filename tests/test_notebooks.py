@@ -379,6 +379,28 @@ def test_an_indented_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
     assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]
 
 
+@pytest.mark.parametrize("cell", [
+    "s = pd.Series(\n  ....:     ['A', 'B'], dtype='string'\n  ....: )\n  ....: \nprint(s)",  # continuation prompts
+    "In [3]: x = (1,\n   ...:      2)",  # the first prompt and one continuation
+    "In [12]: %timeit sales.sum()",  # the prompt stripped, then the magic masked
+    "y = 1\n   ...: z = 2",  # the second line's prompt makes IPython strip every line
+])
+def test_a_cell_pasted_from_an_ipython_session_is_valid_ipython_and_is_skipped(cell):
+    cells = [IMPORTS, FRAME, cell, "print 'python 2'"]
+    found = lint_cells(cells)
+    assert [(d.cell, d.code) for cell in found for d in cell] == [(4, "GPU001")]
+    assert fix_cells(cells, unsafe_fixes=True)[2] == cell
+
+
+@pytest.mark.parametrize("cell", [
+    "In [3]: x = (1,\n   ...: ",  # still unclosed once stripped
+    "x = (1,\n2\n   ...: )",  # a prompt on the third line only: IPython strips nothing
+])
+def test_a_session_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
+    found = lint_cells([IMPORTS, cell])
+    assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]
+
+
 def test_a_fix_that_drops_an_ipython_line_is_refused():
     masked = mask_ipython("%time x = 1\ny = 2")
     placeholder = masked.text.splitlines()[0]
