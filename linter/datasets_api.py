@@ -48,3 +48,60 @@ PYG_DATASETS = "torch_geometric.datasets."
 PYG_IN_MEMORY_BASES = frozenset({"torch_geometric.data.InMemoryDataset"})
 #: Keywords that give a dataset a function run on every item it loads.
 TRANSFORM_KEYWORDS = frozenset({"transform", "transforms", "target_transform"})
+
+#: torch's `DataLoader`, and PyTorch Geometric's loaders: subclasses of it that take its
+#: options, `num_workers` and `pin_memory` included, as keyword arguments (`**kwargs` handed
+#: to `torch.utils.data.DataLoader.__init__`); `torch_geometric.data.*` are deprecated aliases.
+TORCH_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+PYG_LOADERS = frozenset(
+    [f"torch_geometric.loader.{name}" for name in (
+        "DataLoader", "NodeLoader", "LinkLoader", "NeighborLoader", "LinkNeighborLoader", "HGTLoader",
+        "ClusterLoader", "GraphSAINTSampler", "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler",
+        "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler", "RandomNodeLoader", "RandomNodeSampler", "ZipLoader",
+        "DataListLoader", "DenseDataLoader", "TemporalDataLoader", "NeighborSampler")]
+    + [f"torch_geometric.data.{name}" for name in (
+        "DataLoader", "DataListLoader", "DenseDataLoader", "NeighborSampler", "ClusterLoader", "GraphSAINTSampler",
+        "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler",
+        "RandomNodeSampler")]
+)
+#: Loaders that hand out the items of the dataset they are given first, `batch_size` at a
+#: time (1 when not given): as many batches as the dataset has items over `batch_size`.
+BATCHING_LOADERS = TORCH_LOADERS | {
+    f"torch_geometric.{package}.{name}" for package in ("loader", "data")
+    for name in ("DataLoader", "DataListLoader", "DenseDataLoader")}
+
+
+def _parts(position: int, keyword: str, default: object, sizes: dict[object, int]) -> tuple:
+    return ((position, keyword, default),), sizes
+
+
+_MNIST_LIKE = _parts(1, "train", True, {True: 60_000, False: 10_000})
+_CIFAR = _parts(1, "train", True, {True: 50_000, False: 10_000})
+#: Public benchmark datasets whose number of items their library documents (torchvision's
+#: dataset pages, PyTorch Geometric's dataset tables): the class, the arguments that choose
+#: the part (position, keyword, default) and the items of each part. A part given by a value
+#: the file does not spell out is at most the largest part; a dataset chosen by a name that
+#: is not here is of unknown size.
+DATASET_SIZES: dict[str, tuple[tuple[tuple[int, str, object], ...], dict[object, int]]] = {
+    **{f"torchvision.datasets.{name}": _MNIST_LIKE for name in ("MNIST", "FashionMNIST", "KMNIST")},
+    **{f"torchvision.datasets.mnist.{name}": _MNIST_LIKE for name in ("MNIST", "FashionMNIST", "KMNIST")},
+    **{f"torchvision.datasets.{path}": _CIFAR for path in ("CIFAR10", "CIFAR100", "cifar.CIFAR10", "cifar.CIFAR100")},
+    **{f"torchvision.datasets.{path}": _parts(1, "split", "train", {"train": 73_257, "test": 26_032, "extra": 531_131})
+       for path in ("SVHN", "svhn.SVHN")},
+    **{f"torch_geometric.datasets.{path}": _parts(1, "split", "train", {"train": 20, "val": 2, "test": 2})
+       for path in ("PPI", "ppi.PPI")},
+    **{f"torch_geometric.datasets.{path}": _parts(1, "name", None, {
+        "ESOL": 1_128, "FreeSolv": 642, "Lipo": 4_200, "PCBA": 437_929, "MUV": 93_087, "HIV": 41_127,
+        "BACE": 1_513, "BBBP": 2_039, "Tox21": 7_831, "ToxCast": 8_575, "SIDER": 1_427, "ClinTox": 1_478})
+       for path in ("MoleculeNet", "molecule_net.MoleculeNet")},
+    **{f"torch_geometric.datasets.{path}": _parts(1, "name", None, {
+        "MUTAG": 188, "PROTEINS": 1_113, "ENZYMES": 600, "NCI1": 4_110, "NCI109": 4_127, "DD": 1_178,
+        "PTC_MR": 344, "IMDB-BINARY": 1_000, "IMDB-MULTI": 1_500, "REDDIT-BINARY": 2_000, "COLLAB": 5_000})
+       for path in ("TUDataset", "tu_dataset.TUDataset")},
+    **{f"torch_geometric.datasets.{path}": (((1, "subset", False), (2, "split", "train")), {
+        (True, "train"): 10_000, (True, "val"): 1_000, (True, "test"): 1_000,
+        (False, "train"): 220_011, (False, "val"): 24_445, (False, "test"): 5_000})
+       for path in ("ZINC", "zinc.ZINC")},
+    # one graph, whatever its name (Cora, CiteSeer, PubMed)
+    **{f"torch_geometric.datasets.{path}": ((), {(): 1}) for path in ("Planetoid", "planetoid.Planetoid")},
+}

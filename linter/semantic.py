@@ -169,6 +169,7 @@ class SemanticIndex:
         #: in the same order (built on the first question about the name).
         self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
         self._uses: dict[ast.AST, LocalUses] = {}
+        self._call_sites: dict[str, list[tuple[ast.Call, ast.AST]] | None] | None = None
         _Collector(self).run(tree)
 
     def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
@@ -233,6 +234,18 @@ class SemanticIndex:
             nodes = sorted(facts.bindings.get(name, ()) if facts is not None else (), key=start_of)
             found = self._binding_starts[key] = ([start_of(node) for node in nodes], nodes)
         return found
+
+    def bindings(self, scope: ast.AST, name: str) -> list[ast.AST]:
+        """The nodes that bind `name` in `scope`'s own code, in source order."""
+        return self._binding_positions(scope, name)[1]
+
+    def call_sites(self, name: str) -> list[tuple[ast.Call, ast.AST]] | None:
+        """Every call of `name` by name in the file, each with the scope whose code makes it
+        (the innermost function, lambda, class body or the module); None when the file also
+        reads `name` some other way (handed on as a value, its callers are out of view)."""
+        if self._call_sites is None:
+            self._call_sites = _call_sites(self._tree)
+        return self._call_sites.get(name, [])
 
     def binds(self, scope: ast.AST, name: str, node: ast.AST) -> bool:
         """`node` (a statement or an expression of `scope`'s own code) binds `name` in
@@ -384,6 +397,25 @@ def _local_uses(scope: ast.AST) -> LocalUses:
     for nodes in uses.loads.values():
         nodes.sort(key=start_of)
     return uses
+
+
+def _call_sites(tree: ast.Module) -> dict[str, list[tuple[ast.Call, ast.AST]] | None]:
+    """Name -> the calls of it by name and their scopes; None for a name also read otherwise."""
+    found: dict[str, list[tuple[ast.Call, ast.AST]] | None] = {}
+    callees: set[int] = set()
+    stack: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while stack:
+        node, scope = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            callees.add(id(node.func))
+            sites = found.setdefault(node.func.id, [])
+            if sites is not None:
+                sites.append((node, scope))
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in callees:
+            found[node.id] = None
+        inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) else scope
+        stack.extend((child, inner) for child in reversed(list(ast.iter_child_nodes(node))))
+    return found
 
 
 def start_of(node: ast.AST) -> tuple[int, int]:

@@ -39,6 +39,8 @@ import ast
 from typing import TYPE_CHECKING
 
 from .astutil import keyword_value, same_reference, value_bound_to, walk_local
+from .datasets_api import BATCHING_LOADERS, DATASET_SIZES
+from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
 from .semantic import start_of
 
@@ -48,6 +50,9 @@ if TYPE_CHECKING:
 #: At most this many rows or elements: a Python loop over them costs microseconds, so the
 #: vectorised form saves nothing worth a finding.
 SMALL = 100
+#: At most this many batches: a loop over a loader that hands out so few runs a few times
+#: per pass (an evaluation over a benchmark's two-graph test split), whatever each batch holds.
+FEW_BATCHES = 16
 #: How many assignments a question may follow, name to name (`b = a.copy()` after `a = np.array(...)`).
 _DEPTH = 6
 
@@ -115,13 +120,26 @@ def known_small(node: ast.expr, ctx: "RuleContext") -> bool:
 
 def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
     """A `for` loop (or comprehension generator) of the current statement runs only a few
-    times: it iterates a value `known_small` holds small (at most `SMALL` items), or it
+    times: it iterates a loader known to hand out at most `FEW_BATCHES` batches
+    (`loader_batches`), a value `known_small` holds small (at most `SMALL` items), or it
     walks groups (`selects_by_label`): once per class, and each iteration scans the whole
     array anyway, so what the loop does once per iteration costs no more than that scan."""
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
+    batches = loader_batches(iterable, ctx)
+    if batches is not None:
+        return batches <= FEW_BATCHES
     return known_small(iterable, ctx) or selects_by_label(loop, ctx)
+
+
+def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
+    """How many batches a loop over `iterable` gets, when it is a loader (or `enumerate`, a
+    progress bar around one) over a dataset of known size (`DATASET_SIZES`, or a slice of
+    one) with a literal `batch_size`: a loader made in the loop's scope, bound once at the
+    module's top level, or handed to the loop's function as an argument at every call of it
+    in the file. None when any of that is not known."""
+    return _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
 
 
 def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
@@ -155,6 +173,158 @@ def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
         if _used_as_mask(node, ctx):
             return True
     return False
+
+
+# -- loaders --------------------------------------------------------------------------------
+
+
+class _Loaders:
+    """`loader_batches`: names are followed to the one value they can hold (see there)."""
+
+    def __init__(self, ctx: "RuleContext") -> None:
+        self.ctx = ctx
+
+    def batches(self, node: ast.expr, scope: ast.AST, depth: int) -> int | None:
+        if depth <= 0:
+            return None
+        if isinstance(node, ast.Name):
+            values = self._values(node.id, scope, depth)
+            if not values:
+                return None
+            counts = [self.batches(value, where, depth - 1) for value, where in values]
+            return None if None in counts else max(counts)  # type: ignore[type-var]
+        if not isinstance(node, ast.Call):
+            return None
+        func, ctx = node.func, self.ctx
+        qualname = ctx.qualname(func)
+        wrapped = (isinstance(func, ast.Name) and func.id == "enumerate" and ctx.env.is_builtin("enumerate")
+                   or qualname in PROGRESS_BARS)
+        if wrapped:
+            return self.batches(node.args[0], scope, depth - 1) if node.args else None
+        if qualname not in BATCHING_LOADERS or any(keyword_value(node, k) is not None for k in _DRAWN_BY):
+            return None
+        dataset = node.args[0] if node.args else keyword_value(node, "dataset")
+        size = node.args[1] if len(node.args) > 1 else keyword_value(node, "batch_size")
+        per_batch = 1 if size is None else _literal_int(size)
+        items = self.items(dataset, scope, depth - 1) if dataset is not None else None
+        return None if items is None or not per_batch else -(-items // per_batch)
+
+    def items(self, node: ast.expr, scope: ast.AST, depth: int) -> int | None:
+        """Items of a dataset: a known one, a slice of one, or one shuffled or copied."""
+        if depth <= 0:
+            return None
+        if isinstance(node, ast.Name):
+            values = self._values(node.id, scope, depth)
+            if not values:
+                return None
+            counts = [self.items(value, where, depth - 1) for value, where in values]
+            return None if None in counts else max(counts)  # type: ignore[type-var]
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
+            return _smallest(_slice_length(node.slice), self.items(node.value, scope, depth - 1))
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_ITEMS_METHODS and not node.args:
+            return self.items(node.func.value, scope, depth - 1)
+        qualname = self.ctx.qualname(node.func)
+        return _dataset_items(DATASET_SIZES[qualname], node) if qualname in DATASET_SIZES else None
+
+    def _values(self, name: str, scope: ast.AST, depth: int) -> list[tuple[ast.expr, ast.AST]]:
+        """The values `name` may hold where `scope`'s code reads it, each with the scope it
+        is read in: the assignment that reaches the current statement (in its own scope),
+        the one assignment of the name in `scope` or, where `scope` does not bind it, at
+        the module's top level; for a parameter, what every call of its function in the
+        file passes. Empty when not known."""
+        ctx, index = self.ctx, self.ctx.semantic
+        if scope is ctx.statement_scope:
+            statement = ctx.reaching_assignment(name)
+            value = value_bound_to(statement, name) if statement is not None else None
+            if value is not None:
+                return [(value, scope)]
+        nodes = index.bindings(scope, name)
+        if not nodes and scope is not ctx.tree and name not in _free_names_bound(index, scope):
+            scope, nodes = ctx.tree, index.bindings(ctx.tree, name)  # a global the function reads
+        if len(nodes) != 1:
+            return []
+        node = nodes[0]
+        if isinstance(node, ast.arg):
+            return self._arguments(node, scope)
+        value = value_bound_to(node, name) if isinstance(node, ast.stmt) else None
+        return [] if value is None else [(value, scope)]
+
+    def _arguments(self, parameter: ast.arg, function: ast.AST) -> list[tuple[ast.expr, ast.AST]]:
+        """What every call of `function` (a plain function of the module's top level, never
+        handed on as a value) passes for `parameter`; empty when any call is not clear."""
+        index = self.ctx.semantic
+        facts = index.function(function)  # type: ignore[arg-type]
+        if facts is None or facts.owner is not None or facts.scope is not self.ctx.tree:
+            return []
+        resolved = index.resolve([self.ctx.tree], facts.node.name)
+        sites = index.call_sites(facts.node.name)
+        if resolved is None or resolved[0] != [facts] or not sites:
+            return []
+        positional = facts.positional()
+        args = facts.node.args
+        defaults = dict(zip([a.arg for a in (*args.posonlyargs, *args.args)][::-1], args.defaults[::-1]))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        found = []
+        for call, scope in sites:
+            if facts.node.name in _free_names_bound(index, scope) or index.bindings(scope, facts.node.name) \
+                    and scope is not self.ctx.tree:
+                return []  # the name means something else there
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return []
+            position = positional.index(parameter.arg) if parameter.arg in positional else None
+            given = call.args[position] if position is not None and position < len(call.args) else \
+                keyword_value(call, parameter.arg)
+            if given is None:
+                default = defaults.get(parameter.arg)
+                if default is None:
+                    return []
+                given, scope = default, self.ctx.tree
+            found.append((given, scope))
+        return found
+
+
+def _free_names_bound(index, scope: ast.AST) -> set[str]:
+    """Names `scope` declares `global` or `nonlocal`: bound elsewhere, by other code."""
+    names: set[str] = set()
+    for node in walk_local(getattr(scope, "body", [])):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            names.update(node.names)
+    return names
+
+
+def _dataset_items(spec: tuple, call: ast.Call) -> int | None:
+    """Items of the known dataset `call` makes (`DATASET_SIZES`): of the part its arguments
+    choose; of the largest part an argument not written as a literal may choose; unknown
+    when a dataset's name is not a literal, or not one the table has."""
+    arguments, sizes = spec
+    chosen: list[object] = []
+    for position, keyword, default in arguments:
+        given = call.args[position] if len(call.args) > position else keyword_value(call, keyword)
+        if given is None:
+            chosen.append(default)
+        elif isinstance(given, ast.Constant):
+            chosen.append(given.value)
+        elif default is None:
+            return None  # a dataset by name: any one, of any size
+        else:
+            chosen.append(_ANY)
+    if len(arguments) == 1:
+        return sizes.get(chosen[0]) if chosen[0] is not _ANY else max(sizes.values())
+    matching = [items for key, items in sizes.items()
+                if all(want is _ANY or want == part for want, part in zip(chosen, key))]
+    return max(matching) if matching else None
+
+
+_ANY = object()
+#: How many steps a loader question may take: name to value, loader to dataset, a slice to
+#: what it slices, a parameter to what a call passes.
+_LOADER_DEPTH = 12
+#: Keywords that make a loader draw its batches some other way than `batch_size` at a time.
+_DRAWN_BY = ("sampler", "batch_sampler")
+#: Dataset methods that return one with the same items (PyTorch Geometric's `shuffle`).
+_SAME_ITEMS_METHODS = frozenset({"shuffle", "copy"})
 
 
 # -- the sizes -------------------------------------------------------------------------------
@@ -212,6 +382,31 @@ class _Sizer:
             if not all(self._elementwise(side) for side in (left, right)):
                 return None  # `items * n`: as many repetitions as `n` holds
         return _largest(self.bound(left, depth, before), self.bound(right, depth, before))
+
+    def _range_length(self, call: ast.Call, depth: int, before: tuple[int, int] | None) -> int | None:
+        """`range(4)`, or `range(n)` where `n` holds a literal integer (`n, imgs = 4, []`)."""
+        if call.keywords or not 1 <= len(call.args) <= 3:
+            return None
+        values = [self._integer(a, depth, before) for a in call.args]
+        if None in values or (len(values) == 3 and values[2] == 0):
+            return None
+        return len(range(*values))  # type: ignore[arg-type]
+
+    def _integer(self, node: ast.expr, depth: int, before: tuple[int, int] | None) -> int | None:
+        """The literal integer `node` is, or a name holds (followed as `_name` follows it)."""
+        value = _signed_int(node)
+        if value is not None or not isinstance(node, ast.Name) or depth <= 0:
+            return value
+        statement = self._binding(node.id, before)
+        if statement is None:
+            return None
+        bound = value_bound_to(statement, node.id)
+        if bound is None and isinstance(statement, ast.Assign) and isinstance(statement.value, (ast.Tuple, ast.List)):
+            for target in statement.targets:  # `n, imgs = 4, []`
+                if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(statement.value.elts) \
+                        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *statement.value.elts)):
+                    bound = next((v for t, v in zip(target.elts, statement.value.elts) if _is_name(t, node.id)), None)
+        return None if bound is None else self._integer(bound, depth - 1, start_of(statement))
 
     def _elementwise(self, node: ast.expr) -> bool:
         ty = self.ctx.type_of(node)
@@ -302,7 +497,7 @@ class _Sizer:
         func = call.func
         if isinstance(func, ast.Name) and ctx.env.is_builtin(func.id):
             if func.id == "range":
-                return _range_length(call)
+                return self._range_length(call, depth, before)
             if func.id in _SAME_ITEMS_BUILTINS and len(call.args) == 1:
                 return self.bound(call.args[0], depth, before)
             if func.id == "zip" and call.args:
@@ -423,15 +618,6 @@ def _signed_int(node: ast.expr | None) -> int | None:
         value = _literal_int(node.operand)
         return -value if value is not None else None
     return _literal_int(node)
-
-
-def _range_length(call: ast.Call) -> int | None:
-    if call.keywords or not 1 <= len(call.args) <= 3:
-        return None
-    values = [_signed_int(a) for a in call.args]
-    if None in values or (len(values) == 3 and values[2] == 0):
-        return None
-    return len(range(*values))  # type: ignore[arg-type]
 
 
 def _arange_length(call: ast.Call) -> int | None:

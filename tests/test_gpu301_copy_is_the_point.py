@@ -152,6 +152,21 @@ def test_a_loop_over_a_literal_few_items_is_not_a_hot_loop():
     assert _lines(body.replace("range(10, 20)", "range(len(preds))")) == ["print(preds[j].sum().item())"]
 
 
+def test_a_range_over_a_name_holding_a_literal_few_is_a_few_iterations():
+    body = """\
+        n, imgs = 4, []
+        for i in range(n):
+            imgs += [model(torch.ones(4, device=device)).cpu()]
+        plt.imshow(imgs[0])
+        """
+    assert _lines(body) == []
+    assert _lines(body.replace("n, imgs = 4, []", "n, imgs = 400, []")) == [
+        "imgs += [model(torch.ones(4, device=device)).cpu()]"]
+    # a count that changes before the loop is not the literal any more
+    assert _lines(body.replace("for i in", "n += step\n        for i in")) == [
+        "imgs += [model(torch.ones(4, device=device)).cpu()]"]
+
+
 def test_a_loop_over_a_models_parameters_is_one_model_not_data():
     body = """\
         def weight_histograms(net):

@@ -11,8 +11,10 @@ from gpulint.datasets_api import (
     HF_ON_ACCESS,
     HF_SAME_COST,
     PYG_DATASETS,
+    PYG_LOADERS,
     PYG_IN_MEMORY_BASES,
     TORCH_IN_MEMORY,
+    TORCH_LOADERS,
     TORCH_VIEWS,
     TORCHVISION_DATASETS,
     TRANSFORM_KEYWORDS,
@@ -28,21 +30,6 @@ from ._common import base_name, bound_by_loop, opened_autocast
 #: The worker processes the fix and the suggestion ask for.
 WORKERS = 4
 
-_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
-#: PyTorch Geometric's loaders: subclasses of torch's `DataLoader` that take its options,
-#: `num_workers` and `pin_memory` included, as keyword arguments (`**kwargs` handed to
-#: `torch.utils.data.DataLoader.__init__`); `torch_geometric.data.*` are deprecated aliases.
-_PYG_LOADERS = frozenset(
-    [f"torch_geometric.loader.{name}" for name in (
-        "DataLoader", "NodeLoader", "LinkLoader", "NeighborLoader", "LinkNeighborLoader", "HGTLoader",
-        "ClusterLoader", "GraphSAINTSampler", "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler",
-        "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler", "RandomNodeLoader", "RandomNodeSampler", "ZipLoader",
-        "DataListLoader", "DenseDataLoader", "TemporalDataLoader", "NeighborSampler")]
-    + [f"torch_geometric.data.{name}" for name in (
-        "DataLoader", "DataListLoader", "DenseDataLoader", "NeighborSampler", "ClusterLoader", "GraphSAINTSampler",
-        "GraphSAINTNodeSampler", "GraphSAINTEdgeSampler", "GraphSAINTRandomWalkSampler", "ShaDowKHopSampler",
-        "RandomNodeSampler")]
-)
 
 _SETUP = """\
 import torch
@@ -121,7 +108,7 @@ class DataloaderWithoutWorkers(Rule):
     tier = Tier.DEFAULT  # real code: 8 of 11 sampled findings useful
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
-    calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*_LOADERS, *_PYG_LOADERS)})
+    calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)})
     fix = Applicability.UNSAFE
     suggestion = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
 
@@ -580,9 +567,9 @@ def train(events, model):
         """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
         not a loader or may not accept `num_workers`."""
         name = ctx.qualname(func)
-        if name in _LOADERS:
+        if name in TORCH_LOADERS:
             return TORCH_LOADER
-        if name in _PYG_LOADERS:
+        if name in PYG_LOADERS:
             return KEYWORD_LOADER
         if isinstance(func, ast.Name):
             ty = ctx.env.lookup(func.id)
@@ -654,9 +641,9 @@ def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:
 
 def _base_loader(base: ast.expr, ctx: RuleContext, loaders: dict[str, Loader]) -> Loader | None:
     name = ctx.qualname(base)
-    if name in _LOADERS:
+    if name in TORCH_LOADERS:
         return TORCH_LOADER
-    if name in _PYG_LOADERS:
+    if name in PYG_LOADERS:
         return KEYWORD_LOADER
     return loaders.get(base.id) if isinstance(base, ast.Name) else None
 

@@ -63,7 +63,11 @@ class DeviceToHostInLoop(Rule):
     copies are not flagged. The same holds for a loop over one model's own tensors
     (`model.named_parameters()`, `.parameters()`, `.buffers()`: a weight or gradient
     histogram per layer) and for a loop the file shows runs a few times (at most 100
-    iterations: `for j in range(10, 20)`, a literal list; see `gpulint.size_evidence`).
+    iterations: `for j in range(10, 20)`, a literal list; or a loader of at most 16 batches
+    over a dataset whose size its library documents, with a literal `batch_size`: PyTorch
+    Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, followed
+    into a function through the arguments every call of it passes; see
+    `gpulint.size_evidence`).
 
     Not flagged either where the copy is the point or costs nothing more:
     - the copied value is drawn or logged as an image in the same iteration: it is an

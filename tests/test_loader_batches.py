@@ -1,0 +1,139 @@
+"""A loop over a loader that hands out a few batches runs a few times: a benchmark's test
+split of two graphs, MNIST's test set in batches of 1,000. gpulint counts the batches where
+the file shows the dataset (one whose size its library documents, or a slice of one) and a
+literal `batch_size`, following the loader through names bound once and through the
+arguments every call of the loop's function passes. GPU301 is the rule that asks."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+
+HEADER = '''\
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets
+from tqdm import tqdm
+from torch_geometric.datasets import PPI, MoleculeNet, TUDataset, ZINC
+from torch_geometric.loader import DataLoader as GraphLoader
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 4).to(device)
+'''
+
+
+def _flagged(body: str) -> list[str]:
+    source = HEADER + textwrap.dedent(body)
+    lines = source.splitlines()
+    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code == "GPU301"]
+
+
+EVALUATE = textwrap.dedent("""\
+    def test(loader):
+        correct = 0
+        for data in loader:
+            correct += int((model(data.x.to(device)) > 0).sum())
+        return correct
+
+    for epoch in range(100):
+        test(val_loader)
+        test(test_loader)
+    """)
+SYNC = "correct += int((model(data.x.to(device)) > 0).sum())"
+
+
+def test_a_two_graph_split_read_through_a_function_parameter_is_a_few_batches():
+    loaders = textwrap.dedent("""\
+        val_loader = GraphLoader(PPI("data", split="val"), batch_size=2)
+        test_loader = GraphLoader(PPI("data", split="test"), batch_size=2)
+        """)
+    assert _flagged(loaders + EVALUATE) == []
+    # the training split, one graph at a time: 20 batches
+    assert _flagged(loaders.replace('split="test"', 'split="train"').replace("batch_size=2)\n", "batch_size=1)\n", 2)
+                    + EVALUATE) == [SYNC]
+
+
+@pytest.mark.parametrize("test_loader", [
+    "GraphLoader(TUDataset('data', name='REDDIT-BINARY'), batch_size=32)",  # 63 batches
+    "GraphLoader(TUDataset('data', name=args_name), batch_size=2)",  # a dataset by a name not written
+    "GraphLoader(MyGraphs(), batch_size=2)",  # a dataset of its own
+    "GraphLoader(PPI('data', split='val'), sampler=sampler)",  # batches a sampler draws
+    "GraphLoader(PPI('data', split='val'), batch_size=size)",  # a batch size not written
+])
+def test_a_call_that_passes_a_loader_of_unknown_or_many_batches_keeps_the_finding(test_loader):
+    loaders = f"val_loader = GraphLoader(PPI('data', split='val'), batch_size=2)\ntest_loader = {test_loader}\n"
+    assert _flagged(loaders + EVALUATE) == [SYNC]
+
+
+def test_a_function_handed_on_as_a_value_has_callers_out_of_view():
+    body = """\
+        val_loader = GraphLoader(PPI("data", split="val"), batch_size=2)
+        test_loader = val_loader
+
+        def test(loader):
+            correct = 0
+            for data in loader:
+                correct += int((model(data.x.to(device)) > 0).sum())
+            return correct
+
+        run_every_epoch(test)
+        test(val_loader)
+        """
+    assert _flagged(body) == [SYNC]
+
+
+def test_a_sliced_dataset_read_as_a_global_is_at_most_the_dataset():
+    body = """\
+        dataset = MoleculeNet("data", name="ESOL").shuffle()
+        N = len(dataset) // 10
+        train_loader = GraphLoader(dataset[2 * N:], batch_size=200, shuffle=True)
+
+        def train():
+            total = 0.0
+            for data in train_loader:
+                loss = model(data.x.to(device)).sum()
+                total += float(loss)
+            return total
+        """
+    assert _flagged(body) == []  # at most 1,128 molecules: 6 batches
+    assert _flagged(body.replace("batch_size=200", "batch_size=32")) == ["total += float(loss)"]  # 36
+
+
+@pytest.mark.parametrize("wrap", ["{}", "enumerate({})", "tqdm({})"])
+def test_mnist_test_set_in_batches_of_a_thousand_is_ten_batches(wrap):
+    body = f"""\
+        test_loader = DataLoader(datasets.MNIST("data", train=False), batch_size=1000)
+        for item in {wrap.format("test_loader")}:
+            print(model(item[0].to(device)).sum().item())
+        """
+    assert _flagged(body) == []
+    assert _flagged(body.replace("train=False", "train=True")) == [  # 60 batches of 1,000
+        "print(model(item[0].to(device)).sum().item())"]
+
+
+def test_a_split_not_written_out_is_at_most_the_largest_part():
+    body = """\
+        loader = GraphLoader(ZINC("data", subset=True, split=which), batch_size=1024)
+        for data in loader:
+            print(model(data.x.to(device)).sum().item())
+        """
+    assert _flagged(body) == []  # at most ZINC's 10,000-graph subset: 10 batches
+    assert _flagged(body.replace("subset=True", "subset=False")) == ["print(model(data.x.to(device)).sum().item())"]
+
+
+def test_a_loader_rebound_in_the_function_is_not_followed():
+    body = """\
+        small = GraphLoader(PPI("data", split="val"), batch_size=2)
+
+        def evaluate(loader):
+            if loader is None:
+                loader = make_loader()
+            for data in loader:
+                print(model(data.x.to(device)).sum().item())
+
+        evaluate(small)
+        """
+    assert _flagged(body) == ["print(model(data.x.to(device)).sum().item())"]
