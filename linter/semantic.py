@@ -170,6 +170,9 @@ class SemanticIndex:
         self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
         self._uses: dict[ast.AST, LocalUses] = {}
         self._call_sites: dict[str, list[tuple[ast.Call, ast.AST]] | None] | None = None
+        #: Answers other modules work out once per file about a node (`size_evidence`'s
+        #: loader batches), by the name of the question.
+        self.memo: dict[str, dict[ast.AST, object]] = {}
         _Collector(self).run(tree)
 
     def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:

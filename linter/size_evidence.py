@@ -46,6 +46,7 @@ from .semantic import start_of
 
 if TYPE_CHECKING:
     from .rule_api import RuleContext
+    from .semantic import SemanticIndex
 
 #: At most this many rows or elements: a Python loop over them costs microseconds, so the
 #: vectorised form saves nothing worth a finding.
@@ -139,7 +140,10 @@ def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
     one) with a literal `batch_size`: a loader made in the loop's scope, bound once at the
     module's top level, or handed to the loop's function as an argument at every call of it
     in the file. None when any of that is not known."""
-    return _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
+    memo = ctx.semantic.memo.setdefault("loader_batches", {})
+    if iterable not in memo:
+        memo[iterable] = _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
+    return memo[iterable]  # type: ignore[return-value]
 
 
 def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
@@ -188,7 +192,7 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Name):
-            values = self._values(node.id, scope, depth)
+            values = self._values(node, scope, depth)
             if not values:
                 return None
             counts = [self.batches(value, where, depth - 1) for value, where in values]
@@ -214,13 +218,13 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Name):
-            values = self._values(node.id, scope, depth)
+            values = self._values(node, scope, depth)
             if not values:
                 return None
             counts = [self.items(value, where, depth - 1) for value, where in values]
             return None if None in counts else max(counts)  # type: ignore[type-var]
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
-            return _smallest(_slice_length(node.slice), self.items(node.value, scope, depth - 1))
+            return _smallest(self._slice_items(node.slice, scope, depth - 1), self.items(node.value, scope, depth - 1))
         if not isinstance(node, ast.Call):
             return None
         if isinstance(node.func, ast.Attribute) and node.func.attr in _SAME_ITEMS_METHODS and not node.args:
@@ -228,27 +232,65 @@ class _Loaders:
         qualname = self.ctx.qualname(node.func)
         return _dataset_items(DATASET_SIZES[qualname], node) if qualname in DATASET_SIZES else None
 
-    def _values(self, name: str, scope: ast.AST, depth: int) -> list[tuple[ast.expr, ast.AST]]:
-        """The values `name` may hold where `scope`'s code reads it, each with the scope it
-        is read in: the assignment that reaches the current statement (in its own scope),
-        the one assignment of the name in `scope` or, where `scope` does not bind it, at
-        the module's top level; for a parameter, what every call of its function in the
-        file passes. Empty when not known."""
+    def _slice_items(self, key: ast.Slice, scope: ast.AST, depth: int) -> int | None:
+        """At most how many items `x[key]` takes: `x[:n]` and `x[m:n]` at most `n`, when
+        `n` is known to be at most some number (`n = (len(dataset) + 9) // 10`)."""
+        taken = _slice_length(key)
+        if taken is not None or key.step is not None or key.upper is None:
+            return taken
+        return self.at_most(key.upper, scope, depth)  # whatever the start: a bound here is not negative
+
+    def at_most(self, node: ast.expr, scope: ast.AST, depth: int) -> int | None:
+        """An upper bound on a non-negative integer: a literal, `len()` of a dataset of known
+        size, or sums, products and floor divisions of such (each grows with its operands,
+        so bounds in give a bound out); None for anything else, a difference included."""
+        if depth <= 0:
+            return None
+        if isinstance(node, ast.Constant):
+            return _literal_int(node)
+        if isinstance(node, ast.Name):
+            values = self._values(node, scope, depth)
+            bounds = [self.at_most(value, where, depth - 1) for value, where in values]
+            return None if not bounds or None in bounds else max(bounds)  # type: ignore[type-var]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                and len(node.args) == 1 and not node.keywords and self.ctx.env.is_builtin("len"):
+            return self.items(node.args[0], scope, depth - 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.FloorDiv)):
+            left, right = self.at_most(node.left, scope, depth - 1), self.at_most(node.right, scope, depth - 1)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, ast.FloorDiv):
+                divisor = _literal_int(node.right)  # a literal: a bound on a divisor bounds nothing
+                return left // divisor if divisor else None
+            return left + right if isinstance(node.op, ast.Add) else left * right
+        return None
+
+    def _values(self, name: ast.Name, scope: ast.AST, depth: int) -> list[tuple[ast.expr, ast.AST]]:
+        """The values the name may hold where `scope`'s code reads it, each with the scope it
+        is read in: the assignment that reaches the current statement (in its own scope);
+        the assignment of the name in `scope` or, where `scope` does not bind it, at the
+        module's top level: its one assignment, or the last one before the read when every
+        one is a statement of that scope's own body, none in a branch or a loop
+        (`dataset = dataset.shuffle()`); for a parameter, what every call of its function
+        in the file passes. Empty when not known."""
         ctx, index = self.ctx, self.ctx.semantic
-        if scope is ctx.statement_scope:
-            statement = ctx.reaching_assignment(name)
-            value = value_bound_to(statement, name) if statement is not None else None
+        if scope is ctx.statement_scope and _within(name, ctx.statement):
+            statement = ctx.reaching_assignment(name.id)
+            value = value_bound_to(statement, name.id) if statement is not None else None
             if value is not None:
                 return [(value, scope)]
-        nodes = index.bindings(scope, name)
-        if not nodes and scope is not ctx.tree and name not in _free_names_bound(index, scope):
-            scope, nodes = ctx.tree, index.bindings(ctx.tree, name)  # a global the function reads
-        if len(nodes) != 1:
-            return []
-        node = nodes[0]
-        if isinstance(node, ast.arg):
-            return self._arguments(node, scope)
-        value = value_bound_to(node, name) if isinstance(node, ast.stmt) else None
+        nodes, before = index.bindings(scope, name.id), start_of(name)
+        if not nodes and scope is not ctx.tree and not _declared_elsewhere(index, scope, name.id):
+            # a global the function reads: what the module's top level leaves it holding
+            scope, nodes, before = ctx.tree, index.bindings(ctx.tree, name.id), None
+        if len(nodes) == 1 and isinstance(nodes[0], ast.arg):
+            return self._arguments(nodes[0], scope)
+        body = getattr(scope, "body", [])
+        if len(nodes) > 1 and not all(node in body for node in nodes):
+            return []  # a branch or a loop may bind it: which value holds depends on the path
+        # bound before the read: an assignment whose value reads the name sees the one before
+        earlier = [node for node in nodes if before is None or _end_of(node) <= before]
+        value = value_bound_to(earlier[-1], name.id) if earlier and isinstance(earlier[-1], ast.stmt) else None
         return [] if value is None else [(value, scope)]
 
     def _arguments(self, parameter: ast.arg, function: ast.AST) -> list[tuple[ast.expr, ast.AST]]:
@@ -268,8 +310,8 @@ class _Loaders:
         defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
         found = []
         for call, scope in sites:
-            if facts.node.name in _free_names_bound(index, scope) or index.bindings(scope, facts.node.name) \
-                    and scope is not self.ctx.tree:
+            if scope is not self.ctx.tree and (index.bindings(scope, facts.node.name)
+                                               or _declared_elsewhere(index, scope, facts.node.name)):
                 return []  # the name means something else there
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return []
@@ -285,13 +327,19 @@ class _Loaders:
         return found
 
 
-def _free_names_bound(index, scope: ast.AST) -> set[str]:
-    """Names `scope` declares `global` or `nonlocal`: bound elsewhere, by other code."""
-    names: set[str] = set()
-    for node in walk_local(getattr(scope, "body", [])):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            names.update(node.names)
-    return names
+def _within(node: ast.AST, statement: ast.stmt | None) -> bool:
+    """`node` is part of `statement` (by position)."""
+    return statement is not None and start_of(statement) <= start_of(node) <= _end_of(statement)
+
+
+def _end_of(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "end_lineno", None) or 0, getattr(node, "end_col_offset", None) or 0
+
+
+def _declared_elsewhere(index: "SemanticIndex", scope: ast.AST, name: str) -> bool:
+    """`scope` declares `name` `global` or `nonlocal`: other code binds it."""
+    facts = index.scope(scope)
+    return facts is not None and name in facts.declared
 
 
 def _dataset_items(spec: tuple, call: ast.Call) -> int | None:
@@ -320,7 +368,7 @@ def _dataset_items(spec: tuple, call: ast.Call) -> int | None:
 _ANY = object()
 #: How many steps a loader question may take: name to value, loader to dataset, a slice to
 #: what it slices, a parameter to what a call passes.
-_LOADER_DEPTH = 12
+_LOADER_DEPTH = 24
 #: Keywords that make a loader draw its batches some other way than `batch_size` at a time.
 _DRAWN_BY = ("sampler", "batch_sampler")
 #: Dataset methods that return one with the same items (PyTorch Geometric's `shuffle`).

@@ -782,7 +782,7 @@ LOADERS = {
 
 
         def train(model, root, transform):
-            loader = DataLoader(TUDataset(root, "MUTAG", transform=transform), batch_size=32, shuffle=True)  # GPU305
+            loader = DataLoader(TUDataset(root, "REDDIT-BINARY", transform=transform), batch_size=32, shuffle=True)  # GPU305
             for data in loader:
                 data = data.cuda()
                 model(data)
@@ -794,8 +794,20 @@ LOADERS = {
 
 
         def train(model, root, transform):
-            graphs = torch_geometric.datasets.TUDataset(root, "MUTAG", transform=transform)
+            graphs = torch_geometric.datasets.TUDataset(root, "REDDIT-BINARY", transform=transform)
             loader = torch_geometric.data.DataLoader(graphs, batch_size=32)  # GPU305
+            for data in loader:
+                model(data.to(device))
+    ''',
+    "pyg_loader_of_a_few_batches": '''
+        import torch_geometric
+
+        device = "cuda"
+
+
+        def train(model, root, transform):
+            graphs = torch_geometric.datasets.TUDataset(root, "MUTAG", transform=transform)  # 188 graphs
+            loader = torch_geometric.data.DataLoader(graphs, batch_size=32)
             for data in loader:
                 model(data.to(device))
     ''',

@@ -137,7 +137,7 @@ def test_the_argument_helper_on_other_layouts(code, expected):
 PYG = (
     "import torch\nimport torch_geometric\nfrom torch_geometric.loader import DataLoader, NeighborLoader\n\n"
     'device = "cuda"\n'
-    "dataset = torch_geometric.datasets.Planetoid('data', 'Cora', transform=normalize)\n"
+    "dataset = torch_geometric.datasets.QM9('data', transform=normalize)\n"
     "data = dataset[0]\n"
 )
 

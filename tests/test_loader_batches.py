@@ -137,3 +137,83 @@ def test_a_loader_rebound_in_the_function_is_not_followed():
         evaluate(small)
         """
     assert _flagged(body) == ["print(model(data.x.to(device)).sum().item())"]
+
+
+def test_a_slice_bounded_by_a_share_of_the_datasets_length_is_at_most_that_share():
+    loaders = textwrap.dedent("""\
+        dataset = TUDataset("data", name="PROTEINS", pre_filter=keep).shuffle()
+        n = (len(dataset) + 9) // 10
+        test_loader = GraphLoader(dataset[:n], batch_size=20)
+        val_loader = GraphLoader(dataset[n:2 * n], batch_size=20)
+        train_loader = GraphLoader(dataset[2 * n:], batch_size=20)
+        """)
+    assert _flagged(loaders + EVALUATE) == []  # at most 112 and 224 graphs: 6 and 12 batches
+    # the rest of the dataset is bounded by the dataset only: up to 56 batches
+    assert _flagged(loaders + EVALUATE.replace("test(val_loader)", "test(train_loader)")) == [SYNC]
+    # a difference is not bounded by bounds on its terms
+    assert _flagged(loaders.replace("dataset[:n]", "dataset[:len(dataset) - n]") + EVALUATE) == [SYNC]
+
+
+GPU305_HEAD = '''\
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets
+
+device = torch.device("cuda")
+
+'''
+
+
+def _gpu305_lines(body: str) -> list[str]:
+    source = GPU305_HEAD + textwrap.dedent(body)
+    lines = source.splitlines()
+    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code == "GPU305"]
+
+
+def test_gpu305_leaves_a_loader_of_a_few_batches_without_workers():
+    body = """\
+        loader = DataLoader(datasets.MNIST("data", train=False, transform=to_tensor), batch_size=1000)
+        for images, labels in loader:
+            images = images.to(device)
+        """
+    assert _gpu305_lines(body) == []  # 10 batches per pass: workers would start for each
+    assert _gpu305_lines(body.replace("train=False", "train=True")) == [
+        'loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1000)']
+
+
+def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():
+    body = """\
+        class Reversed(torch.utils.data.Dataset):
+            def __init__(self, size):
+                self.data = torch.randint(10, size=(size, 16))
+
+            def __len__(self):
+                return len(self.data)
+
+            def __getitem__(self, index):
+                row = self.data[index]
+                return row, torch.flip(row, dims=(0,))
+
+
+        for x, y in DataLoader(Reversed(50_000), batch_size=128):
+            x, y = x.to(device), y.to(device)
+        """
+    assert _gpu305_lines(body) == []
+    assert _gpu305_lines(body.replace("torch.flip(row, dims=(0,))", "torch.load(f'labels/{index}.pt')")) == [
+        "for x, y in DataLoader(Reversed(50_000), batch_size=128):"]
+
+
+def test_a_name_rebound_at_the_top_level_holds_its_last_value_before_the_read():
+    loaders = textwrap.dedent("""\
+        dataset = TUDataset("data", name="PROTEINS")
+        dataset = dataset.shuffle()
+        n = (len(dataset) + 9) // 10
+        val_loader = GraphLoader(dataset[:n], batch_size=20)
+        test_loader = GraphLoader(dataset[n:2 * n], batch_size=20)
+        """)
+    assert _flagged(loaders + EVALUATE) == []
+    # rebound in a branch: which dataset it holds depends on the path
+    branched = loaders.replace("dataset = dataset.shuffle()", "if big:\n    dataset = TUDataset('data', name=other)")
+    assert _flagged(branched + EVALUATE) == [SYNC]
+    # rebound after the loaders are made: the loaders keep the first dataset
+    assert _flagged(loaders + "dataset = TUDataset('data', name=other)\n" + EVALUATE) == []

@@ -23,6 +23,7 @@ from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_tar
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
+from gpulint.size_evidence import FEW_BATCHES, loader_batches
 from gpulint.values import Ty, is_device_resident
 
 from ._common import base_name, bound_by_loop, opened_autocast
@@ -60,8 +61,8 @@ class DataloaderWithoutWorkers(Rule):
     of torchvision (`ImageFolder`, `CIFAR10`, `CelebA`...: each item is decoded into an
     image), any dataset given `transform=` (PyTorch Geometric's included), a Hugging Face
     dataset given a per-item transform (`with_transform`, `set_transform`), and an instance
-    of a dataset class of the file whose `__getitem__` calls anything but a few builtins
-    (it reads, decodes, tokenizes or transforms). The evidence is followed through
+    of a dataset class of the file whose `__getitem__` calls anything but a few builtins and
+    tensor rearrangements like `torch.flip` (it reads, decodes, tokenizes or transforms). The evidence is followed through
     assignments, `Subset`/`random_split`/`ConcatDataset`, slices and subscripts
     (`dataset[3000:]`, `tokenized["train"]`), what the file's functions return, and what
     every call of the file's function passes for a parameter.
@@ -77,7 +78,10 @@ class DataloaderWithoutWorkers(Rule):
     loaders were over in-memory data (pre-tokenized datasets, toy tensors, in-memory graphs,
     prompt lists) in every case checked, so the rule asks for evidence of work.
 
-    A loader given workers is not flagged, with or without `pin_memory`; nor is a loader
+    A loader known to hand out at most 16 batches per pass is not flagged (a benchmark's
+    small split, with a literal `batch_size`: see `gpulint.size_evidence.loader_batches`):
+    workers started for every pass would cost about what they save. A loader given workers
+    is not flagged, with or without `pin_memory`; nor is a loader
     whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
     device (worker processes cannot), nor one only read on the host while another loader
     of the file feeds the device, nor one in a file that never feeds a device.
@@ -506,6 +510,9 @@ def train(events, model):
             self.items = _ItemCost(ctx)
         if _loader_item_cost(dataset, ctx, self.items) != WORK:
             return  # items cost nothing to load, or nothing shows they cost anything
+        batches = loader_batches(node, ctx)
+        if batches is not None and batches <= FEW_BATCHES:
+            return  # workers started for each pass would cost about what they save
         statement = ctx.statement
         bound = None
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
@@ -980,16 +987,25 @@ _TENSOR_WRAPPERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_num
                               "torch.FloatTensor"})
 
 
+#: torch functions that rearrange a tensor the item already is (`torch.flip(self.data[idx],
+#: dims=(0,))`): a view, or a copy of a few values.
+_REARRANGING = frozenset({"flip", "roll", "cat", "stack", "reshape", "flatten", "squeeze", "unsqueeze",
+                          "transpose", "permute", "clone"})
+
+
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
     """A call an item lookup makes without real work: a few builtins, a mapping's items,
-    or wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`); what is wrapped
-    is a call of its own, judged on its own."""
+    wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`), or
+    rearranging a tensor it looked up (`torch.flip(self.data[idx], dims=(0,))`); what is
+    wrapped or rearranged is a call of its own, judged on its own."""
     func = call.func
     if isinstance(func, ast.Name) and func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(func.id):
         return True
     if isinstance(func, ast.Attribute) and func.attr in _LOOKUP_METHODS and not call.args:
         return True
-    return isinstance(func, (ast.Name, ast.Attribute)) and ctx.qualname(func) in _TENSOR_WRAPPERS
+    qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    return qualname is not None and (qualname in _TENSOR_WRAPPERS or qualname.startswith("torch.")
+                                     and qualname[len("torch."):] in _REARRANGING)
 
 
 def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
