@@ -806,8 +806,8 @@ LOADERS = {
 
 
         def train(model, root, transform):
-            graphs = torch_geometric.datasets.TUDataset(root, "MUTAG", transform=transform)  # 188 graphs
-            loader = torch_geometric.data.DataLoader(graphs, batch_size=32)
+            graphs = torch_geometric.datasets.TUDataset(root, "MUTAG", transform=transform)  # 188 graphs: 6 batches
+            loader = torch_geometric.data.DataLoader(graphs, batch_size=32)  # OK
             for data in loader:
                 model(data.to(device))
     ''',
