@@ -36,7 +36,7 @@ call this module does not know), so a rule that asks stays as it was.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from .astutil import keyword_value, same_reference, value_bound_to, walk_local
 from .datasets_api import BATCHING_LOADERS, DATASET_SIZES
@@ -192,11 +192,7 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Name):
-            values = self._values(node, scope, depth)
-            if not values:
-                return None
-            counts = [self.batches(value, where, depth - 1) for value, where in values]
-            return None if None in counts else max(counts)  # type: ignore[type-var]
+            return self._largest(node, scope, depth, self.batches)
         if not isinstance(node, ast.Call):
             return None
         func, ctx = node.func, self.ctx
@@ -218,11 +214,7 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Name):
-            values = self._values(node, scope, depth)
-            if not values:
-                return None
-            counts = [self.items(value, where, depth - 1) for value, where in values]
-            return None if None in counts else max(counts)  # type: ignore[type-var]
+            return self._largest(node, scope, depth, self.items)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             return _smallest(self._slice_items(node.slice, scope, depth - 1), self.items(node.value, scope, depth - 1))
         if not isinstance(node, ast.Call):
@@ -249,9 +241,7 @@ class _Loaders:
         if isinstance(node, ast.Constant):
             return _literal_int(node)
         if isinstance(node, ast.Name):
-            values = self._values(node, scope, depth)
-            bounds = [self.at_most(value, where, depth - 1) for value, where in values]
-            return None if not bounds or None in bounds else max(bounds)  # type: ignore[type-var]
+            return self._largest(node, scope, depth, self.at_most)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
                 and len(node.args) == 1 and not node.keywords and self.ctx.env.is_builtin("len"):
             return self.items(node.args[0], scope, depth - 1)
@@ -264,6 +254,12 @@ class _Loaders:
                 return left // divisor if divisor else None
             return left + right if isinstance(node.op, ast.Add) else left * right
         return None
+
+    def _largest(self, name: ast.Name, scope: ast.AST, depth: int,
+                 measure: Callable[[ast.expr, ast.AST, int], int | None]) -> int | None:
+        """The largest `measure` of the values the name may hold; None when one is unknown."""
+        found = [measure(value, where, depth - 1) for value, where in self._values(name, scope, depth)]
+        return None if not found or None in found else max(found)  # type: ignore[type-var]
 
     def _values(self, name: ast.Name, scope: ast.AST, depth: int) -> list[tuple[ast.expr, ast.AST]]:
         """The values the name may hold where `scope`'s code reads it, each with the scope it
