@@ -252,7 +252,8 @@ class _Loaders:
             if isinstance(node.op, ast.FloorDiv):
                 divisor = _literal_int(node.right)  # a literal: a bound on a divisor bounds nothing
                 return left // divisor if divisor else None
-            return left + right if isinstance(node.op, ast.Add) else left * right
+            total = left + right if isinstance(node.op, ast.Add) else left * right
+            return total if total <= _LARGEST_COUNT else None  # no count worth a product of huge numbers
         return None
 
     def _largest(self, name: ast.Name, scope: ast.AST, depth: int,
@@ -362,6 +363,8 @@ def _dataset_items(spec: tuple, call: ast.Call) -> int | None:
 
 
 _ANY = object()
+#: Bounds above this are of no use to any question here (and products of them grow fast).
+_LARGEST_COUNT = 10**12
 #: How many steps a loader question may take: name to value, loader to dataset, a slice to
 #: what it slices, a parameter to what a call passes.
 _LOADER_DEPTH = 24
@@ -434,7 +437,7 @@ class _Sizer:
         values = [self._integer(a, depth, before) for a in call.args]
         if None in values or (len(values) == 3 and values[2] == 0):
             return None
-        return len(range(*values))  # type: ignore[arg-type]
+        return range_count(*values)  # type: ignore[arg-type]
 
     def _integer(self, node: ast.expr, depth: int, before: tuple[int, int] | None) -> int | None:
         """The literal integer `node` is, or a name holds (followed as `_name` follows it)."""
@@ -664,13 +667,23 @@ def _signed_int(node: ast.expr | None) -> int | None:
     return _literal_int(node)
 
 
+def range_count(start: int, stop: int | None = None, step: int = 1) -> int:
+    """`len(range(...))` for any integers, however large (`len` of a range longer than a
+    C `ssize_t` holds raises `OverflowError`)."""
+    if stop is None:
+        start, stop = 0, start
+    if step > 0:
+        return max(0, -(-(stop - start) // step))
+    return max(0, -(-(start - stop) // -step))
+
+
 def _arange_length(call: ast.Call) -> int | None:
     if call.keywords and any(k.arg not in ("dtype", "device") for k in call.keywords):
         return None
     values = [_signed_int(a) for a in call.args]
     if not 1 <= len(values) <= 3 or None in values or (len(values) == 3 and values[2] == 0):
         return None
-    return len(range(*values))  # type: ignore[arg-type]
+    return range_count(*values)  # type: ignore[arg-type]
 
 
 def _slice_length(key: ast.Slice) -> int | None:

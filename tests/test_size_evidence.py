@@ -173,3 +173,22 @@ def test_a_name_read_by_a_value_must_be_bound_before_that_value() -> None:
 ])
 def test_few_iterations(code: str, expected: bool) -> None:
     assert small(HEAD + code) is expected
+
+
+def test_range_count_is_len_of_range_for_any_integers():
+    from gpulint.size_evidence import range_count
+
+    for args in [(5,), (0,), (-3,), (2, 9), (9, 2), (0, 10, 3), (10, 0, -3), (-7, 7, 2), (7, -7, -5), (1, 2, 10)]:
+        assert range_count(*args) == len(range(*args)), args
+    assert range_count(10**30) == 10**30  # len(range(10**30)) raises OverflowError
+
+
+def test_a_loop_over_a_range_longer_than_a_c_size_is_checked_not_an_internal_error():
+    from gpulint import lint_source
+
+    body = "import torch\ndevice = torch.device('cuda')\nmodel = torch.nn.Linear(4, 4).to(device)\n"
+    for loop in ("for i in range(10**30):", "n = 100000000000000000000000000000\nfor i in range(n):",
+                 "for i in range(100000000000000000000000000000):"):
+        source = body + loop + "\n    print(model(torch.ones(4, device=device)).sum().item())\n"
+        found = lint_source(source)
+        assert [d.code for d in found] == ["GPU301"], loop

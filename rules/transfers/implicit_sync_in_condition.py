@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from gpulint.astutil import walk_local
 from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
+from gpulint.size_evidence import range_count
 
 from ._common import (
     host_copy_of,
@@ -271,7 +272,7 @@ def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
             and ctx.env.is_builtin("range") and not iterable.keywords and 1 <= len(iterable.args) <= 3):
         return False
     bounds = [a.value for a in iterable.args if isinstance(a, ast.Constant) and type(a.value) is int]
-    return len(bounds) == len(iterable.args) and bounds[-1:] != [0] and len(range(*bounds)) <= _FEW_ITERATIONS
+    return len(bounds) == len(iterable.args) and bounds[-1:] != [0] and range_count(*bounds) <= _FEW_ITERATIONS
 
 
 def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bool:
