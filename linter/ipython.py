@@ -173,12 +173,8 @@ def _indented_as_a_whole(lines: list[str]) -> bool:
     indent = _LEADING_INDENT.match(lines[0]) if lines else None
     if indent is None:
         return False
-    text = "".join(lines)
-    if parses(text):
-        return False
     space = indent.group(0)
-    dedented = Masked("".join(line[len(space):] if line.startswith(space) else line for line in lines))
-    return parses(dedented.text) or may_hold_ipython(dedented.text) and parses(mask_lines(dedented).text)
+    return _runs_once_cleaned(lines, [line[len(space):] if line.startswith(space) else line for line in lines])
 
 
 def _pasted_from_a_session(lines: list[str]) -> bool:
@@ -188,11 +184,16 @@ def _pasted_from_a_session(lines: list[str]) -> bool:
     whole, it is skipped when it does not parse as it stands and does once stripped."""
     if not (lines and _SESSION_FIRST.match(lines[0]) or len(lines) > 1 and _SESSION_PROMPT.match(lines[1])):
         return False
-    text = "".join(lines)
-    if parses(text):
+    return _runs_once_cleaned(lines, [_SESSION_PROMPT.sub("", line, count=1) for line in lines])
+
+
+def _runs_once_cleaned(lines: list[str], cleaned: list[str]) -> bool:
+    """The cell (`lines`) does not parse as it stands, and does once IPython has cleaned it
+    up (`cleaned`), its IPython lines masked."""
+    if parses("".join(lines)):
         return False
-    stripped = Masked("".join(_SESSION_PROMPT.sub("", line, count=1) for line in lines))
-    return parses(stripped.text) or may_hold_ipython(stripped.text) and parses(mask_lines(stripped).text)
+    text = Masked("".join(cleaned))
+    return parses(text.text) or may_hold_ipython(text.text) and parses(mask_lines(text).text)
 
 
 def mask_lines(cell: Masked) -> Masked:

@@ -195,11 +195,12 @@ class _Loaders:
             return self._largest(node, scope, depth, self.batches)
         if not isinstance(node, ast.Call):
             return None
-        func, ctx = node.func, self.ctx
-        qualname = ctx.qualname(func)
-        wrapped = (isinstance(func, ast.Name) and func.id == "enumerate" and ctx.env.is_builtin("enumerate")
-                   or qualname in PROGRESS_BARS)
-        if wrapped:
+        ctx = self.ctx
+        counted = ctx.env.enumerated(node)
+        if counted is not None:
+            return self.batches(counted, scope, depth - 1)
+        qualname = ctx.qualname(node.func)
+        if qualname in PROGRESS_BARS:
             return self.batches(node.args[0], scope, depth - 1) if node.args else None
         if qualname not in BATCHING_LOADERS or any(keyword_value(node, k) is not None for k in _DRAWN_BY):
             return None
@@ -302,6 +303,7 @@ class _Loaders:
         if resolved is None or resolved[0] != [facts] or not sites:
             return []
         positional = facts.positional()
+        position = positional.index(parameter.arg) if parameter.arg in positional else None
         args = facts.node.args
         defaults = dict(zip([a.arg for a in (*args.posonlyargs, *args.args)][::-1], args.defaults[::-1]))
         defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
@@ -312,7 +314,6 @@ class _Loaders:
                 return []  # the name means something else there
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return []
-            position = positional.index(parameter.arg) if parameter.arg in positional else None
             given = call.args[position] if position is not None and position < len(call.args) else \
                 keyword_value(call, parameter.arg)
             if given is None:
@@ -448,11 +449,9 @@ class _Sizer:
         if statement is None:
             return None
         bound = value_bound_to(statement, node.id)
-        if bound is None and isinstance(statement, ast.Assign) and isinstance(statement.value, (ast.Tuple, ast.List)):
-            for target in statement.targets:  # `n, imgs = 4, []`
-                if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == len(statement.value.elts) \
-                        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *statement.value.elts)):
-                    bound = next((v for t, v in zip(target.elts, statement.value.elts) if _is_name(t, node.id)), None)
+        if bound is None and isinstance(statement, ast.Assign):
+            bound = next((e for e in (_unpacked_element(t, node.id, statement.value) for t in statement.targets)
+                          if e is not None), None)  # `n, imgs = 4, []`
         return None if bound is None else self._integer(bound, depth - 1, start_of(statement))
 
     def _elementwise(self, node: ast.expr) -> bool:
@@ -490,13 +489,11 @@ class _Sizer:
                   before: tuple[int, int]) -> int | None:
         """The size of `name` unpacked from `value` (`a, b = [1, 2], [3]`, or the scores
         and examples of `get_nearest_examples`)."""
-        if any(isinstance(e, ast.Starred) for e in target.elts):
+        if any(isinstance(e, ast.Starred) for e in target.elts) or not any(_is_name(e, name) for e in target.elts):
             return None
-        position = next((i for i, e in enumerate(target.elts) if _is_name(e, name)), None)
-        if position is None or value is None:
-            return None
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
-            return self.bound(value.elts[position], depth, before)
+        element = _unpacked_element(target, name, value)
+        if element is not None:
+            return self.bound(element, depth, before)
         if isinstance(value, ast.Call) and len(target.elts) == 2:
             return _nearest_examples(value)
         return None
@@ -643,6 +640,17 @@ class _Sizer:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def _unpacked_element(target: ast.expr, name: str, value: ast.expr | None) -> ast.expr | None:
+    """The element of `value`, a literal tuple or list as long as `target`, that unpacking
+    it into `target` binds to `name` (`b` in `a, b = [1, 2], [3]`); None for anything else
+    (a starred element on either side included)."""
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
+            and len(target.elts) == len(value.elts)
+            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))):
+        return None
+    return next((v for t, v in zip(target.elts, value.elts) if _is_name(t, name)), None)
 
 
 def _nearest_examples(call: ast.Call) -> int | None:
