@@ -65,6 +65,8 @@ def test_torch_round_trips(line, applicability, fixed):
 
 
 def test_host_data_is_not_a_round_trip():
+    """Made from host data and copied: neither a round trip nor GPU304 (torch builds a
+    tensor made from data on the host and copies it, `device=` or not)."""
     source = ("import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
               "\n\nbatches = [f() for _ in range(100)]\n")
-    assert [d.code for d in lint_source(source)] == ["GPU304"]
+    assert [d.code for d in lint_source(source)] == []

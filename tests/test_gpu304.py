@@ -130,3 +130,34 @@ def test_draws_from_a_given_generator_are_left_alone(body):
     # a CPU generator keeps the draws the same on every device, and cannot draw on one
     source = 'import torch\nd = torch.device("cuda")\n\n\nclass Net(torch.nn.Module):\n    def forward(self):\n' + _body(body)
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []
+
+
+@pytest.mark.parametrize("line", [
+    "m = torch.tensor([1.0, 2.0]).to(d)\n",
+    "m = torch.tensor(float('-inf')).to(d)\n",
+    "m = torch.as_tensor(flag).cuda()\n",
+    "m = torch.LongTensor([[1]]).to(d)\n",
+    "m = torch.Tensor([flag]).to(device=d)\n",
+    "m = torch.tensor([flag])\nm = m.to(d)\n",
+])
+def test_a_tensor_made_from_data_is_left_alone(line):
+    """torch builds a tensor from Python or NumPy data on the host and copies it to the
+    device, given `device=` or not: `device=` would save no copy."""
+    assert [d.code for d in lint_source(HEAD + _body(line))] == []
+
+
+def test_constant_data_copied_in_a_loop_is_host_to_device_in_loop():
+    """The copy constant data made into a tensor costs on every iteration is GPU302's: copy
+    it once, before the loop."""
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def scaled(batches):
+            out = []
+            for x in batches:
+                weights = torch.tensor([0.5, 2.0]).to("cuda")
+                out.append(x * weights)
+            return out
+        """)
+    assert [d.code for d in lint_source(source)] == ["GPU302"]

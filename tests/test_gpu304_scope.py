@@ -43,15 +43,15 @@ REPEATED = {
     "called-by-a-repeated-function": "def inner(n):\n    return torch.ones(n).cuda()\n\n\n"
                                      "def outer(n):\n    return inner(n) * 2\n\n\n"
                                      "for n in range(10):\n    outer(n)\n",
-    "callback": "def collate(items):\n    return torch.tensor(items).to(device)\n\n\n"
+    "callback": "def collate(items):\n    return torch.zeros(len(items)).to(device)\n\n\n"
                 "loader = torch.utils.data.DataLoader(range(100), batch_size=10, collate_fn=collate)\n",
     "forward": "class Net(torch.nn.Module):\n    def forward(self, x):\n"
                "        return x + torch.ones(x.shape[0]).to(x.device)\n",
-    "getitem": "class Items:\n    def __getitem__(self, i):\n        return torch.tensor([i]).to(device)\n",
+    "getitem": "class Items:\n    def __getitem__(self, i):\n        return torch.full((1,), i).to(device)\n",
     "lambda": "make = lambda n: torch.zeros(n).to(device)\n",
     "top-level-loop": "for n in range(10):\n    ramp = torch.arange(n).to(device)\n",
     "top-level-while": "n = 0\nwhile n < 10:\n    ramp = torch.arange(n).to(device)\n    n += 1\n",
-    "comprehension": "boxes = [torch.tensor(box).to(device) for box in [[0, 0, 1, 1], [1, 1, 2, 2]]]\n",
+    "comprehension": "boxes = [torch.zeros(4).to(device) for box in [[0, 0, 1, 1], [1, 1, 2, 2]]]\n",
 }
 
 

@@ -27,7 +27,7 @@ from gpulint.loop_effects import loop_effects
 from gpulint.repetition import repeated_functions
 from gpulint.rule_api import RuleContext
 from gpulint.semantic import FunctionFacts, FunctionNode
-from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place, is_module_class
+from gpulint.torch_api import autocast_place, is_module_class
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
@@ -302,9 +302,12 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 
 # -- created on the host, then moved (GPU304) ------------------------------------------------
 
-#: Factories that take `device=`; `rand*` draw from the device's own generator when given it.
+#: Factories that fill the tensor themselves and take `device=`: given it, they allocate and
+#: fill on the device, with no copy (`rand*` draw from the device's own generator). Not the
+#: constructors from data (`torch.tensor`, `as_tensor`, the legacy classes): torch builds
+#: those on the host and copies them, `device=` or not.
 HOST_FACTORIES = frozenset(
-    "tensor as_tensor zeros ones empty full arange linspace logspace eye rand randn randint randperm".split()
+    "zeros ones empty full arange linspace logspace eye rand randn randint randperm".split()
 )
 RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
 
@@ -385,30 +388,19 @@ def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset
 def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves the result of `factory`, a torch factory with no device."""
     name = env.qualname(factory.func) or ""
-    # a legacy class (`torch.LongTensor(v)`) makes its tensor on the host too, but refuses an
-    # accelerator's `device=`: reported, with the rewrite only shown
-    legacy = name.startswith("torch.") and name[6:] in LEGACY_TENSOR_TYPES
-    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES and not legacy:
+    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES:
         return None
-    if legacy and env.type_of(factory) != Ty("tensor", "torch", HOST):
-        return None  # given a tensor, it wraps it where it is
     if any(k.arg is None or k.arg == "device" for k in factory.keywords):
         return None  # already given a device (or maybe, through `**options`)
     if any(k.arg == "generator" for k in factory.keywords):
         return None  # drawn from a given generator (a CPU one, for reproducible draws): meant
-    if name == "torch.as_tensor" and (not factory.args or env.type_of(factory.args[0]) is None
-                                      or _is_torch(env.type_of(factory.args[0]))):
-        return None  # `as_tensor(t)` of a tensor stays where `t` is: not created on the host
     if node.func.attr == "cuda":  # type: ignore[attr-defined]
-        if node.keywords or node.args:
-            return FactoryMove(node, factory, name[6:], None, plain=False)
-        return FactoryMove(node, factory, name[6:], None, plain=not legacy)
+        return FactoryMove(node, factory, name[6:], None, plain=not (node.keywords or node.args))
     if move_target(node, env) != DEVICE:
         return None
     destination = _single_destination(node)
     # `.to(other)` of a tensor takes its device and its dtype: not a `device=` for the factory
     plain = destination is not None and (bool(node.keywords) or device_place(destination, env) is not None)
-    plain = plain and not legacy
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
 
 

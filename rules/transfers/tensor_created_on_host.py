@@ -6,7 +6,6 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
 from ._common import (
     RANDOM_FACTORIES,
@@ -29,18 +28,13 @@ class HostFactory(Facts):
 
     move: FactoryMove
 
-    @property
-    def legacy(self) -> bool:
-        """Made by a legacy tensor class (`torch.FloatTensor(...)`), which takes no `device=`."""
-        return self.move.name in LEGACY_TENSOR_TYPES
-
 
 def _applicability(move: FactoryMove) -> Applicability:
     """Passing `device=` to the factory makes the same tensor (safe), with other random
     numbers for a random factory (unsafe: the device's generator draws them); display-only
-    for a legacy class, a move with options, one to a device the code does not spell out,
-    and a factory given an argument that means something else on the device."""
-    if move.name in LEGACY_TENSOR_TYPES or not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
+    for a move with options, one to a device the code does not spell out, and a factory
+    given an argument that means something else on the device."""
+    if not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
         return Applicability.DISPLAY
     if move.move.func.attr != "cuda" and move.destination is None:  # type: ignore[attr-defined]
         return Applicability.DISPLAY
@@ -50,13 +44,15 @@ def _applicability(move: FactoryMove) -> Applicability:
 class TensorCreatedOnHost(Rule):
     """
     ## What it does
-    Flags a torch tensor made on the host by a factory and moved to a device straight away:
-    `torch.zeros/ones/empty/full/arange/linspace/logspace/eye/tensor/as_tensor(...)` and
-    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and a
-    tensor made with a legacy class (`torch.Tensor(data)`, `torch.LongTensor(data)`...) and
-    moved, unless its one argument may be a tensor (given a tensor, a legacy class wraps it
-    where it is): a value the code does not show the type of, other than what another
-    library's function returned (`Tensor(to_rgba("C0"))`).
+    Flags a torch tensor made on the host by a factory that fills it itself and moved to a
+    device straight away: `torch.zeros/ones/empty/full/arange/linspace/logspace/eye(...)` and
+    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`.
+
+    Not a tensor made from data: `torch.tensor(data)`, `torch.as_tensor(data)` and the legacy
+    classes (`torch.LongTensor(data)`) build the tensor on the host from the Python or NumPy
+    values and then copy it to the device, even when given `device=`: the copy is the data's
+    only way there, and `device=` would save nothing. A copy of the same data on every
+    iteration of a loop is GPU302 `host-to-device-in-loop` (copy it once, before the loop).
 
     The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
     same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
@@ -73,8 +69,8 @@ class TensorCreatedOnHost(Rule):
     (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
     starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
     encoding, run once per generation; a helper called once when a script starts).
-    When the host data itself came from the device (`torch.tensor(t.cpu().numpy()).cuda()`)
-    GPU303 `device-round-trip` reports it instead.
+    When the data came from the device (`torch.tensor(t.cpu().numpy()).cuda()`), GPU303
+    `device-round-trip` reports the round trip.
 
     ## Why is this bad?
     The tensor is allocated and filled by the CPU, then copied over the bus, then the host
@@ -103,8 +99,7 @@ class TensorCreatedOnHost(Rule):
     `t = t.to(device)` line, only when that line directly follows the factory's statement
     (nothing can have seen the host tensor, and the name ends up bound to the same values,
     dtype and device) and holds no comment. With statements in between, the suggestion is
-    display-only. So it is for the legacy classes, which refuse an accelerator's `device=`:
-    the suggestion shows `torch.tensor(data, dtype=..., device=...)`.
+    display-only.
     """
 
     code = "GPU304"
@@ -147,39 +142,6 @@ def encode(lengths):
             requires=("torch",),
             setup="import torch",
             call="positions(N).tolist()",
-        ),
-        Example(
-            source='''\
-import torch
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def class_weights(counts):
-    weights = torch.tensor(counts, dtype=torch.float64).to(device)  # inverse frequency
-    return (weights.sum() / weights).tolist()
-
-
-def weigh_folds(folds):
-    return [class_weights(counts) for counts in folds]  # once per fold
-''',
-            fixed='''\
-import torch
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def class_weights(counts):
-    weights = torch.tensor(counts, dtype=torch.float64, device=device)  # inverse frequency
-    return (weights.sum() / weights).tolist()
-
-
-def weigh_folds(folds):
-    return [class_weights(counts) for counts in folds]  # once per fold
-''',
-            requires=("torch",),
-            setup="counts = [int(c) for c in rng.integers(1, 50, N)]",
-            call="class_weights(counts)",
         ),
         Example(
             source='''\
@@ -330,8 +292,21 @@ half = torch.zeros(3).to(torch.float16)
         Example('''\
 import torch
 
-def moved(t, device):
-    return torch.as_tensor(t).to(device=device)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def class_weights(counts):
+    # made from data: torch builds it on the host and copies it, `device=` or not
+    weights = torch.tensor(counts, dtype=torch.float64).to(device)
+    return (weights.sum() / weights).tolist()
+
+
+def weigh_folds(folds):
+    return [class_weights(counts) for counts in folds]
+
+
+def moved(t):
+    return [torch.as_tensor(t).to(device=device), torch.LongTensor(t).cuda()]
 '''),
         Example('''\
 import torch

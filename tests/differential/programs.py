@@ -548,8 +548,9 @@ def tensor_created_on_host(draw: st.DrawFn) -> Program:
     counts = draw(st.lists(st.integers(-(2**62), 2**62), max_size=4))
     setup = f"import torch\nn = {draw(st.integers(0, 4))}\ncounts = {counts}\n"
     factory = draw(st.sampled_from(["torch.zeros(n)", "torch.arange(n)", "torch.ones(n, dtype=torch.int8)",
-                                    "torch.tensor(counts)", "torch.tensor(counts, dtype=torch.float64)",
-                                    "torch.full((n,), 7)", "torch.randn(n)", "torch.empty(n).fill_(1)"]))
+                                    "torch.full((len(counts),), 7, dtype=torch.float64)", "torch.linspace(0, 1, n)",
+                                    "torch.eye(n)", "torch.full((n,), 7)", "torch.randn(n)",
+                                    "torch.empty(n).fill_(1)"]))
     move = draw(st.sampled_from([".to(device)", ".to(device=device)", '.to("cpu")']))
     source = _src(f"""
         import torch
