@@ -120,6 +120,21 @@ def bound_names(nodes: Iterable[ast.AST]) -> set[str]:
     return found
 
 
+def literal_int(node: ast.expr | None) -> int | None:
+    """The value of a literal non-negative integer (`3`; not `True`)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return node.value
+    return None
+
+
+def signed_int(node: ast.expr | None) -> int | None:
+    """The value of a literal integer, negative ones (`-3`) included."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        value = literal_int(node.operand)
+        return -value if value is not None else None
+    return literal_int(node)
+
+
 def evaluated_outside(node: ast.AST) -> list[ast.AST]:
     """The parts of a nested function, lambda or class that run in the enclosing scope:
     decorators, defaults, annotations, base classes and class keywords."""

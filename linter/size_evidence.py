@@ -38,8 +38,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Callable
 
-from .astutil import keyword_value, same_reference, value_bound_to, walk_local
+from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
 from .datasets_api import BATCHING_LOADERS, DATASET_SIZES
+from .early_exit import counted_iterations
 from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
 from .semantic import start_of
@@ -121,13 +122,17 @@ def known_small(node: ast.expr, ctx: "RuleContext") -> bool:
 
 def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
     """A `for` loop (or comprehension generator) of the current statement runs only a few
-    times: it iterates a loader known to hand out at most `FEW_BATCHES` batches
+    times: its body breaks out of it after at most `FEW_BATCHES` iterations by a counter
+    (`gpulint.early_exit`: `if i == 2: break`), it iterates a loader known to hand out at most `FEW_BATCHES` batches
     (`loader_batches`), a value `known_small` holds small (at most `SMALL` items), or it
     walks groups (`selects_by_label`): once per class, and each iteration scans the whole
     array anyway, so what the loop does once per iteration costs no more than that scan."""
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
+    counted = counted_iterations(loop, ctx)
+    if counted is not None and counted <= FEW_BATCHES:
+        return True
     batches = loader_batches(iterable, ctx)
     if batches is not None:
         return batches <= FEW_BATCHES
@@ -206,7 +211,7 @@ class _Loaders:
             return None
         dataset = node.args[0] if node.args else keyword_value(node, "dataset")
         size = node.args[1] if len(node.args) > 1 else keyword_value(node, "batch_size")
-        per_batch = 1 if size is None else _literal_int(size)
+        per_batch = 1 if size is None else literal_int(size)
         items = self.items(dataset, scope, depth - 1) if dataset is not None else None
         return None if items is None or not per_batch else -(-items // per_batch)
 
@@ -240,7 +245,7 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Constant):
-            return _literal_int(node)
+            return literal_int(node)
         if isinstance(node, ast.Name):
             return self._largest(node, scope, depth, self.at_most)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
@@ -251,7 +256,7 @@ class _Loaders:
             if left is None or right is None:
                 return None
             if isinstance(node.op, ast.FloorDiv):
-                divisor = _literal_int(node.right)  # a literal: a bound on a divisor bounds nothing
+                divisor = literal_int(node.right)  # a literal: a bound on a divisor bounds nothing
                 return left // divisor if divisor else None
             total = left + right if isinstance(node.op, ast.Add) else left * right
             return total if total <= _LARGEST_COUNT else None  # no count worth a product of huge numbers
@@ -442,7 +447,7 @@ class _Sizer:
 
     def _integer(self, node: ast.expr, depth: int, before: tuple[int, int] | None) -> int | None:
         """The literal integer `node` is, or a name holds (followed as `_name` follows it)."""
-        value = _signed_int(node)
+        value = signed_int(node)
         if value is not None or not isinstance(node, ast.Name) or depth <= 0:
             return value
         statement = self._binding(node.id, before)
@@ -561,7 +566,7 @@ class _Sizer:
                 return _arange_length(call)
             if qualname in ("numpy.linspace", "torch.linspace", "numpy.logspace", "numpy.geomspace"):
                 steps = call.args[2] if len(call.args) > 2 else keyword_value(call, "num") or keyword_value(call, "steps")
-                return 50 if steps is None and qualname.startswith("numpy") else _literal_int(steps)
+                return 50 if steps is None and qualname.startswith("numpy") else literal_int(steps)
             factory = _FACTORIES.get(qualname) or _FACTORIES.get(qualname.replace("cupy.", "numpy.", 1))
             if factory is not None:
                 return _shape_rows(call, factory)
@@ -575,7 +580,7 @@ class _Sizer:
             given = call.args[position] if len(call.args) > position else keyword_value(call, keyword)
             if method == "sample" and given is None:
                 return 1 if keyword_value(call, "frac") is None else None
-            return default if given is None else _literal_int(given)
+            return default if given is None else literal_int(given)
         if method in _GENERATOR_METHODS:
             owner = ctx.type_of(func.value)
             if owner is not None and owner.kind == "generator":
@@ -659,20 +664,7 @@ def _nearest_examples(call: ast.Call) -> int | None:
     if not (isinstance(call.func, ast.Attribute) and call.func.attr == "get_nearest_examples"):
         return None
     given = call.args[2] if len(call.args) > 2 else keyword_value(call, "k")
-    return 10 if given is None else _literal_int(given)
-
-
-def _literal_int(node: ast.expr | None) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
-        return node.value
-    return None
-
-
-def _signed_int(node: ast.expr | None) -> int | None:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _literal_int(node.operand)
-        return -value if value is not None else None
-    return _literal_int(node)
+    return 10 if given is None else literal_int(given)
 
 
 def range_count(start: int, stop: int | None = None, step: int = 1) -> int:
@@ -688,7 +680,7 @@ def range_count(start: int, stop: int | None = None, step: int = 1) -> int:
 def _arange_length(call: ast.Call) -> int | None:
     if call.keywords and any(k.arg not in ("dtype", "device") for k in call.keywords):
         return None
-    values = [_signed_int(a) for a in call.args]
+    values = [signed_int(a) for a in call.args]
     if not 1 <= len(values) <= 3 or None in values or (len(values) == 3 and values[2] == 0):
         return None
     return range_count(*values)  # type: ignore[arg-type]
@@ -696,7 +688,7 @@ def _arange_length(call: ast.Call) -> int | None:
 
 def _slice_length(key: ast.Slice) -> int | None:
     """Items `x[a:b:s]` takes at most, when its bounds are literal: `[:5]`, `[-5:]`, `[2:7]`."""
-    lower, upper, step = _signed_int(key.lower), _signed_int(key.upper), _signed_int(key.step)
+    lower, upper, step = signed_int(key.lower), signed_int(key.upper), signed_int(key.step)
     if key.step is not None and (step is None or step <= 0):
         return None
     step = step or 1
@@ -716,14 +708,14 @@ def _shape_rows(call: ast.Call, factory: tuple) -> int | None:
         if not call.args:
             return None if default is None else 1
         first = call.args[0]
-        return _literal_int(first.elts[0]) if isinstance(first, (ast.Tuple, ast.List)) and first.elts \
-            else _literal_int(first)
+        return literal_int(first.elts[0]) if isinstance(first, (ast.Tuple, ast.List)) and first.elts \
+            else literal_int(first)
     shape = call.args[position] if len(call.args) > position else (keyword_value(call, keyword) if keyword else None)
     if shape is None or isinstance(shape, ast.Constant) and shape.value is None:
         return 1 if default == () else None  # no size: one value
     if isinstance(shape, (ast.Tuple, ast.List)):
-        return _literal_int(shape.elts[0]) if shape.elts else 1
-    return _literal_int(shape)
+        return literal_int(shape.elts[0]) if shape.elts else 1
+    return literal_int(shape)
 
 
 def _largest(*bounds: int | None) -> int | None:

@@ -23,6 +23,7 @@ from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_tar
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
+from gpulint.early_exit import counted_iterations
 from gpulint.size_evidence import FEW_BATCHES, loader_batches
 from gpulint.values import Ty, is_device_resident
 
@@ -80,9 +81,11 @@ class DataloaderWithoutWorkers(Rule):
 
     A loader known to hand out at most 16 batches per pass is not flagged (a benchmark's
     small split, with a literal `batch_size`: see `gpulint.size_evidence.loader_batches`):
-    workers started for every pass would cost about what they save. A loader given workers
-    is not flagged, with or without `pin_memory`; nor is a loader
-    whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
+    workers started for every pass would cost about what they save. Nor is a loader read
+    for a look at a few batches: only by `next(iter(loader))`, or by loops that all break
+    off after at most 16 batches by a counter (`if i == 2: break`, see
+    `gpulint.early_exit`). A loader given workers is not flagged, with or without
+    `pin_memory`; nor is a loader whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
     device (worker processes cannot), nor one only read on the host while another loader
     of the file feeds the device, nor one in a file that never feeds a device.
 
@@ -480,6 +483,8 @@ def train(events, model):
         #: The `for` loops over each name, and those that put their batches on a device.
         self.iterations: dict[str, list[ast.AST]] = {}
         self.feeding: set[ast.AST] = set()
+        #: Loops that break out after a few batches (`if i == 2: break`).
+        self.previews: set[ast.AST] = set()
         #: Moves of a batch whose device only the call's own spelling may show.
         self.undecided: list[tuple[ast.Call, list[ast.AST]]] = []
         #: What loading an item of a dataset costs (made at the file's first loader).
@@ -545,6 +550,9 @@ def train(events, model):
         iterable = ctx.env.enumerated(loop.iter) or loop.iter
         if _placed_batches(ctx.type_of(iterable)) and not _starts_under_host_autocast(loop.body, ctx):
             self.feeding.add(loop)
+        counted = counted_iterations(loop, ctx)
+        if counted is not None and counted <= FEW_BATCHES:
+            self.previews.add(loop)
         while isinstance(iterable, ast.Call) and ctx.qualname(iterable.func) in PROGRESS_BARS and iterable.args:
             iterable = iterable.args[0]
         if isinstance(iterable, ast.Name):
@@ -563,6 +571,8 @@ def train(events, model):
                     self.feeding.update(loops)
         for node, loader, bound in self.candidates:
             loops = self.iterations.get(bound, []) if bound is not None else []
+            if loops and all(loop in self.previews for loop in loops):
+                continue  # read for a look at a few batches, then left: workers would start for those
             if loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:

@@ -1,0 +1,177 @@
+"""How many times a loop runs when its body ends it by counting: `if i > 2: break`.
+
+A preview loop reads a loader or a list for a look at a few items and leaves:
+
+    for i, batch in enumerate(loader):
+        show(batch.to(device))
+        if i == 2:
+            break
+
+    shown = 0
+    for graph in test_loader:
+        explain(graph.to(device))
+        shown += 1
+        if shown > 2:
+            break
+
+Whatever the loop iterates, it runs at most three times: a copy or a sync per iteration,
+or workers started for it, cost nothing worth a finding. `counted_iterations` answers with
+that bound, from the code only:
+
+- the counter is the index `enumerate` hands out (its `start` a literal, 0 by default) and
+  the loop body never rebinds it; or a name bound to a literal integer by the last
+  statement before the loop that binds it, that the body adds a positive literal to
+  (`n += 1`) once, as a statement of its own, and binds nowhere else, in a loop with no
+  `continue` (which could skip the increment);
+- the body ends the loop with an `if` among its own statements (not under another `if`,
+  `with` or `try`) whose body ends with `break` and whose test is a comparison of the
+  counter with a literal integer (`i > 2`, `i >= 3`, `i == 2`, `2 < i`), or an `or` one
+  of whose operands is; no `continue` comes before that `if` (it could skip the test);
+- no nested function, lambda or class reads or rebinds the counter, and the scope does not
+  declare it `global` or `nonlocal`.
+
+Anything else is not counted (None): a bound from a variable (`if step >= args.max_steps`),
+a test under a branch, a counter that moves another way.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import TYPE_CHECKING
+
+from .astutil import NESTED_SCOPES, bound_names, signed_int
+
+if TYPE_CHECKING:
+    from .rule_api import RuleContext
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def counted_iterations(loop: ast.AST, ctx: "RuleContext") -> int | None:
+    """At most how many times the `for` statement `loop` runs its body, when the body breaks
+    out of it by a counter compared with a literal (see the module docstring); None when
+    nothing in the code counts it."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return None
+    for index, statement in enumerate(loop.body):
+        limit = _break_test(statement)
+        if limit is None:
+            continue
+        name, op, bound = limit
+        if _continues(loop.body[:index]):
+            return None
+        counter = _counter(loop, name, ctx)
+        if counter is None:
+            return None
+        start, step, exact = counter
+        return _first_breaking_iteration(op, bound, start, step, exact)
+    return None
+
+
+def _break_test(statement: ast.stmt) -> tuple[str, type[ast.cmpop], int] | None:
+    """`if <counter> <op> <literal>: ... break` (or the mirrored comparison, or an `or` with
+    such an operand): the counter's name, the operator read as `counter op literal`, the
+    literal."""
+    if not (isinstance(statement, ast.If) and statement.body and isinstance(statement.body[-1], ast.Break)):
+        return None
+    tests = statement.test.values if isinstance(statement.test, ast.BoolOp) and isinstance(statement.test.op, ast.Or) \
+        else [statement.test]
+    for test in tests:
+        found = _counter_comparison(test)
+        if found is not None:
+            return found
+    return None
+
+
+_MIRRORED = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Eq: ast.Eq}
+
+
+def _counter_comparison(test: ast.expr) -> tuple[str, type[ast.cmpop], int] | None:
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, op, right = test.left, type(test.ops[0]), test.comparators[0]
+    if isinstance(left, ast.Name) and signed_int(right) is not None and op in (ast.Gt, ast.GtE, ast.Eq):
+        return left.id, op, signed_int(right)  # type: ignore[return-value]
+    if isinstance(right, ast.Name) and signed_int(left) is not None and op in _MIRRORED:
+        return right.id, _MIRRORED[op], signed_int(left)  # type: ignore[return-value]
+    return None
+
+
+def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: "RuleContext") -> tuple[int, int, bool] | None:
+    """How `name` counts the iterations of `loop`: its value at the first test, the step,
+    and whether the value at the n-th test is exactly start + step * (n - 1) (enumerate's
+    index) or at least that (a name the body increments before or after the test)."""
+    if ctx.seen_elsewhere(name, ctx.statement_scope):
+        return None
+    if name in bound_names(loop.body):
+        increment = next((s for s in loop.body if _increment_of(s, name) is not None), None)
+        if increment is None or name in bound_names([loop.target, *(s for s in loop.body if s is not increment)]) \
+                or _continues(loop.body):
+            return None
+        start = _start_before(loop, name, ctx)
+        return None if start is None else (start, _increment_of(increment, name), False)  # type: ignore[return-value]
+    iterable = loop.iter
+    target = loop.target
+    if ctx.env.enumerated(iterable) is None or not isinstance(target, (ast.Tuple, ast.List)) \
+            or not target.elts or not (isinstance(target.elts[0], ast.Name) and target.elts[0].id == name):
+        return None
+    given = iterable.args[1] if len(iterable.args) > 1 else next(  # type: ignore[attr-defined]
+        (k.value for k in iterable.keywords if k.arg == "start"), None)  # type: ignore[attr-defined]
+    start = 0 if given is None else signed_int(given)
+    return None if start is None else (start, 1, True)
+
+
+def _first_breaking_iteration(op: type[ast.cmpop], bound: int, start: int, step: int, exact: bool) -> int | None:
+    """The last iteration that can run before `counter op bound` holds at the test, when the
+    counter's value at the n-th test is start + step * (n - 1) (at least that, unless
+    `exact`)."""
+    if op is ast.Gt:
+        return 1 if start > bound else (bound - start) // step + 2
+    if op is ast.GtE:
+        return 1 if start >= bound else math.ceil((bound - start) / step) + 1
+    # `==` holds only if the counter lands on the bound: it does when it starts there (and
+    # is tested before it moves) or reaches it in whole steps
+    if (bound - start) % step or bound < start or (bound == start and not exact):
+        return None
+    return (bound - start) // step + 1
+
+
+def _increment_of(statement: ast.stmt, name: str) -> int | None:
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
+            and isinstance(statement.target, ast.Name) and statement.target.id == name:
+        step = signed_int(statement.value)
+        return step if step is not None and step > 0 else None
+    return None
+
+
+def _start_before(loop: ast.stmt, name: str, ctx: "RuleContext") -> int | None:
+    """The literal the last statement before `loop` (in its block) that binds `name` binds it
+    to, when that statement is `name = <int>`."""
+    parent = ctx.parent(loop)
+    block = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
+                  if loop in getattr(parent, field, ())), None)
+    if block is None:
+        return None
+    for statement in reversed(block[:block.index(loop)]):
+        if name not in bound_names([statement]):
+            continue
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
+            return signed_int(statement.value)
+        return None
+    return None
+
+
+def _continues(statements: list[ast.stmt]) -> bool:
+    """A `continue` of the loop these statements belong to (not one of a nested loop)."""
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Continue):
+            return True
+        if isinstance(node, (*_LOOPS, *NESTED_SCOPES)):
+            stack.extend(getattr(node, "orelse", ()))  # a loop's `else` runs in the outer loop
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False

@@ -1,0 +1,94 @@
+"""A loop whose body breaks out of it by a counter runs a few times (`gpulint.early_exit`):
+a sync per iteration of a preview loop (GPU301) and workers for a loader read for a look
+at a few batches (GPU305) are left alone; any shape the code does not bound stays flagged."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+
+LOOP = '''\
+import torch
+
+device = torch.device("cuda")
+
+
+def show(loader, flag):
+{before}    for {target} in {iterable}:
+        x = batch.to(device)
+        print(x.sum().item())
+{after}'''
+
+
+def _synced(before: str, target: str, iterable: str, after: str) -> bool:
+    source = LOOP.format(before=before, target=target, iterable=iterable, after=textwrap.indent(after, " " * 8))
+    return any(d.code == "GPU301" for d in lint_source(source))
+
+
+BOUNDED = {
+    "enumerate-equal": ("", "i, batch", "enumerate(loader)", "if i == 2:\n    break\n"),
+    "enumerate-start": ("", "i, batch", "enumerate(loader, start=1)", "if i >= 3:\n    break\n"),
+    "mirrored-in-an-or": ("", "i, batch", "enumerate(loader)", "if 2 < i or flag:\n    break\n"),
+    "break-after-a-print": ("", "i, batch", "enumerate(loader)", "if i > 1:\n    print('done')\n    break\n"),
+    "counter": ("    shown = 0\n", "batch", "loader", "shown += 1\nif shown > 2:\n    break\n"),
+    "counter-by-twos": ("    shown = 0\n", "batch", "loader", "shown += 2\nif shown == 6:\n    break\n"),
+    "sixteen": ("", "i, batch", "enumerate(loader)", "if i == 15:\n    break\n"),
+}
+
+UNBOUNDED = {
+    "too-many": ("", "i, batch", "enumerate(loader)", "if i == 16:\n    break\n"),
+    "bound-from-a-variable": ("", "i, batch", "enumerate(loader)", "if i == flag:\n    break\n"),
+    "test-under-a-branch": ("", "i, batch", "enumerate(loader)", "if flag:\n    if i == 2:\n        break\n"),
+    "and": ("", "i, batch", "enumerate(loader)", "if i == 2 and flag:\n    break\n"),
+    "no-break": ("", "i, batch", "enumerate(loader)", "if i == 2:\n    print(i)\n"),
+    "counter-rebound": ("", "i, batch", "enumerate(loader)", "i = 0\nif i == 2:\n    break\n"),
+    "continue-before-the-test": ("", "i, batch", "enumerate(loader)", "if flag:\n    continue\nif i == 2:\n    break\n"),
+    "continue-skips-the-increment": ("    shown = 0\n", "batch", "loader",
+                                     "if flag:\n    continue\nshown += 1\nif shown > 2:\n    break\n"),
+    "counter-from-a-parameter": ("", "batch", "loader", "flag += 1\nif flag > 2:\n    break\n"),
+    "counter-never-lands": ("    shown = 0\n", "batch", "loader", "shown += 2\nif shown == 3:\n    break\n"),
+    "counter-counts-down": ("    shown = 0\n", "batch", "loader", "shown -= 1\nif shown > 2:\n    break\n"),
+    "counter-moved-twice": ("    shown = 0\n", "batch", "loader", "shown += 1\nshown = shown * 2\nif shown > 2:\n    break\n"),
+    "counter-started-in-a-branch": ("    if flag:\n        shown = 0\n", "batch", "loader",
+                                    "shown += 1\nif shown > 2:\n    break\n"),
+    "counter-read-by-a-closure": ("    shown = 0\n    bump = lambda: shown\n", "batch", "loader",
+                                  "shown += 1\nif shown > 2:\n    break\n"),
+}
+
+
+@pytest.mark.parametrize("case", BOUNDED.values(), ids=BOUNDED.keys())
+def test_a_loop_broken_off_by_a_counter_is_a_few_iterations(case):
+    assert not _synced(*case)
+
+
+@pytest.mark.parametrize("case", UNBOUNDED.values(), ids=UNBOUNDED.keys())
+def test_a_loop_the_code_does_not_bound_stays_flagged(case):
+    assert _synced(*case)
+
+
+PREVIEW = '''\
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets
+
+device = torch.device("cuda")
+loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1)
+
+
+def explain(model):
+    shown = 0
+    for images, labels in loader:
+        model(images.to(device))
+        shown += 1
+        if shown > 2:
+            break
+'''
+
+
+def test_gpu305_leaves_a_loader_read_for_a_few_batches_then_left():
+    assert [d.code for d in lint_source(PREVIEW)] == []
+    training = PREVIEW + "\n\ndef train(model):\n    for images, labels in loader:\n        model(images.to(device))\n"
+    assert [d.code for d in lint_source(training)] == ["GPU305"]  # another loop reads every batch
