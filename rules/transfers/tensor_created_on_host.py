@@ -104,7 +104,7 @@ class TensorCreatedOnHost(Rule):
 
     code = "GPU304"
     name = "tensor-created-on-host"
-    tier = Tier.DEFAULT  # real code: 16 of the 23 sampled findings still reported are useful
+    tier = Tier.DEFAULT  # real code: 12 of the 16 sampled findings still reported are useful
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
     calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
