@@ -4,19 +4,23 @@ from __future__ import annotations
 
 from gpulint.astutil import mentions
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from gpulint.fixing import FixContext
+from gpulint.fixing import FixContext, display_fix
 from gpulint.rules.transfers._common import FactoryMove
 from gpulint.rules.transfers.tensor_created_on_host import HostFactory
 
 from ._arguments import add_keywords
 
 MESSAGE = "create the tensor on the device: pass `device=` to the factory"
+LEGACY_SUGGESTION = (
+    "create the tensor on the device with `torch.empty(shape, dtype=..., device=...)`: the legacy tensor "
+    "classes refuse an accelerator's device"
+)
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     found: HostFactory = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
-        return None
+        return display_fix(LEGACY_SUGGESTION) if found.legacy else None
     move = found.move
     destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]
     if move.made is not None:

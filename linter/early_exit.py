@@ -19,14 +19,15 @@ or workers started for it, cost nothing worth a finding. `counted_iterations` an
 that bound, from the code only:
 
 - the counter is the index `enumerate` hands out (its `start` a literal, 0 by default) and
-  the loop body never rebinds it; or a name bound to a literal integer by the last
+  neither the loop body nor the rest of the loop's target rebinds it; or a name bound to a literal integer by the last
   statement before the loop that binds it, that the body adds a positive literal to
-  (`n += 1`) once, as a statement of its own, and binds nowhere else, in a loop with no
-  `continue` (which could skip the increment);
+  (`n += 1`) once, as a statement of its own, and binds nowhere else (the loop's target
+  included), in a loop with no `continue` (which could skip the increment);
 - the body ends the loop with an `if` among its own statements (not under another `if`,
   `with` or `try`) whose body ends with `break` and whose test is a comparison of the
   counter with a literal integer (`i > 2`, `i >= 3`, `i == 2`, `2 < i`), or an `or` one
-  of whose operands is; no `continue` comes before that `if` (it could skip the test);
+  of whose operands is; no `continue` comes before that `if` or inside it (it could skip
+  the test or the `break`);
 - no nested function, lambda or class reads or rebinds the counter, and the scope does not
   declare it `global` or `nonlocal`.
 
@@ -51,16 +52,21 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 def counted_iterations(loop: ast.AST, ctx: "RuleContext") -> int | None:
     """At most how many times the `for` statement `loop` runs its body, when the body breaks
     out of it by a counter compared with a literal (see the module docstring); None when
-    nothing in the code counts it."""
+    nothing in the code counts it. Answers are kept per loop (`SemanticIndex.remember`):
+    every copy in a loop asks about the loops around it."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
+    return ctx.semantic.remember("counted_iterations", loop, lambda: _counted(loop, ctx))  # type: ignore[return-value]
+
+
+def _counted(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> int | None:
     for index, statement in enumerate(loop.body):
         limit = _break_test(statement)
         if limit is None:
             continue
         name, op, bound = limit
-        if _continues(loop.body[:index]):
-            return None
+        if _continues(loop.body[:index + 1]):
+            return None  # a `continue` before the test, or in it, skips the `break`
         counter = _counter(loop, name, ctx)
         if counter is None:
             return None
@@ -114,7 +120,8 @@ def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: "RuleContext") -> tup
     iterable = loop.iter
     target = loop.target
     if ctx.env.enumerated(iterable) is None or not isinstance(target, (ast.Tuple, ast.List)) \
-            or not target.elts or not (isinstance(target.elts[0], ast.Name) and target.elts[0].id == name):
+            or not target.elts or not (isinstance(target.elts[0], ast.Name) and target.elts[0].id == name) \
+            or name in bound_names(target.elts[1:]):
         return None
     given = iterable.args[1] if len(iterable.args) > 1 else next(  # type: ignore[attr-defined]
         (k.value for k in iterable.keywords if k.arg == "start"), None)  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ import ast
 import heapq
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .astutil import NESTED_SCOPES, evaluated_outside, free_names
 from .values import Ty, join
@@ -171,9 +172,17 @@ class SemanticIndex:
         self._uses: dict[ast.AST, LocalUses] = {}
         self._call_sites: dict[str, list[tuple[ast.Call, ast.AST]] | None] | None = None
         #: Answers other modules work out once per file about a node (`size_evidence`'s
-        #: loader batches), by the name of the question.
+        #: loader batches, `early_exit`'s counted loops), by the name of the question.
         self.memo: dict[str, dict[ast.AST, object]] = {}
         _Collector(self).run(tree)
+
+    def remember(self, question: str, node: ast.AST, answer: Callable[[], object]) -> object:
+        """The answer to `question` about `node`, worked out by `answer()` the first time it is
+        asked in this file (rules ask the same of a loop once per copy inside it)."""
+        answers = self.memo.setdefault(question, {})
+        if node not in answers:
+            answers[node] = answer()
+        return answers[node]
 
     def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
         """Every name the file uses, in any scope, and what binds each of them: an import

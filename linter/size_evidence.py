@@ -145,10 +145,8 @@ def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
     one) with a literal `batch_size`: a loader made in the loop's scope, bound once at the
     module's top level, or handed to the loop's function as an argument at every call of it
     in the file. None when any of that is not known."""
-    memo = ctx.semantic.memo.setdefault("loader_batches", {})
-    if iterable not in memo:
-        memo[iterable] = _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
-    return memo[iterable]  # type: ignore[return-value]
+    return ctx.semantic.remember(  # type: ignore[return-value]
+        "loader_batches", iterable, lambda: _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH))
 
 
 def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:

@@ -46,6 +46,8 @@ UNBOUNDED = {
     "no-break": ("", "i, batch", "enumerate(loader)", "if i == 2:\n    print(i)\n"),
     "counter-rebound": ("", "i, batch", "enumerate(loader)", "i = 0\nif i == 2:\n    break\n"),
     "continue-before-the-test": ("", "i, batch", "enumerate(loader)", "if flag:\n    continue\nif i == 2:\n    break\n"),
+    "continue-in-the-test": ("", "i, batch", "enumerate(loader)", "if i >= 2:\n    if flag:\n        continue\n    break\n"),
+    "index-rebound-by-the-target": ("", "i, (batch, i)", "enumerate(loader)", "if i == 2:\n    break\n"),
     "continue-skips-the-increment": ("    shown = 0\n", "batch", "loader",
                                      "if flag:\n    continue\nshown += 1\nif shown > 2:\n    break\n"),
     "counter-from-a-parameter": ("", "batch", "loader", "flag += 1\nif flag > 2:\n    break\n"),
@@ -77,8 +79,7 @@ from torchvision import datasets
 device = torch.device("cuda")
 loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1)
 
-
-def explain(model):
+if __name__ == "__main__":
     shown = 0
     for images, labels in loader:
         model(images.to(device))
@@ -90,5 +91,32 @@ def explain(model):
 
 def test_gpu305_leaves_a_loader_read_for_a_few_batches_then_left():
     assert [d.code for d in lint_source(PREVIEW)] == []
-    training = PREVIEW + "\n\ndef train(model):\n    for images, labels in loader:\n        model(images.to(device))\n"
-    assert [d.code for d in lint_source(training)] == ["GPU305"]  # another loop reads every batch
+
+
+@pytest.mark.parametrize("other_use", [
+    "for images, labels in loader:\n    model(images.to(device))\n",  # a loop reads every batch
+    "fit(model, loader)\n",  # handed on: read out of view
+    "def train():\n    for images, labels in loader:\n        break\n",  # read by a function: not followed
+    "for (images, labels), step in zip(loader, range(1000)):\n    model(images.to(device))\n",
+    "for i, (images, labels) in enumerate(loader):\n    model(images.to(device))\n    if i > 100:\n        break\n",
+])
+def test_gpu305_flags_a_previewed_loader_read_another_way_too(other_use):
+    source = PREVIEW.replace("    shown = 0\n", textwrap.indent(other_use, "    ") + "    shown = 0\n")
+    assert [d.code for d in lint_source(source)] == ["GPU305"]
+
+
+def test_gpu306_leaves_a_condition_in_a_loop_broken_off_by_a_counter():
+    source = textwrap.dedent("""\
+        import torch
+
+        device = torch.device("cuda")
+
+
+        def show(loader):
+            for i, batch in enumerate(loader):
+                x = batch.to(device)
+                if x.sum() > 0:
+                    print(i)
+        """)
+    assert [d.code for d in lint_source(source)] == ["GPU306"]
+    assert [d.code for d in lint_source(source + "        if i == 2:\n            break\n")] == []

@@ -17,7 +17,6 @@ import pytest
 
 from gpulint import lint_source
 from gpulint.accelerate_api import is_model_class
-from gpulint.diagnostic import Applicability
 from gpulint.values import OTHER, Ty
 
 from .test_evidence import probe, probe_one

@@ -161,3 +161,17 @@ def test_constant_data_copied_in_a_loop_is_host_to_device_in_loop():
             return out
         """)
     assert [d.code for d in lint_source(source)] == ["GPU302"]
+
+
+@pytest.mark.parametrize("line", [
+    "m = torch.FloatTensor(4, 256).cuda()\n",
+    "m = torch.Tensor(flag, 10).to(d)\n",
+    "m = torch.LongTensor(8).to(device=d)\n",
+])
+def test_a_legacy_class_given_a_shape_gets_a_suggestion(line):
+    """A legacy class given a shape allocates on the host, then copies: `torch.empty(...,
+    device=...)` would not; the class itself refuses an accelerator's `device=`."""
+    finding = _only(HEAD + _body(line))
+    assert finding.fix.applicability is Applicability.DISPLAY
+    assert "torch.empty(shape" in finding.fix.message
+    assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)

@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, names_bound_by, walk_local
+from gpulint.astutil import NESTED_SCOPES, keyword_value, literal_int, names_bound_by, walk_local
 from gpulint.evidence import (
     DEVICE,
     HOST,
@@ -27,7 +27,7 @@ from gpulint.loop_effects import loop_effects
 from gpulint.repetition import repeated_functions
 from gpulint.rule_api import RuleContext
 from gpulint.semantic import FunctionFacts, FunctionNode
-from gpulint.torch_api import autocast_place, is_module_class
+from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place, is_module_class
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
@@ -388,20 +388,32 @@ def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset
 def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves the result of `factory`, a torch factory with no device."""
     name = env.qualname(factory.func) or ""
-    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES:
+    # a legacy class given a shape (`torch.FloatTensor(4, 256)`) allocates on the host too,
+    # but refuses an accelerator's `device=`: reported, with the rewrite only shown
+    legacy = name.startswith("torch.") and name[6:] in LEGACY_TENSOR_TYPES and _given_a_shape(factory)
+    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES and not legacy:
         return None
     if any(k.arg is None or k.arg == "device" for k in factory.keywords):
         return None  # already given a device (or maybe, through `**options`)
     if any(k.arg == "generator" for k in factory.keywords):
         return None  # drawn from a given generator (a CPU one, for reproducible draws): meant
     if node.func.attr == "cuda":  # type: ignore[attr-defined]
-        return FactoryMove(node, factory, name[6:], None, plain=not (node.keywords or node.args))
+        return FactoryMove(node, factory, name[6:], None, plain=not (legacy or node.keywords or node.args))
     if move_target(node, env) != DEVICE:
         return None
     destination = _single_destination(node)
     # `.to(other)` of a tensor takes its device and its dtype: not a `device=` for the factory
     plain = destination is not None and (bool(node.keywords) or device_place(destination, env) is not None)
+    plain = plain and not legacy
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
+
+
+def _given_a_shape(call: ast.Call) -> bool:
+    """A legacy tensor class called with its sizes (`torch.FloatTensor(4, 256)`, `torch.Tensor(3)`),
+    not with data: two or more positional sizes, or one literal integer."""
+    if call.keywords or any(isinstance(a, (ast.Starred, ast.List, ast.Tuple, ast.Set)) for a in call.args):
+        return False
+    return len(call.args) >= 2 or (len(call.args) == 1 and literal_int(call.args[0]) is not None)
 
 
 # -- host -> device (GPU302) -------------------------------------------------------------------

@@ -483,8 +483,6 @@ def train(events, model):
         #: The `for` loops over each name, and those that put their batches on a device.
         self.iterations: dict[str, list[ast.AST]] = {}
         self.feeding: set[ast.AST] = set()
-        #: Loops that break out after a few batches (`if i == 2: break`).
-        self.previews: set[ast.AST] = set()
         #: Moves of a batch whose device only the call's own spelling may show.
         self.undecided: list[tuple[ast.Call, list[ast.AST]]] = []
         #: What loading an item of a dataset costs (made at the file's first loader).
@@ -523,7 +521,7 @@ def train(events, model):
         if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name):
             bound = statement.targets[0].id
-            if _read_one_batch_only(bound, ctx):
+            if _read_for_a_look(bound, ctx):
                 return
         self.candidates.append((node, loader, bound))
 
@@ -550,9 +548,6 @@ def train(events, model):
         iterable = ctx.env.enumerated(loop.iter) or loop.iter
         if _placed_batches(ctx.type_of(iterable)) and not _starts_under_host_autocast(loop.body, ctx):
             self.feeding.add(loop)
-        counted = counted_iterations(loop, ctx)
-        if counted is not None and counted <= FEW_BATCHES:
-            self.previews.add(loop)
         while isinstance(iterable, ast.Call) and ctx.qualname(iterable.func) in PROGRESS_BARS and iterable.args:
             iterable = iterable.args[0]
         if isinstance(iterable, ast.Name):
@@ -571,8 +566,6 @@ def train(events, model):
                     self.feeding.update(loops)
         for node, loader, bound in self.candidates:
             loops = self.iterations.get(bound, []) if bound is not None else []
-            if loops and all(loop in self.previews for loop in loops):
-                continue  # read for a look at a few batches, then left: workers would start for those
             if loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
@@ -1024,22 +1017,40 @@ def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
     return bool(body) and opened_autocast(body[0], ctx.env) == HOST
 
 
-def _read_one_batch_only(name: str, ctx: RuleContext) -> bool:
-    """Every read of the loader bound to `name` in this scope is `next(iter(name))`, and no
-    nested function reads it: a batch taken for a look or a plot, for which workers would
-    start and stop."""
+def _read_for_a_look(name: str, ctx: RuleContext) -> bool:
+    """Every read of the loader bound to `name` in this scope takes a look at a few batches
+    (a plot, an explanation of three graphs), for which workers would start and stop:
+    `next(iter(name))`, or a loop over it (through `enumerate` or a progress bar) that its
+    body breaks off after at most `FEW_BATCHES` batches (`gpulint.early_exit`); and no
+    nested function reads it."""
     uses = ctx.semantic.uses(ctx.scope)
     loads = uses.loads.get(name)
     if not loads or name in uses.free_in or uses.star_import:
         return False
-    for load in loads:
-        call = ctx.parent(load)
-        outer = ctx.parent(call) if call is not None else None
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "iter"
-                and len(call.args) == 1 and call.args[0] is load and isinstance(outer, ast.Call)
-                and isinstance(outer.func, ast.Name) and outer.func.id == "next" and outer.args[:1] == [call]):
-            return False
-    return True
+    return all(_first_batch(load, ctx) or _previewed(load, ctx) for load in loads)
+
+
+def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
+    """`next(iter(load))`."""
+    call = ctx.parent(load)
+    outer = ctx.parent(call) if call is not None else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "iter"
+            and len(call.args) == 1 and call.args[0] is load and isinstance(outer, ast.Call)
+            and isinstance(outer.func, ast.Name) and outer.func.id == "next" and outer.args[:1] == [call])
+
+
+def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
+    """`load` is what a `for` loop iterates (as it is, or through `enumerate` or a progress
+    bar), and the loop's body breaks it off after at most `FEW_BATCHES` iterations."""
+    node: ast.AST = load
+    parent = ctx.parent(node)
+    while isinstance(parent, ast.Call) and parent.args[:1] == [node] and (
+            ctx.env.enumerated(parent) is not None or ctx.qualname(parent.func) in PROGRESS_BARS):
+        node, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node):
+        return False
+    counted = counted_iterations(parent, ctx)
+    return counted is not None and counted <= FEW_BATCHES
 
 
 def _dataset_argument(call: ast.Call) -> ast.expr | None:

@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.astutil import walk_local
+from gpulint.early_exit import counted_iterations
 from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import range_count
@@ -35,7 +36,8 @@ class ImplicitSyncInCondition(Rule):
     in an epoch loop: one that runs a loop over other data on every iteration, in its body
     or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch;
     nor in a loop over a literal `range` of a few steps (`for j in range(10):` over images
-    to plot). Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
+    to plot) or one its body breaks off after a few iterations by a counter (`if i == 2:
+    break`). Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
 
     Nor when the iteration has already copied the tested value to the host (`.item()`,
     `.tolist()`, `.cpu()`, `.numpy()`, `int()`/`float()` of it before the condition), or,
@@ -266,7 +268,11 @@ _FEW_ITERATIONS = 16
 
 def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
     """`for j in range(10, 20):`: a literal range of a few steps (a plotting loop over ten
-    images), so the condition syncs a few times in all."""
+    images), or a loop its body breaks off after a few by a counter (`if i == 2: break`,
+    `gpulint.early_exit`), so the condition syncs a few times in all."""
+    counted = counted_iterations(loop, ctx)
+    if counted is not None and counted <= _FEW_ITERATIONS:
+        return True
     iterable = getattr(loop, "iter", None)
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
             and ctx.env.is_builtin("range") and not iterable.keywords and 1 <= len(iterable.args) <= 3):

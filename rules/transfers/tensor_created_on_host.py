@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.torch_api import LEGACY_TENSOR_TYPES
 
 from ._common import (
     RANDOM_FACTORIES,
@@ -28,12 +29,18 @@ class HostFactory(Facts):
 
     move: FactoryMove
 
+    @property
+    def legacy(self) -> bool:
+        """Made by a legacy tensor class given a shape (`torch.FloatTensor(4, 256)`), which
+        takes no accelerator's `device=`."""
+        return self.move.name in LEGACY_TENSOR_TYPES
+
 
 def _applicability(move: FactoryMove) -> Applicability:
     """Passing `device=` to the factory makes the same tensor (safe), with other random
     numbers for a random factory (unsafe: the device's generator draws them); display-only
-    for a move with options, one to a device the code does not spell out, and a factory
-    given an argument that means something else on the device."""
+    for a legacy class, a move with options, one to a device the code does not spell out,
+    and a factory given an argument that means something else on the device."""
     if not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
         return Applicability.DISPLAY
     if move.move.func.attr != "cuda" and move.destination is None:  # type: ignore[attr-defined]
@@ -46,13 +53,16 @@ class TensorCreatedOnHost(Rule):
     ## What it does
     Flags a torch tensor made on the host by a factory that fills it itself and moved to a
     device straight away: `torch.zeros/ones/empty/full/arange/linspace/logspace/eye(...)` and
-    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`.
+    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and a
+    legacy class given a shape (`torch.FloatTensor(4, 256).cuda()`: uninitialised memory
+    allocated on the host and copied).
 
     Not a tensor made from data: `torch.tensor(data)`, `torch.as_tensor(data)` and the legacy
-    classes (`torch.LongTensor(data)`) build the tensor on the host from the Python or NumPy
-    values and then copy it to the device, even when given `device=`: the copy is the data's
-    only way there, and `device=` would save nothing. A copy of the same data on every
-    iteration of a loop is GPU302 `host-to-device-in-loop` (copy it once, before the loop).
+    classes given data (`torch.LongTensor([[1]])`) build the tensor on the host from the
+    Python or NumPy values and then copy it to the device, even when given `device=`: the
+    copy is the data's only way there, and `device=` would save nothing. Copying the same
+    `torch.tensor`/`as_tensor` data on every iteration of a loop is GPU302
+    `host-to-device-in-loop` (copy it once, before the loop).
 
     The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
     same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
@@ -99,7 +109,8 @@ class TensorCreatedOnHost(Rule):
     `t = t.to(device)` line, only when that line directly follows the factory's statement
     (nothing can have seen the host tensor, and the name ends up bound to the same values,
     dtype and device) and holds no comment. With statements in between, the suggestion is
-    display-only.
+    display-only. So it is for the legacy classes, which refuse an accelerator's `device=`:
+    the suggestion shows `torch.empty(shape, dtype=..., device=...)`.
     """
 
     code = "GPU304"
