@@ -69,6 +69,17 @@ PYG_LOADERS = frozenset(
 BATCHING_LOADERS = TORCH_LOADERS | {
     f"torch_geometric.{package}.{name}" for package in ("loader", "data")
     for name in ("DataLoader", "DataListLoader", "DenseDataLoader")}
+#: Loaders that hand out a number of batches per pass their arguments say, whatever the graph:
+#: the position and keyword of that number and its default. PyTorch Geometric's GraphSAINT
+#: samplers run `num_steps` iterations per epoch (default 1), `RandomNodeLoader` one per part.
+STEPPED_LOADERS = {
+    f"torch_geometric.{package}.{name}": steps
+    for package in ("loader", "data")
+    for name, steps in (("GraphSAINTSampler", (2, "num_steps", 1)), ("GraphSAINTNodeSampler", (2, "num_steps", 1)),
+                        ("GraphSAINTEdgeSampler", (2, "num_steps", 1)),
+                        ("GraphSAINTRandomWalkSampler", (3, "num_steps", 1)),
+                        ("RandomNodeLoader", (1, "num_parts", None)), ("RandomNodeSampler", (1, "num_parts", None)))
+}
 
 
 def _parts(position: int, keyword: str, default: object, sizes: dict[object, int]) -> tuple:

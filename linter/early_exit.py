@@ -1,4 +1,5 @@
-"""How many times a loop runs when its body ends it by counting: `if i > 2: break`.
+"""How many times a loop runs when its body ends it by counting (`if i > 2: break`), and
+what in a loop runs once per loop (`if i == 0:`).
 
 A preview loop reads a loader or a list for a look at a few items and leaves:
 
@@ -33,6 +34,11 @@ that bound, from the code only:
 
 Anything else is not counted (None): a bound from a variable (`if step >= args.max_steps`),
 a test under a branch, a counter that moves another way.
+
+`once_per_loop` answers the same kind of question for a statement: one in the body of an
+`if` that tests the loop's index for equality with a literal (`for i in range(n): if i ==
+0: ...`) runs at most once per run of the loop, since `range`'s and `enumerate`'s index
+take each value once (when the body never rebinds it).
 """
 
 from __future__ import annotations
@@ -182,3 +188,48 @@ def _continues(statements: list[ast.stmt]) -> bool:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+def once_per_loop(ctx: "RuleContext") -> bool:
+    """The current statement runs at most once per run of the innermost loop: it is in the
+    body of an `if` (of that loop, at any depth) whose test is the loop's index compared
+    for equality with a literal (`if i == 0:`, or an `and` with such an operand)."""
+    if not ctx.loops:
+        return False
+    loop = ctx.loops[-1]
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    index = _distinct_index(loop, ctx)
+    levels = [level for level, statement in enumerate(ctx.statements) if statement is loop]
+    if index is None or not levels:
+        return False
+    for level in range(levels[-1] + 1, len(ctx.statements) - 1):
+        statement = ctx.statements[level]
+        if isinstance(statement, ast.If) and ctx.blocks[level + 1] is statement.body \
+                and _equals_literal(statement.test, index):
+            return True
+    return False
+
+
+def _distinct_index(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> str | None:
+    """The name that takes a different value on every iteration of `loop`: the target of
+    `for i in range(...)`, or the index of `for i, x in enumerate(...)`, which nothing
+    else in the loop (its body, the rest of its target, another scope) rebinds."""
+    target, iterable = loop.target, loop.iter
+    if isinstance(target, ast.Name) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+            and iterable.func.id == "range" and ctx.env.is_builtin("range"):
+        name, others = target.id, []
+    elif ctx.env.enumerated(iterable) is not None and isinstance(target, (ast.Tuple, ast.List)) and target.elts \
+            and isinstance(target.elts[0], ast.Name):
+        name, others = target.elts[0].id, target.elts[1:]
+    else:
+        return None
+    if name in bound_names([*others, *loop.body]) or ctx.seen_elsewhere(name, ctx.statement_scope):
+        return None
+    return name
+
+
+def _equals_literal(test: ast.expr, name: str) -> bool:
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return any(found is not None and found[0] == name and found[1] is ast.Eq
+               for found in map(_counter_comparison, tests))

@@ -39,7 +39,7 @@ import ast
 from typing import TYPE_CHECKING, Callable
 
 from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
-from .datasets_api import BATCHING_LOADERS, DATASET_SIZES
+from .datasets_api import BATCHING_LOADERS, DATASET_SIZES, STEPPED_LOADERS
 from .early_exit import counted_iterations
 from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
@@ -142,9 +142,11 @@ def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
 def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
     """How many batches a loop over `iterable` gets, when it is a loader (or `enumerate`, a
     progress bar around one) over a dataset of known size (`DATASET_SIZES`, or a slice of
-    one) with a literal `batch_size`: a loader made in the loop's scope, bound once at the
-    module's top level, or handed to the loop's function as an argument at every call of it
-    in the file. None when any of that is not known."""
+    one) with a literal `batch_size`, or one whose literal arguments say how many batches it
+    hands out per pass (`STEPPED_LOADERS`: a GraphSAINT sampler's `num_steps=5`): a loader
+    made in the loop's scope, bound once at the module's top level, or handed to the loop's
+    function as an argument at every call of it in the file. None when any of that is not
+    known."""
     return ctx.semantic.remember(  # type: ignore[return-value]
         "loader_batches", iterable, lambda: _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH))
 
@@ -205,6 +207,12 @@ class _Loaders:
         qualname = ctx.qualname(node.func)
         if qualname in PROGRESS_BARS:
             return self.batches(node.args[0], scope, depth - 1) if node.args else None
+        if qualname in STEPPED_LOADERS:
+            if any(k.arg is None for k in node.keywords) or any(isinstance(a, ast.Starred) for a in node.args):
+                return None  # the count may come from `**options`
+            position, keyword, default = STEPPED_LOADERS[qualname]
+            steps = node.args[position] if len(node.args) > position else keyword_value(node, keyword)
+            return default if steps is None else literal_int(steps)
         if qualname not in BATCHING_LOADERS or any(keyword_value(node, k) is not None for k in _DRAWN_BY):
             return None
         dataset = node.args[0] if node.args else keyword_value(node, "dataset")

@@ -33,6 +33,9 @@ ONCE = {
                                    "    def __call__(self, n, steps):\n        ids = self.encode(n)\n"
                                    "        for t in range(steps):\n            ids = ids * t\n        return ids\n",
     "forward-of-a-plain-class": "class Net:\n    def forward(self, x):\n        return torch.ones(3).to(device)\n",
+    "first-iteration-of-a-range": "for i in range(10):\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
+    "one-iteration-of-enumerate": "for i, n in enumerate([3, 4]):\n    if i == 1 and n:\n"
+                                  "        ramp = torch.arange(n).to(device)\n",
 }
 
 REPEATED = {
@@ -52,6 +55,13 @@ REPEATED = {
     "top-level-loop": "for n in range(10):\n    ramp = torch.arange(n).to(device)\n",
     "top-level-while": "n = 0\nwhile n < 10:\n    ramp = torch.arange(n).to(device)\n    n += 1\n",
     "comprehension": "boxes = [torch.zeros(4).to(device) for box in [[0, 0, 1, 1], [1, 1, 2, 2]]]\n",
+    "guard-on-a-range-of-values": "for i in range(10):\n    if i < 2:\n        ramp = torch.arange(5).to(device)\n",
+    "guard-on-a-value-not-an-index": "for n in [0, 0, 1]:\n    if n == 0:\n        ramp = torch.arange(5).to(device)\n",
+    "guard-in-an-else": "for i in range(10):\n    if i == 0:\n        pass\n    else:\n"
+                        "        ramp = torch.arange(5).to(device)\n",
+    "index-rebound": "for i in range(10):\n    i = i % 2\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
+    "first-iteration-of-an-inner-loop": "for epoch in range(3):\n    for i in range(10):\n        if i == 0:\n"
+                                        "            ramp = torch.arange(5).to(device)\n",
 }
 
 

@@ -203,6 +203,25 @@ def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():
         "for x, y in DataLoader(Reversed(50_000), batch_size=128):"]
 
 
+def test_gpu305_counts_a_synthetic_dataset_made_with_torch_factories_as_cheap():
+    body = """\
+        class RandomTokens(torch.utils.data.Dataset):
+            def __len__(self):
+                return 100_000
+
+            def __getitem__(self, index):
+                ids = torch.randint(0, 50_000, (512,), dtype=torch.long)
+                return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
+        for batch in DataLoader(RandomTokens(), batch_size=8):
+            ids = batch["input_ids"].to(device)
+        """
+    assert _gpu305_lines(body) == []
+    assert _gpu305_lines(body.replace("torch.ones_like(ids)", "tokenizer(texts[index])")) == [
+        "for batch in DataLoader(RandomTokens(), batch_size=8):"]
+
+
 def test_a_name_rebound_at_the_top_level_holds_its_last_value_before_the_read():
     loaders = textwrap.dedent("""\
         dataset = TUDataset("data", name="PROTEINS")
@@ -217,3 +236,34 @@ def test_a_name_rebound_at_the_top_level_holds_its_last_value_before_the_read():
     assert _flagged(branched + EVALUATE) == [SYNC]
     # rebound after the loaders are made: the loaders keep the first dataset
     assert _flagged(loaders + "dataset = TUDataset('data', name=other)\n" + EVALUATE) == []
+
+
+STEPPED = '''\
+from torch_geometric.loader import GraphSAINTRandomWalkSampler, RandomNodeLoader
+
+loader = {loader}
+
+
+def train():
+    total = 0.0
+    for data in loader:
+        loss = model(data.x.to(device)).sum()
+        total += loss.item()
+    return total
+'''
+
+
+@pytest.mark.parametrize(("loader", "few"), [
+    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=5)", True),
+    ("GraphSAINTRandomWalkSampler(data, 6000, 2, 5)", True),
+    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2)", True),  # one step by default
+    ("RandomNodeLoader(data, num_parts=10, shuffle=True)", True),
+    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=100)", False),
+    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=steps)", False),
+    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, **options)", False),
+    ("RandomNodeLoader(data, num_parts=200)", False),
+])
+def test_a_sampler_that_says_how_many_batches_it_hands_out(loader, few):
+    """A GraphSAINT sampler runs `num_steps` iterations per epoch, `RandomNodeLoader` one per
+    part: at most 16 is a few iterations, whatever the graph."""
+    assert _flagged(STEPPED.format(loader=loader)) == ([] if few else ["total += loss.item()"])

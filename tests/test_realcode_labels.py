@@ -14,7 +14,7 @@ from benchmarks.realcode.labels import HEADER, Label, LabelError, check_corpus, 
 from benchmarks.realcode.recall import Finding, main, match
 
 LABEL_FILES = sorted(file for file in labels_module.DEFAULT_LABELS.glob("*.csv")
-                     if file.name not in labels_module.OTHER_TABLES)
+                     if not labels_module.is_other_table(file))
 
 
 @pytest.mark.skipif(not LABEL_FILES, reason="no committed label files yet")

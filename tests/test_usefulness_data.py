@@ -140,12 +140,18 @@ def test_report_gives_the_random_draws_useful_rate():
         {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
         {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
     ]
-    text = report(places, sample, {"GPU301": "default"}, drawn=drawn)
-    assert ("Simple random sample of the default set: 4 findings drawn, 3 still reported, 2 checked, 1 useful: 50% "
-            "(1 not checked yet).") in text
+    text = report(places, sample, {"GPU301": "default"}, draws=[("draw.csv", drawn), ("other.csv", drawn[:1])])
+    assert ("Simple random sample of the default set (draw.csv): 4 findings drawn, 3 still reported, 2 checked, "
+            "1 useful: 50% (1 not checked yet).") in text
+    assert "(other.csv): 1 findings drawn, 1 still reported, 1 checked, 1 useful: 100%." in text
 
 
-@pytest.mark.skipif(not usefulness.DEFAULT_RANDOM_LIST.exists(), reason="no committed random draw")
-def test_committed_random_draw_is_well_formed():
-    drawn = read_places(usefulness.DEFAULT_RANDOM_LIST)
+COMMITTED_DRAWS = sorted(usefulness.DEFAULT_LABELS.glob(usefulness.RANDOM_DRAWS))
+
+
+@pytest.mark.skipif(not COMMITTED_DRAWS, reason="no committed random draw")
+@pytest.mark.parametrize("path", COMMITTED_DRAWS, ids=[path.name for path in COMMITTED_DRAWS])
+def test_committed_random_draws_are_well_formed_and_not_labels(path):
+    drawn = read_places(path)
     assert len(drawn) >= 150 and drawn == sorted(drawn) and len(set(drawn)) == len(drawn)
+    assert path not in labels_module.label_files([labels_module.DEFAULT_LABELS])

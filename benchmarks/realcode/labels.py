@@ -36,9 +36,10 @@ HEADER = ("repo", "path", "cell", "line", "code", "verdict", "source", "why", "s
 VERDICTS = ("instance", "not")
 SOURCES = ("miner", "gpulint")
 SNIPPET_LIMIT = 100
-#: Tables of another kind kept beside the labels (the usefulness sample and its random draw, the
-#: readiness checks), not read as labels.
-OTHER_TABLES = frozenset({"usefulness.csv", "usefulness_random.csv", "readiness.csv"})
+#: Tables of another kind kept beside the labels (the usefulness sample, the readiness checks,
+#: and the usefulness sample's random draws, `RANDOM_DRAWS`), not read as labels.
+OTHER_TABLES = frozenset({"usefulness.csv", "readiness.csv"})
+RANDOM_DRAWS = "usefulness_random*.csv"
 
 
 class LabelError(Exception):
@@ -88,13 +89,18 @@ def rule_families() -> dict[str, str]:
         raise LabelError(f"cannot list gpulint's rules with {' '.join(command)}: {error}") from error
 
 
+def is_other_table(path: Path) -> bool:
+    """`path` is one of the tables kept beside the labels that are not labels."""
+    return path.name in OTHER_TABLES or path.match(RANDOM_DRAWS)
+
+
 def label_files(paths: Iterable[Path | str]) -> list[Path]:
-    """The CSV files named, a folder standing for its `*.csv` files (except `OTHER_TABLES`)."""
+    """The CSV files named, a folder standing for its `*.csv` files (except other tables)."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(file for file in path.glob("*.csv") if file.name not in OTHER_TABLES))
+            files.extend(sorted(file for file in path.glob("*.csv") if not is_other_table(file)))
         elif path.is_file():
             files.append(path)
         else:

@@ -21,7 +21,9 @@ copy of `benchmarks/.corpus/realcode`):
 `random` draws a simple random sample of the default set's findings (`--size` of them,
 seed stated), writes the places drawn to `--list`, and the ones the sample has no verdict
 for yet, with an empty verdict, to `--output`; once checked they join the sample, and
-`report` gives the useful rate of the random draw beside the stratified figures.
+`report` gives the useful rate of each random draw beside the stratified figures (every
+`usefulness_random*.csv` beside the sample, or the `--random-list` files named: a draw made
+later, on the findings of a later commit, is kept as a file of its own).
 
 `draw` picks, per rule, up to `--per-rule` findings at random (seed stated), never more than
 `--per-file` of one rule from one file, and writes them with an empty verdict for a person
@@ -53,7 +55,7 @@ from pathlib import Path
 from typing import Iterable
 
 from benchmarks.ecosystem import DEFAULT_TIER, rule_tier
-from benchmarks.realcode.labels import DEFAULT_LABELS, SNIPPET_LIMIT, source_lines
+from benchmarks.realcode.labels import DEFAULT_LABELS, RANDOM_DRAWS, SNIPPET_LIMIT, source_lines
 from benchmarks.realcode.output import write_files
 
 HEADER = ("repo", "path", "cell", "line", "code", "verdict", "why", "snippet")
@@ -159,14 +161,15 @@ def read_places(path: Path) -> list[Place]:
         raise UsefulnessError(f"{path}: a malformed row: {error}") from error
 
 
-def random_summary(places: set[Place], drawn: list[Place], sample: list[dict[str, str]]) -> str:
-    """The useful rate of the random draw: its places still reported, judged by the sample."""
+def random_summary(places: set[Place], name: str, drawn: list[Place], sample: list[dict[str, str]]) -> str:
+    """The useful rate of the random draw `name`: its places still reported, judged by the sample."""
     verdicts = {row_key(record): record["verdict"] for record in sample}
     reported = [place for place in drawn if place in places]
     judged = [verdicts[place] for place in reported if place in verdicts]
     useful = judged.count("useful")
     rate = f"{useful / len(judged):.0%}" if judged else "-"
-    return (f"Simple random sample of the default set: {len(drawn)} findings drawn, {len(reported)} still reported, "
+    return (f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
+            f"{len(reported)} still reported, "
             f"{len(judged)} checked, {useful} useful: {rate}"
             + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else "") + ".")
 
@@ -253,7 +256,7 @@ def location(record: dict[str, str]) -> str:
 
 
 def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "",
-           drawn: list[Place] | None = None) -> str:
+           draws: Iterable[tuple[str, list[Place]]] = ()) -> str:
     """The Markdown report: per rule, the default set, then the noise rows grouped by rule
     and reason (identical reasons counted once, with one example place)."""
     per_rule: dict[str, Tally] = defaultdict(Tally)
@@ -294,8 +297,8 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
         biggest = max(default_codes, key=lambda code: per_rule[code].findings)
         lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
                      f"({per_rule[biggest].findings / default.findings:.0%}).")
-    if drawn:
-        lines.append(random_summary(places, drawn, sample))
+    for name, drawn in draws:
+        lines.append(random_summary(places, name, drawn, sample))
     lines += ["", "## Noise by rule and reason", ""]
     reasons: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for record in sample:
@@ -327,8 +330,9 @@ def main(argv: list[str] | None = None) -> int:
     randomly.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE, help="the checked sample")
     randomly.add_argument("--list", type=Path, default=DEFAULT_RANDOM_LIST, help="where the places drawn go")
     randomly.add_argument("--output", type=Path, required=True, help="the drawn places not checked yet")
-    reporting.add_argument("--random-list", type=Path, default=DEFAULT_RANDOM_LIST,
-                           help="the places of the random draw (left out of the report when absent)")
+    reporting.add_argument("--random-list", type=Path, action="append",
+                           help=f"the places of a random draw, once per draw (default: every {RANDOM_DRAWS} "
+                                "beside the sample)")
     reporting.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     reporting.add_argument("--output", type=Path)
     reporting.add_argument("--header", default="", help="Markdown put above the table")
@@ -356,8 +360,9 @@ def main(argv: list[str] | None = None) -> int:
                                        for p in new])
             print(f"{len(drawn)} findings drawn to {args.list}; {len(new)} not checked yet, in {args.output}")
             return 0
-        drawn = read_places(args.random_list) if args.random_list.exists() else None
-        text = report(findings, read_sample(args.sample), tiers(), args.header, drawn)
+        lists = args.random_list or sorted(args.sample.parent.glob(RANDOM_DRAWS))
+        draws = [(path.name, read_places(path)) for path in lists]
+        text = report(findings, read_sample(args.sample), tiers(), args.header, draws)
     except UsefulnessError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

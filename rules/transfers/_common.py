@@ -23,6 +23,7 @@ from gpulint.evidence import (
     is_device_resident,
     move_target,
 )
+from gpulint.early_exit import once_per_loop
 from gpulint.loop_effects import loop_effects
 from gpulint.repetition import repeated_functions
 from gpulint.rule_api import RuleContext
@@ -39,8 +40,11 @@ def runs_repeatedly(ctx: RuleContext, memo: dict[str, frozenset[FunctionNode]]) 
     """The current node runs over and over: in a loop or a comprehension, in a lambda (a
     callback), or in a function the file shows is run repeatedly (`gpulint.repetition`),
     with a torch module's `forward`/steps and a class's `__getitem__` run per batch or item.
+    Code a loop runs only on one of its iterations (`if i == 0:`) runs once per run of that
+    loop (`gpulint.early_exit.once_per_loop`).
     `memo` holds the file's answer (one per rule instance, that is, per file)."""
-    if ctx.loops or any(isinstance(scope, ast.Lambda) for scope in ctx.scopes):
+    looping = len(ctx.loops) - (1 if once_per_loop(ctx) else 0)
+    if looping or any(isinstance(scope, ast.Lambda) for scope in ctx.scopes):
         return True
     function = ctx.enclosing_function
     if function is None:

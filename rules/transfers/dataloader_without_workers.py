@@ -62,11 +62,12 @@ class DataloaderWithoutWorkers(Rule):
     of torchvision (`ImageFolder`, `CIFAR10`, `CelebA`...: each item is decoded into an
     image), any dataset given `transform=` (PyTorch Geometric's included), a Hugging Face
     dataset given a per-item transform (`with_transform`, `set_transform`), and an instance
-    of a dataset class of the file whose `__getitem__` calls anything but a few builtins and
-    tensor rearrangements like `torch.flip` (it reads, decodes, tokenizes or transforms). The evidence is followed through
-    assignments, `Subset`/`random_split`/`ConcatDataset`, slices and subscripts
-    (`dataset[3000:]`, `tokenized["train"]`), what the file's functions return, and what
-    every call of the file's function passes for a parameter.
+    of a dataset class of the file whose `__getitem__` calls anything but a few builtins,
+    tensor rearrangements like `torch.flip` and factories like `torch.randint` (it reads,
+    decodes, tokenizes or transforms). The evidence is followed through assignments,
+    `Subset`/`random_split`/`ConcatDataset`, slices and subscripts (`dataset[3000:]`,
+    `tokenized["train"]`), what the file's functions return, and what every call of the
+    file's function passes for a parameter.
 
     A loader is not flagged when its items are rows already in memory: a Hugging Face
     `datasets` dataset (`load_dataset(...)`, `load_from_disk(...)`, `Dataset.from_*`, and
@@ -74,8 +75,9 @@ class DataloaderWithoutWorkers(Rule):
     it: `.map` runs once over the whole dataset, not per item), a `TensorDataset`, a list or
     tuple, a `range`, a PyTorch Geometric dataset without `transform=` (in memory: an item
     is a slice of tensors it holds), a dataset class of the file whose `__getitem__` only
-    looks items up. Nor when nothing shows what the dataset is (a parameter no call of
-    the file gives, a class imported from another module): on the real-code corpus those
+    looks items up or makes them with torch factories (synthetic data). Nor when nothing
+    shows what the dataset is (a parameter no call of the file gives, a class imported from
+    another module): on the real-code corpus those
     loaders were over in-memory data (pre-tokenized datasets, toy tensors, in-memory graphs,
     prompt lists) in every case checked, so the rule asks for evidence of work.
 
@@ -994,12 +996,19 @@ _TENSOR_WRAPPERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_num
 #: dims=(0,))`): a view, or a copy of a few values.
 _REARRANGING = frozenset({"flip", "roll", "cat", "stack", "reshape", "flatten", "squeeze", "unsqueeze",
                           "transpose", "permute", "clone"})
+#: torch factories a synthetic dataset makes its items with (`torch.randint(0, vocab, (n,))`,
+#: `torch.ones_like(ids)`): one allocation filled in C, no file read or decoded, nothing a
+#: worker process would overlap.
+_SYNTHESIZING = frozenset({"zeros", "ones", "full", "empty", "arange", "rand", "randn", "randint", "randperm",
+                           "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+                           "randint_like"})
 
 
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
     """A call an item lookup makes without real work: a few builtins, a mapping's items,
-    wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`), or
-    rearranging a tensor it looked up (`torch.flip(self.data[idx], dims=(0,))`); what is
+    wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`),
+    rearranging a tensor it looked up (`torch.flip(self.data[idx], dims=(0,))`), or making
+    one with a torch factory (synthetic data: `torch.randint(0, vocab, (n,))`); what is
     wrapped or rearranged is a call of its own, judged on its own."""
     func = call.func
     if isinstance(func, ast.Name) and func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(func.id):
@@ -1008,7 +1017,7 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
         return True
     qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
     return qualname is not None and (qualname in _TENSOR_WRAPPERS or qualname.startswith("torch.")
-                                     and qualname[len("torch."):] in _REARRANGING)
+                                     and qualname[len("torch."):] in _REARRANGING | _SYNTHESIZING)
 
 
 def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:

@@ -65,8 +65,9 @@ class DeviceToHostInLoop(Rule):
     histogram per layer) and for a loop the file shows runs a few times (at most 100
     iterations: `for j in range(10, 20)`, a literal list; or a loader of at most 16 batches
     over a dataset whose size its library documents, with a literal `batch_size`: PyTorch
-    Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, followed
-    into a function through the arguments every call of it passes; or a loop its body
+    Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, or a
+    GraphSAINT sampler of `num_steps=5`, followed into a function through the arguments
+    every call of it passes; or a loop its body
     breaks off after at most 16 iterations by a counter, `if i == 2: break` over
     `enumerate`'s index or a name it adds one to: a preview of a few batches; see
     `gpulint.size_evidence` and `gpulint.early_exit`).

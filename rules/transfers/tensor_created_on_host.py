@@ -78,7 +78,9 @@ class TensorCreatedOnHost(Rule):
     not flagged: at the top level of a module or a notebook cell, such as a CUDA warm-up
     (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
     starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
-    encoding, run once per generation; a helper called once when a script starts).
+    encoding, run once per generation; a helper called once when a script starts), nor on
+    one iteration of a loop only (`if i == 0:` over the index of `range` or `enumerate`,
+    which takes each value once: the tensor is made once per run of the loop).
     When the data came from the device (`torch.tensor(t.cpu().numpy()).cuda()`), GPU303
     `device-round-trip` reports the round trip.
 
