@@ -105,7 +105,7 @@ class DeviceToHostInLoop(Rule):
 
     code = "GPU301"
     name = "device-to-host-in-loop"
-    tier = Tier.DEFAULT  # real code: 61 of 73 randomly drawn findings useful (84%), 72 of 84 sampled
+    tier = Tier.DEFAULT  # real code: 124 of the 139 sampled findings still reported are useful (89%)
     message = "copy from the device to the host inside a loop: each one waits for the device; keep values on the device and copy once after the loop"
     nodes = (ast.Call, ast.Attribute)
     calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
