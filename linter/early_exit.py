@@ -124,10 +124,7 @@ def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: "RuleContext") -> tup
         start = _start_before(loop, name, ctx)
         return None if start is None else (start, _increment_of(increment, name), False)  # type: ignore[return-value]
     iterable = loop.iter
-    target = loop.target
-    if ctx.env.enumerated(iterable) is None or not isinstance(target, (ast.Tuple, ast.List)) \
-            or not target.elts or not (isinstance(target.elts[0], ast.Name) and target.elts[0].id == name) \
-            or name in bound_names(target.elts[1:]):
+    if ctx.env.enumerated(iterable) is None or _distinct_index(loop, ctx) != name:
         return None
     given = iterable.args[1] if len(iterable.args) > 1 else next(  # type: ignore[attr-defined]
         (k.value for k in iterable.keywords if k.arg == "start"), None)  # type: ignore[attr-defined]
@@ -200,10 +197,10 @@ def once_per_loop(ctx: "RuleContext") -> bool:
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
     index = _distinct_index(loop, ctx)
-    levels = [level for level, statement in enumerate(ctx.statements) if statement is loop]
-    if index is None or not levels:
+    level = ctx.innermost_loop_level()
+    if index is None or level is None:
         return False
-    for level in range(levels[-1] + 1, len(ctx.statements) - 1):
+    for level in range(level + 1, len(ctx.statements) - 1):
         statement = ctx.statements[level]
         if isinstance(statement, ast.If) and ctx.blocks[level + 1] is statement.body \
                 and _equals_literal(statement.test, index):

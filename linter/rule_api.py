@@ -455,17 +455,23 @@ class RuleContext:
     def segment(self, node: ast.AST) -> str:
         return self.source.segment(node)
 
+    def innermost_loop_level(self) -> int | None:
+        """Where the innermost loop stands in `statements` (the enclosing statements, outermost
+        first); None outside a loop, or in a comprehension's (which is no statement)."""
+        if not self.loops:
+            return None
+        innermost = self.loops[-1]
+        return next((level for level in range(len(self.statements) - 1, -1, -1)
+                     if self.statements[level] is innermost), None)
+
     def earlier_in_iteration(self) -> Iterator[ast.stmt]:
         """The statements that run before the current one in the same iteration of the
         innermost loop, in order: in each enclosing block from the loop's body inwards, those
         before the statement that holds the current one."""
-        if not self.loops:
+        level = self.innermost_loop_level()
+        if level is None:
             return
-        innermost = self.loops[-1]
-        levels = [i for i, statement in enumerate(self.statements) if statement is innermost]
-        if not levels:
-            return
-        for index in range(levels[-1] + 1, len(self.statements)):
+        for index in range(level + 1, len(self.statements)):
             for statement in self.blocks[index]:
                 if statement is self.statements[index]:
                     break
