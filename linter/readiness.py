@@ -53,7 +53,7 @@ LIBRARIES = (CUDF, CUML)
 #: group (cudf.pandas cannot run a Python loop on the GPU, and each access copies a value to
 #: the host), a frame or array grown piece by piece, and copies between device and host.
 BLOCKERS = frozenset({"GPU101", "GPU102", "GPU103", "GPU104", "GPU105", "GPU106", "GPU201",
-                      "GPU301", "GPU303", "GPU405"})
+                      "GPU301", "GPU303", "GPU307", "GPU308", "GPU405"})
 
 _FRAME_CLASSES = {Kind.FRAME: "DataFrame", Kind.SERIES: "Series", Kind.GROUPBY: "DataFrameGroupBy"}
 _ACCESSORS = {"str": "StringMethods", "dt": "DatetimeProperties"}

@@ -9,6 +9,12 @@ import ast
 from gpulint import Diagnostic, fix_text, lint_source
 
 
+#: The rules of the one detector of copies from the device to the host in a loop, one per
+#: idiom (a tensor copied, a number read, a running total fed): tests of which copies and
+#: loops the detector sees accept any of them.
+HOST_COPIES = frozenset({"GPU301", "GPU307", "GPU308"})
+
+
 def findings(source: str, code: str) -> list[Diagnostic]:
     return [d for d in lint_source(source) if d.code == code]
 

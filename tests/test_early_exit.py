@@ -10,6 +10,8 @@ import pytest
 
 from gpulint import lint_source
 
+from .rule_helpers import HOST_COPIES
+
 LOOP = '''\
 import torch
 
@@ -25,7 +27,7 @@ def show(loader, flag):
 
 def _synced(before: str, target: str, iterable: str, after: str) -> bool:
     source = LOOP.format(before=before, target=target, iterable=iterable, after=textwrap.indent(after, " " * 8))
-    return any(d.code == "GPU301" for d in lint_source(source))
+    return any(d.code in HOST_COPIES for d in lint_source(source))
 
 
 #: The two ways a loop is counted: over enumerate's index, or by a name the body increments.

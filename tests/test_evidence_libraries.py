@@ -396,7 +396,7 @@ def test_a_stack_of_a_filled_list_is_on_its_elements_device():
             for s in sums:
                 print(s.item())
             return torch.stack(sums).cpu()
-    ''') == [(12, "GPU301")]
+    ''') == [(12, "GPU307")]
 
 
 @pytest.mark.parametrize(("expression", "expected"), [

@@ -56,13 +56,13 @@ DEVICE_EXPRESSIONS = {
         device = torch.device("cuda")
         model = torch.nn.Linear(4, 2).to(device)
         for x in batches:
-            print(model(x).sum().item())  # GPU301
+            print(model(x).sum().item())  # GPU307
         model.cpu()
         for x in batches:
             print(model(x).sum().item())  # OK
         model.cuda()
         for x in batches:
-            print(model(x).sum().item())  # GPU301
+            print(model(x).sum().item())  # GPU307
     ''',
     "module_moved_back_whatever_is_done_with_the_result": '''
         import torch
@@ -80,7 +80,7 @@ DEVICE_EXPRESSIONS = {
         weights = torch.ones(4, device=device)
         weights_cpu = weights.cpu()
         for x in batches:
-            print((weights * x.to(device)).sum().item())  # GPU301
+            print((weights * x.to(device)).sum().item())  # GPU307
     ''',
     "d2l_device_helpers": '''
         import torch
@@ -92,7 +92,7 @@ DEVICE_EXPRESSIONS = {
 
         def predict(batches):
             preds = [net(x.to(devices[0])).cpu() for x in batches]  # GPU301
-            return preds + [net(x.to(d2l.try_gpu())).item() for x in batches]  # GPU301
+            return preds + [net(x.to(d2l.try_gpu())).item() for x in batches]  # GPU307
     ''',
     "device_helpers_of_other_libraries": '''
         import torch
@@ -289,14 +289,14 @@ DEVICE_EXPRESSIONS = {
 
 
         def totals(batches):
-            return [batch.to(rank).sum().item() for batch in batches]  # GPU301
+            return [batch.to(rank).sum().item() for batch in batches]  # GPU307
     ''',
     "cuda_with_a_rank": '''
         import torch
 
 
         def totals(batches, rank):
-            return [batch.cuda(rank).sum().item() for batch in batches]  # GPU301
+            return [batch.cuda(rank).sum().item() for batch in batches]  # GPU307
     ''',
     "rank_of_unknown_origin": '''
         import torch
@@ -377,7 +377,7 @@ LEGACY_CONSTRUCTORS = {
             result = 0.0
             for row in rows:
                 values = torch.FloatTensor(row)
-                result += values.to(device).sum().item()  # GPU301
+                result += values.to(device).sum().item()  # GPU308
             return result
     ''',
     "cuda_float_tensor_is_on_the_device": '''
@@ -387,7 +387,7 @@ LEGACY_CONSTRUCTORS = {
         def total(rows):
             result = 0.0
             for row in rows:
-                result += torch.cuda.FloatTensor(row).sum().item()  # GPU301
+                result += torch.cuda.FloatTensor(row).sum().item()  # GPU308
             return result
     ''',
     "host_tensors_stay_silent": '''
@@ -432,7 +432,7 @@ ACCELERATE = {
             loader = DataLoader(datasets.ImageFolder(root), batch_size=4, collate_fn=collate)  # GPU305
             model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
             for batch in loader:
-                print(batch["pixels"].sum().item())  # GPU301
+                print(batch["pixels"].sum().item())  # GPU307
     ''',
     "prepared_loader_and_model": '''
         from accelerate import Accelerator
@@ -446,7 +446,7 @@ ACCELERATE = {
             for batch in loader:
                 outputs = model(**batch)
                 accelerator.backward(outputs.loss)
-                losses.append(outputs.loss.item())  # GPU301
+                losses.append(outputs.loss.item())  # GPU307
             return losses
     ''',
     "prepared_batches_are_on_the_device": '''
@@ -459,7 +459,7 @@ ACCELERATE = {
             loader = accelerator.prepare(loader)
             hits = 0
             for inputs, labels in loader:
-                hits += (inputs.argmax(-1) == labels).sum().item()  # GPU301
+                hits += (inputs.argmax(-1) == labels).sum().item()  # GPU308
             return hits
     ''',
     "fields_of_prepared_batches": '''
@@ -557,7 +557,7 @@ TRANSFORMERS = {
 
 
         def losses(batches):
-            return [model(**batch).loss.item() for batch in batches]  # GPU301
+            return [model(**batch).loss.item() for batch in batches]  # GPU307
     ''',
     "device_map_dict": '''
         import transformers
@@ -619,7 +619,7 @@ TRANSFORMERS = {
 
 
         def losses(batches):
-            return [generate.model(**batch).loss.item() for batch in batches]  # GPU301
+            return [generate.model(**batch).loss.item() for batch in batches]  # GPU307
     ''',
     "pipeline_on_the_host": '''
         import torch
@@ -652,7 +652,7 @@ TRANSFORMERS = {
 
 
         def noise_norms(batches):
-            return [unet(*batch).sample.norm().item() for batch in batches]  # GPU301
+            return [unet(*batch).sample.norm().item() for batch in batches]  # GPU307
     ''',
 }
 
@@ -674,7 +674,7 @@ FUNCTIONAL = {
             total = 0.0
             for data, target in loader:
                 data, target = data.to("cuda"), target.to("cuda")
-                total += F.nll_loss(model(data), target).item()  # GPU301
+                total += F.nll_loss(model(data), target).item()  # GPU308
             return total
     ''',
     "loss_module_on_placed_tensors": '''
@@ -686,7 +686,7 @@ FUNCTIONAL = {
         def evaluate(model, loader):
             total = 0.0
             for data, target in loader:
-                total += criterion(data.cuda(), target.cuda()).item()  # GPU301
+                total += criterion(data.cuda(), target.cuda()).item()  # GPU308
             return total
     ''',
     "parts_of_placed_tensors": '''
@@ -699,7 +699,7 @@ FUNCTIONAL = {
             for batch in batches:
                 first, second = model(batch).chunk(2)
                 values, indices = torch.max(first, dim=1)
-                found.append((values - second.topk(1).values).sum().item())  # GPU301
+                found.append((values - second.topk(1).values).sum().item())  # GPU307
             return found
     ''',
     "parts_of_host_tensors": '''
@@ -760,7 +760,7 @@ LOADERS = {
 
         def run(dataset, table):
             for batch in DataLoader(dataset, batch_size=8, collate_fn=to_device):
-                print(batch["label"].sum().item())  # GPU301
+                print(batch["label"].sum().item())  # GPU307
             for rows in table.iter_torch_batches(batch_size=8, collate_fn=to_device):
                 print(rows["label"].cpu())  # GPU301
             for x in DataLoader(dataset, batch_size=8, collate_fn=on_host):

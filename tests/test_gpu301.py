@@ -10,12 +10,15 @@ from gpulint import Applicability, fix_text, lint_source
 from gpulint.evidence import Ty
 
 from .test_evidence import probe
+from .rule_helpers import HOST_COPIES
 
 TORCH = 'import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\n'
 
 
-def _codes(source: str, code: str = "GPU301") -> list[int]:
-    return [d.start.line for d in lint_source(textwrap.dedent(source)) if d.code == code]
+def _codes(source: str, code: str | None = None) -> list[int]:
+    """The lines of `code`'s findings; with no code, of any host-copy rule's (`HOST_COPIES`)."""
+    codes = HOST_COPIES if code is None else {code}
+    return [d.start.line for d in lint_source(textwrap.dedent(source)) if d.code in codes]
 
 
 # -- evidence: where a value lives ---------------------------------------------------------
@@ -125,7 +128,7 @@ def test_a_round_trip_is_one_gpu303_not_a_gpu301():
 
 
 def test_the_finding_is_display_only():
-    [diagnostic] = [d for d in lint_source(LOOP + "    print(t.item())\n") if d.code == "GPU301"]
+    [diagnostic] = [d for d in lint_source(LOOP + "    print(t.item())\n") if d.code in HOST_COPIES]
     assert diagnostic.fix.applicability is Applicability.DISPLAY
     assert "after the loop" in diagnostic.fix.message
     assert fix_text(LOOP + "    print(t.item())\n", unsafe_fixes=True) == LOOP + "    print(t.item())\n"

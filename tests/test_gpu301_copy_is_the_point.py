@@ -8,6 +8,8 @@ import textwrap
 
 from gpulint import lint_source
 
+from .rule_helpers import HOST_COPIES
+
 HEADER = '''\
 import matplotlib.pyplot as plt
 import torch
@@ -18,10 +20,12 @@ model = torch.nn.Linear(4, 4).to(device)
 '''
 
 
-def _lines(body: str, code: str = "GPU301") -> list[str]:
+def _lines(body: str, code: str | None = None) -> list[str]:
+    """The lines of `code`'s findings; with no code, of any host-copy rule's (`HOST_COPIES`)."""
+    codes = HOST_COPIES if code is None else {code}
     source = HEADER + textwrap.dedent(body)
     lines = source.splitlines()
-    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code == code]
+    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code in codes]
 
 
 # -- the copy is drawn or logged as an image in the same iteration ---------------------------

@@ -12,6 +12,8 @@ import pytest
 
 from gpulint import lint_source
 
+from .rule_helpers import HOST_COPIES
+
 HEADER = '''\
 import torch
 from torch.utils.data import DataLoader
@@ -28,7 +30,7 @@ model = torch.nn.Linear(4, 4).to(device)
 def _flagged(body: str) -> list[str]:
     source = HEADER + textwrap.dedent(body)
     lines = source.splitlines()
-    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code == "GPU301"]
+    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code in HOST_COPIES]
 
 
 EVALUATE = textwrap.dedent("""\

@@ -138,7 +138,7 @@ def test_miner_driver_numbers_cells_like_gpulint(tmp_path):
 
     repo = tmp_path / "own+repo"
     repo.mkdir()
-    (repo / "a.py").write_text("for b in loader:\n    total += b.to(device).sum().item()\n", encoding="utf-8")
+    (repo / "a.py").write_text("for b in loader:\n    parts.append(b.to(device).sum().cpu())\n", encoding="utf-8")
     cells = [
         {"cell_type": "markdown", "source": "# notes", "metadata": {}},
         {"cell_type": "code", "source": "%%time\nfor b in loader:\n    !echo hi\n    x = b.cpu()\n",

@@ -123,9 +123,9 @@ def test_evaluate_loop_with_parameters_is_flagged():
         model = torch.nn.Linear(4, 2).to(device)
         evaluate(model, device, [])
         """
-    assert ("GPU301", 10) in codes(source)
+    assert ("GPU308", 10) in codes(source)
     # near-miss: the only call passes the CPU
-    assert ("GPU301", 10) not in codes(source.replace('torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+    assert ("GPU308", 10) not in codes(source.replace('torch.device("cuda" if torch.cuda.is_available() else "cpu")',
                                                       'torch.device("cpu")'))
 
 
@@ -247,7 +247,7 @@ def test_module_held_in_an_attribute_is_called_on_its_device():
 
         trainer = Trainer(torch.device("cuda"))
         """
-    assert ("GPU301", 14) in codes(source)
+    assert ("GPU308", 14) in codes(source)
 
 
 # -- usage ----------------------------------------------------------------------------------

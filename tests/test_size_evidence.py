@@ -191,4 +191,4 @@ def test_a_loop_over_a_range_longer_than_a_c_size_is_checked_not_an_internal_err
                  "for i in range(100000000000000000000000000000):"):
         source = body + loop + "\n    print(model(torch.ones(4, device=device)).sum().item())\n"
         found = lint_source(source)
-        assert [d.code for d in found] == ["GPU301"], loop
+        assert [d.code for d in found] == ["GPU307"], loop

@@ -86,6 +86,35 @@ def test_every_rule_states_its_tier_on_one_line_with_the_reason():
         assert found == [rule.tier.name], f"{rule.code}: one `tier = Tier.X  # why` line expected, got {found}"
 
 
+#: The bar of docs/configuration.md: with at least MIN_CHECKED findings checked, a rule is
+#: default exactly when at least USEFUL_SHARE of them are useful.
+MIN_CHECKED, USEFUL_SHARE = 10, 0.8
+USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "usefulness.md"
+
+
+def _checked_rates() -> dict[str, tuple[str, int, int]]:
+    """Per rule, from the committed real-code report: (tier when it was written, sampled, useful)."""
+    row = re.compile(r"^\| (GPU\d{3}) \| ([a-z-]+) \| \d+ \| (\d+) \| (\d+) \|", re.MULTILINE)
+    return {code: (tier, int(sampled), int(useful))
+            for code, tier, sampled, useful in row.findall(USEFULNESS_REPORT.read_text(encoding="utf-8"))}
+
+
+def test_the_real_code_report_was_written_with_the_current_tiers():
+    rates = _checked_rates()
+    assert rates, f"no rule table in {USEFULNESS_REPORT}"
+    for code, (tier, _, _) in rates.items():
+        assert rule_by_key(code).tier.value == tier, f"{code} changed tier since the report: rewrite it"
+
+
+def test_every_rule_checked_often_enough_is_default_exactly_when_its_findings_clear_the_bar():
+    for code, (_, sampled, useful) in _checked_rates().items():
+        if sampled < MIN_CHECKED or rule_by_key(code).tier is Tier.OPT_IN:
+            continue
+        clears = useful >= USEFUL_SHARE * sampled
+        assert (rule_by_key(code).tier is Tier.DEFAULT) == clears, (
+            f"{code}: {useful} of {sampled} checked findings useful, but it is {rule_by_key(code).tier.value}")
+
+
 def test_a_tier_that_is_not_a_tier_is_refused_at_registration():
     with pytest.raises(TypeError, match="`tier` must be a Tier"):
         class Stringly(Rule):

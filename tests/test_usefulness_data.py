@@ -146,6 +146,20 @@ def test_report_gives_the_random_draws_useful_rate():
     assert "(other.csv): 1 findings drawn, 1 still reported, 1 checked, 1 useful: 100%." in text
 
 
+def test_a_draw_of_rules_that_left_the_default_set_also_gives_the_rate_of_todays_default_rules():
+    places = [Place("GPU301", "a/b", "x.py", 0, 1), Place("GPU307", "a/b", "x.py", 0, 2), Place("GPU307", "a/b", "x.py", 0, 3)]
+    sample = [
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU307", "verdict": "useful", "why": "r", "snippet": ""},
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": "3", "code": "GPU307", "verdict": "noise", "why": "toy", "snippet": ""},
+    ]
+    text = report(places, sample, {"GPU301": "preview", "GPU307": "default"}, draws=[("draw.csv", places)])
+    assert ("(draw.csv): 3 findings drawn, 3 still reported, 3 checked, 1 useful: 33%; of the 2 checked of rules "
+            "in today's default set, 1 useful: 50%.") in text
+    same = report(places, sample, {"GPU301": "default", "GPU307": "default"}, draws=[("draw.csv", places)])
+    assert "today's default set" not in same
+
+
 COMMITTED_DRAWS = sorted(usefulness.DEFAULT_LABELS.glob(usefulness.RANDOM_DRAWS))
 
 

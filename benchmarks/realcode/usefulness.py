@@ -161,17 +161,28 @@ def read_places(path: Path) -> list[Place]:
         raise UsefulnessError(f"{path}: a malformed row: {error}") from error
 
 
-def random_summary(places: set[Place], name: str, drawn: list[Place], sample: list[dict[str, str]]) -> str:
-    """The useful rate of the random draw `name`: its places still reported, judged by the sample."""
+def random_summary(places: set[Place], name: str, drawn: list[Place], sample: list[dict[str, str]],
+                   default_codes: Iterable[str]) -> str:
+    """The useful rate of the random draw `name`: its places still reported, judged by the sample;
+    and, where some were drawn from rules that have left the default set since, the rate of
+    those of the rules that are default now."""
     verdicts = {row_key(record): record["verdict"] for record in sample}
     reported = [place for place in drawn if place in places]
-    judged = [verdicts[place] for place in reported if place in verdicts]
-    useful = judged.count("useful")
-    rate = f"{useful / len(judged):.0%}" if judged else "-"
-    return (f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
-            f"{len(reported)} still reported, "
-            f"{len(judged)} checked, {useful} useful: {rate}"
-            + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else "") + ".")
+    judged = [(place.code, verdicts[place]) for place in reported if place in verdicts]
+    useful = sum(verdict == "useful" for _, verdict in judged)
+    summary = (f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
+               f"{len(reported)} still reported, {len(judged)} checked, {useful} useful: {_rate(useful, len(judged))}"
+               + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else ""))
+    default = set(default_codes)
+    now = [verdict for code, verdict in judged if code in default]
+    if len(now) < len(judged):
+        summary += (f"; of the {len(now)} checked of rules in today's default set, {now.count('useful')} useful: "
+                    f"{_rate(now.count('useful'), len(now))}")
+    return summary + "."
+
+
+def _rate(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
 
 
 def snippet(corpus: Path, place: Place) -> str:
@@ -298,7 +309,7 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
         lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
                      f"({per_rule[biggest].findings / default.findings:.0%}).")
     for name, drawn in draws:
-        lines.append(random_summary(places, name, drawn, sample))
+        lines.append(random_summary(places, name, drawn, sample, default_codes))
     lines += ["", "## Noise by rule and reason", ""]
     reasons: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for record in sample:

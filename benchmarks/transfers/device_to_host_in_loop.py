@@ -1,4 +1,4 @@
-"""GPU301 device-to-host-in-loop: the rule's first flagged example against gpulint's rewrite of it."""
+"""GPU301 device-to-host-in-loop: the rule's first flagged example against its documented idiom."""
 
 from gpulint.benchmarks.harness import Benchmark
 

@@ -2,7 +2,7 @@
 loop changes. Not a rule itself (it defines no `Rule`), so it registers nothing.
 
 The precedence between the rules (GPU303 over GPU304 over GPU302, and a round trip's own
-copy to the host is not a GPU301 of its own) is decided here, in one place, by giving
+copy to the host is not a GPU301/GPU307/GPU308 of its own) is decided here, in one place, by giving
 every rule the same recognisers.
 """
 
@@ -164,7 +164,7 @@ class RoundTrip:
     plain: bool = False
     #: The host copy passes through `.tolist()` (Python numbers: dtypes are re-inferred).
     via_list: bool = False
-    #: Every node of the host-copy chain (none of them is a GPU301 of its own).
+    #: Every node of the host-copy chain (none of them is a host copy in a loop of its own).
     chain: tuple[ast.AST, ...] = field(default=())
 
 
@@ -834,7 +834,7 @@ def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
 
 
-# -- an iteration that waits for the device anyway (GPU301, GPU306) -----------------------
+# -- an iteration that waits for the device anyway (GPU301, GPU306, GPU307, GPU308) -------
 
 #: Functions that wait for every queued kernel.
 SYNCHRONISING_FUNCTIONS = frozenset({

@@ -47,7 +47,7 @@ class DeviceRoundTrip(Rule):
 
     This rule wins over GPU304 (the constructor is made on the host) and GPU302 (it is
     copied to the device in a loop), and the copy to the host inside it is not reported as a
-    GPU301 of its own: one finding per expression.
+    GPU301, GPU307 or GPU308 of its own: one finding per expression.
 
     ## Why is this bad?
     Both copies cross the bus and each waits for the device to finish its queued work, only

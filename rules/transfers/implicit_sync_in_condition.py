@@ -37,7 +37,7 @@ class ImplicitSyncInCondition(Rule):
     or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch;
     nor in a loop over a literal `range` of a few steps (`for j in range(10):` over images
     to plot) or one its body breaks off after a few iterations by a counter (`if i == 2:
-    break`). Explicit copies (`if loss.item() < best:`) are GPU301 `device-to-host-in-loop`.
+    break`). Explicit reads (`if loss.item() < best:`) are GPU307 `scalar-read-in-loop`.
 
     Nor when the iteration has already copied the tested value to the host (`.item()`,
     `.tolist()`, `.cpu()`, `.numpy()`, `int()`/`float()` of it before the condition), or,

@@ -117,7 +117,7 @@ class TensorCreatedOnHost(Rule):
 
     code = "GPU304"
     name = "tensor-created-on-host"
-    tier = Tier.DEFAULT  # real code: 12 of the 19 sampled findings still reported are useful
+    tier = Tier.PREVIEW  # real code: 12 of the 19 sampled findings still reported are useful (setup code run once)
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
     calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`

@@ -1,4 +1,4 @@
-"""Candidate miners for the transfers family (GPU301-GPU306), stdlib `ast` only.
+"""Candidate miners for the transfers family (GPU301-GPU308), stdlib `ast` only.
 
 Generous on purpose: every miner looks at the syntax alone (no types, no devices), so a
 person decides from the surrounding code whether a candidate is the rule's idiom.
@@ -7,7 +7,7 @@ person decides from the surrounding code whether a candidate is the rule's idiom
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 #: Method calls that copy a torch tensor / CuPy array / cuDF object to the host.
 TO_HOST_METHODS = frozenset({"item", "cpu", "numpy", "tolist", "to_pandas", "to_numpy", "to_arrow"})
@@ -125,10 +125,10 @@ def _imports_cupy(tree: ast.Module) -> bool:
     return False
 
 
-def gpu301(tree: ast.Module) -> Iterator[tuple[int, str]]:
+def _host_copies(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
     """Any host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")`,
     `asnumpy`, `.to_pandas()`..., and `.get()` in a file that imports CuPy) or `float(...)`
-    of a call, inside a loop body."""
+    of a call, inside a loop body: (node, note)."""
     loops = _in_loops(tree)
     cupy = _imports_cupy(tree)
     for node in ast.walk(tree):
@@ -141,7 +141,58 @@ def gpu301(tree: ast.Module) -> Iterator[tuple[int, str]]:
             if node.func.id == "float" and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
                 copy = "float(...)"
         if copy:
-            yield node.lineno, f"{copy} in {_loop_kind(loops[id(node)])}"
+            yield node, f"{copy} in {_loop_kind(loops[id(node)])}"
+
+
+#: Builtins that make a Python number of their one argument.
+_NUMBER_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
+
+def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
+    """Which rule a host copy's idiom belongs to, from the syntax around it: GPU308 when the
+    value is added to a running total through arithmetic only (`total += x.item() * n`,
+    `total = total + float(x)`), GPU307 when the chain of calls and attributes it is part of
+    makes a Python number (`.item()`, `float(...)`), GPU301 otherwise."""
+    def is_number(call: ast.AST) -> bool:
+        return (_method(call) == "item" or (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                                            and call.func.id in _NUMBER_BUILTINS and len(call.args) == 1))
+
+    scalar, current = is_number(node), node
+    while True:
+        parent = parents.get(id(current))
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
+            current = parent
+        elif isinstance(parent, ast.Call) and (parent.func is current or (parent.args == [current] and is_number(parent))):
+            scalar = scalar or is_number(parent)
+            current = parent
+        else:
+            break
+    parent = parents.get(id(current))
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        current, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.op, (ast.Add, ast.Sub)):
+        return "GPU308"
+    if (isinstance(parent, ast.Assign) and parent.value is current and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name) and isinstance(current, ast.BinOp)
+            and parent.targets[0].id in {n.id for n in ast.walk(current) if isinstance(n, ast.Name)}):
+        return "GPU308"
+    return "GPU307" if scalar else "GPU301"
+
+
+def _copies_of(code: str) -> Callable[[ast.Module], Iterator[tuple[int, str]]]:
+    """The miner of the host copies in loops whose idiom is `code`'s (see `_copy_idiom`)."""
+    def miner(tree: ast.Module) -> Iterator[tuple[int, str]]:
+        parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node, note in _host_copies(tree):
+            if _copy_idiom(node, parents) == code:
+                yield node.lineno, note
+    miner.__name__ = code.lower()
+    return miner
+
+
+gpu301 = _copies_of("GPU301")
+gpu307 = _copies_of("GPU307")
+gpu308 = _copies_of("GPU308")
 
 
 def gpu302(tree: ast.Module) -> Iterator[tuple[int, str]]:
@@ -254,4 +305,5 @@ def gpu306(tree: ast.Module) -> Iterator[tuple[int, str]]:
             yield node.lineno, f"{where}: {ast.unparse(test)[:50]}"
 
 
-MINERS = {"GPU301": gpu301, "GPU302": gpu302, "GPU303": gpu303, "GPU304": gpu304, "GPU305": gpu305, "GPU306": gpu306}
+MINERS = {"GPU301": gpu301, "GPU302": gpu302, "GPU303": gpu303, "GPU304": gpu304, "GPU305": gpu305, "GPU306": gpu306,
+          "GPU307": gpu307, "GPU308": gpu308}

@@ -1,0 +1,330 @@
+"""What GPU301, GPU307 and GPU308 share: a copy from the device to the host that runs on
+every iteration of a hot loop, and the idiom it is part of.
+
+One detector finds the copies (`HostCopyInLoop.check`); `idiom` sorts each into the one
+rule whose advice fits it, so a copy is reported once, under the most specific code:
+
+- `TOTAL` (GPU308 `running-total-on-host`): the copied value is added to a running total,
+  `total += loss.item()`: add the tensor itself and read the total once after the loop;
+- `SCALAR` (GPU307 `scalar-read-in-loop`): a Python number is read from the device,
+  `.item()`, `float(t)`, `t.cpu().item()`: keep the values on the device, or read them
+  every N steps;
+- `COPY` (GPU301 `device-to-host-in-loop`): a tensor, array or frame is copied, `.cpu()`,
+  `.numpy()`, `cupy.asnumpy`, `.to_pandas()`: collect on the device, copy once.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from typing import ClassVar
+
+from gpulint.astutil import walk_local
+from gpulint.rule_api import Rule, RuleContext
+from gpulint.size_evidence import few_iterations
+
+from ._common import (
+    ROUND_TRIP_METHODS,
+    SCALAR_BUILTINS,
+    TO_HOST_METHODS,
+    base_name,
+    round_trip,
+    runs_another_loop,
+    small_loop,
+    to_host,
+    unconditional_expressions,
+    under_host_autocast,
+    waits_anyway,
+)
+
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+class Idiom(enum.Enum):
+    """What a copy to the host in a loop is for; each has its own rule and advice."""
+
+    COPY = "copy"
+    SCALAR = "scalar"
+    TOTAL = "total"
+
+
+class HostCopyInLoop(Rule):
+    """A copy from the device to the host on every iteration of a hot loop, of one `idiom`.
+    Subclasses give the code, the docs and the message's advice."""
+
+    idiom: ClassVar[Idiom]
+    #: What the message says to do instead, after what the copy costs.
+    advice: ClassVar[str]
+    nodes = (ast.Call, ast.Attribute)
+    calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
+
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if not ctx.loops:
+            return
+        covered = self.__dict__.setdefault("covered", set())
+        trip = round_trip(node, ctx.env)
+        if trip is not None:  # GPU303 reports the whole round trip
+            covered.update(id(n) for n in trip.chain)
+            return
+        if id(node) in covered:
+            return
+        what = to_host(node, ctx.env)
+        if what is None or idiom(node, ctx) is not self.idiom or under_host_autocast(ctx):
+            return
+        loop = _counting_loop(node, ctx)
+        if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx):
+            return
+        ctx.report(node, f"{what} {self.advice}")
+
+
+def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
+    """The hot loop the copy runs on every iteration of, or None: not under an `if` in the
+    loop's body, and not in an outer loop around a batch loop (see `runs_another_loop`).
+    A small loop over the parts of one item, or a loop known to run a few times
+    (`few_iterations`: four test images to plot), is no loop of its own: the loop around
+    it is the one the copy runs in."""
+    real = [loop for loop in ctx.loops
+            if not small_loop(loop, ctx.statement, ctx.env) and not few_iterations(loop, ctx)]
+    if not real:
+        return None  # a few copies, one per part of one item: no hot loop around them
+    loop = real[-1]
+    if not isinstance(loop, _STATEMENT_LOOPS):
+        return loop  # a comprehension's element or condition
+    try:
+        index = next(i for i, s in enumerate(ctx.statements) if s is loop)
+    except StopIteration:  # the test of a `while` loop
+        return loop
+    # the innermost statement holds the copy; an `if` further out runs it only sometimes
+    if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
+        return None
+    return None if runs_another_loop(loop, ctx) else loop
+
+
+# -- the copy is the point: it feeds a plot or an image logged in the same iteration ---------
+
+#: Libraries whose every call draws (`plt.plot`, `sns.histplot`).
+_PLOTTING = ("matplotlib.", "seaborn.")
+#: Calls that make an image, a histogram or a figure from host values, to show or log.
+_DISPLAY_CALLS = frozenset({
+    "PIL.Image.fromarray", "wandb.Image", "wandb.Histogram", "wandb.Video", "wandb.Audio",
+    "torchvision.utils.save_image", "IPython.display.display",
+})
+#: Teaching libraries' plotting helpers (`d2l.show_images`), by the last part of their name.
+_DISPLAY_HELPERS = ("d2l.", frozenset({"show_images", "show_heatmaps", "show_bboxes", "plot", "show_trace_2d"}))
+#: TensorBoard's `SummaryWriter` methods that log an image, a histogram or a figure.
+_WRITER_METHODS = frozenset({
+    "add_image", "add_images", "add_image_with_boxes", "add_histogram", "add_figure", "add_video", "add_audio",
+    "add_mesh", "add_embedding", "add_pr_curve",
+})
+#: Methods that store their argument in their receiver.
+_STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
+#: How many assignments a plotting object is followed through (`ax = axes[i]` after `fig, axes = plt.subplots()`).
+_DEPTH = 4
+
+
+def _feeds_display(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
+    """The copied value is drawn or logged as an image in the same iteration: the copy is
+    an argument of a plotting call (matplotlib, seaborn, a matplotlib `Axes` or `Figure`
+    made by one: `ax.imshow(x.cpu())`), of an image or histogram maker (`PIL.Image.fromarray`,
+    `wandb.Image`, a TensorBoard writer's `add_image`/`add_histogram`), or of a teaching
+    library's plotting helper (`d2l.show_images`); or the statement stores it in names
+    (`forecast = out.cpu().numpy()`, `losses.append(loss.item())`) that such a call reads
+    later in every run of the iteration. A copy stored in a name nothing drawn reads (a
+    running total next to a plot of something else) is not the point of the plot."""
+    statement = ctx.statement
+    current: ast.AST | None = node
+    while current is not None and current is not statement:
+        parent = ctx.parent(current)
+        if isinstance(parent, ast.Call) and current is not parent.func and _displays(parent, ctx):
+            return True
+        current = parent
+    if statement is None or not isinstance(loop, _STATEMENT_LOOPS):
+        return False
+    flowing = _stored_in(node, statement, ctx)
+    if not flowing:
+        return False
+    end = (statement.end_lineno, statement.end_col_offset)
+    for expression in unconditional_expressions(loop):  # type: ignore[arg-type]
+        if (expression.lineno, expression.col_offset) < end:  # type: ignore[attr-defined]
+            continue
+        for sub in walk_local([expression]):
+            if isinstance(sub, ast.Call) and _displays(sub, ctx) and _reads(sub, flowing, skip_func=True):
+                return True
+        if isinstance(expression, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and _reads(expression, flowing):
+            flowing |= _stored_names(expression)
+    return False
+
+
+def _stored_in(node: ast.AST, statement: ast.stmt, ctx: RuleContext) -> set[str]:
+    """The names the current statement stores the copy's value in: the targets of an
+    assignment, or the receiver of `name.append(...)`-like calls the copy is passed to."""
+    if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return _stored_names(statement)
+    names: set[str] = set()
+    current: ast.AST | None = node
+    while current is not None and current is not statement:
+        parent = ctx.parent(current)
+        if (isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute)
+                and parent.func.attr in _STORING_METHODS):
+            name = base_name(parent.func.value)
+            if name is not None:
+                names.add(name)
+        current = parent
+    return names
+
+
+def _stored_names(statement: ast.stmt) -> set[str]:
+    """The names an assignment stores into: its targets (`a, b = ...`, `total += ...`), and
+    the containers of item targets (`weights` in `weights[key] = value`)."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
+    names: set[str] = set()
+    for target in targets:
+        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+            name = element.id if isinstance(element, ast.Name) else base_name(element)
+            if name is not None:
+                names.add(name)
+    return names
+
+
+def _reads(node: ast.AST, names: set[str], skip_func: bool = False) -> bool:
+    """`node` reads one of `names` (a call's arguments only, with `skip_func`)."""
+    parts: list[ast.AST] = [node]
+    if skip_func and isinstance(node, ast.Call):
+        parts = [*node.args, *node.keywords]
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+        parts = [node.value] if node.value is not None else []
+    return any(isinstance(sub, ast.Name) and sub.id in names for sub in walk_local(parts))
+
+
+def _displays(call: ast.Call, ctx: RuleContext) -> bool:
+    """`call` draws or makes an image or histogram of its arguments (see `_feeds_display`)."""
+    name = ctx.qualname(call.func) or ""
+    if name.startswith(_PLOTTING) or name in _DISPLAY_CALLS:
+        return True
+    prefix, helpers = _DISPLAY_HELPERS
+    if name.startswith(prefix) and name.rsplit(".", 1)[-1] in helpers:
+        return True
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    return func.attr in _WRITER_METHODS or _plotting_object(func.value, ctx, _DEPTH, set())
+
+
+def _plotting_object(node: ast.expr, ctx: RuleContext, depth: int, visiting: set[str]) -> bool:
+    """`node` is a matplotlib (or seaborn) object: the result of one of their calls, of a
+    method of such an object (`fig.add_subplot(...)`, `axes.flatten()`), a part of one
+    (`axes[i]`, `ax.title`), or a name every binding of which in the current scope is one
+    (`fig, axes = plt.subplots(...)`, `for ax in axes.flat`)."""
+    if depth <= 0:
+        return False
+    if isinstance(node, (ast.Subscript, ast.Attribute)):
+        return _plotting_object(node.value, ctx, depth, visiting)
+    if isinstance(node, ast.Call):
+        if (ctx.qualname(node.func) or "").startswith(_PLOTTING):
+            return True
+        return isinstance(node.func, ast.Attribute) and _plotting_object(node.func.value, ctx, depth - 1, visiting)
+    if not isinstance(node, ast.Name) or ctx.qualname(node) is not None:
+        return False
+    if node.id in visiting:
+        return True  # `axes = axes.flatten()`: what the other bindings say
+    bindings = ctx.bindings(node.id)
+    if not bindings:
+        return False
+    visiting = visiting | {node.id}
+    for binding in bindings:
+        if isinstance(binding, ast.Assign):
+            value: ast.expr | None = binding.value
+        elif isinstance(binding, (ast.For, ast.AsyncFor)):
+            value = _iterated(binding.target, binding.iter, node.id, ctx)
+        else:
+            return False
+        if value is None or not _plotting_object(value, ctx, depth - 1, visiting):
+            return False
+    return True
+
+
+def _iterated(target: ast.expr, iterable: ast.expr, name: str, ctx: RuleContext) -> ast.expr | None:
+    """What the loop variable `name` takes its items from: `axes.flat` in `for ax in axes.flat`,
+    `for i, ax in enumerate(axes.flat)` and `for ax, image in zip(axes.flat, images)`."""
+    if isinstance(target, ast.Name):
+        return iterable if target.id == name else None
+    if not (isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+            and ctx.env.is_builtin(iterable.func.id) and not iterable.keywords):
+        return None
+    if iterable.func.id == "enumerate" and len(iterable.args) == 1 and len(target.elts) == 2:
+        return _iterated(target.elts[1], iterable.args[0], name, ctx)
+    if iterable.func.id == "zip" and len(iterable.args) == len(target.elts):
+        found = [_iterated(t, a, name, ctx) for t, a in zip(target.elts, iterable.args)]
+        return next((f for f in found if f is not None), None)
+    return None
+
+
+# -- which idiom a copy is part of -------------------------------------------------------
+
+
+def idiom(node: ast.AST, ctx: RuleContext) -> Idiom:
+    """Whether the copy `node` feeds a running total, reads a Python number, or copies a
+    tensor, array or frame (see the module docstring)."""
+    top, scalar = _read_value(node, ctx)
+    if _added_to_a_total(top, ctx):
+        return Idiom.TOTAL
+    return Idiom.SCALAR if scalar else Idiom.COPY
+
+
+def _read_value(node: ast.AST, ctx: RuleContext) -> tuple[ast.AST, bool]:
+    """The whole expression that reads the copy (`loss.detach().cpu().item()` from its
+    `.cpu()`), and whether it ends in a Python number: `.item()` or a scalar builtin
+    (`float(t.cpu())`) somewhere along the chain."""
+    scalar = _scalar_read(node, ctx)
+    current = node
+    while True:
+        parent = ctx.parent(current)
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
+            current = parent  # `.cpu().data`, `.numpy()[0]`, a method about to be called
+        elif isinstance(parent, ast.Call) and (parent.func is current or parent.args == [current]):
+            if parent.func is not current and not _scalar_read(parent, ctx):
+                return current, scalar  # passed to some other call
+            scalar = scalar or _scalar_read(parent, ctx)
+            current = parent
+        else:
+            return current, scalar
+
+
+def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
+    """`x.item()`, or `float(x)` (`int`, `bool`, `complex`) with one argument."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr == "item" and not node.args and not node.keywords
+    return (isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and ctx.env.is_builtin(func.id)
+            and len(node.args) == 1 and not node.keywords)
+
+
+#: The operators of a running total (`total += x`, `remaining -= x`).
+_SUMS = (ast.Add, ast.Sub)
+
+
+def _added_to_a_total(value: ast.AST, ctx: RuleContext) -> bool:
+    """`value` is added to a running total by the current statement, through arithmetic
+    only: `total += loss.item() * len(batch)`, `total = total + loss.item()`. Put in a list
+    first (`preds += [out.cpu()]`) or passed to a call, it is not a sum."""
+    statement = ctx.statement
+    current = value
+    parent = ctx.parent(current)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        current, parent = parent, ctx.parent(parent)
+    if isinstance(statement, ast.AugAssign):
+        return current is statement.value and isinstance(statement.op, _SUMS)
+    if not (isinstance(statement, ast.Assign) and current is statement.value and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    return isinstance(target, ast.Name) and _sum_reads(current, target.id)
+
+
+def _sum_reads(expression: ast.AST, name: str) -> bool:
+    """`expression` is a sum one of whose terms is the name itself (`total + x`, `x + total - y`)."""
+    if isinstance(expression, ast.Name):
+        return expression.id == name
+    return (isinstance(expression, ast.BinOp) and isinstance(expression.op, _SUMS)
+            and (_sum_reads(expression.left, name) or _sum_reads(expression.right, name)))

@@ -1,0 +1,168 @@
+"""GPU308 running-total-on-host: a running total kept on the host, fed from the device every iteration."""
+
+from __future__ import annotations
+
+from gpulint.rule_api import Applicability, Example, Tier
+
+from ._host_copies import HostCopyInLoop, Idiom
+
+
+class RunningTotalOnHost(HostCopyInLoop):
+    """
+    ## What it does
+    Flags a running total kept in a Python number and fed from the device on every
+    iteration of a loop: `total += loss.item()`, `correct += (pred == y).sum().item()`,
+    `total = total + float(loss)`, `seen += mask.sum().cpu().numpy()`, on a torch tensor
+    that lives on a device or a CuPy array; arithmetic on the copied value
+    (`total += loss.item() * len(batch)`) is part of the sum. Other numbers read in a loop
+    are GPU307 `scalar-read-in-loop`, copies of whole tensors GPU301
+    `device-to-host-in-loop`, whose docs say which values live on a device and which loops
+    count: not one run under an `if` in the loop, an epoch loop around a batch loop, a loop
+    over one item's parts or over a model's parameters, a loop the file shows runs a few
+    times, nor an iteration that draws the value or waits for the device anyway.
+
+    ## Why is this bad?
+    A GPU runs ahead of Python: kernels are queued and Python moves on. Each `.item()` must
+    wait until every queued kernel has finished, so a total summed on the host turns an
+    asynchronous pipeline into a lock-step one, once per batch, for a number nobody reads
+    until the loop ends. A total kept on the device (`total += loss.detach()`) costs one
+    small kernel per batch and one read after the loop.
+
+    ## Fix safety
+    No automatic fix: the total becomes a tensor, and code that reads it in the loop or
+    passes it to a library that wants a Python number changes meaning. The suggestion
+    shows the usual rewrite: add the tensor itself (`total += loss.detach()`, with
+    `total = torch.zeros((), device=device)` before the loop) and read it once after the
+    loop (`total.item()`).
+    """
+
+    code = "GPU308"
+    name = "running-total-on-host"
+    tier = Tier.DEFAULT  # real code: 43 of the 48 sampled findings still reported are useful
+    message = "running total fed from the device inside a loop: each step waits for the device; add the tensors on the device and read the total once after the loop"
+    idiom = Idiom.TOTAL
+    advice = ("feeds a running total on the host inside a loop: each step waits for the device; "
+              "add the tensors on the device (`total += loss.detach()`) and read the total once after the loop")
+    fix = Applicability.DISPLAY
+    #: A suggestion only: the total becomes a tensor.
+    suggestion = (
+        "keep the total on the device (`total = torch.zeros((), device=device)` before the loop, "
+        "`total += loss.detach()` in it) and read it once after the loop (`total.item()`)"
+    )
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = 0
+    for batch in batches:
+        scores = batch.to(device)
+        hits += (scores > 0).sum().item()
+    return hits
+''',
+            idiom='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = torch.zeros((), dtype=torch.int64, device=device)
+    for batch in batches:
+        scores = batch.to(device)
+        hits += (scores > 0).sum()
+    return hits.item()
+''',
+            requires=("torch",),
+            setup="""\
+import torch
+batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
+""",
+            call="count_positive(batches)",
+        ),
+        Example(
+            # the plot shows the batch sizes, not the total: the copy is not what is drawn
+            source='''\
+import matplotlib.pyplot as plt
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(8, 1).to(device)
+
+
+def train(batches, optimizer):
+    total = 0.0
+    for step, batch in enumerate(batches):
+        loss = model(batch.to(device)).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * len(batch)
+        plt.scatter(step, len(batch))
+    return total
+''',
+        ),
+        Example(
+            source='''\
+import torch
+
+model = torch.nn.Linear(4, 3).cuda()
+
+
+def accuracy(loader):
+    correct = seen = 0
+    for x, y in loader:
+        pred = model(x.cuda()).argmax(dim=1)
+        correct = correct + float((pred == y.cuda()).sum())
+        seen += len(y)
+    return correct / seen
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def count_positive(batches):
+    hits = torch.zeros((), device=device)
+    for batch in batches:
+        hits += (batch.to(device) > 0).sum()
+    return hits.item()
+'''),
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+outputs = []
+for batch in range(100):
+    out = model(torch.randn(2, 4, device=device))
+    outputs += [out.detach().cpu()]  # collected in a list, not summed: GPU301
+'''),
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+total = 0.0
+for step in range(1000):
+    loss = model(torch.randn(2, 4, device=device)).mean()
+    if step % 100 == 0:
+        total += loss.item()
+'''),
+        Example('''\
+import numpy as np
+
+values = np.arange(10.0)
+total = 0.0
+for i in range(len(values)):
+    total += values[i].item()
+'''),
+    )

@@ -1,0 +1,215 @@
+"""GPU307 scalar-read-in-loop: a Python number read from the device on every iteration."""
+
+from __future__ import annotations
+
+from gpulint.rule_api import Applicability, Example, Tier
+
+from ._host_copies import HostCopyInLoop, Idiom
+
+
+class ScalarReadInLoop(HostCopyInLoop):
+    """
+    ## What it does
+    Flags a Python number read from a value on the device inside a loop (comprehensions
+    included): `t.item()`, `float(t)`, `int(t)`, `bool(t)`, `t.cpu().item()` on a torch tensor
+    that lives on a device, `a.item()` or `float(a)` on a CuPy array. A number added to a
+    running total (`total += loss.item()`) is GPU308 `running-total-on-host`; copies of whole
+    tensors are GPU301 `device-to-host-in-loop`, whose docs say which values live on a device
+    and which loops count: not one run under an `if` in the loop (logging every N steps),
+    an epoch loop around a batch loop, a loop over one item's parts or over a model's
+    parameters, a loop the file shows runs a few times, nor an iteration that draws the
+    number or waits for the device anyway. NumPy's `.item()` is not a copy.
+
+    ## Why is this bad?
+    A GPU runs ahead of Python: kernels are queued and Python moves on. A number read from
+    the device must wait until every queued kernel has finished, so one `.item()` per batch
+    (a loss kept for a progress bar, a metric stored in a dict) turns an asynchronous
+    pipeline into a lock-step one, and the GPU idles while Python prepares the next step.
+
+    ## Fix safety
+    No automatic fix: where the number is needed on the host in the loop (a condition, an
+    early stop) the read is the point, and only the author knows whether it can wait. The
+    suggestion shows the usual rewrites: keep the tensors (`losses.append(loss.detach())`)
+    and read them all at once after the loop (`torch.stack(losses).tolist()`), or read the
+    number only every N steps.
+    """
+
+    code = "GPU307"
+    name = "scalar-read-in-loop"
+    tier = Tier.DEFAULT  # real code: 65 of the 66 sampled findings still reported are useful
+    message = "number read from the device inside a loop: each read waits for the device; keep the tensors and read them once after the loop, or every N steps"
+    idiom = Idiom.SCALAR
+    advice = ("reads a number from the device inside a loop: each read waits for the device; "
+              "keep the tensors and read them once after the loop, or every N steps")
+    fix = Applicability.DISPLAY
+    #: A suggestion only: the number may be needed in the loop.
+    suggestion = (
+        "keep the tensors on the device (`losses.append(loss.detach())`) and read them at once after the loop "
+        "(`torch.stack(losses).tolist()`), or read the number only every N steps (`if step % 100 == 0:`)"
+    )
+
+    flagged = (
+        Example(
+            source='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def batch_means(batches):
+    means = []
+    for batch in batches:
+        means.append(batch.to(device).mean().item())
+    return means
+''',
+            idiom='''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def batch_means(batches):
+    means = []
+    for batch in batches:
+        means.append(batch.to(device).mean())
+    return torch.stack(means).tolist() if means else []
+''',
+            requires=("torch",),
+            setup="""\
+import torch
+batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
+""",
+            call="batch_means(batches)",
+        ),
+        Example(
+            source='''\
+import cupy as cp
+
+
+def norms(rows):
+    return [float(cp.linalg.norm(row)) for row in cp.asarray(rows)]
+''',
+        ),
+        Example(
+            source='''\
+import torch
+
+
+def mean_losses(model, loader):
+    model = model.cuda()
+    losses = [float(model(x.cuda()).mean()) for x in loader]
+    return losses
+''',
+        ),
+        Example(
+            source='''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+
+
+def train(loader, optimizer, progress):
+    for batch in loader:
+        for key in batch:
+            batch[key] = batch[key].to(device)
+        loss = model(batch["x"]).mean()
+        loss.backward()
+        optimizer.step()
+        progress.set_postfix(loss=loss.detach().cpu().item())
+''',
+        ),
+        Example(
+            # the inner loop encodes one batch in chunks: the step loop is still the one
+            # that computes `loss`, so the read runs once per step
+            source='''\
+import torch
+
+device = torch.device("cuda")
+encoder = torch.nn.Linear(8, 4).to(device)
+head = torch.nn.Linear(4, 1).to(device)
+
+
+def train(batches, optimizer):
+    logged = []
+    for batch in batches:
+        pieces = []
+        for start in range(0, len(batch), 4):
+            pieces.append(encoder(batch[start:start + 4].to(device)))
+        loss = head(torch.cat(pieces)).mean()
+        loss.backward()
+        optimizer.step()
+        logged.append({"loss": loss.detach().item()})
+    return logged
+''',
+        ),
+    )
+    ok = (
+        Example('''\
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def train_on_cpu(model, optimizer, batches):
+    losses = []
+    for batch in batches:
+        with torch.autocast("cpu", dtype=torch.bfloat16):  # a CPU-only training loop
+            loss = model(batch.to(device)).mean()
+            losses.append(loss.item())
+    return losses
+'''),
+        Example('''\
+import torch
+
+for epoch in range(3):
+    total = torch.zeros((), device="cuda")
+    for step in range(10):
+        total += torch.rand((), device="cuda")
+    for name in ("total", "mean"):
+        print(epoch, name, total.item())
+'''),
+        Example('''\
+import numpy as np
+
+values = np.arange(10)
+for i in range(3):
+    print(values[i].item(), values.tolist())
+'''),
+        Example('''\
+import torch
+
+weights = torch.ones(3)
+for step in range(10):
+    print(weights.sum().item())
+'''),
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+for step, batch in enumerate(range(100)):
+    loss = model(torch.randn(2, 4, device=device)).mean()
+    if step % 10 == 0:
+        print(step, loss.item())
+'''),
+        Example('''\
+import torch
+
+for epoch in range(3):
+    total = torch.zeros((), device="cuda")
+    for batch in range(5):
+        total += torch.rand((), device="cuda")
+    print(epoch, total.item())
+'''),
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+total = 0.0
+for batch in range(100):
+    loss = model(torch.randn(2, 4, device=device)).mean()
+    total += loss.item()  # added to a running total: GPU308
+'''),
+    )

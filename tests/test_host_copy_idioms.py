@@ -1,0 +1,70 @@
+"""One detector, three rules: a copy from the device to the host in a loop is reported under
+the rule of its idiom (GPU301 a tensor copied, GPU307 a number read, GPU308 a running total
+fed), and under one only. The same copies are mined independently by the real-code miner,
+whose syntactic split must agree on these shapes."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from gpulint import lint_source
+
+from benchmarks.realcode.miners.transfers import MINERS
+
+from .rule_helpers import HOST_COPIES
+
+HEADER = '''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 4).to(device)
+total = 0.0
+stats = {"loss": 0.0}
+outputs = []
+for batch in range(10_000):
+    out = model(torch.randn(2, 4, device=device))
+'''
+
+CASES = [
+    # a running total fed from the device: GPU308
+    ("total += out.sum().item()", "GPU308"),
+    ("total -= out.sum().item()", "GPU308"),
+    ("total += out.sum().item() * len(out) / 2", "GPU308"),
+    ("total += -out.sum().item()", "GPU308"),
+    ("total = total + out.sum().item()", "GPU308"),
+    ("total = out.sum().item() + total", "GPU308"),
+    ('stats["loss"] += out.mean().item()', "GPU308"),
+    ("total += float(out.sum())", "GPU308"),
+    ("total += out.sum().cpu().numpy()", "GPU308"),
+    ("total += out.detach().cpu().item()", "GPU308"),
+    # a number read: GPU307
+    ("print(out.sum().item())", "GPU307"),
+    ("print(float(out.sum().cpu()))", "GPU307"),
+    ("outputs.append(out.sum().item())", "GPU307"),
+    ("total = 1.0 + out.sum().item()", "GPU307"),  # not a sum of the name itself
+    ("total *= out.sum().item()", "GPU307"),  # a product, not a running total
+    ("total += round(out.sum().item(), 3)", "GPU307"),  # passed to a call first
+    ('stats["last"] = out.mean().item()', "GPU307"),
+    ("value = float(out.argmax())", "GPU307"),
+    # a tensor copied: GPU301
+    ("outputs.append(out.cpu())", "GPU301"),
+    ("outputs += [out.cpu()]", "GPU301"),  # collected, not summed
+    ("value = out.detach().cpu().numpy()", "GPU301"),
+    ("value = out.tolist()", "GPU301"),
+    ('value = out.to("cpu")', "GPU301"),
+]
+
+
+@pytest.mark.parametrize(("line", "code"), CASES, ids=[line for line, _ in CASES])
+def test_each_copy_is_reported_once_under_its_idioms_rule(line: str, code: str):
+    source = HEADER + "    " + line + "\n"
+    found = [d.code for d in lint_source(source) if d.code in HOST_COPIES]
+    assert found == [code]
+
+
+@pytest.mark.parametrize(("line", "code"), CASES, ids=[line for line, _ in CASES])
+def test_the_miners_split_agrees(line: str, code: str):
+    tree = ast.parse(HEADER + "    " + line + "\n")
+    mined = {rule for rule in HOST_COPIES if list(MINERS[rule](tree))}
+    assert mined == {code}
