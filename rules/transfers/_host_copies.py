@@ -39,6 +39,12 @@ from ._common import (
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
+#: The inputs of the rules' benchmarked examples: N one-dimensional batches on the host.
+BATCHES_SETUP = """\
+import torch
+batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
+"""
+
 
 class Idiom(enum.Enum):
     """What a copy to the host in a loop is for; each has its own rule and advice."""

@@ -246,11 +246,14 @@ for step in range(1000):
 import torch
 
 model = torch.nn.Linear(4, 4).to("cuda")
-for epoch in range(3):
-    outputs = []
-    for batch in range(100):
-        outputs.append(model(torch.rand(8, 4, device="cuda")))
-    epoch_outputs = torch.cat(outputs).cpu()
+
+
+def epoch_outputs(loader, epochs):
+    for epoch in range(epochs):
+        outputs = []
+        for batch in loader:  # the batch loop: the copy below runs once per epoch
+            outputs.append(model(batch.to("cuda")))
+        yield torch.cat(outputs).cpu()
 '''),
         Example('''\
 import torch
@@ -268,7 +271,7 @@ import torch
 device = torch.device("cuda")
 model = torch.nn.Linear(4, 1).to(device)
 losses = []
-for batch in range(100):
+for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     losses.append(loss.item())  # a number read from the device: GPU307
 '''),

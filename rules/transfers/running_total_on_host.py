@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpulint.rule_api import Applicability, Example, Tier
 
-from ._host_copies import HostCopyInLoop, Idiom
+from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
 
 
 class RunningTotalOnHost(HostCopyInLoop):
@@ -79,10 +79,7 @@ def count_positive(batches):
     return hits.item()
 ''',
             requires=("torch",),
-            setup="""\
-import torch
-batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
-""",
+            setup=BATCHES_SETUP,
             call="count_positive(batches)",
         ),
         Example(
@@ -142,7 +139,7 @@ import torch
 device = torch.device("cuda")
 model = torch.nn.Linear(4, 1).to(device)
 outputs = []
-for batch in range(100):
+for batch in range(10_000):
     out = model(torch.randn(2, 4, device=device))
     outputs += [out.detach().cpu()]  # collected in a list, not summed: GPU301
 '''),

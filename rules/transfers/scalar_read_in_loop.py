@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from gpulint.rule_api import Applicability, Example, Tier
 
-from ._host_copies import HostCopyInLoop, Idiom
+from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
 
 
 class ScalarReadInLoop(HostCopyInLoop):
@@ -75,10 +75,7 @@ def batch_means(batches):
     return torch.stack(means).tolist() if means else []
 ''',
             requires=("torch",),
-            setup="""\
-import torch
-batches = [torch.from_numpy(rng.standard_normal(8)) for _ in range(N)]
-""",
+            setup=BATCHES_SETUP,
             call="batch_means(batches)",
         ),
         Example(
@@ -208,7 +205,7 @@ import torch
 device = torch.device("cuda")
 model = torch.nn.Linear(4, 1).to(device)
 total = 0.0
-for batch in range(100):
+for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     total += loss.item()  # added to a running total: GPU308
 '''),
