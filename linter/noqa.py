@@ -105,6 +105,16 @@ class Directive:
         return self.codes is None or code in self.codes
 
 
+def silences(directive: Directive, code: str) -> bool:
+    """`directive` silences findings of `code`: it names the code, or the one the code's rule
+    was split from (`Rule.split_from`: a `# noqa: GPU301` from before GPU307 had a code of
+    its own still silences the GPU307 finding on its line)."""
+    if directive.suppresses(code):
+        return True
+    former = next((rule.split_from for rule in all_rules() if rule.code == code), None)
+    return former is not None and directive.suppresses(former)
+
+
 def _comments(source: Source) -> list[tuple[int, int, str]]:
     """(line, column, text) of every comment mentioning noqa; falls back to a line scan
     when the file does not tokenize (a syntax error)."""
@@ -212,7 +222,7 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
     known = frozenset(rule.code for rule in all_rules())
     directives, whole_file, warnings = _parse_all(source, known)
     if whole_file is not None:
-        diagnostics = [d for d in diagnostics if not whole_file.suppresses(d.code)]
+        diagnostics = [d for d in diagnostics if not silences(whole_file, d.code)]
     if not directives:
         return list(diagnostics), warnings
     kept = []
@@ -220,7 +230,7 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
         # A finding spanning several lines (a formatted call) can be silenced on its first
         # line or on its last one, where formatters leave trailing comments.
         lines = {diagnostic.noqa_line or diagnostic.start.line, diagnostic.end.line}
-        if any(line in directives and directives[line].suppresses(diagnostic.code) for line in lines):
+        if any(line in directives and silences(directives[line], diagnostic.code) for line in lines):
             continue
         kept.append(diagnostic)
     return kept, warnings

@@ -47,7 +47,7 @@ from .engine import parse as parse_program
 from .fixing import display_fix
 from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_ipython, parses, split_lines,
                       unmask_ipython)
-from .noqa import file_exemption
+from .noqa import file_exemption, silences
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
 from .source import Source, detect_newline
@@ -258,7 +258,7 @@ def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool
     # `# gpulint: noqa` in any cell exempts the whole notebook, cells linted alone included.
     exemption = file_exemption(cell.masked.text for cell in cells if not cell.masked.skipped)
     if exemption is not None:
-        rules = [rule for rule in rules if not exemption.suppresses(rule.code)]
+        rules = [rule for rule in rules if not silences(exemption, rule.code)]
     included = []
     for cell in cells:
         if cell.masked.skipped:

@@ -139,6 +139,10 @@ class Rule:
     #: Which selections run the rule (see `Tier`). Every rule module states it on one line,
     #: with the reason; a rule that states none starts in preview, as a new ruff rule does.
     tier: ClassVar[Tier] = Tier.PREVIEW
+    #: The code that reported this rule's idiom before the rule had one of its own (GPU307
+    #: and GPU308 were GPU301 findings): a `# noqa` naming that code, written before the
+    #: split, still silences this rule's findings on its line.
+    split_from: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

@@ -1,6 +1,6 @@
 """A loop whose body breaks out of it by a counter runs a few times (`gpulint.early_exit`):
-a sync per iteration of a preview loop (GPU301) and workers for a loader read for a look
-at a few batches (GPU305) are left alone; any shape the code does not bound stays flagged."""
+a sync per iteration of a preview loop (GPU301, GPU307, GPU308) and workers for a loader read
+for a look at a few batches (GPU305) are left alone; any shape the code does not bound stays flagged."""
 
 from __future__ import annotations
 

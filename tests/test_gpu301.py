@@ -1,4 +1,5 @@
-"""GPU301 device-to-host-in-loop, and the evidence of where torch/CuPy/cuDF values live."""
+"""The copies from the device to the host in a loop (GPU301, GPU307, GPU308: one detector, a
+rule per idiom), and the evidence of where torch/CuPy/cuDF values live."""
 
 from __future__ import annotations
 
@@ -85,16 +86,17 @@ def test_iterating_a_device_tensor_yields_device_rows_and_branches_join():
 LOOP = TORCH + 'device = "cuda"\nfor batch in batches:\n    t = batch.to(device)\n'
 
 
-@pytest.mark.parametrize("line", [
-    "    print(t.sum().item())",
-    "    values = t.cpu()",
-    "    values = t.tolist()",
-    "    values = float(t.mean())",
-    '    values = t.to("cpu")',
-    "    values = [x.item() for x in t.float()]",  # rows of a tensor (not of a batch: `t` may be one)
+@pytest.mark.parametrize(("line", "code"), [
+    ("    print(t.sum().item())", "GPU307"),
+    ("    values = t.cpu()", "GPU301"),
+    ("    values = t.tolist()", "GPU301"),
+    ("    values = float(t.mean())", "GPU307"),
+    ('    values = t.to("cpu")', "GPU301"),
+    ("    values = [x.item() for x in t.float()]", "GPU307"),  # rows of a tensor (not of a batch: `t` may be one)
+    ("    total += t.sum().item()", "GPU308"),
 ])
-def test_copies_in_a_loop_are_flagged(line):
-    assert _codes(LOOP + line + "\n") == [8]
+def test_copies_in_a_loop_are_flagged(line, code):
+    assert [(d.code, d.start.line) for d in lint_source(LOOP + line + "\n") if d.code in HOST_COPIES] == [(code, 8)]
 
 
 @pytest.mark.parametrize("line", [
@@ -127,11 +129,15 @@ def test_a_round_trip_is_one_gpu303_not_a_gpu301():
     assert codes == ["GPU303"]
 
 
-def test_the_finding_is_display_only():
-    [diagnostic] = [d for d in lint_source(LOOP + "    print(t.item())\n") if d.code in HOST_COPIES]
+@pytest.mark.parametrize(("line", "code"), [
+    ("    print(t.item())", "GPU307"), ("    kept = t.cpu()", "GPU301"), ("    total += t.item()", "GPU308")])
+def test_the_finding_is_display_only(line, code):
+    source = LOOP + line + "\n"
+    [diagnostic] = [d for d in lint_source(source) if d.code in HOST_COPIES]
+    assert diagnostic.code == code
     assert diagnostic.fix.applicability is Applicability.DISPLAY
     assert "after the loop" in diagnostic.fix.message
-    assert fix_text(LOOP + "    print(t.item())\n", unsafe_fixes=True) == LOOP + "    print(t.item())\n"
+    assert fix_text(source, unsafe_fixes=True) == source
 
 
 # -- small loops over the parts of one item ------------------------------------------------

@@ -1,4 +1,4 @@
-"""GPU301 stays silent where the host copy is the point (it is drawn or logged as an image in
+"""The host-copy rules (GPU301, GPU307, GPU308) stay silent where the copy is the point (it is drawn or logged as an image in
 the same iteration), where the iteration waits for the device anyway (a model's
 `.generate(...)`), and in loops that run a few times or over one model's own tensors."""
 

@@ -53,6 +53,13 @@ CASES = [
     ("value = out.detach().cpu().numpy()", "GPU301"),
     ("value = out.tolist()", "GPU301"),
     ('value = out.to("cpu")', "GPU301"),
+    # a list is extended, not summed: GPU301
+    ("outputs += out.argmax(1).cpu().tolist()", "GPU301"),
+    ("outputs = outputs + list(out.cpu())", "GPU301"),
+    # the shapes of a sum: the total itself as a term, any target spelling
+    ('stats["loss"] = stats["loss"] + out.mean().item()', "GPU308"),
+    ("total = out.sum().item() - total", "GPU307"),  # not the total minus something
+    ("total = 0.9 * total + 0.1 * out.sum().item()", "GPU307"),  # a moving average: a number read
 ]
 
 
@@ -67,4 +74,21 @@ def test_each_copy_is_reported_once_under_its_idioms_rule(line: str, code: str):
 def test_the_miners_split_agrees(line: str, code: str):
     tree = ast.parse(HEADER + "    " + line + "\n")
     mined = {rule for rule in HOST_COPIES if list(MINERS[rule](tree))}
+    assert mined == {code}
+
+
+#: A running total next to another statement of the same iteration (None: nothing more).
+TOTALS_READ = [
+    ("print(total / (batch + 1))", "GPU307"),  # the mean so far, shown every step
+    ("progress.set_postfix(total=total)", "GPU307"),
+    ("if batch % 100 == 0:\n        print(total)", "GPU308"),  # every 100 steps: keep the total on the device
+    ("outputs.append(out)", "GPU308"),
+]
+
+
+@pytest.mark.parametrize(("after", "code"), TOTALS_READ, ids=[after for after, _ in TOTALS_READ])
+def test_a_total_read_on_every_iteration_is_a_number_read_each_step(after: str, code: str):
+    source = HEADER + "    total += out.sum().item()\n    " + after + "\n"
+    assert [d.code for d in lint_source(source) if d.code in HOST_COPIES] == [code]
+    mined = {rule for rule in HOST_COPIES if list(MINERS[rule](ast.parse(source)))}
     assert mined == {code}

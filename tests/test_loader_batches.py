@@ -2,7 +2,7 @@
 split of two graphs, MNIST's test set in batches of 1,000. gpulint counts the batches where
 the file shows the dataset (one whose size its library documents, or a slice of one) and a
 literal `batch_size`, following the loader through names bound once and through the
-arguments every call of the loop's function passes. GPU301 is the rule that asks."""
+arguments every call of the loop's function passes. The host-copy rules (GPU301, GPU307, GPU308) are the ones that ask."""
 
 from __future__ import annotations
 

@@ -188,3 +188,40 @@ def test_a_multi_line_finding_is_silenced_on_its_last_line_too():
     assert [d.code for d in lint_source(source.replace("# noqa: GPU104", "# noqa: GPU102"))] == ["GPU104"]
     middle = source.replace("    )  # noqa: GPU104\n", "    )\n").replace("axis=1,", "axis=1,  # noqa: GPU104")
     assert [d.code for d in lint_source(middle)] == ["GPU104"], "a line inside the span does not count"
+
+
+# -- codes split from GPU301 -----------------------------------------------------------------
+
+SPLIT = '''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+total = 0.0
+for batch in range(10_000):
+    loss = model(torch.randn(2, 4, device=device)).mean()
+    total += loss.item()  {total}
+    print(loss.item())  {read}
+    kept = loss.detach().cpu()  {copy}
+'''
+
+
+def _host_codes(**comments: str) -> list[str]:
+    source = SPLIT.format(**{"total": "", "read": "", "copy": "", **comments})
+    return [d.code for d in lint_source(source) if d.code in {"GPU301", "GPU307", "GPU308"}]
+
+
+def test_a_noqa_for_the_code_a_rule_was_split_from_still_silences_it():
+    assert _host_codes() == ["GPU308", "GPU307", "GPU301"]
+    assert _host_codes(total="# noqa: GPU301", read="# noqa: GPU301", copy="# noqa: GPU301") == []
+    assert _host_codes(total="# noqa: GPU308", read="# noqa: GPU307") == ["GPU301"]
+
+
+def test_the_new_codes_do_not_silence_the_old_one_nor_each_other():
+    assert _host_codes(total="# noqa: GPU307", read="# noqa: GPU308", copy="# noqa: GPU307, GPU308") == [
+        "GPU308", "GPU307", "GPU301"]
+
+
+def test_a_file_exemption_for_the_old_code_covers_the_codes_split_from_it():
+    exempt = "# gpulint: noqa: GPU301\n" + SPLIT.format(total="", read="", copy="")
+    assert [d.code for d in lint_source(exempt) if d.code.startswith("GPU30")] == []

@@ -159,3 +159,11 @@ def test_notebook_fix_leaves_exempted_findings_alone():
     assert fixed != cells  # GPU202's safe fix applies...
     exempted = [cells[0], cells[1], "def g(:\n# gpulint: noqa: GPU202\n"]
     assert fix_cells(exempted, "nb.ipynb") == exempted  # ...unless a cell exempts it
+
+
+def test_notebook_file_directive_for_the_code_a_rule_was_split_from_covers_it():
+    cells = ['import torch\nmodel = torch.nn.Linear(4, 1).cuda()\n',
+             'for batch in range(10_000):\n    print(model(torch.randn(2, 4, device="cuda")).sum().item())\n']
+    assert _cell_codes(cells) == ["GPU307"]
+    assert _cell_codes([cells[0] + "# gpulint: noqa: GPU301\n", cells[1]]) == []
+    assert _cell_codes([cells[0] + "# gpulint: noqa: GPU308\n", cells[1]]) == ["GPU307"]

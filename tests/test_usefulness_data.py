@@ -155,7 +155,7 @@ def test_a_draw_of_rules_that_left_the_default_set_also_gives_the_rate_of_todays
     ]
     text = report(places, sample, {"GPU301": "preview", "GPU307": "default"}, draws=[("draw.csv", places)])
     assert ("(draw.csv): 3 findings drawn, 3 still reported, 3 checked, 1 useful: 33%; of the 2 checked of rules "
-            "in today's default set, 1 useful: 50%.") in text
+            "in today's default set, 1 useful: 50% (looking back: the tiers were set knowing these verdicts).") in text
     same = report(places, sample, {"GPU301": "default", "GPU307": "default"}, draws=[("draw.csv", places)])
     assert "today's default set" not in same
 

@@ -177,7 +177,7 @@ def random_summary(places: set[Place], name: str, drawn: list[Place], sample: li
     now = [verdict for code, verdict in judged if code in default]
     if len(now) < len(judged):
         summary += (f"; of the {len(now)} checked of rules in today's default set, {now.count('useful')} useful: "
-                    f"{_rate(now.count('useful'), len(now))}")
+                    f"{_rate(now.count('useful'), len(now))} (looking back: the tiers were set knowing these verdicts)")
     return summary + "."
 
 

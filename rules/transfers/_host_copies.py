@@ -270,30 +270,33 @@ def _iterated(target: ast.expr, iterable: ast.expr, name: str, ctx: RuleContext)
 
 def idiom(node: ast.AST, ctx: RuleContext) -> Idiom:
     """Whether the copy `node` feeds a running total, reads a Python number, or copies a
-    tensor, array or frame (see the module docstring)."""
-    top, scalar = _read_value(node, ctx)
-    if _added_to_a_total(top, ctx):
+    tensor, array or frame (see the module docstring). A total the loop itself reads on
+    every iteration (`print(total / (step + 1))`, `if total > limit: break`) is a number
+    read each step: kept on the device, it would be read there instead."""
+    top, scalar, listed = _read_value(node, ctx)
+    total = None if listed else _total_fed(top, ctx)
+    if total is not None and not _read_every_iteration(total, ctx):
         return Idiom.TOTAL
     return Idiom.SCALAR if scalar else Idiom.COPY
 
 
-def _read_value(node: ast.AST, ctx: RuleContext) -> tuple[ast.AST, bool]:
+def _read_value(node: ast.AST, ctx: RuleContext) -> tuple[ast.AST, bool, bool]:
     """The whole expression that reads the copy (`loss.detach().cpu().item()` from its
-    `.cpu()`), and whether it ends in a Python number: `.item()` or a scalar builtin
-    (`float(t.cpu())`) somewhere along the chain."""
-    scalar = _scalar_read(node, ctx)
-    current = node
+    `.cpu()`), whether it ends in a Python number (`.item()` or a scalar builtin,
+    `float(t.cpu())`, somewhere along the chain) and whether in a list (`.tolist()`,
+    `list(t.cpu())`)."""
+    scalar, listed, current = _scalar_read(node, ctx), _listed(node, ctx), node
     while True:
         parent = ctx.parent(current)
         if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
             current = parent  # `.cpu().data`, `.numpy()[0]`, a method about to be called
         elif isinstance(parent, ast.Call) and (parent.func is current or parent.args == [current]):
-            if parent.func is not current and not _scalar_read(parent, ctx):
-                return current, scalar  # passed to some other call
-            scalar = scalar or _scalar_read(parent, ctx)
+            if parent.func is not current and not (_scalar_read(parent, ctx) or _listed(parent, ctx)):
+                return current, scalar, listed  # passed to some other call
+            scalar, listed = scalar or _scalar_read(parent, ctx), listed or _listed(parent, ctx)
             current = parent
         else:
-            return current, scalar
+            return current, scalar, listed
 
 
 def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
@@ -307,30 +310,60 @@ def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
             and len(node.args) == 1 and not node.keywords)
 
 
-#: The operators of a running total (`total += x`, `remaining -= x`).
-_SUMS = (ast.Add, ast.Sub)
+def _listed(node: ast.AST, ctx: RuleContext) -> bool:
+    """`x.tolist()`, or `list(x)` with one argument: the values in a Python list."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        return func.attr == "tolist" and not node.args
+    return isinstance(func, ast.Name) and func.id == "list" and ctx.env.is_builtin("list") and len(node.args) == 1
 
 
-def _added_to_a_total(value: ast.AST, ctx: RuleContext) -> bool:
-    """`value` is added to a running total by the current statement, through arithmetic
-    only: `total += loss.item() * len(batch)`, `total = total + loss.item()`. Put in a list
-    first (`preds += [out.cpu()]`) or passed to a call, it is not a sum."""
+def _total_fed(value: ast.AST, ctx: RuleContext) -> ast.expr | None:
+    """The running total the current statement adds `value` to, through arithmetic only:
+    `total += loss.item() * len(batch)`, `total = total + loss.item()`,
+    `meter.sum = meter.sum + x.item()`. Put in a list first (`preds += [out.cpu()]`) or
+    passed to a call, it is not a sum."""
     statement = ctx.statement
     current = value
     parent = ctx.parent(current)
     while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         current, parent = parent, ctx.parent(parent)
     if isinstance(statement, ast.AugAssign):
-        return current is statement.value and isinstance(statement.op, _SUMS)
+        summed = current is statement.value and isinstance(statement.op, _SUMS)
+        return statement.target if summed else None
     if not (isinstance(statement, ast.Assign) and current is statement.value and len(statement.targets) == 1):
-        return False
+        return None
     target = statement.targets[0]
-    return isinstance(target, ast.Name) and _sum_reads(current, target.id)
+    return target if _sum_of(current, ast.unparse(target)) else None
 
 
-def _sum_reads(expression: ast.AST, name: str) -> bool:
-    """`expression` is a sum one of whose terms is the name itself (`total + x`, `x + total - y`)."""
-    if isinstance(expression, ast.Name):
-        return expression.id == name
-    return (isinstance(expression, ast.BinOp) and isinstance(expression.op, _SUMS)
-            and (_sum_reads(expression.left, name) or _sum_reads(expression.right, name)))
+#: The operators of a running total (`total += x`, `remaining -= x`).
+_SUMS = (ast.Add, ast.Sub)
+
+
+def _sum_of(expression: ast.AST, total: str) -> bool:
+    """`expression` adds to `total` (its source): a sum or difference whose first operand,
+    or any added one, is the total itself (`total + x`, `x + total - y`; not `x - total`)."""
+    if ast.unparse(expression) == total:
+        return True
+    if not (isinstance(expression, ast.BinOp) and isinstance(expression.op, _SUMS)):
+        return False
+    return _sum_of(expression.left, total) or (isinstance(expression.op, ast.Add) and _sum_of(expression.right, total))
+
+
+def _read_every_iteration(total: ast.expr, ctx: RuleContext) -> bool:
+    """The innermost loop reads `total` on every iteration, outside the statement that adds
+    to it (a progress bar showing the mean so far, an early stop on the sum)."""
+    loop, statement, spelled = ctx.loops[-1], ctx.statement, ast.unparse(total)
+    if not isinstance(loop, _STATEMENT_LOOPS):
+        return False
+    for expression in unconditional_expressions(loop):  # type: ignore[arg-type]
+        if expression is statement:
+            continue
+        for sub in walk_local([expression]):
+            if (isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Load)
+                    and ast.unparse(sub) == spelled):
+                return True
+    return False

@@ -75,7 +75,7 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host
-    must wait until every queued kernel has finished, so one `.item()` per batch turns an
+    must wait until every queued kernel has finished, so one `.cpu()` per batch turns an
     asynchronous pipeline into a lock-step one, and the GPU idles while Python prepares the
     next step. Collecting the tensors on the device and copying them once after the loop
     keeps the queue full.

@@ -10,16 +10,19 @@ from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
 class RunningTotalOnHost(HostCopyInLoop):
     """
     ## What it does
-    Flags a running total kept in a Python number and fed from the device on every
-    iteration of a loop: `total += loss.item()`, `correct += (pred == y).sum().item()`,
+    Flags a running total kept on the host and fed from the device on every iteration of
+    a loop: `total += loss.item()`, `correct += (pred == y).sum().item()`,
     `total = total + float(loss)`, `seen += mask.sum().cpu().numpy()`, on a torch tensor
     that lives on a device or a CuPy array; arithmetic on the copied value
-    (`total += loss.item() * len(batch)`) is part of the sum. Other numbers read in a loop
-    are GPU307 `scalar-read-in-loop`, copies of whole tensors GPU301
-    `device-to-host-in-loop`, whose docs say which values live on a device and which loops
-    count: not one run under an `if` in the loop, an epoch loop around a batch loop, a loop
-    over one item's parts or over a model's parameters, a loop the file shows runs a few
-    times, nor an iteration that draws the value or waits for the device anyway.
+    (`total += loss.item() * len(batch)`) is part of the sum. A total the loop itself reads
+    on every iteration (`print(total / (step + 1))`, `if total > limit: break`) is a number
+    read each step, GPU307 `scalar-read-in-loop`, as are other numbers read in a loop.
+    Values extended into a list (`preds += out.cpu().tolist()`) and copies of whole
+    tensors are GPU301 `device-to-host-in-loop`, whose docs say which values live on a
+    device and which loops count: not one run under an `if` in the loop, an epoch loop
+    around a batch loop, a loop over one item's parts or over a model's parameters, a loop
+    the file shows runs a few times, nor an iteration that draws the value or waits for the
+    device anyway.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. Each `.item()` must
@@ -38,16 +41,18 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     code = "GPU308"
     name = "running-total-on-host"
-    tier = Tier.DEFAULT  # real code: 43 of the 48 sampled findings still reported are useful
-    message = "running total fed from the device inside a loop: each step waits for the device; add the tensors on the device and read the total once after the loop"
+    tier = Tier.DEFAULT  # real code: 65 of the 77 sampled findings still reported are useful
+    message = "running total fed from the device inside a loop: each step waits for the device; keep the total on the device and read it once after the loop"
     idiom = Idiom.TOTAL
     advice = ("feeds a running total on the host inside a loop: each step waits for the device; "
-              "add the tensors on the device (`total += loss.detach()`) and read the total once after the loop")
+              "keep the total on the device (`total += loss.detach()`, `total += a.sum()`) and read it once after the loop")
+    split_from = "GPU301"  # a `# noqa: GPU301` from before the split still silences it
     fix = Applicability.DISPLAY
     #: A suggestion only: the total becomes a tensor.
     suggestion = (
-        "keep the total on the device (`total = torch.zeros((), device=device)` before the loop, "
-        "`total += loss.detach()` in it) and read it once after the loop (`total.item()`)"
+        "keep the total on the device (`total = torch.zeros((), device=device)` before the loop and "
+        "`total += loss.detach()` in it; with CuPy, `total = cupy.zeros(())` and `total += a.sum()`) and read it "
+        "once after the loop (`total.item()`)"
     )
 
     flagged = (

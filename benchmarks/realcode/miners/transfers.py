@@ -125,6 +125,10 @@ def _imports_cupy(tree: ast.Module) -> bool:
     return False
 
 
+#: Builtins that make a Python number of their one argument.
+_NUMBER_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
+
 def _host_copies(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
     """Any host copy (`.item()`, `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")`,
     `asnumpy`, `.to_pandas()`..., and `.get()` in a file that imports CuPy) or `float(...)`
@@ -138,45 +142,77 @@ def _host_copies(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
         if copy is None and cupy and _method(node) == "get" and not node.args and not node.keywords:
             copy = ".get()"
         if copy is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "float" and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
-                copy = "float(...)"
+            if node.func.id in _NUMBER_BUILTINS and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
+                copy = f"{node.func.id}(...)"
         if copy:
             yield node, f"{copy} in {_loop_kind(loops[id(node)])}"
-
-
-#: Builtins that make a Python number of their one argument.
-_NUMBER_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 
 
 def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     """Which rule a host copy's idiom belongs to, from the syntax around it: GPU308 when the
     value is added to a running total through arithmetic only (`total += x.item() * n`,
-    `total = total + float(x)`), GPU307 when the chain of calls and attributes it is part of
-    makes a Python number (`.item()`, `float(...)`), GPU301 otherwise."""
+    `total = total + float(x)`, not `x - total`) that the loop does not read elsewhere on
+    every iteration, GPU307 when the chain of calls and attributes it is part of makes a
+    Python number (`.item()`, `float(...)`), GPU301 otherwise (a list made with `.tolist()`
+    or `list(...)` included)."""
     def is_number(call: ast.AST) -> bool:
         return (_method(call) == "item" or (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
                                             and call.func.id in _NUMBER_BUILTINS and len(call.args) == 1))
 
-    scalar, current = is_number(node), node
+    def is_list(call: ast.AST) -> bool:
+        return _method(call) == "tolist" or (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                                             and call.func.id == "list" and len(call.args) == 1)
+
+    scalar, listed, current = is_number(node), is_list(node), node
     while True:
         parent = parents.get(id(current))
         if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
             current = parent
-        elif isinstance(parent, ast.Call) and (parent.func is current or (parent.args == [current] and is_number(parent))):
-            scalar = scalar or is_number(parent)
+        elif isinstance(parent, ast.Call) and (parent.func is current
+                                               or (parent.args == [current] and (is_number(parent) or is_list(parent)))):
+            scalar, listed = scalar or is_number(parent), listed or is_list(parent)
             current = parent
         else:
             break
     parent = parents.get(id(current))
     while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
         current, parent = parent, parents.get(id(parent))
+    total = None
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.op, (ast.Add, ast.Sub)):
-        return "GPU308"
-    if (isinstance(parent, ast.Assign) and parent.value is current and len(parent.targets) == 1
-            and isinstance(parent.targets[0], ast.Name) and isinstance(current, ast.BinOp)
-            and parent.targets[0].id in {n.id for n in ast.walk(current) if isinstance(n, ast.Name)}):
+        total = parent.target
+    elif (isinstance(parent, ast.Assign) and parent.value is current and len(parent.targets) == 1
+          and _adds_to(current, ast.unparse(parent.targets[0]))):
+        total = parent.targets[0]
+    if total is not None and not listed and not _read_in_loop_body(parent, ast.unparse(total), parents):
         return "GPU308"
     return "GPU307" if scalar else "GPU301"
+
+
+def _adds_to(expression: ast.AST, total: str) -> bool:
+    """A sum of terms one of which is `total`, not subtracted (`total + x`, `x + total - y`)."""
+    if not isinstance(expression, ast.BinOp):
+        return False
+    terms = [expression.left] + ([expression.right] if isinstance(expression.op, ast.Add) else [])
+    if not isinstance(expression.op, (ast.Add, ast.Sub)):
+        return False
+    return any(ast.unparse(term) == total or _adds_to(term, total) for term in terms)
+
+
+def _read_in_loop_body(statement: ast.AST, total: str, parents: dict[int, ast.AST]) -> bool:
+    """`total` is read by another statement of the body of the loop `statement` is in,
+    outside any `if` (`print(total / n)` beside `total += x.item()`)."""
+    loop = parents.get(id(statement))
+    while loop is not None and not isinstance(loop, LOOPS):
+        loop = parents.get(id(loop))
+    if loop is None:
+        return False
+    for other in loop.body:
+        if other is statement or isinstance(other, (ast.If, ast.Try, *LOOPS)):
+            continue
+        if any(isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Load)
+               and ast.unparse(n) == total for n in ast.walk(other)):
+            return True
+    return False
 
 
 def _copies_of(code: str) -> Callable[[ast.Module], Iterator[tuple[int, str]]]:
