@@ -80,6 +80,13 @@ class DeviceToHostInLoop(HostCopyInLoop):
     next step. Collecting the tensors on the device and copying them once after the loop
     keeps the queue full.
 
+    A copy to the device without `non_blocking=True` (`x.to(device)`) waits for the device
+    as well: torch synchronises the stream after such a copy. In a loop that makes one per
+    batch, removing the copy to the host only lets the host fetch the next batch while the
+    device works; the loop stops running in lock-step once batches come from pinned memory
+    (`DataLoader(..., pin_memory=True)`, see GPU305) and are copied with
+    `non_blocking=True`.
+
     ## Fix safety
     No automatic fix: where the values are needed on the host in the loop (a file written
     per item, a metric library that takes NumPy arrays) the copy is the point, and only the

@@ -31,6 +31,10 @@ class RunningTotalOnHost(HostCopyInLoop):
     until the loop ends. A total kept on the device (`total += loss.detach()`) costs one
     small kernel per batch and one read after the loop.
 
+    A copy to the device without `non_blocking=True` (`x.to(device)`) waits for the device
+    too, so the loop stops running in lock-step only once both are gone (GPU301's docs say
+    how).
+
     ## Fix safety
     No automatic fix: the total becomes a tensor, and code that reads it in the loop or
     passes it to a library that wants a Python number changes meaning. The suggestion

@@ -28,6 +28,10 @@ class ScalarReadInLoop(HostCopyInLoop):
     (a loss kept for a progress bar, a metric stored in a dict) turns an asynchronous
     pipeline into a lock-step one, and the GPU idles while Python prepares the next step.
 
+    A copy to the device without `non_blocking=True` (`x.to(device)`) waits for the device
+    too, so the loop stops running in lock-step only once both are gone (GPU301's docs say
+    how).
+
     ## Fix safety
     No automatic fix: where the number is needed on the host in the loop (a condition, an
     early stop) the read is the point, and only the author knows whether it can wait. The
