@@ -65,6 +65,12 @@ def counted_iterations(loop: ast.AST, ctx: "RuleContext") -> int | None:
     return ctx.semantic.remember("counted_iterations", loop, lambda: _counted(loop, ctx))  # type: ignore[return-value]
 
 
+def breaks_off_within(loop: ast.AST, ctx: "RuleContext", most: int) -> bool:
+    """The body of `loop` breaks out of it by a counter after at most `most` iterations."""
+    counted = counted_iterations(loop, ctx)
+    return counted is not None and counted <= most
+
+
 def _counted(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> int | None:
     for index, statement in enumerate(loop.body):
         limit = _break_test(statement)

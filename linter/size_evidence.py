@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
 from .datasets_api import BATCHING_LOADERS, DATASET_SIZES, STEPPED_LOADERS
-from .early_exit import counted_iterations
+from .early_exit import breaks_off_within
 from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
 from .semantic import start_of
@@ -130,8 +130,7 @@ def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
-    counted = counted_iterations(loop, ctx)
-    if counted is not None and counted <= FEW_BATCHES:
+    if breaks_off_within(loop, ctx, FEW_BATCHES):
         return True
     batches = loader_batches(iterable, ctx)
     if batches is not None:

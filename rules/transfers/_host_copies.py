@@ -67,20 +67,31 @@ class HostCopyInLoop(Rule):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops:
             return
-        covered = self.__dict__.setdefault("covered", set())
-        trip = round_trip(node, ctx.env)
-        if trip is not None:  # GPU303 reports the whole round trip
-            covered.update(id(n) for n in trip.chain)
-            return
-        if id(node) in covered:
-            return
-        what = to_host(node, ctx.env)
-        if what is None or idiom(node, ctx) is not self.idiom or under_host_autocast(ctx):
-            return
-        loop = _counting_loop(node, ctx)
-        if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx):
-            return
-        ctx.report(node, f"{what} {self.advice}")
+        # the three rules ask the same of every node: the file's index keeps the answer
+        found = ctx.semantic.remember("host_copy_in_loop", node, lambda: _copy_in_loop(node, ctx))
+        if found is not None and found[1] is self.idiom:  # type: ignore[index]
+            ctx.report(node, f"{found[0]} {self.advice}")  # type: ignore[index]
+
+
+def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom] | None:
+    """How `node` copies a device value to the host (`.item()`...) and the idiom it is part
+    of, when it does so on every iteration of a hot loop and nothing makes the copy the
+    point; None otherwise. The copy inside a round trip is GPU303's: the round trip's
+    outer call, visited first, marks its chain for the file."""
+    covered = ctx.semantic.memo.setdefault("round_trip_chains", {})
+    trip = round_trip(node, ctx.env)
+    if trip is not None:
+        covered.update(dict.fromkeys(trip.chain, True))
+        return None
+    if node in covered:
+        return None
+    what = to_host(node, ctx.env)
+    if what is None or under_host_autocast(ctx):
+        return None
+    loop = _counting_loop(node, ctx)
+    if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx):
+        return None
+    return what, idiom(node, ctx)
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:

@@ -23,7 +23,7 @@ from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_tar
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.semantic import FunctionFacts
-from gpulint.early_exit import counted_iterations
+from gpulint.early_exit import breaks_off_within
 from gpulint.size_evidence import FEW_BATCHES, loader_batches
 from gpulint.values import Ty, is_device_resident
 
@@ -1056,10 +1056,8 @@ def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
     while isinstance(parent, ast.Call) and parent.args[:1] == [node] and (
             ctx.env.enumerated(parent) is not None or ctx.qualname(parent.func) in PROGRESS_BARS):
         node, parent = parent, ctx.parent(parent)
-    if not (isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node):
-        return False
-    counted = counted_iterations(parent, ctx)
-    return counted is not None and counted <= FEW_BATCHES
+    return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node \
+        and breaks_off_within(parent, ctx, FEW_BATCHES)
 
 
 def _dataset_argument(call: ast.Call) -> ast.expr | None:

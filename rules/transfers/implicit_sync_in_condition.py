@@ -6,7 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.astutil import walk_local
-from gpulint.early_exit import counted_iterations
+from gpulint.early_exit import breaks_off_within
 from gpulint.evidence import Ty, is_device_resident
 from gpulint.rule_api import Example, Rule, RuleContext, Tier
 from gpulint.size_evidence import range_count
@@ -270,8 +270,7 @@ def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
     """`for j in range(10, 20):`: a literal range of a few steps (a plotting loop over ten
     images), or a loop its body breaks off after a few by a counter (`if i == 2: break`,
     `gpulint.early_exit`), so the condition syncs a few times in all."""
-    counted = counted_iterations(loop, ctx)
-    if counted is not None and counted <= _FEW_ITERATIONS:
+    if breaks_off_within(loop, ctx, _FEW_ITERATIONS):
         return True
     iterable = getattr(loop, "iter", None)
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
