@@ -6,7 +6,8 @@ since a committed baseline (as ruff's ecosystem check does for ruff).
         [--gpulint "CMD"] [--corpus benchmarks/.corpus/realcode] [--labels DIR] [--limit N]
 
 Runs `gpulint check --select ALL --preview` (every rule of every tier; JSON output, an
-empty configuration, no cache) on every
+empty configuration, no cache), and once more without `--preview` to tell a default rule's
+preview behaviour (what it reports in preview mode only) from its default findings, on every
 `.py` and `.ipynb` file of the repositories in `benchmarks/realcode/repos.toml`, as
 `benchmarks/realcode/extract.py` writes them into the corpus (git-ignored: the files are
 passed to gpulint by name). The report gives the findings per tier, family and rule, the
@@ -34,7 +35,7 @@ import subprocess
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -67,6 +68,9 @@ DEFAULT_BASELINE = HERE / "results" / "ecosystem_baseline.json"
 FORMAT = 1
 #: The tier shown for a code the imported registry does not have (a rule since removed).
 DEFAULT_TIER = "default"
+PREVIEW_TIER = "preview"
+#: How the report names the tier of a rule's preview behaviour (and the baseline marks it).
+PREVIEW_BEHAVIOUR = "preview behaviour"
 #: Findings listed per difference section unless `--limit` says otherwise.
 LIMIT = 200
 
@@ -175,7 +179,8 @@ def dump_baseline(baseline: Baseline) -> str:
         "unreadable": sorted(baseline.unreadable),
     }
     lines = [json.dumps(head, indent=2)[:-2] + ",", '  "findings": [']
-    rows = [json.dumps([f.repo, f.path, f.cell, f.first, f.last, f.code]) for f in sorted(baseline.findings, key=_order)]
+    rows = [json.dumps([f.repo, f.path, f.cell, f.first, f.last, f.code, *([PREVIEW_BEHAVIOUR] if f.preview else [])])
+            for f in sorted(baseline.findings, key=_order)]
     lines.append(",\n".join("    " + row for row in rows))
     lines += ["  ]", "}"]
     return "\n".join(line for line in lines if line) + "\n"
@@ -192,8 +197,8 @@ def load_baseline(path: Path) -> Baseline | None:
     try:
         if data["format"] != FORMAT:
             raise EcosystemError(f"{path}: baseline format {data['format']!r}, this script reads {FORMAT}")
-        findings = [Finding(repo, path_, cell, code, int(first), int(last))
-                    for repo, path_, cell, first, last, code in data["findings"]]
+        findings = [Finding(repo, path_, cell, code, int(first), int(last), preview=mark == [PREVIEW_BEHAVIOUR])
+                    for repo, path_, cell, first, last, code, *mark in data["findings"]]
         return Baseline(findings, int(data["files"]), list(data["unreadable"]),
                         {repo["name"]: repo["commit"] for repo in data["repos"]}, dict(data["gpulint"]),
                         list(data["arguments"]))
@@ -284,14 +289,17 @@ def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label]
     old = baseline.findings if baseline else []
     added, gone = difference(old, current.findings) if baseline else ([], [])
     codes = sorted(set(tiers) | {f.code for f in current.findings} | {f.code for f in old})
-    per_rule = {code: Row() for code in codes}
+    per_rule = {(code, False): Row() for code in codes}
     for findings, attribute in ((current.findings, "findings"), (old, "baseline"), (added, "new"), (gone, "vanished")):
         for finding in findings:
-            setattr(per_rule[finding.code], attribute, getattr(per_rule[finding.code], attribute) + 1)
+            row = per_rule.setdefault((finding.code, finding.preview), Row())
+            setattr(row, attribute, getattr(row, attribute) + 1)
+    per_rule = dict(sorted(per_rule.items()))
     per_tier: dict[str, Row] = defaultdict(Row)
     per_family: dict[str, Row] = defaultdict(Row)
-    for code, row in per_rule.items():
-        for group in (per_tier[tiers.get(code, DEFAULT_TIER)], per_family[families.get(code, "?")]):
+    for (code, preview), row in per_rule.items():
+        tier = PREVIEW_BEHAVIOUR if preview else tiers.get(code, DEFAULT_TIER)
+        for group in (per_tier[tier], per_family[families.get(code, "?")]):
             group.rules += 1
             for name in ("findings", "baseline", "new", "vanished"):
                 setattr(group, name, getattr(group, name) + getattr(row, name))
@@ -306,12 +314,12 @@ def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label]
         if baseline.repos != current.repos:
             names = ", ".join(sorted({name for name, _ in set(baseline.repos.items()) ^ set(current.repos.items())}))
             lines += [f"The baseline was made on other repositories or pins: {names}.", ""]
-    default_biggest = biggest(current.findings, default_codes)
+    default_biggest = biggest([f for f in current.findings if not f.preview], default_codes)
     lines += [f"Biggest rule: {biggest(current.findings)}; in the default tier: {default_biggest}.", ""]
     lines += ["## Per tier", ""] + _table("Tier", dict(sorted(per_tier.items())), total, rules=True) + [""]
     lines += ["## Per family", ""] + _table("Family", dict(sorted(per_family.items())), total, rules=True) + [""]
-    rule_rows = {f"{code} ({families.get(code, '?')}, {tiers.get(code, DEFAULT_TIER)})": row
-                 for code, row in per_rule.items()}
+    rule_rows = {f"{code} ({families.get(code, '?')}, {PREVIEW_BEHAVIOUR if preview else tiers.get(code, DEFAULT_TIER)})": row
+                 for (code, preview), row in per_rule.items()}
     lines += ["## Per rule", ""] + _table("Rule (family, tier)", rule_rows, total) + [""]
     if baseline is not None:
         lines += _listing("New findings", added, groups, limit)
@@ -336,6 +344,11 @@ def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo]) -> Base
     commit = gpulint_commit(command)  # before the run, which may take minutes
     unreadable: list[str] = []
     findings = run_gpulint(command, corpus, files, extra=arguments, unreadable=unreadable)
+    if "--preview" in arguments:  # which of them preview mode alone reports: a second run without it
+        stable = {key(f) for f in run_gpulint(command, corpus, files, extra=["--no-cache"], unreadable=[])}
+        tiers = registry()[1]
+        findings = [replace(f, preview=tiers.get(f.code, DEFAULT_TIER) != PREVIEW_TIER and key(f) not in stable)
+                    for f in findings]
     return Baseline(sorted(findings, key=_order), len(files), sorted(_relative(corpus, line) for line in unreadable),
                     {repo.name: repo.commit for repo in repos}, commit, ["--select", "ALL", *arguments])
 

@@ -147,8 +147,10 @@ class Config:
         return codes
 
     def rules_for(self, path: Path | None) -> tuple[type[Rule], ...]:
+        """The rules that run on the file at `path`; in preview mode, each as preview mode
+        runs it (with its preview behaviour, `Rule.in_preview_mode`)."""
         codes = self.codes_for(path)
-        return tuple(rule for rule in all_rules() if rule.code in codes)
+        return tuple(rule.in_preview_mode() if self.preview else rule for rule in all_rules() if rule.code in codes)
 
     def relative(self, path: Path | None) -> str | None:
         return _relative_to(path, self.root)

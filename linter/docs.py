@@ -85,7 +85,7 @@ def render_markdown(rule: type[Rule]) -> str:
         f"# {rule.name} ({rule.code})",
         f"Fix: {rule.fix_label()} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
         f"Message: {rule.message}",
-        f"Tier: {RULE_TIERS[rule.tier]}.",
+        f"Tier: {tier_text(rule)}.",
     ]
     return "\n\n".join(head + _body_parts(rule)) + "\n"
 
@@ -131,6 +131,7 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "message": rule.message,
         "fix": rule.fix_label(),
         "tier": rule.tier.value,
+        "preview_behaviour": rule.preview_behaviour,
         "url": rule.url(),
         "what_it_does": sections.get("What it does", ""),
         "why_is_this_bad": sections.get("Why is this bad?", ""),
@@ -270,6 +271,14 @@ RULE_TIERS = {
     Tier.OPT_IN: "opt-in: runs only when selected by its exact code or name, or by `ALL`",
 }
 
+def tier_text(rule: type[Rule]) -> str:
+    """Which selections run `rule`, and what its preview behaviour adds in preview mode."""
+    text = RULE_TIERS[rule.tier]
+    if rule.preview_behaviour:
+        text += f"; in preview mode it also {rule.preview_behaviour}"
+    return text
+
+
 #: The docs site's page with the rule table (its sources' path; the rule pages sit beside it).
 RULES_INDEX = "rules/index.md"
 #: Where the committed benchmark plot is copied in the site, beside `benchmarks.md`, which shows it.
@@ -297,7 +306,7 @@ def rule_page(rule: type[Rule], plot: str | None = None) -> str:
     index = _link(RULES_INDEX, site_path(rule.url()))
     head = [
         f"# {rule.name} ({rule.code})",
-        f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Tier**: {RULE_TIERS[rule.tier]}.  \n"
+        f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Tier**: {tier_text(rule)}.  \n"
         f"**Family**: {rule.family() or 'file'} "
         f"([all rules]({index}))  \n**Message**: {rule.message}",
     ]

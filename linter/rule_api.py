@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import functools
 import importlib
 import importlib.util
 import re
@@ -143,6 +144,12 @@ class Rule:
     #: and GPU308 were GPU301 findings): a `# noqa` naming that code, written before the
     #: split, still silences this rule's findings on its line.
     split_from: ClassVar[str | None] = None
+    #: What the rule reports beyond its tier's findings in preview mode only ("preview
+    #: behaviour", as ruff has it for stable rules): one sentence for the docs, or None.
+    #: The real-code check judged the rule's findings useful without these ones yet.
+    preview_behaviour: ClassVar[str | None] = None
+    #: True in the class `in_preview_mode()` returns: `check` reports the preview behaviour too.
+    preview_mode: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)
@@ -159,6 +166,13 @@ class Rule:
         instance sees one file: what `check` recorded on `self` is this file's."""
 
     # -- derived facts -----------------------------------------------------
+    @classmethod
+    def in_preview_mode(cls) -> type["Rule"]:
+        """The rule as preview mode runs it: itself, or, for a rule with a
+        `preview_behaviour`, its subclass with `preview_mode` set (same code, docs and
+        fixer; not registered)."""
+        return _preview_variant(cls) if cls.preview_behaviour and not cls.preview_mode else cls
+
     @classmethod
     def url(cls) -> str:
         return DOCS_URL.format(name=cls.name, code=cls.code)
@@ -195,6 +209,14 @@ class Rule:
 
 #: Every rule class defined so far, by code (the registry discovers and reads them).
 REGISTERED: dict[str, type[Rule]] = {}
+
+
+@functools.cache
+def _preview_variant(rule: type[Rule]) -> type[Rule]:
+    """`rule` with `preview_mode` set: made once, so that every preview run gets the same
+    class. Its own `__module__` and docs are the rule's (the fixer is found by module)."""
+    return type(rule.__name__, (rule,), {"preview_mode": True, "__module__": rule.__module__,
+                                         "__doc__": rule.__doc__, "__qualname__": rule.__qualname__})
 
 
 def _register(rule: type[Rule]) -> None:

@@ -36,6 +36,7 @@ call this module does not know), so a rule that asks stays as it was.
 from __future__ import annotations
 
 import ast
+import math
 from typing import TYPE_CHECKING, Callable
 
 from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
@@ -225,7 +226,8 @@ class _Loaders:
         if depth <= 0:
             return None
         if isinstance(node, ast.Name):
-            return self._largest(node, scope, depth, self.items)
+            part = self._split_part(node, scope, depth)
+            return part if part is not None else self._largest(node, scope, depth, self.items)
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice):
             return _smallest(self._slice_items(node.slice, scope, depth - 1), self.items(node.value, scope, depth - 1))
         if not isinstance(node, ast.Call):
@@ -234,6 +236,33 @@ class _Loaders:
             return self.items(node.func.value, scope, depth - 1)
         qualname = self.ctx.qualname(node.func)
         return _dataset_items(DATASET_SIZES[qualname], node) if qualname in DATASET_SIZES else None
+
+    def _split_part(self, name: ast.Name, scope: ast.AST, depth: int) -> int | None:
+        """Items of one part of `random_split`, when the name's one binding (in `scope`, or
+        at the module's top level) unpacks it with literal lengths, `train, val =
+        random_split(ds, [50000, 10000])`; or with literal fractions of a dataset of known
+        size (torch gives each part its floor and the remainder one by one, so at most the
+        ceiling)."""
+        index = self.ctx.semantic
+        nodes = index.bindings(scope, name.id) or index.bindings(self.ctx.tree, name.id)
+        if len(nodes) != 1 or not isinstance(nodes[0], ast.Assign) or len(nodes[0].targets) != 1:
+            return None
+        target, value = nodes[0].targets[0], nodes[0].value
+        if (not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, ast.Call)
+                or self.ctx.qualname(value.func) not in _RANDOM_SPLITS or len(value.args) != 2 or value.keywords):
+            return None
+        lengths = value.args[1]
+        if not isinstance(lengths, (ast.List, ast.Tuple)) or len(lengths.elts) != len(target.elts):
+            return None
+        position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+        given = lengths.elts[position].value if position is not None and isinstance(
+            lengths.elts[position], ast.Constant) else None
+        if type(given) is int:
+            return given
+        if type(given) is float and 0 <= given <= 1:
+            whole = self.items(value.args[0], scope, depth - 1)
+            return None if whole is None else math.ceil(given * whole)
+        return None
 
     def _slice_items(self, key: ast.Slice, scope: ast.AST, depth: int) -> int | None:
         """At most how many items `x[key]` takes: `x[:n]` and `x[m:n]` at most `n`, when
@@ -381,6 +410,8 @@ _LARGEST_COUNT = 10**12
 _LOADER_DEPTH = 24
 #: Keywords that make a loader draw its batches some other way than `batch_size` at a time.
 _DRAWN_BY = ("sampler", "batch_sampler")
+#: torch's `random_split(dataset, lengths)`: parts of the lengths given.
+_RANDOM_SPLITS = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 #: Dataset methods that return one with the same items (PyTorch Geometric's `shuffle`).
 _SAME_ITEMS_METHODS = frozenset({"shuffle", "copy"})
 

@@ -4,6 +4,7 @@ the baseline file, and one run on a tiny corpus (no real corpus needed)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -148,3 +149,20 @@ def test_missing_corpus_or_repository_exits_2(tmp_path, capsys):
     repos.write_text('[[repo]]\nname = "own/repo"\ncommit = "0123"\nwhy = "test"\n', encoding="utf-8")
     assert ecosystem.main(["--repos", str(repos), "--corpus", str(tmp_path)]) == 2
     assert "lacks own/repo" in capsys.readouterr().err
+
+
+def test_a_default_rules_preview_behaviour_is_its_own_tier_and_reads_back(tmp_path):
+    run = Baseline([finding(1, code="GPU308"), replace(finding(2, code="GPU308"), preview=True),
+                    replace(finding(3, code="GPU308"), preview=True), finding(4, code="GPU001")], repos={"o/r": "c1"})
+    path = tmp_path / "baseline.json"
+    path.write_text(dump_baseline(run), encoding="utf-8")
+    again = load_baseline(path)
+    assert [f.preview for f in again.findings] == [False, True, True, False]
+    assert json.loads(path.read_text(encoding="utf-8"))["findings"][1][-1] == "preview behaviour"
+    tiers = {"GPU308": "default", "GPU001": "default"}
+    families = {"GPU308": "transfers", "GPU001": "file"}
+    text = report(again, again, [], families, tiers, "# header")
+    assert "| preview behaviour | 1 | 2 | 50.0% | 2 | 0 | 0 |" in text
+    assert "| GPU308 (transfers, default) | 1 | 25.0% |" in text
+    assert "| GPU308 (transfers, preview behaviour) | 2 | 50.0% |" in text
+    assert "in the default tier: GPU001: 1 of 2 findings (50.0%)" in text

@@ -93,7 +93,6 @@ LOOP = TORCH + 'device = "cuda"\nfor batch in batches:\n    t = batch.to(device)
     ("    values = float(t.mean())", "GPU307"),
     ('    values = t.to("cpu")', "GPU301"),
     ("    values = [x.item() for x in t.float()]", "GPU307"),  # rows of a tensor (not of a batch: `t` may be one)
-    ("    total += t.sum().item()", "GPU308"),
 ])
 def test_copies_in_a_loop_are_flagged(line, code):
     assert [(d.code, d.start.line) for d in lint_source(LOOP + line + "\n") if d.code in HOST_COPIES] == [(code, 8)]
@@ -130,7 +129,7 @@ def test_a_round_trip_is_one_gpu303_not_a_gpu301():
 
 
 @pytest.mark.parametrize(("line", "code"), [
-    ("    print(t.item())", "GPU307"), ("    kept = t.cpu()", "GPU301"), ("    total += t.item()", "GPU308")])
+    ("    print(t.item())", "GPU307"), ("    kept = t.cpu()", "GPU301")])
 def test_the_finding_is_display_only(line, code):
     source = LOOP + line + "\n"
     [diagnostic] = [d for d in lint_source(source) if d.code in HOST_COPIES]

@@ -69,6 +69,7 @@ def test_a_running_total_next_to_a_plot_of_something_else_is_flagged():
         total = 0.0
         for step, batch in enumerate(batches):
             loss = model(batch.to(device)).pow(2).mean()
+            loss.backward()
             total += loss.item()
             plt.scatter(step, len(batch))
         """) == ["total += loss.item()"]

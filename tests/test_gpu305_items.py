@@ -80,6 +80,20 @@ WORK = {
 
         loader = DataLoader(build(), batch_size=32)
         """,
+    "class-transforming-per-item-then-casting": """\
+        class Held(torch.utils.data.Dataset):
+            def __init__(self, images):
+                self.images = images
+
+            def __len__(self):
+                return len(self.images)
+
+            def __getitem__(self, index):
+                return transforms.functional.rotate(self.images[index], 90).float()
+
+
+        loader = DataLoader(Held(images), batch_size=32)
+        """,
     "comprehension-over-datasets": """\
         train_ds, valid_ds = [datasets.ImageFolder(f) for f in ('train', 'valid')]
         loader, other = [DataLoader(ds, batch_size=8) for ds in (train_ds, valid_ds)]
@@ -117,6 +131,20 @@ CHEAP = {
         loader = make(shared.dataset)
         """,
     "imported-class": "loader = DataLoader(elsewhere.Records('data'), batch_size=32)\n",
+    "class-holding-images-cast-per-item": """\
+        class Held(torch.utils.data.Dataset):
+            def __init__(self, images, labels):
+                self.images, self.labels = [torchvision.io.read_image(p) for p in images], labels
+
+            def __len__(self):
+                return len(self.images)
+
+            def __getitem__(self, index):
+                return self.images[index].float(), self.labels[index]
+
+
+        loader = DataLoader(Held(paths, labels), batch_size=32)
+        """,
     "parameter-never-passed": """\
         def make(dataset):
             return DataLoader(dataset, batch_size=32)

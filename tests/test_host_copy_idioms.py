@@ -24,6 +24,7 @@ stats = {"loss": 0.0}
 outputs = []
 for batch in range(10_000):
     out = model(torch.randn(2, 4, device=device))
+    out.pow(2).mean().backward()
 '''
 
 CASES = [

@@ -11,9 +11,11 @@ import textwrap
 import pytest
 
 from gpulint import lint_source
+from gpulint.config import Config
 
 from .rule_helpers import HOST_COPIES
 
+PREVIEW = Config(preview=True)
 HEADER = '''\
 import torch
 from torch.utils.data import DataLoader
@@ -28,9 +30,11 @@ model = torch.nn.Linear(4, 4).to(device)
 
 
 def _flagged(body: str) -> list[str]:
+    """The lines of the host copies reported, in preview mode (where GPU308 reports the
+    totals of loops that only evaluate, as these do)."""
     source = HEADER + textwrap.dedent(body)
     lines = source.splitlines()
-    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code in HOST_COPIES]
+    return [lines[d.start.line - 1].strip() for d in lint_source(source, config=PREVIEW) if d.code in HOST_COPIES]
 
 
 EVALUATE = textwrap.dedent("""\
@@ -269,3 +273,23 @@ def test_a_sampler_that_says_how_many_batches_it_hands_out(loader, few):
     """A GraphSAINT sampler runs `num_steps` iterations per epoch, `RandomNodeLoader` one per
     part: at most 16 is a few iterations, whatever the graph."""
     assert _flagged(STEPPED.format(loader=loader)) == ([] if few else ["total += loss.item()"])
+
+
+def test_a_part_of_random_split_has_the_length_given():
+    source = textwrap.dedent("""\
+        from torchvision.datasets import FashionMNIST
+        from torch.utils.data import random_split
+        train_set, val_set = random_split(FashionMNIST("d", train=True), [50000, 10000])
+        head, rest = random_split(datasets.MNIST("d", train=False), [0.05, 0.95])
+        """)
+    loop = "for x, y in {}:\n    print(model(x.to(device)).sum().item())\n"
+    read = "print(model(x.to(device)).sum().item())"
+    assert _flagged(source + loop.format("DataLoader(val_set, batch_size=1024)")) == []  # 10 batches
+    assert _flagged(source + loop.format("DataLoader(train_set, batch_size=1024)")) == [read]  # 49
+    assert _flagged(source + loop.format("DataLoader(head, batch_size=100)")) == []  # 500 of MNIST's 10,000 test images
+    assert _flagged(source + loop.format("DataLoader(rest, batch_size=100)")) == [read]
+    # lengths not written out, or the part rebound: not known
+    assert _flagged(source.replace("[50000, 10000]", "lengths") + loop.format("DataLoader(val_set, batch_size=1024)")) \
+        == [read]
+    assert _flagged(source + "val_set = FashionMNIST('d', train=True)\n"
+                    + loop.format("DataLoader(val_set, batch_size=1024)")) == [read]

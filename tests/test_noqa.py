@@ -200,6 +200,7 @@ model = torch.nn.Linear(4, 1).to(device)
 total = 0.0
 for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
+    loss.backward()
     total += loss.item()  {total}
     print(loss.item())  {read}
     kept = loss.detach().cpu()  {copy}

@@ -20,7 +20,7 @@ import pytest
 
 from gpulint import lint_source
 from gpulint.config import Config, ConfigError, Overrides, PreviewSelectionWarning, expand, preview_only
-from gpulint.docs import RULE_TIERS, render_markdown, rule_json, rule_page, rule_table, rules_index
+from gpulint.docs import render_markdown, rule_json, rule_page, rule_table, rules_index, tier_text
 from gpulint.registry import Rule, Tier, all_rules, rule_by_key
 
 from .conftest import write
@@ -350,7 +350,7 @@ def test_pylint_plugin_uses_the_default_selection(tmp_path):
 def test_gpulint_rule_prints_the_tier(cli):
     for rule in all_rules():
         shown = render_markdown(rule)
-        assert f"Tier: {RULE_TIERS[rule.tier]}." in shown
+        assert f"Tier: {tier_text(rule)}." in shown
         assert rule_json(rule)["tier"] == rule.tier.value
     preview = sorted(preview_tier())[0]
     single = cli("rule", preview)
@@ -363,7 +363,7 @@ def test_gpulint_rule_prints_the_tier(cli):
 
 def test_rule_pages_and_tables_show_the_tier():
     for rule in all_rules():
-        assert f"**Tier**: {RULE_TIERS[rule.tier]}." in rule_page(rule)
+        assert f"**Tier**: {tier_text(rule)}." in rule_page(rule)
     rows = {line.split(" | ")[0].lstrip("| "): line.rstrip(" |").rsplit(" | ", 1)[1]
             for line in rule_table().splitlines()[2:]}
     assert rows == {rule.code: rule.tier.value for rule in all_rules()}
@@ -373,3 +373,53 @@ def test_rule_pages_and_tables_show_the_tier():
 def test_a_bad_selector_is_still_an_error_whatever_the_tier():
     with pytest.raises(ConfigError, match="unknown rule selector 'GPU9'"):
         expand(["GPU9"], "test")
+
+
+# -- preview behaviour of a default rule ------------------------------------------------------
+
+EVALUATION_TOTAL = '''\
+import torch
+
+model = torch.nn.Linear(4, 3).cuda()
+
+
+def accuracy(loader):
+    correct = 0
+    for x, y in loader:
+        correct += (model(x.cuda()).argmax(1) == y.cuda()).sum().item()
+    return correct
+'''
+
+
+def test_a_rule_with_preview_behaviour_reports_more_in_preview_mode_only(project, cli):
+    rule = rule_by_key("GPU308")
+    assert rule.tier is Tier.DEFAULT and rule.preview_behaviour
+    assert [d.code for d in lint_source(EVALUATION_TOTAL, config=Config())] == []
+    assert [d.code for d in lint_source(EVALUATION_TOTAL, config=Config(preview=True))] == ["GPU308"]
+    write(project / "metrics.py", EVALUATION_TOTAL)
+    assert cli("check", "--no-cache", "metrics.py").code == 0
+    preview = cli("check", "--no-cache", "--preview", "--output-format", "json", "metrics.py")
+    assert preview.code == 1 and [f["code"] for f in json.loads(preview.stdout)] == ["GPU308"]
+    assert cli("check", "--no-cache", "metrics.py").code == 0, "the cache keeps the modes apart"
+    write(project / "pyproject.toml", "[tool.gpulint]\npreview = true\n")
+    assert cli("check", "metrics.py").code == 1
+    assert cli("check", "--no-preview", "metrics.py").code == 0
+
+
+def test_the_preview_mode_variant_is_the_same_rule():
+    rule = rule_by_key("GPU308")
+    variant = rule.in_preview_mode()
+    assert variant is not rule and variant is rule.in_preview_mode() and variant.in_preview_mode() is variant
+    assert issubclass(variant, rule) and variant.preview_mode and not rule.preview_mode
+    assert (variant.code, variant.name, variant.url(), variant.stem(), variant.doc_sections(), variant.fixer()) == (
+        rule.code, rule.name, rule.url(), rule.stem(), rule.doc_sections(), rule.fixer())
+    assert rule_by_key("GPU308") is rule and variant not in all_rules()
+    plain = rule_by_key("GPU102")
+    assert plain.preview_behaviour is None and plain.in_preview_mode() is plain
+
+
+def test_every_preview_behaviour_is_documented_on_the_rules_page():
+    for rule in all_rules():
+        if rule.preview_behaviour:
+            assert rule.tier is not Tier.PREVIEW, f"{rule.code}: a preview rule has no preview behaviour of its own"
+            assert rule.preview_behaviour in rule_page(rule), rule.code

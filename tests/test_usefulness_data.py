@@ -18,6 +18,7 @@ from benchmarks.realcode.usefulness import (
     UsefulnessError,
     draw,
     draw_random,
+    preview_behaviour,
     read_findings,
     read_places,
     read_sample,
@@ -169,3 +170,22 @@ def test_committed_random_draws_are_well_formed_and_not_labels(path):
     drawn = read_places(path)
     assert len(drawn) >= 150 and drawn == sorted(drawn) and len(set(drawn)) == len(drawn)
     assert path not in labels_module.label_files([labels_module.DEFAULT_LABELS])
+
+
+def test_a_default_rules_preview_behaviour_is_kept_out_of_the_default_set():
+    places = [Place("GPU308", "a/b", "x.py", 0, i) for i in range(1, 5)]
+    default_mode = places[:2]  # lines 3 and 4 are reported only with --preview
+    only = preview_behaviour(places, default_mode, {"GPU308": "default"})
+    assert only == set(places[2:])
+    assert preview_behaviour(places, [], {"GPU308": "preview"}) == set()  # a preview rule is preview anyway
+    sample = [
+        {"repo": "a/b", "path": "x.py", "cell": "", "line": str(line), "code": "GPU308", "verdict": verdict,
+         "why": "r", "snippet": ""} for line, verdict in ((1, "useful"), (2, "useful"), (3, "noise"), (4, "noise"))]
+    text = report(places, sample, {"GPU308": "default"}, draws=[("draw.csv", places)], preview_only=only)
+    assert "| GPU308 | default | 2 | 2 | 2 | 0 | 0 | 100% |" in text
+    assert "| GPU308 (preview behaviour) | preview | 2 | 2 | 0 | 2 | 0 | 0% |" in text
+    assert "Default set (1 rules): 2 findings, 2 sampled, 2 useful" in text
+    assert "- GPU308 (preview behaviour) (2): r; e.g. `a/b/x.py:3`" in text
+    assert "of the 2 checked of rules in today's default set, 2 useful: 100%" in text
+    findings = {place: "m" for place in places}
+    assert set(draw_random(findings, {"GPU308"}, seed=1, size=10, preview_only=only)) == set(default_mode)

@@ -66,6 +66,9 @@ class Finding:
     last: int
     #: The finding's message (not part of its identity).
     message: str = field(default="", compare=False)
+    #: Reported only in preview mode, though its rule is not a preview rule: the rule's
+    #: preview behaviour (`Rule.preview_behaviour`; the ecosystem report marks it).
+    preview: bool = field(default=False, compare=False)
 
 
 def gpulint_command(text: str = "") -> list[str]:

@@ -11,7 +11,7 @@ copy of `benchmarks/.corpus/realcode`):
 
     python -m benchmarks.realcode.usefulness draw --findings F.json --corpus COPY \\
         [--seed 13] [--per-rule 15] [--per-file 3] [--syntax 10] [--top-up SAMPLE.csv] --output NEW.csv
-    python -m benchmarks.realcode.usefulness report --findings F.json \\
+    python -m benchmarks.realcode.usefulness report --findings F.json [--default-findings D.json] \\
         [--sample benchmarks/realcode/labels/usefulness.csv] [--output REPORT.md]
 
     python -m benchmarks.realcode.usefulness random --findings F.json --corpus COPY [--seed 29] \
@@ -35,6 +35,10 @@ GPU001 (syntax error) is sampled only among the messages that valid IPython can 
 or an unterminated string is plainly not valid, while a cell of IPython-only syntax would
 be a false report.
 
+With `--default-findings` (the same `gpulint check` without `--preview`), the findings of
+a default rule that only preview mode reports (its preview behaviour) are kept out of the
+default set: `random` does not draw them, `report` gives them a row of their own.
+
 `report` prints, per rule, the findings, the sampled and the useful ones, and the same for
 the default set (the rules whose class has no `tier`, or `tier` "default"): the useful rate
 of its sample and the share of its biggest rule. The sample CSV has the header `HEADER`,
@@ -54,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from benchmarks.ecosystem import DEFAULT_TIER, rule_tier
+from benchmarks.ecosystem import DEFAULT_TIER, PREVIEW_TIER, rule_tier
 from benchmarks.realcode.labels import DEFAULT_LABELS, RANDOM_DRAWS, SNIPPET_LIMIT, source_lines
 from benchmarks.realcode.output import write_files
 
@@ -131,9 +135,11 @@ def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
     return sorted(sample)
 
 
-def draw_random(findings: dict[Place, str], default_codes: set[str], *, seed: int, size: int) -> list[Place]:
-    """A simple random sample of the default set's findings (every finding as likely)."""
-    candidates = sorted(place for place in findings if place.code in default_codes)
+def draw_random(findings: dict[Place, str], default_codes: set[str], *, seed: int, size: int,
+                preview_only: set[Place] | frozenset[Place] = frozenset()) -> list[Place]:
+    """A simple random sample of the default set's findings (every finding as likely; a
+    default rule's preview behaviour is not in the default set)."""
+    candidates = sorted(place for place in findings if place.code in default_codes and place not in preview_only)
     return sorted(random.Random(seed).sample(candidates, min(size, len(candidates))))
 
 
@@ -162,13 +168,14 @@ def read_places(path: Path) -> list[Place]:
 
 
 def random_summary(places: set[Place], name: str, drawn: list[Place], sample: list[dict[str, str]],
-                   default_codes: Iterable[str]) -> str:
+                   default_codes: Iterable[str], preview_only: set[Place] | frozenset[Place] = frozenset()) -> str:
     """The useful rate of the random draw `name`: its places still reported, judged by the sample;
-    and, where some were drawn from rules that have left the default set since, the rate of
-    those of the rules that are default now."""
+    and, where some were drawn from rules that have left the default set since (or are a
+    default rule's preview behaviour now, `preview_only`), the rate of those in the default
+    set now."""
     verdicts = {row_key(record): record["verdict"] for record in sample}
     reported = [place for place in drawn if place in places]
-    judged = [(place.code, verdicts[place]) for place in reported if place in verdicts]
+    judged = [(rule_row(place, preview_only), verdicts[place]) for place in reported if place in verdicts]
     useful = sum(verdict == "useful" for _, verdict in judged)
     summary = (f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
                f"{len(reported)} still reported, {len(judged)} checked, {useful} useful: {_rate(useful, len(judged))}"
@@ -266,18 +273,38 @@ def location(record: dict[str, str]) -> str:
     return f"{record['repo']}/{record['path']}:{cell}{record['line']}"
 
 
+#: The row of a default rule's findings that only preview mode reports (`Rule.preview_behaviour`).
+PREVIEW_BEHAVIOUR = "(preview behaviour)"
+
+
+def rule_row(place: Place, preview_only: set[Place] | frozenset[Place]) -> str:
+    """The report's row for a finding: its rule's code, or the code's preview-behaviour row."""
+    return f"{place.code} {PREVIEW_BEHAVIOUR}" if place in preview_only else place.code
+
+
+def preview_behaviour(findings: Iterable[Place], default_mode: Iterable[Place], tier_of: dict[str, str]) -> set[Place]:
+    """The findings of default rules that gpulint reports only in preview mode: in
+    `findings` (a `--preview` run) but not in `default_mode` (the same run without it)."""
+    stable = set(default_mode)
+    return {place for place in findings
+            if tier_of.get(place.code, DEFAULT_TIER) == DEFAULT_TIER and place not in stable}
+
+
 def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "",
-           draws: Iterable[tuple[str, list[Place]]] = ()) -> str:
+           draws: Iterable[tuple[str, list[Place]]] = (), preview_only: set[Place] | frozenset[Place] = frozenset()) -> str:
     """The Markdown report: per rule, the default set, then the noise rows grouped by rule
-    and reason (identical reasons counted once, with one example place)."""
+    and reason (identical reasons counted once, with one example place). A default rule's
+    findings in `preview_only` (its preview behaviour) have a row of their own, in the
+    preview tier."""
     per_rule: dict[str, Tally] = defaultdict(Tally)
     places = set(places)
     for place in places:
-        per_rule[place.code].findings += 1
+        per_rule[rule_row(place, preview_only)].findings += 1
     gone = [record for record in sample if row_key(record) not in places]
     sample = [record for record in sample if row_key(record) in places]
     for record in sample:
-        per_rule[record["code"]].add(record)
+        per_rule[rule_row(row_key(record), preview_only)].add(record)
+    tier_of = {**tier_of, **{name: PREVIEW_TIER for name in per_rule if name.endswith(PREVIEW_BEHAVIOUR)}}
     every, default = Tally(), Tally()
     weighted = 0.0
     for code, tally in per_rule.items():
@@ -309,12 +336,12 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
         lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
                      f"({per_rule[biggest].findings / default.findings:.0%}).")
     for name, drawn in draws:
-        lines.append(random_summary(places, name, drawn, sample, default_codes))
+        lines.append(random_summary(places, name, drawn, sample, default_codes, preview_only))
     lines += ["", "## Noise by rule and reason", ""]
     reasons: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for record in sample:
         if record["verdict"] == "noise":
-            reasons[record["code"], record["why"]].append(record)
+            reasons[rule_row(row_key(record), preview_only), record["why"]].append(record)
     for (code, why), records in sorted(reasons.items(), key=lambda item: (item[0][0], -len(item[1]), item[0][1])):
         lines.append(f"- {code} ({len(records)}): {why}; e.g. `{location(records[0])}`")
     return "\n".join(lines) + "\n"
@@ -328,6 +355,10 @@ def main(argv: list[str] | None = None) -> int:
     reporting = commands.add_parser("report", help="per-rule figures of a hand-checked sample")
     for sub in (drawing, randomly, reporting):
         sub.add_argument("--findings", type=Path, required=True, help="gpulint's JSON findings on a corpus copy")
+    for sub in (randomly, reporting):
+        sub.add_argument("--default-findings", type=Path,
+                         help="the same run without `--preview`: default rules' findings missing from it are "
+                              "their preview behaviour, outside the default set")
     drawing.add_argument("--corpus", type=Path, required=True, help="the corpus copy the findings are of")
     drawing.add_argument("--seed", type=int, default=13)
     drawing.add_argument("--per-rule", type=int, default=15)
@@ -359,10 +390,12 @@ def main(argv: list[str] | None = None) -> int:
                                        for p in sample])
             print(f"{len(sample)} findings sampled to {args.output}")
             return 0
+        tier_of = tiers()
+        preview_only = (preview_behaviour(findings, read_findings(args.default_findings), tier_of)
+                        if args.command != "draw" and args.default_findings else set())
         if args.command == "random":
-            tier_of = tiers()
             drawn = draw_random(findings, {code for code, tier in tier_of.items() if tier == DEFAULT_TIER},
-                                seed=args.seed, size=args.size)
+                                seed=args.seed, size=args.size, preview_only=preview_only)
             checked = {row_key(record) for record in read_sample(args.sample)}
             new = [p for p in drawn if p not in checked]
             write_places(args.list, drawn)
@@ -373,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         lists = args.random_list or sorted(args.sample.parent.glob(RANDOM_DRAWS))
         draws = [(path.name, read_places(path)) for path in lists]
-        text = report(findings, read_sample(args.sample), tiers(), args.header, draws)
+        text = report(findings, read_sample(args.sample), tier_of, args.header, draws, preview_only)
     except UsefulnessError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

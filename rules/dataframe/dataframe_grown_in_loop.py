@@ -194,7 +194,7 @@ class DataframeGrownInLoop(Rule):
 
     code = "GPU101"
     name = "dataframe-grown-in-loop"
-    tier = Tier.DEFAULT  # real code: 19 of the 20 sampled findings still reported are useful
+    tier = Tier.DEFAULT  # real code: 20 of its 23 findings useful (every one checked)
     message = (
         "DataFrame grown inside a loop: each step copies every row so far; "
         "collect the pieces in a list and build the frame once after the loop"

@@ -917,3 +917,50 @@ def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[
     for statement in statements:
         own.extend(_own_expressions(statement))
     return own
+
+
+#: Methods that run a backward pass: `loss.backward()`, `scaler.scale(loss).backward()`,
+#: `accelerator.backward(loss)`, Lightning's `self.manual_backward(loss)`.
+BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
+#: How many calls deep `trains` follows the file's own functions (`train_step(batch)`).
+_TRAINING_DEPTH = 2
+
+
+def trains(loop: ast.AST, ctx: RuleContext) -> bool:
+    """One run of `loop` (a statement loop) runs a backward pass: a `.backward(...)` call
+    or `torch.autograd.backward(...)` in its body (under an `if` too: gradient
+    accumulation steps back only every N batches), or in a function of the file the body
+    calls by name or as a method of the same instance (`loss = train_step(batch)`,
+    `self.update(batch)`), followed `_TRAINING_DEPTH` calls deep. A comprehension never does."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+        return False
+    here = ctx.enclosing_function
+    facts = ctx.semantic.functions.get(here) if here is not None else None
+    return _backward_in(loop.body, ctx, facts, _TRAINING_DEPTH, set())
+
+
+def _backward_in(body: list[ast.stmt], ctx: RuleContext, facts: FunctionFacts | None, depth: int,
+                 seen: set[FunctionNode]) -> bool:
+    callees: list[FunctionNode] = []
+    for node in walk_local(body):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in BACKWARD_METHODS:
+            return True
+        if ctx.qualname(func) == "torch.autograd.backward":
+            return True
+        if depth and isinstance(func, ast.Name):
+            callee = ctx.function_named(func.id)
+            if callee is not None:
+                callees.append(callee)
+        elif (depth and facts is not None and facts.owner is not None and isinstance(func, ast.Attribute)
+              and isinstance(func.value, ast.Name) and func.value.id == facts.self_name):
+            callees.extend(method.node for method in ctx.semantic.functions.values()
+                           if method.owner is facts.owner and method.node.name == func.attr)
+    for callee in callees:
+        if callee not in seen:
+            seen.add(callee)
+            if _backward_in(callee.body, ctx, ctx.semantic.functions.get(callee), depth - 1, seen):
+                return True
+    return False

@@ -69,13 +69,21 @@ class HostCopyInLoop(Rule):
             return
         # the three rules ask the same of every node: the file's index keeps the answer
         found = ctx.semantic.remember("host_copy_in_loop", node, lambda: _copy_in_loop(node, ctx))
-        if found is not None and found[1] is self.idiom:  # type: ignore[index]
-            ctx.report(node, f"{found[0]} {self.advice}")  # type: ignore[index]
+        if found is None:
+            return
+        what, kind, loop = found  # type: ignore[misc]
+        if kind is self.idiom and self.reports_in(loop, ctx):
+            ctx.report(node, f"{what} {self.advice}")
+
+    def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:
+        """Whether a copy of the rule's idiom in `loop` is reported (a rule may leave some
+        loops to its preview behaviour)."""
+        return True
 
 
-def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom] | None:
-    """How `node` copies a device value to the host (`.item()`...) and the idiom it is part
-    of, when it does so on every iteration of a hot loop and nothing makes the copy the
+def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST] | None:
+    """How `node` copies a device value to the host (`.item()`...), the idiom it is part
+    of and the loop, when it does so on every iteration of a hot loop and nothing makes the copy the
     point; None otherwise. The copy inside a round trip is GPU303's: the round trip's
     outer call, visited first, marks its chain for the file."""
     covered = ctx.semantic.memo.setdefault("round_trip_chains", {})
@@ -89,9 +97,9 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom] | None:
     if what is None or under_host_autocast(ctx):
         return None
     loop = _counting_loop(node, ctx)
-    if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx):
+    if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx) or _decides_exit(node, loop, ctx):
         return None
-    return what, idiom(node, ctx)
+    return what, idiom(node, ctx), loop
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
@@ -115,6 +123,18 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
         return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
+    """The copy is read by the test of an `if` whose body leaves `loop` (`break` out of
+    it, `return`, `raise`): the loop needs the value on every iteration to know whether
+    to go on (a stop-token test in token-by-token generation), so neither reading it once
+    after the loop nor every N steps keeps its meaning."""
+    statement = ctx.statement
+    if not isinstance(statement, ast.If) or not any(sub is node for sub in ast.walk(statement.test)):
+        return False
+    leaves = (ast.Return, ast.Raise) + ((ast.Break,) if loop is ctx.loops[-1] else ())
+    return any(isinstance(s, leaves) for s in statement.body)
 
 
 # -- the copy is the point: it feeds a plot or an image logged in the same iteration ---------

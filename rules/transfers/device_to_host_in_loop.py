@@ -71,7 +71,10 @@ class DeviceToHostInLoop(HostCopyInLoop):
       `.generate(...)` (transformers' generation tests each new token on the host) or
       `torch.cuda.synchronize()` outside any `if`. A time-series head's `generate`
       (`InformerForPrediction`) samples a fixed number of steps without such a test and
-      does not count.
+      does not count;
+    - the loop needs the value to know whether to go on: the copy is read by the test of
+      an `if` whose body leaves the loop (`if token.item() in stop_ids: break`, a `return`
+      or a `raise`), as in token-by-token generation.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host

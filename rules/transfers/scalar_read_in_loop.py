@@ -20,7 +20,8 @@ class ScalarReadInLoop(HostCopyInLoop):
     count: not one run under an `if` in the loop (logging every N steps), an epoch loop
     around a batch loop, a loop over one item's parts or over a model's parameters, a loop
     the file shows runs a few times, nor an iteration that draws the number or waits for
-    the device anyway. NumPy's `.item()` is not a copy.
+    the device anyway, nor a number the loop tests to decide whether to stop
+    (`if token.item() == eos_id: break`). NumPy's `.item()` is not a copy.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A number read from
@@ -42,7 +43,7 @@ class ScalarReadInLoop(HostCopyInLoop):
 
     code = "GPU307"
     name = "scalar-read-in-loop"
-    tier = Tier.DEFAULT  # real code: 88 of the 97 sampled findings still reported are useful
+    tier = Tier.DEFAULT  # real code: 136 of its 150 findings useful (every one checked)
     message = "number read from the device inside a loop: each read waits for the device; keep the tensors and read them once after the loop, or every N steps"
     idiom = Idiom.SCALAR
     advice = ("reads a number from the device inside a loop: each read waits for the device; "
@@ -150,6 +151,21 @@ def train(batches, optimizer):
         ),
     )
     ok = (
+        Example('''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Embedding(100, 100).to(device)
+
+
+def generate(ids, eos_id, steps=50):
+    for _ in range(steps):
+        token = model(ids)[:, -1].argmax(dim=-1, keepdim=True)
+        if token.item() == eos_id:  # the loop needs it to know whether to go on
+            break
+        ids = torch.cat([ids, token], dim=1)
+    return ids
+'''),
         Example('''\
 import torch
 
