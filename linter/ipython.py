@@ -1,7 +1,9 @@
 """IPython syntax in notebook cells: replaced, line for line, by Python the engine can parse.
 
 Line magics (`%matplotlib inline`, `x = %timeit f()`), shell escapes (`!ls`, `files = !ls`),
-help (`obj?`, `?obj`), autocall escapes and the first line of a cell magic (`%%time`) are
+help (`obj?`, `?obj`), autocall escapes, automagic commands without their `%` (`pip install
+x`), pasted prompts (`>>> x = 1`, `... y`; indented ones too in a cell with a `>>>`, as
+IPython 9 strips doctests) and the first line of a cell magic (`%%time`) are
 not Python; nor is a cell indented as a whole, which IPython dedents (it is skipped). Each such line becomes a placeholder name (keeping its indentation, and the
 assigned names of `x = %magic`), so the cell keeps its lines and columns and nothing is
 reported on it; `unmask_ipython` puts the lines back into a fixed cell. A cell that already
@@ -41,6 +43,11 @@ _AUTOMAGIC = re.compile(
 _LOAD_EXTENSION = re.compile(r"([ \t]*)%?(load_ext|reload_ext)[ \t]+([\w.]+)[ \t]*")
 #: A line pasted with the interpreter's prompt (`>>> x = 1`, `... y`): IPython strips it.
 _PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
+#: The same prompt indented (`  >>> x = 1`, a doctest pasted from a docstring): IPython
+#: strips it with its indentation in a cell that has a `>>>` prompt (its `classic_prompt`
+#: in doctest mode, IPython 9).
+_INDENTED_PROMPT = re.compile(r"[ \t]+(?:>>>|\.\.\.)(?:[ \t]|$)")
+_DOCTEST = re.compile(r"[ \t]*>>>")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _PLACEHOLDER = "__gpulint_ipython_{}__"
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
@@ -134,7 +141,7 @@ class _Scanner:
 #: (a superset, found without scanning the cell's strings and brackets).
 _MAY_BE_IPYTHON = re.compile(
     rf"(?:\A|(?<=[\r\n]))(?:[^\S\r\n]*[%!?/,;]|{_MAGIC_ASSIGNMENT.pattern}|{_HELP_END.pattern}(?:[\r\n]|\Z)"
-    rf"|{_AUTOMAGIC.pattern}|{_PROMPT.pattern})")
+    rf"|{_AUTOMAGIC.pattern}|{_PROMPT.pattern}|{_INDENTED_PROMPT.pattern})")
 
 
 def mask_ipython(text: str) -> Masked:
@@ -204,14 +211,17 @@ def mask_lines(cell: Masked) -> Masked:
     scanner = _Scanner()
     # The scan starts after the cell magic's line, if any.
     index = next((i + 1 for i, line in enumerate(lines) if line_body(line).strip() in cell.restore), 0)
+    doctest = any(_DOCTEST.match(line) for line in lines)
     while index < len(lines):
         body = line_body(lines[index])
         if scanner.at_statement_start():
             stripped = body.lstrip()
             assignment = _MAGIC_ASSIGNMENT.match(body)
+            indented_prompt = doctest and _INDENTED_PROMPT.match(body) is not None
             if (stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body) or _AUTOMAGIC.match(body)
-                    or _PROMPT.match(body)):
-                indent = body[: len(body) - len(stripped)]
+                    or _PROMPT.match(body) or indented_prompt):
+                # an indented prompt goes with its indentation
+                indent = "" if indented_prompt else body[: len(body) - len(stripped)]
                 masker.replace_line(index, assignment.group(1) if assignment else indent)
                 # A magic continues over lines that end with a backslash.
                 while line_body(lines[index]).endswith("\\") and index + 1 < len(lines):

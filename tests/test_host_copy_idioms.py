@@ -93,3 +93,33 @@ def test_a_total_read_on_every_iteration_is_a_number_read_each_step(after: str, 
     assert [d.code for d in lint_source(source) if d.code in HOST_COPIES] == [code]
     mined = {rule for rule in HOST_COPIES if list(MINERS[rule](ast.parse(source)))}
     assert mined == {code}
+
+
+STOPS = '''\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 4).to(device)
+
+
+def generate(ids, eos_id):
+    for step in range(10_000):
+        token = model(ids).argmax()
+{test}
+        ids = torch.cat([ids, token.view(1)])
+    return ids
+'''
+
+
+@pytest.mark.parametrize(("test", "flagged"), [
+    ("        if token.item() == eos_id:\n            break", False),  # the loop needs it to go on
+    ("        if int(token) == eos_id:\n            return ids", False),
+    ("        if token.item() == eos_id:\n            raise StopIteration", False),
+    ("        if token.item() == eos_id:\n            print('stop')", True),  # read, but the loop goes on
+    ("        if token.item() != eos_id:\n            pass\n        else:\n            break", False),
+    # a `break` in a loop over a token's few parts leaves that loop, not the one that counts
+    ("        for part in (token, token):\n            if part.item() == eos_id:\n                break", True),
+])
+def test_a_number_the_loop_tests_to_stop_is_not_reported(test, flagged):
+    found = [d.code for d in lint_source(STOPS.format(test=test)) if d.code in HOST_COPIES]
+    assert found == (["GPU307"] if flagged else [])

@@ -293,6 +293,7 @@ MAGICS = [
     "cd ..",
     "mkdir -p data",
     ">>> import os\n>>> os.sep",
+    ">>> import os\n\n  >>> os.sep\n  ... ",  # doctest prompts indented: stripped with their indentation
 ]
 
 
@@ -373,7 +374,10 @@ def test_a_cell_indented_as_a_whole_is_valid_ipython_and_is_skipped(cell):
     assert fix_cells(cells, unsafe_fixes=True)[2] == cell
 
 
-@pytest.mark.parametrize("cell", ["    x = (1", "  y = 1\n    z = 2", "\n    x = 1"])
+@pytest.mark.parametrize("cell", [
+    "    x = (1", "  y = 1\n    z = 2", "\n    x = 1",
+    "x = 1\n  ... y = 2",  # an indented continuation prompt, but no `>>>` in the cell: IPython strips nothing
+])
 def test_an_indented_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
     found = lint_cells([IMPORTS, cell])
     assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]

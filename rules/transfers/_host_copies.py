@@ -126,15 +126,15 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
 
 
 def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
-    """The copy is read by the test of an `if` whose body leaves `loop` (`break` out of
-    it, `return`, `raise`): the loop needs the value on every iteration to know whether
+    """The copy is read by the test of an `if` one of whose branches leaves `loop`
+    (`break` out of it, `return`, `raise`): the loop needs the value on every iteration to know whether
     to go on (a stop-token test in token-by-token generation), so neither reading it once
     after the loop nor every N steps keeps its meaning."""
     statement = ctx.statement
     if not isinstance(statement, ast.If) or not any(sub is node for sub in ast.walk(statement.test)):
         return False
     leaves = (ast.Return, ast.Raise) + ((ast.Break,) if loop is ctx.loops[-1] else ())
-    return any(isinstance(s, leaves) for s in statement.body)
+    return any(isinstance(s, leaves) for s in (*statement.body, *statement.orelse))
 
 
 # -- the copy is the point: it feeds a plot or an image logged in the same iteration ---------
