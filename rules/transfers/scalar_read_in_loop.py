@@ -43,7 +43,7 @@ class ScalarReadInLoop(HostCopyInLoop):
 
     code = "GPU307"
     name = "scalar-read-in-loop"
-    tier = Tier.DEFAULT  # real code: 136 of its 150 findings useful (every one checked)
+    tier = Tier.DEFAULT  # real code: 134 of its 150 findings useful (every one checked)
     message = "number read from the device inside a loop: each read waits for the device; keep the tensors and read them once after the loop, or every N steps"
     idiom = Idiom.SCALAR
     advice = ("reads a number from the device inside a loop: each read waits for the device; "
