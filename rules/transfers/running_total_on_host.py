@@ -56,7 +56,7 @@ class RunningTotalOnHost(HostCopyInLoop):
     code = "GPU308"
     name = "running-total-on-host"
     tier = Tier.DEFAULT  # real code: 88 of its 98 findings, all in loops that train, useful (every one checked)
-    preview_behaviour = "reports totals in loops that only evaluate (no backward pass in the iteration) too"
+    preview_behaviour = "reports totals in loops that only evaluate (no backward pass in the iteration)"
     message = "running total fed from the device inside a loop: each step waits for the device; keep the total on the device and read it once after the loop"
     idiom = Idiom.TOTAL
     advice = ("feeds a running total on the host inside a loop: each step waits for the device; "
