@@ -337,8 +337,9 @@ def _relative(corpus: Path, message: str) -> str:
     return message.replace(str(corpus) + "/", "")
 
 
-def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo]) -> Baseline:
-    """Run gpulint over the corpus: its findings and what they were made with."""
+def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo], tiers: dict[str, str]) -> Baseline:
+    """Run gpulint over the corpus: its findings and what they were made with. `tiers`: rule
+    code -> tier (a preview rule's findings are preview anyway, not a preview behaviour)."""
     files = corpus_files(corpus, repos)
     arguments = check_arguments(command)
     commit = gpulint_commit(command)  # before the run, which may take minutes
@@ -346,7 +347,6 @@ def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo]) -> Base
     findings = run_gpulint(command, corpus, files, extra=arguments, unreadable=unreadable)
     if "--preview" in arguments:  # which of them preview mode alone reports: a second run without it
         stable = {key(f) for f in run_gpulint(command, corpus, files, extra=["--no-cache"], unreadable=[])}
-        tiers = registry()[1]
         findings = [replace(f, preview=tiers.get(f.code, DEFAULT_TIER) != PREVIEW_TIER and key(f) not in stable)
                     for f in findings]
     return Baseline(sorted(findings, key=_order), len(files), sorted(_relative(corpus, line) for line in unreadable),
@@ -376,10 +376,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         repos = load_repos(args.repos)
         corpus = args.corpus.resolve()
-        current = collect(command, corpus, repos)
+        families, tiers = registry()
+        current = collect(command, corpus, repos, tiers)
         baseline = load_baseline(args.baseline)
         labels = load(args.labels or [DEFAULT_LABELS], check_codes=False)
-        families, tiers = registry()
     except (EcosystemError, ExtractError, LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -247,16 +247,12 @@ class _Loaders:
         nodes = index.bindings(scope, name.id) or index.bindings(self.ctx.tree, name.id)
         if len(nodes) != 1 or not isinstance(nodes[0], ast.Assign) or len(nodes[0].targets) != 1:
             return None
-        target, value = nodes[0].targets[0], nodes[0].value
-        if (not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(value, ast.Call)
-                or self.ctx.qualname(value.func) not in _RANDOM_SPLITS or len(value.args) != 2 or value.keywords):
+        value = nodes[0].value
+        if (not isinstance(value, ast.Call) or self.ctx.qualname(value.func) not in _RANDOM_SPLITS
+                or len(value.args) != 2 or value.keywords):
             return None
-        lengths = value.args[1]
-        if not isinstance(lengths, (ast.List, ast.Tuple)) or len(lengths.elts) != len(target.elts):
-            return None
-        position = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-        given = lengths.elts[position].value if position is not None and isinstance(
-            lengths.elts[position], ast.Constant) else None
+        length = _unpacked_element(nodes[0].targets[0], name.id, value.args[1])
+        given = length.value if isinstance(length, ast.Constant) else None
         if type(given) is int:
             return given
         if type(given) is float and 0 <= given <= 1:

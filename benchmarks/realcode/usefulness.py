@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from benchmarks.ecosystem import DEFAULT_TIER, PREVIEW_TIER, rule_tier
+from benchmarks.ecosystem import DEFAULT_TIER, PREVIEW_BEHAVIOUR, PREVIEW_TIER, rule_tier
 from benchmarks.realcode.labels import DEFAULT_LABELS, RANDOM_DRAWS, SNIPPET_LIMIT, source_lines
 from benchmarks.realcode.output import write_files
 
@@ -273,13 +273,13 @@ def location(record: dict[str, str]) -> str:
     return f"{record['repo']}/{record['path']}:{cell}{record['line']}"
 
 
-#: The row of a default rule's findings that only preview mode reports (`Rule.preview_behaviour`).
-PREVIEW_BEHAVIOUR = "(preview behaviour)"
+#: How a row of a default rule's findings that only preview mode reports (`Rule.preview_behaviour`) ends.
+PREVIEW_ROW = f"({PREVIEW_BEHAVIOUR})"
 
 
 def rule_row(place: Place, preview_only: set[Place] | frozenset[Place]) -> str:
     """The report's row for a finding: its rule's code, or the code's preview-behaviour row."""
-    return f"{place.code} {PREVIEW_BEHAVIOUR}" if place in preview_only else place.code
+    return f"{place.code} {PREVIEW_ROW}" if place in preview_only else place.code
 
 
 def preview_behaviour(findings: Iterable[Place], default_mode: Iterable[Place], tier_of: dict[str, str]) -> set[Place]:
@@ -304,7 +304,7 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
     sample = [record for record in sample if row_key(record) in places]
     for record in sample:
         per_rule[rule_row(row_key(record), preview_only)].add(record)
-    tier_of = {**tier_of, **{name: PREVIEW_TIER for name in per_rule if name.endswith(PREVIEW_BEHAVIOUR)}}
+    tier_of = {**tier_of, **{name: PREVIEW_TIER for name in per_rule if name.endswith(PREVIEW_ROW)}}
     every, default = Tally(), Tally()
     weighted = 0.0
     for code, tally in per_rule.items():

@@ -956,8 +956,9 @@ def _backward_in(body: list[ast.stmt], ctx: RuleContext, facts: FunctionFacts | 
                 callees.append(callee)
         elif (depth and facts is not None and facts.owner is not None and isinstance(func, ast.Attribute)
               and isinstance(func.value, ast.Name) and func.value.id == facts.self_name):
-            callees.extend(method.node for method in ctx.semantic.functions.values()
-                           if method.owner is facts.owner and method.node.name == func.attr)
+            method = ctx.semantic.method(facts.owner, func.attr)
+            if method is not None:
+                callees.append(method.node)
     for callee in callees:
         if callee not in seen:
             seen.add(callee)

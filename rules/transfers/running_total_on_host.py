@@ -217,4 +217,4 @@ for i in range(len(values)):
     )
 
     def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:
-        return self.preview_mode or trains(loop, ctx)
+        return self.preview_mode or bool(ctx.semantic.remember("trains", loop, lambda: trains(loop, ctx)))
