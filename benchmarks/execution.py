@@ -61,12 +61,25 @@ def to_host(value: Any) -> Any:
     if top == "cudf" and hasattr(value, "to_pandas"):
         return value.to_pandas()
     if top == "torch" and hasattr(value, "detach"):
-        return value.detach().cpu().numpy()
+        return _tensor_on_host(value)
     if isinstance(value, (list, tuple)):
         return type(value)(to_host(item) for item in value)
     if isinstance(value, dict):
         return {key: to_host(item) for key, item in value.items()}
     return value
+
+
+def _tensor_on_host(tensor: Any) -> Any:
+    """A tensor's values as a NumPy array: dense, with its conjugate and negative bits
+    resolved; a dtype NumPy lacks (`bfloat16`) as its name beside the values in float32."""
+    tensor = tensor.detach().cpu()
+    if tensor.is_sparse:
+        tensor = tensor.to_dense()
+    tensor = tensor.resolve_conj().resolve_neg()
+    try:
+        return tensor.numpy()
+    except TypeError:
+        return (str(tensor.dtype), tensor.float().numpy())
 
 
 def _is_scalar_number(value: Any) -> bool:

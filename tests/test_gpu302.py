@@ -73,7 +73,8 @@ def test_nested_loops_hoist_one_loop_per_pass_until_outside_both():
                     out.append((x * w.to(device)).sum().item() + epoch)
             return out
         """)
-    fixed = fix_text(source, unsafe_fixes=False)
+    assert fix_text(source) == source  # unsafe: see the rule's "Fix safety"
+    fixed = fix_text(source, unsafe_fixes=True)
     assert "    w_device = w.to(device)\n    for epoch in range(epochs):\n" in fixed
     assert "out.append((x * w_device).sum().item() + epoch)" in fixed
     assert _found(fixed) == []
@@ -94,7 +95,7 @@ def test_a_module_level_constant_used_in_a_function_loop_is_hoisted_in_the_funct
             for x in xs:
                 print(x * torch.as_tensor(scale, device=device))
         """)
-    fixed = fix_text(source)
+    fixed = fix_text(source, unsafe_fixes=True)
     assert "    scale_device = torch.as_tensor(scale, device=device)\n    for x in xs:\n" in fixed
     assert "print(x * scale_device)" in fixed
 
@@ -106,4 +107,4 @@ def test_name_clashes_get_a_fresh_name():
             for x in xs:
                 print(x * w.to(device), w_device)
         """)
-    assert "w_device_2 = w.to(device)" in fix_text(source)
+    assert "w_device_2 = w.to(device)" in fix_text(source, unsafe_fixes=True)

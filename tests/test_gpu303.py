@@ -49,8 +49,8 @@ TORCH = 'import torch\nd = "cuda"\nt = torch.ones(3, device=d)\n'
 
 
 @pytest.mark.parametrize(("line", "applicability", "fixed"), [
-    ("u = torch.tensor(t.cpu().numpy()).cuda()\n", Applicability.SAFE, 'u = t.detach().to("cuda", copy=True)\n'),
-    ("u = torch.tensor(t.detach().cpu().numpy(), device=d)\n", Applicability.SAFE, "u = t.detach().to(d, copy=True)\n"),
+    ("u = torch.tensor(t.cpu().numpy()).cuda()\n", Applicability.UNSAFE, 'u = t.detach().to("cuda", copy=True)\n'),
+    ("u = torch.tensor(t.detach().cpu().numpy(), device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
     ("u = torch.from_numpy(t.numpy()).to(device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
     # dtypes are inferred again from Python numbers: a suggestion only
     ("u = torch.tensor(t.tolist()).to(d)\n", Applicability.DISPLAY, None),

@@ -155,10 +155,10 @@ def test_notebook_fix_leaves_exempted_findings_alone():
     from gpulint.notebook import fix_cells
 
     cells = ["import numpy as np\n", "out = np.array([])\nfor i in range(steps):\n    out = np.append(out, i)\n"]
-    fixed = fix_cells(cells, "nb.ipynb")
-    assert fixed != cells  # GPU202's safe fix applies...
+    fixed = fix_cells(cells, "nb.ipynb", unsafe_fixes=True)
+    assert fixed != cells  # GPU202's fix applies...
     exempted = [cells[0], cells[1], "def g(:\n# gpulint: noqa: GPU202\n"]
-    assert fix_cells(exempted, "nb.ipynb") == exempted  # ...unless a cell exempts it
+    assert fix_cells(exempted, "nb.ipynb", unsafe_fixes=True) == exempted  # ...unless a cell exempts it
 
 
 def test_notebook_file_directive_for_the_code_a_rule_was_split_from_covers_it():

@@ -199,9 +199,8 @@ def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():
     before, after = _run_cells(CROSSING), _run_cells(fixed)
     assert after["margins"] == before["margins"] and after["frame"].equals(before["frame"])
     assert list(after["values"]) == list(before["values"])
-    # Safe fixes only: the GPU202 fix applies, the unsafe GPU101 fix waits.
-    safe = fix_cells(CROSSING)
-    assert safe[:6] == CROSSING[:6] and "np.append" not in safe[6]
+    # Safe fixes only: both fixes are unsafe, so nothing changes.
+    assert fix_cells(CROSSING) == CROSSING
 
 
 def test_check_fix_and_diff_leave_a_fix_that_would_cross_cells_and_apply_the_others(project, cli):
@@ -251,7 +250,7 @@ def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_
 
     cells = ["import numpy as np\n%matplotlib inline", CROSSING[6]]
     overwrite = Edit(Position(3, 0), Position(3, len("%matplotlib inline")), "pass")  # the masked line
-    expected = fix_cells(cells)
+    expected = fix_cells(cells, unsafe_fixes=True)
     assert expected[0] == cells[0] and expected[1] != cells[1]
     real = pipeline.attach_fixes
 
@@ -263,7 +262,7 @@ def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_
         return [bad, *diagnostics], warnings
 
     monkeypatch.setattr(pipeline, "attach_fixes", with_a_bad_fix)
-    outcome = notebook_module._run(notebook_module._cells(cells), all_rules(), False, "<notebook>", fix=True)
+    outcome = notebook_module._run(notebook_module._cells(cells), all_rules(), True, "<notebook>", fix=True)
     assert outcome.fixed == {2: expected[1]}
     assert [d.code for d in outcome.applied] == ["GPU202"]
     assert any("GPU999" in warning and "IPython" in warning for warning in outcome.warnings)

@@ -24,17 +24,17 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LINE, COL = ITERROWS_POSITION
 CONCISE = (f"sales.py:{LINE}:{COL}: GPU102 `iterrows()` builds a Series per row; use a vectorized column "
            "expression (or `itertuples()`)")
-#: Two safe fixes (GPU403, GPU202) and nothing else; GPU403 is a preview rule, so the
-#: project that lints it turns preview on (`PREVIEW_ON`).
+#: Two safe fixes (GPU403, GPU304) and nothing else; both are preview rules, so the
+#: project that lints them turns preview on (`PREVIEW_ON`).
 PREVIEW_ON = "[tool.gpulint]\npreview = true\n"
 SAFE_TWO = textwrap.dedent('''\
-    import numpy as np
+    import torch
     from sklearn.ensemble import RandomForestClassifier
 
+    device = "cuda" if torch.cuda.is_available() else "cpu"
     model = RandomForestClassifier()
-    values = np.array([])
-    for i in range(len(model.classes_)):
-        values = np.append(values, i)
+    for n in range(len(model.classes_)):
+        print(torch.zeros(n).to(device))
 ''')
 
 
@@ -144,7 +144,7 @@ def test_fix_reports_what_it_fixed_per_rule_and_what_remains(project, cli, defau
     assert run.code == 1
     start = run.lines.index("Fixed 2 findings in 1 file:")
     assert run.lines[start + 1:start + 4] == [
-        "- model.py:", "    1 × GPU202 (array-grown-in-loop)", "    1 × GPU403 (estimator-without-n-jobs)"]
+        "- model.py:", "    1 × GPU304 (tensor-created-on-host)", "    1 × GPU403 (estimator-without-n-jobs)"]
     assert "Found 1 finding in 1 file (remaining)." in run.lines
     # Without --show-fixes: the counts only.
     write(project / "model.py", SAFE_TWO)

@@ -124,7 +124,9 @@ class ArrayElementLoop(Rule):
     the one input on which the rewrite still computes: a total becomes a row of zeros, and
     a store that could not succeed on any row (rows of a 2-D array into a 1-D one) raises.
     On empty arrays the rewrite still evaluates the expression once, so one that fails on
-    every element of that dtype fails there too, where the loop never ran it.
+    every element of that dtype fails there too, where the loop never ran it. Where the loop
+    raises part way (an element its expression fails on), the rewrite raises another error
+    or returns the whole-array result.
     Other bodies, and loops over CuPy arrays, get a display-only suggestion.
     """
 

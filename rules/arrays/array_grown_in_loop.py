@@ -111,12 +111,27 @@ class ArrayGrownInLoop(Rule):
     `np.vstack` and `np.c_` (which turns a 1-D array into a column), at least 1-D for
     `np.r_`, more than the `axis` for `np.concatenate`.
 
-    It is safe for starts of the default dtype (NumPy float64, torch float32): one
-    concatenation then gives the same values, shape and dtype as the chain; a test checks
-    every combination of numeric piece dtypes. (The only difference is in mixing NumPy
-    object arrays with text or dates, where promoting all pieces at once can fail where
-    promoting pairwise did not.) With an explicit `dtype=` on the start the fix is unsafe:
-    promoting all pieces at once can pick a different dtype than promoting them pairwise.
+    The fix is unsafe, because the chain copied each piece at the moment it joined it and
+    the list keeps the piece itself, joined only after the loop. Three things differ:
+
+    - a piece changed after it was collected (a row buffer filled again in the next
+      iteration, `p += 1`, `p.fill(...)`, a list that grows, a view of an array changed
+      later, `b.fill_(i)` on a tensor) shows its last value in every place it was added:
+      the chain kept a copy of each value;
+    - dtype promotion happens once over all the pieces instead of pair by pair: pieces
+      mixing text and numbers, Python ints beyond 64 bits (an exact object array in the
+      chain, rounded floats at once), or object and text pieces can promote to another
+      dtype or raise where the chain did not;
+    - a piece the chain could not join fails at the end instead: the loop goes on past it,
+      running the rest of its body for the later pieces, and the join after the loop
+      raises, possibly with another error.
+
+    The values, shape and dtype are the same when every piece is a fresh number or array
+    of numbers nothing changes later (a test checks every combination of numeric piece
+    dtypes). Check that, and that the loop neither reuses a buffer nor stops on a bad
+    piece, before applying it with `--unsafe-fixes`. A start with an explicit `dtype=` adds
+    one more: promoting all pieces at once can pick another dtype than pairwise.
+
     Other shapes (`np.stack`, prepending, a start of unknown shape, CuPy) get a
     display-only suggestion.
     """
@@ -126,7 +141,7 @@ class ArrayGrownInLoop(Rule):
     tier = Tier.PREVIEW  # real code: 1 of 7 sampled findings useful (growth a few times per run)
     message = "array grown inside a loop: each step copies every element so far; collect the pieces in a list and concatenate once after the loop"
     nodes = (ast.Assign,)
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     suggestion = (
         "append each piece to a Python list inside the loop and concatenate once after it "
         "(`np.concatenate(pieces)`, `np.vstack(pieces)`, `torch.cat(pieces)`)"
@@ -496,9 +511,9 @@ def _call_on(node: ast.AST, name: str, ctx: RuleContext) -> bool:
 
 
 def _plan(growth: Growth, ctx: RuleContext) -> Growth | None:
-    """The growth with the loop to collect over and the fresh array the name starts as: a
-    safe rewrite where that array has the default dtype, unsafe otherwise; None where the
-    pieces cannot be collected."""
+    """The growth with the loop to collect over and the fresh array the name starts as, as
+    an unsafe rewrite (the list keeps each piece itself, not the copy the chain made; see
+    "Fix safety"); None where the pieces cannot be collected."""
     if not growth.pieces or growth.function not in _REWRITTEN or growth.lib == "cupy":
         return None
     if any(mentions(piece, growth.name) for piece in growth.pieces) or not _options_ok(growth):
@@ -514,14 +529,10 @@ def _plan(growth: Growth, ctx: RuleContext) -> Growth | None:
     init = _init_before(loop, block, growth.name)
     if init is None:
         return None
-    start = _fresh_start(init.value, growth.lib, ctx)
-    if start is None:
+    ndim = _fresh_start(init.value, growth.lib, ctx)
+    if ndim is None or not _same_when_empty(growth, ndim):
         return None
-    ndim, default_dtype = start
-    if not _same_when_empty(growth, ndim):
-        return None
-    return replace(growth, loop=loop, block=block, init=init,
-                   applicability=Applicability.SAFE if default_dtype else Applicability.UNSAFE)
+    return replace(growth, loop=loop, block=block, init=init, applicability=Applicability.UNSAFE)
 
 
 def _options_ok(growth: Growth) -> bool:
@@ -615,8 +626,8 @@ def _shape_size(node: ast.expr) -> bool:
             and len(node.args) == 1 and not node.keywords)
 
 
-def _fresh_start(call: ast.Call, lib: str, ctx: RuleContext) -> tuple[int, bool] | None:
-    """(number of dimensions, default dtype) of a freshly made array of known shape."""
+def _fresh_start(call: ast.Call, lib: str, ctx: RuleContext) -> int | None:
+    """The number of dimensions of a freshly made array of known shape."""
     qualname = ctx.qualname(call.func) or ""
     module, _, function = qualname.rpartition(".")
     if module != lib or any(isinstance(a, ast.Starred) for a in call.args):
@@ -625,11 +636,10 @@ def _fresh_start(call: ast.Call, lib: str, ctx: RuleContext) -> tuple[int, bool]
     allowed = {"dtype", "device"} if lib == "torch" else {"dtype"}
     if None in keywords or not keywords <= allowed:
         return None
-    default = "dtype" not in keywords
     args = call.args
     if function in ("array", "tensor"):
         if len(args) == 1 and isinstance(args[0], ast.List) and not args[0].elts:
-            return 1, default
+            return 1
         return None
     if function not in ("empty", "zeros", "ones"):
         return None
@@ -641,4 +651,4 @@ def _fresh_start(call: ast.Call, lib: str, ctx: RuleContext) -> tuple[int, bool]
         return None
     if not dims or not all(_shape_size(d) for d in dims):
         return None
-    return len(dims), default
+    return len(dims)

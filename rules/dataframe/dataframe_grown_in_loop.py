@@ -167,7 +167,9 @@ class DataframeGrownInLoop(Rule):
     - Everywhere else it is unsafe (applied with `--unsafe-fixes`): where a column takes
       three or more different dtypes across the start and the pieces, the single `concat`
       can choose another common dtype than the chain (bool, int64 and float64 pieces:
-      object instead of float64). It is also unsafe for cuDF, Modin and Dask.
+      object instead of float64). It is also unsafe for cuDF, Modin and Dask. And a piece
+      held in a name that the loop changes after it joined (`piece["amount"] = 0`,
+      `piece.drop(..., inplace=True)`) shows its changed rows: the chain had copied them.
     - Where every new piece is a one-row frame literal (`pd.DataFrame({"a": [x]})` and the
       like, string-constant labels) and the `concat` renumbers (`ignore_index=True`), the
       rows are collected as records and the frame built once, under `if rows:` unless the

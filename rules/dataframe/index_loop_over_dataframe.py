@@ -168,7 +168,9 @@ class IndexLoopOverDataframe(Rule):
     rewrite creates the column the loop would not, and an expression that fails on every row
     (`-` between two bool columns) fails in the rewrite even with no rows. Cells read
     one at a time are Python or NumPy scalars whose integer arithmetic may not overflow
-    where the column's int64 (or smaller int dtype) wraps. Other bodies, positional column keys
+    where the column's int64 (or smaller int dtype) wraps. Where the loop raises on a row
+    (`None` added to a number in an `object` column), the rewrite raises another error or
+    returns a missing value there. Other bodies, positional column keys
     (`df.iloc[i, 0]`), Dask and cuDF frames get a display-only suggestion.
     """
 

@@ -19,17 +19,18 @@ class Trip(Facts):
 
 def _applicability(trip: RoundTrip) -> Applicability:
     """A copy on the device instead (see "Fix safety"): safe for CuPy; unsafe for cuDF (the
-    host trip changes the dtype of integer or boolean columns with nulls, the copy keeps it);
-    for torch safe from `torch.tensor`, unsafe from `as_tensor`/`from_numpy` (on the CPU the
-    original shares memory with the value), display-only where the host copy goes through a
-    list (dtypes inferred again) or the constructor or the move is given anything else."""
+    host trip changes the dtype of integer or boolean columns with nulls, the copy keeps it)
+    and for torch (the host trip raises for tensors NumPy cannot hold, the copy does not;
+    from `as_tensor`/`from_numpy` the original also shares memory with the value on the
+    CPU), display-only where the host copy goes through a list (dtypes inferred again) or
+    the constructor or the move is given anything else."""
     if trip.library == "cupy":
         return Applicability.SAFE
     if trip.library == "cudf":
         return Applicability.UNSAFE
     if trip.via_list or not trip.plain:
         return Applicability.DISPLAY
-    return Applicability.SAFE if trip.constructor == "tensor" else Applicability.UNSAFE
+    return Applicability.UNSAFE
 
 _SETUP = """\
 import torch
@@ -58,8 +59,11 @@ class DeviceRoundTrip(Rule):
     The fix drops the host hop and keeps the copy. For torch,
     `torch.tensor(t.cpu().numpy()).to(d)` becomes `t.detach().to(d, copy=True)`: a new tensor
     with the same values and dtype on the same device, detached from the graph like the
-    original; the fix is safe. Through `torch.as_tensor`/`torch.from_numpy` it is unsafe:
-    when the "device" is the CPU the original shares memory with `t` and the rewrite copies.
+    original. The fix is unsafe because of the tensors the host hop cannot carry: where
+    `.numpy()` raises (a `bfloat16` tensor, one that requires grad, one with its conjugate
+    bit set) the rewrite returns a copy, and for a sparse tensor it raises another error.
+    Through `torch.as_tensor`/`torch.from_numpy` one more thing differs: when the "device"
+    is the CPU the original shares memory with `t` and the rewrite copies.
     Through `.tolist()` the dtype is inferred again from Python numbers (an `int32` tensor
     comes back `int64`, a `float64` one `float32`), so only a suggestion is shown.
     For CuPy, `cupy.asarray(cupy.asnumpy(a))` becomes `a.copy()` (safe: same values and

@@ -71,15 +71,22 @@ class HostToDeviceInLoop(Rule):
 
     ## Fix safety
     The fix moves the copy above the loop, as a statement of its own (`w_dev = w.to(device)`
-    moves as a whole; a copy inside an expression gets a new name). It is safe because it
-    applies only where the loop provably reuses the same value: the names the copy reads are
-    neither assigned nor changed in place in the loop (nor passed to anything that may
-    change them); the copy's result is only read (an operand, an argument of a torch
-    function), never changed in place or stored; the copy is not conditional (under an
-    `if`, `with` or `try` in the loop); and, for torch, the copied tensor is known not to
-    require grad (a `.to()` of a tensor that requires grad is part of each iteration's
-    autograd graph). The one difference: the copy is made once even when the loop body then
-    runs zero times. Other occurrences get a suggestion.
+    moves as a whole; a copy inside an expression gets a new name). It applies only where
+    the loop visibly reuses the same value: the names the copy reads are neither assigned
+    nor changed in place in the loop (nor passed to anything that may change them); the
+    copy's result is only read (an operand, an argument of a torch function), never changed
+    in place or stored; the copy is not conditional (under an `if`, `with` or `try` in the
+    loop); and, for torch, the copied tensor is known not to require grad (a `.to()` of a
+    tensor that requires grad is part of each iteration's autograd graph).
+
+    The fix is unsafe: what the loop can change is more than what it names. The source
+    can change through another name for it (an alias or a view, `view = w[:]` then
+    `view += 1`), through a function the loop calls that changes a global, or, in a
+    generator, through the code that consumes it between two `yield`s; the hoisted copy
+    then keeps the first value where the loop copied the new one each time. And the copy
+    is made once even when the loop body runs zero times, where it can raise (data torch
+    cannot convert, such as a text array, or a device that is not there) although the
+    loop never ran it. Other occurrences get a suggestion.
     """
 
     code = "GPU302"
@@ -88,7 +95,7 @@ class HostToDeviceInLoop(Rule):
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
-    fix = Applicability.SAFE
+    fix = Applicability.UNSAFE
     suggestion = (
         "copy this data to the device once, before the loop, and reuse the copy inside it "
         "(not rewritten automatically: the loop may change the data, or the copy, or run it only sometimes)"
@@ -275,7 +282,7 @@ stacked = [cp.asarray(frame) for frame in frames]
         if names & self._facts(ctx.loops[-1], ctx).varying:
             return
         hoist = self._hoist(node, move, names, ctx)
-        ctx.report(node, context=LoopCopy(applicability=Applicability.SAFE if hoist else Applicability.DISPLAY,
+        ctx.report(node, context=LoopCopy(applicability=Applicability.UNSAFE if hoist else Applicability.DISPLAY,
                                           move=move, hoist=hoist))
 
     def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:

@@ -53,7 +53,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  ({time.perf_counter() - started:.0f} s)\n")
         sys.stdout.flush()
     print(f"TOTAL: {totals['programs']} programs run, {totals['changed']} fixed, {totals['executed']} fixes executed, "
-          f"{totals['skipped']} skipped (the original raises), {totals['failing']} failing programs")
+          f"{totals['raised']} whose original raises (errors compared), {totals['skipped']} skipped (the setup raises "
+          f"or the original hangs), {totals['failing']} failing programs")
     print("known failure classes:")
     print(known.table(records))
     if totals["failing"]:
@@ -81,7 +82,7 @@ def explore(code: str, examples: int, seed_value: int) -> list[Outcome]:
 def record(outcome: Outcome) -> dict:
     program = outcome.program
     return {"rule": program.rule, "idiom": program.idiom, "setup": program.setup, "source": program.source,
-            "fixed": outcome.fixed, "skipped": outcome.skipped, "problems": sorted(outcome.problems),
+            "fixed": outcome.fixed, "skipped": outcome.skipped, "raised": outcome.raised, "problems": sorted(outcome.problems),
             "variants": [{"kind": v.kind, "classes": sorted(v.classes), "error": v.error} for v in outcome.variants],
             "failures": sorted(outcome.failures())}
 
@@ -94,6 +95,7 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         stats["changed"] += outcome.changed
         stats["executed"] += len(outcome.variants)
         stats["skipped"] += outcome.skipped is not None
+        stats["raised"] += outcome.raised is not None
         for variant in outcome.variants:
             classes.update(variant.classes)
         classes.update(outcome.problems)
@@ -102,7 +104,7 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         for difference in failures:
             failing_by_class[difference].append(outcome)
     print(f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
-          f"{stats['skipped']} skipped (original raises), {stats['failing']} failing")
+          f"{stats['raised']} whose original raises, {stats['skipped']} skipped, {stats['failing']} failing")
     allowed = ALLOWED.get(code, frozenset())
     for difference, count in sorted(classes.items()):
         mark = "allowed for unsafe fixes (Fix safety names it)" if difference in allowed else "NOT ALLOWED"

@@ -109,10 +109,16 @@ def _aliases(value: Any, inputs: dict[str, Any]) -> bool:
             if isinstance(item, np.ndarray) and isinstance(original, np.ndarray) and item.size and \
                     np.shares_memory(item, original):
                 return True
-            if _is_tensor(item) and _is_tensor(original) and item.numel() and \
-                    item.untyped_storage().data_ptr() == original.untyped_storage().data_ptr():
+            if _is_tensor(item) and _is_tensor(original) and _same_storage(item, original):
                 return True
     return False
+
+
+def _same_storage(one: Any, other: Any) -> bool:
+    """Whether two tensors share their storage (sparse tensors have none to share)."""
+    if one.is_sparse or other.is_sparse or not one.numel():
+        return False
+    return one.untyped_storage().data_ptr() == other.untyped_storage().data_ptr()
 
 
 def _is_tensor(value: Any) -> bool:

@@ -15,11 +15,18 @@ a deep copy of the same inputs (`execution.run`) and is compared with the origin
   rule may name (``empty-raises``): on inputs with no element at all, a rewrite evaluates
   once what the loop would have evaluated per element, so an expression that raises on
   every element of that dtype raises there;
+- errors are behaviour too: where the original raises, the fix must raise the same
+  exception type after printing the same and leaving the inputs the same (``error``:
+  another exception, none at all, or one raised at another point of the run);
+- a program built to exercise a difference a rule's "Fix safety" names (`Program.hazard`:
+  a piece changed after it was collected, a hoisted copy whose source changes, a loop that
+  runs zero times...) counts any difference of its unsafe fix as that class, which the
+  rule must allow; its safe fix must still be identical;
 - printing something else, a fix that
   does not parse, that changes again when fixed a second time, or that breaks the layout
   (trailing spaces, arguments at column 0 inside a call) are never allowed.
 
-A program whose original raises is skipped: there is nothing to preserve.
+A program whose setup raises is skipped: there is nothing to run.
 """
 
 from __future__ import annotations
@@ -34,26 +41,26 @@ from functools import lru_cache
 from gpulint import all_rules, fix_text
 
 from .compare import differences
-from .execution import build_inputs, run
+from .execution import Run, build_inputs, run
 from .programs import Program
 
 #: Difference classes an unsafe fix of each rule may show, because its "Fix safety" section
 #: names them. Changing values (``value``, ``nan``, ``type``), raising, hanging or printing
 #: something else is never allowed, whatever the documentation says.
 ALLOWED: dict[str, frozenset[str]] = {
-    "GPU101": frozenset({"dtype", "index"}),
-    "GPU102": frozenset({"dtype", "empty-shape", "overflow", "empty-raises"}),
-    "GPU103": frozenset({"dtype", "empty-shape", "overflow", "empty-raises"}),
-    "GPU104": frozenset({"dtype", "names", "empty-shape", "overflow"}),
-    "GPU105": frozenset({"dtype", "overflow"}),
-    "GPU106": frozenset({"names", "rounding", "empty-shape", "empty-raises", "dtype", "index"}),
+    "GPU101": frozenset({"dtype", "index", "aliasing"}),
+    "GPU102": frozenset({"dtype", "empty-shape", "overflow", "empty-raises", "error"}),
+    "GPU103": frozenset({"dtype", "empty-shape", "overflow", "empty-raises", "error"}),
+    "GPU104": frozenset({"dtype", "names", "empty-shape", "overflow", "error"}),
+    "GPU105": frozenset({"dtype", "overflow", "error"}),
+    "GPU106": frozenset({"names", "rounding", "empty-shape", "empty-raises", "dtype", "index", "error"}),
     "GPU107": frozenset({"dtype"}),
-    "GPU201": frozenset({"dtype", "rounding", "overflow", "empty-raises"}),
-    "GPU202": frozenset({"dtype"}),
-    "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape"}),
-    "GPU205": frozenset({"dtype", "overflow", "empty-shape", "empty-raises"}),
-    "GPU302": frozenset(),
-    "GPU303": frozenset({"alias"}),
+    "GPU201": frozenset({"dtype", "rounding", "overflow", "empty-raises", "error"}),
+    "GPU202": frozenset({"dtype", "aliasing", "promotion", "error-order"}),
+    "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape", "error"}),
+    "GPU205": frozenset({"dtype", "overflow", "empty-shape", "empty-raises", "error"}),
+    "GPU302": frozenset({"stale-source", "zero-iterations"}),
+    "GPU303": frozenset({"alias", "error"}),
     "GPU304": frozenset(),
     "GPU305": frozenset({"worker-state"}),
     "GPU401": frozenset(),
@@ -70,9 +77,18 @@ DOC_TERMS: dict[str, str] = {
     "alias": r"shares memory",
     "worker-state": r"(?s)\bstate\b.{0,120}\bworkers?\b",
     "empty-raises": r"(?s)(no rows|empty)[^.]{0,200}\b(rais|fail)|\b(rais|fail)[^.]{0,200}(no rows|empty)",
+    "error": r"(?s)\braise[sd]?\b.{0,200}\b(returns|another (error|exception))",
+    "aliasing": r"(?s)\b(changed|changes)\b.{0,120}\bafter\b",
+    "promotion": r"\bpromot",
+    "error-order": r"(?s)\bfail(s|ing)?\b.{0,160}\b(after the loop|at the end)",
+    "stale-source": r"(?s)\b(view|alias)\b.{0,200}\b(generator|global)",
+    "zero-iterations": r"(?s)\bzero times\b.{0,200}\brais",
 }
 NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence",
                            "layout"})
+#: Classes a hazard program's difference is never folded into (they say the fix is broken,
+#: whatever the program exercises).
+NOT_FOLDED = frozenset({"timeout", "parse", "idempotence", "layout"})
 
 
 @dataclass
@@ -95,7 +111,8 @@ class Outcome:
     fixed: str  # the source with every fix applied (unsafe ones included)
     problems: set[str] = field(default_factory=set)  # "parse", "idempotence", "layout"
     variants: list[Variant] = field(default_factory=list)
-    skipped: str | None = None  # why nothing was executed (the original raised...)
+    skipped: str | None = None  # why nothing was executed (the setup raised...)
+    raised: str | None = None  # what the original raised: the fix must raise the same
 
     @property
     def changed(self) -> bool:
@@ -186,13 +203,19 @@ def check(program: Program) -> Outcome:
         outcome.skipped = f"the setup raises {type(error).__name__}"
         return outcome
     original = run(program.reference or program.source, program.call, inputs, state=program.state)
-    if original.error is not None:
-        outcome.skipped = f"the original raises {original.raised}"
+    if original.timed_out:
+        outcome.skipped = "the original hangs"
         return outcome
+    if original.error is not None:
+        outcome.raised = original.raised
     for kind, text in versions:
         after = run(text, program.call, inputs, state=program.state)
         variant = Variant(kind, text)
-        if after.error is not None and not after.timed_out and _all_empty(inputs):
+        if original.error is not None:
+            variant.classes |= _error_differences(original, after)
+            if after.error is not None:
+                variant.error = f"{after.raised}: {str(after.error)[:200]}"
+        elif after.error is not None and not after.timed_out and _all_empty(inputs):
             # The rewrite evaluates once, on no rows, what the loop would have evaluated per
             # row: an expression that raises on every element of that dtype raises there.
             variant.classes.add("empty-raises")
@@ -209,8 +232,22 @@ def check(program: Program) -> Outcome:
                 variant.classes.add("alias")
             if differences(original.state, after.state):
                 variant.classes.add("worker-state")
+        if program.hazard and kind == "unsafe" and variant.classes - NOT_FOLDED:
+            variant.classes = (variant.classes & NOT_FOLDED) | {program.hazard}
         outcome.variants.append(variant)
     return outcome
+
+
+def _error_differences(original: Run, after: Run) -> set[str]:
+    """Where the original raised: ``error`` unless the fix raised the same exception type
+    after printing the same and leaving the inputs the same."""
+    if after.timed_out:
+        return {"timeout"}
+    if after.error is None or type(after.error) is not type(original.error):
+        return {"error"}
+    if after.printed != original.printed or differences(original.inputs, after.inputs):
+        return {"error"}
+    return set()
 
 
 def _all_empty(inputs: dict) -> bool:

@@ -12,6 +12,11 @@ apart from the result, because a fix that moves that code into worker processes 
 
 `idiom` names the template a program comes from, so that a reported difference points at
 the idiom that produced it.
+
+`hazard`, when given, names the difference the program is built to exercise, one a rule's
+"Fix safety" names (a piece changed after it was collected, a hoisted copy whose source
+changes, a loop that runs zero times): any difference of an unsafe fix counts as that
+class; a safe fix must still be identical.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ class Program:
     call: str
     reference: str | None = None
     state: str | None = None
+    hazard: str | None = None
 
 
 def _src(template: str) -> str:
@@ -453,9 +459,28 @@ def dataframe_grown_in_loop(draw: st.DrawFn) -> Program:
                 return board
             """)
         return Program("GPU101", "df.loc[len(df)] = row", setup, source, "f(rows)")
-    setup = f"sales = {draw(v.frame(('region', 'amount'), ('int64', 'str', 'category', 'float64', 'bool', 'int8')))}\n"
+    kinds = ('int64', 'str', 'category', 'float64', 'bool', 'int8', *v.EXOTIC_KINDS)
+    setup = f"sales = {draw(v.frame(('region', 'amount'), kinds))}\n"
     selection = draw(st.sampled_from(["group.head(2)", 'group.nlargest(1, "amount")', "group.dropna()",
                                       "group.copy()", "group.tail(1)"]))
+    if draw(st.integers(0, 3)) == 0:
+        # the piece is changed after it joined: the chain kept a copy, a list keeps the piece
+        change = draw(st.sampled_from(['piece["amount"] = 0', "piece.iloc[:, 1] = 0", 'piece.loc[:, "amount"] = 0',
+                                       "piece.drop(piece.index, inplace=True)"]))
+        source = _src(f"""
+            import pandas as pd
+
+
+            def f(sales: pd.DataFrame) -> pd.DataFrame:
+                best = pd.DataFrame()
+                for _, group in sales.groupby("region"):
+                    piece = {selection}
+                    best = pd.concat([best, piece])
+                    {change}
+                return best
+            """)
+        return Program("GPU101", f"groupby piece changed after: {change}", setup, source, "f(sales)",
+                       hazard="aliasing")
     source = _src(f"""
         import pandas as pd
 
@@ -472,6 +497,23 @@ def dataframe_grown_in_loop(draw: st.DrawFn) -> Program:
 # -- GPU202 array-grown-in-loop ---------------------------------------------------------------
 @st.composite
 def array_grown_in_loop(draw: st.DrawFn) -> Program:
+    shape = draw(st.sampled_from(["pieces", "pieces", "aliasing", "promotion", "error-order"]))
+    if shape == "aliasing":
+        return draw(_grown_piece_changed_later())
+    if shape == "promotion":
+        items = draw(st.lists(st.sampled_from(["[1.5, 'a']", "2**70", "'x'", "[2**64, -1]", "float('nan')",
+                                               "np.datetime64('2020-01-01')", "1j", "None", "[True, 2]"]),
+                              min_size=1, max_size=3))
+        setup = f"pieces = [{', '.join(items)}]\n"
+        return Program("GPU202", "pieces of mixed kinds", setup, _GROWN.format(start="np.array([])",
+                       grow="found = np.append(found, piece)", before=""), "f(pieces)", hazard="promotion")
+    if shape == "error-order":
+        good = draw(st.lists(st.sampled_from(["[1.0, 2.0]", "[3.0]", "[]"]), max_size=2))
+        bad = draw(st.sampled_from(["[[1.0], [2.0, 3.0]]", "'text'", "{'a': 1}"]))
+        setup = f"pieces = [{', '.join([*good, bad, '[4.0]'])}]\n"
+        return Program("GPU202", "a piece the chain cannot join", setup, _GROWN.format(
+            start="np.empty((0, 2))", grow="found = np.vstack([found, piece])", before='print("piece", piece)\n        '),
+            "f(pieces)", hazard="error-order")
     pieces = draw(st.lists(v.array(v.NUMERIC_KINDS, min_size=0, max_size=3, two_d=False), max_size=3))
     setup = f"pieces = [{', '.join(pieces)}]\n"
     start, grow = draw(st.sampled_from([
@@ -481,17 +523,63 @@ def array_grown_in_loop(draw: st.DrawFn) -> Program:
         ("np.zeros(0, dtype=bool)", "found = np.concatenate([found, piece])"),
         ("np.empty((0, 3))", "found = np.vstack([found, np.resize(piece, 3)])"),
     ]))
-    source = _src(f"""
-        import numpy as np
+    return Program("GPU202", f"{start} / {grow.split('=')[1].split('(')[0].strip()}", setup,
+                   _GROWN.format(start=start, grow=grow, before=""), "f(pieces)")
 
 
-        def f(pieces: list) -> np.ndarray:
-            found = {start}
-            for piece in pieces:
-                {grow}
-            return found
-        """)
-    return Program("GPU202", f"{start} / {grow.split('=')[1].split('(')[0].strip()}", setup, source, "f(pieces)")
+_GROWN = _src("""
+    import numpy as np
+
+
+    def f(pieces: list) -> np.ndarray:
+        found = {start}
+        for piece in pieces:
+            {before}{grow}
+        return found
+    """)
+
+#: A piece the loop changes after growing the array with it: (setup of `buffer` before the
+#: loop, the statements of one iteration, the library), `acc` grown from `buffer`.
+_CHANGED_LATER = {
+    "row buffer refilled": ("buffer = np.empty(2)", "buffer[0] = i\nbuffer[1] = i * 10\nacc = np.vstack([acc, buffer])",
+                            "np.empty((0, 2))"),
+    "piece += 1 after": ("buffer = np.zeros(2)", "acc = np.append(acc, buffer)\nbuffer += 1", "np.array([])"),
+    "piece.fill before": ("buffer = np.zeros(2)", "buffer.fill(i)\nacc = np.concatenate([acc, buffer])",
+                          "np.zeros(0)"),
+    "np.add(out=) after": ("buffer = np.zeros(2)", "acc = np.append(acc, buffer)\nnp.add(buffer, 1, out=buffer)",
+                           "np.array([])"),
+    "list piece grows": ("buffer = [0.0]", "acc = np.append(acc, buffer)\nbuffer.append(float(i))", "np.array([])"),
+    "view of a changed array": ("base = np.zeros(4)\nbuffer = base[:2]",
+                                "acc = np.append(acc, buffer)\nbase += 1", "np.array([])"),
+    "dict value changed in place": ("box = {\"k\": np.zeros(2)}",
+                                    "acc = np.append(acc, box[\"k\"])\nbox[\"k\"][0] += 1", "np.array([])"),
+}
+
+
+@st.composite
+def _grown_piece_changed_later(draw: st.DrawFn) -> Program:
+    n = draw(st.integers(0, 4))
+    if draw(st.integers(0, 7)) == 0:
+        setup = f"import torch\nn = {n}\n"
+        source = _src("""
+            import torch
+
+
+            def f(n):
+                acc = torch.empty(0, 2)
+                b = torch.zeros(1, 2)
+                for i in range(n):
+                    b.fill_(i)
+                    acc = torch.cat([acc, b])
+                return acc
+            """)
+        return Program("GPU202", "tensor refilled before torch.cat", setup, source, "f(n)", hazard="aliasing")
+    label = draw(st.sampled_from(sorted(_CHANGED_LATER)))
+    before, body, start = _CHANGED_LATER[label]
+    indent = "\n        "
+    source = (f"import numpy as np\n\n\ndef f(n):\n    acc = {start}\n    {before.replace(chr(10), chr(10) + '    ')}\n"
+              f"    for i in range(n):\n        {body.replace(chr(10), indent)}\n    return acc\n")
+    return Program("GPU202", label, f"n = {n}\n", source, "f(n)", hazard="aliasing")
 
 
 # -- torch rules ------------------------------------------------------------------------------
@@ -500,6 +588,9 @@ TORCH_DTYPES = st.sampled_from(["torch.float32", "torch.float64", "torch.int64",
 
 @st.composite
 def host_to_device_in_loop(draw: st.DrawFn) -> Program:
+    shape = draw(st.sampled_from(["plain", "plain", "view", "global", "generator", "zero-iterations"]))
+    if shape != "plain":
+        return draw(_hoisted_source_changes(shape))
     n = draw(st.integers(0, 4))
     dtype = draw(TORCH_DTYPES)
     weights = [True, False, True] if dtype == "torch.bool" else draw(st.lists(st.integers(-9, 9), min_size=3,
@@ -524,11 +615,94 @@ def host_to_device_in_loop(draw: st.DrawFn) -> Program:
     return Program("GPU302", f"copy hoisted, {tail}", setup, source, "f(batches, weights)")
 
 
+#: Loops whose hoisted copy's source changes by a way the loop does not name (a view, a
+#: function changing a global, the consumer of a generator), and one that runs zero times
+#: over data torch cannot convert.
+_HOISTED = {
+    "view": """
+        def f(batches, weights):
+            w = np.array(weights, dtype=np.float64)
+            view = w[:]
+            sums = []
+            for batch in batches:
+                w_device = torch.tensor(w, device=device)
+                sums.append((batch.to(device) * w_device).sum().item())
+                view += 1
+            return sums
+        """,
+    "global": """
+        W = np.zeros(3)
+
+
+        def bump():
+            W[0] += 1
+
+
+        def f(batches, weights):
+            sums = []
+            for batch in batches:
+                w_device = torch.tensor(W, device=device)
+                sums.append((batch.to(device) * w_device).sum().item())
+                bump()
+            return sums
+        """,
+    "generator": """
+        def sums_of(batches, w):
+            for batch in batches:
+                w_device = torch.tensor(w, device=device)
+                yield (batch.to(device) * w_device).sum().item()
+
+
+        def f(batches, weights):
+            w = np.array(weights, dtype=np.float64)
+            out = []
+            for value in sums_of(batches, w):
+                out.append(value)
+                w += 1
+            return out
+        """,
+    "zero-iterations": """
+        def f(batches, weights):
+            w = np.array(["a", "b", "c"])
+            sums = []
+            for batch in batches:
+                w_device = torch.tensor(w, device=device)
+                sums.append(batch.sum().item() + len(w_device))
+            return sums
+        """,
+}
+
+
+@st.composite
+def _hoisted_source_changes(draw: st.DrawFn, shape: str) -> Program:
+    n = 0 if shape == "zero-iterations" else draw(st.integers(1, 4))
+    weights = draw(st.lists(st.integers(-9, 9), min_size=3, max_size=3))
+    setup = (f"import torch\nbatches = [torch.arange(3, dtype=torch.float64) * i for i in range({n})]\n"
+             f"weights = {weights}\n")
+    source = _src("""
+        import numpy as np
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        """) + "\n\n" + _src(_HOISTED[shape])
+    hazard = "zero-iterations" if shape == "zero-iterations" else "stale-source"
+    return Program("GPU302", f"hoisted source changes: {shape}", setup, source, "f(batches, weights)", hazard=hazard)
+
+
 @st.composite
 def device_round_trip(draw: st.DrawFn) -> Program:
-    dtype = draw(TORCH_DTYPES)
+    exotic = draw(st.sampled_from([None, None, "bfloat16", "requires_grad", "conj", "sparse"]))
     n = draw(st.integers(0, 4))
-    setup = f"import torch\nt = (torch.arange({n}) - 1).to({dtype})\n"
+    if exotic is None:
+        dtype = draw(TORCH_DTYPES)
+        setup = f"import torch\nt = (torch.arange({n}) - 1).to({dtype})\n"
+    else:
+        setup = "import torch\n" + {
+            "bfloat16": f"t = (torch.arange({n}) - 1).to(torch.bfloat16)\n",
+            "requires_grad": f"t = torch.arange({n}, dtype=torch.float32).requires_grad_()\n",
+            "conj": f"t = (torch.arange({n}) * (1 + 1j)).to(torch.complex64)\n",  # conj() in the call
+            "sparse": f"t = torch.eye({max(n, 1)}).to_sparse()\n",
+        }[exotic]
     factory = draw(st.sampled_from(["torch.tensor", "torch.as_tensor", "torch.from_numpy"]))
     source = _src(f"""
         import torch
@@ -540,17 +714,22 @@ def device_round_trip(draw: st.DrawFn) -> Program:
             t = t.to(device)
             return {factory}(t.cpu().numpy()).to(device)
         """)
-    return Program("GPU303", f"{factory}(t.cpu().numpy()).to(device)", setup, source, "f(t)")
+    idiom = f"{factory}(t.cpu().numpy()).to(device)" + (f" of a {exotic} tensor" if exotic else "")
+    call = "f(t.conj())" if exotic == "conj" else "f(t)"  # a deep copy would resolve the bit
+    return Program("GPU303", idiom, setup, source, call, hazard="error" if exotic else None)
 
 
 @st.composite
 def tensor_created_on_host(draw: st.DrawFn) -> Program:
     counts = draw(st.lists(st.integers(-(2**62), 2**62), max_size=4))
-    setup = f"import torch\nn = {draw(st.integers(0, 4))}\ncounts = {counts}\n"
+    # n = -1: every factory raises, and the fix must raise the same
+    setup = f"import torch\nn = {draw(st.integers(-1, 4))}\ncounts = {counts}\n"
     factory = draw(st.sampled_from(["torch.zeros(n)", "torch.arange(n)", "torch.ones(n, dtype=torch.int8)",
                                     "torch.full((len(counts),), 7, dtype=torch.float64)", "torch.linspace(0, 1, n)",
                                     "torch.eye(n)", "torch.full((n,), 7)", "torch.randn(n)",
-                                    "torch.empty(n).fill_(1)"]))
+                                    "torch.empty(n).fill_(1)", "torch.zeros(n, dtype=torch.bfloat16)",
+                                    "torch.ones(n, dtype=torch.complex64)", "torch.full((n,), 2**40)",
+                                    "torch.full((n,), float('nan'))"]))
     move = draw(st.sampled_from([".to(device)", ".to(device=device)", '.to("cpu")']))
     source = _src(f"""
         import torch
@@ -561,8 +740,12 @@ def tensor_created_on_host(draw: st.DrawFn) -> Program:
         def f(n, counts):
             torch.manual_seed(0)
             return {factory}{move}
+
+
+        def per_sequence(n, counts):
+            return [f(n, counts) for _ in range(2)]  # made once per item: what GPU304 reports
         """)
-    return Program("GPU304", f"{factory}{move}", setup, source, "f(n, counts)")
+    return Program("GPU304", f"{factory}{move}", setup, source, "per_sequence(n, counts)")
 
 
 @st.composite

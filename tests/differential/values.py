@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 from hypothesis import strategies as st
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -17,10 +18,18 @@ INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 #: Element kinds and the dtypes a Series or array of them may take.
 NUMERIC_KINDS = ("int64", "int8", "uint8", "float64", "bool")
 TEXT_KINDS = ("object", "str", "category")
+#: Kinds at the far edges: complex numbers (with NaN) and datetimes (with NaT).
+EXOTIC_KINDS = ("complex128", "datetime64[ns]")
 
 
 def literal(value: object) -> str:
     """`value` as source (NaN and infinities spelled so that they evaluate)."""
+    if value is pd.NaT:
+        return "pd.NaT"
+    if isinstance(value, pd.Timestamp):
+        return f"pd.Timestamp({str(value)!r})"
+    if isinstance(value, complex) and math.isnan(value.real):
+        return 'complex("nan")'
     if isinstance(value, float):
         if math.isnan(value):
             return 'float("nan")'
@@ -43,6 +52,11 @@ def elements(kind: str) -> st.SearchStrategy[object]:
         return st.one_of(edges, st.floats(-1e6, 1e6, allow_nan=False))
     if kind == "bool":
         return st.booleans()
+    if kind == "complex128":
+        return st.sampled_from([0j, 1 + 2j, -1.5j, complex("nan"), 3 + 0j])
+    if kind == "datetime64[ns]":
+        return st.sampled_from([pd.Timestamp("2020-01-01"), pd.Timestamp("1970-01-01 00:00:01"), pd.NaT,
+                                pd.Timestamp("2262-04-11")])
     words = st.sampled_from(["a", "B", " x ", "ab", "Straße", "İ", "12", "", "hello world", "Zz"])
     if kind == "object":
         return st.one_of(words, st.sampled_from([None, math.nan]))
