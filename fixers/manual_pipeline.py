@@ -15,6 +15,7 @@ Anything else gets the display-only suggestion.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 
 from gpulint.astutil import is_reference, mentions, same_reference
 from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
@@ -47,8 +48,12 @@ def _single_assignment(statement: ast.stmt, name: str) -> ast.Call | None:
     return None
 
 
-def _count(scope: ast.AST, name: str) -> int:
-    return sum(1 for node in ast.walk(scope) if isinstance(node, ast.Name) and node.id == name)
+def _count(scope: ast.AST, name: str, ctx: FixContext) -> int:
+    """How many times `name` occurs in `scope`: every name of a scope counted in one walk,
+    once per file, however many chains it holds."""
+    counts = ctx.semantic.remember("name counts", scope, lambda: Counter(
+        node.id for node in ast.walk(scope) if isinstance(node, ast.Name)))
+    return counts[name]  # type: ignore[index]
 
 
 def _root(node: ast.expr) -> str:
@@ -86,7 +91,7 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
     test_data = transform_args[0]
     if not (is_reference(train) and is_reference(test_data)):
         return None
-    if _count(chain.scope, step.output) != 2 or _count(chain.scope, chain.test_input) != 2:
+    if _count(chain.scope, step.output, ctx) != 2 or _count(chain.scope, chain.test_input, ctx) != 2:
         return None
     transformer, estimator = step.transformer, chain.estimator
     scope, semantic = chain.block_scope, ctx.semantic

@@ -112,3 +112,33 @@ def test_device_copy_bindings_come_from_the_one_semantic_pass(monkeypatch):
     # `g` may require grad: its copy stays in the loop; `w`'s copies are hoisted
     fixable = sorted(d.start.line for d in diagnostics if d.fixable(True))
     assert fixable == [9, 15]
+
+
+def _module_level_chains(count: int) -> str:
+    head = ("import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
+            "from sklearn.linear_model import LogisticRegression\nX_train = np.zeros((4, 2))\n"
+            "y_train = [0, 1, 0, 1]\nX_test = X_train\n")
+    chain = ("scaler{i} = StandardScaler()\nXt{i} = scaler{i}.fit_transform(X_train)\n"
+             "model{i} = LogisticRegression()\nmodel{i}.fit(Xt{i}, y_train)\n"
+             "Xs{i} = scaler{i}.transform(X_test)\nprint(model{i}.predict(Xs{i}))\n")
+    return head + "".join(chain.format(i=i) for i in range(count))
+
+
+@pytest.mark.parametrize("count", [3, 30])
+def test_gpu401_fix_planning_walks_a_module_level_script_once_however_many_chains(monkeypatch, count):
+    import ast
+
+    walks_of_modules = []
+    real_walk = ast.walk
+
+    def counting(node):
+        if isinstance(node, ast.Module):
+            walks_of_modules.append(node)
+        return real_walk(node)
+
+    source = _module_level_chains(count)
+    monkeypatch.setattr(ast, "walk", counting)
+    findings = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert len(findings) == count and all(d.fix is not None for d in findings)
+    # the engine's own walks of the module, plus one to count the names of its scope
+    assert len(walks_of_modules) <= 3, len(walks_of_modules)

@@ -398,3 +398,31 @@ def test_a_dataset_whose_items_cost_nothing_needs_no_workers():
     more than they save; a dataset that decodes each item still gets the finding."""
     lines = [d.start.line for d in lint_source(_DATASET) if d.code == "GPU305"]
     assert lines == [_DATASET.splitlines().index("    for images in DataLoader(Images(paths), batch_size=4):") + 1]
+
+
+def _json_rows_loader(call: str) -> str:
+    from gpulint.rules.transfers.dataloader_without_workers import DataloaderWithoutWorkers
+
+    source = DataloaderWithoutWorkers.flagged[0].source
+    return source.replace("    loader = DataLoader(JsonRows(lines), batch_size=16)\n", call)
+
+
+def test_an_explicit_num_workers_0_is_named_as_such():
+    source = _json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)\n")
+    [finding] = [d for d in lint_source(source) if d.code == "GPU305"]
+    assert finding.message.startswith("`DataLoader` with `num_workers=0` feeding a device")
+    [without] = [d for d in lint_source(_json_rows_loader(
+        "    loader = DataLoader(JsonRows(lines), batch_size=16)\n")) if d.code == "GPU305"]
+    assert without.message.startswith("`DataLoader` without `num_workers`")
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("    loader = DataLoader(\n        JsonRows(lines),\n        batch_size=16,\n"
+     "        num_workers=0,  # one process while debugging\n    )\n",
+     "        num_workers=4,  # one process while debugging\n        pin_memory=True,\n    )\n"),
+    ("    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)  # debugging\n",
+     "    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=4, pin_memory=True)  # debugging\n"),
+])
+def test_the_fix_keeps_comments_on_their_lines(call, expected):
+    fixed = fix_text(_json_rows_loader(call), unsafe_fixes=True)
+    assert expected in fixed

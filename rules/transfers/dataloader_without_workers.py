@@ -117,6 +117,8 @@ class DataloaderWithoutWorkers(Rule):
     name = "dataloader-without-workers"
     tier = Tier.DEFAULT  # real code: 51 of its 65 findings useful (every one checked), below the bar: kept while the noise is loaders over datasets whose size the code does not show (a hub dataset of six images, a split read a few times) and the useful findings are the costly ones (images decoded per item on a GPU box); in preview, GPU001 would be 31% of the default set
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
+    #: The message for a loader given `num_workers=0` (the same as none, but said).
+    message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
     calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)})
     fix = Applicability.UNSAFE
@@ -574,7 +576,7 @@ def train(events, model):
             else:
                 fed = bool(self.feeding)
             if fed:
-                ctx.report(node, context=_loader_call(node, loader))
+                ctx.report(node, _message(node, loader), context=_loader_call(node, loader))
 
     def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
         """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
@@ -619,6 +621,14 @@ class LoaderCall(Facts):
 
     call: ast.Call
     loader: Loader
+
+
+def _message(call: ast.Call, loader: Loader) -> str | None:
+    """The message for a loader given `num_workers=0` (None: the rule's own)."""
+    given = next((k.value for k in call.keywords if k.arg == "num_workers"), None)
+    if given is None and loader.position is not None and len(call.args) > loader.position:
+        given = call.args[loader.position]
+    return DataloaderWithoutWorkers.message_for_zero if given is not None else None
 
 
 def _loader_call(call: ast.Call, loader: Loader) -> LoaderCall:
