@@ -14,6 +14,7 @@ The same edits serve the editor's "Disable GPUxxx for this line" code action.
 from __future__ import annotations
 
 import io
+import os
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic, Edit, Position
 from .engine import SYNTAX_ERROR_CODE
 from .fixing import apply_edits
-from .files import PathError, read_bytes, write_atomically
+from .files import GivenPaths, PathError, read_bytes, write_atomically
 from .ipython import mask_ipython, unmask_ipython
 from .noqa import listed_codes
 from .notebook import Notebook, NotebookError, decode, is_notebook
@@ -99,15 +100,21 @@ def add_noqa(paths: Sequence[str], overrides: Overrides, config_file: Path | Non
              force_exclude: bool = False) -> Added:
     """Add `# noqa: CODES` for every finding in the files under `paths`. Each file is read
     and linted again right before it is changed, and written atomically (left alone when it
-    changed meanwhile), keeping its encoding, byte order mark and line endings."""
+    changed meanwhile), keeping its encoding, byte order mark and line endings. A symbolic
+    link to a file outside the given paths is left alone, with a warning (as `--fix` does)."""
     added = Added()
     resolver = ConfigResolver(overrides, config_file)
+    given = GivenPaths(paths)
     for result in lint_paths(paths, overrides, config_file=config_file, force_exclude=force_exclude,
                              keep_sources=False):
         if result.error is not None:
             added.errors.append(result)
         elif result.path is not None and any(d.code != SYNTAX_ERROR_CODE for d in result.diagnostics):
-            _add_to_file(result.path, result.display, resolver, added)
+            outside = given.escape(result.path) if os.path.islink(result.path) else None
+            if outside is not None:
+                added.warnings.append(f"{result.display}: not written: symlink to a file outside {outside}")
+            else:
+                _add_to_file(result.path, result.display, resolver, added)
     return added
 
 

@@ -23,9 +23,29 @@ cells the findings point into, so showing them takes no parsing), and:
 
 An entry is overwritten when it misses, so the cache holds at most one entry per file and
 displayed name. Entries are written atomically (a temporary file renamed over the old one):
-concurrent runs never see half an entry. An entry that cannot be read or decoded is a miss.
-The folder holds a `CACHEDIR.TAG` (backup tools skip it) and a `.gitignore` ignoring all of
-it; `gpulint clean` removes only folders that hold that tag.
+concurrent runs never see half an entry. An entry that cannot be read or decoded, or holds
+a value of another type than gpulint writes, is a miss. An entry keeps findings, never how
+a report printed them: every report is rendered from the findings, so what an entry says
+is shown the way a fresh lint's findings are (without terminal controls, on a terminal).
+
+The cache folder is one gpulint made, and it says so: it holds gpulint's `CACHEDIR.TAG`
+(backup tools skip the folder) and a `.gitignore` ignoring all of it, both in it from the
+moment it appears (it is made under a temporary name beside it and renamed into place).
+gpulint writes only into a folder that holds that tag and nothing else than what gpulint
+writes. When the configured folder (`cache-dir`, `GPULINT_CACHE_DIR`, or the default)
+already exists and is not such a folder (the project folder, a data folder, a folder made
+empty ahead of time), the cache goes in a `.gpulint_cache` folder gpulint makes inside it,
+and the configured folder gets nothing else; should that one exist and not be gpulint's
+either, nothing is cached. An empty folder is not taken over: files put in it later would
+be hidden from git by gpulint's `.gitignore`.
+
+`gpulint clean` removes, from a folder holding gpulint's tag, only what gpulint writes
+there: the entries (`<folder>/v<N>/<2 hex>/<64 hex>`, with their `.tmp-*` temporaries),
+then the `.gitignore` and the tag when they are gpulint's own text, then the folders that
+left empty. Any other file stays, and so does the folder holding it. So a project folder
+that an earlier gpulint tagged (it wrote into any folder it was given) is no longer written
+into, and `gpulint clean` takes gpulint's entries, tag and `.gitignore` out of it and
+leaves the project's files.
 """
 
 from __future__ import annotations
@@ -33,7 +53,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
+import re
+import secrets
 import stat
 import tempfile
 import time
@@ -49,10 +70,17 @@ from .files import repository_root
 ENV = "GPULINT_CACHE_DIR"
 DIRNAME = ".gpulint_cache"
 #: The shape of an entry; a new shape lives in a new subfolder.
-FORMAT = "v2"
+FORMAT = "v3"
+TAG_FILE = "CACHEDIR.TAG"
 TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
        "# This file is a cache directory tag created by gpulint.\n"
        "# For information about cache directory tags see https://bford.info/cachedir/\n")
+GITIGNORE = "# Created by gpulint.\n*\n"
+#: What `clean` removes of a cache folder: entry folders of any format (`v1`, `v2`, ...),
+#: their buckets, and in those the entries and the temporaries they are written through.
+_FORMAT_NAME = re.compile(r"v[0-9]+")
+_BUCKET_NAME = re.compile(r"[0-9a-f]{2}")
+_ENTRY_NAME = re.compile(r"[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+")
 #: Configuration fields that never change a file's findings (the selection is hashed as
 #: the codes it selects for the file). Any other field is part of the check value.
 _NEUTRAL = frozenset({"root", "source", "select", "extend_select", "ignore", "per_file_ignores", "exclude",
@@ -133,7 +161,19 @@ def settings(config: Config, path: Path | None) -> str:
 def directory_for(config: Config) -> Path:
     """Where the files `config` governs keep their cache: `GPULINT_CACHE_DIR`, else the
     configured `cache-dir`, else `.gpulint_cache` in the project root (the folder of the
-    pyproject.toml; without one, the repository holding the current folder, or that folder)."""
+    pyproject.toml; without one, the repository holding the current folder, or that folder).
+    When that folder exists and is not gpulint's to use, a `.gpulint_cache` folder inside it."""
+    chosen = _chosen(config)
+    return chosen if _usable(chosen) else chosen / DIRNAME
+
+
+def directories_for(config: Config) -> list[Path]:
+    """The folders `gpulint clean` looks at for `config`: the configured (or default) one,
+    which an earlier gpulint may have tagged, and the one `directory_for` gives."""
+    return list(dict.fromkeys([_chosen(config), directory_for(config)]))
+
+
+def _chosen(config: Config) -> Path:
     if os.environ.get(ENV):
         return Path(os.environ[ENV]).absolute()
     if config.cache_dir is not None:
@@ -142,6 +182,29 @@ def directory_for(config: Config) -> Path:
         return config.root / DIRNAME
     cwd = Path.cwd()
     return (repository_root(cwd) or cwd) / DIRNAME
+
+
+def owned(directory: Path) -> bool:
+    """Whether gpulint tagged `directory` as a cache folder of its own (holds its `CACHEDIR.TAG`)."""
+    return _holds(directory / TAG_FILE, TAG)
+
+
+def _usable(directory: Path) -> bool:
+    """Whether gpulint may keep its cache in `directory`: nothing is there yet, or it is
+    gpulint's and holds nothing else than what gpulint writes (a project folder that an
+    earlier gpulint tagged, its files around the tag, is not)."""
+    if not os.path.lexists(directory):
+        return True
+    return owned(directory) and all(
+        item.name in (TAG_FILE, ".gitignore") or item.name.startswith(".tmp-") or _FORMAT_NAME.fullmatch(item.name)
+        for item in _listed(directory))
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.read_bytes() == text.encode()
+    except OSError:
+        return False
 
 
 #: A file whose modification or status-change time is this close to the moment it was
@@ -169,16 +232,6 @@ class Hit:
     diagnostics: list[Diagnostic]
     warnings: list[str]
     lines: LineMap | None
-    #: The findings as listed by each report style that listed them (`rendering`).
-    rendered: dict[str, list[str]]
-    #: The entry (its file, and its content) this hit was read from.
-    where: str
-    entry: dict[str, Any]
-
-    def rendering(self, key: str) -> list[str] | None:
-        """The findings as the report style `key` listed them, when the entry kept that."""
-        lines = self.rendered.get(key)
-        return lines if isinstance(lines, list) and all(isinstance(line, str) for line in lines) else None
 
 
 class Cache:
@@ -188,25 +241,32 @@ class Cache:
         """`version`: gpulint's (`gpulint.__version__`)."""
         self.version = code_version(version)
         self._ready: set[Path] = set()
-        # Per configuration (kept alive here, so its id stays its own): its cache folder,
-        # and its key when it is the same for every file of a kind (no per-file ignores).
-        self._known: dict[int, tuple[Config, str, dict[bool, str] | None]] = {}
+        # Per configuration (kept alive here, so its id stays its own): its cache folder
+        # (None: a folder gpulint may not write into, so nothing is cached), and its key
+        # when it is the same for every file of a kind (no per-file ignores).
+        self._known: dict[int, tuple[Config, str | None, dict[bool, str] | None]] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         return {"version": self.version, "_ready": set(), "_known": {}}  # a worker learns its own
 
-    def _about(self, config: Config) -> tuple[Config, str, dict[bool, str] | None]:
+    def _about(self, config: Config) -> tuple[Config, str | None, dict[bool, str] | None]:
         known = self._known.get(id(config))
         if known is None:
             shared = None
             if not config.per_file_ignores:
                 shared = {kind: self._digest(settings(config, None), kind) for kind in (False, True)}
-            known = self._known[id(config)] = (config, str(directory_for(config)), shared)
+            directory = directory_for(config)
+            known = self._known[id(config)] = (config, str(directory) if _usable(directory) else None, shared)
         return known
 
     def _entry(self, config: Config, path: Path, display: str) -> str:
+        """The entry file of the file; OSError when the configuration's cache folder is
+        one gpulint may not use."""
+        directory = self._about(config)[1]
+        if directory is None:
+            raise NotADirectoryError("the cache folder is not gpulint's")
         name = hashlib.sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
-        return os.path.join(self._about(config)[1], FORMAT, name[:2], name)
+        return os.path.join(directory, FORMAT, name[:2], name)
 
     def _digest(self, governing: str, notebook: bool) -> str:
         digest = hashlib.sha256(self.version.encode())
@@ -247,18 +307,15 @@ class Cache:
             if lines is not None:
                 line_map = LineMap({(c, l): f for c, l, f in lines},
                                    None if cells is None else [Cell(n, t) for n, t in cells])
-            rendered = entry.get("rendered")
             return Hit([_diagnostic(item) for item in entry["diagnostics"]], [str(w) for w in entry["warnings"]],
-                       line_map, rendered if isinstance(rendered, dict) else {}, target, entry)
+                       line_map)
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing, unreadable, truncated or of another shape: a miss
 
     def store(self, config: Config, path: Path, display: str, data: bytes, diagnostics: Sequence[Diagnostic],
-              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None,
-              rendered: dict[str, list[str]] | None = None) -> None:
+              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None) -> None:
         """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
-        gave for it before `data` was read; `rendered`: the findings as listed by a report
-        style (see `Hit.rendering`)."""
+        gave for it before `data` was read."""
         entry = {
             "key": self._key(config, path),
             "content": hashlib.sha256(data).hexdigest(),
@@ -267,33 +324,45 @@ class Cache:
             "warnings": list(warnings),
             "lines": None if lines is None else [[c, l, f] for (c, l), f in sorted(lines.lines.items())],
             "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
-            "rendered": rendered or {},
         }
-        target = self._entry(config, path, display)
         try:
-            self._prepare(Path(self._about(config)[1]))
+            target = self._entry(config, path, display)
+            self._prepare(Path(target).parents[2])
             os.makedirs(os.path.dirname(target), exist_ok=True)
             _write(target, _dump(entry))
         except OSError:
-            pass  # a read-only project, a full disk: the run goes on uncached
-
-    def add_rendering(self, hit: Hit, key: str, lines: list[str]) -> None:
-        """Keep in the entry of `hit` how the report style `key` lists its findings."""
-        entry = dict(hit.entry, rendered={**hit.rendered, key: lines})
-        try:
-            _write(hit.where, _dump(entry))
-        except OSError:
-            pass
+            pass  # a read-only project, a full disk, a folder not gpulint's: the run goes on uncached
 
     def _prepare(self, directory: Path) -> None:
-        """Create the cache folder with its tag and .gitignore (once per run and folder)."""
+        """Make sure the cache folder is gpulint's, making it if it is not there yet (once
+        per run and folder); OSError when it cannot be made or is not gpulint's."""
         if directory in self._ready:
             return
-        directory.mkdir(parents=True, exist_ok=True)
-        for name, content in (("CACHEDIR.TAG", TAG), (".gitignore", "# Created by gpulint.\n*\n")):
-            if not (directory / name).exists():
-                _write(directory / name, content.encode())
+        if not owned(directory):
+            _create(directory)
         self._ready.add(directory)
+
+
+def _create(directory: Path) -> None:
+    """Make the cache folder with its tag and .gitignore already in it: made under a
+    temporary name beside it and renamed into place, so no run ever sees it untagged (and
+    takes it for a folder gpulint did not make). OSError when it cannot be made, or when
+    `directory` exists and is not gpulint's."""
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = directory.with_name(f".{directory.name.lstrip('.')}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+    staging.mkdir()
+    try:
+        (staging / TAG_FILE).write_bytes(TAG.encode())
+        (staging / ".gitignore").write_bytes(GITIGNORE.encode())
+        if os.path.lexists(directory):  # a rename would replace an empty folder
+            raise FileExistsError(f"exists: {directory}")
+        os.rename(staging, directory)
+    except OSError:
+        for name in (TAG_FILE, ".gitignore"):
+            _unlink(staging / name)
+        _rmdir(staging)
+        if not owned(directory):  # another run made it first: the same folder, as it should be
+            raise
 
 
 def _dump(entry: dict[str, Any]) -> bytes:
@@ -317,18 +386,60 @@ def _write(target: "Path | str", data: bytes) -> None:
 
 
 def clean(directories: Iterable[Path]) -> list[Path]:
-    """Remove the given cache folders (only those holding gpulint's `CACHEDIR.TAG`); the
-    ones removed."""
-    removed = []
+    """Remove what gpulint wrote in those of `directories` that are gpulint's (see the
+    module's docstring); the folders cleaned. A folder left holding other files stays."""
+    cleaned, seen = [], set()
     for directory in directories:
-        try:
-            if TAG.splitlines()[1] not in (directory / "CACHEDIR.TAG").read_text(encoding="utf-8"):
-                continue
-        except (OSError, UnicodeDecodeError):
-            continue
-        shutil.rmtree(directory, ignore_errors=True)
-        removed.append(directory)
-    return removed
+        if os.path.realpath(directory) not in seen and owned(directory):
+            seen.add(os.path.realpath(directory))
+            _remove_own(directory)
+            cleaned.append(directory)
+    return cleaned
+
+
+def _remove_own(directory: Path) -> None:
+    """The entries first, the tag last (but for the folders): a clean that stops half-way
+    leaves a folder that the next one still knows for gpulint's."""
+    for layout in _subfolders(directory, _FORMAT_NAME):
+        for bucket in _subfolders(layout, _BUCKET_NAME):
+            for item in _listed(bucket):
+                if _ENTRY_NAME.fullmatch(item.name) and item.is_file(follow_symlinks=False):
+                    _unlink(Path(item.path))
+            _rmdir(bucket)
+        _rmdir(layout)
+    for name, content in ((".gitignore", GITIGNORE), (TAG_FILE, TAG)):
+        if _holds(directory / name, content):
+            _unlink(directory / name)
+    _rmdir(directory)
+
+
+def _listed(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as items:
+            return list(items)
+    except OSError:
+        return []
+
+
+def _subfolders(directory: Path, names: re.Pattern[str]) -> list[Path]:
+    """The folders (not links to folders) in `directory` whose names `names` matches whole."""
+    return [Path(item.path) for item in _listed(directory)
+            if names.fullmatch(item.name) and item.is_dir(follow_symlinks=False)]
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def _rmdir(path: Path) -> None:
+    """Remove the folder if it is empty (one that is not stays, with what it holds)."""
+    try:
+        path.rmdir()
+    except OSError:
+        pass
 
 
 # -- entries as JSON: a diagnostic is a list, its fix a list, each edit a list ---------------
@@ -343,14 +454,32 @@ def _encode(d: Diagnostic) -> list[Any]:
             d.noqa_line, d.cell]
 
 
+def _typed(kind: type, *values: Any, optional: bool = False) -> None:
+    """TypeError unless each of `values` is a `kind` (or None, when `optional`): an entry
+    holding anything else than gpulint writes is a miss, never shown."""
+    for value in values:
+        if not (isinstance(value, kind) or (optional and value is None)):
+            raise TypeError(f"{type(value).__name__} where a {kind.__name__} was kept")
+
+
 def _diagnostic(item: list[Any]) -> Diagnostic:
     code, name, message, line, col, end_line, end_col, fix, url, noqa_line, cell = item
+    _typed(str, code, name, message)
+    _typed(str, url, optional=True)
+    _typed(int, line, col, end_line, end_col)
+    _typed(int, noqa_line, cell, optional=True)
     return Diagnostic(code, name, message, Position(line, col), Position(end_line, end_col),
                       None if fix is None else _fix(fix), url, noqa_line, cell=cell)
 
 
 def _fix(item: list[Any]) -> Fix:
     applicability, message, introduces, edits = item
+    _typed(str, message, optional=True)
+    _typed(str, *introduces)
+    for a, b, c, d, content, cell in edits:
+        _typed(int, a, b, c, d)
+        _typed(str, content)
+        _typed(int, cell, optional=True)
     return Fix(Applicability(applicability), message,
                tuple(Edit(Position(a, b), Position(c, d), content, cell) for a, b, c, d, content, cell in edits),
                frozenset(introduces))

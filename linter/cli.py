@@ -1,5 +1,6 @@
 """The `gpulint` command. A thin front-end: it parses options, runs the engine through
-`runner`, and prints. Exit codes: 0 clean, 1 findings remain, 2 usage/config/internal error."""
+`runner`, and prints. Exit codes: 0 clean, 1 findings remain, 2 usage/config/internal error,
+130 interrupted (Ctrl-C)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import json
 import sys
 import traceback
 import warnings
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,11 +23,12 @@ from . import __version__, cache, progress
 from .cache import Cache
 from . import watch as watching
 from .add_noqa import add_noqa as add_noqa_comments
-from .config import OUTPUT_FORMATS, ConfigError, ConfigResolver, Overrides, PreviewSelectionWarning, describe
+from .config import OUTPUT_FORMATS, TARGET_VERSIONS, ConfigError, ConfigResolver, Overrides, PreviewSelectionWarning, describe
 from .docs import render_markdown, rule_json
 from .files import describe_error
 from .output import FORMATS, HUMAN, full, text
 from .output.style import Style, wants_color
+from .output.terminal import printable
 from .registry import all_rules, rule_by_key
 from .notebook import NotebookError, decode, is_notebook
 from .jobs import available_cores
@@ -35,6 +37,8 @@ from .runner import FileResult, lint_paths, plan, process_notebook, process_sour
 from .source import Source, SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+#: As a shell reports a command that SIGINT ended (128 + 2): not 1, which says findings remain.
+EXIT_INTERRUPTED = 130
 
 #: Where the report goes instead of standard output or error (`--output-file`).
 _REPORT_TO: ContextVar[IO[str] | None] = ContextVar("report_to", default=None)
@@ -45,10 +49,26 @@ def _split(values: Sequence[str]) -> tuple[str, ...]:
 
 
 def _err(message: str) -> None:
-    click.echo(message, err=True)
+    """A line on standard error; what it quotes (a path, a configuration key) is printed
+    without terminal controls."""
+    click.echo(printable(message), err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """gpulint's commands; Ctrl-C ends any of them with exit code 130 and one line, where
+    click would print "Aborted!" and exit 1. Files are written atomically and worker
+    processes finish the file they hold, so an interrupted `--fix` leaves none half-written.
+    (`--watch` handles Ctrl-C itself: it is how the watch is stopped.)"""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            _err("interrupted")
+            sys.exit(EXIT_INTERRUPTED)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="gpulint")
 def main() -> None:
     """gpulint: find, explain and fix hardware-hostile idioms in data-science Python."""
@@ -67,6 +87,9 @@ def main() -> None:
 @click.option("--ignore", multiple=True, help="Rules to disable.")
 @click.option("--preview/--no-preview", default=None,
               help="Run preview rules too (those the selection picks); default: `preview` in the configuration.")
+@click.option("--target-version", type=click.Choice(list(TARGET_VERSIONS)), default=None,
+              help="The oldest Python the code must run on: newer syntax is reported (GPU001). "
+                   "Default: `target-version` in the configuration, else any.")
 @click.option("--extend-ignore", multiple=True, help="Rules to disable, on top of --ignore (as ruff's).")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Files and folders not to lint, gitignore-style, relative to the current folder "
@@ -103,7 +126,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
           exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
           force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool, extend_ignore: tuple[str, ...],
           exclude: tuple[str, ...], extend_exclude: tuple[str, ...], output_file: Path | None, add_noqa: bool,
-          show_settings: bool, watch: bool, preview: bool | None) -> None:
+          show_settings: bool, watch: bool, preview: bool | None, target_version: str | None) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
     _refuse_conflicts(paths, fix, diff, add_noqa, show_settings, watch)
     if watch:
@@ -124,6 +147,7 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
         exclude=_split(exclude) if exclude else None,
         extend_exclude=_split(extend_exclude),
         preview=preview,
+        target_version=target_version,
     )
     try:
         with _selection_warnings(quiet):
@@ -238,7 +262,9 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
                         keep_sources=diff, render=listing)
     first, results = results, []
     checked = 0
-    with Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
+    # `closing`: on Ctrl-C, the run's worker processes are shut down before the exit.
+    with closing(stream), Progress(len(first) + stream.total,
+                                   progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
         for result in itertools.chain(first, stream):
             checked += 1
             bar.advance(len(result.diagnostics))
@@ -301,13 +327,14 @@ def _configured_jobs(resolver: ConfigResolver) -> int | None:
 
 
 def _messages(result: FileResult, quiet: bool) -> list[str]:
-    """The `error:` and `warning:` lines about a file, for standard error."""
+    """The `error:` and `warning:` lines about a file, for standard error (without the
+    terminal controls a file name or a noqa comment may hold)."""
     lines = [f"error: {result.display}: {result.error}"] if result.error is not None else []
     if not quiet:
         for warning in result.warnings:  # "LINE: message", or a message about the whole file
             separator = ":" if warning[:1].isdigit() or warning.startswith("cell ") else ": "
             lines.append(f"warning: {result.display}{separator}{warning}")
-    return lines
+    return [printable(line) for line in lines]
 
 
 def _refuse_conflicts(paths: tuple[str, ...], fix: bool, diff: bool, add_noqa: bool, show_settings: bool,
@@ -439,14 +466,18 @@ def _unified_diff(result: FileResult) -> str:
 @main.command()
 def clean() -> None:
     """Remove the result cache: the current project's, and any `.gpulint_cache` below the
-    current folder."""
+    current folder. Only what gpulint wrote is removed; a file it did not write stays, with
+    the folder holding it."""
     try:
         config = ConfigResolver(Overrides()).for_path(Path.cwd())
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
-    for directory in cache.clean([cache.directory_for(config), *cache.found_below(Path.cwd())]):
-        _err(f"Removed cache at: {directory}")
+    for directory in cache.clean([*cache.directories_for(config), *cache.found_below(Path.cwd())]):
+        if directory.exists():
+            _err(f"Removed the cache files in: {directory} (the folder holds other files, left in place)")
+        else:
+            _err(f"Removed cache at: {directory}")
 
 
 @main.command()

@@ -37,7 +37,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview")
+        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview", "target-version")
+#: The values of `target-version`: the oldest Python the code must run on.
+TARGET_VERSIONS = {f"py3{minor}": (3, minor) for minor in range(8, 15)}
 
 #: The values of `output-format` (and `--output-format`): `full` (the default, as ruff's),
 #: `concise` (one line a finding), `text` (the former name of `concise`, still accepted),
@@ -120,6 +122,9 @@ class Config:
     exclude: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
+    #: The oldest Python the code must run on (`target-version`); None: any. Syntax newer
+    #: than it is reported (GPU001).
+    target_version: tuple[int, int] | None = None
     #: Worker processes for a run (`jobs`); None: as many as the cores available.
     jobs: int | None = None
     #: Where results are cached (`cache-dir`, relative to the pyproject.toml); None: the default.
@@ -150,7 +155,13 @@ class Config:
         """The rules that run on the file at `path`; in preview mode, each as preview mode
         runs it (with its preview behaviour, `Rule.in_preview_mode`)."""
         codes = self.codes_for(path)
-        return tuple(rule.in_preview_mode() if self.preview else rule for rule in all_rules() if rule.code in codes)
+        return tuple(self._as_run(rule) for rule in all_rules() if rule.code in codes)
+
+    def _as_run(self, rule: type[Rule]) -> type[Rule]:
+        """The rule as these settings run it: in preview mode, or checking `target-version`."""
+        rule = rule.in_preview_mode() if self.preview else rule
+        for_target = getattr(rule, "for_target", None)
+        return for_target(self.target_version) if for_target is not None else rule
 
     def relative(self, path: Path | None) -> str | None:
         return _relative_to(path, self.root)
@@ -183,6 +194,8 @@ class Config:
                              | expand(overrides.extend_ignore, "--extend-ignore", selecting=False))
         if overrides.preview is not None:
             changes["preview"] = overrides.preview
+        if overrides.target_version is not None:
+            changes["target_version"] = target_version(overrides.target_version, "--target-version")
         if overrides.unsafe_fixes is not None:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
         if overrides.exclude is not None:
@@ -242,6 +255,8 @@ class Overrides:
     root: Path | None = None
     #: `--preview` / `--no-preview` (None: as configured).
     preview: bool | None = None
+    #: `--target-version py311` (None: as configured).
+    target_version: str | None = None
 
 
 def _string_list(table: dict[str, Any], key: str, where: str) -> list[str]:
@@ -295,7 +310,17 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         output_format=_output_format(table, where),
         preview=_boolean(table, "preview", where, False),
         preview_selectors=preview_only(selectors),
+        target_version=target_version(table.get("target-version"), f"{where}: `target-version`"),
     )
+
+
+def target_version(value: object, where: str) -> tuple[int, int] | None:
+    """`py311` as (3, 11); None for no value; anything else a `ConfigError`."""
+    if value is None:
+        return None
+    if value not in TARGET_VERSIONS:
+        raise ConfigError(f"{where} must be one of {', '.join(TARGET_VERSIONS)}, got {value!r}")
+    return TARGET_VERSIONS[value]  # type: ignore[index]
 
 
 def _output_format(table: dict[str, Any], where: str) -> str | None:

@@ -27,7 +27,8 @@ from .registry import Rule, all_rules
 from .rule_api import RuleContext
 from . import torch_api
 from .semantic import FunctionFacts, SemanticIndex
-from .source import Source
+from . import newer_syntax
+from .source import Source, refusal
 
 SYNTAX_ERROR_CODE = "GPU001"
 SYNTAX_ERROR_NAME = "syntax-error"
@@ -806,16 +807,17 @@ def mentions_libraries(text: str, rules: Sequence[type[Rule]]) -> bool:
 
 
 def parse(source: Source, filename: str) -> ast.Module:
-    """The module's `ast`. A large one (over `_SLICE_LINES` lines, twice over) is parsed a
-    slice of top-level statements at a time and made compact as it goes (`_compact`): the
-    same tree, in about half the memory, without the parser's own peak for the whole file."""
+    """The module's `ast` (syntax of a newer Python lowered in place: `newer_syntax`). A
+    large one (over `_SLICE_LINES` lines, twice over) is parsed a slice of top-level
+    statements at a time and made compact as it goes (`_compact`): the same tree, in about
+    half the memory, without the parser's own peak for the whole file."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences etc. are not ours to report
         if source.text.count("\n") > 2 * _SLICE_LINES and "barry_as_FLUFL" not in source.text:
             tree = _parse_in_slices(source, filename)
             if tree is not None:
                 return tree
-        return ast.parse(source.text, filename=filename, type_comments=False)
+        return newer_syntax.parse(source.text, filename)
 
 
 #: Lines per slice when a large module is parsed in slices, and how many times a slice that
@@ -940,6 +942,9 @@ def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename:
 
 def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, tree: ast.Module | None) -> Analysis:
     rules = all_rules() if rules is None else rules
+    refused = refusal(source.text) if tree is None else None
+    if refused is not None:  # over gpulint's bounds: a warning, not a finding, and no parse
+        return Analysis([], [refused])
     try:
         tree = parse(source, filename) if tree is None else tree
     except (SyntaxError, ValueError, RecursionError) as error:
@@ -979,5 +984,21 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
             # the evidence it gathered would wait for the cycle collector.
             walker.special.clear()
             ctx.env.resolver = None
-    diagnostics = sorted(ctx.diagnostics, key=lambda d: (d.start, d.code))
+    diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
     return Analysis(diagnostics, skipped, tree, error, ctx._semantic)
+
+
+def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Rule]]) -> list[Diagnostic]:
+    """GPU001 for each construct of a Python newer than the `target-version` the syntax
+    error rule carries (none when it carries none)."""
+    target = next((getattr(rule, "target_version", None) for rule in rules if rule.code == SYNTAX_ERROR_CODE), None)
+    if target is None:
+        return []
+    found = []
+    for feature in newer_syntax.features(tree, source.char_col):
+        if feature.version > target:
+            where = Position(feature.line, feature.column)
+            found.append(Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME,
+                                    f"{feature.what} needs Python {feature.version[0]}.{feature.version[1]}; "
+                                    f"`target-version` is py{target[0]}{target[1]}", where, where))
+    return found

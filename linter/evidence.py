@@ -79,6 +79,10 @@ _LITERALS = (
     ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
     ast.GeneratorExp, ast.JoinedStr, ast.Constant,
 )
+#: A tuple or list display with more items than this is data (`[1, 1, ...]`), not values to
+#: unpack or loop over: its items are not typed one by one, which took time (and a tuple
+#: of types) per item each time the display was evaluated.
+_MAX_ITEMS = 256
 
 
 # -- scopes ------------------------------------------------------------------------
@@ -329,7 +333,8 @@ class TypeEnv:
             return torch_api.constant_type(node.value) or OTHER
         if isinstance(node, ast.IfExp):  # either branch's value: known where both agree
             return join(self.type_of(node.body), self.type_of(node.orelse))
-        if isinstance(node, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        if (isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) <= _MAX_ITEMS
+                and not any(isinstance(e, ast.Starred) for e in node.elts)):
             # `return loss, probs` unpacks into its parts; `for m in [net, head]` binds each
             # item of a container of known values (when they all agree)
             items = tuple(self.type_of(e) for e in node.elts)

@@ -15,8 +15,9 @@ import stat
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
     import pathspec
@@ -41,6 +42,13 @@ class PathError(Exception):
 class Target:
     path: Path
     explicit: bool  # named on the command line
+    #: For a symbolic link found in a folder whose file lies outside every path given: the
+    #: given path it was found under. Such a file is linted, never written.
+    outside: str | None = None
+
+
+class TooLarge(PathError):
+    """A file larger than gpulint reads (`read_bytes`'s `limit`)."""
 
 
 def describe_error(error: OSError) -> str:
@@ -162,20 +170,21 @@ def resolve_folder(directory: Path, cache: dict[Path, Path]) -> Path:
     """`_resolve(directory)`, remembered in `cache`: a folder that is no symbolic link is its
     resolved parent plus its name, so resolving the folders of a tree costs one `lstat` per
     folder, not one per component of each folder's path."""
-    found = cache.get(directory)
-    if found is not None:
-        return found
-    absolute = Path(os.path.abspath(directory))
-    parent = absolute.parent
-    if parent == absolute or absolute.name in ("", ".", ".."):
-        found = _resolve(absolute)
-    else:
-        try:
-            link = os.path.islink(absolute)
-        except OSError:
-            link = True
-        found = _resolve(absolute) if link else resolve_folder(parent, cache) / absolute.name
-    cache[directory] = found
+    below: list[tuple[Path, str]] = []  # the folders passed on the way up, innermost first
+    current = directory
+    found = cache.get(current)
+    while found is None:  # a loop, not recursion: a path may have thousands of components
+        absolute = Path(os.path.abspath(current))
+        if absolute.parent == absolute or absolute.name in ("", ".", "..") or os.path.islink(absolute):
+            found = _resolve(absolute)
+            cache[current] = found
+            break
+        below.append((current, absolute.name))
+        current = absolute.parent
+        found = cache.get(current)
+    for folder, name in reversed(below):
+        found = found / name
+        cache[folder] = found
     return found
 
 
@@ -199,6 +208,29 @@ class _Resolver:
         return self.folder(path.parent) / path.name
 
 
+class GivenPaths:
+    """The paths given on the command line, as named and resolved: where a run may write.
+    A file is within them when its real path is one of theirs or lies under one of theirs;
+    a symbolic link found in a folder may lead out of them, to a file that is only linted."""
+
+    def __init__(self, paths: "Sequence[str | os.PathLike[str]]") -> None:
+        self.named = [os.fspath(path) for path in paths]
+
+    @cached_property
+    def _real(self) -> list[Path]:
+        """Resolved on first use: a run that meets no symbolic link never resolves them."""
+        return [_resolve(Path(name)) for name in self.named]
+
+    def escape(self, path: Path, resolved: Path | None = None) -> str | None:
+        """The given path that `path` was found under, when its real path (`resolved`, if
+        known) lies outside every given path; else None."""
+        resolved = _resolve(path) if resolved is None else resolved
+        if not self.named or any(resolved.is_relative_to(real) for real in self._real):
+            return None
+        absolute = Path(os.path.abspath(path))
+        return next((name for name in self.named if absolute.is_relative_to(os.path.abspath(name))), self.named[0])
+
+
 def discover(
     paths: "list[str | os.PathLike[str]]",
     is_excluded: Callable[[Path, bool, Path], bool],
@@ -213,9 +245,11 @@ def discover(
     `is_excluded(path, is_dir, resolved)` and `respect_gitignore(path, is_dir)` are asked
     about each file and folder found in a folder (`resolved`: the path with symbolic links
     resolved); an excluded or ignored folder is not entered. Folders are walked as
-    `os.walk` walks them: symbolic links to folders are not followed."""
+    `os.walk` walks them: symbolic links to folders are not followed; a symbolic link to a
+    file outside every given path is yielded with `outside` set (see `GivenPaths`)."""
     gitignore = _GitIgnore()
     resolver = _Resolver()
+    given = GivenPaths(paths)
     seen: set[Path] = set()
 
     def skip(path: Path, is_dir: bool, resolved: Path) -> bool:
@@ -257,7 +291,7 @@ def discover(
                 continue  # a named pipe, socket or device found in a folder is never source
             if resolved not in seen:
                 seen.add(resolved)
-                yield Target(path, explicit=False)
+                yield Target(path, explicit=False, outside=given.escape(path, resolved) if is_link else None)
 
 
 def _walk(root: Path, resolver: _Resolver, skip: Callable[[Path, bool, Path], bool],
@@ -379,12 +413,15 @@ def _read_all(handle: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path, limit: int | None = None) -> bytes:
     """The content of a regular file; anything else (a named pipe, a device) is refused
-    without being read, so a run never waits on one."""
+    without being read, so a run never waits on one. A file over `limit` bytes is refused
+    (`TooLarge`) before any of it is read."""
     try:
         handle = _open_regular(path)
         try:
+            if limit is not None and os.fstat(handle).st_size > limit:
+                raise TooLarge(f"larger than {limit} bytes")
             return _read_all(handle)
         finally:
             os.close(handle)

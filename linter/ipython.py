@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from dataclasses import dataclass, field
+
+from . import newer_syntax
 
 #: Cell magics that run their body as Python in the kernel's namespace. The body of any
 #: other cell magic (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%script`, ...) is not
@@ -68,10 +69,9 @@ def line_body(line: str) -> str:
 
 
 def parse(text: str) -> ast.Module:
-    """`ast.parse`, its warnings (invalid escape sequences) silenced: they are not ours to report."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
+    """`ast.parse`, its warnings (invalid escape sequences) silenced: they are not ours to
+    report; syntax of a newer Python lowered in place (`newer_syntax`)."""
+    return newer_syntax.parse(text)
 
 
 def parses(text: str) -> bool:

@@ -50,7 +50,7 @@ from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_i
 from .noqa import file_exemption, silences
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
-from .source import Source, detect_newline
+from .source import Source, detect_newline, refusal
 
 SUFFIX = ".ipynb"
 
@@ -304,9 +304,14 @@ def _prepare(texts: Sequence[str], numbers: Sequence[int] | None = None) -> tupl
     parse, its error's line names a cell: that cell, or the nearest one before it that does
     not parse alone, is left out and the program parsed again. A cell that may hold IPython
     syntax is parsed alone first, as masking it depends on whether it is Python already.
+    Cells over gpulint's bounds together (`refusal`) are not parsed at all: the engine
+    refuses their program with a warning.
     """
+    numbers = numbers or range(1, len(texts) + 1)
+    if refusal("\n".join(texts)) is not None:
+        return [_Cell(number, text, mask_cell_magic(text), parses=True) for number, text in zip(numbers, texts)], None
     cells, verdicts = [], {}
-    for number, text in zip(numbers or range(1, len(texts) + 1), texts):
+    for number, text in zip(numbers, texts):
         masked = mask_cell_magic(text)
         if not masked.skipped and may_hold_ipython(masked.text):
             if parses(masked.text):

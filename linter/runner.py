@@ -8,19 +8,19 @@ or a pool of workers (`jobs`), served from the result cache where it can (`cache
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, is_dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, Union
 
 from .cache import Cache, Hit, LineMap, observe
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
-from .files import PathError, Target, describe_error, discover, read_bytes, write_atomically
+from .files import PathError, Target, TooLarge, describe_error, discover, read_bytes, write_atomically
 from .jobs import ordered_map
 from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
 from .pipeline import check, fix_source, run, selected_rules
 from .registry import Rule, all_rules
-from .source import Source, SourceError
+from .source import MAX_SOURCE, TOO_LARGE, Source, SourceError
 
 
 @dataclass
@@ -112,8 +112,8 @@ def process_file(target: Target, config: Config, fix: bool, write: bool, cache: 
     """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
     writing, a folder that cannot be searched) becomes the file's `error`, never an exception.
     A result served from `cache` carries the file's source (and notebook) only if `sources`.
-    `render`: how the report lists the file's findings, into `rendered` (see `lint_paths`);
-    the cache keeps what it listed, so a hit is not listed again."""
+    `render`: how the report lists the file's findings, into `rendered` (see `lint_paths`),
+    from the findings, whether they were found now or served from the cache."""
     try:
         return _process_file(target, config, fix, write, cache, sources, render)
     except OSError as error:
@@ -121,24 +121,17 @@ def process_file(target: Target, config: Config, fix: bool, write: bool, cache: 
 
 
 class _Reader:
-    """A file's bytes, read on first use only."""
+    """A file's bytes, read on first use only; one over `limit` bytes is never read (`TooLarge`)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limit: int | None = None) -> None:
         self.path = path
+        self.limit = limit
         self.data: bytes | None = None
 
     def __call__(self) -> bytes:
         if self.data is None:
-            self.data = read_bytes(self.path)
+            self.data = read_bytes(self.path, self.limit)
         return self.data
-
-
-def _render_key(render: Callable[[FileResult], list[str]] | None) -> str | None:
-    """What names a report style in the cache: the repr of a dataclass (its type and every
-    field), the same in every run; None for other callables, whose listings are not kept."""
-    if render is None or not is_dataclass(render) or isinstance(render, type):
-        return None
-    return repr(render)
 
 
 def _process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None,
@@ -147,19 +140,25 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
     display = str(path)
     notebook = is_notebook(path)
     process = process_notebook if notebook else process_source
-    read = _Reader(path)
+    # A notebook's JSON holds its outputs too: the bound is on its code (`notebook.py`).
+    read = _Reader(path, None if notebook else MAX_SOURCE)
     seen = observe(path) if cache is not None else None
-    key = _render_key(render) if cache is not None else None
     try:
         served = _from_cache(target, config, fix, cache, sources, render, read, seen) if cache is not None else None
         if served is not None:
             return served
         data = read()
         source = decode(data) if notebook else Source.from_bytes(data)
+    except TooLarge:  # a warning, as the engine gives for a source over its bounds
+        return _rendered(FileResult(display=display, path=path, warnings=[TOO_LARGE]), render)
     except (PathError, SourceError, NotebookError) as error:
         return _rendered(FileResult(display=display, path=path, error=str(error)), render)
     result = _rendered(process(source, display, config, path, fix), render)
-    if fix and write and result.fixed is not None:
+    if fix and write and result.fixed is not None and target.outside is not None:
+        # A symbolic link out of the paths given: the file it leads to is linted, not changed.
+        result = _rendered(process(source, display, config, path, False), render)
+        result.warnings.append(f"not written: symlink to a file outside {target.outside}")
+    elif fix and write and result.fixed is not None:
         try:
             written = result.fixed.to_bytes()
             write_atomically(path, written, data)
@@ -173,9 +172,8 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
     elif not fix or (result.fixed is None and not result.applied and not _fix_would_run(
             result.diagnostics, config, notebook)):
-        # What a check of this content reports, and how the report listed it.
-        _store(cache, config, path, display, data, result, seen,
-               None if key is None or result.rendered is None else {key: result.rendered})
+        # What a check of this content reports.
+        _store(cache, config, path, display, data, result, seen)
     return result
 
 
@@ -188,7 +186,7 @@ def _from_cache(target: Target, config: Config, fix: bool, cache: Cache, sources
     hit = cache.lookup(config, target.path, str(target.path), seen, read)
     if hit is None or (fix and _fix_would_run(hit.diagnostics, config, notebook)):
         return None
-    return _served(hit, target, config, read, sources, render, _render_key(render), cache)
+    return _served(hit, target, config, read, sources, render)
 
 
 def cached_result(target: Target, config: Config, fix: bool, cache: Cache, sources: bool = True,
@@ -217,16 +215,14 @@ def _needs_text(hit: Hit, notebook: bool) -> bool:
 
 
 def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bool,
-            render: Callable[[FileResult], list[str]] | None, key: str | None, cache: Cache) -> FileResult:
+            render: Callable[[FileResult], list[str]] | None) -> FileResult:
     """The result of a cache hit: with the file's text (read now, unless it was for the
-    content check) when `sources`, or when `render` lists source lines and the entry does
-    not have this listing yet."""
+    content check) when `sources`, or when `render` lists source lines of it."""
     path = target.path
     notebook = is_notebook(path)
     result = FileResult(display=str(path), path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
                         unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
-    listed = None if key is None else hit.rendering(key)
-    if render is not None and listed is None and getattr(render, "needs_sources", True):
+    if render is not None and getattr(render, "needs_sources", True):
         sources = sources or _needs_text(hit, notebook)
     if sources:  # as a check would have returned it
         if notebook:
@@ -234,11 +230,7 @@ def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bo
             result.notebook = Notebook(result.original.text)
         else:
             result.original = Source.from_bytes(read())
-    if render is not None:
-        result.rendered = listed if listed is not None else render(result)
-        if listed is None and key is not None:
-            cache.add_rendering(hit, key, result.rendered)
-    return result
+    return _rendered(result, render)
 
 
 def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: bool) -> bool:
@@ -250,16 +242,15 @@ def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: 
 
 
 def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult,
-           seen: list[int] | None = None, rendered: dict[str, list[str]] | None = None) -> None:
+           seen: list[int] | None = None) -> None:
     """Cache a check's result (never one with an error: an internal error is retried);
-    `seen`: what `observe` gave for the file before `data` was read; `rendered`: how report
-    styles listed it."""
+    `seen`: what `observe` gave for the file before `data` was read."""
     if cache is None or result.error is not None:
         return
     lines = None
     if isinstance(result.notebook, Notebook):
         lines = LineMap.of(result.notebook, result.diagnostics, with_cells=True)
-    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen, rendered)
+    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen)
 
 
 #: What `plan` finds: a file to work on with its configuration, or a result already
@@ -331,6 +322,13 @@ class Stream(Iterator[FileResult]):
 
     def __next__(self) -> FileResult:
         return next(self._results)
+
+    def close(self) -> None:
+        """Stop the run (Ctrl-C): its worker processes finish the files they hold, none
+        half-written, and end."""
+        close = getattr(self._results, "close", None)
+        if close is not None:
+            close()
 
 
 def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs: int = 1,

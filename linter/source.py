@@ -19,8 +19,29 @@ _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+#: The most gpulint checks (docs/cli.md, "Limits"): a source of up to 10 MiB (of
+#: text; for a file on disk, of bytes) whose lines are each up to 1 Mi characters. Python's
+#: parser takes time and memory by the token: about 330 bytes of memory per character of a
+#: literal such as `[1, 1, ...]`, so one machine-made file past these bounds would take
+#: seconds and gigabytes, in every worker at once. Real sources stay well within them: one
+#: of the largest, google-cloud-compute's generated `types/compute.py`, is about 3 MB.
+MAX_SOURCE = 10 * 1024 * 1024
+MAX_LINE = 1024 * 1024
+TOO_LARGE = "not checked: larger than 10 MiB, gpulint's bound on a file"
+LINE_TOO_LONG = "not checked: a line longer than 1,048,576 characters, gpulint's bound on a line"
+
+
 class SourceError(Exception):
     """A file that cannot be turned into Python source text (binary, undecodable)."""
+
+
+def refusal(text: str) -> str | None:
+    """Why gpulint does not check `text` (a warning naming the bound it is over), or None."""
+    if len(text) > MAX_SOURCE:
+        return TOO_LARGE
+    if len(text) > MAX_LINE and max(map(len, _LINE_BREAK.split(text))) > MAX_LINE:
+        return LINE_TOO_LONG
+    return None
 
 
 def _declared_encoding(data: bytes) -> str | None:

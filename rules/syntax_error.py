@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+from functools import cache
+from typing import ClassVar
 
 from gpulint.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
 from gpulint.rule_api import Example, Rule, Tier
@@ -24,6 +26,12 @@ class SyntaxErrorRule(Rule):
     Nothing else can be checked in a file that does not parse, and neither can the
     interpreter run it. gpulint reports the error as a finding instead of failing.
 
+    Code that only a newer Python accepts is no error: gpulint reads the syntax of every
+    Python up to 3.14 (`type` statements and type parameters, f-strings that reuse their
+    quotes, t-strings) on whichever Python it runs. With `target-version` set (`py311`),
+    each such construct newer than the target is reported, and the rest of the file is
+    still checked.
+
     ## Fix safety
     There is no fix: correct the syntax error.
     """
@@ -34,8 +42,22 @@ class SyntaxErrorRule(Rule):
     level = "error"
     message = "the file could not be parsed"
     nodes = ()
+    #: The oldest Python the code must run on (`target-version`); None: any.
+    target_version: ClassVar[tuple[int, int] | None] = None
+
+    @classmethod
+    def for_target(cls, version: tuple[int, int] | None) -> type["SyntaxErrorRule"]:
+        """The rule reporting syntax newer than `version` too (same code and docs)."""
+        return cls if version is None else _with_target(cls, version)
+
     flagged = (Example("import pandas as pd\nfor row in pd.read_csv('a.csv').iterrows()\n    pass\n"),)
     ok = (Example("import pandas as pd\nframe = pd.read_csv('a.csv')\n"),)
 
     def check(self, node: ast.AST, ctx: object) -> None:  # the engine reports syntax errors itself
         return None
+
+
+@cache
+def _with_target(rule: type[SyntaxErrorRule], version: tuple[int, int]) -> type[SyntaxErrorRule]:
+    return type(rule.__name__, (rule,), {"target_version": version, "__module__": rule.__module__,
+                                         "__doc__": rule.__doc__, "__qualname__": rule.__qualname__})

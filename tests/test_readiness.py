@@ -212,11 +212,21 @@ def test_json_report_matches_its_schema(project, cli):
         jsonschema.Draft7Validator(SCHEMA).validate({**data, "summary": {}})
 
 
+def test_columns_count_from_1_as_in_check(project, cli):
+    write(project / "sales.py", SCRIPT)
+    [finding] = json.loads(cli("check", "sales.py", "--select", "GPU102", "--output-format", "json").stdout)
+    where = f"{finding['location']['row']}:{finding['location']['column']}"
+    text = cli("readiness", "sales.py").lines
+    assert any(line.split()[:2] == [where, "blocker"] for line in text), text
+    [blocker] = json.loads(cli("readiness", "sales.py", "--output-format", "json").stdout)["files"][0]["blockers"]
+    assert (blocker["line"], blocker["col"]) == (finding["location"]["row"], finding["location"]["column"])
+
+
 def test_markdown_report(project, cli):
     write(project / "sales.py", SCRIPT)
     run = cli("readiness", "sales.py", "--output-format", "markdown")
     assert run.lines[0] == "## GPU readiness"
-    assert any(line.startswith("| `sales.py:3:0` |") and "fallback" in line for line in run.lines)
+    assert any(line.startswith("| `sales.py:3:1` |") and "fallback" in line for line in run.lines)
 
 
 def test_notebook_operations_carry_their_cell(project, cli):
@@ -398,7 +408,7 @@ def test_summary_and_markdown_keep_only_what_they_print():
     assert len(summary.named["pandas"]) == NAMED and len(summary.rows) == MARKDOWN_ROWS
     assert summary.row_count == 120 and len(summary.blocker_rows) == 60
     line = summary.lines()[0]
-    assert "`sales.pivot_table(index=\"k\", margins=True)` at m000.py:3:0" in line
+    assert "`sales.pivot_table(index=\"k\", margins=True)` at m000.py:3:1" in line
     assert line.endswith(f", and {120 - NAMED} more.")
     markdown = readiness_report.render("markdown", reports)
     assert markdown.count("| fallback |") == MARKDOWN_ROWS and "20 more rows:" in markdown

@@ -53,7 +53,7 @@ def test_sarif_fixes_applied_give_what_fix_writes(project, cli, tmp_path):
     write(project / "pyproject.toml", PREVIEW_ON)
     write(tmp_path / "copy" / "pyproject.toml", PREVIEW_ON)
     results = _sarif_results(cli, "model.py")
-    assert sorted(r["ruleId"] for r in results) == ["GPU202", "GPU403"]
+    assert sorted(r["ruleId"] for r in results) == ["GPU304", "GPU403"]
     assert all(len(r["fixes"]) == 1 for r in results)
     changes = [change for r in results for change in r["fixes"][0]["artifactChanges"]]
     assert {change["artifactLocation"]["uri"] for change in changes} == {"model.py"}

@@ -9,13 +9,15 @@ file that does not parse gets GPU001, a malformed message gets an error reply, a
 failure inside gpulint is logged to standard error and shown once. A message about a
 document or notebook cell the server was never given (a change to a file that is not
 open, a cell its notebook does not have) is ignored with a line in the editor's log
-(`window/logMessage`), never shown to the user.
+(`window/logMessage`), never shown to the user; so is a `file:` URI that names no file
+there could be (a NUL byte in its path, say), whose document is linted like an untitled one.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -95,11 +97,31 @@ class Linted:
 
 
 def _path(uri: str) -> Path | None:
+    """The file a `file:` URI names; None for another scheme, and for a URI that names no
+    file there could be (unparsable; a NUL byte or an unpaired surrogate in its path): that
+    document is linted like an untitled one (`GpulintServer.note_uri` logs it)."""
+    if not uri.startswith("file:"):
+        return None
     try:
         path = to_fs_path(uri)
-    except Exception:  # an unparsable URI is linted like an untitled document
+    except Exception:
         return None
-    return Path(path) if path and uri.startswith("file:") else None
+    return Path(path) if path and _is_file_name(path) else None
+
+
+def _filename(uri: str, path: Path | None) -> str:
+    """The name findings are reported under: the file's path, else the URI itself (a raw NUL
+    byte in it escaped, as the URI should have had it: no name given to the parser may hold one)."""
+    return str(path) if path is not None else uri.replace("\0", "%00")
+
+
+def _is_file_name(path: str) -> bool:
+    """Whether the system can take `path` as a file name at all (`os.stat` would raise
+    ValueError on a NUL byte, UnicodeEncodeError on an unpaired surrogate)."""
+    try:
+        return b"\0" not in os.fsencode(path)
+    except UnicodeError:
+        return False
 
 
 def _config(path: Path | None, settings: Settings) -> Config:
@@ -110,7 +132,7 @@ def _config(path: Path | None, settings: Settings) -> Config:
 
 def lint_document(text: str, version: int | None, uri: str, settings: Settings) -> Linted:
     path = _path(uri)
-    filename = str(path) if path is not None else uri
+    filename = _filename(uri, path)
     linted = Linted(text, version, filename)
     try:
         config = _config(path, settings)
@@ -128,7 +150,7 @@ def lint_document(text: str, version: int | None, uri: str, settings: Settings) 
 def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settings: Settings) -> dict[str, Linted]:
     """Lint a notebook's code cells, given as (cell uri, text, version), as one program."""
     path = _path(uri)
-    filename = str(path) if path is not None else uri
+    filename = _filename(uri, path)
     shared = tuple((cell_uri, text) for cell_uri, text, _ in cells)
     result = {cell_uri: Linted(text, version, filename, cells=shared, cell=index)
               for index, (cell_uri, text, version) in enumerate(cells, 1)}
@@ -338,6 +360,8 @@ class GpulintServer(LanguageServer):
         self.published_cells: dict[str, list[str]] = {}
         self.pending: dict[str, asyncio.Task[None]] = {}
         self.shown: set[str] = set()
+        #: `file:` URIs that name no possible file, logged once each (see `note_uri`).
+        self.odd_uris: set[str] = set()
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gpulint-lint")
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -364,6 +388,16 @@ class GpulintServer(LanguageServer):
         """Log a message the server ignores, in the editor's log only (never a pop-up)."""
         log.info("ignored %s", what)
         self.window_log_message(types.LogMessageParams(type=types.MessageType.Log, message=f"gpulint: ignored {what}"))
+
+    def note_uri(self, uri: str) -> None:
+        """Log, once, a `file:` URI that names no possible file (a NUL byte in its path, say):
+        bad input from the editor, not a failure of gpulint; its document is linted without
+        a project's configuration, like an untitled one."""
+        if uri.startswith("file:") and uri not in self.odd_uris and _path(uri) is None:
+            self.odd_uris.add(uri)
+            log.info("%r names no file: linted as an untitled document", uri)
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Log, message=f"gpulint: {uri!r} names no file: linted as an untitled document"))
 
     def known(self, uri: str) -> bool:
         """Whether `uri` is an open document or a cell of an open notebook."""
@@ -408,6 +442,7 @@ class GpulintServer(LanguageServer):
     def schedule(self, uri: str, delay: float = DEBOUNCE_S) -> None:
         """Lint a document (or a notebook, by its URI) after `delay`, replacing any lint of
         it still waiting."""
+        self.note_uri(uri)
         self.cancel_pending(uri)
         self.pending[uri] = asyncio.get_running_loop().create_task(self._lint_later(uri, delay))
 

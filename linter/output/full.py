@@ -14,7 +14,9 @@ Shaped like ruff's default output, so a reader of one reads the other:
     help: replace the row loop with a vectorized column expression
 
 In a notebook the lines are the cell's, numbered as in the cell. Columns are counted as a
-terminal shows them: a tab is four columns, a wide (East Asian) character two.
+terminal shows them: a tab is four columns, a wide (East Asian) character two. Text from
+outside gpulint (source lines, messages, file names) is printed without its terminal
+controls (`terminal.printable`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..fixing import apply_edits
 from ..runner import FileResult
 from ..source import Source
 from .style import PLAIN, Style
+from .terminal import printable
 from .text import location
 
 #: Lines shown before and after a finding's span.
@@ -67,12 +70,12 @@ def source_of(result: FileResult, cell: int | None) -> Source | None:
 def finding(result: FileResult, d: Diagnostic, source: Source | None, style: Style = PLAIN,
             show_fixes: bool = False) -> list[str]:
     marker = " " + style.paint("[*]", "cyan") if d.fixable(result.unsafe_fixes) else ""
-    lines = [f"{style.paint(d.code, 'bold', 'red')}{marker} {style.paint(d.message, 'bold')}",
-             f" {style.paint('-->', 'blue')} {result.display}:{location(d)}"]
+    lines = [f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {style.paint(printable(d.message), 'bold')}",
+             f" {style.paint('-->', 'blue')} {printable(result.display)}:{location(d)}"]
     if source is not None:
         lines.extend(snippet(source, d, style))
     if d.suggestion is not None:
-        lines.append(f"{style.paint('help', 'bold', 'cyan')}: {d.suggestion}")
+        lines.append(f"{style.paint('help', 'bold', 'cyan')}: {printable(d.suggestion)}")
     if show_fixes and d.fix is not None and d.fix.edits and source is not None:
         lines.extend(fix_diff(result, d, source, style))
     return lines
@@ -82,15 +85,18 @@ def finding(result: FileResult, d: Diagnostic, source: Source | None, style: Sty
 
 
 def _display(text: str) -> str:
-    """The text as printed: tabs expanded, other control characters as spaces (so the
-    terminal never moves the cursor and the carets stay aligned)."""
-    return "".join(TAB if ch == "\t" else " " if unicodedata.category(ch) == "Cc" else ch for ch in text)
+    """The text as printed: tabs expanded, terminal controls and line breaks left out (so
+    the terminal never moves the cursor; the carets are placed by `width` of the same)."""
+    return printable(text).replace("\n", "").replace("\t", TAB)
 
 
 def width(text: str) -> int:
     """Terminal columns `text` takes once printed by `_display`."""
+    shown = _display(text)
+    if shown.isascii():  # no controls are left: one column a character
+        return len(shown)
     total = 0
-    for ch in _display(text):
+    for ch in shown:
         if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
             continue
         total += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1

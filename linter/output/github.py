@@ -1,5 +1,6 @@
 """GitHub Actions workflow commands (`::error file=...::message`), escaped per the
 workflow-command rules: `%`, CR and LF in the message; also `:` and `,` in properties.
+Terminal controls are dropped first: the job's log shows them as a terminal would.
 The message is the finding's, then the rule's suggestion on a line of its own (`help: ...`)."""
 
 from __future__ import annotations
@@ -8,11 +9,13 @@ from typing import Sequence
 
 from ..diagnostic import Diagnostic
 from ..runner import FileResult
+from .terminal import printable
 from .text import location
 
 
 def escape_data(value: str) -> str:
-    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """`value` without terminal controls (the log shows them), escaped for a command."""
+    return printable(value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(value: str) -> str:

@@ -66,7 +66,7 @@ SCHEMA: dict[str, Any] = {
                         "library": {"enum": [CUDF, CUML]},
                         "what": {"type": "string"}, "code": {"type": "string"},
                         "verdict": {"enum": [GPU, FALLBACK, UNDECIDED]},
-                        "line": {"type": "integer"}, "col": {"type": "integer"},
+                        "line": {"type": "integer"}, "col": {"type": "integer", "minimum": 1},
                         "cell": {"type": ["integer", "null"]}, "estimator": {"type": "boolean"},
                         "in_loop": {"type": "boolean"},
                         "reasons": {"type": "array", "items": _REASON},
@@ -76,7 +76,7 @@ SCHEMA: dict[str, Any] = {
                     "additionalProperties": False,
                     "properties": {"code": {"type": "string"}, "name": {"type": "string"},
                                    "message": {"type": "string"}, "line": {"type": "integer"},
-                                   "col": {"type": "integer"}, "cell": {"type": ["integer", "null"]}}}}}}},
+                                   "col": {"type": "integer", "minimum": 1}, "cell": {"type": ["integer", "null"]}}}}}}},
         "summary": {"type": "object", "required": [*TALLIES, "overall", "blockers"], "additionalProperties": False,
                     "properties": {**{key: _TALLY for key in TALLIES}, "overall": {"type": ["number", "null"]},
                                    "blockers": {"type": "integer"}}},
@@ -89,8 +89,9 @@ _NOUNS = {"pandas": ("pandas operations", "run on the GPU under cudf.pandas"),
 
 
 def where(display: str, line: int, col: int, cell: int | None) -> str:
-    """`file.py:12:4`, or `notebook.ipynb:cell 3:12:4`."""
-    return f"{display}:cell {cell}:{line}:{col}" if cell is not None else f"{display}:{line}:{col}"
+    """`file.py:12:5`, or `notebook.ipynb:cell 3:12:5`, for 0-based column `col`: columns
+    count from 1, as in `gpulint check`."""
+    return f"{display}:cell {cell}:{line}:{col + 1}" if cell is not None else f"{display}:{line}:{col + 1}"
 
 
 def _reasons(operation: Operation) -> str:
@@ -179,7 +180,7 @@ def summary_lines(reports: Iterable[FileReport], markdown: bool = False) -> list
 
 def _blocker(diagnostic: Diagnostic) -> dict[str, Any]:
     return {"code": diagnostic.code, "name": diagnostic.name, "message": diagnostic.message,
-            "line": diagnostic.start.line, "col": diagnostic.start.col, "cell": diagnostic.cell}
+            "line": diagnostic.start.line, "col": diagnostic.start.col + 1, "cell": diagnostic.cell}
 
 
 # Each writer writes the report of `reports` (an iterator: files arrive as they are analysed)
@@ -217,7 +218,8 @@ def write_json(reports: Iterable[FileReport], out: IO[str]) -> Summary:
     first = True
     for report in reports:
         summary.add(report)
-        item = {"path": report.display, "error": report.error, "operations": [op.to_json() for op in report.operations],
+        item = {"path": report.display, "error": report.error,
+                "operations": [{**op.to_json(), "col": op.col + 1} for op in report.operations],
                 "blockers": [_blocker(d) for d in report.blockers]}
         out.write(("\n" if first else ",\n") + textwrap.indent(json.dumps(item, indent=2), "    "))
         first = False

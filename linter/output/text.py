@@ -1,6 +1,7 @@
 """Human-readable output: the `concise` format (one line per finding), the summary that
 ends both human formats (fix hints, what `--fix` fixed, the paths that could not be
-checked) and `--statistics`."""
+checked) and `--statistics`. Text from outside gpulint (file names, messages, errors) is
+printed without its terminal controls (`terminal.printable`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Sequence
 from ..diagnostic import Applicability, Diagnostic
 from ..runner import FileResult
 from .style import PLAIN, Style
+from .terminal import printable
 
 #: What the run did with fixes: only report, apply them, or show them as a diff.
 MODES = ("check", "fix", "diff")
@@ -32,8 +34,8 @@ def findings(results: Sequence[FileResult], style: Style = PLAIN) -> list[str]:
     for result in results:
         for d in result.diagnostics:
             marker = " " + style.paint("[*]", "cyan") if d.fixable(result.unsafe_fixes) else ""
-            lines.append(f"{style.paint(result.display, 'bold')}:{location(d)}: "
-                         f"{style.paint(d.code, 'bold', 'red')}{marker} {d.message}")
+            lines.append(f"{style.paint(printable(result.display), 'bold')}:{location(d)}: "
+                         f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {printable(d.message)}")
     return lines
 
 
@@ -47,7 +49,7 @@ def errors_line(results: Sequence[FileResult]) -> str | None:
     failed = [r for r in results if r.error is not None]
     if not failed:
         return None
-    named = ", ".join(f"{r.display} ({r.error})" for r in failed[:ERRORS_LISTED])
+    named = ", ".join(f"{printable(r.display)} ({printable(str(r.error))})" for r in failed[:ERRORS_LISTED])
     more = f", and {len(failed) - ERRORS_LISTED} more" if len(failed) > ERRORS_LISTED else ""
     return f"{_plural(len(failed), 'file')} could not be checked: {named}{more}"
 
@@ -60,8 +62,9 @@ def fixed_lines(results: Sequence[FileResult]) -> list[str]:
         if result.fixed is None or not result.applied:
             continue
         counts = Counter((d.code, d.name) for d in result.applied)
-        lines.append(f"- {result.display}:")
-        lines.extend(f"    {count} × {code} ({name})" for (code, name), count in sorted(counts.items()))
+        lines.append(f"- {printable(result.display)}:")
+        lines.extend(f"    {count} × {printable(code)} ({printable(name)})"
+                     for (code, name), count in sorted(counts.items()))
     return lines
 
 
@@ -121,6 +124,6 @@ def statistics(results: Sequence[FileResult]) -> list[str]:
             fixable[d.code] += d.fixable(result.unsafe_fixes)
     width = max((len(str(c)) for c in counts.values()), default=1)
     return [
-        f"{count:>{width}}  {code}  {'[*]' if fixable[code] else '   '}  {names[code]}"
+        f"{count:>{width}}  {printable(code)}  {'[*]' if fixable[code] else '   '}  {printable(names[code])}"
         for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
     ]
