@@ -97,6 +97,10 @@ def run(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, qu
     click.echo(report.text_table(result))
     for note in report.notes(result):
         click.echo(note)
+    from .results import committed
+
+    for note in report.far_from_committed(result, [run for _, run in committed()]):
+        click.echo(note)
     written = write(result, output)
     for line in written:
         click.echo(line, err=True)

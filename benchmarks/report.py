@@ -6,18 +6,42 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .results import Run, Sweep, cell_after, cell_before, cell_speedup, format_n
+from .results import Run, Sweep, cell_after, cell_before, cell_speedup, format_n, format_speedup
 
 COLUMNS = ("rule", "backend", "N", "before", "after", "speedup")
+#: The terminal table's extra column: whether both versions' results were compared equal.
+RESULTS = "results"
+#: A speedup this many times above or below the committed one at the same N is called out.
+FAR = 3.0
 
 
-def _rows(run: Run) -> list[tuple[str, ...]]:
+def _rows(run: Run, with_results: bool = False) -> list[tuple[str, ...]]:
     rows = []
     for sweep in run.sweeps:
         for point in sweep.points:
-            rows.append((f"{sweep.code} {sweep.name}", f"{sweep.backend} ({sweep.device})", f"{point.n:,}",
-                         cell_before(point), cell_after(point), cell_speedup(point)))
+            row = (f"{sweep.code} {sweep.name}", f"{sweep.backend} ({sweep.device})", f"{point.n:,}",
+                   cell_before(point), cell_after(point), cell_speedup(point))
+            rows.append((*row, "equal" if point.compared else "not compared") if with_results else row)
     return rows
+
+
+def far_from_committed(run: Run, committed_runs: list[Run]) -> list[str]:
+    """A note for each speedup more than `FAR` times above or below the committed run's
+    (of the same kind, CPU or GPU) at the same rule, backend and N: small N and a busy
+    machine make timings noisy, and the committed figure is the one the docs quote."""
+    reference = {(sweep.code, sweep.backend, point.n): point.speedup
+                 for other in committed_runs if other.label == run.label
+                 for sweep in other.sweeps for point in sweep.points if point.speedup}
+    lines = []
+    for sweep in run.sweeps:
+        for point in sweep.points:
+            before = reference.get((sweep.code, sweep.backend, point.n))
+            now = point.speedup
+            if before and now and not 1 / FAR <= now / before <= FAR:
+                lines.append(f"note: {sweep.code} on {sweep.backend} at N={point.n:,}: {format_speedup(now)} here, "
+                             f"{format_speedup(before)} in the committed {run.label} run; timings at one N on a "
+                             "busy machine are noisy: rerun, or compare at the largest N")
+    return lines
 
 
 def notes(run: Run) -> list[str]:
@@ -35,17 +59,20 @@ def notes(run: Run) -> list[str]:
 
 
 def text_table(run: Run) -> str:
-    """The table `gpulint bench` prints: one line per rule, backend and N."""
+    """The table `gpulint bench` prints: one line per rule, backend and N, saying whether
+    the two versions' results were compared equal there (they are, before any timing)."""
     rows = _rows(run)
     if not rows:
         return "nothing was measured"
-    widths = [max(len(COLUMNS[i]), *(len(row[i]) for row in rows)) for i in range(len(COLUMNS))]
+    columns = (*COLUMNS, RESULTS)
+    rows = _rows(run, with_results=True)
+    widths = [max(len(columns[i]), *(len(row[i]) for row in rows)) for i in range(len(columns))]
     right = {2, 3, 4, 5}
 
     def line(cells: tuple[str, ...]) -> str:
         return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
 
-    out = [line(COLUMNS), "  ".join("-" * w for w in widths)]
+    out = [line(columns), "  ".join("-" * w for w in widths)]
     previous = None
     for row in rows:
         shown = row if row[:2] != previous else ("", "", *row[2:])

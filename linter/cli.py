@@ -223,7 +223,8 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
            statistics: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
            force_exclude: bool, show_fixes: bool = False, jobs: int | None = None, no_cache: bool = False) -> int:
     """Run the check and print; the exit code. With --diff, standard output carries the diff
-    and nothing else (so it can be piped to `git apply`); the report goes to standard error.
+    and nothing else (so it can be piped to `git apply`); standard error one line saying
+    what it would fix (errors and warnings about files too), as ruff's.
     With --fix on standard input, standard output carries the fixed code, likewise."""
     fixing = fix or diff
     results: list[FileResult] = []
@@ -252,7 +253,7 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
         sys.stdout.buffer.flush()
     # Each file's output is written as soon as it (and every file before it) is done, then
     # only what the summary and the machine formats need of it is kept.
-    listed = output_format in HUMAN and not statistics
+    listed = output_format in HUMAN and not statistics and not diff  # --diff: the diff and one line
     color = wants_color(report)
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
     jobs = jobs or _configured_jobs(resolver) or available_cores()
@@ -284,6 +285,9 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     elif statistics:
         for line in text.statistics(results):
             click.echo(line, file=report)
+    elif diff:
+        if not quiet:
+            click.echo(text.diff_summary(results), file=report, color=color)
     elif not quiet:
         mode = "diff" if diff else "fix" if fix else "check"
         for line in text.summary(results, mode, show_fixes):

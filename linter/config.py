@@ -37,7 +37,8 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview", "target-version")
+        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview", "target-version",
+        "extend-include")
 #: The values of `target-version`: the oldest Python the code must run on.
 TARGET_VERSIONS = {f"py3{minor}": (3, minor) for minor in range(8, 15)}
 
@@ -120,6 +121,9 @@ class Config:
     ignore: frozenset[str] = frozenset()
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
     exclude: tuple[str, ...] = ()
+    #: Patterns of files to check besides Python sources and notebooks (`extend-include`),
+    #: read as Python: `*.pyw`, `scripts/*.cgi`.
+    extend_include: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     respect_gitignore: bool = True
     #: The oldest Python the code must run on (`target-version`); None: any. Syntax newer
@@ -165,6 +169,10 @@ class Config:
 
     def relative(self, path: Path | None) -> str | None:
         return _relative_to(path, self.root)
+
+    def includes(self, path: Path) -> bool:
+        """Whether `extend-include` adds the file at `path` to the files checked."""
+        return bool(self.extend_include) and _matches(self.extend_include, _relative_to(path, self.root))
 
     def is_excluded(self, path: Path, resolved: Path | None = None) -> bool:
         """Whether `exclude` or the command line's patterns match `path` (`resolved`: the
@@ -289,7 +297,8 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
             raise ConfigError(f"{where}: per-file-ignores for {pattern!r} must be a list of codes")
         per_file_ignores.append((pattern, expand(codes, f"{where}: per-file-ignores[{pattern!r}]", selecting=False)))
     exclude = _string_list(table, "exclude", where) + _string_list(table, "extend-exclude", where)
-    for pattern in [*exclude, *per_file]:
+    extend_include = _string_list(table, "extend-include", where)
+    for pattern in [*exclude, *per_file, *extend_include]:
         _check_pattern(pattern, where)
     select = table.get("select")
     selectors = [*_string_list(table, "select", where), *_string_list(table, "extend-select", where)]
@@ -303,6 +312,7 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         | expand(_string_list(table, "extend-ignore", where), f"{where}: extend-ignore", selecting=False),
         per_file_ignores=tuple(per_file_ignores),
         exclude=tuple(exclude),
+        extend_include=tuple(extend_include),
         unsafe_fixes=_boolean(table, "unsafe-fixes", where, False),
         respect_gitignore=_boolean(table, "respect-gitignore", where, True),
         jobs=_jobs(table, where),

@@ -236,6 +236,7 @@ def discover(
     is_excluded: Callable[[Path, bool, Path], bool],
     respect_gitignore: Callable[[Path, bool], bool],
     on_error: Callable[[str, str], None],
+    included: Callable[[Path], bool] | None = None,
 ) -> Iterator[Target]:
     """Yield the files to lint, in a stable order; report bad paths (as named) and what is
     wrong with them through `on_error`. Only regular files are linted: one named on the
@@ -246,7 +247,12 @@ def discover(
     about each file and folder found in a folder (`resolved`: the path with symbolic links
     resolved); an excluded or ignored folder is not entered. Folders are walked as
     `os.walk` walks them: symbolic links to folders are not followed; a symbolic link to a
-    file outside every given path is yielded with `outside` set (see `GivenPaths`)."""
+    file outside every given path is yielded with `outside` set (see `GivenPaths`).
+
+    Files are Python sources and notebooks (`SUFFIXES`), and those `included(path)` adds
+    (the `extend-include` setting): a file of another kind is skipped, named on the command
+    line or found in a folder, as ruff skips it (a README, a pyproject.toml); a file named
+    on the command line without any suffix is taken for a script."""
     gitignore = _GitIgnore()
     resolver = _Resolver()
     given = GivenPaths(paths)
@@ -276,13 +282,15 @@ def discover(
             if not stat.S_ISREG(info.st_mode):  # a named pipe would block the run forever
                 on_error(name, _not_regular(info.st_mode))
                 continue
+            if root.suffix and not name.endswith(SUFFIXES) and not (included is not None and included(root)):
+                continue
             key = resolver.file(root, os.path.islink(name))
             if key not in seen:
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
         for path, is_link in _walk(root, resolver, skip, lambda e: on_error(e.filename or name, describe_error(e))):
-            if not path.name.endswith(SUFFIXES):
+            if not path.name.endswith(SUFFIXES) and not (included is not None and included(path)):
                 continue
             resolved = resolver.file(path, is_link)
             if skip(path, False, resolved):

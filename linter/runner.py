@@ -363,8 +363,12 @@ def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, fo
         config = config_for(path, is_dir)
         return config is None or config.respect_gitignore
 
+    def included(path: Path) -> bool:
+        config = config_for(path, False)
+        return config is not None and config.includes(path)
+
     broken: set[str] = set()
-    for target in discover(list(paths), excluded, gitignore, on_error):
+    for target in discover(list(paths), excluded, gitignore, on_error, included):
         work.extend(errors)
         errors.clear()
         try:

@@ -406,3 +406,27 @@ def test_inputs_are_copied_to_the_device_inside_containers():
     assert type(device["a"]) is DeviceArray and type(device["parts"][0]) is DeviceArray
     assert type(device["parts"][1][0]) is DeviceArray and device["parts"][1][1] == "label"
     assert device["n"] == 3 and type(host["a"]) is np.ndarray
+
+
+def test_the_terminal_table_says_each_point_was_compared_equal():
+    run = load(COMMITTED / "cpu.json")
+    table = report.text_table(run).splitlines()
+    assert table[0].split()[-1] == "results"
+    measured = [line for line in table[2:] if line.strip()]
+    assert measured and all(line.endswith("equal") for line in measured
+                            if not line.endswith("not compared"))
+
+
+def test_a_speedup_far_from_the_committed_one_is_called_out():
+    import copy
+
+    committed = load(COMMITTED / "cpu.json")
+    sweep = next(s for s in committed.sweeps if s.status == "ok" and any(p.speedup for p in s.points))
+    point = next(p for p in sweep.points if p.speedup)
+    assert report.far_from_committed(committed, [committed]) == []  # the same run: nothing to say
+    noisy = copy.deepcopy(committed)
+    moved = next(p for s in noisy.sweeps if s.code == sweep.code and s.backend == sweep.backend
+                 for p in s.points if p.n == point.n)
+    moved.after = moved.after / 10  # ten times the speedup
+    [note] = report.far_from_committed(noisy, [committed])
+    assert f"{sweep.code} on {sweep.backend} at N={point.n:,}" in note and "noisy" in note

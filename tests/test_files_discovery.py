@@ -108,3 +108,27 @@ def test_folders_resolve_through_their_parents_and_links(tmp_path):
     for folder in (real, tmp_path / "link" / "inner", tmp_path / "link", tmp_path / "real" / ".." / "real"):
         assert gpulint.files.resolve_folder(folder, cache) == folder.resolve()
     assert gpulint.files.resolve_folder(Path("."), cache) == Path(".").resolve()
+
+
+ITERROWS_SCRIPT = "import pandas as pd\n\nfor _, row in pd.read_csv('a.csv').iterrows():\n    print(row['a'])\n"
+
+
+def test_files_named_that_are_not_python_are_skipped_as_ruff_skips_them(project, cli):
+    (project / "README.md").write_text("# Sales\n\nRun `python report.py`.\n")
+    (project / "pyproject.toml").write_text("[project]\nname = 'sales'\n")
+    (project / "report").write_text(ITERROWS_SCRIPT)  # a script without a suffix is Python
+    run = cli("check", "--output-format", "concise", "--no-cache", "README.md", "pyproject.toml", "report")
+    assert [line.split()[1] for line in run.lines if ": GPU" in line] == ["GPU102"]
+    only_text = cli("check", "--no-cache", "README.md")
+    assert only_text.code == 0 and "GPU001" not in only_text.stdout
+    assert "no Python files found" in only_text.stderr
+
+
+def test_extend_include_checks_other_extensions_found_or_named(project, cli):
+    (project / "tools").mkdir()
+    (project / "tools" / "job.pyw").write_text(ITERROWS_SCRIPT)
+    assert cli("check", "--no-cache", ".").code == 0  # not a Python suffix: skipped
+    (project / "pyproject.toml").write_text('[tool.gpulint]\nextend-include = ["*.pyw"]\n')
+    for target in (".", "tools/job.pyw"):
+        run = cli("check", "--output-format", "concise", "--no-cache", target)
+        assert run.code == 1 and "tools/job.pyw:3:15: GPU102" in run.stdout

@@ -96,6 +96,20 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
     return lines
 
 
+def diff_summary(results: Sequence[FileResult]) -> str:
+    """The one line `--diff` ends with, as ruff's: what the diff would fix, and how many
+    more fixes `--unsafe-fixes` would add."""
+    changed = [r for r in results if r.fixed is not None and r.applied]
+    applied = sum(len(r.applied) for r in changed)
+    hidden = sum(1 for r in results for d in r.diagnostics if not r.unsafe_fixes and d.fix is not None
+                 and d.fix.edits and d.fix.applicability is Applicability.UNSAFE)
+    line = (f"Would fix {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}" if applied
+            else "No findings would be fixed")
+    more = f" ({_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes`)" if hidden else ""
+    errors = sum(1 for r in results if r.error is not None)
+    return f"{line}{more}." + (f" {errors_line(results)}." if errors else "")
+
+
 def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[str]:
     """How to apply the fixes of the findings that remain."""
     lines = []
@@ -113,7 +127,9 @@ def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[st
 
 
 def statistics(results: Sequence[FileResult]) -> list[str]:
-    """One line per code: count, code, `[*]` when some of them are fixable, name."""
+    """A table: per code, its findings, how many of them `--fix` would fix (with the
+    unsafe fixes when they are asked for) and its name, most findings first; then the
+    totals."""
     counts: Counter[str] = Counter()
     names: dict[str, str] = {}
     fixable: Counter[str] = Counter()
@@ -122,8 +138,13 @@ def statistics(results: Sequence[FileResult]) -> list[str]:
             counts[d.code] += 1
             names[d.code] = d.name
             fixable[d.code] += d.fixable(result.unsafe_fixes)
-    width = max((len(str(c)) for c in counts.values()), default=1)
-    return [
-        f"{count:>{width}}  {printable(code)}  {'[*]' if fixable[code] else '   '}  {printable(names[code])}"
-        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    ]
+    total, total_fixable = sum(counts.values()), sum(fixable.values())
+    count_width = max(len("count"), len(str(total)))
+    fixable_width = max(len("fixable"), len(str(total_fixable)))
+    code_width = max([len("total"), *(len(printable(code)) for code in counts)])
+    rows = [("count", "code", "fixable", "name")]
+    rows += [(str(count), printable(code), str(fixable[code]), printable(names[code]))
+             for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    rows.append((str(total), "total", str(total_fixable), ""))
+    return [f"{count:>{count_width}}  {code:<{code_width}}  {fixes:>{fixable_width}}  {name}".rstrip()
+            for count, code, fixes, name in rows]
