@@ -289,7 +289,10 @@ def discover(
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
-        for path, is_link in _walk(root, resolver, skip, lambda e: on_error(e.filename or name, describe_error(e))):
+        def walk_error(error: OSError, name: str = name) -> None:  # bound to this path, not the loop's last
+            on_error(error.filename or name, describe_error(error))
+
+        for path, is_link in _walk(root, resolver, skip, walk_error):
             if not path.name.endswith(SUFFIXES) and not (included is not None and included(path)):
                 continue
             resolved = resolver.file(path, is_link)

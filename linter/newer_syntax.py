@@ -29,7 +29,8 @@ from __future__ import annotations
 import ast
 import sys
 import warnings
-from typing import Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 
 class Feature(NamedTuple):
@@ -191,7 +192,7 @@ def _blank_string(segment: str) -> str | None:
         return None
     ends = ["\r" if line.endswith("\r") else "" for line in lines]
     first = '""' + " " * (len(bodies[0]) - 3) + "\\" + ends[0]
-    middle = [" " * (len(body) - 1) + "\\" + end for body, end in zip(bodies[1:-1], ends[1:-1])]
+    middle = [" " * (len(body) - 1) + "\\" + end for body, end in zip(bodies[1:-1], ends[1:-1], strict=True)]
     last = " " * (len(bodies[-1]) - 2) + '""'
     return "\n".join([first, *middle, last])
 

@@ -41,7 +41,8 @@ def test_newer_syntax_is_linted_with_its_findings_and_no_syntax_error(case):
 
 
 def test_a_finding_after_a_lowered_string_on_the_same_line_keeps_its_column():
-    source = HEAD + 'frame = pd.read_csv("a.csv")\nx = (f"{frame["a"]}", frame.apply(lambda r: r["a"] + r["b"], axis=1))\n'
+    source = HEAD + ('frame = pd.read_csv("a.csv")\n'
+                     'x = (f"{frame["a"]}", frame.apply(lambda r: r["a"] + r["b"], axis=1))\n')
     [(code, line, column)] = _codes(source)
     assert (code, line) == ("GPU104", 4)
     assert source.splitlines()[line - 1][column:].startswith("frame.apply(")
@@ -88,7 +89,8 @@ def test_fixes_apply_in_a_file_with_newer_syntax_and_keep_it():
 def test_target_version_reports_syntax_newer_than_it_and_checks_the_rest():
     from gpulint.config import Config
 
-    source = HEAD + NEWER["type statement"] + 'label = t"{1}"\n' + "frame = pd.read_csv('a.csv')\ntotal = 0\n" + ITERROWS
+    source = (HEAD + NEWER["type statement"] + 'label = t"{1}"\n' + "frame = pd.read_csv('a.csv')\ntotal = 0\n"
+              + ITERROWS)
     found = [(d.code, d.start.line, d.start.col, d.message) for d in lint_source(source, config=Config(
         target_version=(3, 12)))]
     assert found[0] == ("GPU001", 4, 8, "t-string needs Python 3.14; `target-version` is py312")
