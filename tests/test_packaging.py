@@ -253,6 +253,9 @@ def test_readme_pre_commit_rev_exists_and_ships_the_hooks_it_names():
         assert found.returncode == 0, f"rev {rev!r} of the README's pre-commit snippet is not in this repository"
         manifest = yaml.safe_load(_git("show", f"{rev}:.pre-commit-hooks.yaml").stdout)
         assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in manifest}
+        # the hooks at that commit are the hooks of today: same entries, arguments and files
+        assert manifest == yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")), (
+            f"the hooks changed since {rev}: pin a newer commit in the README's pre-commit snippet")
 
 
 def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
