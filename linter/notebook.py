@@ -380,6 +380,7 @@ class _CellHooks(FixHooks):
     rejection = "not applied: it would produce invalid code or write over an IPython line"
 
     def __init__(self, cells: Sequence[_Cell]) -> None:
+        super().__init__()
         self.cells = cells
         self.layout = _Layout.of_cells(cells)
 

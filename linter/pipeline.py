@@ -69,13 +69,23 @@ class FixHooks:
         """Whether the finding's fix is shown but never applied (it becomes display-only)."""
         return False
 
+    def __init__(self) -> None:
+        self._parsed: tuple[str, ast.Module] | None = None
+
     def accepts(self, text: str, filename: str) -> bool:
-        """Whether the loop may take `text`, the source with some fixes applied."""
+        """Whether the loop may take `text`, the source with some fixes applied. Its tree
+        is kept for the next pass (`tree_for`): one parse a pass."""
         try:
-            parse(Source.from_text(text), filename)  # compact for a large file, like the next pass
+            tree = parse(Source.from_text(text), filename)  # compact for a large file, like the next pass
         except (SyntaxError, ValueError, RecursionError):  # what `analyze` reports as GPU001
             return False
+        self._parsed = (text, tree)
         return True
+
+    def tree_for(self, text: str) -> ast.Module | None:
+        """The tree `accepts` made of `text`, handed over once (None for other text)."""
+        parsed, self._parsed = self._parsed, None
+        return parsed[1] if parsed is not None and parsed[0] == text else None
 
     def taken(self, text: str) -> None:
         """The loop took `text` (which `accepts` accepted) as the source of the next pass."""
@@ -123,7 +133,9 @@ def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, 
     skipped: set[tuple[str, int, int]] = set()
     rejected: list[str] = []
     for _ in range(MAX_PASSES):
-        analysis = check(outcome.source, rules, filename, unsafe_fixes=unsafe_fixes)
+        # the tree `accepts` made of this text, when a fix was accepted: one parse a pass
+        analysis = check(outcome.source, rules, filename, unsafe_fixes=unsafe_fixes,
+                         tree=hooks.tree_for(outcome.source.text))
         if analysis.error is not None:
             outcome.error, outcome.diagnostics = analysis.error, []
             break

@@ -142,3 +142,24 @@ def test_gpu401_fix_planning_walks_a_module_level_script_once_however_many_chain
     assert len(findings) == count and all(d.fix is not None for d in findings)
     # the engine's own walks of the module, plus one to count the names of its scope
     assert len(walks_of_modules) <= 3, len(walks_of_modules)
+
+
+def test_each_fix_pass_parses_its_source_once(monkeypatch):
+    import gpulint.pipeline as pipeline
+
+    parses = []
+    real = pipeline.parse
+    monkeypatch.setattr(pipeline, "parse", lambda source, filename: parses.append(1) or real(source, filename))
+    analyses = []
+    real_analyze = pipeline.analyze
+
+    def counting(source, rules, filename, tree=None):
+        analyses.append(tree is None)
+        return real_analyze(source, rules, filename, tree)
+
+    monkeypatch.setattr(pipeline, "analyze", counting)
+    fixed = fix_text(GROWN, unsafe_fixes=True)
+    assert fixed != GROWN
+    # the first pass parses the file; every later pass gets the tree `accepts` parsed
+    assert analyses[0] is True and not any(analyses[1:]) and len(analyses) >= 2
+    assert len(parses) == len(analyses) - 1
