@@ -177,7 +177,8 @@ class ElementwiseApply(Rule):
     its parameter (`lambda x: x.strip().lower()` -> `s.str.strip().str.lower()`). Only the
     parts of the lambda that read its parameter change: `lambda x: x / float(total)` becomes
     `s / float(total)`, one Python call as it was for each element (and computed once even
-    for an empty Series, where the original never called it). `lambda x: x` becomes
+    for an empty Series, where the original never called it: on an empty Series an
+    expression that raises for the column's dtype, a constant beyond its range, raises). `lambda x: x` becomes
     `s.copy()`, a new Series as `map` returned, not the receiver itself. Where the original
     returns, the values are the same except as listed here, and measured with pandas 3.1
     the results are not identical, which is why even `s.str.lower()` is not a safe fix:

@@ -79,7 +79,8 @@ class IterrowsLoop(Rule):
     every row (`-` between two bool columns) fails in the rewrite even with no rows, where
     the loop never ran it. The rows of a frame with mixed dtypes hold Python ints, which
     never overflow, where an int64 column (or a smaller int dtype) wraps: the values differ
-    where the row's integer arithmetic would overflow the column's dtype. Where the loop
+    where the row's integer arithmetic would overflow the column's dtype, and a constant
+    beyond a small int dtype's range raises `OverflowError` on the column. Where the loop
     raises on a row (`None` added to a number in an `object` column), the rewrite raises
     another error or returns a missing value there. Other loops,
     numbered ones among them, get a display-only suggestion.

@@ -52,7 +52,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "GPU102": frozenset({"dtype", "empty-shape", "overflow", "empty-raises", "error"}),
     "GPU103": frozenset({"dtype", "empty-shape", "overflow", "empty-raises", "error"}),
     "GPU104": frozenset({"dtype", "names", "empty-shape", "overflow", "error"}),
-    "GPU105": frozenset({"dtype", "overflow", "error"}),
+    "GPU105": frozenset({"dtype", "overflow", "error", "empty-raises"}),
     "GPU106": frozenset({"names", "rounding", "empty-shape", "empty-raises", "dtype", "index", "error"}),
     "GPU107": frozenset({"dtype"}),
     "GPU201": frozenset({"dtype", "rounding", "overflow", "empty-raises", "error"}),
@@ -221,7 +221,8 @@ def check(program: Program) -> Outcome:
             variant.classes.add("empty-raises")
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         elif after.error is not None:
-            variant.classes.add("timeout" if after.timed_out else "raises")
+            variant.classes.add("timeout" if after.timed_out else "overflow" if _out_of_bounds(after.error)
+                                else "raises")
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         else:
             found = differences(original.value, after.value)
@@ -241,6 +242,12 @@ def check(program: Program) -> Outcome:
             variant.classes = (variant.classes & NOT_FOLDED) | {program.hazard}
         outcome.variants.append(variant)
     return outcome
+
+
+def _out_of_bounds(error: BaseException) -> bool:
+    """NumPy's refusal of a Python int beyond a column's int dtype: the column overflows
+    where the per-element code computed with Python ints."""
+    return isinstance(error, OverflowError) and "out of bounds for" in str(error)
 
 
 def _error_differences(original: Run, after: Run) -> set[str]:
