@@ -36,6 +36,7 @@ call this module does not know), so a rule that asks stays as it was.
 from __future__ import annotations
 
 import ast
+import bisect
 import math
 from typing import TYPE_CHECKING, Callable
 
@@ -548,10 +549,10 @@ class _Sizer:
                 end = _later(end, (loop.end_lineno, loop.end_col_offset))
                 break
         frame = self._is_frame(name)
-        for load in loads:
-            at = start_of(load)
-            if at <= start or (end is not None and at >= end):
-                continue
+        # the loads are in source order: only those between `statement` and `end` are read
+        first = bisect.bisect_right(loads, start, key=start_of)
+        last = len(loads) if end is None else bisect.bisect_left(loads, end, key=start_of)
+        for load in loads[first:last]:
             parent = ctx.parent(load)
             if isinstance(parent, ast.Attribute):
                 if parent.attr in _GROWING_METHODS:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import bisect
 from dataclasses import dataclass, field
+from typing import Any
 
 from gpulint.astutil import walk_local
 from gpulint.estimators import (
@@ -468,7 +470,21 @@ class _ScopeCalls:
                 found.calls.append(sub)
                 if isinstance(sub.func, ast.Attribute) and sub.func.attr in _FIT_METHODS:
                     found.fits.append(sub)
+        for nodes in (found.assignments, found.calls, found.fits):
+            nodes.sort(key=_line)  # in line order, so that `_live` finds a window by bisection
         return found
+
+
+def _line(node: ast.AST) -> int:
+    return node.lineno  # type: ignore[attr-defined]
+
+
+def _live(nodes: list[Any], live: tuple[int, float] | None) -> list[Any]:
+    """The nodes (in line order) on the lines of `live` (all of them for None): a window
+    found by bisection, so that a long script's hundreds of estimators each read only theirs."""
+    if live is None:
+        return nodes
+    return nodes[bisect.bisect_right(nodes, live[0], key=_line):bisect.bisect_right(nodes, live[1], key=_line)]
 
 
 def _live_lines(name: str, ctx: RuleContext) -> tuple[int, float]:
@@ -491,17 +507,17 @@ def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] 
     containers and pipelines holding it, to a search, a cross-validation helper or an
     ensemble of the same scope: that outer call is where the parallelism belongs."""
     names = {name}
-    statements = [sub for sub in scope.assignments if _within(sub, live)]
+    statements = _live(scope.assignments, live)
     for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
         more = {target.id for statement in statements for target in statement.targets
                 if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)}
         if not more:
             break
         names |= more
-    for outer in scope.calls:
+    for outer in _live(scope.calls, live):
         if outer is node:
             continue
-        if _within(outer, live) and _passes(outer, set(), names):
+        if _passes(outer, set(), names):
             qualname = ctx.qualname(outer.func)
             if qualname is not None and parallel_n_jobs(qualname):
                 return True
