@@ -286,7 +286,9 @@ def test_bench_quick_writes_table_json_markdown_and_plot(cli, tmp_path):
     run = cli("bench", "--rule", "GPU102", "--rule", "apply-axis-1", "--quick", "--output", str(out))
     assert run.code == 0, run.stderr
     header = run.lines[0].split()
-    assert header == ["rule", "backend", "N", "before", "after", "speedup"]
+    assert header == ["rule", "backend", "N", "before", "after", "speedup", "results"]
+    measured = [line for line in run.lines[2:] if line.strip() and line[0] in "G "]
+    assert measured and all(line.rstrip().endswith("equal") for line in measured)  # said on screen
     assert any(line.startswith("GPU102 iterrows-loop") for line in run.lines)
     assert any(line.startswith("GPU104 apply-axis-1") for line in run.lines)
     data = json.loads((out / "cpu.json").read_text())
