@@ -21,7 +21,8 @@ import dis
 import importlib
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,7 @@ def swapping_builtins(swap: Mapping[str, str]) -> dict[str, Any]:
     pandas."""
     original = builtins.__import__
 
-    def swapped_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
-                       level: int = 0) -> Any:
+    def swapped_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0) -> Any:
         top, dot, rest = name.partition(".")
         if level == 0 and top in swap and _called_by_import_statement():
             replacement = swap[top] + dot + rest
@@ -173,8 +173,7 @@ def _pandas_to_cudf(namespace: dict[str, Any]) -> None:
     import pandas
 
     for key in _inputs(namespace):
-        namespace[key] = _converted(namespace[key], (pandas.DataFrame, pandas.Series, pandas.Index),
-                                    cudf.from_pandas)
+        namespace[key] = _converted(namespace[key], (pandas.DataFrame, pandas.Series, pandas.Index), cudf.from_pandas)
 
 
 def _torch_cuda_problem() -> str | None:
@@ -203,24 +202,50 @@ def _cuda_hidden_from_torch() -> Iterator[None]:
         torch.cuda.is_available = original  # type: ignore[assignment]
 
 
-BACKENDS: dict[str, Backend] = {b.name: b for b in (
-    Backend("pandas", "CPU", "pandas", "pip install pandas"),
-    Backend("numpy", "CPU", "numpy", "pip install numpy"),
-    Backend("torch", "CPU", "torch", "pip install torch",
-            session=_cuda_hidden_from_torch),
-    Backend("sklearn", "CPU", "sklearn", "pip install scikit-learn"),
-    Backend("dask", "CPU", "dask", "pip install 'dask[dataframe]'"),
-    Backend("cudf", "GPU", "cudf", "pip install cudf-cu12",
-            swap={"pandas": "cudf"}, to_device=_pandas_to_cudf, sync=_cupy_sync, device_problem=_cuda_devices),
-    Backend("cupy", "GPU", "cupy", "pip install cupy-cuda12x",
-            swap={"numpy": "cupy"}, to_device=_numpy_to_cupy, sync=_cupy_sync, device_problem=_cuda_devices),
-    Backend("torch-cuda", "GPU", "torch", "pip install torch (a CUDA build)",
-            sync=_torch_sync, device_problem=_torch_cuda_problem),
-)}
+BACKENDS: dict[str, Backend] = {
+    b.name: b
+    for b in (
+        Backend("pandas", "CPU", "pandas", "pip install pandas"),
+        Backend("numpy", "CPU", "numpy", "pip install numpy"),
+        Backend("torch", "CPU", "torch", "pip install torch", session=_cuda_hidden_from_torch),
+        Backend("sklearn", "CPU", "sklearn", "pip install scikit-learn"),
+        Backend("dask", "CPU", "dask", "pip install 'dask[dataframe]'"),
+        Backend(
+            "cudf",
+            "GPU",
+            "cudf",
+            "pip install cudf-cu12",
+            swap={"pandas": "cudf"},
+            to_device=_pandas_to_cudf,
+            sync=_cupy_sync,
+            device_problem=_cuda_devices,
+        ),
+        Backend(
+            "cupy",
+            "GPU",
+            "cupy",
+            "pip install cupy-cuda12x",
+            swap={"numpy": "cupy"},
+            to_device=_numpy_to_cupy,
+            sync=_cupy_sync,
+            device_problem=_cuda_devices,
+        ),
+        Backend(
+            "torch-cuda",
+            "GPU",
+            "torch",
+            "pip install torch (a CUDA build)",
+            sync=_torch_sync,
+            device_problem=_torch_cuda_problem,
+        ),
+    )
+}
 
 #: Names that select several backends at once on the command line.
-GROUPS = {"cpu": tuple(n for n, b in BACKENDS.items() if not b.gpu),
-          "gpu": tuple(n for n, b in BACKENDS.items() if b.gpu)}
+GROUPS = {
+    "cpu": tuple(n for n, b in BACKENDS.items() if not b.gpu),
+    "gpu": tuple(n for n, b in BACKENDS.items() if b.gpu),
+}
 
 
 def default_backends(sources: list[str], requires: tuple[str, ...] = ()) -> tuple[str, ...]:

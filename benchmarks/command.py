@@ -31,8 +31,10 @@ def select_benchmarks(keys: tuple[str, ...]) -> list:
         if rule is None:
             raise UsageProblem(f"unknown rule {key!r} (see `gpulint rule --all`)")
         if rule.code not in benchmarks:
-            raise UsageProblem(f"{rule.code} has no benchmark: only rules with a fix or a documented idiom "
-                               f"have one (benchmarked: {', '.join(benchmarks) or 'none'})")
+            raise UsageProblem(
+                f"{rule.code} has no benchmark: only rules with a fix or a documented idiom "
+                f"have one (benchmarked: {', '.join(benchmarks) or 'none'})"
+            )
         if benchmarks[rule.code] not in chosen:
             chosen.append(benchmarks[rule.code])
     return chosen
@@ -56,13 +58,15 @@ def select_backends(names: tuple[str, ...]) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(chosen))
 
 
-def run(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float,
-        output: Path) -> int:
+def run(
+    rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float, output: Path
+) -> int:
     try:
         import numpy  # noqa: F401  (every example's data is generated with NumPy)
     except ImportError:
-        click.echo(f"error: gpulint bench needs NumPy (and the libraries the rules are about): {INSTALL_HINT}",
-                   err=True)
+        click.echo(
+            f"error: gpulint bench needs NumPy (and the libraries the rules are about): {INSTALL_HINT}", err=True
+        )
         return EXIT_ERROR
     from .harness import BenchmarkError, Settings, plan, run_all
 
@@ -81,8 +85,10 @@ def run(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, qu
     total = sum(len(settings.sizes_for(case)) for case, _ in pairs)
     current = {"label": ""}
     try:
-        with click.progressbar(length=total, label="gpulint bench", file=sys.stderr,
-                               item_show_func=lambda _: current["label"]) as bar:
+        with click.progressbar(
+            length=total, label="gpulint bench", file=sys.stderr, item_show_func=lambda _: current["label"]
+        ) as bar:
+
             def started(case, backend) -> None:
                 current["label"] = f"{case.code} on {backend.name}"
                 bar.update(0)

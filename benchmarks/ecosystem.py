@@ -123,8 +123,12 @@ def corpus_files(corpus: Path, repos: Sequence[Repo]) -> list[str]:
     missing = [repo.name for repo in repos if not (corpus / repo.folder).is_dir()]
     if missing:
         raise EcosystemError(f"{corpus} lacks {', '.join(missing)} (run python benchmarks/realcode/extract.py)")
-    return sorted(path.relative_to(corpus).as_posix() for repo in repos
-                  for path in (corpus / repo.folder).rglob("*") if path.suffix in (".py", ".ipynb") and path.is_file())
+    return sorted(
+        path.relative_to(corpus).as_posix()
+        for repo in repos
+        for path in (corpus / repo.folder).rglob("*")
+        if path.suffix in (".py", ".ipynb") and path.is_file()
+    )
 
 
 def check_arguments(command: Sequence[str]) -> list[str]:
@@ -144,11 +148,14 @@ def gpulint_commit(command: Sequence[str]) -> dict[str, object]:
     import gpulint
 
     checkout = Path(gpulint.__file__).resolve().parent
-    head = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=False)
+    head = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "HEAD"], capture_output=True, text=True, check=False
+    )
     if head.returncode != 0:
         return {"commit": None, "modified": None}
-    diff = subprocess.run(["git", "-C", str(checkout), "diff", "--quiet", "HEAD", "--"], capture_output=True, check=False)
+    diff = subprocess.run(
+        ["git", "-C", str(checkout), "diff", "--quiet", "HEAD", "--"], capture_output=True, check=False
+    )
     return {"commit": head.stdout.strip(), "modified": diff.returncode != 0}
 
 
@@ -179,8 +186,10 @@ def dump_baseline(baseline: Baseline) -> str:
         "unreadable": sorted(baseline.unreadable),
     }
     lines = [json.dumps(head, indent=2)[:-2] + ",", '  "findings": [']
-    rows = [json.dumps([f.repo, f.path, f.cell, f.first, f.last, f.code, *([PREVIEW_BEHAVIOUR] if f.preview else [])])
-            for f in sorted(baseline.findings, key=_order)]
+    rows = [
+        json.dumps([f.repo, f.path, f.cell, f.first, f.last, f.code, *([PREVIEW_BEHAVIOUR] if f.preview else [])])
+        for f in sorted(baseline.findings, key=_order)
+    ]
     lines.append(",\n".join("    " + row for row in rows))
     lines += ["  ]", "}"]
     return "\n".join(line for line in lines if line) + "\n"
@@ -197,11 +206,18 @@ def load_baseline(path: Path) -> Baseline | None:
     try:
         if data["format"] != FORMAT:
             raise EcosystemError(f"{path}: baseline format {data['format']!r}, this script reads {FORMAT}")
-        findings = [Finding(repo, path_, cell, code, int(first), int(last), preview=mark == [PREVIEW_BEHAVIOUR])
-                    for repo, path_, cell, first, last, code, *mark in data["findings"]]
-        return Baseline(findings, int(data["files"]), list(data["unreadable"]),
-                        {repo["name"]: repo["commit"] for repo in data["repos"]}, dict(data["gpulint"]),
-                        list(data["arguments"]))
+        findings = [
+            Finding(repo, path_, cell, code, int(first), int(last), preview=mark == [PREVIEW_BEHAVIOUR])
+            for repo, path_, cell, first, last, code, *mark in data["findings"]
+        ]
+        return Baseline(
+            findings,
+            int(data["files"]),
+            list(data["unreadable"]),
+            {repo["name"]: repo["commit"] for repo in data["repos"]},
+            dict(data["gpulint"]),
+            list(data["arguments"]),
+        )
     except (KeyError, TypeError, ValueError) as error:
         raise EcosystemError(f"{path} is not an ecosystem baseline ({type(error).__name__}: {error})") from error
 
@@ -256,13 +272,16 @@ def _table(title: str, rows: dict[str, Row], total: int, *, rules: bool = False)
     head = f"| {title} |" + (" Rules |" if rules else "") + " Findings | Share | Baseline | New | Vanished |"
     lines = [head, "|---|" + ("---:|" if rules else "") + "---:|---:|---:|---:|---:|"]
     for name, row in rows.items():
-        lines.append(f"| {name} |" + (f" {row.rules} |" if rules else "")
-                     + f" {row.findings} | {_share(row.findings, total)} | {row.baseline} | {row.new} | {row.vanished} |")
+        lines.append(
+            f"| {name} |"
+            + (f" {row.rules} |" if rules else "")
+            + f" {row.findings} | {_share(row.findings, total)} | {row.baseline} | {row.new} | {row.vanished} |"
+        )
     return lines
 
 
 def biggest(findings: Sequence[Finding], codes: set[str] | None = None) -> str:
-    """"GPUxxx: n of N findings (s%)" for the rule with the most findings (among `codes`)."""
+    """ "GPUxxx: n of N findings (s%)" for the rule with the most findings (among `codes`)."""
     counts = Counter(f.code for f in findings if codes is None or f.code in codes)
     if not counts:
         return "no findings"
@@ -276,14 +295,23 @@ def _listing(title: str, findings: list[Finding], labels: dict[Place, list[Label
     shown = findings if limit <= 0 else findings[:limit]
     for finding in shown:
         message = f" — {finding.message}" if finding.message else ""
-        lines.append(f"- {finding.code} {finding.repo} `{where(finding)}`{message} — label: {annotation(finding, labels)}")
+        lines.append(
+            f"- {finding.code} {finding.repo} `{where(finding)}`{message} — label: {annotation(finding, labels)}"
+        )
     if len(shown) < len(findings):
         lines.append(f"- … and {len(findings) - len(shown)} more (`--limit 0` lists them all)")
     return lines + (["None.", ""] if not findings else [""])
 
 
-def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label], families: dict[str, str],
-           tiers: dict[str, str], header: str, limit: int = LIMIT) -> str:
+def report(
+    current: Baseline,
+    baseline: Baseline | None,
+    labels: Sequence[Label],
+    families: dict[str, str],
+    tiers: dict[str, str],
+    header: str,
+    limit: int = LIMIT,
+) -> str:
     """The Markdown report of `current` against `baseline` (None: there is none)."""
     groups = by_place(labels)
     old = baseline.findings if baseline else []
@@ -309,8 +337,11 @@ def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label]
     if baseline is None:
         lines += ["No baseline yet: `--update-baseline` makes one.", ""]
     else:
-        lines += [f"Against the baseline: {len(added)} new, {len(gone)} vanished"
-                  + (" (no difference)." if not added and not gone else "."), ""]
+        lines += [
+            f"Against the baseline: {len(added)} new, {len(gone)} vanished"
+            + (" (no difference)." if not added and not gone else "."),
+            "",
+        ]
         if baseline.repos != current.repos:
             names = ", ".join(sorted({name for name, _ in set(baseline.repos.items()) ^ set(current.repos.items())}))
             lines += [f"The baseline was made on other repositories or pins: {names}.", ""]
@@ -318,8 +349,10 @@ def report(current: Baseline, baseline: Baseline | None, labels: Sequence[Label]
     lines += [f"Biggest rule: {biggest(current.findings)}; in the default tier: {default_biggest}.", ""]
     lines += ["## Per tier", ""] + _table("Tier", dict(sorted(per_tier.items())), total, rules=True) + [""]
     lines += ["## Per family", ""] + _table("Family", dict(sorted(per_family.items())), total, rules=True) + [""]
-    rule_rows = {f"{code} ({families.get(code, '?')}, {PREVIEW_BEHAVIOUR if preview else tiers.get(code, DEFAULT_TIER)})": row
-                 for (code, preview), row in per_rule.items()}
+    rule_rows = {
+        f"{code} ({families.get(code, '?')}, {PREVIEW_BEHAVIOUR if preview else tiers.get(code, DEFAULT_TIER)})": row
+        for (code, preview), row in per_rule.items()
+    }
     lines += ["## Per rule", ""] + _table("Rule (family, tier)", rule_rows, total) + [""]
     if baseline is not None:
         lines += _listing("New findings", added, groups, limit)
@@ -347,10 +380,18 @@ def collect(command: Sequence[str], corpus: Path, repos: Sequence[Repo], tiers: 
     findings = run_gpulint(command, corpus, files, extra=arguments, unreadable=unreadable)
     if "--preview" in arguments:  # which of them preview mode alone reports: a second run without it
         stable = {key(f) for f in run_gpulint(command, corpus, files, extra=["--no-cache"], unreadable=[])}
-        findings = [replace(f, preview=tiers.get(f.code, DEFAULT_TIER) != PREVIEW_TIER and key(f) not in stable)
-                    for f in findings]
-    return Baseline(sorted(findings, key=_order), len(files), sorted(_relative(corpus, line) for line in unreadable),
-                    {repo.name: repo.commit for repo in repos}, commit, ["--select", "ALL", *arguments])
+        findings = [
+            replace(f, preview=tiers.get(f.code, DEFAULT_TIER) != PREVIEW_TIER and key(f) not in stable)
+            for f in findings
+        ]
+    return Baseline(
+        sorted(findings, key=_order),
+        len(files),
+        sorted(_relative(corpus, line) for line in unreadable),
+        {repo.name: repo.commit for repo in repos},
+        commit,
+        ["--select", "ALL", *arguments],
+    )
 
 
 def _describe(run: Baseline) -> str:
@@ -362,15 +403,21 @@ def _describe(run: Baseline) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.ecosystem", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the extracted corpus (default: %(default)s)")
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS, help="the extracted corpus (default: %(default)s)"
+    )
     parser.add_argument("--repos", type=Path, default=REPOS, help="the pinned repositories (default: %(default)s)")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE, help="the baseline (default: %(default)s)")
     parser.add_argument("--update-baseline", action="store_true", help="rewrite the baseline from this run")
     parser.add_argument("--labels", type=Path, action="append", help=f"label CSV or folder (default {DEFAULT_LABELS})")
     parser.add_argument("--output", type=Path, help="also write the report here (Markdown)")
     parser.add_argument("--gpulint", default="", help="command that runs gpulint (default: this Python's -m gpulint)")
-    parser.add_argument("--limit", type=int, default=LIMIT,
-                        help="findings listed per difference section, 0 for all (default: %(default)s)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=LIMIT,
+        help="findings listed per difference section, 0 for all (default: %(default)s)",
+    )
     args = parser.parse_args(argv)
     command = gpulint_command(args.gpulint)
     try:
@@ -389,11 +436,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"baseline {args.baseline}: {len(added)} new, {len(gone)} vanished findings", file=sys.stderr)
         baseline = current
     shown = "python -m benchmarks.ecosystem " + shlex.join(argv if argv is not None else sys.argv[1:])
-    header = (f"# gpulint ecosystem report\n\nCommand: `{shown.strip()}`\n\n"
-              f"{len(current.repos)} pinned repositories, {current.files} files ({len(current.unreadable)} unreadable), "
-              f"{len(current.findings)} findings of `gpulint check {shlex.join(current.arguments)}` "
-              f"({_describe(current)}); baseline: "
-              + (_describe(baseline) if baseline is not None else "none") + ".")
+    header = (
+        f"# gpulint ecosystem report\n\nCommand: `{shown.strip()}`\n\n"
+        f"{len(current.repos)} pinned repositories, {current.files} files ({len(current.unreadable)} unreadable), "
+        f"{len(current.findings)} findings of `gpulint check {shlex.join(current.arguments)}` "
+        f"({_describe(current)}); baseline: " + (_describe(baseline) if baseline is not None else "none") + "."
+    )
     text = report(current, baseline, labels, families, tiers, header, args.limit)
     print(text, end="")
     baseline_file = args.baseline if args.update_baseline else None

@@ -62,7 +62,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import threading
 import time
 import urllib.parse
 import urllib.request
@@ -81,6 +80,7 @@ COMPLETE_MARKER = ".complete"
 
 
 # -- corpus ------------------------------------------------------------------------------
+
 
 def normalize(name: str) -> str:
     """PEP 503 name normalisation."""
@@ -171,8 +171,22 @@ def fetch_with_pip(name: str, version: str, downloads: Path) -> Path:
     with compiled extensions (scikit-learn, pandas) means building them: minutes each."""
     downloads.mkdir(parents=True, exist_ok=True)
     before = set(downloads.iterdir())
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", name,
-                    f"{name}=={version}", "-d", str(downloads)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--no-binary",
+            name,
+            f"{name}=={version}",
+            "-d",
+            str(downloads),
+        ],
+        check=True,
+    )
     wanted = normalize(name)
     for path in sorted(set(downloads.iterdir()) - before) + sorted(downloads.iterdir()):
         for suffix in (".tar.gz", ".zip"):
@@ -231,13 +245,17 @@ def build_corpus(specs: list[str], corpus: Path, fetch: str) -> list[Path]:
             fetcher = fetch_with_pip if fetch == "pip" else fetch_from_index
             archive = fetcher(name, version, downloads)
             count = extract_python_files(archive, target)
-            print(f"  {count} .py files from {archive.name} ({archive.stat().st_size / 1e6:.1f} MB)",
-                  file=sys.stderr, flush=True)
+            print(
+                f"  {count} .py files from {archive.name} ({archive.stat().st_size / 1e6:.1f} MB)",
+                file=sys.stderr,
+                flush=True,
+            )
         files.extend(sorted(target.rglob("*.py")))
     return files
 
 
 # -- measurements ------------------------------------------------------------------------
+
 
 @dataclass
 class Result:
@@ -257,11 +275,17 @@ class Result:
     def as_json(self) -> dict:
         median = self.median
         return {
-            "tool": self.tool, "command": self.command, "files": self.files, "lines": self.lines,
-            "seconds_median": median, "seconds_all": self.times, "seconds_first": self.first,
+            "tool": self.tool,
+            "command": self.command,
+            "files": self.files,
+            "lines": self.lines,
+            "seconds_median": median,
+            "seconds_all": self.times,
+            "seconds_first": self.first,
             "files_per_s": self.files / median if median else None,
             "lines_per_s": self.lines / median if median else None,
-            "note": self.note, **self.extra,
+            "note": self.note,
+            **self.extra,
         }
 
 
@@ -352,8 +376,14 @@ def external_tools(peers: bool) -> list[tuple[str, list[str], dict | None, str]]
     gpulint_exe = shutil.which("gpulint")
     if gpulint_exe:
         cold = ["--no-cache"] if "--no-cache" in cli_options(gpulint_exe) else []
-        tools.append(("gpulint CLI", [gpulint_exe, "check", "--quiet", "--exit-zero", *cold], None,
-                      "subprocess: interpreter start-up and imports included; no cache"))
+        tools.append(
+            (
+                "gpulint CLI",
+                [gpulint_exe, "check", "--quiet", "--exit-zero", *cold],
+                None,
+                "subprocess: interpreter start-up and imports included; no cache",
+            )
+        )
     else:
         print("gpulint CLI: not on PATH, skipped", file=sys.stderr)
     if not peers:
@@ -369,13 +399,27 @@ def external_tools(peers: bool) -> list[tuple[str, list[str], dict | None, str]]
     flake8 = shutil.which("flake8")
     if flake8:
         if tool_version("pandas-vet"):
-            tools.append(("flake8 + pandas-vet", [flake8, "-j", "1", "--isolated", "--select", "PD", "--exit-zero"],
-                          None, "one process; every plugin runs, --select only filters the report"))
+            tools.append(
+                (
+                    "flake8 + pandas-vet",
+                    [flake8, "-j", "1", "--isolated", "--select", "PD", "--exit-zero"],
+                    None,
+                    "one process; every plugin runs, --select only filters the report",
+                )
+            )
         else:
-            print("pandas-vet: not installed (pip install pandas-vet); flake8 timed with its default checks",
-                  file=sys.stderr)
-            tools.append(("flake8 (no pandas-vet)", [flake8, "-j", "1", "--isolated", "--exit-zero"], None,
-                          "one process, pyflakes + pycodestyle only"))
+            print(
+                "pandas-vet: not installed (pip install pandas-vet); flake8 timed with its default checks",
+                file=sys.stderr,
+            )
+            tools.append(
+                (
+                    "flake8 (no pandas-vet)",
+                    [flake8, "-j", "1", "--isolated", "--exit-zero"],
+                    None,
+                    "one process, pyflakes + pycodestyle only",
+                )
+            )
     else:
         print("flake8: not installed, skipped", file=sys.stderr)
     return tools
@@ -548,8 +592,9 @@ with open(report, "w") as out:
 """
 
 
-def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
-                timeout: float = PROCESS_TIMEOUT, sample_tree: bool = False) -> Process:
+def run_process(
+    argv: Sequence[str], cwd: Path, env: dict | None = None, timeout: float = PROCESS_TIMEOUT, sample_tree: bool = False
+) -> Process:
     """Run `argv` to its end. CPU time and peak RSS are those `os.wait4` gives for the
     process: user plus system time of it and of the children it waited for (a pool's
     workers), and the largest resident set among them (Linux counts `ru_maxrss` in KiB).
@@ -557,12 +602,23 @@ def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
     (`tree_rss_mib`), which is what the machine must hold at once."""
     # Tools run as installed: Python ones with their bytecode cached. A shell that turns the
     # cache off (PYTHONDONTWRITEBYTECODE) would make every run compile every module it imports.
-    env = {key: value for key, value in (os.environ if env is None else env).items()
-           if key != "PYTHONDONTWRITEBYTECODE"}
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
-            tempfile.NamedTemporaryFile("r", suffix=".wait4") as report:
-        launcher = subprocess.Popen([sys.executable, "-S", "-c", _LAUNCHER, report.name, *argv], cwd=cwd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+    env = {
+        key: value for key, value in (os.environ if env is None else env).items() if key != "PYTHONDONTWRITEBYTECODE"
+    }
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r", suffix=".wait4") as report,
+    ):
+        launcher = subprocess.Popen(
+            [sys.executable, "-S", "-c", _LAUNCHER, report.name, *argv],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=err,
+            start_new_session=True,
+        )
         sampled = sample_tree and os.path.isdir("/proc")
         tree = 0
         try:
@@ -584,8 +640,15 @@ def run_process(argv: Sequence[str], cwd: Path, env: dict | None = None,
         if len(fields) != 4:
             return Process(float("nan"), float("nan"), float("nan"), -9, out.read(), err.read() + b"\ntimed out")
         scale = 1024 if sys.platform != "darwin" else 1  # macOS counts bytes
-        return Process(float(fields[0]), float(fields[1]), int(fields[2]) * scale / 2**20, int(fields[3]),
-                       out.read(), err.read(), tree / 2**20 if sampled else None)
+        return Process(
+            float(fields[0]),
+            float(fields[1]),
+            int(fields[2]) * scale / 2**20,
+            int(fields[3]),
+            out.read(),
+            err.read(),
+            tree / 2**20 if sampled else None,
+        )
 
 
 @dataclass
@@ -610,10 +673,11 @@ _FLAKE8_WITHOUT_GPULINT = (
     "found = finder._find_importlib_plugins\n"
     "finder._find_importlib_plugins = lambda: (p for p in found() if p.package != 'gpulint')\n"
     "from flake8.main.cli import main\n"
-    "sys.exit(main())\n")
+    "sys.exit(main())\n"
+)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cli_options(executable: str) -> str:
     """`gpulint check --help` of this gpulint: which options it has."""
     try:
@@ -622,13 +686,20 @@ def cli_options(executable: str) -> str:
         return ""
 
 
-def realcode_tools(scratch: Path, jobs: int, peers: bool = True,
-                   pylint_files: int = 100) -> tuple[list[Tool], list[str]]:
+def realcode_tools(
+    scratch: Path, jobs: int, peers: bool = True, pylint_files: int = 100
+) -> tuple[list[Tool], list[str]]:
     """The tools to time, and a line for each one skipped. `scratch` holds their caches and
     an empty gpulint configuration (so the repository's own does not apply). pylint, some
     hundred times slower than the others, runs on the first `pylint_files` files only."""
-    tools = [Tool("floor: read+parse+walk", [sys.executable, str(Path(__file__).resolve()), "--floor-of"],
-                  ("py", "ipynb"), note="one process; notebooks: JSON decoded, code cells joined")]
+    tools = [
+        Tool(
+            "floor: read+parse+walk",
+            [sys.executable, str(Path(__file__).resolve()), "--floor-of"],
+            ("py", "ipynb"),
+            note="one process; notebooks: JSON decoded, code cells joined",
+        )
+    ]
     skipped: list[str] = []
     gpulint = shutil.which("gpulint")
     if gpulint is None:
@@ -641,15 +712,30 @@ def realcode_tools(scratch: Path, jobs: int, peers: bool = True,
         base = [gpulint, "check", "--quiet", "--exit-zero", "--config", str(config)]
         cold = base + (["--no-cache"] if has_cache else [])
         env = dict(os.environ, GPULINT_CACHE_DIR=str(scratch / "gpulint-cache"))
-        tools.append(Tool("gpulint cold, 1 job", cold + (["--jobs", "1"] if has_jobs else []), ("py", "ipynb"), env,
-                          note="" if has_jobs else "no --jobs: its only way"))
+        tools.append(
+            Tool(
+                "gpulint cold, 1 job",
+                cold + (["--jobs", "1"] if has_jobs else []),
+                ("py", "ipynb"),
+                env,
+                note="" if has_jobs else "no --jobs: its only way",
+            )
+        )
         if has_jobs:
             tools.append(Tool(f"gpulint cold, {jobs} jobs", cold + ["--jobs", str(jobs)], ("py", "ipynb"), env))
         else:
             skipped.append("gpulint with all jobs: this gpulint has no --jobs")
         if has_cache:
-            tools.append(Tool("gpulint warm (cache)", base + (["--jobs", str(jobs)] if has_jobs else []),
-                              ("py", "ipynb"), env, warm_up=True, note="the second run over unchanged files"))
+            tools.append(
+                Tool(
+                    "gpulint warm (cache)",
+                    base + (["--jobs", str(jobs)] if has_jobs else []),
+                    ("py", "ipynb"),
+                    env,
+                    warm_up=True,
+                    note="the second run over unchanged files",
+                )
+            )
         else:
             skipped.append("gpulint warm: this gpulint has no cache (--no-cache)")
     if not peers:
@@ -660,26 +746,62 @@ def realcode_tools(scratch: Path, jobs: int, peers: bool = True,
     else:
         argv = [ruff, "check", "--isolated", "--select", PEER_SELECT, "--exit-zero", "--quiet"]
         tools.append(Tool(f"ruff {PEER_SELECT}, no cache", argv + ["--no-cache"], ("py", "ipynb"), note="all cores"))
-        tools.append(Tool(f"ruff {PEER_SELECT}, cached", argv + ["--cache-dir", str(scratch / "ruff-cache")],
-                          ("py", "ipynb"), warm_up=True, note="the second run over unchanged files"))
+        tools.append(
+            Tool(
+                f"ruff {PEER_SELECT}, cached",
+                argv + ["--cache-dir", str(scratch / "ruff-cache")],
+                ("py", "ipynb"),
+                warm_up=True,
+                note="the second run over unchanged files",
+            )
+        )
     flake8 = shutil.which("flake8")
     if flake8 is None or tool_version("pandas-vet") is None:
         skipped.append("flake8 + pandas-vet: " + ("flake8" if flake8 is None else "pandas-vet") + " not installed")
     else:
-        tools.append(Tool("flake8 + pandas-vet", [sys.executable, "-c", _FLAKE8_WITHOUT_GPULINT, "-j", str(jobs),
-                                                  "--isolated", "--select", "PD", "--exit-zero"], ("py",),
-                          note="every plugin but gpulint's own runs, --select only filters the report; "
-                               "no notebooks"))
+        tools.append(
+            Tool(
+                "flake8 + pandas-vet",
+                [
+                    sys.executable,
+                    "-c",
+                    _FLAKE8_WITHOUT_GPULINT,
+                    "-j",
+                    str(jobs),
+                    "--isolated",
+                    "--select",
+                    "PD",
+                    "--exit-zero",
+                ],
+                ("py",),
+                note="every plugin but gpulint's own runs, --select only filters the report; no notebooks",
+            )
+        )
     pylint = shutil.which("pylint")
     if pylint is None or tool_version("perflint") is None:
         skipped.append("pylint + perflint: " + ("pylint" if pylint is None else "perflint") + " not installed")
     else:
         rcfile = scratch / "pylintrc"
         rcfile.write_text("[MAIN]\n")
-        tools.append(Tool(f"pylint + perflint (first {pylint_files} `.py` files)", [pylint, f"--rcfile={rcfile}", "--load-plugins=perflint",
-                                                "--disable=all", f"--enable={PERFLINT_MESSAGES}", f"--jobs={jobs}",
-                                                "--exit-zero", "--persistent=n", "--score=n"], ("py",),
-                          note="perflint's messages only; no notebooks", limit=pylint_files))
+        tools.append(
+            Tool(
+                f"pylint + perflint (first {pylint_files} `.py` files)",
+                [
+                    pylint,
+                    f"--rcfile={rcfile}",
+                    "--load-plugins=perflint",
+                    "--disable=all",
+                    f"--enable={PERFLINT_MESSAGES}",
+                    f"--jobs={jobs}",
+                    "--exit-zero",
+                    "--persistent=n",
+                    "--score=n",
+                ],
+                ("py",),
+                note="perflint's messages only; no notebooks",
+                limit=pylint_files,
+            )
+        )
     return tools, skipped
 
 
@@ -696,10 +818,14 @@ class Measured:
         failed = [run for run in self.runs if run.returncode != 0]
         note = self.note
         if failed:
-            note = (note + "; " if note else "") + (f"exit {failed[0].returncode}: "
-                                                    + failed[0].stderr.decode(errors="replace")[-300:].strip())
+            note = (note + "; " if note else "") + (
+                f"exit {failed[0].returncode}: " + failed[0].stderr.decode(errors="replace")[-300:].strip()
+            )
         return {
-            "tool": self.tool, "kind": self.kind, "command": self.command, "files": self.files,
+            "tool": self.tool,
+            "kind": self.kind,
+            "command": self.command,
+            "files": self.files,
             "wall_s": statistics.median(run.wall for run in self.runs),
             "cpu_s": statistics.median(run.cpu for run in self.runs),
             "peak_rss_mib": max(run.rss_mib for run in self.runs),
@@ -711,8 +837,9 @@ class Measured:
         }
 
 
-def measure_tools(tools: Sequence[Tool], groups: dict[str, list[Path]], corpus: Path, repeat: int,
-                  scratch: Path) -> list[Measured]:
+def measure_tools(
+    tools: Sequence[Tool], groups: dict[str, list[Path]], corpus: Path, repeat: int, scratch: Path
+) -> list[Measured]:
     """Every tool on every group of files it reads, `repeat` times, interleaved so that drift
     on a shared machine hits them alike; the files are passed relative to `corpus`."""
     lists, relative = {}, {}
@@ -720,16 +847,19 @@ def measure_tools(tools: Sequence[Tool], groups: dict[str, list[Path]], corpus: 
         relative[kind] = [str(path.relative_to(corpus)) for path in files]
         lists[kind] = scratch / f"files-{kind}.txt"
         lists[kind].write_text("\n".join(str(path) for path in files) + "\n")
-    results = {(tool.label, kind): Measured(tool.label, kind, _command(tool), len(groups[kind][:tool.limit]),
-                                            note=tool.note)
-               for tool in tools for kind in tool.kinds if groups.get(kind)}
+    results = {
+        (tool.label, kind): Measured(tool.label, kind, _command(tool), len(groups[kind][: tool.limit]), note=tool.note)
+        for tool in tools
+        for kind in tool.kinds
+        if groups.get(kind)
+    }
     for run in range(repeat):
         for tool in tools:
             for kind in tool.kinds:
                 if (tool.label, kind) not in results:
                     continue
                 progress(f"{tool.label} on {KINDS[kind]}: run {run + 1}/{repeat}")
-                files = [str(lists[kind])] if tool.argv[-1] == "--floor-of" else relative[kind][:tool.limit]
+                files = [str(lists[kind])] if tool.argv[-1] == "--floor-of" else relative[kind][: tool.limit]
                 if tool.warm_up and run == 0:
                     run_process(tool.argv + files, corpus, tool.env)
                 results[tool.label, kind].runs.append(run_process(tool.argv + files, corpus, tool.env))
@@ -741,8 +871,12 @@ def _command(tool: Tool) -> str:
     """The tool's command line as the results show it: no scratch paths, no inline code."""
     argv = [Path(tool.argv[0]).name, *tool.argv[1:]]
     if "-c" in argv[:2]:
-        argv = [argv[0], "-c", "<flake8 without gpulint's plugin>" if argv[2] == _FLAKE8_WITHOUT_GPULINT else "...",
-                *argv[3:]]
+        argv = [
+            argv[0],
+            "-c",
+            "<flake8 without gpulint's plugin>" if argv[2] == _FLAKE8_WITHOUT_GPULINT else "...",
+            *argv[3:],
+        ]
     return " ".join(re.sub(r"(?<![\w.-])/\S*/", "", part) for part in argv) + " FILES..."
 
 
@@ -752,8 +886,11 @@ def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path, re
     Each is the median of `repeat` runs (every run's figures kept in `runs`): with workers,
     the tree's peak is the moment two of them hold large files at once, which varies from
     run to run as timings do."""
-    tools = [tool for tool in realcode_tools(scratch, jobs)[0]
-             if tool.label.startswith("gpulint cold") or tool.label == f"ruff {PEER_SELECT}, no cache"]
+    tools = [
+        tool
+        for tool in realcode_tools(scratch, jobs)[0]
+        if tool.label.startswith("gpulint cold") or tool.label == f"ruff {PEER_SELECT}, no cache"
+    ]
     rows = []
     for size in sizes:
         files = realcode_files(corpus, size)
@@ -761,14 +898,18 @@ def rss_by_size(sizes: Sequence[int], corpus: Path, jobs: int, scratch: Path, re
         for tool in tools:
             progress(f"peak RSS: {tool.label} on {len(files)} files")
             runs = [run_process(tool.argv + relative, corpus, tool.env, sample_tree=True) for _ in range(repeat)]
-            rows.append({"files": len(files), "tool": tool.label,
-                         "peak_rss_mib": statistics.median(run.rss_mib for run in runs),
-                         "peak_tree_rss_mib": _median_of(run.tree_rss_mib for run in runs),
-                         "wall_s": statistics.median(run.wall for run in runs),
-                         "cpu_s": statistics.median(run.cpu for run in runs),
-                         "exit": max(run.returncode for run in runs),
-                         "runs": [{"peak_rss_mib": run.rss_mib, "peak_tree_rss_mib": run.tree_rss_mib}
-                                  for run in runs]})
+            rows.append(
+                {
+                    "files": len(files),
+                    "tool": tool.label,
+                    "peak_rss_mib": statistics.median(run.rss_mib for run in runs),
+                    "peak_tree_rss_mib": _median_of(run.tree_rss_mib for run in runs),
+                    "wall_s": statistics.median(run.wall for run in runs),
+                    "cpu_s": statistics.median(run.cpu for run in runs),
+                    "exit": max(run.returncode for run in runs),
+                    "runs": [{"peak_rss_mib": run.rss_mib, "peak_tree_rss_mib": run.tree_rss_mib} for run in runs],
+                }
+            )
     progress("")
     return rows
 
@@ -792,10 +933,15 @@ def cpu_model() -> str | None:
 def git_commit(folder: Path) -> str | None:
     """The commit checked out in `folder`, with "+changes" when the work tree differs."""
     try:
-        commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return None
     return commit + ("+changes" if dirty else "")
@@ -827,8 +973,10 @@ def run_realcode(args: argparse.Namespace) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     jobs = args.jobs or cores
     sizes = {kind: count_lines(paths) for kind, paths in groups.items()}
-    print(f"corpus: {corpus}: " + ", ".join(f"{len(groups[kind])} {KINDS[kind]} ({sizes[kind][1] / 1e6:.1f} MB)"
-                                             for kind in KINDS))
+    print(
+        f"corpus: {corpus}: "
+        + ", ".join(f"{len(groups[kind])} {KINDS[kind]} ({sizes[kind][1] / 1e6:.1f} MB)" for kind in KINDS)
+    )
     load_before = load_average()
     commit = git_commit(HERE.parent)  # before: other commits may land while it runs
     with tempfile.TemporaryDirectory(prefix="gpulint-speed-") as tmp:
@@ -844,21 +992,32 @@ def run_realcode(args: argparse.Namespace) -> int:
         progress("in process: floor and gpulint on the .py files")
         gpulint_in_process(groups["py"][:1])  # imports and the rule registry paid here
         floor_s = statistics.median(time_in_process(floor, groups["py"])[0] for _ in range(args.repeat))
-        gpulint_s = statistics.median(time_in_process(gpulint_in_process, groups["py"])[0]
-                                      for _ in range(args.repeat))
+        gpulint_s = statistics.median(time_in_process(gpulint_in_process, groups["py"])[0] for _ in range(args.repeat))
         progress("")
-        in_process = {"files": len(groups["py"]), "floor_s": floor_s, "gpulint_s": gpulint_s,
-                      "ratio": gpulint_s / floor_s}
+        in_process = {
+            "files": len(groups["py"]),
+            "floor_s": floor_s,
+            "gpulint_s": gpulint_s,
+            "ratio": gpulint_s / floor_s,
+        }
     payload = {
         "benchmark": "engine_speed_realcode",
-        "machine": dict(machine_info(), cpu_model=cpu_model(), versions=tool_versions(),
-                        gpulint_commit=commit, gpulint_commit_after=git_commit(HERE.parent),
-                        launcher_rss_mib=launcher.rss_mib),
-        "corpus": {"repos": realcode_repos(), "order": "sha1 of the path relative to the corpus",
-                   "limit": args.files,
-                   "files": {kind: len(groups[kind]) for kind in KINDS},
-                   "lines": {kind: sizes[kind][0] for kind in KINDS},
-                   "bytes": {kind: sizes[kind][1] for kind in KINDS}},
+        "machine": dict(
+            machine_info(),
+            cpu_model=cpu_model(),
+            versions=tool_versions(),
+            gpulint_commit=commit,
+            gpulint_commit_after=git_commit(HERE.parent),
+            launcher_rss_mib=launcher.rss_mib,
+        ),
+        "corpus": {
+            "repos": realcode_repos(),
+            "order": "sha1 of the path relative to the corpus",
+            "limit": args.files,
+            "files": {kind: len(groups[kind]) for kind in KINDS},
+            "lines": {kind: sizes[kind][0] for kind in KINDS},
+            "bytes": {kind: sizes[kind][1] for kind in KINDS},
+        },
         "repeat": args.repeat,
         "jobs": jobs,
         "load_average_before": load_before,
@@ -907,24 +1066,38 @@ def speed_markdown(payload: dict) -> str:
                 cells += ["n/a"] * 4
                 continue
             floor = floors.get(kind)
-            ratio = ((result["wall_s"] / result["files"]) / (floor["wall_s"] / floor["files"])
-                     if floor and floor["wall_s"] and result["files"] else None)
-            cells += [_figure(result["wall_s"], 2), _figure(result["cpu_s"], 2), _figure(result["peak_rss_mib"], 0),
-                      _figure(ratio, 2) + ("" if ratio is None else "x")]
+            ratio = (
+                (result["wall_s"] / result["files"]) / (floor["wall_s"] / floor["files"])
+                if floor and floor["wall_s"] and result["files"]
+                else None
+            )
+            cells += [
+                _figure(result["wall_s"], 2),
+                _figure(result["cpu_s"], 2),
+                _figure(result["peak_rss_mib"], 0),
+                _figure(ratio, 2) + ("" if ratio is None else "x"),
+            ]
         lines.append(f"| {tool} | " + " | ".join(cells) + " |")
     machine = payload["machine"]
     versions = ", ".join(f"{name} {version}" for name, version in machine["versions"].items() if version)
-    lines += ["", (f"{files['py']:,} `.py` files and {files['ipynb']:,} notebooks from "
-                   f"{len(payload['corpus']['repos'])} pinned repositories (`benchmarks/realcode/repos.toml`); "
-                   f"median of {payload['repeat']} run(s), {payload['jobs']} jobs where a tool takes them. "
-                   f"{machine.get('cpu_model') or machine['machine']}, {machine['usable_cpus']} CPUs, "
-                   f"python {machine['python']}, {versions}; gpulint at {_commits(machine)}; "
-                   f"{machine['date'][:10]}. CPU: user + system of the process and its workers; "
-                   "peak RSS: its largest process.")]
+    lines += [
+        "",
+        (
+            f"{files['py']:,} `.py` files and {files['ipynb']:,} notebooks from "
+            f"{len(payload['corpus']['repos'])} pinned repositories (`benchmarks/realcode/repos.toml`); "
+            f"median of {payload['repeat']} run(s), {payload['jobs']} jobs where a tool takes them. "
+            f"{machine.get('cpu_model') or machine['machine']}, {machine['usable_cpus']} CPUs, "
+            f"python {machine['python']}, {versions}; gpulint at {_commits(machine)}; "
+            f"{machine['date'][:10]}. CPU: user + system of the process and its workers; "
+            "peak RSS: its largest process."
+        ),
+    ]
     in_process = payload.get("in_process_py") or {}
     if in_process:
-        lines.append(f"In one process (`lint_paths`, imports paid before timing), gpulint takes "
-                     f"{in_process['ratio']:.2f}x the floor's time on the `.py` files.")
+        lines.append(
+            f"In one process (`lint_paths`, imports paid before timing), gpulint takes "
+            f"{in_process['ratio']:.2f}x the floor's time on the `.py` files."
+        )
     lines.append("x floor: wall time per file over the floor's on the same kind of files.")
     memory = payload.get("peak_rss_by_files") or []
     if memory:
@@ -933,21 +1106,36 @@ def speed_markdown(payload: dict) -> str:
         found = {(row["tool"], row["files"]): row["peak_rss_mib"] for row in memory}
         runs = max((len(row.get("runs") or [None]) for row in memory), default=1)
         median = f" (median of {runs} runs)" if runs > 1 else ""
-        lines += ["", f"| Peak RSS MiB by files linted{median} |" + "".join(f" {size:,} |" for size in sizes),
-                  "|---|" + "---:|" * len(sizes)]
-        lines += [f"| {tool} |" + "".join(f" {_figure(found.get((tool, size)), 0)} |" for size in sizes)
-                  for tool in tools]
-        trees = {(row["tool"], row["files"]): row["peak_tree_rss_mib"] for row in memory
-                 if row.get("peak_tree_rss_mib") is not None}
+        lines += [
+            "",
+            f"| Peak RSS MiB by files linted{median} |" + "".join(f" {size:,} |" for size in sizes),
+            "|---|" + "---:|" * len(sizes),
+        ]
+        lines += [
+            f"| {tool} |" + "".join(f" {_figure(found.get((tool, size)), 0)} |" for size in sizes) for tool in tools
+        ]
+        trees = {
+            (row["tool"], row["files"]): row["peak_tree_rss_mib"]
+            for row in memory
+            if row.get("peak_tree_rss_mib") is not None
+        }
         if trees:
-            lines += ["", f"| Peak RSS MiB of the process tree (all processes at once) by files linted{median} |"
-                      + "".join(f" {size:,} |" for size in sizes), "|---|" + "---:|" * len(sizes)]
-            lines += [f"| {tool} |" + "".join(f" {_figure(trees.get((tool, size)), 0)} |" for size in sizes)
-                      for tool in tools if any((tool, size) in trees for size in sizes)]
+            lines += [
+                "",
+                f"| Peak RSS MiB of the process tree (all processes at once) by files linted{median} |"
+                + "".join(f" {size:,} |" for size in sizes),
+                "|---|" + "---:|" * len(sizes),
+            ]
+            lines += [
+                f"| {tool} |" + "".join(f" {_figure(trees.get((tool, size)), 0)} |" for size in sizes)
+                for tool in tools
+                if any((tool, size) in trees for size in sizes)
+            ]
     return "\n".join(lines)
 
 
 # -- report --------------------------------------------------------------------------------
+
 
 def print_table(results: list[Result], floor_seconds: float) -> None:
     header = f"{'tool':<28} {'files':>6} {'lines':>9} {'median s':>9} {'first s':>8} {'files/s':>9} {'lines/s':>11} {'x floor':>8}"
@@ -956,34 +1144,63 @@ def print_table(results: list[Result], floor_seconds: float) -> None:
     for result in results:
         median = result.median
         first = f"{result.first:.3f}" if result.first is not None else "-"
-        print(f"{result.tool:<28} {result.files:>6} {result.lines:>9} {median:>9.3f} {first:>8} "
-              f"{result.files / median:>9.0f} {result.lines / median:>11.0f} {median / floor_seconds:>8.2f}")
+        print(
+            f"{result.tool:<28} {result.files:>6} {result.lines:>9} {median:>9.3f} {first:>8} "
+            f"{result.files / median:>9.0f} {result.lines / median:>11.0f} {median / floor_seconds:>8.2f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--packages", nargs="+", default=list(DEFAULT_PACKAGES), metavar="NAME==VERSION",
-                        help="source distributions making up the corpus (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--packages",
+        nargs="+",
+        default=list(DEFAULT_PACKAGES),
+        metavar="NAME==VERSION",
+        help="source distributions making up the corpus (default: %(default)s)",
+    )
     parser.add_argument("--full", action="store_true", help="use the larger corpus: " + ", ".join(FULL_PACKAGES))
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is reported")
     parser.add_argument("--json", type=Path, metavar="PATH", help="write the results and machine info here")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="where the corpus lives")
-    parser.add_argument("--fetch", choices=("index", "pip"), default="index",
-                        help="download sdists straight from the package index (default), or with `pip download`, "
-                             "which builds packages with compiled extensions just to read their metadata")
+    parser.add_argument(
+        "--fetch",
+        choices=("index", "pip"),
+        default="index",
+        help="download sdists straight from the package index (default), or with `pip download`, "
+        "which builds packages with compiled extensions just to read their metadata",
+    )
     parser.add_argument("--no-peers", action="store_true", help="skip ruff and flake8 (the gpulint CLI still runs)")
     realcode = parser.add_argument_group("the real-code suite: every tool as a process, on the pinned repositories")
-    realcode.add_argument("--realcode", action="store_true",
-                          help="run it (results: benchmarks/results/engine_speed_realcode.json and .md)")
+    realcode.add_argument(
+        "--realcode",
+        action="store_true",
+        help="run it (results: benchmarks/results/engine_speed_realcode.json and .md)",
+    )
     realcode.add_argument("--files", type=int, metavar="N", help="only the first N files of the fixed shuffle")
-    realcode.add_argument("--jobs", type=int, metavar="N", help="jobs for the tools that take them (default: the cores)")
-    realcode.add_argument("--rss-sizes", type=int, nargs="+", default=[], metavar="N",
-                          help="also the peak RSS of gpulint and ruff on the first N files, for each N")
-    realcode.add_argument("--pylint-files", type=int, default=100, metavar="N",
-                          help="pylint, by far the slowest, lints only the first N .py files (default: %(default)s)")
-    realcode.add_argument("--no-in-process", action="store_true",
-                          help="skip the in-process floor-against-gpulint check on the .py files")
+    realcode.add_argument(
+        "--jobs", type=int, metavar="N", help="jobs for the tools that take them (default: the cores)"
+    )
+    realcode.add_argument(
+        "--rss-sizes",
+        type=int,
+        nargs="+",
+        default=[],
+        metavar="N",
+        help="also the peak RSS of gpulint and ruff on the first N files, for each N",
+    )
+    realcode.add_argument(
+        "--pylint-files",
+        type=int,
+        default=100,
+        metavar="N",
+        help="pylint, by far the slowest, lints only the first N .py files (default: %(default)s)",
+    )
+    realcode.add_argument(
+        "--no-in-process", action="store_true", help="skip the in-process floor-against-gpulint check on the .py files"
+    )
     parser.add_argument("--floor-of", type=Path, metavar="LIST", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.floor_of is not None:  # the floor as a process of its own (`--realcode` times it so)
@@ -1010,8 +1227,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, median of {args.repeat} run(s)")
     load_before = load_average()
     if load_before is not None and load_before > 0.5:
-        print(f"warning: load average {load_before:.2f} before starting: other work shares the CPUs, "
-              "so absolute times are inflated (the interleaved ratios suffer less)")
+        print(
+            f"warning: load average {load_before:.2f} before starting: other work shares the CPUs, "
+            "so absolute times are inflated (the interleaved ratios suffer less)"
+        )
     print()
 
     in_process = [
@@ -1036,8 +1255,7 @@ def main(argv: list[str] | None = None) -> int:
     cwd = args.corpus
     relative = [str(path.relative_to(cwd)) if path.is_relative_to(cwd) else str(path) for path in files]
     for label, prefix, env, note in external_tools(peers=not args.no_peers):
-        result = Result(label, " ".join([Path(prefix[0]).name, *prefix[1:], "FILES..."]), len(files), lines,
-                        note=note)
+        result = Result(label, " ".join([Path(prefix[0]).name, *prefix[1:], "FILES..."]), len(files), lines, note=note)
         for run in range(args.repeat):
             progress(f"{label}: run {run + 1}/{args.repeat}")
             seconds, completed = time_command(prefix + relative, cwd, env)
@@ -1052,7 +1270,9 @@ def main(argv: list[str] | None = None) -> int:
     gpulint_seconds = results["gpulint lint_paths"].median
     print_table(ordered, floor_seconds)
     ratio = gpulint_seconds / floor_seconds
-    print(f"\ngpulint / floor = {ratio:.2f} (target <= {TARGET_RATIO:.1f}): {'OK' if ratio <= TARGET_RATIO else 'OVER TARGET'}")
+    print(
+        f"\ngpulint / floor = {ratio:.2f} (target <= {TARGET_RATIO:.1f}): {'OK' if ratio <= TARGET_RATIO else 'OVER TARGET'}"
+    )
     floor_extra = results["floor: read+parse+walk"].extra
     print(f"floor: {floor_extra.get('nodes', 0)} nodes, {floor_extra.get('syntax_errors', 0)} files that do not parse")
     print(f"gpulint findings: {results['gpulint lint_paths'].extra.get('findings')}")

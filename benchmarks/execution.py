@@ -35,8 +35,13 @@ def prepare(setup: str | CodeType, n: int, seed: int = 0) -> dict[str, Any]:
     """A fresh namespace holding the example's inputs: `setup` run with `pd`, `np`, `rng`, `N`."""
     import numpy as np
 
-    namespace: dict[str, Any] = {"pd": _pandas(), "np": np, "rng": np.random.default_rng(seed), "N": n,
-                                 "__name__": "gpulint_example"}
+    namespace: dict[str, Any] = {
+        "pd": _pandas(),
+        "np": np,
+        "rng": np.random.default_rng(seed),
+        "N": n,
+        "__name__": "gpulint_example",
+    }
     exec(compiled(setup, "<setup>"), namespace)
     return namespace
 
@@ -100,12 +105,12 @@ def assert_same_result(before: Any, after: Any, strict: bool) -> None:
     pd = _pandas()
     if pd is not None and isinstance(before, pd.DataFrame):
         assert isinstance(after, pd.DataFrame), type(after)
-        pd.testing.assert_frame_equal(before, after, check_dtype=strict, check_index_type=strict,
-                                      check_column_type=strict, check_names=strict)
+        pd.testing.assert_frame_equal(
+            before, after, check_dtype=strict, check_index_type=strict, check_column_type=strict, check_names=strict
+        )
     elif pd is not None and isinstance(before, pd.Series):
         assert isinstance(after, pd.Series), type(after)
-        pd.testing.assert_series_equal(before, after, check_dtype=strict, check_index_type=strict,
-                                       check_names=strict)
+        pd.testing.assert_series_equal(before, after, check_dtype=strict, check_index_type=strict, check_names=strict)
     elif isinstance(before, np.ndarray) and (strict or before.ndim > 0):
         if strict:
             np.testing.assert_array_equal(before, after, strict=True)
@@ -114,7 +119,7 @@ def assert_same_result(before: Any, after: Any, strict: bool) -> None:
     elif isinstance(before, (list, tuple)):
         assert isinstance(after, type(before)), (type(before), type(after))
         assert len(before) == len(after)
-        for left, right in zip(before, after):
+        for left, right in zip(before, after, strict=False):
             if strict:
                 assert type(left) is type(right), (type(left), type(right))
             if isinstance(left, (float, np.floating)):
@@ -128,8 +133,9 @@ def assert_same_result(before: Any, after: Any, strict: bool) -> None:
             assert_same_result(before[key], after[key], strict)
     elif not strict and _is_scalar_number(before) and _is_scalar_number(after):
         left, right = complex(before), complex(after)
-        assert (math.isclose(left.real, right.real, rel_tol=1e-9, abs_tol=0.0)
-                or (math.isnan(left.real) and math.isnan(right.real))), (before, after)
+        assert math.isclose(left.real, right.real, rel_tol=1e-9, abs_tol=0.0) or (
+            math.isnan(left.real) and math.isnan(right.real)
+        ), (before, after)
         assert math.isclose(left.imag, right.imag, rel_tol=1e-9), (before, after)
     else:
         assert before == after, (before, after)

@@ -44,7 +44,8 @@ import time
 import warnings
 from dataclasses import dataclass
 from types import CodeType
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from .backends import BACKENDS, Backend, apply_swap, default_backends
 from .results import Point, Run, Sweep
@@ -52,8 +53,13 @@ from .results import Point, Run, Sweep
 DEFAULT_SIZES = (100, 1_000, 10_000, 100_000, 1_000_000)
 QUICK_SIZES = (10, 100)
 #: What N counts, by rule family, for the headline ("~1,600x faster at 10k rows").
-UNITS = {"dataframe": "rows", "arrays": "elements", "transfers": "elements", "pipelines": "samples",
-         "parallel": "items"}
+UNITS = {
+    "dataframe": "rows",
+    "arrays": "elements",
+    "transfers": "elements",
+    "pipelines": "samples",
+    "parallel": "items",
+}
 FAMILIES = tuple(UNITS)
 
 
@@ -105,8 +111,8 @@ class Benchmark:
             raise BenchmarkError(f"{self.code}: no such rule")
         candidates = list(enumerate(rule.flagged))
         if self.example is not None:
-            candidates = candidates[self.example:self.example + 1]
-        for index, example in candidates:
+            candidates = candidates[self.example : self.example + 1]
+        for _index, example in candidates:
             if not example.runnable:
                 continue
             after = fix_text(example.source, rules=[rule], unsafe_fixes=True)  # this rule's own fix
@@ -117,13 +123,24 @@ class Benchmark:
                 continue
             diagnostics = lint_source(example.source, rules=[rule])
             strict = rewrite == "fix" and any(
-                d.fix is not None and d.fix.applicability is Applicability.SAFE for d in diagnostics)
+                d.fix is not None and d.fix.applicability is Applicability.SAFE for d in diagnostics
+            )
             backends = self.backends or default_backends([example.source, after], example.requires)
-            return Case(code=rule.code, name=rule.name, before=example.source, after=after,
-                        setup=example.setup, call=example.call or "", strict=strict, rewrite=rewrite,
-                        requires=example.requires, intended=getattr(example, "intended", None),
-                        unit=self.unit or UNITS.get(rule.family(), "items"),
-                        sizes=self.sizes, backends=backends)
+            return Case(
+                code=rule.code,
+                name=rule.name,
+                before=example.source,
+                after=after,
+                setup=example.setup,
+                call=example.call or "",
+                strict=strict,
+                rewrite=rewrite,
+                requires=example.requires,
+                intended=getattr(example, "intended", None),
+                unit=self.unit or UNITS.get(rule.family(), "items"),
+                sizes=self.sizes,
+                backends=backends,
+            )
         which = f"example {self.example}" if self.example is not None else "no flagged example"
         raise BenchmarkError(f"{rule.code}: {which} has `call` and a rewrite (a fix or an idiom) to time")
 
@@ -163,9 +180,16 @@ class Settings:
         return tuple(sizes)
 
     def as_json(self) -> dict[str, Any]:
-        return {"quick": self.quick, "budget_s": self.budget, "timeout_s": self.timeout,
-                "min_time_s": self.min_time, "max_repeat": self.max_repeat, "max_n": self.max_n,
-                "seed": self.seed, "timer": "time.perf_counter, best run"}
+        return {
+            "quick": self.quick,
+            "budget_s": self.budget,
+            "timeout_s": self.timeout,
+            "min_time_s": self.min_time,
+            "max_repeat": self.max_repeat,
+            "max_n": self.max_n,
+            "seed": self.seed,
+            "timer": "time.perf_counter, best run",
+        }
 
 
 class RunTimeout(BaseException):
@@ -278,13 +302,18 @@ class Runner:
         return runs
 
 
-def run_sweep(case: Case, backend: Backend, settings: Settings,
-              step: Callable[[int], None] | None = None) -> Sweep:
+def run_sweep(case: Case, backend: Backend, settings: Settings, step: Callable[[int], None] | None = None) -> Sweep:
     """Measure a case on a backend at every size; `step(k)` reports k sizes done."""
     from .execution import assert_same_result
 
-    sweep = Sweep(code=case.code, name=case.name, backend=backend.name, device=backend.device,
-                  unit=case.unit, rewrite=case.rewrite)
+    sweep = Sweep(
+        code=case.code,
+        name=case.name,
+        backend=backend.name,
+        device=backend.device,
+        unit=case.unit,
+        rewrite=case.rewrite,
+    )
     sizes = settings.sizes_for(case)
     done = 0
 
@@ -336,8 +365,9 @@ def run_sweep(case: Case, backend: Backend, settings: Settings,
                         setattr(point, f"{version.label}_note", version.stopped)
                 if "after" in results and ("before" in results or runner.intended is not None):
                     try:
-                        assert_same_result(runner.expected(n, results.get("before")), results["after"],
-                                           strict=case.strict)
+                        assert_same_result(
+                            runner.expected(n, results.get("before")), results["after"], strict=case.strict
+                        )
                     except AssertionError as error:
                         sweep.status = "failed"
                         sweep.message = f"before and after differ at N={n:,}: {_first_line(error)}"
@@ -356,8 +386,7 @@ def run_sweep(case: Case, backend: Backend, settings: Settings,
                     best = min(runs)
                     setattr(point, version.label, best)
                     if best > settings.budget and not settings.quick:
-                        version.stopped = (f"{best:.2g} s per run at N={n:,} is over the "
-                                           f"{settings.budget:g} s budget")
+                        version.stopped = f"{best:.2g} s per run at N={n:,} is over the {settings.budget:g} s budget"
                 advance()
     except Exception as error:  # anything else (memory, an intended result that fails...)
         sweep.status = "failed"
@@ -388,8 +417,15 @@ def _first_line(error: BaseException) -> str:
 # -- a whole run -------------------------------------------------------------------------------
 
 
-LIBRARIES = (("pandas", "pandas"), ("numpy", "numpy"), ("scikit-learn", "sklearn"), ("torch", "torch"),
-             ("dask", "dask"), ("cupy", "cupy"), ("cudf", "cudf"))
+LIBRARIES = (
+    ("pandas", "pandas"),
+    ("numpy", "numpy"),
+    ("scikit-learn", "sklearn"),
+    ("torch", "torch"),
+    ("dask", "dask"),
+    ("cupy", "cupy"),
+    ("cudf", "cudf"),
+)
 
 
 def library_versions(backends: list[Backend]) -> dict[str, str]:
@@ -464,9 +500,12 @@ def plan(benchmarks: list[Benchmark], backend_names: tuple[str, ...] | None) -> 
     return pairs
 
 
-def run_all(pairs: list[tuple[Case, Backend]], settings: Settings,
-            step: Callable[[int], None] | None = None,
-            started: Callable[[Case, Backend], None] | None = None) -> Run:
+def run_all(
+    pairs: list[tuple[Case, Backend]],
+    settings: Settings,
+    step: Callable[[int], None] | None = None,
+    started: Callable[[Case, Backend], None] | None = None,
+) -> Run:
     sweeps = []
     for case, backend in pairs:
         if started is not None:
@@ -474,11 +513,28 @@ def run_all(pairs: list[tuple[Case, Backend]], settings: Settings,
         sweeps.append(run_sweep(case, backend, settings, step))
     from gpulint import __version__
 
-    used = [backend for (_, backend), sweep in zip(pairs, sweeps) if sweep.status != "skipped"]
-    return Run(date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), gpulint=__version__,
-               machine=machine_info(used), libraries=library_versions(used), settings=settings.as_json(),
-               sweeps=sweeps)
+    used = [backend for (_, backend), sweep in zip(pairs, sweeps, strict=False) if sweep.status != "skipped"]
+    return Run(
+        date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        gpulint=__version__,
+        machine=machine_info(used),
+        libraries=library_versions(used),
+        settings=settings.as_json(),
+        sweeps=sweeps,
+    )
 
 
-__all__ = ["Benchmark", "BenchmarkError", "Case", "DEFAULT_SIZES", "QUICK_SIZES", "RunTimeout", "Settings",
-           "all_benchmarks", "deadline", "plan", "run_all", "run_sweep"]
+__all__ = [
+    "Benchmark",
+    "BenchmarkError",
+    "Case",
+    "DEFAULT_SIZES",
+    "QUICK_SIZES",
+    "RunTimeout",
+    "Settings",
+    "all_benchmarks",
+    "deadline",
+    "plan",
+    "run_all",
+    "run_sweep",
+]

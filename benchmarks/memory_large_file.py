@@ -41,7 +41,7 @@ def large_source(lines: int) -> str:
             names = set(_DEF.findall(body))
             if names:
                 pattern = re.compile(r"\b(" + "|".join(sorted(names, key=len, reverse=True)) + r")\b")
-                body = pattern.sub(lambda match: f"{match.group(1)}_{copy}", body)
+                body = pattern.sub(lambda match, copy=copy: f"{match.group(1)}_{copy}", body)
             body = f"def {stem}_{copy}():\n" + textwrap.indent(body, "    ")
             chunks.append(body if body.endswith("\n") else body + "\n")
             count += body.count("\n") + 1

@@ -45,8 +45,7 @@ from typing import Any
 #: Where the package sources sit in each repository.
 CUDF_PACKAGE, CUML_PACKAGE = "python/cudf/cudf", "python/cuml/cuml"
 CUML_DOCS = "docs/source/cuml-accel"
-COMMAND = ("python -m benchmarks.readiness_tables --cudf CUDF_CHECKOUT --cuml CUML_CHECKOUT "
-           "--docs docs/readiness.md")
+COMMAND = "python -m benchmarks.readiness_tables --cudf CUDF_CHECKOUT --cuml CUML_CHECKOUT --docs docs/readiness.md"
 
 #: pandas class name -> the cuDF class cudf.pandas runs it with (found by name in the package).
 CUDF_CLASSES = {
@@ -71,8 +70,15 @@ OPERATION_SETS = ("_VALID_REDUCTIONS", "_VALID_SCANS", "_VALID_BINARY_OPERATIONS
 #: The cuML class an array-API proxy (a `_cpu_class_path` and no `_gpu_class`) runs with.
 ARRAY_API_WRAPPER = "cuml.accel.estimator_proxy._ArrayAPIWrapper"
 
-CONVERSION_METHODS = {"_attrs_from_cpu", "_attrs_to_cpu", "_params_to_cpu", "_sync_attrs_from_cpu",
-                      "_sync_attrs_to_cpu", "from_sklearn", "as_sklearn"}
+CONVERSION_METHODS = {
+    "_attrs_from_cpu",
+    "_attrs_to_cpu",
+    "_params_to_cpu",
+    "_sync_attrs_from_cpu",
+    "_sync_attrs_to_cpu",
+    "from_sklearn",
+    "as_sklearn",
+}
 
 
 class SourceError(Exception):
@@ -156,8 +162,18 @@ def provenance(checkout: Checkout, package: str) -> dict[str, Any]:
 # -- conditions as source and as predicates ----------------------------------------------------
 
 _TYPE_NAMES = {"int", "float", "str", "bool", "dict", "list", "tuple", "set", "bytes", "type(None)"}
-_COMPARISONS = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.In: "in",
-                ast.NotIn: "not in", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_COMPARISONS = {
+    ast.Eq: "==",
+    ast.NotEq: "!=",
+    ast.Is: "is",
+    ast.IsNot: "is not",
+    ast.In: "in",
+    ast.NotIn: "not in",
+    ast.Lt: "<",
+    ast.LtE: "<=",
+    ast.Gt: ">",
+    ast.GtE: ">=",
+}
 _FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
@@ -183,9 +199,16 @@ class Subjects:
             return None
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in self.owners:
             return "hyperparameter", node.attr
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in self.owners
-                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in self.owners
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
             return "hyperparameter", node.args[1].value
         return None
 
@@ -243,17 +266,25 @@ def predicate(node: ast.expr, subjects: Subjects) -> dict[str, Any] | None:
         return None
     if isinstance(node, ast.Compare):
         if len(node.ops) != 1:
-            parts = [ast.Compare(left, [op], [right]) for left, op, right
-                     in zip([node.left, *node.comparators], node.ops, node.comparators)]
+            parts = [
+                ast.Compare(left, [op], [right])
+                for left, op, right in zip([node.left, *node.comparators], node.ops, node.comparators, strict=False)
+            ]
             return predicate(ast.BoolOp(ast.And(), parts), subjects)
         op, left, right = _COMPARISONS.get(type(node.ops[0])), node.left, node.comparators[0]
         if op is None:
             return None
         # `TABLE.get(param) is None`: the value is not a key of a module-level table
-        if (op in ("is", "is not") and isinstance(right, ast.Constant) and right.value is None
-                and isinstance(inner := (left.value if isinstance(left, ast.NamedExpr) else left), ast.Call)
-                and isinstance(inner.func, ast.Attribute) and inner.func.attr == "get" and len(inner.args) == 1
-                and (named := subjects.subject(inner.args[0]))):
+        if (
+            op in ("is", "is not")
+            and isinstance(right, ast.Constant)
+            and right.value is None
+            and isinstance(inner := (left.value if isinstance(left, ast.NamedExpr) else left), ast.Call)
+            and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr == "get"
+            and len(inner.args) == 1
+            and (named := subjects.subject(inner.args[0]))
+        ):
             known, keys = subjects.literal(inner.func.value)
             if known and isinstance(keys, list):
                 return _leaf(named, "not in" if op == "is" else "in", keys)
@@ -277,7 +308,8 @@ def _leaf(named: tuple[str, str], op: str, value: Any) -> dict[str, Any]:
 def _raises(node: ast.Raise, exception: str) -> bool:
     raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
     return (isinstance(raised, ast.Name) and raised.id == exception) or (
-        isinstance(raised, ast.Attribute) and raised.attr == exception)
+        isinstance(raised, ast.Attribute) and raised.attr == exception
+    )
 
 
 def guarded_raises(body: list[ast.stmt], exception: str) -> Iterator[tuple[ast.Raise, list[ast.expr]]]:
@@ -313,8 +345,14 @@ def guarded_raises(body: list[ast.stmt], exception: str) -> Iterator[tuple[ast.R
     yield from walk(body, [])
 
 
-_INVERSE = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.In: ast.NotIn,
-            ast.NotIn: ast.In}
+_INVERSE = {
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+}
 
 
 def _negate(test: ast.expr) -> ast.expr:
@@ -341,14 +379,21 @@ def _single_assignments(function: ast.FunctionDef, subjects: Subjects) -> dict[s
     counts: dict[str, int] = {}
     bound: dict[str, ast.expr] = {}
     for node in ast.walk(function):
-        targets = node.targets if isinstance(node, ast.Assign) else (
-            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For)) else [])
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else ([node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For)) else [])
+        )
         for target in targets:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name):
                     counts[name.id] = counts.get(name.id, 0) + 1
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and subjects.subject(node.value) is not None):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and subjects.subject(node.value) is not None
+        ):
             bound[node.targets[0].id] = node.value
     return {name: value for name, value in bound.items() if counts.get(name) == 1}
 
@@ -366,7 +411,7 @@ class PythonPackage:
     def file_of(self, module: str) -> str | None:
         if module != self.name and not module.startswith(self.name + "."):
             return None
-        relative = module[len(self.name):].lstrip(".").replace(".", "/")
+        relative = module[len(self.name) :].lstrip(".").replace(".", "/")
         base = f"{self.folder}/{relative}".rstrip("/")
         for candidate in (f"{base}.py", f"{base}/__init__.py", f"{base}.pyx"):
             if self.checkout.path(candidate).is_file():
@@ -397,8 +442,11 @@ class PythonPackage:
         if tree is None or depth > 12:
             return None
         for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name \
-                    and not _is_overload(node):
+            if (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and node.name == name
+                and not _is_overload(node)
+            ):
                 return module, node
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -497,15 +545,17 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[dict[s
     positional = [*args.posonlyargs, *args.args]
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     out = []
-    for index, (arg, default) in enumerate(zip(positional, defaults)):
+    for index, (arg, default) in enumerate(zip(positional, defaults, strict=False)):
         if index == 0 and arg.arg in ("self", "cls"):
             continue
         kind = "positional_only" if arg in args.posonlyargs else "positional_or_keyword"
         out.append({"name": arg.arg, "kind": kind, "default": None if default is None else ast.unparse(default)})
     if args.vararg:
         out.append({"name": args.vararg.arg, "kind": "var_positional", "default": None})
-    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
-        out.append({"name": arg.arg, "kind": "keyword_only", "default": None if default is None else ast.unparse(default)})
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=False):
+        out.append(
+            {"name": arg.arg, "kind": "keyword_only", "default": None if default is None else ast.unparse(default)}
+        )
     if args.kwarg:
         out.append({"name": args.kwarg.arg, "kind": "var_keyword", "default": None})
     return out
@@ -513,9 +563,13 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[dict[s
 
 def _decorator_kind(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     names = {ast.unparse(d).split("(", 1)[0].rsplit(".", 1)[-1] for d in function.decorator_list}
-    for decorator, kind in (("property", "property"), ("cached_property", "property"),
-                            ("_external_only_api", "method"), ("classmethod", "classmethod"),
-                            ("staticmethod", "staticmethod")):
+    for decorator, kind in (
+        ("property", "property"),
+        ("cached_property", "property"),
+        ("_external_only_api", "method"),
+        ("classmethod", "classmethod"),
+        ("staticmethod", "staticmethod"),
+    ):
         if decorator in names and kind != "method":
             return kind
     if any(name.endswith(("setter", "deleter")) for name in names):
@@ -525,8 +579,12 @@ def _decorator_kind(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
 
 def _body_without_docstring(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
     body = function.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
         body = body[1:]
     return body
 
@@ -553,15 +611,20 @@ def _compiles_udf(function: ast.AST, udf_names: set[str]) -> bool:
             return True
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "numba":
             return True
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-                and (node.func.attr == "_apply" or node.func.attr.startswith("_jit"))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "self"
+            and (node.func.attr == "_apply" or node.func.attr.startswith("_jit"))
+        ):
             return True
     return False
 
 
-def function_record(package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef,
-                    owner: str | None) -> dict[str, Any]:
+def function_record(
+    package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None
+) -> dict[str, Any]:
     """A method's or function's entry: its parameters; `not_implemented` (the exception it raises
     before doing anything, which cudf.pandas answers by running pandas) or its `fallbacks`, the
     conditions on which it raises `NotImplementedError`, each with the parameters it tests."""
@@ -575,10 +638,15 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
     if refuses is None:
         for raise_node, guards in guarded_raises(body, "NotImplementedError"):
             test = condition(guards) if guards else None
-            fallbacks.append({"condition": None if test is None else ast.unparse(test),
-                              "params": subjects.mentioned(test) if test is not None else [],
-                              "path": package.path_of(module), "line": raise_node.lineno,
-                              "predicate": predicate(test, subjects) if test is not None else None})
+            fallbacks.append(
+                {
+                    "condition": None if test is None else ast.unparse(test),
+                    "params": subjects.mentioned(test) if test is not None else [],
+                    "path": package.path_of(module),
+                    "line": raise_node.lineno,
+                    "predicate": predicate(test, subjects) if test is not None else None,
+                }
+            )
     delegate = _delegation(package, module, function, params)
     if delegate is not None:
         target_module, target, mapping = delegate
@@ -602,8 +670,9 @@ def function_record(package: PythonPackage, module: str, function: ast.FunctionD
     }
 
 
-def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef,
-                params: list[dict[str, Any]]) -> tuple[str, ast.FunctionDef, dict[str, str]] | None:
+def _delegation(
+    package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[dict[str, Any]]
+) -> tuple[str, ast.FunctionDef, dict[str, str]] | None:
     """A method whose body only returns a call of a package function (`DataFrame.pivot_table`
     returns `reshape.pivot_table(self, ..., margins=margins)`): that function, and which of its
     parameters receive which of the method's (`{"margins": "margins"}`)."""
@@ -618,8 +687,7 @@ def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef |
         submodule = package.module_named(module, call.func.value.id)
         if submodule is not None:
             target = package.resolve(submodule, call.func.attr)
-    if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or target[1] is function:
+    if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) or target[1] is function:
         return None
     return target[0], target[1], _call_mapping(call, _parameters(target[1]), params)
 
@@ -629,8 +697,7 @@ def _delegation(package: PythonPackage, module: str, function: ast.FunctionDef |
 FORWARDED = "**"
 
 
-def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: list[dict[str, Any]]
-                  ) -> dict[str, str]:
+def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: list[dict[str, Any]]) -> dict[str, str]:
     """Which of the callee's parameters receive which of the caller's (`margins=margins`), the
     callee's named parameters a forwarded `**kwargs` can set mapped to themselves, and its own
     `**kwargs` to `FORWARDED`."""
@@ -638,7 +705,7 @@ def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: l
     mapping: dict[str, str] = {}
     # `_parameters` leaves out a method's `self`, which a `super()` call does not pass either
     positional = [p["name"] for p in callee_params if p["kind"] in ("positional_only", "positional_or_keyword")]
-    for name, arg in zip(positional, call.args):
+    for name, arg in zip(positional, call.args, strict=False):
         if isinstance(arg, ast.Name) and arg.id in own:
             mapping[name] = arg.id
     var_keyword = next((p["name"] for p in params if p["kind"] == "var_keyword"), None)
@@ -654,14 +721,20 @@ def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: l
     return mapping
 
 
-def _forwarded(mapping: dict[str, str], callee_params: list[dict[str, Any]], params: list[dict[str, Any]]
-               ) -> list[dict[str, Any]]:
+def _forwarded(
+    mapping: dict[str, str], callee_params: list[dict[str, Any]], params: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """The callee's named parameters the caller has no name for and passes on through its
     `**kwargs`: a call that leaves one out gets the callee's default, which the loader then
     binds (`forwarded_params`)."""
     own = {p["name"] for p in params}
-    return [p for p in callee_params if p["kind"] in ("positional_or_keyword", "keyword_only")
-            and p["name"] not in own and mapping.get(p["name"]) == p["name"]]
+    return [
+        p
+        for p in callee_params
+        if p["kind"] in ("positional_or_keyword", "keyword_only")
+        and p["name"] not in own
+        and mapping.get(p["name"]) == p["name"]
+    ]
 
 
 def _mapped(found: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -670,8 +743,11 @@ def _mapped(found: dict[str, Any], mapping: dict[str, str]) -> dict[str, Any] | 
         return None
     if any(mapping[name] == FORWARDED for name in found["params"]):
         return {**found, "params": sorted({mapping[n] for n in found["params"]} - {FORWARDED}), "predicate": None}
-    return {**found, "params": [mapping[n] for n in found["params"]],
-            "predicate": _renamed(found["predicate"], mapping)}
+    return {
+        **found,
+        "params": [mapping[n] for n in found["params"]],
+        "predicate": _renamed(found["predicate"], mapping),
+    }
 
 
 def _renamed(found: dict[str, Any] | None, mapping: dict[str, str]) -> dict[str, Any] | None:
@@ -679,15 +755,22 @@ def _renamed(found: dict[str, Any] | None, mapping: dict[str, str]) -> dict[str,
         return None
     if "param" in found:
         return {**found, "param": mapping.get(found["param"], found["param"])}
-    return {key: ([_renamed(p, mapping) for p in value] if isinstance(value, list) else _renamed(value, mapping))
-            for key, value in found.items()}
+    return {
+        key: ([_renamed(p, mapping) for p in value] if isinstance(value, list) else _renamed(value, mapping))
+        for key, value in found.items()
+    }
 
 
 def _self_calls(function: ast.AST) -> set[str]:
     """The methods `function` calls on `self`."""
-    return {node.func.attr for node in ast.walk(function) if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "self"}
+    return {
+        node.func.attr
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "self"
+    }
 
 
 def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[str, Any]:
@@ -704,8 +787,12 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
         found: dict[str, Any] = {}
         for node in owner.body:
             # a property's setter repeats its name: the first definition describes it
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_") \
-                    and node.name not in found and not _is_overload(node):
+            if (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and not node.name.startswith("_")
+                and node.name not in found
+                and not _is_overload(node)
+            ):
                 found[node.name] = _method_entry(package, owner_module, owner, node, definitions)
         for node in owner.body:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -722,10 +809,13 @@ def class_table(package: PythonPackage, module: str, cls: ast.ClassDef) -> dict[
     }
 
 
-def _method_entry(package: PythonPackage, module: str, owner: ast.ClassDef,
-                  node: ast.FunctionDef | ast.AsyncFunctionDef,
-                  definitions: dict[str, list[tuple[str, ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]]
-                  ) -> dict[str, Any]:
+def _method_entry(
+    package: PythonPackage,
+    module: str,
+    owner: ast.ClassDef,
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    definitions: dict[str, list[tuple[str, ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]]],
+) -> dict[str, Any]:
     """A method's entry, with what it inherits: it compiles a UDF when it, or a method of the
     class chain it calls on `self` (one level), hands the function to the JIT; a `super()` call
     brings the next definition's conditions on the parameters it passes on."""
@@ -739,28 +829,45 @@ def _method_entry(package: PythonPackage, module: str, owner: ast.ClassDef,
     record = function_record(package, module, node, owner.name)
     record["compiles_udf"] = record["compiles_udf"] or any(compiles(c) for c in _self_calls(node))
     chain = definitions[node.name]
-    later = chain[[entry[2] for entry in chain].index(node) + 1:]
-    calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-             and c.func.attr == node.name and isinstance(c.func.value, ast.Call)
-             and ast.unparse(c.func.value) == "super()"]
+    later = chain[[entry[2] for entry in chain].index(node) + 1 :]
+    calls = [
+        c
+        for c in ast.walk(node)
+        if isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and c.func.attr == node.name
+        and isinstance(c.func.value, ast.Call)
+        and ast.unparse(c.func.value) == "super()"
+    ]
     if later and calls:
         base_module, base_owner, base_node = later[0]
         base = function_record(package, base_module, base_node, base_owner.name)
         mapping = _call_mapping(calls[0], base["params"], record["params"])
         record["fallbacks"] += [m for found in base["fallbacks"] if (m := _mapped(found, mapping))]
         record["forwarded_params"] += _forwarded(mapping, base["params"], record["params"])
-        record["compiles_udf"] = record["compiles_udf"] or base["compiles_udf"] or any(
-            compiles(c) for c in _self_calls(base_node))
+        record["compiles_udf"] = (
+            record["compiles_udf"] or base["compiles_udf"] or any(compiles(c) for c in _self_calls(base_node))
+        )
     return record
 
 
 def _stub(kind: str, package: PythonPackage, module: str, owner: ast.ClassDef, line: int) -> dict[str, Any]:
-    return {"kind": kind, "defined_in": f"{module}.{owner.name}", "path": package.path_of(module), "line": line,
-            "params": None, "not_implemented": None, "delegates_to": None, "fallbacks": [], "compiles_udf": False}
+    return {
+        "kind": kind,
+        "defined_in": f"{module}.{owner.name}",
+        "path": package.path_of(module),
+        "line": line,
+        "params": None,
+        "not_implemented": None,
+        "delegates_to": None,
+        "fallbacks": [],
+        "compiles_udf": False,
+    }
 
 
-def _assigned_entries(package: PythonPackage, module: str, owner: ast.ClassDef,
-                      node: ast.Assign | ast.AnnAssign) -> Iterator[tuple[str, dict[str, Any]]]:
+def _assigned_entries(
+    package: PythonPackage, module: str, owner: ast.ClassDef, node: ast.Assign | ast.AnnAssign
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """The public names a class-level assignment binds: the methods an operation set names
     (`_VALID_REDUCTIONS = {"sum", ...}`), aliases of methods (`items = Frame.__iter__`), and
     other attributes."""
@@ -818,12 +925,16 @@ def cudf_table(checkout: Checkout) -> dict[str, Any]:
         if found is not None and isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[name] = function_record(package, found[0], found[1], None)
             _add_method_delegation(functions[name], found[1], found[0], classes)
-    return {"provenance": provenance(checkout, CUDF_PACKAGE), "classes": classes,
-            "functions": dict(sorted(functions.items()))}
+    return {
+        "provenance": provenance(checkout, CUDF_PACKAGE),
+        "classes": classes,
+        "functions": dict(sorted(functions.items())),
+    }
 
 
-def _add_method_delegation(record: dict[str, Any], function: ast.FunctionDef | ast.AsyncFunctionDef, module: str,
-                           classes: dict[str, Any]) -> None:
+def _add_method_delegation(
+    record: dict[str, Any], function: ast.FunctionDef | ast.AsyncFunctionDef, module: str, classes: dict[str, Any]
+) -> None:
     """A function that ends returning a method call on its first parameter (`merge(left, right,
     *args, **kwargs)` returns `left.merge(right, *args, **kwargs)`) falls back where that method
     does: the method of the one covered class its module defines that has it lends the record
@@ -833,12 +944,21 @@ def _add_method_delegation(record: dict[str, Any], function: ast.FunctionDef | a
     if not body or not params or record["delegates_to"] or not isinstance(body[-1], ast.Return):
         return
     call = body[-1].value
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-            and isinstance(call.func.value, ast.Name) and call.func.value.id == params[0]["name"]):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == params[0]["name"]
+    ):
         return
     method = call.func.attr
-    owners = [cls for cls in classes.values() if cls["cudf_class"].rsplit(".", 1)[0] == module
-              and method in cls["members"] and cls["members"][method].get("params") is not None]
+    owners = [
+        cls
+        for cls in classes.values()
+        if cls["cudf_class"].rsplit(".", 1)[0] == module
+        and method in cls["members"]
+        and cls["members"][method].get("params") is not None
+    ]
     if len(owners) != 1:
         return
     callee = owners[0]["members"][method]
@@ -856,8 +976,13 @@ def _exported(tree: ast.Module) -> list[str]:
                 return [n for n in ast.literal_eval(node.value) if isinstance(n, str)]
             except ValueError:
                 break
-    return [alias.asname or alias.name for node in tree.body if isinstance(node, ast.ImportFrom)
-            for alias in node.names if not (alias.asname or alias.name).startswith("_")]
+    return [
+        alias.asname or alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+        if not (alias.asname or alias.name).startswith("_")
+    ]
 
 
 # -- cuML: Python and Cython classes read by their blocks ---------------------------------------
@@ -888,22 +1013,33 @@ class Block:
                 continue
             start = self.text.count("\n", 0, match.start())
             end = start + 1
-            while end < len(lines) and (not lines[end].strip() or lines[end].startswith(" " * (indent + 1))
-                                        or lines[end].lstrip().startswith(")")):
+            while end < len(lines) and (
+                not lines[end].strip()
+                or lines[end].startswith(" " * (indent + 1))
+                or lines[end].lstrip().startswith(")")
+            ):
                 end += 1
             first = start
             while first > 0 and lines[first - 1].strip().startswith("@"):
                 first -= 1
             snippet = textwrap.dedent("\n".join(lines[first:end]))
-            snippet = re.sub(r"^((?:async\s+)?)c?p?def\s+(?:[\w\[\], .*]+\s+)?(\w+)\s*\(", r"\1def \2(", snippet,
-                             count=1, flags=re.MULTILINE)
+            snippet = re.sub(
+                r"^((?:async\s+)?)c?p?def\s+(?:[\w\[\], .*]+\s+)?(\w+)\s*\(",
+                r"\1def \2(",
+                snippet,
+                count=1,
+                flags=re.MULTILINE,
+            )
             try:
                 tree = ast.parse(snippet)
             except SyntaxError:
                 continue
             node = tree.body[0] if tree.body else None
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in found \
-                    and not _is_overload(node):
+            if (
+                isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.name not in found
+                and not _is_overload(node)
+            ):
                 found[node.name] = (node, self.line + first - 1)
         return found
 
@@ -1020,8 +1156,11 @@ class SourceModules:
         def linear(block: Block, seen: frozenset) -> list[Block]:
             if (block.module, block.name) in seen:
                 return []
-            bases = [linear(b, seen | {(block.module, block.name)}) for b in
-                     (self.find(base, block.module) for base in block.bases) if b is not None]
+            bases = [
+                linear(b, seen | {(block.module, block.name)})
+                for b in (self.find(base, block.module) for base in block.bases)
+                if b is not None
+            ]
             return [block, *_merge([*bases, [b[0] for b in bases if b]])]
 
         unique: list[Block] = []
@@ -1045,8 +1184,9 @@ def _split_classes(text: str, path: str, module: str) -> dict[str, Block]:
             if base and "=" not in base:
                 bases.append(base.split("[", 1)[0].rsplit(".", 1)[-1])
         header = text.count("\n", match.start(), match.end()) + 1
-        blocks.setdefault(match.group(1), Block(path, module, match.group(1), bases,
-                                                "\n".join(lines[start:end]), start + 1, header))
+        blocks.setdefault(
+            match.group(1), Block(path, module, match.group(1), bases, "\n".join(lines[start:end]), start + 1, header)
+        )
     return blocks
 
 
@@ -1054,14 +1194,23 @@ def _shift(node: ast.AST, offset: int) -> int:
     return getattr(node, "lineno", 1) + offset
 
 
-def _unsupported(function: ast.FunctionDef, offset: int, subjects: Subjects, path: str, kind: str,
-                 methods: list[str]) -> list[dict[str, Any]]:
+def _unsupported(
+    function: ast.FunctionDef, offset: int, subjects: Subjects, path: str, kind: str, methods: list[str]
+) -> list[dict[str, Any]]:
     out = []
     for raise_node, guards in guarded_raises(_body_without_docstring(function), "UnsupportedOnGPU"):
         test = condition(guards) if guards else ast.Constant(True)
-        out.append({"kind": kind, "methods": methods, "condition": ast.unparse(test),
-                    "params": subjects.mentioned(test), "predicate": predicate(test, subjects) if guards else None,
-                    "path": path, "line": _shift(raise_node, offset)})
+        out.append(
+            {
+                "kind": kind,
+                "methods": methods,
+                "condition": ast.unparse(test),
+                "params": subjects.mentioned(test),
+                "predicate": predicate(test, subjects) if guards else None,
+                "path": path,
+                "line": _shift(raise_node, offset),
+            }
+        )
     return out
 
 
@@ -1118,11 +1267,11 @@ def _override_fallbacks(modules: SourceModules, block: Block, chain: list[Block]
         helpers.setdefault(function.name, (function, 0, block.path))
     for name, (function, offset, path) in gpu_methods.items():
         subjects = _method_subjects(function, constants)
-        out.extend(_unsupported(function, offset, subjects, path, "input", [name[len("_gpu_"):]]))
+        out.extend(_unsupported(function, offset, subjects, path, "input", [name[len("_gpu_") :]]))
     for name, (function, offset, path) in helpers.items():
         if name == "_params_from_cpu":
             continue
-        callers = sorted(m[len("_gpu_"):] for m, (caller, _, _) in gpu_methods.items() if _calls(caller, name))
+        callers = sorted(m[len("_gpu_") :] for m, (caller, _, _) in gpu_methods.items() if _calls(caller, name))
         if not callers:
             continue  # a helper of another estimator in the module, or of no GPU method
         out.extend(_unsupported(function, offset, _method_subjects(function, constants), path, "input", callers))
@@ -1246,7 +1395,7 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
         # public methods; `name_` is a fitted attribute computed by a property
         methods.update(n for n in klass.method_names() if not n.startswith("_") and not n.endswith("_"))
     for klass in override_chain:
-        methods.update(n[len("_gpu_"):] for n in klass.method_names() if n.startswith("_gpu_"))
+        methods.update(n[len("_gpu_") :] for n in klass.method_names() if n.startswith("_gpu_"))
     methods.update(forwarded)
     unavailable = block.assigned("_not_implemented_attributes")
     return {
@@ -1273,9 +1422,14 @@ def _forwarded_methods(wrapper: Block) -> list[str]:
         return []
     names: list[str] = []
     for node in ast.walk(found[0]):
-        if (isinstance(node, ast.For) and isinstance(node.iter, (ast.List, ast.Tuple))
-                and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
-                        for n in ast.walk(node))):
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, (ast.List, ast.Tuple))
+            and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+                for n in ast.walk(node)
+            )
+        ):
             names += [e.value for e in node.iter.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
     return sorted(set(names))
 
@@ -1308,9 +1462,11 @@ def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
         top = module.split(".", 1)[0]
         package = "scikit-learn" if top == "sklearn" else top
         versions[package] = getattr(importlib.import_module(top), "__version__", "unknown")
-        entry["cpu_defaults"] = {p.name: p.default for p in parameters
-                                 if p.default is not inspect.Parameter.empty
-                                 and isinstance(p.default, (int, float, str, bool, type(None)))}
+        entry["cpu_defaults"] = {
+            p.name: p.default
+            for p in parameters
+            if p.default is not inspect.Parameter.empty and isinstance(p.default, (int, float, str, bool, type(None)))
+        }
         absent = {m for m in entry.get("forwarded_methods", ()) if not hasattr(cls, m)}
         if absent:
             entry["gpu_methods"] = [m for m in entry["gpu_methods"] if m not in absent]
@@ -1322,8 +1478,10 @@ def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
 def write_tables(cudf: str, cuml: str, output: Path) -> dict[str, Path]:
     cudf_checkout = open_checkout(cudf, "cudf", [CUDF_PACKAGE, "VERSION"])
     cuml_checkout = open_checkout(cuml, "cuml", [CUML_PACKAGE, CUML_DOCS, "VERSION"])
-    tables = {"cudf_pandas.json": cudf_table(cudf_checkout),
-              "cuml_accel.json": add_cpu_defaults(cuml_table(cuml_checkout))}
+    tables = {
+        "cudf_pandas.json": cudf_table(cudf_checkout),
+        "cuml_accel.json": add_cpu_defaults(cuml_table(cuml_checkout)),
+    }
     return _write(tables, output)
 
 
@@ -1355,17 +1513,24 @@ def update_docs(path: Path, output: Path) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.readiness_tables",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.readiness_tables", description=__doc__.split("\n\n")[0])
     parser.add_argument("--cudf", help="a checkout or bare git directory of rapidsai/cudf")
     parser.add_argument("--cuml", help="a checkout or bare git directory of rapidsai/cuml")
-    parser.add_argument("--cpu-defaults-only", action="store_true",
-                        help="only refresh the CPU estimators' defaults of the cuML table in --output "
-                             "(from the scikit-learn installed here); no checkouts needed")
-    parser.add_argument("--output", type=Path, default=Path("linter/readiness_data"),
-                        help="folder for the two JSON tables (default: linter/readiness_data)")
-    parser.add_argument("--docs", type=Path, default=None,
-                        help="also rewrite the provenance block of this page (docs/readiness.md)")
+    parser.add_argument(
+        "--cpu-defaults-only",
+        action="store_true",
+        help="only refresh the CPU estimators' defaults of the cuML table in --output "
+        "(from the scikit-learn installed here); no checkouts needed",
+    )
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=Path("linter/readiness_data"),
+        help="folder for the two JSON tables (default: linter/readiness_data)",
+    )
+    parser.add_argument(
+        "--docs", type=Path, default=None, help="also rewrite the provenance block of this page (docs/readiness.md)"
+    )
     args = parser.parse_args(argv)
     if not args.cpu_defaults_only and not (args.cudf and args.cuml):
         parser.error("--cudf and --cuml are required (unless --cpu-defaults-only)")

@@ -19,8 +19,14 @@ def _rows(run: Run, with_results: bool = False) -> list[tuple[str, ...]]:
     rows = []
     for sweep in run.sweeps:
         for point in sweep.points:
-            row = (f"{sweep.code} {sweep.name}", f"{sweep.backend} ({sweep.device})", f"{point.n:,}",
-                   cell_before(point), cell_after(point), cell_speedup(point))
+            row = (
+                f"{sweep.code} {sweep.name}",
+                f"{sweep.backend} ({sweep.device})",
+                f"{point.n:,}",
+                cell_before(point),
+                cell_after(point),
+                cell_speedup(point),
+            )
             rows.append((*row, "equal" if point.compared else "not compared") if with_results else row)
     return rows
 
@@ -29,18 +35,25 @@ def far_from_committed(run: Run, committed_runs: list[Run]) -> list[str]:
     """A note for each speedup more than `FAR` times above or below the committed run's
     (of the same kind, CPU or GPU) at the same rule, backend and N: small N and a busy
     machine make timings noisy, and the committed figure is the one the docs quote."""
-    reference = {(sweep.code, sweep.backend, point.n): point.speedup
-                 for other in committed_runs if other.label == run.label
-                 for sweep in other.sweeps for point in sweep.points if point.speedup}
+    reference = {
+        (sweep.code, sweep.backend, point.n): point.speedup
+        for other in committed_runs
+        if other.label == run.label
+        for sweep in other.sweeps
+        for point in sweep.points
+        if point.speedup
+    }
     lines = []
     for sweep in run.sweeps:
         for point in sweep.points:
             before = reference.get((sweep.code, sweep.backend, point.n))
             now = point.speedup
             if before and now and not 1 / FAR <= now / before <= FAR:
-                lines.append(f"note: {sweep.code} on {sweep.backend} at N={point.n:,}: {format_speedup(now)} here, "
-                             f"{format_speedup(before)} in the committed {run.label} run; timings at one N on a "
-                             "busy machine are noisy: rerun, or compare at the largest N")
+                lines.append(
+                    f"note: {sweep.code} on {sweep.backend} at N={point.n:,}: {format_speedup(now)} here, "
+                    f"{format_speedup(before)} in the committed {run.label} run; timings at one N on a "
+                    "busy machine are noisy: rerun, or compare at the largest N"
+                )
     return lines
 
 
@@ -70,7 +83,9 @@ def text_table(run: Run) -> str:
     right = {2, 3, 4, 5}
 
     def line(cells: tuple[str, ...]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=False))
+        )
 
     out = [line(columns), "  ".join("-" * w for w in widths)]
     previous = None
@@ -83,14 +98,20 @@ def text_table(run: Run) -> str:
 
 def markdown(run: Run, plot: str | None) -> str:
     """The Markdown summary written next to the JSON file."""
-    lines = [f"# gpulint bench: {run.label.upper()} run", "",
-             f"Measured on {run.machine_line()}; gpulint {run.gpulint}.", "",
-             "Each rule's first flagged example (before) against gpulint's rewrite of it (after: the fixer's "
-             "output, or the documented idiom where the rule only suggests), on generated data of size N. "
-             "At every N both versions ran once and their results were compared equal before anything was "
-             "timed; times are the best run. \"stopped\": the version went over the time budget at a "
-             "smaller N; \"> t\": a run was interrupted after t seconds, so the speedup is a lower bound.",
-             "", "| Rule | Backend | N | before | after | speedup |", "|---|---|---:|---:|---:|---:|"]
+    lines = [
+        f"# gpulint bench: {run.label.upper()} run",
+        "",
+        f"Measured on {run.machine_line()}; gpulint {run.gpulint}.",
+        "",
+        "Each rule's first flagged example (before) against gpulint's rewrite of it (after: the fixer's "
+        "output, or the documented idiom where the rule only suggests), on generated data of size N. "
+        "At every N both versions ran once and their results were compared equal before anything was "
+        'timed; times are the best run. "stopped": the version went over the time budget at a '
+        'smaller N; "> t": a run was interrupted after t seconds, so the speedup is a lower bound.',
+        "",
+        "| Rule | Backend | N | before | after | speedup |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
     for row in _rows(run):
         lines.append("| " + " | ".join(row) + " |")
     extra = notes(run)
@@ -112,9 +133,12 @@ def readme_block(run: Run, plot: str | None) -> str:
         by_n = {point.n: point for point in sweep.points}
         cells = [cell_speedup(by_n[n]) if n in by_n else "" for n in sizes]
         lines.append(f"| {sweep.code} `{sweep.name}` | {sweep.backend} | " + " | ".join(cells) + " |")
-    lines += ["", f"Speedup of gpulint's rewrite over the flagged code, measured on {run.machine_line()}. "
-                  "`> x`: the flagged code was interrupted, so at least x; `—`: the flagged code had gone over "
-                  "the time budget at a smaller N; empty: neither version was run at that size."]
+    lines += [
+        "",
+        f"Speedup of gpulint's rewrite over the flagged code, measured on {run.machine_line()}. "
+        "`> x`: the flagged code was interrupted, so at least x; `—`: the flagged code had gone over "
+        "the time budget at a smaller N; empty: neither version was run at that size.",
+    ]
     if plot:
         lines += ["", f"![Speedup against N, per rule]({plot})"]
     return "\n".join(lines)
@@ -138,22 +162,27 @@ def plot(run: Run, path: Path) -> bool:
     panels = max(len(by_rule), 1)
     columns = min(3, panels)
     rows = (panels + columns - 1) // columns
-    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False,
-                                layout="constrained")
-    for ax, (code, sweeps) in zip(axes.flat, by_rule.items()):
+    figure, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.0 * rows), squeeze=False, layout="constrained")
+    for ax, (code, sweeps) in zip(axes.flat, by_rule.items(), strict=False):
         values = [1.0]
         for sweep in sweeps:
             measured = [(p.n, p.speedup) for p in sweep.points if p.speedup is not None]
             bounds = [(p.n, p.speedup_at_least) for p in sweep.points if p.speedup_at_least is not None]
             values += [v for _, v in measured + bounds]
             if measured:
-                line, = ax.plot(*zip(*measured), marker="o", label=f"{sweep.backend} ({sweep.device})")
+                (line,) = ax.plot(*zip(*measured, strict=False), marker="o", label=f"{sweep.backend} ({sweep.device})")
                 color = line.get_color()
             else:
                 color = None
             if bounds:
-                ax.plot(*zip(*bounds), linestyle="none", marker="^", markerfacecolor="none", color=color,
-                        label=f"{sweep.backend}: at least")
+                ax.plot(
+                    *zip(*bounds, strict=False),
+                    linestyle="none",
+                    marker="^",
+                    markerfacecolor="none",
+                    color=color,
+                    label=f"{sweep.backend}: at least",
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         # always show 1x (no speedup), and at least 0.5x to 2x, so that every panel has labels
@@ -172,7 +201,7 @@ def plot(run: Run, path: Path) -> bool:
         ax.tick_params(labelsize=7)
         ax.grid(True, which="major", linewidth=0.3)
         ax.legend(fontsize=7)
-    for ax in list(axes.flat)[len(by_rule):]:
+    for ax in list(axes.flat)[len(by_rule) :]:
         ax.set_visible(False)
     figure.suptitle(f"gpulint rewrites: speedup over the flagged code ({run.label.upper()} run)", fontsize=10)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -70,7 +70,7 @@ class Sweep:
     points: list[Point] = field(default_factory=list)
 
     def headline(self) -> str | None:
-        """"~1,600x faster at 10k rows": at HEADLINE_N when measured there, else at the
+        """ "~1,600x faster at 10k rows": at HEADLINE_N when measured there, else at the
         largest N with a measured speedup (or a lower bound)."""
         measured = [(p.n, p.speedup, False) for p in self.points if p.speedup is not None]
         measured += [(p.n, p.speedup_at_least, True) for p in self.points if p.speedup_at_least is not None]
@@ -96,7 +96,7 @@ class Run:
 
     @property
     def label(self) -> str:
-        """"gpu" when any GPU backend was measured, else "cpu": the file's name."""
+        """ "gpu" when any GPU backend was measured, else "cpu": the file's name."""
         return "gpu" if any(s.device == "GPU" and s.status == "ok" for s in self.sweeps) else "cpu"
 
     def to_json(self) -> dict[str, Any]:
@@ -104,14 +104,20 @@ class Run:
         return {"schema": SCHEMA, "version": VERSION, **payload}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Run":
+    def from_json(cls, data: dict[str, Any]) -> Run:
         if data.get("schema") != SCHEMA:
             raise ResultsError(f"not a gpulint bench results file (schema {data.get('schema')!r})")
         if data.get("version") != VERSION:
             raise ResultsError(f"results file version {data.get('version')!r}; this gpulint reads version {VERSION}")
         sweeps = [Sweep(**{**s, "points": [Point(**p) for p in s["points"]]}) for s in data["sweeps"]]
-        return cls(date=data["date"], gpulint=data["gpulint"], machine=data["machine"],
-                   libraries=data["libraries"], settings=data["settings"], sweeps=sweeps)
+        return cls(
+            date=data["date"],
+            gpulint=data["gpulint"],
+            machine=data["machine"],
+            libraries=data["libraries"],
+            settings=data["settings"],
+            sweeps=sweeps,
+        )
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -154,8 +160,12 @@ def committed(folder: Path = COMMITTED) -> list[tuple[Path, Run]]:
 
 def measured(code: str, folder: Path = COMMITTED) -> list[tuple[Run, Sweep]]:
     """Every committed sweep of a rule that measured something."""
-    return [(run, sweep) for _, run in committed(folder) for sweep in run.sweeps
-            if sweep.code == code and sweep.status == "ok" and sweep.points]
+    return [
+        (run, sweep)
+        for _, run in committed(folder)
+        for sweep in run.sweeps
+        if sweep.code == code and sweep.status == "ok" and sweep.points
+    ]
 
 
 # -- formatting ------------------------------------------------------------------------------
@@ -193,15 +203,17 @@ def rule_section(code: str, folder: Path = COMMITTED) -> str:
     if not found:
         return ""
     lines = []
-    for run, sweep in found:
+    for _, sweep in found:
         headline = sweep.headline()
         if headline:
             lines.append(f"- {headline}.")
     lines += ["", "| Backend | N | before | after | speedup |", "|---|---:|---:|---:|---:|"]
-    for run, sweep in found:
+    for _, sweep in found:
         for point in sweep.points:
-            lines.append(f"| {sweep.backend} ({sweep.device}) | {point.n:,} | {cell_before(point)} | "
-                         f"{cell_after(point)} | {cell_speedup(point)} |")
+            lines.append(
+                f"| {sweep.backend} ({sweep.device}) | {point.n:,} | {cell_before(point)} | "
+                f"{cell_after(point)} | {cell_speedup(point)} |"
+            )
     lines.append("")
     runs: list[Run] = []
     for run, _ in found:
@@ -209,8 +221,10 @@ def rule_section(code: str, folder: Path = COMMITTED) -> str:
             runs.append(run)
     for run in runs:
         lines.append(f"Measured by `gpulint bench` on {run.machine_line()}.")
-    lines.append("The rule's first example before and after the rewrite, on generated data of size N; "
-                 "results compared equal before timing.")
+    lines.append(
+        "The rule's first example before and after the rewrite, on generated data of size N; "
+        "results compared equal before timing."
+    )
     return "\n".join(lines)
 
 
@@ -243,14 +257,25 @@ def rule_measurements(code: str, folder: Path = COMMITTED) -> list[dict[str, Any
     """A rule's committed measurements, for `gpulint rule CODE --format json`."""
     out = []
     for run, sweep in measured(code, folder):
-        out.append({
-            "backend": sweep.backend,
-            "device": sweep.device,
-            "headline": sweep.headline(),
-            "rewrite": sweep.rewrite,
-            "unit": sweep.unit,
-            "machine": run.machine_line(),
-            "points": [{"n": p.n, "before_s": p.before, "after_s": p.after, "speedup": p.speedup,
-                        "speedup_at_least": p.speedup_at_least, "compared": p.compared} for p in sweep.points],
-        })
+        out.append(
+            {
+                "backend": sweep.backend,
+                "device": sweep.device,
+                "headline": sweep.headline(),
+                "rewrite": sweep.rewrite,
+                "unit": sweep.unit,
+                "machine": run.machine_line(),
+                "points": [
+                    {
+                        "n": p.n,
+                        "before_s": p.before,
+                        "after_s": p.after,
+                        "speedup": p.speedup,
+                        "speedup_at_least": p.speedup_at_least,
+                        "compared": p.compared,
+                    }
+                    for p in sweep.points
+                ],
+            }
+        )
     return out

@@ -16,8 +16,7 @@ from gpulint.benchmarks.backends import BACKENDS
 from gpulint.benchmarks.execution import assert_same_result
 from gpulint.benchmarks.harness import Runner, Settings, all_benchmarks
 
-CASES = [(case, backend) for case in (bench.case() for bench in all_benchmarks().values())
-         for backend in case.backends]
+CASES = [(case, backend) for case in (bench.case() for bench in all_benchmarks().values()) for backend in case.backends]
 
 
 @pytest.mark.parametrize("version", ["before", "after"])
@@ -42,5 +41,9 @@ def test_rule(benchmark, request, case, backend, version):
         benchmark.group = f"{case.code} {case.name} on {backend}, N={n:,}"
         benchmark.extra_info.update({"rule": case.code, "backend": backend, "version": version, "n": n})
         # fresh inputs for every round, made outside the timed part
-        benchmark.pedantic(runner.execute, setup=lambda: ((chosen, runner.inputs(n)), {}),
-                           rounds=request.config.getoption("--gpulint-rounds"), iterations=1)
+        benchmark.pedantic(
+            runner.execute,
+            setup=lambda: ((chosen, runner.inputs(n)), {}),
+            rounds=request.config.getoption("--gpulint-rounds"),
+            iterations=1,
+        )

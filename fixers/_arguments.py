@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from typing import Sequence
+from collections.abc import Sequence
 
 from gpulint.diagnostic import Edit, Position
 from gpulint.fixing import FixContext

@@ -7,7 +7,7 @@ become `&`/`|`/`~`, and `x if cond else y` becomes `np.where(cond, x, y)`.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -38,8 +38,9 @@ class _ToWhole(ElementwiseLogic):
         return self._swap(original, updated)
 
 
-def to_whole(expression: cst.BaseExpression, replace: Callable[[cst.BaseExpression], str | None],
-             numpy: str = "np") -> cst.BaseExpression:
+def to_whole(
+    expression: cst.BaseExpression, replace: Callable[[cst.BaseExpression], str | None], numpy: str = "np"
+) -> cst.BaseExpression:
     """Rewrite a (checked) per-element expression: `replace` gives the whole-array code for
     an element reference (a `Name` or `Subscript` node), None for anything else."""
     return expression.visit(_ToWhole(replace, numpy))  # type: ignore[return-value]

@@ -62,8 +62,11 @@ def names_read_after(site: Site, tree: ast.Module, kept: frozenset[str] = frozen
     facts = _facts(scope)
     if facts.dynamic:
         return names
-    return {name for name in names
-            if name in facts.declared or name in facts.free or _read_later(site[depth + 1:], name, facts)}
+    return {
+        name
+        for name in names
+        if name in facts.declared or name in facts.free or _read_later(site[depth + 1 :], name, facts)
+    }
 
 
 @dataclass
@@ -83,7 +86,7 @@ class _ScopeFacts:
     positions: dict[int, dict[int, int]] = field(default_factory=dict)
 
 
-_CACHE: "WeakKeyDictionary[ast.AST, _ScopeFacts]" = WeakKeyDictionary()
+_CACHE: WeakKeyDictionary[ast.AST, _ScopeFacts] = WeakKeyDictionary()
 
 
 def _facts(scope: ast.AST) -> _ScopeFacts:
@@ -135,8 +138,9 @@ def _end(node: ast.AST) -> Position:
     return node.end_lineno, node.end_col_offset  # type: ignore[attr-defined]
 
 
-def _any_within(positions: list[Position], nodes: "tuple[ast.AST, ...] | list[ast.AST]",
-                skip: tuple[Position, Position] | None = None) -> bool:
+def _any_within(
+    positions: list[Position], nodes: tuple[ast.AST, ...] | list[ast.AST], skip: tuple[Position, Position] | None = None
+) -> bool:
     """One of the sorted `positions` lies inside one of `nodes` (and outside `skip`)."""
     for node in nodes:
         end = _end(node)
@@ -172,7 +176,8 @@ def _read_later(path: Site, name: str, facts: _ScopeFacts) -> bool:
             # an exception may skip a rebinding and land in a handler, or after a `with`
             rebound = False
             if not isinstance(outer, (ast.With, ast.AsyncWith)) and _any_within(
-                    reads, [*outer.handlers, *outer.orelse, *outer.finalbody], skip):  # type: ignore[attr-defined]
+                reads, [*outer.handlers, *outer.orelse, *outer.finalbody], skip
+            ):  # type: ignore[attr-defined]
                 return True
         if isinstance(outer, _LOOPS) and not rebound:
             head = [outer.test] if isinstance(outer, ast.While) else []

@@ -37,9 +37,11 @@ def is_row_field(node: ast.AST, row: str) -> bool:
 
 
 def _is_comparison(node: ast.AST) -> bool:
-    return isinstance(node, ast.Compare) or (
-        isinstance(node, ast.BoolOp) and all(_is_comparison(v) for v in node.values)
-    ) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _is_comparison(node.operand))
+    return (
+        isinstance(node, ast.Compare)
+        or (isinstance(node, ast.BoolOp) and all(_is_comparison(v) for v in node.values))
+        or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _is_comparison(node.operand))
+    )
 
 
 class _Checker:
@@ -64,20 +66,29 @@ class _Checker:
                 return _is_comparison(node.operand) and self.ok(node.operand)
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
-            return (len(node.ops) == 1 and isinstance(node.ops[0], COMPARISON_OPERATORS)
-                    and self.ok(node.left) and self.ok(node.comparators[0]))
+            return (
+                len(node.ops) == 1
+                and isinstance(node.ops[0], COMPARISON_OPERATORS)
+                and self.ok(node.left)
+                and self.ok(node.comparators[0])
+            )
         if isinstance(node, ast.BoolOp):
             return all(_is_comparison(v) and self.ok(v) for v in node.values)
         if isinstance(node, ast.IfExp):
             self.needs_numpy = True
             return _is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         if isinstance(node, ast.Call):
-            return (isinstance(node.func, ast.Name) and node.func.id in _ELEMENTWISE_BUILTINS
-                    and node.func.id not in self.forbidden and not node.keywords
-                    and 1 <= len(node.args) <= 2 and all(self.ok(a) for a in node.args)
-                    and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
-                    # `round(np.where(...))`: a NumPy array has no `__round__`
-                    and not (node.func.id == "round" and any(isinstance(n, ast.IfExp) for n in ast.walk(node))))
+            return (
+                isinstance(node.func, ast.Name)
+                and node.func.id in _ELEMENTWISE_BUILTINS
+                and node.func.id not in self.forbidden
+                and not node.keywords
+                and 1 <= len(node.args) <= 2
+                and all(self.ok(a) for a in node.args)
+                and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
+                # `round(np.where(...))`: a NumPy array has no `__round__`
+                and not (node.func.id == "round" and any(isinstance(n, ast.IfExp) for n in ast.walk(node)))
+            )
         return False
 
 
@@ -92,27 +103,39 @@ def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, 
     rewrite's main use, and the rules' Fix safety names what two bool columns do. Nor may
     the expression guard parts with a test that reads no field (`guards_read_elements`) or
     take `//` or `%` by a field (`_divides_by_a_field`)."""
+
     def is_field(node: ast.AST) -> bool:
         return is_row_field(node, row)
 
     checker = _Checker(row, forbidden)
-    good = (checker.ok(expression) and checker.fields > 0 and strings_vectorize(expression)
-            and python_values_kept(expression, is_field, element_pairs=False)
-            and guards_read_elements(expression, is_field) and not _divides_by_a_field(expression, row))
+    good = (
+        checker.ok(expression)
+        and checker.fields > 0
+        and strings_vectorize(expression)
+        and python_values_kept(expression, is_field, element_pairs=False)
+        and guards_read_elements(expression, is_field)
+        and not _divides_by_a_field(expression, row)
+    )
     return good, checker.needs_numpy
 
 
 def _divides_by_a_field(expression: ast.expr, row: str) -> bool:
     """`//` or `%` by something that reads a field: by zero, a row's NumPy int gives 0 (a
     Python int raises), where a column gives inf or NaN."""
-    return any(isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.Mod))
-               and any(is_row_field(sub, row) for sub in ast.walk(node.right)) for node in ast.walk(expression))
+    return any(
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, (ast.FloorDiv, ast.Mod))
+        and any(is_row_field(sub, row) for sub in ast.walk(node.right))
+        for node in ast.walk(expression)
+    )
 
 
 def parenthesize(node: cst.BaseExpression) -> cst.BaseExpression:
     """`node` in parentheses unless it is atomic or already parenthesized."""
-    if isinstance(node, (cst.Name, cst.Subscript, cst.Call, cst.Attribute, cst.Integer, cst.Float,
-                         cst.SimpleString)) or node.lpar:
+    if (
+        isinstance(node, (cst.Name, cst.Subscript, cst.Call, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString))
+        or node.lpar
+    ):
         return node
     return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
@@ -132,8 +155,9 @@ class ElementwiseLogic(cst.CSTTransformer):
     def _involves(self, node: cst.CSTNode) -> bool:
         return self.is_element(node) or any(self._involves(child) for child in node.children)
 
-    def leave_BooleanOperation(self, original: cst.BooleanOperation,
-                               updated: cst.BooleanOperation) -> cst.BaseExpression:
+    def leave_BooleanOperation(
+        self, original: cst.BooleanOperation, updated: cst.BooleanOperation
+    ) -> cst.BaseExpression:
         if not self._involves(original):
             return updated  # on Python values, `not True` is False where `~True` is -2
         operator = cst.BitAnd() if isinstance(updated.operator, cst.And) else cst.BitOr()
@@ -148,8 +172,7 @@ class ElementwiseLogic(cst.CSTTransformer):
             rpar=updated.rpar,
         )
 
-    def leave_UnaryOperation(self, original: cst.UnaryOperation,
-                             updated: cst.UnaryOperation) -> cst.BaseExpression:
+    def leave_UnaryOperation(self, original: cst.UnaryOperation, updated: cst.UnaryOperation) -> cst.BaseExpression:
         if isinstance(updated.operator, cst.Not) and self._involves(original):
             return updated.with_changes(operator=cst.BitInvert(), expression=parenthesize(updated.expression))
         return updated
@@ -158,11 +181,16 @@ class ElementwiseLogic(cst.CSTTransformer):
         if not self._involves(original):
             return updated
         where = cst.Attribute(value=cst.Name(self.numpy), attr=cst.Name("where"))
-        return cst.Call(func=where, args=[
-            cst.Arg(_strip_parens(updated.test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-            cst.Arg(_strip_parens(updated.body), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
-            cst.Arg(_strip_parens(updated.orelse)),
-        ], lpar=updated.lpar, rpar=updated.rpar)
+        return cst.Call(
+            func=where,
+            args=[
+                cst.Arg(_strip_parens(updated.test), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(_strip_parens(updated.body), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                cst.Arg(_strip_parens(updated.orelse)),
+            ],
+            lpar=updated.lpar,
+            rpar=updated.rpar,
+        )
 
 
 def _strip_parens(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -196,8 +224,18 @@ def with_method(expression: cst.BaseExpression, method: str) -> cst.BaseExpressi
 
 
 #: Parents in which a rewritten expression needs no parentheses of its own.
-_LOOSE_PARENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return, ast.Expr, ast.keyword,
-                  ast.List, ast.Tuple, ast.Set, ast.Dict)
+_LOOSE_PARENTS = (
+    ast.Assign,
+    ast.AnnAssign,
+    ast.AugAssign,
+    ast.Return,
+    ast.Expr,
+    ast.keyword,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+)
 
 
 def needs_parentheses(call: ast.Call, statement: ast.stmt | None) -> bool:
@@ -226,8 +264,14 @@ def empty_list_before(loop: ast.stmt, block: list[ast.stmt], name: str) -> ast.A
     if not position:
         return None
     init = block[position - 1]
-    if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
-            and init.targets[0].id == name and isinstance(init.value, ast.List) and not init.value.elts):
+    if not (
+        isinstance(init, ast.Assign)
+        and len(init.targets) == 1
+        and isinstance(init.targets[0], ast.Name)
+        and init.targets[0].id == name
+        and isinstance(init.value, ast.List)
+        and not init.value.elts
+    ):
         return None
     return init
 

@@ -97,14 +97,23 @@ def _rewrite(apply: RowApply, ctx: FixContext) -> Fix | None:
 def _only_understood_arguments(call: ast.Call) -> bool:
     """Only the function and the axis: `raw=`, `result_type=`, `args=` and keyword
     arguments passed on to the function all change what `apply` returns or calls."""
-    return (len(call.args) <= 2 and not any(isinstance(a, ast.Starred) for a in call.args)
-            and all(k.arg in _UNDERSTOOD for k in call.keywords))
+    return (
+        len(call.args) <= 2
+        and not any(isinstance(a, ast.Starred) for a in call.args)
+        and all(k.arg in _UNDERSTOOD for k in call.keywords)
+    )
 
 
 def _single_parameter(function: ast.Lambda) -> str | None:
     args = function.args
-    if (len(args.args) == 1 and not args.posonlyargs and not args.kwonlyargs and not args.vararg
-            and not args.kwarg and not args.defaults):
+    if (
+        len(args.args) == 1
+        and not args.posonlyargs
+        and not args.kwonlyargs
+        and not args.vararg
+        and not args.kwarg
+        and not args.defaults
+    ):
         return args.args[0].arg
     return None
 
@@ -146,8 +155,12 @@ def _function_arg(call: cst.Call) -> cst.BaseExpression | None:
 
 def _without_plain_parens(node: cst.BaseExpression) -> cst.BaseExpression:
     """Drop parentheses around a call (`(np.where(...))`) when they hold no comment."""
-    if (isinstance(node, cst.Call) and len(node.lpar) == 1
-            and code_of(node.lpar[0]) == "(" and code_of(node.rpar[0]) == ")"):
+    if (
+        isinstance(node, cst.Call)
+        and len(node.lpar) == 1
+        and code_of(node.lpar[0]) == "("
+        and code_of(node.rpar[0]) == ")"
+    ):
         return node.with_changes(lpar=[], rpar=[])
     return node
 
@@ -158,8 +171,9 @@ def _comments_outside(call: cst.Call, body: cst.BaseExpression) -> list[cst.Comm
     return [line.comment for line in comments_in(call) if id(line.comment) not in inside]
 
 
-def _with_comments_above(call: ast.Call, statement: ast.stmt | None, code: str, comments: list[cst.Comment],
-                         ctx: FixContext) -> Edit:
+def _with_comments_above(
+    call: ast.Call, statement: ast.stmt | None, code: str, comments: list[cst.Comment], ctx: FixContext
+) -> Edit:
     """One edit from the start of the statement's first line to the end of the call: the
     comments of the replaced call go on their own lines above the statement."""
     line = min(statement.lineno, call.lineno) if statement is not None else call.lineno  # decorators come first
@@ -167,6 +181,6 @@ def _with_comments_above(call: ast.Call, statement: ast.stmt | None, code: str, 
     indent = text[: len(text) - len(text.lstrip(" \t"))]
     source = ctx.source
     start = ctx.start(call)
-    before = source.text[source.offset(line, 0): source.offset(start.line, start.col)]
+    before = source.text[source.offset(line, 0) : source.offset(start.line, start.col)]
     lines = "".join(f"{indent}{comment.value}{source.newline}" for comment in comments)
     return Edit(Position(line, 0), ctx.end(call), lines + before + code)

@@ -58,11 +58,15 @@ def _rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Fix | No
         return name if name == measured and whole_bound else f"{name}[:{bound}]"
 
     def replace(original: cst.BaseExpression) -> str | None:
-        if (isinstance(original, cst.Subscript) and isinstance(original.value, cst.Name)
-                and original.value.value in plan.arrays and len(original.slice) == 1
-                and isinstance(original.slice[0].slice, cst.Index)
-                and isinstance(original.slice[0].slice.value, cst.Name)
-                and original.slice[0].slice.value.value == index):
+        if (
+            isinstance(original, cst.Subscript)
+            and isinstance(original.value, cst.Name)
+            and original.value.value in plan.arrays
+            and len(original.slice) == 1
+            and isinstance(original.slice[0].slice, cst.Index)
+            and isinstance(original.slice[0].slice.value, cst.Name)
+            and original.slice[0].slice.value.value == index
+        ):
             return sliced(original.value.value)
         return None
 
@@ -70,10 +74,18 @@ def _rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Fix | No
     value = small.value  # type: ignore[attr-defined]
     whole = to_whole(value, replace, numpy_name)
     if plan.kind == "accumulate":
-        whole = cst.Call(func=cst.Attribute(value=parenthesize(whole), attr=cst.Name("sum")),
-                         args=[cst.Arg(cst.Integer("0"), keyword=cst.Name("axis"),
-                                       equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                             whitespace_after=cst.SimpleWhitespace("")))])
+        whole = cst.Call(
+            func=cst.Attribute(value=parenthesize(whole), attr=cst.Name("sum")),
+            args=[
+                cst.Arg(
+                    cst.Integer("0"),
+                    keyword=cst.Name("axis"),
+                    equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
+                    ),
+                )
+            ],
+        )
         target = ctx.segment(statement.target)
     else:
         stored = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target

@@ -69,7 +69,8 @@ def _rewrite(growth: Growth, ctx: FixContext) -> Fix | None:
         joined = f"{callee}({collected}{keywords})"
     try:
         first = cst.parse_statement(f"{collected} = [{growth.name}]").with_changes(
-            leading_lines=statements[0].leading_lines)
+            leading_lines=statements[0].leading_lines
+        )
         last = cst.parse_statement(f"{growth.name} = {joined}")
     except cst.ParserSyntaxError:
         return None
@@ -88,8 +89,11 @@ class _ReplaceGrowth(cst.CSTTransformer):
         self.failed = False
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
-        if not (len(updated.targets) == 1 and isinstance(updated.targets[0].target, cst.Name)
-                and updated.targets[0].target.value == self.name):
+        if not (
+            len(updated.targets) == 1
+            and isinstance(updated.targets[0].target, cst.Name)
+            and updated.targets[0].target.value == self.name
+        ):
             return updated
         call = updated.value
         if isinstance(call, cst.Subscript):  # np.r_[name, x, y]
@@ -113,10 +117,14 @@ class _ReplaceGrowth(cst.CSTTransformer):
         self.replaced += 1
         collected = cst.Name(self.collected)
         if len(pieces) == 1:
-            return cst.Expr(cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")),
-                                     args=[cst.Arg(pieces[0])]))
+            return cst.Expr(
+                cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")), args=[cst.Arg(pieces[0])])
+            )
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        elements = [cst.Element(p, comma=comma if i < len(pieces) - 1 else cst.MaybeSentinel.DEFAULT)
-                    for i, p in enumerate(pieces)]
-        return cst.Expr(cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("extend")),
-                                 args=[cst.Arg(cst.List(elements))]))
+        elements = [
+            cst.Element(p, comma=comma if i < len(pieces) - 1 else cst.MaybeSentinel.DEFAULT)
+            for i, p in enumerate(pieces)
+        ]
+        return cst.Expr(
+            cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("extend")), args=[cst.Arg(cst.List(elements))])
+        )

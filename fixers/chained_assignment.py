@@ -1,10 +1,10 @@
 """Fixer for GPU107 chained-assignment: two indexing steps become one indexer.
 
-    df["c"][k] = v          ->   df.loc[k, "c"] = v
-    df["c"].loc[k] = v      ->   df.loc[k, "c"] = v
-    df["c"].at[k] = v       ->   df.at[k, "c"] = v
-    df.loc[r]["c"] = v      ->   df.loc[r, "c"] = v
-    df[mask]["c"] = v       ->   df.loc[mask, "c"] = v
+df["c"][k] = v          ->   df.loc[k, "c"] = v
+df["c"].loc[k] = v      ->   df.loc[k, "c"] = v
+df["c"].at[k] = v       ->   df.at[k, "c"] = v
+df.loc[r]["c"] = v      ->   df.loc[r, "c"] = v
+df[mask]["c"] = v       ->   df.loc[mask, "c"] = v
 """
 
 from __future__ import annotations

@@ -55,8 +55,12 @@ MESSAGE = "collect the pieces in a list and concatenate once after the loop"
 ROW_MESSAGE = "collect the rows in a list and build the frame once after the loop"
 
 #: Module to import for `concat`/`DataFrame` when the source only calls a method.
-_MODULES = {"pandas": ("pandas", "pd"), "cudf": ("cudf", "cudf"), "modin": ("modin.pandas", "mpd"),
-            "dask": ("dask.dataframe", "dd")}
+_MODULES = {
+    "pandas": ("pandas", "pd"),
+    "cudf": ("cudf", "cudf"),
+    "modin": ("modin.pandas", "mpd"),
+    "dask": ("dask.dataframe", "dd"),
+}
 
 
 def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
@@ -164,7 +168,9 @@ def _records(rows: tuple[RowPiece, ...], ctx: FixContext) -> list[str] | None:
             return None
         if comments_in(literal):
             return None
-        entries = ", ".join(f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values))
+        entries = ", ".join(
+            f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values, strict=False)
+        )
         text = "{" + entries + "}"
         try:
             cst.parse_expression(text)
@@ -192,9 +198,13 @@ class _ReplaceGrowth(cst.CSTTransformer):
             return False
         target = node.targets[0].target
         if self.kind == "loc":
-            return (isinstance(target, cst.Subscript) and isinstance(target.value, cst.Attribute)
-                    and isinstance(target.value.value, cst.Name) and target.value.value.value == self.plan.name
-                    and target.value.attr.value == "loc")
+            return (
+                isinstance(target, cst.Subscript)
+                and isinstance(target.value, cst.Attribute)
+                and isinstance(target.value.value, cst.Name)
+                and target.value.value.value == self.plan.name
+                and target.value.attr.value == "loc"
+            )
         return isinstance(target, cst.Name) and target.value == self.plan.name
 
     def _pieces(self, node: cst.Assign) -> list[cst.BaseExpression] | None:
@@ -225,30 +235,33 @@ class _ReplaceGrowth(cst.CSTTransformer):
         self._carry.extend(line.comment for line in comments_in(updated) if id(line.comment) not in kept)
         collected = cst.Name(self.collected)
         if len(pieces) == 1:
-            call = cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")),
-                            args=[cst.Arg(pieces[0])])
+            call = cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")), args=[cst.Arg(pieces[0])])
         else:
             comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            elements = [cst.Element(p, comma=comma if i < len(pieces) - 1 else cst.MaybeSentinel.DEFAULT)
-                        for i, p in enumerate(pieces)]
-            call = cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("extend")),
-                            args=[cst.Arg(cst.List(elements))])
+            elements = [
+                cst.Element(p, comma=comma if i < len(pieces) - 1 else cst.MaybeSentinel.DEFAULT)
+                for i, p in enumerate(pieces)
+            ]
+            call = cst.Call(
+                func=cst.Attribute(value=collected, attr=cst.Name("extend")), args=[cst.Arg(cst.List(elements))]
+            )
         return cst.Expr(call)
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
-                                  updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
         if not self._carry:
             return updated
         carried = [cst.EmptyLine(comment=c) for c in self._carry]
         self._carry = []
         return updated.with_changes(leading_lines=[*updated.leading_lines, *carried])
 
-    def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite,
-                                   updated: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
+    def leave_SimpleStatementSuite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
         if self._carry:  # no line of its own to carry comments to
             self.failed = True
         return updated
-
 
 
 class _ReplaceNamedPiece(cst.CSTTransformer):
@@ -267,14 +280,21 @@ class _ReplaceNamedPiece(cst.CSTTransformer):
     @staticmethod
     def _assigns_one(small: cst.BaseSmallStatement, names: tuple[str, ...]) -> bool:
         """`small` is `name = ...` with one plain-name target among `names`."""
-        return (isinstance(small, cst.Assign) and len(small.targets) == 1
-                and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value in names)
+        return (
+            isinstance(small, cst.Assign)
+            and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)
+            and small.targets[0].target.value in names
+        )
 
     def _assigns(self, line: cst.BaseStatement, name: str) -> bool:
-        return isinstance(line, cst.SimpleStatementLine) and any(self._assigns_one(small, (name,)) for small in line.body)
+        return isinstance(line, cst.SimpleStatementLine) and any(
+            self._assigns_one(small, (name,)) for small in line.body
+        )
 
-    def leave_SimpleStatementSuite(self, original: cst.SimpleStatementSuite,
-                                   updated: cst.SimpleStatementSuite) -> cst.SimpleStatementSuite:
+    def leave_SimpleStatementSuite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
         if any(self._assigns_one(small, (self.name, self.piece)) for small in updated.body):
             self.failed = True  # `for ...: piece = ...; frame = ...` has no lines to keep comments on
         return updated
@@ -285,14 +305,22 @@ class _ReplaceNamedPiece(cst.CSTTransformer):
         growth = [i for i, line in enumerate(body) if self._assigns(line, self.name)]
         if not binding and not growth:
             return updated
-        if len(binding) != 1 or len(growth) != 1 or binding[0] >= growth[0] \
-                or any(len(body[i].body) != 1 for i in (*binding, *growth)):  # type: ignore[attr-defined]
+        if (
+            len(binding) != 1
+            or len(growth) != 1
+            or binding[0] >= growth[0]
+            or any(len(body[i].body) != 1 for i in (*binding, *growth))
+        ):  # type: ignore[attr-defined]
             self.failed = True
             return updated
         old = body[binding[0]]
         moved = comments_in(body[growth[0]])
-        append = cst.Expr(cst.Call(func=cst.Attribute(value=cst.Name(self.collected), attr=cst.Name("append")),
-                                   args=[cst.Arg(cst.parse_expression(self.record))]))
+        append = cst.Expr(
+            cst.Call(
+                func=cst.Attribute(value=cst.Name(self.collected), attr=cst.Name("append")),
+                args=[cst.Arg(cst.parse_expression(self.record))],
+            )
+        )
         body[binding[0]] = old.with_changes(body=[append], leading_lines=[*old.leading_lines, *moved])  # type: ignore[attr-defined]
         del body[growth[0]]
         self.replaced += 1

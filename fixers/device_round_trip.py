@@ -1,8 +1,8 @@
 """Fixer for GPU303 device-round-trip: copy on the device instead of through the host.
 
-    torch.tensor(t.cpu().numpy()).to(d)   ->   t.detach().to(d, copy=True)
-    cupy.asarray(cupy.asnumpy(a))         ->   a.copy()
-    cudf.from_pandas(g.to_pandas())       ->   g.copy()          (unsafe)
+torch.tensor(t.cpu().numpy()).to(d)   ->   t.detach().to(d, copy=True)
+cupy.asarray(cupy.asnumpy(a))         ->   a.copy()
+cudf.from_pandas(g.to_pandas())       ->   g.copy()          (unsafe)
 """
 
 from __future__ import annotations

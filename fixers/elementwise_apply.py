@@ -1,13 +1,13 @@
 """Fixer for GPU105 elementwise-apply: the per-element function becomes its vectorized form.
 
-    s.apply(abs)                         ->   s.abs()
-    s.map(float)                         ->   s.astype(float)
-    s.apply(str.lower)                   ->   s.str.lower()
-    s.apply(lambda x: x.strip().lower()) ->   s.str.strip().str.lower()
-    s.map(lambda x: x * 2 + 1)           ->   s * 2 + 1
-    s.map(lambda x: x / float(total))    ->   s / float(total)
-    s.map(lambda x: x)                   ->   s.copy()
-    frame.map(abs)                       ->   frame.abs()
+s.apply(abs)                         ->   s.abs()
+s.map(float)                         ->   s.astype(float)
+s.apply(str.lower)                   ->   s.str.lower()
+s.apply(lambda x: x.strip().lower()) ->   s.str.strip().str.lower()
+s.map(lambda x: x * 2 + 1)           ->   s * 2 + 1
+s.map(lambda x: x / float(total))    ->   s / float(total)
+s.map(lambda x: x)                   ->   s.copy()
+frame.map(abs)                       ->   frame.abs()
 """
 
 from __future__ import annotations
@@ -65,8 +65,9 @@ def _rewrite(apply: ElementwiseCall, ctx: FixContext) -> str | None:
     return _rewrite_lambda(call, apply.receiver, receiver, form, on_series, ctx)
 
 
-def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form: ElementwiseForm, on_series: bool,
-                    ctx: FixContext) -> str | None:
+def _rewrite_lambda(
+    call: ast.Call, receiver_node: ast.expr, receiver: str, form: ElementwiseForm, on_series: bool, ctx: FixContext
+) -> str | None:
     if form.conditional or (form.strings and not on_series):
         return None
     if form.uses > 1 and not _repeatable(receiver_node):
@@ -82,8 +83,14 @@ def _rewrite_lambda(call: ast.Call, receiver_node: ast.expr, receiver: str, form
         return None
     if _element_meets_a_string(function.body, parameter) or not _text_where_text_goes(function.body, parameter):
         return None
-    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "round" and len(n.args) == 2
-           and mentions(n, parameter) for n in ast.walk(function.body)):
+    if any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "round"
+        and len(n.args) == 2
+        and mentions(n, parameter)
+        for n in ast.walk(function.body)
+    ):
         return None  # NumPy rounds to digits through a scaled float, Python exactly
     try:
         body = cst.parse_expression(ctx.segment(function.body))
@@ -117,10 +124,15 @@ class _Vectorize(cst.CSTTransformer):
             argument = parenthesize(updated.args[0].value)
             if func.value == "len":
                 accessor = cst.Attribute(value=argument, attr=cst.Name("str"))
-                return cst.Call(func=cst.Attribute(value=accessor, attr=cst.Name("len")),
-                                lpar=updated.lpar, rpar=updated.rpar)
-            return cst.Call(func=cst.Attribute(value=argument, attr=cst.Name("astype")),
-                            args=[cst.Arg(cst.Name(func.value))], lpar=updated.lpar, rpar=updated.rpar)
+                return cst.Call(
+                    func=cst.Attribute(value=accessor, attr=cst.Name("len")), lpar=updated.lpar, rpar=updated.rpar
+                )
+            return cst.Call(
+                func=cst.Attribute(value=argument, attr=cst.Name("astype")),
+                args=[cst.Arg(cst.Name(func.value))],
+                lpar=updated.lpar,
+                rpar=updated.rpar,
+            )
         if isinstance(func, cst.Attribute):
             accessor = cst.Attribute(value=parenthesize(func.value), attr=cst.Name("str"))
             return updated.with_changes(func=func.with_changes(value=accessor))
@@ -148,9 +160,12 @@ def _only_understood_arguments(call: ast.Call) -> bool:
     """The function, and `na_action` (the vectorized form skips missing values too)."""
     positional = len(call.args)
     keywords = [k.arg for k in call.keywords]
-    return (positional + len(keywords) >= 1 and positional <= 1
-            and not any(isinstance(a, ast.Starred) for a in call.args)
-            and all(k in ("func", "arg", "na_action") for k in keywords))
+    return (
+        positional + len(keywords) >= 1
+        and positional <= 1
+        and not any(isinstance(a, ast.Starred) for a in call.args)
+        and all(k in ("func", "arg", "na_action") for k in keywords)
+    )
 
 
 #: Comparisons that order values (a categorical column refuses them unless it is ordered).
@@ -161,6 +176,7 @@ def _element_meets_a_string(body: ast.expr, parameter: str) -> bool:
     """The element itself added to or ordered against a string (`x + "!"`, `x < "m"`): on a
     categorical column of strings (or an empty one of numbers) the vectorized form raises,
     where `apply` maps each category. Methods first (`x.strip() + "!"`) give plain strings."""
+
     def element(node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id == parameter
 
@@ -181,6 +197,7 @@ def _text_where_text_goes(body: ast.expr, parameter: str) -> bool:
     to a string made from it (`x.strip().lower()`, `len(x + "!")`). `len(x).lower()` raises
     for every element, but on a Series with no elements `apply` returns where
     `s.str.len().str.lower()` raises (an int Series has no `.str`)."""
+
     def text(node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id == parameter or stringy(node)
 
@@ -214,8 +231,11 @@ def _missing_stays_missing(form: ElementwiseForm, call: ast.Call) -> bool:
     for node in ast.walk(function.body):
         if not mentions(node, form.parameter):
             continue
-        if isinstance(node, (ast.Compare, ast.BoolOp)) or isinstance(node, ast.UnaryOp) and isinstance(
-                node.op, ast.Not):
+        if (
+            isinstance(node, (ast.Compare, ast.BoolOp))
+            or isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, ast.Not)
+        ):
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "bool"):
             return False

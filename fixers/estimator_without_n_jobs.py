@@ -27,8 +27,10 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         return None
     message = MESSAGE
     if found.nested:
-        message = f"{MESSAGE} (unsafe: it is also fitted inside a parallel search, helper or ensemble; " \
-                  "keep `n_jobs` at one level)"
+        message = (
+            f"{MESSAGE} (unsafe: it is also fitted inside a parallel search, helper or ensemble; "
+            "keep `n_jobs` at one level)"
+        )
     elif found.user_code is not None:
         message = f"{MESSAGE} (unsafe: {found.user_code} may be code of yours, run in worker processes)"
     return Fix(found.applicability, message, edits)

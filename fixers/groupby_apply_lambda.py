@@ -1,10 +1,10 @@
 """Fixer for GPU106 groupby-apply-lambda: the lambda becomes the built-in aggregation.
 
-    gb.apply(lambda g: g["c"].sum())    ->   gb["c"].sum()
-    gb.apply(lambda g: g.sum())         ->   gb.sum()
-    gb.apply(len)                       ->   gb.size()
-    gb.transform(lambda g: g.mean())    ->   gb.transform("mean")
-    gb.agg(lambda g: g.max())           ->   gb.agg("max")
+gb.apply(lambda g: g["c"].sum())    ->   gb["c"].sum()
+gb.apply(lambda g: g.sum())         ->   gb.sum()
+gb.apply(len)                       ->   gb.size()
+gb.transform(lambda g: g.mean())    ->   gb.transform("mean")
+gb.agg(lambda g: g.max())           ->   gb.agg("max")
 """
 
 from __future__ import annotations

@@ -60,8 +60,9 @@ def _reindented(statement: ast.stmt, indent: str, ctx: FixContext) -> str | None
     if own is None or not ctx.owns_lines(statement, statement):
         return None
     if statement.end_lineno != statement.lineno and any(
-            isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
-            for n in ast.walk(statement)):
+        isinstance(n, ast.Constant) and isinstance(n.value, (str, bytes)) and n.lineno != n.end_lineno
+        for n in ast.walk(statement)
+    ):
         return None  # a string spanning lines must not be re-indented
     newline = ctx.source.newline
     lines = []
@@ -69,5 +70,5 @@ def _reindented(statement: ast.stmt, indent: str, ctx: FixContext) -> str | None
         line = ctx.source.line(number)
         if not line.startswith(own):
             return None
-        lines.append(indent + line[len(own):] + newline)
+        lines.append(indent + line[len(own) :] + newline)
     return "".join(lines)

@@ -64,8 +64,9 @@ def _fix_loop(found: IndexLoop, ctx: FixContext) -> Fix | None:
     return None
 
 
-def _row_expression(expression: ast.expr, found: IndexLoop, forbidden: set[str],
-                    ctx: FixContext) -> tuple[cst.BaseExpression, bool] | None:
+def _row_expression(
+    expression: ast.expr, found: IndexLoop, forbidden: set[str], ctx: FixContext
+) -> tuple[cst.BaseExpression, bool] | None:
     """The expression with each cell spelled `ROW["column"]`, parsed by libcst, and whether
     its rewrite needs NumPy; None when it does not vectorize."""
     text = ctx.segment(expression)
@@ -100,16 +101,26 @@ def _pair(position) -> tuple[int, int]:
 def _readable(cell, walk: str) -> bool:
     """A cell the rewrite can read as a whole column in the loop's order: a column named by
     a string; by position only in a loop over positions."""
-    return (isinstance(cell.column, ast.Constant) and isinstance(cell.column.value, str)
-            and not cell.column_position and (walk == "positions" or not cell.by_position))
+    return (
+        isinstance(cell.column, ast.Constant)
+        and isinstance(cell.column.value, str)
+        and not cell.column_position
+        and (walk == "positions" or not cell.by_position)
+    )
 
 
 def _fix_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Fix | None:
     loop, block = found.loop, found.block
     call = statement.value
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords
-            and not isinstance(call.args[0], ast.Starred)):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+        and not isinstance(call.args[0], ast.Starred)
+    ):
         return None
     target = call.func.value.id
     init = empty_list_before(loop, block, target)
@@ -133,13 +144,22 @@ def _fix_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], ct
     if len(statement.targets) != 1:
         return None
     target = statement.targets[0]
-    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
-            and target.value.attr in ("loc", "at") and same_reference(target.value.value, frame)
-            and isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2):
+    if not (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr in ("loc", "at")
+        and same_reference(target.value.value, frame)
+        and isinstance(target.slice, ast.Tuple)
+        and len(target.slice.elts) == 2
+    ):
         return None
     label, column = target.slice.elts
-    if not (isinstance(label, ast.Name) and label.id == loop.target.id
-            and isinstance(column, ast.Constant) and isinstance(column.value, str)):
+    if not (
+        isinstance(label, ast.Name)
+        and label.id == loop.target.id
+        and isinstance(column, ast.Constant)
+        and isinstance(column.value, str)
+    ):
         return None
     row = _row_expression(statement.value, found, forbidden, ctx)
     statements = ctx.parse_statements(loop, loop)

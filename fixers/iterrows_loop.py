@@ -37,11 +37,11 @@ from ._vectorize import (
 
 SUGGESTIONS = {
     "dask": (
-        "compute the result with column expressions on the Dask frame (`frame[\"a\"] - frame[\"b\"]`) "
+        'compute the result with column expressions on the Dask frame (`frame["a"] - frame["b"]`) '
         "and `.compute()` it once; iterating rows computes every partition and loops over it in Python"
     ),
     "cudf": (
-        "cuDF does not iterate rows: compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`), "
+        'cuDF does not iterate rows: compute the result with column expressions (`frame["a"] - frame["b"]`), '
         "which run on the GPU, and keep it there; copy to the host (`.to_pandas()`) only once, if at all"
     ),
 }
@@ -64,8 +64,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
 
 
 def _row_target(target: ast.expr) -> tuple[str, str] | None:
-    if (isinstance(target, ast.Tuple) and len(target.elts) == 2
-            and all(isinstance(e, ast.Name) for e in target.elts)):
+    if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts):
         index, row = target.elts
         return index.id, row.id  # type: ignore[union-attr]
     return None
@@ -76,8 +75,9 @@ def _frame(iterable: ast.expr) -> ast.expr | None:
     return frame if repeatable_frame(frame) else None
 
 
-def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str],
-              ctx: FixContext) -> tuple[Edit, ...] | None:
+def _fix_loop(
+    loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str], ctx: FixContext
+) -> tuple[Edit, ...] | None:
     names = _row_target(loop.target)
     frame = _frame(loop.iter)
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or names is None or frame is None:
@@ -92,11 +92,25 @@ def _fix_loop(loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: 
     return None
 
 
-def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index: str, row: str,
-                frame_code: str, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
+def _fix_append(
+    loop: ast.For,
+    block: list[ast.stmt],
+    statement: ast.Expr,
+    index: str,
+    row: str,
+    frame_code: str,
+    collections: set[str],
+    ctx: FixContext,
+) -> tuple[Edit, ...] | None:
     call = statement.value
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-            and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords):
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+    ):
         return None
     target = call.func.value.id
     init = empty_list_before(loop, block, target)
@@ -117,18 +131,35 @@ def _fix_append(loop: ast.For, block: list[ast.stmt], statement: ast.Expr, index
     return (*import_edits, ctx.replace_statements(init, loop, [new]))
 
 
-def _fix_column(loop: ast.For, statement: ast.Assign, index: str, row: str, frame: ast.expr,
-                frame_code: str, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
+def _fix_column(
+    loop: ast.For,
+    statement: ast.Assign,
+    index: str,
+    row: str,
+    frame: ast.expr,
+    frame_code: str,
+    collections: set[str],
+    ctx: FixContext,
+) -> tuple[Edit, ...] | None:
     if len(statement.targets) != 1 or index == "_":
         return None
     target = statement.targets[0]
-    if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
-            and target.value.attr in ("loc", "at") and ast.dump(target.value.value) == ast.dump(frame)
-            and isinstance(target.slice, ast.Tuple) and len(target.slice.elts) == 2):
+    if not (
+        isinstance(target, ast.Subscript)
+        and isinstance(target.value, ast.Attribute)
+        and target.value.attr in ("loc", "at")
+        and ast.dump(target.value.value) == ast.dump(frame)
+        and isinstance(target.slice, ast.Tuple)
+        and len(target.slice.elts) == 2
+    ):
         return None
     label, column = target.slice.elts
-    if not (isinstance(label, ast.Name) and label.id == index
-            and isinstance(column, ast.Constant) and isinstance(column.value, str)):
+    if not (
+        isinstance(label, ast.Name)
+        and label.id == index
+        and isinstance(column, ast.Constant)
+        and isinstance(column.value, str)
+    ):
         return None
     good, needs_numpy = analyse(statement.value, row, {index} | collections)
     if not good:

@@ -41,9 +41,13 @@ def _positional(call: ast.Call, most: int) -> list[ast.expr] | None:
 
 
 def _single_assignment(statement: ast.stmt, name: str) -> ast.Call | None:
-    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
-            and isinstance(statement.value, ast.Call)):
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+        and isinstance(statement.value, ast.Call)
+    ):
         return statement.value
     return None
 
@@ -51,8 +55,9 @@ def _single_assignment(statement: ast.stmt, name: str) -> ast.Call | None:
 def _count(scope: ast.AST, name: str, ctx: FixContext) -> int:
     """How many times `name` occurs in `scope`: every name of a scope counted in one walk,
     once per file, however many chains it holds."""
-    counts = ctx.semantic.remember("name counts", scope, lambda: Counter(
-        node.id for node in ast.walk(scope) if isinstance(node, ast.Name)))
+    counts = ctx.semantic.remember(
+        "name counts", scope, lambda: Counter(node.id for node in ast.walk(scope) if isinstance(node, ast.Name))
+    )
     return counts[name]  # type: ignore[index]
 
 
@@ -74,8 +79,12 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
     # est.fit(Xt[, y]) as a statement of its own
     fit_statement = block[fit]
     fit_args = _positional(chain.fit_call, 2)
-    if (fit_transform_args is None or fit_args is None or not isinstance(fit_statement, ast.Expr)
-            or fit_statement.value is not chain.fit_call):
+    if (
+        fit_transform_args is None
+        or fit_args is None
+        or not isinstance(fit_statement, ast.Expr)
+        or fit_statement.value is not chain.fit_call
+    ):
         return None
     train = fit_transform_args[0]
     if len(fit_transform_args) == 2:
@@ -101,7 +110,8 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         if index in (transform, fit):
             continue
         if semantic.binds(scope, transformer, statement) or (
-                index > fit and semantic.binds(scope, estimator, statement)):
+            index > fit and semantic.binds(scope, estimator, statement)
+        ):
             return None
         if index < fit and (mentions(statement, transformer) or mentions(statement, _root(train))):
             return None
@@ -123,8 +133,11 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         *import_edits,
         _delete_lines(ctx, block[first]),
         _delete_lines(ctx, block[transform]),
-        Edit(Position(fit_statement.lineno, 0), Position(fit_statement.lineno, 0),
-             f"{indent}{pipeline} = {make_pipeline}({transformer}, {estimator}){newline}"),
+        Edit(
+            Position(fit_statement.lineno, 0),
+            Position(fit_statement.lineno, 0),
+            f"{indent}{pipeline} = {make_pipeline}({transformer}, {estimator}){newline}",
+        ),
         ctx.replace_node(chain.fit_call.func.value, pipeline),  # type: ignore[attr-defined]
         ctx.replace_node(chain.fit_call.args[0], ctx.segment(train)),
         ctx.replace_node(chain.test_call.func.value, pipeline),  # type: ignore[attr-defined]

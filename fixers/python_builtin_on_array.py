@@ -17,18 +17,18 @@ MESSAGE = "call the array's own method"
 #: builtin -> the suggestion shown where no rewrite applies; `{a}` is the argument as written.
 SUGGESTIONS = {
     "list": "`{a}.tolist()` builds the list in one call, of Python scalars where `list({a})` holds NumPy "
-            "scalars; on an array of more than one dimension `list({a})` holds its rows as arrays and "
-            "`{a}.tolist()` nested lists, so keep `list({a})` where the rows must stay arrays",
+    "scalars; on an array of more than one dimension `list({a})` holds its rows as arrays and "
+    "`{a}.tolist()` nested lists, so keep `list({a})` where the rows must stay arrays",
     "max": "use `{a}.max()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
-           "an array's `max()` returns NaN, a Series' `max()` skips it)",
+    "an array's `max()` returns NaN, a Series' `max()` skips it)",
     "min": "use `{a}.min()` where the data holds no NaN (the builtin's answer with NaN depends on where it is; "
-           "an array's `min()` returns NaN, a Series' `min()` skips it)",
+    "an array's `min()` returns NaN, a Series' `min()` skips it)",
     "sorted": "use `np.sort({a})` (or `.sort_values()` on a Series) where the data holds no NaN (the builtin's "
-              "order with NaN depends on where it is; NumPy and pandas sort NaN last)",
+    "order with NaN depends on where it is; NumPy and pandas sort NaN last)",
     "any": "use `{a}.any()` (on a Series of dates or categories, which the builtin takes the truth of, "
-           "`Series.any()` raises)",
+    "`Series.any()` raises)",
     "all": "use `{a}.all()` (on a Series of dates or categories, which the builtin takes the truth of, "
-           "`Series.all()` raises)",
+    "`Series.all()` raises)",
 }
 #: Receivers written into a method call as they are; anything else is parenthesized.
 _ATOMIC = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)

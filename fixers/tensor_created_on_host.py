@@ -29,7 +29,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
             return None
     else:
         start, end = ctx.end(move.factory), ctx.end(move.move)
-        moved = ctx.source.text[ctx.source.offset(start.line, start.col):ctx.source.offset(end.line, end.col)]
+        moved = ctx.source.text[ctx.source.offset(start.line, start.col) : ctx.source.offset(end.line, end.col)]
         if "#" in moved:
             return None  # a comment inside `.to(...)` would be lost
         removed = Edit(start, end, "")
@@ -61,4 +61,3 @@ def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
     else:
         end = Position(last, len(ctx.source.line(last)))
     return Edit(Position(first, 0), end, "")
-

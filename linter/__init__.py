@@ -11,6 +11,19 @@ from .registry import Example, Facts, Rule, all_rules, rule_by_key  # noqa: E402
 from .runner import FileResult, fix_text, lint_paths, lint_source  # noqa: E402
 
 __all__ = [
-    "Applicability", "Diagnostic", "Edit", "Example", "Facts", "FileResult", "Fix", "Position",
-    "Rule", "__version__", "all_rules", "fix_text", "lint_paths", "lint_source", "rule_by_key",
+    "Applicability",
+    "Diagnostic",
+    "Edit",
+    "Example",
+    "Facts",
+    "FileResult",
+    "Fix",
+    "Position",
+    "Rule",
+    "__version__",
+    "all_rules",
+    "fix_text",
+    "lint_paths",
+    "lint_source",
+    "rule_by_key",
 ]

@@ -32,8 +32,12 @@ DIFFUSION_PIPELINE = "diffusers.DiffusionPipeline"
 _PIPELINE_LOADERS = frozenset({"from_pretrained", "from_pipe", "from_single_file"})
 #: `PartialState` is the process state an `Accelerator` keeps (`state.device`); it prepares nothing.
 _ACCELERATORS = frozenset(
-    {"accelerate.Accelerator", "accelerate.accelerator.Accelerator", "accelerate.PartialState",
-     "accelerate.state.PartialState"}
+    {
+        "accelerate.Accelerator",
+        "accelerate.accelerator.Accelerator",
+        "accelerate.PartialState",
+        "accelerate.state.PartialState",
+    }
 )
 _PIPELINES = frozenset({"transformers.pipeline", "transformers.pipelines.pipeline"})
 #: Accelerator methods that return their (tensor) argument gathered or reduced across
@@ -59,8 +63,12 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     if not qualname.startswith("transformers."):
         return None
     owner, _, method = qualname.rpartition(".")
-    if method in ("from_pretrained", "from_config") and call is not None and env is not None \
-            and is_model_class(owner.rpartition(".")[2]):
+    if (
+        method in ("from_pretrained", "from_config")
+        and call is not None
+        and env is not None
+        and is_model_class(owner.rpartition(".")[2])
+    ):
         return Ty(Kind.MODEL, "torch", _loaded_place(call, env) if method == "from_pretrained" else HOST)
     if is_model_class(method):  # the class itself: an annotation, or a model built from a config
         return Ty(Kind.MODEL, "torch", HOST if call is not None else "")
@@ -160,8 +168,11 @@ def _pipeline_place(call: ast.Call, env: Env) -> str:
     if device is not None:
         if isinstance(device, ast.Constant) and type(device.value) is int:
             return DEVICE if device.value >= 0 else HOST
-        if isinstance(device, ast.UnaryOp) and isinstance(device.op, ast.USub) \
-                and isinstance(device.operand, ast.Constant):
+        if (
+            isinstance(device, ast.UnaryOp)
+            and isinstance(device.op, ast.USub)
+            and isinstance(device.operand, ast.Constant)
+        ):
             return HOST  # `device=-1`
         return torch_api.device_place(device, env) or ""
     device_map = argument(call, "device_map")

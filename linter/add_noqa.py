@@ -18,7 +18,7 @@ import os
 import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic, Edit, Position
@@ -40,8 +40,11 @@ def noqa_edits(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[list[Edit]
     codes_by_line: dict[int, list[str]] = {}
     unplaced: list[Diagnostic] = []
     for diagnostic in diagnostics:
-        candidates = [line for line in dict.fromkeys((diagnostic.noqa_line or diagnostic.start.line,
-                                                      diagnostic.end.line)) if line in line_ends]
+        candidates = [
+            line
+            for line in dict.fromkeys((diagnostic.noqa_line or diagnostic.start.line, diagnostic.end.line))
+            if line in line_ends
+        ]
         if not candidates:
             unplaced.append(diagnostic)
             continue
@@ -59,8 +62,9 @@ def noqa_edits(text: str, diagnostics: Iterable[Diagnostic]) -> tuple[list[Edit]
             start, end, present = listed
             merged = present + sorted(code for code in codes if code not in present)
             column = comment[0]
-            edits.append(Edit(Position(line, column + start), Position(line, column + end),
-                              "# noqa: " + ", ".join(merged)))
+            edits.append(
+                Edit(Position(line, column + start), Position(line, column + end), "# noqa: " + ", ".join(merged))
+            )
             continue
         code_line = source.line(line)
         end = len(code_line.rstrip(" \t"))
@@ -96,8 +100,9 @@ class Added:
     warnings: list[str] = field(default_factory=list)
 
 
-def add_noqa(paths: Sequence[str], overrides: Overrides, config_file: Path | None = None,
-             force_exclude: bool = False) -> Added:
+def add_noqa(
+    paths: Sequence[str], overrides: Overrides, config_file: Path | None = None, force_exclude: bool = False
+) -> Added:
     """Add `# noqa: CODES` for every finding in the files under `paths`. Each file is read
     and linted again right before it is changed, and written atomically (left alone when it
     changed meanwhile), keeping its encoding, byte order mark and line endings. A symbolic
@@ -105,8 +110,9 @@ def add_noqa(paths: Sequence[str], overrides: Overrides, config_file: Path | Non
     added = Added()
     resolver = ConfigResolver(overrides, config_file)
     given = GivenPaths(paths)
-    for result in lint_paths(paths, overrides, config_file=config_file, force_exclude=force_exclude,
-                             keep_sources=False):
+    for result in lint_paths(
+        paths, overrides, config_file=config_file, force_exclude=force_exclude, keep_sources=False
+    ):
         if result.error is not None:
             added.errors.append(result)
         elif result.path is not None and any(d.code != SYNTAX_ERROR_CODE for d in result.diagnostics):
@@ -130,8 +136,10 @@ def _add_to_file(path: Path, display: str, resolver: ConfigResolver, added: Adde
     except (ConfigError, PathError, SourceError, NotebookError, OSError) as error:
         added.errors.append(FileResult(display=display, path=path, error=f"no noqa added: {error}"))
         return
-    added.warnings.extend(f"{display}:{where}: cannot add a noqa comment for {code} (no comment can follow "
-                          "its lines)" for where, code in unplaced)
+    added.warnings.extend(
+        f"{display}:{where}: cannot add a noqa comment for {code} (no comment can follow its lines)"
+        for where, code in unplaced
+    )
     if count:
         added.directives += count
         added.files.append(display)
@@ -141,8 +149,7 @@ def _findings(result: FileResult) -> list[Diagnostic]:
     return [d for d in result.diagnostics if d.code != SYNTAX_ERROR_CODE]
 
 
-def _source_text(source: Source, display: str, config: Config,
-                 path: Path) -> tuple[str, int, list[tuple[str, str]]]:
+def _source_text(source: Source, display: str, config: Config, path: Path) -> tuple[str, int, list[tuple[str, str]]]:
     """The file's text with the comments added, how many lines got one, and (where, code)
     of the findings no comment can silence."""
     result = process_source(source, display, config, path, False)
@@ -150,8 +157,7 @@ def _source_text(source: Source, display: str, config: Config,
     return apply_edits(source, edits), len(edits), [(str(d.start.line), d.code) for d in unplaced]
 
 
-def _notebook_text(source: Source, display: str, config: Config,
-                   path: Path) -> tuple[str, int, list[tuple[str, str]]]:
+def _notebook_text(source: Source, display: str, config: Config, path: Path) -> tuple[str, int, list[tuple[str, str]]]:
     """As `_source_text`, for a notebook: each cell gets the comments its findings need;
     IPython lines stay as they are."""
     result = process_notebook(source, display, config, path, False)

@@ -37,7 +37,7 @@ def mentions(node: ast.AST, name: str) -> bool:
     return any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(node))
 
 
-def mentions_any(nodes: "ast.AST | list[ast.expr]", names: "set[str] | frozenset[str]") -> bool:
+def mentions_any(nodes: ast.AST | list[ast.expr], names: set[str] | frozenset[str]) -> bool:
     """One of `names` occurs as a `Name` anywhere under `nodes` (one node or a list)."""
     roots = nodes if isinstance(nodes, list) else [nodes]
     return any(isinstance(sub, ast.Name) and sub.id in names for root in roots for sub in ast.walk(root))
@@ -168,8 +168,9 @@ def free_names(node: ast.AST) -> set[str]:
             assigned.add(sub.asname or sub.name.split(".")[0])
         elif isinstance(sub, NESTED_SCOPES):
             referenced |= free_names(sub)
-            referenced.update(n.id for part in evaluated_outside(sub) for n in ast.walk(part)
-                              if isinstance(n, ast.Name))
+            referenced.update(
+                n.id for part in evaluated_outside(sub) for n in ast.walk(part) if isinstance(n, ast.Name)
+            )
             if not isinstance(sub, ast.Lambda):
                 assigned.add(sub.name)
     if isinstance(node, ast.ClassDef):

@@ -61,7 +61,8 @@ import time
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, NamedTuple, Sequence
+from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Sequence
 
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
@@ -72,9 +73,11 @@ DIRNAME = ".gpulint_cache"
 #: The shape of an entry; a new shape lives in a new subfolder.
 FORMAT = "v3"
 TAG_FILE = "CACHEDIR.TAG"
-TAG = ("Signature: 8a477f597d28d172789f06886806bc55\n"
-       "# This file is a cache directory tag created by gpulint.\n"
-       "# For information about cache directory tags see https://bford.info/cachedir/\n")
+TAG = (
+    "Signature: 8a477f597d28d172789f06886806bc55\n"
+    "# This file is a cache directory tag created by gpulint.\n"
+    "# For information about cache directory tags see https://bford.info/cachedir/\n"
+)
 GITIGNORE = "# Created by gpulint.\n*\n"
 #: What `clean` removes of a cache folder: entry folders of any format (`v1`, `v2`, ...),
 #: their buckets, and in those the entries and the temporaries they are written through.
@@ -83,9 +86,23 @@ _BUCKET_NAME = re.compile(r"[0-9a-f]{2}")
 _ENTRY_NAME = re.compile(r"[0-9a-f]{64}|\.tmp-[A-Za-z0-9_]+")
 #: Configuration fields that never change a file's findings (the selection is hashed as
 #: the codes it selects for the file). Any other field is part of the check value.
-_NEUTRAL = frozenset({"root", "source", "select", "extend_select", "ignore", "per_file_ignores", "exclude",
-                      "respect_gitignore", "jobs", "cache_dir", "command_line_exclude", "command_line_root",
-                      "output_format"})
+_NEUTRAL = frozenset(
+    {
+        "root",
+        "source",
+        "select",
+        "extend_select",
+        "ignore",
+        "per_file_ignores",
+        "exclude",
+        "respect_gitignore",
+        "jobs",
+        "cache_dir",
+        "command_line_exclude",
+        "command_line_root",
+        "output_format",
+    }
+)
 
 
 class Cell(NamedTuple):
@@ -105,12 +122,17 @@ class LineMap:
         self.cells = cells
 
     @classmethod
-    def of(cls, notebook: Any, diagnostics: Iterable[Diagnostic], with_cells: bool = False) -> "LineMap":
+    def of(cls, notebook: Any, diagnostics: Iterable[Diagnostic], with_cells: bool = False) -> LineMap:
         """The map for `diagnostics` in `notebook`; `with_cells`: with the cells they (and
         their fixes' edits) point into."""
         diagnostics = list(diagnostics)
-        wanted = {(d.cell, line) for d in diagnostics if d.cell is not None
-                  for line in (d.start.line, d.end.line, d.noqa_line) if line is not None}
+        wanted = {
+            (d.cell, line)
+            for d in diagnostics
+            if d.cell is not None
+            for line in (d.start.line, d.end.line, d.noqa_line)
+            if line is not None
+        }
         cells = None
         if with_cells:
             numbers = {d.cell for d in diagnostics} | {e.cell for d in diagnostics if d.fix for e in d.fix.edits}
@@ -197,7 +219,8 @@ def _usable(directory: Path) -> bool:
         return True
     return owned(directory) and all(
         item.name in (TAG_FILE, ".gitignore") or item.name.startswith(".tmp-") or _FORMAT_NAME.fullmatch(item.name)
-        for item in _listed(directory))
+        for item in _listed(directory)
+    )
 
 
 def _holds(path: Path, text: str) -> bool:
@@ -281,8 +304,9 @@ class Cache:
         shared = self._about(config)[2]
         return shared[notebook] if shared is not None else self._digest(settings(config, path), notebook)
 
-    def lookup(self, config: Config, path: Path, display: str, seen: list[int] | None,
-               read: Callable[[], bytes]) -> Hit | None:
+    def lookup(
+        self, config: Config, path: Path, display: str, seen: list[int] | None, read: Callable[[], bytes]
+    ) -> Hit | None:
         """The entry for the file, if it was made with what governs the file now and for its
         content. `seen`: what `observe` gave for the file before it was read; when that is
         what the entry recorded, the file is not read at all; otherwise `read()` gives its
@@ -305,15 +329,27 @@ class Cache:
             lines, cells = entry["lines"], entry["cells"]
             line_map = None
             if lines is not None:
-                line_map = LineMap({(c, l): f for c, l, f in lines},
-                                   None if cells is None else [Cell(n, t) for n, t in cells])
-            return Hit([_diagnostic(item) for item in entry["diagnostics"]], [str(w) for w in entry["warnings"]],
-                       line_map)
+                line_map = LineMap(
+                    {(cell, line): file_line for cell, line, file_line in lines},
+                    None if cells is None else [Cell(n, t) for n, t in cells],
+                )
+            return Hit(
+                [_diagnostic(item) for item in entry["diagnostics"]], [str(w) for w in entry["warnings"]], line_map
+            )
         except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
             return None  # missing, unreadable, truncated or of another shape: a miss
 
-    def store(self, config: Config, path: Path, display: str, data: bytes, diagnostics: Sequence[Diagnostic],
-              warnings: Sequence[str], lines: LineMap | None, seen: list[int] | None = None) -> None:
+    def store(
+        self,
+        config: Config,
+        path: Path,
+        display: str,
+        data: bytes,
+        diagnostics: Sequence[Diagnostic],
+        warnings: Sequence[str],
+        lines: LineMap | None,
+        seen: list[int] | None = None,
+    ) -> None:
         """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
         gave for it before `data` was read."""
         entry = {
@@ -322,7 +358,9 @@ class Cache:
             "stat": seen,
             "diagnostics": [_encode(d) for d in diagnostics],
             "warnings": list(warnings),
-            "lines": None if lines is None else [[c, l, f] for (c, l), f in sorted(lines.lines.items())],
+            "lines": None
+            if lines is None
+            else [[cell, line, file_line] for (cell, line), file_line in sorted(lines.lines.items())],
             "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
         }
         try:
@@ -369,7 +407,7 @@ def _dump(entry: dict[str, Any]) -> bytes:
     return json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _write(target: "Path | str", data: bytes) -> None:
+def _write(target: Path | str, data: bytes) -> None:
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
     try:
         if hasattr(os, "fchmod"):
@@ -423,8 +461,11 @@ def _listed(directory: Path) -> list[os.DirEntry[str]]:
 
 def _subfolders(directory: Path, names: re.Pattern[str]) -> list[Path]:
     """The folders (not links to folders) in `directory` whose names `names` matches whole."""
-    return [Path(item.path) for item in _listed(directory)
-            if names.fullmatch(item.name) and item.is_dir(follow_symlinks=False)]
+    return [
+        Path(item.path)
+        for item in _listed(directory)
+        if names.fullmatch(item.name) and item.is_dir(follow_symlinks=False)
+    ]
 
 
 def _unlink(path: Path) -> None:
@@ -448,10 +489,25 @@ def _rmdir(path: Path) -> None:
 def _encode(d: Diagnostic) -> list[Any]:
     fix = None
     if d.fix is not None:
-        fix = [d.fix.applicability.value, d.fix.message, sorted(d.fix.introduces),
-               [[e.start.line, e.start.col, e.end.line, e.end.col, e.content, e.cell] for e in d.fix.edits]]
-    return [d.code, d.name, d.message, d.start.line, d.start.col, d.end.line, d.end.col, fix, d.url,
-            d.noqa_line, d.cell]
+        fix = [
+            d.fix.applicability.value,
+            d.fix.message,
+            sorted(d.fix.introduces),
+            [[e.start.line, e.start.col, e.end.line, e.end.col, e.content, e.cell] for e in d.fix.edits],
+        ]
+    return [
+        d.code,
+        d.name,
+        d.message,
+        d.start.line,
+        d.start.col,
+        d.end.line,
+        d.end.col,
+        fix,
+        d.url,
+        d.noqa_line,
+        d.cell,
+    ]
 
 
 def _typed(kind: type, *values: Any, optional: bool = False) -> None:
@@ -468,8 +524,17 @@ def _diagnostic(item: list[Any]) -> Diagnostic:
     _typed(str, url, optional=True)
     _typed(int, line, col, end_line, end_col)
     _typed(int, noqa_line, cell, optional=True)
-    return Diagnostic(code, name, message, Position(line, col), Position(end_line, end_col),
-                      None if fix is None else _fix(fix), url, noqa_line, cell=cell)
+    return Diagnostic(
+        code,
+        name,
+        message,
+        Position(line, col),
+        Position(end_line, end_col),
+        None if fix is None else _fix(fix),
+        url,
+        noqa_line,
+        cell=cell,
+    )
 
 
 def _fix(item: list[Any]) -> Fix:
@@ -480,9 +545,12 @@ def _fix(item: list[Any]) -> Fix:
         _typed(int, a, b, c, d)
         _typed(str, content)
         _typed(int, cell, optional=True)
-    return Fix(Applicability(applicability), message,
-               tuple(Edit(Position(a, b), Position(c, d), content, cell) for a, b, c, d, content, cell in edits),
-               frozenset(introduces))
+    return Fix(
+        Applicability(applicability),
+        message,
+        tuple(Edit(Position(a, b), Position(c, d), content, cell) for a, b, c, d, content, cell in edits),
+        frozenset(introduces),
+    )
 
 
 def found_below(folder: Path) -> list[Path]:

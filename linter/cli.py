@@ -15,7 +15,8 @@ from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable, Iterator, Sequence
+from typing import IO
+from collections.abc import Callable, Iterator, Sequence
 
 import click
 
@@ -23,7 +24,15 @@ from . import __version__, cache, progress
 from .cache import Cache
 from . import watch as watching
 from .add_noqa import add_noqa as add_noqa_comments
-from .config import OUTPUT_FORMATS, TARGET_VERSIONS, ConfigError, ConfigResolver, Overrides, PreviewSelectionWarning, describe
+from .config import (
+    OUTPUT_FORMATS,
+    TARGET_VERSIONS,
+    ConfigError,
+    ConfigResolver,
+    Overrides,
+    PreviewSelectionWarning,
+    describe,
+)
 from .docs import render_markdown, rule_json
 from .files import describe_error
 from .output import FORMATS, HUMAN, full, text
@@ -79,60 +88,129 @@ def main() -> None:
 # other files still linted), not refused up front as a usage error.
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
 @click.option("--fix/--no-fix", default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
-@click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change dtypes or index.")
-@click.option("--diff", is_flag=True,
-              help="Print the fixes as a unified diff on standard output; write nothing.")
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change dtypes or index."
+)
+@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff on standard output; write nothing.")
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
 @click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rules to disable.")
-@click.option("--preview/--no-preview", default=None,
-              help="Run preview rules too (those the selection picks); default: `preview` in the configuration.")
-@click.option("--target-version", type=click.Choice(list(TARGET_VERSIONS)), default=None,
-              help="The oldest Python the code must run on: newer syntax is reported (GPU001). "
-                   "Default: `target-version` in the configuration, else any.")
+@click.option(
+    "--preview/--no-preview",
+    default=None,
+    help="Run preview rules too (those the selection picks); default: `preview` in the configuration.",
+)
+@click.option(
+    "--target-version",
+    type=click.Choice(list(TARGET_VERSIONS)),
+    default=None,
+    help="The oldest Python the code must run on: newer syntax is reported (GPU001). "
+    "Default: `target-version` in the configuration, else any.",
+)
 @click.option("--extend-ignore", multiple=True, help="Rules to disable, on top of --ignore (as ruff's).")
-@click.option("--exclude", multiple=True, metavar="PATTERN",
-              help="Files and folders not to lint, gitignore-style, relative to the current folder "
-                   "(replaces the configured `exclude` and `extend-exclude`).")
-@click.option("--extend-exclude", multiple=True, metavar="PATTERN",
-              help="Files and folders not to lint, on top of the configured ones.")
-@click.option("--output-file", "-o", type=click.Path(path_type=Path, dir_okay=False, writable=False),
-              help="Write the report to this file instead of standard output.")
+@click.option(
+    "--exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Files and folders not to lint, gitignore-style, relative to the current folder "
+    "(replaces the configured `exclude` and `extend-exclude`).",
+)
+@click.option(
+    "--extend-exclude",
+    multiple=True,
+    metavar="PATTERN",
+    help="Files and folders not to lint, on top of the configured ones.",
+)
+@click.option(
+    "--output-file",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False, writable=False),
+    help="Write the report to this file instead of standard output.",
+)
 @click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to every line with a finding.")
-@click.option("--show-settings", is_flag=True,
-              help="Print the settings used for the given file (or the first file in a folder) and exit.")
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings used for the given file (or the first file in a folder) and exit.",
+)
 @click.option("--watch", "-w", is_flag=True, help="Lint again whenever a file changes (Ctrl-C to stop).")
-@click.option("--output-format", type=click.Choice(OUTPUT_FORMATS), envvar="GPULINT_OUTPUT_FORMAT",
-              help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
-                   "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
-                   "else `output-format` in the configuration, else full.")
-@click.option("--show-fixes/--no-show-fixes", default=False,
-              help="Show each fix as a diff (full output), and what --fix fixed, per file and rule.")
+@click.option(
+    "--output-format",
+    type=click.Choice(OUTPUT_FORMATS),
+    envvar="GPULINT_OUTPUT_FORMAT",
+    help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
+    "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
+    "else `output-format` in the configuration, else full.",
+)
+@click.option(
+    "--show-fixes/--no-show-fixes",
+    default=False,
+    help="Show each fix as a diff (full output), and what --fix fixed, per file and rule.",
+)
 @click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
 @click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no warnings.")
-@click.option("--stdin-filename", type=click.Path(path_type=Path, readable=False), help="File name for source read from `-`.")
-@click.option("--config", "config_file", type=click.Path(path_type=Path, dir_okay=False, readable=False),
-              help="Use this pyproject.toml instead of searching for one.")
-@click.option("--force-exclude", is_flag=True,
-              help="Apply `exclude` to files named on the command line (and --stdin-filename) too.")
+@click.option(
+    "--stdin-filename", type=click.Path(path_type=Path, readable=False), help="File name for source read from `-`."
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path, dir_okay=False, readable=False),
+    help="Use this pyproject.toml instead of searching for one.",
+)
+@click.option(
+    "--force-exclude",
+    is_flag=True,
+    help="Apply `exclude` to files named on the command line (and --stdin-filename) too.",
+)
 @click.option("--debug", is_flag=True, help="On an internal error, print its traceback (for a bug report).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: `jobs` in the configuration, else one per available core).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: `jobs` in the configuration, else one per available core).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bool, select: tuple[str, ...],
-          extend_select: tuple[str, ...], ignore: tuple[str, ...], output_format: str | None, show_fixes: bool,
-          statistics: bool,
-          exit_zero: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-          force_exclude: bool, debug: bool, jobs: int | None, no_cache: bool, extend_ignore: tuple[str, ...],
-          exclude: tuple[str, ...], extend_exclude: tuple[str, ...], output_file: Path | None, add_noqa: bool,
-          show_settings: bool, watch: bool, preview: bool | None, target_version: str | None) -> None:
+def check(
+    paths: tuple[str, ...],
+    fix: bool,
+    unsafe_fixes: bool | None,
+    diff: bool,
+    select: tuple[str, ...],
+    extend_select: tuple[str, ...],
+    ignore: tuple[str, ...],
+    output_format: str | None,
+    show_fixes: bool,
+    statistics: bool,
+    exit_zero: bool,
+    quiet: bool,
+    stdin_filename: Path | None,
+    config_file: Path | None,
+    force_exclude: bool,
+    debug: bool,
+    jobs: int | None,
+    no_cache: bool,
+    extend_ignore: tuple[str, ...],
+    exclude: tuple[str, ...],
+    extend_exclude: tuple[str, ...],
+    output_file: Path | None,
+    add_noqa: bool,
+    show_settings: bool,
+    watch: bool,
+    preview: bool | None,
+    target_version: str | None,
+) -> None:
     """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
     _refuse_conflicts(paths, fix, diff, add_noqa, show_settings, watch)
     if watch:
         context = click.get_current_context()
-        sys.exit(_watch(list(paths) or ["."], config_file,
-                        lambda: context.invoke(check, **{**context.params, "watch": False})))
+        sys.exit(
+            _watch(
+                list(paths) or ["."], config_file, lambda: context.invoke(check, **{**context.params, "watch": False})
+            )
+        )
     if output_file is not None and not show_settings:
         context = click.get_current_context()
         sys.exit(_to_file(output_file, lambda: context.invoke(check, **{**context.params, "output_file": None})))
@@ -156,8 +234,21 @@ def check(paths: tuple[str, ...], fix: bool, unsafe_fixes: bool | None, diff: bo
             if add_noqa:
                 sys.exit(_add_noqa(list(paths) or ["."], overrides, config_file, force_exclude, quiet))
             output_format = output_format or _configured_format(overrides, config_file, diff)
-            code = _check(list(paths) or ["."], overrides, fix, diff, output_format, statistics,
-                          quiet, stdin_filename, config_file, force_exclude, show_fixes, jobs, no_cache)
+            code = _check(
+                list(paths) or ["."],
+                overrides,
+                fix,
+                diff,
+                output_format,
+                statistics,
+                quiet,
+                stdin_filename,
+                config_file,
+                force_exclude,
+                show_fixes,
+                jobs,
+                no_cache,
+            )
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
@@ -219,9 +310,21 @@ def _configured_format(overrides: Overrides, config_file: Path | None, diff: boo
     return "full" if diff and configured not in HUMAN else configured
 
 
-def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output_format: str,
-           statistics: bool, quiet: bool, stdin_filename: Path | None, config_file: Path | None,
-           force_exclude: bool, show_fixes: bool = False, jobs: int | None = None, no_cache: bool = False) -> int:
+def _check(  # noqa: C901
+    paths: list[str],
+    overrides: Overrides,
+    fix: bool,
+    diff: bool,
+    output_format: str,
+    statistics: bool,
+    quiet: bool,
+    stdin_filename: Path | None,
+    config_file: Path | None,
+    force_exclude: bool,
+    show_fixes: bool = False,
+    jobs: int | None = None,
+    no_cache: bool = False,
+) -> int:
     """Run the check and print; the exit code. With --diff, standard output carries the diff
     and nothing else (so it can be piped to `git apply`); standard error one line saying
     what it would fix (errors and warnings about files too), as ruff's.
@@ -240,8 +343,13 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
                 try:
                     stdin_out = result.fixed.to_bytes()
                 except SourceError as error:
-                    result = process_source(result.original, result.display, resolver.for_path(
-                        _stdin_path(stdin_filename)), stdin_filename, False)  # type: ignore[arg-type]
+                    result = process_source(
+                        result.original,
+                        result.display,
+                        resolver.for_path(_stdin_path(stdin_filename)),
+                        stdin_filename,
+                        False,
+                    )  # type: ignore[arg-type]
                     result.error = f"not fixed: {error}"
         if not excluded:
             results.append(result)
@@ -258,14 +366,25 @@ def _check(paths: list[str], overrides: Overrides, fix: bool, diff: bool, output
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
     jobs = jobs or _configured_jobs(resolver) or available_cores()
     listing = _Listing(output_format, color, show_fixes) if listed else None
-    stream = lint_paths(file_paths, overrides, fix=fixing, write=not diff, config_file=config_file,
-                        force_exclude=force_exclude, jobs=jobs, cache=None if no_cache else Cache(__version__),
-                        keep_sources=diff, render=listing)
+    stream = lint_paths(
+        file_paths,
+        overrides,
+        fix=fixing,
+        write=not diff,
+        config_file=config_file,
+        force_exclude=force_exclude,
+        jobs=jobs,
+        cache=None if no_cache else Cache(__version__),
+        keep_sources=diff,
+        render=listing,
+    )
     first, results = results, []
     checked = 0
     # `closing`: on Ctrl-C, the run's worker processes are shut down before the exit.
-    with closing(stream), Progress(len(first) + stream.total,
-                                   progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar:
+    with (
+        closing(stream),
+        Progress(len(first) + stream.total, progress.wanted(sys.stderr, quiet, machine_on_stdout)) as bar,
+    ):
         for result in itertools.chain(first, stream):
             checked += 1
             bar.advance(len(result.diagnostics))
@@ -341,11 +460,15 @@ def _messages(result: FileResult, quiet: bool) -> list[str]:
     return [printable(line) for line in lines]
 
 
-def _refuse_conflicts(paths: tuple[str, ...], fix: bool, diff: bool, add_noqa: bool, show_settings: bool,
-                      watch: bool) -> None:
+def _refuse_conflicts(
+    paths: tuple[str, ...], fix: bool, diff: bool, add_noqa: bool, show_settings: bool, watch: bool
+) -> None:
     """Usage errors (exit code 2) for options that do not go together, as ruff refuses them."""
-    modes = [name for name, given in (("--add-noqa", add_noqa), ("--show-settings", show_settings),
-                                      ("--watch", watch)) if given]
+    modes = [
+        name
+        for name, given in (("--add-noqa", add_noqa), ("--show-settings", show_settings), ("--watch", watch))
+        if given
+    ]
     if len(modes) > 1:
         raise click.UsageError(f"{modes[0]} cannot be combined with {modes[1]}")
     if add_noqa and (fix or diff):
@@ -377,15 +500,17 @@ def _to_file(path: Path, run: Callable[[], object]) -> int:
     return code
 
 
-def _show_settings(paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
-                   output_file: Path | None) -> int:
+def _show_settings(
+    paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool, output_file: Path | None
+) -> int:
     """Print the settings gpulint uses for the file named (for a folder, its first file),
     as `ruff check --show-settings` does."""
     resolver = ConfigResolver(overrides, config_file)
     target = Path(paths[0])
     if _is_folder(target):
-        found = next((work for work in plan([str(target)], resolver, force_exclude)
-                      if not isinstance(work, FileResult)), None)
+        found = next(
+            (work for work in plan([str(target)], resolver, force_exclude) if not isinstance(work, FileResult)), None
+        )
         if found is None:
             _err(f"error: --show-settings: no Python file found under {target}")
             return EXIT_ERROR
@@ -404,8 +529,9 @@ def _is_folder(path: Path) -> bool:
         return False
 
 
-def _add_noqa(paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
-              quiet: bool) -> int:
+def _add_noqa(
+    paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool, quiet: bool
+) -> int:
     """`--add-noqa`: exit code 0, as ruff's, unless a file could not be read or written (2)."""
     added = add_noqa_comments(paths, overrides, config_file, force_exclude)
     for result in added.errors:
@@ -442,8 +568,9 @@ def _stdin_path(stdin_filename: Path | None) -> Path:
     return stdin_filename.absolute() if stdin_filename else Path.cwd() / "stdin.py"
 
 
-def _check_stdin(data: bytes, resolver: ConfigResolver, stdin_filename: Path | None, fix: bool,
-                 force_exclude: bool) -> tuple[FileResult, bool]:
+def _check_stdin(
+    data: bytes, resolver: ConfigResolver, stdin_filename: Path | None, fix: bool, force_exclude: bool
+) -> tuple[FileResult, bool]:
     """Lint standard input; the result and whether --force-exclude excluded it."""
     display = str(stdin_filename) if stdin_filename else "-"
     path = _stdin_path(stdin_filename)
@@ -520,20 +647,40 @@ def server() -> None:
 
 
 @main.command()
-@click.option("--rule", "rules", multiple=True, metavar="CODE",
-              help="Rule code or name to benchmark (repeatable; default: every rule with a benchmark).")
-@click.option("--backend", "backends", multiple=True, metavar="NAME",
-              help="pandas, numpy, torch, sklearn, dask, cudf, cupy, torch-cuda, or cpu/gpu for all of "
-                   "either (repeatable; default: every backend that applies to each rule).")
+@click.option(
+    "--rule",
+    "rules",
+    multiple=True,
+    metavar="CODE",
+    help="Rule code or name to benchmark (repeatable; default: every rule with a benchmark).",
+)
+@click.option(
+    "--backend",
+    "backends",
+    multiple=True,
+    metavar="NAME",
+    help="pandas, numpy, torch, sklearn, dask, cudf, cupy, torch-cuda, or cpu/gpu for all of "
+    "either (repeatable; default: every backend that applies to each rule).",
+)
 @click.option("--max-n", type=click.IntRange(min=1), help="Largest size N to measure.")
 @click.option("--quick", is_flag=True, help="Tiny N, one run each: checks that before and after agree.")
-@click.option("--budget", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
-              help="Seconds per run; a version slower than this is not run at larger N "
-                   "(a run is interrupted after 10x this).")
-@click.option("--output", type=click.Path(file_okay=False, path_type=Path), default=Path("gpulint-bench"),
-              show_default=True, help="Folder for the results: cpu.json/gpu.json, .md and .png.")
-def bench(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float,
-          output: Path) -> None:
+@click.option(
+    "--budget",
+    type=click.FloatRange(min=0, min_open=True),
+    default=1.0,
+    show_default=True,
+    help="Seconds per run; a version slower than this is not run at larger N (a run is interrupted after 10x this).",
+)
+@click.option(
+    "--output",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("gpulint-bench"),
+    show_default=True,
+    help="Folder for the results: cpu.json/gpu.json, .md and .png.",
+)
+def bench(
+    rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float, output: Path
+) -> None:
     """Measure each rule's rewrite against the code it flags, on CPU and (where present) GPU.
 
     Exit codes: 0 every before/after pair agreed, 1 some disagreed (or failed on the CPU),
@@ -545,14 +692,30 @@ def bench(rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, 
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option("--output-format", "report_format", type=click.Choice(["text", "json", "markdown"]), default="text",
-              show_default=True, help="text (per file, then the summary), json, or markdown (a pull-request comment).")
-@click.option("--library", "libraries", multiple=True, type=click.Choice(["cudf", "cuml"]),
-              help="Report only cudf.pandas (pandas operations) or cuml.accel (estimators); repeatable. Default: both.")
-@click.option("--fail-under", type=click.FloatRange(0, 100), metavar="PERCENT",
-              help="Exit 1 when less than PERCENT of the counted operations run on the GPU.")
-def readiness(paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None,
-              **shared: object) -> None:
+@click.option(
+    "--output-format",
+    "report_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text (per file, then the summary), json, or markdown (a pull-request comment).",
+)
+@click.option(
+    "--library",
+    "libraries",
+    multiple=True,
+    type=click.Choice(["cudf", "cuml"]),
+    help="Report only cudf.pandas (pandas operations) or cuml.accel (estimators); repeatable. Default: both.",
+)
+@click.option(
+    "--fail-under",
+    type=click.FloatRange(0, 100),
+    metavar="PERCENT",
+    help="Exit 1 when less than PERCENT of the counted operations run on the GPU.",
+)
+def readiness(
+    paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None, **shared: object
+) -> None:
     """Report what of PATHS would run on the GPU under cudf.pandas and cuml.accel, what falls
     back and why, and the lint findings in the GPU's way. Default: the current folder.
 
@@ -564,16 +727,30 @@ def readiness(paths: tuple[str, ...], report_format: str, libraries: tuple[str, 
     if output_file is not None:
         context = click.get_current_context()
         sys.exit(_to_file(output_file, lambda: context.invoke(readiness, **{**context.params, "output_file": None})))
-    overrides = Overrides(select=_split(shared["select"]) or None, extend_select=_split(shared["extend_select"]),
-                          ignore=_split(shared["ignore"]), extend_ignore=_split(shared["extend_ignore"]),
-                          exclude=_split(shared["exclude"]) if shared["exclude"] else None,
-                          extend_exclude=_split(shared["extend_exclude"]), preview=shared["preview"])
+    overrides = Overrides(
+        select=_split(shared["select"]) or None,
+        extend_select=_split(shared["extend_select"]),
+        ignore=_split(shared["ignore"]),
+        extend_ignore=_split(shared["extend_ignore"]),
+        exclude=_split(shared["exclude"]) if shared["exclude"] else None,
+        extend_exclude=_split(shared["extend_exclude"]),
+        preview=shared["preview"],
+    )
     try:
         with _selection_warnings(False):
             resolver = ConfigResolver(overrides, shared["config_file"])
             jobs = shared["jobs"] or _configured_jobs(resolver) or available_cores()
-            code = write_report(list(paths) or ["."], overrides, shared["config_file"], bool(shared["force_exclude"]),
-                                int(jobs), report_format, libraries, fail_under, _REPORT_TO.get() or sys.stdout)
+            code = write_report(
+                list(paths) or ["."],
+                overrides,
+                shared["config_file"],
+                bool(shared["force_exclude"]),
+                int(jobs),
+                report_format,
+                libraries,
+                fail_under,
+                _REPORT_TO.get() or sys.stdout,
+            )
     except ConfigError as error:
         _err(f"error: {error}")
         sys.exit(EXIT_ERROR)
@@ -589,6 +766,22 @@ def readiness(paths: tuple[str, ...], report_format: str, libraries: tuple[str, 
 
 # `readiness` takes `check`'s options for finding files and choosing the lint rules whose
 # findings it lists as blockers: the same option objects, defined once.
-readiness.params.extend(p for p in check.params if p.name in (
-    "select", "extend_select", "ignore", "extend_ignore", "preview", "exclude", "extend_exclude", "output_file",
-    "config_file", "force_exclude", "jobs", "debug"))
+readiness.params.extend(
+    p
+    for p in check.params
+    if p.name
+    in (
+        "select",
+        "extend_select",
+        "ignore",
+        "extend_ignore",
+        "preview",
+        "exclude",
+        "extend_exclude",
+        "output_file",
+        "config_file",
+        "force_exclude",
+        "jobs",
+        "debug",
+    )
+)

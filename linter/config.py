@@ -23,7 +23,8 @@ import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 
 if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
     import pathspec
@@ -36,9 +37,23 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores", "exclude", "extend-exclude",
-        "unsafe-fixes", "respect-gitignore", "jobs", "cache-dir", "output-format", "preview", "target-version",
-        "extend-include")
+KEYS = (
+    "select",
+    "extend-select",
+    "ignore",
+    "extend-ignore",
+    "per-file-ignores",
+    "exclude",
+    "extend-exclude",
+    "unsafe-fixes",
+    "respect-gitignore",
+    "jobs",
+    "cache-dir",
+    "output-format",
+    "preview",
+    "target-version",
+    "extend-include",
+)
 #: The values of `target-version`: the oldest Python the code must run on.
 TARGET_VERSIONS = {f"py3{minor}": (3, minor) for minor in range(8, 15)}
 
@@ -89,8 +104,11 @@ def preview_only(selectors: Iterable[str]) -> tuple[str, ...]:
     """The selectors that select preview rules and nothing else (a preview rule's code, or a
     prefix of preview rules only): outside preview mode they select nothing, which is
     warned about, as ruff does."""
-    return tuple(selector.strip() for selector in selectors
-                 if (matched := _matched(selector, "", True)) and all(rule.tier is Tier.PREVIEW for rule in matched))
+    return tuple(
+        selector.strip()
+        for selector in selectors
+        if (matched := _matched(selector, "", True)) and all(rule.tier is Tier.PREVIEW for rule in matched)
+    )
 
 
 def tier_codes(*tiers: Tier) -> frozenset[str]:
@@ -177,11 +195,12 @@ class Config:
     def is_excluded(self, path: Path, resolved: Path | None = None) -> bool:
         """Whether `exclude` or the command line's patterns match `path` (`resolved`: the
         path with symbolic links resolved, when the caller already knows it)."""
-        return ((bool(self.exclude) and _matches(self.exclude, _relative_to(path, self.root, resolved)))
-                or (bool(self.command_line_exclude) and _matches(
-                    self.command_line_exclude, _relative_to(path, self.command_line_root, resolved))))
+        return (bool(self.exclude) and _matches(self.exclude, _relative_to(path, self.root, resolved))) or (
+            bool(self.command_line_exclude)
+            and _matches(self.command_line_exclude, _relative_to(path, self.command_line_root, resolved))
+        )
 
-    def with_overrides(self, overrides: "Overrides") -> "Config":
+    def with_overrides(self, overrides: Overrides) -> Config:
         """Apply command-line selections: `--select` replaces the configured selection and
         its ignores; `--extend-select` adds rules, lifting configured ignores of them;
         `--ignore` adds ignores. So a rule named on the command line is enforced."""
@@ -195,11 +214,15 @@ class Config:
         if overrides.extend_select:
             extra = expand(overrides.extend_select, "--extend-select")
             changes["extend_select"] = changes.get("extend_select", self.extend_select) | extra
-            changes["preview_selectors"] = (changes.get("preview_selectors", self.preview_selectors)
-                                            + preview_only(overrides.extend_select))
+            changes["preview_selectors"] = changes.get("preview_selectors", self.preview_selectors) + preview_only(
+                overrides.extend_select
+            )
             ignore = ignore - extra
-        changes["ignore"] = (ignore | expand(overrides.ignore, "--ignore", selecting=False)
-                             | expand(overrides.extend_ignore, "--extend-ignore", selecting=False))
+        changes["ignore"] = (
+            ignore
+            | expand(overrides.ignore, "--ignore", selecting=False)
+            | expand(overrides.extend_ignore, "--extend-ignore", selecting=False)
+        )
         if overrides.preview is not None:
             changes["preview"] = overrides.preview
         if overrides.target_version is not None:
@@ -208,7 +231,10 @@ class Config:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
         if overrides.exclude is not None:
             changes["exclude"] = ()  # `--exclude` replaces the configured `exclude` and `extend-exclude`
-        for option, patterns in (("--exclude", overrides.exclude or ()), ("--extend-exclude", overrides.extend_exclude)):
+        for option, patterns in (
+            ("--exclude", overrides.exclude or ()),
+            ("--extend-exclude", overrides.extend_exclude),
+        ):
             for pattern in patterns:
                 _check_pattern(pattern, option)
         command_line = (*(overrides.exclude or ()), *overrides.extend_exclude)
@@ -286,8 +312,7 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
         raise ConfigError(f"{where}: [tool.gpulint] must be a table")
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
-        raise ConfigError(f"{where}: unknown key(s) in [tool.gpulint]: {', '.join(unknown)} "
-                          f"(known: {', '.join(KEYS)})")
+        raise ConfigError(f"{where}: unknown key(s) in [tool.gpulint]: {', '.join(unknown)} (known: {', '.join(KEYS)})")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of pattern = [codes]")
@@ -305,7 +330,8 @@ def parse_table(table: Any, root: Path | None, where: str) -> Config:
     return Config(
         root=root,
         source=where,
-        select=expand(_string_list(table, "select", where), f"{where}: select") if select is not None
+        select=expand(_string_list(table, "select", where), f"{where}: select")
+        if select is not None
         else default_selection(),
         extend_select=expand(_string_list(table, "extend-select", where), f"{where}: extend-select"),
         ignore=expand(_string_list(table, "ignore", where), f"{where}: ignore", selecting=False)
@@ -374,8 +400,9 @@ def read_pyproject(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
     except UnicodeDecodeError as error:
-        raise ConfigError(f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset "
-                          f"{error.start})") from None
+        raise ConfigError(
+            f"{path}: invalid TOML: not UTF-8 (byte 0x{error.object[error.start]:02x} at offset {error.start})"
+        ) from None
 
 
 def load_config(path: Path) -> Config:
@@ -410,8 +437,9 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def find_pyproject(directory: Path, cache: dict[Path, Path | None] | None = None,
-                   resolved: dict[Path, Path] | None = None) -> Path | None:
+def find_pyproject(
+    directory: Path, cache: dict[Path, Path | None] | None = None, resolved: dict[Path, Path] | None = None
+) -> Path | None:
     """The nearest pyproject.toml with a [tool.gpulint] table, from `directory` upwards.
 
     `cache` remembers answers per directory for one run (`resolved`: the folders' resolved
@@ -481,8 +509,11 @@ def _warned(config: Config) -> Config:
     """`config`, once its selections that have no effect are warned about."""
     if not config.preview:
         for selector in config.preview_selectors:
-            warnings.warn(f"Selection `{selector}` has no effect because preview is not enabled.",
-                          PreviewSelectionWarning, stacklevel=3)
+            warnings.warn(
+                f"Selection `{selector}` has no effect because preview is not enabled.",
+                PreviewSelectionWarning,
+                stacklevel=3,
+            )
     return config
 
 
@@ -501,11 +532,18 @@ def describe(config: Config, path: Path) -> list[str]:
             value = dict(value)
         lines.append(f"{item.name.replace('_', '-')} = {_toml(value)}")
     relative = config.relative(path)
-    applied = {pattern: codes for pattern, codes in config.per_file_ignores
-               if relative is not None and _exclude_spec((pattern,)).match_file(relative)}
-    lines += ["", f"# for {relative}", f"per-file-ignores-applied = {_toml(applied)}",
-              f"rules = {_toml([f'{rule.code} {rule.name}' for rule in config.rules_for(path)])}",
-              f"excluded = {_toml(config.is_excluded(path))}"]
+    applied = {
+        pattern: codes
+        for pattern, codes in config.per_file_ignores
+        if relative is not None and _exclude_spec((pattern,)).match_file(relative)
+    }
+    lines += [
+        "",
+        f"# for {relative}",
+        f"per-file-ignores-applied = {_toml(applied)}",
+        f"rules = {_toml([f'{rule.code} {rule.name}' for rule in config.rules_for(path)])}",
+        f"excluded = {_toml(config.is_excluded(path))}",
+    ]
     return lines
 
 

@@ -23,8 +23,24 @@ DELAYED = frozenset({"dask.delayed", "dask.delayed.delayed"})
 COMPUTE = frozenset({"dask.compute", "dask.base.compute"})
 #: Methods of a lazy collection that do not return another lazy collection.
 EAGER_METHODS = frozenset(
-    {"compute", "to_csv", "to_parquet", "to_hdf", "to_sql", "to_json", "to_zarr", "to_hdf5", "to_textfiles",
-     "store", "visualize", "head", "tail", "__len__", "__array__", "tolist"}
+    {
+        "compute",
+        "to_csv",
+        "to_parquet",
+        "to_hdf",
+        "to_sql",
+        "to_json",
+        "to_zarr",
+        "to_hdf5",
+        "to_textfiles",
+        "store",
+        "visualize",
+        "head",
+        "tail",
+        "__len__",
+        "__array__",
+        "tolist",
+    }
 )
 
 
@@ -57,8 +73,12 @@ def _lazy_type(ty: Ty | None) -> bool:
 
 def is_delayed_call(node: ast.AST, env: Env) -> bool:
     """`dask.delayed(f)(...)`: a call of a function wrapped by `delayed` on the spot."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Call)
-            and isinstance(node.func.func, (ast.Name, ast.Attribute)) and is_delayed(env.qualname(node.func.func)))
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Call)
+        and isinstance(node.func.func, (ast.Name, ast.Attribute))
+        and is_delayed(env.qualname(node.func.func))
+    )
 
 
 def is_lazy(node: ast.expr, env: Env) -> bool:

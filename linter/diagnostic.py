@@ -23,7 +23,7 @@ class Applicability(enum.Enum):
     UNSAFE = "unsafe"  # applied with --unsafe-fixes
     DISPLAY = "display-only"  # shown as a suggestion, never applied
 
-    def within(self, limit: "Applicability") -> bool:
+    def within(self, limit: Applicability) -> bool:
         """This is no more permissive than `limit` (DISPLAY is within UNSAFE, within SAFE)."""
         return _PERMISSIVENESS[self] <= _PERMISSIVENESS[limit]
 
@@ -118,7 +118,7 @@ class Diagnostic:
         ones included), which every front-end shows; None where the rule computed none."""
         return self.fix.message if self.fix is not None and self.fix.message else None
 
-    def with_fix(self, fix: Fix | None) -> "Diagnostic":
+    def with_fix(self, fix: Fix | None) -> Diagnostic:
         return replace(self, fix=fix)
 
     def to_json(self, filename: str) -> dict[str, Any]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from .registry import DOC_SECTIONS, DOCS_HOME, Applicability, Rule, Tier, all_rules
@@ -75,7 +76,8 @@ def example_sections(rule: type[Rule]) -> tuple[str, str]:
     first = rule.flagged[0] if rule.flagged else None
     example = sections.get("Example") or (_code_block(first.source) if first else "")
     use_instead = sections.get("Use instead") or (
-        _code_block(first.rewrite) if first is not None and first.rewrite is not None else "")
+        _code_block(first.rewrite) if first is not None and first.rewrite is not None else ""
+    )
     return example, use_instead
 
 
@@ -162,8 +164,10 @@ def rule_table(link: Callable[[type[Rule]], str] | None = None) -> str:
 #: The commands whose output the README shows: one example in the default (`full`) format,
 #: then every example one line a finding, preview rules included (the whole of
 #: `gpulint check examples/` in full would be some 400 lines).
-EXAMPLES_COMMANDS = (("gpulint", "check", "examples/train_loop.py"),
-                     ("gpulint", "check", "--preview", "--output-format", "concise", "examples/"))
+EXAMPLES_COMMANDS = (
+    ("gpulint", "check", "examples/train_loop.py"),
+    ("gpulint", "check", "--preview", "--output-format", "concise", "examples/"),
+)
 
 
 def examples_output(root: str) -> str:
@@ -173,12 +177,16 @@ def examples_output(root: str) -> str:
     import subprocess
     import sys
 
-    env = {name: value for name, value in os.environ.items()
-           if name not in ("GPULINT_OUTPUT_FORMAT", "FORCE_COLOR", "NO_COLOR")}
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("GPULINT_OUTPUT_FORMAT", "FORCE_COLOR", "NO_COLOR")
+    }
     parts = []
     for command in EXAMPLES_COMMANDS:
-        run = subprocess.run([sys.executable, "-m", "gpulint", *command[1:]], cwd=root, capture_output=True,
-                             text=True, env=env)
+        run = subprocess.run(
+            [sys.executable, "-m", "gpulint", *command[1:]], cwd=root, capture_output=True, text=True, env=env
+        )
         parts.append(f"$ {' '.join(command)}\n{run.stdout}".rstrip("\n"))
     return "\n\n".join(parts)
 
@@ -257,8 +265,9 @@ def update_readme(path: str) -> bool:
 #: What each fix tier means for the user, as a rule's page says it.
 FIX_TIERS = {
     Applicability.SAFE: "safe: `gpulint check --fix` applies it",
-    Applicability.UNSAFE: ("unsafe: `gpulint check --fix --unsafe-fixes` applies it; the result may differ "
-                           "only as \"Fix safety\" says"),
+    Applicability.UNSAFE: (
+        'unsafe: `gpulint check --fix --unsafe-fixes` applies it; the result may differ only as "Fix safety" says'
+    ),
     Applicability.DISPLAY: "display-only: the rewrite is shown as a suggestion, never applied",
     None: "none: gpulint explains the finding but offers no rewrite",
 }
@@ -266,10 +275,13 @@ FIX_TIERS = {
 #: Which selections run a rule of each tier, as its page and `gpulint rule` say it.
 RULE_TIERS = {
     Tier.DEFAULT: "default: runs unless deselected",
-    Tier.PREVIEW: ("preview: still being tuned; runs only in preview mode (`--preview`, `preview = true`), "
-                   "when the selection picks it"),
+    Tier.PREVIEW: (
+        "preview: still being tuned; runs only in preview mode (`--preview`, `preview = true`), "
+        "when the selection picks it"
+    ),
     Tier.OPT_IN: "opt-in: runs only when selected by its exact code or name, or by `ALL`",
 }
+
 
 def tier_text(rule: type[Rule]) -> str:
     """Which selections run `rule`, and what its preview behaviour adds in preview mode."""
@@ -291,7 +303,7 @@ def site_path(url: str) -> str:
     home, path = urlsplit(DOCS_HOME).path, urlsplit(url).path
     if not url.startswith(DOCS_HOME) or not path.endswith("/"):
         raise ValueError(f"{url} is not a page under {DOCS_HOME}")
-    page = path[len(home):].rstrip("/")
+    page = path[len(home) :].rstrip("/")
     return f"{page}.md" if page else "index.md"
 
 
@@ -323,14 +335,18 @@ def rule_pages() -> list[tuple[str, str, str]]:
 
 def rules_index() -> str:
     """The docs site's rule table, each rule linking to its page."""
-    lines = ["# Rules", "",
-             "Every rule gpulint has, with the best fix it can offer: *safe* fixes are applied by "
-             "`--fix`, *unsafe* ones by `--fix --unsafe-fixes`, *display-only* ones are shown, never "
-             "applied. Each page shows the measured speedup of the rewrite. The tier says which "
-             "selections run a rule: *default* rules run unless deselected, *preview* rules only with "
-             "`--preview`, *opt-in* rules only when selected by code or name (see the configuration "
-             "page's \"Rule tiers\").", "",
-             rule_table(lambda rule: _link(site_path(rule.url()), RULES_INDEX))]
+    lines = [
+        "# Rules",
+        "",
+        "Every rule gpulint has, with the best fix it can offer: *safe* fixes are applied by "
+        "`--fix`, *unsafe* ones by `--fix --unsafe-fixes`, *display-only* ones are shown, never "
+        "applied. Each page shows the measured speedup of the rewrite. The tier says which "
+        "selections run a rule: *default* rules run unless deselected, *preview* rules only with "
+        "`--preview`, *opt-in* rules only when selected by code or name (see the configuration "
+        'page\'s "Rule tiers").',
+        "",
+        rule_table(lambda rule: _link(site_path(rule.url()), RULES_INDEX)),
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -368,7 +384,7 @@ def site_files() -> dict[str, str | bytes]:
         image = rule_plot(rule.code)
         plot = None
         if image is not None:
-            plot_path = page[:-len(".md")] + ".png"
+            plot_path = page[: -len(".md")] + ".png"
             files[plot_path] = image
             plot = _link(plot_path, page)
         files[page] = rule_page(rule, plot)

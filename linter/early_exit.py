@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def counted_iterations(loop: ast.AST, ctx: "RuleContext") -> int | None:
+def counted_iterations(loop: ast.AST, ctx: RuleContext) -> int | None:
     """At most how many times the `for` statement `loop` runs its body, when the body breaks
     out of it by a counter compared with a literal (see the module docstring); None when
     nothing in the code counts it. Answers are kept per loop (`SemanticIndex.remember`):
@@ -65,19 +65,19 @@ def counted_iterations(loop: ast.AST, ctx: "RuleContext") -> int | None:
     return ctx.semantic.remember("counted_iterations", loop, lambda: _counted(loop, ctx))  # type: ignore[return-value]
 
 
-def breaks_off_within(loop: ast.AST, ctx: "RuleContext", most: int) -> bool:
+def breaks_off_within(loop: ast.AST, ctx: RuleContext, most: int) -> bool:
     """The body of `loop` breaks out of it by a counter after at most `most` iterations."""
     counted = counted_iterations(loop, ctx)
     return counted is not None and counted <= most
 
 
-def _counted(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> int | None:
+def _counted(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> int | None:
     for index, statement in enumerate(loop.body):
         limit = _break_test(statement)
         if limit is None:
             continue
         name, op, bound = limit
-        if _continues(loop.body[:index + 1]):
+        if _continues(loop.body[: index + 1]):
             return None  # a `continue` before the test, or in it, skips the `break`
         counter = _counter(loop, name, ctx)
         if counter is None:
@@ -93,8 +93,11 @@ def _break_test(statement: ast.stmt) -> tuple[str, type[ast.cmpop], int] | None:
     literal."""
     if not (isinstance(statement, ast.If) and statement.body and isinstance(statement.body[-1], ast.Break)):
         return None
-    tests = statement.test.values if isinstance(statement.test, ast.BoolOp) and isinstance(statement.test.op, ast.Or) \
+    tests = (
+        statement.test.values
+        if isinstance(statement.test, ast.BoolOp) and isinstance(statement.test.op, ast.Or)
         else [statement.test]
+    )
     for test in tests:
         found = _counter_comparison(test)
         if found is not None:
@@ -116,7 +119,7 @@ def _counter_comparison(test: ast.expr) -> tuple[str, type[ast.cmpop], int] | No
     return None
 
 
-def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: "RuleContext") -> tuple[int, int, bool] | None:
+def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: RuleContext) -> tuple[int, int, bool] | None:
     """How `name` counts the iterations of `loop`: its value at the first test, the step,
     and whether the value at the n-th test is exactly start + step * (n - 1) (enumerate's
     index) or at least that (a name the body increments before or after the test)."""
@@ -124,16 +127,24 @@ def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: "RuleContext") -> tup
         return None
     if name in bound_names(loop.body):
         increment = next((s for s in loop.body if _increment_of(s, name) is not None), None)
-        if increment is None or name in bound_names([loop.target, *(s for s in loop.body if s is not increment)]) \
-                or _continues(loop.body):
+        if (
+            increment is None
+            or name in bound_names([loop.target, *(s for s in loop.body if s is not increment)])
+            or _continues(loop.body)
+        ):
             return None
         start = _start_before(loop, name, ctx)
         return None if start is None else (start, _increment_of(increment, name), False)  # type: ignore[return-value]
     iterable = loop.iter
     if ctx.env.enumerated(iterable) is None or _distinct_index(loop, ctx) != name:
         return None
-    given = iterable.args[1] if len(iterable.args) > 1 else next(  # type: ignore[attr-defined]
-        (k.value for k in iterable.keywords if k.arg == "start"), None)  # type: ignore[attr-defined]
+    given = (
+        iterable.args[1]
+        if len(iterable.args) > 1
+        else next(  # type: ignore[attr-defined]
+            (k.value for k in iterable.keywords if k.arg == "start"), None
+        )
+    )  # type: ignore[attr-defined]
     start = 0 if given is None else signed_int(given)
     return None if start is None else (start, 1, True)
 
@@ -154,26 +165,36 @@ def _first_breaking_iteration(op: type[ast.cmpop], bound: int, start: int, step:
 
 
 def _increment_of(statement: ast.stmt, name: str) -> int | None:
-    if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
-            and isinstance(statement.target, ast.Name) and statement.target.id == name:
+    if (
+        isinstance(statement, ast.AugAssign)
+        and isinstance(statement.op, ast.Add)
+        and isinstance(statement.target, ast.Name)
+        and statement.target.id == name
+    ):
         step = signed_int(statement.value)
         return step if step is not None and step > 0 else None
     return None
 
 
-def _start_before(loop: ast.stmt, name: str, ctx: "RuleContext") -> int | None:
+def _start_before(loop: ast.stmt, name: str, ctx: RuleContext) -> int | None:
     """The literal the last statement before `loop` (in its block) that binds `name` binds it
     to, when that statement is `name = <int>`."""
     parent = ctx.parent(loop)
-    block = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
-                  if loop in getattr(parent, field, ())), None)
+    block = next(
+        (getattr(parent, field) for field in ("body", "orelse", "finalbody") if loop in getattr(parent, field, ())),
+        None,
+    )
     if block is None:
         return None
-    for statement in reversed(block[:block.index(loop)]):
+    for statement in reversed(block[: block.index(loop)]):
         if name not in bound_names([statement]):
             continue
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+        ):
             return signed_int(statement.value)
         return None
     return None
@@ -193,7 +214,7 @@ def _continues(statements: list[ast.stmt]) -> bool:
     return False
 
 
-def once_per_loop(ctx: "RuleContext") -> bool:
+def once_per_loop(ctx: RuleContext) -> bool:
     """The current statement runs at most once per run of the innermost loop: it is in the
     body of an `if` (of that loop, at any depth) whose test is the loop's index compared
     for equality with a literal (`if i == 0:`, or an `and` with such an operand)."""
@@ -206,24 +227,36 @@ def once_per_loop(ctx: "RuleContext") -> bool:
     level = ctx.innermost_loop_level()
     if index is None or level is None:
         return False
-    for level in range(level + 1, len(ctx.statements) - 1):
-        statement = ctx.statements[level]
-        if isinstance(statement, ast.If) and ctx.blocks[level + 1] is statement.body \
-                and _equals_literal(statement.test, index):
+    for position in range(level + 1, len(ctx.statements) - 1):
+        statement = ctx.statements[position]
+        if (
+            isinstance(statement, ast.If)
+            and ctx.blocks[position + 1] is statement.body
+            and _equals_literal(statement.test, index)
+        ):
             return True
     return False
 
 
-def _distinct_index(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> str | None:
+def _distinct_index(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> str | None:
     """The name that takes a different value on every iteration of `loop`: the target of
     `for i in range(...)`, or the index of `for i, x in enumerate(...)`, which nothing
     else in the loop (its body, the rest of its target, another scope) rebinds."""
     target, iterable = loop.target, loop.iter
-    if isinstance(target, ast.Name) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
-            and iterable.func.id == "range" and ctx.env.is_builtin("range"):
+    if (
+        isinstance(target, ast.Name)
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and ctx.env.is_builtin("range")
+    ):
         name, others = target.id, []
-    elif ctx.env.enumerated(iterable) is not None and isinstance(target, (ast.Tuple, ast.List)) and target.elts \
-            and isinstance(target.elts[0], ast.Name):
+    elif (
+        ctx.env.enumerated(iterable) is not None
+        and isinstance(target, (ast.Tuple, ast.List))
+        and target.elts
+        and isinstance(target.elts[0], ast.Name)
+    ):
         name, others = target.elts[0].id, target.elts[1:]
     else:
         return None
@@ -234,5 +267,6 @@ def _distinct_index(loop: ast.For | ast.AsyncFor, ctx: "RuleContext") -> str | N
 
 def _equals_literal(test: ast.expr, name: str) -> bool:
     tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    return any(found is not None and found[0] == name and found[1] is ast.Eq
-               for found in map(_counter_comparison, tests))
+    return any(
+        found is not None and found[0] == name and found[1] is ast.Eq for found in map(_counter_comparison, tests)
+    )

@@ -16,12 +16,23 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from .astutil import all_args
 from .diagnostic import Diagnostic, Position
 from .evidence import (
-    DEVICE, HOST, LIBRARY_TRIGGERS, LIST, OTHER, Ty, TypeEnv, join, move_target, same, sequence_of,
+    DEVICE,
+    HOST,
+    LIBRARY_TRIGGERS,
+    LIST,
+    OTHER,
+    Ty,
+    TypeEnv,
+    join,
+    move_target,
+    same,
+    sequence_of,
 )
 from .registry import Rule, all_rules
 from .rule_api import RuleContext
@@ -98,7 +109,7 @@ class _Walker:
         self.muted = False
         #: (scope, name) of lists and dicts filled with values of different or unknown types.
         self.mixed_fills: set[tuple[ast.AST, str]] = set()
-        self.special: dict[type, Callable[[ast.AST], None]] = {
+        self.special: dict[type, Callable[[Any], None]] = {  # each takes its own node type
             ast.FunctionDef: self._function,
             ast.AsyncFunctionDef: self._function,
             ast.Lambda: self._lambda,
@@ -139,7 +150,8 @@ class _Walker:
         #: Expression types no rule and no handler looks at (`a.b`, `x[i]`, `a + b`, ...):
         #: the walk goes straight on to their children.
         self.plain = frozenset(
-            kind for kind in _EXPRESSION_TYPES
+            kind
+            for kind in _EXPRESSION_TYPES
             if kind not in self.handlers and kind not in self.special and kind not in self.inert
         )
 
@@ -151,7 +163,8 @@ class _Walker:
             handlers = self.method_handlers.get(attr)
             if handlers is None:
                 handlers = self.method_handlers[attr] = [
-                    (rule_class, check) for rule_class, check in self.handlers.get(ast.Call, ())
+                    (rule_class, check)
+                    for rule_class, check in self.handlers.get(ast.Call, ())
                     if rule_class.calls is None or attr in rule_class.calls
                 ]
         else:
@@ -226,8 +239,13 @@ class _Walker:
                 if arg.annotation is not None:
                     self.visit(arg.annotation)
 
-    def _bind_arguments(self, args: ast.arguments, annotated: bool, facts: FunctionFacts | None = None,
-                        site: dict[str, Ty | None] | None = None) -> None:
+    def _bind_arguments(
+        self,
+        args: ast.arguments,
+        annotated: bool,
+        facts: FunctionFacts | None = None,
+        site: dict[str, Ty | None] | None = None,
+    ) -> None:
         """Bind parameters: to their annotation's type, else (for a function of the file) to
         what its call sites pass (`site`: one call's arguments), else to what their use shows."""
         usage = self._usage()
@@ -291,12 +309,18 @@ class _Walker:
         self.body(node.body)
         self._run_deferred()
 
-    def _walk_function(self, item: "_Deferred", run: Callable[[ast.AST], None],
-                       site: dict[str, Ty | None] | None = None) -> None:
+    def _walk_function(
+        self, item: _Deferred, run: Callable[[ast.AST], None], site: dict[str, Ty | None] | None = None
+    ) -> None:
         """Walk a def's body where it was defined: in its scope, under its statements."""
         ctx, env, node = self.ctx, self.env, item.facts.node
         saved = env.scope, ctx.scopes, ctx.statements, ctx.blocks
-        env.scope, ctx.scopes, ctx.statements, ctx.blocks = item.scope, list(item.scopes), list(item.statements), list(item.blocks)
+        env.scope, ctx.scopes, ctx.statements, ctx.blocks = (
+            item.scope,
+            list(item.scopes),
+            list(item.statements),
+            list(item.blocks),
+        )
         try:
             self._in_new_scope(
                 "function", node, lambda: self._bind_arguments(node.args, True, item.facts, site), lambda: run(node)
@@ -306,7 +330,9 @@ class _Walker:
 
     def _lambda(self, node: ast.Lambda) -> None:
         self._arguments(node.args, annotations=False)
-        self._in_new_scope("lambda", node, lambda: self._bind_arguments(node.args, False), lambda: self.visit(node.body))
+        self._in_new_scope(
+            "lambda", node, lambda: self._bind_arguments(node.args, False), lambda: self.visit(node.body)
+        )
 
     def _class(self, node: ast.ClassDef) -> None:
         self.visit_all(node.decorator_list)
@@ -348,8 +374,11 @@ class _Walker:
             self._visit_target(target)
         for target in node.targets:
             self._bind(target, ty, node.value)
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
-                    and not isinstance(target.slice, ast.Slice):
+            if (
+                isinstance(target, ast.Subscript)
+                and isinstance(target.value, ast.Name)
+                and not isinstance(target.slice, ast.Slice)
+            ):
                 self._fill(target.value.id, node.value, "dict")
 
     def _fill(self, name: str, value: ast.expr, container: str) -> None:
@@ -433,7 +462,11 @@ class _Walker:
         for scope in reversed(self.ctx.scopes):
             facts = self.index.function(scope)
             if facts is not None:
-                if facts.owner is not None and node.value.id == facts.self_name and self.env.lookup(node.value.id) is None:
+                if (
+                    facts.owner is not None
+                    and node.value.id == facts.self_name
+                    and self.env.lookup(node.value.id) is None
+                ):
                     return facts
                 return None
             if not isinstance(scope, ast.Lambda):
@@ -504,7 +537,7 @@ class _Walker:
                 return called if called is not None and called.owner is not None else None
         return None
 
-    def _deferred_item(self, facts: FunctionFacts) -> "_Deferred | None":
+    def _deferred_item(self, facts: FunctionFacts) -> _Deferred | None:
         for waiting in reversed(self.deferred):
             for item in waiting:
                 if item.facts is facts:
@@ -562,9 +595,15 @@ class _Walker:
         in place (`_move_in_place`); `xs.append(v)` fills a list."""
         self.visit(node.value)
         call = node.value
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-                and isinstance(call.func.value, ast.Name) and len(call.args) == 1 and not call.keywords
-                and not isinstance(call.args[0], ast.Starred)):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "append"
+            and isinstance(call.func.value, ast.Name)
+            and len(call.args) == 1
+            and not call.keywords
+            and not isinstance(call.args[0], ast.Starred)
+        ):
             self._fill(call.func.value.id, call.args[0], "list")
             return
         self._move_in_place(call, statement=True)
@@ -574,8 +613,12 @@ class _Walker:
         done with what they return (`m_cpu = m.cpu()` moves `m` too). As a statement, the
         receiver may also be a value of unknown type: a module, or a batch that moves itself
         (transformers' `BatchEncoding.to`); a tensor's `.to` would be a no-op there."""
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and isinstance(call.func.value, ast.Name) and call.func.attr in ("to", "cuda", "cpu")):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.attr in ("to", "cuda", "cpu")
+        ):
             return
         name = call.func.value.id
         current = self.env.lookup(name)
@@ -703,8 +746,12 @@ class _Walker:
         self.body(node.body)
         after_body = env.changes(start)
         outcomes = []
-        imported = {name for statement in node.body if isinstance(statement, (ast.Import, ast.ImportFrom))
-                    for name in _imported_names(statement)}
+        imported = {
+            name
+            for statement in node.body
+            if isinstance(statement, (ast.Import, ast.ImportFrom))
+            for name in _imported_names(statement)
+        }
         for handler in node.handlers:
             # An exception can come anywhere in the body: before it, or after it all.
             env.rollback(start)
@@ -743,6 +790,7 @@ class _Walker:
                 if case.guard is not None:  # type: ignore[attr-defined]
                     self.visit(case.guard)  # type: ignore[attr-defined]
                 self.body(case.body)  # type: ignore[attr-defined]
+
             return run
 
         self._branches(_nothing, *(case_run(case) for case in node.cases))  # type: ignore[attr-defined]
@@ -849,7 +897,7 @@ def _parse_in_slices(source: Source, filename: str) -> ast.Module | None:
             end = _TOP_LEVEL_LINE.search(text, starts[end_line - 1]) if end_line <= len(starts) else None
             stop = end.start() if end is not None else len(text)
             try:
-                piece = ast.parse(text[starts[line - 1]:stop], filename=filename, type_comments=False)
+                piece = ast.parse(text[starts[line - 1] : stop], filename=filename, type_comments=False)
             except SyntaxError:
                 if end is None:
                     return None
@@ -931,8 +979,12 @@ def _cycle_collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def analyze(source: Source, rules: Sequence[type[Rule]] | None = None, filename: str = "<string>",
-            tree: ast.Module | None = None) -> Analysis:
+def analyze(
+    source: Source,
+    rules: Sequence[type[Rule]] | None = None,
+    filename: str = "<string>",
+    tree: ast.Module | None = None,
+) -> Analysis:
     """Lint decoded source with the given rules (default: all). `# noqa` comments are the
     pipeline's business (`gpulint.pipeline.check`): the engine reports what it finds.
     `tree`: the source as `parse` gives it, when the caller parsed it already."""
@@ -953,11 +1005,13 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
         if isinstance(error, SyntaxError):
             diagnostic = syntax_error_diagnostic(source, error)
         elif isinstance(error, RecursionError):  # nested deeper than Python itself can compile
-            diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"RecursionError: {error}",
-                                    Position(1, 0), Position(1, 0))
+            diagnostic = Diagnostic(
+                SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"RecursionError: {error}", Position(1, 0), Position(1, 0)
+            )
         else:  # e.g. "source code string cannot contain null bytes"
-            diagnostic = Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}",
-                                    Position(1, 0), Position(1, 0))
+            diagnostic = Diagnostic(
+                SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}", Position(1, 0), Position(1, 0)
+            )
         return Analysis([diagnostic])
     walked = bool(rules) and mentions_libraries(source.text, rules)
     ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
@@ -998,7 +1052,14 @@ def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Ru
     for feature in newer_syntax.features(tree, source.char_col):
         if feature.version > target:
             where = Position(feature.line, feature.column)
-            found.append(Diagnostic(SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME,
-                                    f"{feature.what} needs Python {feature.version[0]}.{feature.version[1]}; "
-                                    f"`target-version` is py{target[0]}{target[1]}", where, where))
+            found.append(
+                Diagnostic(
+                    SYNTAX_ERROR_CODE,
+                    SYNTAX_ERROR_NAME,
+                    f"{feature.what} needs Python {feature.version[0]}.{feature.version[1]}; "
+                    f"`target-version` is py{target[0]}{target[1]}",
+                    where,
+                    where,
+                )
+            )
     return found

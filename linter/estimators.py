@@ -28,20 +28,59 @@ LIBRARIES = ("sklearn", "cuml")
 #: Public subpackages whose classes are transformers, per library.
 _TRANSFORMER_PACKAGES = {
     "sklearn": frozenset(
-        """preprocessing decomposition feature_extraction feature_selection impute kernel_approximation
-        random_projection compose manifold""".split()
+        [
+            "preprocessing",
+            "decomposition",
+            "feature_extraction",
+            "feature_selection",
+            "impute",
+            "kernel_approximation",
+            "random_projection",
+            "compose",
+            "manifold",
+        ]
     ),
-    "cuml": frozenset("preprocessing decomposition feature_extraction manifold random_projection".split()),
+    "cuml": frozenset(["preprocessing", "decomposition", "feature_extraction", "manifold", "random_projection"]),
 }
 #: Public subpackages whose classes are predictors (supervised, clustering, outlier detection).
 _PREDICTOR_PACKAGES = {
     "sklearn": frozenset(
-        """linear_model ensemble tree neighbors svm naive_bayes neural_network discriminant_analysis
-        gaussian_process kernel_ridge dummy isotonic semi_supervised multiclass multioutput calibration
-        cluster mixture covariance cross_decomposition""".split()
+        [
+            "linear_model",
+            "ensemble",
+            "tree",
+            "neighbors",
+            "svm",
+            "naive_bayes",
+            "neural_network",
+            "discriminant_analysis",
+            "gaussian_process",
+            "kernel_ridge",
+            "dummy",
+            "isotonic",
+            "semi_supervised",
+            "multiclass",
+            "multioutput",
+            "calibration",
+            "cluster",
+            "mixture",
+            "covariance",
+            "cross_decomposition",
+        ]
     ),
     "cuml": frozenset(
-        "linear_model ensemble neighbors svm naive_bayes cluster kernel_ridge multiclass solvers tsa".split()
+        [
+            "linear_model",
+            "ensemble",
+            "neighbors",
+            "svm",
+            "naive_bayes",
+            "cluster",
+            "kernel_ridge",
+            "multiclass",
+            "solvers",
+            "tsa",
+        ]
     ),
 }
 #: Classes whose role differs from their subpackage's (keys are `subpackage.Class`; cuML's
@@ -102,26 +141,62 @@ _ROLE_EXCEPTIONS = {
 #: starting worker processes usually costs more than it saves) and cuML (GPU estimators
 #: have no `n_jobs`).
 N_JOBS = frozenset(
-    """ensemble.RandomForestClassifier ensemble.RandomForestRegressor ensemble.ExtraTreesClassifier
-    ensemble.ExtraTreesRegressor ensemble.RandomTreesEmbedding ensemble.IsolationForest
-    ensemble.BaggingClassifier ensemble.BaggingRegressor ensemble.VotingClassifier ensemble.VotingRegressor
-    ensemble.StackingClassifier ensemble.StackingRegressor
-    neighbors.KNeighborsClassifier neighbors.KNeighborsRegressor neighbors.RadiusNeighborsClassifier
-    neighbors.RadiusNeighborsRegressor neighbors.NearestNeighbors neighbors.KNeighborsTransformer
-    neighbors.RadiusNeighborsTransformer neighbors.LocalOutlierFactor
-    cluster.DBSCAN cluster.OPTICS cluster.HDBSCAN cluster.MeanShift
-    linear_model.LogisticRegressionCV linear_model.LassoCV linear_model.ElasticNetCV linear_model.LarsCV
-    linear_model.LassoLarsCV linear_model.MultiTaskLassoCV linear_model.MultiTaskElasticNetCV
-    linear_model.OrthogonalMatchingPursuitCV linear_model.TheilSenRegressor
-    covariance.GraphicalLassoCV calibration.CalibratedClassifierCV
-    multiclass.OneVsRestClassifier multiclass.OneVsOneClassifier multiclass.OutputCodeClassifier
-    multioutput.MultiOutputClassifier multioutput.MultiOutputRegressor
-    feature_selection.RFECV feature_selection.SequentialFeatureSelector
-    model_selection.GridSearchCV model_selection.RandomizedSearchCV model_selection.HalvingGridSearchCV
-    model_selection.HalvingRandomSearchCV model_selection.TunedThresholdClassifierCV
-    model_selection.cross_val_score model_selection.cross_validate model_selection.cross_val_predict
-    model_selection.learning_curve model_selection.validation_curve model_selection.permutation_test_score
-    inspection.permutation_importance""".split()
+    [
+        "ensemble.RandomForestClassifier",
+        "ensemble.RandomForestRegressor",
+        "ensemble.ExtraTreesClassifier",
+        "ensemble.ExtraTreesRegressor",
+        "ensemble.RandomTreesEmbedding",
+        "ensemble.IsolationForest",
+        "ensemble.BaggingClassifier",
+        "ensemble.BaggingRegressor",
+        "ensemble.VotingClassifier",
+        "ensemble.VotingRegressor",
+        "ensemble.StackingClassifier",
+        "ensemble.StackingRegressor",
+        "neighbors.KNeighborsClassifier",
+        "neighbors.KNeighborsRegressor",
+        "neighbors.RadiusNeighborsClassifier",
+        "neighbors.RadiusNeighborsRegressor",
+        "neighbors.NearestNeighbors",
+        "neighbors.KNeighborsTransformer",
+        "neighbors.RadiusNeighborsTransformer",
+        "neighbors.LocalOutlierFactor",
+        "cluster.DBSCAN",
+        "cluster.OPTICS",
+        "cluster.HDBSCAN",
+        "cluster.MeanShift",
+        "linear_model.LogisticRegressionCV",
+        "linear_model.LassoCV",
+        "linear_model.ElasticNetCV",
+        "linear_model.LarsCV",
+        "linear_model.LassoLarsCV",
+        "linear_model.MultiTaskLassoCV",
+        "linear_model.MultiTaskElasticNetCV",
+        "linear_model.OrthogonalMatchingPursuitCV",
+        "linear_model.TheilSenRegressor",
+        "covariance.GraphicalLassoCV",
+        "calibration.CalibratedClassifierCV",
+        "multiclass.OneVsRestClassifier",
+        "multiclass.OneVsOneClassifier",
+        "multiclass.OutputCodeClassifier",
+        "multioutput.MultiOutputClassifier",
+        "multioutput.MultiOutputRegressor",
+        "feature_selection.RFECV",
+        "feature_selection.SequentialFeatureSelector",
+        "model_selection.GridSearchCV",
+        "model_selection.RandomizedSearchCV",
+        "model_selection.HalvingGridSearchCV",
+        "model_selection.HalvingRandomSearchCV",
+        "model_selection.TunedThresholdClassifierCV",
+        "model_selection.cross_val_score",
+        "model_selection.cross_validate",
+        "model_selection.cross_val_predict",
+        "model_selection.learning_curve",
+        "model_selection.validation_curve",
+        "model_selection.permutation_test_score",
+        "inspection.permutation_importance",
+    ]
 )
 
 #: The class and function names of `N_JOBS` (what a call of one of them ends with).
@@ -133,14 +208,31 @@ N_JOBS_NAMES = frozenset(name.rsplit(".", 1)[1] for name in N_JOBS)
 #: `np.random.seed(...)` gets other (still random) models with `n_jobs=-1`. The forests,
 #: bagging and the others draw their seeds before they dispatch, or run in threads.
 FITS_GIVEN_ESTIMATORS = frozenset(
-    """ensemble.VotingClassifier ensemble.VotingRegressor ensemble.StackingClassifier ensemble.StackingRegressor
-    calibration.CalibratedClassifierCV multiclass.OneVsRestClassifier multiclass.OneVsOneClassifier
-    multiclass.OutputCodeClassifier multioutput.MultiOutputClassifier multioutput.MultiOutputRegressor
-    feature_selection.RFECV feature_selection.SequentialFeatureSelector
-    model_selection.GridSearchCV model_selection.RandomizedSearchCV model_selection.HalvingGridSearchCV
-    model_selection.HalvingRandomSearchCV model_selection.TunedThresholdClassifierCV
-    model_selection.cross_val_score model_selection.cross_validate model_selection.cross_val_predict
-    model_selection.learning_curve model_selection.validation_curve model_selection.permutation_test_score""".split()
+    [
+        "ensemble.VotingClassifier",
+        "ensemble.VotingRegressor",
+        "ensemble.StackingClassifier",
+        "ensemble.StackingRegressor",
+        "calibration.CalibratedClassifierCV",
+        "multiclass.OneVsRestClassifier",
+        "multiclass.OneVsOneClassifier",
+        "multiclass.OutputCodeClassifier",
+        "multioutput.MultiOutputClassifier",
+        "multioutput.MultiOutputRegressor",
+        "feature_selection.RFECV",
+        "feature_selection.SequentialFeatureSelector",
+        "model_selection.GridSearchCV",
+        "model_selection.RandomizedSearchCV",
+        "model_selection.HalvingGridSearchCV",
+        "model_selection.HalvingRandomSearchCV",
+        "model_selection.TunedThresholdClassifierCV",
+        "model_selection.cross_val_score",
+        "model_selection.cross_validate",
+        "model_selection.cross_val_predict",
+        "model_selection.learning_curve",
+        "model_selection.validation_curve",
+        "model_selection.permutation_test_score",
+    ]
 )
 
 #: Parameters through which an entry of `N_JOBS` may run the caller's own code in its
@@ -165,9 +257,19 @@ USER_CODE_PARAMETERS: dict[str, dict[str, int | None]] = {
     "ensemble.VotingRegressor": {"estimators": 0},
     "ensemble.StackingClassifier": {"estimators": 0, "final_estimator": 1},
     "ensemble.StackingRegressor": {"estimators": 0, "final_estimator": 1},
-    **{f"neighbors.{name}": _NEIGHBOURS for name in """KNeighborsClassifier KNeighborsRegressor
-       RadiusNeighborsClassifier RadiusNeighborsRegressor NearestNeighbors KNeighborsTransformer
-       RadiusNeighborsTransformer LocalOutlierFactor""".split()},
+    **{
+        f"neighbors.{name}": _NEIGHBOURS
+        for name in [
+            "KNeighborsClassifier",
+            "KNeighborsRegressor",
+            "RadiusNeighborsClassifier",
+            "RadiusNeighborsRegressor",
+            "NearestNeighbors",
+            "KNeighborsTransformer",
+            "RadiusNeighborsTransformer",
+            "LocalOutlierFactor",
+        ]
+    },
     "cluster.DBSCAN": _NEIGHBOURS,
     "cluster.OPTICS": _NEIGHBOURS,
     "cluster.HDBSCAN": {"metric": 4},
@@ -196,7 +298,7 @@ USER_CODE_PARAMETERS: dict[str, dict[str, int | None]] = {
 
 #: Transformers whose `fit_transform(X, y)` ignores `y` (a Pipeline passes `y` to every step).
 _IGNORE_Y_PACKAGES = frozenset(
-    "preprocessing decomposition impute kernel_approximation random_projection feature_extraction".split()
+    ["preprocessing", "decomposition", "impute", "kernel_approximation", "random_projection", "feature_extraction"]
 )
 _USES_Y = frozenset({"preprocessing.TargetEncoder"})
 _IGNORE_Y_EXTRA = frozenset({"feature_selection.VarianceThreshold"})
@@ -204,11 +306,20 @@ _IGNORE_Y_EXTRA = frozenset({"feature_selection.VarianceThreshold"})
 #: Transformers that learn nothing from the values they are fitted on (only, at most, the
 #: number of features): fitting them on all the data before a split leaks nothing.
 STATELESS = frozenset(
-    """preprocessing.FunctionTransformer preprocessing.Normalizer preprocessing.Binarizer
-    preprocessing.PolynomialFeatures feature_extraction.HashingVectorizer feature_extraction.FeatureHasher
-    kernel_approximation.RBFSampler kernel_approximation.SkewedChi2Sampler
-    kernel_approximation.AdditiveChi2Sampler kernel_approximation.PolynomialCountSketch
-    random_projection.GaussianRandomProjection random_projection.SparseRandomProjection""".split()
+    [
+        "preprocessing.FunctionTransformer",
+        "preprocessing.Normalizer",
+        "preprocessing.Binarizer",
+        "preprocessing.PolynomialFeatures",
+        "feature_extraction.HashingVectorizer",
+        "feature_extraction.FeatureHasher",
+        "kernel_approximation.RBFSampler",
+        "kernel_approximation.SkewedChi2Sampler",
+        "kernel_approximation.AdditiveChi2Sampler",
+        "kernel_approximation.PolynomialCountSketch",
+        "random_projection.GaussianRandomProjection",
+        "random_projection.SparseRandomProjection",
+    ]
 )
 
 #: Methods that return the estimator itself.
@@ -236,12 +347,23 @@ CROSS_VALIDATION = {
 #: own benchmark of GPU403 measures `n_jobs=-1` slower than one core (0.5x at 100 rows,
 #: 0.8x at 1,000; 1.7x at 10,000): starting the workers costs more than the work saves.
 TOY_LOADERS = frozenset(
-    "datasets.load_iris datasets.load_wine datasets.load_breast_cancer datasets.load_digits datasets.load_diabetes"
-    .split()
+    [
+        "datasets.load_iris",
+        "datasets.load_wine",
+        "datasets.load_breast_cancer",
+        "datasets.load_digits",
+        "datasets.load_diabetes",
+    ]
 )
 SAMPLE_GENERATORS = frozenset(
-    """datasets.make_classification datasets.make_regression datasets.make_blobs datasets.make_moons
-    datasets.make_circles datasets.make_gaussian_quantiles""".split()
+    [
+        "datasets.make_classification",
+        "datasets.make_regression",
+        "datasets.make_blobs",
+        "datasets.make_moons",
+        "datasets.make_circles",
+        "datasets.make_gaussian_quantiles",
+    ]
 )
 TOY_ROWS = 10_000
 _DEFAULT_SAMPLES = 100
@@ -384,7 +506,5 @@ def toy_dataset(qualname: str | None, call: ast.Call) -> bool:
     if samples is None and call.args:
         samples = call.args[0]
     if samples is None:
-        return not any(k.arg is None for k in call.keywords) and not any(
-            isinstance(a, ast.Starred) for a in call.args)
-    return (isinstance(samples, ast.Constant) and type(samples.value) is int
-            and samples.value < TOY_ROWS)
+        return not any(k.arg is None for k in call.keywords) and not any(isinstance(a, ast.Starred) for a in call.args)
+    return isinstance(samples, ast.Constant) and type(samples.value) is int and samples.value < TOY_ROWS

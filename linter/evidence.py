@@ -18,6 +18,7 @@ import ast
 from typing import Protocol
 
 from . import accelerate_api, dask_api, estimators, numpy_api, pandas_api, torch_api
+
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
     ARRAY_FACTORIES,
@@ -69,15 +70,50 @@ from .values import (  # noqa: F401
 
 #: Top-level modules whose presence makes a file worth analysing.
 LIBRARY_TRIGGERS = (
-    b"pandas", b"cudf", b"modin", b"dask", b"numpy", b"cupy", b"torch", b"sklearn", b"cuml", b"accelerate",
-    b"transformers", b"diffusers",
+    b"pandas",
+    b"cudf",
+    b"modin",
+    b"dask",
+    b"numpy",
+    b"cupy",
+    b"torch",
+    b"sklearn",
+    b"cuml",
+    b"accelerate",
+    b"transformers",
+    b"diffusers",
 )
 BUILTIN_OTHER = frozenset(
-    "list dict set tuple str int float bool bytes len range enumerate zip sorted reversed frozenset".split()
+    [
+        "list",
+        "dict",
+        "set",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "len",
+        "range",
+        "enumerate",
+        "zip",
+        "sorted",
+        "reversed",
+        "frozenset",
+    ]
 )
 _LITERALS = (
-    ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
-    ast.GeneratorExp, ast.JoinedStr, ast.Constant,
+    ast.List,
+    ast.Tuple,
+    ast.Set,
+    ast.Dict,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.JoinedStr,
+    ast.Constant,
 )
 #: A tuple or list display with more items than this is data (`[1, 1, ...]`), not values to
 #: unpack or loop over: its items are not typed one by one, which took time (and a tuple
@@ -93,7 +129,7 @@ class Scope:
 
     __slots__ = ("names", "parent", "kind")
 
-    def __init__(self, parent: "Scope | None", kind: str) -> None:
+    def __init__(self, parent: Scope | None, kind: str) -> None:
         self.names: dict[str, Ty | None] = {}
         self.parent = parent
         self.kind = kind
@@ -107,10 +143,10 @@ PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", 
 class Resolver(Protocol):
     """File-wide knowledge `TypeEnv` consults for what the current scope cannot tell."""
 
-    def call(self, env: "TypeEnv", node: ast.Call) -> Ty | None:
+    def call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What a call of one of the file's own functions or methods returns, if known."""
 
-    def attribute(self, env: "TypeEnv", node: ast.Attribute) -> Ty | None:
+    def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
         """An attribute (`self.means`) of an instance of one of the file's classes, if known."""
 
 
@@ -232,7 +268,7 @@ class TypeEnv:
             self.bind(target.id, ty)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = _unpacked(ty, target)
-            for element, item in zip(target.elts, items):
+            for element, item in zip(target.elts, items, strict=False):
                 self.bind_target(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Starred):
             self.bind_target(target.value, None)
@@ -299,7 +335,7 @@ class TypeEnv:
             return [(target.elts[0], None), (target.elts[1], iterable.args[0])]
         if len(target.elts) != len(iterable.args) or any(k.arg != "strict" for k in iterable.keywords):
             return None
-        return list(zip(target.elts, iterable.args))
+        return list(zip(target.elts, iterable.args, strict=False))
 
     # -- evaluating expressions ------------------------------------------------
     def qualname(self, node: ast.expr) -> str | None:
@@ -333,8 +369,11 @@ class TypeEnv:
             return torch_api.constant_type(node.value) or OTHER
         if isinstance(node, ast.IfExp):  # either branch's value: known where both agree
             return join(self.type_of(node.body), self.type_of(node.orelse))
-        if (isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) <= _MAX_ITEMS
-                and not any(isinstance(e, ast.Starred) for e in node.elts)):
+        if (
+            isinstance(node, (ast.Tuple, ast.List))
+            and len(node.elts) <= _MAX_ITEMS
+            and not any(isinstance(e, ast.Starred) for e in node.elts)
+        ):
             # `return loss, probs` unpacks into its parts; `for m in [net, head]` binds each
             # item of a container of known values (when they all agree)
             items = tuple(self.type_of(e) for e in node.elts)

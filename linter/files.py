@@ -17,7 +17,8 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Sequence
 
 if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
     import pathspec
@@ -29,8 +30,28 @@ except ImportError:  # pragma: no cover - not on Windows
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
 SKIPPED_DIRECTORIES = frozenset(
-    """.git .hg .svn .bzr .venv venv .tox .nox __pycache__ build dist node_modules .mypy_cache
-    .pytest_cache .ruff_cache .eggs site-packages __pypackages__ .ipynb_checkpoints .direnv""".split()
+    [
+        ".git",
+        ".hg",
+        ".svn",
+        ".bzr",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        "__pycache__",
+        "build",
+        "dist",
+        "node_modules",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".eggs",
+        "site-packages",
+        "__pypackages__",
+        ".ipynb_checkpoints",
+        ".direnv",
+    ]
 )
 
 
@@ -213,7 +234,7 @@ class GivenPaths:
     A file is within them when its real path is one of theirs or lies under one of theirs;
     a symbolic link found in a folder may lead out of them, to a file that is only linted."""
 
-    def __init__(self, paths: "Sequence[str | os.PathLike[str]]") -> None:
+    def __init__(self, paths: Sequence[str | os.PathLike[str]]) -> None:
         self.named = [os.fspath(path) for path in paths]
 
     @cached_property
@@ -232,7 +253,7 @@ class GivenPaths:
 
 
 def discover(
-    paths: "list[str | os.PathLike[str]]",
+    paths: list[str | os.PathLike[str]],
     is_excluded: Callable[[Path, bool, Path], bool],
     respect_gitignore: Callable[[Path, bool], bool],
     on_error: Callable[[str, str], None],
@@ -289,6 +310,7 @@ def discover(
                 seen.add(key)
                 yield Target(root, explicit=True)
             continue
+
         def walk_error(error: OSError, name: str = name) -> None:  # bound to this path, not the loop's last
             on_error(error.filename or name, describe_error(error))
 
@@ -305,8 +327,9 @@ def discover(
                 yield Target(path, explicit=False, outside=given.escape(path, resolved) if is_link else None)
 
 
-def _walk(root: Path, resolver: _Resolver, skip: Callable[[Path, bool, Path], bool],
-          on_error: Callable[[OSError], None]) -> Iterator[tuple[Path, bool]]:
+def _walk(
+    root: Path, resolver: _Resolver, skip: Callable[[Path, bool, Path], bool], on_error: Callable[[OSError], None]
+) -> Iterator[tuple[Path, bool]]:
     """The files under `root` (and whether each is a symbolic link), folder by folder in
     sorted order, each folder's files before its subfolders, as `os.walk` lists them (a
     symbolic link to a folder is not entered); folders `skip` names are left out whole.
@@ -383,8 +406,12 @@ def _not_regular(mode: int) -> str:
     """Why a file that is not a regular file is not read, e.g. 'not a regular file (a named pipe)'."""
     if stat.S_ISDIR(mode):
         return "is a directory"
-    for is_kind, kind in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISSOCK, "a socket"),
-                          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+    for is_kind, kind in (
+        (stat.S_ISFIFO, "a named pipe"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if is_kind(mode):
             return f"not a regular file ({kind})"
     return "not a regular file"
@@ -398,7 +425,7 @@ def _is_regular(path: Path) -> bool | None:
         return None
 
 
-def _open_regular(path: "str | os.PathLike[str]") -> int:
+def _open_regular(path: str | os.PathLike[str]) -> int:
     """A read-only descriptor on a regular file. The type is checked before opening (opening
     a device can have effects of its own) and again on the descriptor."""
     mode = os.stat(path).st_mode
@@ -481,8 +508,7 @@ def _replace(path: Path, data: bytes, expected: bytes) -> None:
             os.close(handle)
 
 
-def _swap(target: Path, data: bytes, current: int, current_data: bytes,
-          additions: bool = False) -> tuple[int, bytes]:
+def _swap(target: Path, data: bytes, current: int, current_data: bytes, additions: bool = False) -> tuple[int, bytes]:
     """Rename a new file holding `data` over `target`, provided the file there is still the
     one open as `current` and still holds `current_data` (or, with `additions`, that plus
     lines added at its end, which the new file then gets too). A read-only descriptor on
@@ -511,8 +537,8 @@ def _swap(target: Path, data: bytes, current: int, current_data: bytes,
         if content != current_data:
             if not (additions and content.startswith(current_data)):
                 raise _Changed(_CHANGED)
-            _write_all(handle, content[len(current_data):])
-            data += content[len(current_data):]
+            _write_all(handle, content[len(current_data) :])
+            data += content[len(current_data) :]
         os.replace(temporary, target)
     except BaseException:
         if fresh is not None:
@@ -530,7 +556,7 @@ def _swap(target: Path, data: bytes, current: int, current_data: bytes,
 def _write_all(handle: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
-        view = view[os.write(handle, view):]
+        view = view[os.write(handle, view) :]
 
 
 def _put_back(target: Path, original: int, held: list[tuple[int, bytes]]) -> None:
@@ -548,7 +574,7 @@ def _put_back(target: Path, original: int, held: list[tuple[int, bytes]]) -> Non
             now = _read_all(handle)
             if not now.startswith(written):
                 return  # rewritten by someone else since: that version stands
-            content += now[len(written):]
+            content += now[len(written) :]
         current, _ = held[-1]  # the file at the path now, holding `now`
         if now == content:
             return

@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 import bisect
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Protocol, Sequence
+from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Sequence
 
 from .diagnostic import Applicability, Diagnostic, Edit, Facts, Fix, Position
 from .semantic import SemanticIndex
@@ -108,8 +109,9 @@ class FixContext:
             self._starts = []
             for statement in self.tree.body:
                 decorators = getattr(statement, "decorator_list", None)
-                self._starts.append(Position(min(d.lineno for d in decorators), 0) if decorators
-                                    else self.start(statement))
+                self._starts.append(
+                    Position(min(d.lineno for d in decorators), 0) if decorators else self.start(statement)
+                )
         return self._starts[index]
 
     def _statement_at(self, at: Position) -> int:
@@ -158,8 +160,11 @@ class FixContext:
     def _imports_before_anchor(self) -> list[ast.Import | ast.ImportFrom]:
         """The module-level import statements that come before the fix's anchor."""
         if self._imports is None:
-            self._imports = [(index, node) for index, node in enumerate(self.tree.body)
-                             if isinstance(node, (ast.Import, ast.ImportFrom))]
+            self._imports = [
+                (index, node)
+                for index, node in enumerate(self.tree.body)
+                if isinstance(node, (ast.Import, ast.ImportFrom))
+            ]
         return [node for index, node in self._imports if index < self._anchor]
 
     def module_alias(self, module: str) -> str | None:
@@ -214,8 +219,11 @@ class FixContext:
         """An edit adding `statement` after the file's first block of imports, or at its
         head when that block comes after the anchor statement."""
         newline = self.source.newline
-        anchor = (self._statement_start(self._anchor) if self._anchor < len(self.tree.body)
-                  else Position(len(self.source.line_starts) + 1, 0))
+        anchor = (
+            self._statement_start(self._anchor)
+            if self._anchor < len(self.tree.body)
+            else Position(len(self.source.line_starts) + 1, 0)
+        )
         for line in (self._import_line(), self._head_line()):
             if Position(line, 0) <= anchor:
                 edit = Edit(Position(line, 0), Position(line, 0), statement + newline)
@@ -248,8 +256,11 @@ class FixContext:
         """First line after the docstring, `__future__` imports and leading comments."""
         line = 0
         for node in self.tree.body:
-            if _is_docstring(node) and node is self.tree.body[0] or (
-                    isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            if (
+                _is_docstring(node)
+                and node is self.tree.body[0]
+                or (isinstance(node, ast.ImportFrom) and node.module == "__future__")
+            ):
                 line = node.end_lineno  # type: ignore[assignment]
             else:
                 break
@@ -261,7 +272,7 @@ class FixContext:
         return line
 
     # -- rewriting with libcst -----------------------------------------------------------
-    def parse_statements(self, first: ast.stmt, last: ast.stmt) -> "list[cst.BaseStatement] | None":
+    def parse_statements(self, first: ast.stmt, last: ast.stmt) -> list[cst.BaseStatement] | None:
         """The statements from `first` to `last` (siblings) as libcst nodes."""
         import libcst as cst
 
@@ -278,9 +289,7 @@ class FixContext:
         except cst.ParserSyntaxError:
             return None
 
-    def replace_statements(
-        self, first: ast.stmt, last: ast.stmt, statements: "Sequence[cst.BaseStatement]"
-    ) -> Edit:
+    def replace_statements(self, first: ast.stmt, last: ast.stmt, statements: Sequence[cst.BaseStatement]) -> Edit:
         """An edit replacing the lines of `first`..`last` with `statements`, re-indented."""
         import libcst as cst
 
@@ -343,8 +352,12 @@ def decided_applicability(rule: Fixable, diagnostic: Diagnostic) -> Applicabilit
 
 
 def attach_fixes(
-    source: Source, tree: ast.Module | None, diagnostics: list[Diagnostic], rules: Sequence[Fixable],
-    unsafe_fixes: bool = False, index: SemanticIndex | None = None,
+    source: Source,
+    tree: ast.Module | None,
+    diagnostics: list[Diagnostic],
+    rules: Sequence[Fixable],
+    unsafe_fixes: bool = False,
+    index: SemanticIndex | None = None,
 ) -> tuple[list[Diagnostic], list[str]]:
     """Give each finding its fix: its fixer's rendering of what the rule decided, or, where
     the rule has no fixer or the fixer declines, the rule's display-only suggestion. A fixer
@@ -371,12 +384,15 @@ def attach_fixes(
             try:
                 fix = _render(fixer, diagnostic, context)
             except Exception as error:  # a fixer bug must not take the linter down
-                warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} failed "
-                                f"({type(error).__name__}: {error})")
+                warnings.append(
+                    f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})"
+                )
                 fix, failed = None, True
             if fix is not None and not fix.applicability.within(decided):
-                warnings.append(f"{diagnostic.start.line}: fixer for {diagnostic.code} offered a "
-                                f"{fix.applicability.value} fix where the rule decided {decided.value}; not offered")
+                warnings.append(
+                    f"{diagnostic.start.line}: fixer for {diagnostic.code} offered a "
+                    f"{fix.applicability.value} fix where the rule decided {decided.value}; not offered"
+                )
                 fix = None
             if fix is None or not fix.applies(unsafe_fixes):
                 context.release(context.introduced())
@@ -386,8 +402,9 @@ def attach_fixes(
     return result, warnings
 
 
-def _render(fixer: Callable[[Diagnostic, FixContext], Fix | None], diagnostic: Diagnostic,
-            context: FixContext) -> Fix | None:
+def _render(
+    fixer: Callable[[Diagnostic, FixContext], Fix | None], diagnostic: Diagnostic, context: FixContext
+) -> Fix | None:
     """The fixer's fix for the finding, built again from its first edit when that comes
     before the finding's own statement and the fix asked for an import."""
     context.begin_fix(diagnostic.start)
@@ -408,8 +425,13 @@ def _render(fixer: Callable[[Diagnostic, FixContext], Fix | None], diagnostic: D
 def apply_edits(source: Source, edits: Sequence[Edit]) -> str:
     """The text with `edits` applied; insertions at the same place keep their order."""
     text = source.text
-    spans = sorted(((source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), index, e.content)
-                    for index, e in enumerate(edits)), reverse=True)
+    spans = sorted(
+        (
+            (source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), index, e.content)
+            for index, e in enumerate(edits)
+        ),
+        reverse=True,
+    )
     for begin, end, _, content in spans:
         text = text[:begin] + content + text[end:]
     return text
@@ -424,11 +446,13 @@ def select_non_overlapping(source: Source, diagnostics: list[Diagnostic]) -> tup
         assert diagnostic.fix is not None
         if diagnostic.fix.introduces & names:
             continue  # the next pass, re-linted, gives this fix a name of its own
-        spans = [(source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
-                 for e in diagnostic.fix.edits]
+        spans = [
+            (source.offset(e.start.line, e.start.col), source.offset(e.end.line, e.end.col), e.content)
+            for e in diagnostic.fix.edits
+        ]
         new_edits = []
         clash = False
-        for (begin, end, content), edit in zip(spans, diagnostic.fix.edits):
+        for (begin, end, content), edit in zip(spans, diagnostic.fix.edits, strict=False):
             if any(begin == b and end == e and content == c for b, e, c in taken):
                 continue  # the same edit (an import) already chosen
             if any(begin < e and b < end or (begin == end == b == e) for b, e, _ in taken):

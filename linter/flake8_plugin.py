@@ -16,7 +16,7 @@ keeps no state between files, so `flake8 --jobs N` gives the same result as one 
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from collections.abc import Iterator
 
 from . import __version__
 from .hosted import findings

@@ -39,7 +39,8 @@ _HELP_END = re.compile(r"[ \t]*%{0,2}[A-Za-z_*][\w*]*(?:\.[A-Za-z_*][\w*]*)*\?{1
 _AUTOMAGIC = re.compile(
     r"[ \t]*(?:pip|conda|mamba|cd|env|load_ext|reload_ext|matplotlib|run|time|timeit|pwd|who|whos|reset|"
     r"autoreload|aimport|config|pdb|debug|prun|ls|ll|mkdir|rmdir|rm|mv|cp|cat)"
-    r"[ \t]+(?![=(\[,:;+*/%&|^<>@!~)\]}\s]|-=|\.\w|in\b|is\b|and\b|or\b|not\b|if\b|else\b|for\b)\S")
+    r"[ \t]+(?![=(\[,:;+*/%&|^<>@!~)\]}\s]|-=|\.\w|in\b|is\b|and\b|or\b|not\b|if\b|else\b|for\b)\S"
+)
 #: `%load_ext cuml.accel` (or without its `%`): masked as the call IPython makes for it.
 _LOAD_EXTENSION = re.compile(r"([ \t]*)%?(load_ext|reload_ext)[ \t]+([\w.]+)[ \t]*")
 #: A line pasted with the interpreter's prompt (`>>> x = 1`, `... y`): IPython strips it.
@@ -128,7 +129,7 @@ class _Scanner:
             elif char in ")]}":
                 self.depth = max(0, self.depth - 1)
             elif char in "'\"":
-                self.quote = body[i:i + 3] if body[i:i + 3] in ("'''", '"""') else char
+                self.quote = body[i : i + 3] if body[i : i + 3] in ("'''", '"""') else char
                 i += len(self.quote)
                 continue
             i += 1
@@ -141,7 +142,8 @@ class _Scanner:
 #: (a superset, found without scanning the cell's strings and brackets).
 _MAY_BE_IPYTHON = re.compile(
     rf"(?:\A|(?<=[\r\n]))(?:[^\S\r\n]*[%!?/,;]|{_MAGIC_ASSIGNMENT.pattern}|{_HELP_END.pattern}(?:[\r\n]|\Z)"
-    rf"|{_AUTOMAGIC.pattern}|{_PROMPT.pattern}|{_INDENTED_PROMPT.pattern})")
+    rf"|{_AUTOMAGIC.pattern}|{_PROMPT.pattern}|{_INDENTED_PROMPT.pattern})"
+)
 
 
 def mask_ipython(text: str) -> Masked:
@@ -181,7 +183,7 @@ def _indented_as_a_whole(lines: list[str]) -> bool:
     if indent is None:
         return False
     space = indent.group(0)
-    return _runs_once_cleaned(lines, [line[len(space):] if line.startswith(space) else line for line in lines])
+    return _runs_once_cleaned(lines, [line[len(space) :] if line.startswith(space) else line for line in lines])
 
 
 def _pasted_from_a_session(lines: list[str]) -> bool:
@@ -218,8 +220,14 @@ def mask_lines(cell: Masked) -> Masked:
             stripped = body.lstrip()
             assignment = _MAGIC_ASSIGNMENT.match(body)
             indented_prompt = doctest and _INDENTED_PROMPT.match(body) is not None
-            if (stripped.startswith(_ESCAPES) or assignment or _HELP_END.fullmatch(body) or _AUTOMAGIC.match(body)
-                    or _PROMPT.match(body) or indented_prompt):
+            if (
+                stripped.startswith(_ESCAPES)
+                or assignment
+                or _HELP_END.fullmatch(body)
+                or _AUTOMAGIC.match(body)
+                or _PROMPT.match(body)
+                or indented_prompt
+            ):
                 # an indented prompt goes with its indentation
                 indent = "" if indented_prompt else body[: len(body) - len(stripped)]
                 masker.replace_line(index, assignment.group(1) if assignment else indent)
@@ -242,7 +250,7 @@ class _Masker:
         self.masked = list(lines)
         self.restore = restore or {}
 
-    def replace_line(self, index: int, prefix: str | None = None) -> "_Masker":
+    def replace_line(self, index: int, prefix: str | None = None) -> _Masker:
         body = line_body(self.lines[index])
         if prefix is None:
             prefix = body[: len(body) - len(body.lstrip())]
@@ -250,10 +258,12 @@ class _Masker:
         extension = _LOAD_EXTENSION.fullmatch(body)
         if extension is not None and prefix == extension.group(1):
             # what IPython runs for it, so rules see which extension is loaded (`cuml.accel`)
-            placeholder = (f"{prefix}get_ipython().run_line_magic({extension.group(2)!r}, {extension.group(3)!r})"
-                           f"  # {placeholder.strip()}")
+            placeholder = (
+                f"{prefix}get_ipython().run_line_magic({extension.group(2)!r}, {extension.group(3)!r})"
+                f"  # {placeholder.strip()}"
+            )
         self.restore[placeholder.strip()] = (placeholder[: len(placeholder) - len(placeholder.lstrip())], body)
-        self.masked[index] = placeholder + self.lines[index][len(body):]
+        self.masked[index] = placeholder + self.lines[index][len(body) :]
         return self
 
     def done(self) -> Masked:
@@ -278,7 +288,7 @@ def unmask_ipython(text: str, masked: Masked) -> str | None:
         indent, original = masked.restore[key]
         new_indent = body[: len(body) - len(body.lstrip())]
         restored = original if new_indent == indent else new_indent + original.lstrip()
-        lines[index] = restored + line[len(body):]
+        lines[index] = restored + line[len(body) :]
     if len(found) != len(masked.restore):
         return None
     result = "".join(lines)

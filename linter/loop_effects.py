@@ -233,8 +233,9 @@ def _size_of(node: ast.AST, ref: str) -> bool:
         return reference(node.value) == ref
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
         sides = (node.left, node.comparators[0])
-        return any(reference(a) == ref and isinstance(b, ast.Constant) and b.value is None
-                   for a, b in (sides, sides[::-1]))
+        return any(
+            reference(a) == ref and isinstance(b, ast.Constant) and b.value is None for a, b in (sides, sides[::-1])
+        )
     if isinstance(node, ast.Call) and node.args and not any(isinstance(a, ast.Starred) for a in node.args):
         func = node.func
         called = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
@@ -291,8 +292,7 @@ def growth_of(statement: ast.stmt) -> tuple[str, list[ast.AST]] | None:
         target, value = statement.target, statement.value
     else:
         return None
-    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
-            and target.value.attr == "loc":
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and target.value.attr == "loc":
         ref = reference(target.value.value)
         return (ref, [value]) if ref is not None else None
     ref = reference(target)
@@ -351,8 +351,9 @@ def _local_writes(nodes: list[ast.AST]) -> set[str]:
     """Names bound in the loop's own scope (comprehension variables and nested functions'
     locals excluded), and names a nested `global`/`nonlocal` lets other code rebind."""
     found: set[str] = set()
-    comprehension_targets = {id(n) for node in walk_local(nodes) if isinstance(node, ast.comprehension)
-                             for n in ast.walk(node.target)}
+    comprehension_targets = {
+        id(n) for node in walk_local(nodes) if isinstance(node, ast.comprehension) for n in ast.walk(node.target)
+    }
     for node in walk_local(nodes):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load) and id(node) not in comprehension_targets:
             found.add(node.id)
@@ -361,8 +362,9 @@ def _local_writes(nodes: list[ast.AST]) -> set[str]:
         else:
             found.update(names_bound_by(node))
         if isinstance(node, NESTED_SCOPES):
-            found.update(name for sub in ast.walk(node) if isinstance(sub, (ast.Global, ast.Nonlocal))
-                         for name in sub.names)
+            found.update(
+                name for sub in ast.walk(node) if isinstance(sub, (ast.Global, ast.Nonlocal)) for name in sub.names
+            )
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             found.update(node.names)
     return found
@@ -414,8 +416,11 @@ def _flows(body: list[ast.stmt]) -> tuple[list[_Flow], list, set[str]]:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound.add(node.name)
             add({node.name}, [node], node)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) \
-                and isinstance(node.value.func, ast.Attribute):
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+        ):
             # `buf.append(v)`, `knn.fit(X, y)` as a statement: run for what they do to their
             # receiver (`np.append(a, v)` in an expression returns a new array instead)
             call = node.value
@@ -451,8 +456,12 @@ def _guards(loop: ast.stmt, body: list[ast.stmt]) -> list[tuple[ast.expr, list[a
     return found
 
 
-def _recurrent(ref: str, growths: list[tuple[ast.stmt, list[ast.AST]]], flows: list[_Flow],
-               guards: list[tuple[ast.expr, list[ast.stmt]]]) -> bool:
+def _recurrent(
+    ref: str,
+    growths: list[tuple[ast.stmt, list[ast.AST]]],
+    flows: list[_Flow],
+    guards: list[tuple[ast.expr, list[ast.stmt]]],
+) -> bool:
     """Does what the loop grows `ref` by, whether it grows it, or another binding of it,
     depend on it?"""
     tainted = _closure(ref, flows)
@@ -584,8 +593,10 @@ def _walrus(node: ast.AST | None) -> set[str]:
 def recurrence_in(loops: list[ast.AST], name: str) -> bool:
     """One of `loops` (the loops enclosing a growth statement; comprehensions are skipped)
     grows `name` as a recurrence."""
-    return any(isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE  # type: ignore[arg-type]
-               for loop in loops)
+    return any(
+        isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE  # type: ignore[arg-type]
+        for loop in loops
+    )
 
 
 def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:

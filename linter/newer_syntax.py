@@ -145,16 +145,19 @@ def lowered(text: str) -> tuple[str, list[Feature]] | None:
 
 def _segment(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
     if start[0] == end[0]:
-        return lines[start[0] - 1][start[1]:end[1]]
-    return "".join([lines[start[0] - 1][start[1]:], *lines[start[0]:end[0] - 1], lines[end[0] - 1][:end[1]]])
+        return lines[start[0] - 1][start[1] : end[1]]
+    return "".join([lines[start[0] - 1][start[1] :], *lines[start[0] : end[0] - 1], lines[end[0] - 1][: end[1]]])
 
 
 def _blank_span(where: Any) -> _Replacement | None:
     """Spaces over a span on one line (over several, they would end the statement early)."""
     if where.start.line != where.end.line:
         return None
-    return _Replacement((where.start.line, where.start.column), (where.end.line, where.end.column),
-                        " " * (where.end.column - where.start.column))
+    return _Replacement(
+        (where.start.line, where.start.column),
+        (where.end.line, where.end.column),
+        " " * (where.end.column - where.start.column),
+    )
 
 
 _KEEP = ""
@@ -202,5 +205,5 @@ def _apply(lines: list[str], replacements: list[_Replacement]) -> str:
     for replacement in sorted(replacements, reverse=True):
         (line, column), (end_line, end_column) = replacement.start, replacement.end
         joined = lines[line - 1][:column] + replacement.text + lines[end_line - 1][end_column:]
-        lines[line - 1:end_line] = joined.splitlines(keepends=True)
+        lines[line - 1 : end_line] = joined.splitlines(keepends=True)
     return "".join(lines)

@@ -25,7 +25,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Iterable
+from collections.abc import Iterable
 
 from .diagnostic import Diagnostic
 from .registry import all_rules
@@ -57,7 +57,7 @@ def _read_codes(text: str) -> tuple[list[tuple[str, bool]], int]:
         token = word.group()
         code = _CODE_LIKE.match(token)
         if code is not None:
-            rest = token[code.end():]
+            rest = token[code.end() :]
             if rest[:1].isalnum() or rest[:1] == "_":
                 listed.append((token, False))  # `GPU10x`: a code with a typo in it
                 end = word.end()
@@ -134,8 +134,9 @@ def _comments(source: Source) -> list[tuple[int, int, str]]:
     return found
 
 
-def _read_directive(rest: str, line: int, known_codes: frozenset[str], written: str,
-                    warnings: list[str]) -> frozenset[str] | None:
+def _read_directive(
+    rest: str, line: int, known_codes: frozenset[str], written: str, warnings: list[str]
+) -> frozenset[str] | None:
     """The codes a directive suppresses (None: all) from what follows its `noqa`; what is
     wrong with it goes to `warnings`. `written` is the directive as the user writes it."""
     rest = rest.strip()
@@ -153,8 +154,7 @@ def _read_directive(rest: str, line: int, known_codes: frozenset[str], written: 
         warnings.append(f"{line}: `{written}` codes need a colon: write `{written}: {', '.join(good)}`")
     if bad:
         warnings.append(
-            f"{line}: malformed code(s) in noqa directive: {', '.join(bad)}"
-            " (only the well-formed codes are suppressed)"
+            f"{line}: malformed code(s) in noqa directive: {', '.join(bad)} (only the well-formed codes are suppressed)"
         )
     unknown = [code for code in good if code.startswith("GPU") and code not in known_codes]
     if unknown:
@@ -187,8 +187,10 @@ def parse_directives(source: Source, known_codes: frozenset[str]) -> tuple[dict[
     return directives, warnings
 
 
-def _parse_all(source: Source, known_codes: frozenset[str],
-               ) -> tuple[dict[int, Directive], Directive | None, list[str]]:
+def _parse_all(
+    source: Source,
+    known_codes: frozenset[str],
+) -> tuple[dict[int, Directive], Directive | None, list[str]]:
     """The line directives by line, the file's directive (None: there is none; several
     in one file add up) and the warnings about both."""
     directives: dict[int, Directive] = {}
@@ -200,18 +202,20 @@ def _parse_all(source: Source, known_codes: frozenset[str],
         file_match = _FILE_DIRECTIVE.match(comment)
         if file_match is not None:
             if source.line(line)[:column].strip():
-                warnings.append(f"{line}: `# gpulint: noqa` after code suppresses nothing: it applies to the "
-                                "whole file on a line of its own; write `# noqa` to silence this line")
+                warnings.append(
+                    f"{line}: `# gpulint: noqa` after code suppresses nothing: it applies to the "
+                    "whole file on a line of its own; write `# noqa` to silence this line"
+                )
                 continue
-            directive = Directive(line, _read_directive(file_match.group("rest"), line, known_codes,
-                                                        "# gpulint: noqa", warnings))
+            directive = Directive(
+                line, _read_directive(file_match.group("rest"), line, known_codes, "# gpulint: noqa", warnings)
+            )
             whole_file = directive if whole_file is None else _combined(whole_file, directive)
             continue
         match = _DIRECTIVE.search(comment)
         if match is None:
             continue
-        directives[line] = Directive(line, _read_directive(match.group("rest"), line, known_codes, "# noqa",
-                                                           warnings))
+        directives[line] = Directive(line, _read_directive(match.group("rest"), line, known_codes, "# noqa", warnings))
     return directives, whole_file, warnings
 
 

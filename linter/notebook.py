@@ -39,14 +39,22 @@ from functools import cached_property
 from json.decoder import scanstring
 from os import PathLike
 from pathlib import Path
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix, Position
 from .engine import parse as parse_program
 from .fixing import display_fix
-from .ipython import (Masked, line_body, mask_cell_magic, mask_lines, may_hold_ipython, parses, split_lines,
-                      unmask_ipython)
+from .ipython import (
+    Masked,
+    line_body,
+    mask_cell_magic,
+    mask_lines,
+    may_hold_ipython,
+    parses,
+    split_lines,
+    unmask_ipython,
+)
 from .noqa import file_exemption, silences
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
@@ -62,7 +70,7 @@ class NotebookError(Exception):
     """A file that is not a notebook gpulint can read; one line for the user."""
 
 
-def is_notebook(path: "str | PathLike[str] | None") -> bool:
+def is_notebook(path: str | PathLike[str] | None) -> bool:
     return path is not None and str(path).endswith(SUFFIX)
 
 
@@ -101,7 +109,7 @@ class _Layout:
         self.counts = counts
 
     @classmethod
-    def of_cells(cls, cells: Sequence[_Cell]) -> "_Layout":
+    def of_cells(cls, cells: Sequence[_Cell]) -> _Layout:
         """The layout `_program(cells)` has."""
         markers, counts, line = [], [], 1
         for cell in cells:
@@ -111,7 +119,7 @@ class _Layout:
         return cls(cells, markers, counts)
 
     @classmethod
-    def of_text(cls, text: str, cells: Sequence[_Cell]) -> "_Layout | None":
+    def of_text(cls, text: str, cells: Sequence[_Cell]) -> _Layout | None:
         """The layout of a program after fixes, from its markers; None when a fix moved,
         dropped or wrote over one."""
         matches = list(_MARKER_LINE.finditer(text))
@@ -122,7 +130,7 @@ class _Layout:
         starts = Source.from_text(text).line_starts
         markers = [bisect.bisect_right(starts, m.start()) for m in matches]
         following = markers[1:] + [len(starts)]
-        return cls(cells, markers, [after - marker - 1 for marker, after in zip(markers, following)])
+        return cls(cells, markers, [after - marker - 1 for marker, after in zip(markers, following, strict=False)])
 
     def spot(self, position: Position) -> _Spot | None:
         index = bisect.bisect_right(self.markers, position.line) - 1
@@ -167,8 +175,9 @@ class _Layout:
 
 
 def _program(cells: Sequence[_Cell]) -> str:
-    return "".join(_MARKER.format(cell.number) + cell.masked.text + ("\n" if cell.newline_added else "")
-                   for cell in cells)
+    return "".join(
+        _MARKER.format(cell.number) + cell.masked.text + ("\n" if cell.newline_added else "") for cell in cells
+    )
 
 
 def _map_edit(edit: Edit, layout: _Layout) -> Edit | None:
@@ -210,12 +219,11 @@ def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | Non
             fix = display_fix(fix.message)  # it spans cells: shown, never applied
         else:
             fix = replace(fix, edits=tuple(e for e in (_map_edit(edit, layout) for edit in fix.edits) if e is not None))
-    return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix,
-                   cell=start.cell)
+    return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix, cell=start.cell)
 
 
 def _map_warning(warning: str, layout: _Layout) -> str:
-    """"LINE: message" in program lines -> "cell N:LINE: message"."""
+    """ "LINE: message" in program lines -> "cell N:LINE: message"."""
     line, colon, message = warning.partition(": ")
     if colon and line.isdigit():
         where = layout.cell_of(int(line))
@@ -230,7 +238,7 @@ def _map_error(error: str, layout: _Layout) -> str:
     where = layout.cell_of(int(match.group(1))) if match else None
     if match is None or where is None:
         return error
-    return error[:match.start()] + f"near cell {where[0]} line {where[1]}" + error[match.end():]
+    return error[: match.start()] + f"near cell {where[0]} line {where[1]}" + error[match.end() :]
 
 
 @dataclass
@@ -250,8 +258,15 @@ def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome
     outcome.warnings.extend(f"cell {cell.number}:{w}" if w[:1].isdigit() else w for w in analysis.warnings)
 
 
-def _run(cells: Sequence[_Cell], rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool,
-         fixes: bool = True, tree: ast.Module | None = None) -> _Outcome:
+def _run(
+    cells: Sequence[_Cell],
+    rules: Sequence[type[Rule]],
+    unsafe_fixes: bool,
+    filename: str,
+    fix: bool,
+    fixes: bool = True,
+    tree: ast.Module | None = None,
+) -> _Outcome:
     """Lint (or fix) the cells that parse as one program; `tree`: that program, parsed
     already (`_prepare`)."""
     outcome = _Outcome()
@@ -309,9 +324,12 @@ def _prepare(texts: Sequence[str], numbers: Sequence[int] | None = None) -> tupl
     """
     numbers = numbers or range(1, len(texts) + 1)
     if refusal("\n".join(texts)) is not None:
-        return [_Cell(number, text, mask_cell_magic(text), parses=True) for number, text in zip(numbers, texts)], None
+        return [
+            _Cell(number, text, mask_cell_magic(text), parses=True)
+            for number, text in zip(numbers, texts, strict=False)
+        ], None
     cells, verdicts = [], {}
-    for number, text in zip(numbers, texts):
+    for number, text in zip(numbers, texts, strict=False):
         masked = mask_cell_magic(text)
         if not masked.skipped and may_hold_ipython(masked.text):
             if parses(masked.text):
@@ -338,14 +356,15 @@ def _locate_broken(cells: Sequence[_Cell], verdicts: dict[int, bool]) -> ast.Mod
         except SyntaxError as error:
             if error.lineno is None:
                 break
-            before = reversed(candidates[:layout.index_of(error.lineno) + 1])
+            before = reversed(candidates[: layout.index_of(error.lineno) + 1])
             if all(_parses_alone(cell, verdicts) for cell in before):
                 break  # no one cell is to blame (cells that only fail together)
             continue
         except (ValueError, RecursionError, MemoryError):
             break
-        suspects = _spanning(tree, layout) | {i for i, cell in enumerate(candidates)
-                                              if cell.masked.text.rstrip().endswith("\\")}
+        suspects = _spanning(tree, layout) | {
+            i for i, cell in enumerate(candidates) if cell.masked.text.rstrip().endswith("\\")
+        }
         if all([_parses_alone(candidates[i], verdicts) for i in sorted(suspects)]):
             verdicts.update((cell.number, True) for cell in unknown if cell.number not in verdicts)
             return tree
@@ -428,10 +447,13 @@ def _rules_for(rules: Sequence[type[Rule]] | None, config: Config | None, filena
     return selected_rules(rules, config, Path(filename) if filename != "<notebook>" else None)
 
 
-
-
-def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequence[type[Rule]] | None = None,
-               config: Config | None = None, fixes: bool = True) -> list[list[Diagnostic]]:
+def lint_cells(
+    cells: Sequence[str],
+    filename: str = "<notebook>",
+    rules: Sequence[type[Rule]] | None = None,
+    config: Config | None = None,
+    fixes: bool = True,
+) -> list[list[Diagnostic]]:
     """Lint a notebook's code cells (in order, markdown cells left out) as one program.
 
     Evidence flows from cell to cell (`import pandas as pd` in cell 1 is known in cell 5).
@@ -445,8 +467,15 @@ def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequen
     and `fixes` mean what they mean for `lint_source`.
     """
     prepared, tree = _prepare(cells)
-    outcome = _run(prepared, _rules_for(rules, config, filename), (config or Config()).unsafe_fixes,
-                   filename, fix=False, fixes=fixes, tree=tree)
+    outcome = _run(
+        prepared,
+        _rules_for(rules, config, filename),
+        (config or Config()).unsafe_fixes,
+        filename,
+        fix=False,
+        fixes=fixes,
+        tree=tree,
+    )
     found: list[list[Diagnostic]] = [[] for _ in cells]
     for diagnostic in outcome.diagnostics:
         assert diagnostic.cell is not None
@@ -454,8 +483,13 @@ def lint_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequen
     return found
 
 
-def fix_cells(cells: Sequence[str], filename: str = "<notebook>", rules: Sequence[type[Rule]] | None = None,
-              unsafe_fixes: bool = False, config: Config | None = None) -> list[str]:
+def fix_cells(
+    cells: Sequence[str],
+    filename: str = "<notebook>",
+    rules: Sequence[type[Rule]] | None = None,
+    unsafe_fixes: bool = False,
+    config: Config | None = None,
+) -> list[str]:
     """The cell sources with every applicable fix applied (like `fix_text`, per cell).
 
     Always as many strings as `cells`; unchanged cells are returned as given. When a fix
@@ -535,8 +569,9 @@ def _decode(text: str) -> tuple[object, dict[int, tuple[int, int]] | None]:
     return json.loads(text), None
 
 
-def _walk_object(text: str, index: int, value_at: Callable[[str, int], tuple[object, int]]
-                 ) -> tuple[dict[str, object], dict[str, tuple[int, int]], int]:
+def _walk_object(
+    text: str, index: int, value_at: Callable[[str, int], tuple[object, int]]
+) -> tuple[dict[str, object], dict[str, tuple[int, int]], int]:
     """The JSON object at `index`: its members, the span of each value and its end. Each
     value is decoded by `value_at(key, start)`. ValueError where the text is not JSON."""
     values: dict[str, object] = {}
@@ -599,10 +634,11 @@ def decode(data: bytes) -> Source:
     """A notebook's bytes as text: UTF-8 (JSON's encoding), a byte order mark tolerated."""
     bom = data.startswith(codecs.BOM_UTF8)
     try:
-        text = data[len(codecs.BOM_UTF8):].decode("utf-8") if bom else data.decode("utf-8")
+        text = data[len(codecs.BOM_UTF8) :].decode("utf-8") if bom else data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise NotebookError(f"not a notebook: not UTF-8 (byte 0x{data[error.start:error.start + 1].hex()} "
-                            f"at offset {error.start})") from None
+        raise NotebookError(
+            f"not a notebook: not UTF-8 (byte 0x{data[error.start : error.start + 1].hex()} at offset {error.start})"
+        ) from None
     return Source(text=text, encoding="utf-8", bom=bom, newline=detect_newline(text))
 
 
@@ -618,20 +654,23 @@ class Notebook:
         try:
             data, self._source_spans = _decode(text)
         except json.JSONDecodeError as error:
-            raise NotebookError(f"not a notebook: invalid JSON ({error.msg} at line {error.lineno}, "
-                                f"column {error.colno})") from None
+            raise NotebookError(
+                f"not a notebook: invalid JSON ({error.msg} at line {error.lineno}, column {error.colno})"
+            ) from None
         except RecursionError:
             raise NotebookError("not a notebook: JSON nested too deeply") from None
         if not isinstance(data, dict):
             raise NotebookError("not a notebook: the JSON is not an object")
         version = data.get("nbformat")
         if isinstance(version, int) and not isinstance(version, bool) and version < 4:
-            raise NotebookError(f"notebook format {version} is not supported (4 is); "
-                                "convert it with `jupyter nbconvert --to notebook`")
+            raise NotebookError(
+                f"notebook format {version} is not supported (4 is); convert it with `jupyter nbconvert --to notebook`"
+            )
         cells = data.get("cells")
         if not isinstance(cells, list):
-            raise NotebookError("not a notebook: no `cells` list" if cells is None
-                                else "not a notebook: `cells` is not a list")
+            raise NotebookError(
+                "not a notebook: no `cells` list" if cells is None else "not a notebook: `cells` is not a list"
+            )
         self.language = _language(data.get("metadata"))
         self.cells: list[CodeCell] = []
         for number, cell in enumerate(cells, 1):
@@ -643,8 +682,9 @@ class Notebook:
                 continue
             source = cell.get("source")
             if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
-                raise NotebookError(f"not a notebook: the `source` of cell {number} is not text "
-                                    "(a string or a list of strings)")
+                raise NotebookError(
+                    f"not a notebook: the `source` of cell {number} is not text (a string or a list of strings)"
+                )
             if isinstance(source, str):
                 self.cells.append(CodeCell(number, source, None))
                 continue
@@ -712,14 +752,14 @@ class Notebook:
         """The whitespace the file puts around and between a list's items."""
         (begin, end), elements = self._span(cell).span, self._span(cell).elements or ()
         if elements:
-            lead = self.text[begin + 1:elements[0][0]]
-            trail = self.text[elements[-1][1]:end - 1]
-            separator = self.text[elements[0][1]:elements[1][0]] if len(elements) > 1 else "," + lead
+            lead = self.text[begin + 1 : elements[0][0]]
+            trail = self.text[elements[-1][1] : end - 1]
+            separator = self.text[elements[0][1] : elements[1][0]] if len(elements) > 1 else "," + lead
             return lead, separator, trail
         if "\n" not in self.text.rstrip():
             return "", ", ", ""  # a notebook written on one line
         line_start = self.text.rfind("\n", 0, begin) + 1
-        indent = self.text[line_start:_skip(self.text, line_start)].strip("\r\n")
+        indent = self.text[line_start : _skip(self.text, line_start)].strip("\r\n")
         second_line = self.text.split("\n", 2)[1] if self.text.count("\n") >= 2 else " "
         unit = (len(second_line) - len(second_line.lstrip(" "))) or 1
         lead = "\n" + indent + " " * unit
@@ -769,14 +809,16 @@ class NotebookResult:
         return self.notebook.text
 
 
-def check_notebook(text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str,
-                   fix: bool) -> NotebookResult:
+def check_notebook(
+    text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool
+) -> NotebookResult:
     """Lint (or fix) the notebook whose JSON text is `text`. Raises NotebookError when it
     is not a notebook."""
     notebook = Notebook(text)
     if notebook.language is not None and "python" not in notebook.language:
-        return NotebookResult([], [f"not a Python notebook (language: {notebook.language}); skipped"], None,
-                              notebook, [])
+        return NotebookResult(
+            [], [f"not a Python notebook (language: {notebook.language}); skipped"], None, notebook, []
+        )
     cells, tree = _prepare([cell.text for cell in notebook.cells], [cell.number for cell in notebook.cells])
     outcome = _run(cells, rules, unsafe_fixes, filename, fix, tree=tree)
     if outcome.fixed:

@@ -20,10 +20,37 @@ FRAME_LIBRARIES = {
 }
 
 FRAME_FACTORIES = frozenset(
-    """DataFrame read_csv read_parquet read_json read_excel read_sql read_sql_query read_sql_table
-    read_feather read_table read_fwf read_orc read_stata read_sas read_spss read_xml
-    merge merge_asof merge_ordered pivot_table pivot get_dummies json_normalize crosstab melt from_pandas
-    from_arrow DataFrame.from_records DataFrame.from_dict""".split()
+    [
+        "DataFrame",
+        "read_csv",
+        "read_parquet",
+        "read_json",
+        "read_excel",
+        "read_sql",
+        "read_sql_query",
+        "read_sql_table",
+        "read_feather",
+        "read_table",
+        "read_fwf",
+        "read_orc",
+        "read_stata",
+        "read_sas",
+        "read_spss",
+        "read_xml",
+        "merge",
+        "merge_asof",
+        "merge_ordered",
+        "pivot_table",
+        "pivot",
+        "get_dummies",
+        "json_normalize",
+        "crosstab",
+        "melt",
+        "from_pandas",
+        "from_arrow",
+        "DataFrame.from_records",
+        "DataFrame.from_dict",
+    ]
 )
 SERIES_FACTORIES = frozenset({"Series"})
 #: Return a frame or a series: `concat` (depending on its pieces), `read_hdf` (whatever was stored).
@@ -31,29 +58,175 @@ NDFRAME_FACTORIES = frozenset({"concat", "read_hdf"})
 #: Readers that return an iterator of chunks instead of a frame when given `chunksize=`
 #: (or `iterator=True`): `TextFileReader`, `JsonReader`, a generator for `read_sql*`, ...
 CHUNKED_READERS = frozenset(
-    "read_csv read_table read_fwf read_json read_sql read_sql_query read_sql_table read_hdf read_stata read_sas".split()
+    [
+        "read_csv",
+        "read_table",
+        "read_fwf",
+        "read_json",
+        "read_sql",
+        "read_sql_query",
+        "read_sql_table",
+        "read_hdf",
+        "read_stata",
+        "read_sas",
+    ]
 )
 #: Libraries whose chunked readers behave like pandas' (cuDF and Dask have no `chunksize`).
 _CHUNKING_LIBRARIES = frozenset({"pandas", "modin"})
 
 FRAME_TO_FRAME = frozenset(
-    """copy head tail dropna fillna ffill bfill drop drop_duplicates rename reset_index set_index
-    sort_values sort_index query assign merge join astype filter sample nlargest nsmallest pivot pivot_table
-    melt explode replace round abs clip where mask select_dtypes reindex transpose isna isnull notna notnull
-    interpolate add_prefix add_suffix infer_objects convert_dtypes rename_axis set_axis droplevel
-    applymap map cumsum cumprod diff shift pct_change rank describe corr cov _append
-    append persist""".split()
+    [
+        "copy",
+        "head",
+        "tail",
+        "dropna",
+        "fillna",
+        "ffill",
+        "bfill",
+        "drop",
+        "drop_duplicates",
+        "rename",
+        "reset_index",
+        "set_index",
+        "sort_values",
+        "sort_index",
+        "query",
+        "assign",
+        "merge",
+        "join",
+        "astype",
+        "filter",
+        "sample",
+        "nlargest",
+        "nsmallest",
+        "pivot",
+        "pivot_table",
+        "melt",
+        "explode",
+        "replace",
+        "round",
+        "abs",
+        "clip",
+        "where",
+        "mask",
+        "select_dtypes",
+        "reindex",
+        "transpose",
+        "isna",
+        "isnull",
+        "notna",
+        "notnull",
+        "interpolate",
+        "add_prefix",
+        "add_suffix",
+        "infer_objects",
+        "convert_dtypes",
+        "rename_axis",
+        "set_axis",
+        "droplevel",
+        "applymap",
+        "map",
+        "cumsum",
+        "cumprod",
+        "diff",
+        "shift",
+        "pct_change",
+        "rank",
+        "describe",
+        "corr",
+        "cov",
+        "_append",
+        "append",
+        "persist",
+    ]
 )
-FRAME_TO_SERIES = frozenset("sum mean median min max std var count nunique idxmax idxmin prod any all dtypes".split())
+FRAME_TO_SERIES = frozenset(
+    [
+        "sum",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "std",
+        "var",
+        "count",
+        "nunique",
+        "idxmax",
+        "idxmin",
+        "prod",
+        "any",
+        "all",
+        "dtypes",
+    ]
+)
 SERIES_TO_SERIES = frozenset(
-    """copy head tail dropna fillna ffill bfill drop drop_duplicates rename sort_values sort_index astype
-    abs round clip where mask replace isna isnull notna notnull isin between map cumsum cumprod cummax cummin
-    diff shift pct_change rank interpolate reindex sample nlargest nsmallest explode
-    value_counts _append append persist""".split()
+    [
+        "copy",
+        "head",
+        "tail",
+        "dropna",
+        "fillna",
+        "ffill",
+        "bfill",
+        "drop",
+        "drop_duplicates",
+        "rename",
+        "sort_values",
+        "sort_index",
+        "astype",
+        "abs",
+        "round",
+        "clip",
+        "where",
+        "mask",
+        "replace",
+        "isna",
+        "isnull",
+        "notna",
+        "notnull",
+        "isin",
+        "between",
+        "map",
+        "cumsum",
+        "cumprod",
+        "cummax",
+        "cummin",
+        "diff",
+        "shift",
+        "pct_change",
+        "rank",
+        "interpolate",
+        "reindex",
+        "sample",
+        "nlargest",
+        "nsmallest",
+        "explode",
+        "value_counts",
+        "_append",
+        "append",
+        "persist",
+    ]
 )
 #: Reductions and other methods of a groupby that return a frame or a series.
 GROUPBY_TO_NDFRAME = frozenset(
-    "agg aggregate sum mean median min max count size std var first last nunique transform cumsum".split()
+    [
+        "agg",
+        "aggregate",
+        "sum",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "count",
+        "size",
+        "std",
+        "var",
+        "first",
+        "last",
+        "nunique",
+        "transform",
+        "cumsum",
+    ]
 )
 #: Kinds whose values are frames or series.
 NDFRAME_KINDS = frozenset({"frame", "series", "ndframe"})
@@ -63,45 +236,293 @@ OTHER_FRAME_FACTORIES = {"dask.datasets.timeseries": "dask"}
 #: a series in, a series out. `to_datetime` also assembles a frame's columns into a series;
 #: the null tests return a frame for a frame.
 ELEMENTWISE_FUNCTIONS = {
-    "to_numeric": "arg", "to_datetime": "arg", "to_timedelta": "arg", "cut": "x", "qcut": "x",
-    "isna": "obj", "isnull": "obj", "notna": "obj", "notnull": "obj",
+    "to_numeric": "arg",
+    "to_datetime": "arg",
+    "to_timedelta": "arg",
+    "cut": "x",
+    "qcut": "x",
+    "isna": "obj",
+    "isnull": "obj",
+    "notna": "obj",
+    "notnull": "obj",
 }
 _NULL_TESTS = frozenset({"isna", "isnull", "notna", "notnull"})
 
 #: Public attributes of `pandas.DataFrame` (pandas 3.1): `frame.<name>` is one of these, not
 #: a column, so only other names are columns read by attribute.
-FRAME_ATTRIBUTES = frozenset("""
-    T abs add add_prefix add_suffix agg aggregate align all any apply asfreq asof assign astype at at_time
-    attrs axes between_time bfill boxplot clip columns combine combine_first compare convert_dtypes copy
-    corr corrwith count cov cummax cummin cumprod cumsum describe diff div divide dot drop drop_duplicates
-    droplevel dropna dtypes duplicated empty eq equals eval ewm expanding explode ffill fillna filter
-    first_valid_index flags floordiv from_arrow from_dict from_records ge get groupby gt head hist iat
-    idxmax idxmin iloc index infer_objects info insert interpolate isetitem isin isna isnull items
-    iterrows itertuples join keys kurt kurtosis last_valid_index le loc lt map mask max mean median melt
-    memory_usage merge min mod mode mul multiply ndim ne nlargest notna notnull nsmallest nunique
-    pct_change pipe pivot pivot_table plot pop pow prod product quantile query radd rank rdiv reindex
-    reindex_like rename rename_axis reorder_levels replace resample reset_index rfloordiv rmod rmul
-    rolling round rpow rsub rtruediv sample select select_dtypes sem set_axis set_flags set_index shape
-    shift size skew sort_index sort_values sparse squeeze stack std style sub subtract sum swaplevel tail
-    take to_clipboard to_csv to_dict to_excel to_feather to_hdf to_html to_iceberg to_json to_latex
-    to_markdown to_numpy to_orc to_parquet to_period to_pickle to_records to_sql to_stata to_string
-    to_timestamp to_xarray to_xml transform transpose truediv truncate tz_convert tz_localize unstack
-    update value_counts values var where xs
-    append applymap backfill bool first last lookup pad swapaxes iteritems
-""".split())
+FRAME_ATTRIBUTES = frozenset(
+    [
+        "T",
+        "abs",
+        "add",
+        "add_prefix",
+        "add_suffix",
+        "agg",
+        "aggregate",
+        "align",
+        "all",
+        "any",
+        "apply",
+        "asfreq",
+        "asof",
+        "assign",
+        "astype",
+        "at",
+        "at_time",
+        "attrs",
+        "axes",
+        "between_time",
+        "bfill",
+        "boxplot",
+        "clip",
+        "columns",
+        "combine",
+        "combine_first",
+        "compare",
+        "convert_dtypes",
+        "copy",
+        "corr",
+        "corrwith",
+        "count",
+        "cov",
+        "cummax",
+        "cummin",
+        "cumprod",
+        "cumsum",
+        "describe",
+        "diff",
+        "div",
+        "divide",
+        "dot",
+        "drop",
+        "drop_duplicates",
+        "droplevel",
+        "dropna",
+        "dtypes",
+        "duplicated",
+        "empty",
+        "eq",
+        "equals",
+        "eval",
+        "ewm",
+        "expanding",
+        "explode",
+        "ffill",
+        "fillna",
+        "filter",
+        "first_valid_index",
+        "flags",
+        "floordiv",
+        "from_arrow",
+        "from_dict",
+        "from_records",
+        "ge",
+        "get",
+        "groupby",
+        "gt",
+        "head",
+        "hist",
+        "iat",
+        "idxmax",
+        "idxmin",
+        "iloc",
+        "index",
+        "infer_objects",
+        "info",
+        "insert",
+        "interpolate",
+        "isetitem",
+        "isin",
+        "isna",
+        "isnull",
+        "items",
+        "iterrows",
+        "itertuples",
+        "join",
+        "keys",
+        "kurt",
+        "kurtosis",
+        "last_valid_index",
+        "le",
+        "loc",
+        "lt",
+        "map",
+        "mask",
+        "max",
+        "mean",
+        "median",
+        "melt",
+        "memory_usage",
+        "merge",
+        "min",
+        "mod",
+        "mode",
+        "mul",
+        "multiply",
+        "ndim",
+        "ne",
+        "nlargest",
+        "notna",
+        "notnull",
+        "nsmallest",
+        "nunique",
+        "pct_change",
+        "pipe",
+        "pivot",
+        "pivot_table",
+        "plot",
+        "pop",
+        "pow",
+        "prod",
+        "product",
+        "quantile",
+        "query",
+        "radd",
+        "rank",
+        "rdiv",
+        "reindex",
+        "reindex_like",
+        "rename",
+        "rename_axis",
+        "reorder_levels",
+        "replace",
+        "resample",
+        "reset_index",
+        "rfloordiv",
+        "rmod",
+        "rmul",
+        "rolling",
+        "round",
+        "rpow",
+        "rsub",
+        "rtruediv",
+        "sample",
+        "select",
+        "select_dtypes",
+        "sem",
+        "set_axis",
+        "set_flags",
+        "set_index",
+        "shape",
+        "shift",
+        "size",
+        "skew",
+        "sort_index",
+        "sort_values",
+        "sparse",
+        "squeeze",
+        "stack",
+        "std",
+        "style",
+        "sub",
+        "subtract",
+        "sum",
+        "swaplevel",
+        "tail",
+        "take",
+        "to_clipboard",
+        "to_csv",
+        "to_dict",
+        "to_excel",
+        "to_feather",
+        "to_hdf",
+        "to_html",
+        "to_iceberg",
+        "to_json",
+        "to_latex",
+        "to_markdown",
+        "to_numpy",
+        "to_orc",
+        "to_parquet",
+        "to_period",
+        "to_pickle",
+        "to_records",
+        "to_sql",
+        "to_stata",
+        "to_string",
+        "to_timestamp",
+        "to_xarray",
+        "to_xml",
+        "transform",
+        "transpose",
+        "truediv",
+        "truncate",
+        "tz_convert",
+        "tz_localize",
+        "unstack",
+        "update",
+        "value_counts",
+        "values",
+        "var",
+        "where",
+        "xs",
+        "append",
+        "applymap",
+        "backfill",
+        "bool",
+        "first",
+        "last",
+        "lookup",
+        "pad",
+        "swapaxes",
+        "iteritems",
+    ]
+)
 #: What the other frame libraries add to pandas' DataFrame attributes (and older pandas had).
 EXTRA_FRAME_ATTRIBUTES = {
-    "dask": frozenset("""
-        compute persist npartitions divisions known_divisions partitions map_partitions map_overlap
-        repartition to_delayed to_dask_array to_bag visualize dask optimize random_split categorize
-        clear_divisions get_partition reduction shuffle to_backend expr pprint simplify lower_once
-        analyze explain enforce_runtime_divisions nunique_approx memory_usage_per_partition
-    """.split()),
-    "cudf": frozenset("""
-        to_pandas to_cupy to_arrow to_dlpack values_host from_pandas hash_values partition_by_hash
-        scatter_by_map interleave_columns nans_to_nulls label_encoding to_avro
-    """.split()),
-    "modin": frozenset("modin".split()),
+    "dask": frozenset(
+        [
+            "compute",
+            "persist",
+            "npartitions",
+            "divisions",
+            "known_divisions",
+            "partitions",
+            "map_partitions",
+            "map_overlap",
+            "repartition",
+            "to_delayed",
+            "to_dask_array",
+            "to_bag",
+            "visualize",
+            "dask",
+            "optimize",
+            "random_split",
+            "categorize",
+            "clear_divisions",
+            "get_partition",
+            "reduction",
+            "shuffle",
+            "to_backend",
+            "expr",
+            "pprint",
+            "simplify",
+            "lower_once",
+            "analyze",
+            "explain",
+            "enforce_runtime_divisions",
+            "nunique_approx",
+            "memory_usage_per_partition",
+        ]
+    ),
+    "cudf": frozenset(
+        [
+            "to_pandas",
+            "to_cupy",
+            "to_arrow",
+            "to_dlpack",
+            "values_host",
+            "from_pandas",
+            "hash_values",
+            "partition_by_hash",
+            "scatter_by_map",
+            "interleave_columns",
+            "nans_to_nulls",
+            "label_encoding",
+            "to_avro",
+        ]
+    ),
+    "modin": frozenset(["modin"]),
 }
 
 
@@ -291,11 +712,7 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
 
 def is_column_attribute(attr: str, lib: str) -> bool:
     """`frame.<attr>` reads a column: the name is no attribute or method of the frame."""
-    return (
-        not attr.startswith("_")
-        and attr not in FRAME_ATTRIBUTES
-        and attr not in EXTRA_FRAME_ATTRIBUTES.get(lib, ())
-    )
+    return not attr.startswith("_") and attr not in FRAME_ATTRIBUTES and attr not in EXTRA_FRAME_ATTRIBUTES.get(lib, ())
 
 
 def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from collections.abc import Sequence
 
 from .config import Config
 from .diagnostic import Diagnostic, Edit
@@ -31,8 +31,9 @@ from .source import Source
 MAX_PASSES = 10
 
 
-def selected_rules(rules: Sequence[type[Rule]] | None, config: Config | None,
-                   path: Path | None) -> Sequence[type[Rule]]:
+def selected_rules(
+    rules: Sequence[type[Rule]] | None, config: Config | None, path: Path | None
+) -> Sequence[type[Rule]]:
     """`rules` when given, else those `config` selects for the file at `path` (None: a
     source that is no file), else every rule, whatever its tier: a library caller that
     names neither checks everything. Selection by tier is the configuration's (`Config()`
@@ -42,8 +43,15 @@ def selected_rules(rules: Sequence[type[Rule]] | None, config: Config | None,
     return config.rules_for(path) if config is not None else all_rules()
 
 
-def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fixes: bool = True,
-          unsafe_fixes: bool = False, tree: ast.Module | None = None) -> Analysis:
+def check(
+    source: Source,
+    rules: Sequence[type[Rule]],
+    filename: str = "<string>",
+    *,
+    fixes: bool = True,
+    unsafe_fixes: bool = False,
+    tree: ast.Module | None = None,
+) -> Analysis:
     """The findings of the selected `rules` in `source`, `# noqa` applied, each with its fix
     (unless `fixes=False`: front-ends that only report skip computing them). `unsafe_fixes`
     says which fixes will be applied: only those keep the names they take. The warnings
@@ -53,8 +61,9 @@ def check(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>
     analysis.diagnostics, messages = apply_noqa(source, analysis.diagnostics)
     analysis.warnings = analysis.warnings + messages
     if fixes:
-        analysis.diagnostics, failed = attach_fixes(source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes,
-                                                    analysis.semantic)
+        analysis.diagnostics, failed = attach_fixes(
+            source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes, analysis.semantic
+        )
         analysis.warnings = analysis.warnings + failed
     return analysis
 
@@ -110,9 +119,17 @@ class Outcome:
         return bool(self.applied)
 
 
-def run(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>", *, fix: bool = False,
-        unsafe_fixes: bool = False, fixes: bool = True, hooks: FixHooks | None = None,
-        tree: ast.Module | None = None) -> Outcome:
+def run(
+    source: Source,
+    rules: Sequence[type[Rule]],
+    filename: str = "<string>",
+    *,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    fixes: bool = True,
+    hooks: FixHooks | None = None,
+    tree: ast.Module | None = None,
+) -> Outcome:
     """`fix_source` when `fix`, else `check` (`fixes`, `hooks` and `tree` as they say)."""
     if fix:
         return fix_source(source, rules, unsafe_fixes, filename, hooks)
@@ -120,8 +137,13 @@ def run(source: Source, rules: Sequence[type[Rule]], filename: str = "<string>",
     return Outcome(source, diagnostics=analysis.diagnostics, warnings=analysis.warnings, error=analysis.error)
 
 
-def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str = "<string>",
-               hooks: FixHooks | None = None) -> Outcome:
+def fix_source(
+    source: Source,
+    rules: Sequence[type[Rule]],
+    unsafe_fixes: bool,
+    filename: str = "<string>",
+    hooks: FixHooks | None = None,
+) -> Outcome:
     """Apply the applicable fixes, re-checking after each pass, until nothing changes.
 
     Each pass applies the fixes whose edits do not overlap. When `hooks` refuses the
@@ -134,21 +156,22 @@ def fix_source(source: Source, rules: Sequence[type[Rule]], unsafe_fixes: bool, 
     rejected: list[str] = []
     for _ in range(MAX_PASSES):
         # the tree `accepts` made of this text, when a fix was accepted: one parse a pass
-        analysis = check(outcome.source, rules, filename, unsafe_fixes=unsafe_fixes,
-                         tree=hooks.tree_for(outcome.source.text))
+        analysis = check(
+            outcome.source, rules, filename, unsafe_fixes=unsafe_fixes, tree=hooks.tree_for(outcome.source.text)
+        )
         if analysis.error is not None:
             outcome.error, outcome.diagnostics = analysis.error, []
             break
-        diagnostics = [_demoted(d) if d.fix is not None and hooks.shown_only(d) else d
-                       for d in analysis.diagnostics]
+        diagnostics = [_demoted(d) if d.fix is not None and hooks.shown_only(d) else d for d in analysis.diagnostics]
         outcome.warnings = analysis.warnings + rejected
         # Let this pass's tree go before the next one is built: the analysis holds it, and
         # so do the findings' detector facts (`context`), which no one reads once fixed.
         analysis = None  # type: ignore[assignment]
         diagnostics = [replace(diagnostic, context=None) for diagnostic in diagnostics]
         outcome.diagnostics = diagnostics
-        candidates = [d for d in diagnostics
-                      if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped]
+        candidates = [
+            d for d in diagnostics if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped
+        ]
         if not candidates:
             break
         chosen, edits = select_non_overlapping(outcome.source, candidates)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import IO, Any, Iterable
+from typing import IO, Any
+from collections.abc import Iterable
 
 import click
 
@@ -43,9 +44,15 @@ class Progress:
             # No monitor thread: worker processes are forked from this one, which needs it to
             # have no other thread.
             tqdm.monitor_interval = 0
-            self._bar = tqdm(total=total, file=stream or sys.stderr, delay=DELAY if delay is None else delay,
-                             unit="file", leave=False, dynamic_ncols=True,
-                             bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} files{postfix} [{elapsed}<{remaining}]")
+            self._bar = tqdm(
+                total=total,
+                file=stream or sys.stderr,
+                delay=DELAY if delay is None else delay,
+                unit="file",
+                leave=False,
+                dynamic_ncols=True,
+                bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} files{postfix} [{elapsed}<{remaining}]",
+            )
             self._bar.set_postfix_str("0 findings", refresh=False)
 
     def advance(self, findings: int) -> None:
@@ -71,7 +78,7 @@ class Progress:
             self._bar.close()
             self._bar = None
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *exc_info: object) -> None:

@@ -50,8 +50,9 @@ def describe(rule: type[Rule]) -> str:
     parts = [sections.get("What it does", rule.message), sections.get("Why is this bad?", "")]
     if sections.get("Fix safety"):
         parts.append(f"Fix safety: {sections['Fix safety']}")
-    parts.append(f"gpulint code {rule.code}; `gpulint rule {rule.code}` shows an example and its rewrite; "
-                 f"docs: {rule.url()}")
+    parts.append(
+        f"gpulint code {rule.code}; `gpulint rule {rule.code}` shows an example and its rewrite; docs: {rule.url()}"
+    )
     return " ".join(part for part in parts if part)
 
 
@@ -63,14 +64,14 @@ class _FileFindings:
         self._module: Any = None
         self._result: tuple[list[Diagnostic], str | None] = ([], None)
 
-    def of(self, module: "nodes.Module") -> tuple[list[Diagnostic], str | None]:
+    def of(self, module: nodes.Module) -> tuple[list[Diagnostic], str | None]:
         """The module's findings, and why gpulint could not check it (if it could not)."""
         if module is not self._module:
             self._module, self._result = module, self._lint(module)
         return self._result
 
     @staticmethod
-    def _lint(module: "nodes.Module") -> tuple[list[Diagnostic], str | None]:
+    def _lint(module: nodes.Module) -> tuple[list[Diagnostic], str | None]:
         with module.stream() as stream:
             data = stream.read()
         try:
@@ -85,33 +86,41 @@ class GpulintFamilyChecker(BaseRawFileChecker):
 
     name = CHECKER_NAME
 
-    def __init__(self, linter: "PyLinter", rules: list[type[Rule]], shared: _FileFindings,
-                 reports_problems: bool = False) -> None:
+    def __init__(
+        self, linter: PyLinter, rules: list[type[Rule]], shared: _FileFindings, reports_problems: bool = False
+    ) -> None:
         # Message definitions are per instance: the family's rules, from the registry.
         self.msgs = {message_id(rule): ("%s", rule.name, describe(rule)) for rule in rules}
         if reports_problems:
             self.msgs[NOT_CHECKED_ID] = (
-                "gpulint could not check this file: %s", NOT_CHECKED_SYMBOL,
+                "gpulint could not check this file: %s",
+                NOT_CHECKED_SYMBOL,
                 "gpulint checked nothing in this file: the [tool.gpulint] table governing it cannot be "
-                "used, or gpulint failed on it (the message says which).")
+                "used, or gpulint failed on it (the message says which).",
+            )
         self._symbols = {rule.code: rule.name for rule in rules}
         self._shared = shared
         self._reports_problems = reports_problems
         super().__init__(linter)
 
-    def process_module(self, node: "nodes.Module") -> None:
+    def process_module(self, node: nodes.Module) -> None:
         diagnostics, problem = self._shared.of(node)
         if problem is not None and self._reports_problems:
             self.add_message(NOT_CHECKED_SYMBOL, line=1, col_offset=0, args=(problem,))
         for diagnostic in diagnostics:
             symbol = self._symbols.get(diagnostic.code)
             if symbol is not None:
-                self.add_message(symbol, line=diagnostic.start.line, col_offset=diagnostic.start.col,
-                                 end_lineno=diagnostic.end.line, end_col_offset=diagnostic.end.col,
-                                 args=(diagnostic.message,))
+                self.add_message(
+                    symbol,
+                    line=diagnostic.start.line,
+                    col_offset=diagnostic.start.col,
+                    end_lineno=diagnostic.end.line,
+                    end_col_offset=diagnostic.end.col,
+                    args=(diagnostic.message,),
+                )
 
 
-def register(linter: "PyLinter") -> None:
+def register(linter: PyLinter) -> None:
     """pylint's plugin hook: one checker per code family, all sharing one lint per file."""
     families: dict[str, list[type[Rule]]] = {"0": []}  # family 0 also reports files not checked
     for rule in hosted_rules():

@@ -52,8 +52,22 @@ LIBRARIES = (CUDF, CUML)
 #: The lint rules whose findings stand in the GPU's way: Python run once per row, element or
 #: group (cudf.pandas cannot run a Python loop on the GPU, and each access copies a value to
 #: the host), a frame or array grown piece by piece, and copies between device and host.
-BLOCKERS = frozenset({"GPU101", "GPU102", "GPU103", "GPU104", "GPU105", "GPU106", "GPU201",
-                      "GPU301", "GPU303", "GPU307", "GPU308", "GPU405"})
+BLOCKERS = frozenset(
+    {
+        "GPU101",
+        "GPU102",
+        "GPU103",
+        "GPU104",
+        "GPU105",
+        "GPU106",
+        "GPU201",
+        "GPU301",
+        "GPU303",
+        "GPU307",
+        "GPU308",
+        "GPU405",
+    }
+)
 
 _FRAME_CLASSES = {Kind.FRAME: "DataFrame", Kind.SERIES: "Series", Kind.GROUPBY: "DataFrameGroupBy"}
 _ACCESSORS = {"str": "StringMethods", "dt": "DatetimeProperties"}
@@ -95,8 +109,13 @@ class Operation:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Operation:
-        return cls(**{**data, "reasons": tuple(Reason(**r) for r in data["reasons"]),
-                      "caveats": tuple(Reason(**r) for r in data["caveats"])})
+        return cls(
+            **{
+                **data,
+                "reasons": tuple(Reason(**r) for r in data["reasons"]),
+                "caveats": tuple(Reason(**r) for r in data["caveats"]),
+            }
+        )
 
 
 @dataclass
@@ -128,8 +147,9 @@ def _where(condition: tables.Condition) -> str:
     return f"{condition.path}:{condition.line}"
 
 
-def _judge(conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: list[Reason],
-           caveats: list[Reason]) -> str:
+def _judge(
+    conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: list[Reason], caveats: list[Reason]
+) -> str:
     """Sort the conditions that hold or may hold into reasons (decided on the call) and
     caveats (tests on data, which no literal decides); the verdict they add up to."""
     verdict = GPU
@@ -146,8 +166,9 @@ def _judge(conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: 
     return verdict
 
 
-def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.Call, ctx: RuleContext
-                    ) -> tuple[str, list[Reason], list[Reason]]:
+def _method_verdict(
+    support: tables.MethodSupport | None, owner: str, call: ast.Call, ctx: RuleContext
+) -> tuple[str, list[Reason], list[Reason]]:
     reasons: list[Reason] = []
     caveats: list[Reason] = []
     if support is None:
@@ -166,8 +187,9 @@ def _method_verdict(support: tables.MethodSupport | None, owner: str, call: ast.
         conditions = [(c, holds) for c in support.fallbacks if (holds := c.holds(values)) is not False]
     verdict = _judge(conditions, reasons, caveats)
     if support.compiles_udf and verdict == GPU and (call.args or call.keywords) and _function_given(call, ctx):
-        reasons.append(Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's "
-                              "Numba JIT", where))
+        reasons.append(
+            Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's Numba JIT", where)
+        )
         verdict = UNDECIDED
     return verdict, reasons, caveats
 
@@ -189,8 +211,11 @@ def _function_given(call: ast.Call, ctx: RuleContext) -> bool:
     """The call's first argument (`func`, `arg`) may be a Python function to compile: it is
     none where the evidence shows a mapping (`series.map(mapping)` looks values up, with no
     function to compile)."""
-    first = call.args[0] if call.args else next(
-        (k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
+    first = (
+        call.args[0]
+        if call.args
+        else next((k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
+    )
     return first is not None and not _mapping(first, ctx)
 
 
@@ -206,8 +231,10 @@ def _mapping(node: ast.expr, ctx: RuleContext, follow: bool = True) -> bool:
         return True
     if follow and isinstance(node, ast.Name):
         statement = ctx.reaching_assignment(node.id)
-        if statement is not None and any(isinstance(t, ast.Name) and t.id == node.id for t in
-                                         (statement.targets if isinstance(statement, ast.Assign) else [statement.target])):
+        if statement is not None and any(
+            isinstance(t, ast.Name) and t.id == node.id
+            for t in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        ):
             return statement.value is not None and _mapping(statement.value, ctx, follow=False)
     return False
 
@@ -240,9 +267,14 @@ def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any
         except SyntaxError:
             continue
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-                    and len(node.args) == 3 and isinstance(node.args[1], ast.Constant)
-                    and node.args[1].value not in defaults):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "getattr"
+                and len(node.args) == 3
+                and isinstance(node.args[1], ast.Constant)
+                and node.args[1].value not in defaults
+            ):
                 value = _literal(node.args[2])
                 if value is not tables.NOT_LITERAL:
                     found[node.args[1].value] = value
@@ -293,8 +325,7 @@ class _Probe(Rule):
     def _window(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
         """`frame.rolling(3).mean()`: the evidence has no type for the window; its maker does."""
         maker = func.value
-        if not (isinstance(maker, ast.Call) and isinstance(maker.func, ast.Attribute)
-                and maker.func.attr in _WINDOWS):
+        if not (isinstance(maker, ast.Call) and isinstance(maker.func, ast.Attribute) and maker.func.attr in _WINDOWS):
             return None
         base = ctx.type_of(maker.func.value)
         if base is None or base.lib != "pandas" or not base.is_pandas_like:
@@ -330,8 +361,9 @@ class _Probe(Rule):
         support = tables.cuml_estimator(name)
         label = f"{name}(...)"
         if support is None:
-            return _operation(CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx,
-                              estimator=True)
+            return _operation(
+                CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx, estimator=True
+            )
         if has_unpacking(call):
             conditions = [(c, None) for c in support.fallbacks if c.kind == "hyperparameter"]
         else:
@@ -350,12 +382,20 @@ class _Probe(Rule):
         label = f"{name.rsplit('.', 1)[1]}.{method}"
         support = tables.cuml_estimator(name)
         if support is None:
-            return _operation(CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate the estimator")],
-                              [], ctx)
+            return _operation(
+                CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate the estimator")], [], ctx
+            )
         if not support.runs_on_gpu(method):
             where = f"{support.path}:{support.line}" if support.path else None
-            return _operation(CUML, label, call, FALLBACK,
-                              [Reason(f"the GPU estimator `{support.cuml_class}` has no `{method}`", where)], [], ctx)
+            return _operation(
+                CUML,
+                label,
+                call,
+                FALLBACK,
+                [Reason(f"the GPU estimator `{support.cuml_class}` has no `{method}`", where)],
+                [],
+                ctx,
+            )
         reasons: list[Reason] = []
         caveats: list[Reason] = []
         verdict = _judge(support.method_fallbacks(method, _arguments(call)[1]), reasons, caveats)
@@ -369,24 +409,48 @@ def _spot(call: ast.Call) -> ast.expr:
     """Where an operation is: the call, or in a chain (`read_csv(...).to_html(...)`, whose calls
     all start at the same column) from the dot before its method's name."""
     func = call.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and func.end_col_offset is not None
-            and func.end_lineno is not None):
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Call)
+        and func.end_col_offset is not None
+        and func.end_lineno is not None
+    ):
         return call
     start = func.end_col_offset - len(func.attr.encode("utf-8")) - 1
-    return ast.Name("", lineno=func.end_lineno, col_offset=start, end_lineno=call.end_lineno,
-                    end_col_offset=call.end_col_offset)
+    return ast.Name(
+        "", lineno=func.end_lineno, col_offset=start, end_lineno=call.end_lineno, end_col_offset=call.end_col_offset
+    )
 
 
-def _operation(library: str, what: str, call: ast.Call, verdict: str, reasons: list[Reason], caveats: list[Reason],
-               ctx: RuleContext, estimator: bool = False) -> Operation:
+def _operation(
+    library: str,
+    what: str,
+    call: ast.Call,
+    verdict: str,
+    reasons: list[Reason],
+    caveats: list[Reason],
+    ctx: RuleContext,
+    estimator: bool = False,
+) -> Operation:
     spot = _spot(call)
     code = " ".join(ctx.segment(spot).split())
     if spot is not call:
         code = "(...)" + code
     if len(code) > _SNIPPET:
-        code = code[:_SNIPPET - 3] + "..."
-    return Operation(library, what, code, verdict, call.lineno, call.col_offset, None, estimator, bool(ctx.loops),
-                     tuple(reasons), tuple(caveats))
+        code = code[: _SNIPPET - 3] + "..."
+    return Operation(
+        library,
+        what,
+        code,
+        verdict,
+        call.lineno,
+        call.col_offset,
+        None,
+        estimator,
+        bool(ctx.loops),
+        tuple(reasons),
+        tuple(caveats),
+    )
 
 
 # -- running it over files ------------------------------------------------------------------------
@@ -442,9 +506,14 @@ def _failed(work: Work, why: str) -> FileReport:
     return FileReport(display, error=f"internal error: {why}")
 
 
-def readiness_paths(paths: Sequence[str | Path], overrides: Overrides | None = None, *,
-                    config_file: Path | None = None, force_exclude: bool = False, jobs: int = 1
-                    ) -> Iterator[FileReport]:
+def readiness_paths(
+    paths: Sequence[str | Path],
+    overrides: Overrides | None = None,
+    *,
+    config_file: Path | None = None,
+    force_exclude: bool = False,
+    jobs: int = 1,
+) -> Iterator[FileReport]:
     """The readiness of every file under `paths`, found as `gpulint check` finds them (its
     configuration, exclusions and notebooks), in the same order with any number of `jobs`."""
     work = plan([str(p) for p in paths], ConfigResolver(overrides or Overrides(), config_file), force_exclude)

@@ -50,13 +50,28 @@ class _NotLiteral:
 NOT_LITERAL: Any = _NotLiteral()
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
-    "int": int, "float": float, "str": str, "bool": bool, "dict": dict, "list": list,
-    "tuple": tuple, "set": set, "bytes": bytes, "type(None)": type(None),
+    "int": int,
+    "float": float,
+    "str": str,
+    "bool": bool,
+    "dict": dict,
+    "list": list,
+    "tuple": tuple,
+    "set": set,
+    "bytes": bytes,
+    "type(None)": type(None),
 }
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "==": operator.eq, "!=": operator.ne, "is": lambda a, b: _same(a, b), "is not": lambda a, b: not _same(a, b),
-    "in": lambda a, b: a in b, "not in": lambda a, b: a not in b,
-    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+    "is": lambda a, b: _same(a, b),
+    "is not": lambda a, b: not _same(a, b),
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
@@ -128,8 +143,9 @@ class Condition:
     kind: str = "argument"  # cuML: "hyperparameter" or "input"
     methods: tuple[str, ...] = ()  # cuML "input": the methods that check it
 
-    def holds(self, arguments: Mapping[str, Any] | None = None,
-              hyperparameters: Mapping[str, Any] | None = None) -> bool | None:
+    def holds(
+        self, arguments: Mapping[str, Any] | None = None, hyperparameters: Mapping[str, Any] | None = None
+    ) -> bool | None:
         """Whether the call falls back here: True, False, or None (undecided; always None
         without a predicate)."""
         if self.predicate is None:
@@ -169,8 +185,10 @@ class MethodSupport:
         """cuDF's signature takes this keyword (by name or through `**kwargs`); True when unknown."""
         if self.parameters is None:
             return True
-        return any(p.name == keyword and p.kind not in ("positional_only", "var_positional")
-                   or p.kind == "var_keyword" for p in self.parameters)
+        return any(
+            p.name == keyword and p.kind not in ("positional_only", "var_positional") or p.kind == "var_keyword"
+            for p in self.parameters
+        )
 
     def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """A call's values by cuDF's parameter names. cudf.pandas passes the call's arguments as
@@ -190,7 +208,7 @@ class MethodSupport:
                     bound[parameter.name] = ast.literal_eval(parameter.default)
                 except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                     pass
-        for parameter, value in zip(ordered, positional):
+        for parameter, value in zip(ordered, positional, strict=False):
             bound[parameter.name] = value
         names = {p.name for p in self.parameters if p.kind not in ("positional_only", "var_positional", "var_keyword")}
         extra = {k: v for k, v in keywords.items() if k not in names}
@@ -202,8 +220,9 @@ class MethodSupport:
             bound[var_keyword] = extra
         return bound
 
-    def fallbacks_for(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None
-                      ) -> list[tuple[Condition, bool | None]]:
+    def fallbacks_for(
+        self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None
+    ) -> list[tuple[Condition, bool | None]]:
         """The fallback conditions that hold (True) or may hold (None) for this call."""
         values = self.bind(positional, keywords)
         found = []
@@ -231,8 +250,7 @@ class EstimatorSupport:
     #: scikit-learn named in the provenance): what a hyperparameter left out is.
     cpu_defaults: Mapping[str, Any] = field(default_factory=dict)
 
-    def hyperparameter_fallbacks(self, hyperparameters: Mapping[str, Any]
-                                 ) -> list[tuple[Condition, bool | None]]:
+    def hyperparameter_fallbacks(self, hyperparameters: Mapping[str, Any]) -> list[tuple[Condition, bool | None]]:
         """The hyperparameter conditions that hold (True) or may hold (None) for the constructor's
         literal keyword arguments."""
         return _holding([c for c in self.fallbacks if c.kind == "hyperparameter"], {}, hyperparameters)
@@ -240,15 +258,17 @@ class EstimatorSupport:
     def runs_on_gpu(self, method: str) -> bool:
         return method in self.gpu_methods
 
-    def method_fallbacks(self, method: str, arguments: Mapping[str, Any] | None = None,
-                         hyperparameters: Mapping[str, Any] | None = None) -> list[tuple[Condition, bool | None]]:
+    def method_fallbacks(
+        self, method: str, arguments: Mapping[str, Any] | None = None, hyperparameters: Mapping[str, Any] | None = None
+    ) -> list[tuple[Condition, bool | None]]:
         """The input conditions `method` checks that hold or may hold for its literal arguments."""
         chosen = [c for c in self.fallbacks if c.kind == "input" and method in c.methods]
         return _holding(chosen, arguments or {}, hyperparameters or {})
 
 
-def _holding(conditions: list[Condition], arguments: Mapping[str, Any], hyperparameters: Mapping[str, Any]
-             ) -> list[tuple[Condition, bool | None]]:
+def _holding(
+    conditions: list[Condition], arguments: Mapping[str, Any], hyperparameters: Mapping[str, Any]
+) -> list[tuple[Condition, bool | None]]:
     found = []
     for condition in conditions:
         verdict = condition.holds(arguments, hyperparameters)
@@ -280,20 +300,33 @@ def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
 
 def _condition(data: Mapping[str, Any], path: str) -> Condition:
     predicate = data.get("predicate")
-    return Condition(data.get("condition"), tuple(data.get("params") or ()), data.get("path", path), data["line"],
-                     None if predicate is None else Predicate.from_json(predicate), data.get("kind", "argument"),
-                     tuple(data.get("methods") or ()))
+    return Condition(
+        data.get("condition"),
+        tuple(data.get("params") or ()),
+        data.get("path", path),
+        data["line"],
+        None if predicate is None else Predicate.from_json(predicate),
+        data.get("kind", "argument"),
+        tuple(data.get("methods") or ()),
+    )
 
 
 def _method(name: str, data: Mapping[str, Any]) -> MethodSupport:
     params = data.get("params")
     parameters = None if params is None else tuple(Parameter(p["name"], p["kind"], p["default"]) for p in params)
     refused = data.get("not_implemented")
-    return MethodSupport(name, data["kind"], data["defined_in"], data["path"], data["line"], parameters,
-                         None if refused is None else refused["raises"],
-                         tuple(_condition(c, data["path"]) for c in data.get("fallbacks", ())),
-                         bool(data.get("compiles_udf")),
-                         tuple(Parameter(p["name"], p["kind"], p["default"]) for p in data.get("forwarded_params", ())))
+    return MethodSupport(
+        name,
+        data["kind"],
+        data["defined_in"],
+        data["path"],
+        data["line"],
+        parameters,
+        None if refused is None else refused["raises"],
+        tuple(_condition(c, data["path"]) for c in data.get("fallbacks", ())),
+        bool(data.get("compiles_udf")),
+        tuple(Parameter(p["name"], p["kind"], p["default"]) for p in data.get("forwarded_params", ())),
+    )
 
 
 def cudf_classes(folder: str | None = None) -> frozenset[str]:
@@ -328,10 +361,17 @@ def cuml_estimator(cpu_class: str, folder: str | None = None) -> EstimatorSuppor
         return None
     documented = data.get("documented")
     return EstimatorSupport(
-        cpu_class, data.get("cuml_class"), data.get("path"), data.get("line"), frozenset(data.get("gpu_methods", ())),
-        bool(data.get("sparse_on_gpu")), frozenset(data.get("unavailable_attributes", ())),
+        cpu_class,
+        data.get("cuml_class"),
+        data.get("path"),
+        data.get("line"),
+        frozenset(data.get("gpu_methods", ())),
+        bool(data.get("sparse_on_gpu")),
+        frozenset(data.get("unavailable_attributes", ())),
         tuple(_condition(c, data.get("path") or "") for c in data.get("fallbacks", ())),
-        None if not documented else (documented["path"], documented["line"]), dict(data.get("cpu_defaults") or {}))
+        None if not documented else (documented["path"], documented["line"]),
+        dict(data.get("cpu_defaults") or {}),
+    )
 
 
 def cuml_estimators(folder: str | None = None) -> frozenset[str]:
@@ -344,8 +384,14 @@ def provenance(folder: str | None = None) -> dict[str, Provenance]:
     out = {}
     for name in (CUDF_TABLE, CUML_TABLE):
         data = load_table(name, folder)["provenance"]
-        out[data["library"]] = Provenance(data["library"], data["source"], data.get("version"), data.get("commit"),
-                                          data.get("commit_date"), data["command"])
+        out[data["library"]] = Provenance(
+            data["library"],
+            data["source"],
+            data.get("version"),
+            data.get("commit"),
+            data.get("commit_date"),
+            data["command"],
+        )
     return out
 
 
@@ -358,28 +404,54 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
     for table, library in ((CUDF_TABLE, "cudf"), (CUML_TABLE, "cuml")):
         item = found[library]
         commit = f"[`{item.commit[:12]}`]({item.source}/tree/{item.commit})" if item.commit else "unknown"
-        rows.append(f"| `{table}` | [{library}]({item.source}) | {item.version or 'unknown'} | {commit} "
-                    f"| {item.commit_date or 'unknown'} |")
+        rows.append(
+            f"| `{table}` | [{library}]({item.source}) | {item.version or 'unknown'} | {commit} "
+            f"| {item.commit_date or 'unknown'} |"
+        )
     cudf, cuml = load_table(CUDF_TABLE, where), load_table(CUML_TABLE, where)
-    classes = ["| pandas class | cuDF class | members | refused | with fallback conditions | conditions |",
-               "|---|---|---|---|---|---|"]
+    classes = [
+        "| pandas class | cuDF class | members | refused | with fallback conditions | conditions |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, cls in cudf["classes"].items():
         members = cls["members"].values()
-        classes.append(f"| `{name}` | `{cls['cudf_class']}` | {len(cls['members'])} "
-                       f"| {sum(1 for m in members if m['not_implemented'])} "
-                       f"| {sum(1 for m in members if m['fallbacks'])} | {sum(len(m['fallbacks']) for m in members)} |")
+        classes.append(
+            f"| `{name}` | `{cls['cudf_class']}` | {len(cls['members'])} "
+            f"| {sum(1 for m in members if m['not_implemented'])} "
+            f"| {sum(1 for m in members if m['fallbacks'])} | {sum(len(m['fallbacks']) for m in members)} |"
+        )
     functions = cudf["functions"].values()
     estimators = cuml["estimators"].values()
     conditions = [c for e in estimators for c in e["fallbacks"]]
-    summary = (f"{len(cudf['functions'])} module-level functions ({sum(len(f['fallbacks']) for f in functions)} "
-               f"fallback conditions); {len(cuml['estimators'])} estimators accelerated by cuml.accel, with "
-               f"{len(conditions)} fallback conditions ({sum(1 for c in conditions if c['kind'] == 'hyperparameter')} "
-               f"on hyperparameters, {sum(1 for c in conditions if c['kind'] == 'input')} on inputs and method "
-               f"arguments; {sum(1 for c in conditions if c['predicate'])} of them decidable on literal values).")
+    summary = (
+        f"{len(cudf['functions'])} module-level functions ({sum(len(f['fallbacks']) for f in functions)} "
+        f"fallback conditions); {len(cuml['estimators'])} estimators accelerated by cuml.accel, with "
+        f"{len(conditions)} fallback conditions ({sum(1 for c in conditions if c['kind'] == 'hyperparameter')} "
+        f"on hyperparameters, {sum(1 for c in conditions if c['kind'] == 'input')} on inputs and method "
+        f"arguments; {sum(1 for c in conditions if c['predicate'])} of them decidable on literal values)."
+    )
     defaults_from = cuml["provenance"].get("cpu_defaults_from") or {}
-    defaults = ("The CPU estimators' constructor defaults (what a hyperparameter left out is) come from "
-                + ", ".join(f"{name} {version}" for name, version in defaults_from.items())
-                + "; refresh them alone with `python -m benchmarks.readiness_tables --cpu-defaults-only`."
-                if defaults_from else "The CPU estimators' constructor defaults are not recorded.")
-    return "\n".join([*rows, "", "Regenerate them with", "", "```sh", found["cudf"].command, "```", "",
-                      defaults, "", *classes, "", summary])
+    defaults = (
+        "The CPU estimators' constructor defaults (what a hyperparameter left out is) come from "
+        + ", ".join(f"{name} {version}" for name, version in defaults_from.items())
+        + "; refresh them alone with `python -m benchmarks.readiness_tables --cpu-defaults-only`."
+        if defaults_from
+        else "The CPU estimators' constructor defaults are not recorded."
+    )
+    return "\n".join(
+        [
+            *rows,
+            "",
+            "Regenerate them with",
+            "",
+            "```sh",
+            found["cudf"].command,
+            "```",
+            "",
+            defaults,
+            "",
+            *classes,
+            "",
+            summary,
+        ]
+    )

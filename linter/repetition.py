@@ -21,7 +21,7 @@ per generation by its `__call__`; a helper run once when a script starts) does n
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from .astutil import walk_local
 from .semantic import FunctionFacts, FunctionNode, SemanticIndex
@@ -30,8 +30,9 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictC
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def repeated_functions(tree: ast.Module, index: SemanticIndex,
-                       seeds: Callable[[FunctionFacts], bool]) -> frozenset[FunctionNode]:
+def repeated_functions(
+    tree: ast.Module, index: SemanticIndex, seeds: Callable[[FunctionFacts], bool]
+) -> frozenset[FunctionNode]:
     """The defs of `tree` that run repeatedly (see the module's docstring)."""
     found: set[FunctionNode] = set()
     by_method_name = _methods_by_name(index)
@@ -54,8 +55,9 @@ def _methods_by_name(index: SemanticIndex) -> dict[str, list[FunctionFacts]]:
     return found
 
 
-def _callees(facts: FunctionFacts, index: SemanticIndex,
-             by_method_name: dict[str, list[FunctionFacts]]) -> Iterable[FunctionFacts]:
+def _callees(
+    facts: FunctionFacts, index: SemanticIndex, by_method_name: dict[str, list[FunctionFacts]]
+) -> Iterable[FunctionFacts]:
     """The file's defs `facts` calls: by name, on its instance, or as a method of some other
     object (`self.sampler.sample(...)`: every method of that name)."""
     scopes = _scopes_of(facts, index)
@@ -67,8 +69,11 @@ def _callees(facts: FunctionFacts, index: SemanticIndex,
             if method is not None:
                 yield method
     for node in walk_local(facts.node.body):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == facts.self_name)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and not (isinstance(node.func.value, ast.Name) and node.func.value.id == facts.self_name)
+        ):
             yield from by_method_name.get(node.func.attr, ())
 
 
@@ -83,13 +88,15 @@ def _scopes_of(facts: FunctionFacts, index: SemanticIndex) -> list[ast.AST]:
     return chain[::-1]
 
 
-def _called_in_loops_or_passed(tree: ast.Module, index: SemanticIndex,
-                               by_method_name: dict[str, list[FunctionFacts]]) -> list[FunctionFacts]:
+def _called_in_loops_or_passed(
+    tree: ast.Module, index: SemanticIndex, by_method_name: dict[str, list[FunctionFacts]]
+) -> list[FunctionFacts]:
     """Defs called inside a loop or comprehension, or passed as an argument to a call."""
     found: list[FunctionFacts] = []
 
-    def visit(node: ast.AST, scopes: list[ast.AST], owner: ast.ClassDef | None, self_name: str | None,
-              in_loop: bool) -> None:
+    def visit(
+        node: ast.AST, scopes: list[ast.AST], owner: ast.ClassDef | None, self_name: str | None, in_loop: bool
+    ) -> None:
         if isinstance(node, ast.Call):
             func = node.func
             if in_loop and isinstance(func, ast.Name):
@@ -107,14 +114,24 @@ def _called_in_loops_or_passed(tree: ast.Module, index: SemanticIndex,
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 facts = index.function(child)
                 for part in ast.iter_child_nodes(child):
-                    visit(part, [*scopes, child], facts.owner if facts else None, facts.self_name if facts else None,
-                          False)
+                    visit(
+                        part,
+                        [*scopes, child],
+                        facts.owner if facts else None,
+                        facts.self_name if facts else None,
+                        False,
+                    )
             elif isinstance(child, (ast.ClassDef, ast.Lambda)):
                 for part in ast.iter_child_nodes(child):
                     visit(part, [*scopes, child], None, None, False)
             else:
-                visit(child, scopes, owner, self_name,
-                      in_loop or isinstance(node, _LOOPS) and child is not _iterable(node))
+                visit(
+                    child,
+                    scopes,
+                    owner,
+                    self_name,
+                    in_loop or isinstance(node, _LOOPS) and child is not _iterable(node),
+                )
 
     visit(tree, [tree], None, None, False)
     return found

@@ -12,7 +12,8 @@ import importlib
 import importlib.util
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, ClassVar, Iterator
+from typing import TYPE_CHECKING, ClassVar
+from collections.abc import Callable, Iterator
 
 from .astutil import mentions, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position
@@ -26,8 +27,18 @@ if TYPE_CHECKING:
     from .diagnostic import Fix
     from .fixing import FixContext
 
-__all__ = ["Applicability", "Example", "Facts", "Kind", "LoopEffects", "Rule", "RuleContext", "Tier", "Ty",
-           "assigned_value"]
+__all__ = [
+    "Applicability",
+    "Example",
+    "Facts",
+    "Kind",
+    "LoopEffects",
+    "Rule",
+    "RuleContext",
+    "Tier",
+    "Ty",
+    "assigned_value",
+]
 
 
 #: The docs site (built from `mkdocs.yml`), and the one pattern every rule URL follows, in
@@ -156,10 +167,10 @@ class Rule:
         if "code" in cls.__dict__:
             _register(cls)
 
-    def check(self, node: ast.AST, ctx: "RuleContext") -> None:  # pragma: no cover - interface
+    def check(self, node: ast.AST, ctx: RuleContext) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
-    def finish(self, ctx: "RuleContext") -> None:
+    def finish(self, ctx: RuleContext) -> None:
         """Called once after the walk, for a rule whose findings depend on what comes later
         in the file (a loader reported only if some loop feeds a device). `ctx.report` still
         works; the walk-position attributes (`statement`, `loops`) are empty here. One rule
@@ -167,7 +178,7 @@ class Rule:
 
     # -- derived facts -----------------------------------------------------
     @classmethod
-    def in_preview_mode(cls) -> type["Rule"]:
+    def in_preview_mode(cls) -> type[Rule]:
         """The rule as preview mode runs it: itself, or, for a rule with a
         `preview_behaviour`, its subclass with `preview_mode` set (same code, docs and
         fixer; not registered)."""
@@ -192,7 +203,7 @@ class Rule:
         return cls.fix.value if cls.fix is not None else "none"
 
     @classmethod
-    def fixer(cls) -> "Callable[[Diagnostic, FixContext], Fix | None] | None":
+    def fixer(cls) -> Callable[[Diagnostic, FixContext], Fix | None] | None:
         if cls.fix is None:
             return None
         try:
@@ -215,8 +226,16 @@ REGISTERED: dict[str, type[Rule]] = {}
 def _preview_variant(rule: type[Rule]) -> type[Rule]:
     """`rule` with `preview_mode` set: made once, so that every preview run gets the same
     class. Its own `__module__` and docs are the rule's (the fixer is found by module)."""
-    return type(rule.__name__, (rule,), {"preview_mode": True, "__module__": rule.__module__,
-                                         "__doc__": rule.__doc__, "__qualname__": rule.__qualname__})
+    return type(
+        rule.__name__,
+        (rule,),
+        {
+            "preview_mode": True,
+            "__module__": rule.__module__,
+            "__doc__": rule.__doc__,
+            "__qualname__": rule.__qualname__,
+        },
+    )
 
 
 def _register(rule: type[Rule]) -> None:
@@ -228,16 +247,23 @@ def _register(rule: type[Rule]) -> None:
     if not NAME_PATTERN.match(rule.name):
         raise TypeError(f"rule name {rule.name!r} must be kebab-case")
     if not isinstance(rule.tier, Tier):
-        raise TypeError(f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), "
-                        f"got {rule.tier!r}")
+        raise TypeError(
+            f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), got {rule.tier!r}"
+        )
     if rule.fix is not None and not isinstance(rule.fix, Applicability):
-        raise TypeError(f"rule {rule.__qualname__}: `fix` is an Applicability "
-                        f"({', '.join(a.name for a in Applicability)}) or None, got {rule.fix!r}")
+        raise TypeError(
+            f"rule {rule.__qualname__}: `fix` is an Applicability "
+            f"({', '.join(a.name for a in Applicability)}) or None, got {rule.fix!r}"
+        )
     if rule.fix is Applicability.DISPLAY and not rule.suggestion and not _has_fixer_module(rule):
-        raise TypeError(f"rule {rule.__qualname__} offers a display-only fix: give it a `suggestion` "
-                        f"(or a fixer, gpulint.fixers.{rule.stem()})")
+        raise TypeError(
+            f"rule {rule.__qualname__} offers a display-only fix: give it a `suggestion` "
+            f"(or a fixer, gpulint.fixers.{rule.stem()})"
+        )
     if rule.calls is not None and not (isinstance(rule.calls, frozenset) and ast.Call in rule.nodes):
-        raise TypeError(f"rule {rule.__qualname__}: `calls` is a frozenset of method names, for a rule of ast.Call nodes")
+        raise TypeError(
+            f"rule {rule.__qualname__}: `calls` is a frozenset of method names, for a rule of ast.Call nodes"
+        )
     existing = REGISTERED.get(rule.code)
     if existing is not None and existing.__qualname__ != rule.__qualname__:
         raise TypeError(f"rule code {rule.code} used twice: {existing.__qualname__}, {rule.__qualname__}")
@@ -262,7 +288,7 @@ def split_sections(doc: str) -> dict[str, str]:
     text = inspect.cleandoc(doc)
     parts = _SECTION.split(text)
     sections = {"": parts[0].strip()}
-    for title, body in zip(parts[1::2], parts[2::2]):
+    for title, body in zip(parts[1::2], parts[2::2], strict=False):
         sections[title] = body.strip()
     return sections
 
@@ -487,8 +513,9 @@ class RuleContext:
         if not self.loops:
             return None
         innermost = self.loops[-1]
-        return next((level for level in range(len(self.statements) - 1, -1, -1)
-                     if self.statements[level] is innermost), None)
+        return next(
+            (level for level in range(len(self.statements) - 1, -1, -1) if self.statements[level] is innermost), None
+        )
 
     def earlier_in_iteration(self) -> Iterator[ast.stmt]:
         """The statements that run before the current one in the same iteration of the
@@ -539,8 +566,9 @@ def _check_facts(rule: type[Rule], facts: object) -> None:
         raise TypeError(f"{rule.code} hands its fixer a {type(facts).__name__}: pass a frozen Facts dataclass")
     if rule.fix is None or not facts.applicability.within(rule.fix):
         declared = rule.fix.value if rule.fix is not None else "no"
-        raise ValueError(f"{rule.code} decided a {facts.applicability.value} fix, "
-                         f"more than its declared {declared} fix")
+        raise ValueError(
+            f"{rule.code} decided a {facts.applicability.value} fix, more than its declared {declared} fix"
+        )
 
 
 def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:

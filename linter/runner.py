@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence, Union
+from collections.abc import Callable, Iterator, Sequence
 
 from .cache import Cache, Hit, LineMap, observe
 from .config import Config, ConfigError, ConfigResolver, Overrides
@@ -55,22 +55,39 @@ def without_sources(result: FileResult) -> FileResult:
     notebook = result.notebook
     if isinstance(notebook, Notebook):
         notebook = LineMap.of(notebook, diagnostics)
-    return replace(result, diagnostics=diagnostics, notebook=notebook, original=None, rendered=None,
-                   fixed=None if result.fixed is None else DROPPED,
-                   applied=[replace(d, context=None) if d.context is not None else d for d in result.applied])
+    return replace(
+        result,
+        diagnostics=diagnostics,
+        notebook=notebook,
+        original=None,
+        rendered=None,
+        fixed=None if result.fixed is None else DROPPED,
+        applied=[replace(d, context=None) if d.context is not None else d for d in result.applied],
+    )
 
 
-def lint_source(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
-                config: Config | None = None, fixes: bool = True) -> list[Diagnostic]:
+def lint_source(
+    text: str,
+    filename: str = "<stdin>",
+    rules: Sequence[type[Rule]] | None = None,
+    config: Config | None = None,
+    fixes: bool = True,
+) -> list[Diagnostic]:
     """Lint Python source text; the diagnostics carry their fixes (unless `fixes=False`:
     front-ends that only report, like the flake8 and pylint plugins, skip computing them)."""
     rules = selected_rules(rules, config, _path(filename))
-    return check(Source.from_text(text), rules, filename, fixes=fixes,
-                 unsafe_fixes=(config or Config()).unsafe_fixes).diagnostics
+    return check(
+        Source.from_text(text), rules, filename, fixes=fixes, unsafe_fixes=(config or Config()).unsafe_fixes
+    ).diagnostics
 
 
-def fix_text(text: str, filename: str = "<stdin>", rules: Sequence[type[Rule]] | None = None,
-             unsafe_fixes: bool = False, config: Config | None = None) -> str:
+def fix_text(
+    text: str,
+    filename: str = "<stdin>",
+    rules: Sequence[type[Rule]] | None = None,
+    unsafe_fixes: bool = False,
+    config: Config | None = None,
+) -> str:
     """The source with every applicable fix applied."""
     rules = selected_rules(rules, config, _path(filename))
     return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.to_text()
@@ -82,8 +99,15 @@ def _path(filename: str) -> Path | None:
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
     outcome = run(source, config.rules_for(path), display, fix=fix, unsafe_fixes=config.unsafe_fixes)
-    result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes,
-                        diagnostics=outcome.diagnostics, warnings=outcome.warnings, error=outcome.error)
+    result = FileResult(
+        display=display,
+        path=path,
+        original=source,
+        unsafe_fixes=config.unsafe_fixes,
+        diagnostics=outcome.diagnostics,
+        warnings=outcome.warnings,
+        error=outcome.error,
+    )
     if outcome.error is None:  # an internal error leaves the file as it is
         result.applied = outcome.applied
         if outcome.changed and outcome.source.text != source.text:
@@ -107,8 +131,15 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
     return result
 
 
-def process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None = None,
-                 sources: bool = True, render: Callable[[FileResult], list[str]] | None = None) -> FileResult:
+def process_file(
+    target: Target,
+    config: Config,
+    fix: bool,
+    write: bool,
+    cache: Cache | None = None,
+    sources: bool = True,
+    render: Callable[[FileResult], list[str]] | None = None,
+) -> FileResult:
     """Lint (or fix) one file; whatever the operating system refuses on the way (reading,
     writing, a folder that cannot be searched) becomes the file's `error`, never an exception.
     A result served from `cache` carries the file's source (and notebook) only if `sources`.
@@ -134,8 +165,15 @@ class _Reader:
         return self.data
 
 
-def _process_file(target: Target, config: Config, fix: bool, write: bool, cache: Cache | None,
-                  sources: bool, render: Callable[[FileResult], list[str]] | None) -> FileResult:
+def _process_file(
+    target: Target,
+    config: Config,
+    fix: bool,
+    write: bool,
+    cache: Cache | None,
+    sources: bool,
+    render: Callable[[FileResult], list[str]] | None,
+) -> FileResult:
     path = target.path
     display = str(path)
     notebook = is_notebook(path)
@@ -170,16 +208,24 @@ def _process_file(target: Target, config: Config, fix: bool, write: bool, cache:
             if cache is not None:  # the entry describes the file as written (its stat is new: none kept)
                 written_source = decode(written) if notebook else Source.from_bytes(written)
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
-    elif not fix or (result.fixed is None and not result.applied and not _fix_would_run(
-            result.diagnostics, config, notebook)):
+    elif not fix or (
+        result.fixed is None and not result.applied and not _fix_would_run(result.diagnostics, config, notebook)
+    ):
         # What a check of this content reports.
         _store(cache, config, path, display, data, result, seen)
     return result
 
 
-def _from_cache(target: Target, config: Config, fix: bool, cache: Cache, sources: bool,
-                render: Callable[[FileResult], list[str]] | None, read: _Reader,
-                seen: list[int] | None) -> FileResult | None:
+def _from_cache(
+    target: Target,
+    config: Config,
+    fix: bool,
+    cache: Cache,
+    sources: bool,
+    render: Callable[[FileResult], list[str]] | None,
+    read: _Reader,
+    seen: list[int] | None,
+) -> FileResult | None:
     """The file's result served from `cache` (see `process_file`), or None: no entry for
     it as it is, or fixing could change what it reports. May raise what reading raises."""
     notebook = is_notebook(target.path)
@@ -189,8 +235,14 @@ def _from_cache(target: Target, config: Config, fix: bool, cache: Cache, sources
     return _served(hit, target, config, read, sources, render)
 
 
-def cached_result(target: Target, config: Config, fix: bool, cache: Cache, sources: bool = True,
-                  render: Callable[[FileResult], list[str]] | None = None) -> FileResult | None:
+def cached_result(
+    target: Target,
+    config: Config,
+    fix: bool,
+    cache: Cache,
+    sources: bool = True,
+    render: Callable[[FileResult], list[str]] | None = None,
+) -> FileResult | None:
     """`process_file`'s result when the cache has it; None when the file must be linted
     (or read: whatever reading it or its entry refuses is left to `process_file`)."""
     try:
@@ -214,14 +266,26 @@ def _needs_text(hit: Hit, notebook: bool) -> bool:
     return not notebook or hit.lines is None or hit.lines.cells is None or any(d.cell is None for d in hit.diagnostics)
 
 
-def _served(hit: Hit, target: Target, config: Config, read: _Reader, sources: bool,
-            render: Callable[[FileResult], list[str]] | None) -> FileResult:
+def _served(
+    hit: Hit,
+    target: Target,
+    config: Config,
+    read: _Reader,
+    sources: bool,
+    render: Callable[[FileResult], list[str]] | None,
+) -> FileResult:
     """The result of a cache hit: with the file's text (read now, unless it was for the
     content check) when `sources`, or when `render` lists source lines of it."""
     path = target.path
     notebook = is_notebook(path)
-    result = FileResult(display=str(path), path=path, diagnostics=hit.diagnostics, warnings=hit.warnings,
-                        unsafe_fixes=config.unsafe_fixes, notebook=hit.lines)
+    result = FileResult(
+        display=str(path),
+        path=path,
+        diagnostics=hit.diagnostics,
+        warnings=hit.warnings,
+        unsafe_fixes=config.unsafe_fixes,
+        notebook=hit.lines,
+    )
     if render is not None and getattr(render, "needs_sources", True):
         sources = sources or _needs_text(hit, notebook)
     if sources:  # as a check would have returned it
@@ -241,8 +305,15 @@ def _fix_would_run(diagnostics: Sequence[Diagnostic], config: Config, notebook: 
     return any(d.fixable(config.unsafe_fixes) for d in diagnostics)
 
 
-def _store(cache: Cache | None, config: Config, path: Path, display: str, data: bytes, result: FileResult,
-           seen: list[int] | None = None) -> None:
+def _store(
+    cache: Cache | None,
+    config: Config,
+    path: Path,
+    display: str,
+    data: bytes,
+    result: FileResult,
+    seen: list[int] | None = None,
+) -> None:
     """Cache a check's result (never one with an error: an internal error is retried);
     `seen`: what `observe` gave for the file before `data` was read."""
     if cache is None or result.error is not None:
@@ -255,7 +326,7 @@ def _store(cache: Cache | None, config: Config, path: Path, display: str, data: 
 
 #: What `plan` finds: a file to work on with its configuration, or a result already
 #: (a bad path, a broken configuration).
-Work = Union[tuple[Target, Config], FileResult]
+Work = tuple[Target, Config] | FileResult
 
 
 @dataclass(frozen=True)
@@ -271,8 +342,9 @@ class _Task:
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):
             return work
-        return self._kept(process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources,
-                                       self.render))
+        return self._kept(
+            process_file(work[0], work[1], self.fix, self.write, self.cache, self.keep_sources, self.render)
+        )
 
     def quick(self, work: Work) -> FileResult | None:
         """The result when it needs no linting (served from the cache), else None."""
@@ -298,10 +370,19 @@ def _failed(work: Work, why: str) -> FileResult:
     return FileResult(display=str(path), path=path, error=f"internal error: {why}")
 
 
-def lint_paths(paths: "Sequence[str | os.PathLike[str]]", overrides: Overrides | None = None, *, fix: bool = False,
-               write: bool = True, config_file: Path | None = None, force_exclude: bool = False,
-               jobs: int = 1, cache: Cache | None = None, keep_sources: bool = True,
-               render: Callable[[FileResult], list[str]] | None = None) -> "Stream":
+def lint_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    overrides: Overrides | None = None,
+    *,
+    fix: bool = False,
+    write: bool = True,
+    config_file: Path | None = None,
+    force_exclude: bool = False,
+    jobs: int = 1,
+    cache: Cache | None = None,
+    keep_sources: bool = True,
+    render: Callable[[FileResult], list[str]] | None = None,
+) -> Stream:
     """Lint (or fix) every file under `paths`. Bad paths become results with an `error`.
 
     `jobs`: worker processes (results come in the same order with any number); `cache`:
@@ -331,16 +412,26 @@ class Stream(Iterator[FileResult]):
             close()
 
 
-def process(work: Sequence[Work], *, fix: bool = False, write: bool = True, jobs: int = 1,
-            cache: Cache | None = None, keep_sources: bool = True,
-            render: Callable[[FileResult], list[str]] | None = None) -> Stream:
+def process(
+    work: Sequence[Work],
+    *,
+    fix: bool = False,
+    write: bool = True,
+    jobs: int = 1,
+    cache: Cache | None = None,
+    keep_sources: bool = True,
+    render: Callable[[FileResult], list[str]] | None = None,
+) -> Stream:
     """The results of `plan`'s work, in its order, on up to `jobs` processes."""
     task = _Task(fix, write, cache, keep_sources, render)
     return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules, quick=task.quick), len(work))
 
 
-def plan(paths: "Sequence[str | os.PathLike[str]]", resolver: ConfigResolver, force_exclude: bool = False,
-         ) -> list[Work]:
+def plan(
+    paths: Sequence[str | os.PathLike[str]],
+    resolver: ConfigResolver,
+    force_exclude: bool = False,
+) -> list[Work]:
     """The files under `paths`, each with the configuration governing it, in the order they
     are reported; bad paths and broken configurations as results with an `error`."""
     errors: list[FileResult] = []

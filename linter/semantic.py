@@ -21,7 +21,7 @@ import ast
 import heapq
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from .astutil import NESTED_SCOPES, evaluated_outside, free_names
 from .values import Ty, join
@@ -101,7 +101,7 @@ class ScopeFacts:
     """Names one scope binds, and the usage evidence for them."""
 
     node: ast.AST
-    parent: "ScopeFacts | None"
+    parent: ScopeFacts | None
     #: name -> every node that binds it here, in source order: the statement (an
     #: assignment, a loop, a `with`, an import, a def, a class), an `ast.arg` for a
     #: parameter, the `NamedExpr`, `ExceptHandler` or match case.
@@ -126,7 +126,7 @@ class ScopeFacts:
             self.other_bindings.add(name)
 
     def filled_container(self, name: str) -> str | None:
-        """"list" or "dict" when `name` is bound here once, to an empty list or dict (`[]`,
+        """ "list" or "dict" when `name` is bound here once, to an empty list or dict (`[]`,
         `{}`, `list()`, `dict()`: the caller checks those are the builtins), and no nested
         scope or declaration may touch it: what it holds is then what this scope's own
         `name.append(v)` and `name[k] = v` put in it."""
@@ -134,9 +134,14 @@ class ScopeFacts:
         if not nodes or len(nodes) != 1 or name in self.nested_names or name in self.declared:
             return None
         node = nodes[0]
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = node.value
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            or isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.value is not None
+        ):
             value = node.value
         else:
             return None
@@ -144,10 +149,16 @@ class ScopeFacts:
             return "list"
         if isinstance(value, ast.Dict) and not value.keys:
             return "dict"
-        if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "dict")
-                and not value.args and not value.keywords):
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in ("list", "dict")
+            and not value.args
+            and not value.keywords
+        ):
             return value.func.id
         return None
+
     #: name -> the family its use shows; names used with APIs of two families.
     usage: dict[str, Ty] = field(default_factory=dict)
     mixed_usage: set[str] = field(default_factory=set)
@@ -269,8 +280,7 @@ class SemanticIndex:
         index = bisect_left(starts, (node.lineno, node.col_offset))  # type: ignore[attr-defined]
         return index < len(starts) and starts[index] < (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
 
-    def last_binding(self, scope: ast.AST, name: str, block: list[ast.stmt], before: int
-                     ) -> tuple[int, ast.AST] | None:
+    def last_binding(self, scope: ast.AST, name: str, block: list[ast.stmt], before: int) -> tuple[int, ast.AST] | None:
         """The last binding of `name` in `scope` made by one of the first `before` statements
         of `block` (a statement list of `scope`): the index of that statement in `block` and
         the binding node, which is the statement itself when it binds the name directly (an
@@ -285,7 +295,7 @@ class SemanticIndex:
             return None
         return bisect_right(block, starts[index], hi=min(before, len(block)), key=start_of) - 1, nodes[index]
 
-    def uses(self, scope: ast.AST) -> "LocalUses":
+    def uses(self, scope: ast.AST) -> LocalUses:
         """Node by node, what `scope`'s own code reads and what its nested functions, lambdas
         and classes may reach (worked out on the first question about the scope: rules rarely
         need it, so the walk does not pay for it)."""
@@ -508,7 +518,7 @@ class _Collector:
         for statement in statements:
             self._statement(statement)
 
-    def _statement(self, node: ast.stmt) -> None:
+    def _statement(self, node: ast.stmt) -> None:  # noqa: C901
         scope = self.scope
         assert scope is not None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -610,7 +620,7 @@ class _Collector:
         for node in nodes:
             self._expression(node)
 
-    def _expression(self, root: ast.AST | None) -> None:
+    def _expression(self, root: ast.AST | None) -> None:  # noqa: C901
         if root is None:
             return
         function = self.function
@@ -674,8 +684,24 @@ class _Collector:
 
 #: Per node type, the fields that may hold child nodes (not contexts or operators).
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-_LEAF_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind", "conversion", "is_async", "level",
-                          "id", "attr", "arg", "value_str", "n", "s"})
+_LEAF_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "type_comment",
+        "kind",
+        "conversion",
+        "is_async",
+        "level",
+        "id",
+        "attr",
+        "arg",
+        "value_str",
+        "n",
+        "s",
+    }
+)
 
 
 def _fields(kind: type) -> tuple[str, ...]:

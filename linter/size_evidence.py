@@ -38,7 +38,8 @@ from __future__ import annotations
 import ast
 import bisect
 import math
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
 from .datasets_api import BATCHING_LOADERS, DATASET_SIZES, STEPPED_LOADERS
@@ -61,12 +62,31 @@ FEW_BATCHES = 16
 _DEPTH = 6
 
 #: Functions and classes whose result has as many rows as their first argument.
-_SAME_ROWS = frozenset({
-    "numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray", "numpy.copy", "numpy.sort",
-    "numpy.unique", "numpy.abs", "numpy.round", "numpy.around", "numpy.nan_to_num", "numpy.clip",
-    "cupy.array", "cupy.asarray", "torch.tensor", "torch.as_tensor", "torch.from_numpy",
-    "pandas.Series", "pandas.Index", "pandas.Categorical", "pandas.DataFrame.from_records",
-})
+_SAME_ROWS = frozenset(
+    {
+        "numpy.array",
+        "numpy.asarray",
+        "numpy.asanyarray",
+        "numpy.ascontiguousarray",
+        "numpy.copy",
+        "numpy.sort",
+        "numpy.unique",
+        "numpy.abs",
+        "numpy.round",
+        "numpy.around",
+        "numpy.nan_to_num",
+        "numpy.clip",
+        "cupy.array",
+        "cupy.asarray",
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.from_numpy",
+        "pandas.Series",
+        "pandas.Index",
+        "pandas.Categorical",
+        "pandas.DataFrame.from_records",
+    }
+)
 #: Frame constructors whose rows are their data's: a list of rows, or a dict of columns.
 _FRAMES = frozenset({"pandas.DataFrame", "pandas.DataFrame.from_dict", "modin.pandas.DataFrame"})
 #: Builtins whose result has at most as many items as their (first) argument.
@@ -74,55 +94,113 @@ _SAME_ITEMS_BUILTINS = frozenset({"list", "tuple", "set", "frozenset", "sorted",
 #: Kinds of value whose arithmetic is element-wise (a list's `*` repeats it instead).
 _ELEMENTWISE_KINDS = frozenset({"array", "series", "frame", "tensor"})
 #: Methods whose result has at most as many rows as their receiver.
-_ROW_KEEPING_METHODS = frozenset({
-    "copy", "to_numpy", "tolist", "to_list", "to_frame", "sort_values", "sort_index", "reset_index", "set_index",
-    "dropna", "drop_duplicates", "fillna", "astype", "round", "abs", "rename", "query", "unique", "drop", "filter",
-    "iterrows", "itertuples", "cpu", "numpy", "detach", "clone", "float", "int", "argsort", "cumsum", "diff",
-    "isna", "notna", "replace", "clip", "value_counts",
-})
+_ROW_KEEPING_METHODS = frozenset(
+    {
+        "copy",
+        "to_numpy",
+        "tolist",
+        "to_list",
+        "to_frame",
+        "sort_values",
+        "sort_index",
+        "reset_index",
+        "set_index",
+        "dropna",
+        "drop_duplicates",
+        "fillna",
+        "astype",
+        "round",
+        "abs",
+        "rename",
+        "query",
+        "unique",
+        "drop",
+        "filter",
+        "iterrows",
+        "itertuples",
+        "cpu",
+        "numpy",
+        "detach",
+        "clone",
+        "float",
+        "int",
+        "argsort",
+        "cumsum",
+        "diff",
+        "isna",
+        "notna",
+        "replace",
+        "clip",
+        "value_counts",
+    }
+)
 #: Attributes that keep the rows of their value.
 _ROW_KEEPING_ATTRIBUTES = frozenset({"values", "index", "array", "real", "imag", "str", "dt", "cat"})
 #: Methods that take a literal number of rows: the position and keyword of that number,
 #: and the number when it is not given.
 _TAKES_ROWS = {
-    "head": (0, "n", 5), "tail": (0, "n", 5), "nlargest": (0, "n", None), "nsmallest": (0, "n", None),
-    "most_common": (0, "n", None), "sample": (0, "n", None),
+    "head": (0, "n", 5),
+    "tail": (0, "n", 5),
+    "nlargest": (0, "n", None),
+    "nsmallest": (0, "n", None),
+    "most_common": (0, "n", None),
+    "sample": (0, "n", None),
 }
 #: Array factories: the position and keyword of the shape (or size), and its default
 #: (`()`: a scalar when not given). `*` marks factories that take the dimensions as
 #: separate arguments (`np.random.rand(4, 3)`, `torch.zeros(4, 3)`).
 _FACTORIES = {
-    "numpy.zeros": (0, "shape", None), "numpy.ones": (0, "shape", None), "numpy.empty": (0, "shape", None),
-    "numpy.full": (0, "shape", None), "numpy.eye": (0, "N", None), "numpy.identity": (0, "n", None),
-    "numpy.random.rand": ("*", None, ()), "numpy.random.randn": ("*", None, ()),
-    "numpy.random.random": (0, "size", ()), "numpy.random.random_sample": (0, "size", ()),
-    "numpy.random.sample": (0, "size", ()), "numpy.random.ranf": (0, "size", ()),
-    "numpy.random.standard_normal": (0, "size", ()), "numpy.random.normal": (2, "size", ()),
-    "numpy.random.uniform": (2, "size", ()), "numpy.random.randint": (2, "size", ()),
-    "numpy.random.poisson": (1, "size", ()), "numpy.random.exponential": (1, "size", ()),
-    "numpy.random.binomial": (2, "size", ()), "numpy.random.choice": (1, "size", ()),
+    "numpy.zeros": (0, "shape", None),
+    "numpy.ones": (0, "shape", None),
+    "numpy.empty": (0, "shape", None),
+    "numpy.full": (0, "shape", None),
+    "numpy.eye": (0, "N", None),
+    "numpy.identity": (0, "n", None),
+    "numpy.random.rand": ("*", None, ()),
+    "numpy.random.randn": ("*", None, ()),
+    "numpy.random.random": (0, "size", ()),
+    "numpy.random.random_sample": (0, "size", ()),
+    "numpy.random.sample": (0, "size", ()),
+    "numpy.random.ranf": (0, "size", ()),
+    "numpy.random.standard_normal": (0, "size", ()),
+    "numpy.random.normal": (2, "size", ()),
+    "numpy.random.uniform": (2, "size", ()),
+    "numpy.random.randint": (2, "size", ()),
+    "numpy.random.poisson": (1, "size", ()),
+    "numpy.random.exponential": (1, "size", ()),
+    "numpy.random.binomial": (2, "size", ()),
+    "numpy.random.choice": (1, "size", ()),
     "numpy.random.permutation": (0, None, None),
-    "torch.zeros": ("*", None, None), "torch.ones": ("*", None, None), "torch.empty": ("*", None, None),
-    "torch.rand": ("*", None, None), "torch.randn": ("*", None, None),
+    "torch.zeros": ("*", None, None),
+    "torch.ones": ("*", None, None),
+    "torch.empty": ("*", None, None),
+    "torch.rand": ("*", None, None),
+    "torch.randn": ("*", None, None),
 }
 #: The same for a NumPy random `Generator`'s methods (`rng.random(100)`).
 _GENERATOR_METHODS = {
-    "random": (0, "size", ()), "standard_normal": (0, "size", ()), "normal": (2, "size", ()),
-    "uniform": (2, "size", ()), "integers": (2, "size", ()), "poisson": (1, "size", ()),
-    "exponential": (1, "size", ()), "choice": (1, "size", ()), "permutation": (0, None, None),
+    "random": (0, "size", ()),
+    "standard_normal": (0, "size", ()),
+    "normal": (2, "size", ()),
+    "uniform": (2, "size", ()),
+    "integers": (2, "size", ()),
+    "poisson": (1, "size", ()),
+    "exponential": (1, "size", ()),
+    "choice": (1, "size", ()),
+    "permutation": (0, None, None),
 }
 #: Methods that add items to their receiver in place.
 _GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "resize", "setdefault", "add", "__setitem__"})
 
 
-def known_small(node: ast.expr, ctx: "RuleContext") -> bool:
+def known_small(node: ast.expr, ctx: RuleContext) -> bool:
     """`node`, an expression of the current statement, holds at most `SMALL` rows or
     elements along its first axis, by the evidence the module docstring lists."""
     bound = _Sizer(ctx).bound(node, _DEPTH, None)
     return bound is not None and bound <= SMALL
 
 
-def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
+def few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
     """A `for` loop (or comprehension generator) of the current statement runs only a few
     times: its body breaks out of it after at most `FEW_BATCHES` iterations by a counter
     (`gpulint.early_exit`: `if i == 2: break`), it iterates a loader known to hand out at most `FEW_BATCHES` batches
@@ -140,7 +218,7 @@ def few_iterations(loop: ast.AST, ctx: "RuleContext") -> bool:
     return known_small(iterable, ctx) or selects_by_label(loop, ctx)
 
 
-def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
+def loader_batches(iterable: ast.expr, ctx: RuleContext) -> int | None:
     """How many batches a loop over `iterable` gets, when it is a loader (or `enumerate`, a
     progress bar around one) over a dataset of known size (`DATASET_SIZES`, or a slice of
     one) with a literal `batch_size`, or one whose literal arguments say how many batches it
@@ -149,10 +227,11 @@ def loader_batches(iterable: ast.expr, ctx: "RuleContext") -> int | None:
     function as an argument at every call of it in the file. None when any of that is not
     known."""
     return ctx.semantic.remember(  # type: ignore[return-value]
-        "loader_batches", iterable, lambda: _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH))
+        "loader_batches", iterable, lambda: _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
+    )
 
 
-def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
+def selects_by_label(loop: ast.AST, ctx: RuleContext) -> bool:
     """`loop` (a `for` statement) walks groups: its body selects the elements of an array
     equal to its variable, `np.flatnonzero(y == c)`, `x[y == c]`, `mask = y == c` (the
     comparison used as a mask or passed to a NumPy function), or its iterable is the
@@ -161,8 +240,14 @@ def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
     iterable, target = loop.iter, loop.target
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
-            and iterable.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "enumerate"
+        and iterable.args
+        and isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+    ):
         iterable, target = iterable.args[0], target.elts[1]  # `for i, c in enumerate(np.unique(y))`
     variable = _loop_variable(target)
     if variable is None:
@@ -191,7 +276,7 @@ def selects_by_label(loop: ast.AST, ctx: "RuleContext") -> bool:
 class _Loaders:
     """`loader_batches`: names are followed to the one value they can hold (see there)."""
 
-    def __init__(self, ctx: "RuleContext") -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
 
     def batches(self, node: ast.expr, scope: ast.AST, depth: int) -> int | None:
@@ -249,8 +334,12 @@ class _Loaders:
         if len(nodes) != 1 or not isinstance(nodes[0], ast.Assign) or len(nodes[0].targets) != 1:
             return None
         value = nodes[0].value
-        if (not isinstance(value, ast.Call) or self.ctx.qualname(value.func) not in _RANDOM_SPLITS
-                or len(value.args) != 2 or value.keywords):
+        if (
+            not isinstance(value, ast.Call)
+            or self.ctx.qualname(value.func) not in _RANDOM_SPLITS
+            or len(value.args) != 2
+            or value.keywords
+        ):
             return None
         length = _unpacked_element(nodes[0].targets[0], name.id, value.args[1])
         given = length.value if isinstance(length, ast.Constant) else None
@@ -279,8 +368,14 @@ class _Loaders:
             return literal_int(node)
         if isinstance(node, ast.Name):
             return self._largest(node, scope, depth, self.at_most)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
-                and len(node.args) == 1 and not node.keywords and self.ctx.env.is_builtin("len"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "len"
+            and len(node.args) == 1
+            and not node.keywords
+            and self.ctx.env.is_builtin("len")
+        ):
             return self.items(node.args[0], scope, depth - 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.FloorDiv)):
             left, right = self.at_most(node.left, scope, depth - 1), self.at_most(node.right, scope, depth - 1)
@@ -293,8 +388,9 @@ class _Loaders:
             return total if total <= _LARGEST_COUNT else None  # no count worth a product of huge numbers
         return None
 
-    def _largest(self, name: ast.Name, scope: ast.AST, depth: int,
-                 measure: Callable[[ast.expr, ast.AST, int], int | None]) -> int | None:
+    def _largest(
+        self, name: ast.Name, scope: ast.AST, depth: int, measure: Callable[[ast.expr, ast.AST, int], int | None]
+    ) -> int | None:
         """The largest `measure` of the values the name may hold; None when one is unknown."""
         found = [measure(value, where, depth - 1) for value, where in self._values(name, scope, depth)]
         return None if not found or None in found else max(found)  # type: ignore[type-var]
@@ -341,17 +437,21 @@ class _Loaders:
         positional = facts.positional()
         position = positional.index(parameter.arg) if parameter.arg in positional else None
         args = facts.node.args
-        defaults = dict(zip([a.arg for a in (*args.posonlyargs, *args.args)][::-1], args.defaults[::-1]))
-        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+        defaults = dict(zip([a.arg for a in (*args.posonlyargs, *args.args)][::-1], args.defaults[::-1], strict=False))
+        defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=False) if d is not None)
         found = []
         for call, scope in sites:
-            if scope is not self.ctx.tree and (index.bindings(scope, facts.node.name)
-                                               or _declared_elsewhere(index, scope, facts.node.name)):
+            if scope is not self.ctx.tree and (
+                index.bindings(scope, facts.node.name) or _declared_elsewhere(index, scope, facts.node.name)
+            ):
                 return []  # the name means something else there
             if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
                 return []
-            given = call.args[position] if position is not None and position < len(call.args) else \
-                keyword_value(call, parameter.arg)
+            given = (
+                call.args[position]
+                if position is not None and position < len(call.args)
+                else keyword_value(call, parameter.arg)
+            )
             if given is None:
                 default = defaults.get(parameter.arg)
                 if default is None:
@@ -370,7 +470,7 @@ def _end_of(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "end_lineno", None) or 0, getattr(node, "end_col_offset", None) or 0
 
 
-def _declared_elsewhere(index: "SemanticIndex", scope: ast.AST, name: str) -> bool:
+def _declared_elsewhere(index: SemanticIndex, scope: ast.AST, name: str) -> bool:
     """`scope` declares `name` `global` or `nonlocal`: other code binds it."""
     facts = index.scope(scope)
     return facts is not None and name in facts.declared
@@ -394,8 +494,11 @@ def _dataset_items(spec: tuple, call: ast.Call) -> int | None:
             chosen.append(_ANY)
     if len(arguments) == 1:
         return sizes.get(chosen[0]) if chosen[0] is not _ANY else max(sizes.values())
-    matching = [items for key, items in sizes.items()
-                if all(want is _ANY or want == part for want, part in zip(chosen, key))]
+    matching = [
+        items
+        for key, items in sizes.items()
+        if all(want is _ANY or want == part for want, part in zip(chosen, key, strict=False))
+    ]
     return max(matching) if matching else None
 
 
@@ -417,7 +520,7 @@ _SAME_ITEMS_METHODS = frozenset({"shuffle", "copy"})
 
 
 class _Sizer:
-    def __init__(self, ctx: "RuleContext") -> None:
+    def __init__(self, ctx: RuleContext) -> None:
         self.ctx = ctx
 
     def bound(self, node: ast.AST | None, depth: int, before: tuple[int, int] | None) -> int | None:
@@ -488,8 +591,14 @@ class _Sizer:
             return None
         bound = value_bound_to(statement, node.id)
         if bound is None and isinstance(statement, ast.Assign):
-            bound = next((e for e in (_unpacked_element(t, node.id, statement.value) for t in statement.targets)
-                          if e is not None), None)  # `n, imgs = 4, []`
+            bound = next(
+                (
+                    e
+                    for e in (_unpacked_element(t, node.id, statement.value) for t in statement.targets)
+                    if e is not None
+                ),
+                None,
+            )  # `n, imgs = 4, []`
         return None if bound is None else self._integer(bound, depth - 1, start_of(statement))
 
     def _elementwise(self, node: ast.expr) -> bool:
@@ -523,8 +632,9 @@ class _Sizer:
             return None
         return None if self._grown_in_place(name, statement) else statement
 
-    def _unpacked(self, target: ast.Tuple | ast.List, name: str, value: ast.expr | None, depth: int,
-                  before: tuple[int, int]) -> int | None:
+    def _unpacked(
+        self, target: ast.Tuple | ast.List, name: str, value: ast.expr | None, depth: int, before: tuple[int, int]
+    ) -> int | None:
         """The size of `name` unpacked from `value` (`a, b = [1, 2], [3]`, or the scores
         and examples of `get_nearest_examples`)."""
         if any(isinstance(e, ast.Starred) for e in target.elts) or not any(_is_name(e, name) for e in target.elts):
@@ -592,13 +702,15 @@ class _Sizer:
                 return self._frame_rows(call, depth, before)
             if qualname in _SAME_ROWS or is_numpy_ufunc(qualname):
                 # every input (a ufunc broadcasts them), and the index a Series is given
-                inputs = [*call.args[:1 if qualname in _SAME_ROWS else None], keyword_value(call, "index")]
+                inputs = [*call.args[: 1 if qualname in _SAME_ROWS else None], keyword_value(call, "index")]
                 inputs = [i for i in inputs if i is not None]
                 return _largest(*(self.bound(i, depth, before) for i in inputs)) if call.args else None
             if qualname in ("numpy.arange", "torch.arange", "cupy.arange"):
                 return _arange_length(call)
             if qualname in ("numpy.linspace", "torch.linspace", "numpy.logspace", "numpy.geomspace"):
-                steps = call.args[2] if len(call.args) > 2 else keyword_value(call, "num") or keyword_value(call, "steps")
+                steps = (
+                    call.args[2] if len(call.args) > 2 else keyword_value(call, "num") or keyword_value(call, "steps")
+                )
                 return 50 if steps is None and qualname.startswith("numpy") else literal_int(steps)
             factory = _FACTORIES.get(qualname) or _FACTORIES.get(qualname.replace("cupy.", "numpy.", 1))
             if factory is not None:
@@ -670,9 +782,13 @@ class _Sizer:
             return None
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return receiver  # a column of the frame: its rows
-        if isinstance(key, ast.List) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in key.elts):
+        if isinstance(key, ast.List) and all(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in key.elts
+        ):
             return receiver  # columns of the frame
-        if isinstance(key, (ast.Compare, ast.BoolOp)) or (isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.Invert)):
+        if isinstance(key, (ast.Compare, ast.BoolOp)) or (
+            isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.Invert)
+        ):
             return receiver  # a mask keeps some of the rows
         return None
 
@@ -684,11 +800,14 @@ def _unpacked_element(target: ast.expr, name: str, value: ast.expr | None) -> as
     """The element of `value`, a literal tuple or list as long as `target`, that unpacking
     it into `target` binds to `name` (`b` in `a, b = [1, 2], [3]`); None for anything else
     (a starred element on either side included)."""
-    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))
-            and len(target.elts) == len(value.elts)
-            and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))):
+    if not (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    ):
         return None
-    return next((v for t, v in zip(target.elts, value.elts) if _is_name(t, name)), None)
+    return next((v for t, v in zip(target.elts, value.elts, strict=False) if _is_name(t, name)), None)
 
 
 def _nearest_examples(call: ast.Call) -> int | None:
@@ -728,7 +847,8 @@ def _slice_length(key: ast.Slice) -> int | None:
     if key.lower is None and upper is not None and upper >= 0:
         return -(-upper // step)
     if key.upper is None and lower is not None and lower < 0:
-        return -(-(-lower) // step)
+        count = -lower  # the items from `lower` to the end: ceil(count / step) of them taken
+        return -(-count // step)
     if lower is not None and upper is not None and (lower >= 0) == (upper >= 0):
         return max(0, -(-(upper - lower) // step))
     return None
@@ -741,8 +861,11 @@ def _shape_rows(call: ast.Call, factory: tuple) -> int | None:
         if not call.args:
             return None if default is None else 1
         first = call.args[0]
-        return literal_int(first.elts[0]) if isinstance(first, (ast.Tuple, ast.List)) and first.elts \
+        return (
+            literal_int(first.elts[0])
+            if isinstance(first, (ast.Tuple, ast.List)) and first.elts
             else literal_int(first)
+        )
     shape = call.args[position] if len(call.args) > position else (keyword_value(call, keyword) if keyword else None)
     if shape is None or isinstance(shape, ast.Constant) and shape.value is None:
         return 1 if default == () else None  # no size: one value
@@ -776,19 +899,26 @@ def _loop_variable(target: ast.expr) -> str | None:
     return target.id if isinstance(target, ast.Name) else None
 
 
-def _distinct_values_of(iterable: ast.expr, ctx: "RuleContext") -> ast.expr | None:
+def _distinct_values_of(iterable: ast.expr, ctx: RuleContext) -> ast.expr | None:
     """`y` when the loop iterates the distinct values of `y`: `np.unique(y)`, possibly
     wrapped in `sorted()`, `list()` or `tuple()`."""
-    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
-            and iterable.func.id in ("sorted", "list", "tuple") and len(iterable.args) == 1:
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id in ("sorted", "list", "tuple")
+        and len(iterable.args) == 1
+    ):
         iterable = iterable.args[0]
-    if isinstance(iterable, ast.Call) and len(iterable.args) == 1 and \
-            ctx.qualname(iterable.func) in ("numpy.unique", "cupy.unique", "torch.unique"):
+    if (
+        isinstance(iterable, ast.Call)
+        and len(iterable.args) == 1
+        and ctx.qualname(iterable.func) in ("numpy.unique", "cupy.unique", "torch.unique")
+    ):
         return iterable.args[0]
     return None
 
 
-def _used_as_mask(compare: ast.Compare, ctx: "RuleContext") -> bool:
+def _used_as_mask(compare: ast.Compare, ctx: RuleContext) -> bool:
     """An element-wise comparison whose result selects elements: a subscript's key, or the
     argument of a NumPy function (`np.flatnonzero(y == c)`, `np.where(y == c)`)."""
     parent = ctx.parent(compare)
@@ -798,5 +928,3 @@ def _used_as_mask(compare: ast.Compare, ctx: "RuleContext") -> bool:
         qualname = ctx.qualname(parent.func)
         return qualname is not None and qualname.split(".")[0] in ("numpy", "cupy", "torch")
     return False
-
-

@@ -12,7 +12,7 @@ import re
 from array import array
 from itertools import accumulate
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
@@ -71,11 +71,11 @@ class Source:
     _line_starts: Sequence[int] | None = field(default=None, repr=False)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Source":
+    def from_bytes(cls, data: bytes) -> Source:
         if b"\x00" in data:
             raise SourceError("binary file (contains NUL bytes), not Python source")
         bom = data.startswith(codecs.BOM_UTF8)
-        body = data[len(codecs.BOM_UTF8):] if bom else data
+        body = data[len(codecs.BOM_UTF8) :] if bom else data
         declared = _declared_encoding(body)
         if bom and declared not in (None, "utf-8"):
             raise SourceError(f"UTF-8 byte order mark but {declared!r} declared")
@@ -90,7 +90,7 @@ class Source:
         return cls(text=text, encoding=encoding, bom=bom, newline=detect_newline(text))
 
     @classmethod
-    def from_text(cls, text: str) -> "Source":
+    def from_text(cls, text: str) -> Source:
         """Source from text already decoded; a leading U+FEFF (a byte order mark that was
         decoded along with the text) is set aside like the BOM of a file, and kept by `to_text`."""
         bom = text.startswith("\ufeff")
@@ -101,14 +101,16 @@ class Source:
         """The text as handed to `from_text`: with its byte order mark, if it had one."""
         return "\ufeff" + self.text if self.bom else self.text
 
-    def with_text(self, text: str) -> "Source":
+    def with_text(self, text: str) -> Source:
         return Source(text=text, encoding=self.encoding, bom=self.bom, newline=self.newline)
 
     def to_bytes(self) -> bytes:
         try:
             data = self.text.encode(self.encoding)
         except UnicodeEncodeError as exc:
-            raise SourceError(f"the fixed code has {exc.object[exc.start]!r}, which {self.encoding} cannot encode") from None
+            raise SourceError(
+                f"the fixed code has {exc.object[exc.start]!r}, which {self.encoding} cannot encode"
+            ) from None
         return codecs.BOM_UTF8 + data if self.bom else data
 
     # -- positions -------------------------------------------------------

@@ -22,52 +22,254 @@ DEVICE_PREFIXES = frozenset({"cpu", "cpu:", "cuda", "mps", "mps:", "xpu", "xpu:"
 #: torch functions that create a tensor: on `device=` if given, else on the host (the
 #: `*_like` ones and `as_tensor` on their argument's device).
 TORCH_FACTORIES = frozenset(
-    """tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace
-    logspace eye zeros_like ones_like empty_like full_like rand_like randn_like randint_like""".split()
+    [
+        "tensor",
+        "as_tensor",
+        "from_numpy",
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "arange",
+        "linspace",
+        "logspace",
+        "eye",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+    ]
 )
 #: torch functions that return one tensor on the device of their tensor arguments (not the
 #: ones that return tuples, like `max(x, dim)` or `sort`, nor Python values like `equal`).
 TORCH_TENSOR_FUNCTIONS = frozenset(
-    """cat concat stack hstack vstack matmul mm bmm einsum sum mean prod std var abs exp log sqrt sigmoid
-    tanh relu softmax log_softmax where clamp clip argmax argmin any all isnan isinf isfinite eq ne gt lt
-    ge le maximum minimum cumsum cumprod flatten reshape squeeze unsqueeze transpose permute outer dot
-    square pow round floor ceil sign neg logical_and logical_or logical_not count_nonzero""".split()
+    [
+        "cat",
+        "concat",
+        "stack",
+        "hstack",
+        "vstack",
+        "matmul",
+        "mm",
+        "bmm",
+        "einsum",
+        "sum",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "softmax",
+        "log_softmax",
+        "where",
+        "clamp",
+        "clip",
+        "argmax",
+        "argmin",
+        "any",
+        "all",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "maximum",
+        "minimum",
+        "cumsum",
+        "cumprod",
+        "flatten",
+        "reshape",
+        "squeeze",
+        "unsqueeze",
+        "transpose",
+        "permute",
+        "outer",
+        "dot",
+        "square",
+        "pow",
+        "round",
+        "floor",
+        "ceil",
+        "sign",
+        "neg",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "count_nonzero",
+    ]
 )
 #: Tensor methods that return a tensor on the same device (tuple-returning forms excluded).
 TENSOR_TO_TENSOR = frozenset(
-    """sum mean prod std var abs exp log sqrt pow sigmoid tanh relu softmax log_softmax argmax argmin any all
-    float double half bfloat16 long int short bool byte detach clone contiguous view view_as reshape
-    reshape_as flatten squeeze unsqueeze t transpose permute expand expand_as repeat flip eq ne gt lt ge le
-    isnan isinf isfinite norm round floor ceil clamp clip add sub mul div matmul mm bmm masked_fill gather
-    index_select type_as cumsum cumprod diff neg sign logical_not logical_and logical_or nonzero
-    count_nonzero square""".split()
+    [
+        "sum",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "pow",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "softmax",
+        "log_softmax",
+        "argmax",
+        "argmin",
+        "any",
+        "all",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "long",
+        "int",
+        "short",
+        "bool",
+        "byte",
+        "detach",
+        "clone",
+        "contiguous",
+        "view",
+        "view_as",
+        "reshape",
+        "reshape_as",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "t",
+        "transpose",
+        "permute",
+        "expand",
+        "expand_as",
+        "repeat",
+        "flip",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "norm",
+        "round",
+        "floor",
+        "ceil",
+        "clamp",
+        "clip",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "matmul",
+        "mm",
+        "bmm",
+        "masked_fill",
+        "gather",
+        "index_select",
+        "type_as",
+        "cumsum",
+        "cumprod",
+        "diff",
+        "neg",
+        "sign",
+        "logical_not",
+        "logical_and",
+        "logical_or",
+        "nonzero",
+        "count_nonzero",
+        "square",
+    ]
 )
 #: Tensor methods and torch functions that return several tensors on the same device: a tuple
 #: or a named tuple (`w, v = t.chunk(2)`, `values, indices = t.max(dim=1)`). With arguments,
 #: `max`/`min`/`median` may return either one tensor or such a pair: an "output" either way;
 #: the others are "placed" (a container of tensors on that device, not a tensor).
 TENSOR_TO_TENSORS = frozenset(
-    "chunk split tensor_split unbind hsplit vsplit dsplit topk sort kthvalue mode aminmax".split()
+    [
+        "chunk",
+        "split",
+        "tensor_split",
+        "unbind",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "topk",
+        "sort",
+        "kthvalue",
+        "mode",
+        "aminmax",
+    ]
 )
 _REDUCTIONS_WITH_INDICES = frozenset({"max", "min", "median"})
 #: Module methods that return the module itself.
-MODEL_TO_MODEL = frozenset("eval train float double half bfloat16 requires_grad_ zero_grad".split())
+MODEL_TO_MODEL = frozenset(["eval", "train", "float", "double", "half", "bfloat16", "requires_grad_", "zero_grad"])
 #: Tensor attributes that are tensors on the same device, and ones that are plain values.
-_TENSOR_ATTRIBUTES = frozenset("T mT H mH data grad real imag".split())
+_TENSOR_ATTRIBUTES = frozenset(["T", "mT", "H", "mH", "data", "grad", "real", "imag"])
 _PLAIN_ATTRIBUTES = frozenset(
-    "shape dtype ndim is_cuda requires_grad layout itemsize nbytes training is_leaf names".split()
+    [
+        "shape",
+        "dtype",
+        "ndim",
+        "is_cuda",
+        "requires_grad",
+        "layout",
+        "itemsize",
+        "nbytes",
+        "training",
+        "is_leaf",
+        "names",
+    ]
 )
 #: The legacy tensor classes: `torch.FloatTensor(data)` makes a tensor on the host (and
 #: refuses any other device), `torch.cuda.FloatTensor(data)` one on the current device.
 LEGACY_TENSOR_TYPES = frozenset(
-    """Tensor FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor IntTensor
-    LongTensor BoolTensor""".split()
+    [
+        "Tensor",
+        "FloatTensor",
+        "DoubleTensor",
+        "HalfTensor",
+        "BFloat16Tensor",
+        "ByteTensor",
+        "CharTensor",
+        "ShortTensor",
+        "IntTensor",
+        "LongTensor",
+        "BoolTensor",
+    ]
 )
 #: torch functions that return the current device, or an integer device index (a process's
 #: rank, which distributed code passes as its device: `x.to(rank)`).
 DEVICE_FUNCTIONS = frozenset(
-    """accelerator.current_accelerator accelerator.current_device_index cuda.current_device xpu.current_device
-    distributed.get_rank distributed.get_node_local_rank""".split()
+    [
+        "accelerator.current_accelerator",
+        "accelerator.current_device_index",
+        "cuda.current_device",
+        "xpu.current_device",
+        "distributed.get_rank",
+        "distributed.get_node_local_rank",
+    ]
 )
 #: Module methods that iterate over the module's tensors (`next(m.parameters()).device`).
 _MODEL_TENSORS = frozenset({"parameters", "buffers"})
@@ -80,8 +282,28 @@ DEVICE_HELPERS = {
 #: Module methods that iterate over (name, tensor) pairs.
 _NAMED_MODEL_TENSORS = frozenset({"named_parameters", "named_buffers"})
 TORCH_DTYPES = frozenset(
-    """float float16 float32 float64 bfloat16 half double int int8 int16 int32 int64 long short uint8 bool
-    complex64 complex128 cfloat cdouble""".split()
+    [
+        "float",
+        "float16",
+        "float32",
+        "float64",
+        "bfloat16",
+        "half",
+        "double",
+        "int",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "long",
+        "short",
+        "uint8",
+        "bool",
+        "complex64",
+        "complex128",
+        "cfloat",
+        "cdouble",
+    ]
 )
 
 
@@ -209,8 +431,9 @@ def is_torch_value(ty: Ty | None) -> bool:
 
 def _combined_place(types: list[Ty | None]) -> str:
     """Torch computes on the device of its tensor operands."""
-    places = [ty.place for ty in types if is_torch_value(ty) or ty is not None and ty.kind == "model"
-              and ty.lib == "torch"]
+    places = [
+        ty.place for ty in types if is_torch_value(ty) or ty is not None and ty.kind == "model" and ty.lib == "torch"
+    ]
     if DEVICE in places:
         return DEVICE
     return HOST if places and all(place == HOST for place in places) else ""

@@ -18,7 +18,7 @@ class Kind(str, enum.Enum):
     and `ty.kind in ("frame", "series")` work as well as `ty.kind is Kind.FRAME`; each
     member's `__doc__` says what it means."""
 
-    def __new__(cls, value: str, doc: str) -> "Kind":
+    def __new__(cls, value: str, doc: str) -> Kind:
         member = str.__new__(cls, value)
         member._value_ = value
         member.__doc__ = doc
@@ -36,36 +36,52 @@ class Kind(str, enum.Enum):
     ARRAY = "array", 'An n-dimensional array; `lib` is "numpy" or "cupy" (Dask arrays are collections).'
     GENERATOR = "generator", "A NumPy random `Generator` (`np.random.default_rng()`)."
     CLASS = "class", 'A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`.'
-    ESTIMATOR = "estimator", (
-        "A scikit-learn or cuML estimator; `lib` is its class's qualified name (see `estimators.role`)."
+    ESTIMATOR = (
+        "estimator",
+        ("A scikit-learn or cuML estimator; `lib` is its class's qualified name (see `estimators.role`)."),
     )
     COLLECTION = "collection", 'A lazy Dask array, bag or delayed value (`lib` "dask").'
     TENSOR = "tensor", "A torch tensor; `place` says where it lives."
     MODEL = "model", "A torch `nn.Module`; `place` is where its parameters live."
     OUTPUT = "output", "What a torch module returns: a tensor or a container of them, on `place`."
-    PLACED = "placed", (
-        "Something moved with `.to(...)`/`.cuda()` whose type is not known otherwise: a tensor, a module "
-        "or a batch of them."
+    PLACED = (
+        "placed",
+        (
+            "Something moved with `.to(...)`/`.cuda()` whose type is not known otherwise: a tensor, a module "
+            "or a batch of them."
+        ),
     )
     DEVICE = "device", 'A device specification (`"cuda"`, `torch.device(...)`); `place` is where it points.'
-    PLACER = "placer", (
-        "An object that places what it is given on a device: accelerate's `Accelerator`, a transformers "
-        '`pipeline` (`lib` says which; see `accelerate_api`). `place` is where it puts values, "" when it '
-        "may not place them."
+    PLACER = (
+        "placer",
+        (
+            "An object that places what it is given on a device: accelerate's `Accelerator`, a transformers "
+            '`pipeline` (`lib` says which; see `accelerate_api`). `place` is where it puts values, "" when it '
+            "may not place them."
+        ),
     )
-    SEQUENCE = "sequence", (
-        "A list or other iterable whose elements are all of one known type, `items[0]`: the devices "
-        "`d2l.try_all_gpus()` lists, the (name, tensor) pairs of `m.named_parameters()`. Iterating it or "
-        "taking one element by index gives that type."
+    SEQUENCE = (
+        "sequence",
+        (
+            "A list or other iterable whose elements are all of one known type, `items[0]`: the devices "
+            "`d2l.try_all_gpus()` lists, the (name, tensor) pairs of `m.named_parameters()`. Iterating it or "
+            "taking one element by index gives that type."
+        ),
     )
-    TUPLE = "tuple", (
-        "A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram` return. "
-        "Unpacking it binds each name to its item."
+    TUPLE = (
+        "tuple",
+        (
+            "A tuple whose items are known (`items`): what `np.linalg.eig` or `np.histogram` return. "
+            "Unpacking it binds each name to its item."
+        ),
     )
     OTHER = "other", "Known, and of no interest to the rules (a list, a literal, a Python scalar)."
-    NONE = "none", (
-        "The constant `None`, where an analysis needs to tell it apart (an attribute set to None first "
-        "and to a value later)."
+    NONE = (
+        "none",
+        (
+            "The constant `None`, where an analysis needs to tell it apart (an attribute set to None first "
+            "and to a value later)."
+        ),
     )
 
     __hash__ = str.__hash__
@@ -99,7 +115,7 @@ class Ty:
     kind: Kind
     lib: str = ""
     place: str = ""
-    items: tuple["Ty | None", ...] = ()
+    items: tuple[Ty | None, ...] = ()
     builtin: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -108,8 +124,19 @@ class Ty:
             object.__setattr__(self, "kind", _KINDS.get(kind) or Kind(kind))  # Kind() raises for a wrong one
 
     def __repr__(self) -> str:
-        fields = [repr(self.kind.value), *(f"{name}={value!r}" for name, value in (
-            ("lib", self.lib), ("place", self.place), ("items", self.items), ("builtin", self.builtin)) if value)]
+        fields = [
+            repr(self.kind.value),
+            *(
+                f"{name}={value!r}"
+                for name, value in (
+                    ("lib", self.lib),
+                    ("place", self.place),
+                    ("items", self.items),
+                    ("builtin", self.builtin),
+                )
+                if value
+            ),
+        ]
         return f"Ty({', '.join(fields)})"
 
     @property
@@ -128,6 +155,8 @@ def sequence_of(element: Ty, builtin: str = "") -> Ty:
     """A list (or iterable; `builtin`: "list" or "dict" for one filled in place) whose
     elements (a dict's values) are all `element`."""
     return Ty(Kind.SEQUENCE, items=(element,), builtin=builtin)
+
+
 #: A list (a literal, a comprehension, `list(...)`, `sorted(...)`).
 LIST = Ty(Kind.OTHER, builtin="list")
 #: Kinds that hold many values (as opposed to scalars).
@@ -156,8 +185,13 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
     if a == b:
         return a if a.builtin == b.builtin else replace(a, builtin="")  # type: ignore[union-attr]
     for filled, other in ((a, b), (b, a)):
-        if filled is not None and filled.kind == "sequence" and filled.builtin and other is not None \
-                and other.kind == "other":
+        if (
+            filled is not None
+            and filled.kind == "sequence"
+            and filled.builtin
+            and other is not None
+            and other.kind == "other"
+        ):
             # a list or dict filled in place (bound once, to an empty one) where a path that
             # did not fill it meets one that did: it holds what was put in it
             return filled
@@ -193,7 +227,7 @@ def same(a: Ty | None, b: Ty | None) -> bool:
 _DOMINANCE = ("frame", "ndframe", "series", "array")
 
 
-def dominant(types: "list[Ty | None]") -> Ty | None:
+def dominant(types: list[Ty | None]) -> Ty | None:
     """The operand whose kind an elementwise operation (an operator, a NumPy ufunc) gives its
     result: frame beats series beats array; None if there is no data operand."""
     known = [ty for ty in types if ty is not None and ty.kind in _DOMINANCE]
@@ -233,8 +267,10 @@ def argument(call: ast.Call, name: str, position: int | None = None) -> ast.expr
     for keyword in call.keywords:
         if keyword.arg == name:
             return keyword.value
-    if position is not None and len(call.args) > position and not any(
-        isinstance(a, ast.Starred) for a in call.args[: position + 1]
+    if (
+        position is not None
+        and len(call.args) > position
+        and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
     ):
         return call.args[position]
     return None

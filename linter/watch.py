@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import click
 
 #: What `--watch` needs and how to get it, for the error message when it is missing.
-MISSING = ("--watch needs the `watchfiles` package: pip install 'watchfiles>=0.21' "
-           "(or install gpulint with its `watch` extra)")
+MISSING = (
+    "--watch needs the `watchfiles` package: pip install 'watchfiles>=0.21' (or install gpulint with its `watch` extra)"
+)
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
 CONFIG_NAMES = ("pyproject.toml",)
@@ -49,8 +50,12 @@ def file_changes(paths: Sequence[str]) -> Iterator[set[tuple[object, str]]]:
     return watch(*paths, watch_filter=_Filter(), raise_interrupt=False)
 
 
-def watch(run_once: Callable[[], object], changes: Changes, echo: Callable[[str], None] = click.echo,
-          clear: Callable[[], None] = click.clear) -> int:
+def watch(
+    run_once: Callable[[], object],
+    changes: Changes,
+    echo: Callable[[str], None] = click.echo,
+    clear: Callable[[], None] = click.clear,
+) -> int:
     """Run `run_once`, then again after each batch of `changes` that holds a relevant
     file; the exit code (0) once the changes end or the user presses Ctrl-C."""
     try:

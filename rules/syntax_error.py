@@ -46,7 +46,7 @@ class SyntaxErrorRule(Rule):
     target_version: ClassVar[tuple[int, int] | None] = None
 
     @classmethod
-    def for_target(cls, version: tuple[int, int] | None) -> type["SyntaxErrorRule"]:
+    def for_target(cls, version: tuple[int, int] | None) -> type[SyntaxErrorRule]:
         """The rule reporting syntax newer than `version` too (same code and docs)."""
         return cls if version is None else _with_target(cls, version)
 
@@ -59,5 +59,13 @@ class SyntaxErrorRule(Rule):
 
 @cache
 def _with_target(rule: type[SyntaxErrorRule], version: tuple[int, int]) -> type[SyntaxErrorRule]:
-    return type(rule.__name__, (rule,), {"target_version": version, "__module__": rule.__module__,
-                                         "__doc__": rule.__doc__, "__qualname__": rule.__qualname__})
+    return type(
+        rule.__name__,
+        (rule,),
+        {
+            "target_version": version,
+            "__module__": rule.__module__,
+            "__doc__": rule.__doc__,
+            "__qualname__": rule.__qualname__,
+        },
+    )

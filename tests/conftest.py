@@ -23,7 +23,7 @@ from gpulint.cli import main
 os.environ["GPULINT_OUTPUT_FORMAT"] = "concise"
 
 #: A GPU102 finding whose (unsafe) fix turns the loop into one column expression.
-ITERROWS = textwrap.dedent('''\
+ITERROWS = textwrap.dedent("""\
     import pandas as pd
 
     def f(sales: pd.DataFrame) -> list:
@@ -31,25 +31,25 @@ ITERROWS = textwrap.dedent('''\
         for _, row in sales.iterrows():
             out.append(row["price"] - row["cost"])
         return out
-''')
+""")
 #: Where that finding is reported (1-based line and column of `sales.iterrows()`).
 ITERROWS_POSITION = (5, 19)
 #: What `--fix --unsafe-fixes` makes of it.
-ITERROWS_FIXED = textwrap.dedent('''\
+ITERROWS_FIXED = textwrap.dedent("""\
     import pandas as pd
 
     def f(sales: pd.DataFrame) -> list:
         out = (sales["price"] - sales["cost"]).tolist()
         return out
-''')
+""")
 #: A GPU102 finding the fixer cannot rewrite: only a display-only suggestion.
-ITERROWS_DISPLAY_ONLY = textwrap.dedent('''\
+ITERROWS_DISPLAY_ONLY = textwrap.dedent("""\
     import pandas as pd
 
     def notify(frame: pd.DataFrame) -> None:
         for _, row in frame.iterrows():
             send_invoice(row["email"], row["amount"])
-''')
+""")
 CLEAN = "import pandas as pd\n\nframe = pd.DataFrame({'a': [1, 2]})\ntotal = frame['a'].sum()\n"
 
 
@@ -123,10 +123,10 @@ def gpulint_exe():
     """Run the installed `gpulint` console script as a real process."""
 
     def run(*args: str, cwd: Path, input: bytes | None = None, env: dict[str, str] | None = None) -> Run:
-        process = subprocess.run([GPULINT, *args], cwd=cwd, input=input, capture_output=True, timeout=60,
-                                 env={**os.environ, **(env or {})})
-        return _no_traceback(Run(process.returncode, process.stdout.decode(), process.stderr.decode(),
-                                 process.stdout))
+        process = subprocess.run(
+            [GPULINT, *args], cwd=cwd, input=input, capture_output=True, timeout=60, env={**os.environ, **(env or {})}
+        )
+        return _no_traceback(Run(process.returncode, process.stdout.decode(), process.stderr.decode(), process.stdout))
 
     return run
 

@@ -9,7 +9,8 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Sequence
 
 from .conftest import GPULINT
 
@@ -30,11 +31,19 @@ def tool(name: str) -> str:
     return str(beside) if beside.exists() else (shutil.which(name) or name)
 
 
-def run(args: Sequence[str], cwd: Path, env: dict[str, str] | None = None, input: str | None = None,
-        timeout: int = 300) -> subprocess.CompletedProcess[str]:
+def run(
+    args: Sequence[str], cwd: Path, env: dict[str, str] | None = None, input: str | None = None, timeout: int = 300
+) -> subprocess.CompletedProcess[str]:
     """Run a command; a traceback in its output fails the test."""
-    process = subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, timeout=timeout, input=input,
-                             env={**os.environ, **(env or {})})
+    process = subprocess.run(
+        list(args),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        input=input,
+        env={**os.environ, **(env or {})},
+    )
     output = process.stdout + process.stderr
     assert "Traceback" not in output, output
     return process
@@ -73,5 +82,7 @@ def gpulint_json(paths: Sequence[str], cwd: Path, *extra: str) -> list[dict]:
 
 def gpulint_findings(paths: Sequence[str], cwd: Path, *extra: str) -> list[Finding]:
     """(path, line, column, code) of each finding, sorted; repeats kept."""
-    return sorted(Finding(item["filename"], item["location"]["row"], item["location"]["column"], item["code"])
-                  for item in gpulint_json(paths, cwd, *extra))
+    return sorted(
+        Finding(item["filename"], item["location"]["row"], item["location"]["column"], item["code"])
+        for item in gpulint_json(paths, cwd, *extra)
+    )

@@ -33,17 +33,20 @@ def _codes(text: str) -> list[str]:
     return sorted(d.code for d in lint_source(text, "sales.py"))
 
 
-@pytest.mark.parametrize("comment, expected", [
-    ("", "  # noqa: GPU102"),
-    ("  # noqa: E501", "  # noqa: E501, GPU102"),
-    ("  # noqa:E501,W291", "  # noqa: E501, W291, GPU102"),
-    ("  # noqa: E501 (long URL)", "  # noqa: E501, GPU102 (long URL)"),
-    ("  # keep the loop readable", "  # keep the loop readable  # noqa: GPU102"),
-    ("  # type: ignore  # noqa: E501", "  # type: ignore  # noqa: E501, GPU102"),
-    ("  # noqa: GPU101", "  # noqa: GPU101, GPU102"),
-    ("  # noqa:", "  # noqa: GPU102"),
-    ("   ", "  # noqa: GPU102"),  # trailing blanks go
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("", "  # noqa: GPU102"),
+        ("  # noqa: E501", "  # noqa: E501, GPU102"),
+        ("  # noqa:E501,W291", "  # noqa: E501, W291, GPU102"),
+        ("  # noqa: E501 (long URL)", "  # noqa: E501, GPU102 (long URL)"),
+        ("  # keep the loop readable", "  # keep the loop readable  # noqa: GPU102"),
+        ("  # type: ignore  # noqa: E501", "  # type: ignore  # noqa: E501, GPU102"),
+        ("  # noqa: GPU101", "  # noqa: GPU101, GPU102"),
+        ("  # noqa:", "  # noqa: GPU102"),
+        ("   ", "  # noqa: GPU102"),  # trailing blanks go
+    ],
+)
 def test_comment_added_or_merged_on_the_finding_line(comment, expected):
     text = ITERROWS.replace(LOOP, LOOP + comment)
     fixed = _added(text)
@@ -53,8 +56,10 @@ def test_comment_added_or_merged_on_the_finding_line(comment, expected):
 
 
 def test_several_findings_on_one_line_get_one_sorted_list():
-    text = ("import pandas as pd\n\ndef f(a: pd.DataFrame, b: pd.DataFrame):\n"
-            "    return a.apply(lambda r: r['x'], axis=1), [r for _, r in b.iterrows()]\n")
+    text = (
+        "import pandas as pd\n\ndef f(a: pd.DataFrame, b: pd.DataFrame):\n"
+        "    return a.apply(lambda r: r['x'], axis=1), [r for _, r in b.iterrows()]\n"
+    )
     assert _codes(text) == ["GPU102", "GPU104"]
     fixed = _added(text)
     assert fixed.splitlines()[3].endswith("]  # noqa: GPU102, GPU104")
@@ -62,8 +67,10 @@ def test_several_findings_on_one_line_get_one_sorted_list():
 
 
 def test_a_finding_starting_in_a_multi_line_string_gets_it_on_its_last_line():
-    text = ("import pandas as pd\n\ndef f(df: pd.DataFrame):\n"
-            "    return df.apply(lambda r: r['a'], axis=1, meta='''x\ny''')\n")
+    text = (
+        "import pandas as pd\n\ndef f(df: pd.DataFrame):\n"
+        "    return df.apply(lambda r: r['a'], axis=1, meta='''x\ny''')\n"
+    )
     assert _codes(text) == ["GPU104"]
     fixed = _added(text)
     assert fixed.endswith("y''')  # noqa: GPU104\n")
@@ -72,8 +79,10 @@ def test_a_finding_starting_in_a_multi_line_string_gets_it_on_its_last_line():
 
 
 def test_a_formatted_call_prefers_the_line_with_a_code_list():
-    text = ("import pandas as pd\n\ndef f(df: pd.DataFrame):\n"
-            "    return df.apply(\n        lambda r: r['a'],\n        axis=1,\n    )  # noqa: E501\n")
+    text = (
+        "import pandas as pd\n\ndef f(df: pd.DataFrame):\n"
+        "    return df.apply(\n        lambda r: r['a'],\n        axis=1,\n    )  # noqa: E501\n"
+    )
     fixed = _added(text)
     assert fixed.splitlines()[3] == "    return df.apply("
     assert fixed.splitlines()[6] == "    )  # noqa: E501, GPU104"
@@ -146,23 +155,30 @@ def test_cli_adds_to_notebook_cells_and_keeps_magics(project, cli):
     run = cli("check", "--add-noqa", "nb.ipynb")
     assert run.code == 0 and run.errors[-1] == "Added 2 noqa directives."
     after = json.loads(Path(source).read_text())
-    changed = [(b["source"], a["source"]) for b, a in zip(before["cells"], after["cells"]) if b != a]
+    changed = [(b["source"], a["source"]) for b, a in zip(before["cells"], after["cells"], strict=False) if b != a]
     assert len(changed) == 2
     for old, new in changed:
         assert len(old) == len(new)
-        assert [n for o, n in zip(old, new) if o != n][0].rstrip("\n").endswith(("# noqa: GPU102", "# noqa: GPU104"))
+        assert (
+            [n for o, n in zip(old, new, strict=False) if o != n][0]
+            .rstrip("\n")
+            .endswith(("# noqa: GPU102", "# noqa: GPU104"))
+        )
     assert "%time x = 1\n" in [line for _, new in changed for line in new]
     # only the source strings changed: the file is the original with the comments in it
     assert Path(source).read_text().replace("  # noqa: GPU102", "").replace("  # noqa: GPU104", "") == original
     assert cli("check", "nb.ipynb").code == 0
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--add-noqa", "--fix"], "--add-noqa cannot be combined with --fix"),
-    (["--add-noqa", "--diff"], "--add-noqa cannot be combined with --diff"),
-    (["--add-noqa", "--watch"], "--add-noqa cannot be combined with --watch"),
-    (["--add-noqa", "-"], "--add-noqa works on files, not on standard input"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--add-noqa", "--fix"], "--add-noqa cannot be combined with --fix"),
+        (["--add-noqa", "--diff"], "--add-noqa cannot be combined with --diff"),
+        (["--add-noqa", "--watch"], "--add-noqa cannot be combined with --watch"),
+        (["--add-noqa", "-"], "--add-noqa works on files, not on standard input"),
+    ],
+)
 def test_cli_refuses_what_does_not_go_with_it(project, cli, args, message):
     path = write(project / "sales.py", ITERROWS)
     run = cli("check", *args, "sales.py")
@@ -179,6 +195,7 @@ def test_cli_reports_a_file_it_cannot_write(project, cli):
     finally:
         path.chmod(0o644)
     assert run.code == 2
-    assert any(line.startswith("error: sales.py: no noqa added: not written: file is read-only")
-               for line in run.errors), run.errors
+    assert any(
+        line.startswith("error: sales.py: no noqa added: not written: file is read-only") for line in run.errors
+    ), run.errors
     assert path.read_text() == ITERROWS

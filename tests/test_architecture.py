@@ -27,13 +27,20 @@ PLUGINS = ("gpulint.rules", "gpulint.fixers")
 DISCOVERY = {("gpulint.registry", "gpulint.rules")}
 
 #: Front-ends: how a user or another tool reaches gpulint.
-FRONT_ENDS = ("gpulint.cli", "gpulint.flake8_plugin", "gpulint.pylint_plugin", "gpulint.hosted", "gpulint.lsp",
-              "gpulint.runner", "gpulint.notebook", "gpulint.pipeline")
+FRONT_ENDS = (
+    "gpulint.cli",
+    "gpulint.flake8_plugin",
+    "gpulint.pylint_plugin",
+    "gpulint.hosted",
+    "gpulint.lsp",
+    "gpulint.runner",
+    "gpulint.notebook",
+    "gpulint.pipeline",
+)
 
 #: Function-level imports of a gpulint module that may close a cycle, with the reason each
 #: is needed. Keep it empty: move the shared code to a module both sides can import.
 ALLOWED_LATE: dict[tuple[str, str], str] = {}
-
 
 
 @dataclass(frozen=True)
@@ -72,8 +79,12 @@ MODULES = _modules()
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING"
-            or isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (
+        isinstance(test, ast.Name)
+        and test.id == "TYPE_CHECKING"
+        or isinstance(test, ast.Attribute)
+        and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports_of(module: str, path: Path) -> list[Import]:
@@ -104,8 +115,10 @@ def _imports_in(module: str, is_package: bool, text: str) -> list[Import]:
                 imported = ".".join(base + ([node.module] if node.module else []))
             else:
                 imported = node.module or ""
-            targets = [f"{imported}.{alias.name}" if f"{imported}.{alias.name}" in MODULES else imported
-                       for alias in node.names]
+            targets = [
+                f"{imported}.{alias.name}" if f"{imported}.{alias.name}" in MODULES else imported
+                for alias in node.names
+            ]
         for target in dict.fromkeys(targets):
             if target in MODULES and target != module:
                 found.append(Import(module, target, node.lineno, late, typing_only))  # type: ignore[attr-defined]
@@ -182,9 +195,14 @@ def test_every_kind_of_import_is_read():
     )
     found = {(f.target, f.late, f.typing_only) for f in _imports_in("gpulint.lsp.server", False, text)}
     assert found == {
-        ("gpulint.source", False, False), ("gpulint.registry", False, False), ("gpulint", False, False),
-        ("gpulint.engine", False, False), ("gpulint.fixing", False, True), ("gpulint.lsp.actions", False, True),
-        ("gpulint.lsp.positions", False, False), ("gpulint.notebook", True, False),
+        ("gpulint.source", False, False),
+        ("gpulint.registry", False, False),
+        ("gpulint", False, False),
+        ("gpulint.engine", False, False),
+        ("gpulint.fixing", False, True),
+        ("gpulint.lsp.actions", False, True),
+        ("gpulint.lsp.positions", False, False),
+        ("gpulint.notebook", True, False),
     }
 
 
@@ -198,8 +216,11 @@ def test_no_function_level_import_closes_a_cycle():
     """A late import must not hide a cycle, in the core or between rules, fixers and the
     core; the exceptions are listed in ALLOWED_LATE with their reason."""
     imports = IMPORTS
-    hiding = [str(found) for found in imports
-              if found.late and (found.source, found.target) not in ALLOWED_LATE and _closes_cycle(found, imports)]
+    hiding = [
+        str(found)
+        for found in imports
+        if found.late and (found.source, found.target) not in ALLOWED_LATE and _closes_cycle(found, imports)
+    ]
     assert not hiding, "function-level imports that close a cycle:\n" + "\n".join(hiding)
 
 
@@ -209,8 +230,11 @@ def test_allowed_late_imports_are_still_needed():
 
 
 def test_the_core_reaches_rules_and_fixers_only_through_discovery():
-    direct = [str(found) for found in IMPORTS if _is_core(found.source) and not _is_core(found.target)
-              and (found.source, found.target) not in DISCOVERY]
+    direct = [
+        str(found)
+        for found in IMPORTS
+        if _is_core(found.source) and not _is_core(found.target) and (found.source, found.target) not in DISCOVERY
+    ]
     assert not direct, "core modules importing a rule or fixer:\n" + "\n".join(direct)
 
 

@@ -30,21 +30,24 @@ def _one_error(run: Run, name: str) -> str:
     assert len(errors) == 1, run.errors
     assert errors[0].startswith(f"error: {name}: ")
     assert "\n" not in errors[0]
-    return errors[0][len(f"error: {name}: "):]
+    return errors[0][len(f"error: {name}: ") :]
 
 
 # -- syntax errors become GPU001 findings ------------------------------------------------------
 
 
-@pytest.mark.parametrize("source, line, col", [
-    ("import pandas as pd\nvalue = (1,\n", 2, 9),
-    ("def f(:\n    pass\n", 1, 7),
-    ("x = 1\nif x\n    pass\n", 2, 5),
-    ("def f():\nreturn 1\n", 2, 1),
-    ("x = 'éé' + 'abc\n", 1, 12),
-    ("s = 'café' +\n", 1, 13),
-    ("name = 'é'; 1 +* 2\n", 1, 16),
-])
+@pytest.mark.parametrize(
+    "source, line, col",
+    [
+        ("import pandas as pd\nvalue = (1,\n", 2, 9),
+        ("def f(:\n    pass\n", 1, 7),
+        ("x = 1\nif x\n    pass\n", 2, 5),
+        ("def f():\nreturn 1\n", 2, 1),
+        ("x = 'éé' + 'abc\n", 1, 12),
+        ("s = 'café' +\n", 1, 13),
+        ("name = 'é'; 1 +* 2\n", 1, 16),
+    ],
+)
 def test_syntax_error_is_gpu001_at_its_position(source, line, col):
     (diagnostic,) = lint_source(source, "broken.py")
     assert diagnostic.code == "GPU001" and diagnostic.name == "syntax-error"
@@ -89,20 +92,24 @@ def test_latin1_file_with_cookie_is_linted(project, cli):
 
 
 def test_cookie_on_line_two_and_bom(project, cli):
-    (project / "two.py").write_bytes(b"#!/usr/bin/env python\n# coding: cp1252\n" + ITERROWS.encode()
-                                     + b"# \x80 euro\n")
+    (project / "two.py").write_bytes(
+        b"#!/usr/bin/env python\n# coding: cp1252\n" + ITERROWS.encode() + b"# \x80 euro\n"
+    )
     (project / "bom.py").write_bytes(b"\xef\xbb\xbf" + ITERROWS.encode())
     run = cli("check", "two.py", "bom.py")
     assert run.code == 1 and run.stderr == ""
     assert [line.split(":")[:2] for line in run.lines[:2]] == [["two.py", str(LINE + 2)], ["bom.py", str(LINE)]]
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"# -*- coding: klingon -*-\nx = 1\n", "unknown encoding 'klingon' declared on line 1"),
-    (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", "UTF-8 byte order mark but 'iso8859-1' declared"),
-    (b"x = 1\n\x00\x01\x02binary", "binary file (contains NUL bytes), not Python source"),
-    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file (contains NUL bytes), not Python source"),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"# -*- coding: klingon -*-\nx = 1\n", "unknown encoding 'klingon' declared on line 1"),
+        (b"\xef\xbb\xbf# coding: latin-1\nx = 1\n", "UTF-8 byte order mark but 'iso8859-1' declared"),
+        (b"x = 1\n\x00\x01\x02binary", "binary file (contains NUL bytes), not Python source"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "binary file (contains NUL bytes), not Python source"),
+    ],
+)
 def test_undecodable_files_are_one_line(project, cli, data, expected):
     (project / "weird.py").write_bytes(data)
     run = _check_with_good_file(project, cli, "weird.py")
@@ -119,7 +126,9 @@ def test_bad_files_found_by_a_folder_walk(project, cli):
     assert run.code == 2
     assert run.lines[0].startswith(f"pkg/sales.py:{LINE}:{COL}: GPU102")
     assert sorted(line.split(":")[1].strip() for line in run.errors if line.startswith("error:")) == [
-        "pkg/blob.py", "pkg/legacy.py"]
+        "pkg/blob.py",
+        "pkg/legacy.py",
+    ]
     assert run.lines[-1].startswith("2 files could not be checked: pkg/blob.py (")
     assert ", pkg/legacy.py (" in run.lines[-1]
 
@@ -196,8 +205,13 @@ def test_permission_denied_file_and_folder(project):
         probe = subprocess.run([*prefix, "cat", str(locked)], capture_output=True)
         if probe.returncode == 0:
             pytest.skip("running as root and dropping the capability to read any file had no effect")
-        process = subprocess.run([*prefix, GPULINT, "check", "locked.py", "private", "ok.py"], cwd=project,
-                                 capture_output=True, text=True, timeout=60)
+        process = subprocess.run(
+            [*prefix, GPULINT, "check", "locked.py", "private", "ok.py"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     finally:
         locked.chmod(0o644)
         locked_dir.chmod(0o755)
@@ -233,7 +247,8 @@ def test_unsearchable_folder_inside_a_walk(project):
     assert "Traceback" not in process.stderr and "internal error" not in process.stderr, process.stderr
     assert process.returncode == 2
     assert [line for line in process.stderr.splitlines() if line.startswith("error:")] == [
-        "error: pkg/private: permission denied"]
+        "error: pkg/private: permission denied"
+    ]
     assert any(line.startswith(f"pkg/ok.py:{LINE}:{COL}: GPU102") for line in process.stdout.splitlines())
 
 
@@ -242,14 +257,16 @@ def test_fix_in_a_read_only_folder(project):
     fixed; the file elsewhere is fixed."""
     locked = write(project / "locked" / "sales.py", ITERROWS)
     other = write(project / "other.py", ITERROWS)
-    process = _as_unprivileged(project, "check", "--fix", "--unsafe-fixes", "locked/sales.py", "other.py",
-                               locked=[(project / "locked", 0o555)])
+    process = _as_unprivileged(
+        project, "check", "--fix", "--unsafe-fixes", "locked/sales.py", "other.py", locked=[(project / "locked", 0o555)]
+    )
     if process.returncode == 0:
         pytest.skip("running as root and dropping the capability to write anywhere had no effect")
     assert "Traceback" not in process.stderr and "internal error" not in process.stderr, process.stderr
     assert process.returncode == 2
     assert [line for line in process.stderr.splitlines() if line.startswith("error:")] == [
-        "error: locked/sales.py: not written: cannot create a temporary file next to it: permission denied"]
+        "error: locked/sales.py: not written: cannot create a temporary file next to it: permission denied"
+    ]
     assert locked.read_text() == ITERROWS
     assert other.read_text() != ITERROWS
     assert "Fixed 1 finding in 1 file." in process.stdout.splitlines()

@@ -93,8 +93,16 @@ def test_case_times_the_fixers_own_output():
 
 
 def _case(before: str, after: str, call: str = "result", sizes=(10, 100, 1000), setup: str = "") -> Case:
-    return Case(code="GPU999", name="synthetic", before=before, after=after, setup=setup, call=call,
-                sizes=sizes, backends=("numpy",))
+    return Case(
+        code="GPU999",
+        name="synthetic",
+        before=before,
+        after=after,
+        setup=setup,
+        call=call,
+        sizes=sizes,
+        backends=("numpy",),
+    )
 
 
 def test_results_that_differ_fail_the_sweep_before_anything_is_timed():
@@ -173,15 +181,24 @@ def stand_in(monkeypatch):
             if isinstance(value, np.ndarray):
                 namespace[key] = value.view(DeviceArray)
 
-    backend = Backend("stand-in", "GPU", "gpulint_stand_in", "-",
-                      swap={"numpy": "gpulint_stand_in"}, to_device=to_device, sync=lambda: syncs.append(1))
+    backend = Backend(
+        "stand-in",
+        "GPU",
+        "gpulint_stand_in",
+        "-",
+        swap={"numpy": "gpulint_stand_in"},
+        to_device=to_device,
+        sync=lambda: syncs.append(1),
+    )
     return backend, syncs
 
 
 def test_swapped_imports_give_the_replacement_module(stand_in):
     backend, _ = stand_in
-    source = ("import numpy as np\nimport numpy.linalg as la\nfrom numpy import linalg\nimport numpy\n"
-              "def where():\n    import numpy as inner\n    return inner\n")
+    source = (
+        "import numpy as np\nimport numpy.linalg as la\nfrom numpy import linalg\nimport numpy\n"
+        "def where():\n    import numpy as inner\n    return inner\n"
+    )
     namespace = {"np": np}
     apply_swap(namespace, backend.swapped_for([source]))
     exec(source, namespace)
@@ -212,10 +229,14 @@ def test_swapping_builtins_only_replaces_import():
 
 def test_a_gpu_sweep_runs_on_device_inputs_syncs_and_compares(stand_in):
     backend, syncs = stand_in
-    case = _case("import numpy as np\ndef total(x):\n    s = 0.0\n    for v in x:\n        s += v\n"
-                 "    return (np.__name__, type(x).__name__, s)\n",
-                 "import numpy as np\ndef total(x):\n    return (np.__name__, type(x).__name__, float(x.sum()))\n",
-                 call="total(x)", setup="x = rng.normal(size=N)", sizes=(10, 100))
+    case = _case(
+        "import numpy as np\ndef total(x):\n    s = 0.0\n    for v in x:\n        s += v\n"
+        "    return (np.__name__, type(x).__name__, s)\n",
+        "import numpy as np\ndef total(x):\n    return (np.__name__, type(x).__name__, float(x.sum()))\n",
+        call="total(x)",
+        setup="x = rng.normal(size=N)",
+        sizes=(10, 100),
+    )
     sweep = run_sweep(case, backend, Settings(min_time=0.001, max_repeat=2))
     assert sweep.status == "ok", sweep.message
     assert sweep.device == "GPU"
@@ -229,8 +250,11 @@ def test_a_gpu_sweep_runs_on_device_inputs_syncs_and_compares(stand_in):
 
 def test_a_version_that_does_not_run_on_the_gpu_is_noted_not_failed(stand_in):
     backend, _ = stand_in
-    case = _case("import numpy as np\nresult = np.no_such_function(N)", "import numpy as np\nresult = np.ones(N)",
-                 sizes=(10, 100))
+    case = _case(
+        "import numpy as np\nresult = np.no_such_function(N)",
+        "import numpy as np\nresult = np.ones(N)",
+        sizes=(10, 100),
+    )
     sweep = run_sweep(case, backend, QUICK)
     assert sweep.status == "ok"
     first, second = sweep.points
@@ -295,7 +319,9 @@ def test_bench_quick_writes_table_json_markdown_and_plot(cli, tmp_path):
     assert data["schema"] == "gpulint-bench" and data["version"] == 1
     assert data["settings"]["quick"] is True
     assert {(s["code"], s["backend"]) for s in data["sweeps"] if s["status"] == "ok"} == {
-        ("GPU102", "pandas"), ("GPU104", "pandas")}
+        ("GPU102", "pandas"),
+        ("GPU104", "pandas"),
+    }
     assert all(p["compared"] for s in data["sweeps"] for p in s["points"])
     assert data["libraries"]["pandas"] == pd.__version__
     loaded = load(out / "cpu.json")
@@ -315,12 +341,15 @@ def test_bench_skips_a_backend_that_is_not_installed(cli, tmp_path):
     assert any(line.startswith("skipped GPU102 on cudf: cudf") for line in run.lines), run.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (("--rule", "GPU999"), "unknown rule 'GPU999'"),
-    (("--rule", "GPU001"), "GPU001 has no benchmark"),
-    (("--backend", "tpu"), "unknown backend 'tpu'"),
-    (("--max-n", "0"), "Invalid value for '--max-n'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--rule", "GPU999"), "unknown rule 'GPU999'"),
+        (("--rule", "GPU001"), "GPU001 has no benchmark"),
+        (("--backend", "tpu"), "unknown backend 'tpu'"),
+        (("--max-n", "0"), "Invalid value for '--max-n'"),
+    ],
+)
 def test_bench_usage_errors_exit_2(cli, tmp_path, args, message):
     run = cli("bench", "--quick", "--output", str(tmp_path), *args)
     assert run.code == 2
@@ -331,8 +360,14 @@ def test_without_matplotlib_the_command_says_how_to_get_the_plot(monkeypatch, tm
     from gpulint.benchmarks.command import write
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
-    result = Run("2025-01-01T00:00:00+00:00", "0", {"cpus": 1}, {}, {}, [
-        run_sweep(_case("result = 1", "result = 1"), BACKENDS["numpy"], QUICK)])
+    result = Run(
+        "2025-01-01T00:00:00+00:00",
+        "0",
+        {"cpus": 1},
+        {},
+        {},
+        [run_sweep(_case("result = 1", "result = 1"), BACKENDS["numpy"], QUICK)],
+    )
     lines = write(result, tmp_path)
     assert "pip install 'gpulint[bench]'" in lines[-1]
     assert (tmp_path / "cpu.json").is_file() and (tmp_path / "cpu.md").is_file()
@@ -365,8 +400,7 @@ def test_committed_cpu_results_cover_every_benchmark_with_results_checked():
     run = _committed_cpu_run()
     assert not run.settings["quick"], "the committed results must come from a full run, not --quick"
     measured = {s.code for s in run.sweeps if s.device == "CPU" and s.status == "ok"}
-    cpu_benchmarks = {code for code, bench in BENCHMARKS.items()
-                      if any(not BACKENDS[b].gpu for b in _backends(bench))}
+    cpu_benchmarks = {code for code, bench in BENCHMARKS.items() if any(not BACKENDS[b].gpu for b in _backends(bench))}
     assert cpu_benchmarks <= measured, f"not in benchmarks/results/cpu.json: {sorted(cpu_benchmarks - measured)}"
     for sweep in run.sweeps:
         assert sweep.status != "failed", f"{sweep.code} on {sweep.backend}: {sweep.message}"
@@ -379,7 +413,8 @@ def test_readme_shows_the_committed_benchmark_table():
     block = marked_block(readme, "bench").strip()
     assert (ROOT / "benchmarks" / "results" / "cpu.png").is_file()
     assert block == report.readme_block(_committed_cpu_run(), "benchmarks/results/cpu.png"), (
-        "README benchmark table is stale: run `python -m gpulint.docs README.md`")
+        "README benchmark table is stale: run `python -m gpulint.docs README.md`"
+    )
     assert block == bench_block(str(ROOT))
 
 
@@ -415,8 +450,7 @@ def test_the_terminal_table_says_each_point_was_compared_equal():
     table = report.text_table(run).splitlines()
     assert table[0].split()[-1] == "results"
     measured = [line for line in table[2:] if line.strip()]
-    assert measured and all(line.endswith("equal") for line in measured
-                            if not line.endswith("not compared"))
+    assert measured and all(line.endswith("equal") for line in measured if not line.endswith("not compared"))
 
 
 def test_a_speedup_far_from_the_committed_one_is_called_out():
@@ -427,8 +461,13 @@ def test_a_speedup_far_from_the_committed_one_is_called_out():
     point = next(p for p in sweep.points if p.speedup)
     assert report.far_from_committed(committed, [committed]) == []  # the same run: nothing to say
     noisy = copy.deepcopy(committed)
-    moved = next(p for s in noisy.sweeps if s.code == sweep.code and s.backend == sweep.backend
-                 for p in s.points if p.n == point.n)
+    moved = next(
+        p
+        for s in noisy.sweeps
+        if s.code == sweep.code and s.backend == sweep.backend
+        for p in s.points
+        if p.n == point.n
+    )
     moved.after = moved.after / 10  # ten times the speedup
     [note] = report.far_from_committed(noisy, [committed])
     assert f"{sweep.code} on {sweep.backend} at N={point.n:,}" in note and "noisy" in note

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -216,8 +215,18 @@ def test_concurrent_runs_share_the_cache_safely(project, cache_dir):
 
 def test_entries_keep_every_field_of_a_diagnostic(project, cache_dir):
     """The entry format names each field; a new field must be added to it (and here)."""
-    assert [f.name for f in fields(Diagnostic)] == ["code", "name", "message", "start", "end", "fix", "url",
-                                                    "noqa_line", "context", "cell"]
+    assert [f.name for f in fields(Diagnostic)] == [
+        "code",
+        "name",
+        "message",
+        "start",
+        "end",
+        "fix",
+        "url",
+        "noqa_line",
+        "context",
+        "cell",
+    ]
     assert [f.name for f in fields(Fix)] == ["applicability", "message", "edits", "introduces"]
     assert [f.name for f in fields(Edit)] == ["start", "end", "content", "cell"]
     fill_project(project)
@@ -249,4 +258,4 @@ def test_a_warm_run_reads_sources_only_to_show_source_lines(project, cli, cache_
         assert cli("check", ".", "--output-format", fmt).code == 1
     assert decoded == []
     full = cli("check", ".", "--output-format", "full")
-    assert len(decoded) == 1 and 'for _, row in sales.iterrows():' in full.stdout
+    assert len(decoded) == 1 and "for _, row in sales.iterrows():" in full.stdout

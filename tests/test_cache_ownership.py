@@ -54,8 +54,9 @@ def configured(project: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("setting", [".", "data", "../outside", "env"])
-def test_an_existing_folder_gpulint_did_not_make_is_never_written_into_nor_removed(configured, cli, monkeypatch,
-                                                                                    setting):
+def test_an_existing_folder_gpulint_did_not_make_is_never_written_into_nor_removed(
+    configured, cli, monkeypatch, setting
+):
     project = configured
     write(project / "pyproject.toml", "[tool.gpulint]\n")
     if setting == "env":  # the folder given by the environment, outside the project
@@ -64,8 +65,11 @@ def test_an_existing_folder_gpulint_did_not_make_is_never_written_into_nor_remov
     else:
         folder = (project / setting).resolve()
         write(project / "pyproject.toml", f"[tool.gpulint]\ncache-dir = '{setting}'\n")
-    files = {project / "pyproject.toml": (project / "pyproject.toml").read_text(encoding="utf-8"),
-             project / "src" / "sales.py": ITERROWS, **_user_files(folder)}
+    files = {
+        project / "pyproject.toml": (project / "pyproject.toml").read_text(encoding="utf-8"),
+        project / "src" / "sales.py": ITERROWS,
+        **_user_files(folder),
+    }
     before = sorted(p.name for p in folder.iterdir())
 
     assert cli("check", "src").code == 1
@@ -93,10 +97,14 @@ def test_a_project_folder_an_earlier_gpulint_tagged_keeps_its_files(configured, 
     name = hashlib.sha256(b"old entry").hexdigest()
     bucket = project / "v2" / name[:2]
     old_entries = [write(bucket / name, "{}"), write(bucket / ".tmp-k2j4h5g6", "")]
-    files = {project / "pyproject.toml": (project / "pyproject.toml").read_text(encoding="utf-8"),
-             project / "src" / "sales.py": ITERROWS, **_user_files(project),
-             write(bucket / "mine.txt", "the user's, in a folder named like a bucket\n"): (
-                 "the user's, in a folder named like a bucket\n")}
+    files = {
+        project / "pyproject.toml": (project / "pyproject.toml").read_text(encoding="utf-8"),
+        project / "src" / "sales.py": ITERROWS,
+        **_user_files(project),
+        write(bucket / "mine.txt", "the user's, in a folder named like a bucket\n"): (
+            "the user's, in a folder named like a bucket\n"
+        ),
+    }
 
     before = _files(project)
     assert cli("check", "src").code == 1
@@ -151,8 +159,12 @@ def test_an_entry_is_shown_only_through_its_findings(project, cli, cache_dir, ou
     cli("check", ".", "--output-format", output_format)
     # A listing in the entry (gpulint kept one per report style, and printed it as it was)
     # is not shown: neither its terminal controls nor its claim that the file is clean.
-    _tamper(cache_dir, lambda kept: kept.update(rendered={
-        style: ["\x1b]0;pwned\x07sales.py: clean"] for style in kept.get("rendered") or ["full"]}))
+    _tamper(
+        cache_dir,
+        lambda kept: kept.update(
+            rendered={style: ["\x1b]0;pwned\x07sales.py: clean"] for style in kept.get("rendered") or ["full"]}
+        ),
+    )
     warm = cli("check", ".", "--output-format", output_format)
     assert (warm.code, warm.stdout) == (1, cold.stdout)
     # Terminal controls in a finding kept in the entry are printed as text without them.

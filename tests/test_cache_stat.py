@@ -17,7 +17,7 @@ from gpulint.cache import FORMAT
 
 from .conftest import ITERROWS, fill_project, write
 
-SETTLED = -10**12  # every file counts as settled: its stat is recorded however recent it is
+SETTLED = -(10**12)  # every file counts as settled: its stat is recorded however recent it is
 
 
 @pytest.fixture
@@ -70,8 +70,7 @@ def test_a_warm_run_reads_no_unchanged_file(project, cli, cache_dir, reads, monk
 
 
 @pytest.mark.parametrize("same_size", [True, False])
-def test_a_change_that_keeps_the_modification_time_is_seen(project, cli, cache_dir, analyses, monkeypatch,
-                                                           same_size):
+def test_a_change_that_keeps_the_modification_time_is_seen(project, cli, cache_dir, analyses, monkeypatch, same_size):
     monkeypatch.setattr(gpulint.cache, "RACY_NS", SETTLED)
     sales = write(project / "sales.py", ITERROWS)
     assert cli("check", ".", "--jobs", "1", "--output-format", "concise").code == 1
@@ -94,8 +93,9 @@ def test_a_change_that_keeps_the_modification_time_is_seen(project, cli, cache_d
     assert run.code == 0 and "GPU102" not in run.stdout
 
 
-def test_a_file_changed_just_before_it_was_read_is_hashed_next_time(project, cli, cache_dir, reads, analyses,
-                                                                   monkeypatch):
+def test_a_file_changed_just_before_it_was_read_is_hashed_next_time(
+    project, cli, cache_dir, reads, analyses, monkeypatch
+):
     write(project / "sales.py", ITERROWS)  # just written: within `RACY_NS` of the run
     cli("check", ".", "--jobs", "1")
     assert _entry(cache_dir)["stat"] is None
@@ -134,8 +134,7 @@ def test_a_warm_run_lists_findings_as_a_cold_run_does(project, cli, cache_dir, r
     monkeypatch.setattr(gpulint.cache, "RACY_NS", SETTLED)
     fill_project(project)
     styles = [("full",), ("full", "--show-fixes"), ("concise",)]
-    cold = {style: cli("check", ".", "--jobs", "1", "--output-format", *style, "--no-cache").stdout
-            for style in styles}
+    cold = {style: cli("check", ".", "--jobs", "1", "--output-format", *style, "--no-cache").stdout for style in styles}
     cli("check", ".", "--jobs", "1")  # fills the cache
     for style in styles:  # listed from the entry's findings, as a lint's findings are
         reads.clear()

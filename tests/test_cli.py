@@ -94,13 +94,18 @@ def test_statistics_counts_per_rule(project, cli):
     write(project / "broken.py", "def f(:\n")
     run = cli("check", "--statistics", ".")
     assert run.code == 1
-    assert run.lines == ["count  code    fixable  name",
-                         "    3  GPU102        0  iterrows-loop",
-                         "    1  GPU001        0  syntax-error",
-                         "    4  total         0"]
+    assert run.lines == [
+        "count  code    fixable  name",
+        "    3  GPU102        0  iterrows-loop",
+        "    1  GPU001        0  syntax-error",
+        "    4  total         0",
+    ]
     fixable = cli("check", "--statistics", "--unsafe-fixes", ".")
-    assert fixable.lines[1:] == ["    3  GPU102        2  iterrows-loop", "    1  GPU001        0  syntax-error",
-                                 "    4  total         2"]
+    assert fixable.lines[1:] == [
+        "    3  GPU102        2  iterrows-loop",
+        "    1  GPU001        0  syntax-error",
+        "    4  total         2",
+    ]
 
 
 def test_version(cli):
@@ -125,23 +130,26 @@ def test_default_path_is_current_folder(project, cli):
 # -- selection -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, found", [
-    (("--select", "GPU102"), True),
-    (("--select", "GPU1"), True),
-    (("--select", "GPU"), True),
-    (("--select", "iterrows-loop"), True),
-    (("--select", "GPU001,iterrows-loop"), True),
-    (("--select", "GPU001", "--select", "GPU102"), True),
-    (("--select", "ALL"), True),
-    (("--select", "GPU001"), False),
-    (("--ignore", "GPU102"), False),
-    (("--ignore", "GPU1"), False),
-    (("--ignore", "iterrows-loop"), False),
-    (("--ignore", "GPU001, GPU102"), False),
-    (("--select", "GPU001", "--extend-select", "GPU102"), True),
-    (("--select", "GPU001", "--extend-select", "iterrows-loop"), True),
-    (("--select", "GPU102", "--ignore", "GPU102"), False),
-])
+@pytest.mark.parametrize(
+    "args, found",
+    [
+        (("--select", "GPU102"), True),
+        (("--select", "GPU1"), True),
+        (("--select", "GPU"), True),
+        (("--select", "iterrows-loop"), True),
+        (("--select", "GPU001,iterrows-loop"), True),
+        (("--select", "GPU001", "--select", "GPU102"), True),
+        (("--select", "ALL"), True),
+        (("--select", "GPU001"), False),
+        (("--ignore", "GPU102"), False),
+        (("--ignore", "GPU1"), False),
+        (("--ignore", "iterrows-loop"), False),
+        (("--ignore", "GPU001, GPU102"), False),
+        (("--select", "GPU001", "--extend-select", "GPU102"), True),
+        (("--select", "GPU001", "--extend-select", "iterrows-loop"), True),
+        (("--select", "GPU102", "--ignore", "GPU102"), False),
+    ],
+)
 def test_select_ignore_extend_select(project, cli, args, found):
     write(project / "sales.py", ITERROWS)
     run = cli("check", *args, "sales.py")
@@ -156,10 +164,16 @@ def test_selection_applies_to_syntax_errors(project, cli):
     assert cli("check", "--select", "GPU102", "broken.py").code == 0
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--select", "GPU9"), ("--select", "GPU999"), ("--ignore", "E501"), ("--extend-select", "no-such-rule"),
-    ("--select", "GPU102,bogus"),
-])
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--select", "GPU9"),
+        ("--select", "GPU999"),
+        ("--ignore", "E501"),
+        ("--extend-select", "no-such-rule"),
+        ("--select", "GPU102,bogus"),
+    ],
+)
 def test_unknown_selector_is_one_clear_error(project, cli, option, value):
     write(project / "sales.py", ITERROWS)
     run = cli("check", option, value, "sales.py")
@@ -312,8 +326,17 @@ def _git_project(root: Path) -> None:
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     write(root / ".gitignore", "generated/\n*_tmp.py\n!keep_tmp.py\n")
     write(root / "src" / "nested" / ".gitignore", "local.py\n")
-    for name in ["src/a.py", "src/nested/b.py", "src/nested/local.py", "generated/g.py", "scratch_tmp.py",
-                 "keep_tmp.py", "vendored/v.py", ".venv/lib/site.py", "notes.txt"]:
+    for name in [
+        "src/a.py",
+        "src/nested/b.py",
+        "src/nested/local.py",
+        "generated/g.py",
+        "scratch_tmp.py",
+        "keep_tmp.py",
+        "vendored/v.py",
+        ".venv/lib/site.py",
+        "notes.txt",
+    ]:
         write(root / name, ITERROWS)
 
 
@@ -330,8 +353,7 @@ def test_folders_honour_gitignore(project, cli):
 def test_folders_honour_gitignore_from_a_subfolder(project, cli, monkeypatch):
     _git_project(project)
     monkeypatch.chdir(project / "src")
-    assert _files(cli("check", "..")) == ["../keep_tmp.py", "../src/a.py", "../src/nested/b.py",
-                                          "../vendored/v.py"]
+    assert _files(cli("check", "..")) == ["../keep_tmp.py", "../src/a.py", "../src/nested/b.py", "../vendored/v.py"]
     assert _files(cli("check", "nested")) == ["nested/b.py"]
 
 
@@ -339,7 +361,7 @@ def test_exclude_and_respect_gitignore_from_config(project, cli):
     _git_project(project)
     write(project / "pyproject.toml", '[tool.gpulint]\nexclude = ["vendored/", "keep_*.py"]\n')
     assert _files(cli("check", ".")) == ["src/a.py", "src/nested/b.py"]
-    write(project / "pyproject.toml", '[tool.gpulint]\nrespect-gitignore = false\n')
+    write(project / "pyproject.toml", "[tool.gpulint]\nrespect-gitignore = false\n")
     assert "generated/g.py" in _files(cli("check", "."))
     assert ".venv/lib/site.py" not in _files(cli("check", "."))  # never walked into
 
@@ -441,8 +463,9 @@ def test_console_script_exit_codes(tmp_path, gpulint_exe):
 
 def test_console_script_fix_and_stdin(tmp_path, gpulint_exe):
     path = write(tmp_path / "sales.py", ITERROWS)
-    piped = gpulint_exe("check", "--fix", "--unsafe-fixes", "-", "--stdin-filename", "sales.py",
-                        cwd=tmp_path, input=ITERROWS.encode())
+    piped = gpulint_exe(
+        "check", "--fix", "--unsafe-fixes", "-", "--stdin-filename", "sales.py", cwd=tmp_path, input=ITERROWS.encode()
+    )
     assert piped.code == 0 and piped.stdout == ITERROWS_FIXED
     assert path.read_text() == ITERROWS
     fixed = gpulint_exe("check", "--fix", "--unsafe-fixes", "sales.py", cwd=tmp_path)
@@ -553,8 +576,11 @@ def _settings(run) -> dict[str, str]:
 
 
 def test_show_settings_prints_the_resolved_configuration_and_exits_0(project, cli):
-    write(project / "pyproject.toml", '[tool.gpulint]\nignore = ["GPU104"]\nexclude = ["build/"]\n'
-                                      'per-file-ignores = { "legacy/**" = ["GPU102"], "tests/**" = ["GPU101"] }\n')
+    write(
+        project / "pyproject.toml",
+        '[tool.gpulint]\nignore = ["GPU104"]\nexclude = ["build/"]\n'
+        'per-file-ignores = { "legacy/**" = ["GPU102"], "tests/**" = ["GPU101"] }\n',
+    )
     write(project / "legacy" / "old.py", ITERROWS)
     run = cli("check", "--show-settings", "--unsafe-fixes", "--extend-select", "GPU104", "legacy/old.py")
     assert run.code == 0
@@ -583,9 +609,11 @@ def test_show_settings_of_a_folder_uses_its_first_file_and_defaults_without_conf
 def test_show_settings_errors_exit_2(project, cli):
     write(project / "a.py", CLEAN)
     (project / "empty").mkdir()
-    for args, message in ((["a.py", "b.py"], "--show-settings expects a single path"),
-                          (["empty"], "no Python file found under empty"),
-                          (["--select", "GPU999", "a.py"], "unknown rule selector 'GPU999'")):
+    for args, message in (
+        (["a.py", "b.py"], "--show-settings expects a single path"),
+        (["empty"], "no Python file found under empty"),
+        (["--select", "GPU999", "a.py"], "unknown rule selector 'GPU999'"),
+    ):
         run = cli("check", "--show-settings", *args)
         assert run.code == 2, args
         assert message in run.stderr
@@ -602,7 +630,8 @@ def _usage_block(path: Path) -> str:
 def test_readme_usage_is_the_synopsis_of_docs_cli():
     root = Path(__file__).resolve().parents[1]
     assert _usage_block(root / "README.md") == _usage_block(root / "docs" / "cli.md"), (
-        "the README's Usage block and docs/cli.md's synopsis differ: copy docs/cli.md's into the README")
+        "the README's Usage block and docs/cli.md's synopsis differ: copy docs/cli.md's into the README"
+    )
 
 
 def test_every_check_option_is_in_the_synopsis():

@@ -15,18 +15,21 @@ def _codes(run) -> list[str]:
     return [line.split(": ")[1].split()[0] for line in run.lines if ": GPU" in line]
 
 
-@pytest.mark.parametrize("body, found", [
-    ("", True),
-    ('select = ["GPU102"]\n', True),
-    ('select = ["GPU1"]\n', True),
-    ('select = ["iterrows-loop"]\n', True),
-    ('select = ["GPU001"]\n', False),
-    ("select = []\n", False),
-    ('ignore = ["GPU102"]\n', False),
-    ('ignore = ["iterrows-loop"]\n', False),
-    ('select = ["GPU001"]\nextend-select = ["GPU102"]\n', True),
-    ('select = ["GPU1"]\nignore = ["GPU102"]\n', False),
-])
+@pytest.mark.parametrize(
+    "body, found",
+    [
+        ("", True),
+        ('select = ["GPU102"]\n', True),
+        ('select = ["GPU1"]\n', True),
+        ('select = ["iterrows-loop"]\n', True),
+        ('select = ["GPU001"]\n', False),
+        ("select = []\n", False),
+        ('ignore = ["GPU102"]\n', False),
+        ('ignore = ["iterrows-loop"]\n', False),
+        ('select = ["GPU001"]\nextend-select = ["GPU102"]\n', True),
+        ('select = ["GPU1"]\nignore = ["GPU102"]\n', False),
+    ],
+)
 def test_selection_from_config(project, cli, body, found):
     _config(project, body)
     write(project / "sales.py", ITERROWS)
@@ -50,8 +53,7 @@ def test_per_file_ignores_relative_to_the_config(project, cli, monkeypatch):
     for name in ("legacy/deep/old.py", "scripts/run.py", "src/new.py", "src/scripts/run.py"):
         write(project / name, ITERROWS)
     run = cli("check", ".")
-    assert sorted(line.split(":")[0] for line in run.lines if ": GPU" in line) == [
-        "src/new.py", "src/scripts/run.py"]
+    assert sorted(line.split(":")[0] for line in run.lines if ": GPU" in line) == ["src/new.py", "src/scripts/run.py"]
     monkeypatch.chdir(project / "legacy")  # patterns are relative to pyproject.toml, not the cwd
     assert cli("check", "deep/old.py").code == 0
 
@@ -106,20 +108,23 @@ def test_config_edits_are_seen_by_a_long_lived_process(project, cli):
     assert cli("check", "sales.py").code == 1
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("colour = 'blue'\n", "unknown key(s) in [tool.gpulint]: colour"),
-    ("extend_select = ['GPU102']\n", "unknown key(s) in [tool.gpulint]: extend_select"),
-    ("select = ['GPU999']\n", "select: unknown rule selector 'GPU999'"),
-    ("ignore = ['E501']\n", "ignore: unknown rule selector 'E501'"),
-    ("extend-select = ['iterows-loop']\n", "extend-select: unknown rule selector 'iterows-loop'"),
-    ("select = 'GPU102'\n", "`select` must be a list of strings"),
-    ("select = [102]\n", "`select` must be a list of strings"),
-    ("unsafe-fixes = 'yes'\n", "`unsafe-fixes` must be true or false"),
-    ("exclude = 'build'\n", "`exclude` must be a list of strings"),
-    ("per-file-ignores = ['x']\n", "`per-file-ignores` must be a table"),
-    ("per-file-ignores = { 'a.py' = 'GPU102' }\n", "per-file-ignores for 'a.py' must be a list of codes"),
-    ("per-file-ignores = { 'a.py' = ['GPU9'] }\n", "unknown rule selector 'GPU9'"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("colour = 'blue'\n", "unknown key(s) in [tool.gpulint]: colour"),
+        ("extend_select = ['GPU102']\n", "unknown key(s) in [tool.gpulint]: extend_select"),
+        ("select = ['GPU999']\n", "select: unknown rule selector 'GPU999'"),
+        ("ignore = ['E501']\n", "ignore: unknown rule selector 'E501'"),
+        ("extend-select = ['iterows-loop']\n", "extend-select: unknown rule selector 'iterows-loop'"),
+        ("select = 'GPU102'\n", "`select` must be a list of strings"),
+        ("select = [102]\n", "`select` must be a list of strings"),
+        ("unsafe-fixes = 'yes'\n", "`unsafe-fixes` must be true or false"),
+        ("exclude = 'build'\n", "`exclude` must be a list of strings"),
+        ("per-file-ignores = ['x']\n", "`per-file-ignores` must be a table"),
+        ("per-file-ignores = { 'a.py' = 'GPU102' }\n", "per-file-ignores for 'a.py' must be a list of codes"),
+        ("per-file-ignores = { 'a.py' = ['GPU9'] }\n", "unknown rule selector 'GPU9'"),
+    ],
+)
 def test_bad_config_is_one_clear_error(project, cli, body, expected):
     _config(project, body)
     write(project / "sales.py", ITERROWS)
@@ -140,12 +145,15 @@ def test_gpulint_must_be_a_table(project, cli):
     assert run.code == 2 and run.errors == [f"error: {project / 'pyproject.toml'}: [tool.gpulint] must be a table"]
 
 
-@pytest.mark.parametrize("text", [
-    "[tool.gpulint\nselect = ['GPU102']\n",
-    "[tool.gpulint]\nselect = ['GPU102'\n",
-    "[tool.gpulint]\nselect = ['GPU102']\nselect = ['GPU001']\n",
-    "\xff\xfe not toml [tool.gpulint]",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[tool.gpulint\nselect = ['GPU102']\n",
+        "[tool.gpulint]\nselect = ['GPU102'\n",
+        "[tool.gpulint]\nselect = ['GPU102']\nselect = ['GPU001']\n",
+        "\xff\xfe not toml [tool.gpulint]",
+    ],
+)
 def test_broken_pyproject_is_one_line_exit_2(project, cli, text):
     (project / "pyproject.toml").write_bytes(text.encode("latin-1"))
     write(project / "sales.py", ITERROWS)
@@ -191,23 +199,29 @@ def _found(cli, *args: str) -> list[tuple[str, str]]:
 TWO_RULES = ITERROWS + "\n\ndef g(sales: pd.DataFrame):\n    return sales.apply(lambda r: r['a'] + 1, axis=1)\n"
 
 
-@pytest.mark.parametrize("body, codes", [
-    ('extend-ignore = ["GPU102"]\n', ["GPU104"]),
-    ('extend-ignore = ["apply-axis-1"]\n', ["GPU102"]),
-    ('ignore = ["GPU102"]\nextend-ignore = ["GPU104"]\n', []),
-    ('extend-ignore = []\n', ["GPU102", "GPU104"]),
-    ('extend-ignore = ["GPU2"]\n', ["GPU102", "GPU104"]),  # a near miss: other rules
-])
+@pytest.mark.parametrize(
+    "body, codes",
+    [
+        ('extend-ignore = ["GPU102"]\n', ["GPU104"]),
+        ('extend-ignore = ["apply-axis-1"]\n', ["GPU102"]),
+        ('ignore = ["GPU102"]\nextend-ignore = ["GPU104"]\n', []),
+        ("extend-ignore = []\n", ["GPU102", "GPU104"]),
+        ('extend-ignore = ["GPU2"]\n', ["GPU102", "GPU104"]),  # a near miss: other rules
+    ],
+)
 def test_extend_ignore_in_config_adds_to_ignore(project, cli, body, codes):
     _config(project, body)
     write(project / "sales.py", TWO_RULES)
     assert [code for _, code in _found(cli, "sales.py")] == codes
 
 
-@pytest.mark.parametrize("body, expected", [
-    ("extend-ignore = ['GPU999']\n", "extend-ignore: unknown rule selector 'GPU999'"),
-    ("extend-ignore = 'GPU102'\n", "`extend-ignore` must be a list of strings"),
-])
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("extend-ignore = ['GPU999']\n", "extend-ignore: unknown rule selector 'GPU999'"),
+        ("extend-ignore = 'GPU102'\n", "`extend-ignore` must be a list of strings"),
+    ],
+)
 def test_bad_extend_ignore_is_one_clear_error(project, cli, body, expected):
     _config(project, body)
     write(project / "sales.py", TWO_RULES)
@@ -243,7 +257,9 @@ def test_exclude_on_the_command_line_replaces_the_configured_patterns(project, c
     # --extend-exclude adds to them
     assert _files(cli, "--extend-exclude", "gen/", ".") == ["src/app.py", "top.py"]
     assert _files(cli, "--exclude", "gen/,top.py", "--extend-exclude", "src/app.py", ".") == [
-        "legacy/old.py", "vendor/x.py"]
+        "legacy/old.py",
+        "vendor/x.py",
+    ]
 
 
 def test_command_line_patterns_are_relative_to_the_current_folder(project, cli, monkeypatch):

@@ -69,8 +69,16 @@ def test_fixes_keep_behaviour(code):
 @pytest.mark.skipif(not LONG, reason="set GPULINT_FUZZ=long to run the long mode")
 def test_long_mode():
     examples = os.environ.get("GPULINT_FUZZ_EXAMPLES", "500")
-    status = long_mode.main(["--examples", examples, "--seed", os.environ.get("GPULINT_FUZZ_SEED", "0"),
-                             "--failures", os.environ.get("GPULINT_FUZZ_FAILURES", "fuzz-failures")])
+    status = long_mode.main(
+        [
+            "--examples",
+            examples,
+            "--seed",
+            os.environ.get("GPULINT_FUZZ_SEED", "0"),
+            "--failures",
+            os.environ.get("GPULINT_FUZZ_FAILURES", "fuzz-failures"),
+        ]
+    )
     assert status == 0, "differences found: see the report above and the failing programs written"
 
 
@@ -79,30 +87,34 @@ def test_every_rule_with_a_rewrite_has_programs():
     assert rewriting == set(PROGRAMS) == set(fuzz.ALLOWED)
 
 
-@pytest.mark.parametrize("code, difference",
-                         sorted((code, difference) for code, allowed in fuzz.ALLOWED.items() for difference in allowed))
+@pytest.mark.parametrize(
+    "code, difference", sorted((code, difference) for code, allowed in fuzz.ALLOWED.items() for difference in allowed)
+)
 def test_allowed_differences_are_named_in_fix_safety(code, difference):
     assert difference not in fuzz.NEVER_ALLOWED
     assert fuzz.documented(code, difference), f"{code}'s Fix safety section does not name {difference!r}"
 
 
-@pytest.mark.parametrize("before, after, expected", [
-    (3, np.int64(3), {"dtype"}),
-    ([1.0, float("nan")], [1.0, float("nan")], set()),
-    (np.array([1.0, np.nan]), np.array([np.nan, 1.0]), {"nan"}),
-    (np.float64(3.0), np.float64(np.nan), {"nan"}),
-    (pd.Series([1, 2]), pd.Series([1.0, 2.0]), {"dtype"}),
-    (pd.Series([1, 2]), pd.Series([1, 2], index=[5, 6]), {"index"}),
-    (pd.Series([1, 2]), pd.Series([1, 2], name="v"), {"names"}),
-    (pd.Series([1, 2]), pd.Series([1, 3]), {"value"}),
-    (pd.Series([2, 0]), pd.Series([True, False]), {"dtype", "value"}),
-    ([np.array([1, 2]), np.array([3, 4])], [[1, 2], [3, 4]], {"type", "dtype"}),
-    (np.int8(-56), 200, {"dtype", "overflow"}),
-    (10**27, np.int64(10**27 % 2**64 - 2**64), {"dtype", "overflow"}),
-    (0.1 + 0.2, 0.3, {"rounding"}),
-    (pd.DataFrame(), pd.Series(dtype="float64"), {"empty-shape"}),
-    ("3.00", pd.Series(["3.00"]), {"type"}),
-])
+@pytest.mark.parametrize(
+    "before, after, expected",
+    [
+        (3, np.int64(3), {"dtype"}),
+        ([1.0, float("nan")], [1.0, float("nan")], set()),
+        (np.array([1.0, np.nan]), np.array([np.nan, 1.0]), {"nan"}),
+        (np.float64(3.0), np.float64(np.nan), {"nan"}),
+        (pd.Series([1, 2]), pd.Series([1.0, 2.0]), {"dtype"}),
+        (pd.Series([1, 2]), pd.Series([1, 2], index=[5, 6]), {"index"}),
+        (pd.Series([1, 2]), pd.Series([1, 2], name="v"), {"names"}),
+        (pd.Series([1, 2]), pd.Series([1, 3]), {"value"}),
+        (pd.Series([2, 0]), pd.Series([True, False]), {"dtype", "value"}),
+        ([np.array([1, 2]), np.array([3, 4])], [[1, 2], [3, 4]], {"type", "dtype"}),
+        (np.int8(-56), 200, {"dtype", "overflow"}),
+        (10**27, np.int64(10**27 % 2**64 - 2**64), {"dtype", "overflow"}),
+        (0.1 + 0.2, 0.3, {"rounding"}),
+        (pd.DataFrame(), pd.Series(dtype="float64"), {"empty-shape"}),
+        ("3.00", pd.Series(["3.00"]), {"type"}),
+    ],
+)
 def test_differences_are_classified(before, after, expected):
     assert differences(before, after) == expected
 
@@ -154,9 +166,17 @@ def test_aliasing_the_input_is_told(monkeypatch):
 
 
 def test_known_failure_classes_are_recognised_in_the_log():
-    record = {"rule": "GPU107", "idiom": 'df["c"][k] = v, k = slice', "setup": "k = slice(1, 3)\n",
-              "source": 'df["c"][k] = 0\n', "fixed": 'df.loc[k, "c"] = 0\n', "skipped": None, "problems": [],
-              "variants": [{"kind": "unsafe", "classes": ["value"], "error": None}], "failures": ["value"]}
+    record = {
+        "rule": "GPU107",
+        "idiom": 'df["c"][k] = v, k = slice',
+        "setup": "k = slice(1, 3)\n",
+        "source": 'df["c"][k] = 0\n',
+        "fixed": 'df.loc[k, "c"] = 0\n',
+        "skipped": None,
+        "problems": [],
+        "variants": [{"kind": "unsafe", "classes": ["value"], "error": None}],
+        "failures": ["value"],
+    }
     counted = {label: check(record) for label, check in known.KNOWN.items()}
     assert [label for label, hit in counted.items() if hit] == ["GPU107 slice held in a variable"]
     assert "    GPU107 slice held in a variable" in known.table([record])

@@ -31,19 +31,20 @@ RULES = all_rules()
 HAND_TYPED = re.compile(
     r"(?<![\w.])\d[\d,.]*x\b"
     r"|(?<![\w.])\d[\d,.]*\s+times\s+(?:faster|slower)"
-    r"|(?<![\w.])\d[\d,.]*\s+(?:s|ms|µs|us|ns|seconds|milliseconds|microseconds)\b")
+    r"|(?<![\w.])\d[\d,.]*\s+(?:s|ms|µs|us|ns|seconds|milliseconds|microseconds)\b"
+)
 
 
 def _built_page(site: Path, url: str) -> Path:
     """The built HTML file a docs URL is served from."""
     assert url.startswith(DOCS_HOME), url
-    relative = urlsplit(url).path[len(urlsplit(DOCS_HOME).path):]
+    relative = urlsplit(url).path[len(urlsplit(DOCS_HOME).path) :]
     return site / relative / "index.html"
 
 
 def _text(page_html: str) -> str:
     """The visible text of a page's article, whitespace collapsed."""
-    article = page_html[page_html.find("<article"):page_html.rfind("</article>")]
+    article = page_html[page_html.find("<article") : page_html.rfind("</article>")]
     article = re.sub(r"<(script|style)\b.*?</\1>", " ", article, flags=re.DOTALL)
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", article)))
 
@@ -75,8 +76,10 @@ def test_a_url_outside_the_site_is_refused():
 def test_rule_prose_has_no_hand_typed_speed_figure(rule):
     doc = FIGURE.sub("", rule.__doc__ or "")
     typed = [match.group(0) for match in HAND_TYPED.finditer(doc)]
-    assert not typed, (f"{rule.code}'s docstring types speed figures by hand: {typed}; write "
-                       "`{speedup:N}` (or `{before:N}`/`{after:N}`) to quote the committed results")
+    assert not typed, (
+        f"{rule.code}'s docstring types speed figures by hand: {typed}; write "
+        "`{speedup:N}` (or `{before:N}`/`{after:N}`) to quote the committed results"
+    )
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
@@ -84,7 +87,8 @@ def test_figure_placeholders_resolve_in_the_committed_results(rule):
     for match in FIGURE.finditer(rule.__doc__ or ""):
         kind, n, backend = match.groups()
         assert measured_figure(rule.code, kind, int(n.replace("_", "")), backend) is not None, (
-            f"{rule.code}: {match.group(0)} was not measured in benchmarks/results/")
+            f"{rule.code}: {match.group(0)} was not measured in benchmarks/results/"
+        )
     assert not any(FIGURE.search(body) for body in doc_sections(rule).values())
 
 
@@ -115,9 +119,24 @@ def site(tmp_path_factory):
     pytest.importorskip("matplotlib", reason="the docs extra is not installed: pip install -e '.[docs]'")
     folder = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
-                          str(ROOT / "mkdocs.yml"), "--site-dir", str(folder)],
-                         cwd=ROOT, capture_output=True, text=True, env=env, timeout=600)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(ROOT / "mkdocs.yml"),
+            "--site-dir",
+            str(folder),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "WARNING" not in run.stderr + run.stdout, run.stderr
     return folder
@@ -168,8 +187,12 @@ def test_benchmark_page_shows_the_committed_table(site):
 def test_urls_in_json_and_sarif_findings_are_built_pages(site):
     urls = set()
     for output_format in ("json", "sarif"):
-        run = subprocess.run([sys.executable, "-m", "gpulint", "check", "--output-format", output_format,
-                              "examples/"], cwd=ROOT, capture_output=True, text=True)
+        run = subprocess.run(
+            [sys.executable, "-m", "gpulint", "check", "--output-format", output_format, "examples/"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         assert run.returncode == 1, run.stderr
         data = json.loads(run.stdout)
         if output_format == "json":
@@ -200,9 +223,21 @@ def test_browser_renders_a_rule_page(site, tmp_path):
         pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
     rule = rule_by_key("GPU102")
     page = _built_page(site, rule.url())
-    run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                          f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", page.as_uri()],
-                         capture_output=True, text=True, timeout=180)
+    run = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     shown = _text(run.stdout)
     assert f"{rule.name} ({rule.code})" in shown

@@ -12,7 +12,7 @@ from gpulint import lint_source
 
 from .rule_helpers import HOST_COPIES
 
-LOOP = '''\
+LOOP = """\
 import torch
 
 device = torch.device("cuda")
@@ -22,7 +22,7 @@ def show(loader, flag):
 {before}    for {target} in {iterable}:
         x = batch.to(device)
         print(x.sum().item())
-{after}'''
+{after}"""
 
 
 def _synced(before: str, target: str, iterable: str, after: str) -> bool:
@@ -57,10 +57,16 @@ CASES = {
     "counter-never-lands": (COUNTER, "shown += 2\nif shown == 3:\n    break\n", False),
     "counter-counts-down": (COUNTER, "shown -= 1\nif shown > 2:\n    break\n", False),
     "counter-moved-twice": (COUNTER, "shown += 1\nshown = shown * 2\nif shown > 2:\n    break\n", False),
-    "counter-started-in-a-branch": (("    if flag:\n        shown = 0\n", "batch", "loader"),
-                                    "shown += 1\nif shown > 2:\n    break\n", False),
-    "counter-read-by-a-closure": (("    shown = 0\n    bump = lambda: shown\n", "batch", "loader"),
-                                  "shown += 1\nif shown > 2:\n    break\n", False),
+    "counter-started-in-a-branch": (
+        ("    if flag:\n        shown = 0\n", "batch", "loader"),
+        "shown += 1\nif shown > 2:\n    break\n",
+        False,
+    ),
+    "counter-read-by-a-closure": (
+        ("    shown = 0\n    bump = lambda: shown\n", "batch", "loader"),
+        "shown += 1\nif shown > 2:\n    break\n",
+        False,
+    ),
 }
 
 
@@ -69,7 +75,7 @@ def test_a_loop_broken_off_by_a_counter_is_a_few_iterations_and_nothing_else_is(
     assert _synced(*setup, after) is not few
 
 
-PREVIEW = '''\
+PREVIEW = """\
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets
@@ -84,20 +90,23 @@ if __name__ == "__main__":
         shown += 1
         if shown > 2:
             break
-'''
+"""
 
 
 def test_gpu305_leaves_a_loader_read_for_a_few_batches_then_left():
     assert [d.code for d in lint_source(PREVIEW)] == []
 
 
-@pytest.mark.parametrize("other_use", [
-    "for images, labels in loader:\n    model(images.to(device))\n",  # a loop reads every batch
-    "fit(model, loader)\n",  # handed on: read out of view
-    "def train():\n    for images, labels in loader:\n        break\n",  # read by a function: not followed
-    "for (images, labels), step in zip(loader, range(1000)):\n    model(images.to(device))\n",
-    "for i, (images, labels) in enumerate(loader):\n    model(images.to(device))\n    if i > 100:\n        break\n",
-])
+@pytest.mark.parametrize(
+    "other_use",
+    [
+        "for images, labels in loader:\n    model(images.to(device))\n",  # a loop reads every batch
+        "fit(model, loader)\n",  # handed on: read out of view
+        "def train():\n    for images, labels in loader:\n        break\n",  # read by a function: not followed
+        "for (images, labels), step in zip(loader, range(1000)):\n    model(images.to(device))\n",
+        "for i, (images, labels) in enumerate(loader):\n    model(images.to(device))\n    if i > 100:\n        break\n",
+    ],
+)
 def test_gpu305_flags_a_previewed_loader_read_another_way_too(other_use):
     source = PREVIEW.replace("    shown = 0\n", textwrap.indent(other_use, "    ") + "    shown = 0\n")
     assert [d.code for d in lint_source(source)] == ["GPU305"]

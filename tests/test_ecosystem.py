@@ -43,19 +43,35 @@ def test_rule_tier_is_the_rules_tier_attribute():
 
 def test_difference_is_by_place_and_rule_with_multiplicity():
     old = [finding(1), finding(5), finding(5), finding(9), finding(3, cell=2, path="n.ipynb")]
-    new = [finding(1, message="same place"), finding(5), finding(9, code="GPU301"), finding(3, cell=4, path="n.ipynb"),
-           finding(2)]
+    new = [
+        finding(1, message="same place"),
+        finding(5),
+        finding(9, code="GPU301"),
+        finding(3, cell=4, path="n.ipynb"),
+        finding(2),
+    ]
     added, gone = difference(old, new)
     assert [(f.path, f.cell, f.first, f.code) for f in added] == [
-        ("a.py", None, 2, "GPU304"), ("a.py", None, 9, "GPU301"), ("n.ipynb", 4, 3, "GPU304")]
+        ("a.py", None, 2, "GPU304"),
+        ("a.py", None, 9, "GPU301"),
+        ("n.ipynb", 4, 3, "GPU304"),
+    ]
     assert [(f.path, f.cell, f.first, f.code) for f in gone] == [
-        ("a.py", None, 5, "GPU304"), ("a.py", None, 9, "GPU304"), ("n.ipynb", 2, 3, "GPU304")]
+        ("a.py", None, 5, "GPU304"),
+        ("a.py", None, 9, "GPU304"),
+        ("n.ipynb", 2, 3, "GPU304"),
+    ]
     assert difference(new, new) == ([], [])
 
 
 def test_annotation_needs_same_file_cell_and_rule_and_a_line_in_the_span():
-    groups = by_place([label(5, why="moved every step"), label(12, "not", why="made on the device"),
-                       label(3, cell=2, path="n.ipynb", why="in a cell")])
+    groups = by_place(
+        [
+            label(5, why="moved every step"),
+            label(12, "not", why="made on the device"),
+            label(3, cell=2, path="n.ipynb", why="in a cell"),
+        ]
+    )
     assert annotation(finding(4, last=6), groups) == "instance: moved every step"
     assert annotation(finding(12), groups) == "not: made on the device"
     assert annotation(finding(3, cell=2, path="n.ipynb"), groups) == "instance: in a cell"
@@ -65,13 +81,21 @@ def test_annotation_needs_same_file_cell_and_rule_and_a_line_in_the_span():
 
 
 def test_baseline_file_is_sorted_stable_and_reads_back(tmp_path):
-    run = Baseline([finding(9), finding(2, cell=1, path="n.ipynb"), finding(4, last=6, repo="a/b")], files=3,
-                   unreadable=["own+repo/z.ipynb: bad", "own+repo/b.ipynb: bad"], repos={"o/r": "c1", "a/b": "c2"},
-                   gpulint={"commit": "abc", "modified": False}, arguments=["--select", "ALL"])
+    run = Baseline(
+        [finding(9), finding(2, cell=1, path="n.ipynb"), finding(4, last=6, repo="a/b")],
+        files=3,
+        unreadable=["own+repo/z.ipynb: bad", "own+repo/b.ipynb: bad"],
+        repos={"o/r": "c1", "a/b": "c2"},
+        gpulint={"commit": "abc", "modified": False},
+        arguments=["--select", "ALL"],
+    )
     text = dump_baseline(run)
     data = json.loads(text)
-    assert [row[:4] for row in data["findings"]] == [["a/b", "a.py", None, 4], ["o/r", "a.py", None, 9],
-                                                     ["o/r", "n.ipynb", 1, 2]]
+    assert [row[:4] for row in data["findings"]] == [
+        ["a/b", "a.py", None, 4],
+        ["o/r", "a.py", None, 9],
+        ["o/r", "n.ipynb", 1, 2],
+    ]
     assert [repo["name"] for repo in data["repos"]] == ["a/b", "o/r"]
     assert data["unreadable"] == sorted(run.unreadable)
     assert len(text.splitlines()) > len(data["findings"])  # one finding a line
@@ -88,15 +112,25 @@ def test_baseline_file_is_sorted_stable_and_reads_back(tmp_path):
 
 def test_report_counts_tiers_and_shares_and_annotates_the_difference():
     old = Baseline([finding(1), finding(7, code="GPU403")], repos={"o/r": "c1"})
-    new = Baseline([finding(1), finding(5, message="moved"), finding(8, code="GPU403"), finding(9, code="GPU403"),
-                    finding(10, code="GPU403")], repos={"o/r": "c1"})
+    new = Baseline(
+        [
+            finding(1),
+            finding(5, message="moved"),
+            finding(8, code="GPU403"),
+            finding(9, code="GPU403"),
+            finding(10, code="GPU403"),
+        ],
+        repos={"o/r": "c1"},
+    )
     tiers = {"GPU304": "default", "GPU403": "preview", "GPU101": "default"}
     families = {"GPU304": "transfers", "GPU403": "pipelines", "GPU101": "dataframe"}
     text = report(new, old, [label(5, why="moved every step")], families, tiers, "# header")
     assert "| default | 2 | 2 | 40.0% | 1 | 1 | 0 |" in text
     assert "| preview | 1 | 3 | 60.0% | 1 | 3 | 1 |" in text
     assert "| GPU101 (dataframe, default) | 0 | 0.0% | 0 | 0 | 0 |" in text
-    assert "Biggest rule: GPU403: 3 of 5 findings (60.0%); in the default tier: GPU304: 2 of 2 findings (100.0%)" in text
+    assert (
+        "Biggest rule: GPU403: 3 of 5 findings (60.0%); in the default tier: GPU304: 2 of 2 findings (100.0%)" in text
+    )
     assert "- GPU304 o/r `a.py:5` — moved — label: instance: moved every step" in text
     assert "- GPU403 o/r `a.py:8` — label: unlabelled" in text
     assert "## Vanished findings (1)" in text and "- GPU403 o/r `a.py:7` — label: unlabelled" in text
@@ -118,8 +152,11 @@ def test_main_on_a_tiny_corpus(tmp_path, capsys):
     (corpus / "own+repo" / "src" / "a.py").write_text(SCRIPT, encoding="utf-8")
     (corpus / "own+repo" / "broken.ipynb").write_text("not json", encoding="utf-8")
     labels = tmp_path / "transfers.csv"
-    labels.write_text("repo,path,cell,line,code,verdict,source,why,snippet\n"
-                      "own/repo,src/a.py,,4,GPU304,instance,gpulint,arange moved after it is made,\n", encoding="utf-8")
+    labels.write_text(
+        "repo,path,cell,line,code,verdict,source,why,snippet\n"
+        "own/repo,src/a.py,,4,GPU304,instance,gpulint,arange moved after it is made,\n",
+        encoding="utf-8",
+    )
     baseline, output = tmp_path / "baseline.json", tmp_path / "report.md"
     common = ["--repos", str(repos), "--corpus", str(corpus), "--baseline", str(baseline), "--labels", str(labels)]
     assert ecosystem.main([*common, "--update-baseline", "--output", str(output)]) == 0
@@ -152,8 +189,15 @@ def test_missing_corpus_or_repository_exits_2(tmp_path, capsys):
 
 
 def test_a_default_rules_preview_behaviour_is_its_own_tier_and_reads_back(tmp_path):
-    run = Baseline([finding(1, code="GPU308"), replace(finding(2, code="GPU308"), preview=True),
-                    replace(finding(3, code="GPU308"), preview=True), finding(4, code="GPU001")], repos={"o/r": "c1"})
+    run = Baseline(
+        [
+            finding(1, code="GPU308"),
+            replace(finding(2, code="GPU308"), preview=True),
+            replace(finding(3, code="GPU308"), preview=True),
+            finding(4, code="GPU001"),
+        ],
+        repos={"o/r": "c1"},
+    )
     path = tmp_path / "baseline.json"
     path.write_text(dump_baseline(run), encoding="utf-8")
     again = load_baseline(path)

@@ -275,8 +275,17 @@ ITERROWS_TAIL = "df = pd.read_csv('a.csv')\nrows = [r for _, r in df.iterrows()]
         "-" * 800 + "x",
         "lambda: " * 300 + "1",
     ],
-    ids=["plus-500", "plus-2000", "methods-400", "parens-150", "lists-90", "calls-150", "not-800", "neg-800",
-         "lambda-300"],
+    ids=[
+        "plus-500",
+        "plus-2000",
+        "methods-400",
+        "parens-150",
+        "lists-90",
+        "calls-150",
+        "not-800",
+        "neg-800",
+        "lambda-300",
+    ],
 )
 def test_deep_nesting_never_raises(expression):
     source = f"import pandas as pd\nx = {expression}\n{ITERROWS_TAIL}"
@@ -341,8 +350,18 @@ def test_many_findings_in_one_file():
 
 @pytest.mark.parametrize(
     "source",
-    ["", "\n", "\n\n\n", "   \n\t\n", "# only a comment\n", "# -*- coding: utf-8 -*-\n# import pandas as pd\n",
-     "#!/usr/bin/env python\n# pandas iterrows\n", '"""pandas docstring only"""\n', "\f", "pass"],
+    [
+        "",
+        "\n",
+        "\n\n\n",
+        "   \n\t\n",
+        "# only a comment\n",
+        "# -*- coding: utf-8 -*-\n# import pandas as pd\n",
+        "#!/usr/bin/env python\n# pandas iterrows\n",
+        '"""pandas docstring only"""\n',
+        "\f",
+        "pass",
+    ],
     ids=repr,
 )
 def test_files_without_code(source):
@@ -365,8 +384,9 @@ def test_tab_indentation_columns_count_characters():
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
 def test_line_endings(newline):
-    source = newline.join(["import pandas as pd", "", "df = pd.read_csv('a.csv')",
-                           "for _, row in df.iterrows():", "    pass", ""])
+    source = newline.join(
+        ["import pandas as pd", "", "df = pd.read_csv('a.csv')", "for _, row in df.iterrows():", "    pass", ""]
+    )
     [diagnostic] = check(source)
     assert (diagnostic.code, diagnostic.start.line, diagnostic.start.col) == ("GPU102", 4, 14)
     fixed = fix_text(source, unsafe_fixes=True)
@@ -397,7 +417,9 @@ def test_a_file_that_is_only_a_bom(tmp_path):
 
 def test_bom_before_code(tmp_path):
     path = tmp_path / "bom.py"
-    path.write_bytes(codecs.BOM_UTF8 + b"import pandas as pd; df = pd.read_csv('a'); r = [x for _, x in df.iterrows()]\n")
+    path.write_bytes(
+        codecs.BOM_UTF8 + b"import pandas as pd; df = pd.read_csv('a'); r = [x for _, x in df.iterrows()]\n"
+    )
     [result] = list(lint_paths([path]))
     assert result.error is None
     [diagnostic] = result.diagnostics

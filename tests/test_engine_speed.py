@@ -23,9 +23,17 @@ def write(path: Path, text: str) -> Path:
 
 
 def notebook(*cells: str) -> str:
-    return json.dumps({"nbformat": 4, "metadata": {}, "cells": [
-        {"cell_type": "code", "source": cell.splitlines(keepends=True), "outputs": [], "metadata": {}}
-        for cell in cells] + [{"cell_type": "markdown", "source": ["# not code"], "metadata": {}}]})
+    return json.dumps(
+        {
+            "nbformat": 4,
+            "metadata": {},
+            "cells": [
+                {"cell_type": "code", "source": cell.splitlines(keepends=True), "outputs": [], "metadata": {}}
+                for cell in cells
+            ]
+            + [{"cell_type": "markdown", "source": ["# not code"], "metadata": {}}],
+        }
+    )
 
 
 def test_the_first_n_files_are_a_stable_prefix_of_one_fixed_order(tmp_path):
@@ -44,8 +52,9 @@ def test_the_first_n_files_are_a_stable_prefix_of_one_fixed_order(tmp_path):
 
 
 def test_the_notebook_floor_parses_the_joined_code_cells():
-    joined = engine_speed.notebook_programs(notebook("import os\n%matplotlib inline", "for f in x:\n    !ls $f",
-                                                     "os.sep?").encode())
+    joined = engine_speed.notebook_programs(
+        notebook("import os\n%matplotlib inline", "for f in x:\n    !ls $f", "os.sep?").encode()
+    )
     assert len(joined) == 1 and "pass" in joined[0] and "import os" in joined[0]
     compile(joined[0], "<nb>", "exec")
     alone = engine_speed.notebook_programs(notebook("x = 1", "print x", "y = 2").encode())
@@ -93,11 +102,20 @@ def test_a_gpulint_without_jobs_or_cache_is_timed_with_what_it_has(tmp_path, mon
 
 def payload(results: list[dict], memory: list[dict] | None = None) -> dict:
     return {
-        "machine": {"cpu_model": "Test CPU", "machine": "x86_64", "usable_cpus": 2, "python": "3.11.7",
-                    "date": "2026-01-02T03:04:05+00:00", "versions": {"gpulint": "0.1.0", "ruff": None},
-                    "gpulint_commit": "abc1234"},
+        "machine": {
+            "cpu_model": "Test CPU",
+            "machine": "x86_64",
+            "usable_cpus": 2,
+            "python": "3.11.7",
+            "date": "2026-01-02T03:04:05+00:00",
+            "versions": {"gpulint": "0.1.0", "ruff": None},
+            "gpulint_commit": "abc1234",
+        },
         "corpus": {"repos": [{"name": "o/r", "commit": "0" * 40}], "files": {"py": 10, "ipynb": 4}},
-        "repeat": 1, "jobs": 2, "results": results, "in_process_py": {"ratio": 1.5},
+        "repeat": 1,
+        "jobs": 2,
+        "results": results,
+        "in_process_py": {"ratio": 1.5},
         "peak_rss_by_files": memory or [],
     }
 
@@ -107,12 +125,21 @@ def result(tool: str, kind: str, wall: float, files: int, rss: float = 50.0) -> 
 
 
 def test_the_table_shows_each_tool_per_kind_against_the_floor_per_file():
-    table = engine_speed.speed_markdown(payload([
-        result("floor: read+parse+walk", "py", 2.0, 10), result("floor: read+parse+walk", "ipynb", 1.0, 4),
-        result("gpulint cold, 1 job", "py", 6.0, 10), result("gpulint cold, 1 job", "ipynb", 1.5, 4),
-        result("pylint + perflint", "py", 4.0, 2),
-    ], memory=[{"files": 250, "tool": "gpulint cold, 1 job", "peak_rss_mib": 60.4},
-               {"files": 1000, "tool": "gpulint cold, 1 job", "peak_rss_mib": 61.0}]))
+    table = engine_speed.speed_markdown(
+        payload(
+            [
+                result("floor: read+parse+walk", "py", 2.0, 10),
+                result("floor: read+parse+walk", "ipynb", 1.0, 4),
+                result("gpulint cold, 1 job", "py", 6.0, 10),
+                result("gpulint cold, 1 job", "ipynb", 1.5, 4),
+                result("pylint + perflint", "py", 4.0, 2),
+            ],
+            memory=[
+                {"files": 250, "tool": "gpulint cold, 1 job", "peak_rss_mib": 60.4},
+                {"files": 1000, "tool": "gpulint cold, 1 job", "peak_rss_mib": 61.0},
+            ],
+        )
+    )
     speed, memory = table.split("| Peak RSS MiB by files linted |")
     rows = {line.split(" | ")[0].lstrip("| "): line for line in speed.splitlines() if line.startswith("| ")}
     assert rows["gpulint cold, 1 job"].endswith("| 6.00 | 12.00 | 50 | 3.00x | 1.50 | 3.00 | 50 | 1.50x |")
@@ -143,5 +170,6 @@ def test_readme_shows_the_committed_speed_table():
         pytest.skip("no committed real-code speed results")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert marked_block(readme, "speed").strip() == speed_block(str(ROOT)), (
-        "README speed table is stale: run `python -m gpulint.docs README.md`")
+        "README speed table is stale: run `python -m gpulint.docs README.md`"
+    )
     assert (ROOT / SPEED_RESULTS).with_suffix(".md").read_text(encoding="utf-8").strip() == speed_block(str(ROOT))

@@ -694,6 +694,7 @@ def test_with_targets_are_unknown():
 
 # -- readers that do not return a frame --------------------------------------------------
 
+
 def reader(lib: str = "pandas") -> Ty:
     return Ty("reader", lib)
 

@@ -72,8 +72,7 @@ def test_unpacking_a_tuple_of_arrays_binds_arrays(statement, names):
 def test_items_of_a_tuple_of_arrays():
     prelude = "import numpy as np\nresult = np.linalg.eigh(np.eye(3))\n"
     assert probe(prelude + "probe(result[0])\nprobe(result[-1])\nprobe(result[2])\n") == [ARRAY, ARRAY, None]
-    assert _probe("np.linalg.eigh(np.eye(3))", "import numpy as np\n") == Ty(
-        "tuple", "numpy", items=(ARRAY, ARRAY))
+    assert _probe("np.linalg.eigh(np.eye(3))", "import numpy as np\n") == Ty("tuple", "numpy", items=(ARRAY, ARRAY))
 
 
 NOT_TUPLES = [
@@ -188,8 +187,12 @@ def test_pandas_near_misses(expression):
 
 def test_columns_by_attribute_of_other_frame_libraries():
     prelude = "import dask.dataframe as dd\nimport cudf\nddf = dd.read_csv('a.csv')\ngdf = cudf.DataFrame()\n"
-    assert probe(prelude + "probe(ddf.price)\nprobe(ddf.npartitions)\nprobe(gdf.price)\nprobe(gdf.values_host)\n") \
-        == [Ty("series", "dask"), None, Ty("series", "cudf"), ARRAY]
+    assert probe(prelude + "probe(ddf.price)\nprobe(ddf.npartitions)\nprobe(gdf.price)\nprobe(gdf.values_host)\n") == [
+        Ty("series", "dask"),
+        None,
+        Ty("series", "cudf"),
+        ARRAY,
+    ]
     assert _probe("gdf.price.unique()", prelude) == Ty("series", "cudf")  # cuDF keeps a series
 
 
@@ -319,7 +322,10 @@ def test_scipy_arrays_are_seen_by_the_array_rules():
 def test_dask_datasets_and_array_factories():
     prelude = "import dask\nimport dask.datasets\nimport dask.array as da\nfrom mylib import timeseries\n"
     assert probe(prelude + "probe(dask.datasets.timeseries())\nprobe(da.ones(3))\nprobe(timeseries())\n") == [
-        Ty("frame", "dask"), Ty("collection", "dask"), None]
+        Ty("frame", "dask"),
+        Ty("collection", "dask"),
+        None,
+    ]
 
 
 def test_a_dask_dataset_is_lazy_for_the_compute_rule():
@@ -364,26 +370,29 @@ def test_containers_filled_with_known_values():
     assert probe(FILLED) == [placed, placed, ARRAY, ARRAY, ARRAY]
 
 
-@pytest.mark.parametrize("source", [
-    # a value of another type, or an unknown one, put in it
-    "xs = []\nxs.append(np.zeros(3))\nxs.append(1)\nprobe(xs[0])\n",
-    "xs = []\nxs.append(load())\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
-    # bound more than once, or to a list that was not empty
-    "xs = []\nxs.append(np.zeros(3))\nxs = other()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
-    "xs = [load()]\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
-    # a nested function may put anything in it
-    "xs = []\nxs.append(np.zeros(3))\ndef add(v):\n    xs.append(v)\nprobe(xs[0])\n",
-    # iterating a dict yields its keys
-    "d = {}\nd['a'] = np.zeros(3)\nfor k in d:\n    probe(k)\n",
-    # `list` is not the builtin here
-    "from helpers import list\nxs = list()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a value of another type, or an unknown one, put in it
+        "xs = []\nxs.append(np.zeros(3))\nxs.append(1)\nprobe(xs[0])\n",
+        "xs = []\nxs.append(load())\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+        # bound more than once, or to a list that was not empty
+        "xs = []\nxs.append(np.zeros(3))\nxs = other()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+        "xs = [load()]\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+        # a nested function may put anything in it
+        "xs = []\nxs.append(np.zeros(3))\ndef add(v):\n    xs.append(v)\nprobe(xs[0])\n",
+        # iterating a dict yields its keys
+        "d = {}\nd['a'] = np.zeros(3)\nfor k in d:\n    probe(k)\n",
+        # `list` is not the builtin here
+        "from helpers import list\nxs = list()\nxs.append(np.zeros(3))\nprobe(xs[0])\n",
+    ],
+)
 def test_near_misses_of_filled_containers(source):
     assert probe_one("import numpy as np\n" + source) is None
 
 
 def test_a_stack_of_a_filled_list_is_on_its_elements_device():
-    assert _codes('''
+    assert _codes("""
         import torch
 
         device = torch.device("cuda")
@@ -396,20 +405,23 @@ def test_a_stack_of_a_filled_list_is_on_its_elements_device():
             for s in sums:
                 print(s.item())
             return torch.stack(sums).cpu()
-    ''') == [(12, "GPU307")]
+    """) == [(12, "GPU307")]
 
 
-@pytest.mark.parametrize(("expression", "expected"), [
-    ("np.mean(grid, axis=0)", ARRAY),
-    ("np.nanmax(grid, 1)", ARRAY),
-    ("grid.max(0) - grid.min(0)", ARRAY),
-    ("grid.sum(axis=1)", ARRAY),
-    ("np.random.permutation(grid)", ARRAY),
-    # without an axis (or with axis=None) a reduction gives a scalar
-    ("np.mean(grid)", None),
-    ("grid.max()", None),
-    ("grid.sum(axis=None)", None),
-    ("np.sum(grid, None)", None),
-])
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("np.mean(grid, axis=0)", ARRAY),
+        ("np.nanmax(grid, 1)", ARRAY),
+        ("grid.max(0) - grid.min(0)", ARRAY),
+        ("grid.sum(axis=1)", ARRAY),
+        ("np.random.permutation(grid)", ARRAY),
+        # without an axis (or with axis=None) a reduction gives a scalar
+        ("np.mean(grid)", None),
+        ("grid.max()", None),
+        ("grid.sum(axis=None)", None),
+        ("np.sum(grid, None)", None),
+    ],
+)
 def test_reductions_along_an_axis_give_arrays(expression, expected):
     assert _probe(expression, "import numpy as np\ngrid = np.zeros((3, 4))\n") == expected

@@ -48,7 +48,9 @@ def _check(source: str) -> None:
     assert expected or silent, "a case must mark something"
     # in preview mode: GPU308 reports the totals of loops that only evaluate there, and the
     # evidence that places their values is what these cases are about
-    found = {(d.start.line, d.code) for d in lint_source(source, config=PREVIEW, fixes=False) if d.code.startswith("GPU3")}
+    found = {
+        (d.start.line, d.code) for d in lint_source(source, config=PREVIEW, fixes=False) if d.code.startswith("GPU3")
+    }
     assert found == expected
     assert not {line for line, _ in found} & silent
 
@@ -56,7 +58,7 @@ def _check(source: str) -> None:
 # -- device expressions ----------------------------------------------------------------------
 
 DEVICE_EXPRESSIONS = {
-    "module_moved_back_to_the_host": '''
+    "module_moved_back_to_the_host": """
         import torch
 
         device = torch.device("cuda")
@@ -69,8 +71,8 @@ DEVICE_EXPRESSIONS = {
         model.cuda()
         for x in batches:
             print(model(x).sum().item())  # GPU307
-    ''',
-    "module_moved_back_whatever_is_done_with_the_result": '''
+    """,
+    "module_moved_back_whatever_is_done_with_the_result": """
         import torch
 
         device = torch.device("cuda")
@@ -78,8 +80,8 @@ DEVICE_EXPRESSIONS = {
         model_cpu = model.cpu()
         for x in batches:
             print(model(x).sum().item())  # OK
-    ''',
-    "a_tensor_copied_to_the_host_stays_where_it_was": '''
+    """,
+    "a_tensor_copied_to_the_host_stays_where_it_was": """
         import torch
 
         device = torch.device("cuda")
@@ -87,8 +89,8 @@ DEVICE_EXPRESSIONS = {
         weights_cpu = weights.cpu()
         for x in batches:
             print((weights * x.to(device)).sum().item())  # GPU307
-    ''',
-    "d2l_device_helpers": '''
+    """,
+    "d2l_device_helpers": """
         import torch
         from d2l import torch as d2l
 
@@ -99,8 +101,8 @@ DEVICE_EXPRESSIONS = {
         def predict(batches):
             preds = [net(x.to(devices[0])).cpu() for x in batches]  # GPU301
             return preds + [net(x.to(d2l.try_gpu())).item() for x in batches]  # GPU307
-    ''',
-    "device_helpers_of_other_libraries": '''
+    """,
+    "device_helpers_of_other_libraries": """
         import torch
         from helpers import try_gpu, try_all_gpus
 
@@ -111,8 +113,8 @@ DEVICE_EXPRESSIONS = {
         def predict(batches):
             preds = [net(x.to(devices[0])).cpu() for x in batches]  # OK
             return preds + [net(x.to(try_gpu())).item() for x in batches]  # OK
-    ''',
-    "named_parameters_of_a_placed_module": '''
+    """,
+    "named_parameters_of_a_placed_module": """
         import torch
 
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -126,8 +128,8 @@ DEVICE_EXPRESSIONS = {
                 host = {name: p.detach().cpu().numpy() for name, p in host_model.named_parameters()}  # OK
                 names = [name.upper() for name, p in model.named_buffers() if name == "running_mean"]  # OK
             return placed, host, names
-    ''',
-    "device_of_a_value_of_unknown_type": '''
+    """,
+    "device_of_a_value_of_unknown_type": """
         import torch
 
 
@@ -136,8 +138,8 @@ DEVICE_EXPRESSIONS = {
             targets = torch.arange(scores.shape[1]).to(device)  # GPU304
             noise = torch.randn(scores.shape).to(scores.device)  # GPU304
             return loss_fn(scores + noise, targets)
-    ''',
-    "dtype_or_tensor_of_a_value_of_unknown_type": '''
+    """,
+    "dtype_or_tensor_of_a_value_of_unknown_type": """
         import torch
 
 
@@ -145,8 +147,8 @@ DEVICE_EXPRESSIONS = {
             ones = torch.ones(scores.shape).to(scores.dtype)  # OK
             zeros = torch.zeros(scores.shape).to(other)  # OK
             return ones + zeros
-    ''',
-    "current_accelerator": '''
+    """,
+    "current_accelerator": """
         import torch
 
         device = torch.accelerator.current_accelerator()
@@ -154,8 +156,8 @@ DEVICE_EXPRESSIONS = {
 
         def masks(sizes):
             return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
-    ''',
-    "current_accelerator_type": '''
+    """,
+    "current_accelerator_type": """
         import torch
 
         device = torch.accelerator.current_accelerator().type if hasattr(torch, "accelerator") else "cuda"
@@ -163,8 +165,8 @@ DEVICE_EXPRESSIONS = {
 
         def masks(sizes):
             return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
-    ''',
-    "current_accelerator_near_miss": '''
+    """,
+    "current_accelerator_near_miss": """
         import torch
         from helpers import current_accelerator
 
@@ -173,48 +175,48 @@ DEVICE_EXPRESSIONS = {
 
         def masks(sizes):
             return [torch.zeros(n, n).to(device) for n in sizes]  # OK
-    ''',
-    "torch_device_of_a_parameter": '''
+    """,
+    "torch_device_of_a_parameter": """
         import torch
 
 
         def ones(n, name):
             device = torch.device(name)
             return torch.ones(n).to(device)  # GPU304
-    ''',
-    "torch_device_cpu": '''
+    """,
+    "torch_device_cpu": """
         import torch
 
 
         def ones(n):
             device = torch.device("cpu")
             return torch.ones(n).to(device)  # OK
-    ''',
-    "tensor_device": '''
+    """,
+    "tensor_device": """
         import torch
 
 
         def like(x, n):
             x = x.cuda()
             return torch.ones(n).to(x.device)  # GPU304
-    ''',
-    "tensor_device_of_unknown_place": '''
+    """,
+    "tensor_device_of_unknown_place": """
         import torch
 
 
         def like(values, n):
             x = torch.as_tensor(values)
             return torch.ones(n).to(x.device)  # GPU304
-    ''',
-    "tensor_device_on_host_and_dtype": '''
+    """,
+    "tensor_device_on_host_and_dtype": """
         import torch
 
 
         def like(x, n):
             host = torch.zeros(3)
             return torch.ones(n).to(host.device), torch.ones(n).to(x.dtype)  # OK
-    ''',
-    "output_device": '''
+    """,
+    "output_device": """
         import torch
 
 
@@ -222,53 +224,53 @@ DEVICE_EXPRESSIONS = {
             model = model.cuda()
             out = model(batch)
             return torch.arange(n).to(out.device)  # GPU304
-    ''',
-    "model_device": '''
+    """,
+    "model_device": """
         import torch
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained("gpt2").to("cuda")
         starts = [torch.zeros(1, n, dtype=torch.long).to(model.device) for n in range(3)]  # GPU304
-    ''',
-    "next_parameters_device": '''
+    """,
+    "next_parameters_device": """
         import torch
 
 
         def scores(model, sizes):
             device = next(model.parameters()).device
             return [torch.ones(n).to(device) for n in sizes]  # GPU304
-    ''',
-    "next_iter_parameters_device": '''
+    """,
+    "next_iter_parameters_device": """
         import torch
 
 
         def scores(model, sizes):
             device = next(iter(model.parameters())).device
             return [torch.ones(n).to(device) for n in sizes]  # GPU304
-    ''',
-    "next_parameters_dtype": '''
+    """,
+    "next_parameters_dtype": """
         import torch
 
 
         def scores(model, sizes):
             dtype = next(model.parameters()).dtype
             return [torch.ones(n).to(dtype) for n in sizes]  # OK
-    ''',
-    "next_parameters_of_a_host_model": '''
+    """,
+    "next_parameters_of_a_host_model": """
         import torch
 
         model = torch.nn.Linear(3, 3).cpu()
         device = next(model.parameters()).device
         ones = torch.ones(3).to(device)  # OK
-    ''',
-    "integer_literal": '''
+    """,
+    "integer_literal": """
         import torch
 
 
         def ones(n):
             return torch.ones(n).to(0)  # GPU304
-    ''',
-    "rank_from_the_environment": '''
+    """,
+    "rank_from_the_environment": """
         import os
 
         import torch
@@ -278,16 +280,16 @@ DEVICE_EXPRESSIONS = {
 
         def ones(n):
             return torch.ones(n).to(local_rank)  # GPU304
-    ''',
-    "rank_from_getenv": '''
+    """,
+    "rank_from_getenv": """
         import os
 
         import torch
 
         local_rank = int(os.getenv("LOCAL_RANK", "0"))
         ones = [torch.ones(n).to(local_rank) for n in range(3)]  # GPU304
-    ''',
-    "rank_from_torch_distributed": '''
+    """,
+    "rank_from_torch_distributed": """
         import torch
         import torch.distributed as dist
 
@@ -296,15 +298,15 @@ DEVICE_EXPRESSIONS = {
 
         def totals(batches):
             return [batch.to(rank).sum().item() for batch in batches]  # GPU307
-    ''',
-    "cuda_with_a_rank": '''
+    """,
+    "cuda_with_a_rank": """
         import torch
 
 
         def totals(batches, rank):
             return [batch.cuda(rank).sum().item() for batch in batches]  # GPU307
-    ''',
-    "rank_of_unknown_origin": '''
+    """,
+    "rank_of_unknown_origin": """
         import torch
         from helpers import local_rank
 
@@ -312,33 +314,33 @@ DEVICE_EXPRESSIONS = {
         def ones(n):
             rank = local_rank()
             return torch.ones(n).to(rank), torch.ones(n).to(-1 if n else 0)  # OK
-    ''',
-    "formatted_device": '''
+    """,
+    "formatted_device": """
         import torch
 
 
         def ones(n, rank):
             return torch.ones(n).to(f"cuda:{rank}")  # GPU304
-    ''',
-    "formatted_unknown_or_cpu": '''
+    """,
+    "formatted_unknown_or_cpu": """
         import torch
 
 
         def ones(n, kind, rank):
             return torch.ones(n).to(f"{kind}:{rank}"), torch.ones(n).to(f"cpu")  # OK
-    ''',
-    "current_device": '''
+    """,
+    "current_device": """
         import torch
 
         device = torch.cuda.current_device()
         ones = [torch.ones(n).to(device) for n in range(3)]  # GPU304
-    ''',
-    "device_count_is_not_a_device": '''
+    """,
+    "device_count_is_not_a_device": """
         import torch
 
         count = torch.cuda.device_count()
         ones = torch.ones(3).to(torch.float16)  # OK
-    ''',
+    """,
 }
 
 
@@ -350,7 +352,7 @@ def test_device_expressions(source):
 # -- legacy tensor constructors ----------------------------------------------------------------
 
 LEGACY_CONSTRUCTORS = {
-    "tensor_then_moved": '''
+    "tensor_then_moved": """
         import torch
         from matplotlib.colors import to_rgba
 
@@ -358,22 +360,22 @@ LEGACY_CONSTRUCTORS = {
         def weights(values, device):  # made from data: copied to the device, `device=` or not
             colour = torch.Tensor(to_rgba("C0")).to(device=device)  # OK
             return torch.Tensor([v * 2 for v in values]).to(device=device), colour  # OK
-    ''',
-    "long_tensor_then_cuda": '''
+    """,
+    "long_tensor_then_cuda": """
         import torch
 
 
         def labels(values):
             return torch.LongTensor(list(values)).cuda()  # OK
-    ''',
-    "argument_that_may_be_a_tensor": '''
+    """,
+    "argument_that_may_be_a_tensor": """
         import torch
 
 
         def labels(values, device):
             return torch.LongTensor(values).cuda(), torch.Tensor(-values).to(device)  # OK
-    ''',
-    "float_tensor_in_a_loop": '''
+    """,
+    "float_tensor_in_a_loop": """
         import torch
 
         device = "cuda"
@@ -385,8 +387,8 @@ LEGACY_CONSTRUCTORS = {
                 values = torch.FloatTensor(row)
                 result += values.to(device).sum().item()  # GPU308
             return result
-    ''',
-    "cuda_float_tensor_is_on_the_device": '''
+    """,
+    "cuda_float_tensor_is_on_the_device": """
         import torch
 
 
@@ -395,8 +397,8 @@ LEGACY_CONSTRUCTORS = {
             for row in rows:
                 result += torch.cuda.FloatTensor(row).sum().item()  # GPU308
             return result
-    ''',
-    "host_tensors_stay_silent": '''
+    """,
+    "host_tensors_stay_silent": """
         import torch
 
 
@@ -407,7 +409,7 @@ LEGACY_CONSTRUCTORS = {
             moved = torch.cuda.FloatTensor(rows).to("cuda")  # OK
             kept = torch.LongTensor(rows).to(torch.float16)  # OK
             return result
-    ''',
+    """,
 }
 
 
@@ -419,7 +421,7 @@ def test_legacy_constructors(source):
 # -- accelerate --------------------------------------------------------------------------------
 
 ACCELERATE = {
-    "prepared_loader_with_a_collate_fn": '''
+    "prepared_loader_with_a_collate_fn": """
         import torch
         from accelerate import Accelerator
         from torch.utils.data import DataLoader
@@ -439,8 +441,8 @@ ACCELERATE = {
             model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
             for batch in loader:
                 print(batch["pixels"].sum().item())  # GPU307
-    ''',
-    "prepared_loader_and_model": '''
+    """,
+    "prepared_loader_and_model": """
         from accelerate import Accelerator
 
         accelerator = Accelerator()
@@ -454,8 +456,8 @@ ACCELERATE = {
                 accelerator.backward(outputs.loss)
                 losses.append(outputs.loss.item())  # GPU307
             return losses
-    ''',
-    "prepared_batches_are_on_the_device": '''
+    """,
+    "prepared_batches_are_on_the_device": """
         from accelerate import Accelerator
 
         accelerator = Accelerator(mixed_precision="fp16")
@@ -467,8 +469,8 @@ ACCELERATE = {
             for inputs, labels in loader:
                 hits += (inputs.argmax(-1) == labels).sum().item()  # GPU308
             return hits
-    ''',
-    "fields_of_prepared_batches": '''
+    """,
+    "fields_of_prepared_batches": """
         from accelerate import Accelerator
 
         accelerator = Accelerator()
@@ -482,15 +484,15 @@ ACCELERATE = {
                 if batch["step"] is None:  # OK
                     continue
                 model(batch)
-    ''',
-    "accelerator_device": '''
+    """,
+    "accelerator_device": """
         import torch
         from accelerate import Accelerator
 
         accelerator = Accelerator()
         masks = [torch.ones(n, n).to(accelerator.device) for n in range(8)]  # GPU304
-    ''',
-    "gather_and_unwrap": '''
+    """,
+    "gather_and_unwrap": """
         from accelerate import Accelerator
 
         accelerator = Accelerator()
@@ -503,8 +505,8 @@ ACCELERATE = {
             for batch in loader:
                 found.extend(accelerator.gather(net(batch).argmax(-1)).cpu())  # GPU301
             return found
-    ''',
-    "cpu_accelerator": '''
+    """,
+    "cpu_accelerator": """
         import torch
         from accelerate import Accelerator
 
@@ -515,8 +517,8 @@ ACCELERATE = {
         def train(model, loader):
             model, loader = accelerator.prepare(model, loader)
             return [model(**batch).loss.item() for batch in loader]  # OK
-    ''',
-    "no_device_placement": '''
+    """,
+    "no_device_placement": """
         from accelerate import Accelerator
 
         accelerator = Accelerator(device_placement=False)
@@ -525,8 +527,8 @@ ACCELERATE = {
         def train(model, loader):
             model, loader = accelerator.prepare(model, loader)
             return [model(**batch).loss.item() for batch in loader]  # OK
-    ''',
-    "gather_object_is_python": '''
+    """,
+    "gather_object_is_python": """
         from accelerate import Accelerator
 
         accelerator = Accelerator()
@@ -534,8 +536,8 @@ ACCELERATE = {
 
         def collect(texts):
             return [len(accelerator.gather_object(text)) for text in texts]  # OK
-    ''',
-    "a_look_alike_without_accelerate": '''
+    """,
+    "a_look_alike_without_accelerate": """
         from helpers import Accelerator
 
         accelerator = Accelerator()
@@ -544,7 +546,7 @@ ACCELERATE = {
         def train(model, loader):
             model, loader = accelerator.prepare(model, loader)
             return [model(**batch).loss.item() for batch in loader]  # OK
-    ''',
+    """,
 }
 
 
@@ -556,7 +558,7 @@ def test_accelerate(source):
 # -- transformers ------------------------------------------------------------------------------
 
 TRANSFORMERS = {
-    "device_map_places_the_model": '''
+    "device_map_places_the_model": """
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")
@@ -564,8 +566,8 @@ TRANSFORMERS = {
 
         def losses(batches):
             return [model(**batch).loss.item() for batch in batches]  # GPU307
-    ''',
-    "device_map_dict": '''
+    """,
+    "device_map_dict": """
         import transformers
 
         model = transformers.AutoModel.from_pretrained("bert-base-uncased", device_map={"": 0})
@@ -573,8 +575,8 @@ TRANSFORMERS = {
 
         def first_tokens(batches):
             return [model(**batch).last_hidden_state[:, 0].cpu() for batch in batches]  # GPU301
-    ''',
-    "model_moved_after_loading": '''
+    """,
+    "model_moved_after_loading": """
         from transformers import BertForSequenceClassification
 
         model = BertForSequenceClassification.from_pretrained("bert-base-uncased")
@@ -583,8 +585,8 @@ TRANSFORMERS = {
 
         def predictions(batches):
             return [model(**batch).logits.argmax(-1).tolist() for batch in batches]  # GPU301
-    ''',
-    "loaded_on_the_host": '''
+    """,
+    "loaded_on_the_host": """
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
         model = AutoModelForSequenceClassification.from_pretrained("bert-base-uncased")
@@ -595,8 +597,8 @@ TRANSFORMERS = {
         def predictions(texts):
             first = [model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
             return first + [cpu_model(**tokenizer(t, return_tensors="pt")).logits.tolist() for t in texts]  # OK
-    ''',
-    "generated_on_the_device": '''
+    """,
+    "generated_on_the_device": """
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained("gpt2", device_map="auto")
@@ -606,8 +608,8 @@ TRANSFORMERS = {
         def complete(prompts):
             first = [model.generate(**p, return_dict_in_generate=True).sequences.cpu() for p in prompts]  # GPU301
             return first + [host_model.generate(**prompt).cpu() for prompt in prompts]  # OK
-    ''',
-    "pipeline_on_a_device": '''
+    """,
+    "pipeline_on_a_device": """
         import torch
         from transformers import pipeline
 
@@ -617,8 +619,8 @@ TRANSFORMERS = {
 
         def scores(texts):
             return [classify(text)[0]["score"] for text in texts]  # OK
-    ''',
-    "pipeline_model_outputs": '''
+    """,
+    "pipeline_model_outputs": """
         from transformers import pipeline
 
         generate = pipeline("text-generation", model="gpt2", device_map="auto")
@@ -626,8 +628,8 @@ TRANSFORMERS = {
 
         def losses(batches):
             return [generate.model(**batch).loss.item() for batch in batches]  # GPU307
-    ''',
-    "pipeline_on_the_host": '''
+    """,
+    "pipeline_on_the_host": """
         import torch
         from transformers import pipeline
 
@@ -637,8 +639,8 @@ TRANSFORMERS = {
 
         def losses(batches):
             return [classify.model(**batch).loss.item() for batch in batches]  # OK
-    ''',
-    "diffusion_pipeline_returns_host_data": '''
+    """,
+    "diffusion_pipeline_returns_host_data": """
         import json
 
         import torch
@@ -649,8 +651,8 @@ TRANSFORMERS = {
         result = pipe("a photo of a cat")
         for image in result["images"]:
             print(json.dumps(image.tolist()))  # OK
-    ''',
-    "diffusion_models_are_torch_modules": '''
+    """,
+    "diffusion_models_are_torch_modules": """
         from diffusers import UNet2DConditionModel
 
         unet = UNet2DConditionModel.from_pretrained("runwayml/stable-diffusion-v1-5", subfolder="unet")
@@ -659,7 +661,7 @@ TRANSFORMERS = {
 
         def noise_norms(batches):
             return [unet(*batch).sample.norm().item() for batch in batches]  # GPU307
-    ''',
+    """,
 }
 
 
@@ -671,7 +673,7 @@ def test_transformers(source):
 # -- functional calls and loss modules ---------------------------------------------------------
 
 FUNCTIONAL = {
-    "functional_on_placed_tensors": '''
+    "functional_on_placed_tensors": """
         import torch.nn.functional as F
 
 
@@ -682,8 +684,8 @@ FUNCTIONAL = {
                 data, target = data.to("cuda"), target.to("cuda")
                 total += F.nll_loss(model(data), target).item()  # GPU308
             return total
-    ''',
-    "loss_module_on_placed_tensors": '''
+    """,
+    "loss_module_on_placed_tensors": """
         from torch import nn
 
         criterion = nn.CrossEntropyLoss()
@@ -694,8 +696,8 @@ FUNCTIONAL = {
             for data, target in loader:
                 total += criterion(data.cuda(), target.cuda()).item()  # GPU308
             return total
-    ''',
-    "parts_of_placed_tensors": '''
+    """,
+    "parts_of_placed_tensors": """
         import torch
 
 
@@ -707,8 +709,8 @@ FUNCTIONAL = {
                 values, indices = torch.max(first, dim=1)
                 found.append((values - second.topk(1).values).sum().item())  # GPU307
             return found
-    ''',
-    "parts_of_host_tensors": '''
+    """,
+    "parts_of_host_tensors": """
         import torch
 
 
@@ -720,8 +722,8 @@ FUNCTIONAL = {
                 values, indices = torch.max(first, dim=1)
                 found.append((values - second.topk(1).values).sum().item())  # OK
             return found
-    ''',
-    "on_the_host": '''
+    """,
+    "on_the_host": """
         import torch.nn.functional as F
         from torch import nn
 
@@ -734,7 +736,7 @@ FUNCTIONAL = {
                 data, target = data.to("cpu"), target.to("cpu")
                 total += F.nll_loss(data, target).item() + criterion(data, target).item()  # OK
             return total
-    ''',
+    """,
 }
 
 
@@ -746,7 +748,7 @@ def test_functional_calls_and_loss_modules(source):
 # -- other libraries' data loaders -------------------------------------------------------------
 
 LOADERS = {
-    "batches_are_what_the_collate_fn_returns": '''
+    "batches_are_what_the_collate_fn_returns": """
         import torch
         from torch.utils.data import DataLoader
 
@@ -771,8 +773,8 @@ LOADERS = {
                 print(rows["label"].cpu())  # GPU301
             for x in DataLoader(dataset, batch_size=8, collate_fn=on_host):
                 print(x.sum().item())  # OK
-    ''',
-    "pyg_loader": '''
+    """,
+    "pyg_loader": """
         from torch_geometric.datasets import TUDataset
         from torch_geometric.loader import DataLoader
 
@@ -782,8 +784,8 @@ LOADERS = {
             for data in loader:
                 data = data.cuda()
                 model(data)
-    ''',
-    "pyg_loader_old_module": '''
+    """,
+    "pyg_loader_old_module": """
         import torch_geometric
 
         device = "cuda"
@@ -794,8 +796,8 @@ LOADERS = {
             loader = torch_geometric.data.DataLoader(graphs, batch_size=32)  # GPU305
             for data in loader:
                 model(data.to(device))
-    ''',
-    "pyg_loader_of_a_few_batches": '''
+    """,
+    "pyg_loader_of_a_few_batches": """
         import torch_geometric
 
         device = "cuda"
@@ -806,8 +808,8 @@ LOADERS = {
             loader = torch_geometric.data.DataLoader(graphs, batch_size=32)  # OK
             for data in loader:
                 model(data.to(device))
-    ''',
-    "pyg_loader_with_workers": '''
+    """,
+    "pyg_loader_with_workers": """
         from torch_geometric.loader import DataLoader
 
 
@@ -815,8 +817,8 @@ LOADERS = {
             loader = DataLoader(dataset, batch_size=32, num_workers=4)  # OK
             for data in loader:
                 model(data.cuda())
-    ''',
-    "a_loader_of_another_library": '''
+    """,
+    "a_loader_of_another_library": """
         from helpers.loader import DataLoader
 
 
@@ -824,7 +826,7 @@ LOADERS = {
             loader = DataLoader(dataset, batch_size=32)  # OK
             for data in loader:
                 model(data.cuda())
-    ''',
+    """,
 }
 
 
@@ -849,30 +851,44 @@ TYPES = [
     ("import torch\nx = next(iter(torch.nn.Linear(2, 2).cuda().parameters()))", Ty("placed", "torch", "device")),
     ("import torch\nx = next(iter([1, 2]))", None),
     ("import torch\nt = torch.ones(2, 2).cuda()\nx = iter(t)", Ty("tensor", "torch", "device")),
-    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": "cpu", "lm": "disk"})',
-     Ty("model", "torch", "host")),
-    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": 0})',
-     Ty("model", "torch", "device")),
-    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", load_in_8bit=True)',
-     Ty("model", "torch", "device")),
+    (
+        'from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": "cpu", "lm": "disk"})',
+        Ty("model", "torch", "host"),
+    ),
+    (
+        'from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map={"": 0})',
+        Ty("model", "torch", "device"),
+    ),
+    (
+        'from transformers import AutoModel\nx = AutoModel.from_pretrained("m", load_in_8bit=True)',
+        Ty("model", "torch", "device"),
+    ),
     ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", **options)', Ty("model", "torch", "")),
-    ('from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map=None)',
-     Ty("model", "torch", "host")),
+    (
+        'from transformers import AutoModel\nx = AutoModel.from_pretrained("m", device_map=None)',
+        Ty("model", "torch", "host"),
+    ),
     ('from transformers import AutoTokenizer\nx = AutoTokenizer.from_pretrained("m", device_map="auto")', None),
-    ('from transformers import DataCollatorForSeq2Seq\nx = DataCollatorForSeq2Seq(tokenizer)', None),
+    ("from transformers import DataCollatorForSeq2Seq\nx = DataCollatorForSeq2Seq(tokenizer)", None),
     ("from transformers import BertConfig, BertModel\nx = BertModel(BertConfig())", Ty("model", "torch", "host")),
     ("from accelerate import Accelerator\nx = Accelerator(**options).device", Ty("device", "torch", "device")),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=True).device", Ty("device", "torch", "host")),
     ("from accelerate import PartialState\nx = PartialState().device", Ty("device", "torch", "device")),
     ("from accelerate import PartialState\nx = PartialState(cpu=True).device", Ty("device", "torch", "host")),
-    ('from transformers import AutoModelForCausalLM as M\nx = M.from_pretrained("m").cuda().generate(ids)',
-     Ty("output", "torch", "device")),
+    (
+        'from transformers import AutoModelForCausalLM as M\nx = M.from_pretrained("m").cuda().generate(ids)',
+        Ty("output", "torch", "device"),
+    ),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
-    ("import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",
-     Ty("tensor", "torch", "host")),
-    ("from transformers import pipeline\nx = pipeline('fill-mask', device='cuda:1').model",
-     Ty("model", "torch", "device")),
+    (
+        "import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",
+        Ty("tensor", "torch", "host"),
+    ),
+    (
+        "from transformers import pipeline\nx = pipeline('fill-mask', device='cuda:1').model",
+        Ty("model", "torch", "device"),
+    ),
     ("from transformers import pipeline\nx = pipeline('fill-mask', device=rank).device", None),
     ("from transformers import pipeline\nx = pipeline('fill-mask').device", None),
 ]
@@ -899,10 +915,21 @@ def test_prepare_returns_each_object_in_its_place():
 
 @pytest.mark.parametrize(
     ("name", "is_model"),
-    [("AutoModelForCausalLM", True), ("BertForSequenceClassification", True), ("GPT2LMHeadModel", True),
-     ("PreTrainedModel", True), ("AutoModel", True), ("AutoTokenizer", False), ("AutoConfig", False),
-     ("DataCollatorForLanguageModeling", False), ("TFBertModel", False), ("FlaxAutoModelForCausalLM", False),
-     ("BaseModelOutput", False), ("Seq2SeqLMOutput", False), ("from_pretrained", False)],
+    [
+        ("AutoModelForCausalLM", True),
+        ("BertForSequenceClassification", True),
+        ("GPT2LMHeadModel", True),
+        ("PreTrainedModel", True),
+        ("AutoModel", True),
+        ("AutoTokenizer", False),
+        ("AutoConfig", False),
+        ("DataCollatorForLanguageModeling", False),
+        ("TFBertModel", False),
+        ("FlaxAutoModelForCausalLM", False),
+        ("BaseModelOutput", False),
+        ("Seq2SeqLMOutput", False),
+        ("from_pretrained", False),
+    ],
 )
 def test_model_classes(name, is_model):
     assert is_model_class(name) is is_model

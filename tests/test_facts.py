@@ -39,12 +39,14 @@ def _unregistered(code: str) -> None:
 
 def test_a_display_only_rule_without_suggestion_or_fixer_is_refused():
     with pytest.raises(TypeError, match="display-only fix: give it a `suggestion`"):
+
         class Silent(Rule):
             code = "GPU995"
             name = "silent-display"
             message = "never shown"
             nodes = (ast.For,)
             fix = Applicability.DISPLAY
+
     _unregistered("GPU995")
     assert "GPU995" not in registry._REGISTRY
 
@@ -71,12 +73,14 @@ def test_a_display_only_rule_with_a_suggestion_shows_it_on_every_finding():
 
 def test_a_fix_that_is_not_an_applicability_is_refused():
     with pytest.raises(TypeError, match="`fix` is an Applicability"):
+
         class Stringly(Rule):
             code = "GPU995"
             name = "stringly-fix"
             message = "never shown"
             nodes = (ast.For,)
             fix = "safe"  # type: ignore[assignment]
+
     _unregistered("GPU995")
 
 
@@ -117,8 +121,9 @@ SOURCE = Source.from_text("x = 1\n")
 
 
 def _finding(applicability: Applicability) -> Diagnostic:
-    return Diagnostic("GPU995", "probe", "probe", Position(1, 0), Position(1, 5),
-                      context=Facts(applicability=applicability))
+    return Diagnostic(
+        "GPU995", "probe", "probe", Position(1, 0), Position(1, 5), context=Facts(applicability=applicability)
+    )
 
 
 def _rule(fix: Applicability, returned: Fix | None, suggestion: str | None = "the rule's advice"):
@@ -138,8 +143,9 @@ REWRITE = (Edit(Position(1, 4), Position(1, 5), "2"),)
 
 def test_a_fix_more_permissive_than_the_facts_is_dropped_with_a_warning():
     rule = _rule(Applicability.SAFE, Fix(Applicability.SAFE, "rewrite", REWRITE))
-    [finding], warnings = attach_fixes(SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.UNSAFE)], [rule],
-                                       unsafe_fixes=True)
+    [finding], warnings = attach_fixes(
+        SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.UNSAFE)], [rule], unsafe_fixes=True
+    )
     assert warnings == ["1: fixer for GPU995 offered a safe fix where the rule decided unsafe; not offered"]
     assert finding.fix == Fix(Applicability.DISPLAY, "the rule's advice", ())
 

@@ -61,8 +61,9 @@ def test_no_temporary_file_is_one_error_and_the_run_goes_on(project, cli, monkey
     monkeypatch.setattr(gpulint.files.tempfile, "mkstemp", mkstemp)
     run = _fix(cli, "locked/sales.py", "other.py")
     assert run.code == 2
-    assert _errors(run) == ["error: locked/sales.py: not written: cannot create a temporary file next to it: "
-                            "permission denied"]
+    assert _errors(run) == [
+        "error: locked/sales.py: not written: cannot create a temporary file next to it: permission denied"
+    ]
     assert locked.read_text() == ITERROWS
     assert other.read_text() == ITERROWS_FIXED
     assert any(line.startswith("locked/sales.py" + FINDING) for line in run.lines)
@@ -151,7 +152,8 @@ def test_named_pipe_on_the_command_line_is_an_error_not_a_hang(project):
     assert process.returncode == 2
     assert "Traceback" not in process.stderr
     assert [line for line in process.stderr.splitlines() if line.startswith("error:")] == [
-        "error: pipe.py: not a regular file (a named pipe)"]
+        "error: pipe.py: not a regular file (a named pipe)"
+    ]
     assert any(line.startswith("ok.py" + FINDING) for line in process.stdout.splitlines())
 
 
@@ -172,8 +174,7 @@ def test_named_pipe_as_the_configuration_is_an_error_not_a_hang(project):
     os.mkfifo(project / "settings.toml")
     process = _real_run("check", "--config", "settings.toml", "ok.py", cwd=project)
     assert process.returncode == 2
-    assert process.stderr.splitlines() == [
-        "error: settings.toml: cannot read: not a regular file (a named pipe)"]
+    assert process.stderr.splitlines() == ["error: settings.toml: cannot read: not a regular file (a named pipe)"]
 
 
 @needs_fifo
@@ -190,8 +191,11 @@ def test_pipe_swapped_in_after_the_type_check_is_refused(tmp_path, monkeypatch):
     os.mkfifo(tmp_path / "pipe.py")
     regular = os.stat(__file__)
     real_stat = os.stat
-    monkeypatch.setattr(gpulint.files.os, "stat",
-                        lambda path, *a, **k: regular if str(path).endswith("pipe.py") else real_stat(path, *a, **k))
+    monkeypatch.setattr(
+        gpulint.files.os,
+        "stat",
+        lambda path, *a, **k: regular if str(path).endswith("pipe.py") else real_stat(path, *a, **k),
+    )
     outcome = _read_within(tmp_path / "pipe.py")
     assert isinstance(outcome, PathError) and str(outcome) == "not a regular file (a named pipe)"
 
@@ -265,7 +269,7 @@ def test_write_through_a_descriptor_opened_before_the_rename_is_put_back(tmp_pat
         if calls:
             return real_replace(source, target)
         calls.append(source)
-        editor = open(target, "ab")
+        editor = open(target, "ab")  # noqa: SIM115 - held open across the replace, on purpose
         real_replace(source, target)
         editor.write(b"# appended\n")
         editor.close()
@@ -322,8 +326,9 @@ def test_no_line_appended_meanwhile_is_ever_lost(tmp_path):
     path = tmp_path / "notes.py"
     stop = tmp_path / "stop"
     path.write_bytes(b"x = 0\n")
-    appender = subprocess.Popen([sys.executable, "-c", APPENDER, str(path), str(stop)],
-                                stdout=subprocess.PIPE, text=True)
+    appender = subprocess.Popen(
+        [sys.executable, "-c", APPENDER, str(path), str(stop)], stdout=subprocess.PIPE, text=True
+    )
     written = refused = 0
     try:
         while b"# line 20\n" not in path.read_bytes():  # the appender has started

@@ -28,9 +28,24 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (repo / ".git").mkdir(parents=True)
     write(repo / ".gitignore", "generated/\n*_tmp.py\n!keep_tmp.py\n/real/hidden.py\n")
     write(repo / "src" / "nested" / ".gitignore", "local.py\n")
-    for name in ("a.py", "above.py", "x_tmp.py", "keep_tmp.py", "notes.txt", "src/b.py", "src/nested/local.py",
-                 "src/nested/c.py", "generated/g.py", "build/x.py", "real/r.py", "real/hidden.py",
-                 "vendored/v.py", "sub/s.py", "sub/inner/t.py", "src/book.ipynb"):
+    for name in (
+        "a.py",
+        "above.py",
+        "x_tmp.py",
+        "keep_tmp.py",
+        "notes.txt",
+        "src/b.py",
+        "src/nested/local.py",
+        "src/nested/c.py",
+        "generated/g.py",
+        "build/x.py",
+        "real/r.py",
+        "real/hidden.py",
+        "vendored/v.py",
+        "sub/s.py",
+        "sub/inner/t.py",
+        "src/book.ipynb",
+    ):
         write(repo / name, CODE)
     (repo / "sub" / ".git").mkdir()  # a repository of its own, with its own .gitignore
     write(repo / "sub" / ".gitignore", "inner/\n")
@@ -54,8 +69,16 @@ def test_a_folder_lists_what_git_and_the_configuration_leave(tree):
     # excluded (vendored/, src/b.py), never linted (build/), a link to a file already found
     # (src/link_a.py) or to a folder (linkdir), a named pipe, another suffix (notes.txt).
     # The .gitignore above the repository does not count (above.py).
-    assert _found(".") == ["a.py", "above.py", "broken.py", "keep_tmp.py", "real/r.py", "src/book.ipynb",
-                           "src/nested/c.py", "sub/s.py"]
+    assert _found(".") == [
+        "a.py",
+        "above.py",
+        "broken.py",
+        "keep_tmp.py",
+        "real/r.py",
+        "src/book.ipynb",
+        "src/nested/c.py",
+        "sub/s.py",
+    ]
 
 
 def test_files_come_before_subfolders_each_folder_sorted(tree):
@@ -79,8 +102,10 @@ def test_excluded_and_ignored_folders_are_not_entered(tree):
         return path.name == "vendored"
 
     errors: list[tuple[str, str]] = []
-    found = [str(t.path) for t in discover(["."], excluded, lambda path, is_dir: True,
-                                           lambda name, why: errors.append((name, why)))]
+    found = [
+        str(t.path)
+        for t in discover(["."], excluded, lambda path, is_dir: True, lambda name, why: errors.append((name, why)))
+    ]
     assert "vendored/v.py" not in found and "src/b.py" in found
     entered = {str(path.parent) for path in asked}
     assert not entered & {"vendored", "generated", "build", "sub/inner", "linkdir"}

@@ -76,7 +76,7 @@ def test_latin1_file_is_written_back_as_latin1(project, cli):
     path.write_bytes(source.encode("latin-1"))
     assert _fix(cli, "sales.py").code == 0
     data = path.read_bytes()
-    assert b"caf\xe9" in data and "é".encode("utf-8") not in data
+    assert b"caf\xe9" in data and "é".encode() not in data
     text = data.decode("latin-1")
     assert text.startswith("# -*- coding: latin-1 -*-\n")
     assert '    out = (sales["price"] - sales["cost"]).tolist()\n' in text
@@ -136,7 +136,8 @@ def test_failed_rename_leaves_the_file_and_no_temporary(project, cli, monkeypatc
     assert run.code == 2
     assert path.read_text() == ITERROWS
     assert [line for line in run.errors if line.startswith("error:")] == [
-        "error: sales.py: not written: permission denied"]
+        "error: sales.py: not written: permission denied"
+    ]
     assert sorted(p.name for p in project.iterdir()) == ["sales.py"]
 
 
@@ -165,8 +166,11 @@ def test_numpy_import_added_once_for_several_fixes(project, cli):
     assert "Fixed 3 findings in 1 file." in run.lines
     fixed = path.read_text()
     tree = ast.parse(fixed)
-    imports = [node for node in ast.walk(tree) if isinstance(node, ast.Import)
-               and any(alias.name == "numpy" for alias in node.names)]
+    imports = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import) and any(alias.name == "numpy" for alias in node.names)
+    ]
     assert len(imports) == 1
     assert fixed.splitlines()[:3] == ['"""Order reports."""', "import pandas as pd", "import numpy as np"]
     assert fixed.count("np.where(") == 3
@@ -296,8 +300,11 @@ def test_many_fixes_in_one_file_all_apply_with_distinct_names():
 
     lines = ["import pandas as pd", "", "sales = pd.read_csv('s.csv')"]
     for j in range(12):
-        lines += [f"out{j} = pd.DataFrame()", "for _, g in sales.groupby('k'):",
-                  f"    out{j} = pd.concat([out{j}, g.head(1)])"]
+        lines += [
+            f"out{j} = pd.DataFrame()",
+            "for _, g in sales.groupby('k'):",
+            f"    out{j} = pd.concat([out{j}, g.head(1)])",
+        ]
     fixed = fix_text("\n".join(lines) + "\n")
     assert [d.code for d in lint_source(fixed)] == []
     names = {f"parts_{j}" for j in range(2, 13)} | {"parts"}
@@ -328,8 +335,11 @@ def _run(code: str) -> dict:
 
 
 def _numpy_imports(code: str) -> list[ast.Import]:
-    return [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Import)
-            and any(alias.name == "numpy" for alias in node.names)]
+    return [
+        node
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Import) and any(alias.name == "numpy" for alias in node.names)
+    ]
 
 
 def test_a_fix_before_the_files_own_import_adds_one_that_runs_first():
@@ -349,17 +359,22 @@ def test_a_function_defined_before_the_import_gets_an_import_that_runs_first():
 
 
 def test_an_import_above_the_statement_is_reused():
-    source = "import numpy as np\n" + ARRAY + "def first():\n    return [x if x > 1 else 0 for x in a]\nvalue = first()\n"
+    source = (
+        "import numpy as np\n" + ARRAY + "def first():\n    return [x if x > 1 else 0 for x in a]\nvalue = first()\n"
+    )
     fixed = fix_text(source, unsafe_fixes=True)
     assert len(_numpy_imports(fixed)) == 1 and "np.where(a" in fixed
     assert _run(fixed)["value"] == [3, 0, 2]
 
 
-@pytest.mark.parametrize(("other", "name"), [
-    ("def g(np):\n    return np\n", "numpy"),  # `np` is a parameter somewhere: not always NumPy
-    ("del np\n", "numpy"),
-    ("np = 1\nnumpy = 2\n", "np_2"),
-])
+@pytest.mark.parametrize(
+    ("other", "name"),
+    [
+        ("def g(np):\n    return np\n", "numpy"),  # `np` is a parameter somewhere: not always NumPy
+        ("del np\n", "numpy"),
+        ("np = 1\nnumpy = 2\n", "np_2"),
+    ],
+)
 def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
     source = "import numpy as np\n" + ARRAY + other + "first = [x if x > 1 else 0 for x in a]\n"
     fixed = fix_text(source, unsafe_fixes=True)
@@ -368,13 +383,18 @@ def test_a_name_bound_to_something_else_is_not_taken_for_numpy(other, name):
     assert fix_text(fixed, unsafe_fixes=True) == fixed
 
 
-@pytest.mark.parametrize("source", [
-    "import io, pandas as pd; a = pd.read_json(io.StringIO('[3, 1, 2]'), typ='series'); "
-    "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
-    '"""Doc."""; import io, pandas as pd; a = pd.read_json(io.StringIO("[3, 1, 2]"), typ="series"); '
-    'first = [x if x > 1 else 0 for x in a]\n',
-    '"""Doc."""\nfrom __future__ import annotations\n' + ARRAY + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import io, pandas as pd; a = pd.read_json(io.StringIO('[3, 1, 2]'), typ='series'); "
+        "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
+        '"""Doc."""; import io, pandas as pd; a = pd.read_json(io.StringIO("[3, 1, 2]"), typ="series"); '
+        "first = [x if x > 1 else 0 for x in a]\n",
+        '"""Doc."""\nfrom __future__ import annotations\n'
+        + ARRAY
+        + "first = [x if x > 1 else 0 for x in a]\nimport numpy as np\n",
+    ],
+)
 def test_the_added_import_runs_first_on_any_layout(source):
     fixed = fix_text(source, unsafe_fixes=True)
     assert "for x in a" not in fixed
@@ -399,6 +419,7 @@ def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code(
                 name, edits = ctx.ensure_import("numpy", "np")
                 at = Position(1, 0)
                 return Fix(Applicability.SAFE, "", (*edits, Edit(at, at, f"x = {name}.zeros(1)\n")))
+
             return fix
 
     source = Source.from_text("y = 1\nimport numpy as np\nz = 2\n")

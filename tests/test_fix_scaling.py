@@ -46,11 +46,20 @@ def test_a_fix_pass_lets_go_of_its_tree_before_the_next_pass(monkeypatch):
 
 def _module_script(loops: int, seen_elsewhere: str) -> str:
     """A module-level script growing one array per loop; `seen_elsewhere` is read by a lambda."""
-    lines = ["import os", "import numpy as np", "", f"show = lambda: {seen_elsewhere}",
-             "steps = int(os.environ.get('STEPS', '5'))"]  # a count the code does not show
+    lines = [
+        "import os",
+        "import numpy as np",
+        "",
+        f"show = lambda: {seen_elsewhere}",
+        "steps = int(os.environ.get('STEPS', '5'))",
+    ]  # a count the code does not show
     for index in range(loops):
-        lines += [f"acc{index} = np.zeros(0)", f"for x in range(steps + {index}):",
-                  f"    acc{index} = np.append(acc{index}, x)", f"print(acc{index})"]
+        lines += [
+            f"acc{index} = np.zeros(0)",
+            f"for x in range(steps + {index}):",
+            f"    acc{index} = np.append(acc{index}, x)",
+            f"print(acc{index})",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -115,12 +124,16 @@ def test_device_copy_bindings_come_from_the_one_semantic_pass(monkeypatch):
 
 
 def _module_level_chains(count: int) -> str:
-    head = ("import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
-            "from sklearn.linear_model import LogisticRegression\nX_train = np.zeros((4, 2))\n"
-            "y_train = [0, 1, 0, 1]\nX_test = X_train\n")
-    chain = ("scaler{i} = StandardScaler()\nXt{i} = scaler{i}.fit_transform(X_train)\n"
-             "model{i} = LogisticRegression()\nmodel{i}.fit(Xt{i}, y_train)\n"
-             "Xs{i} = scaler{i}.transform(X_test)\nprint(model{i}.predict(Xs{i}))\n")
+    head = (
+        "import numpy as np\nfrom sklearn.preprocessing import StandardScaler\n"
+        "from sklearn.linear_model import LogisticRegression\nX_train = np.zeros((4, 2))\n"
+        "y_train = [0, 1, 0, 1]\nX_test = X_train\n"
+    )
+    chain = (
+        "scaler{i} = StandardScaler()\nXt{i} = scaler{i}.fit_transform(X_train)\n"
+        "model{i} = LogisticRegression()\nmodel{i}.fit(Xt{i}, y_train)\n"
+        "Xs{i} = scaler{i}.transform(X_test)\nprint(model{i}.predict(Xs{i}))\n"
+    )
     return head + "".join(chain.format(i=i) for i in range(count))
 
 

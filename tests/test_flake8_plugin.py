@@ -38,8 +38,9 @@ def flake8(cwd: Path, *args: str) -> tuple[int, list[dict[str, str]]]:
 
 def as_findings(found: list[dict[str, str]]) -> list[Finding]:
     """flake8's GPU findings in gpulint's terms (flake8 columns are 1-based too), sorted."""
-    return sorted(Finding(f["path"], int(f["line"]), int(f["col"]), f["code"]) for f in found
-                  if f["code"].startswith("GPU"))
+    return sorted(
+        Finding(f["path"], int(f["line"]), int(f["col"]), f["code"]) for f in found if f["code"].startswith("GPU")
+    )
 
 
 def hosted(findings: list[Finding]) -> list[Finding]:
@@ -90,8 +91,10 @@ def test_flake8_noqa_applies_to_gpulint_findings(tmp_path):
 
 def test_gpulint_configuration_selects_and_flake8_filters_on_top(tmp_path, fixtures):
     everything = hosted(gpulint_findings(fixtures, tmp_path))
-    write(tmp_path / "pyproject.toml", '[tool.gpulint]\nignore = ["GPU104"]\n'
-                                       'per-file-ignores = { "GPU101.py" = ["GPU101"] }\n')
+    write(
+        tmp_path / "pyproject.toml",
+        '[tool.gpulint]\nignore = ["GPU104"]\nper-file-ignores = { "GPU101.py" = ["GPU101"] }\n',
+    )
     configured = hosted(gpulint_findings(fixtures, tmp_path))
     assert {"GPU101", "GPU104"} <= {f.code for f in everything}
     assert not {f.code for f in configured} & {"GPU104"}
@@ -135,8 +138,11 @@ def test_broken_configuration_is_one_finding_per_file_not_a_crash(tmp_path):
 def test_standard_input_uses_the_display_names_configuration(tmp_path):
     write(tmp_path / "pyproject.toml", '[tool.gpulint]\nper-file-ignores = { "skipped.py" = ["GPU102"] }\n')
     for name, expected in (("sales.py", ["GPU102"]), ("skipped.py", [])):
-        process = run([FLAKE8, "--isolated", "--select", "GPU", f"--format={FORMAT}",
-                       "--stdin-display-name", name, "-"], cwd=tmp_path, input=ITERROWS)
+        process = run(
+            [FLAKE8, "--isolated", "--select", "GPU", f"--format={FORMAT}", "--stdin-display-name", name, "-"],
+            cwd=tmp_path,
+            input=ITERROWS,
+        )
         assert [LINE.match(line)["code"] for line in process.stdout.splitlines()] == expected
 
 

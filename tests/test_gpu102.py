@@ -17,30 +17,33 @@ HEADER = "import numpy as np\nimport pandas as pd\n\n\ndef f(df: pd.DataFrame, r
 _only = partial(only_finding, code="GPU102")
 
 
-@pytest.mark.parametrize("body", [
-    # an array used whole inside the row expression would broadcast differently
-    "    weights = np.ones(3)\n    out = []\n    for _, row in df.iterrows():\n"
-    "        out.append(row['a'] * weights)\n    return out\n",
-    # no empty list right before the loop: `out` may be anything
-    "    out = [0]\n    for _, row in df.iterrows():\n        out.append(row['a'] * 2)\n    return out\n",
-    # `%` on a string formats the whole column into one string
-    "    out = []\n    for _, row in df.iterrows():\n        out.append('%s' % row['a'])\n    return out\n",
-    # the loop's else clause runs after it: not a single computation
-    "    out = []\n    for _, row in df.iterrows():\n        out.append(row['a'])\n    else:\n"
-    "        out.append(0)\n    return out\n",
-    # the index label is used: positional semantics unknown
-    "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * i)\n    return out\n",
-    # a row attribute may be a Series attribute (`row.name` is the label)
-    "    out = []\n    for _, row in df.iterrows():\n        out.append(row.a * 2)\n    return out\n",
-    # more than one statement in the body
-    "    out = []\n    for _, row in df.iterrows():\n        x = row['a']\n        out.append(x)\n    return out\n",
-    # a receiver that is a call would be evaluated once per column reference
-    "    out = []\n    for _, row in df.dropna().iterrows():\n        out.append(row['a'] + row['b'])\n    return out\n",
-    # mixed string / number branches: np.where would turn the number into a string
-    "    return ['big' if row['a'] > 1 else row['b'] for _, row in df.iterrows()]\n",
-    # a filtered comprehension changes the length
-    "    return [row['a'] for _, row in df.iterrows() if row['b'] > 0]\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # an array used whole inside the row expression would broadcast differently
+        "    weights = np.ones(3)\n    out = []\n    for _, row in df.iterrows():\n"
+        "        out.append(row['a'] * weights)\n    return out\n",
+        # no empty list right before the loop: `out` may be anything
+        "    out = [0]\n    for _, row in df.iterrows():\n        out.append(row['a'] * 2)\n    return out\n",
+        # `%` on a string formats the whole column into one string
+        "    out = []\n    for _, row in df.iterrows():\n        out.append('%s' % row['a'])\n    return out\n",
+        # the loop's else clause runs after it: not a single computation
+        "    out = []\n    for _, row in df.iterrows():\n        out.append(row['a'])\n    else:\n"
+        "        out.append(0)\n    return out\n",
+        # the index label is used: positional semantics unknown
+        "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * i)\n    return out\n",
+        # a row attribute may be a Series attribute (`row.name` is the label)
+        "    out = []\n    for _, row in df.iterrows():\n        out.append(row.a * 2)\n    return out\n",
+        # more than one statement in the body
+        "    out = []\n    for _, row in df.iterrows():\n        x = row['a']\n        out.append(x)\n    return out\n",
+        # a receiver that is a call would be evaluated once per column reference
+        "    out = []\n    for _, row in df.dropna().iterrows():\n        out.append(row['a'] + row['b'])\n    return out\n",
+        # mixed string / number branches: np.where would turn the number into a string
+        "    return ['big' if row['a'] > 1 else row['b'] for _, row in df.iterrows()]\n",
+        # a filtered comprehension changes the length
+        "    return [row['a'] for _, row in df.iterrows() if row['b'] > 0]\n",
+    ],
+)
 def test_shapes_that_only_get_a_suggestion(body):
     source = HEADER + body
     diagnostic = _only(source)
@@ -93,12 +96,16 @@ COLUMN = "for idx, row in frame.iterrows():\n    frame.loc[idx, 'b'] = row['a'] 
 
 
 @pytest.mark.parametrize("body", [LOOP, COMPREHENSION, COLUMN], ids=["loop", "comprehension", "column"])
-@pytest.mark.parametrize(("setup", "lib", "hint"), [
-    ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", "dask", ".compute()"),
-    ("import cudf\nframe = cudf.read_csv('a.csv')\n", "cudf", "cuDF does not iterate rows"),
-    # only `iterrows()` says it is a frame: it may as well be a Dask or cuDF one
-    ("import pandas as pd\nframe = load()\n", "", "itertuples"),
-], ids=["dask", "cudf", "unknown"])
+@pytest.mark.parametrize(
+    ("setup", "lib", "hint"),
+    [
+        ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", "dask", ".compute()"),
+        ("import cudf\nframe = cudf.read_csv('a.csv')\n", "cudf", "cuDF does not iterate rows"),
+        # only `iterrows()` says it is a frame: it may as well be a Dask or cuDF one
+        ("import pandas as pd\nframe = load()\n", "", "itertuples"),
+    ],
+    ids=["dask", "cudf", "unknown"],
+)
 def test_only_pandas_and_modin_frames_are_rewritten(body, setup, lib, hint):
     source = setup + body
     diagnostic = _only(source)
@@ -108,13 +115,17 @@ def test_only_pandas_and_modin_frames_are_rewritten(body, setup, lib, hint):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("setup", [
-    "import pandas as pd\nframe = pd.read_csv('a.csv')\n",
-    "import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n",
-    # into pandas first: the rewrite applies to the pandas copy
-    "import cudf\nframe = cudf.read_csv('a.csv').to_pandas()\n",
-    "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv').compute()\n",
-], ids=["pandas", "modin", "cudf-to-pandas", "dask-compute"])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import pandas as pd\nframe = pd.read_csv('a.csv')\n",
+        "import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n",
+        # into pandas first: the rewrite applies to the pandas copy
+        "import cudf\nframe = cudf.read_csv('a.csv').to_pandas()\n",
+        "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv').compute()\n",
+    ],
+    ids=["pandas", "modin", "cudf-to-pandas", "dask-compute"],
+)
 def test_pandas_and_modin_frames_are_rewritten(setup):
     source = setup + LOOP
     diagnostic = _only(source)
@@ -144,11 +155,15 @@ def test_each_chunk_of_a_chunked_reader_is_a_pandas_frame():
 
 # -- the row loop's names, read after it ---------------------------------------------------------
 
-@pytest.mark.parametrize("after", [
-    "    print('last row:', i, row['a'])\n    return out\n",
-    "    return out, i\n",
-    "    def last():\n        return row\n    return out, last()\n",
-])
+
+@pytest.mark.parametrize(
+    "after",
+    [
+        "    print('last row:', i, row['a'])\n    return out\n",
+        "    return out, i\n",
+        "    def last():\n        return row\n    return out, last()\n",
+    ],
+)
 def test_a_loop_whose_names_are_read_after_it_is_not_rewritten(after):
     source = HEADER + "    out = []\n    for i, row in df.iterrows():\n        out.append(row['a'] * 2)\n" + after
     assert _only(source).fix.applicability is Applicability.DISPLAY
@@ -171,31 +186,40 @@ def test_names_rebound_or_looped_over_again_after_the_loop_do_not_block_the_rewr
     assert "    out = (df['a'] * 2).tolist()\n" in fixed
     setup = "df = pd.DataFrame({'a': rng.integers(0, 9, N)})"
     for n in (0, 3):
-        assert_same_result(run_example(setup, source, "f(df)", n=n), run_example(setup, fixed, "f(df)", n=n),
-                           strict=False)
+        assert_same_result(
+            run_example(setup, source, "f(df)", n=n), run_example(setup, fixed, "f(df)", n=n), strict=False
+        )
 
 
-@pytest.mark.parametrize(("read", "reported"), [
-    ("torchvision.io.read_image(row['path'])", False),
-    ("Image.open(row['path'])", False),
-    ("open(row['path']).read()", False),
-    ("np.load(row['path'])", False),
-    # nothing read from storage: the row Series is the cost
-    ("row['path'].upper()", True),
-    ("np.sqrt(row['a'])", True),
-])
+@pytest.mark.parametrize(
+    ("read", "reported"),
+    [
+        ("torchvision.io.read_image(row['path'])", False),
+        ("Image.open(row['path'])", False),
+        ("open(row['path']).read()", False),
+        ("np.load(row['path'])", False),
+        # nothing read from storage: the row Series is the cost
+        ("row['path'].upper()", True),
+        ("np.sqrt(row['a'])", True),
+    ],
+)
 def test_a_loop_that_reads_a_file_per_row_is_not_reported(read, reported):
-    source = ("import numpy as np\nimport pandas as pd\nimport torchvision\nfrom PIL import Image\n\n"
-              f"labels = pd.read_csv('labels.csv')\nitems = []\nfor _, row in labels.iterrows():\n"
-              f"    items.append({read})\n")
+    source = (
+        "import numpy as np\nimport pandas as pd\nimport torchvision\nfrom PIL import Image\n\n"
+        f"labels = pd.read_csv('labels.csv')\nitems = []\nfor _, row in labels.iterrows():\n"
+        f"    items.append({read})\n"
+    )
     assert [d.code for d in lint_source(source) if d.code == "GPU102"] == (["GPU102"] if reported else [])
 
 
-@pytest.mark.parametrize("frame", [
-    "pd.DataFrame({'a': [1, 2, 3]})",
-    "pd.read_csv('big.csv').head(5)",
-    "pd.read_csv('big.csv').nlargest(3, 'a')",
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "pd.DataFrame({'a': [1, 2, 3]})",
+        "pd.read_csv('big.csv').head(5)",
+        "pd.read_csv('big.csv').nlargest(3, 'a')",
+    ],
+)
 def test_a_frame_of_a_few_rows_is_not_reported(frame):
     source = f"import pandas as pd\n\nframe = {frame}\nfor _, row in frame.iterrows():\n    print(row['a'])\n"
     assert [d for d in lint_source(source) if d.code == "GPU102"] == []

@@ -20,49 +20,52 @@ HEADER = "import numpy as np\nimport pandas as pd\n\nframe = pd.read_csv('data.c
 _findings = partial(findings, code="GPU105")
 
 
-@pytest.mark.parametrize(("call", "rewrite"), [
-    ("s.apply(abs)", "s.abs()"),
-    ("s.map(float)", "s.astype(float)"),
-    ("s.apply(int)", "s.astype(int)"),
-    ("s.apply(bool)", "s.astype(bool)"),
-    ("s.apply(round)", "s.round()"),
-    ("s.apply(len)", "s.str.len()"),
-    ("s.apply(str.lower)", "s.str.lower()"),
-    ("s.map(str.upper, na_action='ignore')", "s.str.upper()"),
-    ("s.map(lambda x: x * 2 + len(x), na_action='ignore')", "s * 2 + s.str.len()"),
-    ("s.map(lambda x: x > 1, na_action=None)", "s > 1"),
-    ("s.apply(func=str.title)", "s.str.title()"),
-    ("s.map(arg=lambda x: x * 2)", "s * 2"),
-    ("s.apply(lambda x: x * 2 + 1)", "s * 2 + 1"),
-    ("s.apply(lambda x: -x ** 2)", "-s ** 2"),
-    ("s.apply(lambda x: x > 3)", "s > 3"),
-    ("s.apply(lambda x: abs(x - 1))", "abs(s - 1)"),
-    ("s.apply(lambda x: float(x) / 2)", "s.astype(float) / 2"),
-    ("s.apply(lambda x: len(x.strip()))", "s.str.strip().str.len()"),
-    ("s.apply(lambda x: x.strip('-').upper())", "s.str.strip('-').str.upper()"),
-    ("s.apply(lambda x: (x.strip() + '!').lower())", "(s.str.strip() + '!').str.lower()"),
-    ("s.apply(lambda x: x == 'a')", "s == 'a'"),
-    ("s.apply(lambda lower: lower.lower())", "s.str.lower()"),
-    ("frame['a'].apply(lambda x: x * rate)", "frame['a'] * rate"),
-    ("frame.map(abs)", "frame.abs()"),
-    ("frame.applymap(lambda v: v * 10)", "frame * 10"),
-    ("frame.map(float)", "frame.astype(float)"),
-    # only what reads the element changes; the rest stays one Python computation
-    ("s.apply(lambda x: x / float(rate))", "s / float(rate)"),
-    ("s.apply(lambda x: x * int(rate) + len('ab'))", "s * int(rate) + len('ab')"),
-    ("s.apply(lambda x: int(rate) - abs(x))", "int(rate) - abs(s)"),
-    ("s.apply(lambda x: x.strip() + '-'.upper())", "s.str.strip() + '-'.upper()"),
-    ("s.apply(lambda x: round(x) + round(rate, 2))", "round(s) + round(rate, 2)"),
-    ("frame.map(lambda v: v * len('ab'.strip()))", "frame * len('ab'.strip())"),
-    ("s.map(lambda x: x)", "s.copy()"),
-    ("s.apply(lambda x: x ** 2)", "s ** 2"),
-    ("s.apply(lambda x: x % 2)", "s % 2"),
-    ("s.apply(lambda x: 10 % x)", "10 % s"),
-    ("s.apply(lambda x: x * 2 + x)", "s * 2 + s"),
-    ("s.apply(lambda x: -(x * 2))", "-(s * 2)"),
-    ("s.apply(lambda x: x * 10 ** 9)", "s * 10 ** 9"),
-    ("s.apply(lambda x: x > 2 ** 62)", "s > 2 ** 62"),
-])
+@pytest.mark.parametrize(
+    ("call", "rewrite"),
+    [
+        ("s.apply(abs)", "s.abs()"),
+        ("s.map(float)", "s.astype(float)"),
+        ("s.apply(int)", "s.astype(int)"),
+        ("s.apply(bool)", "s.astype(bool)"),
+        ("s.apply(round)", "s.round()"),
+        ("s.apply(len)", "s.str.len()"),
+        ("s.apply(str.lower)", "s.str.lower()"),
+        ("s.map(str.upper, na_action='ignore')", "s.str.upper()"),
+        ("s.map(lambda x: x * 2 + len(x), na_action='ignore')", "s * 2 + s.str.len()"),
+        ("s.map(lambda x: x > 1, na_action=None)", "s > 1"),
+        ("s.apply(func=str.title)", "s.str.title()"),
+        ("s.map(arg=lambda x: x * 2)", "s * 2"),
+        ("s.apply(lambda x: x * 2 + 1)", "s * 2 + 1"),
+        ("s.apply(lambda x: -x ** 2)", "-s ** 2"),
+        ("s.apply(lambda x: x > 3)", "s > 3"),
+        ("s.apply(lambda x: abs(x - 1))", "abs(s - 1)"),
+        ("s.apply(lambda x: float(x) / 2)", "s.astype(float) / 2"),
+        ("s.apply(lambda x: len(x.strip()))", "s.str.strip().str.len()"),
+        ("s.apply(lambda x: x.strip('-').upper())", "s.str.strip('-').str.upper()"),
+        ("s.apply(lambda x: (x.strip() + '!').lower())", "(s.str.strip() + '!').str.lower()"),
+        ("s.apply(lambda x: x == 'a')", "s == 'a'"),
+        ("s.apply(lambda lower: lower.lower())", "s.str.lower()"),
+        ("frame['a'].apply(lambda x: x * rate)", "frame['a'] * rate"),
+        ("frame.map(abs)", "frame.abs()"),
+        ("frame.applymap(lambda v: v * 10)", "frame * 10"),
+        ("frame.map(float)", "frame.astype(float)"),
+        # only what reads the element changes; the rest stays one Python computation
+        ("s.apply(lambda x: x / float(rate))", "s / float(rate)"),
+        ("s.apply(lambda x: x * int(rate) + len('ab'))", "s * int(rate) + len('ab')"),
+        ("s.apply(lambda x: int(rate) - abs(x))", "int(rate) - abs(s)"),
+        ("s.apply(lambda x: x.strip() + '-'.upper())", "s.str.strip() + '-'.upper()"),
+        ("s.apply(lambda x: round(x) + round(rate, 2))", "round(s) + round(rate, 2)"),
+        ("frame.map(lambda v: v * len('ab'.strip()))", "frame * len('ab'.strip())"),
+        ("s.map(lambda x: x)", "s.copy()"),
+        ("s.apply(lambda x: x ** 2)", "s ** 2"),
+        ("s.apply(lambda x: x % 2)", "s % 2"),
+        ("s.apply(lambda x: 10 % x)", "10 % s"),
+        ("s.apply(lambda x: x * 2 + x)", "s * 2 + s"),
+        ("s.apply(lambda x: -(x * 2))", "-(s * 2)"),
+        ("s.apply(lambda x: x * 10 ** 9)", "s * 10 ** 9"),
+        ("s.apply(lambda x: x > 2 ** 62)", "s > 2 ** 62"),
+    ],
+)
 def test_rewrites(call, rewrite):
     source = HEADER + f"rate = 0.2\nresult = {call}\n"
     [finding] = _findings(source)
@@ -70,75 +73,81 @@ def test_rewrites(call, rewrite):
     assert idempotent_fix(source) == HEADER + f"rate = 0.2\nresult = {rewrite}\n"
 
 
-@pytest.mark.parametrize(("statement", "rewrite"), [
-    ("total = s.apply(lambda x: x * 2).sum()", "total = (s * 2).sum()"),
-    ("total = 1 - s.map(lambda x: x + 1)", "total = 1 - (s + 1)"),
-    ("total = (s + s).apply(lambda x: x * 2)", "total = (s + s) * 2"),
-    ("total = s.apply(lambda x: x * 2)[0]", "total = (s * 2)[0]"),
-    ("print(s.apply(lambda x: x * 2))", "print(s * 2)"),
-    ("total = s.apply(abs).sum()", "total = s.abs().sum()"),
-])
+@pytest.mark.parametrize(
+    ("statement", "rewrite"),
+    [
+        ("total = s.apply(lambda x: x * 2).sum()", "total = (s * 2).sum()"),
+        ("total = 1 - s.map(lambda x: x + 1)", "total = 1 - (s + 1)"),
+        ("total = (s + s).apply(lambda x: x * 2)", "total = (s + s) * 2"),
+        ("total = s.apply(lambda x: x * 2)[0]", "total = (s * 2)[0]"),
+        ("print(s.apply(lambda x: x * 2))", "print(s * 2)"),
+        ("total = s.apply(abs).sum()", "total = s.abs().sum()"),
+    ],
+)
 def test_rewrites_keep_their_precedence(statement, rewrite):
     assert idempotent_fix(HEADER + statement + "\n") == HEADER + rewrite + "\n"
 
 
-@pytest.mark.parametrize("call", [
-    "s.apply(str)",  # astype(str) keeps missing values missing
-    "s.apply(lambda x: round(x, 2))",  # NumPy rounds through a scaled float
-    "s.apply(lambda x: 1 if x > 0 else 0)",  # np.where returns an array
-    "s.apply(lambda x: x * 2, args=())",
-    "s.apply(lambda x: x * 2, convert_dtype=False)",
-    "frame['a'].fillna(0).apply(lambda x: x * x)",  # the receiver would be computed twice
-    "frame.map(str.lower)",  # a DataFrame has no `.str`
-    "frame.map(len)",
-    "frame.map(lambda v: v.strip())",
-    "s.apply(\n    lambda x: x * 2,  # doubled\n)",
-    # `%` formats one string per element, but the whole column at once when vectorized
-    "s.apply(lambda x: '%.2f' % x)",
-    "s.apply(lambda x: fmt % x)",
-    "s.apply(lambda x: x.strip() % 2)",
-    "s.apply(lambda x: '-' * x)",
-    # an alias would share later changes, and `na_action` has nothing left to skip
-    "s.map(lambda x: x, na_action='ignore')",
-    # with `na_action`, a missing value must stay missing: comparisons, predicates and
-    # `bool` make it False or True, `int` raises on it
-    "s.map(str.isdigit, na_action='ignore')",
-    "s.map(int, na_action='ignore')",
-    "s.map(bool, na_action='ignore')",
-    "s.map(lambda x: x > 1, na_action='ignore')",
-    "s.map(lambda x: x.startswith('a'), na_action='ignore')",
-    "s.map(lambda x: int(x) + 1, na_action='ignore')",
-    # NumPy powers: complex vs NaN, raising negative exponents, int64 wrapping from 2e6
-    "s.apply(lambda x: x ** 0.5)",
-    "s.apply(lambda x: x ** 3)",
-    "s.apply(lambda x: x ** -1)",
-    "s.apply(lambda x: x ** rate)",
-    "s.apply(lambda x: 2 ** x)",
-    # bools: Python makes ints of them, NumPy keeps bools (or raises)
-    "s.apply(lambda x: x + x)",
-    "s.apply(lambda x: x * x)",
-    "s.apply(lambda x: x - x)",
-    "s.apply(lambda x: -x)",
-    "s.apply(lambda x: -(x > 0))",
-    "s.apply(lambda x: (x > 0) + (x > 1))",
-    "s.apply(lambda x: x.isdigit() + True)",
-    "s.apply(lambda x: abs(x) - x)",
-    "s.apply(lambda x: x - bool(rate))",
-    # an int int64 cannot hold: Python ints grow, pandas raises OverflowError
-    "s.apply(lambda x: x * 10 ** 20)",
-    "s.apply(lambda x: x + 99999999999999999999)",
-    "s.apply(lambda x: x > 10 ** 20)",
-    # the element itself with a string: a categorical column refuses `+` and `<`
-    "s.apply(lambda x: x + '!')",
-    "s.apply(lambda x: 'id-' + x)",
-    "s.apply(lambda x: (x + '!').lower())",
-    "s.apply(lambda x: x < 'm')",
-    # `str` methods and `len` of something that is no string raise for every element, but
-    # `apply` on an empty Series returns where `.str` on an int Series raises
-    "s.apply(lambda x: len(x).lower())",
-    "s.apply(lambda x: len(len(x)))",
-    "s.apply(lambda x: (x > 'a').upper())",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "s.apply(str)",  # astype(str) keeps missing values missing
+        "s.apply(lambda x: round(x, 2))",  # NumPy rounds through a scaled float
+        "s.apply(lambda x: 1 if x > 0 else 0)",  # np.where returns an array
+        "s.apply(lambda x: x * 2, args=())",
+        "s.apply(lambda x: x * 2, convert_dtype=False)",
+        "frame['a'].fillna(0).apply(lambda x: x * x)",  # the receiver would be computed twice
+        "frame.map(str.lower)",  # a DataFrame has no `.str`
+        "frame.map(len)",
+        "frame.map(lambda v: v.strip())",
+        "s.apply(\n    lambda x: x * 2,  # doubled\n)",
+        # `%` formats one string per element, but the whole column at once when vectorized
+        "s.apply(lambda x: '%.2f' % x)",
+        "s.apply(lambda x: fmt % x)",
+        "s.apply(lambda x: x.strip() % 2)",
+        "s.apply(lambda x: '-' * x)",
+        # an alias would share later changes, and `na_action` has nothing left to skip
+        "s.map(lambda x: x, na_action='ignore')",
+        # with `na_action`, a missing value must stay missing: comparisons, predicates and
+        # `bool` make it False or True, `int` raises on it
+        "s.map(str.isdigit, na_action='ignore')",
+        "s.map(int, na_action='ignore')",
+        "s.map(bool, na_action='ignore')",
+        "s.map(lambda x: x > 1, na_action='ignore')",
+        "s.map(lambda x: x.startswith('a'), na_action='ignore')",
+        "s.map(lambda x: int(x) + 1, na_action='ignore')",
+        # NumPy powers: complex vs NaN, raising negative exponents, int64 wrapping from 2e6
+        "s.apply(lambda x: x ** 0.5)",
+        "s.apply(lambda x: x ** 3)",
+        "s.apply(lambda x: x ** -1)",
+        "s.apply(lambda x: x ** rate)",
+        "s.apply(lambda x: 2 ** x)",
+        # bools: Python makes ints of them, NumPy keeps bools (or raises)
+        "s.apply(lambda x: x + x)",
+        "s.apply(lambda x: x * x)",
+        "s.apply(lambda x: x - x)",
+        "s.apply(lambda x: -x)",
+        "s.apply(lambda x: -(x > 0))",
+        "s.apply(lambda x: (x > 0) + (x > 1))",
+        "s.apply(lambda x: x.isdigit() + True)",
+        "s.apply(lambda x: abs(x) - x)",
+        "s.apply(lambda x: x - bool(rate))",
+        # an int int64 cannot hold: Python ints grow, pandas raises OverflowError
+        "s.apply(lambda x: x * 10 ** 20)",
+        "s.apply(lambda x: x + 99999999999999999999)",
+        "s.apply(lambda x: x > 10 ** 20)",
+        # the element itself with a string: a categorical column refuses `+` and `<`
+        "s.apply(lambda x: x + '!')",
+        "s.apply(lambda x: 'id-' + x)",
+        "s.apply(lambda x: (x + '!').lower())",
+        "s.apply(lambda x: x < 'm')",
+        # `str` methods and `len` of something that is no string raise for every element, but
+        # `apply` on an empty Series returns where `.str` on an int Series raises
+        "s.apply(lambda x: len(x).lower())",
+        "s.apply(lambda x: len(len(x)))",
+        "s.apply(lambda x: (x > 'a').upper())",
+    ],
+)
 def test_declined_rewrites_get_a_suggestion(call):
     source = HEADER + f"fmt = '%d'\nresult = {call}\n"
     [finding] = _findings(source)
@@ -146,27 +155,33 @@ def test_declined_rewrites_get_a_suggestion(call):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("call", [
-    "s.apply(np.sqrt)",  # pandas hands a ufunc the whole column
-    "s.apply('sum')",
-    "s.map({1: 'one'})",
-    "s.map(other)",  # a Series: a lookup
-    "s.apply(parse)",
-    "s.apply(lambda x: parse(x))",
-    "s.apply(lambda x: x.split(','))",
-    "s.apply(lambda x: x * weights)",  # an array per element
-    "s.apply(lambda x: 2)",  # does not use the element
-    "s.apply(lambda x, y: x + y)",
-    "s.apply(lambda *xs: xs)",
-    "s.apply(lambda x: x * 2, by_row=False)",
-    "frame.apply(abs)",  # column-wise
-    "frame.apply(lambda column: column * 2)",
-    "frame.groupby('k').apply(lambda g: g * 2)",
-    "items.map(abs)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "s.apply(np.sqrt)",  # pandas hands a ufunc the whole column
+        "s.apply('sum')",
+        "s.map({1: 'one'})",
+        "s.map(other)",  # a Series: a lookup
+        "s.apply(parse)",
+        "s.apply(lambda x: parse(x))",
+        "s.apply(lambda x: x.split(','))",
+        "s.apply(lambda x: x * weights)",  # an array per element
+        "s.apply(lambda x: 2)",  # does not use the element
+        "s.apply(lambda x, y: x + y)",
+        "s.apply(lambda *xs: xs)",
+        "s.apply(lambda x: x * 2, by_row=False)",
+        "frame.apply(abs)",  # column-wise
+        "frame.apply(lambda column: column * 2)",
+        "frame.groupby('k').apply(lambda g: g * 2)",
+        "items.map(abs)",
+    ],
+)
 def test_not_flagged(call):
-    source = HEADER + ("other = pd.Series([1])\nweights = np.ones(3)\nitems = [1, 2]\n\n\ndef parse(x):\n"
-                       "    return x\n\n\n") + f"result = {call}\n"
+    source = (
+        HEADER
+        + ("other = pd.Series([1])\nweights = np.ones(3)\nitems = [1, 2]\n\n\ndef parse(x):\n    return x\n\n\n")
+        + f"result = {call}\n"
+    )
     assert _findings(source) == []
 
 
@@ -175,21 +190,28 @@ def test_shadowed_builtins_are_not_builtins():
     assert _findings(source) == []
 
 
-@pytest.mark.parametrize(("setup", "expected"), [
-    ("import cudf\nframe = cudf.read_csv('a.csv')\n", {"GPU104": 0, "GPU105": 0}),
-    ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", {"GPU104": 1, "GPU105": 1}),
-    ("import modin.pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
-    ("import pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
-], ids=["cudf", "dask", "modin", "pandas"])
+@pytest.mark.parametrize(
+    ("setup", "expected"),
+    [
+        ("import cudf\nframe = cudf.read_csv('a.csv')\n", {"GPU104": 0, "GPU105": 0}),
+        ("import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\n", {"GPU104": 1, "GPU105": 1}),
+        ("import modin.pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
+        ("import pandas as pd\nframe = pd.read_csv('a.csv')\n", {"GPU104": 1, "GPU105": 1}),
+    ],
+    ids=["cudf", "dask", "modin", "pandas"],
+)
 def test_cudf_udfs_are_compiled_and_dask_still_loops(setup, expected):
-    source = setup + ("rows = frame.apply(lambda r: r['a'] + r['b'], axis=1)\n"
-                      "elements = frame['a'].apply(lambda x: x * 2)\n")
+    source = setup + (
+        "rows = frame.apply(lambda r: r['a'] + r['b'], axis=1)\nelements = frame['a'].apply(lambda x: x * 2)\n"
+    )
     codes = [d.code for d in lint_source(source)]
     assert {code: codes.count(code) for code in expected} == expected
 
 
 def test_dask_gets_a_suggestion_only():
-    source = "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\nout = frame['a'].apply(abs, meta=('a', 'f8'))\n"
+    source = (
+        "import dask.dataframe as dd\nframe = dd.read_csv('a-*.csv')\nout = frame['a'].apply(abs, meta=('a', 'f8'))\n"
+    )
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.DISPLAY
 
@@ -206,9 +228,17 @@ COLUMNS = {
     "strings-with-none": "pd.Series(rng.choice(['Ab', 'cD'], N), dtype=object).where(rng.uniform(size=N) > 0.3, None)",
 }
 CALLS = [
-    "s.apply(abs)", "s.map(float)", "s.apply(round)", "s.apply(lambda x: x * 3 - 1)", "s.apply(lambda x: x >= 0)",
-    "s.apply(str.lower)", "s.apply(str.upper)", "s.map(lambda x: x + 1, na_action='ignore')",
-    "s.apply(lambda x: x.strip().lower())", "s.apply(len)", "s.map(str.strip, na_action='ignore')",
+    "s.apply(abs)",
+    "s.map(float)",
+    "s.apply(round)",
+    "s.apply(lambda x: x * 3 - 1)",
+    "s.apply(lambda x: x >= 0)",
+    "s.apply(str.lower)",
+    "s.apply(str.upper)",
+    "s.map(lambda x: x + 1, na_action='ignore')",
+    "s.apply(lambda x: x.strip().lower())",
+    "s.apply(len)",
+    "s.map(str.strip, na_action='ignore')",
 ]
 
 
@@ -292,13 +322,51 @@ EDGE_SERIES = {
 }
 #: Lambda bodies: the shapes whose rewrites used to raise or change values, and near misses.
 EDGE_BODIES = [
-    "x / float(total)", "x * int(k) - len('ab')", "x + bool(k) * 2", "float(total) / (x + 0.5)",
-    "round(x) + round(total, 1)", "x + '-'.strip()", "'%.2f' % x", "'%d items' % x", "x % 3", "7 % (x + 10)",
-    "x ** 3", "x ** 2", "x ** 0.5", "x ** -1", "2 ** (x % 4)", "x ** 0", "x + x", "x * x", "x - x", "-x", "+x",
-    "-(x > 0)", "(x > 0) + (x < 2)", "(x > 0) * 3", "x * 2 + 1", "x * 10 ** 20", "x > 10 ** 20", "abs(x - 1)",
-    "abs(x) - x", "float(x) / 2",
-    "int(x) + 1", "bool(x)", "x > 0", "x == 1", "x", "x.strip().lower()", "len(x) + len('ab')",
-    "x.upper() + '!'", "len(x).lower()", "len(x.strip() + '!')", "'-' * (x % 3)", "x * 2", "x // 3", "x.isdigit() + True", "x.isdigit() * 1",
+    "x / float(total)",
+    "x * int(k) - len('ab')",
+    "x + bool(k) * 2",
+    "float(total) / (x + 0.5)",
+    "round(x) + round(total, 1)",
+    "x + '-'.strip()",
+    "'%.2f' % x",
+    "'%d items' % x",
+    "x % 3",
+    "7 % (x + 10)",
+    "x ** 3",
+    "x ** 2",
+    "x ** 0.5",
+    "x ** -1",
+    "2 ** (x % 4)",
+    "x ** 0",
+    "x + x",
+    "x * x",
+    "x - x",
+    "-x",
+    "+x",
+    "-(x > 0)",
+    "(x > 0) + (x < 2)",
+    "(x > 0) * 3",
+    "x * 2 + 1",
+    "x * 10 ** 20",
+    "x > 10 ** 20",
+    "abs(x - 1)",
+    "abs(x) - x",
+    "float(x) / 2",
+    "int(x) + 1",
+    "bool(x)",
+    "x > 0",
+    "x == 1",
+    "x",
+    "x.strip().lower()",
+    "len(x) + len('ab')",
+    "x.upper() + '!'",
+    "len(x).lower()",
+    "len(x.strip() + '!')",
+    "'-' * (x % 3)",
+    "x * 2",
+    "x // 3",
+    "x.isdigit() + True",
+    "x.isdigit() * 1",
 ]
 
 
@@ -310,8 +378,10 @@ def _documented(series: str, rewrite: str) -> bool:
 
 @pytest.mark.parametrize("body", EDGE_BODIES)
 def test_rewrites_run_on_edge_values(body):
-    source = ("import numpy as np\nimport pandas as pd\n\n\n"
-              f"def run(s: pd.Series, total, k):\n    return s.apply(lambda x: {body})\n")
+    source = (
+        "import numpy as np\nimport pandas as pd\n\n\n"
+        f"def run(s: pd.Series, total, k):\n    return s.apply(lambda x: {body})\n"
+    )
     fixed = idempotent_fix(source)
     rewrite = fixed.splitlines()[-1]
     before_namespace: dict = {}
@@ -348,13 +418,16 @@ def test_string_categoricals_keep_what_apply_computes():
     assert _plain(before).tolist() == _plain(after).tolist()
 
 
-@pytest.mark.parametrize(("values", "reported"), [
-    ("pd.DataFrame([['M', 1], ['XL', 2], ['L', 3]], columns=['size', 'n'])['size']", False),
-    ("pd.Series(['M', 'XL', 'L'])", False),
-    ("pd.read_csv('sizes.csv')['size'].head(10)", False),
-    ("pd.read_csv('sizes.csv')['size']", True),
-    ("pd.Series(['M', 'XL', 'L'] * count)", True),
-])
+@pytest.mark.parametrize(
+    ("values", "reported"),
+    [
+        ("pd.DataFrame([['M', 1], ['XL', 2], ['L', 3]], columns=['size', 'n'])['size']", False),
+        ("pd.Series(['M', 'XL', 'L'])", False),
+        ("pd.read_csv('sizes.csv')['size'].head(10)", False),
+        ("pd.read_csv('sizes.csv')['size']", True),
+        ("pd.Series(['M', 'XL', 'L'] * count)", True),
+    ],
+)
 def test_a_few_values_are_not_reported(values, reported):
     source = f"import pandas as pd\n\nsizes = {values}\nflags = sizes.apply(lambda x: 1 if x == 'XL' else 0)\n"
     assert [d.code for d in lint_source(source) if d.code == "GPU105"] == (["GPU105"] if reported else [])

@@ -25,16 +25,20 @@ REWRITES = [
     ("sales.groupby('k').apply(lambda g: g[['v', 'w']].mean())", "sales.groupby('k')[['v', 'w']].mean()"),
     ("sales.groupby(['k', 'j']).apply(lambda g: g['v'].nunique())", "sales.groupby(['k', 'j'])['v'].nunique()"),
     ("sales.groupby('k', sort=False).apply(lambda g: g['v'].max())", "sales.groupby('k', sort=False)['v'].max()"),
-    ("sales.groupby('k', dropna=False).apply(lambda g: g['v'].count())",
-     "sales.groupby('k', dropna=False)['v'].count()"),
+    (
+        "sales.groupby('k', dropna=False).apply(lambda g: g['v'].count())",
+        "sales.groupby('k', dropna=False)['v'].count()",
+    ),
     ("sales.groupby('k').apply(len)", "sales.groupby('k').size()"),
     ("sales.groupby('k').apply(lambda g: len(g))", "sales.groupby('k').size()"),
     ("sales.groupby('k')['v'].apply(lambda x: x.median())", "sales.groupby('k')['v'].median()"),
     ("sales.groupby('k')[['v', 'w']].apply(lambda g: g.max())", "sales.groupby('k')[['v', 'w']].max()"),
     ("sales.groupby('k')['v'].apply(len)", "sales.groupby('k')['v'].size()"),
     ("sales.groupby('k')['v'].transform(lambda x: x.mean())", "sales.groupby('k')['v'].transform(\"mean\")"),
-    ("sales.groupby('k')[['v', 'w']].transform(lambda x: x.std())",
-     "sales.groupby('k')[['v', 'w']].transform(\"std\")"),
+    (
+        "sales.groupby('k')[['v', 'w']].transform(lambda x: x.std())",
+        "sales.groupby('k')[['v', 'w']].transform(\"std\")",
+    ),
     ("sales.groupby('k')[['v', 'w']].agg(lambda x: x.sum())", "sales.groupby('k')[['v', 'w']].agg(\"sum\")"),
     ("sales.groupby('k')['v'].aggregate(lambda x: x.min())", "sales.groupby('k')['v'].aggregate(\"min\")"),
     ("prices.groupby(sales['k']).apply(lambda x: x.sum())", "prices.groupby(sales['k']).sum()"),
@@ -50,15 +54,18 @@ def test_rewrites(call, rewrite):
     assert idempotent_fix(source) == HEADER + f"result = {rewrite}\n"
 
 
-@pytest.mark.parametrize("call", [
-    "grouped.apply(lambda g: g['v'].sum())",  # a name: the groupby's options are not in sight
-    "sales.groupby('k', as_index=False).apply(lambda g: g['v'].sum())",
-    "sales.groupby('k').apply(lambda g: g['v'].sum(), include_groups=False)",
-    "sales.groupby('k')['v'].apply(lambda x: x['c'].sum())",  # a label of the series, not a column
-    "prices.groupby(sales['k']).apply(lambda x: x['c'].sum())",
-    "sales.groupby('k', axis=0)['v'].apply(lambda x: x.sum())",
-    "sales.groupby('k').apply(\n    lambda g: g['v'].sum(),  # revenue\n)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "grouped.apply(lambda g: g['v'].sum())",  # a name: the groupby's options are not in sight
+        "sales.groupby('k', as_index=False).apply(lambda g: g['v'].sum())",
+        "sales.groupby('k').apply(lambda g: g['v'].sum(), include_groups=False)",
+        "sales.groupby('k')['v'].apply(lambda x: x['c'].sum())",  # a label of the series, not a column
+        "prices.groupby(sales['k']).apply(lambda x: x['c'].sum())",
+        "sales.groupby('k', axis=0)['v'].apply(lambda x: x.sum())",
+        "sales.groupby('k').apply(\n    lambda g: g['v'].sum(),  # revenue\n)",
+    ],
+)
 def test_declined_rewrites_get_a_suggestion(call):
     source = HEADER + f"grouped = sales.groupby('k')\nresult = {call}\n"
     [finding] = _findings(source)
@@ -73,22 +80,25 @@ def test_other_libraries_get_a_suggestion(lib):
     assert finding.fix.applicability is Applicability.DISPLAY
 
 
-@pytest.mark.parametrize("call", [
-    "sales.groupby('k')['v'].sum()",
-    "sales.groupby('k').agg('sum')",
-    "sales.groupby('k').agg(sum)",  # pandas maps the builtin to its own sum
-    "sales.groupby('k').apply(lambda g: g['v'].sum() / g['w'].sum())",
-    "sales.groupby('k').apply(lambda g: g['v'].quantile(0.9))",
-    "sales.groupby('k').apply(lambda g: g.head(2))",
-    "sales.groupby('k').apply(lambda g: g['v'].first())",  # `first()` skips missing values, `iloc[0]` not
-    "sales.groupby('k').transform(lambda g: g['v'].sum())",  # called per column first
-    "sales.groupby('k').agg(lambda g: len(g))",
-    "sales.groupby('k').apply(lambda g, n=1: g.sum())",
-    "sales.groupby('k').apply(lambda g: other.sum())",
-    "sales.apply(lambda column: column.sum())",
-    "sales['v'].apply(lambda x: x.sum())",
-    "records.apply(lambda g: g.sum())",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "sales.groupby('k')['v'].sum()",
+        "sales.groupby('k').agg('sum')",
+        "sales.groupby('k').agg(sum)",  # pandas maps the builtin to its own sum
+        "sales.groupby('k').apply(lambda g: g['v'].sum() / g['w'].sum())",
+        "sales.groupby('k').apply(lambda g: g['v'].quantile(0.9))",
+        "sales.groupby('k').apply(lambda g: g.head(2))",
+        "sales.groupby('k').apply(lambda g: g['v'].first())",  # `first()` skips missing values, `iloc[0]` not
+        "sales.groupby('k').transform(lambda g: g['v'].sum())",  # called per column first
+        "sales.groupby('k').agg(lambda g: len(g))",
+        "sales.groupby('k').apply(lambda g, n=1: g.sum())",
+        "sales.groupby('k').apply(lambda g: other.sum())",
+        "sales.apply(lambda column: column.sum())",
+        "sales['v'].apply(lambda x: x.sum())",
+        "records.apply(lambda g: g.sum())",
+    ],
+)
 def test_not_flagged(call):
     source = HEADER + f"other = sales\nrecords = [1]\nresult = {call}\n"
     assert _findings(source) == []
@@ -102,12 +112,18 @@ def test_a_shadowed_len_is_not_the_builtin():
 # -- executed on generated groups ----------------------------------------------------------------
 
 SETUPS = {
-    "plain": ("sales = pd.DataFrame({'k': rng.choice(['a', 'b', 'c'], N), 'j': rng.integers(0, 2, N), "
-              "'v': rng.integers(0, 9, N), 'w': rng.normal(size=N)})"),
-    "missing-keys": ("sales = pd.DataFrame({'k': pd.Series(rng.choice(['a', 'b'], N)).where(rng.uniform(size=N) > 0.3), "
-                     "'j': rng.integers(0, 2, N), 'v': rng.normal(size=N), 'w': rng.normal(size=N)})"),
-    "categories": ("sales = pd.DataFrame({'k': pd.Categorical(rng.choice(['a', 'b'], N), categories=['a', 'b', 'z']), "
-                   "'j': rng.integers(0, 2, N), 'v': rng.integers(0, 9, N), 'w': rng.normal(size=N)})"),
+    "plain": (
+        "sales = pd.DataFrame({'k': rng.choice(['a', 'b', 'c'], N), 'j': rng.integers(0, 2, N), "
+        "'v': rng.integers(0, 9, N), 'w': rng.normal(size=N)})"
+    ),
+    "missing-keys": (
+        "sales = pd.DataFrame({'k': pd.Series(rng.choice(['a', 'b'], N)).where(rng.uniform(size=N) > 0.3), "
+        "'j': rng.integers(0, 2, N), 'v': rng.normal(size=N), 'w': rng.normal(size=N)})"
+    ),
+    "categories": (
+        "sales = pd.DataFrame({'k': pd.Categorical(rng.choice(['a', 'b'], N), categories=['a', 'b', 'z']), "
+        "'j': rng.integers(0, 2, N), 'v': rng.integers(0, 9, N), 'w': rng.normal(size=N)})"
+    ),
 }
 
 
@@ -145,8 +161,10 @@ ODD_CODE = {
     "walrus": ("if (grouped := sales.groupby('k')) is not None:\n    out = grouped.apply(lambda g: g.sum())\n", 1),
     "nested-def-in-loop": ("for i in range(2):\n    def f():\n        return sales.groupby('k').apply(len)\n", 1),
     "class-in-loop": ("for i in range(2):\n    class C:\n        out = sales.groupby('k').apply(len)\n", 1),
-    "async-for": ("async def go(items):\n    async for item in items:\n"
-                  "        print(sales.groupby('k').apply(len))\n", 1),
+    "async-for": (
+        "async def go(items):\n    async for item in items:\n        print(sales.groupby('k').apply(len))\n",
+        1,
+    ),
     "loop-else": ("for i in range(2):\n    pass\nelse:\n    out = sales.groupby('k').apply(len)\n", 1),
     "match": ("match sales.groupby('k').apply(len):\n    case object():\n        pass\n", 1),
     "lambda-walrus": ("out = sales.groupby('k').apply(lambda g: (n := g.sum()))\n", 0),

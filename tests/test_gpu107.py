@@ -46,15 +46,18 @@ def test_rewrites(statement, rewrite):
     assert idempotent_fix(source) == HEADER + rewrite + "\n"
 
 
-@pytest.mark.parametrize("statement", [
-    "frame['a'].iloc[0] = 1.0",  # positions: the column's position is needed
-    "frame['a'].iat[0] = 1.0",
-    "frame.iloc[0]['a'] = 1.0",
-    "frame['a'][0:2] = 1.0",  # a positional slice on a Series, label-based in `.loc`
-    "frame['a'][1, 2] = 1.0",  # a tuple would merge into `.loc`'s pair
-    "frame[['a', 'b']]['a'] = 1.0",  # a copy of some columns
-    "frame['a'][  # the fourth row\n    3] = 1.0",
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "frame['a'].iloc[0] = 1.0",  # positions: the column's position is needed
+        "frame['a'].iat[0] = 1.0",
+        "frame.iloc[0]['a'] = 1.0",
+        "frame['a'][0:2] = 1.0",  # a positional slice on a Series, label-based in `.loc`
+        "frame['a'][1, 2] = 1.0",  # a tuple would merge into `.loc`'s pair
+        "frame[['a', 'b']]['a'] = 1.0",  # a copy of some columns
+        "frame['a'][  # the fourth row\n    3] = 1.0",
+    ],
+)
 def test_declined_rewrites_get_a_suggestion(statement):
     source = HEADER + statement + "\n"
     [finding] = _findings(source)
@@ -62,50 +65,66 @@ def test_declined_rewrites_get_a_suggestion(statement):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("statement", [
-    "frame.loc[3, 'a'] = 1.0",
-    "frame.at[3, 'a'] = 1.0",
-    "frame['a'] = 1.0",
-    "frame[mask] = 0.0",
-    "column = frame['a']\ncolumn[3] = 1.0",  # a name: not chained (a copy under copy-on-write, but said so)
-    "table = {'a': [1, 2]}\ntable['a'][0] = 3",
-    "grid = [[0, 0]]\ngrid[0][1] = 1",
-    "print(frame['a'][3])",  # a read
-    "frame.loc[frame['a'][3]] = 1.0",  # a read inside the key
-    "frame[frame.columns[0]][3] = 1.0",  # column label unknown: may select several
-])
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "frame.loc[3, 'a'] = 1.0",
+        "frame.at[3, 'a'] = 1.0",
+        "frame['a'] = 1.0",
+        "frame[mask] = 0.0",
+        "column = frame['a']\ncolumn[3] = 1.0",  # a name: not chained (a copy under copy-on-write, but said so)
+        "table = {'a': [1, 2]}\ntable['a'][0] = 3",
+        "grid = [[0, 0]]\ngrid[0][1] = 1",
+        "print(frame['a'][3])",  # a read
+        "frame.loc[frame['a'][3]] = 1.0",  # a read inside the key
+        "frame[frame.columns[0]][3] = 1.0",  # column label unknown: may select several
+    ],
+)
 def test_not_flagged(statement):
     assert _findings(HEADER + statement + "\n") == []
 
 
-@pytest.mark.parametrize(("imports", "count"), [
-    ("import cudf\nframe = cudf.read_csv('a.csv')\n", 0),
-    ("import dask.dataframe as dd\nframe = dd.read_csv('a.csv')\n", 0),
-    ("import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n", 1),
-    ("def f(frame):\n    pass\n", 0),
-])
+@pytest.mark.parametrize(
+    ("imports", "count"),
+    [
+        ("import cudf\nframe = cudf.read_csv('a.csv')\n", 0),
+        ("import dask.dataframe as dd\nframe = dd.read_csv('a.csv')\n", 0),
+        ("import modin.pandas as mpd\nframe = mpd.read_csv('a.csv')\n", 1),
+        ("def f(frame):\n    pass\n", 0),
+    ],
+)
 def test_only_copy_on_write_frames(imports, count):
     assert len(_findings(imports + "frame['a'][0] = 1\n")) == count
 
 
 # -- the rewrite makes the write take effect: checked against the intended result ---------------
 
-SETUP = ("frame = pd.DataFrame({'a': rng.normal(size=N), 'b': rng.integers(0, 5, N)}, "
-         "index=pd.RangeIndex(N) + 10)\nmask = frame['b'] > 2\n")
+SETUP = (
+    "frame = pd.DataFrame({'a': rng.normal(size=N), 'b': rng.integers(0, 5, N)}, "
+    "index=pd.RangeIndex(N) + 10)\nmask = frame['b'] > 2\n"
+)
 #: statement, and the intended frame computed without indexing assignments
 INTENDED = [
     ("frame['a'][mask] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
     ("frame.loc[mask]['a'] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
     ("frame[mask]['a'] = 0.0", "frame.assign(a=frame['a'].mask(mask, 0.0))"),
     ("frame[frame['a'] < 0]['b'] += 10", "frame.assign(b=frame['b'] + 10 * (frame['a'] < 0))"),
-    ("for label in frame.index[::2]:\n    frame['b'][label] = -1",
-     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
-    ("for label in frame.index[::2]:\n    frame['b'].loc[label] = -1",
-     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
-    ("for label in frame.index[::2]:\n    frame.loc[label]['b'] = -1",
-     "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))"),
-    ("for label in frame.index[:3]:\n    frame['a'].at[label] = 1.5",
-     "frame.assign(a=frame['a'].where(pd.Series(range(len(frame)), index=frame.index) >= 3, 1.5))"),
+    (
+        "for label in frame.index[::2]:\n    frame['b'][label] = -1",
+        "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))",
+    ),
+    (
+        "for label in frame.index[::2]:\n    frame['b'].loc[label] = -1",
+        "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))",
+    ),
+    (
+        "for label in frame.index[::2]:\n    frame.loc[label]['b'] = -1",
+        "frame.assign(b=frame['b'].where(pd.Series(range(len(frame)), index=frame.index) % 2 == 1, -1))",
+    ),
+    (
+        "for label in frame.index[:3]:\n    frame['a'].at[label] = 1.5",
+        "frame.assign(a=frame['a'].where(pd.Series(range(len(frame)), index=frame.index) >= 3, 1.5))",
+    ),
 ]
 
 
@@ -154,15 +173,19 @@ def test_odd_but_valid_code_is_handled(body, count):
 
 # -- a row key that may hold a slice: positions in `series[k]`, labels in `.loc[k]` -------------
 
-@pytest.mark.parametrize("statement", [
-    "k = slice(0, 3)\nframe['a'][k] = 1.0",
-    "frame['a'][key] = 1.0",  # a parameter-like name of unknown value
-    "frame['a'][keys[0]] = 1.0",
-    "frame['a'][pick(frame)] = 1.0",
-    "for k in [slice(0, 2), slice(4, 6)]:\n    frame['a'][k] = 1.0",
-    "for k in range(3):\n    if k:\n        k = slice(0, k)\n    frame['a'][k] = 1.0",
-    "k = 3\nif rows:\n    k = slice(0, 3)\nframe['a'][k] = 1.0",
-])
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "k = slice(0, 3)\nframe['a'][k] = 1.0",
+        "frame['a'][key] = 1.0",  # a parameter-like name of unknown value
+        "frame['a'][keys[0]] = 1.0",
+        "frame['a'][pick(frame)] = 1.0",
+        "for k in [slice(0, 2), slice(4, 6)]:\n    frame['a'][k] = 1.0",
+        "for k in range(3):\n    if k:\n        k = slice(0, k)\n    frame['a'][k] = 1.0",
+        "k = 3\nif rows:\n    k = slice(0, 3)\nframe['a'][k] = 1.0",
+    ],
+)
 def test_a_row_key_that_may_be_a_slice_is_not_rewritten(statement):
     source = HEADER + statement + "\n"
     [finding] = _findings(source)
@@ -170,15 +193,20 @@ def test_a_row_key_that_may_be_a_slice_is_not_rewritten(statement):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize(("statement", "rewrite"), [
-    ("k = 3\nframe['a'][k] = 1.0", "k = 3\nframe.loc[k, 'a'] = 1.0"),
-    ("frame['a'][rows] = 1.0", "frame.loc[rows, 'a'] = 1.0"),
-    ("frame['a'][~mask] = 1.0", "frame.loc[~mask, 'a'] = 1.0"),
-    ("frame['a'][len(rows) - 1] = 1.0", "frame.loc[len(rows) - 1, 'a'] = 1.0"),
-    ("for i in range(3):\n    frame['a'][i + 1] = 1.0", "for i in range(3):\n    frame.loc[i + 1, 'a'] = 1.0"),
-    ("for label in frame.index[:2]:\n    frame['a'][label] = 1.0",
-     "for label in frame.index[:2]:\n    frame.loc[label, 'a'] = 1.0"),
-])
+@pytest.mark.parametrize(
+    ("statement", "rewrite"),
+    [
+        ("k = 3\nframe['a'][k] = 1.0", "k = 3\nframe.loc[k, 'a'] = 1.0"),
+        ("frame['a'][rows] = 1.0", "frame.loc[rows, 'a'] = 1.0"),
+        ("frame['a'][~mask] = 1.0", "frame.loc[~mask, 'a'] = 1.0"),
+        ("frame['a'][len(rows) - 1] = 1.0", "frame.loc[len(rows) - 1, 'a'] = 1.0"),
+        ("for i in range(3):\n    frame['a'][i + 1] = 1.0", "for i in range(3):\n    frame.loc[i + 1, 'a'] = 1.0"),
+        (
+            "for label in frame.index[:2]:\n    frame['a'][label] = 1.0",
+            "for label in frame.index[:2]:\n    frame.loc[label, 'a'] = 1.0",
+        ),
+    ],
+)
 def test_a_row_key_that_is_never_a_slice_is_rewritten(statement, rewrite):
     source = HEADER + statement + "\n"
     assert idempotent_fix(source) == HEADER + rewrite + "\n"

@@ -20,17 +20,25 @@ SETUP = "a = rng.normal(size=N)\nb = rng.normal(size=N + 3)\nout = np.zeros(N + 
 _only = partial(only_finding, code="GPU201")
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    ("    for i in range(len(a)):\n        out[i] = a[i] * b[i] + rate\n    return out\n",
-     "    out[:len(a)] = a * b[:len(a)] + rate\n"),
-    ("    for i in range(a.shape[0]):\n        a[i] = -a[i] if a[i] < 0 and b[i] > 0 else np.sqrt(abs(a[i]))\n"
-     "    return a\n",
-     "    a[:] = np.where((a < 0) & (b[:a.shape[0]] > 0), -a, np.sqrt(abs(a)))\n"),
-    ("    for i in range(len(a)):\n        out[i] += a[i] ** 2\n    return out\n",
-     "    out[:len(a)] += a ** 2\n"),
-    ("    total = 0.0\n    for i in range(len(a)):\n        total -= a[i] * np.pi\n    return total\n",
-     "    total -= (a * np.pi).sum(axis=0)\n"),
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            "    for i in range(len(a)):\n        out[i] = a[i] * b[i] + rate\n    return out\n",
+            "    out[:len(a)] = a * b[:len(a)] + rate\n",
+        ),
+        (
+            "    for i in range(a.shape[0]):\n        a[i] = -a[i] if a[i] < 0 and b[i] > 0 else np.sqrt(abs(a[i]))\n"
+            "    return a\n",
+            "    a[:] = np.where((a < 0) & (b[:a.shape[0]] > 0), -a, np.sqrt(abs(a)))\n",
+        ),
+        ("    for i in range(len(a)):\n        out[i] += a[i] ** 2\n    return out\n", "    out[:len(a)] += a ** 2\n"),
+        (
+            "    total = 0.0\n    for i in range(len(a)):\n        total -= a[i] * np.pi\n    return total\n",
+            "    total -= (a * np.pi).sum(axis=0)\n",
+        ),
+    ],
+)
 def test_rewrites_compute_the_same_values(body, expected):
     source = HEADER + body
     assert _only(source).fix.applicability is Applicability.UNSAFE
@@ -45,22 +53,25 @@ def test_rewrites_compute_the_same_values(body, expected):
             assert_same_result(before, after, strict=False)
 
 
-@pytest.mark.parametrize("body", [
-    # two statements
-    "    for i in range(len(a)):\n        x = a[i] * 2\n        out[i] = x\n",
-    # the previous element: a dependency between iterations
-    "    for i in range(len(a)):\n        out[i] = a[i] + out[i - 1]\n",
-    # an array used whole inside the element computation
-    "    for i in range(len(a)):\n        out[i] = a[i] * b\n",
-    # the loop's else clause
-    "    for i in range(len(a)):\n        out[i] = a[i]\n    else:\n        print(i)\n",
-    # a function that is not a ufunc
-    "    for i in range(len(a)):\n        out[i] = float(a[i])\n",
-    # the index itself is a value
-    "    for i in range(len(a)):\n        out[i] = a[i] * i\n",
-    # storing into an unknown container
-    "    rows = load()\n    for i in range(len(a)):\n        rows[i] = a[i] * 2\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # two statements
+        "    for i in range(len(a)):\n        x = a[i] * 2\n        out[i] = x\n",
+        # the previous element: a dependency between iterations
+        "    for i in range(len(a)):\n        out[i] = a[i] + out[i - 1]\n",
+        # an array used whole inside the element computation
+        "    for i in range(len(a)):\n        out[i] = a[i] * b\n",
+        # the loop's else clause
+        "    for i in range(len(a)):\n        out[i] = a[i]\n    else:\n        print(i)\n",
+        # a function that is not a ufunc
+        "    for i in range(len(a)):\n        out[i] = float(a[i])\n",
+        # the index itself is a value
+        "    for i in range(len(a)):\n        out[i] = a[i] * i\n",
+        # storing into an unknown container
+        "    rows = load()\n    for i in range(len(a)):\n        rows[i] = a[i] * 2\n",
+    ],
+)
 def test_shapes_that_only_get_a_suggestion(body):
     source = HEADER + body
     diagnostic = _only(source)
@@ -73,12 +84,15 @@ def test_cupy_loops_get_a_suggestion():
     assert _only(source).fix.applicability is Applicability.DISPLAY
 
 
-@pytest.mark.parametrize("source", [
-    "import numpy as np\nitems = [1, 2]\nfor i in range(len(items)):\n    items[i] = items[i] * 2\n",
-    "import numpy as np\nx = np.zeros(5)\nfor i in range(len(x)):\n    save(x[i])\n",
-    "import numpy as np\nx = np.zeros(5)\nfor i in range(5):\n    x[i] = x[i] + 1\n",
-    "import numpy as np\nx = np.zeros(5)\nrange = list\nfor i in range(len(x)):\n    x[i] = x[i] + 1\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numpy as np\nitems = [1, 2]\nfor i in range(len(items)):\n    items[i] = items[i] * 2\n",
+        "import numpy as np\nx = np.zeros(5)\nfor i in range(len(x)):\n    save(x[i])\n",
+        "import numpy as np\nx = np.zeros(5)\nfor i in range(5):\n    x[i] = x[i] + 1\n",
+        "import numpy as np\nx = np.zeros(5)\nrange = list\nfor i in range(len(x)):\n    x[i] = x[i] + 1\n",
+    ],
+)
 def test_not_flagged(source):
     assert [d for d in lint_source(source) if d.code == "GPU201"] == []
 
@@ -105,23 +119,27 @@ LATER_READS = {
     "locals()": LOOP + "    return locals()['i']\n",
     "global": "    global i\n" + LOOP + "    return out\n",
     "next iteration of an enclosing loop": "    i = -1\n    seen = []\n    for k in range(2):\n        seen.append(i)\n"
-                                           + NESTED + "    return seen\n",
+    + NESTED
+    + "    return seen\n",
     "continue skips the rebinding": "    i = -1\n    seen = []\n    for k in range(2):\n        seen.append(i)\n"
-                                    + NESTED + "        if k == 0:\n            continue\n        i = 0\n    return seen\n",
+    + NESTED
+    + "        if k == 0:\n            continue\n        i = 0\n    return seen\n",
     "after an enclosing loop": "    for k in range(2):\n" + NESTED + "    return i\n",
     "exception handler": "    try:\n" + NESTED + "        i = 0\n        raise ValueError\n"
-                         "    except ValueError:\n        return i\n",
+    "    except ValueError:\n        return i\n",
     "after an if holding the loop": "    i = -1\n    if rate:\n" + NESTED + "    return i\n",
 }
 LATER_RESETS = {
     "nothing": LOOP + "    return out\n",
     "rebound first": LOOP + "    i = 0\n    return i, out\n",
     "both branches rebind": LOOP + "    if rate:\n        i = 1\n    else:\n        i = 2\n    return i, out\n",
-    "body of a later loop over it": LOOP + "    total = 0.0\n    for i in b:\n        total += i\n    return total, out\n",
+    "body of a later loop over it": LOOP
+    + "    total = 0.0\n    for i in b:\n        total += i\n    return total, out\n",
     "comprehension variable": LOOP + "    return [i * 2 for i in b], out\n",
     "parameter of a nested function": LOOP + "    def twice(i):\n        return i * 2\n    return twice(3), out\n",
-    "rebound in an enclosing loop": "    seen = []\n    for k in range(2):\n" + NESTED
-                                    + "        i = k\n        seen.append(i)\n    return seen, out\n",
+    "rebound in an enclosing loop": "    seen = []\n    for k in range(2):\n"
+    + NESTED
+    + "        i = k\n        seen.append(i)\n    return seen, out\n",
     "other branch of an if": "    if rate:\n" + NESTED + "    else:\n        i = 3\n        return i\n    return out\n",
 }
 
@@ -181,14 +199,18 @@ def test_a_narrow_integer_total_differs_only_where_the_loop_overflows():
 
 def test_negated_logic_is_not_rewritten():
     # `-(not c)` is -1 or 0 on Python's bools; NumPy refuses `-` on a bool array.
-    source = ("import numpy as np\n\n\ndef f(a: np.ndarray, b: np.ndarray):\n    for i in range(len(a)):\n"
-              "        a[i] = -(not (a[i] != b[i]))\n    return a\n")
+    source = (
+        "import numpy as np\n\n\ndef f(a: np.ndarray, b: np.ndarray):\n    for i in range(len(a)):\n"
+        "        a[i] = -(not (a[i] != b[i]))\n    return a\n"
+    )
     assert fix_text(source, unsafe_fixes=True) == source
 
 
 def test_a_part_a_guard_skips_that_may_raise_is_not_rewritten():
     # `or` skips its right side where the left is true; NumPy computes it for every element
     # and raises on a Python int outside uint8.
-    source = ("import numpy as np\n\n\ndef f(a: np.ndarray, k):\n    out = a.copy()\n    for i in range(len(a)):\n"
-              "        out[i] = (a[i] >= 1) or (a[i] // k > 0)\n    return out\n")
+    source = (
+        "import numpy as np\n\n\ndef f(a: np.ndarray, k):\n    out = a.copy()\n    for i in range(len(a)):\n"
+        "        out[i] = (a[i] >= 1) or (a[i] // k > 0)\n    return out\n"
+    )
     assert fix_text(source, unsafe_fixes=True) == source

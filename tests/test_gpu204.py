@@ -60,7 +60,7 @@ def _rewrite(builtin: str, declaration: str) -> str | None:
 def _same(before, after) -> None:
     if isinstance(before, list):
         assert len(before) == len(after)
-        for left, right in zip(before, after):
+        for left, right in zip(before, after, strict=False):
             if np.ndim(left) == 0 and pd.isna(left):
                 assert pd.isna(right), (left, right)
             else:
@@ -159,16 +159,19 @@ def test_series_max_and_min_suggestions_name_nan():
     assert "NaN" in _only(source).fix.message
 
 
-@pytest.mark.parametrize(("declaration", "call"), [
-    ("data = np.asarray(raw)", "list(data)"),
-    ("data = np.asarray(raw)", "sum(data, 10)"),
-    ("data = np.asarray(raw)", "max(data)"),
-    ("data = np.asarray(raw)", "sorted(data)"),
-    ("data = np.asarray(raw)", "max(data, default=0)"),
-    ("data = np.asarray(raw)", "sorted(data, key=abs)"),
-    ("import cupy as cp\ndata = cp.asarray(raw)", "sum(data)"),
-    ("import cudf\ndata = cudf.read_csv('x.csv')['a']", "sum(data)"),
-])
+@pytest.mark.parametrize(
+    ("declaration", "call"),
+    [
+        ("data = np.asarray(raw)", "list(data)"),
+        ("data = np.asarray(raw)", "sum(data, 10)"),
+        ("data = np.asarray(raw)", "max(data)"),
+        ("data = np.asarray(raw)", "sorted(data)"),
+        ("data = np.asarray(raw)", "max(data, default=0)"),
+        ("data = np.asarray(raw)", "sorted(data, key=abs)"),
+        ("import cupy as cp\ndata = cp.asarray(raw)", "sum(data)"),
+        ("import cudf\ndata = cudf.read_csv('x.csv')['a']", "sum(data)"),
+    ],
+)
 def test_calls_that_only_get_a_suggestion(declaration, call):
     source = f"import numpy as np\n{declaration}\nresult = {call}\n"
     assert _only(source).fix.applicability is Applicability.DISPLAY
@@ -177,26 +180,33 @@ def test_calls_that_only_get_a_suggestion(declaration, call):
 
 @pytest.mark.parametrize("tensor", ["torch.ones(n)", "torch.ones(n).to(device)", "model(torch.ones(n, 3))"])
 def test_torch_tensors_get_a_suggestion(tensor):
-    source = (f"import torch\ndevice = torch.device('cuda')\nmodel = torch.nn.Linear(3, 1).to(device)\n"
-              f"total = sum({tensor})\n")
+    source = (
+        f"import torch\ndevice = torch.device('cuda')\nmodel = torch.nn.Linear(3, 1).to(device)\n"
+        f"total = sum({tensor})\n"
+    )
     diagnostic = _only(source)
     assert "tensor" in diagnostic.message and diagnostic.fix.applicability is Applicability.DISPLAY
 
 
-@pytest.mark.parametrize("declaration", [
-    "data = np.array([3.0, 1.0, 2.0])",
-    "data = np.zeros((4, 3))",
-    "data = np.asarray(raw)[:5]",
-    'data = pd.DataFrame({"a": [1, 2, 3]})["a"]',
-])
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        "data = np.array([3.0, 1.0, 2.0])",
+        "data = np.zeros((4, 3))",
+        "data = np.asarray(raw)[:5]",
+        'data = pd.DataFrame({"a": [1, 2, 3]})["a"]',
+    ],
+)
 def test_a_few_elements_are_not_flagged(declaration):
     source = f"import numpy as np\nimport pandas as pd\n{declaration}\ntotal = sum(data)\n"
     assert [d for d in lint_source(source) if d.code == "GPU204"] == []
 
 
 def test_the_distinct_values_of_a_loop_over_groups_are_not_flagged():
-    template = ("import numpy as np\nvalues = np.asarray(raw)\nfor v in sorted(np.unique(values)):\n"
-                "    mask = {} == v\n    print(values[mask].size)\n")
+    template = (
+        "import numpy as np\nvalues = np.asarray(raw)\nfor v in sorted(np.unique(values)):\n"
+        "    mask = {} == v\n    print(values[mask].size)\n"
+    )
     assert [d for d in lint_source(template.format("values")) if d.code == "GPU204"] == []
     assert [d.code for d in lint_source(template.format("other")) if d.code == "GPU204"] == ["GPU204"]
 
@@ -213,32 +223,41 @@ def test_an_expression_receiver_is_parenthesized():
 
 # -- the evidence these rules rely on ---------------------------------------------------
 
-@pytest.mark.parametrize(("source", "expected"), [
-    ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal(size=10))", Ty("array", "numpy")),
-    ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal())", None),
-    ("import numpy as np\nprobe(np.where(np.zeros(3) > 0))", None),
-    ("import numpy as np\nprobe(np.where(np.zeros(3) > 0, 1, 2))", Ty("array", "numpy")),
-    ("import numpy as np\nprobe(np.unique(np.zeros(3)))", Ty("array", "numpy")),
-    ("import numpy as np\nprobe(np.unique(np.zeros(3), return_counts=True))",
-     Ty("tuple", "numpy", items=(Ty("array", "numpy"),) * 2)),
-    ("import numpy as np\na = np.zeros(3)\nprobe(a[1:])", Ty("array", "numpy")),
-    ("import numpy as np\na = np.zeros(3)\nprobe(a[a > 0])", Ty("array", "numpy")),
-    ("import numpy as np\na = np.zeros(3)\nprobe(a[0])", None),
-    ("import numpy as np\na = np.zeros((3, 2))\nprobe(a.T.astype(int))", Ty("array", "numpy")),
-    ("import numpy as np\na = np.zeros(3)\nprobe(a.tolist())", None),
-    ("import numpy.typing as npt\ndef f(a: npt.NDArray):\n    probe(a)", Ty("array", "numpy")),
-    ("import cupy as cp\nprobe(cp.asarray([1]) * 2)", Ty("array", "cupy")),
-])
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal(size=10))", Ty("array", "numpy")),
+        ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal())", None),
+        ("import numpy as np\nprobe(np.where(np.zeros(3) > 0))", None),
+        ("import numpy as np\nprobe(np.where(np.zeros(3) > 0, 1, 2))", Ty("array", "numpy")),
+        ("import numpy as np\nprobe(np.unique(np.zeros(3)))", Ty("array", "numpy")),
+        (
+            "import numpy as np\nprobe(np.unique(np.zeros(3), return_counts=True))",
+            Ty("tuple", "numpy", items=(Ty("array", "numpy"),) * 2),
+        ),
+        ("import numpy as np\na = np.zeros(3)\nprobe(a[1:])", Ty("array", "numpy")),
+        ("import numpy as np\na = np.zeros(3)\nprobe(a[a > 0])", Ty("array", "numpy")),
+        ("import numpy as np\na = np.zeros(3)\nprobe(a[0])", None),
+        ("import numpy as np\na = np.zeros((3, 2))\nprobe(a.T.astype(int))", Ty("array", "numpy")),
+        ("import numpy as np\na = np.zeros(3)\nprobe(a.tolist())", None),
+        ("import numpy.typing as npt\ndef f(a: npt.NDArray):\n    probe(a)", Ty("array", "numpy")),
+        ("import cupy as cp\nprobe(cp.asarray([1]) * 2)", Ty("array", "cupy")),
+    ],
+)
 def test_array_evidence(source, expected):
     assert probe_one(source) == expected
 
 
-@pytest.mark.parametrize("expression", [
-    "list(model.parameters())",  # the module's tensors, one per item
-    "list(t.chunk(2))",  # a tuple of two tensors
-    "list(t.unbind())",
-    'list(batch["sizes"][0] + batch["crops"][0])',  # fields of a placed batch: Python tuples
-])
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "list(model.parameters())",  # the module's tensors, one per item
+        "list(t.chunk(2))",  # a tuple of two tensors
+        "list(t.unbind())",
+        'list(batch["sizes"][0] + batch["crops"][0])',  # fields of a placed batch: Python tuples
+    ],
+)
 def test_containers_of_tensors_are_not_tensors(expression):
     source = textwrap.dedent(f"""\
         import torch
@@ -254,12 +273,15 @@ def test_containers_of_tensors_are_not_tensors(expression):
     assert [d.code for d in lint_source(source) if d.code == "GPU204"] == []
 
 
-@pytest.mark.parametrize(("loop", "reported"), [
-    ("for name, row in frame.iterrows():\n    boxes.append(list(row))\n", False),
-    # the loop's row rebound to something else, or a column of the frame
-    ("for name, row in frame.iterrows():\n    row = frame['a']\n    boxes.append(list(row))\n", True),
-    ("for name in frame.index:\n    boxes.append(list(frame['a']))\n", True),
-])
+@pytest.mark.parametrize(
+    ("loop", "reported"),
+    [
+        ("for name, row in frame.iterrows():\n    boxes.append(list(row))\n", False),
+        # the loop's row rebound to something else, or a column of the frame
+        ("for name, row in frame.iterrows():\n    row = frame['a']\n    boxes.append(list(row))\n", True),
+        ("for name in frame.index:\n    boxes.append(list(frame['a']))\n", True),
+    ],
+)
 def test_the_row_of_an_iterrows_loop_is_not_reported(loop, reported):
     source = f"import pandas as pd\n\nframe = pd.read_csv('boxes.csv')\nboxes = []\n{loop}"
     assert [d.code for d in lint_source(source) if d.code == "GPU204"] == (["GPU204"] if reported else [])

@@ -21,12 +21,14 @@ SETUP = "a = rng.normal(size=N)\nframe = pd.DataFrame({'x': rng.integers(-5, 5, 
 _only = partial(only_finding, code="GPU205")
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    ("    return [x * k - 1 for x in a]\n", "    return list(a * k - 1)\n"),
-    ("    return [not (v > 0) for v in frame['x']]\n", "    return (~(frame['x'] > 0)).tolist()\n"),
-    ("    return np.asarray([abs(v) ** 2 for v in frame['x']])\n",
-     "    return np.asarray(abs(frame['x']) ** 2)\n"),
-])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("    return [x * k - 1 for x in a]\n", "    return list(a * k - 1)\n"),
+        ("    return [not (v > 0) for v in frame['x']]\n", "    return (~(frame['x'] > 0)).tolist()\n"),
+        ("    return np.asarray([abs(v) ** 2 for v in frame['x']])\n", "    return np.asarray(abs(frame['x']) ** 2)\n"),
+    ],
+)
 def test_rewrites_compute_the_same_values(body, expected):
     source = HEADER + body
     assert _only(source).fix.applicability is Applicability.UNSAFE
@@ -38,44 +40,53 @@ def test_rewrites_compute_the_same_values(body, expected):
         assert_same_result(before, after, strict=False)
 
 
-@pytest.mark.parametrize("body", [
-    "    return [x * 2 for x in a if x > 0]\n",  # filtered: a mask would do, not rewritten
-    "    return {x * 2 for x in a}\n",  # a set
-    "    return sum(x * 2 for x in a)\n",  # a generator
-    "    return [x * 2 for x in a[::-1].copy()]\n",  # the iterable is a call
-    "    return [x + 1 for x in (a + 1)]\n",  # the iterable is computed: written once per reference
-    # iterating a Series yields Python scalars: a negative one to the power 0.5 is complex,
-    # where the Series gives NaN
-    "    return [v ** 0.5 for v in frame['x']]\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    return [x * 2 for x in a if x > 0]\n",  # filtered: a mask would do, not rewritten
+        "    return {x * 2 for x in a}\n",  # a set
+        "    return sum(x * 2 for x in a)\n",  # a generator
+        "    return [x * 2 for x in a[::-1].copy()]\n",  # the iterable is a call
+        "    return [x + 1 for x in (a + 1)]\n",  # the iterable is computed: written once per reference
+        # iterating a Series yields Python scalars: a negative one to the power 0.5 is complex,
+        # where the Series gives NaN
+        "    return [v ** 0.5 for v in frame['x']]\n",
+    ],
+)
 def test_shapes_that_only_get_a_suggestion(body):
     source = HEADER + body
     assert _only(source).fix.applicability is Applicability.DISPLAY
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("setup", [
-    "import cudf\ns = cudf.read_csv('a.csv')['x']\n",
-    "import dask.dataframe as dd\ns = dd.read_csv('a-*.csv')['x']\n",
-    "import cupy as cp\ns = cp.arange(n)\n",
-])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import cudf\ns = cudf.read_csv('a.csv')['x']\n",
+        "import dask.dataframe as dd\ns = dd.read_csv('a-*.csv')['x']\n",
+        "import cupy as cp\ns = cp.arange(n)\n",
+    ],
+)
 def test_device_and_lazy_collections_get_a_suggestion(setup):
     source = setup + "doubled = [v * 2 for v in s]\n"
     assert _only(source).fix.applicability is Applicability.DISPLAY
 
 
-@pytest.mark.parametrize("source", [
-    "import numpy as np\nitems = [1, 2]\nout = [x * 2 for x in items]\n",
-    "import numpy as np\na = np.zeros(3)\nout = [str(x) for x in a]\n",
-    "import numpy as np\na = np.zeros(3)\nout = [x.item() for x in a]\n",
-    "import numpy as np\na = np.zeros(3)\nout = [(x, y) for x, y in zip(a, a)]\n",
-    "import numpy as np\na = np.zeros(3)\nout = [x * a for x in a]\n",
-    "import numpy as np\na = np.zeros(3)\nout = [1 for x in a]\n",
-    # a few elements: a short literal, a small literal shape, a few taken
-    "import numpy as np\na = np.array([2, 5])\nout = [x ** 2 for x in a]\n",
-    "import numpy as np\nrng = np.random.default_rng(0)\na = rng.normal(size=20)\nout = [x * 2 for x in a]\n",
-    "import pandas as pd\ns = pd.read_csv('a.csv')['x'].head(10)\nout = [x * 2 for x in s]\n",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import numpy as np\nitems = [1, 2]\nout = [x * 2 for x in items]\n",
+        "import numpy as np\na = np.zeros(3)\nout = [str(x) for x in a]\n",
+        "import numpy as np\na = np.zeros(3)\nout = [x.item() for x in a]\n",
+        "import numpy as np\na = np.zeros(3)\nout = [(x, y) for x, y in zip(a, a)]\n",
+        "import numpy as np\na = np.zeros(3)\nout = [x * a for x in a]\n",
+        "import numpy as np\na = np.zeros(3)\nout = [1 for x in a]\n",
+        # a few elements: a short literal, a small literal shape, a few taken
+        "import numpy as np\na = np.array([2, 5])\nout = [x ** 2 for x in a]\n",
+        "import numpy as np\nrng = np.random.default_rng(0)\na = rng.normal(size=20)\nout = [x * 2 for x in a]\n",
+        "import pandas as pd\ns = pd.read_csv('a.csv')['x'].head(10)\nout = [x * 2 for x in s]\n",
+    ],
+)
 def test_not_flagged(source):
     assert [d for d in lint_source(source) if d.code == "GPU205"] == []
 
@@ -140,12 +151,13 @@ def test_an_identity_comprehension_in_asarray_is_not_rewritten_to_the_array_itse
 
 def test_a_series_power_the_column_computes_differently_is_not_rewritten():
     values = pd.Series([-4, 9])
-    assert isinstance([v ** 0.5 for v in values][0], complex)  # noqa: GPU205 (what the comprehension computes)
-    assert np.isnan((values ** 0.5).tolist()[0])  # what the whole-column form would
+    assert isinstance([v**0.5 for v in values][0], complex)  # noqa: GPU205 (what the comprehension computes)
+    assert np.isnan((values**0.5).tolist()[0])  # what the whole-column form would
 
 
-@pytest.mark.parametrize("element", ["-2 if x * 2 == -2 else 0", "x > 0 and x < 5",
-                                     "np.exp(x) if x < 0 or x > 1 else 1.0"])
+@pytest.mark.parametrize(
+    "element", ["-2 if x * 2 == -2 else 0", "x > 0 and x < 5", "np.exp(x) if x < 0 or x > 1 else 1.0"]
+)
 def test_logic_over_array_items_is_not_rewritten(element):
     source = f"import numpy as np\n\n\ndef f(a: np.ndarray):\n    return [{element} for x in a]\n"
     assert _only(source).fix.applicability is Applicability.DISPLAY

@@ -10,14 +10,14 @@ from gpulint import lint_source
 
 from .rule_helpers import HOST_COPIES
 
-HEADER = '''\
+HEADER = """\
 import matplotlib.pyplot as plt
 import torch
 from transformers import AutoModelForSeq2SeqLM, InformerForPrediction
 
 device = torch.device("cuda")
 model = torch.nn.Linear(4, 4).to(device)
-'''
+"""
 
 
 def _lines(body: str, code: str | None = None) -> list[str]:
@@ -30,12 +30,16 @@ def _lines(body: str, code: str | None = None) -> list[str]:
 
 # -- the copy is drawn or logged as an image in the same iteration ---------------------------
 
+
 def test_a_copy_passed_to_a_plotting_call_is_not_flagged():
-    assert _lines("""\
+    assert (
+        _lines("""\
         def show(batches, ax):
             for batch in batches:
                 plt.plot(model(batch.to(device)).cpu().numpy())
-        """) == []
+        """)
+        == []
+    )
 
 
 def test_a_copy_stored_in_a_name_an_axes_draws_later_in_the_iteration_is_not_flagged():
@@ -51,17 +55,21 @@ def test_a_copy_stored_in_a_name_an_axes_draws_later_in_the_iteration_is_not_fla
     assert _lines(body) == []
     # the same copy, drawn by an object matplotlib did not make, is flagged
     assert _lines(body.replace("fig, axes = plt.subplots(2, 4)", "axes = make_axes()")) == [
-        "forecast = model(batch.to(device)).cpu().numpy()"]
+        "forecast = model(batch.to(device)).cpu().numpy()"
+    ]
 
 
 def test_an_axes_taken_from_a_zip_or_enumerate_is_a_plotting_object():
-    assert _lines("""\
+    assert (
+        _lines("""\
         fig, axes = plt.subplots(1, 8)
         for ax, batch in zip(axes.flat, batches):
             ax.imshow(model(batch.to(device)).cpu())
         for i, ax in enumerate(axes.flat):
             ax.set_title(f"{model(batches[i].to(device)).sum().item():.2f}")
-        """) == []
+        """)
+        == []
+    )
 
 
 def test_a_running_total_next_to_a_plot_of_something_else_is_flagged():
@@ -92,7 +100,8 @@ def test_a_list_of_copies_plotted_every_iteration_is_not_flagged():
 
 
 def test_images_and_histograms_for_a_logger_are_not_flagged():
-    assert _lines("""\
+    assert (
+        _lines("""\
         import wandb
         from PIL import Image
 
@@ -101,7 +110,9 @@ def test_images_and_histograms_for_a_logger_are_not_flagged():
             wandb.log({"sample": wandb.Image(out.cpu().numpy())})
             writer.add_histogram("out", out.cpu(), step)
             Image.fromarray(out.byte().cpu().numpy()).save(f"{step}.png")
-        """) == []
+        """)
+        == []
+    )
 
 
 # -- the iteration waits for the device anyway ----------------------------------------------
@@ -123,8 +134,9 @@ def test_a_loop_that_generates_only_sometimes_still_flags_its_copies():
     body = GENERATE.replace(
         '        generated = seq2seq.generate(batch["input_ids"].to(device))\n',
         '        generated = seq2seq(batch["input_ids"].to(device)).logits.argmax(-1)\n'
-        '        if len(predictions) % 100 == 0:\n'
-        '            seq2seq.generate(batch["input_ids"].to(device))\n')
+        "        if len(predictions) % 100 == 0:\n"
+        '            seq2seq.generate(batch["input_ids"].to(device))\n',
+    )
     assert _lines(body) == ["predictions.extend(tokenizer.batch_decode(generated.cpu().numpy()))"]
 
 
@@ -147,6 +159,7 @@ def test_gpu306_a_condition_in_a_loop_that_generates_is_not_flagged():
 
 # -- loops that run a few times, or over one model's tensors ---------------------------------
 
+
 def test_a_loop_over_a_literal_few_items_is_not_a_hot_loop():
     body = """\
         preds = model(torch.ones(16, 4, device=device))
@@ -166,10 +179,12 @@ def test_a_range_over_a_name_holding_a_literal_few_is_a_few_iterations():
         """
     assert _lines(body) == []
     assert _lines(body.replace("n, imgs = 4, []", "n, imgs = 400, []")) == [
-        "imgs += [model(torch.ones(4, device=device)).cpu()]"]
+        "imgs += [model(torch.ones(4, device=device)).cpu()]"
+    ]
     # a count that changes before the loop is not the literal any more
     assert _lines(body.replace("for i in", "n += step\n        for i in")) == [
-        "imgs += [model(torch.ones(4, device=device)).cpu()]"]
+        "imgs += [model(torch.ones(4, device=device)).cpu()]"
+    ]
 
 
 def test_a_loop_over_a_models_parameters_is_one_model_not_data():

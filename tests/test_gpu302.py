@@ -17,45 +17,62 @@ def _found(source: str):
     return [d for d in lint_source(source) if d.code == "GPU302"]
 
 
-@pytest.mark.parametrize("body", [
-    # per-batch data: the loop's own target
-    "def f(xs):\n    for x in xs:\n        y = x.to(device)\n",
-    # changed in place in the loop
-    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        w.add_(x)\n        y = w.to(device)\n",
-    # changed through an alias
-    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        v = w[0:2]\n        v += 1\n        y = w.to(device)\n",
-    # handed to something that may change it
-    "def f(xs, fill):\n    buf = np.zeros(3)\n    for x in xs:\n        fill(buf)\n        y = torch.from_numpy(buf).to(device)\n",
-    # the copy is changed in place, and `.to()` returns `w` itself when it is already there
-    "def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        v.mul_(2)\n",
-    # handed to a model, which may change its input in place (or keep it)
-    "def f(xs, model):\n    w = torch.ones(3)\n    for x in xs:\n        model(w.to(device))\n",
-    # reassigned in the loop
-    "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        y = w.to(device)\n        w = x\n",
-    # a new random value every time: not invariant (and GPU304 anyway)
-    "def f(xs):\n    for x in xs:\n        y = torch.randn(3).to(device)\n",
-    # something unknown is called
-    "def f(xs, load):\n    for x in xs:\n        y = load().to(device)\n",
-    # a literal "cpu" is not a device
-    "def f(xs, w):\n    for x in xs:\n        y = w.to('cpu')\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # per-batch data: the loop's own target
+        "def f(xs):\n    for x in xs:\n        y = x.to(device)\n",
+        # changed in place in the loop
+        "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        w.add_(x)\n        y = w.to(device)\n",
+        # changed through an alias
+        "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        v = w[0:2]\n        v += 1\n        y = w.to(device)\n",
+        # handed to something that may change it
+        "def f(xs, fill):\n    buf = np.zeros(3)\n    for x in xs:\n        fill(buf)\n        y = torch.from_numpy(buf).to(device)\n",
+        # the copy is changed in place, and `.to()` returns `w` itself when it is already there
+        "def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        v.mul_(2)\n",
+        # handed to a model, which may change its input in place (or keep it)
+        "def f(xs, model):\n    w = torch.ones(3)\n    for x in xs:\n        model(w.to(device))\n",
+        # reassigned in the loop
+        "def f(xs):\n    w = torch.zeros(3)\n    for x in xs:\n        y = w.to(device)\n        w = x\n",
+        # a new random value every time: not invariant (and GPU304 anyway)
+        "def f(xs):\n    for x in xs:\n        y = torch.randn(3).to(device)\n",
+        # something unknown is called
+        "def f(xs, load):\n    for x in xs:\n        y = load().to(device)\n",
+        # a literal "cpu" is not a device
+        "def f(xs, w):\n    for x in xs:\n        y = w.to('cpu')\n",
+    ],
+)
 def test_not_flagged(body):
     assert _found(HEAD + body) == []
 
 
-@pytest.mark.parametrize(("body", "why"), [
-    # a parameter may require grad: each iteration's graph needs its own copy
-    ("def f(xs, w):\n    out = []\n    for x in xs:\n        out.append(x * w.to(device))\n    return out\n", "grad"),
-    # the copy's name is read after the loop (the loop may run zero times)
-    ("def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        print(x)\n"
-     "    return v\n", "after"),
-    # only under a condition
-    ("def f(xs, ok):\n    w = torch.ones(3)\n    for x in xs:\n        if ok:\n            print(x * w.to(device))\n",
-     "conditional"),
-    # inside `with`: maybe `torch.no_grad()`
-    ("def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        with torch.no_grad():\n"
-     "            print(x * w.to(device))\n", "with"),
-])
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        # a parameter may require grad: each iteration's graph needs its own copy
+        (
+            "def f(xs, w):\n    out = []\n    for x in xs:\n        out.append(x * w.to(device))\n    return out\n",
+            "grad",
+        ),
+        # the copy's name is read after the loop (the loop may run zero times)
+        (
+            "def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        v = w.to(device)\n        print(x)\n"
+            "    return v\n",
+            "after",
+        ),
+        # only under a condition
+        (
+            "def f(xs, ok):\n    w = torch.ones(3)\n    for x in xs:\n        if ok:\n            print(x * w.to(device))\n",
+            "conditional",
+        ),
+        # inside `with`: maybe `torch.no_grad()`
+        (
+            "def f(xs):\n    w = torch.ones(3)\n    for x in xs:\n        with torch.no_grad():\n"
+            "            print(x * w.to(device))\n",
+            "with",
+        ),
+    ],
+)
 def test_flagged_but_only_suggested(body, why):
     source = HEAD + body
     [diagnostic] = _found(source)
@@ -81,8 +98,9 @@ def test_nested_loops_hoist_one_loop_per_pass_until_outside_both():
     torch = pytest.importorskip("torch")
     setup = "import torch\nxs = [torch.from_numpy(rng.standard_normal(3)).float() for _ in range(N)]"
     for n in (0, 1, 5):
-        assert_same_result(run_example(setup, source, "f(2, xs)", n=n), run_example(setup, fixed, "f(2, xs)", n=n),
-                           strict=True)
+        assert_same_result(
+            run_example(setup, source, "f(2, xs)", n=n), run_example(setup, fixed, "f(2, xs)", n=n), strict=True
+        )
     assert torch is not None
 
 

@@ -18,11 +18,14 @@ def _only(source: str):
 CUPY = "import cupy as cp\nvalues = cp.arange(10)\n"
 
 
-@pytest.mark.parametrize(("line", "fixed"), [
-    ("copy = cp.asarray(cp.asnumpy(values))\n", "copy = values.copy()\n"),
-    ("copy = cp.array(values.get())\n", "copy = values.copy()\n"),
-    ("copy = cp.asarray(cp.asnumpy(values * 2))\n", "copy = (values * 2).copy()\n"),
-])
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ("copy = cp.asarray(cp.asnumpy(values))\n", "copy = values.copy()\n"),
+        ("copy = cp.array(values.get())\n", "copy = values.copy()\n"),
+        ("copy = cp.asarray(cp.asnumpy(values * 2))\n", "copy = (values * 2).copy()\n"),
+    ],
+)
 def test_cupy_round_trips_become_a_device_copy(line, fixed):
     assert _only(CUPY + line).fix.applicability is Applicability.SAFE
     assert fix_text(CUPY + line) == CUPY + fixed
@@ -34,8 +37,11 @@ def test_cupy_copy_is_equal_on_a_gpu():
     fixed = fix_text(source)
     assert "(d * 2).copy()" in fixed
     for n in (0, 5):
-        assert_same_result(run_example("", source, "f(rng.standard_normal(N))", n=n),
-                           run_example("", fixed, "f(rng.standard_normal(N))", n=n), strict=True)
+        assert_same_result(
+            run_example("", source, "f(rng.standard_normal(N))", n=n),
+            run_example("", fixed, "f(rng.standard_normal(N))", n=n),
+            strict=True,
+        )
 
 
 def test_cudf_round_trip_is_unsafe():
@@ -48,15 +54,22 @@ def test_cudf_round_trip_is_unsafe():
 TORCH = 'import torch\nd = "cuda"\nt = torch.ones(3, device=d)\n'
 
 
-@pytest.mark.parametrize(("line", "applicability", "fixed"), [
-    ("u = torch.tensor(t.cpu().numpy()).cuda()\n", Applicability.UNSAFE, 'u = t.detach().to("cuda", copy=True)\n'),
-    ("u = torch.tensor(t.detach().cpu().numpy(), device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
-    ("u = torch.from_numpy(t.numpy()).to(device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
-    # dtypes are inferred again from Python numbers: a suggestion only
-    ("u = torch.tensor(t.tolist()).to(d)\n", Applicability.DISPLAY, None),
-    # something besides the device: a suggestion only
-    ("u = torch.tensor(t.cpu().numpy(), dtype=torch.float16).to(d)\n", Applicability.DISPLAY, None),
-])
+@pytest.mark.parametrize(
+    ("line", "applicability", "fixed"),
+    [
+        ("u = torch.tensor(t.cpu().numpy()).cuda()\n", Applicability.UNSAFE, 'u = t.detach().to("cuda", copy=True)\n'),
+        (
+            "u = torch.tensor(t.detach().cpu().numpy(), device=d)\n",
+            Applicability.UNSAFE,
+            "u = t.detach().to(d, copy=True)\n",
+        ),
+        ("u = torch.from_numpy(t.numpy()).to(device=d)\n", Applicability.UNSAFE, "u = t.detach().to(d, copy=True)\n"),
+        # dtypes are inferred again from Python numbers: a suggestion only
+        ("u = torch.tensor(t.tolist()).to(d)\n", Applicability.DISPLAY, None),
+        # something besides the device: a suggestion only
+        ("u = torch.tensor(t.cpu().numpy(), dtype=torch.float16).to(d)\n", Applicability.DISPLAY, None),
+    ],
+)
 def test_torch_round_trips(line, applicability, fixed):
     source = TORCH + line
     assert _only(source).fix.applicability is applicability
@@ -67,6 +80,8 @@ def test_torch_round_trips(line, applicability, fixed):
 def test_host_data_is_not_a_round_trip():
     """Made from host data and copied: neither a round trip nor GPU304 (torch builds a
     tensor made from data on the host and copies it, `device=` or not)."""
-    source = ("import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
-              "\n\nbatches = [f() for _ in range(100)]\n")
+    source = (
+        "import torch\n\n\ndef f():\n    host = torch.ones(3)\n    return torch.tensor(host.numpy()).to('cuda')\n"
+        "\n\nbatches = [f() for _ in range(100)]\n"
+    )
     assert [d.code for d in lint_source(source)] == []

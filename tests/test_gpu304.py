@@ -26,30 +26,40 @@ def _only(source: str):
     return found[0]
 
 
-@pytest.mark.parametrize(("line", "fixed"), [
-    ("m = torch.ones(8, 8).cuda()\n", 'm = torch.ones(8, 8, device="cuda")\n'),
-    ("m = torch.zeros(3,).to(d)\n", "m = torch.zeros(3, device=d,)\n"),
-    ("m = torch.full((2, 2), 7.0, dtype=torch.float64).to(device=d)\n",
-     "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n"),
-    ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3,  # identity\n    device=d,\n)\n"),
-    ("m = torch.zeros(\n    3,\n    4\n).to(d)\n", "m = torch.zeros(\n    3,\n    4,\n    device=d\n)\n"),
-    ("m = torch.zeros(3,\n                4).to(d)\n",
-     "m = torch.zeros(3,\n                4,\n                device=d)\n"),
-    ("m = (torch.zeros(3)\n     .to(d))\n", "m = (torch.zeros(3, device=d))\n"),
-])
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ("m = torch.ones(8, 8).cuda()\n", 'm = torch.ones(8, 8, device="cuda")\n'),
+        ("m = torch.zeros(3,).to(d)\n", "m = torch.zeros(3, device=d,)\n"),
+        (
+            "m = torch.full((2, 2), 7.0, dtype=torch.float64).to(device=d)\n",
+            "m = torch.full((2, 2), 7.0, dtype=torch.float64, device=d)\n",
+        ),
+        ("m = torch.eye(\n    3,  # identity\n).to(d)\n", "m = torch.eye(\n    3,  # identity\n    device=d,\n)\n"),
+        ("m = torch.zeros(\n    3,\n    4\n).to(d)\n", "m = torch.zeros(\n    3,\n    4,\n    device=d\n)\n"),
+        (
+            "m = torch.zeros(3,\n                4).to(d)\n",
+            "m = torch.zeros(3,\n                4,\n                device=d)\n",
+        ),
+        ("m = (torch.zeros(3)\n     .to(d))\n", "m = (torch.zeros(3, device=d))\n"),
+    ],
+)
 def test_safe_rewrites(line, fixed):
     assert _only(HEAD + _body(line)).fix.applicability is Applicability.SAFE
     assert fix_text(HEAD + _body(line)) == HEAD + _body(fixed)
     assert fix_text(HEAD + _body(fixed)) == HEAD + _body(fixed)
 
 
-@pytest.mark.parametrize("line", [
-    "m = torch.zeros(3, requires_grad=True).to(d)\n",  # a leaf on the host, not on the device
-    "m = torch.zeros(3).to(d, torch.float16)\n",  # a dtype too
-    "m = torch.zeros(3).cuda(1)\n",
-    "m = torch.zeros(3).to(d, non_blocking=True)\n",
-    "m = (torch.zeros(3)  # on the host first\n     .to(d))\n",  # the comment would go with `.to(d)`
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.zeros(3, requires_grad=True).to(d)\n",  # a leaf on the host, not on the device
+        "m = torch.zeros(3).to(d, torch.float16)\n",  # a dtype too
+        "m = torch.zeros(3).cuda(1)\n",
+        "m = torch.zeros(3).to(d, non_blocking=True)\n",
+        "m = (torch.zeros(3)  # on the host first\n     .to(d))\n",  # the comment would go with `.to(d)`
+    ],
+)
 def test_other_shapes_only_get_a_suggestion(line):
     assert _only(HEAD + _body(line)).fix.applicability is Applicability.DISPLAY
     assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)
@@ -75,71 +85,94 @@ def test_cuda_rewrite_is_equal_on_a_gpu():
 
 def test_a_move_to_another_tensor_is_not_passed_as_a_device():
     # `.to(other)` takes other's device and dtype; `device=other` raises TypeError.
-    source = ("import torch\n\n\ndef step(query):\n"
-              "    value = torch.eye(2, dtype=torch.float64, device=query.device)\n"
-              "    return torch.zeros(2, 2).to(value)\n")
+    source = (
+        "import torch\n\n\ndef step(query):\n"
+        "    value = torch.eye(2, dtype=torch.float64, device=query.device)\n"
+        "    return torch.zeros(2, 2).to(value)\n"
+    )
     assert fix_text(source, unsafe_fixes=True) == source
 
 
 # -- made and moved in two statements -------------------------------------------------------
 
-@pytest.mark.parametrize(("lines", "fixed"), [
-    ("m = torch.zeros(3, 4)\nm = m.to(d)\n", "m = torch.zeros(3, 4, device=d)\n"),
-    ("m = torch.ones(3)\nm = m.cuda()\n", 'm = torch.ones(3, device="cuda")\n'),
-    ("m = torch.eye(3)\n# on the device\nm = m.to(device=d)\n", "m = torch.eye(3, device=d)\n# on the device\n"),
-    ("def f(n):\n    m = torch.full((n,), 2.0)\n    m = m.to(d)\n    return m\nout = f(3)\n",
-     "def f(n):\n    m = torch.full((n,), 2.0, device=d)\n    return m\nout = f(3)\n"),
-    ("m = torch.zeros(3)\nm = m.to(d)", "m = torch.zeros(3, device=d)\n"),  # no line break at the end
-])
+
+@pytest.mark.parametrize(
+    ("lines", "fixed"),
+    [
+        ("m = torch.zeros(3, 4)\nm = m.to(d)\n", "m = torch.zeros(3, 4, device=d)\n"),
+        ("m = torch.ones(3)\nm = m.cuda()\n", 'm = torch.ones(3, device="cuda")\n'),
+        ("m = torch.eye(3)\n# on the device\nm = m.to(device=d)\n", "m = torch.eye(3, device=d)\n# on the device\n"),
+        (
+            "def f(n):\n    m = torch.full((n,), 2.0)\n    m = m.to(d)\n    return m\nout = f(3)\n",
+            "def f(n):\n    m = torch.full((n,), 2.0, device=d)\n    return m\nout = f(3)\n",
+        ),
+        ("m = torch.zeros(3)\nm = m.to(d)", "m = torch.zeros(3, device=d)\n"),  # no line break at the end
+    ],
+)
 def test_two_statements_are_merged(lines, fixed):
     assert _only(HEAD + _body(lines)).fix.applicability is Applicability.SAFE
     assert fix_text(HEAD + _body(lines)) == HEAD + _body(fixed)
     assert fix_text(HEAD + _body(fixed)) == HEAD + _body(fixed)
 
 
-@pytest.mark.parametrize("lines", [
-    "m = torch.zeros(3)\nsize = 3\nm = m.to(d)\n",  # a statement in between
-    "m = torch.zeros(3)\nm = m.to(d)  # moved\n",  # the comment would be lost
-    "m = torch.zeros(3); m = m.to(d)\n",
-    "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
-    "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
-])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "m = torch.zeros(3)\nsize = 3\nm = m.to(d)\n",  # a statement in between
+        "m = torch.zeros(3)\nm = m.to(d)  # moved\n",  # the comment would be lost
+        "m = torch.zeros(3); m = m.to(d)\n",
+        "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
+        "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
+    ],
+)
 def test_two_statements_otherwise_get_a_suggestion(lines):
     assert _only(HEAD + _body(lines)).fix.applicability is Applicability.DISPLAY
     assert fix_text(HEAD + _body(lines), unsafe_fixes=True) == HEAD + _body(lines)
 
 
-@pytest.mark.parametrize("lines", [
-    "m = torch.zeros(3)\nprint(m)\nm = m.to(d)\n",  # read in between
-    "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\n",  # moved on a branch
-    "m = torch.zeros(3)\nn = m.to(d)\n",  # a different name
-    "m = torch.zeros(3)\ndef g():\n    return m\nm = m.to(d)\n",  # a function that reads it
-    "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device
-    "m = torch.zeros(3)\nm = m.to('cpu')\n",
-    "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
-])
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "m = torch.zeros(3)\nprint(m)\nm = m.to(d)\n",  # read in between
+        "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\n",  # moved on a branch
+        "m = torch.zeros(3)\nn = m.to(d)\n",  # a different name
+        "m = torch.zeros(3)\ndef g():\n    return m\nm = m.to(d)\n",  # a function that reads it
+        "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device
+        "m = torch.zeros(3)\nm = m.to('cpu')\n",
+        "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
+    ],
+)
 def test_two_statement_near_misses(lines):
     assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []
 
 
-@pytest.mark.parametrize("body", [
-    "m = torch.randn(3, generator=torch.Generator()).to(d)\n",
-    "g = torch.Generator()\nm = torch.randn(3, generator=g)\nm = m.to(d)\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "m = torch.randn(3, generator=torch.Generator()).to(d)\n",
+        "g = torch.Generator()\nm = torch.randn(3, generator=g)\nm = m.to(d)\n",
+    ],
+)
 def test_draws_from_a_given_generator_are_left_alone(body):
     # a CPU generator keeps the draws the same on every device, and cannot draw on one
-    source = 'import torch\nd = torch.device("cuda")\n\n\nclass Net(torch.nn.Module):\n    def forward(self):\n' + _body(body)
+    source = (
+        'import torch\nd = torch.device("cuda")\n\n\nclass Net(torch.nn.Module):\n    def forward(self):\n'
+        + _body(body)
+    )
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []
 
 
-@pytest.mark.parametrize("line", [
-    "m = torch.tensor([1.0, 2.0]).to(d)\n",
-    "m = torch.tensor(float('-inf')).to(d)\n",
-    "m = torch.as_tensor(flag).cuda()\n",
-    "m = torch.LongTensor([[1]]).to(d)\n",
-    "m = torch.Tensor([flag]).to(device=d)\n",
-    "m = torch.tensor([flag])\nm = m.to(d)\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.tensor([1.0, 2.0]).to(d)\n",
+        "m = torch.tensor(float('-inf')).to(d)\n",
+        "m = torch.as_tensor(flag).cuda()\n",
+        "m = torch.LongTensor([[1]]).to(d)\n",
+        "m = torch.Tensor([flag]).to(device=d)\n",
+        "m = torch.tensor([flag])\nm = m.to(d)\n",
+    ],
+)
 def test_a_tensor_made_from_data_is_left_alone(line):
     """torch builds a tensor from Python or NumPy data on the host and copies it to the
     device, given `device=` or not: `device=` would save no copy."""
@@ -163,11 +196,14 @@ def test_constant_data_copied_in_a_loop_is_host_to_device_in_loop():
     assert [d.code for d in lint_source(source)] == ["GPU302"]
 
 
-@pytest.mark.parametrize("line", [
-    "m = torch.FloatTensor(4, 256).cuda()\n",
-    "m = torch.Tensor(flag, 10).to(d)\n",
-    "m = torch.LongTensor(8).to(device=d)\n",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.FloatTensor(4, 256).cuda()\n",
+        "m = torch.Tensor(flag, 10).to(d)\n",
+        "m = torch.LongTensor(8).to(device=d)\n",
+    ],
+)
 def test_a_legacy_class_given_a_shape_gets_a_suggestion(line):
     """A legacy class given a shape allocates on the host, then copies: `torch.empty(...,
     device=...)` would not; the class itself refuses an accelerator's `device=`."""

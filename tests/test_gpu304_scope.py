@@ -30,26 +30,26 @@ ONCE = {
     "function-never-called": "def make(n):\n    return torch.arange(n).to(device)\n",
     "function-called-once": "def make(n):\n    return torch.arange(n).to(device)\n\n\nramp = make(10)\n",
     "method-called-once-per-call": "class Pipeline:\n    def encode(self, n):\n        return torch.ones(n).cuda()\n\n"
-                                   "    def __call__(self, n, steps):\n        ids = self.encode(n)\n"
-                                   "        for t in range(steps):\n            ids = ids * t\n        return ids\n",
+    "    def __call__(self, n, steps):\n        ids = self.encode(n)\n"
+    "        for t in range(steps):\n            ids = ids * t\n        return ids\n",
     "forward-of-a-plain-class": "class Net:\n    def forward(self, x):\n        return torch.ones(3).to(device)\n",
     "first-iteration-of-a-range": "for i in range(10):\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
     "one-iteration-of-enumerate": "for i, n in enumerate([3, 4]):\n    if i == 1 and n:\n"
-                                  "        ramp = torch.arange(n).to(device)\n",
+    "        ramp = torch.arange(n).to(device)\n",
 }
 
 REPEATED = {
     "function-called-in-a-loop": "def make(n):\n    return torch.arange(n).to(device)\n\n\n"
-                                 "ramps = [make(n) for n in range(10)]\n",
+    "ramps = [make(n) for n in range(10)]\n",
     "method-called-in-a-loop": "class Model:\n    def step(self, n):\n        return torch.ones(n).cuda()\n\n"
-                               "    def run(self, sizes):\n        for n in sizes:\n            self.step(n)\n",
+    "    def run(self, sizes):\n        for n in sizes:\n            self.step(n)\n",
     "called-by-a-repeated-function": "def inner(n):\n    return torch.ones(n).cuda()\n\n\n"
-                                     "def outer(n):\n    return inner(n) * 2\n\n\n"
-                                     "for n in range(10):\n    outer(n)\n",
+    "def outer(n):\n    return inner(n) * 2\n\n\n"
+    "for n in range(10):\n    outer(n)\n",
     "callback": "def collate(items):\n    return torch.zeros(len(items)).to(device)\n\n\n"
-                "loader = torch.utils.data.DataLoader(range(100), batch_size=10, collate_fn=collate)\n",
+    "loader = torch.utils.data.DataLoader(range(100), batch_size=10, collate_fn=collate)\n",
     "forward": "class Net(torch.nn.Module):\n    def forward(self, x):\n"
-               "        return x + torch.ones(x.shape[0]).to(x.device)\n",
+    "        return x + torch.ones(x.shape[0]).to(x.device)\n",
     "getitem": "class Items:\n    def __getitem__(self, i):\n        return torch.full((1,), i).to(device)\n",
     "lambda": "make = lambda n: torch.zeros(n).to(device)\n",
     "top-level-loop": "for n in range(10):\n    ramp = torch.arange(n).to(device)\n",
@@ -58,10 +58,10 @@ REPEATED = {
     "guard-on-a-range-of-values": "for i in range(10):\n    if i < 2:\n        ramp = torch.arange(5).to(device)\n",
     "guard-on-a-value-not-an-index": "for n in [0, 0, 1]:\n    if n == 0:\n        ramp = torch.arange(5).to(device)\n",
     "guard-in-an-else": "for i in range(10):\n    if i == 0:\n        pass\n    else:\n"
-                        "        ramp = torch.arange(5).to(device)\n",
+    "        ramp = torch.arange(5).to(device)\n",
     "index-rebound": "for i in range(10):\n    i = i % 2\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
     "first-iteration-of-an-inner-loop": "for epoch in range(3):\n    for i in range(10):\n        if i == 0:\n"
-                                        "            ramp = torch.arange(5).to(device)\n",
+    "            ramp = torch.arange(5).to(device)\n",
 }
 
 

@@ -18,12 +18,15 @@ def _found(source: str):
     return [d for d in lint_source(source) if d.code == "GPU305"]
 
 
-@pytest.mark.parametrize(("device", "flagged"), [
-    ('device = "cuda"\n', True),
-    ('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', True),
-    ('device = "cpu"\n', False),
-    ("device = torch.float16\n", False),  # a dtype conversion, not a device
-])
+@pytest.mark.parametrize(
+    ("device", "flagged"),
+    [
+        ('device = "cuda"\n', True),
+        ('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', True),
+        ('device = "cpu"\n', False),
+        ("device = torch.float16\n", False),  # a dtype conversion, not a device
+    ],
+)
 def test_only_a_loop_that_feeds_a_device_counts(device, flagged):
     source = HEAD + device + "loader = DataLoader(data, batch_size=2)\n" + FEED
     assert bool(_found(source)) is flagged
@@ -56,11 +59,14 @@ def test_zero_workers_are_replaced_and_pin_memory_kept():
     assert "DataLoader(data, num_workers=4, pin_memory=False)" in fix_text(source, unsafe_fixes=True)
 
 
-@pytest.mark.parametrize("call", [
-    "DataLoader(data, 2, False, None, None, 3)",  # workers by position
-    "DataLoader(data, num_workers=n)",  # decided at run time
-    "DataLoader(*args)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "DataLoader(data, 2, False, None, None, 3)",  # workers by position
+        "DataLoader(data, num_workers=n)",  # decided at run time
+        "DataLoader(*args)",
+    ],
+)
 def test_loaders_that_may_have_workers_are_silent(call):
     assert _found(HEAD + f'device = "cuda"\nn = 2\nloader = {call}\n' + FEED) == []
 
@@ -70,29 +76,60 @@ def test_loaders_that_may_have_workers_are_silent(call):
 LOOP = 'device = "cuda"\n{loader}\nfor x in loader:\n    x = x.to(device)\n'
 
 
-@pytest.mark.parametrize(("loader", "fixed"), [
-    ("loader = DataLoader(data, batch_size=2)",
-     "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True)"),
-    ("loader = DataLoader(\n    data,\n    batch_size=2,\n)",
-     "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True,\n)"),
-    ("loader = DataLoader(\n    data,\n    batch_size=2\n)",
-     "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True\n)"),
-    ("loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n)",
-     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n"
-     "    pin_memory=True,\n)"),
-    ("loader = DataLoader(\n    data,\n    batch_size=2  # small batches\n)",
-     "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True\n)"),
-    ("loader = DataLoader(data,\n                    batch_size=2)",
-     "loader = DataLoader(data,\n                    batch_size=2,\n                    num_workers=4,\n"
-     "                    pin_memory=True)"),
-    ("loader = DataLoader(\n        data, batch_size=2)",
-     "loader = DataLoader(\n        data, batch_size=2,\n        num_workers=4,\n        pin_memory=True)"),
-    ("loader = DataLoader(\n    data,\n    num_workers=0,\n)",
-     "loader = DataLoader(\n    data,\n    num_workers=4,\n    pin_memory=True,\n)"),
-    ("loader = DataLoader(data, batch_size=2,\n)",
-     "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True,\n)"),
-], ids=["one-line", "trailing-comma", "no-trailing-comma", "comment", "comment-no-comma", "aligned",
-        "hanging", "zero-workers", "closing-below"])
+@pytest.mark.parametrize(
+    ("loader", "fixed"),
+    [
+        (
+            "loader = DataLoader(data, batch_size=2)",
+            "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True)",
+        ),
+        (
+            "loader = DataLoader(\n    data,\n    batch_size=2,\n)",
+            "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True,\n)",
+        ),
+        (
+            "loader = DataLoader(\n    data,\n    batch_size=2\n)",
+            "loader = DataLoader(\n    data,\n    batch_size=2,\n    num_workers=4,\n    pin_memory=True\n)",
+        ),
+        (
+            "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n)",
+            "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n"
+            "    pin_memory=True,\n)",
+        ),
+        (
+            "loader = DataLoader(\n    data,\n    batch_size=2  # small batches\n)",
+            "loader = DataLoader(\n    data,\n    batch_size=2,  # small batches\n    num_workers=4,\n    pin_memory=True\n)",
+        ),
+        (
+            "loader = DataLoader(data,\n                    batch_size=2)",
+            "loader = DataLoader(data,\n                    batch_size=2,\n                    num_workers=4,\n"
+            "                    pin_memory=True)",
+        ),
+        (
+            "loader = DataLoader(\n        data, batch_size=2)",
+            "loader = DataLoader(\n        data, batch_size=2,\n        num_workers=4,\n        pin_memory=True)",
+        ),
+        (
+            "loader = DataLoader(\n    data,\n    num_workers=0,\n)",
+            "loader = DataLoader(\n    data,\n    num_workers=4,\n    pin_memory=True,\n)",
+        ),
+        (
+            "loader = DataLoader(data, batch_size=2,\n)",
+            "loader = DataLoader(data, batch_size=2, num_workers=4, pin_memory=True,\n)",
+        ),
+    ],
+    ids=[
+        "one-line",
+        "trailing-comma",
+        "no-trailing-comma",
+        "comment",
+        "comment-no-comma",
+        "aligned",
+        "hanging",
+        "zero-workers",
+        "closing-below",
+    ],
+)
 def test_the_keywords_follow_the_calls_layout(loader, fixed):
     source = HEAD + LOOP.format(loader=loader)
     result = fix_text(source, unsafe_fixes=True)
@@ -116,18 +153,23 @@ def _add(code: str, keywords=(("k", "1"), ("m", "True"))) -> str | None:
     return None if edits is None else apply_edits(source, edits)
 
 
-@pytest.mark.parametrize(("code", "expected"), [
-    ("f()\n", "f(k=1, m=True)\n"),
-    ("f(**options)\n", "f(**options, k=1, m=True)\n"),
-    ("f(\n    a,\n    **options,\n)\n", "f(\n    a,\n    **options,\n    k=1,\n    m=True,\n)\n"),
-    ("f(a, (b),)\n", "f(a, (b), k=1, m=True,)\n"),
-    ("f(\n\ta,\n\tb,\n)\n", "f(\n\ta,\n\tb,\n\tk=1,\n\tm=True,\n)\n"),
-    ("f(\r\n    a,\r\n)\r\n", "f(\r\n    a,\r\n    k=1,\r\n    m=True,\r\n)\r\n"),
-    ("x = [f(\n        a,\n        g(\n            1,\n        ),\n    )]\n",
-     "x = [f(\n        a,\n        g(\n            1,\n        ),\n        k=1,\n        m=True,\n    )]\n"),
-    ("f('é',\n  b)\n", "f('é',\n  b,\n  k=1,\n  m=True)\n"),
-    ("f(x for x in y)\n", None),  # `f(x for x in y, k=1)` does not parse
-])
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("f()\n", "f(k=1, m=True)\n"),
+        ("f(**options)\n", "f(**options, k=1, m=True)\n"),
+        ("f(\n    a,\n    **options,\n)\n", "f(\n    a,\n    **options,\n    k=1,\n    m=True,\n)\n"),
+        ("f(a, (b),)\n", "f(a, (b), k=1, m=True,)\n"),
+        ("f(\n\ta,\n\tb,\n)\n", "f(\n\ta,\n\tb,\n\tk=1,\n\tm=True,\n)\n"),
+        ("f(\r\n    a,\r\n)\r\n", "f(\r\n    a,\r\n    k=1,\r\n    m=True,\r\n)\r\n"),
+        (
+            "x = [f(\n        a,\n        g(\n            1,\n        ),\n    )]\n",
+            "x = [f(\n        a,\n        g(\n            1,\n        ),\n        k=1,\n        m=True,\n    )]\n",
+        ),
+        ("f('é',\n  b)\n", "f('é',\n  b,\n  k=1,\n  m=True)\n"),
+        ("f(x for x in y)\n", None),  # `f(x for x in y, k=1)` does not parse
+    ],
+)
 def test_the_argument_helper_on_other_layouts(code, expected):
     assert _add(code) == expected
 
@@ -142,12 +184,15 @@ PYG = (
 )
 
 
-@pytest.mark.parametrize("call", [
-    "DataLoader(dataset, batch_size=32, shuffle=True)",
-    "NeighborLoader(data, num_neighbors=[10, 10], batch_size=128)",
-    "torch_geometric.data.DataLoader(dataset, batch_size=32)",  # the deprecated alias
-    "torch_geometric.loader.LinkNeighborLoader(data, num_neighbors=[5], num_workers=0)",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "DataLoader(dataset, batch_size=32, shuffle=True)",
+        "NeighborLoader(data, num_neighbors=[10, 10], batch_size=128)",
+        "torch_geometric.data.DataLoader(dataset, batch_size=32)",  # the deprecated alias
+        "torch_geometric.loader.LinkNeighborLoader(data, num_neighbors=[5], num_workers=0)",
+    ],
+)
 def test_pytorch_geometric_loaders_are_flagged_and_fixed(call):
     source = PYG + f"loader = {call}\n" + FEED
     [diagnostic] = _found(source)
@@ -157,11 +202,14 @@ def test_pytorch_geometric_loaders_are_flagged_and_fixed(call):
     assert _found(fixed) == []
 
 
-@pytest.mark.parametrize("call", [
-    "DataLoader(dataset, batch_size=32, num_workers=4)",
-    "NeighborLoader(data, num_neighbors=[10], **options)",
-    "torch_geometric.loader.PrefetchLoader(inner, device=device)",  # a wrapper, not a DataLoader
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "DataLoader(dataset, batch_size=32, num_workers=4)",
+        "NeighborLoader(data, num_neighbors=[10], **options)",
+        "torch_geometric.loader.PrefetchLoader(inner, device=device)",  # a wrapper, not a DataLoader
+    ],
+)
 def test_pytorch_geometric_near_misses(call):
     assert _found(PYG + f"loader = {call}\n" + FEED) == []
 
@@ -216,25 +264,31 @@ SUBCLASSES = HEAD + textwrap.dedent("""\
     """)
 
 
-@pytest.mark.parametrize(("call", "applicability"), [
-    ("Plain(dataset, batch_size=8)", Applicability.UNSAFE),  # torch's own `__init__`
-    ("Deeper(dataset)", Applicability.UNSAFE),
-    ("Forwarding(dataset, batch_size=8)", Applicability.DISPLAY),  # its own `__init__` decides
-    ("Optional(dataset, 8)", Applicability.DISPLAY),
-    ("Optional(dataset, 8, 0)", Applicability.DISPLAY),
-])
+@pytest.mark.parametrize(
+    ("call", "applicability"),
+    [
+        ("Plain(dataset, batch_size=8)", Applicability.UNSAFE),  # torch's own `__init__`
+        ("Deeper(dataset)", Applicability.UNSAFE),
+        ("Forwarding(dataset, batch_size=8)", Applicability.DISPLAY),  # its own `__init__` decides
+        ("Optional(dataset, 8)", Applicability.DISPLAY),
+        ("Optional(dataset, 8, 0)", Applicability.DISPLAY),
+    ],
+)
 def test_the_files_own_subclasses_are_flagged(call, applicability):
     [diagnostic] = _found(SUBCLASSES + f"loader = {call}\n" + FEED)
     assert diagnostic.fix.applicability is applicability
 
 
-@pytest.mark.parametrize("call", [
-    "Plain(dataset, 8, False, None, None, 2)",  # torch's positions
-    "Fast(dataset)",  # workers by default
-    "Closed(dataset)",  # no way to pass them
-    "Optional(dataset, 8, 2)",
-    "Unrelated()",
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "Plain(dataset, 8, False, None, None, 2)",  # torch's positions
+        "Fast(dataset)",  # workers by default
+        "Closed(dataset)",  # no way to pass them
+        "Optional(dataset, 8, 2)",
+        "Unrelated()",
+    ],
+)
 def test_subclass_near_misses(call):
     assert _found(SUBCLASSES + f"loader = {call}\n" + FEED) == []
 
@@ -242,7 +296,7 @@ def test_subclass_near_misses(call):
 # -- the device evidence comes from the walk ----------------------------------------------
 
 _FED_BY_EVIDENCE = {
-    "accelerate-prepare": '''
+    "accelerate-prepare": """
         from accelerate import Accelerator
         from torch.utils.data import DataLoader
 
@@ -251,8 +305,8 @@ _FED_BY_EVIDENCE = {
         model, optimizer, loader = accelerator.prepare(model, optimizer, loader)
         for batch in loader:
             loss = model(**batch).loss
-    ''',
-    "accelerator-device": '''
+    """,
+    "accelerator-device": """
         from accelerate import Accelerator
         from torch.utils.data import DataLoader
 
@@ -260,8 +314,8 @@ _FED_BY_EVIDENCE = {
         loader = DataLoader(dataset, batch_size=32)  # GPU305
         for batch in loader:
             batch = batch.to(accelerator.device)
-    ''',
-    "local-rank": '''
+    """,
+    "local-rank": """
         import os
         from torch.utils.data import DataLoader
 
@@ -269,8 +323,8 @@ _FED_BY_EVIDENCE = {
         loader = DataLoader(dataset, batch_size=32)  # GPU305
         for features, labels in loader:
             features, labels = features.to(rank), labels.to(rank)
-    ''',
-    "device-from-call-sites": '''
+    """,
+    "device-from-call-sites": """
         import torch
         from torch.utils.data import DataLoader
 
@@ -279,11 +333,11 @@ _FED_BY_EVIDENCE = {
                 model(features.to(where))
 
         train(model, DataLoader(dataset, batch_size=32), torch.device("cuda"))  # GPU305
-    ''',
+    """,
 }
 
 _NOT_FED = {
-    "collate-on-the-device": '''
+    "collate-on-the-device": """
         from functools import partial
         import torch
         from torch.utils.data import DataLoader
@@ -293,8 +347,8 @@ _NOT_FED = {
         loader = DataLoader(dataset, batch_size=8, collate_fn=collate)
         for inputs, targets in loader:
             loss = model(inputs.to(device))
-    ''',
-    "collate-function-moving-to-the-device": '''
+    """,
+    "collate-function-moving-to-the-device": """
         import torch
         from torch.utils.data import DataLoader
 
@@ -306,8 +360,8 @@ _NOT_FED = {
         loader = DataLoader(dataset, batch_size=8, collate_fn=collate)
         for batch in loader:
             loss = model(batch.to(device))
-    ''',
-    "loader-read-on-the-host-beside-one-that-feeds": '''
+    """,
+    "loader-read-on-the-host-beside-one-that-feeds": """
         import torch
         from torch.utils.data import DataLoader
 
@@ -318,8 +372,8 @@ _NOT_FED = {
             batch = batch.to(device)
         for prompt in prompts:
             print(prompt)
-    ''',
-    "cpu-from-call-sites": '''
+    """,
+    "cpu-from-call-sites": """
         import torch
         from torch.utils.data import DataLoader
 
@@ -328,8 +382,8 @@ _NOT_FED = {
                 model(features.to(where))
 
         train(model, DataLoader(dataset, batch_size=32), torch.device("cpu"))
-    ''',
-    "accelerator-on-cpu": '''
+    """,
+    "accelerator-on-cpu": """
         from accelerate import Accelerator
         from torch.utils.data import DataLoader
 
@@ -338,7 +392,7 @@ _NOT_FED = {
         model, loader = accelerator.prepare(model, loader)
         for batch in loader:
             loss = model(**batch).loss
-    ''',
+    """,
 }
 
 
@@ -354,7 +408,7 @@ def test_a_loop_that_feeds_the_host_is_left_alone(source):
     assert [d for d in lint_source(IMAGES + textwrap.dedent(source)) if d.code == "GPU305"] == []
 
 
-_DATASET = '''
+_DATASET = """
 import torch
 from PIL import Image
 from torch.utils.data import DataLoader, Dataset
@@ -390,7 +444,7 @@ def run(model, paths):
         model(batch["prompt"]).to(device)
     for images in DataLoader(Images(paths), batch_size=4):
         model(images.to(device))
-'''
+"""
 
 
 def test_a_dataset_whose_items_cost_nothing_needs_no_workers():
@@ -411,18 +465,28 @@ def test_an_explicit_num_workers_0_is_named_as_such():
     source = _json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)\n")
     [finding] = [d for d in lint_source(source) if d.code == "GPU305"]
     assert finding.message.startswith("`DataLoader` with `num_workers=0` feeding a device")
-    [without] = [d for d in lint_source(_json_rows_loader(
-        "    loader = DataLoader(JsonRows(lines), batch_size=16)\n")) if d.code == "GPU305"]
+    [without] = [
+        d
+        for d in lint_source(_json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16)\n"))
+        if d.code == "GPU305"
+    ]
     assert without.message.startswith("`DataLoader` without `num_workers`")
 
 
-@pytest.mark.parametrize(("call", "expected"), [
-    ("    loader = DataLoader(\n        JsonRows(lines),\n        batch_size=16,\n"
-     "        num_workers=0,  # one process while debugging\n    )\n",
-     "        num_workers=4,  # one process while debugging\n        pin_memory=True,\n    )\n"),
-    ("    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)  # debugging\n",
-     "    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=4, pin_memory=True)  # debugging\n"),
-])
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (
+            "    loader = DataLoader(\n        JsonRows(lines),\n        batch_size=16,\n"
+            "        num_workers=0,  # one process while debugging\n    )\n",
+            "        num_workers=4,  # one process while debugging\n        pin_memory=True,\n    )\n",
+        ),
+        (
+            "    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)  # debugging\n",
+            "    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=4, pin_memory=True)  # debugging\n",
+        ),
+    ],
+)
 def test_the_fix_keeps_comments_on_their_lines(call, expected):
     fixed = fix_text(_json_rows_loader(call), unsafe_fixes=True)
     assert expected in fixed

@@ -15,19 +15,34 @@ def _lines(source: str) -> list[int]:
     return [diag.start.line for diag in lint_source(textwrap.dedent(source)) if diag.code == "GPU306"]
 
 
-@pytest.mark.parametrize("condition", [
-    "t.any()", "t.sum() > 0", "not (t == 0).all()", "flag and t.max() > 1", "a.sum() > 0", "cp.allclose(a, a)",
-    "torch.isnan(t).any()",
-])
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "t.any()",
+        "t.sum() > 0",
+        "not (t == 0).all()",
+        "flag and t.max() > 1",
+        "a.sum() > 0",
+        "cp.allclose(a, a)",
+        "torch.isnan(t).any()",
+    ],
+)
 def test_device_conditions_in_a_loop(condition):
     source = HEAD + f"for batch in batches:\n    if {condition}:\n        pass\n"
     assert _lines(source) == [8]
 
 
-@pytest.mark.parametrize("condition", [
-    "t is None", "t.shape[0] > 1", "t.sum().item() > 0", "t.cpu().sum() > 0", "torch.ones(2).sum() > 0",
-    "len(t) > 1",
-])
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "t is None",
+        "t.shape[0] > 1",
+        "t.sum().item() > 0",
+        "t.cpu().sum() > 0",
+        "torch.ones(2).sum() > 0",
+        "len(t) > 1",
+    ],
+)
 def test_host_conditions_are_silent(condition):
     source = HEAD + f"for batch in batches:\n    if {condition}:\n        pass\n"
     assert _lines(source) == []

@@ -58,7 +58,8 @@ def test_the_straight_line_shape_becomes_one_pipeline():
 
 def test_a_supervised_transformer_given_the_same_y_is_rewritten():
     body = STRAIGHT.replace("StandardScaler", "SelectKBest").replace(
-        "scaler.fit_transform(X_train)", "scaler.fit_transform(X_train, y_train)")
+        "scaler.fit_transform(X_train)", "scaler.fit_transform(X_train, y_train)"
+    )
     source = HEADER.replace("scaler = StandardScaler()", "scaler = SelectKBest(k=3)") + body
     fixed = fix_text(source, unsafe_fixes=True)
     assert "pipeline = make_pipeline(scaler, model)" in fixed
@@ -66,8 +67,13 @@ def test_a_supervised_transformer_given_the_same_y_is_rewritten():
 
 
 def test_existing_import_and_taken_name_are_respected():
-    source = ("from sklearn.pipeline import make_pipeline as chain\n" + HEADER.replace(
-        "def f(X_train, y_train, X_test):\n", "def f(X_train, y_train, X_test):\n    pipeline = None\n") + STRAIGHT)
+    source = (
+        "from sklearn.pipeline import make_pipeline as chain\n"
+        + HEADER.replace(
+            "def f(X_train, y_train, X_test):\n", "def f(X_train, y_train, X_test):\n    pipeline = None\n"
+        )
+        + STRAIGHT
+    )
     fixed = fix_text(source, unsafe_fixes=True)
     assert "pipeline_2 = chain(scaler, model)" in fixed
     assert fixed.count("import make_pipeline") == 1
@@ -88,10 +94,13 @@ MODULE_LEVEL = (
 )
 
 
-@pytest.mark.parametrize("later", [
-    "from sklearn.pipeline import make_pipeline\n",
-    "from sklearn.pipeline import make_pipeline\npipeline = make_pipeline(StandardScaler())\n",
-])
+@pytest.mark.parametrize(
+    "later",
+    [
+        "from sklearn.pipeline import make_pipeline\n",
+        "from sklearn.pipeline import make_pipeline\npipeline = make_pipeline(StandardScaler())\n",
+    ],
+)
 def test_a_chain_above_the_files_own_import_gets_an_import_that_runs_first(later):
     """`make_pipeline` imported further down is not bound yet where the chain runs."""
     pytest.importorskip("sklearn")
@@ -100,7 +109,8 @@ def test_a_chain_above_the_files_own_import_gets_an_import_that_runs_first(later
     assert "make_pipeline(scaler, model)" in fixed
     lines = fixed.splitlines()
     assert lines.index("from sklearn.pipeline import make_pipeline") < lines.index(
-        next(line for line in lines if "make_pipeline(scaler, model)" in line))
+        next(line for line in lines if "make_pipeline(scaler, model)" in line)
+    )
     namespace: dict = {}
     exec(compile(fixed, "fixed.py", "exec"), namespace)  # not a NameError
     assert namespace["predictions"].shape == (20, 2)
@@ -118,28 +128,40 @@ def test_a_name_used_for_something_else_gets_no_rewrite():
     assert fix_text(source, unsafe_fixes=True) == source
 
 
-@pytest.mark.parametrize("body", [
-    # the supervised transformer gets no y by hand, but a Pipeline would pass it one
-    STRAIGHT.replace("scaler", "selector"),
-    # fitted, then applied: not the one-call shape
-    "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n    Xt = scaler.transform(X_test)\n"
-    "    model.fit(Xs, y_train)\n    return model.predict_proba(Xt)\n",
-    # the transformed training data is used again
-    STRAIGHT.replace("    return", "    print(Xs.shape)\n    return"),
-    # the transformer is used between its fit and the estimator's
-    STRAIGHT.replace("    model.fit", "    print(scaler.mean_)\n    model.fit"),
-    # X_train may change before the pipeline would read it
-    STRAIGHT.replace("    model.fit", "    X_train[0, 0] = 1.0\n    model.fit"),
-    # a comment on a line the rewrite would delete
-    STRAIGHT.replace("scaler.transform(X_test)", "scaler.transform(X_test)  # the held-out rows"),
-    # the estimator's fit takes a keyword a Pipeline would route differently
-    STRAIGHT.replace("model.fit(Xs, y_train)", "model.fit(Xs, y_train, sample_weight=None)"),
-    # two transformers chained
-    "    Xs = scaler.fit_transform(X_train)\n    Xk = kbest.fit_transform(Xs, y_train)\n"
-    "    Xt = kbest.transform(scaler.transform(X_test))\n    model.fit(Xk, y_train)\n"
-    "    return model.predict_proba(Xt)\n",
-], ids=["supervised-without-y", "fit-then-transform", "reused-output", "transformer-used", "data-changed",
-        "comment", "fit-keyword", "two-transformers"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the supervised transformer gets no y by hand, but a Pipeline would pass it one
+        STRAIGHT.replace("scaler", "selector"),
+        # fitted, then applied: not the one-call shape
+        "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+        "    model.fit(Xs, y_train)\n    return model.predict_proba(Xt)\n",
+        # the transformed training data is used again
+        STRAIGHT.replace("    return", "    print(Xs.shape)\n    return"),
+        # the transformer is used between its fit and the estimator's
+        STRAIGHT.replace("    model.fit", "    print(scaler.mean_)\n    model.fit"),
+        # X_train may change before the pipeline would read it
+        STRAIGHT.replace("    model.fit", "    X_train[0, 0] = 1.0\n    model.fit"),
+        # a comment on a line the rewrite would delete
+        STRAIGHT.replace("scaler.transform(X_test)", "scaler.transform(X_test)  # the held-out rows"),
+        # the estimator's fit takes a keyword a Pipeline would route differently
+        STRAIGHT.replace("model.fit(Xs, y_train)", "model.fit(Xs, y_train, sample_weight=None)"),
+        # two transformers chained
+        "    Xs = scaler.fit_transform(X_train)\n    Xk = kbest.fit_transform(Xs, y_train)\n"
+        "    Xt = kbest.transform(scaler.transform(X_test))\n    model.fit(Xk, y_train)\n"
+        "    return model.predict_proba(Xt)\n",
+    ],
+    ids=[
+        "supervised-without-y",
+        "fit-then-transform",
+        "reused-output",
+        "transformer-used",
+        "data-changed",
+        "comment",
+        "fit-keyword",
+        "two-transformers",
+    ],
+)
 def test_other_shapes_get_a_suggestion(body):
     selectors = "    selector = SelectKBest(k=2)\n    kbest = SelectKBest(k=2)\n"
     header = HEADER.replace("    model = ", selectors + "    model = ")

@@ -37,19 +37,22 @@ def test_followed_out_of_nested_blocks_within_the_function():
     assert _findings(source) == [(6, 13)]
 
 
-@pytest.mark.parametrize("body", [
-    # the name is rebound in between: what is split is not the transformer's output
-    "scaled = RobustScaler().fit_transform(X)\nscaled = X\nparts = split(scaled, y)\n",
-    # fitted on one thing, applied to another
-    "scaler = RobustScaler()\nscaler.fit(X_train)\nscaled = scaler.transform(X)\nparts = split(scaled, y)\n",
-    # the loop may rebind it before the split runs again
-    "scaled = RobustScaler().fit_transform(X)\nfor i in range(2):\n    parts = split(scaled, y)\n"
-    "    scaled = parts[0]\n",
-    # a parameter: where it came from is unknown
-    "def f(scaled, y):\n    return split(scaled, y)\n",
-    # split first, then fitted on the training part only
-    "X_train, X_test = split(X)\nscaled = RobustScaler().fit_transform(X_train)\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the name is rebound in between: what is split is not the transformer's output
+        "scaled = RobustScaler().fit_transform(X)\nscaled = X\nparts = split(scaled, y)\n",
+        # fitted on one thing, applied to another
+        "scaler = RobustScaler()\nscaler.fit(X_train)\nscaled = scaler.transform(X)\nparts = split(scaled, y)\n",
+        # the loop may rebind it before the split runs again
+        "scaled = RobustScaler().fit_transform(X)\nfor i in range(2):\n    parts = split(scaled, y)\n"
+        "    scaled = parts[0]\n",
+        # a parameter: where it came from is unknown
+        "def f(scaled, y):\n    return split(scaled, y)\n",
+        # split first, then fitted on the training part only
+        "X_train, X_test = split(X)\nscaled = RobustScaler().fit_transform(X_train)\n",
+    ],
+)
 def test_not_reported_without_the_flow(body):
     assert _findings(IMPORTS + body) == []
 
@@ -72,29 +75,44 @@ def _lines(source: str) -> list[int]:
     return [line for line, _ in _findings(source)]
 
 
-@pytest.mark.parametrize(("body", "line"), [
-    # a conversion of the output
-    ("Xs = StandardScaler().fit_transform(X).astype(np.float32)\nparts = train_test_split(Xs, y)\n", 4),
-    ("Xs = StandardScaler().fit_transform(X)\nX32 = Xs.astype(np.float32)\nparts = train_test_split(X32, y)\n", 4),
-    ("Xs = StandardScaler().fit_transform(X)\nparts = train_test_split(Xs.astype('float32'), y)\n", 4),
-    # a slice of it
-    ("Xs = StandardScaler().fit_transform(X)\nparts = train_test_split(Xs[:, 1:], y)\n", 4),
-    ("Xs = StandardScaler().fit_transform(X)\nfeatures = Xs[:, 1:]\nparts = train_test_split(features, y)\n", 4),
-    # the fit chained or earlier, the output renamed
-    ("scaler = StandardScaler()\nXs = scaler.fit(X).transform(X)\nX = Xs\nparts = train_test_split(X, y)\n", 5),
-    ("scaler = StandardScaler()\nscaler.fit(X)\nX = scaler.transform(X)\nparts = train_test_split(X, y)\n", 5),
-    # the split's argument is the fit itself
-    ("parts = train_test_split(MinMaxScaler().fit_transform(X), y)\n", 4),
-    # written back into the data
-    ("scaler = MinMaxScaler()\nX[:, 2] = scaler.fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n", 5),
-    ("scaler = StandardScaler()\ndf[cols] = scaler.fit_transform(df[cols])\n"
-     "X = df.drop(columns='label').values\nparts = train_test_split(X, df['label'])\n", 5),
-    ("scaler = StandardScaler()\nfor col in cols:\n    df[col] = scaler.fit_transform(df[[col]])\n"
-     "parts = train_test_split(df[cols], df['label'])\n", 6),
-    ("scaler = StandardScaler()\nscaler.fit(df[cols])\ndf[cols] = scaler.transform(df[cols])\n"
-     "parts = train_test_split(df, y)\n", 5),
-    ("X[:, 1] = MinMaxScaler().fit(X[:, [1]]).transform(X[:, [1]]).ravel()\nparts = train_test_split(X, y)\n", 4),
-])
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # a conversion of the output
+        ("Xs = StandardScaler().fit_transform(X).astype(np.float32)\nparts = train_test_split(Xs, y)\n", 4),
+        ("Xs = StandardScaler().fit_transform(X)\nX32 = Xs.astype(np.float32)\nparts = train_test_split(X32, y)\n", 4),
+        ("Xs = StandardScaler().fit_transform(X)\nparts = train_test_split(Xs.astype('float32'), y)\n", 4),
+        # a slice of it
+        ("Xs = StandardScaler().fit_transform(X)\nparts = train_test_split(Xs[:, 1:], y)\n", 4),
+        ("Xs = StandardScaler().fit_transform(X)\nfeatures = Xs[:, 1:]\nparts = train_test_split(features, y)\n", 4),
+        # the fit chained or earlier, the output renamed
+        ("scaler = StandardScaler()\nXs = scaler.fit(X).transform(X)\nX = Xs\nparts = train_test_split(X, y)\n", 5),
+        ("scaler = StandardScaler()\nscaler.fit(X)\nX = scaler.transform(X)\nparts = train_test_split(X, y)\n", 5),
+        # the split's argument is the fit itself
+        ("parts = train_test_split(MinMaxScaler().fit_transform(X), y)\n", 4),
+        # written back into the data
+        (
+            "scaler = MinMaxScaler()\nX[:, 2] = scaler.fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
+            5,
+        ),
+        (
+            "scaler = StandardScaler()\ndf[cols] = scaler.fit_transform(df[cols])\n"
+            "X = df.drop(columns='label').values\nparts = train_test_split(X, df['label'])\n",
+            5,
+        ),
+        (
+            "scaler = StandardScaler()\nfor col in cols:\n    df[col] = scaler.fit_transform(df[[col]])\n"
+            "parts = train_test_split(df[cols], df['label'])\n",
+            6,
+        ),
+        (
+            "scaler = StandardScaler()\nscaler.fit(df[cols])\ndf[cols] = scaler.transform(df[cols])\n"
+            "parts = train_test_split(df, y)\n",
+            5,
+        ),
+        ("X[:, 1] = MinMaxScaler().fit(X[:, [1]]).transform(X[:, [1]]).ravel()\nparts = train_test_split(X, y)\n", 4),
+    ],
+)
 def test_leaks_that_reach_the_split(body, line):
     assert _lines(SK + body) == [line]
 
@@ -109,26 +127,29 @@ def test_a_write_back_before_cross_validation():
     assert _lines(source) == [8]
 
 
-@pytest.mark.parametrize("body", [
-    # fitted on the training part only
-    "X_train, X_test, y_train, y_test = train_test_split(X, y)\nscaler = StandardScaler()\n"
-    "X_train[:, 0] = scaler.fit_transform(X_train[:, [0]]).ravel()\n",
-    # a scaler fitted on a different array, written into the one that is split
-    "scaler = StandardScaler()\nX[:, 2] = scaler.fit_transform(reference[:, [2]]).ravel()\n"
-    "parts = train_test_split(X, y)\n",
-    # the write-back after the split
-    "parts = train_test_split(X, y)\nX[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\n",
-    # the converted copy is replaced before the split
-    "Xs = StandardScaler().fit_transform(X)\nX32 = Xs.astype(np.float32)\nX32 = X.astype(np.float32)\n"
-    "parts = train_test_split(X32, y)\n",
-    # fitted on a slice, a different slice transformed
-    "scaler = StandardScaler()\nscaler.fit(X[:100])\nXs = scaler.transform(X)\nparts = train_test_split(Xs, y)\n",
-    # written back only on one branch
-    "if scale:\n    X[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
-    # a stateless transformer written back
-    "from sklearn.preprocessing import FunctionTransformer\n"
-    "X[:, 2] = FunctionTransformer(np.log1p).fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # fitted on the training part only
+        "X_train, X_test, y_train, y_test = train_test_split(X, y)\nscaler = StandardScaler()\n"
+        "X_train[:, 0] = scaler.fit_transform(X_train[:, [0]]).ravel()\n",
+        # a scaler fitted on a different array, written into the one that is split
+        "scaler = StandardScaler()\nX[:, 2] = scaler.fit_transform(reference[:, [2]]).ravel()\n"
+        "parts = train_test_split(X, y)\n",
+        # the write-back after the split
+        "parts = train_test_split(X, y)\nX[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\n",
+        # the converted copy is replaced before the split
+        "Xs = StandardScaler().fit_transform(X)\nX32 = Xs.astype(np.float32)\nX32 = X.astype(np.float32)\n"
+        "parts = train_test_split(X32, y)\n",
+        # fitted on a slice, a different slice transformed
+        "scaler = StandardScaler()\nscaler.fit(X[:100])\nXs = scaler.transform(X)\nparts = train_test_split(Xs, y)\n",
+        # written back only on one branch
+        "if scale:\n    X[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
+        # a stateless transformer written back
+        "from sklearn.preprocessing import FunctionTransformer\n"
+        "X[:, 2] = FunctionTransformer(np.log1p).fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
+    ],
+)
 def test_near_misses_of_those_leaks(body):
     assert _lines(SK + body) == []
 

@@ -14,17 +14,24 @@ def _codes(source: str) -> list[int]:
     return [d.start.line for d in lint_source(source) if d.code == "GPU403"]
 
 
-@pytest.mark.parametrize(("call", "fixed"), [
-    ("RandomForestClassifier()", "RandomForestClassifier(n_jobs=-1)"),
-    ("RandomForestClassifier( )", "RandomForestClassifier( n_jobs=-1)"),
-    ("RandomForestClassifier(10, max_depth=3)", "RandomForestClassifier(10, max_depth=3, n_jobs=-1)"),
-    ("RandomForestClassifier(\n    max_depth=3,  # shallow\n)",
-     "RandomForestClassifier(\n    max_depth=3,  # shallow\n    n_jobs=-1,\n)"),
-    ("RandomForestClassifier(*args)", "RandomForestClassifier(*args, n_jobs=-1)"),
-    ("RandomForestClassifier(\n    max_depth=3\n)", "RandomForestClassifier(\n    max_depth=3,\n    n_jobs=-1\n)"),
-    ("RandomForestClassifier(max_depth=3,\n                       random_state=0)",
-     "RandomForestClassifier(max_depth=3,\n                       random_state=0,\n                       n_jobs=-1)"),
-])
+@pytest.mark.parametrize(
+    ("call", "fixed"),
+    [
+        ("RandomForestClassifier()", "RandomForestClassifier(n_jobs=-1)"),
+        ("RandomForestClassifier( )", "RandomForestClassifier( n_jobs=-1)"),
+        ("RandomForestClassifier(10, max_depth=3)", "RandomForestClassifier(10, max_depth=3, n_jobs=-1)"),
+        (
+            "RandomForestClassifier(\n    max_depth=3,  # shallow\n)",
+            "RandomForestClassifier(\n    max_depth=3,  # shallow\n    n_jobs=-1,\n)",
+        ),
+        ("RandomForestClassifier(*args)", "RandomForestClassifier(*args, n_jobs=-1)"),
+        ("RandomForestClassifier(\n    max_depth=3\n)", "RandomForestClassifier(\n    max_depth=3,\n    n_jobs=-1\n)"),
+        (
+            "RandomForestClassifier(max_depth=3,\n                       random_state=0)",
+            "RandomForestClassifier(max_depth=3,\n                       random_state=0,\n                       n_jobs=-1)",
+        ),
+    ],
+)
 def test_n_jobs_is_added_after_the_last_argument(call, fixed):
     source = f"from sklearn.ensemble import RandomForestClassifier\nmodel = {call}\n"
     [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
@@ -71,8 +78,10 @@ def test_a_search_finds_the_same_model_with_all_cores():
     assert fix_text(source) == source
     fixed = fix_text(source, unsafe_fixes=True)
     assert "cv=3, n_jobs=-1)" in fixed
-    setup = ("from sklearn.datasets import make_classification\n"
-             "X, y = make_classification(n_samples=N + 30, n_features=5, random_state=2)\n")
+    setup = (
+        "from sklearn.datasets import make_classification\n"
+        "X, y = make_classification(n_samples=N + 30, n_features=5, random_state=2)\n"
+    )
     for n in (0, 50):
         before = run_example(setup, source, "tune(X, y)", n=n)
         after = run_example(setup, fixed, "tune(X, y)", n=n)
@@ -99,13 +108,12 @@ def test_with_numpys_global_seed_only_the_thread_and_self_seeded_fixes_are_safe(
 
     def folds(n_jobs):
         np.random.seed(0)
-        return [cross_val_score(DecisionTreeClassifier(max_features=2), X, y, cv=3, n_jobs=n_jobs)
-                for _ in range(3)]
+        return [cross_val_score(DecisionTreeClassifier(max_features=2), X, y, cv=3, n_jobs=n_jobs) for _ in range(3)]
 
     sequential = folds(None)
-    assert all(np.array_equal(a, b) for a, b in zip(sequential, folds(None)))  # reproducible
+    assert all(np.array_equal(a, b) for a, b in zip(sequential, folds(None), strict=False))  # reproducible
     parallel = folds(-1)
-    assert not all(np.array_equal(a, b) for a, b in zip(sequential, parallel))
+    assert not all(np.array_equal(a, b) for a, b in zip(sequential, parallel, strict=False))
 
 
 # -- the caller's own code in the workers ---------------------------------------------------
@@ -121,20 +129,23 @@ IMPORTS = (
 )
 
 
-@pytest.mark.parametrize(("call", "reason"), [
-    ("BaggingClassifier(estimator=model)", "`estimator`"),
-    ("BaggingRegressor(model, n_estimators=4)", "`estimator`"),
-    ("BaggingClassifier(base_estimator=model)", "`base_estimator`"),
-    ("BaggingClassifier(Counting())", "`estimator`"),
-    ("BaggingClassifier(DecisionTreeClassifier(max_depth=depth))", "`estimator`"),
-    ("BaggingClassifier(*args)", "`*` arguments"),
-    ("LogisticRegressionCV(scoring=score)", "`scoring`"),
-    ("LogisticRegressionCV(scoring=make_scorer(my_f1))", "`scoring`"),
-    ("KNeighborsClassifier(metric=distance)", "`metric`"),
-    ("DBSCAN(0.5, metric=lambda a, b: abs(a - b).sum())", "`metric`"),
-    ("HDBSCAN(5, None, 0.0, None, distance)", "`metric`"),
-    ("permutation_importance(model, X, y)", "`estimator`"),
-])
+@pytest.mark.parametrize(
+    ("call", "reason"),
+    [
+        ("BaggingClassifier(estimator=model)", "`estimator`"),
+        ("BaggingRegressor(model, n_estimators=4)", "`estimator`"),
+        ("BaggingClassifier(base_estimator=model)", "`base_estimator`"),
+        ("BaggingClassifier(Counting())", "`estimator`"),
+        ("BaggingClassifier(DecisionTreeClassifier(max_depth=depth))", "`estimator`"),
+        ("BaggingClassifier(*args)", "`*` arguments"),
+        ("LogisticRegressionCV(scoring=score)", "`scoring`"),
+        ("LogisticRegressionCV(scoring=make_scorer(my_f1))", "`scoring`"),
+        ("KNeighborsClassifier(metric=distance)", "`metric`"),
+        ("DBSCAN(0.5, metric=lambda a, b: abs(a - b).sum())", "`metric`"),
+        ("HDBSCAN(5, None, 0.0, None, distance)", "`metric`"),
+        ("permutation_importance(model, X, y)", "`estimator`"),
+    ],
+)
 def test_a_fix_that_may_run_the_callers_code_in_workers_is_unsafe(call, reason):
     source = IMPORTS + f"result = {call}\n"
     [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
@@ -144,16 +155,19 @@ def test_a_fix_that_may_run_the_callers_code_in_workers_is_unsafe(call, reason):
     assert "n_jobs=-1)" in fix_text(source, unsafe_fixes=True)
 
 
-@pytest.mark.parametrize("call", [
-    "BaggingClassifier()",
-    "BaggingClassifier(DecisionTreeClassifier(max_depth=3, class_weight={0: 1, 1: 2}), n_estimators=4)",
-    "BaggingClassifier(estimator=LogisticRegression(C=-(-1.0)))",
-    "LogisticRegressionCV(scoring='f1')",
-    "LogisticRegressionCV(scoring=make_scorer(f1_score, average='macro'))",
-    "KNeighborsClassifier(metric='cosine')",
-    "KNeighborsClassifier(weights=weigh)",  # applied after the query, in the calling process
-    "DBSCAN(0.5, min_samples=distance)",  # not a parameter that takes code
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "BaggingClassifier()",
+        "BaggingClassifier(DecisionTreeClassifier(max_depth=3, class_weight={0: 1, 1: 2}), n_estimators=4)",
+        "BaggingClassifier(estimator=LogisticRegression(C=-(-1.0)))",
+        "LogisticRegressionCV(scoring='f1')",
+        "LogisticRegressionCV(scoring=make_scorer(f1_score, average='macro'))",
+        "KNeighborsClassifier(metric='cosine')",
+        "KNeighborsClassifier(weights=weigh)",  # applied after the query, in the calling process
+        "DBSCAN(0.5, min_samples=distance)",  # not a parameter that takes code
+    ],
+)
 def test_library_code_only_keeps_the_fix_safe(call):
     source = IMPORTS + f"result = {call}\n"
     [diagnostic] = [d for d in lint_source(source) if d.code == "GPU403"]
@@ -230,8 +244,10 @@ def test_the_callers_estimator_and_scorer_keep_their_state_under_plain_fix():
     pytest.importorskip("sklearn")
     from joblib import effective_n_jobs
 
-    setup = ("from sklearn.datasets import make_classification\n"
-             "X, y = make_classification(n_samples=N + 30, n_features=5, random_state=0)\n")
+    setup = (
+        "from sklearn.datasets import make_classification\n"
+        "X, y = make_classification(n_samples=N + 30, n_features=5, random_state=0)\n"
+    )
     safe = fix_text(COUNTING)
     assert safe.count("n_jobs=-1") == 1 and "n_estimators=4, n_jobs=-1).fit(X, y)\n    Bagging" in safe
     fits, scores, trees = run_example(setup, COUNTING, "run(X, y)")
@@ -250,30 +266,39 @@ def test_the_callers_estimator_and_scorer_keep_their_state_under_plain_fix():
 _FOREST = "from sklearn.ensemble import RandomForestClassifier\n"
 
 
-@pytest.mark.parametrize("setup", [
-    "import cuml.accel\ncuml.accel.install()\n",
-    "from cuml import accel\naccel.install()\n",
-    "get_ipython().run_line_magic('load_ext', 'cuml.accel')\n",
-])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import cuml.accel\ncuml.accel.install()\n",
+        "from cuml import accel\naccel.install()\n",
+        "get_ipython().run_line_magic('load_ext', 'cuml.accel')\n",
+    ],
+)
 def test_not_under_cuml_accel(setup):
     assert _codes(setup + _FOREST + "model = RandomForestClassifier()\n") == []
 
 
-@pytest.mark.parametrize("setup", [
-    "import cuml\n",  # cuML imported, its accelerator not installed
-    "import cuml.accel\n",  # imported, never installed
-    "get_ipython().run_line_magic('load_ext', 'autoreload')\n",
-])
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "import cuml\n",  # cuML imported, its accelerator not installed
+        "import cuml.accel\n",  # imported, never installed
+        "get_ipython().run_line_magic('load_ext', 'autoreload')\n",
+    ],
+)
 def test_near_misses_of_cuml_accel(setup):
     assert _codes(setup + _FOREST + "model = RandomForestClassifier()\n") == [len(setup.splitlines()) + 2]
 
 
-@pytest.mark.parametrize("outer", [
-    "GridSearchCV(model, {'max_depth': [2, 3]})",
-    "cross_val_score(model, X, y)",
-    "VotingClassifier([('forest', model), ('tree', DecisionTreeClassifier())])",
-    "GridSearchCV(make_pipeline(StandardScaler(), model), {'randomforestclassifier__max_depth': [2, 3]})",
-])
+@pytest.mark.parametrize(
+    "outer",
+    [
+        "GridSearchCV(model, {'max_depth': [2, 3]})",
+        "cross_val_score(model, X, y)",
+        "VotingClassifier([('forest', model), ('tree', DecisionTreeClassifier())])",
+        "GridSearchCV(make_pipeline(StandardScaler(), model), {'randomforestclassifier__max_depth': [2, 3]})",
+    ],
+)
 def test_an_estimator_handed_to_a_parallel_call_is_reported_there_only(outer):
     source = (
         _FOREST + "from sklearn.ensemble import VotingClassifier\n"
@@ -303,33 +328,41 @@ def test_an_estimator_only_predicting_for_a_parallel_call_is_still_reported():
     assert _codes(source) == [3]
 
 
-@pytest.mark.parametrize("data", [
-    "from sklearn.datasets import load_iris\niris = load_iris()\nX, y = iris.data, iris['target']\n",
-    "from sklearn.datasets import load_digits\nX, y = load_digits(return_X_y=True)\n",
-    "from sklearn import datasets\nX, y = datasets.make_classification(n_samples=1_000, random_state=0)\n",
-    "from sklearn.datasets import make_moons\nX, y = make_moons(noise=0.2)\n",
-    # split, wrapped in a frame, scaled: still the same 150 rows
-    "import pandas as pd\nfrom sklearn.datasets import load_iris\nfrom sklearn.model_selection import train_test_split\n"
-    "from sklearn.preprocessing import StandardScaler\ndata = load_iris()\n"
-    "frame = pd.DataFrame(data.data)\nX, _, y, _ = train_test_split(StandardScaler().fit_transform(frame), data.target)\n",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "from sklearn.datasets import load_iris\niris = load_iris()\nX, y = iris.data, iris['target']\n",
+        "from sklearn.datasets import load_digits\nX, y = load_digits(return_X_y=True)\n",
+        "from sklearn import datasets\nX, y = datasets.make_classification(n_samples=1_000, random_state=0)\n",
+        "from sklearn.datasets import make_moons\nX, y = make_moons(noise=0.2)\n",
+        # split, wrapped in a frame, scaled: still the same 150 rows
+        "import pandas as pd\nfrom sklearn.datasets import load_iris\nfrom sklearn.model_selection import train_test_split\n"
+        "from sklearn.preprocessing import StandardScaler\ndata = load_iris()\n"
+        "frame = pd.DataFrame(data.data)\nX, _, y, _ = train_test_split(StandardScaler().fit_transform(frame), data.target)\n",
+    ],
+)
 def test_not_on_toy_data(data):
     source = data + _FOREST + "model = RandomForestClassifier()\nmodel.fit(X, y)\n"
     assert _codes(source) == []
-    source = data + _FOREST + "from sklearn.model_selection import cross_val_score\n" \
-                              "scores = cross_val_score(RandomForestClassifier(), X, y)\n"
+    source = (
+        data + _FOREST + "from sklearn.model_selection import cross_val_score\n"
+        "scores = cross_val_score(RandomForestClassifier(), X, y)\n"
+    )
     assert _codes(source) == []
 
 
-@pytest.mark.parametrize("data", [
-    "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=100_000)\n",
-    "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=rows)\n",
-    "import pandas as pd\nframe = pd.read_csv('train.csv')\nX, y = frame.drop(columns='label'), frame.label\n",
-    "from sklearn.datasets import fetch_covtype\nX, y = fetch_covtype(return_X_y=True)\n",
-    # toy data rebound, before the fit, to data read from a file
-    "import numpy as np\nfrom sklearn.datasets import load_iris\nX, y = load_iris(return_X_y=True)\n"
-    "X = np.load('features.npy')\n",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=100_000)\n",
+        "from sklearn.datasets import make_classification\nX, y = make_classification(n_samples=rows)\n",
+        "import pandas as pd\nframe = pd.read_csv('train.csv')\nX, y = frame.drop(columns='label'), frame.label\n",
+        "from sklearn.datasets import fetch_covtype\nX, y = fetch_covtype(return_X_y=True)\n",
+        # toy data rebound, before the fit, to data read from a file
+        "import numpy as np\nfrom sklearn.datasets import load_iris\nX, y = load_iris(return_X_y=True)\n"
+        "X = np.load('features.npy')\n",
+    ],
+)
 def test_still_reported_on_data_of_unknown_or_real_size(data):
     source = data + _FOREST + "model = RandomForestClassifier()\nmodel.fit(X, y)\n"
     assert _codes(source) == [len(data.splitlines()) + 2]
@@ -337,8 +370,9 @@ def test_still_reported_on_data_of_unknown_or_real_size(data):
 
 def test_reported_when_one_of_the_fits_is_not_on_toy_data():
     source = (
-        "import numpy as np\nfrom sklearn.datasets import load_iris\n" + _FOREST +
-        "model = RandomForestClassifier()\nmodel.fit(*load_iris(return_X_y=True))\n"
+        "import numpy as np\nfrom sklearn.datasets import load_iris\n"
+        + _FOREST
+        + "model = RandomForestClassifier()\nmodel.fit(*load_iris(return_X_y=True))\n"
         "model.fit(np.load('X.npy'), np.load('y.npy'))\n"
     )
     assert _codes(source) == [4]
@@ -366,8 +400,9 @@ def test_a_name_rebound_before_the_outer_call_is_another_estimator():
 
 def test_toy_data_replaced_later_in_a_loop_is_not_toy():
     source = (
-        "import numpy as np\nfrom sklearn.datasets import load_iris\n" + _FOREST +
-        "X, y = load_iris(return_X_y=True)\nmodel = RandomForestClassifier()\n"
+        "import numpy as np\nfrom sklearn.datasets import load_iris\n"
+        + _FOREST
+        + "X, y = load_iris(return_X_y=True)\nmodel = RandomForestClassifier()\n"
         "for path in paths:\n    model.fit(X, y)\n    X = np.load(path)\n"
     )
     assert _codes(source) == [5]

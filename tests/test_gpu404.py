@@ -48,16 +48,19 @@ def test_one_finding_for_two_candidates_built_in_the_same_loop():
     assert len(_findings(source)) == 1
 
 
-@pytest.mark.parametrize("body", [
-    # the estimator is unknown
-    "for c in [1, 10]:\n    model = make_model(C=c).fit(X, y)\n    print(model.score(X_val, y_val))\n",
-    # only verbosity changes
-    "for v in [0, 1]:\n    print(SVC(verbose=v).fit(X, y).score(X, y))\n",
-    # the loop builds models to save, without scoring them
-    "for c in [1, 10]:\n    save(SVC(C=c).fit(X, y))\n",
-    # a while loop is not a list of candidates
-    "c = 1\nwhile c < 100:\n    print(SVC(C=c).fit(X, y).score(X, y))\n    c *= 10\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the estimator is unknown
+        "for c in [1, 10]:\n    model = make_model(C=c).fit(X, y)\n    print(model.score(X_val, y_val))\n",
+        # only verbosity changes
+        "for v in [0, 1]:\n    print(SVC(verbose=v).fit(X, y).score(X, y))\n",
+        # the loop builds models to save, without scoring them
+        "for c in [1, 10]:\n    save(SVC(C=c).fit(X, y))\n",
+        # a while loop is not a list of candidates
+        "c = 1\nwhile c < 100:\n    print(SVC(C=c).fit(X, y).score(X, y))\n    c *= 10\n",
+    ],
+)
 def test_not_a_search(body):
     assert _findings(IMPORTS + body) == []
 
@@ -74,23 +77,32 @@ _SCAN = (
 )
 
 
-@pytest.mark.parametrize("build, set_params", [
-    ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n)"),
-    ("model = GradientBoostingRegressor()\nmodel.set_params(warm_start=True)\n", "model.set_params(n_estimators=n)"),
-    ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n, warm_start=True)"),
-])
+@pytest.mark.parametrize(
+    "build, set_params",
+    [
+        ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n)"),
+        (
+            "model = GradientBoostingRegressor()\nmodel.set_params(warm_start=True)\n",
+            "model.set_params(n_estimators=n)",
+        ),
+        ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n, warm_start=True)"),
+    ],
+)
 def test_a_warm_start_scan_of_the_ensemble_size_is_no_search(build, set_params):
     assert _findings(_SCAN.format(build=build, set_params=set_params)) == []
 
 
-@pytest.mark.parametrize("build, set_params", [
-    # without warm start each size is refitted from scratch
-    ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n)"),
-    ("model = GradientBoostingRegressor(warm_start=False)\n", "model.set_params(n_estimators=n)"),
-    # warm start, but another hyper-parameter is searched too
-    ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n, max_depth=n // 10)"),
-    # a model rebuilt at each size starts cold whatever its `warm_start`
-    ("", "model = GradientBoostingRegressor(n_estimators=n, warm_start=True)"),
-])
+@pytest.mark.parametrize(
+    "build, set_params",
+    [
+        # without warm start each size is refitted from scratch
+        ("model = GradientBoostingRegressor()\n", "model.set_params(n_estimators=n)"),
+        ("model = GradientBoostingRegressor(warm_start=False)\n", "model.set_params(n_estimators=n)"),
+        # warm start, but another hyper-parameter is searched too
+        ("model = GradientBoostingRegressor(warm_start=True)\n", "model.set_params(n_estimators=n, max_depth=n // 10)"),
+        # a model rebuilt at each size starts cold whatever its `warm_start`
+        ("", "model = GradientBoostingRegressor(n_estimators=n, warm_start=True)"),
+    ],
+)
 def test_near_misses_of_warm_start_scans_are_searches(build, set_params):
     assert len(_findings(_SCAN.format(build=build, set_params=set_params))) == 1

@@ -46,20 +46,26 @@ def test_delayed_over_a_dask_argument_is_another_idiom():
     assert _lines(body, "GPU502") == []
 
 
-@pytest.mark.parametrize("body", [
-    "checks = [delayed(f)(i) for i in range(10)]\nok = delayed(all)(checks).compute()\n",
-    "checks = []\nfor i in range(10):\n    checks.append(delayed(f)(i))\nok = delayed(all)(checks).compute()\n",
-    "total = delayed(sum)([delayed(f)(1), delayed(f)(2)]).compute()\n",
-    "total = dask.compute(delayed(sum)(delayed(f)(i) for i in range(3)))\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "checks = [delayed(f)(i) for i in range(10)]\nok = delayed(all)(checks).compute()\n",
+        "checks = []\nfor i in range(10):\n    checks.append(delayed(f)(i))\nok = delayed(all)(checks).compute()\n",
+        "total = delayed(sum)([delayed(f)(1), delayed(f)(2)]).compute()\n",
+        "total = dask.compute(delayed(sum)(delayed(f)(i) for i in range(3)))\n",
+    ],
+)
 def test_delayed_over_a_collection_of_delayed_values_is_one_graph(body):
     assert _lines(body, "GPU502") == []
 
 
-@pytest.mark.parametrize("body", [
-    "values = [f(i) for i in range(10)]\nok = delayed(all)(values).compute()\n",
-    "values = []\nfor i in range(10):\n    values.append(f(i))\nok = delayed(all)(values).compute()\n",
-    "total = delayed(sum)([1, 2, 3]).compute()\n",
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "values = [f(i) for i in range(10)]\nok = delayed(all)(values).compute()\n",
+        "values = []\nfor i in range(10):\n    values.append(f(i))\nok = delayed(all)(values).compute()\n",
+        "total = delayed(sum)([1, 2, 3]).compute()\n",
+    ],
+)
 def test_delayed_over_a_collection_of_plain_values_is_still_eager(body):
     assert _lines(body, "GPU502") != []

@@ -34,7 +34,7 @@ def _only(source: str, code: str):
     return found[0]
 
 
-GROUPS = _src('''
+GROUPS = _src("""
     import pandas as pd
 
 
@@ -43,8 +43,8 @@ GROUPS = _src('''
         for _, group in sales.groupby("region"):
             best = pd.concat([best, group.nlargest(2, "amount")])
         return best
-''')
-ONE_ROW = _src('''
+""")
+ONE_ROW = _src("""
     import pandas as pd
 
 
@@ -53,8 +53,8 @@ ONE_ROW = _src('''
         for day in days:
             totals = pd.concat([totals, pd.DataFrame({"day": [day]})], ignore_index=True)
         return totals
-''')
-PIECES = _src('''
+""")
+PIECES = _src("""
     import pandas as pd
 
 
@@ -63,8 +63,8 @@ PIECES = _src('''
         for key, values in batches.items():
             result = pd.concat([result, pd.DataFrame({"key": key, "value": values})])
         return result
-''')
-COLUMNS = _src('''
+""")
+COLUMNS = _src("""
     import pandas as pd
 
 
@@ -73,8 +73,8 @@ COLUMNS = _src('''
         for name, frame in groups.items():
             summary = pd.concat([summary, frame.describe()], axis=1)
         return summary
-''')
-IN_TRY = _src('''
+""")
+IN_TRY = _src("""
     import pandas as pd
 
 
@@ -86,16 +86,19 @@ IN_TRY = _src('''
         except ValueError:
             pass
         return result
-''')
+""")
 
 
-@pytest.mark.parametrize("source, applicability, mode", [
-    (GROUPS, Applicability.SAFE, "parts"),
-    (ONE_ROW, Applicability.UNSAFE, "records"),
-    (PIECES, Applicability.UNSAFE, "parts"),
-    (COLUMNS, Applicability.DISPLAY, None),  # joins columns: no rewrite
-    (IN_TRY, Applicability.DISPLAY, None),  # in a `try`: no rewrite
-])
+@pytest.mark.parametrize(
+    "source, applicability, mode",
+    [
+        (GROUPS, Applicability.SAFE, "parts"),
+        (ONE_ROW, Applicability.UNSAFE, "records"),
+        (PIECES, Applicability.UNSAFE, "parts"),
+        (COLUMNS, Applicability.DISPLAY, None),  # joins columns: no rewrite
+        (IN_TRY, Applicability.DISPLAY, None),  # in a `try`: no rewrite
+    ],
+)
 def test_gpu101_hands_its_fixer_frozen_facts_with_the_applicability_it_decided(source, applicability, mode):
     finding = _only(source, "GPU101")
     facts = finding.context
@@ -115,7 +118,7 @@ def test_safety_is_decided_with_every_growth_of_the_file_known():
     """Two frames grown in one loop from row selections of one private frame: each loop's
     other `concat` runs no program code only because it is a vetted growth too, which is
     known only once the whole file has been walked. Both rewrites are safe."""
-    source = _src('''
+    source = _src("""
         import pandas as pd
 
 
@@ -127,7 +130,7 @@ def test_safety_is_decided_with_every_growth_of_the_file_known():
                 high = pd.concat([high, sales.loc[sales["amount"] > limit]])
                 low = pd.concat([low, sales.loc[sales["amount"] <= limit]])
             return high, low
-    ''')
+    """)
     found = [d for d in lint_source(source) if d.code == "GPU101"]
     assert [d.start.line for d in found] == [9, 10]
     assert [d.context.applicability for d in found] == [Applicability.SAFE] * 2
@@ -136,7 +139,7 @@ def test_safety_is_decided_with_every_growth_of_the_file_known():
 
 def test_safety_near_miss_a_call_in_the_loop_makes_it_unsafe():
     """The same loop calling a function of the program: that code could change the frame."""
-    source = _src('''
+    source = _src("""
         import pandas as pd
 
 
@@ -147,7 +150,7 @@ def test_safety_near_miss_a_call_in_the_loop_makes_it_unsafe():
                 high = pd.concat([high, sales.loc[sales["amount"] > limit]])
                 log(limit)
             return high
-    ''')
+    """)
     finding = _only(source, "GPU101")
     assert finding.context.applicability is Applicability.UNSAFE
     assert finding.fix.applicability is Applicability.UNSAFE
@@ -155,13 +158,13 @@ def test_safety_near_miss_a_call_in_the_loop_makes_it_unsafe():
 
 @pytest.mark.parametrize("lib, words", [("cudf", "one device allocation"), ("pandas", "reads the files in parallel")])
 def test_gpu108_hands_its_fixer_the_frame_library(lib, words):
-    source = _src(f'''
+    source = _src(f"""
         import {lib}
 
         events = {lib}.DataFrame()
         for day in ["mon", "tue"]:
             events = {lib}.concat([events, {lib}.read_parquet(f"events-{{day}}.parquet")])
-    ''')
+    """)
     finding = _only(source, "GPU108")
     assert isinstance(finding.context, ReadGrowth) and finding.context.lib == lib
     assert finding.context.applicability is Applicability.DISPLAY
@@ -189,8 +192,9 @@ def test_growth_recognition_is_one_module_both_rules_use():
     assert "._row_selection" in gpu101
 
 
-@pytest.mark.parametrize("module", ["dataframe_grown_in_loop", "read_in_loop", "_growth", "_row_selection",
-                                    "_scope_facts"])
+@pytest.mark.parametrize(
+    "module", ["dataframe_grown_in_loop", "read_in_loop", "_growth", "_row_selection", "_scope_facts"]
+)
 def test_the_rule_side_imports_no_fixer_and_no_rewriting_library(module):
     imported = _imports(ROOT / "rules/dataframe" / f"{module}.py")
     assert not any(name.startswith(("gpulint.fixers", "libcst")) for name in imported), imported
@@ -225,31 +229,39 @@ def test_counts_are_recognised():
 def _grid() -> list[str]:
     """Growth programs over a grid of starts, loops, pieces, options, orders, extra
     statements in the loop and wrappers (every `step`-th combination)."""
-    starts = ['pd.DataFrame()', 'pd.DataFrame(columns=["a", "b"])', 'pd.read_parquet(path)', 'None']
-    loops = ['for x in range(3):', 'for x in xs:', 'for x, g in frame.groupby("a"):', 'while len(out) < 10:']
-    pieces = ['g.head(2)', 'frame.loc[frame["a"] > 1]', 'pd.DataFrame({"a": [1], "b": [2.0]})', 'NAMED',
-              'frame.query("a > 1")', 'pd.Series([1.0])']
-    options = ['', ', ignore_index=True', ', sort=True', ', axis=1']
-    orders = ['append', 'prepend', 'two']
-    extras = ['', 'log(1)', 'frame["a"] = 1', 'print(len(frame))', 'total += 1']
-    wrappers = ['function', 'try', 'nested']
+    starts = ["pd.DataFrame()", 'pd.DataFrame(columns=["a", "b"])', "pd.read_parquet(path)", "None"]
+    loops = ["for x in range(3):", "for x in xs:", 'for x, g in frame.groupby("a"):', "while len(out) < 10:"]
+    pieces = [
+        "g.head(2)",
+        'frame.loc[frame["a"] > 1]',
+        'pd.DataFrame({"a": [1], "b": [2.0]})',
+        "NAMED",
+        'frame.query("a > 1")',
+        "pd.Series([1.0])",
+    ]
+    options = ["", ", ignore_index=True", ", sort=True", ", axis=1"]
+    orders = ["append", "prepend", "two"]
+    extras = ["", "log(1)", 'frame["a"] = 1', "print(len(frame))", "total += 1"]
+    wrappers = ["function", "try", "nested"]
     programs = []
     grid = itertools.product(starts, loops, pieces, options, orders, extras, wrappers)
     for start, loop, piece, option, order, extra, wrapper in itertools.islice(grid, 0, None, 37):
         body = []
-        if piece == 'NAMED':
+        if piece == "NAMED":
             body.append('piece = pd.DataFrame({"a": [1], "b": [2.0]})')
-            piece = 'piece'
-        entries = {'append': f'[out, {piece}]', 'prepend': f'[{piece}, out]', 'two': f'[out, {piece}, {piece}]'}[order]
-        body += [f'out = pd.concat({entries}{option})', *([extra] if extra else [])]
-        inner = [loop, *('    ' + line for line in body)]
-        if wrapper == 'nested':
-            inner = ['for y in range(2):', *('    ' + line for line in inner)]
-        if wrapper == 'try':
-            inner = ['try:', *('    ' + line for line in inner), 'except ValueError:', '    pass']
-        lines = ['frame = pd.read_parquet(path)', 'total = 0', f'out = {start}', *inner, 'return out']
-        programs.append('import pandas as pd\n\n\ndef log(v):\n    pass\n\n\ndef f(path, xs):\n'
-                        + ''.join(f'    {line}\n' for line in lines))
+            piece = "piece"
+        entries = {"append": f"[out, {piece}]", "prepend": f"[{piece}, out]", "two": f"[out, {piece}, {piece}]"}[order]
+        body += [f"out = pd.concat({entries}{option})", *([extra] if extra else [])]
+        inner = [loop, *("    " + line for line in body)]
+        if wrapper == "nested":
+            inner = ["for y in range(2):", *("    " + line for line in inner)]
+        if wrapper == "try":
+            inner = ["try:", *("    " + line for line in inner), "except ValueError:", "    pass"]
+        lines = ["frame = pd.read_parquet(path)", "total = 0", f"out = {start}", *inner, "return out"]
+        programs.append(
+            "import pandas as pd\n\n\ndef log(v):\n    pass\n\n\ndef f(path, xs):\n"
+            + "".join(f"    {line}\n" for line in lines)
+        )
     return programs
 
 

@@ -14,7 +14,7 @@ from benchmarks.realcode.miners.transfers import MINERS
 
 from .rule_helpers import HOST_COPIES
 
-HEADER = '''\
+HEADER = """\
 import torch
 
 device = torch.device("cuda")
@@ -25,7 +25,7 @@ outputs = []
 for batch in range(10_000):
     out = model(torch.randn(2, 4, device=device))
     out.pow(2).mean().backward()
-'''
+"""
 
 CASES = [
     # a running total fed from the device: GPU308
@@ -95,7 +95,7 @@ def test_a_total_read_on_every_iteration_is_a_number_read_each_step(after: str, 
     assert mined == {code}
 
 
-STOPS = '''\
+STOPS = """\
 import torch
 
 device = torch.device("cuda")
@@ -108,18 +108,21 @@ def generate(ids, eos_id):
 {test}
         ids = torch.cat([ids, token.view(1)])
     return ids
-'''
+"""
 
 
-@pytest.mark.parametrize(("test", "flagged"), [
-    ("        if token.item() == eos_id:\n            break", False),  # the loop needs it to go on
-    ("        if int(token) == eos_id:\n            return ids", False),
-    ("        if token.item() == eos_id:\n            raise StopIteration", False),
-    ("        if token.item() == eos_id:\n            print('stop')", True),  # read, but the loop goes on
-    ("        if token.item() != eos_id:\n            pass\n        else:\n            break", False),
-    # a `break` in a loop over a token's few parts leaves that loop, not the one that counts
-    ("        for part in (token, token):\n            if part.item() == eos_id:\n                break", True),
-])
+@pytest.mark.parametrize(
+    ("test", "flagged"),
+    [
+        ("        if token.item() == eos_id:\n            break", False),  # the loop needs it to go on
+        ("        if int(token) == eos_id:\n            return ids", False),
+        ("        if token.item() == eos_id:\n            raise StopIteration", False),
+        ("        if token.item() == eos_id:\n            print('stop')", True),  # read, but the loop goes on
+        ("        if token.item() != eos_id:\n            pass\n        else:\n            break", False),
+        # a `break` in a loop over a token's few parts leaves that loop, not the one that counts
+        ("        for part in (token, token):\n            if part.item() == eos_id:\n                break", True),
+    ],
+)
 def test_a_number_the_loop_tests_to_stop_is_not_reported(test, flagged):
     found = [d.code for d in lint_source(STOPS.format(test=test)) if d.code in HOST_COPIES]
     assert found == (["GPU307"] if flagged else [])

@@ -16,7 +16,7 @@ from gpulint.config import Config
 from .rule_helpers import HOST_COPIES
 
 PREVIEW = Config(preview=True)
-HEADER = '''\
+HEADER = """\
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets
@@ -26,7 +26,7 @@ from torch_geometric.loader import DataLoader as GraphLoader
 
 device = torch.device("cuda")
 model = torch.nn.Linear(4, 4).to(device)
-'''
+"""
 
 
 def _flagged(body: str) -> list[str]:
@@ -58,17 +58,21 @@ def test_a_two_graph_split_read_through_a_function_parameter_is_a_few_batches():
         """)
     assert _flagged(loaders + EVALUATE) == []
     # the training split, one graph at a time: 20 batches
-    assert _flagged(loaders.replace('split="test"', 'split="train"').replace("batch_size=2)\n", "batch_size=1)\n", 2)
-                    + EVALUATE) == [SYNC]
+    assert _flagged(
+        loaders.replace('split="test"', 'split="train"').replace("batch_size=2)\n", "batch_size=1)\n", 2) + EVALUATE
+    ) == [SYNC]
 
 
-@pytest.mark.parametrize("test_loader", [
-    "GraphLoader(TUDataset('data', name='REDDIT-BINARY'), batch_size=32)",  # 63 batches
-    "GraphLoader(TUDataset('data', name=args_name), batch_size=2)",  # a dataset by a name not written
-    "GraphLoader(MyGraphs(), batch_size=2)",  # a dataset of its own
-    "GraphLoader(PPI('data', split='val'), sampler=sampler)",  # batches a sampler draws
-    "GraphLoader(PPI('data', split='val'), batch_size=size)",  # a batch size not written
-])
+@pytest.mark.parametrize(
+    "test_loader",
+    [
+        "GraphLoader(TUDataset('data', name='REDDIT-BINARY'), batch_size=32)",  # 63 batches
+        "GraphLoader(TUDataset('data', name=args_name), batch_size=2)",  # a dataset by a name not written
+        "GraphLoader(MyGraphs(), batch_size=2)",  # a dataset of its own
+        "GraphLoader(PPI('data', split='val'), sampler=sampler)",  # batches a sampler draws
+        "GraphLoader(PPI('data', split='val'), batch_size=size)",  # a batch size not written
+    ],
+)
 def test_a_call_that_passes_a_loader_of_unknown_or_many_batches_keeps_the_finding(test_loader):
     loaders = f"val_loader = GraphLoader(PPI('data', split='val'), batch_size=2)\ntest_loader = {test_loader}\n"
     assert _flagged(loaders + EVALUATE) == [SYNC]
@@ -117,7 +121,8 @@ def test_mnist_test_set_in_batches_of_a_thousand_is_ten_batches(wrap):
         """
     assert _flagged(body) == []
     assert _flagged(body.replace("train=False", "train=True")) == [  # 60 batches of 1,000
-        "print(model(item[0].to(device)).sum().item())"]
+        "print(model(item[0].to(device)).sum().item())"
+    ]
 
 
 def test_a_split_not_written_out_is_at_most_the_largest_part():
@@ -160,14 +165,14 @@ def test_a_slice_bounded_by_a_share_of_the_datasets_length_is_at_most_that_share
     assert _flagged(loaders.replace("dataset[:n]", "dataset[:len(dataset) - n]") + EVALUATE) == [SYNC]
 
 
-GPU305_HEAD = '''\
+GPU305_HEAD = """\
 import torch
 from torch.utils.data import DataLoader
 from torchvision import datasets
 
 device = torch.device("cuda")
 
-'''
+"""
 
 
 def _gpu305_lines(body: str) -> list[str]:
@@ -184,7 +189,8 @@ def test_gpu305_leaves_a_loader_of_a_few_batches_without_workers():
         """
     assert _gpu305_lines(body) == []  # 10 batches per pass: workers would start for each
     assert _gpu305_lines(body.replace("train=False", "train=True")) == [
-        'loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1000)']
+        'loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1000)'
+    ]
 
 
 def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():
@@ -206,7 +212,8 @@ def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():
         """
     assert _gpu305_lines(body) == []
     assert _gpu305_lines(body.replace("torch.flip(row, dims=(0,))", "torch.load(f'labels/{index}.pt')")) == [
-        "for x, y in DataLoader(Reversed(50_000), batch_size=128):"]
+        "for x, y in DataLoader(Reversed(50_000), batch_size=128):"
+    ]
 
 
 def test_gpu305_counts_a_synthetic_dataset_made_with_torch_factories_as_cheap():
@@ -225,7 +232,8 @@ def test_gpu305_counts_a_synthetic_dataset_made_with_torch_factories_as_cheap():
         """
     assert _gpu305_lines(body) == []
     assert _gpu305_lines(body.replace("torch.ones_like(ids)", "tokenizer(texts[index])")) == [
-        "for batch in DataLoader(RandomTokens(), batch_size=8):"]
+        "for batch in DataLoader(RandomTokens(), batch_size=8):"
+    ]
 
 
 def test_a_name_rebound_at_the_top_level_holds_its_last_value_before_the_read():
@@ -244,7 +252,7 @@ def test_a_name_rebound_at_the_top_level_holds_its_last_value_before_the_read():
     assert _flagged(loaders + "dataset = TUDataset('data', name=other)\n" + EVALUATE) == []
 
 
-STEPPED = '''\
+STEPPED = """\
 from torch_geometric.loader import GraphSAINTRandomWalkSampler, RandomNodeLoader
 
 loader = {loader}
@@ -256,19 +264,22 @@ def train():
         loss = model(data.x.to(device)).sum()
         total += loss.item()
     return total
-'''
+"""
 
 
-@pytest.mark.parametrize(("loader", "few"), [
-    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=5)", True),
-    ("GraphSAINTRandomWalkSampler(data, 6000, 2, 5)", True),
-    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2)", True),  # one step by default
-    ("RandomNodeLoader(data, num_parts=10, shuffle=True)", True),
-    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=100)", False),
-    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=steps)", False),
-    ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, **options)", False),
-    ("RandomNodeLoader(data, num_parts=200)", False),
-])
+@pytest.mark.parametrize(
+    ("loader", "few"),
+    [
+        ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=5)", True),
+        ("GraphSAINTRandomWalkSampler(data, 6000, 2, 5)", True),
+        ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2)", True),  # one step by default
+        ("RandomNodeLoader(data, num_parts=10, shuffle=True)", True),
+        ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=100)", False),
+        ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, num_steps=steps)", False),
+        ("GraphSAINTRandomWalkSampler(data, batch_size=6000, walk_length=2, **options)", False),
+        ("RandomNodeLoader(data, num_parts=200)", False),
+    ],
+)
 def test_a_sampler_that_says_how_many_batches_it_hands_out(loader, few):
     """A GraphSAINT sampler runs `num_steps` iterations per epoch, `RandomNodeLoader` one per
     part: at most 16 is a few iterations, whatever the graph."""
@@ -289,7 +300,9 @@ def test_a_part_of_random_split_has_the_length_given():
     assert _flagged(source + loop.format("DataLoader(head, batch_size=100)")) == []  # 500 of MNIST's 10,000 test images
     assert _flagged(source + loop.format("DataLoader(rest, batch_size=100)")) == [read]
     # lengths not written out, or the part rebound: not known
-    assert _flagged(source.replace("[50000, 10000]", "lengths") + loop.format("DataLoader(val_set, batch_size=1024)")) \
-        == [read]
-    assert _flagged(source + "val_set = FashionMNIST('d', train=True)\n"
-                    + loop.format("DataLoader(val_set, batch_size=1024)")) == [read]
+    assert _flagged(
+        source.replace("[50000, 10000]", "lengths") + loop.format("DataLoader(val_set, batch_size=1024)")
+    ) == [read]
+    assert _flagged(
+        source + "val_set = FashionMNIST('d', train=True)\n" + loop.format("DataLoader(val_set, batch_size=1024)")
+    ) == [read]

@@ -10,7 +10,8 @@ import json
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Sequence
+from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
 
 import pytest
 
@@ -32,23 +33,23 @@ SERVER = [sys.executable, "-m", "gpulint", "server"]
 WAIT_S = 30
 
 #: A GPU101 finding with a safe fix (`gpulint check --fix` applies it).
-GROWN = textwrap.dedent('''\
+GROWN = textwrap.dedent("""\
     import pandas as pd
 
     orders = pd.read_csv("orders.csv")
     top_orders = pd.DataFrame()
     for region, group in orders.groupby("region"):
         top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
-''')
+""")
 #: Text outside the Basic Multilingual Plane before a GPU102 finding on the same line:
 #: one code point, two UTF-16 code units, four UTF-8 bytes.
-NON_ASCII = textwrap.dedent('''\
+NON_ASCII = textwrap.dedent("""\
     import pandas as pd
 
     def f(sales: pd.DataFrame) -> list:
         out = ["😀é"] + [row["price"] for _, row in sales.iterrows()]
         return out
-''')
+""")
 #: A GPU102 finding (unsafe fix) followed by a GPU101 one (safe fix).
 BOTH = ITERROWS + GROWN.replace("import pandas as pd\n", "")
 BROKEN = "import pandas as pd\n\nframe = pd.DataFrame(\n"
@@ -78,26 +79,40 @@ def capabilities(encodings: Sequence[str] | None = None, related: bool = False) 
         text_document=types.TextDocumentClientCapabilities(
             code_action=types.CodeActionClientCapabilities(
                 code_action_literal_support=types.ClientCodeActionLiteralOptions(
-                    code_action_kind=types.ClientCodeActionKindOptions(value_set=list(types.CodeActionKind)))),
+                    code_action_kind=types.ClientCodeActionKindOptions(value_set=list(types.CodeActionKind))
+                )
+            ),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-                version_support=True, related_information=related or None),
+                version_support=True, related_information=related or None
+            ),
         ),
         notebook_document=types.NotebookDocumentClientCapabilities(
-            synchronization=types.NotebookDocumentSyncClientCapabilities()),
+            synchronization=types.NotebookDocumentSyncClientCapabilities()
+        ),
     )
 
 
-async def start(client: LanguageClient, options: Any = None, encodings: Sequence[str] | None = None,
-                workspace: dict[str, Any] | None = None, related: bool = False) -> types.InitializeResult:
+async def start(
+    client: LanguageClient,
+    options: Any = None,
+    encodings: Sequence[str] | None = None,
+    workspace: dict[str, Any] | None = None,
+    related: bool = False,
+) -> types.InitializeResult:
     if workspace is not None:
         client.set_configuration(workspace, section="gpulint")
-    return await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities(encodings, related), initialization_options=options))
+    return await client.initialize_session(
+        types.InitializeParams(capabilities=capabilities(encodings, related), initialization_options=options)
+    )
 
 
 @contextlib.asynccontextmanager
-async def session(options: Any = None, encodings: Sequence[str] | None = None, workspace: dict[str, Any] | None = None,
-                  related: bool = False) -> AsyncIterator[tuple[LanguageClient, types.InitializeResult]]:
+async def session(
+    options: Any = None,
+    encodings: Sequence[str] | None = None,
+    workspace: dict[str, Any] | None = None,
+    related: bool = False,
+) -> AsyncIterator[tuple[LanguageClient, types.InitializeResult]]:
     """A server of its own, for a test that needs other settings (or capabilities) than the shared one."""
     client = await CONFIG.start()
     try:
@@ -142,16 +157,20 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def open_document(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
     text = path.read_text(encoding="utf-8") if text is None else text
     uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+        )
+    )
     return uri
 
 
 Accept = Callable[[Sequence[types.Diagnostic]], bool]
 
 
-async def published(client: LanguageClient, uri: str, accept: Accept = lambda _: True,
-                    since: int = 0) -> Sequence[types.Diagnostic]:
+async def published(
+    client: LanguageClient, uri: str, accept: Accept = lambda _: True, since: int = 0
+) -> Sequence[types.Diagnostic]:
     """The first diagnostics published for `uri` (after the first `since` notifications)
     that `accept` accepts."""
     loop = asyncio.get_running_loop()
@@ -189,8 +208,10 @@ def offset(text: str, position: types.Position, encoding: str = "utf-16") -> int
 
 def apply(text: str, edits: Sequence[types.TextEdit], encoding: str = "utf-16") -> str:
     """Apply protocol text edits the way an editor does (all against the original text)."""
-    spans = sorted(((offset(text, e.range.start, encoding), offset(text, e.range.end, encoding), e.new_text)
-                    for e in edits), reverse=True)
+    spans = sorted(
+        ((offset(text, e.range.start, encoding), offset(text, e.range.end, encoding), e.new_text) for e in edits),
+        reverse=True,
+    )
     for begin, end, new in spans:
         text = text[:begin] + new + text[end:]
     return text
@@ -201,12 +222,20 @@ def edits_of(action: types.CodeAction, uri: str) -> list[types.TextEdit]:
     return list(action.edit.changes[uri])
 
 
-async def actions(client: LanguageClient, uri: str, diagnostics: Sequence[types.Diagnostic],
-                  only: list[str] | None = None, at: types.Range | None = None) -> list[types.CodeAction]:
-    result = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=at or diagnostics[0].range,
-        context=types.CodeActionContext(diagnostics=list(diagnostics), only=only)))
+async def actions(
+    client: LanguageClient,
+    uri: str,
+    diagnostics: Sequence[types.Diagnostic],
+    only: list[str] | None = None,
+    at: types.Range | None = None,
+) -> list[types.CodeAction]:
+    result = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=at or diagnostics[0].range,
+            context=types.CodeActionContext(diagnostics=list(diagnostics), only=only),
+        )
+    )
     return [a for a in result or [] if isinstance(a, types.CodeAction)]
 
 
@@ -232,8 +261,10 @@ async def test_iterrows_loop_is_reported_at_its_range(client: LanguageClient, fo
     line, column = ITERROWS_POSITION
     call = "sales.iterrows()"
     assert ITERROWS.splitlines()[line - 1].index(call) == column - 1
-    assert diagnostic.range == types.Range(start=types.Position(line=line - 1, character=column - 1),
-                                           end=types.Position(line=line - 1, character=column - 1 + len(call)))
+    assert diagnostic.range == types.Range(
+        start=types.Position(line=line - 1, character=column - 1),
+        end=types.Position(line=line - 1, character=column - 1 + len(call)),
+    )
     assert diagnostic.source == "gpulint"
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
     assert diagnostic.code_description is not None
@@ -299,18 +330,29 @@ async def test_changes_update_the_diagnostics(client: LanguageClient, folder: Pa
     since = len(client.published)
     line = ITERROWS.splitlines()[4]
     begin = line.index("sales.iterrows()")
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangePartial(
-            range=types.Range(start=types.Position(line=4, character=begin),
-                              end=types.Position(line=4, character=begin + len("sales.iterrows()"))),
-            text="enumerate(sales)")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=4, character=begin),
+                        end=types.Position(line=4, character=begin + len("sales.iterrows()")),
+                    ),
+                    text="enumerate(sales)",
+                )
+            ],
+        )
+    )
     assert codes(await published(client, uri, since=since)) == []
     # Replacing the whole text brings two findings back.
     since = len(client.published)
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=BOTH)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=3),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=BOTH)],
+        )
+    )
     assert codes(await published(client, uri, since=since)) == ["GPU101", "GPU102"]
 
 
@@ -320,7 +362,8 @@ async def test_closing_a_document_clears_its_diagnostics(client: LanguageClient,
     await published(client, uri, bool)
     since = len(client.published)
     client.text_document_did_close(
-        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert codes(await published(client, uri, since=since)) == []
 
 
@@ -348,7 +391,8 @@ async def test_safe_quickfix_gives_what_check_fix_gives(client: LanguageClient, 
 
 
 async def test_unsafe_quickfix_is_labelled_and_gives_what_unsafe_fixes_give(
-        client: LanguageClient, folder: Path, tmp_path: Path, cli):
+    client: LanguageClient, folder: Path, tmp_path: Path, cli
+):
     path = write(folder / "unsafe.py", NON_ASCII)
     uri = open_document(client, path)
     diagnostics = await published(client, uri, bool)
@@ -365,11 +409,14 @@ async def test_unsafe_quickfix_is_labelled_and_gives_what_unsafe_fixes_give(
     assert apply(ITERROWS, edits_of(fix, uri)) == ITERROWS_FIXED
 
 
-@pytest.mark.parametrize("comment, expected", [
-    ("", "  # noqa: GPU102"),
-    ("  # noqa: E501", "  # noqa: E501, GPU102"),
-    ("  # a remark", "  # a remark  # noqa: GPU102"),
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("", "  # noqa: GPU102"),
+        ("  # noqa: E501", "  # noqa: E501, GPU102"),
+        ("  # a remark", "  # a remark  # noqa: GPU102"),
+    ],
+)
 async def test_disable_for_this_line(client: LanguageClient, folder: Path, comment: str, expected: str, cli):
     lines = ITERROWS.splitlines(keepends=True)
     lines[4] = lines[4].rstrip("\n") + comment + "\n"
@@ -478,10 +525,25 @@ async def test_malformed_requests_never_stop_the_server(client: LanguageClient, 
     # error reply, which this client ignores: it never sent that id); a notification
     # missing its text; a method the server does not know.
     send_raw(b'{"jsonrpc": "2.0", "id": 9001, "method": "textDocument/codeAction", "params": {')
-    send_raw(json.dumps({"jsonrpc": "2.0", "id": 9002, "method": "textDocument/codeAction",
-                         "params": {"textDocument": 42, "range": "everywhere"}}).encode())
-    send_raw(json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-                         "params": {"textDocument": {"uri": "file:///nowhere.py"}}}).encode())
+    send_raw(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 9002,
+                "method": "textDocument/codeAction",
+                "params": {"textDocument": 42, "range": "everywhere"},
+            }
+        ).encode()
+    )
+    send_raw(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": "file:///nowhere.py"}},
+            }
+        ).encode()
+    )
     with pytest.raises(Exception, match="[Mm]ethod"):
         await asyncio.wait_for(client.protocol.send_request_async("gpulint/noSuchMethod", None), WAIT_S)
     # A document the server never saw: nothing to offer.
@@ -489,9 +551,12 @@ async def test_malformed_requests_never_stop_the_server(client: LanguageClient, 
     zero = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     assert await actions(client, unknown, [], at=zero) == []
     # A change to a document that was never opened, and a position far past the end.
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=unknown, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text="x = 1\n")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=unknown, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="x = 1\n")],
+        )
+    )
     path = write(folder / "after_malformed.py", ITERROWS)
     uri = open_document(client, path)
     diagnostics = await published(client, uri, bool)
@@ -507,12 +572,12 @@ async def test_malformed_requests_never_stop_the_server(client: LanguageClient, 
 NOTEBOOK_CELLS = [
     "import pandas as pd\n%matplotlib inline",
     'orders = pd.read_csv("orders.csv")\n!ls -l',
-    textwrap.dedent('''\
+    textwrap.dedent("""\
         top_orders = pd.DataFrame()
         for region, group in orders.groupby("region"):
             top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
         for _, row in orders.iterrows():
-            print(row["revenue"])'''),
+            print(row["revenue"])"""),
 ]
 
 
@@ -520,14 +585,22 @@ def open_notebook(client: LanguageClient, path: Path, cells: Sequence[str]) -> t
     """Open a notebook of `cells` (plus one markdown cell); its URI and its code cells' URIs."""
     uri = path.as_uri()
     cell_uris = [f"vscode-notebook-cell:{path}#cell{index}" for index in range(len(cells))]
-    notebook_cells = [types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_uris[0]),
-                      types.NotebookCell(kind=types.NotebookCellKind.Markup, document=f"{uri}#markdown")]
+    notebook_cells = [
+        types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell_uris[0]),
+        types.NotebookCell(kind=types.NotebookCellKind.Markup, document=f"{uri}#markdown"),
+    ]
     notebook_cells += [types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in cell_uris[1:]]
-    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(uri=uri, notebook_type="jupyter-notebook", version=1,
-                                                 cells=notebook_cells),
-        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text=text)
-                             for u, text in zip(cell_uris, cells)]))
+    client.notebook_document_did_open(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=uri, notebook_type="jupyter-notebook", version=1, cells=notebook_cells
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=u, language_id="python", version=1, text=text)
+                for u, text in zip(cell_uris, cells, strict=False)
+            ],
+        )
+    )
     return uri, cell_uris
 
 
@@ -536,8 +609,12 @@ def write_notebook(path: Path, cells: Sequence[str]) -> Path:
         shaped = {"cell_type": kind, "metadata": {}, "source": text.splitlines(keepends=True)}
         return {**shaped, "execution_count": None, "outputs": []} if kind == "code" else shaped
 
-    document = {"cells": [cell("code", cells[0]), cell("markdown", "# Orders"), *(cell("code", c) for c in cells[1:])],
-                "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    document = {
+        "cells": [cell("code", cells[0]), cell("markdown", "# Orders"), *(cell("code", c) for c in cells[1:])],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(document, indent=1), encoding="utf-8")
     return path
 
@@ -558,26 +635,42 @@ async def test_notebook_diagnostics_per_cell(client: LanguageClient, folder: Pat
     for diagnostic in found:
         shown = reported[(diagnostic.code, 4)]  # the third code cell is the notebook's fourth cell
         assert (diagnostic.range.start.line + 1, diagnostic.range.start.character + 1) == (
-            shown["location"]["row"], shown["location"]["column"])
+            shown["location"]["row"],
+            shown["location"]["column"],
+        )
     line = NOTEBOOK_CELLS[2].splitlines()[3]
     (gpu102,) = [d for d in found if d.code == "GPU102"]
     assert gpu102.range.start == types.Position(line=3, character=line.index("orders.iterrows()"))
 
     # Editing a cell updates its diagnostics.
     since = len(client.published)
-    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
-        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=2),
-        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
-            types.NotebookDocumentCellContentChanges(
-                document=types.VersionedTextDocumentIdentifier(uri=cells[2], version=2),
-                changes=[types.TextDocumentContentChangeWholeDocument(text=NOTEBOOK_CELLS[2].split("for _")[0])])]))))
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=2),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=cells[2], version=2),
+                            changes=[
+                                types.TextDocumentContentChangeWholeDocument(text=NOTEBOOK_CELLS[2].split("for _")[0])
+                            ],
+                        )
+                    ]
+                )
+            ),
+        )
+    )
     assert codes(await published(client, cells[2], since=since)) == ["GPU101"]
 
     # Closing the notebook clears every cell.
     since = len(client.published)
-    client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
-        notebook_document=types.NotebookDocumentIdentifier(uri=uri),
-        cell_text_documents=[types.TextDocumentIdentifier(uri=u) for u in cells]))
+    client.notebook_document_did_close(
+        types.DidCloseNotebookDocumentParams(
+            notebook_document=types.NotebookDocumentIdentifier(uri=uri),
+            cell_text_documents=[types.TextDocumentIdentifier(uri=u) for u in cells],
+        )
+    )
     assert codes(await published(client, cells[2], since=since)) == []
 
 
@@ -596,7 +689,9 @@ async def test_notebook_fixes_give_what_check_fix_gives(client: LanguageClient, 
     zero = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
     (fix_all,) = await actions(client, cells[0], [], only=[FIX_ALL], at=zero)
     assert fix_all.edit is not None
-    result = [apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, NOTEBOOK_CELLS)]
+    result = [
+        apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, NOTEBOOK_CELLS, strict=False)
+    ]
     assert result == notebook_code_cells(copy)
     # "Disable for this line" goes into the cell the finding is in.
     (gpu102,) = [d for d in found if d.code == "GPU102"]
@@ -611,16 +706,24 @@ def zero_range() -> types.Range:
     return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
 
 
-def change_cells(client: LanguageClient, uri: str, version: int,
-                 texts: dict[str, str]) -> None:
+def change_cells(client: LanguageClient, uri: str, version: int, texts: dict[str, str]) -> None:
     """A notebook change that replaces the text of the cells in `texts`."""
-    client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
-        notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=version),
-        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
-            types.NotebookDocumentCellContentChanges(
-                document=types.VersionedTextDocumentIdentifier(uri=cell, version=version),
-                changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
-            for cell, text in texts.items()]))))
+    client.notebook_document_did_change(
+        types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=version),
+            change=types.NotebookDocumentChangeEvent(
+                cells=types.NotebookDocumentCellChanges(
+                    text_content=[
+                        types.NotebookDocumentCellContentChanges(
+                            document=types.VersionedTextDocumentIdentifier(uri=cell, version=version),
+                            changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                        )
+                        for cell, text in texts.items()
+                    ]
+                )
+            ),
+        )
+    )
 
 
 async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: Path):
@@ -629,17 +732,25 @@ async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: 
         lost_notebook = (folder / "never_opened.ipynb").as_uri()
         # Every notification about a text document the server was never told about.
         for version in (2, 3):
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=stranger, version=version),
-                content_changes=[types.TextDocumentContentChangePartial(range=zero_range(), text="x = 1\n")]))
-        client.text_document_did_save(types.DidSaveTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=stranger)))
-        client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=stranger)))
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    text_document=types.VersionedTextDocumentIdentifier(uri=stranger, version=version),
+                    content_changes=[types.TextDocumentContentChangePartial(range=zero_range(), text="x = 1\n")],
+                )
+            )
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=stranger))
+        )
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=stranger))
+        )
         # A notebook it was never told about, and a cell its notebook does not have.
         change_cells(client, lost_notebook, 2, {f"{lost_notebook}#cell0": "x = 1\n"})
-        client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
-            notebook_document=types.NotebookDocumentIdentifier(uri=lost_notebook), cell_text_documents=[]))
+        client.notebook_document_did_close(
+            types.DidCloseNotebookDocumentParams(
+                notebook_document=types.NotebookDocumentIdentifier(uri=lost_notebook), cell_text_documents=[]
+            )
+        )
         path = write_notebook(folder / "known_cells.ipynb", NOTEBOOK_CELLS)
         uri, cells = open_notebook(client, path, NOTEBOOK_CELLS)
         assert codes(await published(client, cells[2], bool)) == ["GPU101", "GPU102"]
@@ -650,17 +761,25 @@ async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: 
         assert codes(await published(client, cells[2], since=since)) == ["GPU101"]
         assert await actions(client, stray_cell, [], at=zero_range()) == []
         with pytest.raises(Exception, match="[Cc]ommand"):
-            await asyncio.wait_for(client.workspace_execute_command_async(
-                types.ExecuteCommandParams(command="gpulint.noSuchCommand")), WAIT_S)
+            await asyncio.wait_for(
+                client.workspace_execute_command_async(types.ExecuteCommandParams(command="gpulint.noSuchCommand")),
+                WAIT_S,
+            )
         # A notebook listing a code cell whose text the editor never sent: the others are linted.
         textless = f"vscode-notebook-cell:{path}#textless"
         partial = (folder / "partial.ipynb").as_uri()
         sent = f"vscode-notebook-cell:{folder / 'partial.ipynb'}#sent"
-        client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=partial, notebook_type="jupyter-notebook", version=1,
-                cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (textless, sent)]),
-            cell_text_documents=[types.TextDocumentItem(uri=sent, language_id="python", version=1, text=ITERROWS)]))
+        client.notebook_document_did_open(
+            types.DidOpenNotebookDocumentParams(
+                notebook_document=types.NotebookDocument(
+                    uri=partial,
+                    notebook_type="jupyter-notebook",
+                    version=1,
+                    cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (textless, sent)],
+                ),
+                cell_text_documents=[types.TextDocumentItem(uri=sent, language_id="python", version=1, text=ITERROWS)],
+            )
+        )
         assert codes(await published(client, sent, bool)) == ["GPU102"]
         # Still serving, and the user was never shown an error.
         other = open_document(client, write(folder / "after_unknown.py", ITERROWS))
@@ -682,7 +801,8 @@ CROSSING_CELLS = [
 
 
 async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_applies_the_others(
-        folder: Path, tmp_path: Path, cli):
+    folder: Path, tmp_path: Path, cli
+):
     async with session(options={"unsafeFixes": True, "preview": True}) as (client, _):  # GPU202 is a preview rule
         path = write_notebook(folder / "crossing.ipynb", CROSSING_CELLS)
         uri, cells = open_notebook(client, path, CROSSING_CELLS)
@@ -697,5 +817,7 @@ async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_ap
     assert fix_all.edit is not None and fix_all.edit.changes is not None and set(fix_all.edit.changes) == {cells[3]}
     copy = write_notebook(tmp_path / "crossing_copy.ipynb", CROSSING_CELLS)
     cli("check", "--preview", "--fix", "--unsafe-fixes", str(copy))
-    result = [apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, CROSSING_CELLS)]
+    result = [
+        apply(text, list(fix_all.edit.changes.get(u, []))) for u, text in zip(cells, CROSSING_CELLS, strict=False)
+    ]
     assert result == notebook_code_cells(copy) and result[3] != CROSSING_CELLS[3]

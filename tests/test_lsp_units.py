@@ -102,17 +102,20 @@ def _disabled(text: str, code: str = "GPU102") -> str:
     return result
 
 
-@pytest.mark.parametrize("comment, expected", [
-    ("", "  # noqa: GPU102"),
-    ("   ", "  # noqa: GPU102"),
-    ("  # noqa: E501", "  # noqa: E501, GPU102"),
-    ("  # NOQA:E501,W291 keep this", "  # noqa: E501, W291, GPU102 keep this"),
-    ("  # why it is fine", "  # why it is fine  # noqa: GPU102"),
-    ("  # noqa: E501 (http link too long)", "  # noqa: E501, GPU102 (http link too long)"),
-    ("  # noqa: E501 py3 compat", "  # noqa: E501, GPU102 py3 compat"),
-    ("  # noqa:", "  # noqa: GPU102"),
-    ("  # noqa: GPU10x", "  # noqa: GPU10x, GPU102"),
-])
+@pytest.mark.parametrize(
+    "comment, expected",
+    [
+        ("", "  # noqa: GPU102"),
+        ("   ", "  # noqa: GPU102"),
+        ("  # noqa: E501", "  # noqa: E501, GPU102"),
+        ("  # NOQA:E501,W291 keep this", "  # noqa: E501, W291, GPU102 keep this"),
+        ("  # why it is fine", "  # why it is fine  # noqa: GPU102"),
+        ("  # noqa: E501 (http link too long)", "  # noqa: E501, GPU102 (http link too long)"),
+        ("  # noqa: E501 py3 compat", "  # noqa: E501, GPU102 py3 compat"),
+        ("  # noqa:", "  # noqa: GPU102"),
+        ("  # noqa: GPU10x", "  # noqa: GPU10x, GPU102"),
+    ],
+)
 def test_noqa_is_added_or_merged(comment: str, expected: str):
     lines = ITERROWS.splitlines(keepends=True)
     lines[4] = lines[4].rstrip("\n") + comment + "\n"
@@ -122,18 +125,20 @@ def test_noqa_is_added_or_merged(comment: str, expected: str):
 def test_noqa_goes_where_a_comment_can_go():
     # The finding's first line ends inside a backslash continuation: the comment goes on
     # its last line, which gpulint reads too.
-    text = textwrap.dedent('''\
+    text = textwrap.dedent("""\
         import pandas as pd
 
         def f(frame: pd.DataFrame):
             for _, row in frame \\
                     .iterrows():
                 print(row)
-    ''')
+    """)
     finding = _finding(text)
     assert (finding.start.line, finding.end.line) == (4, 5)
-    assert _disabled(text).splitlines()[3:5] == ["    for _, row in frame \\",
-                                                 "            .iterrows():  # noqa: GPU102"]
+    assert _disabled(text).splitlines()[3:5] == [
+        "    for _, row in frame \\",
+        "            .iterrows():  # noqa: GPU102",
+    ]
 
 
 def test_noqa_keeps_windows_line_endings():
@@ -160,8 +165,7 @@ def test_settings_read_bare_and_wrapped_shapes():
 
 
 def test_a_bad_setting_is_reported_and_left_out():
-    settings, problems = Settings(ignore=("GPU104",)).updated(
-        {"select": ["GPU999"], "ignore": 5, "unsafeFixes": "yes"})
+    settings, problems = Settings(ignore=("GPU104",)).updated({"select": ["GPU999"], "ignore": 5, "unsafeFixes": "yes"})
     assert settings == Settings(ignore=("GPU104",))
     assert len(problems) == 3
     assert "GPU999" in problems[0] and "`ignore`" in problems[1] and "`unsafeFixes`" in problems[2]
@@ -169,7 +173,8 @@ def test_a_bad_setting_is_reported_and_left_out():
 
 def test_null_unsets_a_setting():
     settings, _ = Settings(select=("GPU1",), ignore=("GPU104",), unsafe_fixes=True).updated(
-        {"select": None, "ignore": None, "unsafeFixes": None})
+        {"select": None, "ignore": None, "unsafeFixes": None}
+    )
     assert settings == Settings()
 
 
@@ -221,33 +226,48 @@ def _types():
 def _whole(types, uri: str, text: str, version: int = 2):
     return types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+    )
 
 
 def _cell_changes(types, notebook: str, texts: dict[str, str]):
     return types.DidChangeNotebookDocumentParams(
         notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook, version=2),
-        change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
-            types.NotebookDocumentCellContentChanges(
-                document=types.VersionedTextDocumentIdentifier(uri=cell, version=2),
-                changes=[types.TextDocumentContentChangeWholeDocument(text=text)])
-            for cell, text in texts.items()])))
+        change=types.NotebookDocumentChangeEvent(
+            cells=types.NotebookDocumentCellChanges(
+                text_content=[
+                    types.NotebookDocumentCellContentChanges(
+                        document=types.VersionedTextDocumentIdentifier(uri=cell, version=2),
+                        changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+                    )
+                    for cell, text in texts.items()
+                ]
+            )
+        ),
+    )
 
 
 def _handled(server, params) -> list:
     """Run the protocol's own handling of a notification; what it passes on to the server's handlers."""
-    method = {"DidChangeTextDocumentParams": "lsp_text_document__did_change",
-              "DidCloseTextDocumentParams": "lsp_text_document__did_close",
-              "DidChangeNotebookDocumentParams": "lsp_notebook_document__did_change",
-              "DidCloseNotebookDocumentParams": "lsp_notebook_document__did_close"}[type(params).__name__]
+    method = {
+        "DidChangeTextDocumentParams": "lsp_text_document__did_change",
+        "DidCloseTextDocumentParams": "lsp_text_document__did_close",
+        "DidChangeNotebookDocumentParams": "lsp_notebook_document__did_change",
+        "DidCloseNotebookDocumentParams": "lsp_notebook_document__did_close",
+    }[type(params).__name__]
     return list(getattr(server.protocol, method)(params))
 
 
 def test_a_change_to_a_document_that_is_not_open_is_logged_and_dropped(bare_server):
     types = _types()
     assert _handled(bare_server, _whole(types, "file:///nowhere.py", "x = 1\n")) == []
-    assert _handled(bare_server, types.DidCloseTextDocumentParams(
-        text_document=types.TextDocumentIdentifier(uri="file:///nowhere.py"))) == []
+    assert (
+        _handled(
+            bare_server,
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri="file:///nowhere.py")),
+        )
+        == []
+    )
     assert bare_server.shown == []
     assert [m.type for m in bare_server.logged] == [types.MessageType.Log] * 2
     assert all("file:///nowhere.py" in m.message for m in bare_server.logged)
@@ -256,8 +276,9 @@ def test_a_change_to_a_document_that_is_not_open_is_logged_and_dropped(bare_serv
 def test_a_change_to_an_open_document_is_applied_and_passed_on(bare_server):
     types = _types()
     uri = "file:///open.py"
-    bare_server.workspace.put_text_document(types.TextDocumentItem(uri=uri, language_id="python", version=1,
-                                                                   text="x = 0\n"))
+    bare_server.workspace.put_text_document(
+        types.TextDocumentItem(uri=uri, language_id="python", version=1, text="x = 0\n")
+    )
     (passed,) = _handled(bare_server, _whole(types, uri, "x = 1\n"))
     assert passed[1][0].text_document.uri == uri
     assert bare_server.workspace.get_text_document(uri).source == "x = 1\n"
@@ -268,13 +289,27 @@ def test_a_change_to_an_unknown_notebook_or_cell_is_logged_and_the_rest_applied(
     types = _types()
     notebook, cell, stray = "file:///n.ipynb", "vscode-notebook-cell:/n.ipynb#a", "vscode-notebook-cell:/n.ipynb#b"
     assert _handled(bare_server, _cell_changes(types, notebook, {cell: "x = 1\n"})) == []
-    assert _handled(bare_server, types.DidCloseNotebookDocumentParams(
-        notebook_document=types.NotebookDocumentIdentifier(uri=notebook), cell_text_documents=[])) == []
+    assert (
+        _handled(
+            bare_server,
+            types.DidCloseNotebookDocumentParams(
+                notebook_document=types.NotebookDocumentIdentifier(uri=notebook), cell_text_documents=[]
+            ),
+        )
+        == []
+    )
     assert len(bare_server.logged) == 2 and all(notebook in m.message for m in bare_server.logged)
-    bare_server.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(uri=notebook, notebook_type="jupyter-notebook", version=1, cells=[
-            types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell)]),
-        cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python", version=1, text="x = 0\n")]))
+    bare_server.workspace.put_notebook_document(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell)],
+            ),
+            cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python", version=1, text="x = 0\n")],
+        )
+    )
     (passed,) = _handled(bare_server, _cell_changes(types, notebook, {stray: "y = 1\n", cell: "x = 1\n"}))
     assert bare_server.workspace.get_text_document(cell).source == "x = 1\n"
     assert bare_server.workspace.get_notebook_document(notebook_uri=notebook).version == 2
@@ -285,18 +320,28 @@ def test_a_change_to_a_cell_closed_in_the_same_message_is_logged_and_the_rest_ap
     types = _types()
     notebook, kept, closed = "file:///n.ipynb", "vscode-notebook-cell:/n.ipynb#a", "vscode-notebook-cell:/n.ipynb#b"
     added = "vscode-notebook-cell:/n.ipynb#c"
-    bare_server.workspace.put_notebook_document(types.DidOpenNotebookDocumentParams(
-        notebook_document=types.NotebookDocument(uri=notebook, notebook_type="jupyter-notebook", version=1, cells=[
-            types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (kept, closed)]),
-        cell_text_documents=[types.TextDocumentItem(uri=u, language_id="python", version=1, text="x = 0\n")
-                             for u in (kept, closed)]))
+    bare_server.workspace.put_notebook_document(
+        types.DidOpenNotebookDocumentParams(
+            notebook_document=types.NotebookDocument(
+                uri=notebook,
+                notebook_type="jupyter-notebook",
+                version=1,
+                cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=u) for u in (kept, closed)],
+            ),
+            cell_text_documents=[
+                types.TextDocumentItem(uri=u, language_id="python", version=1, text="x = 0\n") for u in (kept, closed)
+            ],
+        )
+    )
     # The second cell is replaced by a new one; both get a text change in the same message.
     params = _cell_changes(types, notebook, {closed: "y = 1\n", kept: "x = 1\n", added: "z = 1\n"})
     params.change.cells.structure = types.NotebookDocumentCellChangeStructure(
-        array=types.NotebookCellArrayChange(start=1, delete_count=1, cells=[
-            types.NotebookCell(kind=types.NotebookCellKind.Code, document=added)]),
+        array=types.NotebookCellArrayChange(
+            start=1, delete_count=1, cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=added)]
+        ),
         did_open=[types.TextDocumentItem(uri=added, language_id="python", version=1, text="z = 0\n")],
-        did_close=[types.TextDocumentIdentifier(closed)])
+        did_close=[types.TextDocumentIdentifier(closed)],
+    )
     assert len(_handled(bare_server, params)) == 1
     assert bare_server.workspace.get_text_document(kept).source == "x = 1\n"
     assert bare_server.workspace.get_text_document(added).source == "z = 1\n"

@@ -14,30 +14,33 @@ from gpulint.evidence import Ty
 from .test_evidence import probe
 
 
-@pytest.mark.parametrize(("qualname", "role"), [
-    ("sklearn.preprocessing.StandardScaler", estimators.TRANSFORMER),
-    ("sklearn.feature_extraction.text.TfidfVectorizer", estimators.TRANSFORMER),
-    ("sklearn.ensemble._forest.RandomForestClassifier", estimators.PREDICTOR),
-    ("sklearn.ensemble.RandomTreesEmbedding", estimators.TRANSFORMER),
-    ("sklearn.neighbors.NearestNeighbors", estimators.ESTIMATOR),
-    ("sklearn.model_selection.GridSearchCV", estimators.SEARCH),
-    ("sklearn.pipeline.make_pipeline", estimators.PIPELINE),
-    ("sklearn.preprocessing.LabelEncoder", estimators.LABEL),
-    ("cuml.PCA", estimators.TRANSFORMER),
-    ("cuml.RandomForestClassifier", estimators.PREDICTOR),
-    ("cuml.preprocessing.StandardScaler", estimators.TRANSFORMER),
-    # functions and other things are no estimators
-    ("sklearn.model_selection.train_test_split", None),
-    ("sklearn.model_selection.KFold", None),
-    ("sklearn.preprocessing.scale", None),
-    ("pandas.DataFrame", None),
-])
+@pytest.mark.parametrize(
+    ("qualname", "role"),
+    [
+        ("sklearn.preprocessing.StandardScaler", estimators.TRANSFORMER),
+        ("sklearn.feature_extraction.text.TfidfVectorizer", estimators.TRANSFORMER),
+        ("sklearn.ensemble._forest.RandomForestClassifier", estimators.PREDICTOR),
+        ("sklearn.ensemble.RandomTreesEmbedding", estimators.TRANSFORMER),
+        ("sklearn.neighbors.NearestNeighbors", estimators.ESTIMATOR),
+        ("sklearn.model_selection.GridSearchCV", estimators.SEARCH),
+        ("sklearn.pipeline.make_pipeline", estimators.PIPELINE),
+        ("sklearn.preprocessing.LabelEncoder", estimators.LABEL),
+        ("cuml.PCA", estimators.TRANSFORMER),
+        ("cuml.RandomForestClassifier", estimators.PREDICTOR),
+        ("cuml.preprocessing.StandardScaler", estimators.TRANSFORMER),
+        # functions and other things are no estimators
+        ("sklearn.model_selection.train_test_split", None),
+        ("sklearn.model_selection.KFold", None),
+        ("sklearn.preprocessing.scale", None),
+        ("pandas.DataFrame", None),
+    ],
+)
 def test_roles_by_qualified_name(qualname, role):
     assert estimators.role(qualname) == role
 
 
 def test_estimators_are_followed_through_aliases_and_fit():
-    seen = probe('''
+    seen = probe("""
         import sklearn.ensemble
         from sklearn import preprocessing
         from sklearn.linear_model import LogisticRegression as LR
@@ -50,7 +53,7 @@ def test_estimators_are_followed_through_aliases_and_fit():
 
         def f(m: LR):
             probe(m)
-    ''')
+    """)
     assert seen == [
         Ty("estimator", "sklearn.linear_model.LogisticRegression"),
         Ty("estimator", "sklearn.preprocessing.StandardScaler"),
@@ -61,7 +64,7 @@ def test_estimators_are_followed_through_aliases_and_fit():
 
 
 def test_estimators_of_different_classes_on_two_branches_are_unknown():
-    assert probe('''
+    assert probe("""
         from sklearn.linear_model import Ridge, Lasso
         model = Ridge() if flag else Lasso()
         if flag:
@@ -69,11 +72,11 @@ def test_estimators_of_different_classes_on_two_branches_are_unknown():
         else:
             model = Lasso()
         probe(model)
-    ''') == [None]
+    """) == [None]
 
 
 def test_dask_collections():
-    seen = probe('''
+    seen = probe("""
         import dask
         import dask.array as da
         import dask.bag as db
@@ -90,7 +93,7 @@ def test_dask_collections():
 
         def g(a: da.Array):
             probe(a)
-    ''')
+    """)
     lazy = Ty("collection", "dask")
     assert seen == [lazy, lazy, None, lazy, lazy, None, None, lazy]
 
@@ -142,14 +145,17 @@ def test_transformers_said_to_ignore_y_really_do():
     assert not estimators.ignores_y("sklearn.feature_selection.SelectKBest")
 
 
-@pytest.mark.parametrize(("qualname", "metric"), [
-    ("sklearn.metrics.accuracy_score", True),
-    ("sklearn.metrics.mean_squared_error", True),
-    ("sklearn.metrics.log_loss", True),
-    ("cuml.metrics.r2_score", True),
-    ("sklearn.metrics.pairwise_kernels", False),
-    ("sklearn.metrics.confusion_matrix", False),
-    ("sklearn.model_selection.cross_val_score", False),
-])
+@pytest.mark.parametrize(
+    ("qualname", "metric"),
+    [
+        ("sklearn.metrics.accuracy_score", True),
+        ("sklearn.metrics.mean_squared_error", True),
+        ("sklearn.metrics.log_loss", True),
+        ("cuml.metrics.r2_score", True),
+        ("sklearn.metrics.pairwise_kernels", False),
+        ("sklearn.metrics.confusion_matrix", False),
+        ("sklearn.model_selection.cross_val_score", False),
+    ],
+)
 def test_metrics_are_scores_not_distances(qualname, metric):
     assert estimators.is_metric(qualname) is metric

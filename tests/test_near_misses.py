@@ -296,8 +296,9 @@ NEAR_MISSES = {
 def test_no_rule_flags_a_near_miss(source):
     text = textwrap.dedent(source)
     ast.parse(text)  # the snippet itself is valid Python: a clean result is not a GPU001 artefact
-    assert any(f"import {lib}" in text for lib in ("pandas", "numpy", "cudf", "cupy", "torch", "sklearn", "dask")), \
+    assert any(f"import {lib}" in text for lib in ("pandas", "numpy", "cudf", "cupy", "torch", "sklearn", "dask")), (
         "the engine would skip it"
+    )
     found = lint_source(text)
     assert found == [], [(d.code, d.start.line, d.message) for d in found]
 

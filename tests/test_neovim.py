@@ -24,18 +24,18 @@ ROOT = Path(__file__).resolve().parents[1]
 NVIM = shutil.which("nvim")
 pytestmark = pytest.mark.skipif(NVIM is None, reason="Neovim (nvim) is not installed")
 
-GROWN = textwrap.dedent('''\
+GROWN = textwrap.dedent("""\
     import pandas as pd
 
     orders = pd.read_csv("orders.csv")
     top_orders = pd.DataFrame()
     for region, group in orders.groupby("region"):
         top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
-''')
+""")
 
 #: Plays the user: waits for gpulint's diagnostic, puts the cursor on it, opens the code
 #: action menu and picks the quick fix, then writes what the buffer holds.
-DRIVER = textwrap.dedent('''\
+DRIVER = textwrap.dedent("""\
     local target, result = os.getenv("GPULINT_TARGET"), os.getenv("GPULINT_RESULT")
 
     local function finish(status, text)
@@ -79,7 +79,7 @@ DRIVER = textwrap.dedent('''\
 
     local ok, error = pcall(main)
     if not ok then finish("error " .. tostring(error)) end
-''')
+""")
 
 
 def readme_snippet() -> str:
@@ -100,13 +100,23 @@ def test_neovim_shows_the_finding_and_applies_the_quick_fix(tmp_path: Path, cli)
     snippet = write(tmp_path / "gpulint.lua", readme_snippet())
     driver = write(tmp_path / "driver.lua", DRIVER)
     result = tmp_path / "result.txt"
-    env = {**os.environ, "GPULINT_TARGET": str(target), "GPULINT_RESULT": str(result),
-           # the snippet runs `gpulint server`: the one installed with this Python
-           "PATH": os.pathsep.join([str(Path(GPULINT).parent), os.environ.get("PATH", "")]),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    subprocess.run([NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n",
-                    "-c", f"luafile {snippet}", "-c", f"luafile {driver}"],
-                   cwd=target.parent, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=180)
+    env = {
+        **os.environ,
+        "GPULINT_TARGET": str(target),
+        "GPULINT_RESULT": str(result),
+        # the snippet runs `gpulint server`: the one installed with this Python
+        "PATH": os.pathsep.join([str(Path(GPULINT).parent), os.environ.get("PATH", "")]),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    subprocess.run(
+        [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {snippet}", "-c", f"luafile {driver}"],
+        cwd=target.parent,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=180,
+    )
 
     status, _, text = result.read_text(encoding="utf-8").partition("\n")
     line = GROWN.splitlines().index('    top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])')

@@ -41,8 +41,9 @@ def test_newer_syntax_is_linted_with_its_findings_and_no_syntax_error(case):
 
 
 def test_a_finding_after_a_lowered_string_on_the_same_line_keeps_its_column():
-    source = HEAD + ('frame = pd.read_csv("a.csv")\n'
-                     'x = (f"{frame["a"]}", frame.apply(lambda r: r["a"] + r["b"], axis=1))\n')
+    source = HEAD + (
+        'frame = pd.read_csv("a.csv")\nx = (f"{frame["a"]}", frame.apply(lambda r: r["a"] + r["b"], axis=1))\n'
+    )
     [(code, line, column)] = _codes(source)
     assert (code, line) == ("GPU104", 4)
     assert source.splitlines()[line - 1][column:].startswith("frame.apply(")
@@ -57,12 +58,15 @@ def test_lowering_keeps_every_line_and_its_length():
     assert [len(line) for line in text.splitlines()] == [len(line) for line in source.splitlines()]
 
 
-@pytest.mark.parametrize("broken", [
-    "def f(:\n    pass\n",
-    "type = = 3\n",
-    'x = f"{"\n',
-    "class C[T](:\n    pass\n",
-])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "def f(:\n    pass\n",
+        "type = = 3\n",
+        'x = f"{"\n',
+        "class C[T](:\n    pass\n",
+    ],
+)
 def test_code_no_python_accepts_is_still_a_syntax_error(broken):
     assert [code for code, _, _ in _codes(broken)] == ["GPU001"]
 
@@ -89,10 +93,13 @@ def test_fixes_apply_in_a_file_with_newer_syntax_and_keep_it():
 def test_target_version_reports_syntax_newer_than_it_and_checks_the_rest():
     from gpulint.config import Config
 
-    source = (HEAD + NEWER["type statement"] + 'label = t"{1}"\n' + "frame = pd.read_csv('a.csv')\ntotal = 0\n"
-              + ITERROWS)
-    found = [(d.code, d.start.line, d.start.col, d.message) for d in lint_source(source, config=Config(
-        target_version=(3, 12)))]
+    source = (
+        HEAD + NEWER["type statement"] + 'label = t"{1}"\n' + "frame = pd.read_csv('a.csv')\ntotal = 0\n" + ITERROWS
+    )
+    found = [
+        (d.code, d.start.line, d.start.col, d.message)
+        for d in lint_source(source, config=Config(target_version=(3, 12)))
+    ]
     assert found[0] == ("GPU001", 4, 8, "t-string needs Python 3.14; `target-version` is py312")
     assert [code for code, *_ in found] == ["GPU001", "GPU102"]
     older = [(d.code, d.start.line) for d in lint_source(source, config=Config(target_version=(3, 11)))]

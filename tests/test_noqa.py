@@ -22,38 +22,41 @@ def _with_comment(comment: str) -> str:
     return ITERROWS.replace(LOOP, f"{LOOP}  {comment}")
 
 
-@pytest.mark.parametrize("comment, suppressed", [
-    ("# noqa", True),
-    ("# NOQA", True),
-    ("#noqa", True),
-    ("# noqa: GPU102", True),
-    ("# noqa:GPU102", True),
-    ("# noqa:GPU102,E501", True),
-    ("# noqa: E501, GPU102", True),
-    ("# noqa: E501 GPU102", True),
-    ("# noqa : GPU102", True),
-    ("# noqa: PERF401,FURB118,GPU102", True),
-    ("# noqa: GPU102  # loop kept on purpose", True),
-    ("# type: ignore  # noqa: GPU102", True),
-    ("# noqa because the frame is tiny", True),  # flake8 reads this as a blanket noqa
-    # Free text after the codes, as flake8 allows it.
-    ("# noqa: GPU102 (http link too long)", True),
-    ("# noqa: GPU102 kept on purpose", True),
-    ("# noqa: E501, GPU102 (frame is tiny)", True),
-    ("# noqa:E501,GPU102 see the README", True),
-    ("# noqa: GPU102. The frame is tiny", True),
-    ("# noqa: E501 (GPU102 is fine here)", False),  # a code in the free text is not listed
-    ("# noqa: E501 some reason", False),
-    ("# noqa: E501", False),
-    ("# noqa: GPU101", False),
-    ("# noqa: GPU10", False),
-    ("# noqa:", False),
-    ("# noqa: not-a-code", False),
-    ("# noqa: gpu102", False),
-    ("# noqa-GPU102", False),
-    ("# noqaGPU102", False),
-    ("# see noqa docs", False),
-])
+@pytest.mark.parametrize(
+    "comment, suppressed",
+    [
+        ("# noqa", True),
+        ("# NOQA", True),
+        ("#noqa", True),
+        ("# noqa: GPU102", True),
+        ("# noqa:GPU102", True),
+        ("# noqa:GPU102,E501", True),
+        ("# noqa: E501, GPU102", True),
+        ("# noqa: E501 GPU102", True),
+        ("# noqa : GPU102", True),
+        ("# noqa: PERF401,FURB118,GPU102", True),
+        ("# noqa: GPU102  # loop kept on purpose", True),
+        ("# type: ignore  # noqa: GPU102", True),
+        ("# noqa because the frame is tiny", True),  # flake8 reads this as a blanket noqa
+        # Free text after the codes, as flake8 allows it.
+        ("# noqa: GPU102 (http link too long)", True),
+        ("# noqa: GPU102 kept on purpose", True),
+        ("# noqa: E501, GPU102 (frame is tiny)", True),
+        ("# noqa:E501,GPU102 see the README", True),
+        ("# noqa: GPU102. The frame is tiny", True),
+        ("# noqa: E501 (GPU102 is fine here)", False),  # a code in the free text is not listed
+        ("# noqa: E501 some reason", False),
+        ("# noqa: E501", False),
+        ("# noqa: GPU101", False),
+        ("# noqa: GPU10", False),
+        ("# noqa:", False),
+        ("# noqa: not-a-code", False),
+        ("# noqa: gpu102", False),
+        ("# noqa-GPU102", False),
+        ("# noqaGPU102", False),
+        ("# see noqa docs", False),
+    ],
+)
 def test_directive_on_the_finding_line(comment, suppressed):
     codes = [d.code for d in lint_source(_with_comment(comment), "sales.py")]
     assert codes == ([] if suppressed else ["GPU102"])
@@ -69,12 +72,12 @@ def test_noqa_inside_a_string_literal_does_nothing():
     source = source.replace('        out.append(row["price"] - row["cost"])\n', "")
     assert "# noqa" in source
     assert [d.code for d in lint_source(source, "sales.py")] == ["GPU102"]
-    comprehension = textwrap.dedent('''\
+    comprehension = textwrap.dedent("""\
         import pandas as pd
 
         def f(frame: pd.DataFrame) -> list:
             return [(row["a"], "# noqa: GPU102") for _, row in frame.iterrows()]
-    ''')
+    """)
     assert [d.code for d in lint_source(comprehension, "c.py")] == ["GPU102"]
 
 
@@ -95,12 +98,12 @@ def test_noqa_inside_a_multiline_string_does_nothing():
 
 
 def test_noqa_suppresses_a_finding_in_a_comprehension():
-    source = textwrap.dedent('''\
+    source = textwrap.dedent("""\
         import pandas as pd
 
         def f(frame: pd.DataFrame) -> list:
             return [row["a"] for _, row in frame.iterrows()]  # noqa: GPU102
-    ''')
+    """)
     assert lint_source(source, "c.py") == []
 
 
@@ -110,19 +113,22 @@ def test_noqa_on_a_syntax_error_line():
     assert [d.code for d in lint_source("def f(:  # noqa: GPU102\n", "s.py")] == ["GPU001"]
 
 
-@pytest.mark.parametrize("comment, warning, suppressed", [
-    ("# noqa: GPU102, not-a-code", "malformed code(s) in noqa directive: not-a-code", True),
-    ("# noqa: not-a-code", "malformed code(s) in noqa directive: not-a-code", False),
-    ("# noqa:gpu102", "malformed code(s) in noqa directive: gpu102", False),
-    ("# noqa:", "`# noqa:` without codes", False),
-    ("# noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999", False),
-    ("# noqa GPU102", "`# noqa` codes need a colon", True),
-    ("# noqa: GPU10x", "malformed code(s) in noqa directive: GPU10x", False),
-    ("# noqa: GPU1O2", "malformed code(s) in noqa directive: GPU1O2", False),
-    ("# noqa: GPU102 E50l (typo)", "malformed code(s) in noqa directive: E50l", True),
-    ("# noqa: ,", "`# noqa:` without codes", False),
-    ("# noqa: (URL too long)", "malformed code(s) in noqa directive: (URL", False),
-])
+@pytest.mark.parametrize(
+    "comment, warning, suppressed",
+    [
+        ("# noqa: GPU102, not-a-code", "malformed code(s) in noqa directive: not-a-code", True),
+        ("# noqa: not-a-code", "malformed code(s) in noqa directive: not-a-code", False),
+        ("# noqa:gpu102", "malformed code(s) in noqa directive: gpu102", False),
+        ("# noqa:", "`# noqa:` without codes", False),
+        ("# noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999", False),
+        ("# noqa GPU102", "`# noqa` codes need a colon", True),
+        ("# noqa: GPU10x", "malformed code(s) in noqa directive: GPU10x", False),
+        ("# noqa: GPU1O2", "malformed code(s) in noqa directive: GPU1O2", False),
+        ("# noqa: GPU102 E50l (typo)", "malformed code(s) in noqa directive: E50l", True),
+        ("# noqa: ,", "`# noqa:` without codes", False),
+        ("# noqa: (URL too long)", "malformed code(s) in noqa directive: (URL", False),
+    ],
+)
 def test_malformed_directives_are_warned_and_never_blanket(project, cli, comment, warning, suppressed):
     write(project / "sales.py", _with_comment(comment))
     run = cli("check", "sales.py")
@@ -135,13 +141,16 @@ def test_malformed_directives_are_warned_and_never_blanket(project, cli, comment
     assert cli("check", "--quiet", "sales.py").stderr == ""
 
 
-@pytest.mark.parametrize("comment", [
-    "# noqa: E501, PERF401, GPU102",
-    "# noqa: GPU102 (http link too long)",
-    "# noqa: GPU102 some reason",
-    "# noqa:E501,GPU102",
-    "# noqa: GPU102 py3 only",
-])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# noqa: E501, PERF401, GPU102",
+        "# noqa: GPU102 (http link too long)",
+        "# noqa: GPU102 some reason",
+        "# noqa:E501,GPU102",
+        "# noqa: GPU102 py3 only",
+    ],
+)
 def test_well_formed_directives_are_not_warned(project, cli, comment):
     write(project / "sales.py", _with_comment(comment))
     run = cli("check", "sales.py")
@@ -149,13 +158,16 @@ def test_well_formed_directives_are_not_warned(project, cli, comment):
     assert run.stderr == ""
 
 
-@pytest.mark.parametrize("comment, codes", [
-    ("# noqa: E501 (http link too long)", {"E501"}),
-    ("# noqa: E501 some reason", {"E501"}),
-    ("# noqa:E501,W291", {"E501", "W291"}),
-    ("# noqa: E501,W291 because", {"E501", "W291"}),
-    ("# noqa: E501 W291", {"E501", "W291"}),
-])
+@pytest.mark.parametrize(
+    "comment, codes",
+    [
+        ("# noqa: E501 (http link too long)", {"E501"}),
+        ("# noqa: E501 some reason", {"E501"}),
+        ("# noqa:E501,W291", {"E501", "W291"}),
+        ("# noqa: E501,W291 because", {"E501", "W291"}),
+        ("# noqa: E501 W291", {"E501", "W291"}),
+    ],
+)
 def test_code_lists_read_as_flake8_reads_them(comment, codes):
     defaults = pytest.importorskip("flake8.defaults")
 
@@ -192,7 +204,7 @@ def test_a_multi_line_finding_is_silenced_on_its_last_line_too():
 
 # -- codes split from GPU301 -----------------------------------------------------------------
 
-SPLIT = '''\
+SPLIT = """\
 import torch
 
 device = torch.device("cuda")
@@ -204,7 +216,7 @@ for batch in range(10_000):
     total += loss.item()  {total}
     print(loss.item())  {read}
     kept = loss.detach().cpu()  {copy}
-'''
+"""
 
 
 def _host_codes(**comments: str) -> list[str]:
@@ -220,7 +232,10 @@ def test_a_noqa_for_the_code_a_rule_was_split_from_still_silences_it():
 
 def test_the_new_codes_do_not_silence_the_old_one_nor_each_other():
     assert _host_codes(total="# noqa: GPU307", read="# noqa: GPU308", copy="# noqa: GPU307, GPU308") == [
-        "GPU308", "GPU307", "GPU301"]
+        "GPU308",
+        "GPU307",
+        "GPU301",
+    ]
 
 
 def test_a_file_exemption_for_the_old_code_covers_the_codes_split_from_it():

@@ -25,8 +25,16 @@ def test_the_sample_has_two_findings():
 
 
 @pytest.mark.parametrize("where", ["top", "middle", "bottom", "indented"])
-@pytest.mark.parametrize("comment", ["# gpulint: noqa", "#gpulint:noqa", "# GPULINT: NOQA", "# gpulint : noqa",
-                                     "# gpulint: noqa because the data is tiny"])
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# gpulint: noqa",
+        "#gpulint:noqa",
+        "# GPULINT: NOQA",
+        "# gpulint : noqa",
+        "# gpulint: noqa because the data is tiny",
+    ],
+)
 def test_blanket_file_directive_anywhere_suppresses_every_finding(comment, where):
     lines = TWO.splitlines(keepends=True)
     if where == "top":
@@ -40,13 +48,16 @@ def test_blanket_file_directive_anywhere_suppresses_every_finding(comment, where
     assert _codes(text) == []
 
 
-@pytest.mark.parametrize("comment, remaining", [
-    ("# gpulint: noqa: GPU102", ["GPU104"]),
-    ("# gpulint: noqa:GPU104", ["GPU102"]),
-    ("# gpulint: noqa: GPU102, GPU104", []),
-    ("# gpulint: noqa: E501, GPU104 (the frame is tiny)", ["GPU102"]),
-    ("# gpulint: noqa: E501", ["GPU102", "GPU104"]),
-])
+@pytest.mark.parametrize(
+    "comment, remaining",
+    [
+        ("# gpulint: noqa: GPU102", ["GPU104"]),
+        ("# gpulint: noqa:GPU104", ["GPU102"]),
+        ("# gpulint: noqa: GPU102, GPU104", []),
+        ("# gpulint: noqa: E501, GPU104 (the frame is tiny)", ["GPU102"]),
+        ("# gpulint: noqa: E501", ["GPU102", "GPU104"]),
+    ],
+)
 def test_file_directive_with_codes_suppresses_only_those(comment, remaining):
     assert _codes(comment + "\n" + TWO) == remaining
 
@@ -56,16 +67,19 @@ def test_several_file_directives_add_up():
     assert _codes("# gpulint: noqa: GPU102\n" + TWO + "# gpulint: noqa\n") == []
 
 
-@pytest.mark.parametrize("text", [
-    "# noqa\n" + TWO,                                   # a line directive on its own line: that line only
-    "# ruff: noqa\n" + TWO,                             # another tool's file directive
-    "# flake8: noqa\n" + TWO,
-    "# gpulint: noqa-all\n" + TWO,
-    "# gpulint: noqaGPU102\n" + TWO,
-    "# gpulint is fine here, noqa\n" + TWO,
-    TWO + 'label = """\n# gpulint: noqa\n"""\n',        # inside a string: not a comment
-    TWO + 'label = "# gpulint: noqa"\n',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "# noqa\n" + TWO,  # a line directive on its own line: that line only
+        "# ruff: noqa\n" + TWO,  # another tool's file directive
+        "# flake8: noqa\n" + TWO,
+        "# gpulint: noqa-all\n" + TWO,
+        "# gpulint: noqaGPU102\n" + TWO,
+        "# gpulint is fine here, noqa\n" + TWO,
+        TWO + 'label = """\n# gpulint: noqa\n"""\n',  # inside a string: not a comment
+        TWO + 'label = "# gpulint: noqa"\n',
+    ],
+)
 def test_near_misses_suppress_nothing(text):
     assert _codes(text) == ["GPU102", "GPU104"]
 
@@ -75,15 +89,19 @@ def test_after_code_it_suppresses_nothing_and_says_so(project, cli):
     run = cli("check", "sales.py")
     assert run.code == 1
     assert "GPU102" in run.stdout and "GPU104" in run.stdout
-    assert any(line.startswith("warning: sales.py:4: `# gpulint: noqa` after code suppresses nothing")
-               for line in run.errors), run.errors
+    assert any(
+        line.startswith("warning: sales.py:4: `# gpulint: noqa` after code suppresses nothing") for line in run.errors
+    ), run.errors
 
 
-@pytest.mark.parametrize("comment, warning", [
-    ("# gpulint: noqa:", "`# gpulint: noqa:` without codes"),
-    ("# gpulint: noqa: GPU10x", "malformed code(s) in noqa directive: GPU10x"),
-    ("# gpulint: noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999"),
-])
+@pytest.mark.parametrize(
+    "comment, warning",
+    [
+        ("# gpulint: noqa:", "`# gpulint: noqa:` without codes"),
+        ("# gpulint: noqa: GPU10x", "malformed code(s) in noqa directive: GPU10x"),
+        ("# gpulint: noqa: GPU999", "unknown gpulint code(s) in noqa directive: GPU999"),
+    ],
+)
 def test_malformed_file_directive_is_warned_and_never_blanket(project, cli, comment, warning):
     write(project / "sales.py", comment + "\n" + TWO)
     run = cli("check", "sales.py")
@@ -127,8 +145,10 @@ def test_notebook_file_directive_in_any_cell_applies_to_the_notebook(cell):
 
 
 def test_notebook_file_directive_from_the_command_line(project, cli):
-    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-              "source": source} for source in CELLS]
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+        for source in CELLS
+    ]
     cells[0]["source"] = "# gpulint: noqa: GPU102\n" + CELLS[0]
     notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     write(project / "nb.ipynb", json.dumps(notebook))
@@ -162,8 +182,10 @@ def test_notebook_fix_leaves_exempted_findings_alone():
 
 
 def test_notebook_file_directive_for_the_code_a_rule_was_split_from_covers_it():
-    cells = ['import torch\nmodel = torch.nn.Linear(4, 1).cuda()\n',
-             'for batch in range(10_000):\n    print(model(torch.randn(2, 4, device="cuda")).sum().item())\n']
+    cells = [
+        "import torch\nmodel = torch.nn.Linear(4, 1).cuda()\n",
+        'for batch in range(10_000):\n    print(model(torch.randn(2, 4, device="cuda")).sum().item())\n',
+    ]
     assert _cell_codes(cells) == ["GPU307"]
     assert _cell_codes([cells[0] + "# gpulint: noqa: GPU301\n", cells[1]]) == []
     assert _cell_codes([cells[0] + "# gpulint: noqa: GPU308\n", cells[1]]) == ["GPU307"]

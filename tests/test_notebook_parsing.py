@@ -19,12 +19,49 @@ from gpulint.source import Source
 #: Pieces of cells: Python, IPython, and code that only parses together with the next cell
 #: (open brackets and strings, blocks and decorators continued, backslash continuations).
 FRAGMENTS = [
-    "x = 1", "import pandas as pd", "df = pd.DataFrame({'a': [1]})", "y = (1,", "2)", "if x:", "    z = 3",
-    "else:", "    pass", "@decorator", "def f(): pass", "s = '''", "'''", "a = 1 \\", "b", "x = [", "]",
-    "%matplotlib inline", "!ls", "files = !ls", "pd.read_csv?", "%%time\nx = 1", "%%bash\necho hi",
-    "def g():\n    return 1", "    return 2", "print x", "", "# comment", "\\", "class A:\n    pass",
-    "from __future__ import annotations", "\tw = 1", "  v = 2", "for i, r in df.iterrows(): pass",
-    "try:", "except Exception:", "finally:", "elif y:", "'''", '"""', "u = 1;", "t = 1 \\\n", "q = f'{x'",
+    "x = 1",
+    "import pandas as pd",
+    "df = pd.DataFrame({'a': [1]})",
+    "y = (1,",
+    "2)",
+    "if x:",
+    "    z = 3",
+    "else:",
+    "    pass",
+    "@decorator",
+    "def f(): pass",
+    "s = '''",
+    "'''",
+    "a = 1 \\",
+    "b",
+    "x = [",
+    "]",
+    "%matplotlib inline",
+    "!ls",
+    "files = !ls",
+    "pd.read_csv?",
+    "%%time\nx = 1",
+    "%%bash\necho hi",
+    "def g():\n    return 1",
+    "    return 2",
+    "print x",
+    "",
+    "# comment",
+    "\\",
+    "class A:\n    pass",
+    "from __future__ import annotations",
+    "\tw = 1",
+    "  v = 2",
+    "for i, r in df.iterrows(): pass",
+    "try:",
+    "except Exception:",
+    "finally:",
+    "elif y:",
+    "'''",
+    '"""',
+    "u = 1;",
+    "t = 1 \\\n",
+    "q = f'{x'",
 ]
 
 
@@ -36,15 +73,18 @@ def reference(text: str) -> tuple[str, bool, bool]:
     return masked.text, masked.skipped, not masked.skipped and parses(masked.text)
 
 
-cells_strategy = st.lists(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=3).map("\n".join),
-                          min_size=1, max_size=8)
+cells_strategy = st.lists(
+    st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=3).map("\n".join), min_size=1, max_size=8
+)
 
 
 @settings(max_examples=400, deadline=None)
 @given(cells_strategy)
 def test_which_cells_parse_is_what_parsing_each_alone_says(cells):
-    found = [(cell.masked.text, cell.masked.skipped, cell.parses and not cell.masked.skipped)
-             for cell in notebook_module._cells(cells)]
+    found = [
+        (cell.masked.text, cell.masked.skipped, cell.parses and not cell.masked.skipped)
+        for cell in notebook_module._cells(cells)
+    ]
     assert found == [reference(text) for text in cells]
 
 
@@ -73,8 +113,12 @@ def count_compiles(monkeypatch, function, *args):
 
 def test_a_notebook_is_parsed_a_constant_number_of_times_whatever_its_cells(monkeypatch):
     head = ["import pandas as pd", "df = pd.read_csv('a.csv')"]
-    body = ["total = 0\nfor i, row in df.iterrows():\n    total += row['a']", "def f(x):\n    return x + 1",
-            "values = [f(v) for v in range(3)]", "if total:\n    print(total)\nelse:\n    pass"]
+    body = [
+        "total = 0\nfor i, row in df.iterrows():\n    total += row['a']",
+        "def f(x):\n    return x + 1",
+        "values = [f(v) for v in range(3)]",
+        "if total:\n    print(total)\nelse:\n    pass",
+    ]
     lint_cells(head + body)  # imports and registries paid here
     few = count_compiles(monkeypatch, lint_cells, head + body)
     many = count_compiles(monkeypatch, lint_cells, head + body * 25)
@@ -85,14 +129,21 @@ def test_a_notebook_is_parsed_a_constant_number_of_times_whatever_its_cells(monk
 def test_a_cell_that_fails_is_located_when_the_error_shows_in_a_later_cell():
     # The program's error is reported in cell 3 (an indented block expected after cell 2's
     # `if`), but cell 3 parses on its own: cell 2 is the one left out.
-    cells = ["import pandas as pd\ndf = pd.read_csv('a.csv')", "if ready:", "x = 1",
-             "for i, row in df.iterrows():\n    print(row)", "y = [1,\n", "z = 2"]
+    cells = [
+        "import pandas as pd\ndf = pd.read_csv('a.csv')",
+        "if ready:",
+        "x = 1",
+        "for i, row in df.iterrows():\n    print(row)",
+        "y = [1,\n",
+        "z = 2",
+    ]
     assert [cell.parses for cell in notebook_module._cells(cells)] == [True, False, True, True, False, True]
     found = lint_cells(cells)
     for number in (2, 5):
         alone = analyze(Source.from_text(cells[number - 1])).diagnostics
-        assert [(d.code, d.start, d.message) for d in found[number - 1]] == \
-               [(d.code, d.start, d.message) for d in alone]
+        assert [(d.code, d.start, d.message) for d in found[number - 1]] == [
+            (d.code, d.start, d.message) for d in alone
+        ]
         assert found[number - 1][0].code == "GPU001" and found[number - 1][0].cell == number
     assert [d.code for d in found[3]] == ["GPU102"]  # evidence from cell 1 still reaches cell 4
     assert found[2] == [] and found[5] == []
@@ -110,20 +161,36 @@ def test_cells_that_parse_only_together_are_each_reported():
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3),
-    max_leaves=8)
-code_sources = st.lists(st.text(alphabet="ab \n\"\\é", max_size=6), max_size=3)
-cells_json = st.lists(st.one_of(
-    st.builds(lambda source, as_list, outputs: {"cell_type": "code", "metadata": {}, "outputs": outputs,
-                                                "source": source if as_list else "".join(source)},
-              code_sources, st.booleans(), st.lists(json_values, max_size=2)),
-    st.builds(lambda text: {"cell_type": "markdown", "source": text}, st.text(max_size=5))), max_size=4)
+    max_leaves=8,
+)
+code_sources = st.lists(st.text(alphabet='ab \n"\\é', max_size=6), max_size=3)
+cells_json = st.lists(
+    st.one_of(
+        st.builds(
+            lambda source, as_list, outputs: {
+                "cell_type": "code",
+                "metadata": {},
+                "outputs": outputs,
+                "source": source if as_list else "".join(source),
+            },
+            code_sources,
+            st.booleans(),
+            st.lists(json_values, max_size=2),
+        ),
+        st.builds(lambda text: {"cell_type": "markdown", "source": text}, st.text(max_size=5)),
+    ),
+    max_size=4,
+)
 
 
 def old_spans(text: str, cells: list) -> dict:
     """Where each code cell's source sits, found as before: decoding the file again."""
     spans = notebook_module._elements(text, notebook_module._members(text, notebook_module._skip(text, 0))["cells"][0])
-    return {number: notebook_module._members(text, spans[number - 1][0])["source"]
-            for number, cell in enumerate(cells, 1) if cell["cell_type"] == "code"}
+    return {
+        number: notebook_module._members(text, spans[number - 1][0])["source"]
+        for number, cell in enumerate(cells, 1)
+        if cell["cell_type"] == "code"
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -141,9 +208,21 @@ def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, i
     assert sources is not None and all(sources[number - 1] == span for number, span in expected.items())
 
 
-@pytest.mark.parametrize("text", ['{"cells" []}', '{"cells": [],}', '{"cells": [1,]}', '{"cells": [] } x',
-                                  '{"cells": [{"source": "a" "b"}]}', '', '  ', '{"cells": ["\\x"]}',
-                                  '{"cells": [], "nbformat": 4}}', '{"cells": [{"a": 1,}]}'])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"cells" []}',
+        '{"cells": [],}',
+        '{"cells": [1,]}',
+        '{"cells": [] } x',
+        '{"cells": [{"source": "a" "b"}]}',
+        "",
+        "  ",
+        '{"cells": ["\\x"]}',
+        '{"cells": [], "nbformat": 4}}',
+        '{"cells": [{"a": 1,}]}',
+    ],
+)
 def test_invalid_json_is_reported_as_json_loads_reports_it(text):
     with pytest.raises(json.JSONDecodeError) as expected:
         json.loads(text)
@@ -153,19 +232,23 @@ def test_invalid_json_is_reported_as_json_loads_reports_it(text):
 
 
 def test_a_repeated_key_keeps_its_last_value_and_spans():
-    text = '{"cells": [{"cell_type": "code", "source": "x = 1"}], "nbformat": 4,\n' \
-           ' "cells": [{"cell_type": "code", "source": "a = 1", "source": ["y = 2\\n", "z = 3"]}]}'
+    text = (
+        '{"cells": [{"cell_type": "code", "source": "x = 1"}], "nbformat": 4,\n'
+        ' "cells": [{"cell_type": "code", "source": "a = 1", "source": ["y = 2\\n", "z = 3"]}]}'
+    )
     notebook = notebook_module.Notebook(text)
     assert [cell.text for cell in notebook.cells] == ["y = 2\nz = 3"]
     assert notebook.file_line(1, 2) == 2
     assert json.loads(notebook.with_sources({1: "w = 4\n"})) == {
-        "cells": [{"cell_type": "code", "source": ["w = 4\n"]}], "nbformat": 4}
+        "cells": [{"cell_type": "code", "source": ["w = 4\n"]}],
+        "nbformat": 4,
+    }
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="ab\r\n", max_size=30), st.integers(min_value=0, max_value=30))
 def test_the_line_of_an_offset_is_counted_as_the_line_table_counts_it(text, offset):
     offset = min(offset, len(text))
-    if 0 < offset < len(text) and text[offset - 1:offset + 1] == "\r\n":
+    if 0 < offset < len(text) and text[offset - 1 : offset + 1] == "\r\n":
         offset += 1  # an offset inside a line break is no value's start
     assert notebook_module._line_at(text, offset) == bisect.bisect_right(Source.from_text(text).line_starts, offset)

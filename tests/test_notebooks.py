@@ -32,22 +32,30 @@ ITERROWS = "margins = []\nfor _, row in sales.iterrows():\n    margins.append(ro
 TOTAL = "total = sales['price'].sum()\nprint(total)"
 
 
-def _notebook(*cells) -> "nbformat.NotebookNode":
+def _notebook(*cells) -> nbformat.NotebookNode:
     notebook = new_notebook()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     notebook.cells = list(cells)
     return notebook
 
 
-def _sales_notebook() -> "nbformat.NotebookNode":
+def _sales_notebook() -> nbformat.NotebookNode:
     """Markdown, a `%matplotlib inline` cell, cells with outputs, and an `iterrows` cell."""
     return _notebook(
         new_markdown_cell("# Margins\n\nfor _, row in sales.iterrows(): is slow"),
         new_code_cell(IMPORTS),
-        new_code_cell(FRAME, execution_count=2, outputs=[
-            new_output("execute_result", data={"text/plain": "   price  cost\n0    3.0   1.0"}, execution_count=2)]),
-        new_code_cell(ITERROWS, execution_count=3, outputs=[
-            new_output("execute_result", data={"text/plain": "[2.0, 3.0, -1.0]"}, execution_count=3)]),
+        new_code_cell(
+            FRAME,
+            execution_count=2,
+            outputs=[
+                new_output("execute_result", data={"text/plain": "   price  cost\n0    3.0   1.0"}, execution_count=2)
+            ],
+        ),
+        new_code_cell(
+            ITERROWS,
+            execution_count=3,
+            outputs=[new_output("execute_result", data={"text/plain": "[2.0, 3.0, -1.0]"}, execution_count=3)],
+        ),
         new_code_cell(TOTAL, execution_count=4, outputs=[new_output("stream", name="stdout", text="16.0\n")]),
     )
 
@@ -106,7 +114,7 @@ def test_notebook_is_linted_with_cell_positions_fixed_and_still_valid(project, c
     nbformat.validate(fixed)
     assert "iterrows" not in fixed.cells[3].source
     assert fixed.cells[3].source.endswith("\nmargins")  # the rest of the cell is kept
-    for old, new in zip(notebook.cells, fixed.cells):
+    for old, new in zip(notebook.cells, fixed.cells, strict=False):
         assert new.get("outputs") == old.get("outputs")
         assert new.get("execution_count") == old.get("execution_count")
         assert new.metadata == old.metadata and new.id == old.id
@@ -188,8 +196,9 @@ def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():
     assert found["GPU102"].fix is not None and found["GPU102"].fix.applicability is Applicability.DISPLAY
     assert _fixable(CROSSING, unsafe=True) == ["GPU101", "GPU202"]
     # As one file, the GPU102 loop does get its fix: only the cell boundary declines it.
-    assert "GPU102" in [d.code for d in lint_source("\n".join(CROSSING), config=Config(unsafe_fixes=True))
-                        if d.fixable(True)]
+    assert "GPU102" in [
+        d.code for d in lint_source("\n".join(CROSSING), config=Config(unsafe_fixes=True)) if d.fixable(True)
+    ]
 
     fixed = fix_cells(CROSSING, unsafe_fixes=True)
     assert fixed[:4] == CROSSING[:4]  # the list and its loop stay in their cells, unchanged
@@ -308,7 +317,7 @@ def test_ipython_lines_are_tolerated_and_kept_by_fixes(magic):
 
     fixed = fix_cells(cells, unsafe_fixes=True)
     assert fixed[:2] == cells[:2]  # untouched cells are returned as given
-    assert fixed[2].startswith(magic + "\n") and "iterrows" not in fixed[2][len(magic):]
+    assert fixed[2].startswith(magic + "\n") and "iterrows" not in fixed[2][len(magic) :]
 
 
 @pytest.mark.parametrize("magic", ["%%time", "%%timeit -n 1", "%%capture captured"])
@@ -344,12 +353,15 @@ def test_python_that_looks_like_ipython_is_left_alone():
     assert mask_ipython(source).text == source
 
 
-@pytest.mark.parametrize("source", [
-    "pip = 3\npip (1)",  # names used as Python
-    "ls -la",  # `ls - la` is Python
-    "time.sleep(1)\nrun(train)",
-    "cd = 'x'\ncd in paths",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "pip = 3\npip (1)",  # names used as Python
+        "ls -la",  # `ls - la` is Python
+        "time.sleep(1)\nrun(train)",
+        "cd = 'x'\ncd in paths",
+    ],
+)
 def test_automagic_names_used_as_python_are_left_alone(source):
     assert mask_ipython(source).text == source
 
@@ -359,13 +371,16 @@ def test_real_syntax_errors_next_to_automagic_are_still_reported():
     assert [(d.cell, d.code, d.start.line) for cell in found for d in cell] == [(2, "GPU001", 2)]
 
 
-@pytest.mark.parametrize("cell", [
-    " Image(filename='figure.png', width=600) ",  # pasted with a space in front
-    " def compute(a, b):\n    return a - b\n\nprint(compute(1, 2))",  # lines not starting with it stay
-    "    model.add(layer)\n    \nmodel.summary()",
-    "   %time f()\n   y = 2",  # dedented, then masked
-    " >>> x = 1",  # dedented, then its prompt stripped
-])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        " Image(filename='figure.png', width=600) ",  # pasted with a space in front
+        " def compute(a, b):\n    return a - b\n\nprint(compute(1, 2))",  # lines not starting with it stay
+        "    model.add(layer)\n    \nmodel.summary()",
+        "   %time f()\n   y = 2",  # dedented, then masked
+        " >>> x = 1",  # dedented, then its prompt stripped
+    ],
+)
 def test_a_cell_indented_as_a_whole_is_valid_ipython_and_is_skipped(cell):
     cells = [IMPORTS, FRAME, cell, "print 'python 2'"]
     found = lint_cells(cells)
@@ -373,21 +388,29 @@ def test_a_cell_indented_as_a_whole_is_valid_ipython_and_is_skipped(cell):
     assert fix_cells(cells, unsafe_fixes=True)[2] == cell
 
 
-@pytest.mark.parametrize("cell", [
-    "    x = (1", "  y = 1\n    z = 2", "\n    x = 1",
-    "x = 1\n  ... y = 2",  # an indented continuation prompt, but no `>>>` in the cell: IPython strips nothing
-])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "    x = (1",
+        "  y = 1\n    z = 2",
+        "\n    x = 1",
+        "x = 1\n  ... y = 2",  # an indented continuation prompt, but no `>>>` in the cell: IPython strips nothing
+    ],
+)
 def test_an_indented_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
     found = lint_cells([IMPORTS, cell])
     assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]
 
 
-@pytest.mark.parametrize("cell", [
-    "s = pd.Series(\n  ....:     ['A', 'B'], dtype='string'\n  ....: )\n  ....: \nprint(s)",  # continuation prompts
-    "In [3]: x = (1,\n   ...:      2)",  # the first prompt and one continuation
-    "In [12]: %timeit sales.sum()",  # the prompt stripped, then the magic masked
-    "y = 1\n   ...: z = 2",  # the second line's prompt makes IPython strip every line
-])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "s = pd.Series(\n  ....:     ['A', 'B'], dtype='string'\n  ....: )\n  ....: \nprint(s)",  # continuation prompts
+        "In [3]: x = (1,\n   ...:      2)",  # the first prompt and one continuation
+        "In [12]: %timeit sales.sum()",  # the prompt stripped, then the magic masked
+        "y = 1\n   ...: z = 2",  # the second line's prompt makes IPython strip every line
+    ],
+)
 def test_a_cell_pasted_from_an_ipython_session_is_valid_ipython_and_is_skipped(cell):
     cells = [IMPORTS, FRAME, cell, "print 'python 2'"]
     found = lint_cells(cells)
@@ -395,10 +418,13 @@ def test_a_cell_pasted_from_an_ipython_session_is_valid_ipython_and_is_skipped(c
     assert fix_cells(cells, unsafe_fixes=True)[2] == cell
 
 
-@pytest.mark.parametrize("cell", [
-    "In [3]: x = (1,\n   ...: ",  # still unclosed once stripped
-    "x = (1,\n2\n   ...: )",  # a prompt on the third line only: IPython strips nothing
-])
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "In [3]: x = (1,\n   ...: ",  # still unclosed once stripped
+        "x = (1,\n2\n   ...: )",  # a prompt on the third line only: IPython strips nothing
+    ],
+)
 def test_a_session_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
     found = lint_cells([IMPORTS, cell])
     assert [(d.cell, d.code) for cell in found for d in cell] == [(2, "GPU001")]
@@ -429,7 +455,12 @@ def test_evidence_is_replaced_across_cells():
     assert [d.code for d in lint_cells(["import pandas as pd", "sales = load()", APPLY])[2]] == ["GPU104"]
     # rebinding to a cuDF frame in a later cell replaces the pandas evidence: cuDF compiles
     # the row function, which GPU104 leaves alone
-    cells = ["import pandas as pd\nimport cudf", "sales = pd.read_csv('s.csv')", "sales = cudf.read_csv('s.csv')", APPLY]
+    cells = [
+        "import pandas as pd\nimport cudf",
+        "sales = pd.read_csv('s.csv')",
+        "sales = cudf.read_csv('s.csv')",
+        APPLY,
+    ]
     assert lint_cells(cells)[3] == []
 
 
@@ -479,15 +510,24 @@ def _raw_notebook(path: Path, cells: list[dict], **dump) -> Path:
 
 
 def _code(source, **extra) -> dict:
-    return {"cell_type": "code", "execution_count": None, "id": extra.pop("id", "c0ffee"), "metadata": {},
-            "outputs": [], "source": source, **extra}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": extra.pop("id", "c0ffee"),
+        "metadata": {},
+        "outputs": [],
+        "source": source,
+        **extra,
+    }
 
 
 @pytest.mark.parametrize("dump", [{"indent": 2}, {}, {"indent": 1, "ensure_ascii": True}, {"indent": 4}])
 def test_fix_keeps_the_files_json_style(project, cli, dump):
-    cells = [_code(["import pandas as pd\n", "# naïve frame\n", "sales = pd.DataFrame({'price': [1.0] * 200})"], id="a"),
-             _code(ITERROWS + "  # café", id="b"),  # a string, not a list; kept non-ASCII
-             _code(["x = 'é'"], id="c")]
+    cells = [
+        _code(["import pandas as pd\n", "# naïve frame\n", "sales = pd.DataFrame({'price': [1.0] * 200})"], id="a"),
+        _code(ITERROWS + "  # café", id="b"),  # a string, not a list; kept non-ASCII
+        _code(["x = 'é'"], id="c"),
+    ]
     path = _raw_notebook(project / "nb.ipynb", cells, **dump)
     before = path.read_text(encoding="utf-8")
     assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
@@ -502,8 +542,10 @@ def test_fix_keeps_the_files_json_style(project, cli, dump):
 
 
 def test_written_list_style_follows_the_cell(project, cli):
-    cells = [_code("import pandas as pd\nsales = pd.DataFrame({'price': [1.0] * 200, 'cost': [0.5] * 200})", id="a"),
-             _code(re.findall(r"[^\n]*\n|[^\n]+", ITERROWS), id="b")]
+    cells = [
+        _code("import pandas as pd\nsales = pd.DataFrame({'price': [1.0] * 200, 'cost': [0.5] * 200})", id="a"),
+        _code(re.findall(r"[^\n]*\n|[^\n]+", ITERROWS), id="b"),
+    ]
     path = _raw_notebook(project / "nb.ipynb", cells, indent=1)
     assert cli("check", "--fix", "--unsafe-fixes", "nb.ipynb").code == 0
     document = json.loads(path.read_text(encoding="utf-8"))
@@ -660,7 +702,7 @@ def _split_into_cells(text: str, step: int = 3) -> tuple[list[str], list[int]]:
     starts = [min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])]) for node in tree.body]
     cuts = sorted({1, *starts[::step]})
     lines = text.splitlines(keepends=True)
-    cells = ["".join(lines[a - 1:b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1])]
+    cells = ["".join(lines[a - 1 : b - 1]) for a, b in zip(cuts, [*cuts[1:], len(lines) + 1], strict=False)]
     assert "".join(cells) == text
     return cells, cuts
 
@@ -673,9 +715,17 @@ def test_a_file_split_into_cells_lints_and_fixes_the_same(path):
     cells, first_lines = _split_into_cells(text)
     assert len(cells) > 1
     expected = sorted((d.code, d.start.line, d.start.col, d.end.line, d.end.col) for d in lint_source(text))
-    found = sorted((d.code, d.start.line + first_lines[d.cell - 1] - 1, d.start.col,
-                    d.end.line + first_lines[d.cell - 1] - 1, d.end.col)
-                   for cell in lint_cells(cells) for d in cell)
+    found = sorted(
+        (
+            d.code,
+            d.start.line + first_lines[d.cell - 1] - 1,
+            d.start.col,
+            d.end.line + first_lines[d.cell - 1] - 1,
+            d.end.col,
+        )
+        for cell in lint_cells(cells)
+        for d in cell
+    )
     assert found == expected
     assert "".join(fix_cells(cells, unsafe_fixes=True)) == fix_text(text, unsafe_fixes=True)
 
@@ -695,8 +745,10 @@ def test_one_fix_leaves_nothing_fixable_in_a_file_split_at_every_statement(path)
 def test_an_extension_loaded_with_a_magic_is_seen_by_the_rules():
     """`%load_ext cuml.accel` runs scikit-learn's estimators on the GPU: GPU403 stays
     silent there, and reports the same cells after another magic."""
-    fit = "import pandas as pd\nfrom sklearn.ensemble import RandomForestClassifier\n" \
-          "X = pd.read_csv('big.csv')\nmodel = RandomForestClassifier()\nmodel.fit(X, X['y'])\n"
+    fit = (
+        "import pandas as pd\nfrom sklearn.ensemble import RandomForestClassifier\n"
+        "X = pd.read_csv('big.csv')\nmodel = RandomForestClassifier()\nmodel.fit(X, X['y'])\n"
+    )
     assert lint_cells(["%load_ext cuml.accel", fit]) == [[], []]
     assert lint_cells(["load_ext cuml.accel", fit]) == [[], []]
     found = lint_cells(["%load_ext autoreload", fit])

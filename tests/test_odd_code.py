@@ -227,8 +227,9 @@ def _placed(example: str) -> list[str]:
     """The example moved into each place that keeps it valid Python."""
     variants = []
     for template in PLACES.values():
-        text = template.format(body=textwrap.indent(example, "    ").rstrip("\n"),
-                               body2=textwrap.indent(example, "        ").rstrip("\n"))
+        text = template.format(
+            body=textwrap.indent(example, "    ").rstrip("\n"), body2=textwrap.indent(example, "        ").rstrip("\n")
+        )
         try:
             ast.parse(text)
         except SyntaxError:

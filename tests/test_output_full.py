@@ -22,12 +22,14 @@ from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_POSITION, write
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 LINE, COL = ITERROWS_POSITION
-CONCISE = (f"sales.py:{LINE}:{COL}: GPU102 `iterrows()` builds a Series per row; use a vectorized column "
-           "expression (or `itertuples()`)")
+CONCISE = (
+    f"sales.py:{LINE}:{COL}: GPU102 `iterrows()` builds a Series per row; use a vectorized column "
+    "expression (or `itertuples()`)"
+)
 #: Two safe fixes (GPU403, GPU304) and nothing else; both are preview rules, so the
 #: project that lints them turns preview on (`PREVIEW_ON`).
 PREVIEW_ON = "[tool.gpulint]\npreview = true\n"
-SAFE_TWO = textwrap.dedent('''\
+SAFE_TWO = textwrap.dedent("""\
     import torch
     from sklearn.ensemble import RandomForestClassifier
 
@@ -35,7 +37,7 @@ SAFE_TWO = textwrap.dedent('''\
     model = RandomForestClassifier()
     for n in range(len(model.classes_)):
         print(torch.zeros(n).to(device))
-''')
+""")
 
 
 @pytest.fixture
@@ -64,7 +66,7 @@ def test_full_is_the_default_with_source_line_carets_and_help(project, cli, defa
     assert block[0].startswith("GPU102 `iterrows()` builds a Series per row")
     assert block[1] == f" --> sales.py:{LINE}:{COL}"
     shown = [line for line in block if re.match(r"^\s*\d+ \|", line)]
-    assert [line.split("|", 1)[1][1:] for line in shown] == source_lines[LINE - 2:LINE + 1]
+    assert [line.split("|", 1)[1][1:] for line in shown] == source_lines[LINE - 2 : LINE + 1]
     carets = next(line for line in block if "^" in line)
     bar = carets.index("|") + 2
     assert carets.index("^") - bar == COL - 1
@@ -144,8 +146,11 @@ def test_fix_reports_what_it_fixed_per_rule_and_what_remains(project, cli, defau
     run = cli("check", "--fix", "--show-fixes", "model.py", "sales.py")
     assert run.code == 1
     start = run.lines.index("Fixed 2 findings in 1 file:")
-    assert run.lines[start + 1:start + 4] == [
-        "- model.py:", "    1 × GPU304 (tensor-created-on-host)", "    1 × GPU403 (estimator-without-n-jobs)"]
+    assert run.lines[start + 1 : start + 4] == [
+        "- model.py:",
+        "    1 × GPU304 (tensor-created-on-host)",
+        "    1 × GPU403 (estimator-without-n-jobs)",
+    ]
     assert "Found 1 finding in 1 file (remaining)." in run.lines
     # Without --show-fixes: the counts only.
     write(project / "model.py", SAFE_TWO)
@@ -154,11 +159,19 @@ def test_fix_reports_what_it_fixed_per_rule_and_what_remains(project, cli, defau
 
 
 def test_notebook_source_lines_come_from_the_cell(project, cli, default_format):
-    cells = [["import pandas as pd\n", "sales = pd.read_csv('s.csv')"],
-             ["total = 0\n", "for _, row in sales.iterrows():\n", "    total += row['price']"]]
-    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                           "source": source} for source in cells],
-                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    cells = [
+        ["import pandas as pd\n", "sales = pd.read_csv('s.csv')"],
+        ["total = 0\n", "for _, row in sales.iterrows():\n", "    total += row['price']"],
+    ]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
+            for source in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     write(project / "sales.ipynb", json.dumps(notebook, indent=1))
     block = _block(cli("check", "sales.ipynb").lines, "GPU102")
     assert block[1] == " --> sales.ipynb:cell 2:2:15"
@@ -186,16 +199,19 @@ class _Terminal(io.StringIO):
         return True
 
 
-@pytest.mark.parametrize("env, terminal, expected", [
-    ({}, True, True),
-    ({}, False, False),
-    ({"NO_COLOR": "1"}, True, False),
-    ({"NO_COLOR": ""}, True, True),  # set but empty: not set
-    ({"FORCE_COLOR": "1"}, False, True),
-    ({"FORCE_COLOR": ""}, False, False),
-    ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, False),
-    ({"TERM": "dumb"}, True, False),
-])
+@pytest.mark.parametrize(
+    "env, terminal, expected",
+    [
+        ({}, True, True),
+        ({}, False, False),
+        ({"NO_COLOR": "1"}, True, False),
+        ({"NO_COLOR": ""}, True, True),  # set but empty: not set
+        ({"FORCE_COLOR": "1"}, False, True),
+        ({"FORCE_COLOR": ""}, False, False),
+        ({"FORCE_COLOR": "1", "NO_COLOR": "1"}, False, False),
+        ({"TERM": "dumb"}, True, False),
+    ],
+)
 def test_colour_only_where_wanted(env, terminal, expected):
     stream = _Terminal() if terminal else io.StringIO()
     assert wants_color(stream, env) is expected
@@ -289,7 +305,7 @@ def test_a_very_long_line_is_cut_around_the_span():
     printed = next(text for text in lines if text.startswith("2 |"))[4:]
     assert printed.startswith("...") and printed.endswith("...") and len(printed) < 220
     [(column, count)] = _caret_columns(lines)
-    assert printed[column:column + count] == "frame.iterrows()"
+    assert printed[column : column + count] == "frame.iterrows()"
 
 
 def test_a_reader_that_stops_reading_gets_no_error(project):
@@ -302,8 +318,13 @@ def test_a_reader_that_stops_reading_gets_no_error(project):
     loops = "".join(ITERROWS.replace("def f(", f"def f{n}(").split("\n", 1)[1] for n in range(300))
     write(project / "sales.py", "import pandas as pd\n" + loops)
     env = {k: v for k, v in os.environ.items() if k != "GPULINT_OUTPUT_FORMAT"}
-    process = subprocess.Popen([GPULINT, "check", "--no-cache", "sales.py"], cwd=project, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [GPULINT, "check", "--no-cache", "sales.py"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert process.stdout is not None and process.stderr is not None
     assert process.stdout.readline().startswith(b"GPU102")
     process.stdout.close()  # as `| head -1` does
@@ -320,8 +341,11 @@ def test_a_result_without_its_text_shows_the_finding_without_lines():
     d = _diagnostic((2, 0), (2, 3))
     for cell in (None, 1):
         # What a run keeps of a file once its output is written: no text, a notebook's line map.
-        result = FileResult(display="x.ipynb", notebook=LineMap({}) if cell else None, diagnostics=[
-            Diagnostic(d.code, d.name, d.message, d.start, d.end, cell=cell)])
+        result = FileResult(
+            display="x.ipynb",
+            notebook=LineMap({}) if cell else None,
+            diagnostics=[Diagnostic(d.code, d.name, d.message, d.start, d.end, cell=cell)],
+        )
         lines = full.findings([result])
         assert lines[:2] == ["GPU102 m", f" --> x.ipynb:{'cell 1:' if cell else ''}2:1"] and lines[2] == ""
 

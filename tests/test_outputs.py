@@ -35,7 +35,7 @@ def _apply_json_edits(text: str, edits: list[dict]) -> str:
         return starts[location["row"] - 1] + location["column"] - 1
 
     for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
-        text = text[: offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]):]
+        text = text[: offset(edit["location"])] + edit["content"] + text[offset(edit["end_location"]) :]
     return text
 
 
@@ -90,12 +90,12 @@ def test_json_syntax_error_has_no_fix(project, cli):
 
 
 def test_json_columns_count_characters_not_bytes(project, cli):
-    source = textwrap.dedent('''\
+    source = textwrap.dedent("""\
         import pandas as pd
 
         def f(sales: pd.DataFrame) -> None:
             for _, rów in sales.iterrows(): print(rów)
-    ''')
+    """)
     write(project / "accents.py", source)
     item = json.loads(cli("check", "--output-format", "json", "accents.py").stdout)[0]
     line = source.splitlines()[3]
@@ -241,8 +241,7 @@ def _parse_command(line: str) -> tuple[dict[str, str], str]:
 
 
 def _unescape(value: str) -> str:
-    return (value.replace("%2C", ",").replace("%3A", ":").replace("%0A", "\n").replace("%0D", "\r")
-            .replace("%25", "%"))
+    return value.replace("%2C", ",").replace("%3A", ":").replace("%0A", "\n").replace("%0D", "\r").replace("%25", "%")
 
 
 def test_github_annotation_line(project, cli):
@@ -278,14 +277,17 @@ def test_github_reports_unreadable_paths(project, cli):
     assert data == "no such file or directory"
 
 
-@pytest.mark.parametrize("raw, data, prop", [
-    ("plain", "plain", "plain"),
-    ("50% off", "50%25 off", "50%25 off"),
-    ("two\nlines", "two%0Alines", "two%0Alines"),
-    ("cr\r\nlf", "cr%0D%0Alf", "cr%0D%0Alf"),
-    ("a:b,c", "a:b,c", "a%3Ab%2Cc"),
-    ("%0A literal", "%250A literal", "%250A literal"),
-])
+@pytest.mark.parametrize(
+    "raw, data, prop",
+    [
+        ("plain", "plain", "plain"),
+        ("50% off", "50%25 off", "50%25 off"),
+        ("two\nlines", "two%0Alines", "two%0Alines"),
+        ("cr\r\nlf", "cr%0D%0Alf", "cr%0D%0Alf"),
+        ("a:b,c", "a:b,c", "a%3Ab%2Cc"),
+        ("%0A literal", "%250A literal", "%250A literal"),
+    ],
+)
 def test_github_escaping_rules(raw, data, prop):
     assert escape_data(raw) == data
     assert escape_property(raw) == prop

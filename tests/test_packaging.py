@@ -25,8 +25,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 SETUPTOOLS = PYPROJECT["tool"]["setuptools"]
 #: Source folder -> import package, as the build backend maps them.
-SOURCE_FOLDERS = {"linter": "gpulint", "rules": "gpulint.rules", "fixers": "gpulint.fixers",
-                  "benchmarks": "gpulint.benchmarks"}
+SOURCE_FOLDERS = {
+    "linter": "gpulint",
+    "rules": "gpulint.rules",
+    "fixers": "gpulint.fixers",
+    "benchmarks": "gpulint.benchmarks",
+}
 FORBIDDEN_TOP_LEVEL = {"linter", "rules", "fixers", "tests", "benchmarks", "examples"}
 _COPY_IGNORE = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".venv", ".benchmarks", ".corpus", "*.pyc"
@@ -39,8 +43,7 @@ def _package_dirs(folder: str) -> list[Path]:
 
 def _shipped(path: Path) -> bool:
     """Not a cache, nor a hidden folder (such as the benchmarks' downloaded corpus)."""
-    return "__pycache__" not in path.parts and not any(
-        part.startswith(".") for part in path.relative_to(ROOT).parts)
+    return "__pycache__" not in path.parts and not any(part.startswith(".") for part in path.relative_to(ROOT).parts)
 
 
 def _package_name(directory: Path) -> str:
@@ -59,8 +62,12 @@ def _run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
 
 def test_package_dir_maps_the_three_source_folders():
     mapping = SETUPTOOLS["package-dir"]
-    assert mapping == {"gpulint": "linter", "gpulint.rules": "rules", "gpulint.fixers": "fixers",
-                       "gpulint.benchmarks": "benchmarks"}
+    assert mapping == {
+        "gpulint": "linter",
+        "gpulint.rules": "rules",
+        "gpulint.fixers": "fixers",
+        "gpulint.benchmarks": "benchmarks",
+    }
 
 
 @pytest.mark.parametrize("folder", sorted(SOURCE_FOLDERS))
@@ -124,8 +131,20 @@ def wheel(tmp_path_factory) -> Path:
     project = work / "project"
     shutil.copytree(ROOT, project, ignore=_COPY_IGNORE)
     out = work / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--disable-pip-version-check", "-q", "-w", str(out),
-          str(project)])
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(out),
+            str(project),
+        ]
+    )
     [built] = out.glob("gpulint-*.whl")
     return built
 
@@ -170,8 +189,20 @@ def test_wheel_installs_and_runs_on_its_own(wheel, tmp_path):
     own_site.mkdir(parents=True, exist_ok=True)
     lines = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (own_site / "gpulint-test-dependencies.pth").write_text("\n".join(sorted(lines)) + "\n")
-    _run([str(python), "-m", "pip", "install", "--no-deps", "--ignore-installed", "--no-index",
-          "--disable-pip-version-check", "-q", str(wheel)])
+    _run(
+        [
+            str(python),
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--ignore-installed",
+            "--no-index",
+            "--disable-pip-version-check",
+            "-q",
+            str(wheel),
+        ]
+    )
 
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     env["PYTHONNOUSERSITE"] = "1"
@@ -211,7 +242,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 def _section(title: str) -> str:
     """The README's text under the heading `title`, up to the next heading of any level."""
     start = README.index(f"{title}\n")
-    rest = README[start + len(title) + 1:]
+    rest = README[start + len(title) + 1 :]
     end = min((rest.index(mark) for mark in ("\n## ", "\n### ") if mark in rest), default=len(rest))
     return rest[:end]
 
@@ -255,7 +286,8 @@ def test_readme_pre_commit_rev_exists_and_ships_the_hooks_it_names():
         assert {hook["id"] for hook in repo["hooks"]} <= {hook["id"] for hook in manifest}
         # the hooks at that commit are the hooks of today: same entries, arguments and files
         assert manifest == yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")), (
-            f"the hooks changed since {rev}: pin a newer commit in the README's pre-commit snippet")
+            f"the hooks changed since {rev}: pin a newer commit in the README's pre-commit snippet"
+        )
 
 
 def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
@@ -268,22 +300,32 @@ def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
     assert yaml.safe_load(local)["repos"][0]["hooks"][0]["entry"].startswith("gpulint check")
     repo = tmp_path / "user"
     repo.mkdir()
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "PRE_COMMIT_COLOR": "never",
-           "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t.invalid",
-           # the hook runs the `gpulint` on PATH, as it would for a user who installed it
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "cache"),
+        "PRE_COMMIT_COLOR": "never",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t.invalid",
+        # the hook runs the `gpulint` on PATH, as it would for a user who installed it
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     (repo / ".pre-commit-config.yaml").write_text(local)
-    (repo / "sales.py").write_text("import pandas as pd\n\ndef f(s: pd.DataFrame):\n"
-                                   "    for _, row in s.iterrows():\n        print(row)\n")
+    (repo / "sales.py").write_text(
+        "import pandas as pd\n\ndef f(s: pd.DataFrame):\n    for _, row in s.iterrows():\n        print(row)\n"
+    )
     (repo / "clean.py").write_text("x = 1\n")
     assert _git("init", "-q", cwd=repo).returncode == 0
     assert _git("add", ".", cwd=repo).returncode == 0
-    found = subprocess.run([str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True,
-                           env=env, timeout=300)
+    found = subprocess.run(
+        [str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env, timeout=300
+    )
     assert found.returncode == 1, found.stdout + found.stderr
     assert "GPU102" in found.stdout and "sales.py" in found.stdout
     (repo / "sales.py").write_text("x = 2\n")
-    clean = subprocess.run([str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True,
-                           env=env, timeout=300)
+    clean = subprocess.run(
+        [str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env, timeout=300
+    )
     assert clean.returncode == 0, clean.stdout + clean.stderr

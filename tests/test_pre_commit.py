@@ -26,15 +26,30 @@ GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="pre-commit needs git")
 
 #: What a checkout would not hold (build outputs, caches).
-_NOT_SOURCE = shutil.ignore_patterns(".git", "build", "dist", "*.egg-info", "__pycache__", ".pytest_cache", ".venv",
-                                     ".benchmarks", ".hypothesis", ".ruff_cache", ".corpus", "*.pyc")
+_NOT_SOURCE = shutil.ignore_patterns(
+    ".git",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".pytest_cache",
+    ".venv",
+    ".benchmarks",
+    ".hypothesis",
+    ".ruff_cache",
+    ".corpus",
+    "*.pyc",
+)
 ENV = {
-    "GIT_AUTHOR_NAME": "gpulint tests", "GIT_AUTHOR_EMAIL": "tests@gpulint.invalid",
-    "GIT_COMMITTER_NAME": "gpulint tests", "GIT_COMMITTER_EMAIL": "tests@gpulint.invalid",
-    "GIT_CONFIG_NOSYSTEM": "1", "PRE_COMMIT_COLOR": "never",
+    "GIT_AUTHOR_NAME": "gpulint tests",
+    "GIT_AUTHOR_EMAIL": "tests@gpulint.invalid",
+    "GIT_COMMITTER_NAME": "gpulint tests",
+    "GIT_COMMITTER_EMAIL": "tests@gpulint.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "PRE_COMMIT_COLOR": "never",
 }
 #: A frame grown in a loop whose fix is safe: `--fix` rewrites it and nothing remains.
-GROWN = '''\
+GROWN = """\
 import pandas as pd
 
 orders = pd.read_csv("orders.csv")
@@ -44,17 +59,37 @@ top_orders = pd.DataFrame()
 for region, group in orders.groupby("region"):
     top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
 print(top_orders)
-'''
+"""
 #: A notebook (pre-commit's `jupyter` type) with an `iterrows()` loop in its second cell.
-NOTEBOOK = json.dumps({
-    "cells": [
-        {"cell_type": "code", "execution_count": None, "id": "load", "metadata": {}, "outputs": [],
-         "source": ["import pandas as pd\n", "sales = pd.read_csv('sales.csv')"]},
-        {"cell_type": "code", "execution_count": None, "id": "loop", "metadata": {}, "outputs": [],
-         "source": ["for _, row in sales.iterrows():\n", "    print(row['price'])"]},
-    ],
-    "metadata": {}, "nbformat": 4, "nbformat_minor": 5,
-}, indent=1) + "\n"
+NOTEBOOK = (
+    json.dumps(
+        {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "id": "load",
+                    "metadata": {},
+                    "outputs": [],
+                    "source": ["import pandas as pd\n", "sales = pd.read_csv('sales.csv')"],
+                },
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "id": "loop",
+                    "metadata": {},
+                    "outputs": [],
+                    "source": ["for _, row in sales.iterrows():\n", "    print(row['price'])"],
+                },
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        },
+        indent=1,
+    )
+    + "\n"
+)
 EXCLUDED = "vendored/legacy.py"
 #: Preview on, so that every rule fixture (preview rules' too) has findings to compare.
 PYPROJECT = '[tool.gpulint]\nexclude = ["vendored/**"]\npreview = true\n'
@@ -88,13 +123,20 @@ def user_repo(root: Path, files: dict[str, str]) -> Path:
 
 
 def try_repo(hook_repo: Path, repo: Path, hook: str) -> subprocess.CompletedProcess[str]:
-    return run([PRE_COMMIT, "try-repo", str(hook_repo), hook, "--all-files", "--verbose", "--color=never"],
-               cwd=repo, env={**ENV, "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home")}, timeout=600)
+    return run(
+        [PRE_COMMIT, "try-repo", str(hook_repo), hook, "--all-files", "--verbose", "--color=never"],
+        cwd=repo,
+        env={**ENV, "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home")},
+        timeout=600,
+    )
 
 
 def snapshot(repo: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(repo)): p.read_bytes() for p in sorted(repo.rglob("*")) if p.is_file()
-            and ".git" not in p.relative_to(repo).parts}
+    return {
+        str(p.relative_to(repo)): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
 
 
 @pytest.fixture(scope="module")
@@ -102,9 +144,16 @@ def check_run(hook_repo, tmp_path_factory):
     """The check hook run once over a repository holding every rule fixture, a notebook, an
     excluded file with findings, and a text file that mentions `iterrows()`."""
     fixtures = fixture_texts()
-    repo = user_repo(tmp_path_factory.mktemp("check") / "project",
-                     {**fixtures, "pyproject.toml": PYPROJECT, EXCLUDED: ITERROWS + GROWN,
-                      "notes.txt": "for _, row in sales.iterrows(): pass\n", "analysis.ipynb": NOTEBOOK})
+    repo = user_repo(
+        tmp_path_factory.mktemp("check") / "project",
+        {
+            **fixtures,
+            "pyproject.toml": PYPROJECT,
+            EXCLUDED: ITERROWS + GROWN,
+            "notes.txt": "for _, row in sales.iterrows(): pass\n",
+            "analysis.ipynb": NOTEBOOK,
+        },
+    )
     before = snapshot(repo)
     process = try_repo(hook_repo, repo, "gpulint")
     return process, repo, sorted(fixtures), before
@@ -114,8 +163,9 @@ def check_run(hook_repo, tmp_path_factory):
 def fix_run(hook_repo, tmp_path_factory):
     """The fix hook run once over a file whose only finding has a safe fix, and the same
     code in an excluded file."""
-    repo = user_repo(tmp_path_factory.mktemp("fix") / "project",
-                     {"pyproject.toml": PYPROJECT, "grown.py": GROWN, EXCLUDED: GROWN})
+    repo = user_repo(
+        tmp_path_factory.mktemp("fix") / "project", {"pyproject.toml": PYPROJECT, "grown.py": GROWN, EXCLUDED: GROWN}
+    )
     before = snapshot(repo)
     process = try_repo(hook_repo, repo, "gpulint-fix")
     return process, repo, before

@@ -106,12 +106,13 @@ def _names(source: str) -> list[str]:
 def _rename(source: str, old: str, new: str) -> str:
     """Replace every NAME token `old` by `new` (attributes and keywords of that name too)."""
     lines = source.splitlines(keepends=True)
-    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline)
-              if t.type == tokenize.NAME and t.string == old]
+    tokens = [
+        t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.NAME and t.string == old
+    ]
     for token in reversed(tokens):  # right to left keeps the earlier columns valid
         row, col = token.start
         line = lines[row - 1]
-        lines[row - 1] = line[:col] + new + line[col + len(old):]
+        lines[row - 1] = line[:col] + new + line[col + len(old) :]
     return "".join(lines)
 
 
@@ -161,9 +162,12 @@ def _renaming_keeps_meaning(example, old: str) -> bool:
 
 RENAMABLE = [
     pytest.param(rule, index, old, id=f"{rule.code}-{index}-{old}")
-    for rule in all_rules() if rule.code != "GPU001"
-    for index, example in enumerate(rule.flagged) if example.fixed is not None
-    for old in _bound_names(example.source) if _renaming_keeps_meaning(example, old)
+    for rule in all_rules()
+    if rule.code != "GPU001"
+    for index, example in enumerate(rule.flagged)
+    if example.fixed is not None
+    for old in _bound_names(example.source)
+    if _renaming_keeps_meaning(example, old)
 ]
 
 
@@ -179,6 +183,4 @@ def test_fixing_commutes_with_renaming(rule, index, old, new):
 
 def test_renaming_helper_renames_tokens_only():
     source = "value = 1  # value\nprint(value, 'value', obj.value)\n"
-    assert _rename(source, "value", "données") == (
-        "données = 1  # value\nprint(données, 'value', obj.données)\n"
-    )
+    assert _rename(source, "value", "données") == ("données = 1  # value\nprint(données, 'value', obj.données)\n")

@@ -27,8 +27,20 @@ LINE = re.compile(r"^(?P<path>[^|]+)\|(?P<line>\d+)\|(?P<col>\d+)\|(?P<id>\w+)\|
 
 def pylint(cwd: Path, *args: str) -> tuple[int, list[dict[str, str]]]:
     """Run pylint with only gpulint's messages enabled; its exit code and its messages."""
-    process = run([PYLINT, PLUGIN, "--disable=all", "--enable=gpulint", "--score=n", "--persistent=n",
-                   f"--msg-template={TEMPLATE}", *args], cwd=cwd, env={"PYLINTHOME": str(cwd / ".pylint.d")})
+    process = run(
+        [
+            PYLINT,
+            PLUGIN,
+            "--disable=all",
+            "--enable=gpulint",
+            "--score=n",
+            "--persistent=n",
+            f"--msg-template={TEMPLATE}",
+            *args,
+        ],
+        cwd=cwd,
+        env={"PYLINTHOME": str(cwd / ".pylint.d")},
+    )
     assert process.stderr == "", process.stderr
     found = []
     for line in process.stdout.splitlines():
@@ -74,8 +86,9 @@ def test_messages_are_gpulint_messages(tmp_path):
 
 
 def test_disable_comment_by_rule_name(tmp_path):
-    source = ITERROWS + "\n\ndef g(frame: pd.DataFrame) -> None:\n    for _, row in frame.iterrows():\n" \
-                        "        print(row)\n"
+    source = (
+        ITERROWS + "\n\ndef g(frame: pd.DataFrame) -> None:\n    for _, row in frame.iterrows():\n        print(row)\n"
+    )
     write(tmp_path / "both.py", source)
     _, found = pylint(tmp_path, "both.py")
     assert [f["line"] for f in found] == ["5", "11"]
@@ -92,8 +105,9 @@ def test_gpulint_configuration_applies(tmp_path, fixtures):
     assert not any(f["symbol"] == "iterrows-loop" or f["path"] == "GPU104.py" for f in found)
     # `exclude` applies as `--force-exclude` applies it to files named on the command line.
     expected = gpulint_findings(fixtures, tmp_path, "--force-exclude")
-    assert sorted((f["path"], int(f["line"]), "GPU" + f["id"][2:]) for f in found) == \
-        [(f.path, f.line, f.code) for f in expected if f.code not in HOST_REPORTED]
+    assert sorted((f["path"], int(f["line"]), "GPU" + f["id"][2:]) for f in found) == [
+        (f.path, f.line, f.code) for f in expected if f.code not in HOST_REPORTED
+    ]
 
 
 def test_broken_configuration_is_one_message_not_a_crash(tmp_path):
@@ -127,7 +141,7 @@ def test_message_ids_lie_in_the_external_range_and_are_unique():
 
     ids = [message_id(rule) for rule in hosted_rules()]
     assert len(set(ids)) == len(ids)
-    for rule, msgid in zip(hosted_rules(), ids):
+    for rule, msgid in zip(hosted_rules(), ids, strict=False):
         assert re.fullmatch(r"[WE]\d{4}", msgid)
         assert 51 <= int(msgid[1:3]) <= 99, msgid
         assert msgid == expected_id(rule.code)
@@ -135,8 +149,20 @@ def test_message_ids_lie_in_the_external_range_and_are_unique():
 
 def test_syntax_error_is_pylints_own(tmp_path):
     write(tmp_path / "broken.py", "import pandas as pd\nfor row in pd.read_csv('a').iterrows()\n    pass\n")
-    process = run([PYLINT, PLUGIN, "--disable=all", "--enable=syntax-error,gpulint", "--score=n", "--persistent=n",
-                   f"--msg-template={TEMPLATE}", "broken.py"], cwd=tmp_path, env={"PYLINTHOME": str(tmp_path)})
+    process = run(
+        [
+            PYLINT,
+            PLUGIN,
+            "--disable=all",
+            "--enable=syntax-error,gpulint",
+            "--score=n",
+            "--persistent=n",
+            f"--msg-template={TEMPLATE}",
+            "broken.py",
+        ],
+        cwd=tmp_path,
+        env={"PYLINTHOME": str(tmp_path)},
+    )
     messages = [LINE.match(line) for line in process.stdout.splitlines() if LINE.match(line)]
     assert [(m["id"], m["symbol"]) for m in messages] == [("E0001", "syntax-error")]
 
@@ -152,19 +178,33 @@ def test_a_failing_rule_is_reported_not_hidden(tmp_path, monkeypatch):
     monkeypatch.setenv("PYLINTHOME", str(tmp_path / ".pylint.d"))
     path = write(tmp_path / "sales.py", ITERROWS)
     output = io.StringIO()
-    Run([PLUGIN, "--disable=all", "--enable=gpulint", "--score=n", "--persistent=n", f"--msg-template={TEMPLATE}",
-         str(path)], reporter=TextReporter(output), exit=False)
+    Run(
+        [
+            PLUGIN,
+            "--disable=all",
+            "--enable=gpulint",
+            "--score=n",
+            "--persistent=n",
+            f"--msg-template={TEMPLATE}",
+            str(path),
+        ],
+        reporter=TextReporter(output),
+        exit=False,
+    )
     [match] = [LINE.match(line) for line in output.getvalue().splitlines() if LINE.match(line)]
     assert (match["id"], match["symbol"], match["line"]) == ("E9000", "gpulint-not-checked", "1")
     assert "internal error in rule GPU102" in match["msg"] and "boom" in match["msg"]
 
 
 def test_disable_by_checker_name_silences_every_rule(tmp_path):
-    write(tmp_path / "sales.py", ITERROWS + "\nframe = pd.read_csv('a.csv')\n"
-                                       "rates = frame.apply(lambda row: row['a'] / row['b'], axis=1)\n")
+    write(
+        tmp_path / "sales.py",
+        ITERROWS + "\nframe = pd.read_csv('a.csv')\nrates = frame.apply(lambda row: row['a'] / row['b'], axis=1)\n",
+    )
     args = [PYLINT, PLUGIN, "--score=n", "--persistent=n", f"--msg-template={TEMPLATE}", "sales.py"]
     env = {"PYLINTHOME": str(tmp_path / ".pylint.d")}
     shown = [line for line in run(args, cwd=tmp_path, env=env).stdout.splitlines() if "|W9" in line]
-    hidden = [line for line in run([*args, "--disable=gpulint"], cwd=tmp_path, env=env).stdout.splitlines()
-              if "|W9" in line]
+    hidden = [
+        line for line in run([*args, "--disable=gpulint"], cwd=tmp_path, env=env).stdout.splitlines() if "|W9" in line
+    ]
     assert len(shown) == 2 and hidden == []

@@ -150,13 +150,16 @@ def test_near_misses_cudf_frame_named_df_and_dict_like_apply():
 
 
 def test_only_supported_operations_report_100_percent():
-    report = analyse_source(dedent("""
+    report = analyse_source(
+        dedent("""
         import pandas as pd
         frame = pd.read_csv("s.csv")
         frame.groupby("k").agg("sum")
         frame.merge(frame, on="k")
         frame["s"].str.lower()
-    """), "t.py")
+    """),
+        "t.py",
+    )
     assert len(report.operations) == 5
     assert overall_share(report.operations) == 100.0
 
@@ -179,9 +182,17 @@ SUPPORTED = 'import pandas as pd\npd.read_csv("s.csv").groupby("k").agg("sum")\n
 
 
 def notebook(*cells: str) -> str:
-    return json.dumps({"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [],
-                                  "execution_count": None} for c in cells],
-                       "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5})
+    return json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "source": c, "metadata": {}, "outputs": [], "execution_count": None}
+                for c in cells
+            ],
+            "metadata": {"language_info": {"name": "python"}},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    )
 
 
 def test_text_report_per_file_then_summary_exit_0_with_fallbacks(project, cli):
@@ -191,8 +202,9 @@ def test_text_report_per_file_then_summary_exit_0_with_fallbacks(project, cli):
     assert run.lines[0] == "sales.py"
     assert any("fallback" in line and "margins is not False" in line for line in run.lines)
     assert any("blocker" in line and "GPU102" in line for line in run.lines)
-    assert any(line.startswith("3 of 5 pandas operations run on the GPU under cudf.pandas; 2 fall back:")
-               for line in run.lines)
+    assert any(
+        line.startswith("3 of 5 pandas operations run on the GPU under cudf.pandas; 2 fall back:") for line in run.lines
+    )
 
 
 def test_blockers_follow_the_rule_selection(project, cli):
@@ -230,8 +242,10 @@ def test_markdown_report(project, cli):
 
 
 def test_notebook_operations_carry_their_cell(project, cli):
-    write(project / "book.ipynb", notebook("import pandas as pd", 'frame = pd.read_csv("s")\n'
-                                           'frame.pivot_table(index="k", margins=True)'))
+    write(
+        project / "book.ipynb",
+        notebook("import pandas as pd", 'frame = pd.read_csv("s")\nframe.pivot_table(index="k", margins=True)'),
+    )
     data = json.loads(cli("readiness", "book.ipynb", "--output-format", "json").stdout)
     flagged = [op for op in data["files"][0]["operations"] if op["verdict"] == FALLBACK]
     assert [(op["cell"], op["line"]) for op in flagged] == [(2, 2)]
@@ -284,8 +298,11 @@ def test_defaults_of_installed_scikit_learn_and_meta_estimators_not_counted():
         make_pipeline(LogisticRegression(warm_start=True))
         GridSearchCV(LogisticRegression(C=2.0), {})
     """)
-    assert found == {"LogisticRegression()": GPU, "LogisticRegression(warm_start=True)": FALLBACK,
-                     "LogisticRegression(C=2.0)": GPU}
+    assert found == {
+        "LogisticRegression()": GPU,
+        "LogisticRegression(warm_start=True)": FALLBACK,
+        "LogisticRegression(C=2.0)": GPU,
+    }
 
 
 def test_array_api_estimators_run_their_common_methods_on_the_gpu():
@@ -408,7 +425,7 @@ def test_summary_and_markdown_keep_only_what_they_print():
     assert len(summary.named["pandas"]) == NAMED and len(summary.rows) == MARKDOWN_ROWS
     assert summary.row_count == 120 and len(summary.blocker_rows) == 60
     line = summary.lines()[0]
-    assert "`sales.pivot_table(index=\"k\", margins=True)` at m000.py:3:1" in line
+    assert '`sales.pivot_table(index="k", margins=True)` at m000.py:3:1' in line
     assert line.endswith(f", and {120 - NAMED} more.")
     markdown = readiness_report.render("markdown", reports)
     assert markdown.count("| fallback |") == MARKDOWN_ROWS and "20 more rows:" in markdown

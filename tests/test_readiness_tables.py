@@ -43,7 +43,8 @@ def test_docs_page_shows_the_tables_provenance():
     page = (ROOT / "docs" / "readiness.md").read_text(encoding="utf-8")
     shown = marked_block(page, tables.PROVENANCE_MARKER).strip()
     assert shown == tables.provenance_markdown().strip(), (
-        "docs/readiness.md is stale: run the command in its provenance block")
+        "docs/readiness.md is stale: run the command in its provenance block"
+    )
     for item in tables.provenance().values():
         assert item.commit in shown
 
@@ -59,11 +60,21 @@ def test_tables_ship_as_package_data():
 # -- cuDF ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pandas_class, method", [
-    ("DataFrame", "merge"), ("DataFrame", "groupby"), ("DataFrame", "sort_values"), ("Series", "str"),
-    ("StringMethods", "contains"), ("DatetimeProperties", "year"), ("DataFrameGroupBy", "agg"),
-    ("SeriesGroupBy", "sum"), ("Index", "unique"), ("Rolling", "mean"),
-])
+@pytest.mark.parametrize(
+    "pandas_class, method",
+    [
+        ("DataFrame", "merge"),
+        ("DataFrame", "groupby"),
+        ("DataFrame", "sort_values"),
+        ("Series", "str"),
+        ("StringMethods", "contains"),
+        ("DatetimeProperties", "year"),
+        ("DataFrameGroupBy", "agg"),
+        ("SeriesGroupBy", "sum"),
+        ("Index", "unique"),
+        ("Rolling", "mean"),
+    ],
+)
 def test_common_methods_are_implemented(pandas_class, method):
     found = tables.cudf_method(pandas_class, method)
     assert found is not None and found.implemented, (pandas_class, method)
@@ -79,8 +90,12 @@ def test_members_inherited_from_a_base_class_say_where_they_are_defined():
 
 
 def test_methods_cudf_lacks_are_absent():
-    for pandas_class, method in [("DataFrame", "to_clipboard"), ("DataFrame", "style"), ("Series", "plot"),
-                                 ("DataFrame", "not_a_method")]:
+    for pandas_class, method in [
+        ("DataFrame", "to_clipboard"),
+        ("DataFrame", "style"),
+        ("Series", "plot"),
+        ("DataFrame", "not_a_method"),
+    ]:
         assert tables.cudf_method(pandas_class, method) is None, method
         assert method not in tables.cudf_members(pandas_class)
 
@@ -113,8 +128,9 @@ def test_dataframe_apply_compiles_row_functions_and_refuses_raw_and_columns():
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": NOT_LITERAL})) == {"raw": None}
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 0}))["axis != 1"] is True
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": True}))["raw"] is True
-    assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "result_type": "expand"}))[
-        "result_type is not None"] is True
+    assert (
+        _verdicts(apply.fallbacks_for(keywords={"axis": 1, "result_type": "expand"}))["result_type is not None"] is True
+    )
     # positional arguments bind by cuDF's parameter order (func, axis, raw, ...)
     assert _verdicts(apply.fallbacks_for(positional=(NOT_LITERAL, 1, True)))["raw"] is True
     assert tables.cudf_method("Series", "apply").compiles_udf
@@ -138,10 +154,16 @@ def test_accepts_reads_cudfs_signature():
 # -- cuML ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("cpu_class", [
-    "sklearn.ensemble.RandomForestClassifier", "sklearn.linear_model.LogisticRegression",
-    "sklearn.cluster.KMeans", "umap.UMAP", "hdbscan.HDBSCAN",
-])
+@pytest.mark.parametrize(
+    "cpu_class",
+    [
+        "sklearn.ensemble.RandomForestClassifier",
+        "sklearn.linear_model.LogisticRegression",
+        "sklearn.cluster.KMeans",
+        "umap.UMAP",
+        "hdbscan.HDBSCAN",
+    ],
+)
 def test_estimators_are_accelerated(cpu_class):
     found = tables.cuml_estimator(cpu_class)
     assert found is not None and found.cuml_class.startswith("cuml.")
@@ -156,8 +178,9 @@ def test_random_forest_criterion_and_warm_start_fall_back():
     assert criterion not in _verdicts(forest.hyperparameter_fallbacks({"criterion": "gini"}))
     assert _verdicts(forest.hyperparameter_fallbacks({"warm_start": True}))["model.warm_start"] is True
     assert "model.warm_start" not in _verdicts(forest.hyperparameter_fallbacks({"warm_start": False}))
-    assert _verdicts(forest.hyperparameter_fallbacks({"max_samples": 100}))[
-        "isinstance(model.max_samples, int)"] is True
+    assert (
+        _verdicts(forest.hyperparameter_fallbacks({"max_samples": 100}))["isinstance(model.max_samples, int)"] is True
+    )
     assert "isinstance(model.max_samples, int)" not in _verdicts(forest.hyperparameter_fallbacks({"max_samples": 0.5}))
     # a value that is not a literal decides nothing
     assert _verdicts(forest.hyperparameter_fallbacks({"criterion": NOT_LITERAL}))[criterion] is None
@@ -171,11 +194,12 @@ def test_random_forest_criterion_and_warm_start_fall_back():
 def test_logistic_regression_kmeans_umap_fallbacks():
     logistic = tables.cuml_estimator("sklearn.linear_model.LogisticRegression")
     assert _verdicts(logistic.hyperparameter_fallbacks({"warm_start": True}))["model.warm_start"] is True
-    assert _verdicts(logistic.hyperparameter_fallbacks({"intercept_scaling": 2}))[
-        "model.intercept_scaling != 1"] is True
+    assert (
+        _verdicts(logistic.hyperparameter_fallbacks({"intercept_scaling": 2}))["model.intercept_scaling != 1"] is True
+    )
     kmeans = tables.cuml_estimator("sklearn.cluster.KMeans")
     assert _verdicts(kmeans.hyperparameter_fallbacks({"init": len}))["callable(model.init)"] is True
-    assert _verdicts(kmeans.hyperparameter_fallbacks({"init": "k-means++"})) .get("callable(model.init)") is None
+    assert _verdicts(kmeans.hyperparameter_fallbacks({"init": "k-means++"})).get("callable(model.init)") is None
     umap = tables.cuml_estimator("umap.UMAP")
     assert _verdicts(umap.hyperparameter_fallbacks({"densmap": True}))["model.densmap"] is True
     assert umap.sparse_on_gpu
@@ -217,12 +241,10 @@ CUDF_FILES = {
     "python/cudf/cudf/__init__.py": (
         "from cudf.core.dataframe import DataFrame, interpolate, merge\n"
         "from cudf.core.reshape import pivot_table\n"
-        "__all__ = ['DataFrame', 'merge', 'pivot_table', 'interpolate']\n"),
+        "__all__ = ['DataFrame', 'merge', 'pivot_table', 'interpolate']\n"
+    ),
     "python/cudf/cudf/core/__init__.py": "",
-    "python/cudf/cudf/core/mixins.py": (
-        "class NotIterable:\n"
-        "    def __iter__(self):\n"
-        "        raise TypeError('no')\n"),
+    "python/cudf/cudf/core/mixins.py": ("class NotIterable:\n    def __iter__(self):\n        raise TypeError('no')\n"),
     "python/cudf/cudf/core/frame.py": (
         "from typing import overload\n"
         "from cudf.core.mixins import NotIterable\n"
@@ -245,13 +267,15 @@ CUDF_FILES = {
         "            raise NotImplementedError('method')\n"
         "        if kwargs:\n"
         "            raise NotImplementedError('kwargs')\n"
-        "        return self\n"),
+        "        return self\n"
+    ),
     "python/cudf/cudf/core/reshape.py": (
         "def pivot_table(data, values=None, margins=False, sort=True):\n"
         "    '''Pivot.'''\n"
         "    if margins is not False:\n"
         "        raise NotImplementedError('margins')\n"
-        "    return data\n"),
+        "    return data\n"
+    ),
     "python/cudf/cudf/core/udf.py": "class RowKernel:\n    pass\n",
     "python/cudf/cudf/core/dataframe.py": (
         "from cudf.core import reshape\n"
@@ -283,7 +307,8 @@ CUDF_FILES = {
         "def interpolate(obj, *args, **kwargs):\n"
         "    if isinstance(obj, list):\n"
         "        obj = DataFrame(obj)\n"
-        "    return obj.interpolate(*args, **kwargs)\n"),
+        "    return obj.interpolate(*args, **kwargs)\n"
+    ),
 }
 
 CUML_FILES = {
@@ -309,7 +334,8 @@ CUML_FILES = {
         "        return self._gpu.predict(X)\n"
         "def _check(y):\n"
         "    if len(y.shape) > 1:\n"
-        "        raise UnsupportedOnGPU('multi-output')\n"),
+        "        raise UnsupportedOnGPU('multi-output')\n"
+    ),
     "python/cuml/cuml/ensemble/__init__.py": "from cuml.ensemble.forest import RandomForestClassifier\n",
     "python/cuml/cuml/ensemble/forest.pyx": (
         "# cython: language_level=3\n"
@@ -342,14 +368,16 @@ CUML_FILES = {
         "        cdef int n = 0\n"
         "        return self\n"
         "    def predict(self, X):\n"
-        "        return X\n"),
+        "        return X\n"
+    ),
     "python/cuml/cuml/internals/__init__.py": "",
     "python/cuml/cuml/internals/base.py": (
         "class Base:\n"
         "    def get_params(self):\n"
         "        return {}\n"
         "    def __sklearn_tags__(self):\n"
-        "        tags.X_types_gpu = ['2darray']\n"),
+        "        tags.X_types_gpu = ['2darray']\n"
+    ),
     "docs/source/cuml-accel/compatibility.rst": (
         "sklearn.ensemble\n"
         "~~~~~~~~~~~~~~~~\n"
@@ -359,8 +387,9 @@ CUML_FILES = {
         "\n"
         "   ``RandomForestClassifier`` will fall back to CPU in the following cases:\n"
         "\n"
-        "   - If ``criterion`` is ``\"log_loss\"``.\n"
-        "   - If ``warm_start=True``.\n"),
+        '   - If ``criterion`` is ``"log_loss"``.\n'
+        "   - If ``warm_start=True``.\n"
+    ),
 }
 
 
@@ -373,9 +402,15 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def _git(*args: str, cwd: Path) -> None:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t.invalid", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(cwd),
-           "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(cwd),
+        "PATH": "/usr/bin:/bin:/usr/local/bin",
+    }
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, timeout=60)
 
 
@@ -394,11 +429,11 @@ def generated(tmp_path_factory) -> tuple[Path, int]:
         _git("clone", "-q", "--bare", str(cudf), str(work / "cudf.git"), cwd=work)
         cudf_source = str(work / "cudf.git")
     page = work / "readiness.md"
-    page.write_text("# Tables\n\n<!-- readiness-provenance:start -->\nold\n<!-- readiness-provenance:end -->\n",
-                    encoding="utf-8")
+    page.write_text(
+        "# Tables\n\n<!-- readiness-provenance:start -->\nold\n<!-- readiness-provenance:end -->\n", encoding="utf-8"
+    )
     output = work / "out"
-    code = extractor.main(["--cudf", cudf_source, "--cuml", str(cuml), "--output", str(output),
-                           "--docs", str(page)])
+    code = extractor.main(["--cudf", cudf_source, "--cuml", str(cuml), "--output", str(output), "--docs", str(page)])
     return output, code
 
 
@@ -434,8 +469,7 @@ def test_extractor_reads_cudf_classes_functions_and_conditions(generated):
     assert _verdicts(apply.fallbacks_for(keywords={"axis": 1, "raw": True}))["axis == 1 and raw"] is True
     assert not apply.fallbacks_for(keywords={"axis": 1, "raw": False})
     pivot = tables.cudf_method("DataFrame", "pivot_table", folder)
-    assert [(c.text, c.path) for c in pivot.fallbacks] == [
-        ("margins is not False", "python/cudf/cudf/core/reshape.py")]
+    assert [(c.text, c.path) for c in pivot.fallbacks] == [("margins is not False", "python/cudf/cudf/core/reshape.py")]
     fillna = tables.cudf_method("DataFrame", "fillna", folder)
     assert {c.text for c in fillna.fallbacks} == {"method is not None", "kwargs"}
     # the base's conditions through `super().fillna(value=value, **kwargs)`: `method` arrives by
@@ -468,13 +502,21 @@ def test_extractor_reads_cuml_overrides_cython_and_docs(generated):
     assert {"fit", "predict", "get_params"} <= forest.gpu_methods
     assert forest.unavailable_attributes == {"oob_score_"} and not forest.sparse_on_gpu
     hyper = {c.text: c for c in forest.fallbacks if c.kind == "hyperparameter"}
-    assert set(hyper) == {"model.class_weight == 'balanced_subsample'", "model.warm_start",
-                          "(c := _criteria.get(model.criterion)) is None"}
+    assert set(hyper) == {
+        "model.class_weight == 'balanced_subsample'",
+        "model.warm_start",
+        "(c := _criteria.get(model.criterion)) is None",
+    }
     assert hyper["model.warm_start"].line == 14  # the raise, in the base class the override calls
-    assert _verdicts(forest.hyperparameter_fallbacks({"criterion": "log_loss"})).get(
-        "(c := _criteria.get(model.criterion)) is None") is True
+    assert (
+        _verdicts(forest.hyperparameter_fallbacks({"criterion": "log_loss"})).get(
+            "(c := _criteria.get(model.criterion)) is None"
+        )
+        is True
+    )
     assert "(c := _criteria.get(model.criterion)) is None" not in _verdicts(
-        forest.hyperparameter_fallbacks({"criterion": "entropy"}))
+        forest.hyperparameter_fallbacks({"criterion": "entropy"})
+    )
     assert [c.text for c, _ in forest.method_fallbacks("fit")] == ["len(y.shape) > 1"]
     assert _verdicts(forest.method_fallbacks("predict", {"mode": "slow"})) == {"mode != 'fast'": True}
     assert forest.method_fallbacks("predict", {"mode": "fast"}) == []
@@ -489,8 +531,12 @@ def test_extractor_refuses_a_folder_that_is_not_a_checkout(tmp_path, capsys):
     assert code == 2
     error = capsys.readouterr().err
     assert "not a cuDF checkout" in error and "Traceback" not in error
-    assert extractor.main(["--cudf", str(tmp_path / "missing"), "--cuml", str(tmp_path),
-                           "--output", str(tmp_path / "out")]) == 2
+    assert (
+        extractor.main(
+            ["--cudf", str(tmp_path / "missing"), "--cuml", str(tmp_path), "--output", str(tmp_path / "out")]
+        )
+        == 2
+    )
 
 
 def test_the_cpu_estimators_defaults_are_recorded_with_their_source():
@@ -503,8 +549,7 @@ def test_cpu_defaults_are_read_from_the_installed_estimators():
     pytest.importorskip("sklearn")
     from benchmarks.readiness_tables import add_cpu_defaults
 
-    table = {"provenance": {}, "estimators": {"sklearn.linear_model.LogisticRegression": {},
-                                              "nowhere.Missing": {}}}
+    table = {"provenance": {}, "estimators": {"sklearn.linear_model.LogisticRegression": {}, "nowhere.Missing": {}}}
     add_cpu_defaults(table)
     assert table["estimators"]["sklearn.linear_model.LogisticRegression"]["cpu_defaults"]["C"] == 1.0
     assert "cpu_defaults" not in table["estimators"]["nowhere.Missing"]
@@ -528,7 +573,8 @@ def test_the_wrappers_forwarded_methods_are_read_from_its_init_subclass():
         "            if hasattr(cls._internal_class, name):\n"
         "                setattr(cls, name, _make_method(name))\n"
         "        for attr in ['unrelated']:\n"
-        "            print(attr)\n")
+        "            print(attr)\n"
+    )
     block = extractor._split_classes(text, "p.py", "m")["_ArrayAPIWrapper"]
     assert extractor._forwarded_methods(block) == ["fit", "score", "transform"]
 

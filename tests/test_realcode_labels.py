@@ -13,8 +13,9 @@ from benchmarks.realcode import labels as labels_module
 from benchmarks.realcode.labels import HEADER, Label, LabelError, check_corpus, load
 from benchmarks.realcode.recall import Finding, main, match
 
-LABEL_FILES = sorted(file for file in labels_module.DEFAULT_LABELS.glob("*.csv")
-                     if not labels_module.is_other_table(file))
+LABEL_FILES = sorted(
+    file for file in labels_module.DEFAULT_LABELS.glob("*.csv") if not labels_module.is_other_table(file)
+)
 
 
 @pytest.mark.skipif(not LABEL_FILES, reason="no committed label files yet")
@@ -39,11 +40,14 @@ def _write_labels(path: Path, rows: list[list[object]]) -> Path:
 
 
 def test_load_reports_every_problem(tmp_path):
-    bad = _write_labels(tmp_path / "bad.csv", [
-        ["o/r", "b.py", "", "3", "GPU301", "maybe", "miner", "x", "s"],
-        ["o/r", "a.py", "", "2", "GPU999", "instance", "miner", "x", "s"],
-        ["o/r", "a.ipynb", "", "2", "GPU301", "instance", "miner", "x", "s"],
-    ])
+    bad = _write_labels(
+        tmp_path / "bad.csv",
+        [
+            ["o/r", "b.py", "", "3", "GPU301", "maybe", "miner", "x", "s"],
+            ["o/r", "a.py", "", "2", "GPU999", "instance", "miner", "x", "s"],
+            ["o/r", "a.ipynb", "", "2", "GPU301", "instance", "miner", "x", "s"],
+        ],
+    )
     with pytest.raises(LabelError) as error:
         load([bad])
     message = str(error.value)
@@ -91,22 +95,51 @@ def build():
 for step in range(3):
     build()
 """
-CELL = 'import torch\ndef build():\n    mask = torch.ones(3).cuda()\nfor step in range(3):\n    build()\n'
+CELL = "import torch\ndef build():\n    mask = torch.ones(3).cuda()\nfor step in range(3):\n    build()\n"
 
 
 def test_recall_end_to_end_on_a_tiny_corpus(tmp_path, capsys):
     corpus = tmp_path / "corpus" / "own+repo"
     (corpus / "src").mkdir(parents=True)
     (corpus / "src" / "a.py").write_text(SCRIPT, encoding="utf-8")
-    notebook = {"cells": [{"cell_type": "markdown", "source": ["# title"], "metadata": {}},
-                          {"cell_type": "code", "source": CELL, "metadata": {}, "outputs": [], "execution_count": None}],
-                "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["# title"], "metadata": {}},
+            {"cell_type": "code", "source": CELL, "metadata": {}, "outputs": [], "execution_count": None},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (corpus / "nb.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
-    csv_path = _write_labels(tmp_path / "transfers.csv", [
-        ["own/repo", "nb.ipynb", "2", "3", "GPU304", "instance", "miner", "ones moved", "mask = torch.ones(3).cuda()"],
-        ["own/repo", "src/a.py", "", "5", "GPU304", "instance", "miner", "arange moved, line inside the span", "10"],
-        ["own/repo", "src/a.py", "", "7", "GPU304", "not", "miner", "made on the device", "kept ="],
-    ])
+    csv_path = _write_labels(
+        tmp_path / "transfers.csv",
+        [
+            [
+                "own/repo",
+                "nb.ipynb",
+                "2",
+                "3",
+                "GPU304",
+                "instance",
+                "miner",
+                "ones moved",
+                "mask = torch.ones(3).cuda()",
+            ],
+            [
+                "own/repo",
+                "src/a.py",
+                "",
+                "5",
+                "GPU304",
+                "instance",
+                "miner",
+                "arange moved, line inside the span",
+                "10",
+            ],
+            ["own/repo", "src/a.py", "", "7", "GPU304", "not", "miner", "made on the device", "kept ="],
+        ],
+    )
     out = tmp_path / "recall.md"
     assert main(["--labels", str(csv_path), "--corpus", str(tmp_path / "corpus"), "--output", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
@@ -115,9 +148,12 @@ def test_recall_end_to_end_on_a_tiny_corpus(tmp_path, capsys):
 
 
 def test_bad_input_exits_2(tmp_path, capsys):
-    csv_path = _write_labels(tmp_path / "t.csv", [
-        ["own/repo", "missing.py", "", "1", "GPU304", "instance", "miner", "x", ""],
-    ])
+    csv_path = _write_labels(
+        tmp_path / "t.csv",
+        [
+            ["own/repo", "missing.py", "", "1", "GPU304", "instance", "miner", "x", ""],
+        ],
+    )
     (tmp_path / "corpus").mkdir()
     assert main(["--labels", str(csv_path), "--corpus", str(tmp_path / "corpus")]) == 2
     assert "has no file missing.py" in capsys.readouterr().err
@@ -141,13 +177,24 @@ def test_miner_driver_numbers_cells_like_gpulint(tmp_path):
     (repo / "a.py").write_text("for b in loader:\n    parts.append(b.to(device).sum().cpu())\n", encoding="utf-8")
     cells = [
         {"cell_type": "markdown", "source": "# notes", "metadata": {}},
-        {"cell_type": "code", "source": "%%time\nfor b in loader:\n    !echo hi\n    x = b.cpu()\n",
-         "metadata": {}, "outputs": [], "execution_count": None},
-        {"cell_type": "code", "source": "%%bash\nfor b in x; do echo; done\n", "metadata": {}, "outputs": [],
-         "execution_count": None},
+        {
+            "cell_type": "code",
+            "source": "%%time\nfor b in loader:\n    !echo hi\n    x = b.cpu()\n",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+        },
+        {
+            "cell_type": "code",
+            "source": "%%bash\nfor b in x; do echo; done\n",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+        },
         {"cell_type": "code", "source": "def broken(:\n", "metadata": {}, "outputs": [], "execution_count": None},
     ]
-    (repo / "n.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}),
-                                  encoding="utf-8")
+    (repo / "n.ipynb").write_text(
+        json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), encoding="utf-8"
+    )
     found = [(c.path, c.cell, c.line) for c in mine(tmp_path, {"GPU301": MINERS["GPU301"]})]
     assert found == [("a.py", None, 2), ("n.ipynb", 2, 4)]

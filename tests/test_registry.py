@@ -50,8 +50,9 @@ def test_rule_is_a_complete_unit(rule):
     if rule.fix is None:
         return
     fixer = rule.fixer()
-    assert callable(fixer) or rule.suggestion, \
+    assert callable(fixer) or rule.suggestion, (
         f"{rule.code} promises a fix but has no suggestion and gpulint.fixers.{rule.stem()} has no `fix`"
+    )
     if rule.fix in (Applicability.SAFE, Applicability.UNSAFE):
         assert any(ex.fixed is not None for ex in rule.flagged), f"{rule.code} shows no fixed example"
 
@@ -66,16 +67,23 @@ def test_readme_shows_the_real_output_of_its_first_command():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = marked_block(readme, "output").strip()
     assert shown == f"```text\n{examples_output(str(ROOT))}\n```", (
-        "README example output is stale: run `python -m gpulint.docs README.md`")
+        "README example output is stale: run `python -m gpulint.docs README.md`"
+    )
     assert "Found " in shown and "GPU101" in shown and "GPU102" in shown and "GPU104" in shown
 
 
 def test_front_ends_never_import_rules():
     """Front-ends use the engine's public API only; rule logic stays in rules/."""
     linter = ROOT / "linter"
-    front_ends = [linter / "cli.py", linter / "hosted.py", linter / "flake8_plugin.py", linter / "pylint_plugin.py",
-                  linter / "notebook.py", *sorted((linter / "output").glob("*.py")),
-                  *sorted((linter / "lsp").glob("*.py"))]
+    front_ends = [
+        linter / "cli.py",
+        linter / "hosted.py",
+        linter / "flake8_plugin.py",
+        linter / "pylint_plugin.py",
+        linter / "notebook.py",
+        *sorted((linter / "output").glob("*.py")),
+        *sorted((linter / "lsp").glob("*.py")),
+    ]
     for path in front_ends:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -101,6 +109,10 @@ def test_engine_imports_no_data_library():
 
 def test_the_project_lints_itself_clean():
     """gpulint's own code (fixtures excluded by its [tool.gpulint] config) has no findings."""
-    run = subprocess.run([sys.executable, "-m", "gpulint", "check", "linter", "rules", "fixers", "benchmarks",
-                          "tests"], cwd=ROOT, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "gpulint", "check", "linter", "rules", "fixers", "benchmarks", "tests"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert run.returncode == 0, run.stdout + run.stderr

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -342,6 +342,7 @@ def test_binds_asks_about_the_current_scope_only():
         y = (x := 3)
         probe(x)
     """
+
     def question(ctx: RuleContext, name: str) -> list[bool]:
         block, index = ctx.position()  # type: ignore[misc]
         return [ctx.binds(statement, name) for statement in block[:index]]
@@ -356,6 +357,7 @@ def test_position_is_the_current_statement_in_its_block():
         b = 2
         probe(b)
     """
+
     def question(ctx: RuleContext, name: str) -> tuple[int, int]:
         block, index = ctx.position()  # type: ignore[misc]
         return len(block), index
@@ -373,6 +375,7 @@ def test_last_assignment_stays_in_its_block():
         z = x.f()
         probe(x)
     """
+
     def question(ctx: RuleContext, name: str) -> tuple[int, str] | None:
         block, index = ctx.position()  # type: ignore[misc]
         found = ctx.last_assignment(block, index, name)
@@ -381,14 +384,16 @@ def test_last_assignment_stays_in_its_block():
     assert ask(source, question) == [None, (2, "other()")]
 
 
-@pytest.mark.parametrize("rebinding", ["x += 1", "a, x = 1, 2", "y = (x := 1)", "for x in r: pass",
-                                       "if c: x = 2", "x = y = other()"])
+@pytest.mark.parametrize(
+    "rebinding", ["x += 1", "a, x = 1, 2", "y = (x := 1)", "for x in r: pass", "if c: x = 2", "x = y = other()"]
+)
 def test_near_miss_last_assignment_refuses_any_other_binding_after_it(rebinding):
     source = f"""
     x = load()
     {rebinding}
     probe(x)
     """
+
     def question(ctx: RuleContext, name: str) -> object:
         block, index = ctx.position()  # type: ignore[misc]
         return ctx.last_assignment(block, index, name)
@@ -404,6 +409,7 @@ def test_statements_before_go_back_through_the_enclosing_blocks():
         c = 3
         probe(c)
     """
+
     def question(ctx: RuleContext, name: str) -> list[tuple[int, int, int | None]]:
         return [(len(block), index, _line(outer)) for block, index, outer in ctx.statements_before()]
 

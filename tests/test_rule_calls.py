@@ -54,12 +54,14 @@ def test_a_rule_without_calls_sees_every_call():
 
 def test_calls_is_for_rules_of_call_nodes():
     with pytest.raises(TypeError, match="calls"):
+
         class Wrong(Rule):
             code = "GPU996"
             name = "wrong-calls"
             message = "never shown"
             nodes = (ast.For,)
             calls = frozenset({"item"})
+
     registry._REGISTRY.pop("GPU996", None)
 
 

@@ -17,7 +17,9 @@ from tests.differential.compare import differences
 from tests.differential.execution import build_inputs, run
 
 GPU202 = {
-    "row buffer refilled": ("n = 3", """
+    "row buffer refilled": (
+        "n = 3",
+        """
         def f(n):
             row = np.empty(2)
             out = np.empty((0, 2))
@@ -26,8 +28,11 @@ GPU202 = {
                 row[1] = i * 10
                 out = np.vstack([out, row])
             return out
-        """),
-    "list piece that grows later": ("n = 3", """
+        """,
+    ),
+    "list piece that grows later": (
+        "n = 3",
+        """
         def f(n):
             out = np.array([])
             piece = [0.0]
@@ -35,8 +40,11 @@ GPU202 = {
                 out = np.append(out, piece)
                 piece.append(float(i))
             return out
-        """),
-    "view of an array changed later": ("n = 3", """
+        """,
+    ),
+    "view of an array changed later": (
+        "n = 3",
+        """
         def f(n):
             out = np.array([])
             base = np.zeros(4)
@@ -45,8 +53,11 @@ GPU202 = {
                 out = np.append(out, view)
                 base += 1
             return out
-        """),
-    "dict value changed in place": ("n = 3", """
+        """,
+    ),
+    "dict value changed in place": (
+        "n = 3",
+        """
         def f(n):
             out = np.array([])
             box = {"k": np.zeros(2)}
@@ -54,8 +65,11 @@ GPU202 = {
                 out = np.append(out, box["k"])
                 box["k"][0] += 1
             return out
-        """),
-    "p.fill()": ("n = 3", """
+        """,
+    ),
+    "p.fill()": (
+        "n = 3",
+        """
         def f(n):
             out = np.zeros(0)
             p = np.zeros(2)
@@ -63,8 +77,11 @@ GPU202 = {
                 p.fill(i)
                 out = np.concatenate([out, p])
             return out
-        """),
-    "np.add(p, 1, out=p)": ("n = 3", """
+        """,
+    ),
+    "np.add(p, 1, out=p)": (
+        "n = 3",
+        """
         def f(n):
             out = np.array([])
             p = np.zeros(2)
@@ -72,8 +89,11 @@ GPU202 = {
                 out = np.append(out, p)
                 np.add(p, 1, out=p)
             return out
-        """),
-    "p += 1 after the append": ("n = 3", """
+        """,
+    ),
+    "p += 1 after the append": (
+        "n = 3",
+        """
         def f(n):
             out = np.array([])
             p = np.zeros(2)
@@ -81,33 +101,45 @@ GPU202 = {
                 out = np.append(out, p)
                 p += 1
             return out
-        """),
-    "text next to numbers": ("pieces = [1.5, 'a']", """
+        """,
+    ),
+    "text next to numbers": (
+        "pieces = [1.5, 'a']",
+        """
         def f(pieces):
             out = np.array([])
             for piece in pieces:
                 out = np.append(out, piece)
             return out
-        """),
-    "an int beyond 64 bits": ("pieces = [2**70, 1]", """
+        """,
+    ),
+    "an int beyond 64 bits": (
+        "pieces = [2**70, 1]",
+        """
         def f(pieces):
             out = np.array([])
             for piece in pieces:
                 out = np.append(out, piece)
             return out
-        """),
-    "a piece that stops the loop": ("pieces = [[1.0, 2.0], 'text', [3.0, 4.0]]", """
+        """,
+    ),
+    "a piece that stops the loop": (
+        "pieces = [[1.0, 2.0], 'text', [3.0, 4.0]]",
+        """
         def f(pieces):
             out = np.empty((0, 2))
             for piece in pieces:
                 print("joining", piece)
                 out = np.vstack([out, piece])
             return out
-        """),
+        """,
+    ),
 }
 
 GPU302 = {
-    "a view changed in the loop": ("weights = [1.0, 2.0, 3.0]\nbatches = [torch.ones(3)] * 3", """
+    "a view changed in the loop": (
+        "weights = [1.0, 2.0, 3.0]\nbatches = [torch.ones(3)] * 3",
+        """
         def f(batches, weights):
             w = np.array(weights)
             view = w[:]
@@ -117,8 +149,12 @@ GPU302 = {
                 sums.append((batch * w_device).sum().item())
                 view += 1
             return sums
-        """, "f(batches, weights)"),
-    "a function that changes a global": ("batches = [torch.ones(3)] * 3", """
+        """,
+        "f(batches, weights)",
+    ),
+    "a function that changes a global": (
+        "batches = [torch.ones(3)] * 3",
+        """
         W = np.zeros(3)
 
 
@@ -133,8 +169,12 @@ GPU302 = {
                 sums.append((batch * w_device).sum().item())
                 bump()
             return sums
-        """, "f(batches)"),
-    "the consumer of a generator": ("weights = [1.0, 2.0, 3.0]\nbatches = [torch.ones(3)] * 3", """
+        """,
+        "f(batches)",
+    ),
+    "the consumer of a generator": (
+        "weights = [1.0, 2.0, 3.0]\nbatches = [torch.ones(3)] * 3",
+        """
         def sums_of(batches, w):
             for batch in batches:
                 w_device = torch.tensor(w, device=device)
@@ -148,8 +188,12 @@ GPU302 = {
                 out.append(value)
                 w += 1
             return out
-        """, "f(batches, weights)"),
-    "a loop that runs zero times": ("batches = []", """
+        """,
+        "f(batches, weights)",
+    ),
+    "a loop that runs zero times": (
+        "batches = []",
+        """
         def f(batches):
             w = np.array(["a", "b"])
             sums = []
@@ -157,7 +201,9 @@ GPU302 = {
                 w_device = torch.tensor(w, device=device)
                 sums.append(batch.sum().item() + len(w_device))
             return sums
-        """, "f(batches)"),
+        """,
+        "f(batches)",
+    ),
 }
 
 GPU303 = {

@@ -27,8 +27,13 @@ def _apply_replacements(text: str, changes: list[dict]) -> str:
     for change in changes:
         for replacement in change["replacements"]:
             region = replacement["deletedRegion"]
-            spans.append((offset(region["startLine"], region["startColumn"]),
-                          offset(region["endLine"], region["endColumn"]), replacement["insertedContent"]["text"]))
+            spans.append(
+                (
+                    offset(region["startLine"], region["startColumn"]),
+                    offset(region["endLine"], region["endColumn"]),
+                    replacement["insertedContent"]["text"],
+                )
+            )
     for begin, end, content in sorted(spans, key=lambda span: span[:2], reverse=True):
         text = text[:begin] + content + text[end:]
     return text
@@ -90,8 +95,12 @@ def test_sarif_finding_without_suggestion_has_the_message_alone(project, cli):
 
 
 def test_sarif_notebook_results_carry_the_suggestion_and_no_fixes(project, cli):
-    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                           "source": SAFE_TWO}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": SAFE_TWO}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     write(project / "model.ipynb", json.dumps(notebook))
     write(project / "pyproject.toml", PREVIEW_ON)
     results = _sarif_results(cli, "model.ipynb")

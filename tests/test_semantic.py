@@ -136,14 +136,17 @@ def test_evaluate_loop_with_parameters_is_flagged():
 
 
 def test_local_function_returns_a_frame():
-    assert probe_one(
-        """
+    assert (
+        probe_one(
+            """
         import pandas as pd
         def load():
             return pd.read_csv("sales.csv")
         probe(load())
         """
-    ) == frame()
+        )
+        == frame()
+    )
 
 
 def test_local_function_return_types_must_agree_and_not_fall_through():
@@ -169,8 +172,9 @@ def test_local_function_return_types_must_agree_and_not_fall_through():
 
 
 def test_recursive_function_terminates():
-    assert probe_one(
-        """
+    assert (
+        probe_one(
+            """
         import pandas as pd
         def grow(n):
             if n:
@@ -178,7 +182,9 @@ def test_recursive_function_terminates():
             return pd.DataFrame()
         probe(grow(3))
         """
-    ) is None
+        )
+        is None
+    )
 
 
 def test_apply_on_a_frame_from_a_local_function_is_flagged():
@@ -271,14 +277,17 @@ def test_usage_shows_a_frame_of_unknown_library():
 
 
 def test_usage_of_two_families_is_no_evidence():
-    assert probe_one(
-        """
+    assert (
+        probe_one(
+            """
         def f(value):
             probe(value)
             value.iterrows()
             value.backward()
         """
-    ) is None
+        )
+        is None
+    )
 
 
 def test_usage_never_overrides_known_evidence():
@@ -306,8 +315,9 @@ def test_usage_is_per_scope():
 
 
 def test_index_records_usage_and_functions():
-    tree = ast.parse(textwrap.dedent(
-        """
+    tree = ast.parse(
+        textwrap.dedent(
+            """
         def f(frame):
             for _, row in frame.iterrows():
                 pass
@@ -315,7 +325,8 @@ def test_index_records_usage_and_functions():
         def helper(x):
             return x
         """
-    ))
+        )
+    )
     index = SemanticIndex(tree)
     f = tree.body[0]
     assert index.scope(f).usage == {"frame": Ty("frame")}
@@ -360,25 +371,31 @@ def test_bare_to_statement_moves_a_module_in_place():
 
 
 def test_functions_see_module_names_bound_after_them():
-    assert probe_one(
-        """
+    assert (
+        probe_one(
+            """
         import pandas as pd
         def use():
             probe(table)
         table = pd.read_csv("a.csv")
         """
-    ) == frame()
+        )
+        == frame()
+    )
 
 
 def test_other_is_not_overridden_by_usage():
-    assert probe_one(
-        """
+    assert (
+        probe_one(
+            """
         def f():
             rows = [1, 2]
             probe(rows)
             rows.iterrows()
         """
-    ) == OTHER
+        )
+        == OTHER
+    )
 
 
 def test_a_name_used_as_an_accelerator_index_is_a_device():
@@ -437,7 +454,8 @@ def test_the_items_of_a_field_of_a_placed_batch_are_unknown():
 
 
 def test_scopes_know_the_attributes_their_own_code_uses_and_the_containers_they_fill():
-    tree = ast.parse(textwrap.dedent('''
+    tree = ast.parse(
+        textwrap.dedent("""
         import torch
         w = torch.zeros(3)
         w.requires_grad = True
@@ -447,7 +465,8 @@ def test_scopes_know_the_attributes_their_own_code_uses_and_the_containers_they_
         def f(x):
             x.requires_grad_()
             return w.shape
-    '''))
+    """)
+    )
     index = SemanticIndex(tree)
     module, function = index.scope(tree), index.scope(tree.body[-1])
     assert module.attributes["w"] == {"requires_grad"} and "x" not in module.attributes

@@ -30,11 +30,15 @@ def test_gpu401_a_comprehension_variable_named_like_the_estimator_is_no_rebindin
     _same_predictions(source, fixed)
 
 
-@pytest.mark.parametrize("rebinding", [
-    "    for model in (1, 2):\n        pass\n",
-    "    sizes = [(model := size) for size in (1, 2)]\n",
-    "    model = model\n",
-], ids=["loop-target", "walrus-in-comprehension", "assignment"])
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        "    for model in (1, 2):\n        pass\n",
+        "    sizes = [(model := size) for size in (1, 2)]\n",
+        "    model = model\n",
+    ],
+    ids=["loop-target", "walrus-in-comprehension", "assignment"],
+)
 def test_gpu401_near_miss_the_estimator_rebound_before_its_use(rebinding):
     source, diagnostic = _gpu401(STRAIGHT.replace("    return", rebinding + "    return"))
     assert diagnostic.fix.applicability is Applicability.DISPLAY
@@ -68,15 +72,22 @@ def test_gpu101_a_comprehension_variable_named_like_the_frame_leaves_it_private(
     fixed = fix_text(source, unsafe_fixes=False)
     assert fixed != source and fix_text(fixed, unsafe_fixes=False) == fixed
     for n in (0, 1, 5, 40):
-        assert_same_result(run_example(SAFE_SETUP, source, "build(sales)", n=n),
-                           run_example(SAFE_SETUP, fixed, "build(sales)", n=n), strict=True)
+        assert_same_result(
+            run_example(SAFE_SETUP, source, "build(sales)", n=n),
+            run_example(SAFE_SETUP, fixed, "build(sales)", n=n),
+            strict=True,
+        )
 
 
-@pytest.mark.parametrize("after_loop", [
-    '    for sales in ("a", "b"):\n        pass\n',
-    '    labels = [(sales := label) for label in ("a", "b")]\n',
-    '    sales = "a"\n',
-], ids=["loop-target", "walrus-in-comprehension", "assignment"])
+@pytest.mark.parametrize(
+    "after_loop",
+    [
+        '    for sales in ("a", "b"):\n        pass\n',
+        '    labels = [(sales := label) for label in ("a", "b")]\n',
+        '    sales = "a"\n',
+    ],
+    ids=["loop-target", "walrus-in-comprehension", "assignment"],
+)
 def test_gpu101_near_miss_the_frame_name_rebound_to_something_else(after_loop):
     source = _gpu101(after_loop)
     assert _only_gpu101(source).fix.applicability is Applicability.UNSAFE

@@ -14,12 +14,12 @@ from .conftest import write
 #: A window title and a hyperlink (OSC, ended by BEL), a screen clear (CSI),
 #: a C1 control and a backspace, written raw in a source file.
 HOSTILE = (
-    'import pandas as pd\n'
-    '\n'
-    'def f(sales: pd.DataFrame) -> list:\n'
+    "import pandas as pd\n"
+    "\n"
+    "def f(sales: pd.DataFrame) -> list:\n"
     '    out = ["\x1b]0;pwned\x07", "\x1b]8;;http://x\x07link\x1b]8;;\x07"]\n'
     '    title = "\x1b]0;t\x07"; rows = [r for _, r in sales.iterrows()]  # \x1b[2J\x9b\x08hidden\n'
-    '    return out\n'
+    "    return out\n"
 )
 CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ANSI_COLOUR = re.compile(r"\x1b\[[0-9;]*m")
@@ -44,7 +44,7 @@ def test_a_source_line_with_terminal_controls_prints_without_them(project, cli, 
         assert shown == '5 |     title = ""; rows = [r for _, r in sales.iterrows()]  # hidden'
         carets = lines[lines.index(shown) + 1]
         start = carets.index("^")
-        assert shown[start:start + carets.count("^")] == "sales.iterrows()"
+        assert shown[start : start + carets.count("^")] == "sales.iterrows()"
         assert '4 |     out = ["", "link"]' in lines
 
 
@@ -59,8 +59,10 @@ def test_colour_is_kept_and_only_gpulint_s(project, cli, no_colour, monkeypatch)
 
 def test_a_file_name_and_a_noqa_comment_print_without_terminal_controls(project, cli, no_colour):
     name = "sales\x1b]0;pwned\x07.py"
-    write(project / name, "import pandas as pd\n\nfor _, r in pd.DataFrame().iterrows():  # noqa: GPU9\x1b[8m\n"
-                          "    print(r)\n")
+    write(
+        project / name,
+        "import pandas as pd\n\nfor _, r in pd.DataFrame().iterrows():  # noqa: GPU9\x1b[8m\n    print(r)\n",
+    )
     for output_format in ("full", "concise"):
         run = cli("check", "--output-format", output_format, ".")
         assert run.code == 1
@@ -71,17 +73,20 @@ def test_a_file_name_and_a_noqa_comment_print_without_terminal_controls(project,
     assert report[0]["filename"].endswith(name)
 
 
-@pytest.mark.parametrize(("raw", "shown"), [
-    ("a\x1b]0;title\x07b", "ab"),
-    ("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b", "alinkb"),
-    ("x\x1b[2Jy\x1b[1;31mz\x1b[?25l", "xyz"),
-    ("\x1b7saved\x1b(B\x1b8", "saved"),
-    ("C1\x9b31m\x85 DEL\x7f", "C131m DEL"),
-    ("cr\rover\x08written\x00", "croverwritten"),
-    ("unterminated \x1b]0;title", "unterminated "),
-    ("lone escape\x1b", "lone escape"),
-    ("tab\tand\nnewline, é東😀", "tab\tand\nnewline, é東😀"),
-])
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("a\x1b]0;title\x07b", "ab"),
+        ("a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b", "alinkb"),
+        ("x\x1b[2Jy\x1b[1;31mz\x1b[?25l", "xyz"),
+        ("\x1b7saved\x1b(B\x1b8", "saved"),
+        ("C1\x9b31m\x85 DEL\x7f", "C131m DEL"),
+        ("cr\rover\x08written\x00", "croverwritten"),
+        ("unterminated \x1b]0;title", "unterminated "),
+        ("lone escape\x1b", "lone escape"),
+        ("tab\tand\nnewline, é東😀", "tab\tand\nnewline, é東😀"),
+    ],
+)
 def test_printable(raw, shown):
     from gpulint.output.terminal import printable
 

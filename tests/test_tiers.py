@@ -95,8 +95,10 @@ USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "result
 def _checked_rates() -> dict[str, tuple[str, int, int]]:
     """Per rule, from the committed real-code report: (tier when it was written, sampled, useful)."""
     row = re.compile(r"^\| (GPU\d{3}) \| ([a-z-]+) \| \d+ \| (\d+) \| (\d+) \|", re.MULTILINE)
-    return {code: (tier, int(sampled), int(useful))
-            for code, tier, sampled, useful in row.findall(USEFULNESS_REPORT.read_text(encoding="utf-8"))}
+    return {
+        code: (tier, int(sampled), int(useful))
+        for code, tier, sampled, useful in row.findall(USEFULNESS_REPORT.read_text(encoding="utf-8"))
+    }
 
 
 def test_the_real_code_report_was_written_with_the_current_tiers():
@@ -120,20 +122,24 @@ def test_every_rule_checked_often_enough_is_default_exactly_when_its_findings_cl
         clears = useful >= USEFUL_SHARE * sampled
         if rule.tier is Tier.DEFAULT and not clears:
             assert "below the bar: kept while" in _tier_line(rule), (
-                f"{code}: {useful} of {sampled} checked findings useful, below the bar, and its tier line says not why")
+                f"{code}: {useful} of {sampled} checked findings useful, below the bar, and its tier line says not why"
+            )
             continue
         assert (rule.tier is Tier.DEFAULT) == clears, (
-            f"{code}: {useful} of {sampled} checked findings useful, but it is {rule.tier.value}")
+            f"{code}: {useful} of {sampled} checked findings useful, but it is {rule.tier.value}"
+        )
 
 
 def test_a_tier_that_is_not_a_tier_is_refused_at_registration():
     with pytest.raises(TypeError, match="`tier` must be a Tier"):
+
         class Stringly(Rule):
             code = "GPU997"
             name = "stringly"
             message = "never shown"
             nodes = (ast.For,)
             tier = "default"  # type: ignore[assignment]
+
     assert rule_by_key("GPU997") is None
 
 
@@ -197,7 +203,9 @@ def test_a_prefix_of_opt_in_rules_only_selects_nothing_and_is_no_error(opt_in_ru
 def test_preview_only_names_the_selectors_that_pick_nothing_else(monkeypatch):
     preview = sorted(preview_tier())[0]
     assert preview_only([preview, rule_by_key(preview).name, "ALL", "GPU", "GPU1"]) == (
-        preview, rule_by_key(preview).name)
+        preview,
+        rule_by_key(preview).name,
+    )
     for code in ("GPU501", "GPU502"):
         monkeypatch.setattr(rule_by_key(code), "tier", Tier.PREVIEW)
     assert preview_only(["GPU5", "GPU50", "GPU"]) == ("GPU5", "GPU50")
@@ -208,8 +216,7 @@ def test_preview_key_in_the_configuration(project, cli):
     rule_examples(project)
     run_ = cli("check", "--output-format", "json", "--no-cache", ".")
     assert found_codes(run_) == default_tier() | preview_tier()
-    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--no-preview", ".")) == \
-        default_tier()
+    assert found_codes(cli("check", "--output-format", "json", "--no-cache", "--no-preview", ".")) == default_tier()
     write(project / "pyproject.toml", '[tool.gpulint]\npreview = "yes"\n')
     bad = cli("check", "--no-cache", ".")
     assert bad.code == 2 and "`preview` must be true or false" in bad.stderr
@@ -257,8 +264,9 @@ def test_statistics_and_summary_count_only_the_rules_that_ran(project, cli):
     assert counted == default_tier()
     counted = {line.split()[1] for line in cli("check", "--statistics", "--no-cache", "--preview", ".").lines[1:-1]}
     assert counted == default_tier() | preview_tier()
-    preview_only_run = cli("check", "--no-cache", "--output-format", "concise",
-                           "--select", ",".join(sorted(preview_tier())), ".")
+    preview_only_run = cli(
+        "check", "--no-cache", "--output-format", "concise", "--select", ",".join(sorted(preview_tier())), "."
+    )
     assert preview_only_run.code == 0 and "All checks passed." in preview_only_run.lines
 
 
@@ -337,8 +345,18 @@ def test_language_server_reads_the_preview_setting():
 def test_pylint_plugin_uses_the_default_selection(tmp_path):
     """pylint (another process) reports the rules `gpulint check` (another process) runs."""
     write(tmp_path / "mixed.py", mixed())
-    process = run([tool("pylint"), "--load-plugins=gpulint.pylint_plugin", "--disable=all", "--enable=gpulint",
-                   "--msg-template={symbol}", "--score=n", "mixed.py"], cwd=tmp_path)
+    process = run(
+        [
+            tool("pylint"),
+            "--load-plugins=gpulint.pylint_plugin",
+            "--disable=all",
+            "--enable=gpulint",
+            "--msg-template={symbol}",
+            "--score=n",
+            "mixed.py",
+        ],
+        cwd=tmp_path,
+    )
     shown = {line.strip() for line in process.stdout.splitlines() if line.strip() and not line.startswith("*")}
     checked = {item["name"] for item in gpulint_json(["mixed.py"], tmp_path)}
     assert "iterrows-loop" in shown and shown == checked
@@ -364,8 +382,10 @@ def test_gpulint_rule_prints_the_tier(cli):
 def test_rule_pages_and_tables_show_the_tier():
     for rule in all_rules():
         assert f"**Tier**: {tier_text(rule)}." in rule_page(rule)
-    rows = {line.split(" | ")[0].lstrip("| "): line.rstrip(" |").rsplit(" | ", 1)[1]
-            for line in rule_table().splitlines()[2:]}
+    rows = {
+        line.split(" | ")[0].lstrip("| "): line.rstrip(" |").rsplit(" | ", 1)[1]
+        for line in rule_table().splitlines()[2:]
+    }
     assert rows == {rule.code: rule.tier.value for rule in all_rules()}
     assert "| Tier |" in rules_index()
 
@@ -377,7 +397,7 @@ def test_a_bad_selector_is_still_an_error_whatever_the_tier():
 
 # -- preview behaviour of a default rule ------------------------------------------------------
 
-EVALUATION_TOTAL = '''\
+EVALUATION_TOTAL = """\
 import torch
 
 model = torch.nn.Linear(4, 3).cuda()
@@ -388,7 +408,7 @@ def accuracy(loader):
     for x, y in loader:
         correct += (model(x.cuda()).argmax(1) == y.cuda()).sum().item()
     return correct
-'''
+"""
 
 
 def test_a_rule_with_preview_behaviour_reports_more_in_preview_mode_only(project, cli):
@@ -412,7 +432,13 @@ def test_the_preview_mode_variant_is_the_same_rule():
     assert variant is not rule and variant is rule.in_preview_mode() and variant.in_preview_mode() is variant
     assert issubclass(variant, rule) and variant.preview_mode and not rule.preview_mode
     assert (variant.code, variant.name, variant.url(), variant.stem(), variant.doc_sections(), variant.fixer()) == (
-        rule.code, rule.name, rule.url(), rule.stem(), rule.doc_sections(), rule.fixer())
+        rule.code,
+        rule.name,
+        rule.url(),
+        rule.stem(),
+        rule.doc_sections(),
+        rule.fixer(),
+    )
     assert rule_by_key("GPU308") is rule and variant not in all_rules()
     plain = rule_by_key("GPU102")
     assert plain.preview_behaviour is None and plain.in_preview_mode() is plain

@@ -33,7 +33,7 @@ needs_sample = pytest.mark.skipif(not DEFAULT_SAMPLE.exists(), reason="no commit
 def test_committed_sample_is_well_formed():
     rows = list(csv.reader(DEFAULT_SAMPLE.read_text(encoding="utf-8").splitlines()))
     assert tuple(rows[0]) == HEADER
-    records = [dict(zip(HEADER, row)) for row in rows[1:]]
+    records = [dict(zip(HEADER, row, strict=False)) for row in rows[1:]]
     assert all(len(row) == len(HEADER) for row in rows[1:])
     assert len(records) >= 150
     assert {r["verdict"] for r in records} <= set(VERDICTS)
@@ -53,8 +53,13 @@ def test_committed_sample_is_not_read_as_instance_labels():
 
 
 def _finding(code: str, repo: str, path: str, line: int, message: str = "m") -> dict:
-    return {"code": code, "filename": f"/scratch/rc/{repo.replace('/', '+')}/{path}", "cell": None,
-            "location": {"row": line, "column": 1}, "message": message}
+    return {
+        "code": code,
+        "filename": f"/scratch/rc/{repo.replace('/', '+')}/{path}",
+        "cell": None,
+        "location": {"row": line, "column": 1},
+        "message": message,
+    }
 
 
 def test_draw_keeps_the_quotas_and_is_seeded(tmp_path):
@@ -79,10 +84,46 @@ def test_draw_keeps_the_quotas_and_is_seeded(tmp_path):
 def test_report_counts_the_default_set_and_groups_noise():
     places = [Place("GPU301", "a/b", "x.py", 0, i) for i in range(1, 7)] + [Place("GPU403", "a/b", "y.py", 0, 1)]
     sample = [
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "3", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
-        {"repo": "a/b", "path": "y.py", "cell": "", "line": "1", "code": "GPU403", "verdict": "noise", "why": "tiny", "snippet": ""},
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "1",
+            "code": "GPU301",
+            "verdict": "useful",
+            "why": "r",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "2",
+            "code": "GPU301",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "3",
+            "code": "GPU301",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "y.py",
+            "cell": "",
+            "line": "1",
+            "code": "GPU403",
+            "verdict": "noise",
+            "why": "tiny",
+            "snippet": "",
+        },
     ]
     text = report(places, sample, {"GPU301": "default", "GPU403": "preview"})
     assert "| GPU301 | default | 6 | 3 | 1 | 2 | 0 | 33% |" in text
@@ -104,8 +145,26 @@ def test_a_top_up_draws_only_what_the_quotas_lack(tmp_path):
 def test_sampled_findings_no_longer_reported_are_left_out_and_counted():
     places = [Place("GPU301", "a/b", "x.py", 0, 1)]
     sample = [
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "9", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "1",
+            "code": "GPU301",
+            "verdict": "useful",
+            "why": "r",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "9",
+            "code": "GPU301",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
     ]
     text = report(places, sample, {"GPU301": "default"})
     assert "| GPU301 | default | 1 | 1 | 1 | 0 | 0 | 100% |" in text
@@ -138,25 +197,78 @@ def test_report_gives_the_random_draws_useful_rate():
     places = [Place("GPU301", "a/b", "x.py", 0, i) for i in range(1, 5)]
     drawn = [*places[:3], Place("GPU301", "a/b", "gone.py", 0, 1)]
     sample = [
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "useful", "why": "r", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "1",
+            "code": "GPU301",
+            "verdict": "useful",
+            "why": "r",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "2",
+            "code": "GPU301",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
     ]
     text = report(places, sample, {"GPU301": "default"}, draws=[("draw.csv", drawn), ("other.csv", drawn[:1])])
-    assert ("Simple random sample of the default set (draw.csv): 4 findings drawn, 3 still reported, 2 checked, "
-            "1 useful: 50% (1 not checked yet).") in text
+    assert (
+        "Simple random sample of the default set (draw.csv): 4 findings drawn, 3 still reported, 2 checked, "
+        "1 useful: 50% (1 not checked yet)."
+    ) in text
     assert "(other.csv): 1 findings drawn, 1 still reported, 1 checked, 1 useful: 100%." in text
 
 
 def test_a_draw_of_rules_that_left_the_default_set_also_gives_the_rate_of_todays_default_rules():
-    places = [Place("GPU301", "a/b", "x.py", 0, 1), Place("GPU307", "a/b", "x.py", 0, 2), Place("GPU307", "a/b", "x.py", 0, 3)]
+    places = [
+        Place("GPU301", "a/b", "x.py", 0, 1),
+        Place("GPU307", "a/b", "x.py", 0, 2),
+        Place("GPU307", "a/b", "x.py", 0, 3),
+    ]
     sample = [
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "1", "code": "GPU301", "verdict": "noise", "why": "toy", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "2", "code": "GPU307", "verdict": "useful", "why": "r", "snippet": ""},
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": "3", "code": "GPU307", "verdict": "noise", "why": "toy", "snippet": ""},
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "1",
+            "code": "GPU301",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "2",
+            "code": "GPU307",
+            "verdict": "useful",
+            "why": "r",
+            "snippet": "",
+        },
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": "3",
+            "code": "GPU307",
+            "verdict": "noise",
+            "why": "toy",
+            "snippet": "",
+        },
     ]
     text = report(places, sample, {"GPU301": "preview", "GPU307": "default"}, draws=[("draw.csv", places)])
-    assert ("(draw.csv): 3 findings drawn, 3 still reported, 3 checked, 1 useful: 33%; of the 2 checked of rules "
-            "in today's default set, 1 useful: 50% (looking back: the tiers were set knowing these verdicts).") in text
+    assert (
+        "(draw.csv): 3 findings drawn, 3 still reported, 3 checked, 1 useful: 33%; of the 2 checked of rules "
+        "in today's default set, 1 useful: 50% (looking back: the tiers were set knowing these verdicts)."
+    ) in text
     same = report(places, sample, {"GPU301": "default", "GPU307": "default"}, draws=[("draw.csv", places)])
     assert "today's default set" not in same
 
@@ -179,8 +291,18 @@ def test_a_default_rules_preview_behaviour_is_kept_out_of_the_default_set():
     assert only == set(places[2:])
     assert preview_behaviour(places, [], {"GPU308": "preview"}) == set()  # a preview rule is preview anyway
     sample = [
-        {"repo": "a/b", "path": "x.py", "cell": "", "line": str(line), "code": "GPU308", "verdict": verdict,
-         "why": "r", "snippet": ""} for line, verdict in ((1, "useful"), (2, "useful"), (3, "noise"), (4, "noise"))]
+        {
+            "repo": "a/b",
+            "path": "x.py",
+            "cell": "",
+            "line": str(line),
+            "code": "GPU308",
+            "verdict": verdict,
+            "why": "r",
+            "snippet": "",
+        }
+        for line, verdict in ((1, "useful"), (2, "useful"), (3, "noise"), (4, "noise"))
+    ]
     text = report(places, sample, {"GPU308": "default"}, draws=[("draw.csv", places)], preview_only=only)
     assert "| GPU308 | default | 2 | 2 | 2 | 0 | 0 | 100% |" in text
     assert "| GPU308 (preview behaviour) | preview | 2 | 2 | 0 | 2 | 0 | 0% |" in text

@@ -26,9 +26,9 @@ def _loop(batches, run=None):
 def test_runs_once_then_once_per_relevant_batch():
     batches = [
         {(1, "/p/a.py")},
-        {(2, "/p/notes.md"), (2, "/p/data.csv")},   # nothing gpulint reads: no run
-        {(1, "/p/b.ipynb"), (1, "/p/c.pyi")},       # one batch, one run
-        {(1, "/p/pyproject.toml")},                 # the configuration may have changed
+        {(2, "/p/notes.md"), (2, "/p/data.csv")},  # nothing gpulint reads: no run
+        {(1, "/p/b.ipynb"), (1, "/p/c.pyi")},  # one batch, one run
+        {(1, "/p/pyproject.toml")},  # the configuration may have changed
     ]
     code, runs, said = _loop(iter(batches))
     assert code == 0
@@ -36,10 +36,19 @@ def test_runs_once_then_once_per_relevant_batch():
     assert said == ["Starting linter in watch mode...", *["File change detected..."] * 3]
 
 
-@pytest.mark.parametrize("path, relevant", [
-    ("a.py", True), ("a.pyi", True), ("n.ipynb", True), ("sub/pyproject.toml", True),
-    ("a.pyc", False), ("setup.cfg", False), ("README.md", False), ("a.py.orig", False),
-])
+@pytest.mark.parametrize(
+    "path, relevant",
+    [
+        ("a.py", True),
+        ("a.pyi", True),
+        ("n.ipynb", True),
+        ("sub/pyproject.toml", True),
+        ("a.pyc", False),
+        ("setup.cfg", False),
+        ("README.md", False),
+        ("a.py.orig", False),
+    ],
+)
 def test_which_changes_are_relevant(path, relevant):
     assert watching.relevant(path) is relevant
 
@@ -106,9 +115,13 @@ def test_real_watch_relints_on_a_change_and_ctrl_c_exits_0(tmp_path):
     path = write(tmp_path / "sales.py", CLEAN)
     out = tmp_path / "out.txt"
     with out.open("wb") as sink:
-        process = subprocess.Popen([GPULINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
-                                   cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT,
-                                   env={**os.environ, "NO_COLOR": "1"})
+        process = subprocess.Popen(
+            [GPULINT, "check", "--watch", "--no-cache", "--output-format", "concise", "."],
+            cwd=tmp_path,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
         try:
             _wait_for(out, "All checks passed.", process)
             time.sleep(0.5)  # the watcher is set up right after the first run

@@ -28,14 +28,14 @@ from gpulint.source import LINE_TOO_LONG, MAX_LINE, MAX_SOURCE, TOO_LARGE
 from .conftest import CLEAN, GPULINT, ITERROWS, write
 
 #: A GPU101 finding with a safe fix: `--fix` rewrites the file.
-GROWN = textwrap.dedent('''\
+GROWN = textwrap.dedent("""\
     import pandas as pd
 
     orders = pd.read_csv("orders.csv")
     top_orders = pd.DataFrame()
     for region, group in orders.groupby("region"):
         top_orders = pd.concat([top_orders, group.nlargest(3, "revenue")])
-''')
+""")
 GROWN_FIXED = fix_text(GROWN)
 
 
@@ -123,8 +123,13 @@ def test_a_file_over_the_bound_is_not_read(project: Path, cli):
 
 
 def notebook(path: Path, code: str, output_bytes: int = 0) -> Path:
-    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": code.splitlines(keepends=True),
-            "outputs": [{"output_type": "stream", "name": "stdout", "text": ["x" * output_bytes]}]}
+    cell = {
+        "cell_type": "code",
+        "metadata": {},
+        "execution_count": 1,
+        "source": code.splitlines(keepends=True),
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": ["x" * output_bytes]}],
+    }
     document = {"cells": [cell], "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
     path.write_text(json.dumps(document))
     return path
@@ -149,13 +154,16 @@ def test_standard_input_over_the_bound_is_one_warning(cli):
 
 def many_files(root: Path, count: int) -> str:
     """`count` files, each with 40 GPU102 findings (a second or more to fix them all); their text."""
-    text = "import pandas as pd\n" + "".join(textwrap.dedent(f'''
+    text = "import pandas as pd\n" + "".join(
+        textwrap.dedent(f"""
         def f{index}(sales: pd.DataFrame) -> list:
             out = []
             for _, row in sales.iterrows():
                 out.append(row["price"] - row["cost"])
             return out
-    ''') for index in range(40))
+    """)
+        for index in range(40)
+    )
     for index in range(count):
         (root / f"m{index:03}.py").write_text(text)
     return text
@@ -192,8 +200,13 @@ def test_ctrl_c_exits_130_with_workers_stopped_and_nothing_half_written(tmp_path
     with out.open("wb") as stdout, err.open("wb") as stderr:
         # A session of its own, so that SIGINT goes to the whole group, workers included, as
         # a terminal sends it on Ctrl-C.
-        process = subprocess.Popen([GPULINT, "check", "--no-cache", "--fix", "--unsafe-fixes", "--jobs", jobs, "."],
-                                   cwd=root, stdout=stdout, stderr=stderr, start_new_session=True)
+        process = subprocess.Popen(
+            [GPULINT, "check", "--no-cache", "--fix", "--unsafe-fixes", "--jobs", jobs, "."],
+            cwd=root,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
         try:
             wait_for(lambda: any(path.read_text() != original for path in files), process)
             os.killpg(process.pid, signal.SIGINT)
@@ -243,19 +256,34 @@ async def test_a_notebook_uri_with_a_nul_byte_is_one_log_line_and_the_server_goe
     notebook_uri = "file:///tmp/a%00b.ipynb"
     cell = "vscode-notebook-cell:/tmp/a%00b.ipynb#cell0"
     async with session() as (client, _):
-        client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
-            notebook_document=types.NotebookDocument(
-                uri=notebook_uri, notebook_type="jupyter-notebook", version=1,
-                cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell)]),
-            cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python", version=1, text=ITERROWS)]))
+        client.notebook_document_did_open(
+            types.DidOpenNotebookDocumentParams(
+                notebook_document=types.NotebookDocument(
+                    uri=notebook_uri,
+                    notebook_type="jupyter-notebook",
+                    version=1,
+                    cells=[types.NotebookCell(kind=types.NotebookCellKind.Code, document=cell)],
+                ),
+                cell_text_documents=[types.TextDocumentItem(uri=cell, language_id="python", version=1, text=ITERROWS)],
+            )
+        )
         assert codes(await published(client, cell, bool)) == ["GPU102"]
         # Still serving: a change is linted again, and another document too.
-        client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
-            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook_uri, version=2),
-            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
-                types.NotebookDocumentCellContentChanges(
-                    document=types.VersionedTextDocumentIdentifier(uri=cell, version=2),
-                    changes=[types.TextDocumentContentChangeWholeDocument(text=CLEAN)])]))))
+        client.notebook_document_did_change(
+            types.DidChangeNotebookDocumentParams(
+                notebook_document=types.VersionedNotebookDocumentIdentifier(uri=notebook_uri, version=2),
+                change=types.NotebookDocumentChangeEvent(
+                    cells=types.NotebookDocumentCellChanges(
+                        text_content=[
+                            types.NotebookDocumentCellContentChanges(
+                                document=types.VersionedTextDocumentIdentifier(uri=cell, version=2),
+                                changes=[types.TextDocumentContentChangeWholeDocument(text=CLEAN)],
+                            )
+                        ]
+                    )
+                ),
+            )
+        )
         assert codes(await published(client, cell, lambda found: not found)) == []
         other = open_document(client, write(tmp_path / "after.py", ITERROWS))
         assert codes(await published(client, other, bool)) == ["GPU102"]

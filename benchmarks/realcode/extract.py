@@ -71,8 +71,15 @@ def load_repos(path: Path = REPOS) -> list[Repo]:
         missing = [key for key in ("name", "commit", "why") if not isinstance(entry.get(key), str)]
         if missing:
             raise ExtractError(f"{path}: [[repo]] number {index} lacks {', '.join(missing)}")
-        repos.append(Repo(entry["name"], entry["commit"], entry["why"],
-                          tuple(entry.get("include", ())), tuple(entry.get("exclude", ()))))
+        repos.append(
+            Repo(
+                entry["name"],
+                entry["commit"],
+                entry["why"],
+                tuple(entry.get("include", ())),
+                tuple(entry.get("exclude", ())),
+            )
+        )
     return repos
 
 
@@ -80,14 +87,16 @@ def mirror_of(repo: Repo, mirrors: Path) -> Path:
     """The bare git directory of `repo`'s mirror; ExtractError when it or the commit is absent."""
     git_dir = mirrors / repo.folder / "repo"
     if not git_dir.is_dir():
-        raise ExtractError(f"no mirror of {repo.name} at {git_dir}: fetch it first "
-                           f"(fetch tool: github:{repo.name})")
-    probe = subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{repo.commit}^{{commit}}"],
-                           capture_output=True)
+        raise ExtractError(f"no mirror of {repo.name} at {git_dir}: fetch it first (fetch tool: github:{repo.name})")
+    probe = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{repo.commit}^{{commit}}"], capture_output=True
+    )
     if probe.returncode != 0:
-        raise ExtractError(f"the mirror of {repo.name} at {git_dir} lacks the pinned commit {repo.commit}: "
-                           f"fetch it again (github:{repo.name}), or pin the commit it has "
-                           f"(git --git-dir {git_dir} rev-parse HEAD) in {REPOS.name}")
+        raise ExtractError(
+            f"the mirror of {repo.name} at {git_dir} lacks the pinned commit {repo.commit}: "
+            f"fetch it again (github:{repo.name}), or pin the commit it has "
+            f"(git --git-dir {git_dir} rev-parse HEAD) in {REPOS.name}"
+        )
     return git_dir
 
 
@@ -95,8 +104,8 @@ def _blobs(git_dir: Path, repo: Repo) -> tuple[list[tuple[str, str]], list[str]]
     """(object id, path) of the wanted files at the pinned commit, and the paths whose
     content the mirror lacks."""
     listing = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-l", "-z", repo.commit],
-        capture_output=True, check=True).stdout.decode("utf-8", "surrogateescape")
+        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-l", "-z", repo.commit], capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
     wanted, missing = [], []
     for record in filter(None, listing.split("\0")):
         meta, path = record.split("\t", 1)
@@ -118,8 +127,9 @@ def extract(repo: Repo, mirrors: Path, output: Path) -> tuple[int, int]:
     target = output / repo.folder
     if target.exists():
         shutil.rmtree(target)
-    batch = subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    batch = subprocess.Popen(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     assert batch.stdin is not None and batch.stdout is not None
     written = 0
     try:
@@ -145,15 +155,22 @@ def extract(repo: Repo, mirrors: Path, output: Path) -> tuple[int, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repos", type=Path, default=REPOS, help="the list of repositories (default: %(default)s)")
-    parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS,
-                        help="folder of the bare mirrors, <owner>+<name>/repo (default: %(default)s)")
-    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
-                        help="folder to extract into (default: %(default)s)")
-    parser.add_argument("--only", action="append", default=[], metavar="OWNER/NAME",
-                        help="extract only this repository (repeatable)")
+    parser.add_argument(
+        "--mirrors",
+        type=Path,
+        default=DEFAULT_MIRRORS,
+        help="folder of the bare mirrors, <owner>+<name>/repo (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help="folder to extract into (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="OWNER/NAME", help="extract only this repository (repeatable)"
+    )
     args = parser.parse_args(argv)
     try:
         repos = load_repos(args.repos)
@@ -178,8 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"{'total':<{width}}  {total_written:>5} files in {args.output}"
-          + (f"  ({total_missing} missing from the mirrors)" if total_missing else ""))
+    print(
+        f"{'total':<{width}}  {total_written:>5} files in {args.output}"
+        + (f"  ({total_missing} missing from the mirrors)" if total_missing else "")
+    )
     return 0
 
 

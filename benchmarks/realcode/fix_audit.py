@@ -184,8 +184,11 @@ def hunks(path: str, before: bytes, after: bytes, context: int = 3) -> list[Hunk
         if old == new:
             continue
         label = f"{path} {unit}".strip()
-        lines = list(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                          f"a/{label}", f"b/{label}", n=context))
+        lines = list(
+            difflib.unified_diff(
+                old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{label}", f"b/{label}", n=context
+            )
+        )
         current: list[str] = []
         start = 0
         for line in lines[2:]:
@@ -231,27 +234,42 @@ class Run:
 
     @property
     def file_errors(self) -> list[str]:
-        return [line for line in self.stderr.splitlines()
-                if line.startswith("error: ") and not line.startswith("error: internal error")]
+        return [
+            line
+            for line in self.stderr.splitlines()
+            if line.startswith("error: ") and not line.startswith("error: internal error")
+        ]
 
     @property
     def internal_error(self) -> str | None:
         lines = self.stderr.splitlines()
         for index, line in enumerate(lines):
             if line.startswith("error: internal error") or line.startswith("Traceback"):
-                return "\n".join(lines[index:index + 20])
+                return "\n".join(lines[index : index + 20])
         return None
 
 
 def run_gpulint(command: list[str], folder: Path, step: str, timeout: float) -> Run:
     """`command check --select ALL --preview [--fix] --unsafe-fixes --output-format json
     --exit-zero folder`."""
-    args = [*command, "check", "--select", "ALL", *preview_arguments(tuple(command)),
-            *(["--fix"] if step != "before" else []), "--unsafe-fixes",
-            "--output-format", "json", "--exit-zero", "--quiet", str(folder)]
+    args = [
+        *command,
+        "check",
+        "--select",
+        "ALL",
+        *preview_arguments(tuple(command)),
+        *(["--fix"] if step != "before" else []),
+        "--unsafe-fixes",
+        "--output-format",
+        "json",
+        "--exit-zero",
+        "--quiet",
+        str(folder),
+    ]
     started = time.perf_counter()
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True, cwd=folder.parent)
+    process = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=folder.parent
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -285,8 +303,9 @@ def _describe(command: list[str]) -> str:
         raise AuditError(f"{shlex.join(command)} --version failed: {text[0]}")
     described = f"`{shlex.join(command)}` ({text[0]})"
     if command == ["gpulint"]:
-        head = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
-                              capture_output=True, text=True)
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
+        )
         if head.returncode == 0:
             described += f", checkout {ROOT} at {head.stdout.strip()}"
     return described
@@ -297,8 +316,11 @@ def _describe(command: list[str]) -> str:
 
 def _read_tree(root: Path, folder: str = "") -> dict[str, bytes]:
     """The code files under `root / folder`, by path relative to `root`."""
-    return {path.relative_to(root).as_posix(): path.read_bytes()
-            for path in sorted((root / folder).rglob("*")) if path.is_file() and path.name.endswith(SUFFIXES)}
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file() and path.name.endswith(SUFFIXES)
+    }
 
 
 @dataclass
@@ -326,8 +348,9 @@ class Audit:
     seconds: float = 0.0
 
 
-def audit(corpus: Path, scratch: Path, command: list[str], timeout: float, only: list[str],
-          diffs_count: int, seed: int) -> Audit:
+def audit(
+    corpus: Path, scratch: Path, command: list[str], timeout: float, only: list[str], diffs_count: int, seed: int
+) -> Audit:
     folders = sorted(p for p in corpus.iterdir() if p.is_dir()) if corpus.is_dir() else []
     if only:
         unknown = sorted(set(only) - {p.name for p in folders})
@@ -364,8 +387,14 @@ def audit(corpus: Path, scratch: Path, command: list[str], timeout: float, only:
         again = _read_tree(tree, folder.name)
         for path, data in again.items():
             if data != after_fix.get(path):
-                result.problems.append(Problem("idempotent", path, "a second `--fix --unsafe-fixes` changed it",
-                                               file_diff(path, after_fix.get(path, b""), data)))
+                result.problems.append(
+                    Problem(
+                        "idempotent",
+                        path,
+                        "a second `--fix --unsafe-fixes` changed it",
+                        file_diff(path, after_fix.get(path, b""), data),
+                    )
+                )
 
     for path, data in files.items():
         after = after_fix.get(path, data)
@@ -396,24 +425,34 @@ def _check_changed(result: Audit) -> None:
             continue
         broken = [unit or "the file" for unit, ok in new.parses.items() if not ok and old.parses.get(unit, False)]
         if broken:
-            result.problems.append(Problem("parse", path, "no longer parses: " + ", ".join(broken),
-                                           file_diff(path, before, after)))
+            result.problems.append(
+                Problem("parse", path, "no longer parses: " + ", ".join(broken), file_diff(path, before, after))
+            )
         lost = _comments(path, before) - _comments(path, after)
         if lost:
             shown = ", ".join(f"`{text}`" for text in sorted(lost)[:3]) + (", ..." if len(lost) > 3 else "")
-            result.problems.append(Problem("comment", path, f"{sum(lost.values())} comment(s) gone: {shown}",
-                                           file_diff(path, before, after)))
+            result.problems.append(
+                Problem(
+                    "comment", path, f"{sum(lost.values())} comment(s) gone: {shown}", file_diff(path, before, after)
+                )
+            )
         spaced = _trailing_whitespace(path, after) - _trailing_whitespace(path, before)
         if spaced > 0:
-            result.problems.append(Problem("layout", path, f"{spaced} more line(s) end with whitespace",
-                                           file_diff(path, before, after)))
+            result.problems.append(
+                Problem("layout", path, f"{spaced} more line(s) end with whitespace", file_diff(path, before, after))
+            )
         for key, where in new.undefined.items():
             added = len(where) - len(old.undefined.get(key, []))
             if added > 0:
                 kind, name = key
-                result.problems.append(Problem(
-                    "undefined", path, f"new pyflakes {kind} `{name}` (+{added}) at {', '.join(where)}",
-                    file_diff(path, before, after)))
+                result.problems.append(
+                    Problem(
+                        "undefined",
+                        path,
+                        f"new pyflakes {kind} `{name}` (+{added}) at {', '.join(where)}",
+                        file_diff(path, before, after),
+                    )
+                )
 
 
 def _comments(path: str, data: bytes) -> Counter:
@@ -422,8 +461,11 @@ def _comments(path: str, data: bytes) -> Counter:
     found: Counter = Counter()
     for text in _units(path, data).values():
         try:
-            found.update(token.string.strip() for token in tokenize.generate_tokens(io.StringIO(text).readline)
-                         if token.type == tokenize.COMMENT)
+            found.update(
+                token.string.strip()
+                for token in tokenize.generate_tokens(io.StringIO(text).readline)
+                if token.type == tokenize.COMMENT
+            )
         except (tokenize.TokenError, SyntaxError):
             continue
     return found
@@ -431,8 +473,7 @@ def _comments(path: str, data: bytes) -> Counter:
 
 def _trailing_whitespace(path: str, data: bytes) -> int:
     """Lines of code (of every cell, in a notebook) that end with a space or a tab."""
-    return sum(1 for text in _units(path, data).values() for line in text.splitlines()
-               if line != line.rstrip(" \t"))
+    return sum(1 for text in _units(path, data).values() for line in text.splitlines() if line != line.rstrip(" \t"))
 
 
 def _count_rules(result: Audit, before: dict[str, list[dict]], after: dict[str, list[dict]]) -> None:
@@ -454,15 +495,19 @@ def _sample_hunks(result: Audit, before: dict[str, list[dict]], count: int, seed
     result.sample = random.Random(seed).sample(every, min(count, len(every)))
     for index, hunk in enumerate(result.sample):
         cell = int(hunk.unit.split()[1]) if hunk.unit else None
-        result.codes_by_hunk[index] = sorted({
-            f["code"] for f in before.get(hunk.path, []) if _fixable(f) and _edits_touch(f, hunk, cell)})
+        result.codes_by_hunk[index] = sorted(
+            {f["code"] for f in before.get(hunk.path, []) if _fixable(f) and _edits_touch(f, hunk, cell)}
+        )
 
 
 def _edits_touch(finding: dict, hunk: Hunk, cell: int | None) -> bool:
     """Whether one of the finding's fix edits falls in the hunk's lines (of that cell)."""
-    return any(edit.get("cell", finding.get("cell")) == cell
-               and edit["location"]["row"] <= hunk.old_end and edit["end_location"]["row"] >= hunk.old_start
-               for edit in finding["fix"]["edits"])
+    return any(
+        edit.get("cell", finding.get("cell")) == cell
+        and edit["location"]["row"] <= hunk.old_end
+        and edit["end_location"]["row"] >= hunk.old_start
+        for edit in finding["fix"]["edits"]
+    )
 
 
 # -- the report ------------------------------------------------------------------------------
@@ -505,17 +550,28 @@ def summary(result: Audit, scratch_note: str) -> str:
         "| --- | ---: | ---: | ---: | ---: |",
     ]
     for code in sorted(set(result.before_per_rule) | set(result.after_per_rule)):
-        lines.append(f"| {code} | {result.before_per_rule[code]} | {result.fixable_per_rule[code]} | "
-                     f"{result.fixed_per_rule[code]} | {result.after_per_rule[code]} |")
-    lines += ["", "## Per repository", "", "| repository | files | changed | before s | fix s | again s |",
-              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        lines.append(
+            f"| {code} | {result.before_per_rule[code]} | {result.fixable_per_rule[code]} | "
+            f"{result.fixed_per_rule[code]} | {result.after_per_rule[code]} |"
+        )
+    lines += [
+        "",
+        "## Per repository",
+        "",
+        "| repository | files | changed | before s | fix s | again s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for folder in sorted({r.folder for r in result.runs}):
-        times = {r.step: ("timeout" if r.returncode is None else f"{r.seconds:.1f}")
-                 for r in result.runs if r.folder == folder}
+        times = {
+            r.step: ("timeout" if r.returncode is None else f"{r.seconds:.1f}")
+            for r in result.runs
+            if r.folder == folder
+        }
         count = sum(1 for p in files if p.startswith(folder + "/"))
         changed = sum(1 for p in result.changed if p.startswith(folder + "/"))
-        lines.append(f"| {folder} | {count} | {changed} | {times.get('before')} | {times.get('fix')} | "
-                     f"{times.get('again')} |")
+        lines.append(
+            f"| {folder} | {count} | {changed} | {times.get('before')} | {times.get('fix')} | {times.get('again')} |"
+        )
     if result.problems:
         lines += ["", "## Problems", ""]
         for problem in result.problems:
@@ -523,39 +579,60 @@ def summary(result: Audit, scratch_note: str) -> str:
             if problem.diff:
                 lines += ["", quoted(problem.diff), ""]
     if file_errors or internal or timeouts or not_json:
-        lines += ["", "## gpulint errors", "",
-                  "Per-file errors are files gpulint refuses to read (reported, the run goes on); "
-                  "internal errors and time-outs abort a run.", ""]
+        lines += [
+            "",
+            "## gpulint errors",
+            "",
+            "Per-file errors are files gpulint refuses to read (reported, the run goes on); "
+            "internal errors and time-outs abort a run.",
+            "",
+        ]
         lines += [f"- {line}" for line in file_errors]
         lines += [f"- {r.folder} ({r.step}): internal error\n\n```\n{r.internal_error}\n```" for r in internal]
         lines += [f"- {r.folder} ({r.step}): {r.json_error}" for r in not_json]
         lines += [f"- {r.folder} ({r.step}): timed out after {r.seconds:.0f} s" for r in timeouts]
-    lines += ["", f"{len(result.sample)} of the fix's {result.hunk_count} diff hunks, drawn at random, "
-              f"are in {scratch_note}.", ""]
+    lines += [
+        "",
+        f"{len(result.sample)} of the fix's {result.hunk_count} diff hunks, drawn at random, are in {scratch_note}.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 def sample_report(result: Audit, seed: int) -> str:
-    lines = [f"# {len(result.sample)} random hunks of the fix (seed {seed}) of {result.hunk_count}", "",
-             f"gpulint: {result.command}", ""]
+    lines = [
+        f"# {len(result.sample)} random hunks of the fix (seed {seed}) of {result.hunk_count}",
+        "",
+        f"gpulint: {result.command}",
+        "",
+    ]
     for index, hunk in enumerate(result.sample):
         codes = ", ".join(result.codes_by_hunk.get(index, [])) or "?"
         where = f"`{hunk.path}` {hunk.unit}".rstrip()
-        lines += [f"## {index + 1}. {where} ({codes})", "", "```diff", hunk.text.rstrip("\n"),
-                  "```", ""]
+        lines += [f"## {index + 1}. {where} ({codes})", "", "```diff", hunk.text.rstrip("\n"), "```", ""]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="the extracted corpus (default: %(default)s)")
-    parser.add_argument("--gpulint", default="gpulint", metavar="CMD",
-                        help="the gpulint command to audit (default: %(default)s)")
-    parser.add_argument("--only", action="append", default=[], metavar="OWNER+NAME",
-                        help="audit only this repository folder (repeatable)")
-    parser.add_argument("--timeout", type=float, default=900.0,
-                        help="seconds each gpulint run may take (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--corpus", type=Path, default=DEFAULT_CORPUS, help="the extracted corpus (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--gpulint", default="gpulint", metavar="CMD", help="the gpulint command to audit (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="OWNER+NAME",
+        help="audit only this repository folder (repeatable)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=900.0, help="seconds each gpulint run may take (default: %(default)s)"
+    )
     parser.add_argument("--diffs-count", type=int, default=20, help="random diff hunks to write (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: %(default)s)")
     parser.add_argument("--diffs", type=Path, default=DEFAULT_DIFFS, help="file for the hunks (default: %(default)s)")
@@ -565,8 +642,10 @@ def main(argv: list[str] | None = None) -> int:
     # The checks import pyflakes, and gpulint's IPython masking, from this Python.
     missing = [name for name in ("pyflakes", "gpulint") if importlib.util.find_spec(name) is None]
     if missing:
-        print(f"error: not importable in this Python: {', '.join(missing)} "
-              "(run it in the project's virtual environment)", file=sys.stderr)
+        print(
+            f"error: not importable in this Python: {', '.join(missing)} (run it in the project's virtual environment)",
+            file=sys.stderr,
+        )
         return 2
     try:
         command = shlex.split(args.gpulint)
@@ -578,8 +657,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     scratch = Path(tempfile.mkdtemp(prefix="gpulint-fix-audit-"))
     try:
-        result = audit(args.corpus.resolve(), scratch, command, args.timeout, args.only,
-                       args.diffs_count, args.seed)
+        result = audit(args.corpus.resolve(), scratch, command, args.timeout, args.only, args.diffs_count, args.seed)
         args.diffs.parent.mkdir(parents=True, exist_ok=True)
         args.diffs.write_text(sample_report(result, args.seed), encoding="utf-8")
         shown = args.diffs.resolve()

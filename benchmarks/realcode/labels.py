@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from benchmarks.realcode.miners import notebook_cells
 
@@ -144,8 +144,18 @@ def _row(values: dict[str, str], origin: str, problems: list[str], codes: Sequen
         problems.append(f"{origin}: snippet longer than {SNIPPET_LIMIT} characters")
     if len(problems) > before:
         return None
-    return Label(repo, path, cell, int(line), code, values["verdict"], values["source"],
-                 values["why"].strip(), values["snippet"], origin)
+    return Label(
+        repo,
+        path,
+        cell,
+        int(line),
+        code,
+        values["verdict"],
+        values["source"],
+        values["why"].strip(),
+        values["snippet"],
+        origin,
+    )
 
 
 def read_file(file: Path, problems: list[str], codes: Sequence[str] | None) -> list[Label]:
@@ -165,11 +175,11 @@ def read_file(file: Path, problems: list[str], codes: Sequence[str] | None) -> l
         if len(row) != len(HEADER):
             problems.append(f"{origin}: {len(row)} fields, expected {len(HEADER)}")
             continue
-        label = _row(dict(zip(HEADER, row)), origin, problems, codes)
+        label = _row(dict(zip(HEADER, row, strict=False)), origin, problems, codes)
         if label is not None:
             labels.append(label)
     keys = [_raw_key(row) for row in rows[1:] if len(row) == len(HEADER)]
-    for number, (previous, key) in enumerate(zip(keys, keys[1:]), 3):
+    for number, (previous, key) in enumerate(zip(keys, keys[1:], strict=False), 3):
         if key < previous:
             problems.append(f"{file.name}:{number}: rows are not sorted by code, repo, path, cell, line")
             break
@@ -178,12 +188,18 @@ def read_file(file: Path, problems: list[str], codes: Sequence[str] | None) -> l
 
 def _raw_key(row: list[str]) -> tuple[str, str, str, int, int]:
     """A row's sort key (code, repo, path, cell, line), numbers that are not numbers as -1."""
-    values = dict(zip(HEADER, row))
+    values = dict(zip(HEADER, row, strict=False))
 
     def number(text: str) -> int:
         return int(text) if text.strip().isdigit() else (0 if not text.strip() else -1)
 
-    return (values["code"].strip(), values["repo"].strip(), values["path"].strip(), number(values["cell"]), number(values["line"]))
+    return (
+        values["code"].strip(),
+        values["repo"].strip(),
+        values["path"].strip(),
+        number(values["cell"]),
+        number(values["line"]),
+    )
 
 
 def load(paths: Iterable[Path | str] = (DEFAULT_LABELS,), *, check_codes: bool = True) -> list[Label]:

@@ -29,7 +29,7 @@ import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from benchmarks.realcode.output import write_files
 from benchmarks.realcode.labels import (
@@ -82,8 +82,7 @@ def preview_arguments(command: tuple[str, ...]) -> tuple[str, ...]:
     """`--preview` when that gpulint has the option (so that `--select ALL` runs the preview
     rules too), else nothing (a gpulint from before rule tiers runs every rule anyway)."""
     try:
-        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120,
-                              check=False)
+        done = subprocess.run([*command, "check", "--help"], capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.SubprocessError) as error:
         raise RecallError(f"cannot run {shlex.join(command)}: {error}") from error
     return ("--preview",) if "--preview" in done.stdout else ()
@@ -98,8 +97,14 @@ def _corpus_key(corpus: Path, filename: str) -> tuple[str, str]:
     return repo_dir.replace("+", "/", 1), "/".join(rest)
 
 
-def run_gpulint(command: Sequence[str], corpus: Path, files: Sequence[str], *, extra: Sequence[str] = (),
-                unreadable: list[str] | None = None) -> list[Finding]:
+def run_gpulint(
+    command: Sequence[str],
+    corpus: Path,
+    files: Sequence[str],
+    *,
+    extra: Sequence[str] = (),
+    unreadable: list[str] | None = None,
+) -> list[Finding]:
     """Every finding of every rule on `files` (paths relative to `corpus`).
 
     `extra`: more `gpulint check` arguments. Given a list as `unreadable`, a run that exits 2
@@ -112,8 +117,20 @@ def run_gpulint(command: Sequence[str], corpus: Path, files: Sequence[str], *, e
         config.write_text("[tool.gpulint]\n", encoding="utf-8")
         for start in range(0, len(files), BATCH):
             batch = list(files[start : start + BATCH])
-            argv = [*command, "check", "--output-format", "json", "--select", "ALL", "--exit-zero",
-                    "--quiet", "--config", str(config), *extra, *batch]
+            argv = [
+                *command,
+                "check",
+                "--output-format",
+                "json",
+                "--select",
+                "ALL",
+                "--exit-zero",
+                "--quiet",
+                "--config",
+                str(config),
+                *extra,
+                *batch,
+            ]
             try:
                 done = subprocess.run(argv, cwd=corpus, capture_output=True, text=True, timeout=TIMEOUT)
             except (OSError, subprocess.SubprocessError) as error:
@@ -150,7 +167,7 @@ class Tally:
     flagged: int = 0
     unlabelled: int = 0
 
-    def add(self, other: "Tally") -> None:
+    def add(self, other: Tally) -> None:
         for name in ("instances", "found", "mined", "mined_found", "nots", "flagged", "unlabelled"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -183,7 +200,10 @@ def match(labels: Iterable[Label], findings: Iterable[Finding]) -> Result:
     codes = {label.code for label in labels}
     for label in labels:
         tally = result.tallies[label.code]
-        hit = any(first <= label.line <= last for first, last in spans.get((label.repo, label.path, label.cell, label.code), ()))
+        hit = any(
+            first <= label.line <= last
+            for first, last in spans.get((label.repo, label.path, label.cell, label.code), ())
+        )
         if label.is_instance:
             tally.instances += 1
             tally.found += hit
@@ -208,14 +228,21 @@ def match(labels: Iterable[Label], findings: Iterable[Finding]) -> Result:
 
 
 def _table_row(name: str, tally: Tally) -> str:
-    return (f"| {name} | {tally.instances} | {tally.found} | {tally.recall} | {tally.mined_found}/{tally.mined} | "
-            f"{tally.mined_recall} | {tally.nots} | {tally.flagged} | {tally.unlabelled} |")
+    return (
+        f"| {name} | {tally.instances} | {tally.found} | {tally.recall} | {tally.mined_found}/{tally.mined} | "
+        f"{tally.mined_recall} | {tally.nots} | {tally.flagged} | {tally.unlabelled} |"
+    )
 
 
 def report(result: Result, families: dict[str, str], header: str) -> str:
     """The Markdown report."""
-    lines = [header, "", "| Rule | Instances | Found | Recall | Found/mined | Recall (mined) | `not` labels "
-             "| Flagged `not` (FP) | Unlabelled findings |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        header,
+        "",
+        "| Rule | Instances | Found | Recall | Found/mined | Recall (mined) | `not` labels "
+        "| Flagged `not` (FP) | Unlabelled findings |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     by_family: dict[str, Tally] = defaultdict(Tally)
     overall = Tally()
     for code in sorted(result.tallies):
@@ -226,9 +253,13 @@ def report(result: Result, families: dict[str, str], header: str) -> str:
     for family in sorted(by_family):
         lines.append(_table_row(f"family {family}", by_family[family]))
     lines.append(_table_row("**all**", overall))
-    lines += ["", "Recall (mined): over the instances the syntactic miners found, independently of gpulint "
-              "(instances taken from gpulint's own findings can only raise recall). Unlabelled findings: "
-              "findings of these rules in the labelled files at no labelled line.", ""]
+    lines += [
+        "",
+        "Recall (mined): over the instances the syntactic miners found, independently of gpulint "
+        "(instances taken from gpulint's own findings can only raise recall). Unlabelled findings: "
+        "findings of these rules in the labelled files at no labelled line.",
+        "",
+    ]
     lines += [f"## Missed instances ({len(result.missed)})", ""]
     lines += [f"- {label.code} {label.repo} `{label.where}`: {label.why}" for label in result.missed]
     lines += ["", f"## Flagged `not` labels ({len(result.flagged)})", ""]
@@ -263,8 +294,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     shown = "python -m benchmarks.realcode.recall " + shlex.join(argv if argv is not None else sys.argv[1:])
-    header = (f"# gpulint recall on labelled real code\n\nCommand: `{shown.strip()}`\n\n"
-              f"{len(labels)} labels in {len(files)} files; gpulint: `{shlex.join(command)}`.")
+    header = (
+        f"# gpulint recall on labelled real code\n\nCommand: `{shown.strip()}`\n\n"
+        f"{len(labels)} labels in {len(files)} files; gpulint: `{shlex.join(command)}`."
+    )
     text = report(match(labels, findings), rule_families(), header)
     print(text, end="")
     return 0 if write_files((args.output, text)) else 2

@@ -56,7 +56,7 @@ import sys
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from benchmarks.ecosystem import DEFAULT_TIER, PREVIEW_BEHAVIOUR, PREVIEW_TIER, rule_tier
 from benchmarks.realcode.labels import DEFAULT_LABELS, RANDOM_DRAWS, SNIPPET_LIMIT, source_lines
@@ -101,16 +101,22 @@ def read_findings(path: Path) -> dict[Place, str]:
         try:
             parts = Path(item["filename"]).parts
             index = next(i for i, part in enumerate(parts) if "+" in part)
-            place = Place(item["code"], parts[index].replace("+", "/", 1), "/".join(parts[index + 1:]),
-                          item.get("cell") or 0, int(item["location"]["row"]))
+            place = Place(
+                item["code"],
+                parts[index].replace("+", "/", 1),
+                "/".join(parts[index + 1 :]),
+                item.get("cell") or 0,
+                int(item["location"]["row"]),
+            )
             places.setdefault(place, str(item.get("message", "")))
         except (KeyError, TypeError, ValueError, StopIteration) as error:
             raise UsefulnessError(f"{path}: a finding without a corpus location: {item!r:.200}") from error
     return places
 
 
-def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
-         syntax: int, already: Iterable[Place] = ()) -> list[Place]:
+def draw(
+    findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int, syntax: int, already: Iterable[Place] = ()
+) -> list[Place]:
     """The stratified sample: per rule a seeded shuffle, taken in order while the rule's
     quota and the per-file limit allow; GPU001 only among ambiguous messages. Places
     `already` sampled (and still reported) count towards their rule's quota and file limit
@@ -135,8 +141,14 @@ def draw(findings: dict[Place, str], *, seed: int, per_rule: int, per_file: int,
     return sorted(sample)
 
 
-def draw_random(findings: dict[Place, str], default_codes: set[str], *, seed: int, size: int,
-                preview_only: set[Place] | frozenset[Place] = frozenset()) -> list[Place]:
+def draw_random(
+    findings: dict[Place, str],
+    default_codes: set[str],
+    *,
+    seed: int,
+    size: int,
+    preview_only: set[Place] | frozenset[Place] = frozenset(),
+) -> list[Place]:
     """A simple random sample of the default set's findings (every finding as likely; a
     default rule's preview behaviour is not in the default set)."""
     candidates = sorted(place for place in findings if place.code in default_codes and place not in preview_only)
@@ -167,8 +179,14 @@ def read_places(path: Path) -> list[Place]:
         raise UsefulnessError(f"{path}: a malformed row: {error}") from error
 
 
-def random_summary(places: set[Place], name: str, drawn: list[Place], sample: list[dict[str, str]],
-                   default_codes: Iterable[str], preview_only: set[Place] | frozenset[Place] = frozenset()) -> str:
+def random_summary(
+    places: set[Place],
+    name: str,
+    drawn: list[Place],
+    sample: list[dict[str, str]],
+    default_codes: Iterable[str],
+    preview_only: set[Place] | frozenset[Place] = frozenset(),
+) -> str:
     """The useful rate of the random draw `name`: its places still reported, judged by the sample;
     and, where some were drawn from rules that have left the default set since (or are a
     default rule's preview behaviour now, `preview_only`), the rate of those in the default
@@ -177,14 +195,18 @@ def random_summary(places: set[Place], name: str, drawn: list[Place], sample: li
     reported = [place for place in drawn if place in places]
     judged = [(rule_row(place, preview_only), verdicts[place]) for place in reported if place in verdicts]
     useful = sum(verdict == "useful" for _, verdict in judged)
-    summary = (f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
-               f"{len(reported)} still reported, {len(judged)} checked, {useful} useful: {_rate(useful, len(judged))}"
-               + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else ""))
+    summary = (
+        f"Simple random sample of the default set ({name}): {len(drawn)} findings drawn, "
+        f"{len(reported)} still reported, {len(judged)} checked, {useful} useful: {_rate(useful, len(judged))}"
+        + (f" ({len(reported) - len(judged)} not checked yet)" if len(judged) < len(reported) else "")
+    )
     default = set(default_codes)
     now = [verdict for code, verdict in judged if code in default]
     if len(now) < len(judged):
-        summary += (f"; of the {len(now)} checked of rules in today's default set, {now.count('useful')} useful: "
-                    f"{_rate(now.count('useful'), len(now))} (looking back: the tiers were set knowing these verdicts)")
+        summary += (
+            f"; of the {len(now)} checked of rules in today's default set, {now.count('useful')} useful: "
+            f"{_rate(now.count('useful'), len(now))} (looking back: the tiers were set knowing these verdicts)"
+        )
     return summary + "."
 
 
@@ -226,7 +248,7 @@ def read_sample(path: Path) -> list[dict[str, str]]:
     for number, row in enumerate(rows[1:], 2):
         if len(row) != len(HEADER):
             raise UsefulnessError(f"{path}:{number}: {len(row)} fields, expected {len(HEADER)}")
-        record = dict(zip(HEADER, row))
+        record = dict(zip(HEADER, row, strict=False))
         if record["verdict"] not in VERDICTS or not record["why"].strip():
             raise UsefulnessError(f"{path}:{number}: verdict must be one of {', '.join(VERDICTS)}, with a reason")
         if not record["line"].isdigit() or not (record["cell"] == "" or record["cell"].isdigit()):
@@ -256,8 +278,10 @@ class Tally:
         return f"{self.useful / self.sampled:.0%}" if self.sampled else "-"
 
     def row(self, name: str, tier: str) -> str:
-        return (f"| {name} | {tier} | {self.findings} | {self.sampled} | {self.useful} | "
-                f"{self.sampled - self.useful} | {self.debatable} | {self.rate()} |")
+        return (
+            f"| {name} | {tier} | {self.findings} | {self.sampled} | {self.useful} | "
+            f"{self.sampled - self.useful} | {self.debatable} | {self.rate()} |"
+        )
 
 
 def tiers() -> dict[str, str]:
@@ -286,12 +310,19 @@ def preview_behaviour(findings: Iterable[Place], default_mode: Iterable[Place], 
     """The findings of default rules that gpulint reports only in preview mode: in
     `findings` (a `--preview` run) but not in `default_mode` (the same run without it)."""
     stable = set(default_mode)
-    return {place for place in findings
-            if tier_of.get(place.code, DEFAULT_TIER) == DEFAULT_TIER and place not in stable}
+    return {
+        place for place in findings if tier_of.get(place.code, DEFAULT_TIER) == DEFAULT_TIER and place not in stable
+    }
 
 
-def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[str, str], header: str = "",
-           draws: Iterable[tuple[str, list[Place]]] = (), preview_only: set[Place] | frozenset[Place] = frozenset()) -> str:
+def report(
+    places: Iterable[Place],
+    sample: list[dict[str, str]],
+    tier_of: dict[str, str],
+    header: str = "",
+    draws: Iterable[tuple[str, list[Place]]] = (),
+    preview_only: set[Place] | frozenset[Place] = frozenset(),
+) -> str:
     """The Markdown report: per rule, the default set, then the noise rows grouped by rule
     and reason (identical reasons counted once, with one example place). A default rule's
     findings in `preview_only` (its preview behaviour) have a row of their own, in the
@@ -317,24 +348,34 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
         if len(groups) == 2 and tally.sampled:
             weighted += tally.findings * tally.useful / tally.sampled
     lines = [header, ""] if header else []
-    lines += ["| Rule | Tier | Findings | Sampled | Useful | Noise | Debatable | Useful rate |",
-              "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| Rule | Tier | Findings | Sampled | Useful | Noise | Debatable | Useful rate |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     lines += [per_rule[code].row(code, tier_of.get(code, DEFAULT_TIER)) for code in sorted(per_rule)]
     lines.append(every.row("all", ""))
     default_codes = sorted(code for code in per_rule if tier_of.get(code, DEFAULT_TIER) == DEFAULT_TIER)
-    lines += ["", f"Debatable: close calls, counted in their verdict (the reason starts with \"{DEBATABLE}\").", ""]
+    lines += ["", f'Debatable: close calls, counted in their verdict (the reason starts with "{DEBATABLE}").', ""]
     if gone:
-        lines += [f"Sampled findings no longer reported (left out above): {len(gone)}, of them "
-                  f"{sum(r['verdict'] == 'useful' for r in gone)} useful: "
-                  + ", ".join(f"{code} {n}" for code, n in sorted(Counter(r["code"] for r in gone).items())) + ".", ""]
-    lines.append(f"Default set ({len(default_codes)} rules): {default.findings} findings, {default.sampled} sampled, "
-                 f"{default.useful} useful: {default.rate()} of the sample"
-                 + (f", {weighted / default.findings:.0%} with each rule weighted by its findings" if default.findings else "")
-                 + ".")
+        lines += [
+            f"Sampled findings no longer reported (left out above): {len(gone)}, of them "
+            f"{sum(r['verdict'] == 'useful' for r in gone)} useful: "
+            + ", ".join(f"{code} {n}" for code, n in sorted(Counter(r["code"] for r in gone).items()))
+            + ".",
+            "",
+        ]
+    lines.append(
+        f"Default set ({len(default_codes)} rules): {default.findings} findings, {default.sampled} sampled, "
+        f"{default.useful} useful: {default.rate()} of the sample"
+        + (f", {weighted / default.findings:.0%} with each rule weighted by its findings" if default.findings else "")
+        + "."
+    )
     if default.findings:
         biggest = max(default_codes, key=lambda code: per_rule[code].findings)
-        lines.append(f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
-                     f"({per_rule[biggest].findings / default.findings:.0%}).")
+        lines.append(
+            f"Biggest rule of the default set: {biggest}, {per_rule[biggest].findings} findings "
+            f"({per_rule[biggest].findings / default.findings:.0%})."
+        )
     for name, drawn in draws:
         lines.append(random_summary(places, name, drawn, sample, default_codes, preview_only))
     lines += ["", "## Noise by rule and reason", ""]
@@ -348,7 +389,9 @@ def report(places: Iterable[Place], sample: list[dict[str, str]], tier_of: dict[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.realcode.usefulness", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.realcode.usefulness", description=__doc__.split("\n\n")[0]
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     drawing = commands.add_parser("draw", help="draw the stratified sample (empty verdicts)")
     randomly = commands.add_parser("random", help="draw a simple random sample of the default set")
@@ -356,9 +399,12 @@ def main(argv: list[str] | None = None) -> int:
     for sub in (drawing, randomly, reporting):
         sub.add_argument("--findings", type=Path, required=True, help="gpulint's JSON findings on a corpus copy")
     for sub in (randomly, reporting):
-        sub.add_argument("--default-findings", type=Path,
-                         help="the same run without `--preview`: default rules' findings missing from it are "
-                              "their preview behaviour, outside the default set")
+        sub.add_argument(
+            "--default-findings",
+            type=Path,
+            help="the same run without `--preview`: default rules' findings missing from it are "
+            "their preview behaviour, outside the default set",
+        )
     drawing.add_argument("--corpus", type=Path, required=True, help="the corpus copy the findings are of")
     drawing.add_argument("--seed", type=int, default=13)
     drawing.add_argument("--per-rule", type=int, default=15)
@@ -372,9 +418,12 @@ def main(argv: list[str] | None = None) -> int:
     randomly.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE, help="the checked sample")
     randomly.add_argument("--list", type=Path, default=DEFAULT_RANDOM_LIST, help="where the places drawn go")
     randomly.add_argument("--output", type=Path, required=True, help="the drawn places not checked yet")
-    reporting.add_argument("--random-list", type=Path, action="append",
-                           help=f"the places of a random draw, once per draw (default: every {RANDOM_DRAWS} "
-                                "beside the sample)")
+    reporting.add_argument(
+        "--random-list",
+        type=Path,
+        action="append",
+        help=f"the places of a random draw, once per draw (default: every {RANDOM_DRAWS} beside the sample)",
+    )
     reporting.add_argument("--sample", type=Path, default=DEFAULT_SAMPLE)
     reporting.add_argument("--output", type=Path)
     reporting.add_argument("--header", default="", help="Markdown put above the table")
@@ -383,25 +432,65 @@ def main(argv: list[str] | None = None) -> int:
         findings = read_findings(args.findings)
         if args.command == "draw":
             already = [row_key(record) for record in read_sample(args.top_up)] if args.top_up else []
-            sample = draw(findings, seed=args.seed, per_rule=args.per_rule,
-                          per_file=args.per_file, syntax=args.syntax, already=already)
-            write_sample(args.output, [{"repo": p.repo, "path": p.path, "cell": str(p.cell or ""), "line": str(p.line),
-                                        "code": p.code, "verdict": "", "why": "", "snippet": snippet(args.corpus, p)}
-                                       for p in sample])
+            sample = draw(
+                findings,
+                seed=args.seed,
+                per_rule=args.per_rule,
+                per_file=args.per_file,
+                syntax=args.syntax,
+                already=already,
+            )
+            write_sample(
+                args.output,
+                [
+                    {
+                        "repo": p.repo,
+                        "path": p.path,
+                        "cell": str(p.cell or ""),
+                        "line": str(p.line),
+                        "code": p.code,
+                        "verdict": "",
+                        "why": "",
+                        "snippet": snippet(args.corpus, p),
+                    }
+                    for p in sample
+                ],
+            )
             print(f"{len(sample)} findings sampled to {args.output}")
             return 0
         tier_of = tiers()
-        preview_only = (preview_behaviour(findings, read_findings(args.default_findings), tier_of)
-                        if args.command != "draw" and args.default_findings else set())
+        preview_only = (
+            preview_behaviour(findings, read_findings(args.default_findings), tier_of)
+            if args.command != "draw" and args.default_findings
+            else set()
+        )
         if args.command == "random":
-            drawn = draw_random(findings, {code for code, tier in tier_of.items() if tier == DEFAULT_TIER},
-                                seed=args.seed, size=args.size, preview_only=preview_only)
+            drawn = draw_random(
+                findings,
+                {code for code, tier in tier_of.items() if tier == DEFAULT_TIER},
+                seed=args.seed,
+                size=args.size,
+                preview_only=preview_only,
+            )
             checked = {row_key(record) for record in read_sample(args.sample)}
             new = [p for p in drawn if p not in checked]
             write_places(args.list, drawn)
-            write_sample(args.output, [{"repo": p.repo, "path": p.path, "cell": str(p.cell or ""), "line": str(p.line),
-                                        "code": p.code, "verdict": "", "why": "", "snippet": snippet(args.corpus, p)}
-                                       for p in new])
+            write_sample(
+                args.output,
+                [
+                    {
+                        "repo": p.repo,
+                        "path": p.path,
+                        "cell": str(p.cell or ""),
+                        "line": str(p.line),
+                        "code": p.code,
+                        "verdict": "",
+                        "why": "",
+                        "snippet": snippet(args.corpus, p),
+                    }
+                    for p in new
+                ],
+            )
             print(f"{len(drawn)} findings drawn to {args.list}; {len(new)} not checked yet, in {args.output}")
             return 0
         lists = args.random_list or sorted(args.sample.parent.glob(RANDOM_DRAWS))

@@ -42,7 +42,7 @@ def replacement_edit(old: str, new: str) -> Edit | None:
     if suffix and len(old) - suffix > 0 and old[len(old) - suffix - 1] == "\r" and old[len(old) - suffix] == "\n":
         suffix -= 1
     source = Source(old)
-    return Edit(_position(source, prefix), _position(source, len(old) - suffix), new[prefix:len(new) - suffix])
+    return Edit(_position(source, prefix), _position(source, len(old) - suffix), new[prefix : len(new) - suffix])
 
 
 def _position(source: Source, offset: int) -> Position:

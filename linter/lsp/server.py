@@ -22,7 +22,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator, Sequence, cast
+from typing import Any, cast
+from collections.abc import Iterator, Sequence
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -88,7 +89,7 @@ class Linted:
             else:
                 old = [text for _, text in self.cells]
                 new = fix_cells(old, self.filename, rules=self.rules, unsafe_fixes=self.unsafe_fixes)
-                edits = (replacement_edit(before, after) for before, after in zip(old, new))
+                edits = (replacement_edit(before, after) for before, after in zip(old, new, strict=False))
                 self.fix_all = [replace(edit, cell=index) for index, edit in enumerate(edits, 1) if edit is not None]
         return self.fix_all
 
@@ -152,8 +153,10 @@ def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settin
     path = _path(uri)
     filename = _filename(uri, path)
     shared = tuple((cell_uri, text) for cell_uri, text, _ in cells)
-    result = {cell_uri: Linted(text, version, filename, cells=shared, cell=index)
-              for index, (cell_uri, text, version) in enumerate(cells, 1)}
+    result = {
+        cell_uri: Linted(text, version, filename, cells=shared, cell=index)
+        for index, (cell_uri, text, version) in enumerate(cells, 1)
+    }
     try:
         config = _config(path, settings)
     except ConfigError as error:
@@ -164,7 +167,7 @@ def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settin
         return result
     rules = config.rules_for(path)
     found = lint_cells([text for _, text, _ in cells], filename=filename, rules=rules, config=config)
-    for (cell_uri, _, _), diagnostics in zip(cells, found):
+    for (cell_uri, _, _), diagnostics in zip(cells, found, strict=False):
         linted = result[cell_uri]
         linted.rules, linted.unsafe_fixes, linted.diagnostics = rules, config.unsafe_fixes, list(diagnostics)
     return result
@@ -174,12 +177,15 @@ def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settin
 
 
 def _range(positions: DocumentPositions, start: Position, end: Position) -> types.Range:
-    return types.Range(start=types.Position(*positions.to_client(start.line, start.col)),
-                       end=types.Position(*positions.to_client(end.line, end.col)))
+    return types.Range(
+        start=types.Position(*positions.to_client(start.line, start.col)),
+        end=types.Position(*positions.to_client(end.line, end.col)),
+    )
 
 
-def to_lsp_diagnostic(diagnostic: Diagnostic, positions: DocumentPositions, filename: str,
-                      uri: str | None = None, related: bool = False) -> types.Diagnostic:
+def to_lsp_diagnostic(
+    diagnostic: Diagnostic, positions: DocumentPositions, filename: str, uri: str | None = None, related: bool = False
+) -> types.Diagnostic:
     """The protocol's diagnostic. A suggestion that is no rewrite (a display-only fix) goes
     into `relatedInformation` at the finding where the editor shows that (`related`, with
     the document's `uri`), else on a `help:` line of the message; a rewrite is offered as a
@@ -192,8 +198,11 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: DocumentPositions, file
     fix = diagnostic.fix
     if fix is not None and not fix.edits and diagnostic.suggestion is not None:
         if related and uri is not None:
-            information = [types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=where), message=f"help: {diagnostic.suggestion}")]
+            information = [
+                types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=uri, range=where), message=f"help: {diagnostic.suggestion}"
+                )
+            ]
         else:
             message = f"{message}\nhelp: {diagnostic.suggestion}"
     return types.Diagnostic(
@@ -209,8 +218,9 @@ def to_lsp_diagnostic(diagnostic: Diagnostic, positions: DocumentPositions, file
     )
 
 
-def _workspace_edit(edits: Sequence[Edit], documents: dict[int | None, tuple[str, str]],
-                    encoding: str) -> types.WorkspaceEdit | None:
+def _workspace_edit(
+    edits: Sequence[Edit], documents: dict[int | None, tuple[str, str]], encoding: str
+) -> types.WorkspaceEdit | None:
     """The edits as a workspace edit; None when one is for a document not at hand."""
     changes: dict[str, list[types.TextEdit]] = {}
     positions: dict[str, DocumentPositions] = {}
@@ -220,7 +230,8 @@ def _workspace_edit(edits: Sequence[Edit], documents: dict[int | None, tuple[str
         uri, text = documents[edit.cell]
         where = positions.setdefault(uri, DocumentPositions(text, encoding))
         changes.setdefault(uri, []).append(
-            types.TextEdit(range=_range(where, edit.start, edit.end), new_text=edit.content))
+            types.TextEdit(range=_range(where, edit.start, edit.end), new_text=edit.content)
+        )
     return types.WorkspaceEdit(changes=changes)
 
 
@@ -228,8 +239,9 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     return only is None or any(kind == wanted or kind.startswith(wanted + ".") for wanted in only)
 
 
-def code_actions(linted: Linted, uri: str, encoding: str, requested: types.Range,
-                 only: Sequence[str] | None, related: bool = False) -> list[types.CodeAction]:
+def code_actions(
+    linted: Linted, uri: str, encoding: str, requested: types.Range, only: Sequence[str] | None, related: bool = False
+) -> list[types.CodeAction]:
     """Quick fixes and "Disable ... for this line" for the findings in `requested`, and
     fix-all for the document (for a notebook cell: for the whole notebook)."""
     positions = DocumentPositions(linted.text, encoding)
@@ -248,15 +260,20 @@ def code_actions(linted: Linted, uri: str, encoding: str, requested: types.Range
             edit = _workspace_edit(fix.edits, documents, encoding)
             if edit is not None:
                 title = f"Fix {diagnostic.code}: {fix.message}" + (" (unsafe fix: review the result)" if unsafe else "")
-                actions.append(types.CodeAction(title=title, kind=quickfix, diagnostics=shown, edit=edit,
-                                                is_preferred=not unsafe))
+                actions.append(
+                    types.CodeAction(title=title, kind=quickfix, diagnostics=shown, edit=edit, is_preferred=not unsafe)
+                )
         noqa = noqa_edit(linted.text, diagnostic) if diagnostic.code != SYNTAX_ERROR_CODE else None
         if noqa is not None:
             edit = _workspace_edit([replace(noqa, cell=linted.cell)], documents, encoding)
-            actions.append(types.CodeAction(title=f"Disable {diagnostic.code} for this line", kind=quickfix,
-                                            diagnostics=shown, edit=edit))
-    if _wanted(FIX_ALL, only) and (linted.cells is not None
-                                   or any(d.fixable(linted.unsafe_fixes) for d in linted.diagnostics)):
+            actions.append(
+                types.CodeAction(
+                    title=f"Disable {diagnostic.code} for this line", kind=quickfix, diagnostics=shown, edit=edit
+                )
+            )
+    if _wanted(FIX_ALL, only) and (
+        linted.cells is not None or any(d.fixable(linted.unsafe_fixes) for d in linted.diagnostics)
+    ):
         edit = _workspace_edit(linted.fix_all_edits(), documents, encoding)
         if edit is not None and edit.changes:
             title = "Fix all gpulint findings" + (" (unsafe fixes included)" if linted.unsafe_fixes else "")
@@ -337,13 +354,17 @@ class GpulintProtocol(LanguageServerProtocol):
 class GpulintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(
-            "gpulint", __version__,
+            "gpulint",
+            __version__,
             protocol_cls=GpulintProtocol,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             notebook_document_sync=types.NotebookDocumentSyncOptions(
                 # lsprotocol cannot read a notebook selector without `notebook`: always give it.
-                notebook_selector=[types.NotebookDocumentFilterWithCells(
-                    notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+                notebook_selector=[
+                    types.NotebookDocumentFilterWithCells(
+                        notebook="*", cells=[types.NotebookCellLanguage(language="python")]
+                    )
+                ],
                 save=True,
             ),
         )
@@ -396,8 +417,12 @@ class GpulintServer(LanguageServer):
         if uri.startswith("file:") and uri not in self.odd_uris and _path(uri) is None:
             self.odd_uris.add(uri)
             log.info("%r names no file: linted as an untitled document", uri)
-            self.window_log_message(types.LogMessageParams(
-                type=types.MessageType.Log, message=f"gpulint: {uri!r} names no file: linted as an untitled document"))
+            self.window_log_message(
+                types.LogMessageParams(
+                    type=types.MessageType.Log,
+                    message=f"gpulint: {uri!r} names no file: linted as an untitled document",
+                )
+            )
 
     def known(self, uri: str) -> bool:
         """Whether `uri` is an open document or a cell of an open notebook."""
@@ -424,8 +449,12 @@ class GpulintServer(LanguageServer):
         if workspace is None or not workspace.configuration:
             return
         try:
-            answer = await asyncio.wait_for(self.workspace_configuration_async(
-                types.ConfigurationParams(items=[types.ConfigurationItem(section="gpulint")])), SETTINGS_TIMEOUT_S)
+            answer = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section="gpulint")])
+                ),
+                SETTINGS_TIMEOUT_S,
+            )
         except Exception as error:  # no answer, or an error reply: keep the settings we have
             log.warning("workspace/configuration failed: %s", error)
             return
@@ -473,7 +502,8 @@ class GpulintServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         text, version = document.source, document.version
         linted = await asyncio.get_running_loop().run_in_executor(
-            self.worker, lint_document, text, version, uri, self.settings)
+            self.worker, lint_document, text, version, uri, self.settings
+        )
         if uri not in self.documents or self.workspace.get_text_document(uri).version != version:
             return None  # changed or closed meanwhile: a newer lint is on its way
         self.linted[uri] = linted
@@ -493,8 +523,7 @@ class GpulintServer(LanguageServer):
                 continue
             document = self.workspace.get_text_document(cell.document)
             cells.append((cell.document, document.source, document.version))
-        linted = await asyncio.get_running_loop().run_in_executor(
-            self.worker, lint_notebook, uri, cells, self.settings)
+        linted = await asyncio.get_running_loop().run_in_executor(self.worker, lint_notebook, uri, cells, self.settings)
         current = self.workspace.get_notebook_document(notebook_uri=uri)
         if current is None or current.version != notebook.version:
             return
@@ -513,7 +542,8 @@ class GpulintServer(LanguageServer):
         related = self.related_information
         diagnostics = [to_lsp_diagnostic(d, positions, linted.filename, uri, related) for d in linted.diagnostics]
         self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=linted.version))
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=linted.version)
+        )
 
     def clear(self, uri: str) -> None:
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -626,8 +656,15 @@ def build_server() -> GpulintServer:
         if linted is None:
             return None
         return await asyncio.get_running_loop().run_in_executor(
-            ls.worker, code_actions, linted, params.text_document.uri, ls.encoding, params.range, params.context.only,
-            ls.related_information)
+            ls.worker,
+            code_actions,
+            linted,
+            params.text_document.uri,
+            ls.encoding,
+            params.range,
+            params.context.only,
+            ls.related_information,
+        )
 
     return server
 

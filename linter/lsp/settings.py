@@ -29,7 +29,7 @@ class Settings:
     def overrides(self) -> Overrides:
         return Overrides(select=self.select, ignore=self.ignore, unsafe_fixes=self.unsafe_fixes, preview=self.preview)
 
-    def updated(self, raw: Any) -> tuple["Settings", list[str]]:
+    def updated(self, raw: Any) -> tuple[Settings, list[str]]:
         """These settings with the keys present in `raw` replaced, and the problems found."""
         problems: list[str] = []
         table = _unwrap(raw)

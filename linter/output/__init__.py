@@ -7,7 +7,7 @@ both end with), are printed line by line with colour where the stream wants it
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..runner import FileResult
 from . import full, github, json, sarif, text

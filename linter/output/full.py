@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from ..diagnostic import Applicability, Diagnostic, Edit
 from ..fixing import apply_edits
@@ -67,11 +67,14 @@ def source_of(result: FileResult, cell: int | None) -> Source | None:
     return Source(source.text) if source is not None and source.text else None  # "": the text was dropped
 
 
-def finding(result: FileResult, d: Diagnostic, source: Source | None, style: Style = PLAIN,
-            show_fixes: bool = False) -> list[str]:
+def finding(
+    result: FileResult, d: Diagnostic, source: Source | None, style: Style = PLAIN, show_fixes: bool = False
+) -> list[str]:
     marker = " " + style.paint("[*]", "cyan") if d.fixable(result.unsafe_fixes) else ""
-    lines = [f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {style.paint(printable(d.message), 'bold')}",
-             f" {style.paint('-->', 'blue')} {printable(result.display)}:{location(d)}"]
+    lines = [
+        f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {style.paint(printable(d.message), 'bold')}",
+        f" {style.paint('-->', 'blue')} {printable(result.display)}:{location(d)}",
+    ]
     if source is not None:
         lines.extend(snippet(source, d, style))
     if d.suggestion is not None:
@@ -137,7 +140,7 @@ def snippet(source: Source, d: Diagnostic, style: Style = PLAIN) -> list[str]:
         text = source.line(line)
         span = _span(text, line, first, last, d)
         begin = _window(text, span[0] if span is not None else 0)
-        part = text[begin:begin + MAX_LINE]
+        part = text[begin : begin + MAX_LINE]
         before = "..." if begin else ""
         after = "..." if begin + MAX_LINE < len(text) else ""
         lines.append(f"{style.paint(f'{line:>{gutter}} |', 'blue')} {before}{_display(part)}{after}".rstrip())

@@ -5,7 +5,7 @@ The message is the finding's, then the rule's suggestion on a line of its own (`
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..diagnostic import Diagnostic
 from ..runner import FileResult
@@ -26,8 +26,10 @@ def _position(result: FileResult, d: Diagnostic) -> tuple[tuple[str, int], ...]:
     """Where the annotation goes. In a notebook, the lines of the file holding the cell's
     lines (columns in the JSON text would mislead, so there are none)."""
     if d.cell is not None and result.notebook is not None:
-        return (("line", result.notebook.file_line(d.cell, d.start.line)),
-                ("endLine", result.notebook.file_line(d.cell, d.end.line)))
+        return (
+            ("line", result.notebook.file_line(d.cell, d.start.line)),
+            ("endLine", result.notebook.file_line(d.cell, d.end.line)),
+        )
     return (("line", d.start.line), ("col", d.start.col + 1), ("endLine", d.end.line), ("endColumn", d.end.col + 1))
 
 

@@ -35,12 +35,24 @@ NAMED = 5
 #: How many rows each Markdown table lists: a pull-request comment holds 65,536 characters.
 MARKDOWN_ROWS = 100
 
-_REASON = {"type": "object", "required": ["text", "source"], "additionalProperties": False,
-           "properties": {"text": {"type": "string"}, "source": {"type": ["string", "null"]}}}
-_TALLY = {"type": "object", "required": ["total", "gpu", "fallback", "undecided", "share"],
-          "additionalProperties": False,
-          "properties": {"total": {"type": "integer"}, "gpu": {"type": "integer"}, "fallback": {"type": "integer"},
-                         "undecided": {"type": "integer"}, "share": {"type": ["number", "null"]}}}
+_REASON = {
+    "type": "object",
+    "required": ["text", "source"],
+    "additionalProperties": False,
+    "properties": {"text": {"type": "string"}, "source": {"type": ["string", "null"]}},
+}
+_TALLY = {
+    "type": "object",
+    "required": ["total", "gpu", "fallback", "undecided", "share"],
+    "additionalProperties": False,
+    "properties": {
+        "total": {"type": "integer"},
+        "gpu": {"type": "integer"},
+        "fallback": {"type": "integer"},
+        "undecided": {"type": "integer"},
+        "share": {"type": ["number", "null"]},
+    },
+}
 #: The JSON report's schema (JSON Schema draft 7).
 SCHEMA: dict[str, Any] = {
     "$schema": "http://json-schema.org/draft-07/schema#",
@@ -50,42 +62,93 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "schema": {"const": SCHEMA_ID},
-        "tables": {"type": "object", "additionalProperties": {
-            "type": "object", "required": ["version", "commit"],
-            "properties": {"version": {"type": ["string", "null"]}, "commit": {"type": ["string", "null"]}}}},
-        "files": {"type": "array", "items": {
-            "type": "object", "required": ["path", "error", "operations", "blockers"], "additionalProperties": False,
+        "tables": {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["version", "commit"],
+                "properties": {"version": {"type": ["string", "null"]}, "commit": {"type": ["string", "null"]}},
+            },
+        },
+        "files": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["path", "error", "operations", "blockers"],
+                "additionalProperties": False,
+                "properties": {
+                    "path": {"type": "string"},
+                    "error": {"type": ["string", "null"]},
+                    "operations": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": [
+                                "library",
+                                "what",
+                                "code",
+                                "verdict",
+                                "line",
+                                "col",
+                                "cell",
+                                "estimator",
+                                "in_loop",
+                                "reasons",
+                                "caveats",
+                            ],
+                            "properties": {
+                                "library": {"enum": [CUDF, CUML]},
+                                "what": {"type": "string"},
+                                "code": {"type": "string"},
+                                "verdict": {"enum": [GPU, FALLBACK, UNDECIDED]},
+                                "line": {"type": "integer"},
+                                "col": {"type": "integer", "minimum": 1},
+                                "cell": {"type": ["integer", "null"]},
+                                "estimator": {"type": "boolean"},
+                                "in_loop": {"type": "boolean"},
+                                "reasons": {"type": "array", "items": _REASON},
+                                "caveats": {"type": "array", "items": _REASON},
+                            },
+                        },
+                    },
+                    "blockers": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["code", "name", "message", "line", "col", "cell"],
+                            "additionalProperties": False,
+                            "properties": {
+                                "code": {"type": "string"},
+                                "name": {"type": "string"},
+                                "message": {"type": "string"},
+                                "line": {"type": "integer"},
+                                "col": {"type": "integer", "minimum": 1},
+                                "cell": {"type": ["integer", "null"]},
+                            },
+                        },
+                    },
+                },
+            },
+        },
+        "summary": {
+            "type": "object",
+            "required": [*TALLIES, "overall", "blockers"],
+            "additionalProperties": False,
             "properties": {
-                "path": {"type": "string"},
-                "error": {"type": ["string", "null"]},
-                "operations": {"type": "array", "items": {
-                    "type": "object", "additionalProperties": False,
-                    "required": ["library", "what", "code", "verdict", "line", "col", "cell", "estimator",
-                                 "in_loop", "reasons", "caveats"],
-                    "properties": {
-                        "library": {"enum": [CUDF, CUML]},
-                        "what": {"type": "string"}, "code": {"type": "string"},
-                        "verdict": {"enum": [GPU, FALLBACK, UNDECIDED]},
-                        "line": {"type": "integer"}, "col": {"type": "integer", "minimum": 1},
-                        "cell": {"type": ["integer", "null"]}, "estimator": {"type": "boolean"},
-                        "in_loop": {"type": "boolean"},
-                        "reasons": {"type": "array", "items": _REASON},
-                        "caveats": {"type": "array", "items": _REASON}}}},
-                "blockers": {"type": "array", "items": {
-                    "type": "object", "required": ["code", "name", "message", "line", "col", "cell"],
-                    "additionalProperties": False,
-                    "properties": {"code": {"type": "string"}, "name": {"type": "string"},
-                                   "message": {"type": "string"}, "line": {"type": "integer"},
-                                   "col": {"type": "integer", "minimum": 1}, "cell": {"type": ["integer", "null"]}}}}}}},
-        "summary": {"type": "object", "required": [*TALLIES, "overall", "blockers"], "additionalProperties": False,
-                    "properties": {**{key: _TALLY for key in TALLIES}, "overall": {"type": ["number", "null"]},
-                                   "blockers": {"type": "integer"}}},
+                **{key: _TALLY for key in TALLIES},
+                "overall": {"type": ["number", "null"]},
+                "blockers": {"type": "integer"},
+            },
+        },
     },
 }
 
-_NOUNS = {"pandas": ("pandas operations", "run on the GPU under cudf.pandas"),
-          "estimators": ("estimators", "accelerated by cuml.accel"),
-          "estimator_methods": ("estimator method calls", "run on the GPU under cuml.accel")}
+_NOUNS = {
+    "pandas": ("pandas operations", "run on the GPU under cudf.pandas"),
+    "estimators": ("estimators", "accelerated by cuml.accel"),
+    "estimator_methods": ("estimator method calls", "run on the GPU under cuml.accel"),
+}
 
 
 def where(display: str, line: int, col: int, cell: int | None) -> str:
@@ -123,18 +186,23 @@ class Summary:
             self.tallies[key].add(op)
             self.total.add(op)
             if op.verdict == FALLBACK and len(self.named[key]) < NAMED:
-                self.named[key].append(f"`{op.code}` at {where(report.display, op.line, op.col, op.cell)} "
-                                       f"({_reasons(op)})")
+                self.named[key].append(
+                    f"`{op.code}` at {where(report.display, op.line, op.col, op.cell)} ({_reasons(op)})"
+                )
             if op.verdict != GPU:
                 self.row_count += 1
                 if len(self.rows) < MARKDOWN_ROWS:
-                    self.rows.append(f"| `{_cell(where(report.display, op.line, op.col, op.cell))}` "
-                                     f"| `{_cell(op.code)}` | {op.verdict} | {_cell(_reasons(op))} |")
+                    self.rows.append(
+                        f"| `{_cell(where(report.display, op.line, op.col, op.cell))}` "
+                        f"| `{_cell(op.code)}` | {op.verdict} | {_cell(_reasons(op))} |"
+                    )
         for b in report.blockers:
             self.blockers += 1
             if len(self.blocker_rows) < MARKDOWN_ROWS:
-                self.blocker_rows.append(f"| `{_cell(where(report.display, b.start.line, b.start.col, b.cell))}` "
-                                         f"| {b.code} {b.name} | {_cell(b.message)} |")
+                self.blocker_rows.append(
+                    f"| `{_cell(where(report.display, b.start.line, b.start.col, b.cell))}` "
+                    f"| {b.code} {b.name} | {_cell(b.message)} |"
+                )
 
     @property
     def share(self) -> float | None:
@@ -153,15 +221,18 @@ class Summary:
             line = f"{tally.gpu} of {tally.total} {noun} {verb}"
             if tally.fallback:
                 more = f", and {tally.fallback - NAMED} more" if tally.fallback > NAMED else ""
-                line += (f"; {tally.fallback} {'falls' if tally.fallback == 1 else 'fall'} back: "
-                         f"{', '.join(self.named[key])}{more}")
+                line += (
+                    f"; {tally.fallback} {'falls' if tally.fallback == 1 else 'fall'} back: "
+                    f"{', '.join(self.named[key])}{more}"
+                )
             if tally.undecided:
                 line += f"; {tally.undecided} undecided"
             lines.append(line + ".")
         share = self.share
-        lines.append(f"{self.blockers} lint finding{'s' if self.blockers != 1 else ''} stand in the GPU's way; "
-                     + ("nothing counted." if share is None
-                        else f"{share:.1f}% of the counted operations run on the GPU."))
+        lines.append(
+            f"{self.blockers} lint finding{'s' if self.blockers != 1 else ''} stand in the GPU's way; "
+            + ("nothing counted." if share is None else f"{share:.1f}% of the counted operations run on the GPU.")
+        )
         if markdown:
             return [f"- {line}" for line in lines]
         return lines
@@ -179,8 +250,14 @@ def summary_lines(reports: Iterable[FileReport], markdown: bool = False) -> list
 
 
 def _blocker(diagnostic: Diagnostic) -> dict[str, Any]:
-    return {"code": diagnostic.code, "name": diagnostic.name, "message": diagnostic.message,
-            "line": diagnostic.start.line, "col": diagnostic.start.col + 1, "cell": diagnostic.cell}
+    return {
+        "code": diagnostic.code,
+        "name": diagnostic.name,
+        "message": diagnostic.message,
+        "line": diagnostic.start.line,
+        "col": diagnostic.start.col + 1,
+        "cell": diagnostic.cell,
+    }
 
 
 # Each writer writes the report of `reports` (an iterator: files arrive as they are analysed)
@@ -218,21 +295,32 @@ def write_json(reports: Iterable[FileReport], out: IO[str]) -> Summary:
     first = True
     for report in reports:
         summary.add(report)
-        item = {"path": report.display, "error": report.error,
-                "operations": [{**op.to_json(), "col": op.col + 1} for op in report.operations],
-                "blockers": [_blocker(d) for d in report.blockers]}
+        item = {
+            "path": report.display,
+            "error": report.error,
+            "operations": [{**op.to_json(), "col": op.col + 1} for op in report.operations],
+            "blockers": [_blocker(d) for d in report.blockers],
+        }
         out.write(("\n" if first else ",\n") + textwrap.indent(json.dumps(item, indent=2), "    "))
         first = False
     out.write("]" if first else "\n  ]")
-    data = {**{key: _tally_json(summary.tallies[key]) for key in TALLIES}, "overall": summary.share,
-            "blockers": summary.blockers}
+    data = {
+        **{key: _tally_json(summary.tallies[key]) for key in TALLIES},
+        "overall": summary.share,
+        "blockers": summary.blockers,
+    }
     out.write(',\n  "summary": ' + json.dumps(data, indent=2).replace("\n", "\n  ") + "\n}\n")
     return summary
 
 
 def _tally_json(tally: Tally) -> dict[str, Any]:
-    return {"total": tally.total, "gpu": tally.gpu, "fallback": tally.fallback, "undecided": tally.undecided,
-            "share": tally.share}
+    return {
+        "total": tally.total,
+        "gpu": tally.gpu,
+        "fallback": tally.fallback,
+        "undecided": tally.undecided,
+        "share": tally.share,
+    }
 
 
 def _cell(text: str) -> str:
@@ -246,17 +334,35 @@ def write_markdown(reports: Iterable[FileReport], out: IO[str]) -> Summary:
     found = provenance()
     lines = ["## GPU readiness", "", *summary.lines(markdown=True), ""]
     if summary.rows:
-        lines += ["<details><summary>Operations that fall back or are undecided</summary>", "",
-                  "| Where | Operation | Verdict | Why |", "|---|---|---|---|", *summary.rows,
-                  *_more(summary.row_count), "", "</details>", ""]
+        lines += [
+            "<details><summary>Operations that fall back or are undecided</summary>",
+            "",
+            "| Where | Operation | Verdict | Why |",
+            "|---|---|---|---|",
+            *summary.rows,
+            *_more(summary.row_count),
+            "",
+            "</details>",
+            "",
+        ]
     if summary.blocker_rows:
-        lines += ["<details><summary>Lint findings in the GPU's way</summary>", "",
-                  "| Where | Rule | Message |", "|---|---|---|", *summary.blocker_rows,
-                  *_more(summary.blockers), "", "</details>", ""]
+        lines += [
+            "<details><summary>Lint findings in the GPU's way</summary>",
+            "",
+            "| Where | Rule | Message |",
+            "|---|---|---|",
+            *summary.blocker_rows,
+            *_more(summary.blockers),
+            "",
+            "</details>",
+            "",
+        ]
     if summary.errors:
         lines += ["Not checked:", "", *(f"- `{display}`: {error}" for display, error in summary.errors), ""]
-    lines.append(f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
-                 f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`).")
+    lines.append(
+        f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
+        f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`)."
+    )
     out.write("\n".join(lines) + "\n")
     return summary
 
@@ -268,7 +374,10 @@ def _more(rows: int) -> list[str]:
 
 
 WRITERS: dict[str, Callable[[Iterable[FileReport], IO[str]], Summary]] = {
-    "text": write_text, "json": write_json, "markdown": write_markdown}
+    "text": write_text,
+    "json": write_json,
+    "markdown": write_markdown,
+}
 
 
 def render(output_format: str, reports: Iterable[FileReport]) -> str:
@@ -278,9 +387,17 @@ def render(output_format: str, reports: Iterable[FileReport]) -> str:
     return buffer.getvalue()
 
 
-def write_report(paths: Sequence[str], overrides: Overrides, config_file: Path | None, force_exclude: bool,
-                 jobs: int, output_format: str, libraries: Sequence[str], fail_under: float | None,
-                 out: IO[str]) -> int:
+def write_report(
+    paths: Sequence[str],
+    overrides: Overrides,
+    config_file: Path | None,
+    force_exclude: bool,
+    jobs: int,
+    output_format: str,
+    libraries: Sequence[str],
+    fail_under: float | None,
+    out: IO[str],
+) -> int:
     """Run the readiness analysis and write the report to `out`, each file's part as soon as
     the format allows; the exit code (1 when the GPU share is under `fail_under`, 2 when a
     file could not be read: it is listed with its error)."""

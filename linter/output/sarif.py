@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 from urllib.parse import quote
 
 from .. import __version__
@@ -49,16 +50,18 @@ def _location(display: str, root: Path) -> dict[str, str]:
 def _rules() -> list[dict[str, Any]]:
     descriptors = []
     for rule in all_rules():
-        descriptors.append({
-            "id": rule.code,
-            "name": rule.name,
-            "shortDescription": {"text": rule.message},
-            "fullDescription": {"text": plain_summary(rule)},
-            "helpUri": rule.url(),
-            "help": {"text": f"{rule.message} See {rule.url()}"},
-            "defaultConfiguration": {"level": rule.level},
-            "properties": {"fix": rule.fix_label(), "tags": ["performance", rule.family() or "file"]},
-        })
+        descriptors.append(
+            {
+                "id": rule.code,
+                "name": rule.name,
+                "shortDescription": {"text": rule.message},
+                "fullDescription": {"text": plain_summary(rule)},
+                "helpUri": rule.url(),
+                "help": {"text": f"{rule.message} See {rule.url()}"},
+                "defaultConfiguration": {"level": rule.level},
+                "properties": {"fix": rule.fix_label(), "tags": ["performance", rule.family() or "file"]},
+            }
+        )
     return descriptors
 
 
@@ -66,10 +69,16 @@ def _region(result: FileResult, d: Diagnostic) -> dict[str, int]:
     """In a notebook, the lines of the file that hold the cell's lines; columns in the JSON
     text would mislead, so there are none (the cell position is in the properties)."""
     if d.cell is not None and result.notebook is not None:
-        return {"startLine": result.notebook.file_line(d.cell, d.start.line),
-                "endLine": result.notebook.file_line(d.cell, d.end.line)}
-    return {"startLine": d.start.line, "startColumn": d.start.col + 1, "endLine": d.end.line,
-            "endColumn": d.end.col + 1}
+        return {
+            "startLine": result.notebook.file_line(d.cell, d.start.line),
+            "endLine": result.notebook.file_line(d.cell, d.end.line),
+        }
+    return {
+        "startLine": d.start.line,
+        "startColumn": d.start.col + 1,
+        "endLine": d.end.line,
+        "endColumn": d.end.col + 1,
+    }
 
 
 def _message(result: FileResult, d: Diagnostic) -> dict[str, str]:
@@ -83,8 +92,12 @@ def _message(result: FileResult, d: Diagnostic) -> dict[str, str]:
 
 def _replacement(edit: Edit) -> dict[str, Any]:
     return {
-        "deletedRegion": {"startLine": edit.start.line, "startColumn": edit.start.col + 1,
-                          "endLine": edit.end.line, "endColumn": edit.end.col + 1},
+        "deletedRegion": {
+            "startLine": edit.start.line,
+            "startColumn": edit.start.col + 1,
+            "endLine": edit.end.line,
+            "endColumn": edit.end.col + 1,
+        },
         "insertedContent": {"text": edit.content},
     }
 
@@ -93,13 +106,17 @@ def _fixes(result: FileResult, d: Diagnostic, root: Path) -> list[dict[str, Any]
     """The fix `--fix` would apply for `d`, as SARIF replacements; none for a notebook."""
     if d.fix is None or not d.fixable(result.unsafe_fixes) or d.cell is not None or result.notebook is not None:
         return []
-    return [{
-        "description": {"text": d.fix.message},
-        "artifactChanges": [{
-            "artifactLocation": _location(result.display, root),
-            "replacements": [_replacement(edit) for edit in d.fix.edits],
-        }],
-    }]
+    return [
+        {
+            "description": {"text": d.fix.message},
+            "artifactChanges": [
+                {
+                    "artifactLocation": _location(result.display, root),
+                    "replacements": [_replacement(edit) for edit in d.fix.edits],
+                }
+            ],
+        }
+    ]
 
 
 def render(results: Sequence[FileResult]) -> str:
@@ -114,12 +131,14 @@ def render(results: Sequence[FileResult]) -> str:
                 "ruleId": d.code,
                 "level": levels.get(d.code, "warning"),
                 "message": _message(result, d),
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": _location(result.display, root),
-                        "region": _region(result, d),
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": _location(result.display, root),
+                            "region": _region(result, d),
+                        }
                     }
-                }],
+                ],
             }
             fixes = _fixes(result, d, root)
             if fixes:
@@ -132,27 +151,34 @@ def render(results: Sequence[FileResult]) -> str:
     log = {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "gpulint",
-                "version": __version__,
-                "informationUri": DOCS_HOME,
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
-            "invocations": [{
-                "executionSuccessful": not any(r.error is not None for r in results),
-                "toolExecutionNotifications": [
-                    {
-                        "level": "error",
-                        "message": {"text": f"{r.display}: {r.error}"},
-                        "locations": [{"physicalLocation": {"artifactLocation": _location(r.display, root)}}],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "gpulint",
+                        "version": __version__,
+                        "informationUri": DOCS_HOME,
+                        "rules": rules,
                     }
-                    for r in results if r.error is not None
+                },
+                "columnKind": "unicodeCodePoints",
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+                "invocations": [
+                    {
+                        "executionSuccessful": not any(r.error is not None for r in results),
+                        "toolExecutionNotifications": [
+                            {
+                                "level": "error",
+                                "message": {"text": f"{r.display}: {r.error}"},
+                                "locations": [{"physicalLocation": {"artifactLocation": _location(r.display, root)}}],
+                            }
+                            for r in results
+                            if r.error is not None
+                        ],
+                    }
                 ],
-            }],
-            "results": sarif_results,
-        }],
+                "results": sarif_results,
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

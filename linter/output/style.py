@@ -9,7 +9,8 @@ that render ANSI codes); otherwise colour is used when the stream is a terminal 
 from __future__ import annotations
 
 import os
-from typing import Mapping, TextIO
+from typing import TextIO
+from collections.abc import Mapping
 
 RESET = "\033[0m"
 _CODES = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "blue": "34", "cyan": "36"}

@@ -16,10 +16,10 @@ import re
 #: Whole escape sequences first (so no parameters are left behind as text), then any
 #: other control character but tab and line feed: C0, DEL and C1.
 _CONTROLS = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]?"            # CSI: ESC [ parameters, intermediates, final byte
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"  # CSI: ESC [ parameters, intermediates, final byte
     r"|\x1b[]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, DCS, SOS, PM, APC: to BEL or ST
-    r"|\x1b[ -/]*[0-~]?"                   # any other escape sequence (ESC 7, ESC ( B, a lone ESC)
-    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"      # the rest of C0 (tab and line feed kept), DEL, C1
+    r"|\x1b[ -/]*[0-~]?"  # any other escape sequence (ESC 7, ESC ( B, a lone ESC)
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # the rest of C0 (tab and line feed kept), DEL, C1
 )
 
 

@@ -6,7 +6,7 @@ printed without its terminal controls (`terminal.printable`)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from ..diagnostic import Applicability, Diagnostic
 from ..runner import FileResult
@@ -34,8 +34,10 @@ def findings(results: Sequence[FileResult], style: Style = PLAIN) -> list[str]:
     for result in results:
         for d in result.diagnostics:
             marker = " " + style.paint("[*]", "cyan") if d.fixable(result.unsafe_fixes) else ""
-            lines.append(f"{style.paint(printable(result.display), 'bold')}:{location(d)}: "
-                         f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {printable(d.message)}")
+            lines.append(
+                f"{style.paint(printable(result.display), 'bold')}:{location(d)}: "
+                f"{style.paint(printable(d.code), 'bold', 'red')}{marker} {printable(d.message)}"
+            )
     return lines
 
 
@@ -44,7 +46,7 @@ ERRORS_LISTED = 10
 
 
 def errors_line(results: Sequence[FileResult]) -> str | None:
-    """"2 files could not be checked: a.ipynb (why), b.py (why)", repeating at the end
+    """ "2 files could not be checked: a.ipynb (why), b.py (why)", repeating at the end
     what was reported as it happened (which may be far above in a long run)."""
     failed = [r for r in results if r.error is not None]
     if not failed:
@@ -63,8 +65,9 @@ def fixed_lines(results: Sequence[FileResult]) -> list[str]:
             continue
         counts = Counter((d.code, d.name) for d in result.applied)
         lines.append(f"- {printable(result.display)}:")
-        lines.extend(f"    {count} × {printable(code)} ({printable(name)})"
-                     for (code, name), count in sorted(counts.items()))
+        lines.extend(
+            f"    {count} × {printable(code)} ({printable(name)})" for (code, name), count in sorted(counts.items())
+        )
     return lines
 
 
@@ -79,14 +82,17 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
     lines = []
     if applied and mode != "check":
         verb = "Fixed" if mode == "fix" else "Would fix"
-        lines.append(f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
-                     + (":" if show_fixes else "."))
+        lines.append(
+            f"{verb} {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}" + (":" if show_fixes else ".")
+        )
         if show_fixes:
             lines.extend(fixed_lines(results))
     if pairs:
         files = len({id(r) for r, _ in pairs})
-        lines.append(f"Found {_plural(len(pairs), 'finding')} in {_plural(files, 'file')}"
-                     + (" (remaining)." if applied and mode != "check" else "."))
+        lines.append(
+            f"Found {_plural(len(pairs), 'finding')} in {_plural(files, 'file')}"
+            + (" (remaining)." if applied and mode != "check" else ".")
+        )
     if not pairs and not applied and not errors:
         lines.append("All checks passed.")
     if pairs:
@@ -101,10 +107,17 @@ def diff_summary(results: Sequence[FileResult]) -> str:
     more fixes `--unsafe-fixes` would add."""
     changed = [r for r in results if r.fixed is not None and r.applied]
     applied = sum(len(r.applied) for r in changed)
-    hidden = sum(1 for r in results for d in r.diagnostics if not r.unsafe_fixes and d.fix is not None
-                 and d.fix.edits and d.fix.applicability is Applicability.UNSAFE)
-    line = (f"Would fix {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}" if applied
-            else "No findings would be fixed")
+    hidden = sum(
+        1
+        for r in results
+        for d in r.diagnostics
+        if not r.unsafe_fixes and d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE
+    )
+    line = (
+        f"Would fix {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
+        if applied
+        else "No findings would be fixed"
+    )
     more = f" ({_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes`)" if hidden else ""
     errors = sum(1 for r in results if r.error is not None)
     return f"{line}{more}." + (f" {errors_line(results)}." if errors else "")
@@ -114,15 +127,20 @@ def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[st
     """How to apply the fixes of the findings that remain."""
     lines = []
     fixable = [d for r, d in pairs if d.fixable(r.unsafe_fixes)]
-    hidden = sum(1 for r, d in pairs if not r.unsafe_fixes and d.fix is not None and d.fix.edits
-                 and d.fix.applicability is Applicability.UNSAFE)
+    hidden = sum(
+        1
+        for r, d in pairs
+        if not r.unsafe_fixes and d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE
+    )
     if fixable and mode == "check":
         unsafe = any(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in fixable)
         command = "gpulint check --fix --unsafe-fixes" if unsafe else "gpulint check --fix"
         lines.append(f"[*] {len(fixable)} fixable with `{command}`.")
     if hidden:
-        lines.append(f"{_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes` "
-                     "(their results may differ as each rule's Fix safety says; review them).")
+        lines.append(
+            f"{_plural(hidden, 'more fix', 'more fixes')} available with `--unsafe-fixes` "
+            "(their results may differ as each rule's Fix safety says; review them)."
+        )
     return lines
 
 
@@ -143,8 +161,12 @@ def statistics(results: Sequence[FileResult]) -> list[str]:
     fixable_width = max(len("fixable"), len(str(total_fixable)))
     code_width = max([len("total"), *(len(printable(code)) for code in counts)])
     rows = [("count", "code", "fixable", "name")]
-    rows += [(str(count), printable(code), str(fixable[code]), printable(names[code]))
-             for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    rows += [
+        (str(count), printable(code), str(fixable[code]), printable(names[code]))
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]
     rows.append((str(total), "total", str(total_fixable), ""))
-    return [f"{count:>{count_width}}  {code:<{code_width}}  {fixes:>{fixable_width}}  {name}".rstrip()
-            for count, code, fixes, name in rows]
+    return [
+        f"{count:>{count_width}}  {code:<{code_width}}  {fixes:>{fixable_width}}  {name}".rstrip()
+        for count, code, fixes, name in rows
+    ]

@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
 from gpulint.evidence import TypeEnv, is_numpy_ufunc
 
 #: Named constants that are plain floats.
-_NAMED_CONSTANTS = frozenset({"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi", "math.e", "math.inf",
-                              "math.nan", "math.tau"})
+_NAMED_CONSTANTS = frozenset(
+    {"numpy.pi", "numpy.e", "numpy.inf", "numpy.nan", "math.pi", "math.e", "math.inf", "math.nan", "math.tau"}
+)
 
 
 def is_comparison(node: ast.AST) -> bool:
@@ -44,8 +45,9 @@ class Elementwise:
     `needs_numpy` says whether its whole-array form calls `np.where`, and
     `keeps_python_values` is set by `elementwise`."""
 
-    def __init__(self, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str],
-                 env: TypeEnv) -> None:
+    def __init__(
+        self, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str], env: TypeEnv
+    ) -> None:
         self.is_element = is_element
         self.forbidden = forbidden
         self.env = env
@@ -70,8 +72,12 @@ class Elementwise:
                 return is_comparison(node.operand) and self.ok(node.operand)
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
-            return (len(node.ops) == 1 and isinstance(node.ops[0], COMPARISON_OPERATORS)
-                    and self.ok(node.left) and self.ok(node.comparators[0]))
+            return (
+                len(node.ops) == 1
+                and isinstance(node.ops[0], COMPARISON_OPERATORS)
+                and self.ok(node.left)
+                and self.ok(node.comparators[0])
+            )
         if isinstance(node, ast.BoolOp):
             return all(is_comparison(value) and self.ok(value) for value in node.values)
         if isinstance(node, ast.IfExp):
@@ -87,8 +93,9 @@ class Elementwise:
         return False
 
 
-def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str],
-                env: TypeEnv) -> Elementwise | None:
+def elementwise(
+    expression: ast.expr, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str], env: TypeEnv
+) -> Elementwise | None:
     """The checker's verdict on `expression`, or None when it is not an element-wise
     computation reading at least one element reference (or formats strings with `%`).
     `keeps_python_values` on the verdict says whether the whole-array form also gives
@@ -106,8 +113,13 @@ def elementwise(expression: ast.expr, is_element: Callable[[ast.AST], bool], for
 def _negates_a_bool(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
     """`-` applied to what may be a bool: `-(not c)` is -1 or 0 on Python's bools, where
     NumPy refuses `-` on a bool array (even an empty one)."""
-    return any(isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and involves(node, is_element)
-               and _bool_valued(node.operand) for node in ast.walk(expression))
+    return any(
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and involves(node, is_element)
+        and _bool_valued(node.operand)
+        for node in ast.walk(expression)
+    )
 
 
 def _guarded_parts_may_raise(expression: ast.expr, is_element: Callable[[ast.AST], bool]) -> bool:
@@ -128,17 +140,20 @@ def _guarded_parts_may_raise(expression: ast.expr, is_element: Callable[[ast.AST
             sides = (node.left, node.right)
             if any(not involves(side, is_element) and not isinstance(side, ast.Constant) for side in sides):
                 return True
-            if isinstance(node.op, ast.Pow) and not (isinstance(node.right, ast.Constant)
-                                                      and not isinstance(node.right.value, bool)
-                                                      and isinstance(node.right.value, (int, float))
-                                                      and node.right.value >= 0):
+            if isinstance(node.op, ast.Pow) and not (
+                isinstance(node.right, ast.Constant)
+                and not isinstance(node.right.value, bool)
+                and isinstance(node.right.value, (int, float))
+                and node.right.value >= 0
+            ):
                 return True
     return False
 
 
 def _bool_valued(node: ast.AST) -> bool:
-    return isinstance(node, (ast.Compare, ast.BoolOp)) or (isinstance(node, ast.UnaryOp)
-                                                            and isinstance(node.op, ast.Not))
+    return isinstance(node, (ast.Compare, ast.BoolOp)) or (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+    )
 
 
 def involves(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
@@ -148,7 +163,21 @@ def involves(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
 
 #: `str` methods that return a string.
 _STR_RESULTS = frozenset(
-    "lower upper strip lstrip rstrip title capitalize swapcase casefold replace format join".split())
+    [
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "title",
+        "capitalize",
+        "swapcase",
+        "casefold",
+        "replace",
+        "format",
+        "join",
+    ]
+)
 
 
 def str_predicate(method: str) -> bool:
@@ -198,13 +227,15 @@ def _maybe_bool(node: ast.AST, is_element: Callable[[ast.AST], bool]) -> bool:
     if isinstance(node, ast.IfExp):
         return _maybe_bool(node.body, is_element) or _maybe_bool(node.orelse, is_element)
     if isinstance(node, ast.BinOp):
-        return (isinstance(node.op, ast.Mult) and _maybe_bool(node.left, is_element)
-                and _maybe_bool(node.right, is_element))
+        return (
+            isinstance(node.op, ast.Mult) and _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element)
+        )
     if isinstance(node, ast.UnaryOp):
         return isinstance(node.op, ast.Not) or isinstance(node.op, ast.UAdd) and _maybe_bool(node.operand, is_element)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return node.func.id == "bool" or (node.func.id in ("abs", "round") and len(node.args) == 1
-                                          and _maybe_bool(node.args[0], is_element))
+        return node.func.id == "bool" or (
+            node.func.id in ("abs", "round") and len(node.args) == 1 and _maybe_bool(node.args[0], is_element)
+        )
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         return str_predicate(node.func.attr)
     return False
@@ -222,7 +253,7 @@ def guards_read_elements(expression: ast.expr, is_element: Callable[[ast.AST], b
     return True
 
 
-_INT64 = range(-2**63, 2**63)
+_INT64 = range(-(2**63), 2**63)
 _CONSTANT_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow}
 
 
@@ -245,8 +276,7 @@ def _constant(node: ast.AST) -> int | float | None:
         return None
 
 
-def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool],
-                       element_pairs: bool = True) -> bool:
+def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], bool], element_pairs: bool = True) -> bool:
     """Whether the whole-column form of a (checked) element expression gives the values
     Python gives element by element, where the elements are Python objects (what
     `Series.apply` hands its function, and a row of a frame with mixed dtypes).
@@ -271,8 +301,13 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
     for node in ast.walk(expression):
         if not involves(node, is_element):
             continue
-        operands = [node.left, node.right] if isinstance(node, ast.BinOp) else [
-            node.left, *node.comparators] if isinstance(node, ast.Compare) else []
+        operands = (
+            [node.left, node.right]
+            if isinstance(node, ast.BinOp)
+            else [node.left, *node.comparators]
+            if isinstance(node, ast.Compare)
+            else []
+        )
         if any(type(value) is int and value not in _INT64 for value in map(_constant, operands)):
             return False
         if isinstance(node, ast.BinOp):
@@ -280,12 +315,14 @@ def python_values_kept(expression: ast.expr, is_element: Callable[[ast.AST], boo
                 return False
             if isinstance(node.op, ast.Pow):
                 exponent = node.right
-                if not (isinstance(exponent, ast.Constant) and type(exponent.value) is int
-                        and 0 <= exponent.value <= 2):
+                if not (
+                    isinstance(exponent, ast.Constant) and type(exponent.value) is int and 0 <= exponent.value <= 2
+                ):
                     return False
             both = _maybe_bool(node.left, is_element) and _maybe_bool(node.right, is_element)
-            two_elements = (is_element(node.left) and is_element(node.right)
-                            and ast.dump(node.left) != ast.dump(node.right))
+            two_elements = (
+                is_element(node.left) and is_element(node.right) and ast.dump(node.left) != ast.dump(node.right)
+            )
             if both and (element_pairs or not two_elements):
                 return False
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _maybe_bool(node.operand, is_element):

@@ -13,8 +13,7 @@ from ._elementwise import elementwise
 
 #: Where an element read `a[i]` is a scalar computation: operands and the builtins and
 #: `math` functions that take one number.
-_SCALAR_PARENTS = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, ast.AugAssign, ast.Assign,
-                   ast.AnnAssign)
+_SCALAR_PARENTS = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, ast.AugAssign, ast.Assign, ast.AnnAssign)
 _SCALAR_BUILTINS = frozenset({"abs", "float", "int", "round", "bool", "min", "max"})
 #: Augmented assignments to an element that mean the same on a slice, in place.
 _ELEMENT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
@@ -49,12 +48,23 @@ class ElementLoop(Facts):
 
 def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:
     """`len(a)`, `a.shape[0]` or `a.size`: the array expression and the form."""
-    if (isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len"
-            and len(bound.args) == 1 and not bound.keywords and not isinstance(bound.args[0], ast.Starred)):
+    if (
+        isinstance(bound, ast.Call)
+        and isinstance(bound.func, ast.Name)
+        and bound.func.id == "len"
+        and len(bound.args) == 1
+        and not bound.keywords
+        and not isinstance(bound.args[0], ast.Starred)
+    ):
         return bound.args[0], "len"
-    if (isinstance(bound, ast.Subscript) and isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape"
-            and isinstance(bound.slice, ast.Constant) and bound.slice.value == 0
-            and not isinstance(bound.slice.value, bool)):
+    if (
+        isinstance(bound, ast.Subscript)
+        and isinstance(bound.value, ast.Attribute)
+        and bound.value.attr == "shape"
+        and isinstance(bound.slice, ast.Constant)
+        and bound.slice.value == 0
+        and not isinstance(bound.slice.value, bool)
+    ):
         return bound.value.value, "shape"
     if isinstance(bound, ast.Attribute) and bound.attr == "size":
         return bound.value, "size"
@@ -65,10 +75,16 @@ def range_over_array(loop: ast.For, ctx: RuleContext) -> tuple[str, ast.expr, as
     """`for i in range(len(a))` (or `a.shape[0]`, `a.size`) over a known array: the index
     name, the bound, the array expression, the bound's form and the array's type."""
     iterable = loop.iter
-    if not (isinstance(loop.target, ast.Name) and isinstance(iterable, ast.Call)
-            and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" and len(iterable.args) == 1
-            and not iterable.keywords and not isinstance(iterable.args[0], ast.Starred)
-            and ctx.env.is_builtin("range")):
+    if not (
+        isinstance(loop.target, ast.Name)
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) == 1
+        and not iterable.keywords
+        and not isinstance(iterable.args[0], ast.Starred)
+        and ctx.env.is_builtin("range")
+    ):
         return None
     bound = iterable.args[0]
     found = _bound_array(bound)
@@ -143,7 +159,7 @@ class ArrayElementLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -152,8 +168,8 @@ def revenue(prices: np.ndarray, quantities: np.ndarray) -> np.ndarray:
     for i in range(len(prices)):
         out[i] = prices[i] * quantities[i] * 1.2
     return out
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -161,12 +177,12 @@ def revenue(prices: np.ndarray, quantities: np.ndarray) -> np.ndarray:
     out = np.zeros(len(prices))
     out[:len(prices)] = prices * quantities[:len(prices)] * 1.2
     return out
-''',
+""",
             setup="prices = rng.uniform(1, 100, N)\nquantities = rng.integers(1, 20, N)",
             call="revenue(prices, quantities)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -176,8 +192,8 @@ def dot(weights: np.ndarray, features: np.ndarray) -> int:
         # one product per feature
         total += weights[k] * features[k]
     return total
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -186,12 +202,12 @@ def dot(weights: np.ndarray, features: np.ndarray) -> int:
     # one product per feature
     total += (weights * features[:weights.shape[0]]).sum(axis=0)
     return total
-''',
+""",
             setup="weights = rng.integers(-5, 5, N)\nfeatures = rng.integers(0, 100, N)",
             call="dot(weights, features)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -199,20 +215,20 @@ def rectify(signal: np.ndarray) -> np.ndarray:
     for i in range(signal.size):
         signal[i] = signal[i] - 1.0 if signal[i] > 1.0 else 0.0
     return signal
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
 def rectify(signal: np.ndarray) -> np.ndarray:
     signal[:signal.size] = np.where(signal[:signal.size] > 1.0, signal[:signal.size] - 1.0, 0.0)
     return signal
-''',
+""",
             setup="signal = rng.normal(1, 1, N)",
             call="rectify(signal.copy())",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 readings = np.asarray(raw)
@@ -220,39 +236,39 @@ alerts = []
 for i in range(len(readings)):
     if readings[i] > 80:
         alerts.append(i)
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 for i in range(len(weights)):
     weights[i] = weights[i] * 2
 vector = np.array(weights)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 batches = np.asarray(loaded_batches)
 for i in range(len(batches)):
     model.fit(batches[i])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10.0)
 for value in values.tolist():
     print(value)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 grid = np.zeros((3, 3))
 for i in range(3):
     grid[i, i] = 1.0
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -265,10 +281,19 @@ for i in range(3):
             return
         plan = _plan(node, index, ctx)
         rewritable = plan is not None and ty.lib == "numpy" and isinstance(array, ast.Name)
-        ctx.report(node.iter, context=ElementLoop(
-            applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
-            loop=node, index=index, bound=bound, array=array, form=form, plan=plan,
-            site=tuple(zip(ctx.statements, ctx.blocks))))
+        ctx.report(
+            node.iter,
+            context=ElementLoop(
+                applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+                loop=node,
+                index=index,
+                bound=bound,
+                array=array,
+                form=form,
+                plan=plan,
+                site=tuple(zip(ctx.statements, ctx.blocks, strict=False)),
+            ),
+        )
 
     @staticmethod
     def _scalar_use(sub: ast.Subscript, index: str, ctx: RuleContext, parent: ast.AST | None) -> bool:
@@ -296,8 +321,12 @@ def _subscripts(body: list[ast.stmt]):
 
 def _element_of_array(node: ast.AST, index: str, ctx: RuleContext, lib: str | None = None) -> bool:
     """`name[index]` where `name` holds a known array (of library `lib`, if given)."""
-    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-            and isinstance(node.slice, ast.Name) and node.slice.id == index):
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == index
+    ):
         return False
     ty = ctx.env.lookup(node.value.id)
     return ty is not None and ty.kind == "array" and (lib is None or ty.lib == lib)

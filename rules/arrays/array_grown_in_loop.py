@@ -12,8 +12,10 @@ from gpulint.size_evidence import few_iterations
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
 #: inside a loop, they copy everything gathered so far on every iteration.
-_NUMPY_GROWERS = frozenset("append concatenate vstack hstack stack row_stack column_stack dstack".split())
-_TORCH_GROWERS = frozenset("cat concat concatenate stack vstack hstack".split())
+_NUMPY_GROWERS = frozenset(
+    ["append", "concatenate", "vstack", "hstack", "stack", "row_stack", "column_stack", "dstack"]
+)
+_TORCH_GROWERS = frozenset(["cat", "concat", "concatenate", "stack", "vstack", "hstack"])
 #: Index expressions that build a new array of their items (`np.r_[a, x]`, `np.c_[a, x]`).
 _INDEX_GROWERS = frozenset({"r_", "c_"})
 #: Growers the fixer can turn into one call on a list.
@@ -149,7 +151,7 @@ class ArrayGrownInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -158,8 +160,8 @@ def peaks(windows: list) -> np.ndarray:
     for window in windows:
         found = np.append(found, window.max())
     return found
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -170,12 +172,12 @@ def peaks(windows: list) -> np.ndarray:
         parts.append(window.max())
     found = np.concatenate(parts, axis=None)
     return found
-''',
+""",
             setup="windows = [rng.normal(size=5) for _ in range(N)]",
             call="peaks(windows)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -184,8 +186,8 @@ def scaled(sizes: list) -> np.ndarray:
     for size in sizes:
         ends = np.r_[ends, size * 2.5]
     return ends
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -196,12 +198,12 @@ def scaled(sizes: list) -> np.ndarray:
         parts.append(size * 2.5)
     ends = np.r_[tuple(parts)]
     return ends
-''',
+""",
             setup="sizes = list(rng.integers(0, 10, N))",
             call="scaled(sizes)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -211,8 +213,8 @@ def stack_features(samples: list) -> np.ndarray:
         # one row per sample
         features = np.vstack([features, [sample.mean(), sample.std(), sample.max()]])
     return features
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -224,12 +226,12 @@ def stack_features(samples: list) -> np.ndarray:
         parts.append([sample.mean(), sample.std(), sample.max()])
     features = np.vstack(parts)
     return features
-''',
+""",
             setup="samples = [rng.normal(size=8) for _ in range(N)]",
             call="stack_features(samples)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
@@ -238,8 +240,8 @@ def embed_all(batches, model):
     for batch in batches:
         out = torch.cat([out, model(batch)], dim=0)
     return out
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 
@@ -250,13 +252,13 @@ def embed_all(batches, model):
         parts.append(model(batch))
     out = torch.cat(parts, dim=0)
     return out
-''',
+""",
             requires=("torch",),
             setup="import torch\ntorch.manual_seed(0)\nbatches = [torch.randn(4, 8) for _ in range(N)]\nmodel = torch.nn.Linear(8, 16)",
             call="embed_all(batches, model).detach().numpy()",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -266,11 +268,11 @@ def history(values, start):
         seen = np.concatenate([seen, [value]])
         print(len(seen))
     return seen
-''',
+""",
         ),
         # distinct values, but nothing selects each one's elements: as many as the data holds
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -279,8 +281,8 @@ def label_names(y, names):
     for label in np.unique(y):
         found = np.append(found, names[label])
     return found
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -291,7 +293,7 @@ def label_names(y, names):
         parts.append(names[label])
     found = np.concatenate(parts, axis=None)
     return found
-''',
+""",
             setup="y = rng.integers(0, N, N)\nnames = rng.normal(size=N)",
             call="label_names(y, names)",
         ),
@@ -299,14 +301,14 @@ def label_names(y, names):
     ok = (
         # grown a few times: a literal list of corners, once per class (each iteration
         # selects that class's rows anyway)
-        Example('''\
+        Example("""\
 import numpy as np
 
 corners = np.empty((0, 2))
 for x, y in [(0, 0), (0, 1), (1, 0), (1, 1)]:
     corners = np.vstack([corners, [x, y]])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 
@@ -316,9 +318,9 @@ def undersample(X, y, keep):
         rows = np.flatnonzero(y == label)[:keep]
         picked = np.concatenate((picked, rows))
     return X[picked]
-'''),
+"""),
         # decoding with a cache: each step's forward pass takes the new token only
-        Example('''\
+        Example("""\
 import torch
 
 
@@ -329,48 +331,48 @@ def generate(model, ids, steps, cache):
         ids = torch.cat([ids, next_id], dim=1)
         logits = model(next_id, cache=cache)
     return ids
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 pieces = []
 for chunk in range(10):
     pieces.append(np.full(3, chunk))
 combined = np.concatenate(pieces)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 left = np.zeros(3)
 right = np.ones(3)
 for _ in range(2):
     both = np.concatenate([left, right])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 scores = []
 for value in range(10):
     scores.append(value * 2.0)
 scores = np.array(scores)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 base = np.arange(6)
 grown = np.append(base, [6, 7])
-'''),
+"""),
         # each iteration starts its own array: padded once, nothing carried over
-        Example('''\
+        Example("""\
 import numpy as np
 
 for row in rows:
     pos = np.array([row[0], row[1]])
     pos = np.concatenate([[np.nan], pos, [np.nan]])
     draw(pos)
-'''),
+"""),
         # recurrences: each new piece is computed from the array grown so far
-        Example('''\
+        Example("""\
 import torch
 
 
@@ -380,30 +382,30 @@ def generate(model, ids, steps):
         next_id = logits.argmax(dim=-1, keepdim=True)
         ids = torch.cat([ids, next_id], dim=1)
     return ids
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 path = np.array([1.0])
 for _ in range(10):
     path = np.append(path, path[-1] * 1.05)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 orbit = np.zeros(1)
 for step in range(100):
     last = orbit[-1]
     orbit = np.r_[orbit, np.cos(last)]
-'''),
+"""),
         # `np.r_` outside a loop, and of two other arrays in a loop
-        Example('''\
+        Example("""\
 import numpy as np
 
 head = np.arange(3)
 joined = np.r_[head, 10, 11]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 left = np.zeros(3)
@@ -411,7 +413,7 @@ for step in range(4):
     right = np.full(2, step)
     both = np.r_[left, right]
     edges = np.c_[left, left]
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -491,8 +493,13 @@ def _decoding_step(pieces: list[ast.expr], name: str, ctx: RuleContext) -> bool:
     for piece in pieces:
         if not isinstance(piece, ast.Name):
             continue
-        sources = {sub.id for node in assignments if (value := value_bound_to(node, piece.id)) is not None
-                   for sub in ast.walk(value) if isinstance(sub, ast.Name) and sub.id in handed_on}
+        sources = {
+            sub.id
+            for node in assignments
+            if (value := value_bound_to(node, piece.id)) is not None
+            for sub in ast.walk(value)
+            if isinstance(sub, ast.Name) and sub.id in handed_on
+        }
         for source in sources:
             for node in assignments:
                 value = value_bound_to(node, source)
@@ -503,8 +510,11 @@ def _decoding_step(pieces: list[ast.expr], name: str, ctx: RuleContext) -> bool:
 
 def _call_on(node: ast.AST, name: str, ctx: RuleContext) -> bool:
     """`node` calls something other than a known library function with `name` as an argument."""
-    return (isinstance(node, ast.Call) and ctx.qualname(node.func) is None
-            and any(isinstance(a, ast.Name) and a.id == name for a in node.args))
+    return (
+        isinstance(node, ast.Call)
+        and ctx.qualname(node.func) is None
+        and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+    )
 
 
 # -- can the fixer collect the pieces? -------------------------------------------------------
@@ -541,16 +551,19 @@ def _options_ok(growth: Growth) -> bool:
     which would be a directive)."""
     call = growth.call
     if isinstance(call, ast.Subscript):
-        return not any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and isinstance(p.value, str))
-                       for p in growth.pieces)
+        return not any(
+            isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and isinstance(p.value, str))
+            for p in growth.pieces
+        )
     allowed = "dim" if growth.lib == "torch" else "axis"
     positional = 2 if growth.function == "append" else 1
     if len(call.args) != positional:
         return False
     for keyword in call.keywords:
         value = keyword.value
-        if keyword.arg != allowed or not (isinstance(value, ast.Constant) and (
-                value.value is None or type(value.value) is int)):
+        if keyword.arg != allowed or not (
+            isinstance(value, ast.Constant) and (value.value is None or type(value.value) is int)
+        ):
             return False
     return True
 
@@ -610,9 +623,14 @@ def _init_before(loop: ast.stmt, block: list[ast.stmt], name: str) -> ast.Assign
     for statement in reversed(block[:position]):
         if not mentions(statement, name):
             continue
-        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name
-                and isinstance(statement.value, ast.Call) and not mentions(statement.value, name)):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+            and isinstance(statement.value, ast.Call)
+            and not mentions(statement.value, name)
+        ):
             return statement
         return None
     return None
@@ -622,8 +640,13 @@ def _shape_size(node: ast.expr) -> bool:
     """A literal non-negative int or a `len(...)` call: one dimension's size."""
     if isinstance(node, ast.Constant):
         return type(node.value) is int and node.value >= 0
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
-            and len(node.args) == 1 and not node.keywords)
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and not node.keywords
+    )
 
 
 def _fresh_start(call: ast.Call, lib: str, ctx: RuleContext) -> int | None:

@@ -46,12 +46,21 @@ class ElementComprehension(Facts):
 
 
 def _has_logic(expression: ast.expr) -> bool:
-    return any(isinstance(node, (ast.IfExp, ast.BoolOp))
-               or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)) for node in ast.walk(expression))
+    return any(
+        isinstance(node, (ast.IfExp, ast.BoolOp)) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+        for node in ast.walk(expression)
+    )
 
 
-def _whole_array_means_it(node: ast.expr, iterable: ast.expr, kind: str, lib: str, wrapper_copies: bool,
-                          keeps_python_values: bool, wrapped: bool) -> bool:
+def _whole_array_means_it(
+    node: ast.expr,
+    iterable: ast.expr,
+    kind: str,
+    lib: str,
+    wrapper_copies: bool,
+    keeps_python_values: bool,
+    wrapped: bool,
+) -> bool:
     """The whole-array form computes what the comprehension computed: a list comprehension
     with no condition over a known library's array or Series, spelled out (`repeatable`);
     not `np.asarray([x for x in a])`, which is `a` itself where the comprehension built a
@@ -128,25 +137,25 @@ class ComprehensionOverArray(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
 def calibrated(readings: np.ndarray, gain: float) -> list:
     return [x * gain + 0.5 for x in readings]
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
 def calibrated(readings: np.ndarray, gain: float) -> list:
     return list(readings * gain + 0.5)
-''',
+""",
             setup="readings = rng.normal(size=N)",
             call="calibrated(readings, 2.5)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 import pandas as pd
 
@@ -154,8 +163,8 @@ import pandas as pd
 def capped(prices: pd.DataFrame) -> np.ndarray:
     # cap every close at 100
     return np.array([p if p < 100 else 100.0 for p in prices["close"]])
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 import pandas as pd
 
@@ -163,21 +172,21 @@ import pandas as pd
 def capped(prices: pd.DataFrame) -> np.ndarray:
     # cap every close at 100
     return np.array(np.where(prices["close"] < 100, prices["close"], 100.0))
-''',
+""",
             setup='prices = pd.DataFrame({"close": rng.uniform(50, 150, N)})',
             call="capped(prices)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 values = np.asarray(measurements)
 energy = sum(v ** 2 for v in values)
-''',
+""",
         ),
         # a literal vector, then grown to a size the code does not show
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -185,8 +194,8 @@ def squares(extra: np.ndarray) -> list:
     vector = np.array([2, 5])
     vector = np.concatenate([vector, extra])
     return [element ** 2 for element in vector]
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
@@ -194,68 +203,68 @@ def squares(extra: np.ndarray) -> list:
     vector = np.array([2, 5])
     vector = np.concatenate([vector, extra])
     return list(vector ** 2)
-''',
+""",
             setup="extra = rng.integers(0, 10, N)",
             call="squares(extra)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
 def positive(signal: np.ndarray) -> list:
     return [s > 0 and s < 10 for s in signal]
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 
 
 def positive(signal: np.ndarray) -> list:
     return list((signal > 0) & (signal < 10))
-''',
+""",
             setup="signal = rng.normal(5, 5, size=N)",
             call="positive(signal)",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 scaled = np.array([w * 2 for w in weights])
-'''),
+"""),
         # a two-element demo array: nothing to gain
-        Example('''\
+        Example("""\
 import numpy as np
 
 vector = np.array([2, 5])
 squares = [element ** 2 for element in vector]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 upper = [column.upper() for column in frame.columns]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 images = np.asarray(batch)
 predictions = [model.predict(image) for image in images]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 signal = np.linspace(0, 1, 100)
 kernel = np.ones(5)
 shifted = [x * kernel for x in signal]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10)
 as_python = [x * 2 for x in values.tolist()]
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -264,8 +273,12 @@ as_python = [x * 2 for x in values.tolist()]
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if isinstance(node, ast.Call):
-            if (len(node.args) == 1 and isinstance(node.args[0], ast.ListComp) and not node.keywords
-                    and ctx.qualname(node.func) in _WRAPPERS):
+            if (
+                len(node.args) == 1
+                and isinstance(node.args[0], ast.ListComp)
+                and not node.keywords
+                and ctx.qualname(node.func) in _WRAPPERS
+            ):
                 self.wrapped[id(node.args[0])] = node
             return
         assert isinstance(node, _COMPREHENSIONS)
@@ -287,9 +300,18 @@ as_python = [x * 2 for x in values.tolist()]
             return
         wrapper = self.wrapped.get(id(node))
         copies = wrapper is not None and ctx.qualname(wrapper.func) == "numpy.array"
-        rewritable = _whole_array_means_it(node, generator.iter, iterated.kind, iterated.lib, copies,
-                                           verdict.keeps_python_values, wrapper is not None)
-        ctx.report(node, context=ElementComprehension(
-            applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
-            comprehension=node, element=element, iterable=generator.iter, kind=iterated.kind,
-            needs_numpy=verdict.needs_numpy, wrapper=wrapper))
+        rewritable = _whole_array_means_it(
+            node, generator.iter, iterated.kind, iterated.lib, copies, verdict.keeps_python_values, wrapper is not None
+        )
+        ctx.report(
+            node,
+            context=ElementComprehension(
+                applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+                comprehension=node,
+                element=element,
+                iterable=generator.iter,
+                kind=iterated.kind,
+                needs_numpy=verdict.needs_numpy,
+                wrapper=wrapper,
+            ),
+        )

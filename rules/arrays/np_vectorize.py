@@ -41,7 +41,7 @@ class NpVectorize(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -51,29 +51,29 @@ def clip_unit(x):
 
 def clip_scores(scores):
     return np.vectorize(clip_unit, otypes=[float])(scores)
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 
 
 def clip_scores(scores):
     return np.clip(scores, 0.0, 1.0)
-''',
+""",
             setup="scores = rng.normal(0.5, 0.5, size=N)",
             call="clip_scores(scores)",
         ),
         Example(
-            source='''\
+            source="""\
 from numpy import vectorize
 
 
 @vectorize
 def bucket(value):
     return "high" if value > 10 else "low"
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
@@ -83,20 +83,20 @@ def tax(amount, rate):
 
 def taxes(amounts, rate):
     return np.vectorize(tax, otypes=[float])(amounts, rate)
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 
 
 def taxes(amounts, rate):
     return np.where(amounts > 1000, amounts * rate, 0.0)
-''',
+""",
             setup="amounts = rng.uniform(0, 2000, size=N)",
             call="taxes(amounts, 0.2)",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import numpy as np
 
 
@@ -105,24 +105,24 @@ def vectorize(texts):
 
 
 lengths = np.array(vectorize(["a", "bb"]))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cupy as cp
 
 relu = cp.vectorize(lambda x: x if x > 0 else 0)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 
 vectorizer = TfidfVectorizer()
 scores = np.asarray(vectorizer.fit_transform(["a b", "b c"]).sum(axis=0))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 squares = np.square(np.arange(10))  # not np.vectorize(lambda x: x * x)
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

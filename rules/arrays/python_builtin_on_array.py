@@ -138,122 +138,122 @@ class PythonBuiltinOnArray(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
 def total_clicks(clicks: np.ndarray) -> int:
     return sum(clicks)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 
 
 def total_clicks(clicks: np.ndarray) -> int:
     return clicks.sum(axis=0)
-''',
+""",
             setup="clicks = rng.integers(0, 1000, size=N)",
             call="total_clicks(clicks)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 
 def spread(latencies: np.ndarray) -> float:
     # how far the slowest request is from the typical one
     return max(latencies) - np.median(latencies)
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 
 
 def spread(latencies: np.ndarray) -> float:
     # how far the slowest request is from the typical one
     return latencies.max() - np.median(latencies)
-''',
+""",
             setup="latencies = rng.gamma(2.0, 10.0, size=N + 1)",
             call="spread(latencies)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def median_order(orders: pd.DataFrame) -> float:
     ranked = sorted(orders["amount"])
     return ranked[len(ranked) // 2] if ranked else 0.0
-''',
-            idiom='''\
+""",
+            idiom="""\
 import pandas as pd
 
 
 def median_order(orders: pd.DataFrame) -> float:
     ranked = orders["amount"].sort_values().tolist()
     return ranked[len(ranked) // 2] if ranked else 0.0
-''',
+""",
             setup='orders = pd.DataFrame({"amount": rng.uniform(1, 500, N)})',
             call="median_order(orders)",
         ),
         Example(
-            source='''\
+            source="""\
 import cupy as cp
 
 flags = cp.asarray(raw_flags) > 0
 if any(flags):
     print("some sensors tripped")
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 labels = np.unique(raw_labels)
 names = list(labels)
-''',
+""",
         ),
         # a literal size, but a large one
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 rng = np.random.default_rng(0)
 samples = rng.random(1_000_000)
 largest = max(samples)
-''',
+""",
         ),
         # distinct values a loop walks without selecting each one's elements
         Example(
-            source='''\
+            source="""\
 import numpy as np
 
 labels = np.load("labels.npy")
 for label in sorted(np.unique(labels)):
     print(label)
-''',
+""",
         ),
     )
     ok = (
         # a few elements: the builtin costs microseconds
-        Example('''\
+        Example("""\
 import numpy as np
 
 eigen_values = np.array([4.2, 2.5, 1.1, 0.3])
 ranked = sorted(eigen_values, reverse=True)
 demo = np.random.random(100)
 print(sum(demo), max(demo[:10]))
-'''),
+"""),
         # one row of an `iterrows()` loop: the loop is what costs (GPU102)
-        Example('''\
+        Example("""\
 import pandas as pd
 
 labels = pd.read_csv("label.csv")
 boxes = []
 for name, row in labels.iterrows():
     boxes.append(list(row))
-'''),
+"""),
         # the distinct values of a loop that selects each one's elements: its scans dominate
-        Example('''\
+        Example("""\
 import numpy as np
 
 bands = np.load("bands.npy")
@@ -261,37 +261,37 @@ flux = np.load("flux.npy")
 for band in sorted(np.unique(bands)):
     mask = bands == band
     print(band, flux[mask].mean())
-'''),
+"""),
         # two arguments: `max` compares them, it does not iterate the array
-        Example('''\
+        Example("""\
 import numpy as np
 
 residual = np.sqrt(np.abs(np.float64(2.0) - 1.5))
 step = max(residual, 1e-12)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 total = sum(weights)
 largest = max(weights)
 ordered = sorted(weights)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 counts = {"a": 3, "b": 5}
 total = sum(counts.values())
 vector = np.array(list(counts.values()))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 threshold = 0.5
 best = max(threshold, 0.9)
 scores = np.zeros(3)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 
@@ -301,21 +301,26 @@ def sum(values):
 
 data = np.arange(10)
 total = sum(data)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10)
 total = values.sum()
 pairs = [(a, b) for a, b in zip(values, values[1:])]
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if not (isinstance(func, ast.Name) and func.id in BUILTINS and node.args
-                and not isinstance(node.args[0], ast.Starred) and ctx.env.is_builtin(func.id)):
+        if not (
+            isinstance(func, ast.Name)
+            and func.id in BUILTINS
+            and node.args
+            and not isinstance(node.args[0], ast.Starred)
+            and ctx.env.is_builtin(func.id)
+        ):
             return
         if func.id in ("max", "min") and len(node.args) > 1:
             return  # `max(x, eps)` compares its arguments; it does not iterate `x`
@@ -325,8 +330,12 @@ pairs = [(a, b) for a, b in zip(values, values[1:])]
             return
         if known_small(argument, ctx) or _iterable_of_few(node, ctx) or _row_of_iterrows(argument, ctx):
             return  # a few elements: nothing to gain
-        ctx.report(node, f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
-                         f"use its own method", context=_facts(node, ty.kind, ty.lib))
+        ctx.report(
+            node,
+            f"`{func.id}()` iterates the {_NOUNS.get(ty.kind, 'tensor')} element by element in Python; "
+            f"use its own method",
+            context=_facts(node, ty.kind, ty.lib),
+        )
 
 
 _NOUNS = {"array": "array", "series": "Series"}
@@ -334,15 +343,15 @@ _NOUNS = {"array": "array", "series": "Series"}
 
 def _facts(call: ast.Call, kind: str, lib: str) -> BuiltinCall:
     template = _template(call, kind, lib)
-    return BuiltinCall(applicability=Applicability.UNSAFE if template else Applicability.DISPLAY, call=call,
-                       template=template)
+    return BuiltinCall(
+        applicability=Applicability.UNSAFE if template else Applicability.DISPLAY, call=call, template=template
+    )
 
 
 def _iterable_of_few(call: ast.Call, ctx: RuleContext) -> bool:
     """The call is what a loop known to run only a few times iterates."""
     loop = ctx.parent(call)
     return isinstance(loop, (ast.For, ast.AsyncFor)) and loop.iter is call and few_iterations(loop, ctx)
-
 
 
 def _row_of_iterrows(argument: ast.expr, ctx: RuleContext) -> bool:
@@ -353,6 +362,12 @@ def _row_of_iterrows(argument: ast.expr, ctx: RuleContext) -> bool:
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or loop not in ctx.statements:
         return False
     target, iterable = loop.target, loop.iter
-    return (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[1], ast.Name)
-            and target.elts[1].id == argument.id and isinstance(iterable, ast.Call)
-            and isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "iterrows")
+    return (
+        isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and isinstance(target.elts[1], ast.Name)
+        and target.elts[1].id == argument.id
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr == "iterrows"
+    )

@@ -26,8 +26,22 @@ _PANDAS_LIKE = ("frame", "series", "ndframe")
 
 #: Readers that load a whole file (or a set of files) into one frame when not chunked.
 FILE_READERS = frozenset(
-    """read_csv read_table read_fwf read_json read_excel read_parquet read_feather read_orc read_pickle
-    read_stata read_sas read_spss read_xml read_hdf""".split()
+    [
+        "read_csv",
+        "read_table",
+        "read_fwf",
+        "read_json",
+        "read_excel",
+        "read_parquet",
+        "read_feather",
+        "read_orc",
+        "read_pickle",
+        "read_stata",
+        "read_sas",
+        "read_spss",
+        "read_xml",
+        "read_hdf",
+    ]
 )
 
 
@@ -160,8 +174,10 @@ def grows_with_file_reads(growth: Growth, ctx: RuleContext) -> bool:
     """A new piece of a `concat`/`append` growth is a file read: a reader call (not chunked),
     possibly followed by methods or selections, or a name bound to one earlier in the same
     iteration of the innermost loop."""
-    return any(_file_read(piece, ctx) or (isinstance(piece, ast.Name) and _bound_to_file_read(piece.id, ctx))
-               for piece in added_pieces(growth) or ())
+    return any(
+        _file_read(piece, ctx) or (isinstance(piece, ast.Name) and _bound_to_file_read(piece.id, ctx))
+        for piece in added_pieces(growth) or ()
+    )
 
 
 def _file_read(node: ast.expr, ctx: RuleContext) -> bool:

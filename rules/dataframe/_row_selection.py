@@ -52,16 +52,46 @@ _LOCAL = "__gpulint_local__"
 _PURE_BUILTINS = frozenset({"len", "str", "repr", "print", "isinstance", "type", "id", "range"})
 #: Methods that change their receiver in place (on a frame, a column, an index or `attrs`).
 _MUTATORS = frozenset(
-    "insert pop update clear setdefault popitem append extend remove discard add sort fill put resize "
-    "itemset setfield set_names isetitem".split()
+    [
+        "insert",
+        "pop",
+        "update",
+        "clear",
+        "setdefault",
+        "popitem",
+        "append",
+        "extend",
+        "remove",
+        "discard",
+        "add",
+        "sort",
+        "fill",
+        "put",
+        "resize",
+        "itemset",
+        "setfield",
+        "set_names",
+        "isetitem",
+    ]
 )
 #: pandas methods that hand the frame (or its columns) to a function they are given.
-_CALLBACK_METHODS = frozenset("pipe apply applymap map agg aggregate transform assign where mask".split())
+_CALLBACK_METHODS = frozenset(
+    ["pipe", "apply", "applymap", "map", "agg", "aggregate", "transform", "assign", "where", "mask"]
+)
 #: What lets other code run, or changes an object in place, inside a loop (besides calls,
 #: and stores into items and attributes).
-_DISTURBING = (ast.With, ast.AsyncWith, ast.AsyncFor, ast.Await, ast.Import, ast.ImportFrom, ast.Global,
-               ast.Nonlocal, ast.Yield, ast.YieldFrom)
-
+_DISTURBING = (
+    ast.With,
+    ast.AsyncWith,
+    ast.AsyncFor,
+    ast.Await,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Yield,
+    ast.YieldFrom,
+)
 
 
 @dataclass(frozen=True)
@@ -97,16 +127,25 @@ def row_selection(growth: Growth, ctx: RuleContext) -> Selection | None:
     assert root is not None
     for loop in reversed(ctx.loops):
         target = getattr(loop, "target", None)
-        if not (isinstance(loop, ast.For) and isinstance(target, ast.Tuple) and len(target.elts) == 2
-                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == root) \
-                or mentions(target.elts[0], root):
+        if not (
+            isinstance(loop, ast.For)
+            and isinstance(target, ast.Tuple)
+            and len(target.elts) == 2
+            and isinstance(target.elts[1], ast.Name)
+            and target.elts[1].id == root
+        ) or mentions(target.elts[0], root):
             continue
         grouping = loop.iter
-        if (isinstance(grouping, ast.Call) and isinstance(grouping.func, ast.Attribute)
-                and grouping.func.attr == "groupby" and isinstance(grouping.func.value, ast.Name)
-                and grouping.func.value.id != root and _pandas_frame(ctx.type_of(grouping.func.value))
-                and all(k.arg not in (None, "axis") for k in grouping.keywords)
-                and not any(isinstance(a, ast.Starred) for a in grouping.args)):
+        if (
+            isinstance(grouping, ast.Call)
+            and isinstance(grouping.func, ast.Attribute)
+            and grouping.func.attr == "groupby"
+            and isinstance(grouping.func.value, ast.Name)
+            and grouping.func.value.id != root
+            and _pandas_frame(ctx.type_of(grouping.func.value))
+            and all(k.arg not in (None, "axis") for k in grouping.keywords)
+            and not any(isinstance(a, ast.Starred) for a in grouping.args)
+        ):
             return Selection(root, tuple(pieces), loop, grouping.func.value.id, grouping)
         return None
     return Selection(root, tuple(pieces)) if _pandas_frame(ctx.env.lookup(root)) else None
@@ -135,6 +174,7 @@ def _pandas_frame(ty: Ty | None) -> bool:
 
 # -- the shape of one piece
 
+
 def _selection_root(piece: ast.expr, ctx: RuleContext) -> str | None:
     """The name `piece` selects rows of, through head/tail/sample/nlargest/nsmallest/query/
     drop_duplicates/dropna/copy, `.iloc[a:b]` and `.loc[a:b]` / `.loc[<row mask>]`; else None.
@@ -151,8 +191,10 @@ def _selection_root(piece: ast.expr, ctx: RuleContext) -> str | None:
             if any(isinstance(a, ast.Starred) for a in node.args):
                 return None
             if method == "query":
-                if len(node.args) != 1 or node.keywords or not (
-                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                if (
+                    len(node.args) != 1
+                    or node.keywords
+                    or not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))
                 ):
                     return None
                 queries.append(node.args[0].value)
@@ -163,8 +205,11 @@ def _selection_root(piece: ast.expr, ctx: RuleContext) -> str | None:
             else:
                 return None
             node = node.func.value
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
-                node.value.attr in ("loc", "iloc"):
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr in ("loc", "iloc")
+        ):
             if not isinstance(node.slice, ast.Slice):
                 if node.value.attr == "iloc":
                     return None
@@ -206,14 +251,21 @@ def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
             return False
         kinds = (_operand(node.left, root, ctx), _operand(node.comparators[0], root, ctx))
         return None not in kinds and "column" in kinds
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-            _column(node.func.value, root, ctx) and not any(isinstance(a, ast.Starred) for a in node.args):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and _column(node.func.value, root, ctx)
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
         method = node.func.attr
         if method == "isin":
             return len(node.args) == 1 and not node.keywords
         if method == "between":
-            return (len(node.args) == 2 and all(_operand(a, root, ctx) == "scalar" for a in node.args)
-                    and all(k.arg == "inclusive" and isinstance(k.value, ast.Constant) for k in node.keywords))
+            return (
+                len(node.args) == 2
+                and all(_operand(a, root, ctx) == "scalar" for a in node.args)
+                and all(k.arg == "inclusive" and isinstance(k.value, ast.Constant) for k in node.keywords)
+            )
         return method in _NULL_TESTS and not node.args and not node.keywords
     if isinstance(node, ast.Name):
         ty = ctx.type_of(node)
@@ -222,7 +274,7 @@ def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
 
 
 def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
-    """"column" (a Series of the frame), "scalar" (not a frame), or None (unknown)."""
+    """ "column" (a Series of the frame), "scalar" (not a frame), or None (unknown)."""
     if _column(node, root, ctx):
         return "column"
     if isinstance(node, ast.BinOp) and isinstance(node.op, ARITHMETIC_OPERATORS):
@@ -240,10 +292,18 @@ def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
         func = node.func
         if isinstance(func, ast.Name) and func.id == "len" and len(node.args) == 1 and ctx.env.lookup("len") is OTHER:
             return "scalar"
-        if isinstance(func, ast.Attribute) and _column(func.value, root, ctx) and (
-            (func.attr in _REDUCTIONS and not node.args)
-            or (func.attr == "quantile" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                and isinstance(node.args[0].value, float))
+        if (
+            isinstance(func, ast.Attribute)
+            and _column(func.value, root, ctx)
+            and (
+                (func.attr in _REDUCTIONS and not node.args)
+                or (
+                    func.attr == "quantile"
+                    and len(node.args) == 1
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, float)
+                )
+            )
         ):
             return "scalar"
     return None
@@ -263,8 +323,12 @@ def _plain_name(name: str, ctx: RuleContext) -> bool:
         iterable = loop.iter
         if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
             return all(_operand(e, "", ctx) == "scalar" and not isinstance(e, ast.Name) for e in iterable.elts)
-        return (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-                and iterable.func.id == "range" and ctx.env.lookup("range") is OTHER)
+        return (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and iterable.func.id == "range"
+            and ctx.env.lookup("range") is OTHER
+        )
     return False
 
 
@@ -307,13 +371,18 @@ def _query_condition(node: ast.expr, ctx: RuleContext) -> bool:
     if not isinstance(node, ast.Compare):
         return False
     operands = [node.left, *node.comparators]
-    for op, left, right in zip(node.ops, operands, operands[1:]):
+    for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
         if isinstance(op, (ast.In, ast.NotIn)):
             if _query_operand(left, ctx) != "column":
                 return False
-            if not (_query_operand(right, ctx) is not None or (isinstance(right, ast.Name)
-                    and right.id.startswith(_LOCAL)) or (isinstance(right, (ast.List, ast.Tuple))
-                    and all(_query_operand(e, ctx) == "scalar" for e in right.elts))):
+            if not (
+                _query_operand(right, ctx) is not None
+                or (isinstance(right, ast.Name) and right.id.startswith(_LOCAL))
+                or (
+                    isinstance(right, (ast.List, ast.Tuple))
+                    and all(_query_operand(e, ctx) == "scalar" for e in right.elts)
+                )
+            ):
                 return False
         elif isinstance(op, COMPARISON_OPERATORS):
             kinds = (_query_operand(left, ctx), _query_operand(right, ctx))
@@ -327,7 +396,7 @@ def _query_condition(node: ast.expr, ctx: RuleContext) -> bool:
 def _query_operand(node: ast.expr, ctx: RuleContext) -> str | None:
     if isinstance(node, ast.Name):
         if node.id.startswith(_LOCAL):
-            return "scalar" if _plain_name(node.id[len(_LOCAL):], ctx) else None
+            return "scalar" if _plain_name(node.id[len(_LOCAL) :], ctx) else None
         return "column"  # a column or an index level; anything else is an error in pandas
     if isinstance(node, ast.Constant):
         return "scalar" if isinstance(node.value, (int, float, str)) else None
@@ -393,8 +462,9 @@ def pure_builtins(bound_names: Callable[[], frozenset[str]]) -> Callable[[str], 
     return pure
 
 
-def selection_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts,
-                        file: FileFacts) -> bool:
+def selection_unchanged(
+    selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts
+) -> bool:
     """Each column has one dtype across the pieces: the frame they are selected from is the
     same, with the same columns and dtypes, whenever a piece is taken while `outer` (the
     outermost loop around the growth statement, in `scope`) runs."""
@@ -404,8 +474,7 @@ def selection_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, f
     return _private_frame(selection.root, outer, scope, facts, file, entries)
 
 
-def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts,
-                     file: FileFacts) -> bool:
+def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts) -> bool:
     """The pieces come from the group of `for key, group in frame.groupby(...)`: a new frame
     each iteration that only the loop can reach. It stays as it is if the loop does not
     rebind, change or hand it on and no function or lambda outside the loop mentions it. The
@@ -421,23 +490,30 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
         return False
     entries = {id(piece) for piece in selection.pieces}
     own = loop.target.elts[1]  # type: ignore[attr-defined]
-    if not all(use is own or _harmless_use(use, facts.parent, entries, file.pure)
-               for use in inside.names.get(root, ())):
+    if not all(
+        use is own or _harmless_use(use, facts.parent, entries, file.pure) for use in inside.names.get(root, ())
+    ):
         return False
     if loop is outer:
         return not any(_within(node, loop) for node, _ in facts.bindings.get(selection.grouped, ()))
     return _private_frame(selection.grouped, outer, scope, facts, file, set())
 
 
-def _private_frame(name: str, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts,
-                   entries: set[int]) -> bool:
+def _private_frame(
+    name: str, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts, entries: set[int]
+) -> bool:
     """`name` holds a frame that the function (or module) builds itself and keeps to itself,
     which nothing changes while the outermost loop runs, and that loop runs no code that could
     reach it: bound only to calls (the detector found it holds a pandas DataFrame), not a
     parameter, mentioned by no nested function, never handed on (`entries` are its uses as a
     piece), and the loop calm (see `_calm`)."""
-    if isinstance(scope, ast.ClassDef) or name in facts.params or name in facts.declared \
-            or name in facts.outer_refs or facts.star_import:
+    if (
+        isinstance(scope, ast.ClassDef)
+        or name in facts.params
+        or name in facts.declared
+        or name in facts.outer_refs
+        or facts.star_import
+    ):
         return False
     bindings = facts.bindings.get(name)
     if not bindings or any(how != "call" or _within(node, outer) for node, how in bindings):
@@ -459,8 +535,14 @@ def _reads(name: str, scope: ast.AST, facts: ScopeFacts, file: FileFacts) -> _Re
         pure = file.pure
         nodes = facts.loads.get(name, [])
         at = [(n.lineno, n.col_offset) for n in nodes]
-        escape = next((a for a, n in zip(at, nodes) if not _harmless_use(n, facts.parent, set(), pure, before=True)),
-                      None)
+        escape = next(
+            (
+                a
+                for a, n in zip(at, nodes, strict=False)
+                if not _harmless_use(n, facts.parent, set(), pure, before=True)
+            ),
+            None,
+        )
         calm = [_harmless_use(n, facts.parent, set(), pure) for n in nodes]
         reads = file.memo[key] = _Reads(at, nodes, calm, escape)
     return reads
@@ -491,8 +573,13 @@ def _pure_call(call: ast.Call, pure: Callable[[str], bool]) -> bool:
 def _list_call(call: ast.Call, facts: ScopeFacts) -> bool:
     """`pieces.append(x)` or `pieces.extend([x, y])` on a local only ever bound to lists."""
     func = call.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and len(call.args) == 1
-            and not call.keywords and func.attr in ("append", "extend")):
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+        and func.attr in ("append", "extend")
+    ):
         return False
     if func.attr == "extend" and not isinstance(call.args[0], (ast.List, ast.Tuple)):
         return False  # iterating anything else may run the program's code
@@ -512,11 +599,18 @@ def _inert(iterable: ast.expr, vetted: set[int], pure: Callable[[str], bool]) ->
 
 def _within(node: ast.AST, loop: ast.AST) -> bool:
     return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) and (  # type: ignore[attr-defined]
-        node.end_lineno, node.end_col_offset) <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
+        node.end_lineno,
+        node.end_col_offset,
+    ) <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
 
 
-def _harmless_use(node: ast.Name, parent_of: Callable[[ast.AST], ast.AST | None], entries: set[int],
-                  pure: Callable[[str], bool], before: bool = False) -> bool:
+def _harmless_use(
+    node: ast.Name,
+    parent_of: Callable[[ast.AST], ast.AST | None],
+    entries: set[int],
+    pure: Callable[[str], bool],
+    before: bool = False,
+) -> bool:
     """This read of the frame's name neither hands the frame to other code nor keeps it
     under another name (in a variable, a container or an attribute), and changes it only
     `before` the loop. Values derived through a subscript or a method call are new objects
@@ -540,8 +634,11 @@ def _harmless_use(node: ast.Name, parent_of: Callable[[ast.AST], ast.AST | None]
             arguments = [*parent.args, *(k.value for k in parent.keywords)]
             if method in _CALLBACK_METHODS or any(isinstance(a, ast.Lambda) for a in arguments):
                 return False
-            if not before and (method in _MUTATORS or method.startswith("_")
-                               or any(k.arg in (None, "inplace") for k in parent.keywords)):
+            if not before and (
+                method in _MUTATORS
+                or method.startswith("_")
+                or any(k.arg in (None, "inplace") for k in parent.keywords)
+            ):
                 return False
             current, derived = parent, True
         else:
@@ -561,8 +658,12 @@ def _harmless_use(node: ast.Name, parent_of: Callable[[ast.AST], ast.AST | None]
         return True
     if isinstance(parent, ast.Return):
         return before  # the loop does not run after it
-    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and pure(parent.func.id)
-            and any(a is current for a in parent.args))
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and pure(parent.func.id)
+        and any(a is current for a in parent.args)
+    )
 
 
 def _loop_facts(loop: ast.stmt, memo: dict) -> _LoopFacts:
@@ -589,8 +690,10 @@ def _gather_loop(loop: ast.stmt) -> _LoopFacts:
             facts.disturbs |= bool(getattr(node, "is_async", False))
         elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
             facts.augmented.add(node.target.id)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
-            facts.disturbs = True
-        elif isinstance(node, _DISTURBING):
+        elif (
+            isinstance(node, (ast.Subscript, ast.Attribute))
+            and not isinstance(node.ctx, ast.Load)
+            or isinstance(node, _DISTURBING)
+        ):
             facts.disturbs = True
     return facts

@@ -42,8 +42,13 @@ def scope_facts(scope: ast.AST, index: SemanticIndex, memo: dict) -> ScopeFacts:
 def only_bound_as(name: str, kinds: tuple[str, ...], facts: ScopeFacts) -> bool:
     """Every binding of the local `name` is of one of these kinds (see `ScopeFacts.bindings`)."""
     bindings = facts.bindings.get(name)
-    return bool(bindings) and name not in facts.params and name not in facts.declared \
-        and name not in facts.outer_refs and all(how in kinds for _, how in bindings)  # type: ignore[union-attr]
+    return (
+        bool(bindings)
+        and name not in facts.params
+        and name not in facts.declared
+        and name not in facts.outer_refs
+        and all(how in kinds for _, how in bindings)
+    )  # type: ignore[union-attr]
 
 
 def _gather_scope(scope: ast.AST, index: SemanticIndex) -> ScopeFacts:
@@ -56,11 +61,18 @@ def _gather_scope(scope: ast.AST, index: SemanticIndex) -> ScopeFacts:
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         facts.params = frozenset(a.arg for a in all_args(scope.args))
     uses = index.uses(scope)
-    facts.declared, facts.outer_refs, facts.loads, facts.star_import = \
-        own.declared, uses.free_in, uses.loads, uses.star_import
+    facts.declared, facts.outer_refs, facts.loads, facts.star_import = (
+        own.declared,
+        uses.free_in,
+        uses.loads,
+        uses.star_import,
+    )
     for name, nodes in own.bindings.items():
-        found = [(node.pattern if isinstance(node, ast.match_case) else node, _how_bound(node, name))
-                 for node in nodes if not isinstance(node, ast.arg)]
+        found = [
+            (node.pattern if isinstance(node, ast.match_case) else node, _how_bound(node, name))
+            for node in nodes
+            if not isinstance(node, ast.arg)
+        ]
         if found:
             facts.bindings[name] = found
     return facts
@@ -72,10 +84,15 @@ def _how_bound(binding: ast.AST, name: str) -> str:
     if isinstance(binding, ast.AugAssign):
         return "augmented"
     value = None
-    if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name) \
-            and binding.targets[0].id == name:
-        value = binding.value
-    elif isinstance(binding, ast.AnnAssign) and isinstance(binding.target, ast.Name) and binding.target.id == name:
+    if (
+        isinstance(binding, ast.Assign)
+        and len(binding.targets) == 1
+        and isinstance(binding.targets[0], ast.Name)
+        and binding.targets[0].id == name
+        or isinstance(binding, ast.AnnAssign)
+        and isinstance(binding.target, ast.Name)
+        and binding.target.id == name
+    ):
         value = binding.value
     if isinstance(value, ast.Call):
         return "call"

@@ -75,8 +75,11 @@ class RowApply(Facts):
     def aggregation_names(self) -> bool:
         """The function is a list of aggregation names (`["min", "max"]`)."""
         function = self.function
-        return isinstance(function, (ast.List, ast.Tuple)) and bool(function.elts) and all(
-            isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts)
+        return (
+            isinstance(function, (ast.List, ast.Tuple))
+            and bool(function.elts)
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts)
+        )
 
 
 class ApplyAxis1(Rule):
@@ -178,31 +181,31 @@ class ApplyAxis1(Rule):
     calls = frozenset({"apply"})
     fix = Applicability.UNSAFE
     suggestion = (
-        "compute the result with column expressions (`frame[\"a\"] - frame[\"b\"]`, "
-        "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of a function called once per row"
+        'compute the result with column expressions (`frame["a"] - frame["b"]`, '
+        '`np.where(frame["x"] > 10, "hi", "lo")`) instead of a function called once per row'
     )
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def margins(sales: pd.DataFrame) -> pd.Series:
     return sales.apply(lambda row: row["price"] - row["cost"], axis=1)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def margins(sales: pd.DataFrame) -> pd.Series:
     return sales["price"] - sales["cost"]
-''',
+""",
             setup='sales = pd.DataFrame({"price": rng.uniform(1, 100, N), "cost": rng.uniform(1, 50, N)})',
             call="margins(sales)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -210,8 +213,8 @@ def label_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
     # anything above 30 degrees is hot
     readings["label"] = readings.apply(lambda r: "hot" if r["temp"] > 30 else "mild", axis=1)
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 import numpy as np
 
@@ -220,34 +223,34 @@ def label_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
     # anything above 30 degrees is hot
     readings["label"] = np.where(readings["temp"] > 30, "hot", "mild")
     return readings
-''',
+""",
             setup='readings = pd.DataFrame({"temp": rng.uniform(0, 45, N)})',
             call="label_temperatures(readings)",
         ),
         Example(
-            source='''\
+            source="""\
 import numpy as np
 import pandas as pd
 
 
 def order_sizes(orders: pd.DataFrame) -> pd.Series:
     return orders.apply(lambda o: "big" if o["qty"] * o["price"] > 100 else "small", axis="columns")
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 import pandas as pd
 
 
 def order_sizes(orders: pd.DataFrame) -> pd.Series:
     return pd.Series(np.where(orders["qty"] * orders["price"] > 100, "big", "small"), index=orders.index)
-''',
-            setup='''\
+""",
+            setup="""\
 orders = pd.DataFrame({"qty": rng.integers(1, 20, N), "price": rng.uniform(1, 20, N)},
-                      index=pd.RangeIndex(N) * 10)''',
+                      index=pd.RangeIndex(N) * 10)""",
             call="order_sizes(orders)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -257,8 +260,8 @@ def flag_alerts(readings: pd.DataFrame) -> pd.DataFrame:
         axis=1,
     )
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -266,33 +269,33 @@ def flag_alerts(readings: pd.DataFrame) -> pd.DataFrame:
     # only working sensors
     readings["alert"] = (readings["temp"] > 80) & (readings["ok"] == 1)
     return readings
-''',
+""",
             setup='readings = pd.DataFrame({"temp": rng.uniform(50, 100, N), "ok": rng.integers(0, 2, N)})',
             call="flag_alerts(readings)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def full_names(people: pd.DataFrame) -> pd.Series:
     return people.apply(lambda p: p["first"] + " " + p["last"], axis=1)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def full_names(people: pd.DataFrame) -> pd.Series:
     return people["first"] + " " + people["last"]
-''',
-            setup='''\
+""",
+            setup="""\
 people = pd.DataFrame({"first": rng.choice(["Ada", "Alan", "Grace"], N),
-                       "last": rng.choice(["Lovelace", "Turing", "Hopper"], N)})''',
+                       "last": rng.choice(["Lovelace", "Turing", "Hopper"], N)})""",
             call="full_names(people)",
             frame_when_empty=True,
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -302,31 +305,31 @@ def risk(row):
 
 loans = pd.read_csv("loans.csv")
 loans["risk"] = loans.apply(risk, axis=1)
-''',
+""",
         ),
         Example(
             # A parameter of unknown type: `apply(..., axis=1)` is itself the evidence that
             # it holds a frame (of a library the code does not show).
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def totals(table):
     return table.apply(lambda row: row["a"] + row["b"], axis=1)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def totals(table):
     return table["a"] + table["b"]
-''',
+""",
             setup="table = pd.DataFrame({'a': rng.integers(0, 100, N), 'b': rng.integers(0, 100, N)})",
             call="totals(table)",
         ),
         Example(
             # a random frame of a size the code does not show
-            source='''\
+            source="""\
 import numpy as np
 import pandas as pd
 
@@ -335,8 +338,8 @@ def spread(n: int) -> pd.Series:
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=list("bde"))
     return frame.apply(lambda row: row["b"] - row["d"], axis="columns")
-''',
-            fixed='''\
+""",
+            fixed="""\
 import numpy as np
 import pandas as pd
 
@@ -345,49 +348,49 @@ def spread(n: int) -> pd.Series:
     rng = np.random.default_rng(0)
     frame = pd.DataFrame(rng.standard_normal((n, 3)), columns=list("bde"))
     return frame["b"] - frame["d"]
-''',
+""",
             call="spread(N)",
         ),
         Example(
             # a field sliced by constants: `.str[:5]` does it for the whole column
-            source='''\
+            source="""\
 import pandas as pd
 
 tokens = pd.read_parquet("tokens.parquet")
 tokens["head"] = tokens.apply(lambda row: row["ids"][:5], axis=1)
-''',
+""",
         ),
     )
     ok = (
         # a 4x3 demo frame: four rows
-        Example('''\
+        Example("""\
 import numpy as np
 import pandas as pd
 
 frame = pd.DataFrame(np.random.standard_normal((4, 3)), columns=list("bde"))
 spread = frame.apply(lambda row: row["b"] - row["d"], axis="columns")
-'''),
+"""),
         # each row cuts its own list by its own bounds: no column expression does that
-        Example('''\
+        Example("""\
 import pandas as pd
 
 tokens = pd.read_parquet("tokens.parquet")
 tokens["kept"] = tokens.apply(lambda row: row["ids"][row["start"]:row["stop"]], axis=1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 column_means = frame.apply(lambda column: column.mean())
 column_ranges = frame.apply(lambda column: column.max() - column.min(), axis=0)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 prices = pd.Series([1.0, 2.0])
 doubled = prices.apply(lambda x: x * 2)
-'''),
-        Example('''\
+"""),
+        Example("""\
 class Table:
     def apply(self, function, axis=0):
         return function(self)
@@ -395,21 +398,21 @@ class Table:
 
 table = Table()
 result = table.apply(lambda t: t, axis=1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cudf
 
 frame = cudf.read_parquet("data.parquet")
 frame["total"] = frame.apply(lambda row: row["a"] + row["b"], axis=1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cudf
 
 
 def totals(table: cudf.DataFrame):
     return table.apply(lambda row: row["a"] + row["b"], axis=1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
@@ -417,14 +420,14 @@ settings = {"axis": 1}
 for value in settings.values():
     print(value)
 scaled = frame.apply(lambda column: column / column.max(), axis=settings["axis"])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 groups = frame.groupby("key").apply(lambda group: group["a"].sum())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 import pandas as pd
 
@@ -432,15 +435,15 @@ frame = pd.read_csv("data.csv")
 row_totals = frame.apply("sum", axis=1)
 roots = frame.apply(np.sqrt, axis=1)
 firsts = frame.apply({0: "max", 1: np.abs}, axis="columns")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 sheets = pd.read_excel("report.xlsx", sheet_name=None)
 reader = pd.read_csv("big.csv", chunksize=10_000)
 both = sheets.apply(lambda sheet: sheet, axis=1)
 merged = reader.apply(lambda chunk: chunk, axis=1)
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -456,11 +459,19 @@ merged = reader.apply(lambda chunk: chunk, axis=1)
         if known_small(func.value, ctx) or _indexes_fields_by_fields(_function_of(node)):
             return  # a few rows, or no column form to advise
         function = _function_of(node)
-        ctx.report(node, context=RowApply(
-            applicability=Applicability.UNSAFE if isinstance(function, ast.Lambda) else Applicability.DISPLAY,
-            call=node, frame=func.value, lib=receiver.lib, function=function,
-            stored_in_column=_stored_in_column(node, func.value, ctx.statement), statement=ctx.statement,
-            collections=_collection_names(function, ctx)))
+        ctx.report(
+            node,
+            context=RowApply(
+                applicability=Applicability.UNSAFE if isinstance(function, ast.Lambda) else Applicability.DISPLAY,
+                call=node,
+                frame=func.value,
+                lib=receiver.lib,
+                function=function,
+                stored_in_column=_stored_in_column(node, func.value, ctx.statement),
+                statement=ctx.statement,
+                collections=_collection_names(function, ctx),
+            ),
+        )
 
 
 def _indexes_fields_by_fields(function: ast.expr | None) -> bool:
@@ -472,8 +483,12 @@ def _indexes_fields_by_fields(function: ast.expr | None) -> bool:
     row = function.args.args[0].arg
 
     def field(node: ast.AST | None) -> bool:
-        return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == row
-                and isinstance(node.slice, ast.Constant))
+        return (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == row
+            and isinstance(node.slice, ast.Constant)
+        )
 
     for node in ast.walk(function.body):
         if isinstance(node, ast.Subscript) and field(node.value):

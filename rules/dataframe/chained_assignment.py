@@ -15,8 +15,11 @@ def _column_key(node: ast.expr) -> bool:
     """A column label spelled as a string, or a list of them."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
-    return isinstance(node, ast.List) and bool(node.elts) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    return (
+        isinstance(node, ast.List)
+        and bool(node.elts)
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    )
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,15 @@ def chained_write(target: ast.expr, ctx: RuleContext) -> ChainedWrite | None:
         return None
     shape, frame, rows, column, indexer = found
     rewritable = _one_indexer_means_it(shape, rows, column, indexer, ctx)
-    return ChainedWrite(applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
-                        shape=shape, frame=frame, rows=rows, column=column, indexer=indexer,
-                        target=target)  # type: ignore[arg-type]
+    return ChainedWrite(
+        applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
+        shape=shape,
+        frame=frame,
+        rows=rows,
+        column=column,
+        indexer=indexer,
+        target=target,
+    )  # type: ignore[arg-type]
 
 
 def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr | None, ast.expr, str] | None:
@@ -55,9 +64,13 @@ def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr 
     if not isinstance(target, ast.Subscript):
         return None
     base, key = target.value, target.slice
-    if isinstance(base, ast.Attribute) and base.attr in ("loc", "at", "iloc", "iat") and \
-            isinstance(base.value, ast.Subscript) and _column_key(base.value.slice) and \
-            _frame(base.value.value, ctx):
+    if (
+        isinstance(base, ast.Attribute)
+        and base.attr in ("loc", "at", "iloc", "iat")
+        and isinstance(base.value, ast.Subscript)
+        and _column_key(base.value.slice)
+        and _frame(base.value.value, ctx)
+    ):
         return "column-indexer", base.value.value, key, base.value.slice, base.attr
     if not isinstance(base, ast.Subscript):
         return None
@@ -76,8 +89,7 @@ def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr 
     return None
 
 
-def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, indexer: str,
-                          ctx: RuleContext) -> bool:
+def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, indexer: str, ctx: RuleContext) -> bool:
     """`frame.loc[rows, column]` (`.at`) writes where the chain meant to: not for a copy of
     several columns nor a positional indexer, not for a tuple (it would merge into `.loc`'s
     row and column pair), and for `df["c"][k]` only where `k` is never a slice
@@ -138,8 +150,12 @@ def never_a_slice(node: ast.expr, ctx: RuleContext, depth: int = 0) -> bool:
 def _yields_no_slices(iterable: ast.expr, ctx: RuleContext) -> bool:
     """`range(...)`, an index or the columns (`frame.index[::2]`), or a known Series, array
     or frame: iterating yields numbers or labels."""
-    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
-            and ctx.env.is_builtin("range")):
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and ctx.env.is_builtin("range")
+    ):
         return True
     probe = iterable.value if isinstance(iterable, ast.Subscript) else iterable
     if isinstance(probe, ast.Attribute) and probe.attr in ("index", "columns") and _frame_like(probe.value, ctx):
@@ -215,7 +231,7 @@ class ChainedAssignment(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -223,8 +239,8 @@ def cap_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
     # the sensors saturate at 100 degrees
     readings["temp"][readings["temp"] > 100] = 100.0
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -232,13 +248,13 @@ def cap_temperatures(readings: pd.DataFrame) -> pd.DataFrame:
     # the sensors saturate at 100 degrees
     readings.loc[readings["temp"] > 100, "temp"] = 100.0
     return readings
-''',
+""",
             setup="readings = pd.DataFrame({'sensor': rng.integers(0, 5, N), 'temp': rng.uniform(50, 150, N)})",
             call="cap_temperatures(readings)",
             intended="readings.assign(temp=readings['temp'].clip(upper=100.0))",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -246,8 +262,8 @@ def mark_paid(invoices: pd.DataFrame, paid: list) -> pd.DataFrame:
     for number in paid:
         invoices.loc[number]["status"] = "paid"
     return invoices
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -255,45 +271,45 @@ def mark_paid(invoices: pd.DataFrame, paid: list) -> pd.DataFrame:
     for number in paid:
         invoices.loc[number, "status"] = "paid"
     return invoices
-''',
-            setup='''\
+""",
+            setup="""\
 invoices = pd.DataFrame({"amount": rng.uniform(10, 500, N), "status": "open"}, index=pd.RangeIndex(N) + 1000)
-paid = list(invoices.index[rng.uniform(size=N) > 0.5])''',
+paid = list(invoices.index[rng.uniform(size=N) > 0.5])""",
             call="mark_paid(invoices, paid)",
             intended="invoices.assign(status=invoices['status'].where(~invoices.index.isin(paid), 'paid'))",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def clear_returns(orders: pd.DataFrame) -> pd.DataFrame:
     orders[orders["returned"]]["revenue"] = 0.0
     return orders
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def clear_returns(orders: pd.DataFrame) -> pd.DataFrame:
     orders.loc[orders["returned"], "revenue"] = 0.0
     return orders
-''',
+""",
             setup="orders = pd.DataFrame({'returned': rng.uniform(size=N) > 0.8, 'revenue': rng.uniform(1, 99, N)})",
             call="clear_returns(orders)",
             intended="orders.assign(revenue=orders['revenue'].mask(orders['returned'], 0.0))",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 prices = pd.read_csv("prices.csv")
 prices["price"].iloc[0] = prices["price"].iloc[1]
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import pandas as pd
 
 prices = pd.read_csv("prices.csv")
@@ -301,8 +317,8 @@ prices.loc[0, "price"] = 1.0
 prices.loc[prices["price"] < 0, "price"] = 0.0
 prices["price"] = prices["price"].fillna(0.0)
 prices.at[3, "price"] = 2.5
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 table = {"a": [1, 2, 3]}
@@ -310,22 +326,22 @@ table["a"][0] = 10
 grid = [[0, 0], [0, 0]]
 grid[0][1] = 1
 frame = pd.DataFrame(table)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 column = frame["a"].copy()
 column[0] = 1.0
 frame["a"] = column
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 
 def fill(table):
     table["a"][0] = 1
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -30,8 +30,7 @@ SUGGESTION = (
     "(start the list with the initial frame to keep its columns and dtypes)"
 )
 ROW_SUGGESTION = (
-    "append each row to a list inside the loop and build the frame once after it: "
-    "`pd.DataFrame(rows, columns=...)`"
+    "append each row to a list inside the loop and build the frame once after it: `pd.DataFrame(rows, columns=...)`"
 )
 
 
@@ -206,7 +205,7 @@ class DataframeGrownInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -216,8 +215,8 @@ def daily_totals(days: list) -> pd.DataFrame:
         piece = pd.DataFrame({"day": [day], "total": [day * 1.5]})
         totals = pd.concat([totals, piece], ignore_index=True)
     return totals
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -229,12 +228,12 @@ def daily_totals(days: list) -> pd.DataFrame:
     if rows:
         totals = pd.concat([totals, pd.DataFrame(rows, columns=["day", "total"])], ignore_index=True)
     return totals
-''',
+""",
             setup="days = list(rng.integers(0, 365, N))",
             call="daily_totals(days)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -245,8 +244,8 @@ def collect(batches: dict) -> pd.DataFrame:
         chunk = pd.DataFrame({"key": key, "value": values})
         result = pd.concat([result, chunk])  # keeps each chunk's index
     return result
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -259,12 +258,12 @@ def collect(batches: dict) -> pd.DataFrame:
         parts.append(chunk)  # keeps each chunk's index
     result = pd.concat(parts)
     return result
-''',
+""",
             setup="batches = {f'k{i}': rng.normal(size=3) for i in range(N)}",
             call="collect(batches)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -273,8 +272,8 @@ def scores(models: list) -> pd.DataFrame:
     for name in models:
         board.loc[len(board)] = [name, len(name) / 10]
     return board
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -285,12 +284,12 @@ def scores(models: list) -> pd.DataFrame:
         rows.append([name, len(name) / 10])
     board = pd.DataFrame(rows, columns=board.columns)
     return board
-''',
+""",
             setup="models = [f'model-{i}' for i in rng.integers(0, 1000, N)]",
             call="scores(models)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -301,8 +300,8 @@ def running(values: list) -> pd.Series:
         series = pd.concat([series, pd.Series([values[i] * 2.0])])
         i += 1
     return series
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -315,12 +314,12 @@ def running(values: list) -> pd.Series:
         i += 1
     series = pd.concat(parts)
     return series
-''',
+""",
             setup="values = list(rng.normal(size=N))",
             call="running(values)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -329,8 +328,8 @@ def top_sales(sales: pd.DataFrame) -> pd.DataFrame:
     for _, group in sales.groupby("region"):
         best = pd.concat([best, group.nlargest(2, "amount")])
     return best
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -341,7 +340,7 @@ def top_sales(sales: pd.DataFrame) -> pd.DataFrame:
         parts.append(group.nlargest(2, "amount"))
     best = pd.concat(parts)
     return best
-''',
+""",
             setup=(
                 "sales = pd.DataFrame({'region': rng.choice(['north', 'south', 'east', 'west'], N), "
                 "'amount': rng.integers(0, 1000, N), 'units': rng.normal(size=N), "
@@ -350,7 +349,7 @@ def top_sales(sales: pd.DataFrame) -> pd.DataFrame:
             call="top_sales(sales)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -360,19 +359,19 @@ def summarize(groups: dict) -> pd.DataFrame:
         summary = pd.concat([summary, frame.describe()], axis=1)
         print(len(summary.columns))
     return summary
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import pandas as pd
 
 rows = []
 for i in range(10):
     rows.append({"i": i, "square": i * i})
 frame = pd.DataFrame(rows)
-'''),
-        Example('''\
+"""),
+        Example("""\
 class Log:
     def __init__(self):
         self.items = []
@@ -385,43 +384,43 @@ class Log:
 log = Log()
 for i in range(3):
     log = log.append(i)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 pieces = [pd.DataFrame({"a": [i]}) for i in range(5)]
 combined = pd.concat(pieces, ignore_index=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 base = pd.DataFrame({"a": [1]})
 for extra in [pd.DataFrame({"a": [2]})]:
     merged = pd.concat([base, extra])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 by_city = {}
 for city in ["paris", "lima"]:
     by_city[city] = pd.DataFrame({"city": [city]})
 everything = pd.concat(by_city.values())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.DataFrame({"a": [1]})
 frame = pd.concat([frame, pd.DataFrame({"a": [2]})])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.DataFrame({"a": [1]})
 for i in range(3):
     def grow(more):
         return pd.concat([frame, more])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 base = pd.DataFrame({"a": [0]})
@@ -429,15 +428,15 @@ for extra in range(3):
     frame = base.copy()
     frame = pd.concat([frame, pd.DataFrame({"a": [extra]})])
     print(frame)
-'''),
-        Example('''\
+"""),
+        Example("""\
 def grow(table, rows):
     for row in rows:
         table = table.append(row)
     return table
-'''),
+"""),
         # recurrences: each new piece is computed from the frame grown so far
-        Example('''\
+        Example("""\
 import pandas as pd
 
 
@@ -445,8 +444,8 @@ def simulate(frame: pd.DataFrame, rounds: int) -> pd.DataFrame:
     for _ in range(rounds):
         frame = pd.concat([frame, frame.tail(1) * 2])
     return frame
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 history = pd.DataFrame({"step": [0], "value": [1.0]})
@@ -454,16 +453,17 @@ for step in range(1, 10):
     last = history.iloc[-1]
     row = pd.DataFrame({"step": [step], "value": [last["value"] * 1.1]})
     history = pd.concat([history, row], ignore_index=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 ledger = pd.DataFrame(columns=["day", "balance"])
 ledger.loc[len(ledger)] = [0, 100.0]
 for day in range(1, 30):
     ledger.loc[len(ledger)] = [day, ledger["balance"].iloc[-1] * 1.01]
-'''),
+"""),
     )
+
     def __init__(self) -> None:
         # One instance per file analysed: whether a fix is safe depends on the file's other
         # growth statements too (their calls are vetted), so the findings are decided and
@@ -482,8 +482,17 @@ for day in range(1, 30):
         if recurrence_in(ctx.loops, grown):
             return  # the loop computes the next piece from the frame: nothing to collect
         loops, scope, in_try = _surroundings(growth, ctx)
-        self._found.append(_Found(growth, _message(growth, ctx), loops, scope, in_try,
-                                  row_selection(growth, ctx), _row_pieces(growth, ctx)))
+        self._found.append(
+            _Found(
+                growth,
+                _message(growth, ctx),
+                loops,
+                scope,
+                in_try,
+                row_selection(growth, ctx),
+                _row_pieces(growth, ctx),
+            )
+        )
 
     def finish(self, ctx: RuleContext) -> None:
         if not self._found:
@@ -500,14 +509,20 @@ def _message(growth: Growth, ctx: RuleContext) -> str:
     name = ctx.segment(growth.target)
     if growth.kind == "loc":
         key = ctx.segment(assigned(growth.statement).slice)  # type: ignore[union-attr]
-        return (f"`{name}` grows by one row per iteration through `.loc[{key}]`: each new row copies "
-                "the frame; collect the rows in a list and build the frame once after the loop")
+        return (
+            f"`{name}` grows by one row per iteration through `.loc[{key}]`: each new row copies "
+            "the frame; collect the rows in a list and build the frame once after the loop"
+        )
     if growth.kind == "append":
-        return (f"`{name}` is grown with `.{growth.call.func.attr}` inside a loop "  # type: ignore[union-attr]
-                "(removed from pandas, and quadratic): collect the pieces in a list and `concat` once "
-                "after the loop")
-    return (f"`{name}` is grown with `concat` inside a loop: each step copies every row so far; "
-            "collect the pieces in a list and `concat` once after the loop")
+        return (
+            f"`{name}` is grown with `.{growth.call.func.attr}` inside a loop "  # type: ignore[union-attr]
+            "(removed from pandas, and quadratic): collect the pieces in a list and `concat` once "
+            "after the loop"
+        )
+    return (
+        f"`{name}` is grown with `concat` inside a loop: each step copies every row so far; "
+        "collect the pieces in a list and `concat` once after the loop"
+    )
 
 
 # -- what the loops around the growth statement look like ------------------------------------
@@ -545,8 +560,12 @@ def _loop_site(loop: ast.stmt, block: list[ast.stmt], target: ast.expr, ctx: Rul
         return site
     init: ast.Assign | None = None
     for statement in reversed(block[:position]):
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
-                isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name:
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+        ):
             init = statement
             break
         if mentions(statement, name):
@@ -643,13 +662,17 @@ def _named_row(name: str, earlier: list[ast.stmt], ctx: RuleContext) -> RowPiece
         statement = earlier[index]
         if not mentions(statement, name):
             continue
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
+        if not (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+        ):
             return None
         piece = _one_row_literal(statement.value, ctx)
         if piece is None:
             return None
-        return replace(piece, binding=statement, between=tuple(earlier[index + 1:]))
+        return replace(piece, binding=statement, between=tuple(earlier[index + 1 :]))
     return None
 
 
@@ -664,21 +687,31 @@ def _one_row_literal(node: ast.expr, ctx: RuleContext) -> RowPiece | None:
     columns: list[ast.expr] = []
     values: list[ast.expr] = []
     if isinstance(data, ast.Dict) and not node.keywords:
-        for key, value in zip(data.keys, data.values):
-            if key is None or not isinstance(value, ast.List) or len(value.elts) != 1 \
-                    or isinstance(value.elts[0], ast.Starred):
+        for key, value in zip(data.keys, data.values, strict=False):
+            if (
+                key is None
+                or not isinstance(value, ast.List)
+                or len(value.elts) != 1
+                or isinstance(value.elts[0], ast.Starred)
+            ):
                 return None
             columns.append(key)
             values.append(value.elts[0])
-    elif isinstance(data, ast.List) and len(data.elts) == 1 and isinstance(data.elts[0], ast.Dict) \
-            and not node.keywords:
+    elif (
+        isinstance(data, ast.List) and len(data.elts) == 1 and isinstance(data.elts[0], ast.Dict) and not node.keywords
+    ):
         row = data.elts[0]
         if any(key is None for key in row.keys):
             return None
         columns, values = list(row.keys), list(row.values)  # type: ignore[arg-type]
-    elif isinstance(data, ast.List) and len(data.elts) == 1 and isinstance(data.elts[0], (ast.List, ast.Tuple)) \
-            and len(node.keywords) == 1 and node.keywords[0].arg == "columns" \
-            and isinstance(node.keywords[0].value, (ast.List, ast.Tuple)):
+    elif (
+        isinstance(data, ast.List)
+        and len(data.elts) == 1
+        and isinstance(data.elts[0], (ast.List, ast.Tuple))
+        and len(node.keywords) == 1
+        and node.keywords[0].arg == "columns"
+        and isinstance(node.keywords[0].value, (ast.List, ast.Tuple))
+    ):
         columns, values = list(node.keywords[0].value.elts), list(data.elts[0].elts)
         if len(columns) != len(values) or any(isinstance(v, ast.Starred) for v in values):
             return None
@@ -698,19 +731,26 @@ def _decide(found: _Found, ctx: RuleContext, file: FileFacts) -> GrowthFacts:
     plan = _plan(found, ctx, file)
     if plan is None:
         applicability = Applicability.DISPLAY
-    elif growth.kind == "concat" and found.selection is not None and selection_unchanged(
-            found.selection, found.loops[0].loop, found.scope, _scope(found, ctx, file), file):
+    elif (
+        growth.kind == "concat"
+        and found.selection is not None
+        and selection_unchanged(found.selection, found.loops[0].loop, found.scope, _scope(found, ctx, file), file)
+    ):
         # Each column provably has one dtype across the pieces: one concat and the chain of
         # pairwise ones agree (pandas only; see the docs on fix safety).
         applicability = Applicability.SAFE
     else:
         applicability = Applicability.UNSAFE
-        if growth.kind == "concat" and found.rows is not None \
-                and _records_apply(found, found.rows, plan, _scope(found, ctx, file)):
+        if (
+            growth.kind == "concat"
+            and found.rows is not None
+            and _records_apply(found, found.rows, plan, _scope(found, ctx, file))
+        ):
             plan = replace(plan, mode="records", rows=found.rows)
     row = growth.kind == "loc" or (plan is not None and plan.mode == "rows")
-    return GrowthFacts(growth=growth, plan=plan, suggestion=ROW_SUGGESTION if row else SUGGESTION,
-                       applicability=applicability)
+    return GrowthFacts(
+        growth=growth, plan=plan, suggestion=ROW_SUGGESTION if row else SUGGESTION, applicability=applicability
+    )
 
 
 def _scope(found: _Found, ctx: RuleContext, file: FileFacts) -> ScopeFacts:
@@ -759,8 +799,11 @@ def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | Non
             return None
     else:
         row = statement.value
-        if not (isinstance(row, (ast.List, ast.Tuple)) and row.elts
-                and not any(isinstance(e, ast.Starred) for e in row.elts)):
+        if not (
+            isinstance(row, (ast.List, ast.Tuple))
+            and row.elts
+            and not any(isinstance(e, ast.Starred) for e in row.elts)
+        ):
             return None
         if growth.target_type is None or growth.target_type.kind != "frame":
             return None
@@ -775,8 +818,9 @@ def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | Non
     facts = _scope(found, ctx, file)
     if name in facts.declared or name in facts.outer_refs:
         return None  # a function or lambda could read or rebind it while the loop runs
-    return CollectPlan(mode, name, pieces, site, ignore_index, prepend,
-                       tuple(call.keywords) if call is not None else ())
+    return CollectPlan(
+        mode, name, pieces, site, ignore_index, prepend, tuple(call.keywords) if call is not None else ()
+    )
 
 
 def _constant(node: ast.expr) -> bool:
@@ -827,8 +871,13 @@ def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan,
     binding = piece.binding
     assert binding is not None
     name = binding.targets[0].id  # type: ignore[attr-defined]
-    if name == plan.name or name in facts.params or name in facts.declared or name in facts.outer_refs \
-            or any(reader in facts.loads for reader in DYNAMIC_READERS):  # `locals()` would miss it
+    if (
+        name == plan.name
+        or name in facts.params
+        or name in facts.declared
+        or name in facts.outer_refs
+        or any(reader in facts.loads for reader in DYNAMIC_READERS)
+    ):  # `locals()` would miss it
         return False
     if [node for node, _ in facts.bindings.get(name, ())] != [binding] or len(facts.loads.get(name, ())) != 1:
         return False
@@ -853,8 +902,12 @@ def _same_when_empty(growth: Growth, mode: str, ignore_index: bool, sort: bool, 
     if mode == "loc":
         # `.loc[len(df)]` appends only while the index is 0..n-1: a fresh, empty frame.
         init = site.init
-        return (site.init_fresh and site.init_kind == "DataFrame" and init is not None
-                and [k.arg for k in init.value.keywords] == ["columns"])  # type: ignore[attr-defined]
+        return (
+            site.init_fresh
+            and site.init_kind == "DataFrame"
+            and init is not None
+            and [k.arg for k in init.value.keywords] == ["columns"]
+        )  # type: ignore[attr-defined]
     if mode == "rows":
         return site.init_fresh and site.init_kind == "DataFrame" or site.runs_once
     if site.runs_once:

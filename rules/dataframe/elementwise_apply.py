@@ -11,8 +11,28 @@ from gpulint.size_evidence import known_small
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
 STR_METHODS = frozenset(
-    """lower upper strip lstrip rstrip title capitalize swapcase casefold isdigit isalpha isalnum isnumeric
-    isdecimal isspace islower isupper istitle startswith endswith""".split()
+    [
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "title",
+        "capitalize",
+        "swapcase",
+        "casefold",
+        "isdigit",
+        "isalpha",
+        "isalnum",
+        "isnumeric",
+        "isdecimal",
+        "isspace",
+        "islower",
+        "isupper",
+        "istitle",
+        "startswith",
+        "endswith",
+    ]
 )
 #: Of those, the ones that may take arguments (string constants only).
 _STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
@@ -81,8 +101,12 @@ class _Body:
         if isinstance(node, ast.UnaryOp):
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
-            return (len(node.ops) == 1 and isinstance(node.ops[0], COMPARISON_OPERATORS)
-                    and self.ok(node.left) and self.ok(node.comparators[0]))
+            return (
+                len(node.ops) == 1
+                and isinstance(node.ops[0], COMPARISON_OPERATORS)
+                and self.ok(node.left)
+                and self.ok(node.comparators[0])
+            )
         if isinstance(node, ast.IfExp):
             self.conditional = True
             return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
@@ -99,13 +123,19 @@ class _Body:
                 return False
             self.strings = self.strings or func.id == "len" and mentions(node, self.parameter)
             if func.id == "round":
-                return len(node.args) in (1, 2) and self.ok(node.args[0]) and (
-                    len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
+                return (
+                    len(node.args) in (1, 2)
+                    and self.ok(node.args[0])
+                    and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
+                )
             return len(node.args) == 1 and self.ok(node.args[0])
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
             self.strings = self.strings or mentions(func.value, self.parameter)
-            if node.args and (func.attr not in _STR_METHODS_WITH_ARGUMENTS or len(node.args) > 1 or not (
-                    isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))):
+            if node.args and (
+                func.attr not in _STR_METHODS_WITH_ARGUMENTS
+                or len(node.args) > 1
+                or not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))
+            ):
                 return False
             return self.ok(func.value)
         return False
@@ -115,8 +145,13 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> Elementwise
     """What the function passed to `apply`/`map` is, when it has a vectorized form."""
     if isinstance(function, ast.Name) and function.id in BUILTINS and ctx.env.is_builtin(function.id):
         return ElementwiseForm("builtin", function.id)
-    if (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)
-            and function.value.id == "str" and ctx.env.is_builtin("str") and function.attr in STR_METHODS):
+    if (
+        isinstance(function, ast.Attribute)
+        and isinstance(function.value, ast.Name)
+        and function.value.id == "str"
+        and ctx.env.is_builtin("str")
+        and function.attr in STR_METHODS
+    ):
         return ElementwiseForm("str-method", function.attr)
     if not isinstance(function, ast.Lambda):
         return None
@@ -127,8 +162,9 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> Elementwise
     body = _Body(parameter, ctx, ctx.env.data_names(function.body, {parameter}))
     if not body.ok(function.body) or not body.uses:
         return None
-    return ElementwiseForm("lambda", parameter=parameter, strings=body.strings, conditional=body.conditional,
-                           uses=body.uses)
+    return ElementwiseForm(
+        "lambda", parameter=parameter, strings=body.strings, conditional=body.conditional, uses=body.uses
+    )
 
 
 def function_of(call: ast.Call) -> ast.expr | None:
@@ -140,8 +176,10 @@ def function_of(call: ast.Call) -> ast.expr | None:
 
 def _whole_series(call: ast.Call) -> bool:
     """`Series.apply(f, by_row=False)` hands `f` the whole Series: not element-wise."""
-    return any(k.arg == "by_row" and not (isinstance(k.value, ast.Constant) and k.value.value == "compat")
-               for k in call.keywords)
+    return any(
+        k.arg == "by_row" and not (isinstance(k.value, ast.Constant) and k.value.value == "compat")
+        for k in call.keywords
+    )
 
 
 class ElementwiseApply(Rule):
@@ -251,143 +289,143 @@ class ElementwiseApply(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def with_tax(prices: pd.Series, rate: float) -> pd.Series:
     # gross price, rounded down to whole cents later
     return prices.map(lambda p: p * (1 + rate) - 0.5)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def with_tax(prices: pd.Series, rate: float) -> pd.Series:
     # gross price, rounded down to whole cents later
     return prices * (1 + rate) - 0.5
-''',
+""",
             setup="prices = pd.Series(rng.uniform(1, 100, N), index=pd.RangeIndex(N) * 3, name='price')",
             call="with_tax(prices, 0.2)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def normalise_names(customers: pd.DataFrame) -> pd.Series:
     return customers["name"].apply(lambda name: name.strip().lower())
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def normalise_names(customers: pd.DataFrame) -> pd.Series:
     return customers["name"].str.strip().str.lower()
-''',
+""",
             setup=("customers = pd.DataFrame({'name': rng.choice([' Ada ', 'ALAN', 'grace  ', 'Straße'], N)})"),
             call="normalise_names(customers)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def clean(readings: pd.DataFrame) -> pd.DataFrame:
     readings["code"] = readings["code"].map(str.upper, na_action="ignore")
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def clean(readings: pd.DataFrame) -> pd.DataFrame:
     readings["code"] = readings["code"].str.upper()
     return readings
-''',
+""",
             setup="readings = pd.DataFrame({'code': pd.Series(rng.choice(['a', 'b', 'c'], N)).where(rng.uniform(size=N) > 0.2)})",
             call="clean(readings)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def as_floats(table: pd.DataFrame) -> pd.DataFrame:
     return table.map(float)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def as_floats(table: pd.DataFrame) -> pd.DataFrame:
     return table.astype(float)
-''',
+""",
             setup="table = pd.DataFrame({'a': rng.integers(0, 9, N), 'b': rng.uniform(0, 1, N)})",
             call="as_floats(table)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 scores = pd.read_parquet("scores.parquet")
 labels = scores["score"].apply(lambda s: "pass" if s >= 50 else "fail")
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def shares(amounts: pd.Series, total: int) -> pd.Series:
     return amounts.apply(lambda amount: amount / float(total) * 100)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def shares(amounts: pd.Series, total: int) -> pd.Series:
     return amounts / float(total) * 100
-''',
+""",
             setup="amounts = pd.Series(rng.integers(0, 100, N), name='amount')",
             call="shares(amounts, 250)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 prices = pd.read_csv("prices.csv")["price"]
 labels = prices.apply(lambda p: "%.2f" % p)
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 readings = pd.read_csv("readings.csv")["reading"]
 roots = readings.apply(lambda r: r ** 0.5)
-''',
+""",
         ),
         Example(
             # the same encoding on a frame read from a file
-            source='''\
+            source="""\
 import pandas as pd
 
 sizes = pd.read_csv("sizes.csv")
 sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
-''',
+""",
         ),
     )
     ok = (
         # a textbook frame of three literal rows
-        Example('''\
+        Example("""\
 import pandas as pd
 
 sizes = pd.DataFrame([["green", "M", 10.1], ["red", "L", 13.5], ["blue", "XL", 15.3]],
                      columns=["color", "size", "price"])
 sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 import pandas as pd
 
@@ -395,8 +433,8 @@ prices = pd.read_csv("prices.csv")["price"]
 logged = prices.apply(np.log1p)
 codes = prices.map({1.0: "one", 2.0: "two"})
 summed = prices.apply("sum")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 
@@ -407,27 +445,27 @@ def parse(text):
 orders = pd.read_csv("orders.csv")
 numbers = orders["order_id"].apply(parse)
 words = orders["note"].apply(lambda note: note.split())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cudf
 
 trips = cudf.read_parquet("trips.parquet")
 doubled = trips["fare"].apply(lambda fare: fare * 2)
-'''),
-        Example('''\
+"""),
+        Example("""\
 names = ["Ada", "Alan"]
 lowered = list(map(str.lower, names))
 lengths = [len(name) for name in names]
 sizes = dict(zip(names, map(len, names)))
 import pandas as pd
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 scaled = frame.apply(lambda column: column * 2)
 whole = frame["a"].apply(lambda column: column * 2, by_row=False)
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -444,5 +482,14 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
         if form is None or known_small(func.value, ctx):
             return  # no vectorized form, or a few values: nothing to gain
         applicability = Applicability.UNSAFE if receiver.lib in _REWRITABLE else Applicability.DISPLAY
-        ctx.report(node, context=ElementwiseCall(applicability=applicability, call=node, receiver=func.value,
-                                                 kind=receiver.kind, form=form, statement=ctx.statement))
+        ctx.report(
+            node,
+            context=ElementwiseCall(
+                applicability=applicability,
+                call=node,
+                receiver=func.value,
+                kind=receiver.kind,
+                form=form,
+                statement=ctx.statement,
+            ),
+        )

@@ -10,7 +10,24 @@ from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, T
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.
 AGGREGATIONS = frozenset(
-    "sum mean median min max std var sem prod count nunique any all idxmax idxmin skew".split()
+    [
+        "sum",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "std",
+        "var",
+        "sem",
+        "prod",
+        "count",
+        "nunique",
+        "any",
+        "all",
+        "idxmax",
+        "idxmin",
+        "skew",
+    ]
 )
 _METHODS = ("apply", "transform", "agg", "aggregate")
 
@@ -39,8 +56,9 @@ class GroupCall(Facts):
     shape: str | None
 
 
-def _applicability(call: ast.Call, method: str, aggregation: GroupAggregation, lib: str,
-                   shape: str | None) -> Applicability:
+def _applicability(
+    call: ast.Call, method: str, aggregation: GroupAggregation, lib: str, shape: str | None
+) -> Applicability:
     """Unsafe where the built-in aggregation replaces the call (a known library and shape,
     the function the only argument: not `args=`, `include_groups=`, engine options; a
     column read only from a frame's groups, where `g["c"]` names a column, not a label)."""
@@ -62,12 +80,23 @@ def group_aggregation(function: ast.expr | None, ctx: RuleContext) -> GroupAggre
         return None
     group = args.args[0].arg
     body = function.body
-    if (isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and body.func.id == "len"
-            and ctx.env.is_builtin("len") and len(body.args) == 1 and not body.keywords
-            and _is_name(body.args[0], group)):
+    if (
+        isinstance(body, ast.Call)
+        and isinstance(body.func, ast.Name)
+        and body.func.id == "len"
+        and ctx.env.is_builtin("len")
+        and len(body.args) == 1
+        and not body.keywords
+        and _is_name(body.args[0], group)
+    ):
         return GroupAggregation("size")
-    if not (isinstance(body, ast.Call) and isinstance(body.func, ast.Attribute) and body.func.attr in AGGREGATIONS
-            and not body.args and not body.keywords):
+    if not (
+        isinstance(body, ast.Call)
+        and isinstance(body.func, ast.Attribute)
+        and body.func.attr in AGGREGATIONS
+        and not body.args
+        and not body.keywords
+    ):
         return None
     owner = body.func.value
     if _is_name(owner, group):
@@ -85,8 +114,11 @@ def _column_key(node: ast.expr) -> bool:
     """A column label (a string) or a list of them."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str)
-    return isinstance(node, ast.List) and bool(node.elts) and all(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    return (
+        isinstance(node, ast.List)
+        and bool(node.elts)
+        and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    )
 
 
 class GroupbyApplyLambda(Rule):
@@ -139,33 +171,33 @@ class GroupbyApplyLambda(Rule):
     nodes = (ast.Call,)
     calls = frozenset(_METHODS)
     fix = Applicability.UNSAFE
-    suggestion = (
-        "call the built-in aggregation on the groupby (`gb[\"c\"].sum()`, `gb.size()`, `gb.transform(\"mean\")`)"
-    )
+    suggestion = 'call the built-in aggregation on the groupby (`gb["c"].sum()`, `gb.size()`, `gb.transform("mean")`)'
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def revenue_by_region(sales: pd.DataFrame) -> pd.Series:
     return sales.groupby("region").apply(lambda g: g["amount"].sum())
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def revenue_by_region(sales: pd.DataFrame) -> pd.Series:
     return sales.groupby("region")["amount"].sum()
-''',
-            setup=("sales = pd.DataFrame({'region': rng.choice(['north', 'south', 'east'], N), "
-                   "'amount': rng.integers(0, 1000, N)})"),
+""",
+            setup=(
+                "sales = pd.DataFrame({'region': rng.choice(['north', 'south', 'east'], N), "
+                "'amount': rng.integers(0, 1000, N)})"
+            ),
             call="revenue_by_region(sales)",
             frame_when_empty=True,
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -174,8 +206,8 @@ def centred(readings: pd.DataFrame) -> pd.DataFrame:
     readings["mean_temp"] = readings.groupby("sensor")["temp"].transform(lambda t: t.mean())
     readings["centred"] = readings["temp"] - readings["mean_temp"]
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -184,82 +216,84 @@ def centred(readings: pd.DataFrame) -> pd.DataFrame:
     readings["mean_temp"] = readings.groupby("sensor")["temp"].transform("mean")
     readings["centred"] = readings["temp"] - readings["mean_temp"]
     return readings
-''',
+""",
             setup="readings = pd.DataFrame({'sensor': rng.integers(0, 4, N), 'temp': rng.normal(20, 5, N)})",
             call="centred(readings)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def orders_per_customer(orders: pd.DataFrame) -> pd.Series:
     return orders.groupby("customer").apply(len)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def orders_per_customer(orders: pd.DataFrame) -> pd.Series:
     return orders.groupby("customer").size()
-''',
+""",
             setup="orders = pd.DataFrame({'customer': rng.integers(0, 9, N), 'total': rng.uniform(1, 50, N)})",
             call="orders_per_customer(orders)",
             frame_when_empty=True,
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
 def widest(stock: pd.DataFrame) -> pd.DataFrame:
     return stock.groupby(["shop", "item"])[["price", "qty"]].agg(lambda column: column.max())
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def widest(stock: pd.DataFrame) -> pd.DataFrame:
     return stock.groupby(["shop", "item"])[["price", "qty"]].agg("max")
-''',
-            setup=("stock = pd.DataFrame({'shop': rng.integers(0, 3, N), 'item': rng.choice(['a', 'b'], N), "
-                   "'price': rng.uniform(1, 9, N), 'qty': rng.integers(0, 20, N)})"),
+""",
+            setup=(
+                "stock = pd.DataFrame({'shop': rng.integers(0, 3, N), 'item': rng.choice(['a', 'b'], N), "
+                "'price': rng.uniform(1, 9, N), 'qty': rng.integers(0, 20, N)})"
+            ),
             call="widest(stock)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 visits = pd.read_parquet("visits.parquet")
 by_user = visits.groupby("user")
 pages = by_user.apply(lambda g: g["page"].nunique())
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 totals = sales.groupby("region")["amount"].sum()
 means = sales.groupby("region").agg({"amount": "mean", "units": "sum"})
 spread = sales.groupby("region")["amount"].transform("std")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 margin = sales.groupby("region").apply(lambda g: (g["price"] - g["cost"]).sum() / g["units"].sum())
 top = sales.groupby("region").apply(lambda g: g.nlargest(3, "amount"))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 doubled = sales["amount"].apply(lambda x: x.sum())
 per_column = sales.apply(lambda column: column.max())
-'''),
-        Example('''\
+"""),
+        Example("""\
 class Groups:
     def apply(self, function):
         return function(self)
@@ -267,8 +301,8 @@ class Groups:
 
 groups = Groups()
 count = groups.apply(lambda g: g.sum())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 def summarize(grouped):
@@ -276,7 +310,7 @@ def summarize(grouped):
 
 records = [{"k": 1}, {"k": 2}]
 lengths = list(map(len, records))
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -294,13 +328,20 @@ lengths = list(map(len, records))
         if func.attr != "apply" and (aggregation.column is not None or aggregation.method == "size"):
             return  # per column first: not the group's aggregation
         shape = _groupby_shape(func.value, ctx)
-        ctx.report(node, context=GroupCall(
-            applicability=_applicability(node, func.attr, aggregation, receiver.lib, shape),
-            call=node, method=func.attr, aggregation=aggregation, shape=shape))
+        ctx.report(
+            node,
+            context=GroupCall(
+                applicability=_applicability(node, func.attr, aggregation, receiver.lib, shape),
+                call=node,
+                method=func.attr,
+                aggregation=aggregation,
+                shape=shape,
+            ),
+        )
 
 
 def _groupby_shape(node: ast.expr, ctx: RuleContext) -> str | None:
-    """"frame" for `frame.groupby(...)` (or with a list of columns selected), "series" for
+    """ "frame" for `frame.groupby(...)` (or with a list of columns selected), "series" for
     `frame.groupby(...)["c"]` or `series.groupby(...)`, on a known object and with only
     options that leave the result's shape alone; None where the receiver is not spelled out."""
     selected = None
@@ -318,7 +359,10 @@ def _groupby_shape(node: ast.expr, ctx: RuleContext) -> str | None:
     owner = ctx.type_of(node.func.value)
     if owner is None or owner.kind not in ("frame", "series") or (owner.kind == "series" and selected):
         return None
-    if len(node.args) > 1 or any(isinstance(a, ast.Starred) for a in node.args) or not all(
-            k.arg in ("by", "level", "sort", "dropna", "observed", "group_keys") for k in node.keywords):
+    if (
+        len(node.args) > 1
+        or any(isinstance(a, ast.Starred) for a in node.args)
+        or not all(k.arg in ("by", "level", "sort", "dropna", "observed", "group_keys") for k in node.keywords)
+    ):
         return None
     return selected or owner.kind

@@ -34,23 +34,44 @@ def indexed_frame(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> tuple[ast.e
     iterable = loop.iter
     if isinstance(iterable, ast.Attribute) and iterable.attr == "index" and _frame(iterable.value, ctx):
         return iterable.value, "labels"
-    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
-            and ctx.env.is_builtin("range") and not iterable.keywords and 1 <= len(iterable.args) <= 2):
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and ctx.env.is_builtin("range")
+        and not iterable.keywords
+        and 1 <= len(iterable.args) <= 2
+    ):
         return None
     if any(isinstance(a, ast.Starred) for a in iterable.args):
         return None
-    if len(iterable.args) == 2 and not (isinstance(iterable.args[0], ast.Constant) and iterable.args[0].value == 0
-                                        and type(iterable.args[0].value) is int):
+    if len(iterable.args) == 2 and not (
+        isinstance(iterable.args[0], ast.Constant)
+        and iterable.args[0].value == 0
+        and type(iterable.args[0].value) is int
+    ):
         return None
     size = iterable.args[-1]
     frame: ast.expr | None = None
-    if (isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len"
-            and ctx.env.is_builtin("len") and len(size.args) == 1 and not size.keywords):
+    if (
+        isinstance(size, ast.Call)
+        and isinstance(size.func, ast.Name)
+        and size.func.id == "len"
+        and ctx.env.is_builtin("len")
+        and len(size.args) == 1
+        and not size.keywords
+    ):
         frame = size.args[0]
         if isinstance(frame, ast.Attribute) and frame.attr == "index":
             frame = frame.value
-    elif (isinstance(size, ast.Subscript) and isinstance(size.value, ast.Attribute) and size.value.attr == "shape"
-          and isinstance(size.slice, ast.Constant) and size.slice.value == 0 and type(size.slice.value) is int):
+    elif (
+        isinstance(size, ast.Subscript)
+        and isinstance(size.value, ast.Attribute)
+        and size.value.attr == "shape"
+        and isinstance(size.slice, ast.Constant)
+        and size.slice.value == 0
+        and type(size.slice.value) is int
+    ):
         frame = size.value.value
     if frame is None or isinstance(frame, ast.Starred) or not _frame(frame, ctx):
         return None
@@ -82,24 +103,35 @@ def cell_of(node: ast.AST, frame: ast.expr, variable: str) -> Cell | None:
                 return Cell(node, None, by_position)
             return None
         column = base.value
-        if (isinstance(column, ast.Subscript) and same_reference(column.value, frame) and _is_var(key, variable)
-                and not isinstance(column.slice, (ast.Slice, ast.Tuple))):
+        if (
+            isinstance(column, ast.Subscript)
+            and same_reference(column.value, frame)
+            and _is_var(key, variable)
+            and not isinstance(column.slice, (ast.Slice, ast.Tuple))
+        ):
             return Cell(node, column.slice, by_position)
         return None
     if not isinstance(base, ast.Subscript):
         return None
     if _row_then_column(base, frame, variable):
         return Cell(node, key, base.value.attr in _POSITION_INDEXERS)  # type: ignore[union-attr]
-    if _is_var(key, variable) and same_reference(base.value, frame) and \
-            not isinstance(base.slice, (ast.Slice, ast.Tuple)):
+    if (
+        _is_var(key, variable)
+        and same_reference(base.value, frame)
+        and not isinstance(base.slice, (ast.Slice, ast.Tuple))
+    ):
         return Cell(node, base.slice, False)
     return None
 
 
 def _row_then_column(base: ast.Subscript, frame: ast.expr, variable: str) -> bool:
     """`frame.loc[i]` / `frame.iloc[i]` (the row the outer subscript takes a column of)."""
-    return (isinstance(base.value, ast.Attribute) and base.value.attr in ("loc", "iloc")
-            and same_reference(base.value.value, frame) and _is_var(base.slice, variable))
+    return (
+        isinstance(base.value, ast.Attribute)
+        and base.value.attr in ("loc", "iloc")
+        and same_reference(base.value.value, frame)
+        and _is_var(base.slice, variable)
+    )
 
 
 def cells_in(nodes: list[ast.stmt], frame: ast.expr, variable: str) -> list[Cell]:
@@ -107,8 +139,10 @@ def cells_in(nodes: list[ast.stmt], frame: ast.expr, variable: str) -> list[Cell
     outermost first: a cell inside another (`frame.loc[i]` of `frame.loc[i]["c"]`) is dropped."""
     found = [cell for node in walk_local(nodes) if (cell := cell_of(node, frame, variable)) is not None]
     inner = {id(sub) for cell in found for sub in ast.walk(cell.node) if sub is not cell.node}
-    return sorted((cell for cell in found if id(cell.node) not in inner),
-                  key=lambda cell: (cell.node.lineno, cell.node.col_offset))
+    return sorted(
+        (cell for cell in found if id(cell.node) not in inner),
+        key=lambda cell: (cell.node.lineno, cell.node.col_offset),
+    )
 
 
 @dataclass(frozen=True)
@@ -181,13 +215,13 @@ class IndexLoopOverDataframe(Rule):
     nodes = (ast.For, ast.AsyncFor)
     fix = Applicability.UNSAFE
     suggestion = (
-        "compute the result with column expressions on the whole frame (`frame[\"a\"] - frame[\"b\"]`, "
-        "`np.where(frame[\"x\"] > 10, \"hi\", \"lo\")`) instead of one value per loop step"
+        'compute the result with column expressions on the whole frame (`frame["a"] - frame["b"]`, '
+        '`np.where(frame["x"] > 10, "hi", "lo")`) instead of one value per loop step'
     )
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -196,20 +230,20 @@ def margins(sales: pd.DataFrame) -> list:
     for i in range(len(sales)):
         result.append(sales.loc[i, "price"] - sales.loc[i, "cost"])
     return result
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
 def margins(sales: pd.DataFrame) -> list:
     result = (sales["price"] - sales["cost"]).tolist()
     return result
-''',
+""",
             setup='sales = pd.DataFrame({"price": rng.uniform(1, 100, N), "cost": rng.uniform(1, 50, N)})',
             call="margins(sales)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -218,8 +252,8 @@ def flag_hot(readings: pd.DataFrame) -> pd.DataFrame:
         # a reading above 80 degrees from a working sensor is an alert
         readings.at[label, "alert"] = readings.at[label, "temp"] > 80 and readings["ok"][label] == 1
     return readings
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 
 
@@ -227,15 +261,15 @@ def flag_hot(readings: pd.DataFrame) -> pd.DataFrame:
     # a reading above 80 degrees from a working sensor is an alert
     readings["alert"] = (readings["temp"] > 80) & (readings["ok"] == 1)
     return readings
-''',
-            setup='''\
+""",
+            setup="""\
 readings = pd.DataFrame({"temp": rng.uniform(50, 100, N), "ok": rng.integers(0, 2, N)},
-                        index=pd.Index(rng.permutation(N) * 7))''',
+                        index=pd.Index(rng.permutation(N) * 7))""",
             call="flag_hot(readings)",
             new_columns_when_empty=True,
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -244,8 +278,8 @@ def sizes(orders: pd.DataFrame) -> list:
     for i in range(orders.shape[0]):
         labels.append("big" if orders["qty"].iloc[i] * orders["price"].iloc[i] > 100 else "small")
     return labels
-''',
-            fixed='''\
+""",
+            fixed="""\
 import pandas as pd
 import numpy as np
 
@@ -253,80 +287,80 @@ import numpy as np
 def sizes(orders: pd.DataFrame) -> list:
     labels = np.where(orders["qty"] * orders["price"] > 100, "big", "small").tolist()
     return labels
-''',
-            setup='''\
+""",
+            setup="""\
 orders = pd.DataFrame({"qty": rng.integers(1, 20, N), "price": rng.uniform(1, 20, N)},
-                      index=pd.Index(rng.permutation(N) + 100))''',
+                      index=pd.Index(rng.permutation(N) + 100))""",
             call="sizes(orders)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 events = pd.read_csv("events.csv")
 for i in range(len(events)):
     if events.loc[i, "kind"] == "error":
         print(events.loc[i, "message"])
-''',
+""",
         ),
         Example(
             # a number of rows the code does not show
-            source='''\
+            source="""\
 import pandas as pd
 
 lessons = pd.read_csv("lessons.csv").head(count)
 for i in range(len(lessons)):
     print(lessons.loc[i, "title"], lessons.loc[i, "minutes"])
-''',
+""",
         ),
     )
     ok = (
         # a frame of three literal rows
-        Example('''\
+        Example("""\
 import pandas as pd
 
 lessons = pd.DataFrame({"title": ["Intro", "Pandas", "NumPy"], "minutes": [10, 25, 30]})
 for i in range(len(lessons)):
     print(lessons.loc[i, "title"], lessons.loc[i, "minutes"])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 survey = pd.read_csv("survey.csv")
 for column in survey.columns:
     survey[column] = survey[column].fillna(0)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 weights = [0.2, 0.3, 0.5]
 for i in range(len(weights)):
     weights[i] = weights[i] * 2
 frame = pd.DataFrame({"w": weights})
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 for i in range(len(frame)):
     print(f"row {i} of {len(frame)}")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 other = pd.read_csv("other.csv")
 for i in range(len(frame)):
     other.loc[i, "copy"] = 0
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 
 def scale(table):
     for i in range(len(table)):
         table.loc[i, "a"] = table.loc[i, "a"] * 2
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -342,8 +376,17 @@ def scale(table):
             return
         ty = ctx.type_of(frame)
         lib = ty.lib if ty is not None else ""
-        ctx.report(node.iter, context=IndexLoop(
-            applicability=Applicability.UNSAFE if lib in _REWRITABLE else Applicability.DISPLAY,
-            loop=node, block=ctx.blocks[-1] if ctx.blocks else [], frame=frame, walk=walk,
-            site=tuple(zip(ctx.statements, ctx.blocks)), cells=cells, lib=lib,
-            collections=ctx.env.data_names(ast.Module(body=node.body, type_ignores=[]))))
+        ctx.report(
+            node.iter,
+            context=IndexLoop(
+                applicability=Applicability.UNSAFE if lib in _REWRITABLE else Applicability.DISPLAY,
+                loop=node,
+                block=ctx.blocks[-1] if ctx.blocks else [],
+                frame=frame,
+                walk=walk,
+                site=tuple(zip(ctx.statements, ctx.blocks, strict=False)),
+                cells=cells,
+                lib=lib,
+                collections=ctx.env.data_names(ast.Module(body=node.body, type_ignores=[])),
+            ),
+        )

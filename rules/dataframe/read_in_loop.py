@@ -10,7 +10,7 @@ from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, T
 from ._growth import file_read_growth
 
 #: Writes three small CSV files into a fresh temporary folder for the examples to read.
-_CSV_SETUP = '''\
+_CSV_SETUP = """\
 import os
 import tempfile
 
@@ -21,7 +21,7 @@ for part in range(3):
     pd.DataFrame({"store": rng.integers(0, 5, N), "amount": rng.uniform(1, 100, N).round(2)}).to_csv(
         path, index=False)
     paths.append(path)
-'''
+"""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,7 +73,7 @@ class ReadInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -82,19 +82,19 @@ def load_sales(paths: list) -> pd.DataFrame:
     for path in paths:
         sales = pd.concat([sales, pd.read_csv(path)], ignore_index=True)
     return sales
-''',
-            idiom='''\
+""",
+            idiom="""\
 import pandas as pd
 
 
 def load_sales(paths: list) -> pd.DataFrame:
     return pd.concat([pd.read_csv(path) for path in paths], ignore_index=True)
-''',
+""",
             setup=_CSV_SETUP,
             call="load_sales(paths)",
         ),
         Example(
-            source='''\
+            source="""\
 import pandas as pd
 
 
@@ -105,8 +105,8 @@ def load_tagged(paths: list) -> pd.DataFrame:
         part["part"] = number  # remember which file a row came from
         combined = pd.concat([combined, part])
     return combined
-''',
-            idiom='''\
+""",
+            idiom="""\
 import pandas as pd
 
 
@@ -117,22 +117,22 @@ def load_tagged(paths: list) -> pd.DataFrame:
         part["part"] = number  # remember which file a row came from
         parts.append(part)
     return pd.concat(parts)
-''',
+""",
             setup=_CSV_SETUP,
             call="load_tagged(paths)",
         ),
         Example(
-            source='''\
+            source="""\
 import cudf
 
 events = cudf.DataFrame()
 for day in ["mon", "tue", "wed"]:
     events = cudf.concat([events, cudf.read_parquet(f"events-{day}.parquet").dropna()])
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import pandas as pd
 
 
@@ -141,38 +141,38 @@ def load(paths):
     for path in paths:
         frames.append(pd.read_csv(path))
     return pd.concat(frames, ignore_index=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 totals = pd.DataFrame()
 for chunk in pd.read_csv("big.csv", chunksize=10_000):
     totals = pd.concat([totals, chunk.groupby("store").sum()])
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 base = pd.read_csv("base.csv")
 for path in ["q1.csv", "q2.csv"]:
     report = pd.concat([base, pd.read_csv(path)])
     report.to_csv("out-" + path)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 sheets = {}
 for path in ["a.xlsx", "b.xlsx"]:
     sheets[path] = pd.read_excel(path)
 everything = pd.concat(sheets.values())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import pandas as pd
 
 names = []
 for path in ["a.csv", "b.csv"]:
     names = names + [path]
 frame = pd.concat([pd.read_csv(path) for path in names])
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -180,7 +180,11 @@ frame = pd.concat([pd.read_csv(path) for path in names])
         if growth is None:
             return
         name = ctx.segment(growth.target)
-        ctx.report(node, (
-            f"`{name}` is grown with files read one by one in a loop: read them into a list and `concat` "
-            "once, or use one multi-file reader"
-        ), context=ReadGrowth(lib=growth.lib, applicability=Applicability.DISPLAY))
+        ctx.report(
+            node,
+            (
+                f"`{name}` is grown with files read one by one in a loop: read them into a list and `concat` "
+                "once, or use one multi-file reader"
+            ),
+            context=ReadGrowth(lib=growth.lib, applicability=Applicability.DISPLAY),
+        )

@@ -57,7 +57,7 @@ class ComputeInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import dask.array as da
 
 
@@ -66,8 +66,8 @@ def column_means(readings: da.Array, columns: list) -> list:
     for column in columns:
         means.append(readings[:, column].mean().compute())
     return means
-''',
-            idiom='''\
+""",
+            idiom="""\
 import dask
 import dask.array as da
 
@@ -76,7 +76,7 @@ def column_means(readings: da.Array, columns: list) -> list:
     # one graph for every column: shared chunks are read once, columns run in parallel
     lazy = [readings[:, column].mean() for column in columns]
     return list(dask.compute(*lazy))
-''',
+""",
             requires=("dask",),
             setup=(
                 "import dask.array as da\n"
@@ -86,32 +86,32 @@ def column_means(readings: da.Array, columns: list) -> list:
             ),
             call="column_means(readings, columns)",
         ),
-        Example('''\
+        Example("""\
 import dask.dataframe as dd
 
 sales = dd.read_parquet("sales/*.parquet")
 totals = {}
 for month in range(1, 13):
     totals[month] = sales[sales["month"] == month]["amount"].sum().compute()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 import dask.bag as db
 
 words = db.read_text("logs/*.txt").str.split().flatten()
 counts = [dask.compute(words.filter(lambda w, k=key: w.startswith(k)).count()) for key in "abc"]
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 import dask
 import dask.array as da
 
 readings = da.random.random((10_000, 8), chunks=1_000)
 lazy = [readings[:, column].mean() for column in range(8)]
 means = dask.compute(*lazy)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask.array as da
 
 points = da.random.random((10_000, 2), chunks=1_000)
@@ -119,29 +119,29 @@ center = points[0].compute()
 # each step needs the previous center: an iterative algorithm, not a batch
 for step in range(10):
     center = points[((points - center) ** 2).sum(axis=1).argmin()].compute()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask.dataframe as dd
 
 frame = dd.read_csv("events-*.csv")
 total = frame["amount"].sum().compute()
 for name, value in {"total": total}.items():
     print(name, value)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask.array as da
 
 residual = da.ones(100, chunks=10)
 while residual.max().compute() > 1e-3:
     residual = residual / 2
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 
 # any object with a compute method: not a Dask collection
 for job in jobs:
     job.compute()
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -149,8 +149,12 @@ for job in jobs:
         if not ctx.loops or isinstance(ctx.loops[-1], ast.While):
             return
         func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "compute"
-                or isinstance(func, ast.Name) and func.id == "compute"):
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "compute"
+            or isinstance(func, ast.Name)
+            and func.id == "compute"
+        ):
             return
         if is_compute(ctx.qualname(func)):  # `dask.compute(...)`
             if not node.args or any(isinstance(a, ast.Starred) for a in node.args):
@@ -174,14 +178,16 @@ def _feeds_delayed(node: ast.Call, statement: ast.stmt, loop: ast.AST, ctx: Rule
     """The computed value goes into a `delayed` call in the same iteration (GPU502's case)."""
     for sub in ast.walk(statement):
         if is_delayed_call(sub, ctx.env) and any(
-                inner is node for argument in _arguments(sub) for inner in ast.walk(argument)):
+            inner is node for argument in _arguments(sub) for inner in ast.walk(argument)
+        ):
             return True
     names = _assigned_names(statement) if isinstance(statement, ast.Assign) and statement.value is node else set()
     if not names or not isinstance(loop, _FOR):
         return False
     return any(
         is_delayed_call(sub, ctx.env) and any(isinstance(a, ast.Name) and a.id in names for a in _arguments(sub))
-        for item in loop.body for sub in ast.walk(item)
+        for item in loop.body
+        for sub in ast.walk(item)
     )
 
 
@@ -214,7 +220,12 @@ def _carried(node: ast.Call, statement: ast.stmt, loop: ast.For | ast.AsyncFor) 
     """What is computed reads a name that this statement or a later one in the loop body
     assigns: its value comes from the previous iteration, which must finish first."""
     start = (statement.lineno, statement.col_offset)
-    later = {sub.id for item in loop.body for sub in ast.walk(item) if isinstance(sub, ast.Name)
-             and not isinstance(sub.ctx, ast.Load) and (sub.lineno, sub.col_offset) >= start}
-    return any(isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in later
-               for sub in ast.walk(node))
+    later = {
+        sub.id
+        for item in loop.body
+        for sub in ast.walk(item)
+        if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load) and (sub.lineno, sub.col_offset) >= start
+    }
+    return any(
+        isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and sub.id in later for sub in ast.walk(node)
+    )

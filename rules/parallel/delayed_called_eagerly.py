@@ -51,7 +51,7 @@ class DelayedCalledEagerly(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import dask
 
 
@@ -64,8 +64,8 @@ def clean_all(batches):
     for batch in batches:
         cleaned.append(dask.delayed(clean)(batch).compute())
     return cleaned
-''',
-            idiom='''\
+""",
+            idiom="""\
 import dask
 
 
@@ -77,12 +77,12 @@ def clean_all(batches):
     # one graph: the batches are cleaned in parallel
     lazy = [dask.delayed(clean)(batch) for batch in batches]
     return list(dask.compute(*lazy))
-''',
+""",
             requires=("dask",),
             setup="batches = [list(rng.integers(0, 5, 10)) for _ in range(N)]\n",
             call="clean_all(batches)",
         ),
-        Example('''\
+        Example("""\
 import dask.dataframe as dd
 from dask import delayed
 
@@ -90,8 +90,8 @@ reports = []
 for path in paths:
     frame = dd.read_parquet(path)
     reports.append(delayed(summarise)(frame.compute()))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 import dask.array as da
 
@@ -101,36 +101,36 @@ for row in range(4):
     block = grid[row * 1_000:(row + 1) * 1_000].compute()
     plots.append(dask.delayed(render)(block, title=f"row {row}"))
 dask.compute(*plots)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from dask import compute, delayed
 
 total, = compute(delayed(sum)([1, 2, 3]))
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 import dask
 
 # one graph: every check runs in parallel, `all` gathers them, computed once
 checks = [dask.delayed(validate)(path) for path in paths]
 valid = dask.delayed(all)(checks).compute()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 
 lazy = [dask.delayed(load)(path) for path in paths]
 frames = dask.compute(*lazy)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 
 results = []
 for path in paths:
     results.append(dask.delayed(process)(path))
 totals = dask.compute(*results)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import dask
 import dask.array as da
 
@@ -138,7 +138,7 @@ grid = da.random.random((4_000, 4_000), chunks=1_000)
 # the Dask array itself goes in: nothing is computed before the graph runs
 plots = [dask.delayed(render)(grid[row * 1_000:(row + 1) * 1_000]) for row in range(4)]
 dask.compute(*plots)
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -148,8 +148,13 @@ dask.compute(*plots)
         if isinstance(func, ast.Attribute) and func.attr == "compute" and _eager(func.value, ctx):
             ctx.report(node)
             return
-        if (isinstance(func, (ast.Name, ast.Attribute)) and len(node.args) == 1 and not node.keywords
-                and _eager(node.args[0], ctx) and is_compute(ctx.qualname(func))):
+        if (
+            isinstance(func, (ast.Name, ast.Attribute))
+            and len(node.args) == 1
+            and not node.keywords
+            and _eager(node.args[0], ctx)
+            and is_compute(ctx.qualname(func))
+        ):
             ctx.report(node)
             return
         # `delayed(f)(x.compute())` in a loop
@@ -160,8 +165,11 @@ dask.compute(*plots)
         for argument in [*node.args, *(keyword.value for keyword in node.keywords)]:
             value = argument.value if isinstance(argument, ast.Starred) else argument
             if is_compute_call(value, ctx.env) or isinstance(value, ast.Name) and value.id in computed:
-                ctx.report(node, "`dask.delayed` applied to a value computed in the same iteration: pass the "
-                                 "Dask object itself and compute once after the loop")
+                ctx.report(
+                    node,
+                    "`dask.delayed` applied to a value computed in the same iteration: pass the "
+                    "Dask object itself and compute once after the loop",
+                )
                 return
 
 
@@ -172,8 +180,9 @@ def _eager(call: ast.expr, ctx: RuleContext) -> bool:
     if not is_delayed_call(call, ctx.env):
         return False
     arguments = [*call.args, *(keyword.value for keyword in call.keywords)]  # type: ignore[attr-defined]
-    return not any(is_lazy(a.value if isinstance(a, ast.Starred) else a, ctx.env) or _holds_delayed(a, ctx)
-                   for a in arguments)
+    return not any(
+        is_lazy(a.value if isinstance(a, ast.Starred) else a, ctx.env) or _holds_delayed(a, ctx) for a in arguments
+    )
 
 
 def _holds_delayed(node: ast.expr, ctx: RuleContext) -> bool:
@@ -193,8 +202,14 @@ def _holds_delayed(node: ast.expr, ctx: RuleContext) -> bool:
         if value is not None and not isinstance(value, ast.Name) and _holds_delayed(value, ctx):
             return True
     for sub in walk_local(ctx.scope.body):  # type: ignore[attr-defined]
-        if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in ("append", "extend")
-                and isinstance(sub.func.value, ast.Name) and sub.func.value.id == node.id and len(sub.args) == 1):
+        if (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr in ("append", "extend")
+            and isinstance(sub.func.value, ast.Name)
+            and sub.func.value.id == node.id
+            and len(sub.args) == 1
+        ):
             added = sub.args[0]
             if is_lazy(added, ctx.env) if sub.func.attr == "append" else _holds_delayed(added, ctx):
                 return True
@@ -206,7 +221,11 @@ def _computed_in_iteration(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> se
     names = set()
     for statement in loop.body:
         for sub in ast.walk(statement):
-            if (isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name)
-                    and is_compute_call(sub.value, ctx.env)):
+            if (
+                isinstance(sub, ast.Assign)
+                and len(sub.targets) == 1
+                and isinstance(sub.targets[0], ast.Name)
+                and is_compute_call(sub.value, ctx.env)
+            ):
                 names.add(sub.targets[0].id)
     return names

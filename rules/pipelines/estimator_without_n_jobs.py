@@ -111,28 +111,28 @@ class EstimatorWithoutNJobs(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 from sklearn.ensemble import RandomForestClassifier
 
 
 def train(features, labels):
     model = RandomForestClassifier(n_estimators=25, random_state=0)
     return model.fit(features, labels)
-''',
-            fixed='''\
+""",
+            fixed="""\
 from sklearn.ensemble import RandomForestClassifier
 
 
 def train(features, labels):
     model = RandomForestClassifier(n_estimators=25, random_state=0, n_jobs=-1)
     return model.fit(features, labels)
-''',
+""",
             requires=("sklearn",),
             setup=_SETUP,
             call="train(X, y).predict_proba(X)",
         ),
         Example(
-            source='''\
+            source="""\
 from sklearn.neighbors import KNeighborsClassifier as KNN
 
 
@@ -142,8 +142,8 @@ def nearest_labels(features, labels):
         n_neighbors=5,
     )
     return model.fit(features, labels).predict(features)
-''',
-            fixed='''\
+""",
+            fixed="""\
 from sklearn.neighbors import KNeighborsClassifier as KNN
 
 
@@ -154,13 +154,13 @@ def nearest_labels(features, labels):
         n_jobs=-1,
     )
     return model.fit(features, labels).predict(features)
-''',
+""",
             requires=("sklearn",),
             setup=_SETUP,
             call="nearest_labels(X, y)",
         ),
         Example(
-            source='''\
+            source="""\
 from sklearn import model_selection
 from sklearn.tree import DecisionTreeClassifier
 
@@ -168,8 +168,8 @@ from sklearn.tree import DecisionTreeClassifier
 def fold_scores(features, labels):
     tree = DecisionTreeClassifier(max_depth=3, random_state=0)
     return model_selection.cross_val_score(tree, features, labels, cv=3)
-''',
-            fixed='''\
+""",
+            fixed="""\
 from sklearn import model_selection
 from sklearn.tree import DecisionTreeClassifier
 
@@ -177,62 +177,62 @@ from sklearn.tree import DecisionTreeClassifier
 def fold_scores(features, labels):
     tree = DecisionTreeClassifier(max_depth=3, random_state=0)
     return model_selection.cross_val_score(tree, features, labels, cv=3, n_jobs=-1)
-''',
+""",
             requires=("sklearn",),
             setup=_SETUP,
             call="fold_scores(X, y)",
         ),
         Example(
-            source='''\
+            source="""\
 import sklearn.ensemble
 
 forest = sklearn.ensemble.ExtraTreesRegressor()
-''',
-            fixed='''\
+""",
+            fixed="""\
 import sklearn.ensemble
 
 forest = sklearn.ensemble.ExtraTreesRegressor(n_jobs=-1)
-''',
+""",
             requires=("sklearn",),
             setup="from sklearn.datasets import make_regression\n"
-                  "X, y = make_regression(n_samples=N + 20, n_features=4, random_state=0)\n",
+            "X, y = make_regression(n_samples=N + 20, n_features=4, random_state=0)\n",
             call="forest.set_params(n_estimators=10, random_state=0).fit(X, y).predict(X)",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 
 # n_jobs does nothing for a binary problem with the default solver
 model = LogisticRegression(max_iter=500)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestRegressor
 
 model = RandomForestRegressor(n_estimators=200, n_jobs=4)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 
 
 def build(**options):
     return RandomForestClassifier(**options)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV
 
 search = GridSearchCV(RandomForestClassifier(random_state=0), {"max_depth": [3, 5]}, n_jobs=-1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV
 
 # the search parallelises its candidates and folds: the forest inside it stays on one core
 forest = RandomForestClassifier(random_state=0)
 search = GridSearchCV(forest, {"max_depth": [3, 5]}, n_jobs=-1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.datasets import load_iris
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -241,8 +241,8 @@ from sklearn.model_selection import train_test_split
 X, y = load_iris(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 model = RandomForestClassifier(random_state=0).fit(X_train, y_train)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cuml.accel
 
 cuml.accel.install()
@@ -250,13 +250,13 @@ cuml.accel.install()
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402  (runs on the GPU now)
 
 model = KNeighborsClassifier(n_neighbors=5)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from cuml.ensemble import RandomForestClassifier
 
 model = RandomForestClassifier(n_estimators=100)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import sklearn
 
 
@@ -266,7 +266,7 @@ class RandomForestClassifier:
 
 
 model = RandomForestClassifier()
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -274,7 +274,7 @@ model = RandomForestClassifier()
         #: Per scope of the file, its assignments and calls (`_ScopeCalls`).
         self._scopes: dict[ast.AST, _ScopeCalls] = {}
 
-    def _scope_calls(self, ctx: RuleContext) -> "_ScopeCalls":
+    def _scope_calls(self, ctx: RuleContext) -> _ScopeCalls:
         found = self._scopes.get(ctx.scope)
         if found is None:
             found = self._scopes[ctx.scope] = _ScopeCalls.of(_scope_body(ctx))
@@ -306,8 +306,11 @@ model = RandomForestClassifier()
         if fits and all(x is not None and _toy(x, ctx, set()) for x in fits):
             return
         short = qualname.rsplit(".", 1)[1]
-        ctx.report(node, f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
-                   context=_facts(node, qualname, _user_code(node, qualname, ctx), nested))
+        ctx.report(
+            node,
+            f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
+            context=_facts(node, qualname, _user_code(node, qualname, ctx), nested),
+        )
 
 
 @dataclass(frozen=True)
@@ -326,8 +329,12 @@ def _facts(call: ast.Call, qualname: str, user_code: str | None, nested: bool) -
     (both levels oversubscribe the cores), may run the caller's code in worker processes, or
     fits estimators that draw from NumPy's global random state, which workers do not share."""
     unsafe = nested or user_code is not None or fits_given_estimators(qualname)
-    return EstimatorCall(applicability=Applicability.UNSAFE if unsafe else Applicability.SAFE, call=call,
-                         nested=nested, user_code=user_code)
+    return EstimatorCall(
+        applicability=Applicability.UNSAFE if unsafe else Applicability.SAFE,
+        call=call,
+        nested=nested,
+        user_code=user_code,
+    )
 
 
 #: Libraries whose functions and classes keep no state of the caller's.
@@ -363,13 +370,17 @@ def _library_value(node: ast.expr, ctx: RuleContext) -> bool:
         return all(_library_value(element, ctx) for element in node.elts)
     if isinstance(node, ast.Dict):
         return all(key is not None and _library_value(key, ctx) for key in node.keys) and all(
-            _library_value(value, ctx) for value in node.values)
+            _library_value(value, ctx) for value in node.values
+        )
     if isinstance(node, (ast.Name, ast.Attribute)):
         name = ctx.qualname(node)
         return name is not None and name.startswith(_LIBRARIES)
     if isinstance(node, ast.Call):
-        return (_library_value(node.func, ctx) and all(_library_value(a, ctx) for a in node.args)
-                and all(k.arg is not None and _library_value(k.value, ctx) for k in node.keywords))
+        return (
+            _library_value(node.func, ctx)
+            and all(_library_value(a, ctx) for a in node.args)
+            and all(k.arg is not None and _library_value(k.value, ctx) for k in node.keywords)
+        )
     return False
 
 
@@ -399,14 +410,14 @@ def _installs_cuml_accel(tree: ast.Module) -> bool:
         if isinstance(sub, ast.Import):
             imported |= any(alias.name == "cuml.accel" or alias.name.startswith("cuml.accel.") for alias in sub.names)
         elif isinstance(sub, ast.ImportFrom) and sub.level == 0:
-            imported |= sub.module == "cuml.accel" or sub.module == "cuml" and any(
-                alias.name == "accel" for alias in sub.names)
+            imported |= (
+                sub.module == "cuml.accel" or sub.module == "cuml" and any(alias.name == "accel" for alias in sub.names)
+            )
         elif isinstance(sub, ast.Call):
             func = sub.func
             called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
             installed |= called == "install"
-            if called == "run_line_magic" and len(sub.args) == 2 and all(
-                    isinstance(a, ast.Constant) for a in sub.args):
+            if called == "run_line_magic" and len(sub.args) == 2 and all(isinstance(a, ast.Constant) for a in sub.args):
                 if sub.args[0].value == "load_ext" and sub.args[1].value == "cuml.accel":  # type: ignore[attr-defined]
                     return True
     return imported and installed
@@ -461,7 +472,7 @@ class _ScopeCalls:
     fits: list[ast.Call] = field(default_factory=list)
 
     @classmethod
-    def of(cls, body: list[ast.stmt]) -> "_ScopeCalls":
+    def of(cls, body: list[ast.stmt]) -> _ScopeCalls:
         found = cls()
         for sub in walk_local(body):
             if isinstance(sub, ast.Assign):
@@ -484,7 +495,7 @@ def _live(nodes: list[Any], live: tuple[int, float] | None) -> list[Any]:
     found by bisection, so that a long script's hundreds of estimators each read only theirs."""
     if live is None:
         return nodes
-    return nodes[bisect.bisect_right(nodes, live[0], key=_line):bisect.bisect_right(nodes, live[1], key=_line)]
+    return nodes[bisect.bisect_right(nodes, live[0], key=_line) : bisect.bisect_right(nodes, live[1], key=_line)]
 
 
 def _live_lines(name: str, ctx: RuleContext) -> tuple[int, float]:
@@ -501,16 +512,21 @@ def _within(node: ast.AST, live: tuple[int, float] | None) -> bool:
     return live is None or live[0] < node.lineno <= live[1]  # type: ignore[attr-defined]
 
 
-def _handed_to_parallel_call(node: ast.Call, name: str, live: tuple[int, float] | None, scope: "_ScopeCalls",
-                             ctx: RuleContext) -> bool:
+def _handed_to_parallel_call(
+    node: ast.Call, name: str, live: tuple[int, float] | None, scope: _ScopeCalls, ctx: RuleContext
+) -> bool:
     """The estimator bound to `name` is handed, directly or through names bound to
     containers and pipelines holding it, to a search, a cross-validation helper or an
     ensemble of the same scope: that outer call is where the parallelism belongs."""
     names = {name}
     statements = _live(scope.assignments, live)
     for _ in range(3):  # `rf` -> `steps = [("rf", rf)]` -> `pipe = Pipeline(steps)`
-        more = {target.id for statement in statements for target in statement.targets
-                if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)}
+        more = {
+            target.id
+            for statement in statements
+            for target in statement.targets
+            if isinstance(target, ast.Name) and target.id not in names and _passes(statement.value, set(), names)
+        }
         if not more:
             break
         names |= more
@@ -530,8 +546,14 @@ _FIT_METHODS = frozenset({"fit", "fit_predict", "fit_transform"})
 _WRAPPING_CALLS = frozenset({"pandas.DataFrame", "pandas.Series", "numpy.array", "numpy.asarray"})
 
 
-def _fits(node: ast.Call, qualname: str, name: str | None, live: tuple[int, float] | None,
-          scope: "_ScopeCalls", ctx: RuleContext) -> list[ast.expr | None]:
+def _fits(
+    node: ast.Call,
+    qualname: str,
+    name: str | None,
+    live: tuple[int, float] | None,
+    scope: _ScopeCalls,
+    ctx: RuleContext,
+) -> list[ast.expr | None]:
     """The data the estimator is fitted on in its scope (`fit`, `fit_predict`,
     `fit_transform` on the call itself or on the name bound to it, while it holds it), or
     the helper's own `X` (`cross_val_score(estimator, X, y)`); None where it is not known."""
@@ -540,16 +562,20 @@ def _fits(node: ast.Call, qualname: str, name: str | None, live: tuple[int, floa
     data = []
     for sub in scope.fits:
         receiver = sub.func.value  # type: ignore[attr-defined]
-        if receiver is node or (name is not None and isinstance(receiver, ast.Name) and receiver.id == name
-                                and _within(sub, live)):
+        if receiver is node or (
+            name is not None and isinstance(receiver, ast.Name) and receiver.id == name and _within(sub, live)
+        ):
             data.append(_x_argument(sub, 0))
     return data
 
 
 def _x_argument(call: ast.Call, position: int) -> ast.expr | None:
     value = next((k.value for k in call.keywords if k.arg == "X"), None)
-    if value is None and len(call.args) > position and not any(
-            isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+    if (
+        value is None
+        and len(call.args) > position
+        and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
+    ):
         value = call.args[position]
     return value
 
@@ -595,8 +621,11 @@ def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[
         return []  # a parameter, an import...
     earlier = [b for b in bindings if b.lineno < use.lineno]  # type: ignore[attr-defined]
     later = [b for b in bindings if b not in earlier]
-    if later and any(loop.lineno <= b.lineno <= (loop.end_lineno or loop.lineno)  # type: ignore[attr-defined]
-                     for loop in _loops_around(use, ctx) for b in later):
+    if later and any(
+        loop.lineno <= b.lineno <= (loop.end_lineno or loop.lineno)  # type: ignore[attr-defined]
+        for loop in _loops_around(use, ctx)
+        for b in later
+    ):
         return bindings  # a binding later in a loop reaches the use in the next iteration
     if earlier and any(statement is earlier[-1] for statement in _scope_body(ctx)):
         return earlier[-1:]
@@ -606,8 +635,9 @@ def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[
 def _loops_around(node: ast.AST, ctx: RuleContext) -> list[ast.AST]:
     loops = []
     parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                                         ast.ClassDef, ast.Module)):
+    while parent is not None and not isinstance(
+        parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
+    ):
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
             loops.append(parent)
         parent = ctx.parent(parent)

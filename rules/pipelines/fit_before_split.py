@@ -77,15 +77,15 @@ class FitBeforeSplit(Rule):
     calls = SPLIT_NAMES | {"fit"}
 
     flagged = (
-        Example('''\
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 scaler = StandardScaler()
 X_scaled = scaler.fit_transform(X)
 X_train, X_test, y_train, y_test = train_test_split(X_scaled, y, test_size=0.2)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.decomposition import PCA
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
@@ -96,8 +96,8 @@ def evaluate(features, labels):
     pca.fit(features)
     reduced = pca.transform(features)
     return cross_val_score(LogisticRegression(), reduced, labels, cv=5, n_jobs=-1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import LinearSVC
@@ -105,8 +105,8 @@ from sklearn.svm import LinearSVC
 documents = TfidfVectorizer().fit_transform(texts)
 search = GridSearchCV(LinearSVC(), {"C": [0.1, 1, 10]}, n_jobs=-1)
 search.fit(documents, labels)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler
@@ -117,18 +117,18 @@ def prepare(X, y):
     X[:, 3] = scaler.fit_transform(X[:, [3]]).ravel()
     features = X[:, 1:].astype(np.float32)
     return train_test_split(features, y, test_size=0.25)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
 numeric = ["age", "income"]
 frame[numeric] = StandardScaler().fit_transform(frame[numeric])
 X_train, X_test, y_train, y_test = train_test_split(frame.drop(columns="label"), frame["label"])
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler
 
@@ -139,8 +139,8 @@ def prepare(X, y, reference):
     X_train[:, 3] = scaler.fit_transform(X_train[:, [3]]).ravel()  # the training part only
     X[:, 0] = scaler.fit_transform(reference[:, [0]]).ravel()  # fitted on another array
     return X_train, X_test, y_train, y_test
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
@@ -148,31 +148,31 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
 scaler = StandardScaler()
 X_train_scaled = scaler.fit_transform(X_train)
 X_test_scaled = scaler.transform(X_test)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 scores = cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X, y, cv=5, n_jobs=-1)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import PolynomialFeatures
 
 # a fixed expansion: nothing is learned from the values
 expanded = PolynomialFeatures(degree=2).fit_transform(X)
 X_train, X_test, y_train, y_test = train_test_split(expanded, y)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import train_test_split
 
 
 def split(encoder, X, y):
     encoded = encoder.fit_transform(X)
     return train_test_split(encoded, y)
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -186,13 +186,19 @@ def split(encoder, X, y):
             if fitted is not None and id(fitted[0]) not in self._reported:
                 self._reported.add(id(fitted[0]))
                 if split:
-                    ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is split: its "
-                                          "statistics leak the test rows; fit it on the training split, in a "
-                                          "`Pipeline`")
+                    ctx.report(
+                        fitted[0],
+                        f"`{fitted[1]}` is fitted on all the data before it is split: its "
+                        "statistics leak the test rows; fit it on the training split, in a "
+                        "`Pipeline`",
+                    )
                 else:
-                    ctx.report(fitted[0], f"`{fitted[1]}` is fitted on all the data before it is cross-validated: "
-                                          "its statistics leak each fold's held-out rows; put it in a `Pipeline` "
-                                          "with the estimator")
+                    ctx.report(
+                        fitted[0],
+                        f"`{fitted[1]}` is fitted on all the data before it is cross-validated: "
+                        "its statistics leak each fold's held-out rows; put it in a `Pipeline` "
+                        "with the estimator",
+                    )
 
 
 def _split_data(call: ast.Call, ctx: RuleContext) -> tuple[bool, list[ast.expr]]:
@@ -234,14 +240,16 @@ def _passed_on(node: ast.expr, ctx: RuleContext) -> ast.expr:
     `X.values`, `X.to_numpy()`, `X.drop(columns=c)`, `np.asarray(X)`. A transformer's output
     converted or sliced still carries what the transformer learned from all the rows."""
     while True:
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Attribute) and node.attr == "values":
+        if isinstance(node, ast.Subscript) or isinstance(node, ast.Attribute) and node.attr == "values":
             node = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PASSING_METHODS:
             node = node.func.value
-        elif (isinstance(node, ast.Call) and len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
-              and ctx.qualname(node.func) in _PASSING_CALLS):
+        elif (
+            isinstance(node, ast.Call)
+            and len(node.args) == 1
+            and not isinstance(node.args[0], ast.Starred)
+            and ctx.qualname(node.func) in _PASSING_CALLS
+        ):
             node = node.args[0]
         else:
             return node
@@ -287,8 +295,9 @@ def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> tuple[ast.Call, s
     return None
 
 
-def _written_back(statement: ast.stmt, name: str, block: list[ast.stmt], index: int,
-                  ctx: RuleContext) -> tuple[ast.Call, str] | None:
+def _written_back(
+    statement: ast.stmt, name: str, block: list[ast.stmt], index: int, ctx: RuleContext
+) -> tuple[ast.Call, str] | None:
     """`name[...] = t.fit_transform(name[...])`, as a statement of its own or in the body of
     a loop or a `with` (`for c in cols: df[c] = scaler.fit_transform(df[[c]])`): the
     transformer learned from `name`'s rows and its output is now part of `name`."""
@@ -298,8 +307,11 @@ def _written_back(statement: ast.stmt, name: str, block: list[ast.stmt], index: 
             if found is not None:
                 return found
         return None
-    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Subscript)):
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Subscript)
+    ):
         return None
     target = _passed_on(statement.targets[0], ctx)
     if not (isinstance(target, ast.Name) and target.id == name):
@@ -334,8 +346,13 @@ def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContex
     for earlier in range(index - 1, -1, -1):  # `t.fit(X)` earlier in the same block
         statement = block[earlier]
         call = statement.value if isinstance(statement, ast.Expr) else None
-        if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "fit"
-                and isinstance(call.func.value, ast.Name) and call.func.value.id == receiver.id):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "fit"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == receiver.id
+        ):
             return _learning(receiver, ctx, call) if call.args and ast.dump(call.args[0]) == source else None
         data = value.args[0]
         if ctx.binds(statement, receiver.id) or (isinstance(data, ast.Name) and ctx.binds(statement, data.id)):

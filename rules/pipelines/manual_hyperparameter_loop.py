@@ -56,14 +56,14 @@ class ManualHyperparameterLoop(Rule):
     #: How a loop keeps its scores and picks the winner is the author's own, so the
     #: search that replaces it is described, not written.
     suggestion = (
-        "replace the loop with `GridSearchCV(estimator, {\"param\": values}, n_jobs=-1).fit(X, y)` "
+        'replace the loop with `GridSearchCV(estimator, {"param": values}, n_jobs=-1).fit(X, y)` '
         "(or `RandomizedSearchCV`); keep a fixed validation set with `cv=PredefinedSplit(...)`; "
         "read the winner from `best_params_` and every score from `cv_results_`"
     )
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 from sklearn.tree import DecisionTreeClassifier
 
 
@@ -76,8 +76,8 @@ def best_depth(X_train, y_train, X_val, y_val):
         if score > best_score:
             best_score, best = score, depth
     return best
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 from sklearn.model_selection import GridSearchCV, PredefinedSplit
 from sklearn.tree import DecisionTreeClassifier
@@ -92,7 +92,7 @@ def best_depth(X_train, y_train, X_val, y_val):
     )
     search.fit(np.concatenate([X_train, X_val]), np.concatenate([y_train, y_val]))
     return search.best_params_["max_depth"]
-''',
+""",
             requires=("sklearn",),
             setup=(
                 "from sklearn.datasets import make_classification\n"
@@ -101,7 +101,7 @@ def best_depth(X_train, y_train, X_val, y_val):
             ),
             call="best_depth(X_train, y_train, X_val, y_val)",
         ),
-        Example('''\
+        Example("""\
 from sklearn.model_selection import ParameterGrid, cross_validate
 from sklearn.svm import SVC
 
@@ -109,8 +109,8 @@ results = []
 for params in ParameterGrid({"C": [0.1, 1, 10], "kernel": ["rbf", "linear"]}):
     scores = cross_validate(SVC(**params), X, y, cv=5, n_jobs=2)
     results.append((params, scores["test_score"].mean()))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.svm import SVR
 from sklearn.metrics import mean_squared_error
 
@@ -120,8 +120,8 @@ for c in (0.1, 1.0, 10.0):
     model.set_params(C=c)
     model.fit(X_train, y_train)
     errors[c] = mean_squared_error(y_val, model.predict(X_val))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import GradientBoostingClassifier
 
 # without warm_start every size is a model refitted from scratch: a search does that in parallel
@@ -131,16 +131,16 @@ for size in range(50, 501, 50):
     booster.set_params(n_estimators=size)
     booster.fit(X_train, y_train)
     errors[size] = 1 - booster.score(X_val, y_val)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import cross_val_score
 from sklearn.neighbors import KNeighborsRegressor
 
 means = [cross_val_score(KNeighborsRegressor(n_neighbors=k), X, y, n_jobs=-1).mean() for k in (5, 15)]
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_squared_error
 
@@ -151,8 +151,8 @@ for alpha in (0.01, 0.1, 1.0):
     model.set_params(alpha=alpha)
     model.fit(X_train, y_train)
     errors[alpha] = mean_squared_error(y_val, model.predict(X_val))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import mean_squared_error
 
@@ -162,8 +162,8 @@ for depth in (10, 15, 20):
     forest = RandomForestRegressor(max_depth=depth, n_jobs=-1, random_state=1)
     forest.fit(X_train, y_train)
     scores[depth] = mean_squared_error(y_val, forest.predict(X_val))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 
 forest = RandomForestClassifier(oob_score=True, n_jobs=-1, random_state=0)
@@ -172,8 +172,8 @@ for size in range(50, 501, 50):
     forest.set_params(n_estimators=size)
     forest.fit(X_train, y_train)
     errors[size] = 1 - forest.score(X_val, y_val)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 
 # repeated runs with different seeds, not a search
@@ -182,8 +182,8 @@ for seed in range(5):
     model = RandomForestClassifier(random_state=seed, n_jobs=-1)
     model.fit(X_train, y_train)
     scores.append(model.score(X_test, y_test))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LinearRegression
 
 # one model per region: the loop variable is the data
@@ -191,22 +191,22 @@ for region, (X_region, y_region) in datasets.items():
     model = LinearRegression(fit_intercept=region != "all")
     model.fit(X_region, y_region)
     print(region, model.score(X_region, y_region))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 for model in (LogisticRegression(), DecisionTreeClassifier()):
     model.fit(X_train, y_train)
     print(type(model).__name__, model.score(X_test, y_test))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
 search = GridSearchCV(SVC(), {"C": [0.1, 1, 10]}, n_jobs=-1).fit(X, y)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.metrics import accuracy_score
 from sklearn.svm import LinearSVC
 
@@ -215,8 +215,8 @@ def test_every_loss_learns_the_toy_problem():
     for loss in ("hinge", "squared_hinge"):
         model = LinearSVC(loss=loss).fit(X, y)
         assert accuracy_score(y, model.predict(X)) > 0.9
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.ensemble import RandomForestClassifier
 
 # a warm-start scan of the forest's size: each fit adds trees to those already grown
@@ -226,13 +226,13 @@ for size in range(50, 501, 50):
     forest.set_params(n_estimators=size)
     forest.fit(X_train, y_train)
     errors[size] = 1 - forest.score(X_val, y_val)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.cluster import KMeans
 
 # fitted but never scored: an elbow plot of the inertia
 inertias = [KMeans(n_clusters=k, n_init=10).fit(X).inertia_ for k in range(2, 10)]
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -342,9 +342,15 @@ def _grows_warm_ensemble(call: ast.Call, ctx: RuleContext) -> bool:
         return False
     if any(_turns_on_warm_start(value) for value in _constructors(receiver, ctx)):
         return True
-    return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "set_params"
-               and isinstance(sub.func.value, ast.Name) and sub.func.value.id == receiver.id
-               and _turns_on_warm_start(sub) for sub in walk_local(ctx.scope.body))  # type: ignore[attr-defined]
+    return any(
+        isinstance(sub, ast.Call)
+        and isinstance(sub.func, ast.Attribute)
+        and sub.func.attr == "set_params"
+        and isinstance(sub.func.value, ast.Name)
+        and sub.func.value.id == receiver.id
+        and _turns_on_warm_start(sub)
+        for sub in walk_local(ctx.scope.body)
+    )  # type: ignore[attr-defined]
 
 
 def _turns_on_warm_start(call: ast.Call) -> bool:

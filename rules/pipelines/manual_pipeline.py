@@ -108,7 +108,7 @@ class ManualPipeline(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -120,8 +120,8 @@ def churn_probability(X_train, y_train, X_test):
     model = LogisticRegression(max_iter=1000)
     model.fit(X_train_scaled, y_train)  # learn on the scaled features
     return model.predict_proba(X_test_scaled)
-''',
-            fixed='''\
+""",
+            fixed="""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 from sklearn.pipeline import make_pipeline
@@ -133,7 +133,7 @@ def churn_probability(X_train, y_train, X_test):
     pipeline = make_pipeline(scaler, model)
     pipeline.fit(X_train, y_train)  # learn on the scaled features
     return pipeline.predict_proba(X_test)
-''',
+""",
             requires=("sklearn",),
             setup=(
                 "from sklearn.datasets import make_classification\n"
@@ -143,7 +143,7 @@ def churn_probability(X_train, y_train, X_test):
             call="churn_probability(X_train, y_train, X_test)",
         ),
         Example(
-            source='''\
+            source="""\
 from sklearn.decomposition import PCA
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import train_test_split
@@ -158,8 +158,8 @@ def fit_price_model(features, prices):
     model.fit(reduced_train, y_train)
     r2 = model.score(reduced_test, y_test)
     return model, r2
-''',
-            fixed='''\
+""",
+            fixed="""\
 from sklearn.decomposition import PCA
 from sklearn.ensemble import GradientBoostingRegressor
 from sklearn.model_selection import train_test_split
@@ -174,7 +174,7 @@ def fit_price_model(features, prices):
     pipeline.fit(X_train, y_train)
     r2 = pipeline.score(X_test, y_test)
     return model, r2
-''',
+""",
             requires=("sklearn",),
             setup=(
                 "from sklearn.datasets import make_regression\n"
@@ -183,7 +183,7 @@ def fit_price_model(features, prices):
             call="fit_price_model(features, prices)[1]",
         ),
         Example(
-            source='''\
+            source="""\
 from sklearn.impute import SimpleImputer
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -195,11 +195,11 @@ train_scaled = scaler.fit_transform(train_filled)
 test_scaled = scaler.transform(imputer.transform(test_features))
 classifier = SVC().fit(train_scaled, train_labels)
 predicted = classifier.predict(test_scaled)
-'''
+"""
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -207,8 +207,8 @@ from sklearn.preprocessing import StandardScaler
 model = make_pipeline(StandardScaler(), LogisticRegression())
 model.fit(X_train, y_train)
 predicted = model.predict(X_test)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.preprocessing import StandardScaler
 
 # scaled for a plot: no estimator is fitted on the result
@@ -216,8 +216,8 @@ scaler = StandardScaler()
 train_scaled = scaler.fit_transform(X_train)
 test_scaled = scaler.transform(X_test)
 plot(train_scaled, test_scaled)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -225,8 +225,8 @@ scaler = StandardScaler()
 train_scaled = scaler.fit_transform(X_train)
 model = LogisticRegression().fit(train_scaled, y_train)
 train_accuracy = model.score(train_scaled, y_train)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import sklearn
 
 
@@ -234,7 +234,7 @@ def fit(model, transformer, X, y, X_new):
     Xt = transformer.fit_transform(X)
     model.fit(Xt, y)
     return model.predict(transformer.transform(X_new))
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -243,8 +243,9 @@ def fit(model, transformer, X, y, X_new):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "fit" and node.args
-                and isinstance(node.args[0], ast.Name)):
+        if not (
+            isinstance(func, ast.Attribute) and func.attr == "fit" and node.args and isinstance(node.args[0], ast.Name)
+        ):
             return
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
@@ -261,22 +262,40 @@ def fit(model, transformer, X, y, X_new):
         if test is None:
             return
         self._reported.add(id(steps[0].call))
-        chain = Chain(block, steps, fit_index, node, estimator, receiver.lib, *test, scope=ctx.scope,
-                      block_scope=ctx.statement_scope, applicability=Applicability.DISPLAY)
+        chain = Chain(
+            block,
+            steps,
+            fit_index,
+            node,
+            estimator,
+            receiver.lib,
+            *test,
+            scope=ctx.scope,
+            block_scope=ctx.statement_scope,
+            applicability=Applicability.DISPLAY,
+        )
         if straight_line(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
-        ctx.report(steps[0].call, f"{names} {verb} fitted and applied by hand before `{estimator}`: "
-                                  "chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+        ctx.report(
+            steps[0].call,
+            f"{names} {verb} fitted and applied by hand before `{estimator}`: "
+            "chain the steps in a `Pipeline` (`make_pipeline`)",
+            context=chain,
+        )
 
 
 def _estimator_name(receiver: ast.expr, statement: ast.stmt | None) -> str | None:
     """`model` in `model.fit(...)`, or in `model = Estimator().fit(...)`."""
     if isinstance(receiver, ast.Name):
         return receiver.id
-    if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name) and isinstance(receiver, ast.Call)):
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and isinstance(receiver, ast.Call)
+    ):
         return statement.targets[0].id
     return None
 
@@ -331,8 +350,13 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     if method != "transform":
         return None
     # `t.fit(X).transform(X)` in one expression
-    if (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "fit"
-            and (fitted := _first_argument(receiver)) is not None and same_reference(fitted, source)):
+    if (
+        isinstance(receiver, ast.Call)
+        and isinstance(receiver.func, ast.Attribute)
+        and receiver.func.attr == "fit"
+        and (fitted := _first_argument(receiver)) is not None
+        and same_reference(fitted, source)
+    ):
         qualname = _transformer(receiver.func.value, ctx)
         if qualname is None:
             return None
@@ -347,9 +371,14 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
         statement = block[earlier]
         if ctx.binds(statement, transformer):
             return None
-        if (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "fit"
-                and isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == transformer):
+        if (
+            isinstance(statement, ast.Expr)
+            and isinstance(statement.value, ast.Call)
+            and isinstance(statement.value.func, ast.Attribute)
+            and statement.value.func.attr == "fit"
+            and isinstance(statement.value.func.value, ast.Name)
+            and statement.value.func.value.id == transformer
+        ):
             fitted = _first_argument(statement.value)
             if fitted is not None and same_reference(fitted, source):
                 return Step(earlier, statement.value, transformer, qualname, source, output, False)
@@ -357,17 +386,23 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     return None
 
 
-def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str, ctx: RuleContext
-              ) -> tuple[int, ast.Call, str | None, int | None] | None:
+def _test_use(
+    block: list[ast.stmt], steps: list[Step], estimator: str, ctx: RuleContext
+) -> tuple[int, ast.Call, str | None, int | None] | None:
     """A later use of the estimator on data that went through the last transformer's
     `transform`: (statement index, the call, the name holding the transformed data or
     None when the `transform` call is inline, the statement binding that name)."""
     last = steps[-1]
     for index in range(steps[0].index + 1, len(block)):
         for sub in walk_local([block[index]]):
-            if not (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                    and sub.func.attr in PREDICT_METHODS and isinstance(sub.func.value, ast.Name)
-                    and sub.func.value.id == estimator and sub.args):
+            if not (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr in PREDICT_METHODS
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == estimator
+                and sub.args
+            ):
                 continue
             data = sub.args[0]
             if _is_transform_by(data, last):
@@ -381,9 +416,17 @@ def _test_use(block: list[ast.stmt], steps: list[Step], estimator: str, ctx: Rul
 
 def _is_transform_by(value: ast.expr, step: Step) -> bool:
     """`value` is `t.transform(other data)` for the step's transformer `t`."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "transform"
-            and isinstance(value.func.value, ast.Name) and value.func.value.id == step.transformer):
+    if not (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "transform"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == step.transformer
+    ):
         return False
     data = _first_argument(value)
-    return data is not None and not same_reference(data, step.source) and not (
-        isinstance(data, ast.Name) and data.id == step.output)
+    return (
+        data is not None
+        and not same_reference(data, step.source)
+        and not (isinstance(data, ast.Name) and data.id == step.output)
+    )

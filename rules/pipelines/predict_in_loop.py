@@ -13,8 +13,9 @@ PER_ROW_METHODS = (PREDICT_METHODS - {"score"}) | {"transform", "inverse_transfo
 #: Kinds of value whose iteration walks rows of data that already exist.
 _DATA_KINDS = frozenset({"frame", "series", "ndframe", "array"})
 #: Functions that make a one-row 2-D input from one row: `np.array([row])`, `pd.DataFrame([row])`.
-_ONE_ROW_WRAPPERS = frozenset({"numpy.array", "numpy.asarray", "pandas.DataFrame", "cudf.DataFrame", "cupy.array",
-                               "cupy.asarray"})
+_ONE_ROW_WRAPPERS = frozenset(
+    {"numpy.array", "numpy.asarray", "pandas.DataFrame", "cudf.DataFrame", "cupy.array", "cupy.asarray"}
+)
 _FOR = (ast.For, ast.AsyncFor)
 
 
@@ -60,7 +61,7 @@ class PredictInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -70,8 +71,8 @@ def label_rows(model: LogisticRegression, rows: np.ndarray) -> list:
     for row in rows:
         labels.append(model.predict([row])[0])
     return labels
-''',
-            idiom='''\
+""",
+            idiom="""\
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -79,7 +80,7 @@ from sklearn.linear_model import LogisticRegression
 def label_rows(model: LogisticRegression, rows: np.ndarray) -> list:
     # one call for all the rows (a batched call needs at least one row)
     return list(model.predict(rows)) if len(rows) else []
-''',
+""",
             requires=("sklearn",),
             setup=(
                 "from sklearn.linear_model import LogisticRegression\n"
@@ -89,7 +90,7 @@ def label_rows(model: LogisticRegression, rows: np.ndarray) -> list:
             ),
             call="label_rows(model, rows)",
         ),
-        Example('''\
+        Example("""\
 from sklearn.model_selection import train_test_split
 from sklearn.naive_bayes import GaussianNB
 
@@ -99,18 +100,18 @@ risky = []
 for i in range(len(X_test)):
     if classifier.predict_proba(X_test[i:i + 1])[0, 1] > 0.9:
         risky.append(i)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 readings = np.loadtxt("readings.csv", delimiter=",")
 scaler = StandardScaler().fit(readings)
 scaled = [scaler.transform(reading.reshape(1, -1)) for reading in readings]
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -118,31 +119,31 @@ model = LogisticRegression().fit(X, y)
 # batches bound the memory each call needs
 for batch in np.array_split(X_new, 10):
     save(model.predict(batch))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 
 model = LogisticRegression().fit(X, y)
 # a stream: the rows do not exist before the loop
 for message in consumer:
     publish(model.predict([parse(message)]))
-'''),
-        Example('''\
+"""),
+        Example("""\
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 for model in (LogisticRegression(), DecisionTreeClassifier()):
     model.fit(X_train, y_train)
     print(model.predict(X_test))
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 import sklearn
 
 rows = np.zeros((10, 3))
 for row in rows:
     network.predict([row])
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -171,8 +172,13 @@ def _one_row(node: ast.expr, ctx: RuleContext) -> ast.expr | None:
         return node.elts[0]
     if isinstance(node, ast.Call):
         func = node.func
-        if (isinstance(func, ast.Attribute) and func.attr == "reshape" and len(node.args) == 2
-                and _is_int(node.args[0], 1) and _is_int(node.args[1], -1)):
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "reshape"
+            and len(node.args) == 2
+            and _is_int(node.args[0], 1)
+            and _is_int(node.args[1], -1)
+        ):
             return func.value
         qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if qualname in _ONE_ROW_WRAPPERS and node.args:
@@ -189,9 +195,15 @@ def _one_row(node: ast.expr, ctx: RuleContext) -> ast.expr | None:
         key = node.slice
         if isinstance(key, ast.List) and len(key.elts) == 1 and not isinstance(key.elts[0], ast.Starred):
             return key.elts[0]  # `X[[i]]`, `X.iloc[[i]]`
-        if (isinstance(key, ast.Slice) and key.lower is not None and key.step is None
-                and isinstance(key.upper, ast.BinOp) and isinstance(key.upper.op, ast.Add)
-                and same_reference(key.upper.left, key.lower) and _is_int(key.upper.right, 1)):
+        if (
+            isinstance(key, ast.Slice)
+            and key.lower is not None
+            and key.step is None
+            and isinstance(key.upper, ast.BinOp)
+            and isinstance(key.upper.op, ast.Add)
+            and same_reference(key.upper.left, key.lower)
+            and _is_int(key.upper.right, 1)
+        ):
             return key.lower  # `X[i:i + 1]`
     return None
 
@@ -206,8 +218,12 @@ def _varying(loop: ast.AST) -> set[str]:
     """Names that change with each iteration: the targets, and what the body assigns."""
     names = {sub.id for sub in ast.walk(loop.target) if isinstance(sub, ast.Name)}  # type: ignore[attr-defined]
     if isinstance(loop, _FOR):
-        names |= {sub.id for statement in loop.body for sub in ast.walk(statement)
-                  if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)}
+        names |= {
+            sub.id
+            for statement in loop.body
+            for sub in ast.walk(statement)
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store)
+        }
     return names
 
 
@@ -241,13 +257,20 @@ def _row_count(node: ast.expr) -> bool:
     """`len(X)`, `len(X.index)`, `X.shape[0]`: the number of rows of something."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
         return True
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            and _is_int(node.slice, 0))
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "shape"
+        and _is_int(node.slice, 0)
+    )
 
 
 def _from_split(name: str, ctx: RuleContext) -> bool:
     """`name` was last bound by unpacking `train_test_split(...)`."""
     statement = ctx.reaching_assignment(name)
     value = statement.value if statement is not None else None
-    return (isinstance(value, ast.Call) and isinstance(value.func, (ast.Name, ast.Attribute))
-            and is_splitter(ctx.qualname(value.func)))
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, (ast.Name, ast.Attribute))
+        and is_splitter(ctx.qualname(value.func))
+    )

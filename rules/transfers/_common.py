@@ -50,6 +50,7 @@ def runs_repeatedly(ctx: RuleContext, memo: dict[str, frozenset[FunctionNode]]) 
     if function is None:
         return False
     if "repeated" not in memo:
+
         def library_run(facts: FunctionFacts) -> bool:
             name = facts.node.name
             if facts.owner is None:
@@ -59,7 +60,8 @@ def runs_repeatedly(ctx: RuleContext, memo: dict[str, frozenset[FunctionNode]]) 
             return name in PER_BATCH_METHODS and any(
                 is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
                 or (ctx.env.qualname(base) or "").startswith(("lightning.", "pytorch_lightning."))
-                for base in facts.owner.bases)
+                for base in facts.owner.bases
+            )
 
         memo["repeated"] = repeated_functions(ctx.tree, ctx.semantic, library_run)
     return function in memo["repeated"]
@@ -84,8 +86,9 @@ def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
     (HOST for a CPU one); its last such item is the innermost. None for anything else."""
     if not isinstance(statement, (ast.With, ast.AsyncWith)):
         return None
-    places = [autocast_place(item.context_expr, env) for item in statement.items
-              if isinstance(item.context_expr, ast.Call)]
+    places = [
+        autocast_place(item.context_expr, env) for item in statement.items if isinstance(item.context_expr, ast.Call)
+    ]
     return next((place for place in reversed(places) if place is not None), None)
 
 
@@ -129,10 +132,8 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
             if method in TORCH_TO_HOST and receiver.kind != "model":
                 return f"`.{method}()`"
             if method == "to" and move_target(node, env) == HOST:
-                return "`.to(\"cpu\")`"
-        elif receiver.lib == "cupy" and method in CUPY_TO_HOST:
-            return f"`.{method}()`"
-        elif receiver.lib == "cudf" and method in CUDF_TO_HOST:
+                return '`.to("cpu")`'
+        elif receiver.lib == "cupy" and method in CUPY_TO_HOST or receiver.lib == "cudf" and method in CUDF_TO_HOST:
             return f"`.{method}()`"
         return None
     if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and env.is_builtin(func.id):
@@ -194,8 +195,13 @@ def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.
         if is_device_resident(ty) and _is_torch(ty) and method != "detach":
             if ty is not None and ty.kind in ("tensor", "placed", "output"):
                 # keep walking through `.detach()` to the tensor itself
-                while (isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute)
-                       and receiver.func.attr == "detach" and not receiver.args and not receiver.keywords):
+                while (
+                    isinstance(receiver, ast.Call)
+                    and isinstance(receiver.func, ast.Attribute)
+                    and receiver.func.attr == "detach"
+                    and not receiver.args
+                    and not receiver.keywords
+                ):
                     chain.append(receiver)
                     receiver = receiver.func.value
                 return receiver, tuple(chain), via_list
@@ -226,8 +232,12 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
             plain = _single_destination(node) is not None
             destination = destination_node(node)
         name = env.qualname(inner_call.func) or ""
-        if moves_back and name.startswith("torch.") and name[6:] in _TORCH_CONSTRUCTORS \
-                and keyword_value(inner_call, "device") is None:
+        if (
+            moves_back
+            and name.startswith("torch.")
+            and name[6:] in _TORCH_CONSTRUCTORS
+            and keyword_value(inner_call, "device") is None
+        ):
             constructor_call = inner_call
             move = func.attr
             plain = plain and not inner_call.keywords
@@ -242,8 +252,11 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
                 plain = len(node.keywords) == 1
         elif name in ("cupy.asarray", "cupy.array") and len(node.args) == 1 and not node.keywords:
             return _cupy_round_trip(node, env)
-        elif name in ("cudf.from_pandas", "cudf.DataFrame.from_pandas", "cudf.Series.from_pandas") \
-                and len(node.args) == 1 and not node.keywords:
+        elif (
+            name in ("cudf.from_pandas", "cudf.DataFrame.from_pandas", "cudf.Series.from_pandas")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
             return _cudf_round_trip(node, env)
         if constructor_call is None:
             return None
@@ -254,8 +267,9 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
         return None
     value, chain, via_list = host
     constructor = (env.qualname(constructor_call.func) or "")[6:]
-    return RoundTrip("torch", node, value, constructor_call.args[0], constructor, move, destination, plain,
-                     via_list, chain)
+    return RoundTrip(
+        "torch", node, value, constructor_call.args[0], constructor, move, destination, plain, via_list, chain
+    )
 
 
 def _single_destination(call: ast.Call) -> ast.expr | None:
@@ -295,8 +309,13 @@ def _cupy_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 
 def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
     inner = node.args[0]
-    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "to_pandas"
-            and not inner.args and not inner.keywords):
+    if not (
+        isinstance(inner, ast.Call)
+        and isinstance(inner.func, ast.Attribute)
+        and inner.func.attr == "to_pandas"
+        and not inner.args
+        and not inner.keywords
+    ):
         return None
     ty = env.type_of(inner.func.value)
     if ty is None or ty.lib != "cudf" or not ty.is_pandas_like:
@@ -311,7 +330,7 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 #: constructors from data (`torch.tensor`, `as_tensor`, the legacy classes): torch builds
 #: those on the host and copies them, `device=` or not.
 HOST_FACTORIES = frozenset(
-    "zeros ones empty full arange linspace logspace eye rand randn randint randperm".split()
+    ["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm"]
 )
 RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
 
@@ -335,25 +354,39 @@ class FactoryMove:
 
 
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
-            and isinstance(node.func.value, ast.Call)):
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "cuda")
+        and isinstance(node.func.value, ast.Call)
+    ):
         return None
     return _moved_factory(node, node.func.value, env)
 
 
-def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt], env: TypeEnv,
-                        touched: dict[int, frozenset[str]]) -> FactoryMove | None:
+def factory_moved_later(
+    node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt], env: TypeEnv, touched: dict[int, frozenset[str]]
+) -> FactoryMove | None:
     """`t = torch.zeros(n)` and then `t = t.to(d)` (or `t = t.cuda()`) in the same block,
     with no statement in between that reads, binds or declares `t`: the same idiom as
     `torch.zeros(n).to(d)`, since the host tensor is never seen by anything but the move.
     `touched` caches, per statement, the names it touches (one walk of each statement per
     file, however many moves look back over it)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
-            and isinstance(node.func.value, ast.Name)):
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "cuda")
+        and isinstance(node.func.value, ast.Name)
+    ):
         return None
     name = node.func.value.id
-    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is node
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+    ):
         return None
     index = next((i for i, s in enumerate(block) if s is statement), None)
     if index is None:
@@ -362,14 +395,27 @@ def factory_moved_later(node: ast.AST, statement: ast.stmt | None, block: list[a
     if earlier is None:
         return None
     made = block[earlier]
-    if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
-            and made.targets[0].id == name and isinstance(made.value, ast.Call)):
+    if not (
+        isinstance(made, ast.Assign)
+        and len(made.targets) == 1
+        and isinstance(made.targets[0], ast.Name)
+        and made.targets[0].id == name
+        and isinstance(made.value, ast.Call)
+    ):
         return None
     found = _moved_factory(node, made.value, env)
     if found is None:
         return None
-    return FactoryMove(found.move, found.factory, found.name, found.destination, found.plain, made, statement,
-                       adjacent=earlier == index - 1)
+    return FactoryMove(
+        found.move,
+        found.factory,
+        found.name,
+        found.destination,
+        found.plain,
+        made,
+        statement,
+        adjacent=earlier == index - 1,
+    )
 
 
 def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset[str]:
@@ -433,8 +479,9 @@ class HostToDevice:
 
 
 #: The methods a copy to the device (`host_to_device`) can be a call of: the rules' `calls`.
-TO_DEVICE_METHODS = frozenset({"to", "cuda", "tensor", "as_tensor", "asarray", "array", "from_pandas", "DataFrame",
-                               "Series"})
+TO_DEVICE_METHODS = frozenset(
+    {"to", "cuda", "tensor", "as_tensor", "asarray", "array", "from_pandas", "DataFrame", "Series"}
+)
 
 
 def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:
@@ -461,8 +508,13 @@ def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:
     if name in ("cupy.asarray", "cupy.array"):
         ty = env.type_of(moved)
         return None if is_device_resident(ty) else HostToDevice(node, moved, "cupy")
-    if name in ("cudf.from_pandas", "cudf.DataFrame.from_pandas", "cudf.Series.from_pandas",
-                "cudf.DataFrame", "cudf.Series"):
+    if name in (
+        "cudf.from_pandas",
+        "cudf.DataFrame.from_pandas",
+        "cudf.Series.from_pandas",
+        "cudf.DataFrame",
+        "cudf.Series",
+    ):
         ty = env.type_of(moved)
         if ty is not None and ty.lib == "pandas" and ty.is_pandas_like:
             return HostToDevice(node, moved, "cudf")
@@ -475,24 +527,203 @@ def host_to_device(node: ast.AST, env: TypeEnv) -> HostToDevice | None:
 #: Methods that neither change their receiver nor keep their arguments (tensors, arrays,
 #: frames and Python containers alike).
 PURE_METHODS = frozenset(
-    """to cuda cpu float double half bfloat16 long int short bool byte sum mean prod std var max min argmax argmin
-    abs exp log sqrt pow matmul mm bmm dot t transpose permute reshape view view_as flatten squeeze unsqueeze
-    clone detach item tolist numpy size dim numel contiguous softmax log_softmax sigmoid tanh relu eq ne gt lt
-    ge le any all norm round clamp clip astype copy get keys values items to_numpy to_pandas equal allclose
-    isnan isinf isfinite cumsum cumprod diff type type_as expand expand_as repeat index_select gather
-    add sub mul div neg sign square count_nonzero nonzero count index startswith endswith format""".split()
+    [
+        "to",
+        "cuda",
+        "cpu",
+        "float",
+        "double",
+        "half",
+        "bfloat16",
+        "long",
+        "int",
+        "short",
+        "bool",
+        "byte",
+        "sum",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "pow",
+        "matmul",
+        "mm",
+        "bmm",
+        "dot",
+        "t",
+        "transpose",
+        "permute",
+        "reshape",
+        "view",
+        "view_as",
+        "flatten",
+        "squeeze",
+        "unsqueeze",
+        "clone",
+        "detach",
+        "item",
+        "tolist",
+        "numpy",
+        "size",
+        "dim",
+        "numel",
+        "contiguous",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "any",
+        "all",
+        "norm",
+        "round",
+        "clamp",
+        "clip",
+        "astype",
+        "copy",
+        "get",
+        "keys",
+        "values",
+        "items",
+        "to_numpy",
+        "to_pandas",
+        "equal",
+        "allclose",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "cumsum",
+        "cumprod",
+        "diff",
+        "type",
+        "type_as",
+        "expand",
+        "expand_as",
+        "repeat",
+        "index_select",
+        "gather",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "sign",
+        "square",
+        "count_nonzero",
+        "nonzero",
+        "count",
+        "index",
+        "startswith",
+        "endswith",
+        "format",
+    ]
 )
 #: Of those, the ones whose result never shares memory with the receiver.
 FRESH_METHODS = frozenset(
-    """sum mean prod std var max min argmax argmin abs exp log sqrt pow matmul mm bmm dot item tolist
-    softmax log_softmax sigmoid tanh relu eq ne gt lt ge le any all norm round clamp clip equal allclose
-    isnan isinf isfinite cumsum cumprod diff add sub mul div neg sign square count_nonzero gather
-    index_select""".split()
+    [
+        "sum",
+        "mean",
+        "prod",
+        "std",
+        "var",
+        "max",
+        "min",
+        "argmax",
+        "argmin",
+        "abs",
+        "exp",
+        "log",
+        "sqrt",
+        "pow",
+        "matmul",
+        "mm",
+        "bmm",
+        "dot",
+        "item",
+        "tolist",
+        "softmax",
+        "log_softmax",
+        "sigmoid",
+        "tanh",
+        "relu",
+        "eq",
+        "ne",
+        "gt",
+        "lt",
+        "ge",
+        "le",
+        "any",
+        "all",
+        "norm",
+        "round",
+        "clamp",
+        "clip",
+        "equal",
+        "allclose",
+        "isnan",
+        "isinf",
+        "isfinite",
+        "cumsum",
+        "cumprod",
+        "diff",
+        "add",
+        "sub",
+        "mul",
+        "div",
+        "neg",
+        "sign",
+        "square",
+        "count_nonzero",
+        "gather",
+        "index_select",
+    ]
 )
 #: Builtins that never change their arguments.
 PURE_BUILTINS = frozenset(
-    """len print float int str repr bool isinstance range enumerate zip min max sum abs round sorted any all
-    tuple list dict set format hash id type reversed""".split()
+    [
+        "len",
+        "print",
+        "float",
+        "int",
+        "str",
+        "repr",
+        "bool",
+        "isinstance",
+        "range",
+        "enumerate",
+        "zip",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "round",
+        "sorted",
+        "any",
+        "all",
+        "tuple",
+        "list",
+        "dict",
+        "set",
+        "format",
+        "hash",
+        "id",
+        "type",
+        "reversed",
+    ]
 )
 #: Modules whose functions never change their arguments (in-place ones end in `_`, `out=` aside).
 PURE_MODULES = ("torch.", "numpy.", "cupy.", "math.", "cudf.", "pandas.")
@@ -511,7 +742,8 @@ def call_is_pure(call: ast.Call, env: TypeEnv) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr in PURE_METHODS and not any(
             k.arg == "inplace" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
-            for k in call.keywords)
+            for k in call.keywords
+        )
     return False
 
 
@@ -545,7 +777,7 @@ def _bind(facts: LoopFacts, name: str) -> None:
     facts.bound[name] = facts.bound.get(name, 0) + 1
 
 
-def loop_facts(parts: list[ast.AST], env: TypeEnv) -> LoopFacts:
+def loop_facts(parts: list[ast.AST], env: TypeEnv) -> LoopFacts:  # noqa: C901
     """What the loop made of `parts` (its target, iterable or test, body and else) changes.
 
     Conservative: a name passed to a call that may keep or change it, a receiver of a method
@@ -575,9 +807,13 @@ def loop_facts(parts: list[ast.AST], env: TypeEnv) -> LoopFacts:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             for name in node.names:
                 _bind(facts, name)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            _bind(facts, node.name)
-        elif hasattr(ast, "MatchAs") and isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        elif (
+            isinstance(node, ast.ExceptHandler)
+            and node.name
+            or hasattr(ast, "MatchAs")
+            and isinstance(node, (ast.MatchAs, ast.MatchStar))
+            and node.name
+        ):
             _bind(facts, node.name)
         elif isinstance(node, ast.Call):
             pure = call_is_pure(node, env)
@@ -619,8 +855,9 @@ def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:
     # a comprehension's generator: the whole comprehension it belongs to
     if statement is not None:
         for node in ast.walk(statement):
-            if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) \
-                    and any(g is loop for g in node.generators):
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)) and any(
+                g is loop for g in node.generators
+            ):
                 return [node]
     return [loop]
 
@@ -632,8 +869,7 @@ _WRAPPERS = frozenset({"enumerate", "sorted", "reversed", "list", "tuple"})
 #: Methods of a torch module that iterate over its own tensors.
 _MODULE_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 #: Kinds whose `.items()`/`.values()` run over data, not over a handful of entries.
-_DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "output", "groupby", "collection",
-                         "reader"})
+_DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "output", "groupby", "collection", "reader"})
 
 
 def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
@@ -647,32 +883,52 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
     iterable = getattr(loop, "iter", None)
     if iterable is None:
         return False
-    while (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in _WRAPPERS
-           and env.is_builtin(iterable.func.id) and len(iterable.args) == 1 and not iterable.keywords):
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id in _WRAPPERS
+        and env.is_builtin(iterable.func.id)
+        and len(iterable.args) == 1
+        and not iterable.keywords
+    ):
         iterable = iterable.args[0]
     if isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
         return not any(isinstance(e, ast.Starred) for e in iterable.elts)
     if isinstance(iterable, ast.Dict):
         return None not in iterable.keys
-    if (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
-            and iterable.func.attr in _MAPPING_VIEWS and not iterable.args and not iterable.keywords):
+    if (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in _MAPPING_VIEWS
+        and not iterable.args
+        and not iterable.keywords
+    ):
         return not _holds_data(iterable.func.value, env)
     if _named_parts(iterable) or _module_tensors(iterable, env):
         return True
     target = getattr(loop, "target", None)
     if isinstance(iterable, ast.Name) and isinstance(target, ast.Name) and not _holds_data(iterable, env):
         # `for k in batch: ... batch[k] ...`: the loop runs over the keys of a mapping
-        return any(isinstance(sub, ast.Subscript) and isinstance(sub.value, ast.Name) and sub.value.id == iterable.id
-                   and isinstance(sub.slice, ast.Name) and sub.slice.id == target.id
-                   for sub in walk_local(loop_parts(loop, statement)))
+        return any(
+            isinstance(sub, ast.Subscript)
+            and isinstance(sub.value, ast.Name)
+            and sub.value.id == iterable.id
+            and isinstance(sub.slice, ast.Name)
+            and sub.slice.id == target.id
+            for sub in walk_local(loop_parts(loop, statement))
+        )
     return False
 
 
 def _module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:
     """`model.parameters()`, `model.named_parameters()`, `model.buffers()`: the tensors of
     one torch module (a weight or gradient histogram per layer), not data."""
-    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
-            and iterable.func.attr in _MODULE_TENSORS and not iterable.args):
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Attribute)
+        and iterable.func.attr in _MODULE_TENSORS
+        and not iterable.args
+    ):
         return False
     receiver = env.type_of(iterable.func.value)
     return receiver is not None and receiver.lib == "torch" and receiver.kind in ("model", "placed")
@@ -681,8 +937,12 @@ def _module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:
 def _named_parts(iterable: ast.expr) -> bool:
     """A call that names the parts it yields with string literals, and nothing else: PyTorch
     Geometric's `data("train_mask", "val_mask", "test_mask")` yields those three fields."""
-    return (isinstance(iterable, ast.Call) and not iterable.keywords and 0 < len(iterable.args) <= _FEW
-            and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in iterable.args))
+    return (
+        isinstance(iterable, ast.Call)
+        and not iterable.keywords
+        and 0 < len(iterable.args) <= _FEW
+        and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in iterable.args)
+    )
 
 
 #: At most this many named parts make a small loop.
@@ -696,11 +956,24 @@ def _holds_data(node: ast.expr, env: TypeEnv) -> bool:
 
 #: Calls a loop-invariant value may be made with: conversions that give the same value
 #: every time (`torch.randn` does not, nor does anything unknown).
-_CONVERSIONS = frozenset({
-    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "numpy.asarray", "numpy.array",
-    "numpy.ascontiguousarray", "cupy.asarray", "cupy.array", "cudf.from_pandas", "cudf.DataFrame.from_pandas",
-    "cudf.Series.from_pandas", "cudf.DataFrame", "cudf.Series", "torch.device",
-})
+_CONVERSIONS = frozenset(
+    {
+        "torch.tensor",
+        "torch.as_tensor",
+        "torch.from_numpy",
+        "numpy.asarray",
+        "numpy.array",
+        "numpy.ascontiguousarray",
+        "cupy.asarray",
+        "cupy.array",
+        "cudf.from_pandas",
+        "cudf.DataFrame.from_pandas",
+        "cudf.Series.from_pandas",
+        "cudf.DataFrame",
+        "cudf.Series",
+        "torch.device",
+    }
+)
 _CONVERSION_METHODS = frozenset(
     {"to", "cuda", "float", "double", "half", "long", "int", "bool", "contiguous", "astype", "to_numpy"}
 )
@@ -723,8 +996,20 @@ def reads_only(node: ast.AST, env: TypeEnv) -> set[str] | None:
             if name is None and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CONVERSION_METHODS:
                 continue
             return None
-        elif isinstance(sub, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom, ast.ListComp,
-                              ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        elif isinstance(
+            sub,
+            (
+                ast.Lambda,
+                ast.NamedExpr,
+                ast.Await,
+                ast.Yield,
+                ast.YieldFrom,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+            ),
+        ):
             return None
     return names
 
@@ -837,9 +1122,14 @@ def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 # -- an iteration that waits for the device anyway (GPU301, GPU306, GPU307, GPU308) -------
 
 #: Functions that wait for every queued kernel.
-SYNCHRONISING_FUNCTIONS = frozenset({
-    "torch.cuda.synchronize", "torch.accelerator.synchronize", "torch.mps.synchronize", "torch.xpu.synchronize",
-})
+SYNCHRONISING_FUNCTIONS = frozenset(
+    {
+        "torch.cuda.synchronize",
+        "torch.accelerator.synchronize",
+        "torch.mps.synchronize",
+        "torch.xpu.synchronize",
+    }
+)
 
 
 def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
@@ -853,8 +1143,12 @@ def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr == "generate":
         receiver = ctx.type_of(func.value)
-        return (receiver is not None and receiver.lib == "torch" and receiver.kind in ("model", "placed")
-                and not _forecaster(func.value, ctx))
+        return (
+            receiver is not None
+            and receiver.lib == "torch"
+            and receiver.kind in ("model", "placed")
+            and not _forecaster(func.value, ctx)
+        )
     return ctx.qualname(func) in SYNCHRONISING_FUNCTIONS
 
 
@@ -886,8 +1180,12 @@ def host_copy_of(node: ast.AST, names: set[str] | frozenset[str]) -> bool:
     return False
 
 
-def waits_anyway(iteration: ast.AST, ctx: RuleContext, copied: set[str] | frozenset[str] = frozenset(),
-                 before: tuple[int, int] | None = None) -> bool:
+def waits_anyway(
+    iteration: ast.AST,
+    ctx: RuleContext,
+    copied: set[str] | frozenset[str] = frozenset(),
+    before: tuple[int, int] | None = None,
+) -> bool:
     """One run of `iteration` (a loop, or a comprehension's generator) waits for the device
     anyway, so one more wait in it costs next to nothing:
 
@@ -900,12 +1198,15 @@ def waits_anyway(iteration: ast.AST, ctx: RuleContext, copied: set[str] | frozen
       more work is queued, does not count: the earlier wait stops the host from queuing
       that work while the device catches up)."""
     if isinstance(iteration, (ast.For, ast.AsyncFor, ast.While)) and any(
-            synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))):
+        synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))
+    ):
         return True
     if not copied or before is None:
         return False
-    return any(host_copy_of(node, copied) and (node.end_lineno, node.end_col_offset) <= before  # type: ignore[attr-defined]
-               for node in walk_local(loop_parts(iteration, ctx.statement)))
+    return any(
+        host_copy_of(node, copied) and (node.end_lineno, node.end_col_offset) <= before  # type: ignore[attr-defined]
+        for node in walk_local(loop_parts(iteration, ctx.statement))
+    )
 
 
 def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[ast.AST]:
@@ -939,8 +1240,9 @@ def trains(loop: ast.AST, ctx: RuleContext) -> bool:
     return _backward_in(loop.body, ctx, facts, _TRAINING_DEPTH, set())
 
 
-def _backward_in(body: list[ast.stmt], ctx: RuleContext, facts: FunctionFacts | None, depth: int,
-                 seen: set[FunctionNode]) -> bool:
+def _backward_in(
+    body: list[ast.stmt], ctx: RuleContext, facts: FunctionFacts | None, depth: int, seen: set[FunctionNode]
+) -> bool:
     callees: list[FunctionNode] = []
     for node in walk_local(body):
         if not isinstance(node, ast.Call):
@@ -954,8 +1256,14 @@ def _backward_in(body: list[ast.stmt], ctx: RuleContext, facts: FunctionFacts | 
             callee = ctx.function_named(func.id)
             if callee is not None:
                 callees.append(callee)
-        elif (depth and facts is not None and facts.owner is not None and isinstance(func, ast.Attribute)
-              and isinstance(func.value, ast.Name) and func.value.id == facts.self_name):
+        elif (
+            depth
+            and facts is not None
+            and facts.owner is not None
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == facts.self_name
+        ):
             method = ctx.semantic.method(facts.owner, func.attr)
             if method is not None:
                 callees.append(method.node)

@@ -108,8 +108,9 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     A small loop over the parts of one item, or a loop known to run a few times
     (`few_iterations`: four test images to plot), is no loop of its own: the loop around
     it is the one the copy runs in."""
-    real = [loop for loop in ctx.loops
-            if not small_loop(loop, ctx.statement, ctx.env) and not few_iterations(loop, ctx)]
+    real = [
+        loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env) and not few_iterations(loop, ctx)
+    ]
     if not real:
         return None  # a few copies, one per part of one item: no hot loop around them
     loop = real[-1]
@@ -142,17 +143,34 @@ def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
 #: Libraries whose every call draws (`plt.plot`, `sns.histplot`).
 _PLOTTING = ("matplotlib.", "seaborn.")
 #: Calls that make an image, a histogram or a figure from host values, to show or log.
-_DISPLAY_CALLS = frozenset({
-    "PIL.Image.fromarray", "wandb.Image", "wandb.Histogram", "wandb.Video", "wandb.Audio",
-    "torchvision.utils.save_image", "IPython.display.display",
-})
+_DISPLAY_CALLS = frozenset(
+    {
+        "PIL.Image.fromarray",
+        "wandb.Image",
+        "wandb.Histogram",
+        "wandb.Video",
+        "wandb.Audio",
+        "torchvision.utils.save_image",
+        "IPython.display.display",
+    }
+)
 #: Teaching libraries' plotting helpers (`d2l.show_images`), by the last part of their name.
 _DISPLAY_HELPERS = ("d2l.", frozenset({"show_images", "show_heatmaps", "show_bboxes", "plot", "show_trace_2d"}))
 #: TensorBoard's `SummaryWriter` methods that log an image, a histogram or a figure.
-_WRITER_METHODS = frozenset({
-    "add_image", "add_images", "add_image_with_boxes", "add_histogram", "add_figure", "add_video", "add_audio",
-    "add_mesh", "add_embedding", "add_pr_curve",
-})
+_WRITER_METHODS = frozenset(
+    {
+        "add_image",
+        "add_images",
+        "add_image_with_boxes",
+        "add_histogram",
+        "add_figure",
+        "add_video",
+        "add_audio",
+        "add_mesh",
+        "add_embedding",
+        "add_pr_curve",
+    }
+)
 #: Methods that store their argument in their receiver.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 #: How many assignments a plotting object is followed through (`ax = axes[i]` after `fig, axes = plt.subplots()`).
@@ -201,8 +219,12 @@ def _stored_in(node: ast.AST, statement: ast.stmt, ctx: RuleContext) -> set[str]
     current: ast.AST | None = node
     while current is not None and current is not statement:
         parent = ctx.parent(current)
-        if (isinstance(parent, ast.Call) and current is not parent.func and isinstance(parent.func, ast.Attribute)
-                and parent.func.attr in _STORING_METHODS):
+        if (
+            isinstance(parent, ast.Call)
+            and current is not parent.func
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr in _STORING_METHODS
+        ):
             name = base_name(parent.func.value)
             if name is not None:
                 names.add(name)
@@ -216,7 +238,7 @@ def _stored_names(statement: ast.stmt) -> set[str]:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]  # type: ignore[attr-defined]
     names: set[str] = set()
     for target in targets:
-        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+        for element in target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]:
             name = element.id if isinstance(element, ast.Name) else base_name(element)
             if name is not None:
                 names.add(name)
@@ -285,13 +307,18 @@ def _iterated(target: ast.expr, iterable: ast.expr, name: str, ctx: RuleContext)
     `for i, ax in enumerate(axes.flat)` and `for ax, image in zip(axes.flat, images)`."""
     if isinstance(target, ast.Name):
         return iterable if target.id == name else None
-    if not (isinstance(target, ast.Tuple) and isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-            and ctx.env.is_builtin(iterable.func.id) and not iterable.keywords):
+    if not (
+        isinstance(target, ast.Tuple)
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and ctx.env.is_builtin(iterable.func.id)
+        and not iterable.keywords
+    ):
         return None
     if iterable.func.id == "enumerate" and len(iterable.args) == 1 and len(target.elts) == 2:
         return _iterated(target.elts[1], iterable.args[0], name, ctx)
     if iterable.func.id == "zip" and len(iterable.args) == len(target.elts):
-        found = [_iterated(t, a, name, ctx) for t, a in zip(target.elts, iterable.args)]
+        found = [_iterated(t, a, name, ctx) for t, a in zip(target.elts, iterable.args, strict=False)]
         return next((f for f in found if f is not None), None)
     return None
 
@@ -337,8 +364,13 @@ def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
     func = node.func
     if isinstance(func, ast.Attribute):
         return func.attr == "item" and not node.args and not node.keywords
-    return (isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and ctx.env.is_builtin(func.id)
-            and len(node.args) == 1 and not node.keywords)
+    return (
+        isinstance(func, ast.Name)
+        and func.id in SCALAR_BUILTINS
+        and ctx.env.is_builtin(func.id)
+        and len(node.args) == 1
+        and not node.keywords
+    )
 
 
 def _listed(node: ast.AST, ctx: RuleContext) -> bool:
@@ -394,7 +426,10 @@ def _read_every_iteration(total: ast.expr, ctx: RuleContext) -> bool:
         if expression is statement:
             continue
         for sub in walk_local([expression]):
-            if (isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(sub.ctx, ast.Load)
-                    and ast.unparse(sub) == spelled):
+            if (
+                isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript))
+                and isinstance(sub.ctx, ast.Load)
+                and ast.unparse(sub) == spelled
+            ):
                 return True
     return False

@@ -254,7 +254,7 @@ def node_counts(arrays):
             call="node_counts(arrays)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 from datasets import Dataset
 from torch.utils.data import DataLoader
@@ -269,8 +269,8 @@ def doubled_sums(rows):
     for batch in DataLoader(dataset, batch_size=16):
         sums.append(batch["x"].to(device).sum(dim=0))
     return [s.tolist() for s in sums]
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 from datasets import Dataset
 from torch.utils.data import DataLoader
@@ -285,14 +285,14 @@ def doubled_sums(rows):
     for batch in DataLoader(dataset, batch_size=16, num_workers=4, pin_memory=True):
         sums.append(batch["x"].to(device).sum(dim=0))
     return [s.tolist() for s in sums]
-''',
+""",
             requires=("torch", "datasets"),
             setup="rows = rng.standard_normal((N, 3)).tolist()",
             call="doubled_sums(rows)",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 from accelerate import Accelerator
 from torch.utils.data import DataLoader
@@ -309,8 +309,8 @@ def train(model, optimizer, transform, epochs):
                 loss = torch.nn.functional.cross_entropy(model(images), labels)
             accelerator.backward(loss)
             optimizer.step()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import json
 
 import torch
@@ -337,7 +337,7 @@ def train(model, lines, epochs):
     for _ in range(epochs):
         for rows in DataLoader(JsonRows(lines), batch_size=16, num_workers=4):
             model(rows.to(device))
-'''),
+"""),
         Example('''\
 import torch
 from torch.utils.data import DataLoader, Dataset
@@ -364,7 +364,7 @@ def train(model, encodings, labels):
     for batch in DataLoader(Encoded(encodings, labels), batch_size=16, shuffle=True):
         model(**{key: value.to(device) for key, value in batch.items()})
 '''),
-        Example('''\
+        Example("""\
 from datasets import load_dataset
 from torch.utils.data import DataLoader
 from transformers import DataCollatorWithPadding
@@ -379,8 +379,8 @@ def train(model, tokenizer):
     loader = DataLoader(tokenized["train"], batch_size=8, collate_fn=DataCollatorWithPadding(tokenizer))
     for batch in loader:  # rows tokenized once by `.map`: only padding is left per batch
         model(**{k: v.to(device) for k, v in batch.items()})
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch_geometric.datasets import TUDataset
 from torch_geometric.loader import DataLoader
@@ -389,8 +389,8 @@ device = torch.device("cuda")
 dataset = TUDataset("data", name="PROTEINS").shuffle()  # in memory, no per-item transform
 for data in DataLoader(dataset[:100], batch_size=32):
     data = data.to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader, TensorDataset, random_split
 
@@ -401,8 +401,8 @@ def batches(features, labels):
     train, valid = random_split(TensorDataset(features, labels), [0.8, 0.2])
     for x, y in DataLoader(train, batch_size=64):
         yield x.to(device), y.to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -412,8 +412,8 @@ device = "cuda"
 def batches(dataset):  # nothing in the file shows what loading an item costs
     for x in DataLoader(dataset, batch_size=16):
         yield x.to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -426,8 +426,8 @@ class WorkerLoader(DataLoader):
 def batches(dataset):
     for x in WorkerLoader(dataset, batch_size=16):
         yield x.to("cuda", non_blocking=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -438,16 +438,16 @@ def batches(dataset):
     loader = DataLoader(dataset, batch_size=16, num_workers=4)
     for x in loader:
         yield x.to(device, non_blocking=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 from torch.utils.data import DataLoader
 
 
 def mean_length(dataset):
     loader = DataLoader(dataset, batch_size=16)
     return sum(len(batch) for batch in loader) / len(dataset)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -456,8 +456,8 @@ def evaluate(dataset, options):
     loader = DataLoader(dataset, **options)
     for x in loader:
         x = x.to("cuda")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -466,8 +466,8 @@ def on_cpu(dataset):
     loader = DataLoader(dataset, batch_size=8)
     for x in loader:
         x = x.to("cpu")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from torch.utils.data import DataLoader
 
@@ -479,7 +479,7 @@ def train(events, model):
     train_part, test_part = events.train_test_split(0.2)
     for batch in DataLoader(train_part, batch_size=200):
         model(batch.to(device))
-'''),
+"""),
     )
 
     def __init__(self) -> None:
@@ -523,8 +523,12 @@ def train(events, model):
             return  # workers started for each pass would cost about what they save
         statement = ctx.statement
         bound = None
-        if isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1 \
-                and isinstance(statement.targets[0], ast.Name):
+        if (
+            isinstance(statement, ast.Assign)
+            and statement.value is node
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+        ):
             bound = statement.targets[0].id
             if _read_for_a_look(bound, ctx):
                 return
@@ -595,7 +599,6 @@ def train(events, model):
         return None
 
 
-
 @dataclass(frozen=True)
 class Loader:
     """How a `DataLoader` (or a subclass) takes `num_workers`: its position among the
@@ -634,8 +637,9 @@ def _message(call: ast.Call, loader: Loader) -> str | None:
 def _loader_call(call: ast.Call, loader: Loader) -> LoaderCall:
     by_position = loader.position is not None and len(call.args) > loader.position
     rewritable = loader.fixable and not by_position
-    return LoaderCall(applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
-                      call=call, loader=loader)
+    return LoaderCall(
+        applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY, call=call, loader=loader
+    )
 
 
 def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:
@@ -651,8 +655,10 @@ def _file_loaders(ctx: RuleContext) -> dict[str, Loader]:
         for node in classes:
             if node.name in loaders:
                 continue
-            inherited = next((found for found in (_base_loader(base, ctx, loaders) for base in node.bases)
-                              if found is not None), None)
+            inherited = next(
+                (found for found in (_base_loader(base, ctx, loaders) for base in node.bases) if found is not None),
+                None,
+            )
             if inherited is None:
                 continue
             own = _own_init(node, inherited)
@@ -676,14 +682,17 @@ def _own_init(node: ast.ClassDef, inherited: Loader) -> Loader | None:
     `__init__`; through its own `__init__` when that takes `**kwargs` or a `num_workers`
     defaulting to 0 (not fixable: what it does with them is its own business); None when
     its `__init__` takes neither, or a `num_workers` with another default."""
-    init = next((s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and s.name == "__init__"), None)
+    init = next(
+        (s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None
+    )
     if init is None:
         return inherited
     arguments = init.args
     positional = [a.arg for a in [*arguments.posonlyargs, *arguments.args]]
-    defaults = dict(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
-    defaults.update((a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None)
+    defaults = dict(zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults, strict=False))
+    defaults.update(
+        (a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=False) if d is not None
+    )
     if "num_workers" not in positional and all(a.arg != "num_workers" for a in arguments.kwonlyargs):
         return Loader(None, False) if arguments.kwarg is not None else None
     default = defaults.get("num_workers")
@@ -707,7 +716,7 @@ def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
         return []
     for index in range(len(ctx.loops) - 1, -1, -1):
         if name in bound_by_loop(ctx.loops[index]):
-            return ctx.loops[:index + 1]
+            return ctx.loops[: index + 1]
     return []
 
 
@@ -816,9 +825,12 @@ class _ItemCost:
         from themselves), or None when none does."""
         for index in range(len(scopes) - 1, -1, -1):
             facts = self.ctx.semantic.scope(scopes[index])
-            if facts is not None and name in facts.bindings and not (
-                    isinstance(scopes[index], ast.ClassDef) and index != len(scopes) - 1):
-                return scopes[:index + 1]
+            if (
+                facts is not None
+                and name in facts.bindings
+                and not (isinstance(scopes[index], ast.ClassDef) and index != len(scopes) - 1)
+            ):
+                return scopes[: index + 1]
         return None
 
     def _bindings(self, name: str, scopes: list[ast.AST]) -> list[ast.AST]:
@@ -848,8 +860,7 @@ class _ItemCost:
                     return self._unpacked(value, names.index(name), len(names), scopes, seen)
         return None
 
-    def _unpacked(self, value: ast.expr, index: int, count: int, scopes: list[ast.AST],
-                  seen: frozenset) -> str | None:
+    def _unpacked(self, value: ast.expr, index: int, count: int, scopes: list[ast.AST], seen: frozenset) -> str | None:
         """Element `index` of what a function of the file returns as a tuple of `count`
         (`dataset, model, optimizer = load_train_objs()`)."""
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
@@ -860,8 +871,11 @@ class _ItemCost:
         function = found[0][0]
         inner = self._scopes_of(function.node)
         returned = [n.value for n in walk_local(function.node.body) if isinstance(n, ast.Return)]
-        if inner is None or not returned or not all(
-                isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == count for v in returned):
+        if (
+            inner is None
+            or not returned
+            or not all(isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) == count for v in returned)
+        ):
             return None
         return _join(self.of(v.elts[index], inner, seen) for v in returned)  # type: ignore[union-attr]
 
@@ -894,7 +908,11 @@ class _ItemCost:
         leaves the parameter to its default or passes `*args`/`**kwargs`."""
         function = scopes[-1]
         facts = self.ctx.semantic.function(function)
-        if facts is None or facts.owner is not None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if (
+            facts is None
+            or facts.owner is not None
+            or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ):
             return None
         positional = facts.positional()
         sites = self._calls_by_name().get(function.name, [])
@@ -903,8 +921,13 @@ class _ItemCost:
         verdicts = []
         for call, call_scopes in sites:
             found = self.ctx.semantic.resolve(call_scopes, function.name)
-            if not found or found[1] or found[0] != [facts] or any(
-                    isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            if (
+                not found
+                or found[1]
+                or found[0] != [facts]
+                or any(isinstance(a, ast.Starred) for a in call.args)
+                or any(k.arg is None for k in call.keywords)
+            ):
                 return None
             value = next((k.value for k in call.keywords if k.arg == name), None)
             if value is None and name in positional and positional.index(name) < len(call.args):
@@ -923,8 +946,11 @@ class _ItemCost:
                 for child in ast.iter_child_nodes(node):
                     if isinstance(child, ast.Call) and isinstance(child.func, ast.Name):
                         calls.setdefault(child.func.id, []).append((child, scopes))
-                    inner = scopes + [child] if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                                                    ast.ClassDef)) else scopes
+                    inner = (
+                        scopes + [child]
+                        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+                        else scopes
+                    )
                     visit(child, inner)
 
             visit(self.ctx.tree, [self.ctx.tree])
@@ -937,12 +963,21 @@ class _ItemCost:
         if self._transformed is None:
             found: set[str] = set()
             for node in ast.walk(self.ctx.tree):
-                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in HF_ON_ACCESS and isinstance(node.func.value, ast.Name)):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in HF_ON_ACCESS
+                    and isinstance(node.func.value, ast.Name)
+                ):
                     found.add(node.func.value.id)
                 elif isinstance(node, ast.Assign):
-                    found.update(t.value.id for t in node.targets if isinstance(t, ast.Attribute)
-                                 and t.attr in TRANSFORM_KEYWORDS and isinstance(t.value, ast.Name))
+                    found.update(
+                        t.value.id
+                        for t in node.targets
+                        if isinstance(t, ast.Attribute)
+                        and t.attr in TRANSFORM_KEYWORDS
+                        and isinstance(t.value, ast.Name)
+                    )
             self._transformed = found
         return self._transformed
 
@@ -959,8 +994,13 @@ class _ItemCost:
             return self._returned(found[0][0], seen)
         if found is None:  # `dataset = partial(ReverseDataset, 10)`, then `dataset(1000)`
             made = [b.value for b in self._bindings(name, scopes) if isinstance(b, ast.Assign)]
-            if len(made) == 1 and isinstance(made[0], ast.Call) and made[0].args and isinstance(
-                    made[0].args[0], ast.Name) and ctx.qualname(made[0].func) == "functools.partial":
+            if (
+                len(made) == 1
+                and isinstance(made[0], ast.Call)
+                and made[0].args
+                and isinstance(made[0].args[0], ast.Name)
+                and ctx.qualname(made[0].func) == "functools.partial"
+            ):
                 return self._callee(made[0].args[0].id, scopes, seen)
             return None
         if found[0] or len(found[1]) != 1:
@@ -968,8 +1008,10 @@ class _ItemCost:
         owner = found[1][0]
         getitem = ctx.semantic.method(owner, "__getitem__")
         if getitem is None:
-            if any(ctx.qualname(base) in PYG_IN_MEMORY_BASES for base in owner.bases) and ctx.semantic.method(
-                    owner, "get") is None:
+            if (
+                any(ctx.qualname(base) in PYG_IN_MEMORY_BASES for base in owner.bases)
+                and ctx.semantic.method(owner, "get") is None
+            ):
                 return CHEAP
             return None
         cheap = all(_looks_up(sub, ctx) for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
@@ -982,8 +1024,11 @@ def _loader_item_cost(dataset: ast.expr, ctx: RuleContext, items: _ItemCost) -> 
     costs what they do together."""
     if isinstance(dataset, ast.Name):
         for loop in reversed(ctx.loops):
-            if isinstance(loop, ast.comprehension) and isinstance(loop.target, ast.Name) \
-                    and loop.target.id == dataset.id:
+            if (
+                isinstance(loop, ast.comprehension)
+                and isinstance(loop.target, ast.Name)
+                and loop.target.id == dataset.id
+            ):
                 if isinstance(loop.iter, (ast.Tuple, ast.List)):
                     return _join(items.of(e, list(ctx.scopes)) for e in loop.iter.elts)
                 return None
@@ -1002,20 +1047,39 @@ _LOOKUP_METHODS = frozenset({"items", "keys", "values"})
 #: (`self.features[idx].float()`): one pass over a few values in C.
 _CASTS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "contiguous"})
 #: torch functions that wrap a value already in memory as a tensor (stored token ids).
-_TENSOR_WRAPPERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor",
-                              "torch.FloatTensor"})
+_TENSOR_WRAPPERS = frozenset(
+    {"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.FloatTensor"}
+)
 
 
 #: torch functions that rearrange a tensor the item already is (`torch.flip(self.data[idx],
 #: dims=(0,))`): a view, or a copy of a few values.
-_REARRANGING = frozenset({"flip", "roll", "cat", "stack", "reshape", "flatten", "squeeze", "unsqueeze",
-                          "transpose", "permute", "clone"})
+_REARRANGING = frozenset(
+    {"flip", "roll", "cat", "stack", "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "clone"}
+)
 #: torch factories a synthetic dataset makes its items with (`torch.randint(0, vocab, (n,))`,
 #: `torch.ones_like(ids)`): one allocation filled in C, no file read or decoded, nothing a
 #: worker process would overlap.
-_SYNTHESIZING = frozenset({"zeros", "ones", "full", "empty", "arange", "rand", "randn", "randint", "randperm",
-                           "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-                           "randint_like"})
+_SYNTHESIZING = frozenset(
+    {
+        "zeros",
+        "ones",
+        "full",
+        "empty",
+        "arange",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "zeros_like",
+        "ones_like",
+        "full_like",
+        "empty_like",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+    }
+)
 
 
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
@@ -1028,12 +1092,19 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
     func = call.func
     if isinstance(func, ast.Name) and func.id in _LOOKUP_BUILTINS and ctx.env.is_builtin(func.id):
         return True
-    if isinstance(func, ast.Attribute) and func.attr in _LOOKUP_METHODS | _CASTS and not call.args \
-            and not call.keywords:
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in _LOOKUP_METHODS | _CASTS
+        and not call.args
+        and not call.keywords
+    ):
         return True
     qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
-    return qualname is not None and (qualname in _TENSOR_WRAPPERS or qualname.startswith("torch.")
-                                     and qualname[len("torch."):] in _REARRANGING | _SYNTHESIZING)
+    return qualname is not None and (
+        qualname in _TENSOR_WRAPPERS
+        or qualname.startswith("torch.")
+        and qualname[len("torch.") :] in _REARRANGING | _SYNTHESIZING
+    )
 
 
 def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
@@ -1059,9 +1130,17 @@ def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
     """`next(iter(load))`."""
     call = ctx.parent(load)
     outer = ctx.parent(call) if call is not None else None
-    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "iter"
-            and len(call.args) == 1 and call.args[0] is load and isinstance(outer, ast.Call)
-            and isinstance(outer.func, ast.Name) and outer.func.id == "next" and outer.args[:1] == [call])
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "iter"
+        and len(call.args) == 1
+        and call.args[0] is load
+        and isinstance(outer, ast.Call)
+        and isinstance(outer.func, ast.Name)
+        and outer.func.id == "next"
+        and outer.args[:1] == [call]
+    )
 
 
 def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
@@ -1069,11 +1148,17 @@ def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
     bar), and the loop's body breaks it off after at most `FEW_BATCHES` iterations."""
     node: ast.AST = load
     parent = ctx.parent(node)
-    while isinstance(parent, ast.Call) and parent.args[:1] == [node] and (
-            ctx.env.enumerated(parent) is not None or ctx.qualname(parent.func) in PROGRESS_BARS):
+    while (
+        isinstance(parent, ast.Call)
+        and parent.args[:1] == [node]
+        and (ctx.env.enumerated(parent) is not None or ctx.qualname(parent.func) in PROGRESS_BARS)
+    ):
         node, parent = parent, ctx.parent(parent)
-    return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is node \
+    return (
+        isinstance(parent, (ast.For, ast.AsyncFor))
+        and parent.iter is node
         and breaks_off_within(parent, ctx, FEW_BATCHES)
+    )
 
 
 def _dataset_argument(call: ast.Call) -> ast.expr | None:
@@ -1154,8 +1239,11 @@ def _device_argument(call: ast.Call, device_names: set[str]) -> bool:
         return False
     first = call.args[0]
     if isinstance(first, ast.Constant):
-        return isinstance(first.value, str) and not _is_cpu(first) and first.value.split(":")[0] in (
-            "cuda", "mps", "xpu", "hip")
+        return (
+            isinstance(first.value, str)
+            and not _is_cpu(first)
+            and first.value.split(":")[0] in ("cuda", "mps", "xpu", "hip")
+        )
     return isinstance(first, ast.Name) and first.id in device_names
 
 
@@ -1168,8 +1256,11 @@ def _device_names(tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and _is_device_expression(node.value):
             names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif isinstance(node, ast.arg) and node.annotation is not None and ast.unparse(node.annotation) in (
-                "torch.device", "device"):
+        elif (
+            isinstance(node, ast.arg)
+            and node.annotation is not None
+            and ast.unparse(node.annotation) in ("torch.device", "device")
+        ):
             names.add(node.arg)
     return names
 
@@ -1181,6 +1272,10 @@ def _is_device_expression(node: ast.expr) -> bool:
         return _is_device_expression(node.body) or _is_device_expression(node.orelse)
     if isinstance(node, ast.Call):
         func = node.func
-        return isinstance(func, ast.Attribute) and func.attr == "device" or isinstance(func, ast.Name) and \
-            func.id == "device"
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr == "device"
+            or isinstance(func, ast.Name)
+            and func.id == "device"
+        )
     return isinstance(node, ast.Attribute) and node.attr == "device"

@@ -32,6 +32,7 @@ def _applicability(trip: RoundTrip) -> Applicability:
         return Applicability.DISPLAY
     return Applicability.UNSAFE
 
+
 _SETUP = """\
 import torch
 scores = torch.from_numpy(rng.standard_normal(N))
@@ -85,7 +86,7 @@ class DeviceRoundTrip(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -95,8 +96,8 @@ def normalised(scores):
     scores = scores.to(device)
     copy = torch.tensor(scores.cpu().numpy()).to(device)
     return (copy / copy.abs().sum()).tolist()
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -106,13 +107,13 @@ def normalised(scores):
     scores = scores.to(device)
     copy = scores.detach().to(device, copy=True)
     return (copy / copy.abs().sum()).tolist()
-''',
+""",
             requires=("torch",),
             setup=_SETUP,
             call="normalised(scores)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -122,8 +123,8 @@ def doubled(values):
     on_device = torch.as_tensor(values, device=device)
     twice = torch.from_numpy((on_device * 2).cpu().numpy()).to(device)
     return twice.tolist()
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -133,45 +134,45 @@ def doubled(values):
     on_device = torch.as_tensor(values, device=device)
     twice = (on_device * 2).detach().to(device, copy=True)
     return twice.tolist()
-''',
+""",
             requires=("torch",),
             setup="values = rng.standard_normal(N)",
             call="doubled(values)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
 def snapshot(model, batch):
     model = model.cuda()
     return torch.tensor(model(batch.cuda()).tolist(), device="cuda")
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 host = torch.tensor([1.0, 2.0])
 on_device = torch.tensor(host.numpy()).to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 import cupy as cp
 
 host = np.arange(10)
 on_device = cp.asarray(host)
 back = cp.asnumpy(on_device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
 t = torch.ones(3, device=device)
 kept = t.cpu().numpy()
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -99,11 +99,13 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     code = "GPU301"
     name = "device-to-host-in-loop"
-    tier = Tier.PREVIEW  # real code: 16 of the 25 sampled findings still reported are useful (eval loops of a few batches)
+    tier = Tier.PREVIEW  # real code: 16 of 25 sampled findings still reported useful (eval loops, few batches)
     message = "tensor copied from the device to the host inside a loop: each copy waits for the device; keep the tensors on the device and copy once after the loop"
     idiom = Idiom.COPY
-    advice = ("copies from the device to the host inside a loop: each copy waits for the device; "
-              "keep the tensors on the device and copy once after the loop")
+    advice = (
+        "copies from the device to the host inside a loop: each copy waits for the device; "
+        "keep the tensors on the device and copy once after the loop"
+    )
     fix = Applicability.DISPLAY
     #: A suggestion only: the copy may be the point.
     suggestion = (
@@ -113,7 +115,7 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -125,8 +127,8 @@ def predictions(model, batches):
     for batch in batches:
         labels.append(model(batch.to(device)).argmax(dim=1).cpu())
     return torch.cat(labels).tolist()
-''',
-            idiom='''\
+""",
+            idiom="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -138,7 +140,7 @@ def predictions(model, batches):
     for batch in batches:
         labels.append(model(batch.to(device)).argmax(dim=1))
     return torch.cat(labels).cpu().tolist()
-''',
+""",
             requires=("torch",),
             setup=(
                 "import torch\n"
@@ -151,7 +153,7 @@ def predictions(model, batches):
             call="predictions_or_empty(net, batches)",
         ),
         Example(
-            source='''\
+            source="""\
 import cudf
 
 
@@ -162,21 +164,21 @@ def daily_totals(days):
         totals.append(frame["amount"].sum())
         frame.to_pandas().to_csv(day + ".csv")
     return totals
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import cupy as cp
 
 
 def host_rows(rows):
     return [cp.asnumpy(row * 2) for row in cp.asarray(rows)]
-''',
+""",
         ),
         Example(
             # the inner loop encodes one batch in chunks: the batch loop is still the one
             # that computes `features`, so the copy runs once per batch
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda")
@@ -192,11 +194,11 @@ def embed(batches):
         features = torch.cat(pieces)
         stored.append(features.detach().cpu().numpy())
     return stored
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import matplotlib.pyplot as plt
 import torch
 
@@ -210,8 +212,8 @@ def plot_forecasts(batches):
         forecast = model(batch.to(device)).cpu().numpy()  # drawn right away: the copy is the point
         ax.plot(forecast.mean(axis=0))
     return fig
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 from transformers import AutoModelForSeq2SeqLM
 
@@ -225,8 +227,8 @@ def summaries(loader, tokenizer):
         generated = model.generate(batch["input_ids"].to(device))  # waits for the device per token
         texts.extend(tokenizer.batch_decode(generated.cpu().numpy(), skip_special_tokens=True))
     return texts
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 model = torch.nn.Linear(8, 8).to("cuda")
@@ -240,8 +242,8 @@ def weight_histograms(net):
 
 
 histograms = weight_histograms(model)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -251,8 +253,8 @@ for step in range(1000):
     out = model(torch.randn(2, 4, device=device))
     if step % 100 == 0:
         snapshots.append(out.detach().cpu())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 model = torch.nn.Linear(4, 4).to("cuda")
@@ -264,8 +266,8 @@ def epoch_outputs(loader, epochs):
         for batch in loader:  # the batch loop: the copy below runs once per epoch
             outputs.append(model(batch.to("cuda")))
         yield torch.cat(outputs).cpu()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -274,8 +276,8 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 def predictions(model, batches):
     labels = [model(batch.to(device)).argmax(dim=1) for batch in batches]
     return torch.cat(labels).cpu().tolist()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -284,13 +286,13 @@ losses = []
 for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     losses.append(loss.item())  # a number read from the device: GPU307
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cudf
 
 frame = cudf.read_csv("events.csv")
 for column in ["a", "b"]:
     frame[column] = frame[column].values * 2
 print(frame.to_pandas())
-'''),
+"""),
     )

@@ -103,7 +103,7 @@ class HostToDeviceInLoop(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -116,8 +116,8 @@ def weighted_sums(batches, weights):
         w_device = w.to(device)
         sums.append((batch.to(device) * w_device).sum())
     return [s.item() for s in sums]
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -130,13 +130,13 @@ def weighted_sums(batches, weights):
     for batch in batches:
         sums.append((batch.to(device) * w_device).sum())
     return [s.item() for s in sums]
-''',
+""",
             requires=("torch",),
             setup=_SETUP,
             call="weighted_sums(batches, weights)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 import torch.nn.functional as F
 
@@ -151,8 +151,8 @@ def batch_losses(logits, targets):
         loss = F.cross_entropy(scores.to(device), labels.to(device), weight=class_weights.to(device))
         losses.append(loss)
     return [loss.item() for loss in losses]
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 import torch.nn.functional as F
 
@@ -168,7 +168,7 @@ def batch_losses(logits, targets):
         loss = F.cross_entropy(scores.to(device), labels.to(device), weight=class_weights_device)
         losses.append(loss)
     return [loss.item() for loss in losses]
-''',
+""",
             requires=("torch",),
             setup=(
                 "import torch\n"
@@ -178,7 +178,7 @@ def batch_losses(logits, targets):
             call="batch_losses(logits, targets)",
         ),
         Example(
-            source='''\
+            source="""\
 import cupy as cp
 import numpy as np
 
@@ -188,8 +188,8 @@ def scaled(chunks, scale: np.ndarray):
     for chunk in chunks:
         out.append(cp.asarray(chunk) * cp.asarray(scale))
     return out
-''',
-            fixed='''\
+""",
+            fixed="""\
 import cupy as cp
 import numpy as np
 
@@ -200,13 +200,13 @@ def scaled(chunks, scale: np.ndarray):
     for chunk in chunks:
         out.append(cp.asarray(chunk) * scale_device)
     return out
-''',
+""",
             requires=("cupy",),
             setup="chunks = [rng.standard_normal(4) for _ in range(N)]\nscale = rng.standard_normal(4)",
             call="[c.get().tolist() for c in scaled(chunks, scale)]",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
@@ -217,11 +217,11 @@ def train(model, loader, optimizer, mean):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -235,15 +235,15 @@ def train(model, loader, optimizer):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
 for step in range(10):
     noise = torch.randn(3).to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
@@ -251,8 +251,8 @@ buffer = torch.zeros(8)
 for step in range(10):
     buffer.add_(1)
     on_device = buffer.to(device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
@@ -260,14 +260,14 @@ weights = torch.ones(3)
 weights_device = weights.to(device)
 for step in range(10):
     print(weights_device.sum())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 import cupy as cp
 
 frames = [np.ones(4) for _ in range(3)]
 stacked = [cp.asarray(frame) for frame in frames]
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -282,8 +282,12 @@ stacked = [cp.asarray(frame) for frame in frames]
         if names & self._facts(ctx.loops[-1], ctx).varying:
             return
         hoist = self._hoist(node, move, names, ctx)
-        ctx.report(node, context=LoopCopy(applicability=Applicability.UNSAFE if hoist else Applicability.DISPLAY,
-                                          move=move, hoist=hoist))
+        ctx.report(
+            node,
+            context=LoopCopy(
+                applicability=Applicability.UNSAFE if hoist else Applicability.DISPLAY, move=move, hoist=hoist
+            ),
+        )
 
     def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:
         cache = self.__dict__.setdefault("facts", {})
@@ -293,15 +297,17 @@ stacked = [cp.asarray(frame) for frame in frames]
 
     # -- what the fixer may do ----------------------------------------------------------
     def _hoist(self, node: ast.Call, move: HostToDevice, names: set[str], ctx: RuleContext) -> Hoist | None:
-        loop = next((l for l in reversed(ctx.loops) if isinstance(l, _STATEMENT_LOOPS)), None)
+        loop = next((outer for outer in reversed(ctx.loops) if isinstance(outer, _STATEMENT_LOOPS)), None)
         if loop is None:
             return None
         index = next((i for i, s in enumerate(ctx.statements) if s is loop), None)
         if index is None or index == len(ctx.statements) - 1:
             return None  # in the loop's own header
         inner = ctx.statements[index + 1 :]
-        if any(isinstance(s, (ast.If, ast.With, ast.AsyncWith, ast.Try)) or type(s).__name__ in ("Match", "TryStar")
-               for s in inner[:-1]):
+        if any(
+            isinstance(s, (ast.If, ast.With, ast.AsyncWith, ast.Try)) or type(s).__name__ in ("Match", "TryStar")
+            for s in inner[:-1]
+        ):
             return None  # runs only sometimes, or in a context the loop sets up
         scope = next((s for s in reversed(ctx.statements[:index]) if isinstance(s, _SCOPES)), None)
         if isinstance(scope, ast.ClassDef):
@@ -323,12 +329,17 @@ def _is_move_method(node: ast.Call) -> bool:
     return isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")
 
 
-def _moves_whole_statement(statement: ast.stmt, node: ast.Call, loop: ast.stmt, facts: LoopFacts,
-                           scope: ast.AST | None, ctx: RuleContext) -> bool:
+def _moves_whole_statement(
+    statement: ast.stmt, node: ast.Call, loop: ast.stmt, facts: LoopFacts, scope: ast.AST | None, ctx: RuleContext
+) -> bool:
     """`name = copy` directly in the loop's body, `name` bound nowhere else in the loop,
     never changed, not read before it in the loop nor anywhere outside the loop."""
-    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)):
+    if not (
+        isinstance(statement, ast.Assign)
+        and statement.value is node
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
         return False
     name = statement.targets[0].id
     if facts.bound.get(name) != 1 or name in facts.mutated or name in ctx.env.volatile:
@@ -350,8 +361,14 @@ def _moves_whole_statement(statement: ast.stmt, node: ast.Call, loop: ast.stmt, 
 
 
 def _inside(node: ast.AST, loop: ast.stmt) -> bool:
-    return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) <= (  # type: ignore[attr-defined]
-        loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
+    return (
+        (loop.lineno, loop.col_offset)
+        <= (node.lineno, node.col_offset)
+        <= (  # type: ignore[attr-defined]
+            loop.end_lineno,
+            loop.end_col_offset,
+        )
+    )  # type: ignore[attr-defined]
 
 
 def _only_read(node: ast.Call, statement: ast.stmt, facts: LoopFacts, env: TypeEnv) -> bool:
@@ -432,7 +449,6 @@ def _assigns_whole(statement: ast.AST, name: str) -> bool:
     """`name = value` (among other whole targets) or `name: T = value`."""
     if isinstance(statement, ast.Assign):
         return any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
-    return isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-        and statement.value is not None
-
-
+    return (
+        isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None
+    )

@@ -70,7 +70,7 @@ class ImplicitSyncInCondition(Rule):
     nodes = (ast.If, ast.While, ast.IfExp)
 
     flagged = (
-        Example('''\
+        Example("""\
 import torch
 
 
@@ -86,8 +86,8 @@ def generate(model, token_ids, max_new_tokens, eos_token_id):
 model = torch.nn.Embedding(100, 100).to("cuda")
 token_ids = torch.tensor([[1, 2, 3]], device="cuda")
 tokens = torch.cat(list(generate(model, token_ids, 100, eos_token_id=0)), dim=1)  # kept on the device
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
@@ -100,8 +100,8 @@ def losses(batches):
         if torch.isfinite(loss):
             history.append(loss.detach())  # stays on the device
     return torch.stack(history)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -115,8 +115,8 @@ def steps_until(batches, threshold):
             break
         steps += 1
     return steps
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 
@@ -127,8 +127,8 @@ def refine(x: torch.Tensor, tolerance: float):
         x = x / 2
         error = x.abs().max()
     return x
-'''),
-        Example('''\
+"""),
+        Example("""\
 import cupy as cp
 
 
@@ -138,8 +138,8 @@ def clipped(chunks):
         values = cp.asarray(chunk)
         out.append(values if cp.all(values >= 0) else cp.clip(values, 0, None))
     return out
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -148,10 +148,10 @@ for step in range(100):
     loss = model(torch.randn(8, 4, device=device)).pow(2).mean()
     if torch.isnan(loss).any():
         raise FloatingPointError(step)
-'''),
+"""),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 
@@ -168,8 +168,8 @@ model = torch.nn.Embedding(100, 100).to("cuda")
 token_ids = torch.tensor([[1, 2, 3]], device="cuda")
 for token in stream(model, token_ids, 100, eos_token_id=0):
     print(tokenizer.decode(token.squeeze(0).tolist()), end="")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
@@ -183,8 +183,8 @@ def losses(batches):
         if not torch.isfinite(loss):
             break
     return history
-'''),
-        Example('''\
+"""),
+        Example("""\
 import matplotlib.pyplot as plt
 import torch
 
@@ -192,32 +192,32 @@ labels = torch.randint(0, 2, (64,), device="cuda")
 for j in range(10):  # ten images to plot
     plt.subplot(2, 5, j + 1)
     plt.title("smile" if labels[j] == 1 else "no smile")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 weights = torch.ones(3)
 for step in range(10):
     if weights.sum() > 2:
         weights = weights / 2
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
 loss = torch.ones((), device=device)
 if loss > 0:
     print("positive")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10)
 for step in range(3):
     if values.sum() > 5:
         print(step)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda"
@@ -226,7 +226,7 @@ for step in range(10):
     output = model(torch.zeros(1, 4, device=device))
     if output is not None and step:
         print(step)
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -236,8 +236,11 @@ for step in range(10):
         tested = next((t for t in _truth_tested(test) if _device_condition(ctx.type_of(t))), None)
         if tested is None or under_host_autocast(ctx):
             return
-        real = [loop for loop in ctx.loops
-                if not small_loop(loop, ctx.statement, ctx.env) and not _few_iterations(loop, ctx)]
+        real = [
+            loop
+            for loop in ctx.loops
+            if not small_loop(loop, ctx.statement, ctx.env) and not _few_iterations(loop, ctx)
+        ]
         if not real and not isinstance(node, ast.While):
             return  # a loop over a few parts, or a handful of iterations
         if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):
@@ -273,8 +276,14 @@ def _few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
     if breaks_off_within(loop, ctx, _FEW_ITERATIONS):
         return True
     iterable = getattr(loop, "iter", None)
-    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"
-            and ctx.env.is_builtin("range") and not iterable.keywords and 1 <= len(iterable.args) <= 3):
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and ctx.env.is_builtin("range")
+        and not iterable.keywords
+        and 1 <= len(iterable.args) <= 3
+    ):
         return False
     bounds = [a.value for a in iterable.args if isinstance(a, ast.Constant) and type(a.value) is int]
     return len(bounds) == len(iterable.args) and bounds[-1:] != [0] and range_count(*bounds) <= _FEW_ITERATIONS
@@ -297,8 +306,12 @@ def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bo
     if position is None or position[1] + 1 >= len(position[0]):
         return False
     after = position[0][position[1] + 1]
-    yields = (isinstance(after, ast.Expr) and isinstance(after.value, ast.Yield) and after.value.value is not None
-              and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(after.value.value)))
+    yields = (
+        isinstance(after, ast.Expr)
+        and isinstance(after.value, ast.Yield)
+        and after.value.value is not None
+        and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(after.value.value))
+    )
     function = ctx.enclosing_function
     return yields and function is not None and _consumers_copy(function, ctx)
 
@@ -306,9 +319,14 @@ def _copied_anyway(tested: ast.expr, iteration: ast.AST, ctx: RuleContext) -> bo
 def _consumers_copy(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleContext) -> bool:
     """The file iterates the generator `function` at least once, and every such loop
     (`for item in function(...)`) copies each item to the host."""
-    consumers = [node for node in ast.walk(ctx.tree) if isinstance(node, (ast.For, ast.AsyncFor))
-                 and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name)
-                 and node.iter.func.id == function.name]
+    consumers = [
+        node
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, (ast.For, ast.AsyncFor))
+        and isinstance(node.iter, ast.Call)
+        and isinstance(node.iter.func, ast.Name)
+        and node.iter.func.id == function.name
+    ]
     if not consumers or ctx.semantic.resolve([ctx.tree], function.name) != ([ctx.semantic.function(function)], []):
         return False
     for loop in consumers:

@@ -59,8 +59,10 @@ class RunningTotalOnHost(HostCopyInLoop):
     preview_behaviour = "reports totals in loops that only evaluate (no backward pass in the iteration)"
     message = "running total fed from the device inside a loop: each step waits for the device; keep the total on the device and read it once after the loop"
     idiom = Idiom.TOTAL
-    advice = ("feeds a running total on the host inside a loop: each step waits for the device; "
-              "keep the total on the device (`total += loss.detach()`, `total += a.sum()`) and read it once after the loop")
+    advice = (
+        "feeds a running total on the host inside a loop: each step waits for the device; "
+        "keep the total on the device (`total += loss.detach()`, `total += a.sum()`) and read it once after the loop"
+    )
     split_from = "GPU301"  # a `# noqa: GPU301` from before the split still silences it
     fix = Applicability.DISPLAY
 
@@ -73,7 +75,7 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -91,8 +93,8 @@ def train(batches):
         optimizer.step()
         total += loss.item()
     return total
-''',
-            idiom='''\
+""",
+            idiom="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -110,14 +112,14 @@ def train(batches):
         optimizer.step()
         total += loss.detach()
     return total.item()
-''',
+""",
             requires=("torch",),
             setup=BATCHES_SETUP,
             call="train(batches)",
         ),
         Example(
             # the plot shows the batch sizes, not the total: the copy is not what is drawn
-            source='''\
+            source="""\
 import matplotlib.pyplot as plt
 import torch
 
@@ -134,10 +136,10 @@ def train(batches, optimizer):
         total += loss.item() * len(batch)
         plt.scatter(step, len(batch))
     return total
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 model = torch.nn.Linear(4, 3).cuda()
@@ -155,11 +157,11 @@ def train(loader, optimizer):
     for x, y in loader:
         total = total + float(train_step(x, y, optimizer))
     return total / len(loader)
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 model = torch.nn.Linear(4, 3).cuda()
@@ -172,8 +174,8 @@ def accuracy(loader):  # evaluates only: reported in preview mode
         correct = correct + float((pred == y.cuda()).sum())
         seen += len(y)
     return correct / seen
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -184,8 +186,8 @@ def count_positive(batches):
     for batch in batches:
         hits += (batch.to(device) > 0).sum()
     return hits.item()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -194,8 +196,8 @@ outputs = []
 for batch in range(10_000):
     out = model(torch.randn(2, 4, device=device))
     outputs += [out.detach().cpu()]  # collected in a list, not summed: GPU301
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -205,15 +207,15 @@ for step in range(1000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     if step % 100 == 0:
         total += loss.item()
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10.0)
 total = 0.0
 for i in range(len(values)):
     total += values[i].item()
-'''),
+"""),
     )
 
     def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:

@@ -46,8 +46,10 @@ class ScalarReadInLoop(HostCopyInLoop):
     tier = Tier.DEFAULT  # real code: 134 of its 150 findings useful (every one checked)
     message = "number read from the device inside a loop: each read waits for the device; keep the tensors and read them once after the loop, or every N steps"
     idiom = Idiom.SCALAR
-    advice = ("reads a number from the device inside a loop: each read waits for the device; "
-              "keep the tensors and read them once after the loop, or every N steps")
+    advice = (
+        "reads a number from the device inside a loop: each read waits for the device; "
+        "keep the tensors and read them once after the loop, or every N steps"
+    )
     split_from = "GPU301"  # a `# noqa: GPU301` from before the split still silences it
     fix = Applicability.DISPLAY
     #: A suggestion only: the number may be needed in the loop.
@@ -59,7 +61,7 @@ class ScalarReadInLoop(HostCopyInLoop):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -70,8 +72,8 @@ def batch_means(batches):
     for batch in batches:
         means.append(batch.to(device).mean().item())
     return means
-''',
-            idiom='''\
+""",
+            idiom="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -82,22 +84,22 @@ def batch_means(batches):
     for batch in batches:
         means.append(batch.to(device).mean())
     return torch.stack(means).tolist() if means else []
-''',
+""",
             requires=("torch",),
             setup=BATCHES_SETUP,
             call="batch_means(batches)",
         ),
         Example(
-            source='''\
+            source="""\
 import cupy as cp
 
 
 def norms(rows):
     return [float(cp.linalg.norm(row)) for row in cp.asarray(rows)]
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
@@ -105,10 +107,10 @@ def mean_losses(model, loader):
     model = model.cuda()
     losses = [float(model(x.cuda()).mean()) for x in loader]
     return losses
-''',
+""",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda")
@@ -123,12 +125,12 @@ def train(loader, optimizer, progress):
         loss.backward()
         optimizer.step()
         progress.set_postfix(loss=loss.detach().cpu().item())
-''',
+""",
         ),
         Example(
             # the inner loop encodes one batch in chunks: the step loop is still the one
             # that computes `loss`, so the read runs once per step
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda")
@@ -147,11 +149,11 @@ def train(batches, optimizer):
         optimizer.step()
         logged.append({"loss": loss.detach().item()})
     return logged
-''',
+""",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -165,8 +167,8 @@ def generate(ids, eos_id, steps=50):
             break
         ids = torch.cat([ids, token], dim=1)
     return ids
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -179,8 +181,8 @@ def train_on_cpu(model, optimizer, batches):
             loss = model(batch.to(device)).mean()
             losses.append(loss.item())
     return losses
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 for epoch in range(3):
@@ -189,22 +191,22 @@ for epoch in range(3):
         total += torch.rand((), device="cuda")
     for name in ("total", "mean"):
         print(epoch, name, total.item())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import numpy as np
 
 values = np.arange(10)
 for i in range(3):
     print(values[i].item(), values.tolist())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 weights = torch.ones(3)
 for step in range(10):
     print(weights.sum().item())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -213,8 +215,8 @@ for step, batch in enumerate(range(100)):
     loss = model(torch.randn(2, 4, device=device)).mean()
     if step % 10 == 0:
         print(step, loss.item())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 for epoch in range(3):
@@ -222,8 +224,8 @@ for epoch in range(3):
     for batch in range(5):
         total += torch.rand((), device="cuda")
     print(epoch, total.item())
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda")
@@ -232,5 +234,5 @@ total = 0.0
 for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     total += loss.item()  # added to a running total: GPU308
-'''),
+"""),
     )

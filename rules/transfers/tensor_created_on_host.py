@@ -126,7 +126,7 @@ class TensorCreatedOnHost(Rule):
 
     flagged = (
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -138,8 +138,8 @@ def positions(n):
 
 def encode(lengths):
     return [positions(n) for n in lengths]  # once per sequence
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -151,13 +151,13 @@ def positions(n):
 
 def encode(lengths):
     return [positions(n) for n in lengths]  # once per sequence
-''',
+""",
             requires=("torch",),
             setup="import torch",
             call="positions(N).tolist()",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
@@ -167,8 +167,8 @@ def noise(shape, device):
 
 def sample(shapes, device):
     return [noise(shape, device) for shape in shapes]  # once per shape
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 
@@ -178,13 +178,13 @@ def noise(shape, device):
 
 def sample(shapes, device):
     return [noise(shape, device) for shape in shapes]  # once per shape
-''',
+""",
             requires=("torch",),
             setup="import torch\nshape = (N, 3)",
             call="(torch.manual_seed(0), noise(shape, 'cpu').tolist())[1]",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -198,8 +198,8 @@ def causal_mask(n):
 
 def masks(lengths):
     return [causal_mask(n) for n in lengths]  # once per sequence
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -212,13 +212,13 @@ def causal_mask(n):
 
 def masks(lengths):
     return [causal_mask(n) for n in lengths]  # once per sequence
-''',
+""",
             requires=("torch",),
             setup="import torch",
             call="causal_mask(N)",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 
@@ -228,8 +228,8 @@ def shifted(latents, steps):
             offset = torch.full(latents.shape, float(t)).to(latents.device)
             latents = latents + offset
     return latents
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 
@@ -239,47 +239,47 @@ def shifted(latents, steps):
             offset = torch.full(latents.shape, float(t), device=latents.device)
             latents = latents + offset
     return latents
-''',
+""",
             requires=("torch",),
             setup="import torch\nlatents = torch.zeros(N, 3)",
             call="shifted(latents, range(3)).tolist()",
         ),
         Example(
-            source='''\
+            source="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 ramps = []
 for n in range(1, 5):  # one copy per iteration, even at the top level
     ramps.append(torch.arange(n).to(device) * 2)
-''',
-            fixed='''\
+""",
+            fixed="""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 ramps = []
 for n in range(1, 5):  # one copy per iteration, even at the top level
     ramps.append(torch.arange(n, device=device) * 2)
-''',
+""",
             requires=("torch",),
             setup="import torch",
             call="[ramp.tolist() for ramp in ramps]",
         ),
     )
     ok = (
-        Example('''\
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 zeros = torch.zeros(3, device=device)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 torch.zeros((2, 2)).cuda()  # made once, to warm up CUDA before a timing
 test_input = torch.tensor([[1, 2, 3]]).to("cuda")
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -295,14 +295,14 @@ def buffers(n, on_device):
     bias = torch.zeros(n)
     moved = bias.to(device)  # `bias` stays on the host
     return counts, total, weights, bias, moved
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 on_host = torch.zeros(3).to("cpu")
 half = torch.zeros(3).to(torch.float16)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -320,13 +320,13 @@ def weigh_folds(folds):
 
 def moved(t):
     return [torch.as_tensor(t).to(device=device), torch.LongTensor(t).cuda()]
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 buffer = torch.empty(1024, pin_memory=True)
-'''),
-        Example('''\
+"""),
+        Example("""\
 import torch
 
 
@@ -336,14 +336,15 @@ def denoise(unet, latents, steps):
             noise = torch.randn(latents.shape).to(latents.device)
             latents = unet(latents + noise, t)
     return latents
-'''),
+"""),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         move = factory_move(node, ctx.env)
         if move is None and ctx.blocks:
-            move = factory_moved_later(node, ctx.statement, ctx.blocks[-1], ctx.env,
-                                       self.__dict__.setdefault("touched", {}))
+            move = factory_moved_later(
+                node, ctx.statement, ctx.blocks[-1], ctx.env, self.__dict__.setdefault("touched", {})
+            )
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
         if not runs_repeatedly(ctx, self.__dict__.setdefault("repetition", {})):
@@ -351,8 +352,8 @@ def denoise(unet, latents, steps):
         message = None
         if move.made is not None:
             name = move.made.targets[0].id  # type: ignore[attr-defined]
-            message = (f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
-                       "pass `device=` to the factory")
+            message = (
+                f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
+                "pass `device=` to the factory"
+            )
         ctx.report(node, message, context=HostFactory(applicability=_applicability(move), move=move))
-
-

@@ -23,6 +23,7 @@ from . import known
 from .fuzz import ALLOWED, Outcome, check
 from .programs import PROGRAMS
 
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.differential", description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=500, help="programs per rule (default 500)")
@@ -52,9 +53,11 @@ def main(argv: list[str] | None = None) -> int:
         totals.update(stats)
         print(f"  ({time.perf_counter() - started:.0f} s)\n")
         sys.stdout.flush()
-    print(f"TOTAL: {totals['programs']} programs run, {totals['changed']} fixed, {totals['executed']} fixes executed, "
-          f"{totals['raised']} whose original raises (errors compared), {totals['skipped']} skipped (the setup raises "
-          f"or the original hangs), {totals['failing']} failing programs")
+    print(
+        f"TOTAL: {totals['programs']} programs run, {totals['changed']} fixed, {totals['executed']} fixes executed, "
+        f"{totals['raised']} whose original raises (errors compared), {totals['skipped']} skipped (the setup raises "
+        f"or the original hangs), {totals['failing']} failing programs"
+    )
     print("known failure classes:")
     print(known.table(records))
     if totals["failing"]:
@@ -66,8 +69,13 @@ def explore(code: str, examples: int, seed_value: int) -> list[Outcome]:
     outcomes: list[Outcome] = []
 
     @seed(seed_value)
-    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(PROGRAMS[code]())
     def one(program):
         try:
@@ -81,10 +89,18 @@ def explore(code: str, examples: int, seed_value: int) -> list[Outcome]:
 
 def record(outcome: Outcome) -> dict:
     program = outcome.program
-    return {"rule": program.rule, "idiom": program.idiom, "setup": program.setup, "source": program.source,
-            "fixed": outcome.fixed, "skipped": outcome.skipped, "raised": outcome.raised, "problems": sorted(outcome.problems),
-            "variants": [{"kind": v.kind, "classes": sorted(v.classes), "error": v.error} for v in outcome.variants],
-            "failures": sorted(outcome.failures())}
+    return {
+        "rule": program.rule,
+        "idiom": program.idiom,
+        "setup": program.setup,
+        "source": program.source,
+        "fixed": outcome.fixed,
+        "skipped": outcome.skipped,
+        "raised": outcome.raised,
+        "problems": sorted(outcome.problems),
+        "variants": [{"kind": v.kind, "classes": sorted(v.classes), "error": v.error} for v in outcome.variants],
+        "failures": sorted(outcome.failures()),
+    }
 
 
 def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) -> Counter:
@@ -103,8 +119,10 @@ def summarize(code: str, outcomes: list[Outcome], folder: Path, per_class: int) 
         stats["failing"] += bool(failures)
         for difference in failures:
             failing_by_class[difference].append(outcome)
-    print(f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
-          f"{stats['raised']} whose original raises, {stats['skipped']} skipped, {stats['failing']} failing")
+    print(
+        f"{code}: {stats['programs']} programs, {stats['changed']} fixed, {stats['executed']} fixes executed, "
+        f"{stats['raised']} whose original raises, {stats['skipped']} skipped, {stats['failing']} failing"
+    )
     allowed = ALLOWED.get(code, frozenset())
     for difference, count in sorted(classes.items()):
         mark = "allowed for unsafe fixes (Fix safety names it)" if difference in allowed else "NOT ALLOWED"

@@ -109,7 +109,7 @@ def _diff_sequences(before: Any, after: Any, found: set[str]) -> None:
     if len(before) != len(after):
         found.add("value")
         return
-    for left, right in zip(before, after):
+    for left, right in zip(before, after, strict=False):
         _diff(left, right, found)
 
 
@@ -147,8 +147,12 @@ def _diff_scalars(before: Any, after: Any, found: set[str], typed: bool) -> None
         else:
             found.add("value")
         return
-    if isinstance(left, int) != isinstance(right, int) and isinstance(left, (int, float)) \
-            and isinstance(right, (int, float)) and _as_float(left) == _as_float(right):
+    if (
+        isinstance(left, int) != isinstance(right, int)
+        and isinstance(left, (int, float))
+        and isinstance(right, (int, float))
+        and _as_float(left) == _as_float(right)
+    ):
         found.add("dtype")  # an integer held as the nearest float: the float dtype's rounding
         return
     if isinstance(left, int) and not _fits(left) or isinstance(right, int) and not _fits(right):
@@ -208,7 +212,7 @@ def _diff_arrays(before: np.ndarray, after: np.ndarray, found: set[str]) -> None
     flat_before, flat_after = before.ravel().tolist(), after.ravel().tolist()
     if len(flat_before) != len(flat_after):
         return
-    for left, right in zip(flat_before, flat_after):
+    for left, right in zip(flat_before, flat_after, strict=False):
         _diff_scalars(left, right, found, typed=False)
 
 
@@ -222,10 +226,15 @@ def _diff_index(before: pd.Index, after: pd.Index, found: set[str]) -> None:
 def _diff_pandas(before: Any, after: Any, found: set[str]) -> None:
     if type(before) is not type(after):
         found.add("empty-shape" if _empty(before) and _empty(after) else "type")
-        if isinstance(before, pd.Series) and isinstance(after, np.ndarray) or \
-                isinstance(after, pd.Series) and isinstance(before, np.ndarray):
-            _diff_sequences(_as_list(np.asarray(before, dtype=object)), _as_list(np.asarray(after, dtype=object)),
-                            found)
+        if (
+            isinstance(before, pd.Series)
+            and isinstance(after, np.ndarray)
+            or isinstance(after, pd.Series)
+            and isinstance(before, np.ndarray)
+        ):
+            _diff_sequences(
+                _as_list(np.asarray(before, dtype=object)), _as_list(np.asarray(after, dtype=object)), found
+            )
         return
     if isinstance(before, pd.DataFrame):
         if list(before.columns) != list(after.columns):
@@ -260,7 +269,7 @@ def _diff_pandas(before: Any, after: Any, found: set[str]) -> None:
 def _diff_series_values(before: pd.Series, after: pd.Series, found: set[str]) -> None:
     if before.dtype != after.dtype:
         found.add("dtype")
-    for left, right in zip(before.tolist(), after.tolist()):
+    for left, right in zip(before.tolist(), after.tolist(), strict=False):
         _diff_scalars(left, right, found, typed=False)
 
 

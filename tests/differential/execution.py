@@ -55,8 +55,11 @@ def build_inputs(setup: str) -> dict[str, Any]:
     namespace: dict[str, Any] = {"pd": pd, "np": np, "__name__": "gpulint_fuzz_setup"}
     with _quiet():
         exec(compile(setup, "<setup>", "exec"), namespace)
-    return {name: value for name, value in namespace.items()
-            if not name.startswith("_") and not isinstance(value, types.ModuleType) and name not in ("pd", "np")}
+    return {
+        name: value
+        for name, value in namespace.items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType) and name not in ("pd", "np")
+    }
 
 
 def run(source: str, call: str, inputs: dict[str, Any], timeout: float = TIMEOUT, state: str | None = None) -> Run:
@@ -106,8 +109,12 @@ def _aliases(value: Any, inputs: dict[str, Any]) -> bool:
         for original in inputs.values():
             if item is original and not isinstance(item, (int, float, str, bool, type(None), tuple)):
                 return True
-            if isinstance(item, np.ndarray) and isinstance(original, np.ndarray) and item.size and \
-                    np.shares_memory(item, original):
+            if (
+                isinstance(item, np.ndarray)
+                and isinstance(original, np.ndarray)
+                and item.size
+                and np.shares_memory(item, original)
+            ):
                 return True
             if _is_tensor(item) and _is_tensor(original) and _same_storage(item, original):
                 return True

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 CONSTANTS = st.sampled_from(["0", "1", "2", "-1", "3", "0.5", "2.5", "-3", "10**9", "True", "k"])
 #: Calls that do not involve the element: a vectorising fix must leave them as they are.
-ELEMENT_FREE = st.sampled_from(['float(k)', 'int(k)', 'bool(k)', 'len("ab")', 'abs(k)', 'round(2.5)', 'int("3")'])
+ELEMENT_FREE = st.sampled_from(["float(k)", "int(k)", "bool(k)", 'len("ab")', "abs(k)", "round(2.5)", 'int("3")'])
 EXPONENTS = st.sampled_from(["0.5", "2", "3", "40", "-1", "0"])
 ARITHMETIC = st.sampled_from(["+", "-", "*", "/", "//", "%"])
 COMPARISONS = st.sampled_from(["<", ">", "==", "!=", "<=", ">="])
@@ -33,9 +33,14 @@ def numeric(leaves: st.SearchStrategy[str], depth: int = 3, extras: bool = True)
     binary = st.tuples(sub, ARITHMETIC, sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
     comparison = st.tuples(sub, COMPARISONS, sub).map(lambda t: f"({t[0]} {t[1]} {t[2]})")
     branches = [
-        base, binary, binary, binary, comparison,
-        st.tuples(leaves | st.tuples(leaves, ARITHMETIC, CONSTANTS).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-                  EXPONENTS).map(lambda t: f"{t[0]} ** {t[1]}"),
+        base,
+        binary,
+        binary,
+        binary,
+        comparison,
+        st.tuples(
+            leaves | st.tuples(leaves, ARITHMETIC, CONSTANTS).map(lambda t: f"({t[0]} {t[1]} {t[2]})"), EXPONENTS
+        ).map(lambda t: f"{t[0]} ** {t[1]}"),
         st.tuples(comparison, st.sampled_from(["and", "or"]), comparison).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
         comparison.map(lambda e: f"(not {e})"),
         sub.map(lambda e: f"(-{e})"),
@@ -64,7 +69,11 @@ def idioms(leaves: st.SearchStrategy[str], extras: bool = True) -> st.SearchStra
     return st.one_of(
         st.tuples(leaves, ARITHMETIC, ELEMENT_FREE).map(lambda t: f"{t[0]} {t[1]} {t[2]}"),
         st.tuples(FORMATS, leaves).map(lambda t: f"{t[0]} % {t[1]}"),
-        pair, power, tree, tree, tree,
+        pair,
+        power,
+        tree,
+        tree,
+        tree,
     )
 
 
@@ -81,8 +90,21 @@ def text(leaf: str, depth: int = 2) -> st.SearchStrategy[str]:
     if depth <= 0:
         return base
     sub = text(leaf, depth - 1)
-    methods = st.sampled_from(["strip()", "lower()", "upper()", "title()", "capitalize()", "swapcase()",
-                               'replace("a", "b")', 'startswith("a")', "isdigit()", 'split(" ")', "zfill(3)"])
+    methods = st.sampled_from(
+        [
+            "strip()",
+            "lower()",
+            "upper()",
+            "title()",
+            "capitalize()",
+            "swapcase()",
+            'replace("a", "b")',
+            'startswith("a")',
+            "isdigit()",
+            'split(" ")',
+            "zfill(3)",
+        ]
+    )
     return st.one_of(
         base,
         st.tuples(sub, methods).map(lambda t: f"{t[0]}.{t[1]}"),

@@ -36,7 +36,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 
 from gpulint import all_rules, fix_text
 
@@ -84,8 +84,7 @@ DOC_TERMS: dict[str, str] = {
     "stale-source": r"(?s)\b(view|alias)\b.{0,200}\b(generator|global)",
     "zero-iterations": r"(?s)\bzero times\b.{0,200}\brais",
 }
-NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence",
-                           "layout"})
+NEVER_ALLOWED = frozenset({"value", "nan", "type", "raises", "timeout", "output", "parse", "idempotence", "layout"})
 #: Classes a hazard program's difference is never folded into (they say the fix is broken,
 #: whatever the program exercises).
 NOT_FOLDED = frozenset({"timeout", "parse", "idempotence", "layout"})
@@ -126,19 +125,30 @@ class Outcome:
 
     def describe(self) -> str:
         """A report of the program, its fix and what differs: enough to reproduce it."""
-        lines = [f"rule {self.program.rule}, idiom: {self.program.idiom}",
-                 f"failing classes: {', '.join(sorted(self.failures())) or 'none'}"]
+        lines = [
+            f"rule {self.program.rule}, idiom: {self.program.idiom}",
+            f"failing classes: {', '.join(sorted(self.failures())) or 'none'}",
+        ]
         for variant in self.variants:
-            lines.append(f"{variant.kind} fix: classes {sorted(variant.classes)}"
-                         + (f", raises {variant.error}" if variant.error else ""))
-        lines += ["--- setup", self.program.setup.rstrip(), "--- original", self.program.source.rstrip(),
-                  "--- fixed", self.fixed.rstrip(), f"--- call\n{self.program.call}"]
+            lines.append(
+                f"{variant.kind} fix: classes {sorted(variant.classes)}"
+                + (f", raises {variant.error}" if variant.error else "")
+            )
+        lines += [
+            "--- setup",
+            self.program.setup.rstrip(),
+            "--- original",
+            self.program.source.rstrip(),
+            "--- fixed",
+            self.fixed.rstrip(),
+            f"--- call\n{self.program.call}",
+        ]
         if self.program.reference:
             lines += ["--- reference (what the original means)", self.program.reference.rstrip()]
         return "\n".join(lines)
 
 
-@lru_cache(maxsize=None)
+@cache
 def rule_class(code: str) -> type:
     return next(rule for rule in all_rules() if rule.code == code)
 
@@ -154,8 +164,9 @@ def _parses(source: str) -> bool:
 def _layout_breaks(original: str, fixed: str) -> bool:
     """Whether the fix leaves trailing spaces, or lines inside brackets at column 0, that
     the original did not have (a call's arguments broken out of its layout)."""
-    return bool(_trailing_spaces(fixed) - _trailing_spaces(original)) or \
-        _flush_left_continuations(fixed) > _flush_left_continuations(original)
+    return bool(_trailing_spaces(fixed) - _trailing_spaces(original)) or _flush_left_continuations(
+        fixed
+    ) > _flush_left_continuations(original)
 
 
 def _trailing_spaces(source: str) -> set[str]:
@@ -177,7 +188,7 @@ def _flush_left_continuations(source: str) -> int:
     return count
 
 
-def check(program: Program) -> Outcome:
+def check(program: Program) -> Outcome:  # noqa: C901
     """Fix `program` with its rule, execute the versions that changed, and classify."""
     rules = [rule_class(program.rule)]
     safe = fix_text(program.source, rules=rules, unsafe_fixes=False)
@@ -221,8 +232,9 @@ def check(program: Program) -> Outcome:
             variant.classes.add("empty-raises")
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         elif after.error is not None:
-            variant.classes.add("timeout" if after.timed_out else "overflow" if _out_of_bounds(after.error)
-                                else "raises")
+            variant.classes.add(
+                "timeout" if after.timed_out else "overflow" if _out_of_bounds(after.error) else "raises"
+            )
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         else:
             found = differences(original.value, after.value)

@@ -22,7 +22,7 @@ class; a safe fix must still be identical.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -49,8 +49,7 @@ def _src(template: str) -> str:
     than the template (deeper pieces are inserted after `_src`)."""
     lines = template.lstrip("\n").split("\n")
     prefix = lines[0][: len(lines[0]) - len(lines[0].lstrip(" "))]
-    return "\n".join(line[len(prefix):] if line.startswith(prefix) else line if line.strip() else ""
-                     for line in lines)
+    return "\n".join(line[len(prefix) :] if line.startswith(prefix) else line if line.strip() else "" for line in lines)
 
 
 #: Whether an expression may use element-free calls and `%` formatting (less often: most
@@ -68,8 +67,13 @@ def elementwise_apply(draw: st.DrawFn) -> Program:
     shape = draw(st.sampled_from(["lambda", "lambda", "lambda", "builtin", "frame", "identity"]))
     method = draw(st.sampled_from(["map", "apply"]))
     if shape == "builtin":
-        function = draw(st.sampled_from(["abs", "float", "int", "bool", "round"] if numeric_data
-                                        else ["len", "str.lower", "str.upper", "str.strip", "str.title"]))
+        function = draw(
+            st.sampled_from(
+                ["abs", "float", "int", "bool", "round"]
+                if numeric_data
+                else ["len", "str.lower", "str.upper", "str.strip", "str.title"]
+            )
+        )
     elif shape == "identity":
         function = "lambda x: x"
     elif shape == "frame":
@@ -85,8 +89,9 @@ def elementwise_apply(draw: st.DrawFn) -> Program:
         return Program("GPU105", f"frame.map({function})", setup, source, "f(df, k)")
     else:
         # a body that reads the element and is not the element itself (that is "identity")
-        body = draw(idioms(st.just("x")).filter(lambda e: e != "x" and mentions(("x",))(e)) if numeric_data
-                    else text("x"))
+        body = draw(
+            idioms(st.just("x")).filter(lambda e: e != "x" and mentions(("x",))(e)) if numeric_data else text("x")
+        )
         function = f"lambda x: {body}"
     extra = ', na_action="ignore"' if method == "map" and draw(st.booleans()) else ""
     source = _src(f"""
@@ -109,8 +114,9 @@ def apply_axis_1(draw: st.DrawFn) -> Program:
     kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64",), ("str", "object")]))
     setup = f"df = {draw(v.frame(('a', 'b'), kinds))}\nk = {draw(v.scalar())}\n"
     if kinds == ("str", "object"):
-        body = draw(st.sampled_from(['r["a"] + " " + r["b"]', 'r["a"] + r["b"]',
-                                     '"big" if r["a"] > r["b"] else "small"']))
+        body = draw(
+            st.sampled_from(['r["a"] + " " + r["b"]', 'r["a"] + r["b"]', '"big" if r["a"] > r["b"] else "small"'])
+        )
     else:
         body = draw(idioms(ROW_LEAVES, draw(EXTRAS)).filter(mentions(('r["a"]', 'r["b"]'))))
     shape = draw(st.sampled_from(["return", "column", "module"]))
@@ -153,8 +159,9 @@ LOOP_TAILS = ("return out", "return out, i", 'print("last row:", i)\n    return 
 def iterrows_loop(draw: st.DrawFn) -> Program:
     kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64")]))
     setup = f"df = {draw(v.frame(('a', 'b'), kinds))}\nk = {draw(v.scalar())}\n"
-    body = draw(numeric(st.sampled_from(['row["a"]', 'row["b"]']), 2, draw(EXTRAS)).filter(
-        mentions(('row["a"]', 'row["b"]'))))
+    body = draw(
+        numeric(st.sampled_from(['row["a"]', 'row["b"]']), 2, draw(EXTRAS)).filter(mentions(('row["a"]', 'row["b"]')))
+    )
     tail = draw(st.sampled_from(LOOP_TAILS))
     before = draw(st.sampled_from(["", "i = -1\n    "]))
     shape = draw(st.sampled_from(["append", "append", "store", "comprehension"]))
@@ -196,11 +203,15 @@ def iterrows_loop(draw: st.DrawFn) -> Program:
 @st.composite
 def index_loop(draw: st.DrawFn) -> Program:
     kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64")]))
-    loop, leaves = draw(st.sampled_from([
-        ("for i in range(len(df)):", ['df.loc[i, "a"]', 'df["b"][i]']),
-        ("for i in range(len(df)):", ['df["a"].iloc[i]', 'df["b"].iloc[i]']),
-        ("for i in df.index:", ['df.at[i, "a"]', 'df.loc[i, "b"]']),
-    ]))
+    loop, leaves = draw(
+        st.sampled_from(
+            [
+                ("for i in range(len(df)):", ['df.loc[i, "a"]', 'df["b"][i]']),
+                ("for i in range(len(df)):", ['df["a"].iloc[i]', 'df["b"].iloc[i]']),
+                ("for i in df.index:", ['df.at[i, "a"]', 'df.loc[i, "b"]']),
+            ]
+        )
+    )
     # label access by position assumes the default index, as the rule's "Fix safety" says
     labels_by_position = "range" in loop and "iloc" not in leaves[0]
     setup = f"df = {draw(v.frame(('a', 'b'), kinds, default_index=labels_by_position))}\nk = {draw(v.scalar())}\n"
@@ -242,9 +253,11 @@ def array_element_loop(draw: st.DrawFn) -> Program:
     kind_a, kind_b = draw(st.sampled_from(v.NUMERIC_KINDS)), draw(st.sampled_from(v.NUMERIC_KINDS))
     a = draw(v.values(kind_a, n, n))
     b = draw(v.values(kind_b, n, n))
-    setup = (f'a = np.array([{", ".join(map(v.literal, a))}], dtype="{kind_a}")\n'
-             f'b = np.array([{", ".join(map(v.literal, b))}], dtype="{kind_b}")\n'
-             f"k = {draw(v.scalar(('int64', 'float64')))}\n")
+    setup = (
+        f'a = np.array([{", ".join(map(v.literal, a))}], dtype="{kind_a}")\n'
+        f'b = np.array([{", ".join(map(v.literal, b))}], dtype="{kind_b}")\n'
+        f"k = {draw(v.scalar(('int64', 'float64')))}\n"
+    )
     leaves = st.sampled_from(["a[i]", "b[i]"])
     body = draw(numeric(leaves, 2, draw(EXTRAS)).filter(mentions(("a[i]", "b[i]"))))
     tail = draw(st.sampled_from(("return out", "return out, i", 'print("last index:", i)\n    return out')))
@@ -298,8 +311,12 @@ def comprehension_over_array(draw: st.DrawFn) -> Program:
     else:
         setup = f"a = {draw(v.array(v.NUMERIC_KINDS))}\nk = {draw(v.scalar())}\n"
         annotation = "np.ndarray"
-    body = draw(st.one_of(idioms(st.just("x"), draw(EXTRAS)).filter(mentions(("x",))),
-                          st.sampled_from(["x", "x * 2", "x[0]", "x.sum()"])))
+    body = draw(
+        st.one_of(
+            idioms(st.just("x"), draw(EXTRAS)).filter(mentions(("x",))),
+            st.sampled_from(["x", "x * 2", "x[0]", "x.sum()"]),
+        )
+    )
     wrap = draw(st.sampled_from(["[{}]", "np.array([{}])", "np.asarray([{}])"]))
     comprehension = wrap.format(f"{body} for x in a")
     source = _src(f"""
@@ -331,8 +348,9 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
                 return {builtin}(a)
             """)
         return Program("GPU204", f"{builtin}(series)", setup, source, "f(a)")
-    data = v.array_with_nan() if builtin in ("max", "min", "sorted") and draw(st.booleans()) else \
-        v.array(v.NUMERIC_KINDS)
+    data = (
+        v.array_with_nan() if builtin in ("max", "min", "sorted") and draw(st.booleans()) else v.array(v.NUMERIC_KINDS)
+    )
     setup = f"a = {draw(data)}\n"
     if shape == "array":
         source = _src(f"""
@@ -360,14 +378,18 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
 def groupby_apply_lambda(draw: st.DrawFn) -> Program:
     setup = f"df = {draw(v.frame(('g', 'v'), ('int64', 'bool', 'str', 'category', 'float64')))}\n"
     method = draw(st.sampled_from(["sum", "mean", "max", "min", "count", "nunique", "first", "std"]))
-    form = draw(st.sampled_from([
-        f'df.groupby("g").apply(lambda grp: grp["v"].{method}())',
-        f'df.groupby("g")["v"].apply(lambda t: t.{method}())',
-        f'df.groupby("g")["v"].transform(lambda t: t.{method}())',
-        f'df.groupby("g")[["v"]].agg(lambda c: c.{method}())',
-        'df.groupby("g").apply(len)',
-        'df.groupby("g").apply(lambda grp: len(grp))',
-    ]))
+    form = draw(
+        st.sampled_from(
+            [
+                f'df.groupby("g").apply(lambda grp: grp["v"].{method}())',
+                f'df.groupby("g")["v"].apply(lambda t: t.{method}())',
+                f'df.groupby("g")["v"].transform(lambda t: t.{method}())',
+                f'df.groupby("g")[["v"]].agg(lambda c: c.{method}())',
+                'df.groupby("g").apply(len)',
+                'df.groupby("g").apply(lambda grp: len(grp))',
+            ]
+        )
+    )
     source = _src(f"""
         import pandas as pd
 
@@ -384,20 +406,26 @@ def chained_assignment(draw: st.DrawFn) -> Program:
     n = draw(st.integers(1, 6))
     kind = draw(st.sampled_from(("int64", "float64")))
     column = draw(v.values(kind, n, n))
-    index = draw(st.sampled_from([None, f"list(range({n}))", f"[i * 2 for i in range({n})]",
-                                  f"list(range({n}, 0, -1))"]))
+    index = draw(
+        st.sampled_from([None, f"list(range({n}))", f"[i * 2 for i in range({n})]", f"list(range({n}, 0, -1))"])
+    )
     frame = f'pd.DataFrame({{"c": pd.Series([{", ".join(map(v.literal, column))}], dtype="{kind}"), "d": {n}}})'
     if index is not None:
         frame += f".set_axis({index})"
     # a scalar key is a label the frame has: what writing to a missing label meant differed
     # between the forms (the column grew apart from the frame), so there is no one reference
-    key = draw(st.sampled_from(["slice(1, 3)", "slice(0, 2)", "slice(None, 2)", "df.index[0]", "df.index[-1]",
-                                "mask"]))
+    key = draw(st.sampled_from(["slice(1, 3)", "slice(0, 2)", "slice(None, 2)", "df.index[0]", "df.index[-1]", "mask"]))
     value = draw(st.sampled_from(["0", "7", "-1"]))
     setup = f"df = {frame}\nk = {key if key != 'mask' else 'None'}\n"
-    target, col_target = draw(st.sampled_from([
-        ('df["c"][k]', "col[k]"), ('df["c"].loc[k]', "col.loc[k]"), ('df["c"][df["c"] > 0]', 'col[col > 0]'),
-    ]))
+    target, col_target = draw(
+        st.sampled_from(
+            [
+                ('df["c"][k]', "col[k]"),
+                ('df["c"].loc[k]', "col.loc[k]"),
+                ('df["c"][df["c"] > 0]', "col[col > 0]"),
+            ]
+        )
+    )
     if key == "mask":
         target, col_target = 'df["c"][df["c"] > 0]', "col[col > 0]"
     source = _src(f"""
@@ -418,9 +446,14 @@ def chained_assignment(draw: st.DrawFn) -> Program:
             df["c"] = col
             return df
         """)
-    return Program("GPU107", f"{target} = v, k = {'slice' if 'slice' in key else 'label' if 'index' in key else key}",
-                   setup, source, "f(df, k)",
-                   reference)
+    return Program(
+        "GPU107",
+        f"{target} = v, k = {'slice' if 'slice' in key else 'label' if 'index' in key else key}",
+        setup,
+        source,
+        "f(df, k)",
+        reference,
+    )
 
 
 # -- GPU101 dataframe-grown-in-loop -----------------------------------------------------------
@@ -459,14 +492,25 @@ def dataframe_grown_in_loop(draw: st.DrawFn) -> Program:
                 return board
             """)
         return Program("GPU101", "df.loc[len(df)] = row", setup, source, "f(rows)")
-    kinds = ('int64', 'str', 'category', 'float64', 'bool', 'int8', *v.EXOTIC_KINDS)
+    kinds = ("int64", "str", "category", "float64", "bool", "int8", *v.EXOTIC_KINDS)
     setup = f"sales = {draw(v.frame(('region', 'amount'), kinds))}\n"
-    selection = draw(st.sampled_from(["group.head(2)", 'group.nlargest(1, "amount")', "group.dropna()",
-                                      "group.copy()", "group.tail(1)"]))
+    selection = draw(
+        st.sampled_from(
+            ["group.head(2)", 'group.nlargest(1, "amount")', "group.dropna()", "group.copy()", "group.tail(1)"]
+        )
+    )
     if draw(st.integers(0, 3)) == 0:
         # the piece is changed after it joined: the chain kept a copy, a list keeps the piece
-        change = draw(st.sampled_from(['piece["amount"] = 0', "piece.iloc[:, 1] = 0", 'piece.loc[:, "amount"] = 0',
-                                       "piece.drop(piece.index, inplace=True)"]))
+        change = draw(
+            st.sampled_from(
+                [
+                    'piece["amount"] = 0',
+                    "piece.iloc[:, 1] = 0",
+                    'piece.loc[:, "amount"] = 0',
+                    "piece.drop(piece.index, inplace=True)",
+                ]
+            )
+        )
         source = _src(f"""
             import pandas as pd
 
@@ -479,8 +523,7 @@ def dataframe_grown_in_loop(draw: st.DrawFn) -> Program:
                     {change}
                 return best
             """)
-        return Program("GPU101", f"groupby piece changed after: {change}", setup, source, "f(sales)",
-                       hazard="aliasing")
+        return Program("GPU101", f"groupby piece changed after: {change}", setup, source, "f(sales)", hazard="aliasing")
     source = _src(f"""
         import pandas as pd
 
@@ -501,30 +544,70 @@ def array_grown_in_loop(draw: st.DrawFn) -> Program:
     if shape == "aliasing":
         return draw(_grown_piece_changed_later())
     if shape == "promotion":
-        items = draw(st.lists(st.sampled_from(["[1.5, 'a']", "2**70", "'x'", "[2**64, -1]", "float('nan')",
-                                               "np.datetime64('2020-01-01')", "1j", "None", "[True, 2]"]),
-                              min_size=1, max_size=3))
+        items = draw(
+            st.lists(
+                st.sampled_from(
+                    [
+                        "[1.5, 'a']",
+                        "2**70",
+                        "'x'",
+                        "[2**64, -1]",
+                        "float('nan')",
+                        "np.datetime64('2020-01-01')",
+                        "1j",
+                        "None",
+                        "[True, 2]",
+                    ]
+                ),
+                min_size=1,
+                max_size=3,
+            )
+        )
         setup = f"pieces = [{', '.join(items)}]\n"
-        return Program("GPU202", "pieces of mixed kinds", setup, _GROWN.format(start="np.array([])",
-                       grow="found = np.append(found, piece)", before=""), "f(pieces)", hazard="promotion")
+        return Program(
+            "GPU202",
+            "pieces of mixed kinds",
+            setup,
+            _GROWN.format(start="np.array([])", grow="found = np.append(found, piece)", before=""),
+            "f(pieces)",
+            hazard="promotion",
+        )
     if shape == "error-order":
         good = draw(st.lists(st.sampled_from(["[1.0, 2.0]", "[3.0]", "[]"]), max_size=2))
         bad = draw(st.sampled_from(["[[1.0], [2.0, 3.0]]", "'text'", "{'a': 1}"]))
         setup = f"pieces = [{', '.join([*good, bad, '[4.0]'])}]\n"
-        return Program("GPU202", "a piece the chain cannot join", setup, _GROWN.format(
-            start="np.empty((0, 2))", grow="found = np.vstack([found, piece])", before='print("piece", piece)\n        '),
-            "f(pieces)", hazard="error-order")
+        return Program(
+            "GPU202",
+            "a piece the chain cannot join",
+            setup,
+            _GROWN.format(
+                start="np.empty((0, 2))",
+                grow="found = np.vstack([found, piece])",
+                before='print("piece", piece)\n        ',
+            ),
+            "f(pieces)",
+            hazard="error-order",
+        )
     pieces = draw(st.lists(v.array(v.NUMERIC_KINDS, min_size=0, max_size=3, two_d=False), max_size=3))
     setup = f"pieces = [{', '.join(pieces)}]\n"
-    start, grow = draw(st.sampled_from([
-        ("np.array([])", "found = np.append(found, piece)"),
-        ("np.empty(0)", "found = np.concatenate([found, piece])"),
-        ("np.array([], dtype=np.int8)", "found = np.append(found, piece)"),
-        ("np.zeros(0, dtype=bool)", "found = np.concatenate([found, piece])"),
-        ("np.empty((0, 3))", "found = np.vstack([found, np.resize(piece, 3)])"),
-    ]))
-    return Program("GPU202", f"{start} / {grow.split('=')[1].split('(')[0].strip()}", setup,
-                   _GROWN.format(start=start, grow=grow, before=""), "f(pieces)")
+    start, grow = draw(
+        st.sampled_from(
+            [
+                ("np.array([])", "found = np.append(found, piece)"),
+                ("np.empty(0)", "found = np.concatenate([found, piece])"),
+                ("np.array([], dtype=np.int8)", "found = np.append(found, piece)"),
+                ("np.zeros(0, dtype=bool)", "found = np.concatenate([found, piece])"),
+                ("np.empty((0, 3))", "found = np.vstack([found, np.resize(piece, 3)])"),
+            ]
+        )
+    )
+    return Program(
+        "GPU202",
+        f"{start} / {grow.split('=')[1].split('(')[0].strip()}",
+        setup,
+        _GROWN.format(start=start, grow=grow, before=""),
+        "f(pieces)",
+    )
 
 
 _GROWN = _src("""
@@ -541,18 +624,29 @@ _GROWN = _src("""
 #: A piece the loop changes after growing the array with it: (setup of `buffer` before the
 #: loop, the statements of one iteration, the library), `acc` grown from `buffer`.
 _CHANGED_LATER = {
-    "row buffer refilled": ("buffer = np.empty(2)", "buffer[0] = i\nbuffer[1] = i * 10\nacc = np.vstack([acc, buffer])",
-                            "np.empty((0, 2))"),
+    "row buffer refilled": (
+        "buffer = np.empty(2)",
+        "buffer[0] = i\nbuffer[1] = i * 10\nacc = np.vstack([acc, buffer])",
+        "np.empty((0, 2))",
+    ),
     "piece += 1 after": ("buffer = np.zeros(2)", "acc = np.append(acc, buffer)\nbuffer += 1", "np.array([])"),
-    "piece.fill before": ("buffer = np.zeros(2)", "buffer.fill(i)\nacc = np.concatenate([acc, buffer])",
-                          "np.zeros(0)"),
-    "np.add(out=) after": ("buffer = np.zeros(2)", "acc = np.append(acc, buffer)\nnp.add(buffer, 1, out=buffer)",
-                           "np.array([])"),
+    "piece.fill before": ("buffer = np.zeros(2)", "buffer.fill(i)\nacc = np.concatenate([acc, buffer])", "np.zeros(0)"),
+    "np.add(out=) after": (
+        "buffer = np.zeros(2)",
+        "acc = np.append(acc, buffer)\nnp.add(buffer, 1, out=buffer)",
+        "np.array([])",
+    ),
     "list piece grows": ("buffer = [0.0]", "acc = np.append(acc, buffer)\nbuffer.append(float(i))", "np.array([])"),
-    "view of a changed array": ("base = np.zeros(4)\nbuffer = base[:2]",
-                                "acc = np.append(acc, buffer)\nbase += 1", "np.array([])"),
-    "dict value changed in place": ("box = {\"k\": np.zeros(2)}",
-                                    "acc = np.append(acc, box[\"k\"])\nbox[\"k\"][0] += 1", "np.array([])"),
+    "view of a changed array": (
+        "base = np.zeros(4)\nbuffer = base[:2]",
+        "acc = np.append(acc, buffer)\nbase += 1",
+        "np.array([])",
+    ),
+    "dict value changed in place": (
+        'box = {"k": np.zeros(2)}',
+        'acc = np.append(acc, box["k"])\nbox["k"][0] += 1',
+        "np.array([])",
+    ),
 }
 
 
@@ -577,8 +671,10 @@ def _grown_piece_changed_later(draw: st.DrawFn) -> Program:
     label = draw(st.sampled_from(sorted(_CHANGED_LATER)))
     before, body, start = _CHANGED_LATER[label]
     indent = "\n        "
-    source = (f"import numpy as np\n\n\ndef f(n):\n    acc = {start}\n    {before.replace(chr(10), chr(10) + '    ')}\n"
-              f"    for i in range(n):\n        {body.replace(chr(10), indent)}\n    return acc\n")
+    source = (
+        f"import numpy as np\n\n\ndef f(n):\n    acc = {start}\n    {before.replace(chr(10), chr(10) + '    ')}\n"
+        f"    for i in range(n):\n        {body.replace(chr(10), indent)}\n    return acc\n"
+    )
     return Program("GPU202", label, f"n = {n}\n", source, "f(n)", hazard="aliasing")
 
 
@@ -593,10 +689,13 @@ def host_to_device_in_loop(draw: st.DrawFn) -> Program:
         return draw(_hoisted_source_changes(shape))
     n = draw(st.integers(0, 4))
     dtype = draw(TORCH_DTYPES)
-    weights = [True, False, True] if dtype == "torch.bool" else draw(st.lists(st.integers(-9, 9), min_size=3,
-                                                                              max_size=3))
-    setup = (f"import torch\nbatches = [torch.arange(3, dtype=torch.float64) * i for i in range({n})]\n"
-             f"weights = torch.tensor({weights}, dtype={dtype})\n")
+    weights = (
+        [True, False, True] if dtype == "torch.bool" else draw(st.lists(st.integers(-9, 9), min_size=3, max_size=3))
+    )
+    setup = (
+        f"import torch\nbatches = [torch.arange(3, dtype=torch.float64) * i for i in range({n})]\n"
+        f"weights = torch.tensor({weights}, dtype={dtype})\n"
+    )
     tail = draw(st.sampled_from(["return sums", "return sums, batch"]))
     source = _src(f"""
         import torch
@@ -677,14 +776,19 @@ _HOISTED = {
 def _hoisted_source_changes(draw: st.DrawFn, shape: str) -> Program:
     n = 0 if shape == "zero-iterations" else draw(st.integers(1, 4))
     weights = draw(st.lists(st.integers(-9, 9), min_size=3, max_size=3))
-    setup = (f"import torch\nbatches = [torch.arange(3, dtype=torch.float64) * i for i in range({n})]\n"
-             f"weights = {weights}\n")
-    source = _src("""
+    setup = (
+        f"import torch\nbatches = [torch.arange(3, dtype=torch.float64) * i for i in range({n})]\nweights = {weights}\n"
+    )
+    source = (
+        _src("""
         import numpy as np
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-        """) + "\n\n" + _src(_HOISTED[shape])
+        """)
+        + "\n\n"
+        + _src(_HOISTED[shape])
+    )
     hazard = "zero-iterations" if shape == "zero-iterations" else "stale-source"
     return Program("GPU302", f"hoisted source changes: {shape}", setup, source, "f(batches, weights)", hazard=hazard)
 
@@ -697,12 +801,15 @@ def device_round_trip(draw: st.DrawFn) -> Program:
         dtype = draw(TORCH_DTYPES)
         setup = f"import torch\nt = (torch.arange({n}) - 1).to({dtype})\n"
     else:
-        setup = "import torch\n" + {
-            "bfloat16": f"t = (torch.arange({n}) - 1).to(torch.bfloat16)\n",
-            "requires_grad": f"t = torch.arange({n}, dtype=torch.float32).requires_grad_()\n",
-            "conj": f"t = (torch.arange({n}) * (1 + 1j)).to(torch.complex64)\n",  # conj() in the call
-            "sparse": f"t = torch.eye({max(n, 1)}).to_sparse()\n",
-        }[exotic]
+        setup = (
+            "import torch\n"
+            + {
+                "bfloat16": f"t = (torch.arange({n}) - 1).to(torch.bfloat16)\n",
+                "requires_grad": f"t = torch.arange({n}, dtype=torch.float32).requires_grad_()\n",
+                "conj": f"t = (torch.arange({n}) * (1 + 1j)).to(torch.complex64)\n",  # conj() in the call
+                "sparse": f"t = torch.eye({max(n, 1)}).to_sparse()\n",
+            }[exotic]
+        )
     factory = draw(st.sampled_from(["torch.tensor", "torch.as_tensor", "torch.from_numpy"]))
     source = _src(f"""
         import torch
@@ -724,12 +831,25 @@ def tensor_created_on_host(draw: st.DrawFn) -> Program:
     counts = draw(st.lists(st.integers(-(2**62), 2**62), max_size=4))
     # n = -1: every factory raises, and the fix must raise the same
     setup = f"import torch\nn = {draw(st.integers(-1, 4))}\ncounts = {counts}\n"
-    factory = draw(st.sampled_from(["torch.zeros(n)", "torch.arange(n)", "torch.ones(n, dtype=torch.int8)",
-                                    "torch.full((len(counts),), 7, dtype=torch.float64)", "torch.linspace(0, 1, n)",
-                                    "torch.eye(n)", "torch.full((n,), 7)", "torch.randn(n)",
-                                    "torch.empty(n).fill_(1)", "torch.zeros(n, dtype=torch.bfloat16)",
-                                    "torch.ones(n, dtype=torch.complex64)", "torch.full((n,), 2**40)",
-                                    "torch.full((n,), float('nan'))"]))
+    factory = draw(
+        st.sampled_from(
+            [
+                "torch.zeros(n)",
+                "torch.arange(n)",
+                "torch.ones(n, dtype=torch.int8)",
+                "torch.full((len(counts),), 7, dtype=torch.float64)",
+                "torch.linspace(0, 1, n)",
+                "torch.eye(n)",
+                "torch.full((n,), 7)",
+                "torch.randn(n)",
+                "torch.empty(n).fill_(1)",
+                "torch.zeros(n, dtype=torch.bfloat16)",
+                "torch.ones(n, dtype=torch.complex64)",
+                "torch.full((n,), 2**40)",
+                "torch.full((n,), float('nan'))",
+            ]
+        )
+    )
     move = draw(st.sampled_from([".to(device)", ".to(device=device)", '.to("cpu")']))
     source = _src(f"""
         import torch
@@ -752,10 +872,18 @@ def tensor_created_on_host(draw: st.DrawFn) -> Program:
 def dataloader_without_workers(draw: st.DrawFn) -> Program:
     n = draw(st.integers(0, 6))
     setup = f"import torch\nfrom torch.utils.data import TensorDataset\ndata = TensorDataset(torch.arange({n}.0))\n"
-    arguments = draw(st.sampled_from(["dataset, batch_size=2", "dataset, batch_size=2, num_workers=0",
-                                      "\n        dataset,\n        batch_size=2,\n    ",
-                                      "\n        dataset,\n        batch_size=2\n    ",
-                                      "\n        dataset, batch_size=2\n    ", "dataset,\n                        batch_size=2"]))
+    arguments = draw(
+        st.sampled_from(
+            [
+                "dataset, batch_size=2",
+                "dataset, batch_size=2, num_workers=0",
+                "\n        dataset,\n        batch_size=2,\n    ",
+                "\n        dataset,\n        batch_size=2\n    ",
+                "\n        dataset, batch_size=2\n    ",
+                "dataset,\n                        batch_size=2",
+            ]
+        )
+    )
     counting = draw(st.booleans())
     dataset = "Counting(data)" if counting else "data"
     source = _src(f"""
@@ -786,14 +914,22 @@ def dataloader_without_workers(draw: st.DrawFn) -> Program:
                 sums.append(features.to(device).sum().item())
             return sums
         """).replace("ARGUMENTS", arguments)  # inserted after the template is moved to column 0
-    return Program("GPU305", f"DataLoader({'counting dataset' if counting else 'TensorDataset'})", setup, source,
-                   "f(data)", state="len(SEEN)")
+    return Program(
+        "GPU305",
+        f"DataLoader({'counting dataset' if counting else 'TensorDataset'})",
+        setup,
+        source,
+        "f(data)",
+        state="len(SEEN)",
+    )
 
 
 # -- scikit-learn rules -----------------------------------------------------------------------
-SKLEARN_DATA = ("from sklearn.datasets import make_classification\n"
-                "X, y = make_classification(n_samples=60, n_features=4, random_state={seed})\n"
-                "X_train, X_test, y_train = X[:40], X[40:], y[:40]\n")
+SKLEARN_DATA = (
+    "from sklearn.datasets import make_classification\n"
+    "X, y = make_classification(n_samples=60, n_features=4, random_state={seed})\n"
+    "X_train, X_test, y_train = X[:40], X[40:], y[:40]\n"
+)
 
 
 @st.composite
@@ -816,22 +952,37 @@ def manual_pipeline(draw: st.DrawFn) -> Program:
         """)
     if late_import:
         source += "\nfrom sklearn.pipeline import make_pipeline\n"
-    return Program("GPU401", f"{name} then LogisticRegression{', make_pipeline imported later' if late_import else ''}",
-                   setup, source, "result")
+    return Program(
+        "GPU401",
+        f"{name} then LogisticRegression{', make_pipeline imported later' if late_import else ''}",
+        setup,
+        source,
+        "result",
+    )
 
 
 @st.composite
 def estimator_without_n_jobs(draw: st.DrawFn) -> Program:
     setup = SKLEARN_DATA.format(seed=draw(st.integers(0, 3)))
-    form = draw(st.sampled_from([
-        ("RandomForestClassifier(n_estimators=4, random_state=0)",
-         "from sklearn.ensemble import RandomForestClassifier"),
-        ("KNeighborsClassifier(n_neighbors=3)", "from sklearn.neighbors import KNeighborsClassifier"),
-        ("BaggingClassifier(estimator=Counting(), n_estimators=4, random_state=0)",
-         "from sklearn.ensemble import BaggingClassifier"),
-        ("LogisticRegressionCV(cv=3, scoring=counting_scorer)",
-         "from sklearn.linear_model import LogisticRegressionCV"),
-    ]))
+    form = draw(
+        st.sampled_from(
+            [
+                (
+                    "RandomForestClassifier(n_estimators=4, random_state=0)",
+                    "from sklearn.ensemble import RandomForestClassifier",
+                ),
+                ("KNeighborsClassifier(n_neighbors=3)", "from sklearn.neighbors import KNeighborsClassifier"),
+                (
+                    "BaggingClassifier(estimator=Counting(), n_estimators=4, random_state=0)",
+                    "from sklearn.ensemble import BaggingClassifier",
+                ),
+                (
+                    "LogisticRegressionCV(cv=3, scoring=counting_scorer)",
+                    "from sklearn.linear_model import LogisticRegressionCV",
+                ),
+            ]
+        )
+    )
     source = _src(f"""
         from sklearn.tree import DecisionTreeClassifier
         {form[1]}
@@ -857,8 +1008,14 @@ def estimator_without_n_jobs(draw: st.DrawFn) -> Program:
     name, arguments = form[0][:-1].split("(", 1)
     layout = draw(st.sampled_from(["{}({})", "{}(\n        {}\n    )", "{}(\n        {},\n    )"]))
     source = source.replace("ESTIMATOR", layout.format(name, arguments))
-    return Program("GPU403", form[0].split("(")[0] + ("(user code)" if "ount" in form[0] else ""), setup, source,
-                   "f(X_train, y_train)", state="len(CALLS)")
+    return Program(
+        "GPU403",
+        form[0].split("(")[0] + ("(user code)" if "ount" in form[0] else ""),
+        setup,
+        source,
+        "f(X_train, y_train)",
+        state="len(CALLS)",
+    )
 
 
 #: Rule code -> strategy drawing its programs (every rule whose fixer can edit code).

@@ -55,8 +55,9 @@ def elements(kind: str) -> st.SearchStrategy[object]:
     if kind == "complex128":
         return st.sampled_from([0j, 1 + 2j, -1.5j, complex("nan"), 3 + 0j])
     if kind == "datetime64[ns]":
-        return st.sampled_from([pd.Timestamp("2020-01-01"), pd.Timestamp("1970-01-01 00:00:01"), pd.NaT,
-                                pd.Timestamp("2262-04-11")])
+        return st.sampled_from(
+            [pd.Timestamp("2020-01-01"), pd.Timestamp("1970-01-01 00:00:01"), pd.NaT, pd.Timestamp("2262-04-11")]
+        )
     words = st.sampled_from(["a", "B", " x ", "ab", "Straße", "İ", "12", "", "hello world", "Zz"])
     if kind == "object":
         return st.one_of(words, st.sampled_from([None, math.nan]))
@@ -80,8 +81,13 @@ def values(draw: st.DrawFn, kind: str, min_size: int = 0, max_size: int = 6) -> 
 
 
 @st.composite
-def series(draw: st.DrawFn, kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS, min_size: int = 0,
-           max_size: int = 6, named: bool | None = None) -> str:
+def series(
+    draw: st.DrawFn,
+    kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS,
+    min_size: int = 0,
+    max_size: int = 6,
+    named: bool | None = None,
+) -> str:
     """Source of a pandas Series of one of `kinds`."""
     kind = draw(st.sampled_from(kinds))
     items = draw(values(kind, min_size, max_size))
@@ -95,8 +101,13 @@ def series(draw: st.DrawFn, kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS,
 
 
 @st.composite
-def array(draw: st.DrawFn, kinds: tuple[str, ...] = NUMERIC_KINDS, min_size: int = 0, max_size: int = 6,
-          two_d: bool | None = None) -> str:
+def array(
+    draw: st.DrawFn,
+    kinds: tuple[str, ...] = NUMERIC_KINDS,
+    min_size: int = 0,
+    max_size: int = 6,
+    two_d: bool | None = None,
+) -> str:
     """Source of a 1-D or 2-D NumPy array of one of `kinds`."""
     kind = draw(st.sampled_from(kinds))
     dtype = "object" if kind == "object" else "str" if kind in ("str", "category") else kind
@@ -122,9 +133,15 @@ def array_with_nan(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def frame(draw: st.DrawFn, columns: tuple[str, ...], kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS,
-          min_size: int = 0, max_size: int = 5, extra_object_column: bool | None = None,
-          default_index: bool = False) -> str:
+def frame(
+    draw: st.DrawFn,
+    columns: tuple[str, ...],
+    kinds: tuple[str, ...] = NUMERIC_KINDS + TEXT_KINDS,
+    min_size: int = 0,
+    max_size: int = 5,
+    extra_object_column: bool | None = None,
+    default_index: bool = False,
+) -> str:
     """Source of a DataFrame with the given columns, each of a drawn kind, equal lengths."""
     n = draw(st.integers(min_size, max_size))
     parts = []

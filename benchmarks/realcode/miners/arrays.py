@@ -21,8 +21,30 @@ ITERATING_BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "li
 
 #: Arguments that are plainly not arrays: literals, comprehensions and iterator builtins.
 NOT_ARRAY_CALLS = frozenset(
-    {"range", "zip", "map", "filter", "enumerate", "reversed", "keys", "values", "items", "split", "glob", "listdir",
-     "iterdir", "parameters", "named_parameters", "children", "modules", "set", "dict", "list", "tuple", "str"}
+    {
+        "range",
+        "zip",
+        "map",
+        "filter",
+        "enumerate",
+        "reversed",
+        "keys",
+        "values",
+        "items",
+        "split",
+        "glob",
+        "listdir",
+        "iterdir",
+        "parameters",
+        "named_parameters",
+        "children",
+        "modules",
+        "set",
+        "dict",
+        "list",
+        "tuple",
+        "str",
+    }
 )
 
 
@@ -46,7 +68,11 @@ def element_loop(tree: ast.Module) -> Iterator[Candidate]:
             elif isinstance(node, (ast.Assign, ast.AugAssign)):
                 operands = [*(node.targets if isinstance(node, ast.Assign) else [node.target]), node.value]
             hit = next(
-                (o for o in operands if isinstance(o, ast.Subscript) and isinstance(o.slice, ast.Name) and o.slice.id == var),
+                (
+                    o
+                    for o in operands
+                    if isinstance(o, ast.Subscript) and isinstance(o.slice, ast.Name) and o.slice.id == var
+                ),
                 None,
             )
             if hit is not None:
@@ -106,9 +132,7 @@ def vectorize(tree: ast.Module) -> Iterator[Candidate]:
 def builtin_on_value(tree: ast.Module) -> Iterator[Candidate]:
     """GPU204: `sum(x)`, `max(x)`, `min`, `any`, `all`, `sorted`, `list` with one argument
     that is not a literal, a comprehension or a call that plainly returns no array."""
-    shadowed = {
-        t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)
-    }
+    shadowed = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
             continue
@@ -116,8 +140,22 @@ def builtin_on_value(tree: ast.Module) -> Iterator[Candidate]:
         if name not in ITERATING_BUILTINS or name in shadowed or len(node.args) != 1:
             continue
         arg = node.args[0]
-        if isinstance(arg, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
-                            ast.GeneratorExp, ast.Constant, ast.JoinedStr, ast.Starred)):
+        if isinstance(
+            arg,
+            (
+                ast.List,
+                ast.Tuple,
+                ast.Set,
+                ast.Dict,
+                ast.ListComp,
+                ast.SetComp,
+                ast.DictComp,
+                ast.GeneratorExp,
+                ast.Constant,
+                ast.JoinedStr,
+                ast.Starred,
+            ),
+        ):
             continue
         if isinstance(arg, ast.Call) and call_name(arg) in NOT_ARRAY_CALLS:
             continue
@@ -140,12 +178,32 @@ def _elementwise(expr: ast.expr, var: str) -> bool:
             func = node.func
             if isinstance(func, ast.Name) and func.id in ELEMENTWISE_CALLS:
                 continue
-            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("np", "numpy", "math"):
+            if (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id in ("np", "numpy", "math")
+            ):
                 continue
             return False
-        if isinstance(node, (ast.Subscript, ast.Attribute, ast.Lambda, ast.JoinedStr, ast.ListComp, ast.GeneratorExp,
-                             ast.Dict, ast.List, ast.Tuple)):
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy", "math"):
+        if isinstance(
+            node,
+            (
+                ast.Subscript,
+                ast.Attribute,
+                ast.Lambda,
+                ast.JoinedStr,
+                ast.ListComp,
+                ast.GeneratorExp,
+                ast.Dict,
+                ast.List,
+                ast.Tuple,
+            ),
+        ):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in ("np", "numpy", "math")
+            ):
                 continue
             return False
     return True
@@ -167,7 +225,11 @@ def comprehension(tree: ast.Module) -> Iterator[Candidate]:
         if isinstance(it, ast.Call) and call_name(it) in NOT_ARRAY_CALLS:
             continue
         var = gen.target.id
-        if _elementwise(node.elt, var) or any(_elementwise(cond, var) for cond in gen.ifs) and isinstance(node.elt, ast.Name):
+        if (
+            _elementwise(node.elt, var)
+            or any(_elementwise(cond, var) for cond in gen.ifs)
+            and isinstance(node.elt, ast.Name)
+        ):
             yield node.lineno, f"[{text(node.elt)[:40]} for {var} in {text(it)[:30]}]"
 
 

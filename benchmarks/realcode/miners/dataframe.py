@@ -73,7 +73,12 @@ def loop_range_target(loop: ast.For) -> tuple[str, ast.expr] | None:
     if len(it.args) == 2 and not (isinstance(it.args[0], ast.Constant) and it.args[0].value == 0):
         return None
     bound = it.args[-1]
-    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len" and len(bound.args) == 1:
+    if (
+        isinstance(bound, ast.Call)
+        and isinstance(bound.func, ast.Name)
+        and bound.func.id == "len"
+        and len(bound.args) == 1
+    ):
         sized = bound.args[0]
         if isinstance(sized, ast.Attribute) and sized.attr == "index":
             sized = sized.value
@@ -101,7 +106,11 @@ def grown_in_loop(tree: ast.Module) -> Iterator[Candidate]:
             if name == "concat" and call.args and isinstance(call.args[0], (ast.List, ast.Tuple)):
                 if any(text(e) == target for e in call.args[0].elts):
                     yield node.lineno, f"{target} = concat([... {target} ...])"
-            elif name in ("append", "_append") and isinstance(call.func, ast.Attribute) and text(call.func.value) == target:
+            elif (
+                name in ("append", "_append")
+                and isinstance(call.func, ast.Attribute)
+                and text(call.func.value) == target
+            ):
                 yield node.lineno, f"{target} = {target}.{name}(...)"
         if isinstance(node, ast.Assign):
             for t in node.targets:
@@ -186,9 +195,11 @@ def _simple_lambda(fn: ast.Lambda) -> bool:
                 return False
             if isinstance(node.func, ast.Attribute) and not hasattr(str, name):
                 return False
-        elif isinstance(node, ast.Compare) and len(node.ops) > 1:
-            return False
-        elif isinstance(node, (ast.Subscript, ast.Lambda, ast.comprehension, ast.Dict)):
+        elif (
+            isinstance(node, ast.Compare)
+            and len(node.ops) > 1
+            or isinstance(node, (ast.Subscript, ast.Lambda, ast.comprehension, ast.Dict))
+        ):
             return False
     return True
 

@@ -25,14 +25,22 @@ def _is_compute(call: ast.AST) -> bool:
     if not isinstance(call, ast.Call):
         return False
     func = call.func
-    return (isinstance(func, ast.Attribute) and func.attr == "compute"
-            or isinstance(func, ast.Name) and func.id == "compute")
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "compute"
+        or isinstance(func, ast.Name)
+        and func.id == "compute"
+    )
 
 
 def _is_delayed(node: ast.AST) -> bool:
     """`delayed` or `dask.delayed` itself."""
-    return (isinstance(node, ast.Attribute) and node.attr == "delayed"
-            or isinstance(node, ast.Name) and node.id == "delayed")
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "delayed"
+        or isinstance(node, ast.Name)
+        and node.id == "delayed"
+    )
 
 
 def _delayed_names(tree: ast.Module) -> set[str]:
@@ -40,11 +48,11 @@ def _delayed_names(tree: ast.Module) -> set[str]:
     function decorated with `@delayed` / `@dask.delayed` (with or without arguments)."""
     names = set()
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                and _is_delayed(node.value.func)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _is_delayed(node.value.func):
             names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-                _is_delayed(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list):
+            _is_delayed(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list
+        ):
             names.add(node.name)
     return names
 
@@ -61,6 +69,7 @@ def _is_delayed_call(call: ast.AST, bound: frozenset[str] | set[str] = frozenset
 def _in_loops(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST]]:
     """(node, innermost loop) for every node inside a loop body or a comprehension's element,
     within the same function (a function defined in a loop starts afresh)."""
+
     def visit(node: ast.AST, loop: ast.AST | None) -> Iterator[tuple[ast.AST, ast.AST]]:
         for field, value in ast.iter_fields(node):
             children = value if isinstance(value, list) else [value]
@@ -68,9 +77,12 @@ def _in_loops(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST]]:
                 if not isinstance(child, ast.AST):
                     continue
                 inner = loop
-                if isinstance(node, _LOOPS) and field in ("body", "orelse"):
-                    inner = node
-                elif isinstance(node, _COMPREHENSIONS) and field in ("elt", "key", "value"):
+                if (
+                    isinstance(node, _LOOPS)
+                    and field in ("body", "orelse")
+                    or isinstance(node, _COMPREHENSIONS)
+                    and field in ("elt", "key", "value")
+                ):
                     inner = node
                 elif isinstance(node, ast.comprehension) and field == "ifs":
                     inner = loop
@@ -79,6 +91,7 @@ def _in_loops(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.AST]]:
                 if inner is not None:
                     yield child, inner
                 yield from visit(child, inner)
+
     yield from visit(tree, None)
 
 
@@ -119,7 +132,8 @@ def mine_delayed_called_eagerly(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     computed |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         arguments = [*node.args, *(k.value for k in node.keywords)]
         if any(_is_compute(c) for a in arguments for c in ast.walk(a)) or any(
-                isinstance(a, ast.Name) and a.id in computed for a in arguments):
+            isinstance(a, ast.Name) and a.id in computed for a in arguments
+        ):
             yield node.lineno, "delayed(f)(...) fed a value computed in the loop"
 
 

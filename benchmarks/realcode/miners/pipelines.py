@@ -23,43 +23,123 @@ from benchmarks.realcode.miners.dataframe import call_name
 
 #: Classes and functions that take `n_jobs` in scikit-learn's API (every one, whether or not
 #: it parallelises its default configuration: deciding that is the labeller's job).
-N_JOBS_CALLABLES = frozenset({
-    "BaggingClassifier", "BaggingRegressor", "CalibratedClassifierCV", "ColumnTransformer",
-    "DBSCAN", "DictionaryLearning", "ElasticNetCV", "ExtraTreesClassifier",
-    "ExtraTreesRegressor", "FeatureUnion", "GaussianProcessClassifier", "GraphicalLassoCV",
-    "GridSearchCV", "HDBSCAN", "HalvingGridSearchCV", "HalvingRandomSearchCV",
-    "IsolationForest", "Isomap", "KNeighborsClassifier", "KNeighborsRegressor",
-    "KNeighborsTransformer", "KernelPCA", "LabelPropagation", "LabelSpreading", "LarsCV",
-    "LassoCV", "LassoLarsCV", "LatentDirichletAllocation", "LinearRegression",
-    "LocalOutlierFactor", "LocallyLinearEmbedding", "LogisticRegression",
-    "LogisticRegressionCV", "MDS", "MeanShift", "MiniBatchDictionaryLearning",
-    "MiniBatchSparsePCA", "MultiOutputClassifier", "MultiOutputRegressor",
-    "MultiTaskElasticNetCV", "MultiTaskLassoCV", "NearestNeighbors", "Nystroem", "OPTICS",
-    "OneVsOneClassifier", "OneVsRestClassifier", "OrthogonalMatchingPursuitCV",
-    "OutputCodeClassifier", "PassiveAggressiveClassifier", "Perceptron", "RFECV",
-    "RadiusNeighborsClassifier", "RadiusNeighborsRegressor", "RadiusNeighborsTransformer",
-    "RandomForestClassifier", "RandomForestRegressor", "RandomTreesEmbedding",
-    "RandomizedSearchCV", "SGDClassifier", "SequentialFeatureSelector", "SparseCoder",
-    "SparsePCA", "SpectralClustering", "SpectralEmbedding", "StackingClassifier",
-    "StackingRegressor", "TSNE", "TheilSenRegressor", "TunedThresholdClassifierCV",
-    "VotingClassifier", "VotingRegressor",
-    # functions
-    "compute_optics_graph", "cross_val_predict", "cross_val_score", "cross_validate",
-    "dbscan", "estimate_bandwidth", "kneighbors_graph", "learning_curve",
-    "locally_linear_embedding", "mean_shift", "mutual_info_classif",
-    "mutual_info_regression", "pairwise_distances", "pairwise_distances_chunked",
-    "pairwise_kernels", "permutation_importance", "permutation_test_score",
-    "radius_neighbors_graph", "smacof", "validation_curve",
-})
+N_JOBS_CALLABLES = frozenset(
+    {
+        "BaggingClassifier",
+        "BaggingRegressor",
+        "CalibratedClassifierCV",
+        "ColumnTransformer",
+        "DBSCAN",
+        "DictionaryLearning",
+        "ElasticNetCV",
+        "ExtraTreesClassifier",
+        "ExtraTreesRegressor",
+        "FeatureUnion",
+        "GaussianProcessClassifier",
+        "GraphicalLassoCV",
+        "GridSearchCV",
+        "HDBSCAN",
+        "HalvingGridSearchCV",
+        "HalvingRandomSearchCV",
+        "IsolationForest",
+        "Isomap",
+        "KNeighborsClassifier",
+        "KNeighborsRegressor",
+        "KNeighborsTransformer",
+        "KernelPCA",
+        "LabelPropagation",
+        "LabelSpreading",
+        "LarsCV",
+        "LassoCV",
+        "LassoLarsCV",
+        "LatentDirichletAllocation",
+        "LinearRegression",
+        "LocalOutlierFactor",
+        "LocallyLinearEmbedding",
+        "LogisticRegression",
+        "LogisticRegressionCV",
+        "MDS",
+        "MeanShift",
+        "MiniBatchDictionaryLearning",
+        "MiniBatchSparsePCA",
+        "MultiOutputClassifier",
+        "MultiOutputRegressor",
+        "MultiTaskElasticNetCV",
+        "MultiTaskLassoCV",
+        "NearestNeighbors",
+        "Nystroem",
+        "OPTICS",
+        "OneVsOneClassifier",
+        "OneVsRestClassifier",
+        "OrthogonalMatchingPursuitCV",
+        "OutputCodeClassifier",
+        "PassiveAggressiveClassifier",
+        "Perceptron",
+        "RFECV",
+        "RadiusNeighborsClassifier",
+        "RadiusNeighborsRegressor",
+        "RadiusNeighborsTransformer",
+        "RandomForestClassifier",
+        "RandomForestRegressor",
+        "RandomTreesEmbedding",
+        "RandomizedSearchCV",
+        "SGDClassifier",
+        "SequentialFeatureSelector",
+        "SparseCoder",
+        "SparsePCA",
+        "SpectralClustering",
+        "SpectralEmbedding",
+        "StackingClassifier",
+        "StackingRegressor",
+        "TSNE",
+        "TheilSenRegressor",
+        "TunedThresholdClassifierCV",
+        "VotingClassifier",
+        "VotingRegressor",
+        # functions
+        "compute_optics_graph",
+        "cross_val_predict",
+        "cross_val_score",
+        "cross_validate",
+        "dbscan",
+        "estimate_bandwidth",
+        "kneighbors_graph",
+        "learning_curve",
+        "locally_linear_embedding",
+        "mean_shift",
+        "mutual_info_classif",
+        "mutual_info_regression",
+        "pairwise_distances",
+        "pairwise_distances_chunked",
+        "pairwise_kernels",
+        "permutation_importance",
+        "permutation_test_score",
+        "radius_neighbors_graph",
+        "smacof",
+        "validation_curve",
+    }
+)
 
 #: Calls that split or cross-validate the data they are given.
-SPLITTERS = frozenset({
-    "train_test_split", "cross_val_score", "cross_validate", "cross_val_predict",
-    "learning_curve", "validation_curve", "permutation_test_score",
-})
-SEARCHES = frozenset({
-    "GridSearchCV", "RandomizedSearchCV", "HalvingGridSearchCV", "HalvingRandomSearchCV",
-})
+SPLITTERS = frozenset(
+    {
+        "train_test_split",
+        "cross_val_score",
+        "cross_validate",
+        "cross_val_predict",
+        "learning_curve",
+        "validation_curve",
+        "permutation_test_score",
+    }
+)
+SEARCHES = frozenset(
+    {
+        "GridSearchCV",
+        "RandomizedSearchCV",
+        "HalvingGridSearchCV",
+        "HalvingRandomSearchCV",
+    }
+)
 PREDICTS = frozenset({"predict", "predict_proba", "predict_log_proba", "decision_function", "score"})
 
 
@@ -152,7 +232,7 @@ def mine_manual_pipeline(tree: ast.Module) -> Iterator[tuple[int, str]]:
             name = receiver(call)
             if not name or call_name(call) not in ("fit_transform", "fit"):
                 continue
-            later = [c for c, _ in events[index + 1:]]
+            later = [c for c, _ in events[index + 1 :]]
             if not any(receiver(c) == name and call_name(c) == "transform" for c in later):
                 continue
             fitted = [c for c in later if call_name(c) == "fit" and receiver(c) != name]
@@ -189,8 +269,8 @@ def mine_fit_before_split(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """A fitted transformer's output flows (through assignments, write-backs, `.astype`,
     slices, stacking...) into a split, a cross-validation helper or a search's `fit`."""
     for statements in scopes(tree):
-        fitted_at: dict[str, int] = {}      # transformer name -> line of its .fit(...)
-        tainted: dict[str, int] = {}        # data name -> line of the fit it carries
+        fitted_at: dict[str, int] = {}  # transformer name -> line of its .fit(...)
+        tainted: dict[str, int] = {}  # data name -> line of the fit it carries
         searches: set[str] = set()
         reported: set[int] = set()
         for statement in statements:
@@ -215,7 +295,7 @@ def mine_fit_before_split(tree: ast.Module) -> Iterator[tuple[int, str]]:
                     if isinstance(part.value, ast.Call) and call_name(part.value) in SEARCHES:
                         searches |= bound
                     if isinstance(part.value, ast.Call) and call_name(part.value) == "fit":
-                        for name in bound:      # `t = Scaler().fit(X)`
+                        for name in bound:  # `t = Scaler().fit(X)`
                             fitted_at[name] = part.value.lineno
                     if source is not None:
                         line = source.lineno if call_name(source) != "transform" else fitted_at[receiver(source)]
@@ -284,13 +364,18 @@ def mine_manual_hyperparameter_loop(tree: ast.Module) -> Iterator[tuple[int, str
             for c in found
         )
         fits = any(call_name(c) == "fit" for c in found) or any(
-            call_name(c) in ("cross_val_score", "cross_validate") for c in found)
+            call_name(c) in ("cross_val_score", "cross_validate") for c in found
+        )
         # scored with a metric, or predicted on (a score computed by hand counts too)
-        scores = any(call_name(c) in _METRIC_CALLS or call_name(c) in PREDICTS
-                     or call_name(c).endswith(_METRIC_SUFFIXES) for c in found)
+        scores = any(
+            call_name(c) in _METRIC_CALLS or call_name(c) in PREDICTS or call_name(c).endswith(_METRIC_SUFFIXES)
+            for c in found
+        )
         if built and fits and scores:
-            yield loop.iter.lineno if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.generators[0].iter.lineno, \
-                "loop variable builds an estimator that is fitted and scored"
+            yield (
+                loop.iter.lineno if isinstance(loop, (ast.For, ast.AsyncFor)) else loop.generators[0].iter.lineno,
+                "loop variable builds an estimator that is fitted and scored",
+            )
 
 
 MINERS: dict[str, Callable[[ast.Module], Iterable[tuple[int, str]]]] = {
@@ -327,8 +412,9 @@ def joined_notebook(data: bytes) -> tuple[ast.Module, list[tuple[int, int]]] | N
     return (tree, where) if tree is not None else None
 
 
-def mine_joined(corpus: Path | str, miners: Mapping[str, Callable[[ast.Module], Iterable[tuple[int, str]]]]
-                ) -> list[Candidate]:
+def mine_joined(
+    corpus: Path | str, miners: Mapping[str, Callable[[ast.Module], Iterable[tuple[int, str]]]]
+) -> list[Candidate]:
     """Like the shared driver's `mine`, but each notebook is one module (see the module
     docstring); .py files are mined whole as there."""
     found: set[Candidate] = set()

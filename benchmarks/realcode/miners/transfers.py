@@ -7,7 +7,7 @@ person decides from the surrounding code whether a candidate is the rule's idiom
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 #: Method calls that copy a torch tensor / CuPy array / cuDF object to the host.
 TO_HOST_METHODS = frozenset({"item", "cpu", "numpy", "tolist", "to_pandas", "to_numpy", "to_arrow"})
@@ -15,13 +15,42 @@ TO_HOST_METHODS = frozenset({"item", "cpu", "numpy", "tolist", "to_pandas", "to_
 TO_HOST_FUNCTIONS = frozenset({"asnumpy"})
 #: torch factories GPU304 is about, plus the legacy typed constructors.
 FACTORIES = frozenset(
-    """zeros ones empty full arange linspace logspace eye tensor as_tensor rand randn randint
-    randperm zeros_like ones_like empty_like full_like rand_like randn_like Tensor LongTensor
-    FloatTensor DoubleTensor IntTensor BoolTensor ByteTensor HalfTensor""".split()
+    [
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "arange",
+        "linspace",
+        "logspace",
+        "eye",
+        "tensor",
+        "as_tensor",
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "rand_like",
+        "randn_like",
+        "Tensor",
+        "LongTensor",
+        "FloatTensor",
+        "DoubleTensor",
+        "IntTensor",
+        "BoolTensor",
+        "ByteTensor",
+        "HalfTensor",
+    ]
 )
 #: Calls that create a device value from host data (the second half of a round trip).
 TO_DEVICE_FUNCTIONS = frozenset({"tensor", "as_tensor", "from_numpy", "asarray", "from_pandas", "array"})
-REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "mean", "isnan", "isinf", "isfinite", "equal", "allclose", "norm"})
+REDUCTIONS = frozenset(
+    {"any", "all", "sum", "max", "min", "mean", "isnan", "isinf", "isfinite", "equal", "allclose", "norm"}
+)
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -142,7 +171,11 @@ def _host_copies(tree: ast.Module) -> Iterator[tuple[ast.AST, str]]:
         if copy is None and cupy and _method(node) == "get" and not node.args and not node.keywords:
             copy = ".get()"
         if copy is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id in _NUMBER_BUILTINS and len(node.args) == 1 and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp)):
+            if (
+                node.func.id in _NUMBER_BUILTINS
+                and len(node.args) == 1
+                and isinstance(node.args[0], (ast.Call, ast.Subscript, ast.BinOp))
+            ):
                 copy = f"{node.func.id}(...)"
         if copy:
             yield node, f"{copy} in {_loop_kind(loops[id(node)])}"
@@ -155,21 +188,31 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     every iteration, GPU307 when the chain of calls and attributes it is part of makes a
     Python number (`.item()`, `float(...)`), GPU301 otherwise (a list made with `.tolist()`
     or `list(...)` included)."""
+
     def is_number(call: ast.AST) -> bool:
-        return (_method(call) == "item" or (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                                            and call.func.id in _NUMBER_BUILTINS and len(call.args) == 1))
+        return _method(call) == "item" or (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in _NUMBER_BUILTINS
+            and len(call.args) == 1
+        )
 
     def is_list(call: ast.AST) -> bool:
-        return _method(call) == "tolist" or (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                                             and call.func.id == "list" and len(call.args) == 1)
+        return _method(call) == "tolist" or (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "list"
+            and len(call.args) == 1
+        )
 
     scalar, listed, current = is_number(node), is_list(node), node
     while True:
         parent = parents.get(id(current))
         if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is current:
             current = parent
-        elif isinstance(parent, ast.Call) and (parent.func is current
-                                               or (parent.args == [current] and (is_number(parent) or is_list(parent)))):
+        elif isinstance(parent, ast.Call) and (
+            parent.func is current or (parent.args == [current] and (is_number(parent) or is_list(parent)))
+        ):
             scalar, listed = scalar or is_number(parent), listed or is_list(parent)
             current = parent
         else:
@@ -180,8 +223,12 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     total = None
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.op, (ast.Add, ast.Sub)):
         total = parent.target
-    elif (isinstance(parent, ast.Assign) and parent.value is current and len(parent.targets) == 1
-          and _adds_to(current, ast.unparse(parent.targets[0]))):
+    elif (
+        isinstance(parent, ast.Assign)
+        and parent.value is current
+        and len(parent.targets) == 1
+        and _adds_to(current, ast.unparse(parent.targets[0]))
+    ):
         total = parent.targets[0]
     if total is not None and not listed and not _read_in_loop_body(parent, ast.unparse(total), parents):
         return "GPU308"
@@ -209,19 +256,25 @@ def _read_in_loop_body(statement: ast.AST, total: str, parents: dict[int, ast.AS
     for other in loop.body:
         if other is statement or isinstance(other, (ast.If, ast.Try, *LOOPS)):
             continue
-        if any(isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Load)
-               and ast.unparse(n) == total for n in ast.walk(other)):
+        if any(
+            isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
+            and isinstance(n.ctx, ast.Load)
+            and ast.unparse(n) == total
+            for n in ast.walk(other)
+        ):
             return True
     return False
 
 
 def _copies_of(code: str) -> Callable[[ast.Module], Iterator[tuple[int, str]]]:
     """The miner of the host copies in loops whose idiom is `code`'s (see `_copy_idiom`)."""
+
     def miner(tree: ast.Module) -> Iterator[tuple[int, str]]:
         parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         for node, note in _host_copies(tree):
             if _copy_idiom(node, parents) == code:
                 yield node.lineno, note
+
     miner.__name__ = code.lower()
     return miner
 
@@ -291,7 +344,8 @@ def gpu304(tree: ast.Module) -> Iterator[tuple[int, str]]:
             name = stmt.targets[0].id
             for later in body[index + 1 : index + 4]:
                 moved = [
-                    n for n in ast.walk(later)
+                    n
+                    for n in ast.walk(later)
                     if _is_move(n) and isinstance(n.func.value, ast.Name) and n.func.value.id == name
                 ]
                 if moved:
@@ -333,13 +387,26 @@ def gpu306(tree: ast.Module) -> Iterator[tuple[int, str]]:
         if any(_is_to_host(c) or _func_name(c) in ("float", "int", "bool", "len", "isinstance") for c in calls):
             continue
         interesting = [
-            c for c in calls
+            c
+            for c in calls
             if _func_name(c) in REDUCTIONS
-            or (isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and c.func.value.id in ("torch", "cp", "cupy"))
+            or (
+                isinstance(c.func, ast.Attribute)
+                and isinstance(c.func.value, ast.Name)
+                and c.func.value.id in ("torch", "cp", "cupy")
+            )
         ]
         if interesting:
             yield node.lineno, f"{where}: {ast.unparse(test)[:50]}"
 
 
-MINERS = {"GPU301": gpu301, "GPU302": gpu302, "GPU303": gpu303, "GPU304": gpu304, "GPU305": gpu305, "GPU306": gpu306,
-          "GPU307": gpu307, "GPU308": gpu308}
+MINERS = {
+    "GPU301": gpu301,
+    "GPU302": gpu302,
+    "GPU303": gpu303,
+    "GPU304": gpu304,
+    "GPU305": gpu305,
+    "GPU306": gpu306,
+    "GPU307": gpu307,
+    "GPU308": gpu308,
+}
