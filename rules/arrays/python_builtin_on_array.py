@@ -111,7 +111,8 @@ class PythonBuiltinOnArray(Rule):
       the methods return NumPy scalars, and on a nullable Series (`Int64`, `boolean`)
       `list()` holds NumPy scalars where `.tolist()` holds Python ones;
     - an array with no rows and more than one dimension: `sum` gives `0`, `a.sum(axis=0)` a
-      row of zeros; and where the builtin raises (`any`/`all` on rows of several elements,
+      row of zeros (and for a dtype whose elements cannot be added, datetimes, the method
+      raises on the empty array where `sum` returned `0`); and where the builtin raises (`any`/`all` on rows of several elements,
       whose truth is ambiguous; any builtin on a 0-d array; `sum` of strings), the method
       returns a value.
 

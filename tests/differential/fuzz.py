@@ -57,7 +57,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "GPU107": frozenset({"dtype"}),
     "GPU201": frozenset({"dtype", "rounding", "overflow", "empty-raises", "error"}),
     "GPU202": frozenset({"dtype", "aliasing", "promotion", "error-order"}),
-    "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape", "error"}),
+    "GPU204": frozenset({"dtype", "rounding", "overflow", "empty-shape", "error", "empty-raises"}),
     "GPU205": frozenset({"dtype", "overflow", "empty-shape", "empty-raises", "error"}),
     "GPU302": frozenset({"stale-source", "zero-iterations"}),
     "GPU303": frozenset({"alias", "error"}),

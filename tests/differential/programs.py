@@ -52,6 +52,9 @@ def _src(template: str) -> str:
     return "\n".join(line[len(prefix) :] if line.startswith(prefix) else line if line.strip() else "" for line in lines)
 
 
+#: Numeric kinds with the far edges (complex with NaN, datetimes with NaT), drawn now and then.
+EDGE_KINDS = v.NUMERIC_KINDS + v.EXOTIC_KINDS
+
 #: Whether an expression may use element-free calls and `%` formatting (less often: most
 #: loop rewrites decline them, so most programs should be ones they rewrite).
 EXTRAS = st.sampled_from([False, False, True])
@@ -61,7 +64,7 @@ EXTRAS = st.sampled_from([False, False, True])
 @st.composite
 def elementwise_apply(draw: st.DrawFn) -> Program:
     numeric_data = draw(st.booleans())
-    kinds = v.NUMERIC_KINDS if numeric_data else v.TEXT_KINDS
+    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, v.NUMERIC_KINDS, EDGE_KINDS])) if numeric_data else v.TEXT_KINDS
     # bools twice as often: Python's bool arithmetic (True + True == 2) is not the column's
     setup = f"s = {draw(v.series(kinds + ('bool',) if numeric_data else kinds))}\nk = {draw(v.scalar())}\n"
     shape = draw(st.sampled_from(["lambda", "lambda", "lambda", "builtin", "frame", "identity"]))
@@ -111,7 +114,7 @@ ROW_LEAVES = st.sampled_from(['r["a"]', 'r["b"]'])
 
 @st.composite
 def apply_axis_1(draw: st.DrawFn) -> Program:
-    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64",), ("str", "object")]))
+    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64",), ("str", "object"), EDGE_KINDS]))
     setup = f"df = {draw(v.frame(('a', 'b'), kinds))}\nk = {draw(v.scalar())}\n"
     if kinds == ("str", "object"):
         body = draw(
@@ -157,7 +160,7 @@ LOOP_TAILS = ("return out", "return out, i", 'print("last row:", i)\n    return 
 
 @st.composite
 def iterrows_loop(draw: st.DrawFn) -> Program:
-    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64")]))
+    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64"), EDGE_KINDS]))
     setup = f"df = {draw(v.frame(('a', 'b'), kinds))}\nk = {draw(v.scalar())}\n"
     body = draw(
         numeric(st.sampled_from(['row["a"]', 'row["b"]']), 2, draw(EXTRAS)).filter(mentions(('row["a"]', 'row["b"]')))
@@ -202,7 +205,7 @@ def iterrows_loop(draw: st.DrawFn) -> Program:
 # -- GPU103 index-loop-over-dataframe ---------------------------------------------------------
 @st.composite
 def index_loop(draw: st.DrawFn) -> Program:
-    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64")]))
+    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, ("int64", "float64"), EDGE_KINDS]))
     loop, leaves = draw(
         st.sampled_from(
             [
@@ -250,7 +253,8 @@ def index_loop(draw: st.DrawFn) -> Program:
 @st.composite
 def array_element_loop(draw: st.DrawFn) -> Program:
     n = draw(st.integers(0, 5))
-    kind_a, kind_b = draw(st.sampled_from(v.NUMERIC_KINDS)), draw(st.sampled_from(v.NUMERIC_KINDS))
+    kinds = draw(st.sampled_from([v.NUMERIC_KINDS, v.NUMERIC_KINDS, EDGE_KINDS]))
+    kind_a, kind_b = draw(st.sampled_from(kinds)), draw(st.sampled_from(kinds))
     a = draw(v.values(kind_a, n, n))
     b = draw(v.values(kind_b, n, n))
     setup = (
@@ -306,10 +310,10 @@ def array_element_loop(draw: st.DrawFn) -> Program:
 def comprehension_over_array(draw: st.DrawFn) -> Program:
     on_series = draw(st.booleans())
     if on_series:
-        setup = f"a = {draw(v.series(v.NUMERIC_KINDS))}\nk = {draw(v.scalar())}\n"
+        setup = f"a = {draw(v.series(draw(st.sampled_from([v.NUMERIC_KINDS, EDGE_KINDS]))))}\nk = {draw(v.scalar())}\n"
         annotation = "pd.Series"
     else:
-        setup = f"a = {draw(v.array(v.NUMERIC_KINDS))}\nk = {draw(v.scalar())}\n"
+        setup = f"a = {draw(v.array(draw(st.sampled_from([v.NUMERIC_KINDS, EDGE_KINDS]))))}\nk = {draw(v.scalar())}\n"
         annotation = "np.ndarray"
     body = draw(
         st.one_of(
@@ -339,7 +343,7 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
     builtin = draw(st.sampled_from(BUILTINS))
     shape = draw(st.sampled_from(["array", "array", "series", "module"]))
     if shape == "series":
-        setup = f"a = {draw(v.series(v.NUMERIC_KINDS))}\n"
+        setup = f"a = {draw(v.series(draw(st.sampled_from([v.NUMERIC_KINDS, EDGE_KINDS]))))}\n"
         source = _src(f"""
             import pandas as pd
 
@@ -349,7 +353,9 @@ def python_builtin_on_array(draw: st.DrawFn) -> Program:
             """)
         return Program("GPU204", f"{builtin}(series)", setup, source, "f(a)")
     data = (
-        v.array_with_nan() if builtin in ("max", "min", "sorted") and draw(st.booleans()) else v.array(v.NUMERIC_KINDS)
+        v.array_with_nan()
+        if builtin in ("max", "min", "sorted") and draw(st.booleans())
+        else v.array(draw(st.sampled_from([v.NUMERIC_KINDS, EDGE_KINDS])))
     )
     setup = f"a = {draw(data)}\n"
     if shape == "array":
