@@ -15,7 +15,7 @@ from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 from collections.abc import Callable, Iterator, Sequence
 
 import click
@@ -343,6 +343,7 @@ def _check(  # noqa: C901
                 try:
                     stdin_out = result.fixed.to_bytes()
                 except SourceError as error:
+                    assert result.original is not None  # a result that was fixed keeps its source
                     result = process_source(
                         result.original,
                         result.display,
@@ -714,7 +715,7 @@ def bench(
     help="Exit 1 when less than PERCENT of the counted operations run on the GPU.",
 )
 def readiness(
-    paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None, **shared: object
+    paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None, **shared: Any
 ) -> None:
     """Report what of PATHS would run on the GPU under cudf.pandas and cuml.accel, what falls
     back and why, and the lint findings in the GPU's way. Default: the current folder.

@@ -26,7 +26,9 @@ from .evidence import (
     HOST,
     LIBRARY_TRIGGERS,
     LIST,
+    Kind,
     OTHER,
+    Scope,
     Ty,
     TypeEnv,
     join,
@@ -70,7 +72,7 @@ class _Deferred:
     """A def whose body waits for the end of its scope, and what the walk knew at the def."""
 
     facts: FunctionFacts
-    scope: object  # the evidence Scope the def is in
+    scope: Scope  # the evidence scope the def is in
     scopes: list[ast.AST]
     statements: list[ast.stmt]
     blocks: list[list[ast.stmt]]
@@ -182,7 +184,7 @@ class _Walker:
         else:
             self.children(node)
 
-    def children(self, node: ast.AST) -> None:
+    def children(self, node: Any) -> None:  # an `ast` node, or a node-like part of one
         fields = _CHILD_FIELDS.get(type(node))
         if fields is None:
             fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
@@ -310,7 +312,10 @@ class _Walker:
         self._run_deferred()
 
     def _walk_function(
-        self, item: _Deferred, run: Callable[[ast.AST], None], site: dict[str, Ty | None] | None = None
+        self,
+        item: _Deferred,
+        run: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], None],
+        site: dict[str, Ty | None] | None = None,
     ) -> None:
         """Walk a def's body where it was defined: in its scope, under its statements."""
         ctx, env, node = self.ctx, self.env, item.facts.node
@@ -631,7 +636,7 @@ class _Walker:
             return  # `x.cpu()` of an unknown value says nothing of what it is
         place = {"cuda": DEVICE, "cpu": HOST}.get(call.func.attr) or move_target(call, self.env)
         if place in (DEVICE, HOST):
-            self.env.bind(name, Ty(current.kind if current is not None else "placed", "torch", place))
+            self.env.bind(name, Ty(current.kind if current is not None else Kind.PLACED, "torch", place))
 
     def _visit_target(self, target: ast.expr) -> None:
         """Visit the expressions inside a target (`df.loc[len(df)]`), not the names it binds."""
@@ -1016,7 +1021,7 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
     walked = bool(rules) and mentions_libraries(source.text, rules)
     ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
     skipped: list[str] = []
-    error = None
+    internal_error = None
     if walked:
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
         walker = _Walker(ctx, rules)
@@ -1031,7 +1036,9 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
         except Exception as exc:  # a rule's bug must cost this file, not the whole run
             culprit = f"rule {ctx._rule.code}" if ctx._rule is not None else "the engine"
             line = ctx.statement.lineno if ctx.statement is not None else 1
-            error = f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
+            internal_error = (
+                f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
+            )
             ctx.diagnostics.clear()
         finally:
             # The walker reaches itself through its bound methods: without this, it and all
@@ -1039,7 +1046,7 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
             walker.special.clear()
             ctx.env.resolver = None
     diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, skipped, tree, error, ctx._semantic)
+    return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic)
 
 
 def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Rule]]) -> list[Diagnostic]:

@@ -626,7 +626,7 @@ def _json_type(lib: str, call: ast.Call) -> Ty | None:
     if typ is None:
         return Ty(Kind.FRAME, lib)
     if isinstance(typ, ast.Constant) and typ.value in ("frame", "series"):
-        return Ty(typ.value, lib)
+        return Ty(Kind.FRAME if typ.value == "frame" else Kind.SERIES, lib)
     return None
 
 

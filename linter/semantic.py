@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from .astutil import NESTED_SCOPES, evaluated_outside, free_names
-from .values import Ty, join
+from .values import DEVICE, Kind, Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 #: AST nodes that open a scope of their own.
@@ -648,7 +648,7 @@ class _Collector:
                     if value.id == self_name:
                         function.reads.add(node.attr)  # type: ignore[union-attr, attr-defined]
                     if node.attr in NDFRAME_ATTRIBUTES:  # type: ignore[attr-defined]
-                        _note(scope, value.id, Ty("ndframe"))
+                        _note(scope, value.id, Ty(Kind.NDFRAME))
             elif kind is ast.Call:
                 func = node.func  # type: ignore[attr-defined]
                 if type(func) is ast.Name:
@@ -714,16 +714,16 @@ def _fields(kind: type) -> tuple[str, ...]:
 def _usage(method: str, call: ast.Call) -> Ty | None:
     """The family a method call shows its receiver is of, if only one family has it."""
     if method in FRAME_ONLY_METHODS:
-        return Ty("frame")
+        return Ty(Kind.FRAME)
     if method == "apply" and _axis_is_columns(call):
-        return Ty("frame")
+        return Ty(Kind.FRAME)
     if method in TORCH_METHODS:
-        return Ty("placed", "torch")
+        return Ty(Kind.PLACED, "torch")
     return None
 
 
 #: A device that is not the host (an accelerator index or specification).
-ACCELERATOR = Ty("device", "torch", "device")
+ACCELERATOR = Ty(Kind.DEVICE, "torch", DEVICE)
 
 
 def _devices_given(call: ast.Call) -> list[str]:

@@ -9,14 +9,14 @@ that render ANSI codes); otherwise colour is used when the stream is a terminal 
 from __future__ import annotations
 
 import os
-from typing import TextIO
+from typing import IO
 from collections.abc import Mapping
 
 RESET = "\033[0m"
 _CODES = {"bold": "1", "red": "31", "green": "32", "yellow": "33", "blue": "34", "cyan": "36"}
 
 
-def wants_color(stream: TextIO, environ: Mapping[str, str] | None = None) -> bool:
+def wants_color(stream: IO[str], environ: Mapping[str, str] | None = None) -> bool:
     """Whether text written to `stream` should carry ANSI colour codes."""
     env = os.environ if environ is None else environ
     if env.get("NO_COLOR"):
