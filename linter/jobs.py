@@ -18,9 +18,19 @@ process that has linted many files holds more than one that has linted a few. Wh
 library has `malloc_trim` (glibc), each worker gives that memory back to the system after
 each batch, and the main process (or a run in one process) every `TRIM_INTERVAL` seconds:
 a process then holds what its current file needs, not what all files before it left behind.
-What even that cannot give back (memory pages pinned by a few small objects) still grows
-with the files a process has checked, so workers are replaced by fresh ones after
-`WORKER_FILES` files each: a run's memory is the same for 250 files or for 3,000.
+What even that cannot give back (memory pages pinned by a few small objects) could still
+grow with the files a process has checked, so a worker whose resident memory has grown
+more than `WORKER_GROWTH` past what it held when it started is replaced by a fresh one;
+where the system does not tell a process its resident memory (no /proc), workers are
+replaced after `WORKER_FILES` files each instead. Either way a run's memory has a bound
+that does not depend on the number of files, and a run whose workers keep little (the
+usual case) never pays for replacing them.
+
+Small runs: starting workers costs more than checking a little work in this process, and a
+file's cost follows its size and whether the cache has it, not the number of files. So a
+run checks its first files here, and workers take over the rest once the time those took
+says the rest would take more than `POOL_WORK` seconds: a run of a few files, of many tiny
+ones or of files mostly served from the cache stays in one process.
 """
 
 from __future__ import annotations
@@ -32,7 +42,8 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
+from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Generator, Iterator, Sequence
 
 if TYPE_CHECKING:  # imported when a pool starts: a run served from the cache starts none
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -40,8 +51,11 @@ if TYPE_CHECKING:  # imported when a pool starts: a run served from the cache st
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
-#: Below this many files a run stays in one process: starting workers would cost more than it saves.
-MIN_FILES = 16
+#: Seconds of work left, at the pace of the items checked so far, above which the rest of a
+#: run goes to workers. Starting them costs about 0.07 s (forking, passing items and
+#: results over, stopping them), and two workers take the rest in well over half its time:
+#: they repay their start from about 0.15 s of work.
+POOL_WORK = 0.2
 #: Files in flight per worker: enough to keep the others busy while one works through a
 #: large file that holds up the output, few enough that the results waiting hold little.
 WINDOW = 32
@@ -54,46 +68,93 @@ def available_cores() -> int:
     return os.cpu_count() or 1
 
 
-def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: int,
-                on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None = None,
-                quick: Callable[[Item], Result | None] | None = None) -> Iterator[Result]:
+def ordered_map(
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    on_failure: Callable[[Item, str], Result],
+    warm_up: Callable[[], object] | None = None,
+    quick: Callable[[Item], Result | None] | None = None,
+) -> Iterator[Result]:
     """`function` applied to each item, in the items' order, on up to `jobs` processes.
 
     `function` and `on_failure` must be picklable (module-level functions or instances of
     module-level classes), and `function` must not raise for a bad file; should it raise
-    anyway, or its worker die, `on_failure(item, why)` stands for its result. `warm_up`
-    runs once before workers start (what they should inherit). Large runs send the items
-    in batches of a few, so that little time goes to passing them between processes.
+    anyway in a worker, or its worker die, `on_failure(item, why)` stands for its result
+    (checked in this process, as in a run with one job, it raises). The first items are
+    checked here, and workers take the rest when it is worth them (`POOL_WORK`).
+    `warm_up` runs once before workers start (what they should inherit). Large runs send
+    the items in batches of a few, so that little time goes to passing them between processes.
 
-    `quick(item)`, tried in this process first, is the item's result when it has one at
-    little cost (a result served from the cache), else None: only the other items go to
-    workers, which start when the first such item comes (a run where every item is quick
-    starts none)."""
+    `quick(item)`, tried in this process first (with more than one job), is the item's
+    result when it has one at little cost (a result served from the cache), else None: such
+    results are not work that counts towards `POOL_WORK`, only the other items go to
+    workers, and these start when the first such item comes (a run where every item is
+    quick starts none)."""
     jobs = min(jobs, len(items))
-    if jobs <= 1 or len(items) < MIN_FILES:
-        last = time.monotonic()
-        for item in items:
-            yield function(item)
-            if time.monotonic() - last > TRIM_INTERVAL:
-                release_memory()
-                last = time.monotonic()
-        return
+    start = yield from _in_this_process(function, items, jobs, quick)
+    if start < len(items):
+        yield from _pooled(function, items[start:], jobs, on_failure, warm_up, quick)
+
+
+def _in_this_process(
+    function: Callable[[Item], Result], items: Sequence[Item], jobs: int, quick: Callable[[Item], Result | None] | None
+) -> Generator[Result, None, int]:
+    """The results of the first items, checked here until the pace so far says the rest
+    would take more than `POOL_WORK` seconds (never with one job). Returns the index of the
+    first item left to workers, `len(items)` when none is.
+
+    The pace is CPU time, which a busy machine does not stretch. A check that imported
+    modules (what the rules load on first use) does not count: that is a cost each process
+    pays once, and workers forked afterwards inherit the modules. Results `quick` gives
+    count as no work: they are made here either way."""
+    spent, paced = 0.0, 0  # the time of the items that count, and how many they are
+    last_release = time.monotonic()
+    for index, item in enumerate(items):
+        if jobs > 1 and spent * (len(items) - index) > POOL_WORK * max(paced, 1):
+            return index
+        result = _quick(quick, item) if jobs > 1 else None
+        if result is None:
+            modules, began = len(sys.modules), time.process_time()
+            result = function(item)
+            if len(sys.modules) == modules:
+                spent, paced = spent + time.process_time() - began, paced + 1
+        else:
+            paced += 1
+        yield result
+        if time.monotonic() - last_release > TRIM_INTERVAL:
+            release_memory()
+            last_release = time.monotonic()
+    return len(items)
+
+
+def _pooled(
+    function: Callable[[Item], Result],
+    items: Sequence[Item],
+    jobs: int,
+    on_failure: Callable[[Item, str], Result],
+    warm_up: Callable[[], object] | None,
+    quick: Callable[[Item], Result | None] | None,
+) -> Iterator[Result]:
+    """`ordered_map`'s results from a pool of `jobs` workers, replaced when one is worn."""
     size = max(1, min(MAX_BATCH, len(items) // (jobs * WINDOW)))
     in_flight = max(2 * jobs, jobs * WINDOW // size)  # batches: about WINDOW files a worker
     entries = _grouped(items, quick, size, jobs)
     pool: ProcessPoolExecutor | None = None
+    worn = False  # a worker of the pool holds too much: the pool is replaced
+    by_count = _resident() is None  # no memory to read: replaced after `WORKER_FILES` each
     sent = 0  # items sent to the current pool's workers
     last_release = time.monotonic()
     try:
         # Each entry: a batch sent to a worker and its future, or a result at hand (no batch).
-        pending: deque[tuple[list[Item] | None, Future[list[Result]] | None, Result | None]] = deque()
+        pending: deque[tuple[list[Item] | None, Future[tuple[list[Result], bool]] | None, Result | None]] = deque()
         while True:
             while len(pending) < in_flight:
-                if pool is not None and sent >= jobs * WORKER_FILES:
+                if pool is not None and (worn or by_count and sent >= jobs * WORKER_FILES):
                     if any(future is not None for _, future, _ in pending):
                         break  # the pool's workers are replaced once their last batches are in
                     pool.shutdown(wait=True)
-                    pool, sent = None, 0
+                    pool, worn, sent = None, False, 0
                 batch, ready = next(entries, (None, None))
                 if batch is None and ready is None:
                     break
@@ -105,7 +166,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                         warm_up()
                     release_memory()  # what finding the files took: not copied into every worker
                     pool = _pool(jobs, warm_up)
-                pending.append((batch, pool.submit(_batch, function, on_failure, batch), None))
+                pending.append((batch, pool.submit(_worker_batch, function, on_failure, batch), None))
                 sent += len(batch)
             if not pending:
                 return
@@ -117,7 +178,7 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
             from concurrent.futures.process import BrokenProcessPool  # imported with the pool
 
             try:
-                results = future.result()
+                results, tired = future.result()
             except BrokenProcessPool:
                 assert pool is not None
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -125,13 +186,14 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
                     if future is None:
                         yield ready  # type: ignore[misc]
                     elif future.done() and not future.cancelled() and future.exception() is None:
-                        yield from future.result()
+                        yield from future.result()[0]
                     else:
                         yield from _one_at_a_time(function, batch, on_failure, warm_up)  # type: ignore[arg-type]
                 pending.clear()
-                pool, sent = _pool(jobs, warm_up), 0
+                pool, worn, sent = _pool(jobs, warm_up), False, 0
                 continue
             pending.popleft()
+            worn = worn or tired
             yield from results
             if time.monotonic() - last_release > TRIM_INTERVAL:
                 release_memory()  # what passing the results over took
@@ -141,8 +203,9 @@ def ordered_map(function: Callable[[Item], Result], items: Sequence[Item], jobs:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _grouped(items: Sequence[Item], quick: Callable[[Item], Result | None] | None,
-             size: int, jobs: int = 1) -> Iterator[tuple[list[Item] | None, Result | None]]:
+def _grouped(
+    items: Sequence[Item], quick: Callable[[Item], Result | None] | None, size: int, jobs: int = 1
+) -> Iterator[tuple[list[Item] | None, Result | None]]:
     """The items in order as batches of up to `size` for workers, `(batch, None)`, and the
     results `quick` gave, `(None, result)`. Towards the end batches get smaller (none holds
     more than a `2 * jobs`-th of what is left), so that no worker is left alone with a
@@ -150,12 +213,7 @@ def _grouped(items: Sequence[Item], quick: Callable[[Item], Result | None] | Non
     batch: list[Item] = []
     for index, item in enumerate(items):
         size = min(size, max(1, (len(items) - index) // (2 * jobs)))
-        result = None
-        if quick is not None:
-            try:
-                result = quick(item)
-            except Exception:  # a worker tries it again, and reports what goes wrong
-                result = None
+        result = _quick(quick, item)
         if result is None:
             batch.append(item)
             if len(batch) < size:
@@ -169,21 +227,61 @@ def _grouped(items: Sequence[Item], quick: Callable[[Item], Result | None] | Non
         yield batch, None
 
 
+def _quick(quick: Callable[[Item], Result | None] | None, item: Item) -> Result | None:
+    if quick is None:
+        return None
+    try:
+        return quick(item)
+    except Exception:  # checking the item tries it again, and reports what goes wrong
+        return None
+
+
 #: The most items sent to a worker at once.
 MAX_BATCH = 8
 
-#: Items a worker checks before it is replaced by a fresh one: what a file leaves behind
-#: in the C allocator's heap (see the module's docstring) then stays bounded however many
-#: files a run has, at the cost of a fork every few hundred files.
+#: Bytes a worker's resident memory may grow past what it held when it started before it
+#: is replaced (see the module's docstring). What a worker keeps after each batch's trim
+#: levels off after its first few hundred files, at about 20 MiB on real projects, so a
+#: worker that keeps checking ordinary files is never replaced; what one file needs while
+#: it is checked is given back and does not count. Only a worker that goes on keeping
+#: memory (a leak, a heap pinned piece by piece) reaches the bound.
+WORKER_GROWTH = 256 * 2**20
+#: Where a process cannot read its resident memory: items a worker checks before it is
+#: replaced, few enough that what files leave in its heap stays bounded.
 WORKER_FILES = 250
 
 
-def _batch(function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result],
-           items: list[Item]) -> list[Result]:
+def _batch(
+    function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result], items: list[Item]
+) -> list[Result]:
     """In a worker: the results of a batch, each item's failure its own."""
     results = [_one(function, on_failure, item) for item in items]
     release_memory()
     return results
+
+
+def _worker_batch(
+    function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result], items: list[Item]
+) -> tuple[list[Result], bool]:
+    """In a worker: a batch's results, and whether the worker's memory has grown past the
+    bound (the pool is then replaced)."""
+    results = _batch(function, on_failure, items)
+    now = _resident()
+    return results, now is not None and _started is not None and now - _started > WORKER_GROWTH
+
+
+#: In a worker: its resident bytes when it started (None where unknown).
+_started: int | None = None
+
+
+def _resident() -> int | None:
+    """This process's resident memory in bytes, where the system tells it (/proc)."""
+    try:
+        with open("/proc/self/statm", "rb") as statm:
+            pages = int(statm.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 #: Seconds between two `release_memory` calls of a run in one process.
@@ -218,9 +316,12 @@ def _one(function: Callable[[Item], Result], on_failure: Callable[[Item, str], R
         return on_failure(item, f"{type(error).__name__}: {error}")
 
 
-def _one_at_a_time(function: Callable[[Item], Result], items: list[Item],
-                   on_failure: Callable[[Item, str], Result], warm_up: Callable[[], object] | None,
-                   ) -> Iterator[Result]:
+def _one_at_a_time(
+    function: Callable[[Item], Result],
+    items: list[Item],
+    on_failure: Callable[[Item, str], Result],
+    warm_up: Callable[[], object] | None,
+) -> Iterator[Result]:
     """Each item in a worker of its own, so a crash is pinned on the item that causes it."""
     from concurrent.futures.process import BrokenProcessPool
 
@@ -246,7 +347,10 @@ def _pool(jobs: int, warm_up: Callable[[], object] | None) -> ProcessPoolExecuto
 
 
 def _worker_start(warm_up: Callable[[], object] | None = None) -> None:
-    """Leave Ctrl-C to the main process (it stops the pool), and import what is needed."""
+    """Leave Ctrl-C to the main process (it stops the pool), import what is needed, and
+    note what the worker holds then (what its growth is measured from)."""
+    global _started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm_up is not None:
         warm_up()
+    _started = _resident()

@@ -17,10 +17,19 @@ from gpulint.cli import main
 from gpulint.cache import LineMap
 from gpulint.config import ConfigError, parse_table
 import gpulint.jobs
-from gpulint.jobs import MIN_FILES, available_cores, ordered_map
+from gpulint.jobs import available_cores, ordered_map
 from gpulint.runner import lint_paths
 
 from .conftest import fill_project, write
+
+#: A handful of items: a run of them, each checked at once, stays in one process.
+MIN_FILES = 16
+
+
+@pytest.fixture
+def workers_at_once(monkeypatch):
+    """Workers take every item, however little work the run has."""
+    monkeypatch.setattr(gpulint.jobs, "POOL_WORK", -1.0)
 
 
 def _outputs(cli, *options: str) -> dict[str, tuple[int, str]]:
@@ -32,7 +41,7 @@ def _outputs(cli, *options: str) -> dict[str, tuple[int, str]]:
     return found
 
 
-def test_two_jobs_report_what_one_job_reports(project, cli):
+def test_two_jobs_report_what_one_job_reports(project, cli, workers_at_once):
     files = fill_project(project)
     assert len(files) > 2 * MIN_FILES
     one, two = _outputs(cli, "--jobs", "1"), _outputs(cli, "--jobs", "2")
@@ -46,14 +55,14 @@ def test_two_jobs_report_what_one_job_reports(project, cli):
     assert names == sorted(names, key=lambda name: [part for part in name.split("/")])
 
 
-def test_two_jobs_print_the_diff_one_job_prints(project, cli):
+def test_two_jobs_print_the_diff_one_job_prints(project, cli, workers_at_once):
     fill_project(project)
     one, two = (cli("check", ".", "--diff", "--unsafe-fixes", "--jobs", jobs, "--no-cache") for jobs in "12")
     assert (one.code, one.stdout, one.stderr) == (two.code, two.stdout, two.stderr)
     assert one.stdout.count("+++ b/") > 5 and "+++ b/examples/store_sales.ipynb" in one.stdout
 
 
-def test_fixing_with_two_jobs_writes_what_one_job_writes(tmp_path, cli, monkeypatch):
+def test_fixing_with_two_jobs_writes_what_one_job_writes(tmp_path, cli, monkeypatch, workers_at_once):
     contents = {}
     for jobs in ("1", "2"):
         root = tmp_path / jobs
@@ -82,7 +91,7 @@ def _failure(item: int, why: str) -> str:
     return f"{item} failed: {why}"
 
 
-def test_results_come_in_the_order_of_the_items():
+def test_results_come_in_the_order_of_the_items(workers_at_once):
     items = list(range(3 * MIN_FILES))
     assert list(ordered_map(abs, [-i for i in items], 2, _failure)) == items
 
@@ -92,13 +101,15 @@ def test_small_runs_stay_in_this_process():
     assert set(ordered_map(_pid, list(range(4 * MIN_FILES)), 1, _failure)) == {os.getpid()}
 
 
-def test_large_runs_use_worker_processes():
+def test_runs_with_enough_work_use_worker_processes(workers_at_once):
     assert os.getpid() not in set(ordered_map(_pid, list(range(4 * MIN_FILES)), 2, _failure))
 
 
-def test_workers_are_replaced_after_their_share_of_items(monkeypatch):
-    """What a worker's heap keeps of the files it checked stays bounded: after
-    `WORKER_FILES` items each, fresh workers take over, and the results keep their order."""
+def test_without_their_resident_memory_workers_are_replaced_after_their_share(monkeypatch, workers_at_once):
+    """Where a process cannot read its resident memory, what a worker's heap keeps of the
+    files it checked stays bounded another way: after `WORKER_FILES` items each, fresh
+    workers take over, and the results keep their order."""
+    monkeypatch.setattr(gpulint.jobs, "_resident", lambda: None)  # inherited by forked workers
     monkeypatch.setattr(gpulint.jobs, "WORKER_FILES", MIN_FILES)
     started = []
     real = gpulint.jobs._pool
@@ -113,12 +124,19 @@ def test_workers_are_replaced_after_their_share_of_items(monkeypatch):
     assert max(pids.count(pid) for pid in set(pids)) <= 2 * MIN_FILES
 
 
-def test_workers_are_not_replaced_in_a_run_below_their_share():
-    pids = {pid for _, pid in ordered_map(_pid_of, list(range(4 * MIN_FILES)), 2, _failure)}
-    assert len(pids) <= 2  # one pool's workers, never replaced
+def test_workers_that_keep_little_memory_are_never_replaced(monkeypatch, workers_at_once):
+    """More items than `WORKER_FILES` each: replacing workers by count would cost a fork
+    and a pause every few hundred files for nothing."""
+    started = []
+    real = gpulint.jobs._pool
+    monkeypatch.setattr(gpulint.jobs, "_pool", lambda *args: started.append(args) or real(*args))
+    items = list(range(3 * gpulint.jobs.WORKER_FILES))
+    results = list(ordered_map(_pid_of, items, 2, _failure))
+    assert [item for item, _ in results] == items
+    assert len(started) == 1 and len({pid for _, pid in results}) <= 2
 
 
-def test_a_dead_worker_costs_only_its_item():
+def test_a_dead_worker_costs_only_its_item(workers_at_once):
     items = list(range(3 * MIN_FILES))
     results = list(ordered_map(_square_or_die, items, 2, _failure))
     assert results[7] == "7 failed: the worker process checking it stopped unexpectedly"
@@ -126,7 +144,7 @@ def test_a_dead_worker_costs_only_its_item():
     assert [r for i, r in enumerate(results) if i not in (7, 11)] == [i * i for i in items if i not in (7, 11)]
 
 
-def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch):
+def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch, workers_at_once):
     fill_project(project)
     import gpulint.runner
 
@@ -140,8 +158,10 @@ def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch):
     monkeypatch.setattr(gpulint.runner, "process_file", dies_on_one)  # inherited by forked workers
     run = CliRunner().invoke(main, ["check", ".", "--jobs", "2", "--output-format", "concise", "--no-cache"])
     assert run.exit_code == 2 and "Traceback" not in run.stderr
-    assert ("error: rules/GPU201.py: internal error: the worker process checking it stopped unexpectedly"
-            in run.stderr.splitlines())
+    assert (
+        "error: rules/GPU201.py: internal error: the worker process checking it stopped unexpectedly"
+        in run.stderr.splitlines()
+    )
     assert any(line.startswith("rules/GPU101.py:") for line in run.stdout.splitlines())
 
 
@@ -149,7 +169,7 @@ def _even_here(item: int) -> int | None:
     return (item, os.getpid()) if item % 2 == 0 else None
 
 
-def test_quick_results_are_made_here_and_the_rest_in_workers():
+def test_quick_results_are_made_here_and_the_rest_in_workers(workers_at_once):
     items = list(range(4 * MIN_FILES))
     results = list(ordered_map(_pid_of, items, 2, _failure, quick=_even_here))
     assert [item for item, _ in results] == items
@@ -161,7 +181,7 @@ def _pid_of(item: int) -> tuple[int, int]:
     return item, os.getpid()
 
 
-def test_a_run_where_every_item_is_quick_starts_no_worker(monkeypatch):
+def test_a_run_where_every_item_is_quick_starts_no_worker(monkeypatch, workers_at_once):
     import gpulint.jobs
 
     def no_pool(*args, **kwargs):
@@ -172,7 +192,7 @@ def test_a_run_where_every_item_is_quick_starts_no_worker(monkeypatch):
     assert list(ordered_map(abs, items, 2, _failure, quick=lambda item: -item)) == [-i for i in items]
 
 
-def test_a_warm_run_lints_only_what_changed_in_workers(project, cli, tmp_path, monkeypatch):
+def test_a_warm_run_lints_only_what_changed_in_workers(project, cli, tmp_path, monkeypatch, workers_at_once):
     import gpulint.jobs
 
     monkeypatch.setenv("GPULINT_CACHE_DIR", str(tmp_path / "cache"))
@@ -250,7 +270,7 @@ def test_results_without_sources_keep_only_what_reports_print(project):
                 assert result.notebook.file_line(d.cell, d.start.line) == expected
 
 
-def test_workers_are_started_afresh_where_forking_is_unsafe(project):
+def test_workers_are_started_afresh_where_forking_is_unsafe(project, workers_at_once):
     """With another thread running, workers are not forked (a fork copies no thread but
     whatever locks they hold); started afresh, they import the rules and find the same."""
     fill_project(project)

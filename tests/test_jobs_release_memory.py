@@ -7,7 +7,7 @@ import os
 import pytest
 
 import gpulint.jobs
-from gpulint.jobs import MIN_FILES, ordered_map, release_memory
+from gpulint.jobs import ordered_map, release_memory
 
 
 def _resident_mib() -> float:
@@ -36,7 +36,7 @@ def test_each_batch_and_a_long_run_in_one_process_release_memory(monkeypatch):
     calls: list[int] = []
     monkeypatch.setattr(gpulint.jobs, "release_memory", lambda: calls.append(os.getpid()))
     monkeypatch.setattr(gpulint.jobs, "TRIM_INTERVAL", -1.0)  # at every chance
-    items = list(range(4 * MIN_FILES))
+    items = list(range(64))
     assert list(ordered_map(_count, items, 1, str)) == items
     assert len(calls) == len(items)
     calls.clear()

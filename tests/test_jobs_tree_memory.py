@@ -33,13 +33,25 @@ def test_the_tree_peak_adds_up_the_processes_that_run_at_once(tmp_path):
 
 def test_the_memory_table_shows_the_tree_where_it_was_measured():
     payload = {
-        "machine": {"cpu_model": "Test CPU", "machine": "x86_64", "usable_cpus": 2, "python": "3.11.7",
-                    "date": "2026-01-02T03:04:05+00:00", "versions": {"gpulint": "0.1.0"}, "gpulint_commit": "abc"},
+        "machine": {
+            "cpu_model": "Test CPU",
+            "machine": "x86_64",
+            "usable_cpus": 2,
+            "python": "3.11.7",
+            "date": "2026-01-02T03:04:05+00:00",
+            "versions": {"gpulint": "0.1.0"},
+            "gpulint_commit": "abc",
+        },
         "corpus": {"repos": [{"name": "o/r", "commit": "0" * 40}], "files": {"py": 10, "ipynb": 4}},
-        "repeat": 1, "jobs": 2, "results": [], "peak_rss_by_files": [
+        "repeat": 1,
+        "jobs": 2,
+        "results": [],
+        "peak_rss_by_files": [
             {"files": 250, "tool": "gpulint cold, 2 jobs", "peak_rss_mib": 50.0, "peak_tree_rss_mib": 120.0},
             {"files": 3000, "tool": "gpulint cold, 2 jobs", "peak_rss_mib": 60.0, "peak_tree_rss_mib": 130.4},
-            {"files": 250, "tool": "ruff", "peak_rss_mib": 30.0}]}
+            {"files": 250, "tool": "ruff", "peak_rss_mib": 30.0},
+        ],
+    }
     table = engine_speed.speed_markdown(payload)
     _, tree = table.split("| Peak RSS MiB of the process tree (all processes at once) by files linted |")
     assert tree.startswith(" 250 | 3,000 |")
@@ -51,12 +63,29 @@ def test_repeated_runs_report_their_median_and_say_so():
     assert engine_speed._median_of([120.0, None]) is None  # a run with no /proc to sample
     runs = [{"peak_rss_mib": 50.0, "peak_tree_rss_mib": value} for value in (118.0, 121.0, 140.0)]
     payload = {
-        "machine": {"cpu_model": "Test CPU", "machine": "x86_64", "usable_cpus": 2, "python": "3.11.7",
-                    "date": "2026-01-02T03:04:05+00:00", "versions": {"gpulint": "0.1.0"}, "gpulint_commit": "abc"},
+        "machine": {
+            "cpu_model": "Test CPU",
+            "machine": "x86_64",
+            "usable_cpus": 2,
+            "python": "3.11.7",
+            "date": "2026-01-02T03:04:05+00:00",
+            "versions": {"gpulint": "0.1.0"},
+            "gpulint_commit": "abc",
+        },
         "corpus": {"repos": [{"name": "o/r", "commit": "0" * 40}], "files": {"py": 10, "ipynb": 4}},
-        "repeat": 3, "jobs": 2, "results": [], "peak_rss_by_files": [
-            {"files": 250, "tool": "gpulint cold, 2 jobs", "peak_rss_mib": 50.0, "peak_tree_rss_mib": 121.0,
-             "runs": runs}]}
+        "repeat": 3,
+        "jobs": 2,
+        "results": [],
+        "peak_rss_by_files": [
+            {
+                "files": 250,
+                "tool": "gpulint cold, 2 jobs",
+                "peak_rss_mib": 50.0,
+                "peak_tree_rss_mib": 121.0,
+                "runs": runs,
+            }
+        ],
+    }
     table = engine_speed.speed_markdown(payload)
     assert "| Peak RSS MiB of the process tree (all processes at once) by files linted (median of 3 runs) |" in table
     assert "| gpulint cold, 2 jobs | 121 |" in table
