@@ -6,11 +6,12 @@ finish in; only finished results waiting for an earlier one are held, and at mos
 `WINDOW` tasks per worker are in flight, so memory does not grow with the number of files.
 
 Workers are forked from the running process where the system allows it, so the rules it
-already imported are theirs without importing anything again; elsewhere each worker
-imports them once when it starts. A worker that dies (a crash in an extension, the
-operating system killing it) costs only the file it was working on: the files that were
-in flight are tried again one at a time, and the one that kills its worker again gets an
-error of its own.
+already imported, and what checking its first files loaded, are theirs without importing
+anything again; elsewhere each worker imports them once when it starts. A worker that dies
+(a crash in an extension, the operating system killing it) costs only the file it was
+working on: the files that were in flight are tried again one at a time, and the one that
+kills its worker again gets an error of its own. (The files a run checks in its own
+process before workers start are checked as in a run with one job.)
 
 Memory: Python hands the memory a large file took back to the C allocator, which keeps
 most of it (the heap is left fragmented by the few objects that outlive a file), so a
