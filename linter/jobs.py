@@ -242,11 +242,11 @@ MAX_BATCH = 8
 
 #: Bytes a worker's resident memory may grow past what it held when it started before it
 #: is replaced (see the module's docstring). What a worker keeps after each batch's trim
-#: levels off after its first few hundred files, at about 20 MiB on real projects, so a
-#: worker that keeps checking ordinary files is never replaced; what one file needs while
-#: it is checked is given back and does not count. Only a worker that goes on keeping
-#: memory (a leak, a heap pinned piece by piece) reaches the bound.
-WORKER_GROWTH = 256 * 2**20
+#: levels off: about 15 MiB after a few hundred ordinary files, about 50 MiB after a
+#: 20,000-line module, neither growing with more files. The bound sits well above both, so
+#: such runs never pay for a new worker, and low enough that a worker that goes on keeping
+#: memory (a leak) or has checked a file several times that size gives it back.
+WORKER_GROWTH = 128 * 2**20
 #: Where a process cannot read its resident memory: items a worker checks before it is
 #: replaced, few enough that what files leave in its heap stays bounded.
 WORKER_FILES = 250
