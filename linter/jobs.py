@@ -53,10 +53,10 @@ Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 #: Seconds of work left, at the pace of the items checked so far, above which the rest of a
-#: run goes to workers. Starting them costs about 0.07 s (forking, passing items and
-#: results over, stopping them), and two workers take the rest in well over half its time:
-#: they repay their start from about 0.15 s of work.
-POOL_WORK = 0.2
+#: run goes to workers. Starting two costs about 0.06 s of wall time (forking, passing
+#: items and results over, stopping them), and they take the rest in a little over half its
+#: time: from about a tenth of a second of work left they break even, beyond it they gain.
+POOL_WORK = 0.1
 #: Files in flight per worker: enough to keep the others busy while one works through a
 #: large file that holds up the output, few enough that the results waiting hold little.
 WINDOW = 32
