@@ -76,8 +76,7 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
     remains, the paths that could not be checked, and how to fix more."""
     assert mode in MODES
     pairs = [(r, d) for r in results for d in r.diagnostics]
-    changed = [r for r in results if r.fixed is not None and r.applied]
-    applied = sum(len(r.applied) for r in changed)
+    changed, applied = _fixed(results)
     errors = sum(1 for r in results if r.error is not None)
     lines = []
     if applied and mode != "check":
@@ -105,14 +104,8 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
 def diff_summary(results: Sequence[FileResult]) -> str:
     """The one line `--diff` ends with, as ruff's: what the diff would fix, and how many
     more fixes `--unsafe-fixes` would add."""
-    changed = [r for r in results if r.fixed is not None and r.applied]
-    applied = sum(len(r.applied) for r in changed)
-    hidden = sum(
-        1
-        for r in results
-        for d in r.diagnostics
-        if not r.unsafe_fixes and d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE
-    )
+    changed, applied = _fixed(results)
+    hidden = _withheld([(r, d) for r in results for d in r.diagnostics])
     line = (
         f"Would fix {_plural(applied, 'finding')} in {_plural(len(changed), 'file')}"
         if applied
@@ -123,15 +116,26 @@ def diff_summary(results: Sequence[FileResult]) -> str:
     return f"{line}{more}." + (f" {errors_line(results)}." if errors else "")
 
 
-def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[str]:
-    """How to apply the fixes of the findings that remain."""
-    lines = []
-    fixable = [d for r, d in pairs if d.fixable(r.unsafe_fixes)]
-    hidden = sum(
+def _fixed(results: Sequence[FileResult]) -> tuple[list[FileResult], int]:
+    """The files a fix changed, and how many findings it fixed in them."""
+    changed = [r for r in results if r.fixed is not None and r.applied]
+    return changed, sum(len(r.applied) for r in changed)
+
+
+def _withheld(pairs: Sequence[tuple[FileResult, Diagnostic]]) -> int:
+    """The unsafe fixes the run was not asked to apply: what `--unsafe-fixes` would add."""
+    return sum(
         1
         for r, d in pairs
         if not r.unsafe_fixes and d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE
     )
+
+
+def _fix_hints(pairs: list[tuple[FileResult, Diagnostic]], mode: str) -> list[str]:
+    """How to apply the fixes of the findings that remain."""
+    lines = []
+    fixable = [d for r, d in pairs if d.fixable(r.unsafe_fixes)]
+    hidden = _withheld(pairs)
     if fixable and mode == "check":
         unsafe = any(d.fix is not None and d.fix.applicability is Applicability.UNSAFE for d in fixable)
         command = "gpulint check --fix --unsafe-fixes" if unsafe else "gpulint check --fix"
