@@ -131,14 +131,15 @@ def lowered(text: str) -> tuple[str, list[Feature]] | None:
         if start < outer_end:
             continue  # inside a string already decided
         outer_end = end
-        replacement = _string(_segment(lines, start, end), prefix)
+        segment = _segment(lines, start, end)
+        replacement = _string(segment, prefix)
         if replacement is None:
             return None
         if "t" in prefix.lower():
             found.append(Feature(*start, *TSTRING))
-        elif replacement is not _KEEP:
+        elif replacement != segment:
             found.append(Feature(*start, *FSTRING))
-        if replacement is not _KEEP:
+        if replacement != segment:
             replacements.append(_Replacement(start, end, replacement))
     return (_apply(lines, replacements), found) if replacements else None
 
@@ -160,16 +161,12 @@ def _blank_span(where: Any) -> _Replacement | None:
     )
 
 
-_KEEP = ""
-
-
 def _string(segment: str, prefix: str) -> str | None:
-    """What an f-string or t-string becomes: kept (`_KEEP`) where this interpreter reads it,
-    a t-string read as the f-string with its text, a blank string where neither reads."""
+    """What an f-string or t-string becomes: itself where this interpreter reads it, a
+    t-string the f-string with its text, a blank string where neither reads (None where
+    none fits in place)."""
     as_fstring = segment.replace(prefix, prefix.replace("t", "f").replace("T", "F"), 1) if prefix else segment
-    if _reads(as_fstring):
-        return _KEEP if as_fstring == segment else as_fstring
-    return _blank_string(segment)
+    return as_fstring if _reads(as_fstring) else _blank_string(segment)
 
 
 def _reads(expression: str) -> bool:
