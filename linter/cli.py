@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import difflib
 import io
 import itertools
 import json
@@ -22,8 +21,6 @@ import click
 
 from . import __version__, cache, progress
 from .cache import Cache
-from . import watch as watching
-from .add_noqa import add_noqa as add_noqa_comments
 from .config import (
     OUTPUT_FORMATS,
     TARGET_VERSIONS,
@@ -33,13 +30,11 @@ from .config import (
     PreviewSelectionWarning,
     describe,
 )
-from .docs import render_markdown, rule_json
-from .files import describe_error
-from .output import FORMATS, HUMAN, full, text
+from .files import describe_error, is_notebook
+from .output import HUMAN, full, renderer, text
 from .output.style import Style, wants_color
 from .output.terminal import printable
 from .registry import all_rules, rule_by_key
-from .notebook import NotebookError, decode, is_notebook
 from .jobs import available_cores
 from .progress import Progress
 from .runner import FileResult, lint_paths, plan, process_notebook, process_source, without_sources
@@ -401,7 +396,7 @@ def _check(  # noqa: C901
     if not checked and not quiet:
         _err("warning: no Python files found under the given paths")
     if output_format not in HUMAN:
-        report.write(FORMATS[output_format](results))
+        report.write(renderer(output_format)(results))
     elif statistics:
         for line in text.statistics(results):
             click.echo(line, file=report)
@@ -534,6 +529,8 @@ def _add_noqa(
     paths: list[str], overrides: Overrides, config_file: Path | None, force_exclude: bool, quiet: bool
 ) -> int:
     """`--add-noqa`: exit code 0, as ruff's, unless a file could not be read or written (2)."""
+    from .add_noqa import add_noqa as add_noqa_comments
+
     added = add_noqa_comments(paths, overrides, config_file, force_exclude)
     for result in added.errors:
         _err(f"error: {result.display}: {result.error}")
@@ -547,6 +544,8 @@ def _add_noqa(
 
 def _watch(paths: list[str], config_file: Path | None, run: Callable[[], object]) -> int:
     """`--watch`: each run's exit code is shown by its report; the watch itself exits 0."""
+    from . import watch as watching
+
     if not watching.available():
         _err(f"error: {watching.MISSING}")
         return EXIT_ERROR
@@ -578,8 +577,13 @@ def _check_stdin(
     config = resolver.for_path(path)
     notebook = is_notebook(stdin_filename)
     try:
-        source = decode(data) if notebook else Source.from_bytes(data)
-    except (SourceError, NotebookError) as error:
+        if notebook:
+            from .notebook import decode
+
+            source = decode(data)
+        else:
+            source = Source.from_bytes(data)
+    except SourceError as error:  # a notebook's NotebookError is one
         return FileResult(display=display, error=str(error)), False
     if force_exclude and stdin_filename is not None and config.is_excluded(path):
         return FileResult(display=display, original=source), True
@@ -588,6 +592,8 @@ def _check_stdin(
 
 
 def _unified_diff(result: FileResult) -> str:
+    import difflib
+
     assert result.original is not None and result.fixed is not None
     before = result.original.text.splitlines(keepends=True)
     after = result.fixed.text.splitlines(keepends=True)
@@ -618,6 +624,8 @@ def clean() -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def rule(key: str | None, show_all: bool, fmt: str) -> None:
     """Explain a rule, by code (GPU102) or name (iterrows-loop)."""
+    from .docs import render_markdown, rule_json
+
     if show_all:
         rules = list(all_rules())
     elif key is None:

@@ -29,6 +29,14 @@ except ImportError:  # pragma: no cover - not on Windows
     fcntl = None  # type: ignore[assignment]
 
 SUFFIXES = (".py", ".pyi", ".ipynb")
+NOTEBOOK_SUFFIX = ".ipynb"
+
+
+def is_notebook(path: str | os.PathLike[str] | None) -> bool:
+    """Whether `path` names a Jupyter notebook (by its suffix, as everywhere in gpulint)."""
+    return path is not None and str(path).endswith(NOTEBOOK_SUFFIX)
+
+
 SKIPPED_DIRECTORIES = frozenset(
     [
         ".git",

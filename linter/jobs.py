@@ -36,7 +36,7 @@ ones or of files mostly served from the cache stays in one process.
 
 from __future__ import annotations
 
-import ctypes
+import functools
 import os
 import signal
 import sys
@@ -289,10 +289,14 @@ def _resident() -> int | None:
 TRIM_INTERVAL = 0.1
 
 
+@functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's `malloc_trim`, or None where the C library has none (macOS, musl, Windows)."""
+    """glibc's `malloc_trim`, or None where the C library has none (macOS, musl, Windows);
+    looked up at the first release, so a short run never loads ctypes."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes
+
     try:
         trim = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):
@@ -301,13 +305,11 @@ def _malloc_trim() -> Callable[[int], int] | None:
     return trim
 
 
-_TRIM = _malloc_trim()
-
-
 def release_memory() -> None:
     """Give the memory the C allocator holds free back to the system (where it can)."""
-    if _TRIM is not None:
-        _TRIM(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def _one(function: Callable[[Item], Result], on_failure: Callable[[Item, str], Result], item: Item) -> Result:

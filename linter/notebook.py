@@ -58,20 +58,15 @@ from .ipython import (
 from .noqa import file_exemption, silences
 from .pipeline import FixHooks, check, run, selected_rules
 from .registry import Rule
-from .source import Source, detect_newline, refusal
-
-SUFFIX = ".ipynb"
+from .files import NOTEBOOK_SUFFIX as SUFFIX, is_notebook  # noqa: F401  (re-exported)
+from .source import Source, SourceError, detect_newline, refusal
 
 _MARKER = "# gpulint: notebook cell {}\n"
 _MARKER_LINE = re.compile(r"^# gpulint: notebook cell (\d+)$", re.MULTILINE)
 
 
-class NotebookError(Exception):
+class NotebookError(SourceError):
     """A file that is not a notebook gpulint can read; one line for the user."""
-
-
-def is_notebook(path: str | PathLike[str] | None) -> bool:
-    return path is not None and str(path).endswith(SUFFIX)
 
 
 # -- the cells as one program ----------------------------------------------------------------

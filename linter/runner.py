@@ -11,16 +11,28 @@ import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from .cache import Cache, Hit, LineMap, observe
 from .config import Config, ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
-from .files import PathError, Target, TooLarge, describe_error, discover, read_bytes, write_atomically
+from .files import (
+    PathError,
+    Target,
+    TooLarge,
+    describe_error,
+    discover,
+    is_notebook,
+    read_bytes,
+    write_atomically,
+)
 from .jobs import ordered_map
-from .notebook import Notebook, NotebookError, check_notebook, decode, is_notebook
 from .pipeline import check, fix_source, run, selected_rules
 from .registry import Rule, all_rules
 from .source import MAX_SOURCE, TOO_LARGE, Source, SourceError
+
+if TYPE_CHECKING:
+    from .notebook import Notebook
 
 
 @dataclass
@@ -53,7 +65,7 @@ def without_sources(result: FileResult) -> FileResult:
     detector facts. What a run keeps of a file once its output is written."""
     diagnostics = [replace(d, context=None) if d.context is not None else d for d in result.diagnostics]
     notebook = result.notebook
-    if isinstance(notebook, Notebook):
+    if notebook is not None and not isinstance(notebook, LineMap):
         notebook = LineMap.of(notebook, diagnostics)
     return replace(
         result,
@@ -117,6 +129,8 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
 
 def process_notebook(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
     """Lint or fix a Jupyter notebook, `source` being its JSON text."""
+    from .notebook import NotebookError, check_notebook  # a run without notebooks never loads them
+
     result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes)
     try:
         outcome = check_notebook(source.text, config.rules_for(path), config.unsafe_fixes, display, fix)
@@ -186,10 +200,10 @@ def _process_file(
         if served is not None:
             return served
         data = read()
-        source = decode(data) if notebook else Source.from_bytes(data)
+        source = _decode(data, notebook)
     except TooLarge:  # a warning, as the engine gives for a source over its bounds
         return _rendered(FileResult(display=display, path=path, warnings=[TOO_LARGE]), render)
-    except (PathError, SourceError, NotebookError) as error:
+    except (PathError, SourceError) as error:  # a notebook's NotebookError is a SourceError
         return _rendered(FileResult(display=display, path=path, error=str(error)), render)
     result = _rendered(process(source, display, config, path, fix), render)
     if fix and write and result.fixed is not None and target.outside is not None:
@@ -206,7 +220,7 @@ def _process_file(
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
         else:
             if cache is not None:  # the entry describes the file as written (its stat is new: none kept)
-                written_source = decode(written) if notebook else Source.from_bytes(written)
+                written_source = _decode(written, notebook)
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
     elif not fix or (
         result.fixed is None and not result.applied and not _fix_would_run(result.diagnostics, config, notebook)
@@ -247,8 +261,17 @@ def cached_result(
     (or read: whatever reading it or its entry refuses is left to `process_file`)."""
     try:
         return _from_cache(target, config, fix, cache, sources, render, _Reader(target.path), observe(target.path))
-    except (OSError, PathError, SourceError, NotebookError):
+    except (OSError, PathError, SourceError):
         return None
+
+
+def _decode(data: bytes, notebook: bool) -> Source:
+    """The text of a file's bytes: a notebook's JSON (checked to be one), else Python source."""
+    if notebook:
+        from .notebook import decode
+
+        return decode(data)
+    return Source.from_bytes(data)
 
 
 def _rendered(result: FileResult, render: Callable[[FileResult], list[str]] | None) -> FileResult:
@@ -290,6 +313,8 @@ def _served(
         sources = sources or _needs_text(hit, notebook)
     if sources:  # as a check would have returned it
         if notebook:
+            from .notebook import Notebook, decode
+
             result.original = decode(read())
             result.notebook = Notebook(result.original.text)
         else:
@@ -319,7 +344,7 @@ def _store(
     if cache is None or result.error is not None:
         return
     lines = None
-    if isinstance(result.notebook, Notebook):
+    if result.notebook is not None and not isinstance(result.notebook, LineMap):
         lines = LineMap.of(result.notebook, result.diagnostics, with_cells=True)
     cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen)
 

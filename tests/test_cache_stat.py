@@ -119,12 +119,14 @@ def test_a_warm_notebook_shows_its_findings_without_being_parsed(project, cli, c
     assert ".ipynb:cell " in cold.stdout
     parsed: list[str] = []
 
-    class Counted(gpulint.runner.Notebook):
+    from gpulint import notebook
+
+    class Counted(notebook.Notebook):
         def __init__(self, text: str) -> None:
             parsed.append(text)
             super().__init__(text)
 
-    monkeypatch.setattr(gpulint.runner, "Notebook", Counted)
+    monkeypatch.setattr(notebook, "Notebook", Counted)  # the runner imports it where needed
     warm = cli("check", ".", "--jobs", "1", "--output-format", "full", "--show-fixes")
     assert parsed == []
     assert (warm.code, warm.stdout, warm.stderr) == (cold.code, cold.stdout, cold.stderr)

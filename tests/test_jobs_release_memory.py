@@ -15,7 +15,7 @@ def _resident_mib() -> float:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
-@pytest.mark.skipif(gpulint.jobs._TRIM is None, reason="the C library has no malloc_trim")
+@pytest.mark.skipif(gpulint.jobs._malloc_trim() is None, reason="the C library has no malloc_trim")
 def test_released_memory_leaves_the_process():
     blocks = [bytearray(100_000) for _ in range(640)]  # 64 MB in pieces the heap holds (not mmap)
     for block in blocks:

@@ -280,10 +280,11 @@ def test_style_leaves_text_alone_when_off():
 
 def test_every_output_format_has_a_renderer():
     from gpulint.config import OUTPUT_FORMATS
-    from gpulint.output import FORMATS, HUMAN
+    from gpulint.output import FORMATS, HUMAN, renderer
 
     assert set(OUTPUT_FORMATS) == set(FORMATS) | set(HUMAN)
     assert not set(FORMATS) & set(HUMAN)
+    assert all(callable(renderer(name)) for name in FORMATS)
 
 
 def test_diff_with_a_machine_format_configured_prints_the_diff(project, cli, default_format):

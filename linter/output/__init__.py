@@ -7,19 +7,31 @@ both end with), are printed line by line with colour where the stream wants it
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from ..runner import FileResult
-from . import full, github, json, sarif, text
+from . import full, text
 
-Renderer = Callable[[Sequence[FileResult]], str]
+if TYPE_CHECKING:
+    from ..runner import FileResult
 
-FORMATS: dict[str, Renderer] = {
-    "json": json.render,
-    "github": github.render,
-    "sarif": sarif.render,
-}
+Renderer = Callable[[Sequence["FileResult"]], str]
+
+#: The machine-readable formats, each the module whose `render` writes it; imported only
+#: when chosen, so a run in the default format never loads them.
+FORMATS = ("json", "github", "sarif")
+
+
+def renderer(output_format: str) -> Renderer:
+    """The `render` function of a machine-readable format (one of `FORMATS`)."""
+    if output_format not in FORMATS:
+        raise ValueError(f"not a machine-readable output format: {output_format}")
+    render: Renderer = importlib.import_module(f"{__name__}.{output_format}").render
+    return render
+
+
 #: The formats printed line by line, with a summary; `text` is the former name of `concise`.
 HUMAN = ("full", "concise", "text")
 
-__all__ = ["FORMATS", "HUMAN", "full", "text"]
+__all__ = ["FORMATS", "HUMAN", "full", "renderer", "text"]

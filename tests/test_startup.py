@@ -1,0 +1,62 @@
+"""Start-up: `gpulint check` of a clean Python file loads only what that run needs.
+
+Pre-commit runs gpulint on a few files at a time, so import time is most of what users wait
+for. Each test runs gpulint in a fresh interpreter and lists the modules it ended with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+LIST_MODULES = """
+import json, sys
+sys.argv = ["gpulint", *sys.argv[1:]]
+from gpulint.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+#: Loaded only by the runs that need them: notebooks, machine-readable formats, the
+#: watcher, the editor server, noqa insertion, rule documentation, fix rendering (libcst),
+#: and memory trimming between worker processes (ctypes).
+ON_DEMAND = (
+    "gpulint.notebook",
+    "gpulint.ipython",
+    "gpulint.output.json",
+    "gpulint.output.sarif",
+    "gpulint.output.github",
+    "gpulint.watch",
+    "gpulint.lsp",
+    "gpulint.add_noqa",
+    "gpulint.docs",
+    "libcst",
+    "ctypes",
+)
+
+
+def modules_after(tmp_path: Path, *args: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", LIST_MODULES, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def test_a_clean_file_loads_nothing_it_does_not_use(tmp_path):
+    (tmp_path / "features.py").write_text('import pandas as pd\n\n\ndef total(df):\n    return df["a"] + df["b"]\n')
+    loaded = modules_after(tmp_path, "check", "features.py", "--no-cache")
+    assert "gpulint.engine" in loaded  # the run did lint the file
+    assert sorted(loaded & set(ON_DEMAND)) == []
+
+
+def test_a_notebook_and_a_machine_format_load_their_modules(tmp_path):
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": ["x = 1\n"]}
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "explore.ipynb").write_text(json.dumps(notebook))
+    loaded = modules_after(tmp_path, "check", "explore.ipynb", "--no-cache", "--output-format", "json")
+    assert {"gpulint.notebook", "gpulint.output.json"} <= loaded
+    assert "gpulint.output.sarif" not in loaded
