@@ -37,7 +37,6 @@ import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from json.decoder import scanstring
-from os import PathLike
 from pathlib import Path
 from collections.abc import Callable, Sequence
 
