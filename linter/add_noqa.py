@@ -164,7 +164,9 @@ def _notebook_text(source: Source, display: str, config: Config, path: Path) -> 
     if result.error is not None:
         raise NotebookError(result.error)
     notebook = Notebook(source.text)
-    count, unplaced, sources = 0, [], {}
+    count = 0
+    unplaced: list[tuple[str, str]] = []
+    sources: dict[int, str] = {}
     for cell in notebook.cells:
         findings = [d for d in _findings(result) if d.cell == cell.number]
         if not findings:
@@ -176,7 +178,7 @@ def _notebook_text(source: Source, display: str, config: Config, path: Path) -> 
             missed = findings
             edits = []
         unplaced.extend((f"cell {cell.number}:{d.start.line}", d.code) for d in missed)
-        if edits:
+        if edits and restored is not None:
             sources[cell.number] = restored
             count += len(edits)
     return (notebook.with_sources(sources) if sources else source.text), count, unplaced

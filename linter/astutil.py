@@ -100,7 +100,7 @@ def names_bound_by(node: ast.AST) -> list[str]:
     if isinstance(node, (ast.ExceptHandler, *_MATCH_CAPTURES)):
         return [node.name] if node.name else []  # type: ignore[attr-defined]
     if _MATCH_MAPPING and isinstance(node, _MATCH_MAPPING):
-        return [node.rest] if node.rest else []  # type: ignore[attr-defined]
+        return [node.rest] if node.rest else []
     return []
 
 

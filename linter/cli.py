@@ -345,7 +345,7 @@ def _check(  # noqa: C901
                         resolver.for_path(_stdin_path(stdin_filename)),
                         stdin_filename,
                         False,
-                    )  # type: ignore[arg-type]
+                    )
                     result.error = f"not fixed: {error}"
         if not excluded:
             results.append(result)

@@ -356,7 +356,7 @@ def target_version(value: object, where: str) -> tuple[int, int] | None:
         return None
     if value not in TARGET_VERSIONS:
         raise ConfigError(f"{where} must be one of {', '.join(TARGET_VERSIONS)}, got {value!r}")
-    return TARGET_VERSIONS[value]  # type: ignore[index]
+    return TARGET_VERSIONS[value]
 
 
 def _output_format(table: dict[str, Any], where: str) -> str | None:

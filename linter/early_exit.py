@@ -138,13 +138,12 @@ def _counter(loop: ast.For | ast.AsyncFor, name: str, ctx: RuleContext) -> tuple
     iterable = loop.iter
     if ctx.env.enumerated(iterable) is None or _distinct_index(loop, ctx) != name:
         return None
+    assert isinstance(iterable, ast.Call)  # `enumerate(...)`, as `enumerated` said
     given = (
         iterable.args[1]
         if len(iterable.args) > 1
-        else next(  # type: ignore[attr-defined]
-            (k.value for k in iterable.keywords if k.arg == "start"), None
-        )
-    )  # type: ignore[attr-defined]
+        else next((k.value for k in iterable.keywords if k.arg == "start"), None)
+    )
     start = 0 if given is None else signed_int(given)
     return None if start is None else (start, 1, True)
 

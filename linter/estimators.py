@@ -247,9 +247,9 @@ FITS_GIVEN_ESTIMATORS = frozenset(
 #: object parameter, `cv`, is split in the calling process before anything is dispatched).
 #: Left out as they run in the calling process: `weights=` of the neighbours (applied
 #: after the parallel query), `refit=` of the searches, `cv=` everywhere.
-_ESTIMATOR = {"estimator": 0, "base_estimator": None}
+_ESTIMATOR: dict[str, int | None] = {"estimator": 0, "base_estimator": None}
 _SCORED = {**_ESTIMATOR, "scoring": None}
-_NEIGHBOURS = {"metric": None}
+_NEIGHBOURS: dict[str, int | None] = {"metric": None}
 USER_CODE_PARAMETERS: dict[str, dict[str, int | None]] = {
     "ensemble.BaggingClassifier": _ESTIMATOR,
     "ensemble.BaggingRegressor": _ESTIMATOR,

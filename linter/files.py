@@ -352,7 +352,8 @@ def _walk(
         except OSError as error:
             on_error(error)
             continue
-        folders, files = [], []
+        folders: list[os.DirEntry[str]] = []
+        files: list[os.DirEntry[str]] = []
         for entry in entries:
             try:
                 is_dir = entry.is_dir()

@@ -82,7 +82,7 @@ class FixContext:
     def begin_fix(self, at: Position | None = None) -> None:
         """Start building the fix of the finding at `at` (its anchor statement is the
         module-level statement holding `at`; None: the end of the module)."""
-        self._current = set()
+        self._current: set[str] = set()
         self._anchor = self._statement_at(at) if at is not None else len(self.tree.body)
         self._import_edits: list[Edit] = []
         self._asked_imports = False
@@ -278,13 +278,14 @@ class FixContext:
 
         if not self.owns_lines(first, last):
             return None
-        snippet = self._lines(first.lineno, last.end_lineno)  # type: ignore[arg-type]
+        snippet = self._lines(first.lineno, _end_line(last))
         indent = self.indent_of(first)
         try:
             if indent:
                 module = cst.parse_module(_WRAPPER + self.source.newline + snippet)
-                block = module.body[0].body  # type: ignore[attr-defined]
-                return list(block.body)
+                wrapper = module.body[0]
+                assert isinstance(wrapper, cst.If) and isinstance(wrapper.body, cst.IndentedBlock)
+                return list(wrapper.body.body)
             return list(cst.parse_module(snippet).body)
         except cst.ParserSyntaxError:
             return None
@@ -297,13 +298,14 @@ class FixContext:
         newline = self.source.newline
         if indent:
             wrapper = cst.parse_module(_WRAPPER + newline + indent + "pass" + newline)
-            block = wrapper.body[0].body  # type: ignore[attr-defined]
-            new_if = wrapper.body[0].with_changes(body=block.with_changes(body=list(statements)))  # type: ignore[attr-defined]
+            outer = wrapper.body[0]
+            assert isinstance(outer, cst.If) and isinstance(outer.body, cst.IndentedBlock)
+            new_if = outer.with_changes(body=outer.body.with_changes(body=list(statements)))
             code = wrapper.with_changes(body=[new_if]).code
             code = code[len(_WRAPPER + newline) :]
         else:
-            code = cst.Module(body=list(statements), default_newline=newline).code
-        end_line = last.end_lineno  # type: ignore[assignment]
+            code = cst.Module(body=list(statements), default_newline=newline).code  # type: ignore[arg-type]
+        end_line = _end_line(last)
         # The replaced lines end with a line break unless they end the file; the generated
         # code must too (libcst drops a final lone "\r", so normalise rather than trust it).
         ends_with_break = self._lines(end_line, end_line).endswith(("\n", "\r"))
@@ -324,6 +326,11 @@ class FixContext:
         if line < len(self.source.line_starts):
             return Position(line + 1, 0)
         return Position(line, len(self.source.line(line)))
+
+
+def _end_line(node: ast.stmt) -> int:
+    """A parsed statement's last line (`end_lineno` is only None on nodes built by hand)."""
+    return node.end_lineno if node.end_lineno is not None else node.lineno
 
 
 def _is_docstring(node: ast.stmt) -> bool:

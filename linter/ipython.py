@@ -167,7 +167,7 @@ def mask_cell_magic(text: str) -> Masked:
     lines = split_lines(text)
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     cell_magic = _CELL_MAGIC.match(lines[first]) if first is not None else None
-    if cell_magic is None:
+    if first is None or cell_magic is None:
         return Masked(text, skipped=_indented_as_a_whole(lines) or _pasted_from_a_session(lines))
     if cell_magic.group(1) not in PYTHON_CELL_MAGICS:
         return Masked(text, skipped=True)

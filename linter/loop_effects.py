@@ -301,7 +301,7 @@ def growth_of(statement: ast.stmt) -> tuple[str, list[ast.AST]] | None:
     if isinstance(value, ast.Call):
         func = value.func
         if isinstance(func, ast.Attribute) and func.attr in _GROWING_METHODS and reference(func.value) == ref:
-            pieces = [*value.args, *(k.value for k in value.keywords)]
+            pieces: list[ast.AST] = [*value.args, *(k.value for k in value.keywords)]
             return (ref, pieces) if pieces else None
         inputs: list[ast.AST] = [*value.args, *(k.value for k in value.keywords)]
     elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Tuple):
@@ -563,14 +563,14 @@ def _statement(node: ast.stmt, defined: set[str], exposed: set[str]) -> set[str]
         return _block(node.body, defined, exposed)
     if isinstance(node, _TRY):
         _block(node.body, defined, exposed)
-        for handler in node.handlers:  # type: ignore[attr-defined]
+        for handler in node.handlers:
             _read(_reads(handler.type), defined, exposed)
             _block(handler.body, defined | ({handler.name} if handler.name else set()), exposed)
-        _block(node.orelse, defined, exposed)  # type: ignore[attr-defined]
-        return _block(node.finalbody, defined, exposed)  # type: ignore[attr-defined]
+        _block(node.orelse, defined, exposed)
+        return _block(node.finalbody, defined, exposed)
     if _MATCH and isinstance(node, _MATCH):
-        _read(_reads(node.subject), defined, exposed)  # type: ignore[attr-defined]
-        for case in node.cases:  # type: ignore[attr-defined]
+        _read(_reads(node.subject), defined, exposed)
+        for case in node.cases:
             _read(_reads(case.guard), defined, exposed)
             _block(case.body, defined, exposed)
         return defined
@@ -593,16 +593,13 @@ def _walrus(node: ast.AST | None) -> set[str]:
 def recurrence_in(loops: list[ast.AST], name: str) -> bool:
     """One of `loops` (the loops enclosing a growth statement; comprehensions are skipped)
     grows `name` as a recurrence."""
-    return any(
-        isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE  # type: ignore[arg-type]
-        for loop in loops
-    )
+    return any(isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE for loop in loops)
 
 
 def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:
     """The innermost `for`/`while` statement of `loops` (enclosing loops, outermost first;
     comprehensions are skipped)."""
-    return next((loop for loop in reversed(loops) if isinstance(loop, _LOOPS)), None)  # type: ignore[misc]
+    return next((loop for loop in reversed(loops) if isinstance(loop, _LOOPS)), None)
 
 
 def carried_over(loops: list[ast.AST], name: str) -> bool:

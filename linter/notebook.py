@@ -36,7 +36,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]  # public in the module, absent from its stub
 from pathlib import Path
 from collections.abc import Callable, Sequence
 

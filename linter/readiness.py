@@ -180,6 +180,7 @@ def _method_verdict(
     unknown = [k for k in keywords if not support.accepts(k)]
     if unknown:
         return FALLBACK, [Reason(f"cuDF's signature has no `{k}`", where) for k in unknown], caveats
+    conditions: list[tuple[tables.Condition, bool | None]]
     if has_unpacking(call):
         conditions = [(c, None) for c in support.fallbacks]
     else:
@@ -273,6 +274,7 @@ def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any
                 and node.func.id == "getattr"
                 and len(node.args) == 3
                 and isinstance(node.args[1], ast.Constant)
+                and isinstance(node.args[1].value, str)
                 and node.args[1].value not in defaults
             ):
                 value = _literal(node.args[2])
@@ -316,7 +318,7 @@ class _Probe(Rule):
             owner = "DataFrame" if name in tables.cudf_members("DataFrame") else "Series"
             label = f"{owner}.{name}"
         else:
-            owner = _FRAME_CLASSES.get(receiver.kind)  # type: ignore[call-overload]
+            owner = _FRAME_CLASSES.get(receiver.kind)
             if owner is None:
                 return None
             label = f"{owner}.{name}"
@@ -365,7 +367,9 @@ class _Probe(Rule):
                 CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx, estimator=True
             )
         if has_unpacking(call):
-            conditions = [(c, None) for c in support.fallbacks if c.kind == "hyperparameter"]
+            conditions: list[tuple[tables.Condition, bool | None]] = [
+                (c, None) for c in support.fallbacks if c.kind == "hyperparameter"
+            ]
         else:
             defaults = dict(support.cpu_defaults)
             given = {**_absent_attributes(support, defaults), **defaults, **_arguments(call)[1]}

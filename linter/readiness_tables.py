@@ -116,6 +116,7 @@ class Predicate:
             inner = self.parts[0].holds(arguments, hyperparameters)
             return None if inner is None else not inner
         values = hyperparameters if self.source == "hyperparameter" else arguments
+        assert self.param is not None  # every condition on a value names its parameter
         if self.param not in values or values[self.param] is NOT_LITERAL:
             return None
         given = values[self.param]
@@ -225,7 +226,7 @@ class MethodSupport:
     ) -> list[tuple[Condition, bool | None]]:
         """The fallback conditions that hold (True) or may hold (None) for this call."""
         values = self.bind(positional, keywords)
-        found = []
+        found: list[tuple[Condition, bool | None]] = []
         for condition in self.fallbacks:
             verdict = condition.holds(values)
             if verdict is not False:
@@ -269,7 +270,7 @@ class EstimatorSupport:
 def _holding(
     conditions: list[Condition], arguments: Mapping[str, Any], hyperparameters: Mapping[str, Any]
 ) -> list[tuple[Condition, bool | None]]:
-    found = []
+    found: list[tuple[Condition, bool | None]] = []
     for condition in conditions:
         verdict = condition.holds(arguments, hyperparameters)
         if verdict is not False:
@@ -295,7 +296,7 @@ def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
     """A table as JSON: the shipped one, or the one in `folder` (a freshly generated set)."""
     if folder is not None:
         return json.loads((Path(folder) / name).read_text(encoding="utf-8"))
-    return json.loads(resources.files("gpulint").joinpath(DATA_FOLDER, name).read_text(encoding="utf-8"))
+    return json.loads(resources.files("gpulint").joinpath(DATA_FOLDER).joinpath(name).read_text(encoding="utf-8"))
 
 
 def _condition(data: Mapping[str, Any], path: str) -> Condition:

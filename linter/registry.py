@@ -32,8 +32,7 @@ from .rule_api import (  # noqa: F401  (re-exported: the registry's public names
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[type[Rule], ...]:
     """Every registered rule, sorted by code (imports the rule modules once)."""
-    from . import rules as package
-
+    package = importlib.import_module(f"{__package__}.rules")  # the rules/ folder, mapped by pyproject.toml
     for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
         importlib.import_module(info.name)
     return tuple(_REGISTRY[code] for code in sorted(_REGISTRY))

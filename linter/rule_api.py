@@ -182,7 +182,7 @@ class Rule:
         """The rule as preview mode runs it: itself, or, for a rule with a
         `preview_behaviour`, its subclass with `preview_mode` set (same code, docs and
         fixer; not registered)."""
-        return _preview_variant(cls) if cls.preview_behaviour and not cls.preview_mode else cls
+        return _preview_variant(cls) if cls.preview_behaviour and not cls.preview_mode else cls  # type: ignore[arg-type]  # classes hash by identity
 
     @classmethod
     def url(cls) -> str:
@@ -426,7 +426,7 @@ class RuleContext:
         index, node = found
         if node is not block[index]:
             return None
-        value = assigned_value(node, name)  # type: ignore[arg-type]
+        value = assigned_value(node, name)
         return None if value is None else (index, value)
 
     def reaching_binding(self, name: str) -> ast.stmt | None:
@@ -470,6 +470,7 @@ class RuleContext:
         element of an unpacked tuple (`a, b = split(...)`) and nothing in its value binds it
         too; None otherwise."""
         statement = self.reaching_binding(name)
+        targets: list[ast.expr]
         if isinstance(statement, ast.AnnAssign):
             targets = [statement.target] if statement.value is not None else []
         elif isinstance(statement, ast.Assign):

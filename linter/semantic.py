@@ -290,7 +290,7 @@ class SemanticIndex:
         if not starts or not block or before <= 0:
             return None
         end = start_of(block[before]) if before < len(block) else (block[-1].end_lineno, block[-1].end_col_offset)
-        index = bisect_left(starts, end) - 1  # type: ignore[arg-type]
+        index = bisect_left(starts, end) - 1
         if index < 0 or starts[index] < start_of(block[0]):
             return None
         return bisect_right(block, starts[index], hi=min(before, len(block)), key=start_of) - 1, nodes[index]
@@ -309,7 +309,7 @@ class SemanticIndex:
         return self.scopes.get(node)
 
     def function(self, node: ast.AST) -> FunctionFacts | None:
-        return self.functions.get(node)  # type: ignore[arg-type]
+        return self.functions.get(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
     def resolve(self, scopes: list[ast.AST], name: str) -> tuple[list[FunctionFacts], list[ast.ClassDef]] | None:
         """The defs (functions or classes) `name` refers to, looking from the innermost of
@@ -524,7 +524,7 @@ class _Collector:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._expressions([*node.decorator_list, *_defaults(node.args), node.returns])
             owner = scope.node if isinstance(scope.node, ast.ClassDef) and _receives_instance(node) else None
-            facts = FunctionFacts(node, scope.node, owner)  # type: ignore[arg-type]
+            facts = FunctionFacts(node, scope.node, owner)
             self.index.functions[node] = facts
             scope.functions.setdefault(node.name, []).append(facts)
             scope.bind(node.name, node, other=False)
@@ -560,7 +560,7 @@ class _Collector:
             value = getattr(node, name)
             if isinstance(value, list):
                 if value and isinstance(value[0], ast.stmt):
-                    self._statements(value)  # type: ignore[arg-type]
+                    self._statements(value)
                 elif value and isinstance(value[0], ast.excepthandler):
                     for handler in value:
                         if handler.name:
@@ -588,13 +588,14 @@ class _Collector:
             elif name == "target":
                 self._target(value)
             elif isinstance(value, ast.AST):
-                self._expression(value)  # type: ignore[arg-type]
+                self._expression(value)
 
     def _target(self, target: ast.AST | None) -> None:
         if target is None:
             return
         if isinstance(target, ast.Name):
-            self.scope.bind(target.id, self.statement)  # type: ignore[union-attr]
+            assert self.scope is not None and self.statement is not None  # targets are inside statements
+            self.scope.bind(target.id, self.statement)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             for element in target.elts:

@@ -409,7 +409,8 @@ class _Loaders:
             value = value_bound_to(statement, name.id) if statement is not None else None
             if value is not None:
                 return [(value, scope)]
-        nodes, before = index.bindings(scope, name.id), start_of(name)
+        nodes = index.bindings(scope, name.id)
+        before: tuple[int, int] | None = start_of(name)
         if not nodes and scope is not ctx.tree and not _declared_elsewhere(index, scope, name.id):
             # a global the function reads: what the module's top level leaves it holding
             scope, nodes, before = ctx.tree, index.bindings(ctx.tree, name.id), None
@@ -427,7 +428,7 @@ class _Loaders:
         """What every call of `function` (a plain function of the module's top level, never
         handed on as a value) passes for `parameter`; empty when any call is not clear."""
         index = self.ctx.semantic
-        facts = index.function(function)  # type: ignore[arg-type]
+        facts = index.function(function)
         if facts is None or facts.owner is not None or facts.scope is not self.ctx.tree:
             return []
         resolved = index.resolve([self.ctx.tree], facts.node.name)
@@ -653,10 +654,10 @@ class _Sizer:
         loads = ctx.semantic.uses(ctx.statement_scope).loads.get(name, [])
         start = start_of(statement)
         current = ctx.statement
-        end = (current.end_lineno, current.end_col_offset) if current is not None else None
+        end = _end_of(current) if current is not None else None
         for loop in ctx.loops:
             if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
-                end = _later(end, (loop.end_lineno, loop.end_col_offset))
+                end = _later(end, _end_of(loop))
                 break
         frame = self._is_frame(name)
         # the loads are in source order: only those between `statement` and `end` are read

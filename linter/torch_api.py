@@ -432,7 +432,7 @@ def is_torch_value(ty: Ty | None) -> bool:
 def _combined_place(types: list[Ty | None]) -> str:
     """Torch computes on the device of its tensor operands."""
     places = [
-        ty.place for ty in types if is_torch_value(ty) or ty is not None and ty.kind == "model" and ty.lib == "torch"
+        ty.place for ty in types if ty is not None and (is_torch_value(ty) or ty.kind == "model" and ty.lib == "torch")
     ]
     if DEVICE in places:
         return DEVICE
@@ -458,7 +458,7 @@ def element_type(ty: Ty) -> Ty | None:
 def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
     """The types of a call's arguments, and of the items of lists and tuples passed to it
     (`torch.stack(xs)` of a list filled with tensors: of its elements)."""
-    types = []
+    types: list[Ty | None] = []
     for value in [*call.args, *(k.value for k in call.keywords)]:
         if isinstance(value, ast.Starred):
             value = value.value
@@ -547,7 +547,7 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
     if method == "to":
         target = move_target(call, env)
         if target in (DEVICE, HOST):
-            return Ty(Kind.PLACED, "torch", target)  # type: ignore[arg-type]
+            return Ty(Kind.PLACED, "torch", target)
     return None
 
 

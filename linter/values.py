@@ -86,7 +86,7 @@ class Kind(str, enum.Enum):
 
     __hash__ = str.__hash__
     __str__ = str.__str__
-    __format__ = str.__format__
+    __format__ = str.__format__  # type: ignore[assignment]  # format as the string it is
 
 
 _KINDS: dict[str, Kind] = {kind.value: kind for kind in Kind}
@@ -121,7 +121,7 @@ class Ty:
     def __post_init__(self) -> None:
         kind = self.kind
         if kind.__class__ is not Kind:
-            object.__setattr__(self, "kind", _KINDS.get(kind) or Kind(kind))  # Kind() raises for a wrong one
+            object.__setattr__(self, "kind", _KINDS.get(kind) or Kind(kind))  # type: ignore[call-arg]  # Kind() raises for a wrong one
 
     def __repr__(self) -> str:
         fields = [
@@ -183,7 +183,8 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
     if a is b:
         return a
     if a == b:
-        return a if a.builtin == b.builtin else replace(a, builtin="")  # type: ignore[union-attr]
+        assert a is not None and b is not None  # equal, and not the same object: two values
+        return a if a.builtin == b.builtin else replace(a, builtin="")
     for filled, other in ((a, b), (b, a)):
         if (
             filled is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import click
@@ -38,9 +39,9 @@ def available() -> bool:
     return importlib.util.find_spec("watchfiles") is not None
 
 
-def file_changes(paths: Sequence[str]) -> Iterator[set[tuple[object, str]]]:
-    """Batches of (change, path) under `paths` from `watchfiles`, for relevant files only;
-    it stops on Ctrl-C."""
+def file_changes(paths: Sequence[str]) -> Iterator[set[tuple[Any, str]]]:
+    """Batches of (change, path) under `paths` from `watchfiles` (the change a
+    `watchfiles.Change`), for relevant files only; it stops on Ctrl-C."""
     from watchfiles import DefaultFilter, watch
 
     class _Filter(DefaultFilter):

@@ -1,7 +1,8 @@
 """The house holds itself to its tools: `ruff format` and `ruff check` (E, F, B, UP, SIM and
 C90 at a complexity of 20; the functions above it carry `# noqa: C901`, the allow-list to
 burn down), as `[tool.ruff]` in pyproject.toml sets them. They run with the test suite, so
-the README's test command is all CI needs. mypy is not held here yet."""
+the README's test command is all CI needs. `mypy linter` (the core, `[tool.mypy]`) runs here
+too, with no errors allowed."""
 
 from __future__ import annotations
 
@@ -39,3 +40,15 @@ def test_the_complexity_allow_list_only_shrinks():
         if "fixtures" not in path.parts and path.name != "test_house.py"
     )
     assert allowed <= 5, f"{allowed} functions allowed above complexity 20 (was 5): split the new one"
+
+
+def test_the_core_type_checks():
+    pytest.importorskip("mypy", reason="mypy comes with the dev install")
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-error-summary", "linter"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
