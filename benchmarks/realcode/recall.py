@@ -2,12 +2,13 @@
 
     python -m benchmarks.realcode.recall [--labels benchmarks/realcode/labels]
         [--corpus benchmarks/.corpus/realcode] [--output benchmarks/results/recall.md]
-        [--rules GPU301,GPU304] [--gpulint "CMD"]
+        [--rules GPU301,GPU304] [--default-set] [--gpulint "CMD"]
 
 Runs `gpulint check --output-format json --select ALL --preview` (every rule, preview
-ones included, with an empty configuration so no project settings apply) on exactly the files
-the labels name, and matches each finding to the labels: same repository, file, cell and
-rule, and the label's line within the finding's first..last line. Per rule it counts the
+ones included; with `--default-set`, only what a user gets with no `select`), with an
+empty configuration so no project settings apply, on exactly the files the labels name,
+and matches each finding to the labels: same repository, file, cell and rule, and the
+label's line within the finding's first..last line. Per rule it counts the
 `instance` labels, how many a finding matches (recall), the `not` labels a finding matches
 (false positives), and the findings in the labelled files that match no label; then per
 family and overall; then lists every missed instance and every flagged `not`.
@@ -104,10 +105,12 @@ def run_gpulint(
     *,
     extra: Sequence[str] = (),
     unreadable: list[str] | None = None,
+    default_set: bool = False,
 ) -> list[Finding]:
     """Every finding of every rule on `files` (paths relative to `corpus`).
 
-    `extra`: more `gpulint check` arguments. Given a list as `unreadable`, a run that exits 2
+    `extra`: more `gpulint check` arguments; `default_set`: only the rules and behaviours a
+    user gets with no `select` (the default tier), instead of `--select ALL`. Given a list as `unreadable`, a run that exits 2
     because some files could not be read (its JSON is still complete for the others) is
     accepted and gpulint's `error:` lines are appended to the list; otherwise any exit but 0
     raises RecallError."""
@@ -122,8 +125,7 @@ def run_gpulint(
                 "check",
                 "--output-format",
                 "json",
-                "--select",
-                "ALL",
+                *(() if default_set else ("--select", "ALL")),
                 "--exit-zero",
                 "--quiet",
                 "--config",
@@ -273,6 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--output", type=Path, help="also write the report here")
     parser.add_argument("--rules", default="", help="comma-separated rule codes (default: every labelled rule)")
+    parser.add_argument(
+        "--default-set",
+        action="store_true",
+        help="run only the default rules and behaviours (no --select ALL, no --preview)",
+    )
     parser.add_argument("--gpulint", default="", help="command that runs gpulint (default: this Python's -m gpulint)")
     args = parser.parse_args(argv)
     command = gpulint_command(args.gpulint)
@@ -289,7 +296,10 @@ def main(argv: list[str] | None = None) -> int:
         corpus = args.corpus.resolve()
         check_corpus(labels, corpus)
         files = sorted({f"{label.repo.replace('/', '+', 1)}/{label.path}" for label in labels})
-        findings = run_gpulint(command, corpus, files, extra=preview_arguments(tuple(command)))
+        if args.default_set:
+            findings = run_gpulint(command, corpus, files, default_set=True)
+        else:
+            findings = run_gpulint(command, corpus, files, extra=preview_arguments(tuple(command)))
     except (LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
