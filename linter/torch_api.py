@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import ast
 
-from .values import DEVICE, HOST, OTHER, TORCH_VALUES, Env, Kind, Ty, argument, sequence_of
+from .values import (
+    DEVICE,
+    HOST,
+    LIBRARY_JOINS,
+    OTHER,
+    TORCH_VALUES,
+    Env,
+    Kind,
+    Ty,
+    argument,
+    sequence_of,
+)
 
 #: `x.to(dtype)`: the value stays where it is.
 KEEP = "keep"
@@ -512,6 +523,50 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
     return None
 
 
+def legacy_class(qualname: str | None) -> Ty | None:
+    """`torch.cuda.FloatTensor` or `torch.FloatTensor` named, not called: the class, as a
+    symbol (`Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`)."""
+    if qualname is None or not qualname.startswith("torch."):
+        return None
+    attr = qualname[len("torch.") :]
+    if attr.removeprefix("cuda.") in LEGACY_TENSOR_TYPES:
+        return Ty(Kind.SYMBOL, qualname)
+    return None
+
+
+def legacy_class_place(ty: Ty | None, node: ast.expr | None = None) -> str | None:
+    """Where a legacy tensor class (or its name as a string, `"torch.cuda.FloatTensor"`)
+    puts what it makes: the device for `torch.cuda.*`, the host for `torch.*`; None for
+    anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        ty = legacy_class(node.value)
+    if ty is None or ty.kind != "symbol" or legacy_class(ty.lib) is None:
+        return None
+    return DEVICE if ty.lib.startswith("torch.cuda.") else HOST
+
+
+def _join_legacy_classes(a: Ty, b: Ty) -> Ty | None:
+    """Two branches bound legacy tensor classes (`torch.cuda.FloatTensor if cuda else
+    torch.FloatTensor`): the device one, as two branches that place a value do."""
+    places = (legacy_class_place(a), legacy_class_place(b))
+    if None in places:
+        return None
+    return a if places[0] == DEVICE else b
+
+
+LIBRARY_JOINS.append(_join_legacy_classes)
+
+
+def _type_conversion(call: ast.Call, env: Env) -> str | None:
+    """`x.type(torch.cuda.FloatTensor)` (or a name bound to one, or the class's name as a
+    string): the tensor converted and placed where that class makes tensors; None when the
+    argument is not a legacy class."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    given = call.args[0]
+    return legacy_class_place(env.type_of(given), given)
+
+
 def _legacy_place(call: ast.Call, env: Env) -> str:
     """`torch.FloatTensor([1, 2])` or `torch.Tensor(2, 3)` is made on the host; given a
     tensor, a legacy class wraps it where it is, so one argument of unknown type may be
@@ -544,6 +599,9 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
         return _named_tensors("")
     if method == "cuda" and not call.keywords and len(call.args) <= 1:
         return Ty(Kind.PLACED, "torch", DEVICE)
+    if method == "type":
+        place = _type_conversion(call, env)
+        return Ty(Kind.TENSOR, "torch", place) if place is not None else None
     if method == "to":
         target = move_target(call, env)
         if target in (DEVICE, HOST):
@@ -567,6 +625,10 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(kind, "torch", place if target == KEEP else target or "")
     if method in ("cuda", "cpu"):
         return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
+    if method == "type" and kind != "model":
+        converted_to = _type_conversion(call, env)
+        if converted_to is not None:
+            return Ty(Kind.TENSOR, "torch", converted_to)
     if method in _MODEL_TENSORS and kind in ("model", "placed"):
         return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
     if method in _NAMED_MODEL_TENSORS and kind in ("model", "placed"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import enum
 from dataclasses import dataclass, field, replace
+from collections.abc import Callable
 from typing import Protocol
 
 
@@ -201,9 +202,29 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
             return join_torch(a, b)
         if a.kind in _ON_A_PLACE and b.kind in _ON_A_PLACE:
             # a tensor in one branch, a placed value in the other: a placed value (a tensor,
-            # a module or a batch) where both agree on the place
-            return Ty(Kind.PLACED, "torch", a.place if a.place == b.place else "")
+            # a module or a batch), on the device where either branch put it there
+            return Ty(Kind.PLACED, "torch", joined_place(a.place, b.place))
+    if a is not None and b is not None:
+        for library_join in LIBRARY_JOINS:
+            joined = library_join(a, b)
+            if joined is not None:
+                return joined
     return None
+
+
+#: What a library module knows of two values this module cannot join (`torch_api`: the
+#: legacy tensor classes `torch.FloatTensor` and `torch.cuda.FloatTensor`); each returns
+#: the joined value or None. Registered by the library modules when they are imported.
+LIBRARY_JOINS: list[Callable[[Ty, Ty], Ty | None]] = []
+
+
+def joined_place(a: str, b: str) -> str:
+    """Where a value is after two branches put it at `a` and `b`: on the device when either
+    did. The other branch is the same program's CPU fallback (`if cuda: x = x.cuda()`):
+    what the program does with the value on a GPU is what the device rules are about."""
+    if DEVICE in (a, b):
+        return DEVICE
+    return a if a == b else ""
 
 
 #: torch values that live somewhere: a tensor, something moved with `.to()`, a model's output.
@@ -215,7 +236,7 @@ def join_torch(a: Ty, b: Ty) -> Ty:
     "cpu" unless both are; any other value keeps a place both agree on."""
     if a.kind == "device":
         return Ty(Kind.DEVICE, "torch", HOST if a.place == b.place == HOST else DEVICE)
-    return Ty(a.kind, "torch", a.place if a.place == b.place else "")
+    return Ty(a.kind, "torch", joined_place(a.place, b.place))
 
 
 def same(a: Ty | None, b: Ty | None) -> bool:

@@ -43,9 +43,10 @@ dataset = TensorDataset(torch.from_numpy(rng.standard_normal((N, 3))))
 class DataloaderWithoutWorkers(Rule):
     """
     ## What it does
-    Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`)
-    in a file that moves the batches of a loop to a device (`x.to(device)`, `x.cuda()`
-    inside a loop, with a device that is not a literal `"cpu"`: a device string, a name
+    Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`,
+    also through a name bound to 0 on every path) in a file that moves the batches of a
+    loop to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)` inside
+    a loop, with a device that is not a literal `"cpu"`: a device string, a name
     bound to one, `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a
     parameter every call site gives a device...) or iterates a loader that accelerate's
     `prepare` put on the device.
@@ -102,8 +103,8 @@ class DataloaderWithoutWorkers(Rule):
     more than the lookups they take over.
 
     ## Fix safety
-    The fix adds `num_workers=4` (or replaces `num_workers=0`) and `pin_memory=True`
-    (unless `pin_memory` is given). It is unsafe: worker processes need a dataset that can
+    The fix adds `num_workers=4` (or replaces `num_workers=0`, or the name bound to 0,
+    whose other uses stay as they are) and `pin_memory=True` (unless `pin_memory` is given). It is unsafe: worker processes need a dataset that can
     be pickled where processes are spawned (Windows, macOS) and an
     `if __name__ == "__main__":` guard there; an `IterableDataset` that does not split its
     data by worker yields every item once per worker; random augmentations draw from each
@@ -120,7 +121,7 @@ class DataloaderWithoutWorkers(Rule):
     #: The message for a loader given `num_workers=0` (the same as none, but said).
     message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
-    calls = frozenset({"to", "cuda"} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)})
+    calls = frozenset({"to", "cuda", "type"} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)})
     fix = Applicability.UNSAFE
     suggestion = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
 
@@ -507,7 +508,7 @@ def train(events, model):
         workers = next((k.value for k in node.keywords if k.arg == "num_workers"), None)
         if workers is None and loader.position is not None and len(node.args) > loader.position:
             workers = node.args[loader.position]
-        if workers is not None and not (isinstance(workers, ast.Constant) and workers.value == 0):
+        if workers is not None and not _zero(workers, ctx):
             return
         if _collates_on_a_device(node, ctx) or _dataset_on_device(node, ctx):
             return
@@ -541,10 +542,15 @@ def train(events, model):
         it cannot tell, the call is kept for `finish` to read (`device=`, `non_blocking=`, a
         device string, a name the file binds to a device expression)."""
         func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda")):
+        if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type")):
             return
         loops = _loops_binding(base_name(func.value), ctx)
         if not loops:
+            return
+        if func.attr == "type":  # `x.type(torch.cuda.FloatTensor)`, or a name bound to that class
+            converted = ctx.env.type_of(call)
+            if converted is not None and converted.place == DEVICE:
+                self.feeding.update(loops)
             return
         if func.attr == "cuda" or move_target(call, ctx.env) == DEVICE:
             self.feeding.update(loops)
@@ -624,6 +630,18 @@ class LoaderCall(Facts):
 
     call: ast.Call
     loader: Loader
+
+
+def _zero(workers: ast.expr, ctx: RuleContext) -> bool:
+    """`num_workers=0`, or a name whose one reaching assignment binds it to 0
+    (`workers = 0` then `num_workers=workers`)."""
+    if isinstance(workers, ast.Name):
+        statement = ctx.reaching_assignment(workers.id)
+        value = statement.value if statement is not None else None
+        if statement is None or isinstance(statement, ast.Assign) and len(statement.targets) != 1:
+            return False
+        workers = value if value is not None else workers
+    return isinstance(workers, ast.Constant) and type(workers.value) is int and workers.value == 0
 
 
 def _message(call: ast.Call, loader: Loader) -> str | None:

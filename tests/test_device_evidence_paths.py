@@ -1,0 +1,110 @@
+"""Device evidence that follows values the way older and course-style PyTorch code moves
+them: placement in one branch (the other being the CPU fallback), legacy tensor classes and
+`.type(...)`, and a `num_workers` given through a name bound to a literal. Each source has a
+flagged example and a near-miss it must leave alone."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+
+LOADER = textwrap.dedent(
+    """\
+    import torch
+    from torch.utils.data import DataLoader
+    from torchvision import datasets, transforms
+
+    cuda = torch.cuda.is_available()
+    data = datasets.CIFAR10("data", train=True, download=True, transform=transforms.ToTensor())
+    """
+)
+
+
+def codes(source: str, *wanted: str) -> list[tuple[str, int]]:
+    found = lint_source(textwrap.dedent(source))
+    return [(d.code, d.start.line) for d in found if d.code in wanted]
+
+
+@pytest.mark.parametrize(
+    ("placement", "flagged"),
+    [
+        ("if cuda:\n    model.cuda()\n", True),  # placed in one branch: device code
+        ("if cuda:\n    model = model.cuda()\nelse:\n    model = model.cpu()\n", True),
+        ("if cuda:\n    model = model.to('cuda')\n", True),
+        ("if cuda:\n    model.cpu()\n", False),  # near-miss: only ever on the host
+        ("", False),  # near-miss: never moved
+    ],
+)
+def test_a_model_placed_in_one_branch_is_device_code(placement, flagged):
+    source = (
+        LOADER
+        + "model = torch.nn.Linear(3072, 10)\n"
+        + placement
+        + "loader = DataLoader(data, batch_size=64, num_workers=4)\n"
+        + "for images, labels in loader:\n"
+        + "    print(model(images.flatten(1)).sum().item())\n"
+    )
+    assert bool(codes(source, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("tensor_class", "flagged"),
+    [
+        ("torch.cuda.FloatTensor if cuda else torch.FloatTensor", True),
+        ("torch.FloatTensor if not cuda else torch.cuda.FloatTensor", True),
+        ("torch.cuda.FloatTensor", True),
+        ("torch.FloatTensor", False),  # near-miss: the host class
+    ],
+)
+def test_legacy_tensor_classes_place_what_they_make(tensor_class, flagged):
+    source = (
+        LOADER
+        + f"Tensor = {tensor_class}\n"
+        + "loader = DataLoader(data, batch_size=64)\n"
+        + "for epoch in range(5):\n"
+        + "    for images, _ in loader:\n"
+        + "        real = images.type(Tensor)\n"
+        + "        valid = Tensor(images.size(0), 1).fill_(1.0)\n"
+        + "        print((real.mean() - valid.mean()).item())\n"
+    )
+    found = codes(source, "GPU305", "GPU307")
+    assert bool(found) is flagged
+    if flagged:
+        assert {code for code, _ in found} == {"GPU305", "GPU307"}
+
+
+def test_a_class_named_as_a_string_places_too():
+    source = (
+        LOADER
+        + "loader = DataLoader(data, batch_size=64)\n"
+        + "for images, _ in loader:\n"
+        + "    print(images.type('torch.cuda.FloatTensor').mean().item())\n"
+    )
+    assert {code for code, _ in codes(source, "GPU305", "GPU307")} == {"GPU305", "GPU307"}
+
+
+@pytest.mark.parametrize(
+    ("binding", "flagged"),
+    [
+        ("workers = 0\n", True),
+        ("workers = 4\n", False),  # near-miss: workers given
+        ("workers = 0\nif cuda:\n    workers = 4\n", False),  # near-miss: not 0 on every path
+        ("workers = int(input())\n", False),  # near-miss: not known
+    ],
+)
+def test_num_workers_through_a_name_bound_to_a_literal(binding, flagged):
+    source = (
+        LOADER
+        + binding
+        + "loader = DataLoader(data, batch_size=64, num_workers=workers)\n"
+        + "for images, labels in loader:\n"
+        + "    images = images.to('cuda')\n"
+    )
+    found = lint_source(textwrap.dedent(source))
+    gpu305 = [d for d in found if d.code == "GPU305"]
+    assert bool(gpu305) is flagged
+    if flagged:
+        assert "`num_workers=0`" in gpu305[0].message
