@@ -37,8 +37,16 @@ from .output.terminal import printable
 from .registry import all_rules, rule_by_key
 from .jobs import available_cores
 from .progress import Progress
-from .runner import FileResult, lint_paths, plan, process_notebook, process_source, without_sources
-from .source import Source, SourceError
+from .runner import (
+    FileResult,
+    decode_source,
+    lint_paths,
+    plan,
+    process_notebook,
+    process_source,
+    without_sources,
+)
+from .source import SourceError
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 #: As a shell reports a command that SIGINT ended (128 + 2): not 1, which says findings remain.
@@ -577,12 +585,7 @@ def _check_stdin(
     config = resolver.for_path(path)
     notebook = is_notebook(stdin_filename)
     try:
-        if notebook:
-            from .notebook import decode
-
-            source = decode(data)
-        else:
-            source = Source.from_bytes(data)
+        source = decode_source(data, notebook)
     except SourceError as error:  # a notebook's NotebookError is one
         return FileResult(display=display, error=str(error)), False
     if force_exclude and stdin_filename is not None and config.is_excluded(path):

@@ -488,9 +488,10 @@ class TypeEnv:
         return items if element is not None else None
 
     def _attribute_type(self, node: ast.Attribute) -> Ty | None:
-        legacy = torch_api.legacy_class(self.qualname(node))
-        if legacy is not None:
-            return legacy
+        if node.attr in torch_api.LEGACY_TENSOR_TYPES:  # `torch.cuda.FloatTensor`, named
+            legacy = torch_api.legacy_class(self.qualname(node))
+            if legacy is not None:
+                return legacy
         receiver = self.type_of(node.value)
         if receiver is None:
             known = self.resolver.attribute(self, node) if self.resolver is not None else None

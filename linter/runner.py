@@ -200,7 +200,7 @@ def _process_file(
         if served is not None:
             return served
         data = read()
-        source = _decode(data, notebook)
+        source = decode_source(data, notebook)
     except TooLarge:  # a warning, as the engine gives for a source over its bounds
         return _rendered(FileResult(display=display, path=path, warnings=[TOO_LARGE]), render)
     except (PathError, SourceError) as error:  # a notebook's NotebookError is a SourceError
@@ -220,7 +220,7 @@ def _process_file(
             result.error = str(error) if str(error).startswith("not written") else f"not written: {error}"
         else:
             if cache is not None:  # the entry describes the file as written (its stat is new: none kept)
-                written_source = _decode(written, notebook)
+                written_source = decode_source(written, notebook)
                 _store(cache, config, path, display, written, process(written_source, display, config, path, False))
     elif not fix or (
         result.fixed is None and not result.applied and not _fix_would_run(result.diagnostics, config, notebook)
@@ -265,7 +265,7 @@ def cached_result(
         return None
 
 
-def _decode(data: bytes, notebook: bool) -> Source:
+def decode_source(data: bytes, notebook: bool) -> Source:
     """The text of a file's bytes: a notebook's JSON (checked to be one), else Python source."""
     if notebook:
         from .notebook import decode

@@ -534,12 +534,9 @@ def legacy_class(qualname: str | None) -> Ty | None:
     return None
 
 
-def legacy_class_place(ty: Ty | None, node: ast.expr | None = None) -> str | None:
-    """Where a legacy tensor class (or its name as a string, `"torch.cuda.FloatTensor"`)
-    puts what it makes: the device for `torch.cuda.*`, the host for `torch.*`; None for
-    anything else."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        ty = legacy_class(node.value)
+def legacy_class_place(ty: Ty | None) -> str | None:
+    """Where a legacy tensor class puts what it makes: the device for `torch.cuda.*`, the
+    host for `torch.*`; None for anything else."""
     if ty is None or ty.kind != "symbol" or legacy_class(ty.lib) is None:
         return None
     return DEVICE if ty.lib.startswith("torch.cuda.") else HOST
@@ -564,7 +561,9 @@ def _type_conversion(call: ast.Call, env: Env) -> str | None:
     if len(call.args) != 1 or call.keywords:
         return None
     given = call.args[0]
-    return legacy_class_place(env.type_of(given), given)
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return legacy_class_place(legacy_class(given.value))
+    return legacy_class_place(env.type_of(given))
 
 
 def _legacy_place(call: ast.Call, env: Env) -> str:

@@ -20,8 +20,8 @@ from gpulint.datasets_api import (
     TRANSFORM_KEYWORDS,
 )
 from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
-from gpulint.astutil import walk_local
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.astutil import literal_int, walk_local
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
 from gpulint.semantic import FunctionFacts
 from gpulint.early_exit import breaks_off_within
 from gpulint.size_evidence import FEW_BATCHES, loader_batches
@@ -637,11 +637,8 @@ def _zero(workers: ast.expr, ctx: RuleContext) -> bool:
     (`workers = 0` then `num_workers=workers`)."""
     if isinstance(workers, ast.Name):
         statement = ctx.reaching_assignment(workers.id)
-        value = statement.value if statement is not None else None
-        if statement is None or isinstance(statement, ast.Assign) and len(statement.targets) != 1:
-            return False
-        workers = value if value is not None else workers
-    return isinstance(workers, ast.Constant) and type(workers.value) is int and workers.value == 0
+        return statement is not None and literal_int(assigned_value(statement, workers.id)) == 0
+    return literal_int(workers) == 0
 
 
 def _message(call: ast.Call, loader: Loader) -> str | None:
