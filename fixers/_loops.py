@@ -19,7 +19,7 @@ A loop in a class body binds class attributes: all of its names count as read.
 
 A loop's site is what the engine's `RuleContext.statements` and `.blocks` hold at the loop,
 zipped: the enclosing statements, outermost first, each with the block that holds it.
-What a scope reads is gathered in one walk and kept while its tree lives.
+What a scope reads comes from the file's semantic index (`LocalUses`).
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from __future__ import annotations
 import ast
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from weakref import WeakKeyDictionary
 
-from gpulint.astutil import DYNAMIC_READERS, NESTED_SCOPES, bound_names, evaluated_outside, free_names
+from gpulint.astutil import bound_names
+from gpulint.semantic import LocalUses, SemanticIndex
 
 #: A loop's site: (statement, the block holding it) pairs, outermost first, the loop last.
 Site = tuple[tuple[ast.stmt, list[ast.stmt]], ...]
@@ -37,7 +37,6 @@ Position = tuple[int, int]
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Statements from inside which an exception may reach the code after them, skipping the rest.
 _GUARDS = (ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
@@ -47,7 +46,7 @@ _GUARDS = (ast.Try, ast.With, ast.AsyncWith, *((ast.TryStar,) if hasattr(ast, "T
 _Outcome = tuple[bool, bool, bool]
 
 
-def names_read_after(site: Site, tree: ast.Module, kept: frozenset[str] = frozenset()) -> set[str]:
+def names_read_after(site: Site, index: SemanticIndex, kept: frozenset[str] = frozenset()) -> set[str]:
     """The names the loop at the end of `site` binds, other than `kept` (those its rewrite
     still binds), that code after the loop may read."""
     loop = site[-1][0]
@@ -56,78 +55,29 @@ def names_read_after(site: Site, tree: ast.Module, kept: frozenset[str] = frozen
     if not names:
         return set()
     depth = max((i for i, (statement, _) in enumerate(site[:-1]) if isinstance(statement, _SCOPES)), default=-1)
-    scope = site[depth][0] if depth >= 0 else tree
+    scope = site[depth][0] if depth >= 0 else index.tree
     if isinstance(scope, ast.ClassDef):
         return names
-    facts = _facts(scope)
-    if facts.dynamic:
+    facts: _Facts = index.remember("names read after a loop", scope, lambda: _Facts(index.uses(scope)))  # type: ignore[assignment]
+    uses = facts.uses
+    if uses.dynamic:
         return names
     return {
         name
         for name in names
-        if name in facts.declared or name in facts.free or _read_later(site[depth + 1 :], name, facts)
+        if name in uses.declared or name in uses.free_in or _read_later(site[depth + 1 :], name, facts)
     }
 
 
 @dataclass
-class _ScopeFacts:
-    """What one scope does with its names, gathered in one walk: where it reads each name
-    (`Load`, `del`, augmented assignment) and where it has `break`/`continue`, sorted by
-    position; the names its nested scopes may see; its `global`/`nonlocal` names; whether
-    it calls one of `DYNAMIC_READERS`. `suffixes` and `positions` are filled as queries
-    need them (see `_suffixes`)."""
+class _Facts:
+    """A scope's reads, jumps and declarations (the semantic index's `LocalUses`), and the
+    answers worked out from them per block, kept in the file's index as queries need them
+    (see `_suffixes`)."""
 
-    reads: dict[str, list[Position]] = field(default_factory=dict)
-    jumps: list[Position] = field(default_factory=list)
-    free: set[str] = field(default_factory=set)
-    declared: set[str] = field(default_factory=set)
-    dynamic: bool = False
+    uses: LocalUses
     suffixes: dict[tuple[int, str], list[tuple[_Outcome, _Outcome]]] = field(default_factory=dict)
     positions: dict[int, dict[int, int]] = field(default_factory=dict)
-
-
-_CACHE: WeakKeyDictionary[ast.AST, _ScopeFacts] = WeakKeyDictionary()
-
-
-def _facts(scope: ast.AST) -> _ScopeFacts:
-    facts = _CACHE.get(scope)
-    if facts is None:
-        facts = _CACHE[scope] = _gather(scope)
-    return facts
-
-
-def _gather(scope: ast.AST) -> _ScopeFacts:
-    facts = _ScopeFacts()
-    # (node, names a comprehension around it binds for itself)
-    stack: list[tuple[ast.AST, frozenset[str]]] = [(s, frozenset()) for s in scope.body]  # type: ignore[attr-defined]
-    while stack:
-        node, own = stack.pop()
-        if isinstance(node, NESTED_SCOPES):
-            facts.free |= free_names(node)
-            stack.extend((part, own) for part in evaluated_outside(node))
-            continue
-        if isinstance(node, _COMPREHENSIONS):
-            first, *rest = node.generators
-            stack.append((first.iter, own))  # evaluated in the enclosing scope
-            inner = own | bound_names(g.target for g in node.generators)
-            elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            stack.extend((part, inner) for part in [*elements, first.target, *first.ifs, *rest])
-            continue
-        if isinstance(node, ast.Name) and node.id not in own and not isinstance(node.ctx, ast.Store):
-            facts.reads.setdefault(node.id, []).append(_start(node))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id not in own:
-            facts.reads.setdefault(node.target.id, []).append(_start(node))
-        elif isinstance(node, (ast.Break, ast.Continue)):
-            facts.jumps.append(_start(node))
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            facts.declared.update(node.names)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_READERS:
-            facts.dynamic = True
-        stack.extend((child, own) for child in ast.iter_child_nodes(node))
-    for positions in facts.reads.values():
-        positions.sort()
-    facts.jumps.sort()
-    return facts
 
 
 def _start(node: ast.AST) -> Position:
@@ -152,10 +102,10 @@ def _any_within(
     return False
 
 
-def _read_later(path: Site, name: str, facts: _ScopeFacts) -> bool:
+def _read_later(path: Site, name: str, facts: _Facts) -> bool:
     """Whether code that may run after the loop (the last statement of `path`, which
     starts at the scope's top level) reads `name` before rebinding it."""
-    reads = facts.reads.get(name, [])
+    reads = facts.uses.reads.get(name, [])
     loop = path[-1][0]
     body = [*loop.body, *loop.orelse]  # type: ignore[attr-defined]
     skip = (_start(body[0]), _end(body[-1]))  # the loop's own body goes away with it
@@ -188,7 +138,7 @@ def _read_later(path: Site, name: str, facts: _ScopeFacts) -> bool:
     return False
 
 
-def _rest_of_block(block: list[ast.stmt], start: int, name: str, jumped: bool, facts: _ScopeFacts) -> _Outcome:
+def _rest_of_block(block: list[ast.stmt], start: int, name: str, jumped: bool, facts: _Facts) -> _Outcome:
     """What `block[start:]` does to `name`, having jumped already or not. Worked out once
     per block and name, from the end, so that many loops in one block cost one pass."""
     table = facts.suffixes.get((id(block), name))
@@ -197,10 +147,10 @@ def _rest_of_block(block: list[ast.stmt], start: int, name: str, jumped: bool, f
     return table[start][jumped]
 
 
-def _suffixes(block: list[ast.stmt], name: str, facts: _ScopeFacts) -> list[tuple[_Outcome, _Outcome]]:
+def _suffixes(block: list[ast.stmt], name: str, facts: _Facts) -> list[tuple[_Outcome, _Outcome]]:
     table: list[tuple[_Outcome, _Outcome]] = [((False, False, False), (False, False, True))]
     for statement in reversed(block):
-        jumps = _any_within(facts.jumps, [statement])
+        jumps = _any_within(facts.uses.jumps, [statement])
         row = []
         for jumped in (False, True):
             read, rebinds = _scan(statement, name, jumped, facts)
@@ -216,10 +166,10 @@ def _suffixes(block: list[ast.stmt], name: str, facts: _ScopeFacts) -> list[tupl
     return table
 
 
-def _scan(statement: ast.stmt, name: str, jumped: bool, facts: _ScopeFacts) -> tuple[bool, bool]:
+def _scan(statement: ast.stmt, name: str, jumped: bool, facts: _Facts) -> tuple[bool, bool]:
     """(reads `name` before rebinding it, rebinds it on every path) for one statement that
     runs after the loop."""
-    reads = facts.reads.get(name, [])
+    reads = facts.uses.reads.get(name, [])
     if isinstance(statement, (ast.Assign, ast.AnnAssign)):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         rebinds = statement.value is not None and any(isinstance(t, ast.Name) and t.id == name for t in targets)

@@ -37,7 +37,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
 def _rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Fix | None:
     loop, statement = found.loop, plan.statement
     kept = frozenset({statement.target.id}) if plan.kind == "accumulate" else frozenset()  # type: ignore[union-attr]
-    if names_read_after(found.site, ctx.tree, kept):
+    if names_read_after(found.site, ctx.semantic, kept):
         return None  # the rewrite would drop names the code after the loop reads
     parsed = ctx.parse_statements(loop, loop)
     if parsed is None or len(parsed) != 1:

@@ -53,7 +53,7 @@ def _fix_loop(found: IndexLoop, ctx: FixContext) -> Fix | None:
     loop, frame = found.loop, found.frame
     if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or not repeatable_frame(frame):
         return None
-    if names_read_after(found.site, ctx.tree):
+    if names_read_after(found.site, ctx.semantic):
         return None  # the rewrite would drop names the code after the loop reads
     statement = loop.body[0]
     forbidden = {loop.target.id} | set(found.collections)

@@ -55,7 +55,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     collections = set(rows.collections)
     if rows.comprehension is not None:
         edits = _fix_comprehension(rows.comprehension, collections, ctx)
-    elif names_read_after(rows.site, ctx.tree):
+    elif names_read_after(rows.site, ctx.semantic):
         edits = None  # the rewrite would drop names the code after the loop reads
     else:
         assert rows.loop is not None and rows.block is not None

@@ -23,7 +23,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
-from .astutil import NESTED_SCOPES, evaluated_outside, free_names
+from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
 from .values import DEVICE, Kind, Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -174,7 +174,8 @@ class SemanticIndex:
         #: (class, attribute) -> the join of the types assigned to it so far (None:
         #: some assignment is unknown), filled in by the walk.
         self.attribute_types: dict[tuple[ast.ClassDef, str], Ty | None] = {}
-        self._tree = tree
+        #: The module the index describes.
+        self.tree = tree
         self._parents: dict[ast.AST, ast.AST] | None = None
         self._file_names: tuple[set[str], dict[str, list[tuple[str, ...]]]] | None = None
         #: (scope, name) -> the starts of its bindings there, sorted, and the binding nodes
@@ -215,7 +216,7 @@ class SemanticIndex:
             used.add(name)
             bindings.setdefault(name, []).append(what)
 
-        for node in ast.walk(self._tree):
+        for node in ast.walk(self.tree):
             if isinstance(node, ast.Name):
                 used.add(node.id)
                 if not isinstance(node.ctx, ast.Load):
@@ -245,7 +246,7 @@ class SemanticIndex:
     def parent(self, node: ast.AST) -> ast.AST | None:
         """The node `node` is a child of (the parent map is built on the first question)."""
         if self._parents is None:
-            self._parents = {child: parent for parent in ast.walk(self._tree) for child in ast.iter_child_nodes(parent)}
+            self._parents = {child: parent for parent in ast.walk(self.tree) for child in ast.iter_child_nodes(parent)}
         return self._parents.get(node)
 
     # -- where a scope binds a name, by position ----------------------------------------
@@ -267,7 +268,7 @@ class SemanticIndex:
         (the innermost function, lambda, class body or the module); None when the file also
         reads `name` some other way (handed on as a value, its callers are out of view)."""
         if self._call_sites is None:
-            self._call_sites = _call_sites(self._tree)
+            self._call_sites = _call_sites(self.tree)
         return self._call_sites.get(name, [])
 
     def binds(self, scope: ast.AST, name: str, node: ast.AST) -> bool:
@@ -303,6 +304,24 @@ class SemanticIndex:
         if found is None:
             found = self._uses[scope] = _local_uses(scope)
         return found
+
+    def local(self, scope: ast.AST) -> LocalScope:
+        """`scope` with its typed bindings and uses (built on the first question about it)."""
+        found = self.memo.setdefault("local scope", {}).get(scope)
+        if found is None:
+            facts = self.scopes.get(scope)
+            bindings: dict[str, list[Binding]] = {}
+            for name, nodes in (facts.bindings if facts is not None else {}).items():
+                found_here = [_binding(name, node) for node in nodes if not isinstance(node, ast.arg)]
+                if found_here:
+                    bindings[name] = found_here
+            params = (
+                frozenset(arg.arg for arg in all_args(scope.args))
+                if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+                else frozenset()
+            )
+            found = self.memo["local scope"][scope] = LocalScope(scope, bindings, params, self.uses(scope))
+        return found  # type: ignore[return-value]
 
     # -- queries ------------------------------------------------------------------------
     def scope(self, node: ast.AST) -> ScopeFacts | None:
@@ -381,43 +400,155 @@ class SemanticIndex:
         return result
 
 
+#: How a binding node binds its name, by the node's type (see `Binding.kind`).
+_BINDING_KINDS: dict[type, str] = {
+    ast.Assign: "assignment",
+    ast.AnnAssign: "assignment",
+    ast.AugAssign: "augmented",
+    ast.For: "loop",
+    ast.AsyncFor: "loop",
+    ast.With: "with",
+    ast.AsyncWith: "with",
+    ast.Import: "import",
+    ast.ImportFrom: "import",
+    ast.FunctionDef: "def",
+    ast.AsyncFunctionDef: "def",
+    ast.ClassDef: "class",
+    ast.NamedExpr: "walrus",
+    ast.ExceptHandler: "except",
+    ast.match_case: "match",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Binding:
+    """One binding of a name in a scope's own code."""
+
+    name: str
+    #: The node that binds it: the statement (an assignment, a loop, a `with`, an import,
+    #: a def, a class), the `ast.arg` of a parameter, the walrus, the `except` handler, or
+    #: a match case's pattern.
+    node: ast.AST
+    #: "assignment", "augmented" (`name += ...`), "loop", "with", "import",
+    #: "def", "class", "walrus", "except", "match" or "other" (a `del`, a type parameter).
+    kind: str
+    #: What a plain `name = value` (or `name: T = value`, `(name := value)`) binds; None
+    #: for any other binding, a multiple or unpacking target included.
+    value: ast.expr | None
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return start_of(self.node)
+
+
+def _binding(name: str, node: ast.AST) -> Binding:
+    kind = _BINDING_KINDS.get(type(node), "other")
+    value = None
+    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        value = node.value if isinstance(target, ast.Name) and target.id == name else None
+    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
+        value = node.value if node.target.id == name else None
+    return Binding(name, node.pattern if isinstance(node, ast.match_case) else node, kind, value)
+
+
+@dataclass(eq=False)
+class LocalScope:
+    """One scope as a rule asks about it: its typed bindings, and what its own code and its
+    nested scopes do with its names (`LocalUses`)."""
+
+    node: ast.AST
+    #: name -> its bindings here other than as a parameter, in source order.
+    bindings: dict[str, list[Binding]]
+    #: The names of its parameters (a function's; empty otherwise).
+    params: frozenset[str]
+    uses: LocalUses
+
+    def only_bound(self, name: str, accepts: Callable[[Binding], bool]) -> bool:
+        """`name` is one of this scope's plain locals (no parameter, `global`, `nonlocal` or
+        nested scope reaching it), bound at least once, and every binding passes `accepts`."""
+        bindings = self.bindings.get(name)
+        return (
+            bool(bindings)
+            and name not in self.params
+            and name not in self.uses.declared
+            and name not in self.uses.free_in
+            and all(accepts(binding) for binding in bindings)  # type: ignore[union-attr]
+        )
+
+
 @dataclass(eq=False)
 class LocalUses:
     """What one scope's own code does with its names, node by node: the code outside its
     nested functions, lambdas and classes, plus their decorators, defaults and annotations,
-    which run in it."""
+    which run in it. A comprehension's variables are the comprehension's own: reading them
+    is not reading the scope's names."""
 
     #: name -> every read of it (`ast.Name` in a load context), in source order.
     loads: dict[str, list[ast.Name]] = field(default_factory=dict)
+    #: name -> where the code reads it, sorted: its loads, and the `del name` and
+    #: `name += ...` that need a value bound already.
+    reads: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: Where `break` and `continue` statements start, sorted.
+    jumps: list[tuple[int, int]] = field(default_factory=list)
     #: name -> the nested functions, lambdas and classes that may read or rebind it (its
     #: free names; nested scopes see nothing of a class body, so empty for a class).
     free_in: dict[str, list[ast.AST]] = field(default_factory=dict)
+    #: Names declared `global` or `nonlocal` here.
+    declared: set[str] = field(default_factory=set)
     #: The scope runs `from m import *`, which may bind any name.
     star_import: bool = False
+    #: The scope calls one of `DYNAMIC_READERS` (`locals()`, `eval(...)`), which read names
+    #: without naming them.
+    dynamic: bool = False
 
 
-def _local_uses(scope: ast.AST) -> LocalUses:
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _local_uses(scope: ast.AST) -> LocalUses:  # noqa: C901  (one walk, one case per kind of node)
     uses = LocalUses()
     visible = not isinstance(scope, ast.ClassDef)
     body = scope.body if isinstance(scope.body, list) else [scope.body]  # type: ignore[attr-defined]
-    stack: list[ast.AST] = list(body)
+    # (node, the names the comprehensions around it bind for themselves)
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in body]
     while stack:
-        node = stack.pop()
+        node, own = stack.pop()
         if isinstance(node, NESTED_SCOPES):
             if visible:
                 for name in free_names(node):
                     uses.free_in.setdefault(name, []).append(node)
-            stack.extend(evaluated_outside(node))
+            stack.extend((part, own) for part in evaluated_outside(node))
+            continue
+        if isinstance(node, _COMPREHENSIONS):
+            first, *rest = node.generators
+            stack.append((first.iter, own))  # evaluated in the enclosing scope
+            inner = own | bound_names(generator.target for generator in node.generators)
+            elements = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            stack.extend((part, inner) for part in [*elements, first.target, *first.ifs, *rest])
             continue
         if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                uses.loads.setdefault(node.id, []).append(node)
+            if node.id not in own and not isinstance(node.ctx, ast.Store):
+                uses.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
+                if isinstance(node.ctx, ast.Load):
+                    uses.loads.setdefault(node.id, []).append(node)
             continue
-        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id not in own:
+            uses.reads.setdefault(node.target.id, []).append((node.lineno, node.col_offset))
+        elif isinstance(node, (ast.Break, ast.Continue)):
+            uses.jumps.append((node.lineno, node.col_offset))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            uses.declared.update(node.names)
+        elif isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
             uses.star_import = True
-        stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in DYNAMIC_READERS:
+            uses.dynamic = True
+        stack.extend((child, own) for child in ast.iter_child_nodes(node))
     for nodes in uses.loads.values():
         nodes.sort(key=start_of)
+    for positions in uses.reads.values():
+        positions.sort()
+    uses.jumps.sort()
     return uses
 
 
@@ -531,7 +662,7 @@ class _Collector:
             saved_scope, saved_function = self.scope, self.function
             inner = self._enter(node)
             self.function = facts
-            for arg in _all_arguments(node.args):
+            for arg in all_args(node.args):
                 inner.bind(arg.arg, arg)
             self._statements(node.body)
             self._leave(inner, saved_scope)
@@ -776,9 +907,3 @@ def _receives_instance(node: FunctionNode) -> bool:
 
 def _defaults(args: ast.arguments) -> list[ast.expr]:
     return [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-
-
-def _all_arguments(args: ast.arguments) -> list[ast.arg]:
-    found = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    found.extend(a for a in (args.vararg, args.kwarg) if a is not None)
-    return found

@@ -192,9 +192,7 @@ def test_growth_recognition_is_one_module_both_rules_use():
     assert "._row_selection" in gpu101
 
 
-@pytest.mark.parametrize(
-    "module", ["dataframe_grown_in_loop", "read_in_loop", "_growth", "_row_selection", "_scope_facts"]
-)
+@pytest.mark.parametrize("module", ["dataframe_grown_in_loop", "read_in_loop", "_growth", "_row_selection"])
 def test_the_rule_side_imports_no_fixer_and_no_rewriting_library(module):
     imported = _imports(ROOT / "rules/dataframe" / f"{module}.py")
     assert not any(name.startswith(("gpulint.fixers", "libcst")) for name in imported), imported

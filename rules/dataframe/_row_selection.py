@@ -26,9 +26,9 @@ from gpulint.evidence import OTHER, Ty
 from gpulint.loop_effects import loop_effects
 from gpulint.pandas_api import FRAME_ATTRIBUTES
 from gpulint.rule_api import RuleContext
+from gpulint.semantic import Binding, LocalScope
 
 from ._growth import Growth, added_pieces
-from ._scope_facts import ScopeFacts, only_bound_as
 
 #: Row selections that keep every column and its dtype (empty results included, measured with
 #: pandas 3.1): method -> (positional arguments allowed, keywords allowed). Whatever would
@@ -419,6 +419,8 @@ class FileFacts:
 
     #: Whether a name is one of the pure builtins and the file leaves it alone (`pure_builtins`).
     pure: Callable[[str], bool]
+    #: The node a node is a child of (the semantic index's parent map).
+    parent: Callable[[ast.AST], ast.AST | None]
     #: Ids of the calls known to run none of the program's code (`vet`): pandas `concat`,
     #: row selections and masks of pandas frames, a `groupby` taking only constants.
     vetted: set[int] = field(default_factory=set)
@@ -463,7 +465,7 @@ def pure_builtins(bound_names: Callable[[], frozenset[str]]) -> Callable[[str], 
 
 
 def selection_unchanged(
-    selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts
+    selection: Selection, outer: ast.stmt, scope: ast.AST, facts: LocalScope, file: FileFacts
 ) -> bool:
     """Each column has one dtype across the pieces: the frame they are selected from is the
     same, with the same columns and dtypes, whenever a piece is taken while `outer` (the
@@ -474,7 +476,7 @@ def selection_unchanged(
     return _private_frame(selection.root, outer, scope, facts, file, entries)
 
 
-def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts) -> bool:
+def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, facts: LocalScope, file: FileFacts) -> bool:
     """The pieces come from the group of `for key, group in frame.groupby(...)`: a new frame
     each iteration that only the loop can reach. It stays as it is if the loop does not
     rebind, change or hand it on and no function or lambda outside the loop mentions it. The
@@ -484,23 +486,21 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     assert loop is not None
     root = selection.root
     inside = _loop_facts(loop, file.memo)
-    if root in facts.declared or root in loop_effects(loop).writes:
+    if root in facts.uses.declared or root in loop_effects(loop).writes:
         return False
-    if any(not _within(nested, loop) for nested in facts.outer_refs.get(root, ())):
+    if any(not _within(nested, loop) for nested in facts.uses.free_in.get(root, ())):
         return False
     entries = {id(piece) for piece in selection.pieces}
     own = loop.target.elts[1]  # type: ignore[attr-defined]
-    if not all(
-        use is own or _harmless_use(use, facts.parent, entries, file.pure) for use in inside.names.get(root, ())
-    ):
+    if not all(use is own or _harmless_use(use, file.parent, entries, file.pure) for use in inside.names.get(root, ())):
         return False
     if loop is outer:
-        return not any(_within(node, loop) for node, _ in facts.bindings.get(selection.grouped, ()))
+        return not any(_within(binding.node, loop) for binding in facts.bindings.get(selection.grouped, ()))
     return _private_frame(selection.grouped, outer, scope, facts, file, set())
 
 
 def _private_frame(
-    name: str, outer: ast.stmt, scope: ast.AST, facts: ScopeFacts, file: FileFacts, entries: set[int]
+    name: str, outer: ast.stmt, scope: ast.AST, facts: LocalScope, file: FileFacts, entries: set[int]
 ) -> bool:
     """`name` holds a frame that the function (or module) builds itself and keeps to itself,
     which nothing changes while the outermost loop runs, and that loop runs no code that could
@@ -510,13 +510,13 @@ def _private_frame(
     if (
         isinstance(scope, ast.ClassDef)
         or name in facts.params
-        or name in facts.declared
-        or name in facts.outer_refs
-        or facts.star_import
+        or name in facts.uses.declared
+        or name in facts.uses.free_in
+        or facts.uses.star_import
     ):
         return False
     bindings = facts.bindings.get(name)
-    if not bindings or any(how != "call" or _within(node, outer) for node, how in bindings):
+    if not bindings or any(how_bound(b) != "call" or _within(b.node, outer) for b in bindings):
         return False
     start, end = (outer.lineno, outer.col_offset), (outer.end_lineno, outer.end_col_offset)
     uses = _reads(name, scope, facts, file)
@@ -528,27 +528,23 @@ def _private_frame(
     return _calm(outer, facts, file)
 
 
-def _reads(name: str, scope: ast.AST, facts: ScopeFacts, file: FileFacts) -> _Reads:
+def _reads(name: str, scope: ast.AST, facts: LocalScope, file: FileFacts) -> _Reads:
     key = ("reads", id(scope), name)
     reads = file.memo.get(key)
     if reads is None:
         pure = file.pure
-        nodes = facts.loads.get(name, [])
+        nodes = facts.uses.loads.get(name, [])
         at = [(n.lineno, n.col_offset) for n in nodes]
         escape = next(
-            (
-                a
-                for a, n in zip(at, nodes, strict=False)
-                if not _harmless_use(n, facts.parent, set(), pure, before=True)
-            ),
+            (a for a, n in zip(at, nodes, strict=False) if not _harmless_use(n, file.parent, set(), pure, before=True)),
             None,
         )
-        calm = [_harmless_use(n, facts.parent, set(), pure) for n in nodes]
+        calm = [_harmless_use(n, file.parent, set(), pure) for n in nodes]
         reads = file.memo[key] = _Reads(at, nodes, calm, escape)
     return reads
 
 
-def _calm(loop: ast.stmt, facts: ScopeFacts, file: FileFacts) -> bool:
+def _calm(loop: ast.stmt, facts: LocalScope, file: FileFacts) -> bool:
     """Nothing in `loop` can change a frame in place or run code of the program's: it calls
     only pure builtins and the calls vetted (`FileFacts.vetted`), iterates only over `range(...)`,
     literals or a vetted `groupby`, stores into no item or attribute, uses no `with`,
@@ -563,14 +559,34 @@ def _calm(loop: ast.stmt, facts: ScopeFacts, file: FileFacts) -> bool:
     iterables = [*inside.iterables, *([loop.iter] if isinstance(loop, ast.For) else [])]
     if not all(_inert(iterable, vetted, pure) for iterable in iterables):
         return False
-    return all(only_bound_as(name, ("number", "augmented"), facts) for name in inside.augmented)
+    return all(facts.only_bound(name, _bound_to("number", "augmented")) for name in inside.augmented)
+
+
+def how_bound(binding: Binding) -> str:
+    """What a binding gives its name, as the proofs here tell bindings apart: "augmented"
+    (`name += ...`), "call" (`name = f(...)`), "number" (`name = 0`), "list" (`name = [...]`)
+    or "other"."""
+    value = binding.value
+    if binding.kind == "augmented":
+        return "augmented"
+    if isinstance(value, ast.Call):
+        return "call"
+    if isinstance(value, ast.Constant) and type(value.value) in (int, float):
+        return "number"
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "list"
+    return "other"
+
+
+def _bound_to(*kinds: str) -> Callable[[Binding], bool]:
+    return lambda binding: how_bound(binding) in kinds
 
 
 def _pure_call(call: ast.Call, pure: Callable[[str], bool]) -> bool:
     return isinstance(call.func, ast.Name) and pure(call.func.id)
 
 
-def _list_call(call: ast.Call, facts: ScopeFacts) -> bool:
+def _list_call(call: ast.Call, facts: LocalScope) -> bool:
     """`pieces.append(x)` or `pieces.extend([x, y])` on a local only ever bound to lists."""
     func = call.func
     if not (
@@ -583,7 +599,7 @@ def _list_call(call: ast.Call, facts: ScopeFacts) -> bool:
         return False
     if func.attr == "extend" and not isinstance(call.args[0], (ast.List, ast.Tuple)):
         return False  # iterating anything else may run the program's code
-    return only_bound_as(func.value.id, ("list",), facts)
+    return facts.only_bound(func.value.id, _bound_to("list"))
 
 
 def _inert(iterable: ast.expr, vetted: set[int], pure: Callable[[str], bool]) -> bool:

@@ -12,10 +12,10 @@ from gpulint.astutil import DYNAMIC_READERS, mentions, walk_local
 from gpulint.evidence import FRAME_LIBRARIES, OTHER, library_of
 from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.semantic import LocalScope
 
 from ._growth import Growth, added_pieces, assigned, grows_with_file_reads, growth_at
 from ._row_selection import FileFacts, Selection, pure_builtins, row_selection, selection_unchanged, vet
-from ._scope_facts import ScopeFacts, scope_facts
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 #: Keyword-only arguments of an empty constructor that leave it with a fresh RangeIndex.
@@ -497,7 +497,7 @@ for day in range(1, 30):
     def finish(self, ctx: RuleContext) -> None:
         if not self._found:
             return
-        file = FileFacts(pure_builtins(lambda: frozenset(ctx.semantic.file_names()[1])))
+        file = FileFacts(pure_builtins(lambda: frozenset(ctx.semantic.file_names()[1])), ctx.semantic.parent)
         for found in self._found:
             if found.selection is not None:
                 vet(found.growth, found.selection, file.vetted)
@@ -734,7 +734,7 @@ def _decide(found: _Found, ctx: RuleContext, file: FileFacts) -> GrowthFacts:
     elif (
         growth.kind == "concat"
         and found.selection is not None
-        and selection_unchanged(found.selection, found.loops[0].loop, found.scope, _scope(found, ctx, file), file)
+        and selection_unchanged(found.selection, found.loops[0].loop, found.scope, _scope(found, ctx), file)
     ):
         # Each column provably has one dtype across the pieces: one concat and the chain of
         # pairwise ones agree (pandas only; see the docs on fix safety).
@@ -744,7 +744,7 @@ def _decide(found: _Found, ctx: RuleContext, file: FileFacts) -> GrowthFacts:
         if (
             growth.kind == "concat"
             and found.rows is not None
-            and _records_apply(found, found.rows, plan, _scope(found, ctx, file))
+            and _records_apply(found, found.rows, plan, _scope(found, ctx))
         ):
             plan = replace(plan, mode="records", rows=found.rows)
     row = growth.kind == "loc" or (plan is not None and plan.mode == "rows")
@@ -753,8 +753,8 @@ def _decide(found: _Found, ctx: RuleContext, file: FileFacts) -> GrowthFacts:
     )
 
 
-def _scope(found: _Found, ctx: RuleContext, file: FileFacts) -> ScopeFacts:
-    return scope_facts(found.scope, ctx.semantic, file.memo)
+def _scope(found: _Found, ctx: RuleContext) -> LocalScope:
+    return ctx.semantic.local(found.scope)
 
 
 def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | None:
@@ -815,8 +815,8 @@ def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | Non
     site = _choose_loop(found, name)
     if site is None or not _same_when_empty(growth, mode, ignore_index, sort, site):
         return None
-    facts = _scope(found, ctx, file)
-    if name in facts.declared or name in facts.outer_refs:
+    facts = _scope(found, ctx)
+    if name in facts.uses.declared or name in facts.uses.free_in:
         return None  # a function or lambda could read or rebind it while the loop runs
     return CollectPlan(
         mode, name, pieces, site, ignore_index, prepend, tuple(call.keywords) if call is not None else ()
@@ -851,7 +851,7 @@ def _options(call: ast.Call, allowed: frozenset[str]) -> tuple[bool, bool] | Non
     return ignore_index, sort
 
 
-def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan, facts: ScopeFacts) -> bool:
+def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan, facts: LocalScope) -> bool:
     """Every new piece is a one-row frame literal (`RowPiece`) and the concat renumbers the
     rows, so the rows can be collected as records and the frame built once. A named piece
     must be the only one, bound once in the scope and read only by the concat, with no jump
@@ -874,12 +874,12 @@ def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan,
     if (
         name == plan.name
         or name in facts.params
-        or name in facts.declared
-        or name in facts.outer_refs
-        or any(reader in facts.loads for reader in DYNAMIC_READERS)
+        or name in facts.uses.declared
+        or name in facts.uses.free_in
+        or any(reader in facts.uses.loads for reader in DYNAMIC_READERS)
     ):  # `locals()` would miss it
         return False
-    if [node for node, _ in facts.bindings.get(name, ())] != [binding] or len(facts.loads.get(name, ())) != 1:
+    if [b.node for b in facts.bindings.get(name, ())] != [binding] or len(facts.uses.loads.get(name, ())) != 1:
         return False
     jumps = (ast.Break, ast.Continue, ast.Return, ast.Raise, ast.Yield, ast.YieldFrom, ast.Await)
     return not any(isinstance(node, jumps) for node in walk_local(list(piece.between)))
