@@ -58,7 +58,7 @@ def names_read_after(site: Site, index: SemanticIndex, kept: frozenset[str] = fr
     scope = site[depth][0] if depth >= 0 else index.tree
     if isinstance(scope, ast.ClassDef):
         return names
-    facts: _Facts = index.remember("names read after a loop", scope, lambda: _Facts(index.uses(scope)))  # type: ignore[assignment]
+    facts = index.remember("names read after a loop", scope, lambda: _Facts(index.uses(scope)))
     uses = facts.uses
     if uses.dynamic:
         return names

@@ -62,7 +62,7 @@ def counted_iterations(loop: ast.AST, ctx: RuleContext) -> int | None:
     every copy in a loop asks about the loops around it."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
         return None
-    return ctx.semantic.remember("counted_iterations", loop, lambda: _counted(loop, ctx))  # type: ignore[return-value]
+    return ctx.semantic.remember("counted_iterations", loop, lambda: _counted(loop, ctx))
 
 
 def breaks_off_within(loop: ast.AST, ctx: RuleContext, most: int) -> bool:

@@ -21,12 +21,14 @@ import ast
 import heapq
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from typing import TypeVar
 
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
 from .values import DEVICE, Kind, Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+T = TypeVar("T")
 #: AST nodes that open a scope of their own.
 SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
@@ -183,18 +185,19 @@ class SemanticIndex:
         self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
         self._uses: dict[ast.AST, LocalUses] = {}
         self._call_sites: dict[str, list[tuple[ast.Call, ast.AST]] | None] | None = None
-        #: Answers other modules work out once per file about a node (`size_evidence`'s
-        #: loader batches, `early_exit`'s counted loops), by the name of the question.
-        self.memo: dict[str, dict[ast.AST, object]] = {}
+        #: Answers other modules work out once per file (`remember`), by question.
+        self._answers: dict[str, dict[Hashable, object]] = {}
         _Collector(self).run(tree)
 
-    def remember(self, question: str, node: ast.AST, answer: Callable[[], object]) -> object:
-        """The answer to `question` about `node`, worked out by `answer()` the first time it is
-        asked in this file (rules ask the same of a loop once per copy inside it)."""
-        answers = self.memo.setdefault(question, {})
-        if node not in answers:
-            answers[node] = answer()
-        return answers[node]
+    def remember(self, question: str, key: Hashable, answer: Callable[[], T]) -> T:
+        """The answer to `question` about `key` (a node, or a tuple of nodes and names),
+        worked out by `answer()` the first time it is asked in this file. The one per-file
+        cache of rules, fixers and evidence: rules ask the same of a loop once per copy
+        inside it, and a file's index lives exactly as long as its check."""
+        answers = self._answers.setdefault(question, {})
+        if key not in answers:
+            answers[key] = answer()
+        return answers[key]  # type: ignore[return-value]  # one question, one answer type
 
     def file_names(self) -> tuple[set[str], dict[str, list[tuple[str, ...]]]]:
         """Every name the file uses, in any scope, and what binds each of them: an import
@@ -307,21 +310,21 @@ class SemanticIndex:
 
     def local(self, scope: ast.AST) -> LocalScope:
         """`scope` with its typed bindings and uses (built on the first question about it)."""
-        found = self.memo.setdefault("local scope", {}).get(scope)
-        if found is None:
-            facts = self.scopes.get(scope)
-            bindings: dict[str, list[Binding]] = {}
-            for name, nodes in (facts.bindings if facts is not None else {}).items():
-                found_here = [_binding(name, node) for node in nodes if not isinstance(node, ast.arg)]
-                if found_here:
-                    bindings[name] = found_here
-            params = (
-                frozenset(arg.arg for arg in all_args(scope.args))
-                if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
-                else frozenset()
-            )
-            found = self.memo["local scope"][scope] = LocalScope(scope, bindings, params, self.uses(scope))
-        return found  # type: ignore[return-value]
+        return self.remember("local scope", scope, lambda: self._local(scope))
+
+    def _local(self, scope: ast.AST) -> LocalScope:
+        facts = self.scopes.get(scope)
+        bindings: dict[str, list[Binding]] = {}
+        for name, nodes in (facts.bindings if facts is not None else {}).items():
+            found = [_binding(name, node) for node in nodes if not isinstance(node, ast.arg)]
+            if found:
+                bindings[name] = found
+        params = (
+            frozenset(arg.arg for arg in all_args(scope.args))
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+            else frozenset()
+        )
+        return LocalScope(scope, bindings, params, self.uses(scope))
 
     # -- queries ------------------------------------------------------------------------
     def scope(self, node: ast.AST) -> ScopeFacts | None:

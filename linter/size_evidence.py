@@ -226,7 +226,7 @@ def loader_batches(iterable: ast.expr, ctx: RuleContext) -> int | None:
     made in the loop's scope, bound once at the module's top level, or handed to the loop's
     function as an argument at every call of it in the file. None when any of that is not
     known."""
-    return ctx.semantic.remember(  # type: ignore[return-value]
+    return ctx.semantic.remember(
         "loader_batches", iterable, lambda: _Loaders(ctx).batches(iterable, ctx.statement_scope, _LOADER_DEPTH)
     )
 

@@ -26,7 +26,7 @@ from gpulint.evidence import OTHER, Ty
 from gpulint.loop_effects import loop_effects
 from gpulint.pandas_api import FRAME_ATTRIBUTES
 from gpulint.rule_api import RuleContext
-from gpulint.semantic import Binding, LocalScope
+from gpulint.semantic import Binding, LocalScope, SemanticIndex
 
 from ._growth import Growth, added_pieces
 
@@ -419,13 +419,11 @@ class FileFacts:
 
     #: Whether a name is one of the pure builtins and the file leaves it alone (`pure_builtins`).
     pure: Callable[[str], bool]
-    #: The node a node is a child of (the semantic index's parent map).
-    parent: Callable[[ast.AST], ast.AST | None]
+    #: The file's semantic index: its parent map, and its cache of answers per loop and name.
+    index: SemanticIndex
     #: Ids of the calls known to run none of the program's code (`vet`): pandas `concat`,
     #: row selections and masks of pandas frames, a `groupby` taking only constants.
     vetted: set[int] = field(default_factory=set)
-    #: Answers worked out once per scope, loop and name.
-    memo: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -485,14 +483,16 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     loop = selection.group_loop
     assert loop is not None
     root = selection.root
-    inside = _loop_facts(loop, file.memo)
+    inside = _loop_facts(loop, file.index)
     if root in facts.uses.declared or root in loop_effects(loop).writes:
         return False
     if any(not _within(nested, loop) for nested in facts.uses.free_in.get(root, ())):
         return False
     entries = {id(piece) for piece in selection.pieces}
     own = loop.target.elts[1]  # type: ignore[attr-defined]
-    if not all(use is own or _harmless_use(use, file.parent, entries, file.pure) for use in inside.names.get(root, ())):
+    if not all(
+        use is own or _harmless_use(use, file.index.parent, entries, file.pure) for use in inside.names.get(root, ())
+    ):
         return False
     if loop is outer:
         return not any(_within(binding.node, loop) for binding in facts.bindings.get(selection.grouped, ()))
@@ -529,19 +529,23 @@ def _private_frame(
 
 
 def _reads(name: str, scope: ast.AST, facts: LocalScope, file: FileFacts) -> _Reads:
-    key = ("reads", id(scope), name)
-    reads = file.memo.get(key)
-    if reads is None:
-        pure = file.pure
-        nodes = facts.uses.loads.get(name, [])
-        at = [(n.lineno, n.col_offset) for n in nodes]
-        escape = next(
-            (a for a, n in zip(at, nodes, strict=False) if not _harmless_use(n, file.parent, set(), pure, before=True)),
-            None,
-        )
-        calm = [_harmless_use(n, file.parent, set(), pure) for n in nodes]
-        reads = file.memo[key] = _Reads(at, nodes, calm, escape)
-    return reads
+    return file.index.remember("reads of a frame", (scope, name), lambda: _judge_reads(name, facts, file))
+
+
+def _judge_reads(name: str, facts: LocalScope, file: FileFacts) -> _Reads:
+    pure = file.pure
+    nodes = facts.uses.loads.get(name, [])
+    at = [(n.lineno, n.col_offset) for n in nodes]
+    escape = next(
+        (
+            a
+            for a, n in zip(at, nodes, strict=False)
+            if not _harmless_use(n, file.index.parent, set(), pure, before=True)
+        ),
+        None,
+    )
+    calm = [_harmless_use(n, file.index.parent, set(), pure) for n in nodes]
+    return _Reads(at, nodes, calm, escape)
 
 
 def _calm(loop: ast.stmt, facts: LocalScope, file: FileFacts) -> bool:
@@ -550,7 +554,7 @@ def _calm(loop: ast.stmt, facts: LocalScope, file: FileFacts) -> bool:
     literals or a vetted `groupby`, stores into no item or attribute, uses no `with`,
     `await` or `import`, augments (`+=`) only counters bound to numbers, and appends only to
     local lists."""
-    inside = _loop_facts(loop, file.memo)
+    inside = _loop_facts(loop, file.index)
     pure, vetted = file.pure, file.vetted
     if inside.disturbs:
         return False
@@ -682,12 +686,8 @@ def _harmless_use(
     )
 
 
-def _loop_facts(loop: ast.stmt, memo: dict) -> _LoopFacts:
-    key = ("loop", id(loop))
-    facts = memo.get(key)
-    if facts is None:
-        facts = memo[key] = _gather_loop(loop)
-    return facts
+def _loop_facts(loop: ast.stmt, index: SemanticIndex) -> _LoopFacts:
+    return index.remember("what a loop runs", loop, lambda: _gather_loop(loop))
 
 
 def _gather_loop(loop: ast.stmt) -> _LoopFacts:

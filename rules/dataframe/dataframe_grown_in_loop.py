@@ -497,7 +497,7 @@ for day in range(1, 30):
     def finish(self, ctx: RuleContext) -> None:
         if not self._found:
             return
-        file = FileFacts(pure_builtins(lambda: frozenset(ctx.semantic.file_names()[1])), ctx.semantic.parent)
+        file = FileFacts(pure_builtins(lambda: frozenset(ctx.semantic.file_names()[1])), ctx.semantic)
         for found in self._found:
             if found.selection is not None:
                 vet(found.growth, found.selection, file.vetted)

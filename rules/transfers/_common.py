@@ -36,35 +36,34 @@ PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "t
 PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 
 
-def runs_repeatedly(ctx: RuleContext, memo: dict[str, frozenset[FunctionNode]]) -> bool:
+def runs_repeatedly(ctx: RuleContext) -> bool:
     """The current node runs over and over: in a loop or a comprehension, in a lambda (a
     callback), or in a function the file shows is run repeatedly (`gpulint.repetition`),
     with a torch module's `forward`/steps and a class's `__getitem__` run per batch or item.
     Code a loop runs only on one of its iterations (`if i == 0:`) runs once per run of that
-    loop (`gpulint.early_exit.once_per_loop`).
-    `memo` holds the file's answer (one per rule instance, that is, per file)."""
+    loop (`gpulint.early_exit.once_per_loop`)."""
     looping = len(ctx.loops) - (1 if once_per_loop(ctx) else 0)
     if looping or any(isinstance(scope, ast.Lambda) for scope in ctx.scopes):
         return True
     function = ctx.enclosing_function
     if function is None:
         return False
-    if "repeated" not in memo:
 
-        def library_run(facts: FunctionFacts) -> bool:
-            name = facts.node.name
-            if facts.owner is None:
-                return False
-            if name in PER_ITEM_METHODS:
-                return True
-            return name in PER_BATCH_METHODS and any(
-                is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
-                or (ctx.env.qualname(base) or "").startswith(("lightning.", "pytorch_lightning."))
-                for base in facts.owner.bases
-            )
+    def library_run(facts: FunctionFacts) -> bool:
+        name = facts.node.name
+        if facts.owner is None:
+            return False
+        if name in PER_ITEM_METHODS:
+            return True
+        return name in PER_BATCH_METHODS and any(
+            is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
+            or (ctx.env.qualname(base) or "").startswith(("lightning.", "pytorch_lightning."))
+            for base in facts.owner.bases
+        )
 
-        memo["repeated"] = repeated_functions(ctx.tree, ctx.semantic, library_run)
-    return function in memo["repeated"]
+    return function in ctx.semantic.remember(
+        "functions run repeatedly", ctx.tree, lambda: repeated_functions(ctx.tree, ctx.semantic, library_run)
+    )
 
 
 def under_host_autocast(ctx: RuleContext) -> bool:

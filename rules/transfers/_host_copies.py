@@ -86,7 +86,7 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST]
     of and the loop, when it does so on every iteration of a hot loop and nothing makes the copy the
     point; None otherwise. The copy inside a round trip is GPU303's: the round trip's
     outer call, visited first, marks its chain for the file."""
-    covered = ctx.semantic.memo.setdefault("round_trip_chains", {})
+    covered: dict[ast.AST, bool] = ctx.semantic.remember("round-trip chains", ctx.tree, dict)
     trip = round_trip(node, ctx.env)
     if trip is not None:
         covered.update(dict.fromkeys(trip.chain, True))

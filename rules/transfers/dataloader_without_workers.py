@@ -599,9 +599,7 @@ def train(events, model):
         if isinstance(func, ast.Name):
             ty = ctx.env.lookup(func.id)
             if ty is not None and ty.kind == "class":
-                if "classes" not in self.__dict__:
-                    self.__dict__["classes"] = _file_loaders(ctx)
-                return self.__dict__["classes"].get(func.id)
+                return ctx.semantic.remember("loader classes", ctx.tree, lambda: _file_loaders(ctx)).get(func.id)
         return None
 
 

@@ -290,10 +290,9 @@ stacked = [cp.asarray(frame) for frame in frames]
         )
 
     def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:
-        cache = self.__dict__.setdefault("facts", {})
-        if id(loop) not in cache:
-            cache[id(loop)] = (loop, loop_facts(loop_parts(loop, ctx.statement), ctx.env))
-        return cache[id(loop)][1]
+        return ctx.semantic.remember(
+            "what a loop changes", loop, lambda: loop_facts(loop_parts(loop, ctx.statement), ctx.env)
+        )
 
     # -- what the fixer may do ----------------------------------------------------------
     def _hoist(self, node: ast.Call, move: HostToDevice, names: set[str], ctx: RuleContext) -> Hoist | None:

@@ -343,11 +343,11 @@ def denoise(unet, latents, steps):
         move = factory_move(node, ctx.env)
         if move is None and ctx.blocks:
             move = factory_moved_later(
-                node, ctx.statement, ctx.blocks[-1], ctx.env, self.__dict__.setdefault("touched", {})
+                node, ctx.statement, ctx.blocks[-1], ctx.env, ctx.semantic.remember("factories touched", ctx.tree, dict)
             )
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
-        if not runs_repeatedly(ctx, self.__dict__.setdefault("repetition", {})):
+        if not runs_repeatedly(ctx):
             return  # made once per run of the program, or per call of a function called once
         message = None
         if move.made is not None:
