@@ -490,3 +490,37 @@ def test_an_explicit_num_workers_0_is_named_as_such():
 def test_the_fix_keeps_comments_on_their_lines(call, expected):
     fixed = fix_text(_json_rows_loader(call), unsafe_fixes=True)
     assert expected in fixed
+
+
+# -- which binding of the loader's name the loops read ---------------------------------------
+
+_DEVICE = 'device = "cuda"\n'
+
+
+def test_a_loader_its_binding_never_reaches_a_read_of_is_left_alone():
+    never_read = HEAD + _DEVICE + "test_loader = DataLoader(data)\nloader = DataLoader(data)\n" + FEED
+    assert [d.start.line for d in _found(never_read)] == [
+        never_read.splitlines().index("loader = DataLoader(data)") + 1
+    ]
+    rebound = HEAD + _DEVICE + "loader = DataLoader(data)\nloader = DataLoader(data, num_workers=2)\n" + FEED
+    assert _found(rebound) == []
+
+
+def test_a_loader_read_on_the_host_and_then_rebound_is_left_alone():
+    # the first loader is read for a host statistic; the name's later binding feeds the device
+    source = (
+        HEAD
+        + _DEVICE
+        + "loader = DataLoader(data)\nmean = sum(x.sum() for x in loader)\n"
+        + "loader = DataLoader(data, num_workers=2)\n"
+        + FEED
+    )
+    assert _found(source) == []
+
+
+def test_a_loader_read_before_its_name_is_rebound_is_still_flagged():
+    # `loader = prepare(loader)` reads the old loader before binding the new one
+    source = HEAD + _DEVICE + "loader = DataLoader(data)\nloader = wrap(loader)\n" + FEED
+    assert len(_found(source)) == 1
+    passed_on = HEAD + _DEVICE + "loader = DataLoader(data)\ntrain(loader)\n" + FEED.replace("loader", "other")
+    assert len(_found(passed_on)) == 1

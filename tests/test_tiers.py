@@ -86,14 +86,15 @@ def test_every_rule_states_its_tier_on_one_line_with_the_reason():
         assert found == [rule.tier.name], f"{rule.code}: one `tier = Tier.X  # why` line expected, got {found}"
 
 
-#: The bar of docs/configuration.md: with at least MIN_CHECKED findings checked, a rule is
-#: default exactly when at least USEFUL_SHARE of them are useful.
+#: The bar of docs/configuration.md: with at least MIN_CHECKED findings checked on code gpulint
+#: was never tuned on (the tier sample), a rule is default exactly when at least USEFUL_SHARE
+#: of them are useful.
 MIN_CHECKED, USEFUL_SHARE = 10, 0.8
-USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "usefulness.md"
+USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "tiers" / "usefulness.md"
 
 
 def _checked_rates() -> dict[str, tuple[str, int, int]]:
-    """Per rule, from the committed real-code report: (tier when it was written, sampled, useful)."""
+    """Per rule, from the committed tier-sample report: (tier when it was written, sampled, useful)."""
     row = re.compile(r"^\| (GPU\d{3}) \| ([a-z-]+) \| \d+ \| (\d+) \| (\d+) \|", re.MULTILINE)
     return {
         code: (tier, int(sampled), int(useful))

@@ -123,6 +123,8 @@ class DataframeGrownInLoop(Rule):
     `df = df._append(piece)` and `df.loc[len(df)] = row`. The concatenation must resolve to a
     frame library's `concat` (pandas, cuDF, Modin, Dask), and for the method forms the grown
     object must be known to be a DataFrame or Series; a list's `append` is never flagged.
+    A frame grown in two ways in one loop (`concat`, and `.append` in a branch for old
+    pandas) is one finding, at the first.
 
     A recurrence is not flagged: where the loop computes what it adds from the frame itself
     (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), or decides from
@@ -501,7 +503,12 @@ for day in range(1, 30):
         for found in self._found:
             if found.selection is not None:
                 vet(found.growth, found.selection, file.vetted)
+        reported: set[tuple[str, ast.AST | None]] = set()
         for found in self._found:
+            grown = (reference(found.growth.target) or "", found.loops[0].loop if found.loops else None)
+            if grown in reported:
+                continue  # one finding per frame and loop: a second way of growing it is the same idiom
+            reported.add(grown)
             ctx.report(found.growth.statement, found.message, context=_decide(found, ctx, file))
 
 

@@ -22,7 +22,7 @@ from gpulint.datasets_api import (
 from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
 from gpulint.astutil import literal_int, walk_local
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
-from gpulint.semantic import FunctionFacts
+from gpulint.semantic import Binding, FunctionFacts
 from gpulint.early_exit import breaks_off_within
 from gpulint.size_evidence import FEW_BATCHES, loader_batches
 from gpulint.values import Ty, is_device_resident
@@ -85,8 +85,10 @@ class DataloaderWithoutWorkers(Rule):
 
     A loader known to hand out at most 16 batches per pass is not flagged (a benchmark's
     small split, with a literal `batch_size`: see `gpulint.size_evidence.loader_batches`):
-    workers started for every pass would cost about what they save. Nor is a loader read
-    for a look at a few batches: only by `next(iter(loader))`, or by loops that all break
+    workers started for every pass would cost about what they save. Nor is a loader bound
+    to a name its binding never reaches a read of (defined and never read, or bound again
+    before any read: a script's or a notebook's later cells read the new loader), or read
+    only for a look at a few batches: by `next(iter(loader))`, or by loops that all break
     off after at most 16 batches by a counter (`if i == 2: break`, see
     `gpulint.early_exit`). A loader given workers is not flagged, with or without
     `pin_memory`; nor is a loader whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
@@ -116,7 +118,7 @@ class DataloaderWithoutWorkers(Rule):
 
     code = "GPU305"
     name = "dataloader-without-workers"
-    tier = Tier.DEFAULT  # real code: 51 of its 65 findings useful (every one checked), below the bar: kept while the noise is loaders over datasets whose size the code does not show (a hub dataset of six images, a split read a few times) and the useful findings are the costly ones (images decoded per item on a GPU box); in preview, GPU001 would be 31% of the default set
+    tier = Tier.PREVIEW  # blind sample (benchmarks/results/tiers): 39 of its 72 findings useful, 39 of 54 once loaders never read or rebound before a read were left alone; below the bar (mostly a test split read once after training, which workers barely speed up)
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     #: The message for a loader given `num_workers=0` (the same as none, but said).
     message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
@@ -485,7 +487,9 @@ def train(events, model):
 
     def __init__(self) -> None:
         #: The file's loaders without workers, and the name each is bound to (if any).
-        self.candidates: list[tuple[ast.Call, Loader, str | None]] = []
+        #: The reads of the name each is bound to that its binding reaches (None: the name is
+        #: not known to be read only there).
+        self.candidates: list[tuple[ast.Call, Loader, str | None, list[ast.Name] | None]] = []
         #: The `for` loops over each name, and those that put their batches on a device.
         self.iterations: dict[str, list[ast.AST]] = {}
         self.feeding: set[ast.AST] = set()
@@ -523,7 +527,7 @@ def train(events, model):
         if batches is not None and batches <= FEW_BATCHES:
             return  # workers started for each pass would cost about what they save
         statement = ctx.statement
-        bound = None
+        bound = reads = None
         if (
             isinstance(statement, ast.Assign)
             and statement.value is node
@@ -531,9 +535,10 @@ def train(events, model):
             and isinstance(statement.targets[0], ast.Name)
         ):
             bound = statement.targets[0].id
-            if _read_for_a_look(bound, ctx):
-                return
-        self.candidates.append((node, loader, bound))
+            reads = _binding_reads(bound, statement, ctx)
+            if reads is not None and all(_first_batch(read, ctx) or _previewed(read, ctx) for read in reads):
+                return  # never read, or read only for a look at a few batches
+        self.candidates.append((node, loader, bound, reads))
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
         """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds: those loops feed a
@@ -571,7 +576,8 @@ def train(events, model):
     def finish(self, ctx: RuleContext) -> None:
         """A loader bound to a name the file loops over is reported when one of those loops
         puts its batches on a device (a loader only read on the host, say prompts for a
-        sampling pass, is left alone); any other loader when some loop of the file does."""
+        sampling pass, is left alone); any other loader when some loop of the file does. The
+        loops are those over the reads its binding reaches, when they are known."""
         if not self.candidates:
             return
         if self.undecided:
@@ -579,8 +585,13 @@ def train(events, model):
             for call, loops in self.undecided:
                 if _device_argument(call, device_names):
                     self.feeding.update(loops)
-        for node, loader, bound in self.candidates:
-            loops = self.iterations.get(bound, []) if bound is not None else []
+        for node, loader, bound, reads in self.candidates:
+            if reads is not None:
+                loops = [_iterated_by(read, ctx) for read in reads]
+                if not all(loops):
+                    loops = []  # handed on (to a function, a wrapper): its loops are out of view
+            else:
+                loops = self.iterations.get(bound, []) if bound is not None else []
             if loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
@@ -1126,17 +1137,33 @@ def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
     return bool(body) and opened_autocast(body[0], ctx.env) == HOST
 
 
-def _read_for_a_look(name: str, ctx: RuleContext) -> bool:
-    """Every read of the loader bound to `name` in this scope takes a look at a few batches
-    (a plot, an explanation of three graphs), for which workers would start and stop:
-    `next(iter(name))`, or a loop over it (through `enumerate` or a progress bar) that its
-    body breaks off after at most `FEW_BATCHES` batches (`gpulint.early_exit`); and no
-    nested function reads it."""
-    uses = ctx.semantic.uses(ctx.scope)
-    loads = uses.loads.get(name)
-    if not loads or name in uses.free_in or uses.star_import:
-        return False
-    return all(_first_batch(load, ctx) or _previewed(load, ctx) for load in loads)
+def _binding_reads(name: str, statement: ast.stmt, ctx: RuleContext) -> list[ast.Name] | None:
+    """The reads of `name` that its binding by `statement` reaches: those after it in this
+    scope, up to the next binding of the name (in source order, as a script or a notebook's
+    cells run). None when a nested function or a star import may read it too."""
+    scope = ctx.semantic.local(ctx.scope)
+    uses = scope.uses
+    if name in uses.free_in or uses.star_import:
+        return None
+    start = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+    end = min((_bound_from(b) for b in scope.bindings.get(name, ()) if b.position >= start), default=None)
+    return [
+        load
+        for load in uses.loads.get(name, [])
+        if start <= (load.lineno, load.col_offset) and (end is None or (load.lineno, load.col_offset) < end)
+    ]
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+
+
+def _bound_from(binding: Binding) -> tuple[int, int]:
+    """Where a binding takes effect: after the value it assigns is computed (`x = f(x)`
+    reads the old `x`), else where it starts."""
+    value = binding.node.value if isinstance(binding.node, _ASSIGNMENTS) else None
+    if value is not None and value.end_lineno is not None and value.end_col_offset is not None:
+        return value.end_lineno, value.end_col_offset
+    return binding.position
 
 
 def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
@@ -1157,8 +1184,15 @@ def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
 
 
 def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
-    """`load` is what a `for` loop iterates (as it is, or through `enumerate` or a progress
-    bar), and the loop's body breaks it off after at most `FEW_BATCHES` iterations."""
+    """`load` is what a `for` loop iterates, and the loop's body breaks it off after at most
+    `FEW_BATCHES` iterations."""
+    loop = _iterated_by(load, ctx)
+    return isinstance(loop, (ast.For, ast.AsyncFor)) and breaks_off_within(loop, ctx, FEW_BATCHES)
+
+
+def _iterated_by(load: ast.Name, ctx: RuleContext) -> ast.AST | None:
+    """The `for` loop or comprehension that iterates `load` (as it is, or through `enumerate`
+    or a progress bar), if one does."""
     node: ast.AST = load
     parent = ctx.parent(node)
     while (
@@ -1167,11 +1201,9 @@ def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
         and (ctx.env.enumerated(parent) is not None or ctx.qualname(parent.func) in PROGRESS_BARS)
     ):
         node, parent = parent, ctx.parent(parent)
-    return (
-        isinstance(parent, (ast.For, ast.AsyncFor))
-        and parent.iter is node
-        and breaks_off_within(parent, ctx, FEW_BATCHES)
-    )
+    if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+        return parent
+    return None
 
 
 def _dataset_argument(call: ast.Call) -> ast.expr | None:

@@ -1,0 +1,1 @@
+"""The tier sample: usefulness of gpulint's findings on repositories it was never tuned on."""
