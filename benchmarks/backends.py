@@ -210,6 +210,7 @@ BACKENDS: dict[str, Backend] = {
         Backend("torch", "CPU", "torch", "pip install torch", session=_cuda_hidden_from_torch),
         Backend("sklearn", "CPU", "sklearn", "pip install scikit-learn"),
         Backend("dask", "CPU", "dask", "pip install 'dask[dataframe]'"),
+        Backend("networkx", "CPU", "networkx", "pip install networkx"),
         Backend(
             "cudf",
             "GPU",
@@ -260,6 +261,8 @@ def default_backends(sources: list[str], requires: tuple[str, ...] = ()) -> tupl
         return ("cupy",)
     if "dask" in modules:
         return ("dask",)
+    if "networkx" in modules:
+        return ("networkx",)
     if "sklearn" in modules:
         return ("sklearn",)
     if "pandas" in modules:

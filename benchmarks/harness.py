@@ -59,6 +59,7 @@ UNITS = {
     "transfers": "elements",
     "pipelines": "samples",
     "parallel": "items",
+    "graphs": "nodes",
 }
 FAMILIES = tuple(UNITS)
 
@@ -423,6 +424,7 @@ LIBRARIES = (
     ("scikit-learn", "sklearn"),
     ("torch", "torch"),
     ("dask", "dask"),
+    ("networkx", "networkx"),
     ("cupy", "cupy"),
     ("cudf", "cudf"),
 )

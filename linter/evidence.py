@@ -8,8 +8,8 @@ an instance of a class defined in the file) is `OTHER`, so that rules can leave 
 
 This module is the environment (scopes, bindings, branches) and the dispatch to what each
 library's module knows: `pandas_api` (pandas, cuDF, Modin, Dask DataFrames), `numpy_api`
-(NumPy, CuPy, SciPy), `torch_api`, `dask_api` (lazy collections) and `estimators`
-(scikit-learn, cuML). What a value can be is in `values`.
+(NumPy, CuPy, SciPy), `torch_api`, `dask_api` (lazy collections), `networkx_api` (graphs)
+and `estimators` (scikit-learn, cuML). What a value can be is in `values`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from . import accelerate_api, dask_api, estimators, numpy_api, pandas_api, torch_api
+from . import accelerate_api, dask_api, estimators, networkx_api, numpy_api, pandas_api, torch_api
 
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
@@ -82,6 +82,8 @@ LIBRARY_TRIGGERS = (
     b"accelerate",
     b"transformers",
     b"diffusers",
+    b"networkx",
+    b"cugraph",
 )
 BUILTIN_OTHER = frozenset(
     [
@@ -504,6 +506,8 @@ class TypeEnv:
             return None
         if receiver.kind == "placer":
             return accelerate_api.attribute_type(receiver, node.attr)
+        if receiver.kind == "graph":
+            return None  # views of nodes, edges, degrees: not values the rules follow
         if receiver.lib == "torch":
             return torch_api.attribute_type(receiver, node.attr)
         if receiver.kind == "array":
@@ -520,6 +524,8 @@ class TypeEnv:
             return numpy_api.subscript_type(receiver, node.slice, self)
         if receiver.kind == "collection":
             return receiver
+        if receiver.kind == "graph":
+            return None  # `G[n]`: a node's adjacency view
         if receiver.kind == "tuple":
             return _item(receiver, node.slice)
         if receiver.kind == "sequence":
@@ -602,7 +608,7 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
         return Ty(Kind.ESTIMATOR, qualname)
     if dask_api.makes_collection(qualname):
         return Ty(Kind.COLLECTION, "dask")
-    return None
+    return networkx_api.constructed_type(qualname)
 
 
 def _sequence_method(receiver: Ty, method: str) -> Ty | None:
@@ -635,4 +641,6 @@ def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty 
         return receiver if method in estimators.RETURNS_SELF else None
     if kind == "collection":
         return None if method in dask_api.EAGER_METHODS else receiver
+    if kind == "graph":
+        return networkx_api.method_type(receiver, method)
     return pandas_api.method_type(receiver, method, call)

@@ -1,7 +1,7 @@
 """What the type evidence can say about a value: its kind, library and place.
 
 This module knows no library: the library modules (`pandas_api`, `numpy_api`, `torch_api`,
-`dask_api`, `estimators`) build on it, and `evidence` (the environment that binds names)
+`dask_api`, `networkx_api`, `estimators`) build on it, and `evidence` (the environment that binds names)
 builds on them.
 """
 
@@ -42,6 +42,7 @@ class Kind(str, enum.Enum):
         ("A scikit-learn or cuML estimator; `lib` is its class's qualified name (see `estimators.role`)."),
     )
     COLLECTION = "collection", 'A lazy Dask array, bag or delayed value (`lib` "dask").'
+    GRAPH = "graph", 'A graph object; `lib` is its library ("networkx" or "cugraph"; see `networkx_api`).'
     TENSOR = "tensor", "A torch tensor; `place` says where it lives."
     MODEL = "model", "A torch `nn.Module`; `place` is where its parameters live."
     OUTPUT = "output", "What a torch module returns: a tensor or a container of them, on `place`."

@@ -1024,6 +1024,59 @@ def estimator_without_n_jobs(draw: st.DrawFn) -> Program:
     )
 
 
+#: Nodes of the graph programs: integers, strings and tuples, a float that equals an integer
+#: (the same node), and now and then `None` (no node: both versions raise at the same edge).
+GRAPH_NODES = st.sampled_from([0, 1, 2, 3, 4, "a", "b", 1.0, (1, 2)] * 4 + [None])
+#: Attribute values, and edge keys of a multigraph.
+GRAPH_VALUES = st.sampled_from([0, 1, 2.5, -1, "x", "y", float("nan"), True])
+#: The loop's form: its target, what it iterates, the edge's endpoints and its keywords.
+GRAPH_LOOPS = (
+    ("u, v", "zip(sources, targets)", "u, v", ""),
+    ("u, v", "zip(sources, targets)", "u, v", ", weight=1"),
+    ("u, v, w", "zip(sources, targets, values)", "u, v", ", weight=w"),
+    ("u, v, w", "zip(sources, targets, values, strict=False)", "v, u", ", weight=w, tag=u"),
+    ("u, v, w", "zip(sources, targets, values)", "u, v", ", key=w"),
+    ("u, v, w", "zip(sources, targets, values)", "u, v", ", key=w, weight=w"),
+    ("(u, v), w", "zip(pairs, values)", "u, v", ", weight=w"),
+    ("pair", "pairs", "pair[0], pair[1]", ", first=pair[0]"),
+)
+
+
+@st.composite
+def graph_built_in_loop(draw: st.DrawFn) -> Program:
+    cls = draw(st.sampled_from(["Graph", "DiGraph", "MultiGraph", "MultiDiGraph"]))
+    target, iterable, ends, keywords = draw(st.sampled_from(GRAPH_LOOPS))
+    size = draw(st.integers(0, 12))
+    sources = draw(st.lists(GRAPH_NODES, min_size=size, max_size=size))
+    targets = draw(st.lists(GRAPH_NODES, min_size=size, max_size=size))
+    values = draw(st.lists(GRAPH_VALUES, min_size=size, max_size=size))
+    isolated = draw(st.lists(GRAPH_NODES.filter(lambda n: n is not None), max_size=3))
+    shown = ", ".join('float("nan")' if value != value else repr(value) for value in values)
+    setup = (
+        f"sources = {sources!r}\ntargets = {targets!r}\nvalues = [{shown}]\nisolated = {isolated!r}\n"
+        "pairs = list(zip(sources, targets))\n"
+    )
+    source = _src(f"""
+        import networkx as nx
+
+
+        def f(sources, targets, values, pairs, isolated):
+            G = nx.{cls}()
+            G.add_nodes_from(isolated)
+            for {target} in {iterable}:
+                G.add_edge({ends}{keywords})
+            edges = G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)
+            return [list(G.nodes(data=True)), list(edges), [list(G.adj[n]) for n in G]]
+        """)
+    return Program(
+        "GPU601",
+        f"{cls}: for {target} in {iterable.split('(')[0]}: add_edge({ends}{keywords})",
+        setup,
+        source,
+        "f(sources, targets, values, pairs, isolated)",
+    )
+
+
 #: Rule code -> strategy drawing its programs (every rule whose fixer can edit code).
 PROGRAMS: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "GPU101": dataframe_grown_in_loop,
@@ -1043,4 +1096,5 @@ PROGRAMS: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "GPU305": dataloader_without_workers,
     "GPU401": manual_pipeline,
     "GPU403": estimator_without_n_jobs,
+    "GPU601": graph_built_in_loop,
 }
