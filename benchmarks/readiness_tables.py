@@ -122,9 +122,9 @@ def _git(args: list[str], *, binary: bool = False) -> Any:
     return result.stdout
 
 
-def open_checkout(location: str, library: str, prefixes: list[str]) -> Checkout:
-    """A working tree as it is, or a bare git directory's HEAD exported into a temporary folder
-    (only `prefixes`, the folders the tables are read from)."""
+def open_checkout(location: str, library: str, prefixes: list[str], ref: str = "HEAD") -> Checkout:
+    """A working tree as it is, or a bare git directory's `ref` (default HEAD) exported into a
+    temporary folder (only `prefixes`, the folders the tables are read from)."""
     root = Path(location)
     if not root.is_dir():
         raise SourceError(f"{location}: not a folder")
@@ -132,12 +132,13 @@ def open_checkout(location: str, library: str, prefixes: list[str]) -> Checkout:
     git_args = ["--git-dir", str(root)] if bare else ["-C", str(root)]
     commit = date = None
     if bare or (root / ".git").exists():
-        commit = _git([*git_args, "rev-parse", "HEAD"]).strip()
-        date = _git([*git_args, "log", "-1", "--format=%cI", "HEAD"]).strip()
+        commit = _git([*git_args, "rev-parse", f"{ref if bare else 'HEAD'}^{{commit}}"]).strip()
+        date = _git([*git_args, "log", "-1", "--format=%cI", commit]).strip()
     if not bare:
         return Checkout(root, library, commit, date)
-    listed = _git([*git_args, "ls-tree", "--name-only", "HEAD", "--", *prefixes]).split()
-    archive = _git([*git_args, "archive", "--format=tar", "HEAD", "--", *listed], binary=True)
+    revision = commit or ref
+    listed = _git([*git_args, "ls-tree", "--name-only", revision, "--", *prefixes]).split()
+    archive = _git([*git_args, "archive", "--format=tar", revision, "--", *listed], binary=True)
     folder = tempfile.TemporaryDirectory(prefix=f"readiness-{library}-")
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         # the "data" filter (no links out of the folder) where this Python has it

@@ -716,8 +716,9 @@ def bench(
     "--library",
     "libraries",
     multiple=True,
-    type=click.Choice(["cudf", "cuml"]),
-    help="Report only cudf.pandas (pandas operations) or cuml.accel (estimators); repeatable. Default: both.",
+    type=click.Choice(["cudf", "cuml", "networkx"]),
+    help="Report only cudf.pandas (pandas operations), cuml.accel (estimators) or nx-cugraph (NetworkX "
+    "functions); repeatable. Default: all three.",
 )
 @click.option(
     "--fail-under",
@@ -728,8 +729,8 @@ def bench(
 def readiness(
     paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None, **shared: Any
 ) -> None:
-    """Report what of PATHS would run on the GPU under cudf.pandas and cuml.accel, what falls
-    back and why, and the lint findings in the GPU's way. Default: the current folder.
+    """Report what of PATHS would run on the GPU under cudf.pandas, cuml.accel and nx-cugraph,
+    what falls back and why, and the lint findings in the GPU's way. Default: the current folder.
 
     Exit codes: 0 report written (also when things fall back), 1 the GPU share is under
     --fail-under, 2 usage or internal error, or a file that could not be read."""

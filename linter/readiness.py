@@ -1,5 +1,6 @@
-"""The GPU-readiness report: which operations on pandas objects and scikit-learn-family
-estimators would run on the GPU under cudf.pandas / cuml.accel, which fall back and why.
+"""The GPU-readiness report: which operations on pandas objects, scikit-learn-family
+estimators and NetworkX functions would run on the GPU under cudf.pandas / cuml.accel /
+nx-cugraph, which fall back and why.
 
 How a file is read: the engine walks it once with the file's selected lint rules plus a
 probe (`_Probe`, a `Rule` that is never registered, so no selection, listing or cache of
@@ -13,7 +14,13 @@ nothing new. What is counted (one *operation* per call, never from a variable's 
 - a call of a `pandas` function that cuDF exports, or whose result the evidence knows is a
   pandas object (constructors such as `pd.DataFrame(...)` are not counted);
 - the construction of an estimator by its class's import path (scikit-learn, umap, hdbscan),
-  and the method calls on a scikit-learn estimator value.
+  and the method calls on a scikit-learn estimator value;
+- a call of a NetworkX function that NetworkX dispatches to backends, by its import path
+  (`nx.pagerank`, `from networkx.algorithms import pagerank`). Graph classes and their
+  methods (`nx.Graph()`, `G.add_edge`) are not counted: nx-cugraph does not run a graph's
+  methods, which stay NetworkX's Python code on the host (its graphs convert when an algorithm
+  needs them), and NetworkX's functions it never dispatches (drawing, utilities) are not
+  counted either.
 
 Operators, indexing (`df[...]`, `df.loc[...]`) and attribute reads are not counted: the
 cuDF table lists methods, not operators. The verdicts come from `readiness_tables`.
@@ -46,8 +53,8 @@ from .values import has_unpacking
 #: a record for a lint finding.
 PROBE_CODE = "READINESS"
 GPU, FALLBACK, UNDECIDED = "gpu", "fallback", "undecided"
-CUDF, CUML = "cudf", "cuml"
-LIBRARIES = (CUDF, CUML)
+CUDF, CUML, NX = "cudf", "cuml", "networkx"
+LIBRARIES = (CUDF, CUML, NX)
 
 #: The lint rules whose findings stand in the GPU's way: Python run once per row, element or
 #: group (cudf.pandas cannot run a Python loop on the GPU, and each access copies a value to
@@ -80,7 +87,8 @@ _META_PACKAGES = frozenset({"pipeline", "compose", "model_selection"})
 
 @dataclass(frozen=True)
 class Reason:
-    """Why an operation falls back (or may): the text, and the cuDF/cuML source line backing it."""
+    """Why an operation falls back (or may): the text, and the cuDF/cuML/nx-cugraph source line
+    backing it."""
 
     text: str
     source: str | None = None  # "python/cudf/cudf/core/reshape.py:1700"
@@ -88,7 +96,7 @@ class Reason:
 
 @dataclass(frozen=True)
 class Operation:
-    library: str  # CUDF or CUML
+    library: str  # CUDF, CUML or NX
     what: str  # "DataFrame.pivot_table", "pandas.merge", "sklearn.ensemble.RandomForestClassifier(...)"
     code: str  # the call as written (shortened)
     verdict: str  # GPU, FALLBACK or UNDECIDED
@@ -240,6 +248,106 @@ def _mapping(node: ast.expr, ctx: RuleContext, follow: bool = True) -> bool:
     return False
 
 
+class _Function:
+    """A function the call passes (a lambda): what `callable(...)` in a condition sees."""
+
+    def __call__(self) -> None:  # pragma: no cover - never called
+        return None
+
+    def __repr__(self) -> str:
+        return "FUNCTION"
+
+
+_FUNCTION = _Function()
+#: NetworkX's graph classes, as a value passed for `create_using` is written in the table.
+_GRAPH_CLASSES = frozenset({"Graph", "DiGraph", "MultiGraph", "MultiDiGraph"})
+
+
+def _graph_value(node: ast.expr, ctx: RuleContext) -> Any:
+    """An argument of a NetworkX call as the table's conditions test it: a literal, a lambda
+    (a function), a NetworkX graph class (`"networkx.DiGraph"`), or NOT_LITERAL."""
+    if isinstance(node, ast.Lambda):
+        return _FUNCTION
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        qualname = ctx.qualname(node) or ""
+        if qualname.startswith("networkx.") and qualname.rsplit(".", 1)[1] in _GRAPH_CLASSES:
+            return f"networkx.{qualname.rsplit('.', 1)[1]}"
+    return _literal(node)
+
+
+def _graph_verdict(
+    support: tables.GraphFunctionSupport | None, name: str, call: ast.Call, ctx: RuleContext
+) -> tuple[str, list[Reason], list[Reason]]:
+    """What NetworkX does with the call: run nx-cugraph's function (gpu), or its own code
+    because nx-cugraph lacks the function or one of its conditions holds (fallback)."""
+    keywords = {k.arg: _graph_value(k.value, ctx) for k in call.keywords if k.arg is not None}
+    backend = keywords.pop("backend", None)
+    if isinstance(backend, str) and backend != "cugraph":
+        return FALLBACK, [Reason(f'`backend="{backend}"` runs it with that backend')], []
+    verdict, reasons, caveats = _graph_conditions(support, name, call, keywords, ctx)
+    if backend is tables.NOT_LITERAL and verdict == GPU:
+        return UNDECIDED, [Reason("undecided: `backend=` names a backend that is not a literal")], caveats
+    if backend == "cugraph" and verdict == FALLBACK:
+        reasons.append(Reason('with `backend="cugraph"` NetworkX raises NotImplementedError instead of running it'))
+    return verdict, reasons, caveats
+
+
+def _graph_conditions(
+    support: tables.GraphFunctionSupport | None, name: str, call: ast.Call, keywords: dict[str, Any], ctx: RuleContext
+) -> tuple[str, list[Reason], list[Reason]]:
+    reasons: list[Reason] = []
+    caveats: list[Reason] = []
+    if support is None:
+        return FALLBACK, [Reason(f"nx-cugraph does not implement `{name}`")], caveats
+    where = f"{support.path}:{support.line}"
+    positional = [_graph_value(a, ctx) for a in call.args]
+    unknown = [k for k in keywords if not support.accepts(k)]
+    if unknown:
+        return FALLBACK, [Reason(f"nx-cugraph's signature has no `{k}` (TypeError)", where) for k in unknown], caveats
+    values = support.bind(positional, keywords)
+    unpacked = has_unpacking(call)
+    verdict = GPU
+    if support.notes and (support.is_incomplete or support.is_different):
+        caveats.append(Reason(f"nx-cugraph notes: {support.notes}", where))
+    for condition in support.conditions:
+        place = _where(condition)
+        holds = None if unpacked or condition.predicate is None else condition.holds(values)
+        if condition.data or condition.kind == "errors":
+            if holds is not False:
+                caveats.append(Reason(_graph_text(condition), place))
+            continue
+        if holds is False:
+            continue
+        if condition.kind == "should_run":
+            reasons.append(
+                Reason(
+                    f"undecided: {_graph_text(condition)}; it runs on the GPU only on a graph that already "
+                    "is nx-cugraph's",
+                    place,
+                )
+            )
+            verdict = verdict if verdict == FALLBACK else UNDECIDED
+        elif holds is True or condition.predicate is None:
+            reasons.append(Reason(_graph_text(condition), place))
+            verdict = FALLBACK
+        else:
+            reasons.append(Reason(f"undecided: {_graph_text(condition)}", place))
+            verdict = verdict if verdict == FALLBACK else UNDECIDED
+    return verdict, reasons, caveats
+
+
+def _graph_text(condition: tables.Condition) -> str:
+    """A condition of the nx-cugraph table as a reason: what declares it, and its test."""
+    test = condition.text or "always"
+    if condition.kind == "errors":
+        return "nx-cugraph turns an error other than NetworkX's own into a fallback (`fallback=True`)"
+    if condition.kind == "should_run":
+        return "nx-cugraph declines to convert a NetworkX graph for it" + ("" if test == "always" else f" when {test}")
+    if condition.kind == "not_implemented":
+        return f"nx-cugraph raises NotImplementedError when {test}"
+    return "nx-cugraph declines it (`_can_run`)" + ("" if test == "always" else f" when {test}")
+
+
 def _estimator_name(qualname: str | None) -> str | None:
     """The table's key for a class's import path (`sklearn.ensemble._forest.X` is
     `sklearn.ensemble.X`), or None when it is no estimator of the sklearn family."""
@@ -295,7 +403,7 @@ class _Probe(Rule):
         if isinstance(func, ast.Attribute):
             found = self._method(node, func, ctx)
         if found is None:
-            found = self._construction(node, ctx) or self._function(node, ctx)
+            found = self._construction(node, ctx) or self._function(node, ctx) or self._graph_function(node, ctx)
         if found is not None:
             ctx.report(_spot(node), json.dumps(found.to_json()))
 
@@ -404,6 +512,16 @@ class _Probe(Rule):
         caveats: list[Reason] = []
         verdict = _judge(support.method_fallbacks(method, _arguments(call)[1]), reasons, caveats)
         return _operation(CUML, label, call, verdict, reasons, caveats, ctx)
+
+    def _graph_function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
+        qualname = ctx.qualname(call.func)
+        if not qualname or not qualname.startswith("networkx."):
+            return None
+        name = tables.nx_dispatch_name(qualname)
+        if name is None:
+            return None
+        verdict, reasons, caveats = _graph_verdict(tables.nx_function(name), name, call, ctx)
+        return _operation(NX, qualname, call, verdict, reasons, caveats, ctx)
 
 
 _Probe.code, _Probe.name, _Probe.message = PROBE_CODE, "readiness-probe", "operation"  # never registered
@@ -546,14 +664,16 @@ class Tally:
         return None if not self.total else 100.0 * self.gpu / self.total
 
 
-#: The tallies a report gives: pandas operations (cudf.pandas), estimators built, and the
-#: method calls on estimators (cuml.accel).
-TALLIES = ("pandas", "estimators", "estimator_methods")
+#: The tallies a report gives: pandas operations (cudf.pandas), estimators built, the method
+#: calls on estimators (cuml.accel), and NetworkX function calls (nx-cugraph).
+TALLIES = ("pandas", "estimators", "estimator_methods", "networkx")
 
 
 def tally_key(operation: Operation) -> str:
     if operation.library == CUDF:
         return "pandas"
+    if operation.library == NX:
+        return "networkx"
     return "estimators" if operation.estimator else "estimator_methods"
 
 

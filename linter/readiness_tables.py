@@ -1,8 +1,10 @@
-"""What runs on the GPU under cudf.pandas and cuml.accel: typed lookups in the readiness tables.
+"""What runs on the GPU under cudf.pandas, cuml.accel and nx-cugraph: typed lookups in the
+readiness tables.
 
-The tables (`readiness_data/cudf_pandas.json`, `readiness_data/cuml_accel.json`) are derived
-from cuDF's and cuML's sources by `python -m benchmarks.readiness_tables`; each records the
-version and commit it was read from (`provenance()`).
+The tables (`readiness_data/cudf_pandas.json`, `readiness_data/cuml_accel.json`,
+`readiness_data/nx_cugraph.json`) are derived from cuDF's, cuML's and nx-cugraph's sources by
+`python -m benchmarks.readiness_tables` and `python -m benchmarks.readiness_tables_nx`; each
+records the version and commit it was read from (`provenance()`).
 
 - `cudf_method("DataFrame", "pivot_table")`: the cuDF method cudf.pandas would run, or None
   where cuDF does not define it (cudf.pandas then runs pandas) or the class is not covered
@@ -10,6 +12,9 @@ version and commit it was read from (`provenance()`).
 - `cudf_function("merge")`: a module-level function `cudf` exports, or None.
 - `cuml_estimator("sklearn.ensemble.RandomForestClassifier")`: the estimator cuml.accel runs
   on the GPU, or None where it does not accelerate that class.
+- `nx_dispatch_name("networkx.bipartite.betweenness_centrality")`: the name NetworkX dispatches
+  a function by (`bipartite_betweenness_centrality`), or None where NetworkX never hands it to
+  a backend; `nx_function(name)`: nx-cugraph's implementation of it, or None.
 
 A fallback condition is kept as the source text of the test (`Condition.text`), the file and
 line it is read from, the parameters it tests and, where the test compares parameters with
@@ -19,7 +24,7 @@ does not) or None (undecided: a parameter it tests is not given, or not as a lit
 the call takes cuDF's default, as it does when cudf.pandas runs the call; the tables do not
 know scikit-learn's defaults, so a hyperparameter left out is undecided, not assumed safe.
 
-Nothing here imports pandas, cuDF, scikit-learn or cuML.
+Nothing here imports pandas, cuDF, scikit-learn, cuML, NetworkX or nx-cugraph.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import Any
 
 #: The package folder the tables are shipped in, and their file names.
 DATA_FOLDER = "readiness_data"
-CUDF_TABLE, CUML_TABLE = "cudf_pandas.json", "cuml_accel.json"
+CUDF_TABLE, CUML_TABLE, NX_TABLE = "cudf_pandas.json", "cuml_accel.json", "nx_cugraph.json"
 #: The marker of the generated provenance block in docs/readiness.md.
 PROVENANCE_MARKER = "readiness-provenance"
 
@@ -141,8 +146,13 @@ class Condition:
     path: str
     line: int
     predicate: Predicate | None
-    kind: str = "argument"  # cuML: "hyperparameter" or "input"
+    #: cuML: "hyperparameter" or "input"; nx-cugraph: "can_run", "should_run", "not_implemented"
+    #: or "errors" (what declares it)
+    kind: str = "argument"
     methods: tuple[str, ...] = ()  # cuML "input": the methods that check it
+    #: nx-cugraph: it also tests the graph or other data (the predicate, if any, only on the
+    #: literal part: where that is false the condition cannot hold)
+    data: bool = False
 
     def holds(
         self, arguments: Mapping[str, Any] | None = None, hyperparameters: Mapping[str, Any] | None = None
@@ -186,10 +196,7 @@ class MethodSupport:
         """cuDF's signature takes this keyword (by name or through `**kwargs`); True when unknown."""
         if self.parameters is None:
             return True
-        return any(
-            p.name == keyword and p.kind not in ("positional_only", "var_positional") or p.kind == "var_keyword"
-            for p in self.parameters
-        )
+        return _accepts(self.parameters, keyword)
 
     def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """A call's values by cuDF's parameter names. cudf.pandas passes the call's arguments as
@@ -197,29 +204,9 @@ class MethodSupport:
         it only passes on through `**kwargs` to the method it delegates to (unless extra positional
         values, which it passes on too, may fill it); keywords cuDF has no name for go to its
         `**kwargs` as a dict."""
-        keywords = dict(keywords or {})
-        bound: dict[str, Any] = {}
         if self.parameters is None:
-            return keywords
-        ordered = [p for p in self.parameters if p.kind in ("positional_only", "positional_or_keyword")]
-        forwarded = self.forwarded if len(positional) <= len(ordered) else ()
-        for parameter in (*forwarded, *self.parameters):
-            if parameter.default is not None:
-                try:
-                    bound[parameter.name] = ast.literal_eval(parameter.default)
-                except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                    pass
-        for parameter, value in zip(ordered, positional, strict=False):
-            bound[parameter.name] = value
-        names = {p.name for p in self.parameters if p.kind not in ("positional_only", "var_positional", "var_keyword")}
-        extra = {k: v for k, v in keywords.items() if k not in names}
-        bound.update({k: v for k, v in keywords.items() if k in names})
-        var_keyword = next((p.name for p in self.parameters if p.kind == "var_keyword"), None)
-        if var_keyword is not None:
-            # also by name: a condition of the method the keywords are forwarded to tests them so
-            bound.update({k: v for k, v in extra.items() if k != var_keyword})
-            bound[var_keyword] = extra
-        return bound
+            return dict(keywords or {})
+        return _bind(self.parameters, positional, keywords, self.forwarded)
 
     def fallbacks_for(
         self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None
@@ -232,6 +219,67 @@ class MethodSupport:
             if verdict is not False:
                 found.append((condition, verdict))
         return found
+
+
+def _accepts(parameters: Sequence[Parameter], keyword: str) -> bool:
+    return any(
+        p.name == keyword and p.kind not in ("positional_only", "var_positional") or p.kind == "var_keyword"
+        for p in parameters
+    )
+
+
+def _bind(
+    parameters: Sequence[Parameter],
+    positional: Sequence[Any] = (),
+    keywords: Mapping[str, Any] | None = None,
+    forwarded: Sequence[Parameter] = (),
+) -> dict[str, Any]:
+    """A call's values by the parameters' names, a parameter left out taking its literal default."""
+    keywords = dict(keywords or {})
+    bound: dict[str, Any] = {}
+    ordered = [p for p in parameters if p.kind in ("positional_only", "positional_or_keyword")]
+    forwarded = forwarded if len(positional) <= len(ordered) else ()
+    for parameter in (*forwarded, *parameters):
+        if parameter.default is not None:
+            try:
+                bound[parameter.name] = ast.literal_eval(parameter.default)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                pass
+    for parameter, value in zip(ordered, positional, strict=False):
+        bound[parameter.name] = value
+    names = {p.name for p in parameters if p.kind not in ("positional_only", "var_positional", "var_keyword")}
+    extra = {k: v for k, v in keywords.items() if k not in names}
+    bound.update({k: v for k, v in keywords.items() if k in names})
+    var_keyword = next((p.name for p in parameters if p.kind == "var_keyword"), None)
+    if var_keyword is not None:
+        # also by name: a condition of the method the keywords are forwarded to tests them so
+        bound.update({k: v for k, v in extra.items() if k != var_keyword})
+        bound[var_keyword] = extra
+    return bound
+
+
+@dataclass(frozen=True)
+class GraphFunctionSupport:
+    """A NetworkX function nx-cugraph implements, and when NetworkX does not run it on the GPU."""
+
+    name: str  # the name NetworkX dispatches it by
+    function: str  # nx-cugraph's Python function
+    path: str
+    line: int
+    parameters: tuple[Parameter, ...]
+    conditions: tuple[Condition, ...]
+    is_incomplete: bool  # nx-cugraph says it lacks part of NetworkX's function
+    is_different: bool  # nx-cugraph says its results may differ (random numbers, normalization)
+    notes: str | None  # what nx-cugraph's docstring adds to NetworkX's
+
+    def accepts(self, keyword: str) -> bool:
+        """nx-cugraph's signature takes this keyword."""
+        return _accepts(self.parameters, keyword)
+
+    def bind(self, positional: Sequence[Any] = (), keywords: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """A call's values by nx-cugraph's parameter names (NetworkX passes the call's arguments
+        as written, so a parameter left out takes nx-cugraph's default)."""
+        return _bind(self.parameters, positional, keywords)
 
 
 @dataclass(frozen=True)
@@ -299,6 +347,12 @@ def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
     return json.loads(resources.files("gpulint").joinpath(DATA_FOLDER).joinpath(name).read_text(encoding="utf-8"))
 
 
+def _folder_of(name: str, folder: str | None) -> str | None:
+    """`folder` where it holds the table `name`; None (the shipped one) where it does not: each
+    generator writes only its own tables."""
+    return folder if folder is not None and (Path(folder) / name).is_file() else None
+
+
 def _condition(data: Mapping[str, Any], path: str) -> Condition:
     predicate = data.get("predicate")
     return Condition(
@@ -309,6 +363,7 @@ def _condition(data: Mapping[str, Any], path: str) -> Condition:
         None if predicate is None else Predicate.from_json(predicate),
         data.get("kind", "argument"),
         tuple(data.get("methods") or ()),
+        bool(data.get("data")),
     )
 
 
@@ -380,11 +435,43 @@ def cuml_estimators(folder: str | None = None) -> frozenset[str]:
     return frozenset(load_table(CUML_TABLE, folder)["estimators"])
 
 
+def nx_dispatch_name(import_path: str, folder: str | None = None) -> str | None:
+    """The name NetworkX dispatches the function at `import_path` by (`networkx.pagerank`,
+    `networkx.algorithms.link_analysis.pagerank`: `pagerank`), or None where NetworkX never
+    hands it to a backend (classes, drawing, utilities) or the path is unknown."""
+    found = load_table(NX_TABLE, folder)["networkx"]["paths"].get(import_path)
+    return found if isinstance(found, str) else None
+
+
+def nx_function(name: str, folder: str | None = None) -> GraphFunctionSupport | None:
+    """nx-cugraph's implementation of the NetworkX function dispatched as `name`, or None
+    where nx-cugraph does not implement it (NetworkX then runs its own code)."""
+    data = load_table(NX_TABLE, folder)["functions"].get(name)
+    if data is None:
+        return None
+    return GraphFunctionSupport(
+        name,
+        data["function"],
+        data["path"],
+        data["line"],
+        tuple(Parameter(p["name"], p["kind"], p["default"]) for p in data["params"]),
+        tuple(_condition(c, data["path"]) for c in data.get("conditions", ())),
+        bool(data.get("is_incomplete")),
+        bool(data.get("is_different")),
+        data.get("notes"),
+    )
+
+
+def nx_functions(folder: str | None = None) -> frozenset[str]:
+    """The dispatch names of every NetworkX function nx-cugraph implements."""
+    return frozenset(load_table(NX_TABLE, folder)["functions"])
+
+
 def provenance(folder: str | None = None) -> dict[str, Provenance]:
-    """Where each table comes from, by library ("cudf", "cuml")."""
+    """Where each table comes from, by library ("cudf", "cuml", "nx-cugraph")."""
     out = {}
-    for name in (CUDF_TABLE, CUML_TABLE):
-        data = load_table(name, folder)["provenance"]
+    for name in (CUDF_TABLE, CUML_TABLE, NX_TABLE):
+        data = load_table(name, _folder_of(name, folder))["provenance"]
         out[data["library"]] = Provenance(
             data["library"],
             data["source"],
@@ -402,14 +489,15 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
     where = None if folder is None else str(folder)
     found = provenance(where)
     rows = ["| Table | Library | Version | Commit | Commit date |", "|---|---|---|---|---|"]
-    for table, library in ((CUDF_TABLE, "cudf"), (CUML_TABLE, "cuml")):
+    for table, library in ((CUDF_TABLE, "cudf"), (CUML_TABLE, "cuml"), (NX_TABLE, "nx-cugraph")):
         item = found[library]
         commit = f"[`{item.commit[:12]}`]({item.source}/tree/{item.commit})" if item.commit else "unknown"
         rows.append(
             f"| `{table}` | [{library}]({item.source}) | {item.version or 'unknown'} | {commit} "
             f"| {item.commit_date or 'unknown'} |"
         )
-    cudf, cuml = load_table(CUDF_TABLE, where), load_table(CUML_TABLE, where)
+    cudf = load_table(CUDF_TABLE, _folder_of(CUDF_TABLE, where))
+    cuml = load_table(CUML_TABLE, _folder_of(CUML_TABLE, where))
     classes = [
         "| pandas class | cuDF class | members | refused | with fallback conditions | conditions |",
         "|---|---|---|---|---|---|",
@@ -439,6 +527,28 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
         if defaults_from
         else "The CPU estimators' constructor defaults are not recorded."
     )
+    graphs = load_table(NX_TABLE, _folder_of(NX_TABLE, where))
+    implemented = graphs["functions"].values()
+    graph_conditions = [c for f in implemented for c in f["conditions"]]
+    kinds = ", ".join(
+        f"{sum(1 for c in graph_conditions if c['kind'] == kind)} {label}"
+        for kind, label in (
+            ("can_run", "from `_can_run`"),
+            ("should_run", "from `_should_run`"),
+            ("not_implemented", "raising `NotImplementedError`"),
+            ("errors", "from `fallback=True`"),
+        )
+    )
+    dispatched = graphs["networkx"]
+    names = set(dispatched["paths"].values())
+    graph_summary = (
+        f"nx-cugraph implements {len(names & set(graphs['functions']))} of the {len(names)} functions NetworkX "
+        f"{dispatched['version']} dispatches (reached by {len(dispatched['paths'])} import paths); "
+        f"{sum(1 for f in implemented if f['conditions'])} of its {len(graphs['functions'])} entries (graph "
+        f"constructors included) have conditions ({len(graph_conditions)}: {kinds}; "
+        f"{sum(1 for c in graph_conditions if c['predicate'] and not c['data'])} decidable on literal values, "
+        f"{sum(1 for c in graph_conditions if c['data'])} also testing the graph)."
+    )
     return "\n".join(
         [
             *rows,
@@ -447,6 +557,7 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
             "",
             "```sh",
             found["cudf"].command,
+            found["nx-cugraph"].command,
             "```",
             "",
             defaults,
@@ -454,5 +565,7 @@ def provenance_markdown(folder: str | Path | None = None) -> str:
             *classes,
             "",
             summary,
+            "",
+            graph_summary,
         ]
     )

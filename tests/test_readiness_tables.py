@@ -30,13 +30,14 @@ def _verdicts(found: list[tuple[Condition, bool | None]]) -> dict[str, bool | No
 
 def test_provenance_names_version_commit_date_and_command():
     found = tables.provenance()
-    assert set(found) == {"cudf", "cuml"}
+    assert set(found) == {"cudf", "cuml", "nx-cugraph"}
     for item in found.values():
         assert re.fullmatch(r"\d+\.\d+\.\d+", item.version or ""), item
         assert re.fullmatch(r"[0-9a-f]{40}", item.commit or ""), item
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT.*", item.commit_date or ""), item
-        assert item.command.startswith("python -m benchmarks.readiness_tables --cudf ")
         assert item.source == f"https://github.com/rapidsai/{item.library}"
+    assert found["cudf"].command.startswith("python -m benchmarks.readiness_tables --cudf ")
+    assert found["nx-cugraph"].command.startswith("python -m benchmarks.readiness_tables_nx --nx-cugraph ")
 
 
 def test_docs_page_shows_the_tables_provenance():
@@ -54,7 +55,7 @@ def test_tables_ship_as_package_data():
     patterns = pyproject["tool"]["setuptools"]["package-data"]["gpulint"]
     assert f"{tables.DATA_FOLDER}/*.json" in patterns
     shipped = sorted(p.name for p in (ROOT / "linter" / tables.DATA_FOLDER).iterdir())
-    assert shipped == sorted([tables.CUDF_TABLE, tables.CUML_TABLE])
+    assert shipped == sorted([tables.CUDF_TABLE, tables.CUML_TABLE, tables.NX_TABLE])
 
 
 # -- cuDF ----------------------------------------------------------------------------------------

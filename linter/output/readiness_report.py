@@ -18,6 +18,8 @@ from ..readiness import (
     CUML,
     FALLBACK,
     GPU,
+    LIBRARIES,
+    NX,
     TALLIES,
     UNDECIDED,
     FileReport,
@@ -98,7 +100,7 @@ SCHEMA: dict[str, Any] = {
                                 "caveats",
                             ],
                             "properties": {
-                                "library": {"enum": [CUDF, CUML]},
+                                "library": {"enum": [CUDF, CUML, NX]},
                                 "what": {"type": "string"},
                                 "code": {"type": "string"},
                                 "verdict": {"enum": [GPU, FALLBACK, UNDECIDED]},
@@ -148,6 +150,7 @@ _NOUNS = {
     "pandas": ("pandas operations", "run on the GPU under cudf.pandas"),
     "estimators": ("estimators", "accelerated by cuml.accel"),
     "estimator_methods": ("estimator method calls", "run on the GPU under cuml.accel"),
+    "networkx": ("NetworkX function calls", "run on the GPU under nx-cugraph"),
 }
 
 
@@ -361,7 +364,8 @@ def write_markdown(reports: Iterable[FileReport], out: IO[str]) -> Summary:
         lines += ["Not checked:", "", *(f"- `{display}`: {error}" for display, error in summary.errors), ""]
     lines.append(
         f"Tables: cuDF {found['cudf'].version} (`{(found['cudf'].commit or '')[:12]}`), "
-        f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`)."
+        f"cuML {found['cuml'].version} (`{(found['cuml'].commit or '')[:12]}`), "
+        f"nx-cugraph {found['nx-cugraph'].version} (`{(found['nx-cugraph'].commit or '')[:12]}`)."
     )
     out.write("\n".join(lines) + "\n")
     return summary
@@ -401,7 +405,7 @@ def write_report(
     """Run the readiness analysis and write the report to `out`, each file's part as soon as
     the format allows; the exit code (1 when the GPU share is under `fail_under`, 2 when a
     file could not be read: it is listed with its error)."""
-    chosen = set(libraries or (CUDF, CUML))
+    chosen = set(libraries or LIBRARIES)
 
     def chosen_only(reports: Iterable[FileReport]) -> Iterator[FileReport]:
         for report in reports:
