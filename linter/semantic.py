@@ -509,7 +509,7 @@ class LocalUses:
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
-def _local_uses(scope: ast.AST) -> LocalUses:  # noqa: C901  (one walk, one case per kind of node)
+def _local_uses(scope: ast.AST) -> LocalUses:
     uses = LocalUses()
     visible = not isinstance(scope, ast.ClassDef)
     body = scope.body if isinstance(scope.body, list) else [scope.body]  # type: ignore[attr-defined]

@@ -431,3 +431,41 @@ def test_string_categoricals_keep_what_apply_computes():
 def test_a_few_values_are_not_reported(values, reported):
     source = f"import pandas as pd\n\nsizes = {values}\nflags = sizes.apply(lambda x: 1 if x == 'XL' else 0)\n"
     assert [d.code for d in lint_source(source) if d.code == "GPU105"] == (["GPU105"] if reported else [])
+
+
+# -- a timestamp's parts: the `.dt` accessor's ---------------------------------------------------
+
+_DATES = "import pandas as pd\n\nstamps = pd.to_datetime(pd.read_csv('data.csv')['date'])\n"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "stamps.apply(lambda t: t.month)",
+        "stamps.map(lambda t: t.weekday())",
+        "stamps.apply(lambda t: t.hour * 60 + t.minute)",
+        "stamps.apply(lambda t: t.strftime('%Y-%m'))",
+        "stamps.apply(lambda row: row.month, 1)",
+    ],
+)
+def test_a_timestamps_parts_read_per_element_are_flagged_and_shown_not_rewritten(call):
+    source = _DATES + f"result = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and "`.dt` accessor" in finding.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "stamps.apply(lambda t: t.to_period('M'))",  # not a part with a `.dt` twin here
+        "stamps.apply(lambda t: t.month.bit_length())",  # a method of the part, not of the element
+        "stamps.apply(lambda t: other.month)",  # does not read the element
+        "stamps.apply(lambda t: t.strftime(fmt))",  # a format known only at run time
+        "frame.map(lambda t: t.month)",  # a frame has no `.dt`
+        "[t.month for t in stamps]",  # not apply/map
+    ],
+)
+def test_a_timestamps_parts_near_misses(call):
+    source = _DATES + f"frame = pd.read_csv('data.csv')\nother = stamps[0]\nfmt = '%Y'\nresult = {call}\n"
+    assert _findings(source) == []

@@ -36,6 +36,17 @@ STR_METHODS = frozenset(
 )
 #: Of those, the ones that may take arguments (string constants only).
 _STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
+#: Attributes of a timestamp with a vectorized `.dt.<attribute>` of the same name.
+DT_ATTRIBUTES = frozenset(
+    {
+        "year", "month", "day", "hour", "minute", "second", "microsecond", "nanosecond",
+        "dayofweek", "day_of_week", "dayofyear", "day_of_year", "quarter", "days_in_month",
+        "is_month_start", "is_month_end", "is_quarter_start", "is_quarter_end",
+        "is_year_start", "is_year_end", "is_leap_year",
+    }
+)  # fmt: skip
+#: Timestamp methods with a `.dt` form (`weekday()` and `date()` are properties there).
+DT_METHODS = frozenset({"weekday", "date", "time", "normalize", "strftime", "day_name", "month_name"})
 #: Builtins with a vectorized form on a Series or DataFrame.
 BUILTINS = frozenset({"abs", "float", "int", "bool", "len", "round", "str"})
 #: Libraries whose `apply`/`map` calls the function from Python once per element.
@@ -52,8 +63,9 @@ _REWRITABLE = frozenset({"pandas", "modin"})
 class ElementwiseForm:
     """What the function passed to `apply`/`map` is, when it has a vectorized form: a builtin
     (`kind` "builtin", `name` "abs"), a `str` method ("str-method", "lower"), or a lambda
-    ("lambda", with its `parameter`, whether its body works on `strings`, is `conditional`,
-    and how many times it `uses` the parameter)."""
+    ("lambda", with its `parameter`, whether its body works on `strings` or reads a
+    timestamp's parts (`datetimes`), is `conditional`, and how many times it `uses` the
+    parameter)."""
 
     kind: str
     name: str = ""
@@ -61,6 +73,7 @@ class ElementwiseForm:
     strings: bool = False
     conditional: bool = False
     uses: int = 0
+    datetimes: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,7 @@ class _Body:
         self.uses = 0
         self.conditional = False
         self.strings = False
+        self.datetimes = False
 
     def ok(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
@@ -112,7 +126,13 @@ class _Body:
             return self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         if isinstance(node, ast.Call):
             return self._call(node)
+        if isinstance(node, ast.Attribute) and node.attr in DT_ATTRIBUTES and self._element(node.value):
+            self.datetimes = True
+            return self.ok(node.value)
         return False
+
+    def _element(self, node: ast.expr) -> bool:
+        return isinstance(node, ast.Name) and node.id == self.parameter
 
     def _call(self, node: ast.Call) -> bool:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
@@ -129,6 +149,15 @@ class _Body:
                     and (len(node.args) == 1 or isinstance(node.args[1], ast.Constant))
                 )
             return len(node.args) == 1 and self.ok(node.args[0])
+        if isinstance(func, ast.Attribute) and func.attr in DT_METHODS and self._element(func.value):
+            arguments_ok = not node.args or (
+                func.attr == "strftime"
+                and len(node.args) == 1
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            )
+            self.datetimes = True
+            return arguments_ok and self.ok(func.value)
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
             self.strings = self.strings or mentions(func.value, self.parameter)
             if node.args and (
@@ -163,7 +192,12 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> Elementwise
     if not body.ok(function.body) or not body.uses:
         return None
     return ElementwiseForm(
-        "lambda", parameter=parameter, strings=body.strings, conditional=body.conditional, uses=body.uses
+        "lambda",
+        parameter=parameter,
+        strings=body.strings,
+        conditional=body.conditional,
+        uses=body.uses,
+        datetimes=body.datetimes,
     )
 
 
@@ -190,7 +224,9 @@ class ElementwiseApply(Rule):
     `float`, `int`, `bool`, `round`, `len`, `str`), a `str` method (`str.lower`,
     `str.strip`, ...), or a one-parameter lambda that only combines its argument with
     constants and outside names through arithmetic, single comparisons, those builtins,
-    `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`).
+    `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`), or
+    that reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`:
+    the `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column).
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
     function into a GPU kernel) are not flagged, nor are values known to hold only a few
@@ -284,7 +320,9 @@ class ElementwiseApply(Rule):
     fix = Applicability.UNSAFE
     suggestion = (
         "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
-        "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), `np.where(cond, a, b)`"
+        "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), the `.dt` accessor "
+        "(`s.dt.month`, `s.dt.weekday`, on a datetime column: `pd.to_datetime(s)` first otherwise), "
+        "`np.where(cond, a, b)`"
     )
 
     flagged = (
@@ -481,7 +519,11 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
         form = elementwise_form(function_of(node), ctx)
         if form is None or known_small(func.value, ctx):
             return  # no vectorized form, or a few values: nothing to gain
+        if form.datetimes and receiver.kind != "series":
+            return  # a frame has no `.dt` accessor
         applicability = Applicability.UNSAFE if receiver.lib in _REWRITABLE else Applicability.DISPLAY
+        if form.datetimes:
+            applicability = Applicability.DISPLAY  # `.dt` needs a datetime dtype: shown, not written
         ctx.report(
             node,
             context=ElementwiseCall(
