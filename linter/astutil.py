@@ -176,3 +176,15 @@ def free_names(node: ast.AST) -> set[str]:
     if isinstance(node, ast.ClassDef):
         return referenced
     return referenced - (assigned - declared) - {a.arg for a in all_args(node.args)}  # type: ignore[attr-defined]
+
+
+def base_name(node: ast.AST) -> str | None:
+    """The name an attribute/subscript/method chain starts from: `w` in `w.data[0].view(-1)`."""
+    while True:
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            break
+    return node.id if isinstance(node, ast.Name) else None

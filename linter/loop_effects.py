@@ -55,7 +55,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .astutil import NESTED_SCOPES, names_bound_by, walk_local
+from collections.abc import Callable
+
+from .astutil import NESTED_SCOPES, base_name, names_bound_by, walk_local
 
 ACCUMULATION = "accumulation"
 RECURRENCE = "recurrence"
@@ -139,6 +141,11 @@ class LoopEffects:
             kind = RECURRENCE if _recurrent(ref, found, flows, guards) else ACCUMULATION
             grown[ref] = Growth(ref, tuple(statement for statement, _ in found), kind)
         return grown
+
+    @cached_property
+    def summary(self) -> LoopSummary:
+        """Every name, call and iterable the loop runs, listed once (see `LoopSummary`)."""
+        return _summary(self.loop)
 
     def kind(self, name: str) -> str | None:
         """ACCUMULATION or RECURRENCE for a reference the loop grows, else None."""
@@ -607,3 +614,146 @@ def carried_over(loops: list[ast.AST], name: str) -> bool:
     bound afresh (`x = start()`, `a, x = pair()`, a `for` target) before every read of it."""
     loop = innermost_loop(loops)
     return loop is not None and name in loop_effects(loop).carried
+
+
+# -- what a loop's code may change ----------------------------------------------------------
+
+
+@dataclass
+class LoopChanges:
+    """Names a loop's code (re)binds, with how many bindings each, and names whose objects it
+    may change in place."""
+
+    bound: Counter = field(default_factory=Counter)
+    mutated: set[str] = field(default_factory=set)
+
+    @property
+    def varying(self) -> set[str]:
+        return set(self.bound) | self.mutated
+
+
+def loop_changes(parts: list[ast.AST], is_pure: Callable[[ast.Call], bool]) -> LoopChanges:  # noqa: C901
+    """What the code of a loop (`parts`: its target, iterable or test, body and else; or a
+    whole comprehension) may change. `is_pure(call)` says a call changes none of its
+    arguments nor its receiver (the library knowledge is the caller's).
+
+    Conservative: a name passed to a call that may keep or change it, a receiver of a method
+    not known to leave it alone, a name used inside a function or lambda defined in the loop,
+    all count as changed; so does whatever a changed alias (`v = w[0]`) points into."""
+    changes = LoopChanges()
+    aliases: dict[str, set[str]] = {}
+
+    def mark(name: str | None) -> None:
+        if name is not None:
+            changes.mutated.add(name)
+
+    for node in walk_local(parts):
+        if isinstance(node, NESTED_SCOPES):
+            if not isinstance(node, ast.Lambda):
+                changes.bound[node.name] += 1
+            inner = node.body if isinstance(node, ast.Lambda) else node
+            changes.mutated.update(sub.id for sub in ast.walk(inner) if isinstance(sub, ast.Name))
+            continue
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                changes.bound[node.id] += 1
+        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
+            mark(base_name(node))
+        elif isinstance(node, ast.AugAssign):
+            mark(base_name(node.target))  # `t += 1` changes a tensor in place
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                changes.bound[(alias.asname or alias.name).split(".")[0]] += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            changes.bound.update(node.names)
+        elif (
+            isinstance(node, ast.ExceptHandler)
+            and node.name
+            or hasattr(ast, "MatchAs")
+            and isinstance(node, (ast.MatchAs, ast.MatchStar))
+            and node.name
+        ):
+            changes.bound[node.name] += 1
+        elif isinstance(node, ast.Call):
+            pure = is_pure(node)
+            if isinstance(node.func, ast.Attribute) and not pure:
+                mark(base_name(node.func.value))
+            if not pure:
+                for argument in [*node.args, *(k.value for k in node.keywords)]:
+                    mark(base_name(argument))
+            for keyword in node.keywords:
+                if keyword.arg == "out":
+                    mark(base_name(keyword.value))
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            source = base_name(node.value)  # `v = w[0]`, `v = w.view(-1)`: v may share w's memory
+            if source is not None:
+                aliases.setdefault(node.targets[0].id, set()).add(source)
+    # a changed alias changes what it points into
+    grown = True
+    while grown:
+        grown = False
+        for copy, sources in aliases.items():
+            if copy in changes.mutated and not sources <= changes.mutated:
+                changes.mutated |= sources
+                grown = True
+    return changes
+
+
+# -- what a loop runs --------------------------------------------------------------------------
+
+#: What lets other code run, or changes an object in place, inside a loop (besides calls,
+#: and stores into items and attributes).
+_DISTURBING = (
+    ast.With,
+    ast.AsyncWith,
+    ast.AsyncFor,
+    ast.Await,
+    ast.Import,
+    ast.ImportFrom,
+    ast.Global,
+    ast.Nonlocal,
+    ast.Yield,
+    ast.YieldFrom,
+)
+
+
+@dataclass
+class LoopSummary:
+    """What one loop runs: its target (or test), body and `else:`, nested functions and
+    lambdas included."""
+
+    #: name -> every occurrence of it, read or bound.
+    names: dict[str, list[ast.Name]] = field(default_factory=dict)
+    calls: list[ast.Call] = field(default_factory=list)
+    #: The iterables of the loops and comprehensions inside it.
+    iterables: list[ast.expr] = field(default_factory=list)
+    #: Names given `+=` and the like.
+    augmented: set[str] = field(default_factory=set)
+    #: It may let other code run or change an object in place besides its calls: a store into
+    #: an item or attribute, `with`, `await`, async iteration, `import`, `global`, `yield`.
+    disturbs: bool = False
+
+
+def _summary(loop: ast.stmt) -> LoopSummary:
+    summary = LoopSummary(disturbs=isinstance(loop, ast.AsyncFor))
+    head = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
+    stack: list[ast.AST] = [head, *loop.body, *loop.orelse]  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Name):
+            summary.names.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.Call):
+            summary.calls.append(node)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            summary.iterables.append(node.iter)
+            summary.disturbs |= bool(getattr(node, "is_async", False))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            summary.augmented.add(node.target.id)
+        elif (
+            isinstance(node, (ast.Subscript, ast.Attribute))
+            and not isinstance(node.ctx, ast.Load)
+            or isinstance(node, _DISTURBING)
+        ):
+            summary.disturbs = True
+    return summary

@@ -78,20 +78,6 @@ _MUTATORS = frozenset(
 _CALLBACK_METHODS = frozenset(
     ["pipe", "apply", "applymap", "map", "agg", "aggregate", "transform", "assign", "where", "mask"]
 )
-#: What lets other code run, or changes an object in place, inside a loop (besides calls,
-#: and stores into items and attributes).
-_DISTURBING = (
-    ast.With,
-    ast.AsyncWith,
-    ast.AsyncFor,
-    ast.Await,
-    ast.Import,
-    ast.ImportFrom,
-    ast.Global,
-    ast.Nonlocal,
-    ast.Yield,
-    ast.YieldFrom,
-)
 
 
 @dataclass(frozen=True)
@@ -436,17 +422,6 @@ class _Reads:
     first_escape: tuple[int, int] | None  # the first read that hands the frame on even before a loop
 
 
-@dataclass
-class _LoopFacts:
-    """What one loop runs: its target (or test), body and `else:`, nested functions included."""
-
-    names: dict[str, list[ast.Name]] = field(default_factory=dict)
-    calls: list[ast.Call] = field(default_factory=list)
-    iterables: list[ast.expr] = field(default_factory=list)  # of the loops and comprehensions in it
-    augmented: set[str] = field(default_factory=set)  # names given `+=` and the like
-    disturbs: bool = False  # a store into an item or attribute, `with`, `await`, `import` ...
-
-
 def pure_builtins(bound_names: Callable[[], frozenset[str]]) -> Callable[[str], bool]:
     """Whether a name is one of the pure builtins and the file leaves it alone: binds it
     nowhere (`bound_names`: what the file binds, "*" for a star import; asked once)."""
@@ -483,7 +458,7 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     loop = selection.group_loop
     assert loop is not None
     root = selection.root
-    inside = _loop_facts(loop, file.index)
+    inside = loop_effects(loop).summary
     if root in facts.uses.declared or root in loop_effects(loop).writes:
         return False
     if any(not _within(nested, loop) for nested in facts.uses.free_in.get(root, ())):
@@ -554,7 +529,7 @@ def _calm(loop: ast.stmt, facts: LocalScope, file: FileFacts) -> bool:
     literals or a vetted `groupby`, stores into no item or attribute, uses no `with`,
     `await` or `import`, augments (`+=`) only counters bound to numbers, and appends only to
     local lists."""
-    inside = _loop_facts(loop, file.index)
+    inside = loop_effects(loop).summary
     pure, vetted = file.pure, file.vetted
     if inside.disturbs:
         return False
@@ -684,32 +659,3 @@ def _harmless_use(
         and pure(parent.func.id)
         and any(a is current for a in parent.args)
     )
-
-
-def _loop_facts(loop: ast.stmt, index: SemanticIndex) -> _LoopFacts:
-    return index.remember("what a loop runs", loop, lambda: _gather_loop(loop))
-
-
-def _gather_loop(loop: ast.stmt) -> _LoopFacts:
-    facts = _LoopFacts(disturbs=isinstance(loop, ast.AsyncFor))
-    head = loop.test if isinstance(loop, ast.While) else loop.target  # type: ignore[attr-defined]
-    stack: list[ast.AST] = [head, *loop.body, *loop.orelse]  # type: ignore[attr-defined]
-    while stack:
-        node = stack.pop()
-        stack.extend(ast.iter_child_nodes(node))
-        if isinstance(node, ast.Name):
-            facts.names.setdefault(node.id, []).append(node)
-        elif isinstance(node, ast.Call):
-            facts.calls.append(node)
-        elif isinstance(node, (ast.For, ast.comprehension)):
-            facts.iterables.append(node.iter)
-            facts.disturbs |= bool(getattr(node, "is_async", False))
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            facts.augmented.add(node.target.id)
-        elif (
-            isinstance(node, (ast.Subscript, ast.Attribute))
-            and not isinstance(node.ctx, ast.Load)
-            or isinstance(node, _DISTURBING)
-        ):
-            facts.disturbs = True
-    return facts

@@ -13,7 +13,7 @@ import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, literal_int, names_bound_by, walk_local
+from gpulint.astutil import NESTED_SCOPES, base_name, keyword_value, literal_int, names_bound_by, walk_local
 from gpulint.evidence import (
     DEVICE,
     HOST,
@@ -744,104 +744,6 @@ def call_is_pure(call: ast.Call, env: TypeEnv) -> bool:
             for k in call.keywords
         )
     return False
-
-
-def base_name(node: ast.AST) -> str | None:
-    """The name an attribute/subscript/method chain starts from: `w` in `w.data[0].view(-1)`."""
-    while True:
-        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        else:
-            break
-    return node.id if isinstance(node, ast.Name) else None
-
-
-@dataclass
-class LoopFacts:
-    """Names a loop (re)binds, and names whose objects it may change in place."""
-
-    bound: dict[str, int] = field(default_factory=dict)
-    mutated: set[str] = field(default_factory=set)
-    #: Every node of the loop, with its parent (for the fixers).
-    parents: dict[int, ast.AST] = field(default_factory=dict)
-
-    @property
-    def varying(self) -> set[str]:
-        return set(self.bound) | self.mutated
-
-
-def _bind(facts: LoopFacts, name: str) -> None:
-    facts.bound[name] = facts.bound.get(name, 0) + 1
-
-
-def loop_facts(parts: list[ast.AST], env: TypeEnv) -> LoopFacts:  # noqa: C901
-    """What the loop made of `parts` (its target, iterable or test, body and else) changes.
-
-    Conservative: a name passed to a call that may keep or change it, a receiver of a method
-    not known to leave it alone, a name used inside a function or lambda defined in the loop,
-    all count as changed; so does whatever a changed alias (`v = w[0]`) points into."""
-    facts = LoopFacts()
-    aliases: dict[str, set[str]] = {}
-    for node in walk_local(parts):
-        for child in ast.iter_child_nodes(node):
-            facts.parents[id(child)] = node
-        if isinstance(node, NESTED_SCOPES):
-            if not isinstance(node, ast.Lambda):
-                _bind(facts, node.name)  # type: ignore[attr-defined]
-            inner = node.body if isinstance(node, ast.Lambda) else node
-            facts.mutated.update(sub.id for sub in ast.walk(inner) if isinstance(sub, ast.Name))  # type: ignore[arg-type]
-            continue
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                _bind(facts, node.id)
-        elif isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load):
-            _mark(facts, base_name(node))
-        elif isinstance(node, ast.AugAssign):
-            _mark(facts, base_name(node.target))  # `t += 1` changes a tensor in place
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                _bind(facts, (alias.asname or alias.name).split(".")[0])
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            for name in node.names:
-                _bind(facts, name)
-        elif (
-            isinstance(node, ast.ExceptHandler)
-            and node.name
-            or hasattr(ast, "MatchAs")
-            and isinstance(node, (ast.MatchAs, ast.MatchStar))
-            and node.name
-        ):
-            _bind(facts, node.name)
-        elif isinstance(node, ast.Call):
-            pure = call_is_pure(node, env)
-            if isinstance(node.func, ast.Attribute) and not pure:
-                _mark(facts, base_name(node.func.value))
-            if not pure:
-                for argument in [*node.args, *(k.value for k in node.keywords)]:
-                    _mark(facts, base_name(argument))
-            for keyword in node.keywords:
-                if keyword.arg == "out":
-                    _mark(facts, base_name(keyword.value))
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            source = base_name(node.value)  # `v = w[0]`, `v = w.view(-1)`: v may share w's memory
-            if source is not None:
-                aliases.setdefault(node.targets[0].id, set()).add(source)
-    # a changed alias changes what it points into
-    changed = True
-    while changed:
-        changed = False
-        for alias, sources in aliases.items():
-            if alias in facts.mutated and not sources <= facts.mutated:
-                facts.mutated |= sources
-                changed = True
-    return facts
-
-
-def _mark(facts: LoopFacts, name: str | None) -> None:
-    if name is not None:
-        facts.mutated.add(name)
 
 
 def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:

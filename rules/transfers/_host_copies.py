@@ -19,6 +19,7 @@ import ast
 import enum
 from typing import ClassVar
 
+from gpulint.astutil import base_name
 from gpulint.astutil import walk_local
 from gpulint.rule_api import Rule, RuleContext
 from gpulint.size_evidence import few_iterations
@@ -27,7 +28,6 @@ from ._common import (
     ROUND_TRIP_METHODS,
     SCALAR_BUILTINS,
     TO_HOST_METHODS,
-    base_name,
     round_trip,
     runs_another_loop,
     small_loop,

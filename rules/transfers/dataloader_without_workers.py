@@ -20,14 +20,14 @@ from gpulint.datasets_api import (
     TRANSFORM_KEYWORDS,
 )
 from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
-from gpulint.astutil import literal_int, walk_local
+from gpulint.astutil import base_name, literal_int, walk_local
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
 from gpulint.semantic import Binding, FunctionFacts
 from gpulint.early_exit import breaks_off_within
 from gpulint.size_evidence import FEW_BATCHES, loader_batches
 from gpulint.values import Ty, is_device_resident
 
-from ._common import base_name, bound_by_loop, opened_autocast
+from ._common import bound_by_loop, opened_autocast
 
 #: The worker processes the fix and the suggestion ask for.
 WORKERS = 4

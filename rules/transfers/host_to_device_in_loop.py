@@ -5,18 +5,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.evidence import TORCH_FACTORIES, Ty, TypeEnv
+from gpulint.evidence import TORCH_FACTORIES, Ty
+from gpulint.loop_effects import LoopChanges, loop_changes
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 from ._common import (
     FRESH_METHODS,
     HostToDevice,
     TO_DEVICE_METHODS,
-    LoopFacts,
     call_is_pure,
     factory_move,
     host_to_device,
-    loop_facts,
     loop_parts,
     reads_only,
     round_trip,
@@ -289,9 +288,11 @@ stacked = [cp.asarray(frame) for frame in frames]
             ),
         )
 
-    def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopFacts:
+    def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopChanges:
         return ctx.semantic.remember(
-            "what a loop changes", loop, lambda: loop_facts(loop_parts(loop, ctx.statement), ctx.env)
+            "what a loop changes",
+            loop,
+            lambda: loop_changes(loop_parts(loop, ctx.statement), lambda call: call_is_pure(call, ctx.env)),
         )
 
     # -- what the fixer may do ----------------------------------------------------------
@@ -319,7 +320,7 @@ stacked = [cp.asarray(frame) for frame in frames]
         statement = inner[-1]
         if len(inner) == 1 and _moves_whole_statement(statement, node, loop, facts, scope, ctx):
             return Hoist(loop, "statement", statement)
-        if _only_read(node, statement, facts, ctx.env):
+        if _only_read(node, statement, ctx):
             return Hoist(loop, "expression")
         return None
 
@@ -329,7 +330,7 @@ def _is_move_method(node: ast.Call) -> bool:
 
 
 def _moves_whole_statement(
-    statement: ast.stmt, node: ast.Call, loop: ast.stmt, facts: LoopFacts, scope: ast.AST | None, ctx: RuleContext
+    statement: ast.stmt, node: ast.Call, loop: ast.stmt, facts: LoopChanges, scope: ast.AST | None, ctx: RuleContext
 ) -> bool:
     """`name = copy` directly in the loop's body, `name` bound nowhere else in the loop,
     never changed, not read before it in the loop nor anywhere outside the loop."""
@@ -346,49 +347,39 @@ def _moves_whole_statement(
     if len(loop.body) < 2:  # type: ignore[attr-defined]
         return False
     start = (statement.lineno, statement.col_offset)
-    in_loop = set(facts.parents) | {id(loop)}
     for sub in ast.walk(loop):
         if isinstance(sub, ast.Name) and sub.id == name and (sub.lineno, sub.col_offset) < start:
             return False
-    outside = scope if scope is not None else ctx.tree
-    for sub in ast.walk(outside):
-        if id(sub) in in_loop:
-            continue
-        if isinstance(sub, ast.Name) and sub.id == name and not _inside(sub, loop):
-            return False
-    return True
+    local = ctx.semantic.local(scope if scope is not None else ctx.tree)
+    if name in local.uses.free_in or name in local.uses.declared:
+        return False  # a nested function, lambda or class mentions it
+    places = [*local.uses.reads.get(name, ()), *(b.position for b in local.bindings.get(name, ()))]
+    return all(_inside_span(place, loop) for place in places)
 
 
-def _inside(node: ast.AST, loop: ast.stmt) -> bool:
-    return (
-        (loop.lineno, loop.col_offset)
-        <= (node.lineno, node.col_offset)
-        <= (  # type: ignore[attr-defined]
-            loop.end_lineno,
-            loop.end_col_offset,
-        )
-    )  # type: ignore[attr-defined]
+def _inside_span(place: tuple[int, int], loop: ast.stmt) -> bool:
+    return (loop.lineno, loop.col_offset) <= place <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[operator]
 
 
-def _only_read(node: ast.Call, statement: ast.stmt, facts: LoopFacts, env: TypeEnv) -> bool:
+def _only_read(node: ast.Call, statement: ast.stmt, ctx: RuleContext) -> bool:
     """The copy's value is only read where it stands: an operand, an argument of a call that
     changes nothing, the receiver of a method that makes a new value."""
-    parent = facts.parents.get(id(node))
+    parent = ctx.parent(node)
     ancestor = parent
     while ancestor is not None and ancestor is not statement:
         if isinstance(ancestor, (ast.IfExp, ast.BoolOp, ast.Lambda)):
             return False  # evaluated only sometimes
-        ancestor = facts.parents.get(id(ancestor))
+        ancestor = ctx.parent(ancestor)
     if isinstance(parent, (ast.BinOp, ast.Compare, ast.UnaryOp)):
         return not isinstance(parent, ast.UnaryOp) or not isinstance(parent.op, ast.Not)
     if isinstance(parent, ast.keyword):
         if parent.arg is None or parent.arg == "out":
             return False
-        parent = facts.parents.get(id(parent))
+        parent = ctx.parent(parent)
     if isinstance(parent, ast.Call):
-        return parent.func is not node and call_is_pure(parent, env)
+        return parent.func is not node and call_is_pure(parent, ctx.env)
     if isinstance(parent, ast.Attribute):
-        call = facts.parents.get(id(parent))
+        call = ctx.parent(parent)
         return isinstance(call, ast.Call) and call.func is parent and parent.attr in FRESH_METHODS
     return False
 
