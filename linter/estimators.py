@@ -508,3 +508,25 @@ def toy_dataset(qualname: str | None, call: ast.Call) -> bool:
     if samples is None:
         return not any(k.arg is None for k in call.keywords) and not any(isinstance(a, ast.Starred) for a in call.args)
     return isinstance(samples, ast.Constant) and type(samples.value) is int and samples.value < TOY_ROWS
+
+
+def installs_cuml_accel(tree: ast.Module) -> bool:
+    """The file turns on `cuml.accel` (scikit-learn's estimators then run on the GPU):
+    it imports `cuml.accel` and calls its `install()`, or loads it as an IPython extension
+    through `get_ipython().run_line_magic("load_ext", "cuml.accel")`."""
+    imported = installed = False
+    for sub in ast.walk(tree):
+        if isinstance(sub, ast.Import):
+            imported |= any(alias.name == "cuml.accel" or alias.name.startswith("cuml.accel.") for alias in sub.names)
+        elif isinstance(sub, ast.ImportFrom) and sub.level == 0:
+            imported |= (
+                sub.module == "cuml.accel" or sub.module == "cuml" and any(alias.name == "accel" for alias in sub.names)
+            )
+        elif isinstance(sub, ast.Call):
+            func = sub.func
+            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+            installed |= called == "install"
+            if called == "run_line_magic" and len(sub.args) == 2 and all(isinstance(a, ast.Constant) for a in sub.args):
+                if sub.args[0].value == "load_ext" and sub.args[1].value == "cuml.accel":  # type: ignore[attr-defined]
+                    return True
+    return imported and installed

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
+from . import networkx_api
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
 from .values import DEVICE, Kind, Ty, join
 
@@ -184,7 +185,7 @@ class SemanticIndex:
         #: in the same order (built on the first question about the name).
         self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
         self._uses: dict[ast.AST, LocalUses] = {}
-        self._call_sites: dict[str, list[tuple[ast.Call, ast.AST]] | None] | None = None
+        self._call_sites: tuple[dict[str, list[tuple[ast.Call, ast.AST]]], set[str]] | None = None
         #: Answers other modules work out once per file (`remember`), by question.
         self._answers: dict[str, dict[Hashable, object]] = {}
         _Collector(self).run(tree)
@@ -270,9 +271,17 @@ class SemanticIndex:
         """Every call of `name` by name in the file, each with the scope whose code makes it
         (the innermost function, lambda, class body or the module); None when the file also
         reads `name` some other way (handed on as a value, its callers are out of view)."""
+        calls, read_otherwise = self._all_calls()
+        return None if name in read_otherwise else calls.get(name, [])
+
+    def calls_by_name(self, name: str) -> list[tuple[ast.Call, ast.AST]]:
+        """Every call of `name` by name in the file, with its scope, whatever else reads it."""
+        return self._all_calls()[0].get(name, [])
+
+    def _all_calls(self) -> tuple[dict[str, list[tuple[ast.Call, ast.AST]]], set[str]]:
         if self._call_sites is None:
             self._call_sites = _call_sites(self.tree)
-        return self._call_sites.get(name, [])
+        return self._call_sites
 
     def binds(self, scope: ast.AST, name: str, node: ast.AST) -> bool:
         """`node` (a statement or an expression of `scope`'s own code) binds `name` in
@@ -555,23 +564,22 @@ def _local_uses(scope: ast.AST) -> LocalUses:
     return uses
 
 
-def _call_sites(tree: ast.Module) -> dict[str, list[tuple[ast.Call, ast.AST]] | None]:
-    """Name -> the calls of it by name and their scopes; None for a name also read otherwise."""
-    found: dict[str, list[tuple[ast.Call, ast.AST]] | None] = {}
+def _call_sites(tree: ast.Module) -> tuple[dict[str, list[tuple[ast.Call, ast.AST]]], set[str]]:
+    """Name -> the calls of it by name and their scopes; and the names also read otherwise."""
+    found: dict[str, list[tuple[ast.Call, ast.AST]]] = {}
+    read_otherwise: set[str] = set()
     callees: set[int] = set()
     stack: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
     while stack:
         node, scope = stack.pop()
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             callees.add(id(node.func))
-            sites = found.setdefault(node.func.id, [])
-            if sites is not None:
-                sites.append((node, scope))
+            found.setdefault(node.func.id, []).append((node, scope))
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in callees:
-            found[node.id] = None
+            read_otherwise.add(node.id)
         inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) else scope
         stack.extend((child, inner) for child in reversed(list(ast.iter_child_nodes(node))))
-    return found
+    return found, read_otherwise
 
 
 def start_of(node: ast.AST) -> tuple[int, int]:
@@ -625,6 +633,8 @@ class _Collector:
         self.statement: ast.AST | None = None
 
     def run(self, tree: ast.Module) -> None:
+        #: Methods whose call shows a NetworkX graph in this file (`networkx_api.usage_methods`).
+        self.graph_methods = networkx_api.usage_methods(tree)
         self._enter(tree)
         self._statements(tree.body)
 
@@ -793,7 +803,7 @@ class _Collector:
                     receiver = func.value.id
                     if receiver == self_name:
                         function.self_calls.add(func.attr)  # type: ignore[union-attr]
-                    usage = _usage(func.attr, node)  # type: ignore[arg-type]
+                    usage = _usage(func.attr, node) or networkx_api.usage_type(func.attr, node, self.graph_methods)  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
                 for device in _devices_given(node):  # type: ignore[arg-type]

@@ -11,6 +11,7 @@ from gpulint.astutil import walk_local
 from gpulint.estimators import (
     N_JOBS_NAMES,
     fits_given_estimators,
+    installs_cuml_accel,
     is_splitter,
     parallel_n_jobs,
     toy_dataset,
@@ -282,7 +283,7 @@ model = RandomForestClassifier()
 
     def _under_cuml_accel(self, ctx: RuleContext) -> bool:
         if self._accel is None:
-            self._accel = "cuml" in ctx.source.text and _installs_cuml_accel(ctx.tree)
+            self._accel = "cuml" in ctx.source.text and installs_cuml_accel(ctx.tree)
         return self._accel
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -399,28 +400,6 @@ def _inside_parallel_call(node: ast.Call, ctx: RuleContext) -> bool:
         if qualname is not None and parallel_n_jobs(qualname):
             return True
     return False
-
-
-def _installs_cuml_accel(tree: ast.Module) -> bool:
-    """The file turns on `cuml.accel` (scikit-learn's estimators then run on the GPU):
-    it imports `cuml.accel` and calls its `install()`, or loads it as an IPython extension
-    through `get_ipython().run_line_magic("load_ext", "cuml.accel")`."""
-    imported = installed = False
-    for sub in ast.walk(tree):
-        if isinstance(sub, ast.Import):
-            imported |= any(alias.name == "cuml.accel" or alias.name.startswith("cuml.accel.") for alias in sub.names)
-        elif isinstance(sub, ast.ImportFrom) and sub.level == 0:
-            imported |= (
-                sub.module == "cuml.accel" or sub.module == "cuml" and any(alias.name == "accel" for alias in sub.names)
-            )
-        elif isinstance(sub, ast.Call):
-            func = sub.func
-            called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            installed |= called == "install"
-            if called == "run_line_magic" and len(sub.args) == 2 and all(isinstance(a, ast.Constant) for a in sub.args):
-                if sub.args[0].value == "load_ext" and sub.args[1].value == "cuml.accel":  # type: ignore[attr-defined]
-                    return True
-    return imported and installed
 
 
 def _bound_name(node: ast.Call, ctx: RuleContext) -> str | None:

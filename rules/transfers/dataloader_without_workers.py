@@ -581,7 +581,7 @@ def train(events, model):
         if not self.candidates:
             return
         if self.undecided:
-            device_names = _device_names(ctx.tree)
+            device_names = _device_names(ctx)
             for call, loops in self.undecided:
                 if _device_argument(call, device_names):
                     self.feeding.update(loops)
@@ -1296,17 +1296,21 @@ def _is_cpu(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cpu"
 
 
-def _device_names(tree: ast.Module) -> set[str]:
+def _device_names(ctx: RuleContext) -> set[str]:
+    """Names the file binds to a device expression, or parameters annotated `torch.device`."""
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _is_device_expression(node.value):
-            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
-        elif (
-            isinstance(node, ast.arg)
-            and node.annotation is not None
-            and ast.unparse(node.annotation) in ("torch.device", "device")
-        ):
-            names.add(node.arg)
+    for scope in ctx.semantic.scopes.values():
+        for name, nodes in scope.bindings.items():
+            for node in nodes:
+                if isinstance(node, ast.Assign) and _is_device_expression(node.value):
+                    if any(isinstance(target, ast.Name) and target.id == name for target in node.targets):
+                        names.add(name)
+                elif (
+                    isinstance(node, ast.arg)
+                    and node.annotation is not None
+                    and ast.unparse(node.annotation) in ("torch.device", "device")
+                ):
+                    names.add(name)
     return names
 
 

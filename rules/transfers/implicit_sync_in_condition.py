@@ -320,12 +320,9 @@ def _consumers_copy(function: ast.FunctionDef | ast.AsyncFunctionDef, ctx: RuleC
     """The file iterates the generator `function` at least once, and every such loop
     (`for item in function(...)`) copies each item to the host."""
     consumers = [
-        node
-        for node in ast.walk(ctx.tree)
-        if isinstance(node, (ast.For, ast.AsyncFor))
-        and isinstance(node.iter, ast.Call)
-        and isinstance(node.iter.func, ast.Name)
-        and node.iter.func.id == function.name
+        loop
+        for call, _ in ctx.semantic.calls_by_name(function.name)
+        if isinstance(loop := ctx.parent(call), (ast.For, ast.AsyncFor)) and loop.iter is call
     ]
     if not consumers or ctx.semantic.resolve([ctx.tree], function.name) != ([ctx.semantic.function(function)], []):
         return False
