@@ -10,6 +10,10 @@ import enum
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+#: The finding for a file that cannot be parsed (rule GPU001, reported by the engine itself).
+SYNTAX_ERROR_CODE = "GPU001"
+SYNTAX_ERROR_NAME = "syntax-error"
+
 #: Version of the JSON shape of a diagnostic (CLI json output, SARIF properties, LSP data).
 SCHEMA_VERSION = 1
 

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 from .astutil import NESTED_SCOPES, bound_names, signed_int
 
 if TYPE_CHECKING:
-    from .rule_api import RuleContext
+    from .rule_base import RuleContext
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

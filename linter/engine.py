@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .astutil import all_args
-from .diagnostic import Diagnostic, Position
+from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position
 from .evidence import (
     DEVICE,
     HOST,
@@ -37,14 +37,12 @@ from .evidence import (
     sequence_of,
 )
 from .registry import Rule, all_rules
-from .rule_api import RuleContext
+from .rule_base import RuleContext
 from . import torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from . import newer_syntax
 from .source import Source, refusal
 
-SYNTAX_ERROR_CODE = "GPU001"
-SYNTAX_ERROR_NAME = "syntax-error"
 
 #: Fields that never hold anything a rule inspects (expression contexts, operators):
 #: skipping them halves the number of nodes visited.

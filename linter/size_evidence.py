@@ -49,7 +49,7 @@ from .numpy_api import is_numpy_ufunc
 from .semantic import start_of
 
 if TYPE_CHECKING:
-    from .rule_api import RuleContext
+    from .rule_base import RuleContext
     from .semantic import SemanticIndex
 
 #: At most this many rows or elements: a Python loop over them costs microseconds, so the

@@ -6,8 +6,7 @@ import ast
 from functools import cache
 from typing import ClassVar
 
-from gpulint.engine import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME
-from gpulint.rule_api import Example, Rule, Tier
+from gpulint.rule_api import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Example, Rule, Tier
 
 
 class SyntaxErrorRule(Rule):

@@ -91,3 +91,37 @@ def test_the_checks_see_what_they_forbid():
     assert [ast.unparse(w.args[0]) for w in walks] == ["ctx.tree"]
     assert any(isinstance(n, ast.Attribute) and n.attr == "__dict__" for n in ast.walk(sample))
     assert [n.name for n in ast.walk(sample) if isinstance(n, ast.FunctionDef) and _memoized(n)] == ["f"]
+
+
+#: What a rule module may import of gpulint: the rule API, the library specs, and its own
+#: family's shared modules.
+SPECS = frozenset(
+    {
+        "gpulint.rule_api",
+        "gpulint.pandas_api",
+        "gpulint.numpy_api",
+        "gpulint.torch_api",
+        "gpulint.accelerate_api",
+        "gpulint.dask_api",
+        "gpulint.datasets_api",
+        "gpulint.networkx_api",
+        "gpulint.estimators",
+    }
+)
+
+
+def test_rules_import_only_the_rule_api_and_the_library_specs(trees):
+    found = []
+    for path, tree in trees.items():
+        if path.parts[len(ROOT.parts)] != "rules":
+            continue
+        for node in ast.walk(tree):
+            modules = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                modules = [node.module]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            for module in modules:
+                if module.startswith("gpulint") and module not in SPECS and not module.startswith("gpulint.rules."):
+                    found.append(f"{_where(path, node)} imports {module}")
+    assert found == [], "rules reach the core through gpulint.rule_api"

@@ -22,8 +22,7 @@ import ast
 import operator
 from collections.abc import Callable
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
-from gpulint.evidence import TypeEnv, is_numpy_ufunc
+from gpulint.rule_api import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_numpy_ufunc, TypeEnv
 
 #: Named constants that are plain floats.
 _NAMED_CONSTANTS = frozenset(

@@ -5,9 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import walk_local
-from gpulint.evidence import Ty, is_numpy_ufunc
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Facts, is_numpy_ufunc, Rule, RuleContext, Tier, Ty, walk_local
 
 from ._elementwise import elementwise
 

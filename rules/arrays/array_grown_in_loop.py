@@ -5,10 +5,24 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field, replace
 
-from gpulint.astutil import NESTED_SCOPES, keyword_value, mentions, value_bound_to, walk_local
-from gpulint.loop_effects import carried_over, innermost_loop, loop_effects, recurrence_in
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import few_iterations
+from gpulint.rule_api import (
+    NESTED_SCOPES,
+    Applicability,
+    carried_over,
+    Example,
+    Facts,
+    few_iterations,
+    innermost_loop,
+    keyword_value,
+    loop_effects,
+    mentions,
+    recurrence_in,
+    Rule,
+    RuleContext,
+    Tier,
+    value_bound_to,
+    walk_local,
+)
 
 #: Functions that return a new array made of their inputs: assigned back to one of them
 #: inside a loop, they copy everything gathered so far on every iteration.

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import few_iterations
+from gpulint.rule_api import Applicability, Example, Facts, few_iterations, Rule, RuleContext, Tier
 
 from ._elementwise import elementwise
 

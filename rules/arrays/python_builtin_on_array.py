@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import few_iterations, known_small
+from gpulint.rule_api import Applicability, Example, Facts, few_iterations, known_small, Rule, RuleContext, Tier
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
 #: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what

@@ -17,9 +17,16 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import is_reference, same_reference, value_bound_to
-from gpulint.evidence import FRAME_LIBRARIES, OTHER, Ty, library_of
-from gpulint.rule_api import RuleContext
+from gpulint.rule_api import (
+    FRAME_LIBRARIES,
+    OTHER,
+    is_reference,
+    library_of,
+    RuleContext,
+    same_reference,
+    Ty,
+    value_bound_to,
+)
 
 _APPEND_METHODS = ("append", "_append")
 _PANDAS_LIKE = ("frame", "series", "ndframe")

@@ -21,12 +21,19 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.evidence import OTHER, Ty
-from gpulint.loop_effects import loop_effects
+from gpulint.rule_api import (
+    ARITHMETIC_OPERATORS,
+    COMPARISON_OPERATORS,
+    OTHER,
+    Binding,
+    LocalScope,
+    loop_effects,
+    mentions,
+    RuleContext,
+    SemanticIndex,
+    Ty,
+)
 from gpulint.pandas_api import FRAME_ATTRIBUTES
-from gpulint.rule_api import RuleContext
-from gpulint.semantic import Binding, LocalScope, SemanticIndex
 
 from ._growth import Growth, added_pieces
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.evidence import is_numpy_ufunc
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import known_small
+from gpulint.rule_api import Applicability, Example, Facts, is_numpy_ufunc, known_small, Rule, RuleContext, Tier
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
 #: cuDF is absent on purpose: it compiles the function into a GPU kernel.

@@ -8,11 +8,25 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from gpulint.astutil import DYNAMIC_READERS, mentions, walk_local
-from gpulint.evidence import FRAME_LIBRARIES, OTHER, library_of
-from gpulint.loop_effects import carried_over, loop_effects, recurrence_in, reference
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.semantic import LocalScope
+from gpulint.rule_api import (
+    DYNAMIC_READERS,
+    FRAME_LIBRARIES,
+    OTHER,
+    Applicability,
+    carried_over,
+    Example,
+    Facts,
+    library_of,
+    LocalScope,
+    loop_effects,
+    mentions,
+    recurrence_in,
+    reference,
+    Rule,
+    RuleContext,
+    Tier,
+    walk_local,
+)
 
 from ._growth import Growth, added_pieces, assigned, grows_with_file_reads, growth_at
 from ._row_selection import FileFacts, Selection, pure_builtins, row_selection, selection_unchanged, vet

@@ -5,9 +5,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, mentions
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import known_small
+from gpulint.rule_api import (
+    ARITHMETIC_OPERATORS,
+    COMPARISON_OPERATORS,
+    Applicability,
+    Example,
+    Facts,
+    known_small,
+    mentions,
+    Rule,
+    RuleContext,
+    Tier,
+)
 
 #: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
 STR_METHODS = frozenset(

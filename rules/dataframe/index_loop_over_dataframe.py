@@ -5,9 +5,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import same_reference, walk_local
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import known_small
+from gpulint.rule_api import (
+    Applicability,
+    Example,
+    Facts,
+    known_small,
+    Rule,
+    RuleContext,
+    same_reference,
+    Tier,
+    walk_local,
+)
 
 _LABEL_INDEXERS = ("loc", "at")
 #: Libraries on which the column expression computes what the loop computed.

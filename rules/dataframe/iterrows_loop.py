@@ -5,10 +5,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import walk_local
-from gpulint.evidence import iterates_rows
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.size_evidence import few_iterations, known_small
+from gpulint.rule_api import (
+    Applicability,
+    Example,
+    Facts,
+    few_iterations,
+    iterates_rows,
+    known_small,
+    Rule,
+    RuleContext,
+    Tier,
+    walk_local,
+)
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import walk_local
+from gpulint.rule_api import RuleContext, walk_local
 from gpulint.networkx_api import MUTATING_FUNCTIONS, MUTATING_METHODS, function_name
-from gpulint.rule_api import RuleContext
 
 _LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 

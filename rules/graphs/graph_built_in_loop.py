@@ -5,10 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.astutil import same_reference, walk_local
-from gpulint.diagnostic import Facts
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, same_reference, walk_local
 from gpulint.networkx_api import GRAPH_CLASSES, MULTIGRAPH_CLASSES, function_name, is_graph
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: The calls that add one edge or node.
 ONE_AT_A_TIME = frozenset({"add_edge", "add_node"})

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import same_reference
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier, same_reference
 from gpulint.networkx_api import function_name, is_graph
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: A graph's views of one node's neighbours: `G[n]`, `G.adj[n]`, `G.neighbors(n)`...
 _VIEWS = frozenset({"adj", "succ", "pred"})

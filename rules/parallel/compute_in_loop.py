@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import NESTED_SCOPES, walk_local
+from gpulint.rule_api import NESTED_SCOPES, Applicability, Example, Rule, RuleContext, Tier, walk_local
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 _FOR = (ast.For, ast.AsyncFor)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import value_bound_to, walk_local
+from gpulint.rule_api import Example, Rule, RuleContext, Tier, value_bound_to, walk_local
 from gpulint.dask_api import is_compute, is_compute_call, is_delayed_call, is_lazy
-from gpulint.rule_api import Example, Rule, RuleContext, Tier
 
 _FOR = (ast.For, ast.AsyncFor)
 

@@ -7,7 +7,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.astutil import walk_local
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, walk_local
 from gpulint.estimators import (
     N_JOBS_NAMES,
     fits_given_estimators,
@@ -17,7 +17,6 @@ from gpulint.estimators import (
     toy_dataset,
     user_code_parameters,
 )
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"

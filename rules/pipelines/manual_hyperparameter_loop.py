@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import keyword_value, mentions_any, value_bound_to, walk_local
+from gpulint.rule_api import (
+    Applicability,
+    Example,
+    keyword_value,
+    mentions_any,
+    Rule,
+    RuleContext,
+    Tier,
+    value_bound_to,
+    walk_local,
+)
 from gpulint.estimators import LABEL, cross_validation_x, fits_fast, is_metric, role
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: Keywords that do not change the model being searched for: seeds, parallelism, logging.
 _NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})

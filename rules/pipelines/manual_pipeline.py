@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from gpulint.astutil import same_reference, walk_local
+from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, same_reference, Tier, walk_local
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, library, role
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
 
 @dataclass

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import mentions_any, same_reference
+from gpulint.rule_api import Applicability, Example, mentions_any, Rule, RuleContext, same_reference, Tier
 from gpulint.estimators import PREDICT_METHODS, is_splitter
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 #: Methods that run a fitted estimator on rows of data.
 PER_ROW_METHODS = (PREDICT_METHODS - {"score"}) | {"transform", "inverse_transform"}

@@ -13,21 +13,27 @@ import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from gpulint.astutil import NESTED_SCOPES, base_name, keyword_value, literal_int, names_bound_by, walk_local
-from gpulint.evidence import (
+from gpulint.rule_api import (
     DEVICE,
     HOST,
+    NESTED_SCOPES,
+    base_name,
+    device_place,
+    FunctionFacts,
+    FunctionNode,
+    is_device_resident,
+    keyword_value,
+    literal_int,
+    loop_effects,
+    move_target,
+    names_bound_by,
+    once_per_loop,
+    repeated_functions,
+    RuleContext,
     Ty,
     TypeEnv,
-    device_place,
-    is_device_resident,
-    move_target,
+    walk_local,
 )
-from gpulint.early_exit import once_per_loop
-from gpulint.loop_effects import loop_effects
-from gpulint.repetition import repeated_functions
-from gpulint.rule_api import RuleContext
-from gpulint.semantic import FunctionFacts, FunctionNode
 from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place, is_module_class
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.

@@ -19,10 +19,7 @@ import ast
 import enum
 from typing import ClassVar
 
-from gpulint.astutil import base_name
-from gpulint.astutil import walk_local
-from gpulint.rule_api import Rule, RuleContext
-from gpulint.size_evidence import few_iterations
+from gpulint.rule_api import base_name, few_iterations, Rule, RuleContext, walk_local
 
 from ._common import (
     ROUND_TRIP_METHODS,

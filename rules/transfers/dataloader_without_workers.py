@@ -19,13 +19,30 @@ from gpulint.datasets_api import (
     TORCHVISION_DATASETS,
     TRANSFORM_KEYWORDS,
 )
-from gpulint.evidence import DEVICE, HOST, PROGRESS_BARS, TORCH_DTYPES, move_target
-from gpulint.astutil import base_name, literal_int, walk_local
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
-from gpulint.semantic import Binding, FunctionFacts
-from gpulint.early_exit import breaks_off_within
-from gpulint.size_evidence import FEW_BATCHES, loader_batches
-from gpulint.values import Ty, is_device_resident
+from gpulint.rule_api import (
+    DEVICE,
+    FEW_BATCHES,
+    HOST,
+    PROGRESS_BARS,
+    TORCH_DTYPES,
+    Applicability,
+    assigned_value,
+    base_name,
+    Binding,
+    breaks_off_within,
+    Example,
+    Facts,
+    FunctionFacts,
+    is_device_resident,
+    literal_int,
+    loader_batches,
+    move_target,
+    Rule,
+    RuleContext,
+    Tier,
+    Ty,
+    walk_local,
+)
 
 from ._common import bound_by_loop, opened_autocast
 

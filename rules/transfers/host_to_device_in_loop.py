@@ -5,9 +5,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.evidence import TORCH_FACTORIES, Ty
-from gpulint.loop_effects import LoopChanges, loop_changes
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import (
+    TORCH_FACTORIES,
+    Applicability,
+    Example,
+    Facts,
+    loop_changes,
+    LoopChanges,
+    Rule,
+    RuleContext,
+    Tier,
+    Ty,
+)
 
 from ._common import (
     FRESH_METHODS,

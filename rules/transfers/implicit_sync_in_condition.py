@@ -5,11 +5,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from gpulint.astutil import walk_local
-from gpulint.early_exit import breaks_off_within
-from gpulint.evidence import Ty, is_device_resident
-from gpulint.rule_api import Example, Rule, RuleContext, Tier
-from gpulint.size_evidence import range_count
+from gpulint.rule_api import (
+    breaks_off_within,
+    Example,
+    is_device_resident,
+    range_count,
+    Rule,
+    RuleContext,
+    Tier,
+    Ty,
+    walk_local,
+)
 
 from ._common import (
     host_copy_of,
