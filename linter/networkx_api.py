@@ -8,9 +8,18 @@ graph class (`nx.Graph(...)`, `nx.MultiDiGraph()`, `cugraph.Graph()`), a convert
 `networkx.generators`), or a graph's own method that returns a graph (`G.copy()`,
 `G.subgraph(nodes)`, `G.to_directed()`). Resolution is by qualified name, from the file's
 imports. Nothing here imports a graph library.
+
+A name the file gives no type is also a NetworkX graph by its use (`usage_methods`): in a
+file that imports NetworkX, a method only NetworkX graphs have called with the arguments only
+they take (`G.nodes(data=True)`, `G.degree(weight="w")`, `G.add_weighted_edges_from(...)`),
+or a method other graph libraries share (`G.neighbors(n)`, `G.add_edges_from(...)`,
+`G.number_of_nodes()`) where the file imports none of those libraries and defines no class
+with a method of that name.
 """
 
 from __future__ import annotations
+
+import ast
 
 from .values import Kind, Ty
 
@@ -198,6 +207,42 @@ TARGETED = frozenset(
         "single_source_bellman_ford",
     }
 )
+#: Path queries between one source and one target, with the single-source form that answers
+#: every target of one source at once.
+PAIR_QUERIES: dict[str, str] = {
+    "shortest_path_length": "nx.single_source_shortest_path_length(G, source)",
+    "shortest_path": "nx.single_source_shortest_path(G, source)",
+    "dijkstra_path_length": "nx.single_source_dijkstra_path_length(G, source)",
+    "dijkstra_path": "nx.single_source_dijkstra_path(G, source)",
+    "bellman_ford_path_length": "nx.single_source_bellman_ford_path_length(G, source)",
+    "bellman_ford_path": "nx.single_source_bellman_ford_path(G, source)",
+}
+#: Per-pair measures that score every pair of their `ebunch` argument (its position 1) in one call.
+PAIR_MEASURES = frozenset(
+    {
+        "jaccard_coefficient",
+        "adamic_adar_index",
+        "resource_allocation_index",
+        "preferential_attachment",
+        "common_neighbor_centrality",
+        "cn_soundarajan_hopcroft",
+        "ra_index_soundarajan_hopcroft",
+        "within_inter_cluster",
+    }
+)
+#: `ego_graph(G, n, radius)`: a search from `n` cut off at `radius` (argument position 2,
+#: default 1). A radius of 1 is a node and its neighbours, read without a search.
+EGO_GRAPH = "ego_graph"
+#: Whole-graph algorithms that compute only the nodes given to them: (position, keyword)
+#: of that argument (`nx.triangles(G, 3)` is one node's count).
+NODE_SUBSET: dict[str, tuple[int, str]] = {
+    "triangles": (1, "nodes"),
+    "clustering": (1, "nodes"),
+    "square_clustering": (1, "nodes"),
+    "average_clustering": (1, "nodes"),
+    "eccentricity": (1, "v"),
+    "closeness_centrality": (1, "u"),
+}
 #: Deterministic whole-graph algorithms: the same graph and arguments give the same result.
 WHOLE_GRAPH = frozenset(
     {
@@ -260,6 +305,97 @@ REBUILDERS = frozenset(
         *GRAPH_CLASSES,
     }
 )
+
+
+#: Methods only a NetworkX graph has, given the keyword named (None: with any arguments).
+ONLY_METHODS: dict[str, str | None] = {
+    "nodes": "data",
+    "edges": "data",
+    "in_edges": "data",
+    "out_edges": "data",
+    "degree": "weight",
+    "in_degree": "weight",
+    "out_degree": "weight",
+    "size": "weight",
+    "add_weighted_edges_from": None,
+    "adjacency": None,
+    "nbunch_iter": None,
+    "has_successor": None,
+    "has_predecessor": None,
+}
+#: Methods NetworkX graphs share with other graph libraries' (rustworkx, pygraphviz, DGL,
+#: cuGraph, StellarGraph, pyvis...): evidence only in a file that imports none of those.
+SHARED_METHODS = frozenset(
+    {
+        "neighbors",
+        "successors",
+        "predecessors",
+        "add_edges_from",
+        "add_nodes_from",
+        "has_edge",
+        "has_node",
+        "number_of_nodes",
+        "number_of_edges",
+    }
+)
+#: Top-level modules of libraries whose graphs (or graph-like objects) share `SHARED_METHODS`.
+SHARING_LIBRARIES = frozenset(
+    {
+        "igraph",
+        "rustworkx",
+        "retworkx",
+        "graph_tool",
+        "networkit",
+        "snap",
+        "pygraphviz",
+        "pydot",
+        "graphviz",
+        "dgl",
+        "stellargraph",
+        "cugraph",
+        "pyvis",
+    }
+)
+#: What the use of a method shows: a NetworkX graph.
+USED_AS_GRAPH = Ty(Kind.GRAPH, NETWORKX)
+_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def usage_methods(tree: ast.Module) -> frozenset[str]:
+    """The methods whose call on a name shows, in this file, that the name is a NetworkX
+    graph: none where the file does not import NetworkX; `ONLY_METHODS`; and
+    `SHARED_METHODS` where it imports no library in `SHARING_LIBRARIES`, less the names of
+    methods its own classes define. Imports and classes are looked for in statements at
+    any depth (a function's own `import networkx as nx` counts)."""
+    imported: set[str] = set()
+    defined: set[str] = set()
+    statements: list[ast.AST] = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.Import):
+            imported.update(alias.name.split(".", 1)[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            imported.add(node.module.split(".", 1)[0])
+        elif isinstance(node, ast.ClassDef):
+            defined.update(s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        for name in _STATEMENT_FIELDS:
+            statements.extend(getattr(node, name, ()))
+    if NETWORKX not in imported:
+        return frozenset()
+    if imported & SHARING_LIBRARIES:
+        return frozenset(ONLY_METHODS)
+    return frozenset(ONLY_METHODS) | (SHARED_METHODS - defined)
+
+
+def usage_type(method: str, call: ast.Call, methods: frozenset[str]) -> Ty | None:
+    """A NetworkX graph, when calling `method` this way shows its receiver is one (`methods`:
+    the file's `usage_methods`)."""
+    if method not in methods:
+        return None
+    keyword = ONLY_METHODS.get(method)
+    if keyword is not None and not any(given.arg == keyword for given in call.keywords):
+        return None
+    return USED_AS_GRAPH
 
 
 def library(qualname: str | None) -> tuple[str, str] | None:

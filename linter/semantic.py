@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
+from . import networkx_api
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
 from .values import DEVICE, Kind, Ty, join
 
@@ -632,6 +633,8 @@ class _Collector:
         self.statement: ast.AST | None = None
 
     def run(self, tree: ast.Module) -> None:
+        #: Methods whose call shows a NetworkX graph in this file (`networkx_api.usage_methods`).
+        self.graph_methods = networkx_api.usage_methods(tree)
         self._enter(tree)
         self._statements(tree.body)
 
@@ -800,7 +803,7 @@ class _Collector:
                     receiver = func.value.id
                     if receiver == self_name:
                         function.self_calls.add(func.attr)  # type: ignore[union-attr]
-                    usage = _usage(func.attr, node)  # type: ignore[arg-type]
+                    usage = _usage(func.attr, node) or networkx_api.usage_type(func.attr, node, self.graph_methods)  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
                 for device in _devices_given(node):  # type: ignore[arg-type]

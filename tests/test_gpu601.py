@@ -26,11 +26,15 @@ def _found(body: str) -> list:
     [
         ("for u, v in zip(a, b):\n    G.add_edge(u, v)\n", Applicability.SAFE),
         ("for u, v in pairs:\n    G.add_edge(u, v, weight=1.0)\n", Applicability.SAFE),
-        ("for u, v in [(1, 2), (2, 3)]:\n    G.add_edge(u, v)\n", Applicability.SAFE),
+        ("for u, v in (links := read()):\n    G.add_edge(u, v)\n", Applicability.DISPLAY),
         ("for (u, v), w in zip(pairs, ws):\n    G.add_edge(u, v, weight=w * 2)\n", Applicability.SAFE),
         ("for row in edges.itertuples():\n    G.add_edge(row.src, row.dst)\n", Applicability.DISPLAY),
         ("for _, row in edges.iterrows():\n    G.add_edge(row['src'], row['dst'])\n", Applicability.DISPLAY),
-        ("for i in range(10):\n    G.add_node(i)\n", Applicability.DISPLAY),
+        ("for i in range(1000):\n    G.add_node(i)\n", Applicability.DISPLAY),
+        ("for node in G.copy():\n    G.add_edge(0, node)\n", Applicability.DISPLAY),
+        ("for node in list(G.nodes()):\n    G.add_edge(0, node)\n", Applicability.DISPLAY),
+        ("for u, v in pairs:\n    if u != v:\n        G.add_edge(u, v)\n", Applicability.DISPLAY),
+        ("for i in range(n):\n    for j in range(2):\n        G.add_edge(i, i + j)\n", Applicability.DISPLAY),
         ("for u, v in pairs:\n    G.add_edge(u, v)\n    print(u)\n", Applicability.DISPLAY),
         ("for u, v in pairs:\n    G.add_edge(f(u), v)\n", Applicability.DISPLAY),
         ("for u, v in pairs:\n    G.add_edge(u, v)\nprint(u)\n", Applicability.DISPLAY),
@@ -42,11 +46,15 @@ def _found(body: str) -> list:
     ids=[
         "zip",
         "pairs-attribute",
-        "literal",
+        "walrus-iterable",
         "nested-target",
         "itertuples",
         "iterrows",
         "add-node",
+        "over-a-copy",
+        "over-a-list-of-the-nodes",
+        "filtered",
+        "few-inside-many",
         "other-work",
         "call-in-argument",
         "target-read-after",
@@ -73,8 +81,36 @@ def test_flagged(body, applicability):
         "G.add_edges_from(pairs)\n",
         "G.add_edge(1, 2)\n",
         "L = []\nfor u, v in pairs:\n    L.append((u, v))\n",
+        "for u, v in [(1, 2), (2, 3)]:\n    G.add_edge(u, v)\n",
+        "for i in range(10):\n    G.add_node(i)\n",
+        "for i in range(4):\n    for j in range(3):\n        G.add_edge(i, j)\n",
+        "for n in G.nodes:\n    for i in range(1, 3):\n        G.add_edge(n, n + i)\n",
+        "for i in range(n):\n    chosen = [m for m in G if G.degree(m) > 2]\n    for j in chosen:\n        G.add_edge(i, j)\n",
+        "import random\nfor u in range(n):\n    for v in range(n):\n        if random.random() < 0.01:\n            G.add_edge(u, v)\n",
+        "import numpy as np\nfor u in range(n):\n    for v in range(n):\n        p = np.random.rand()\n        if p < 0.01:\n            G.add_edge(u, v)\n",
+        "import numpy as np\nfor u in range(n):\n    trials = np.random.binomial(1, 0.1, size=n)\n    for v in range(n):\n        if trials[v] == 1:\n            G.add_edge(u, v)\n",
+        "import numpy as np\nrng = np.random.default_rng(0)\nfor u in range(n):\n    for v in range(n):\n        if rng.random() < 0.01:\n            G.add_edge(u, v)\n",
     ],
-    ids=["has-path", "membership", "reads-degree", "over-the-graph", "rebound", "while", "bulk", "no-loop", "list"],
+    ids=[
+        "has-path",
+        "membership",
+        "reads-degree",
+        "over-the-graph",
+        "rebound",
+        "while",
+        "bulk",
+        "no-loop",
+        "list",
+        "literal-pairs",
+        "literal-range",
+        "few-times-few",
+        "inside-a-loop-over-the-graph",
+        "outer-loop-reads-the-graph",
+        "random-draw",
+        "random-draw-bound",
+        "binomial-trials",
+        "generator-draw",
+    ],
 )
 def test_not_flagged(body):
     assert _found(body) == []
@@ -88,10 +124,11 @@ def test_a_class_of_the_file_named_graph_is_not_networkx():
     assert findings(source, "GPU601") == []
 
 
-def test_one_finding_per_loop():
+def test_one_finding_per_call():
     body = "for u, v in pairs:\n    G.add_node(u)\n    G.add_node(v)\n    G.add_edge(u, v)\n"
-    [finding] = _found(body)
-    assert finding.start.line == HEADER.count("\n") + 2
+    lines = [finding.start.line for finding in _found(body)]
+    first = HEADER.count("\n") + 2
+    assert lines == [first, first + 1, first + 2]
 
 
 def test_the_key_of_a_graph_of_unknown_class_is_not_rewritten():

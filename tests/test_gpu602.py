@@ -35,6 +35,16 @@ def _found(body: str) -> list:
             "from networkx.algorithms.link_analysis.pagerank_alg import pagerank\nfor n in G:\n    pagerank(G)\n",
             "pagerank",
         ),
+        ("balls = [nx.ego_graph(G, n, radius=3) for n in G]\n", "all_pairs_shortest_path_length(G, cutoff=radius)"),
+        ("for n in G:\n    print(nx.ego_graph(G, n, 2))\n", "all_pairs_shortest_path_length(G, cutoff=radius)"),
+        ("for n in G:\n    print(nx.ego_graph(G, n, radius=2, distance='w'))\n", "all_pairs_dijkstra_path_length"),
+        ("for u, v in pairs:\n    s = next(nx.jaccard_coefficient(G, [(u, v)]))\n", "one `ebunch`"),
+        ("for u, v in pairs:\n    s = list(nx.adamic_adar_index(G, ebunch=[(u, v)]))\n", "one `ebunch`"),
+        (
+            "d = (nx.dijkstra_path_length(G, source=0, target=v) for v in targets)\n",
+            "single_source_dijkstra_path_length",
+        ),
+        ("for v in targets:\n    print(nx.shortest_path_length(G, hub, v))\n", "single_source_shortest_path_length"),
     ],
 )
 def test_flagged(body, named):
@@ -69,6 +79,20 @@ def test_flagged(body, named):
         "lengths = dict(nx.all_pairs_shortest_path_length(G))\n",
         # the source does not change
         "for n in G:\n    print(n, nx.single_source_shortest_path_length(G, 0)[n])\n",
+        # a radius-1 ego graph is a node and its neighbours; a radius that changes
+        "balls = [nx.ego_graph(G, n) for n in G]\n",
+        "balls = [nx.ego_graph(G, n, radius=1) for n in G]\n",
+        "for r in radii:\n    print(nx.ego_graph(G, 0, radius=r))\n",
+        "for n in G:\n    print(nx.ego_graph(G, n, radius=r))\n",
+        # every pair at once, or a pair list that is not one pair
+        "scores = list(nx.jaccard_coefficient(G, pairs))\n",
+        "for u, v in pairs:\n    s = list(nx.jaccard_coefficient(G, [(u, v), (v, u)]))\n",
+        # a target that does not change, or a handful of targets
+        "for s in sources:\n    print(nx.dijkstra_path_length(G, s, 0))\n",
+        "for v in (1, 2):\n    print(nx.dijkstra_path_length(G, 0, v))\n",
+        # restricted to given nodes: not the whole graph's
+        "for n in sample:\n    assert nx.triangles(G, 3) >= 0\n",
+        "for n in sample:\n    print(nx.clustering(G, nodes=[1, 2]))\n",
     ],
 )
 def test_not_flagged(body):

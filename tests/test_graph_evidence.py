@@ -91,3 +91,60 @@ def test_the_library_is_read_from_the_qualified_name():
     assert networkx_api.function_name("mylib.shortest_path") is None
     assert networkx_api.is_multigraph_class("networkx.MultiDiGraph")
     assert not networkx_api.is_multigraph_class("networkx.DiGraph")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "for n in G.nodes(data=True):\n        pass",
+        "for e in G.edges(0, data=True):\n        pass",
+        "d = G.degree(weight='w')",
+        "G.add_weighted_edges_from(triples)",
+        "for n, nbrs in G.adjacency():\n        pass",
+        "d = [len(list(G.neighbors(n))) for n in nodes]",
+        "G.add_edges_from(pairs)",
+        "G.add_nodes_from(items)",
+        "n = G.number_of_nodes()",
+        "ok = G.has_edge(1, 2)",
+    ],
+)
+def test_a_parameter_used_as_a_networkx_graph_is_one(body):
+    source = f"import networkx as nx\n\ndef f(G):\n    {body}\n    probe(G)\n"
+    assert probe_one(source) == NX
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # no NetworkX import: the method may be any library's
+        "def f(G):\n    G.add_edges_from(pairs)\n    probe(G)\n",
+        "def f(G):\n    G.nodes(data=True)\n    probe(G)\n",
+        # a method NetworkX shares, in a file that imports a library sharing it
+        "import networkx as nx\nimport rustworkx as rx\n\ndef f(G):\n    G.add_edges_from(pairs)\n    probe(G)\n",
+        "import networkx as nx\nimport pygraphviz as pgv\n\ndef f(A):\n    A.has_edge(1, 2)\n    probe(A)\n",
+        "import networkx as nx\nfrom dgl import DGLGraph\n\ndef f(g):\n    g.number_of_nodes()\n    probe(g)\n",
+        # a method a class of the file defines
+        "import networkx as nx\n\nclass Grid:\n    def neighbors(self, n):\n        return []\n\n"
+        "def f(G):\n    G.neighbors(0)\n    probe(G)\n",
+        # without the keyword only NetworkX takes
+        "import networkx as nx\n\ndef f(G):\n    G.nodes()\n    G.degree(0)\n    probe(G)\n",
+        # also used as a DataFrame: mixed evidence is none
+        "import networkx as nx\n\ndef f(G):\n    G.has_edge(1, 2)\n    G.iterrows()\n    probe(G)\n",
+        # annotated otherwise: the annotation wins
+        "import networkx as nx\nimport pandas as pd\n\ndef f(G: pd.DataFrame):\n    G.nodes(data=True)\n    probe(G)\n",
+    ],
+    ids=[
+        "no-import",
+        "no-import-only-method",
+        "rustworkx",
+        "pygraphviz",
+        "dgl",
+        "own-class",
+        "no-keyword",
+        "mixed",
+        "annotated",
+    ],
+)
+def test_usage_near_misses(source):
+    [seen] = probe(source)
+    assert seen is None or seen.kind != "graph"
