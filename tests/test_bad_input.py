@@ -286,6 +286,7 @@ def test_broken_pyproject_is_one_line(project, cli):
     assert len(run.errors) == 1 and "pyproject.toml: invalid TOML" in run.errors[0]
 
 
+@pytest.mark.slow
 def test_many_bad_inputs_in_one_real_run(project, gpulint_exe):
     write(project / "ok.py", ITERROWS)
     write(project / "broken.py", "def f(:\n")

@@ -69,6 +69,7 @@ def test_benchmark_lives_beside_its_rule(code):
 # -- the CI correctness check: before and after agree, every rule, every backend ----------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("code, backend", CASES, ids=[f"{c}-{b}" for c, b in CASES])
 def test_quick_sweep_before_and_after_agree(code, backend):
     sweep = run_sweep(BENCHMARKS[code].case(), BACKENDS[backend], QUICK)
@@ -305,6 +306,7 @@ def test_scalars_and_dicts_compare_by_value():
 # -- the command ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bench_quick_writes_table_json_markdown_and_plot(cli, tmp_path):
     out = tmp_path / "out"
     run = cli("bench", "--rule", "GPU102", "--rule", "apply-axis-1", "--quick", "--output", str(out))

@@ -42,6 +42,7 @@ def _entries(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and p.parent.parent.name == FORMAT)
 
 
+@pytest.mark.slow
 def test_warm_runs_print_what_cold_runs_print(project, cli, cache_dir):
     fill_project(project)
     for fmt in FORMATS:
@@ -175,6 +176,7 @@ def test_fix_never_serves_a_fixable_file_from_the_cache(project, cli, cache_dir)
     assert "Fixed 1 finding in 1 file." in run.stdout
 
 
+@pytest.mark.slow
 def test_after_fixing_the_entry_describes_the_written_file(project, cli, cache_dir, analyses):
     fill_project(project)
     fixed = cli("check", ".", "--fix", "--unsafe-fixes", "--output-format", "json", "--jobs", "1")
@@ -185,6 +187,7 @@ def test_after_fixing_the_entry_describes_the_written_file(project, cli, cache_d
     assert json.loads(warm.stdout) == json.loads(fixed.stdout)
 
 
+@pytest.mark.slow
 def test_fixing_with_a_warm_cache_is_fixing_without_one(tmp_path, cli, cache_dir, monkeypatch):
     results = {}
     for name, warm in (("cold", False), ("warm", True)):
@@ -200,6 +203,7 @@ def test_fixing_with_a_warm_cache_is_fixing_without_one(tmp_path, cli, cache_dir
     assert results["cold"] == results["warm"]
 
 
+@pytest.mark.slow
 def test_concurrent_runs_share_the_cache_safely(project, cache_dir):
     fill_project(project)
     command = [GPULINT, "check", ".", "--output-format", "json", "--jobs", "1"]

@@ -132,6 +132,7 @@ def test_a_warm_notebook_shows_its_findings_without_being_parsed(project, cli, c
     assert (warm.code, warm.stdout, warm.stderr) == (cold.code, cold.stdout, cold.stderr)
 
 
+@pytest.mark.slow
 def test_a_warm_run_lists_findings_as_a_cold_run_does(project, cli, cache_dir, reads, monkeypatch):
     monkeypatch.setattr(gpulint.cache, "RACY_NS", SETTLED)
     fill_project(project)

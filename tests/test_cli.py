@@ -447,6 +447,7 @@ def test_unknown_rule_exits_2(cli):
 # -- the installed console script, as a real process ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_console_script_exit_codes(tmp_path, gpulint_exe):
     write(tmp_path / "clean.py", CLEAN)
     write(tmp_path / "sales.py", ITERROWS)
@@ -473,6 +474,7 @@ def test_console_script_fix_and_stdin(tmp_path, gpulint_exe):
     assert path.read_text() == ITERROWS_FIXED
 
 
+@pytest.mark.slow
 def test_console_script_rule_json(tmp_path, gpulint_exe):
     run = gpulint_exe("rule", "--all", "--format", "json", cwd=tmp_path)
     assert run.code == 0

@@ -165,6 +165,7 @@ def test_broken_pyproject_is_one_line_exit_2(project, cli, text):
     assert run.errors[0].startswith(f"error: {project / 'pyproject.toml'}: invalid TOML")
 
 
+@pytest.mark.slow
 def test_broken_pyproject_in_a_subproject_stops_the_run(project, cli, gpulint_exe):
     write(project / "a.py", ITERROWS)
     write(project / "sub" / "pyproject.toml", "[tool.gpulint\n")

@@ -54,6 +54,7 @@ BUDGET = {code: 12 for code in PROGRAMS} | {"GPU305": 4, "GPU401": 5, "GPU403": 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(LONG, reason="the long mode runs instead")
 @pytest.mark.parametrize("code", sorted(PROGRAMS))
 def test_fixes_keep_behaviour(code):

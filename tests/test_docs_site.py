@@ -142,6 +142,7 @@ def site(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_every_rule_url_is_a_built_page(site, rule):
     page = _built_page(site, rule.url())
@@ -155,6 +156,7 @@ def test_every_rule_url_is_a_built_page(site, rule):
     assert f"Fix : {rule.fix_label()}" in shown
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rule", [r for r in RULES if measured(r.code)], ids=lambda r: r.code)
 def test_rule_page_shows_the_committed_measurements_and_plot(site, rule):
     page = _built_page(site, rule.url())
@@ -168,6 +170,7 @@ def test_rule_page_shows_the_committed_measurements_and_plot(site, rule):
     assert f'src="../{plot.name}"' in page.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_rule_index_links_every_rule(site):
     index = (site / "rules" / "index.html").read_text(encoding="utf-8")
     index_path = urlsplit(DOCS_HOME).path + posixpath.dirname(RULES_INDEX) + "/"
@@ -176,6 +179,7 @@ def test_rule_index_links_every_rule(site):
         assert f'href="{link}"' in index, f"the rule table does not link {rule.code} ({link})"
 
 
+@pytest.mark.slow
 def test_benchmark_page_shows_the_committed_table(site):
     shown = _text((site / "benchmarks" / "index.html").read_text(encoding="utf-8"))
     assert "gpulint:bench-table" not in shown
@@ -184,6 +188,7 @@ def test_benchmark_page_shows_the_committed_table(site):
     assert (site / "cpu.png").read_bytes().startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_urls_in_json_and_sarif_findings_are_built_pages(site):
     urls = set()
     for output_format in ("json", "sarif"):
@@ -217,6 +222,7 @@ def _browser() -> str | None:
     return None
 
 
+@pytest.mark.slow
 def test_browser_renders_a_rule_page(site, tmp_path):
     browser = _browser()
     if browser is None:

@@ -144,6 +144,7 @@ def test_report_counts_tiers_and_shares_and_annotates_the_difference():
 SCRIPT = 'import torch\n\ndevice = "cuda" if torch.cuda.is_available() else "cpu"\nramp = [torch.arange(n).to(device) for n in range(9)]\n'
 
 
+@pytest.mark.slow
 def test_main_on_a_tiny_corpus(tmp_path, capsys):
     repos = tmp_path / "repos.toml"
     repos.write_text('[[repo]]\nname = "own/repo"\ncommit = "0123"\nwhy = "test"\n', encoding="utf-8")

@@ -334,6 +334,7 @@ def test_deeply_nested_blocks():
 # -- size and layout -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_very_long_file():
     filler = [f"value_{i} = {i} * 2  # line {i}" for i in range(20_000)]
     source = "import pandas as pd\n" + "\n".join(filler) + "\n" + ITERROWS_TAIL
@@ -341,6 +342,7 @@ def test_very_long_file():
     assert [(d.code, d.start.line) for d in diagnostics] == [("GPU102", 20_003)]
 
 
+@pytest.mark.slow
 def test_many_findings_in_one_file():
     loops = "".join(f"for _, row_{i} in df.iterrows():\n    print(row_{i})\n" for i in range(300))
     diagnostics = check("import pandas as pd\ndf = pd.read_csv('a.csv')\n" + loops)

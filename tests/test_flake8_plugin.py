@@ -53,6 +53,7 @@ def fixtures(tmp_path: Path) -> list[str]:
     return [path.name for path in copy_fixtures(tmp_path)]
 
 
+@pytest.mark.slow
 def test_flake8_reports_what_gpulint_check_reports_on_every_fixture(tmp_path, fixtures):
     write(tmp_path / "pyproject.toml", PREVIEW_ON)
     expected = hosted(gpulint_findings(fixtures, tmp_path))
@@ -72,12 +73,14 @@ def test_flake8_messages_are_gpulint_messages(tmp_path):
     assert finding["text"] == item["message"]
 
 
+@pytest.mark.slow
 def test_jobs_2_gives_the_serial_result(tmp_path, fixtures):
     _, serial = flake8(tmp_path, "--select", "GPU", "--jobs", "1", *fixtures)
     _, parallel = flake8(tmp_path, "--select", "GPU", "--jobs", "2", *fixtures)
     assert serial and sorted(parallel, key=str) == sorted(serial, key=str)
 
 
+@pytest.mark.slow
 def test_flake8_noqa_applies_to_gpulint_findings(tmp_path):
     # flake8 reads the code `GPU1` in a noqa comment as a prefix; gpulint's own noqa takes
     # exact codes and keeps the finding: it disappears only through flake8's noqa.
@@ -89,6 +92,7 @@ def test_flake8_noqa_applies_to_gpulint_findings(tmp_path):
     assert [f["code"] for f in found] == ["GPU102"]
 
 
+@pytest.mark.slow
 def test_gpulint_configuration_selects_and_flake8_filters_on_top(tmp_path, fixtures):
     everything = hosted(gpulint_findings(fixtures, tmp_path))
     write(
@@ -107,6 +111,7 @@ def test_gpulint_configuration_selects_and_flake8_filters_on_top(tmp_path, fixtu
     assert as_findings(found) == [f for f in configured if f.code != "GPU102"]
 
 
+@pytest.mark.slow
 def test_excluded_files_get_no_gpulint_findings(tmp_path, fixtures):
     write(tmp_path / "pyproject.toml", PREVIEW_ON + 'exclude = ["GPU102.py"]\n')
     _, found = flake8(tmp_path, "--select", "GPU", *fixtures)
@@ -115,6 +120,7 @@ def test_excluded_files_get_no_gpulint_findings(tmp_path, fixtures):
     assert paths == {name for name in fixtures if name != "GPU102.py"}
 
 
+@pytest.mark.slow
 def test_syntax_error_is_flake8s_e999_and_never_a_crash(tmp_path):
     write(tmp_path / "broken.py", "import pandas as pd\nfor row in pd.read_csv('a').iterrows()\n    pass\n")
     write(tmp_path / "sales.py", ITERROWS)
@@ -135,6 +141,7 @@ def test_broken_configuration_is_one_finding_per_file_not_a_crash(tmp_path):
     assert "selct" in by_code["GPU000"]["text"] and "pyproject.toml" in by_code["GPU000"]["text"]
 
 
+@pytest.mark.slow
 def test_standard_input_uses_the_display_names_configuration(tmp_path):
     write(tmp_path / "pyproject.toml", '[tool.gpulint]\nper-file-ignores = { "skipped.py" = ["GPU102"] }\n')
     for name, expected in (("sales.py", ["GPU102"]), ("skipped.py", [])):

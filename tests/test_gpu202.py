@@ -89,6 +89,7 @@ def test_numpy_chain_equals_one_call_for_every_numeric_dtype_mix(grower):
             assert _outcome(chain) == _outcome(lambda pieces=pieces: once([starts[grower](), *pieces])), dtypes
 
 
+@pytest.mark.slow
 def test_torch_chain_equals_one_call_for_every_numeric_dtype_mix():
     torch = pytest.importorskip("torch")
     dtypes = [

@@ -61,6 +61,7 @@ def test_a_local_name_that_shadows_the_import_is_not_flagged():
     assert _codes(source) == []
 
 
+@pytest.mark.slow
 def test_a_search_finds_the_same_model_with_all_cores():
     """Differential: the same best parameters and scores before and after the fix (the
     search runs its candidates in worker processes afterwards)."""

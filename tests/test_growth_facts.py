@@ -263,6 +263,7 @@ def _grid() -> list[str]:
     return programs
 
 
+@pytest.mark.slow
 def test_on_a_grid_of_growths_the_fixer_renders_what_the_rule_decided():
     decided = []
     for source in _grid():

@@ -41,6 +41,7 @@ def _outputs(cli, *options: str) -> dict[str, tuple[int, str]]:
     return found
 
 
+@pytest.mark.slow
 def test_two_jobs_report_what_one_job_reports(project, cli, workers_at_once):
     files = fill_project(project)
     assert len(files) > 2 * MIN_FILES
@@ -55,6 +56,7 @@ def test_two_jobs_report_what_one_job_reports(project, cli, workers_at_once):
     assert names == sorted(names, key=lambda name: [part for part in name.split("/")])
 
 
+@pytest.mark.slow
 def test_two_jobs_print_the_diff_one_job_prints(project, cli, workers_at_once):
     fill_project(project)
     one, two = (cli("check", ".", "--diff", "--unsafe-fixes", "--jobs", jobs, "--no-cache") for jobs in "12")
@@ -62,6 +64,7 @@ def test_two_jobs_print_the_diff_one_job_prints(project, cli, workers_at_once):
     assert one.stdout.count("+++ b/") > 5 and "+++ b/examples/store_sales.ipynb" in one.stdout
 
 
+@pytest.mark.slow
 def test_fixing_with_two_jobs_writes_what_one_job_writes(tmp_path, cli, monkeypatch, workers_at_once):
     contents = {}
     for jobs in ("1", "2"):
@@ -144,6 +147,7 @@ def test_a_dead_worker_costs_only_its_item(workers_at_once):
     assert [r for i, r in enumerate(results) if i not in (7, 11)] == [i * i for i in items if i not in (7, 11)]
 
 
+@pytest.mark.slow
 def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch, workers_at_once):
     fill_project(project)
     import gpulint.runner
@@ -192,6 +196,7 @@ def test_a_run_where_every_item_is_quick_starts_no_worker(monkeypatch, workers_a
     assert list(ordered_map(abs, items, 2, _failure, quick=lambda item: -item)) == [-i for i in items]
 
 
+@pytest.mark.slow
 def test_a_warm_run_lints_only_what_changed_in_workers(project, cli, tmp_path, monkeypatch, workers_at_once):
     import gpulint.jobs
 
@@ -246,6 +251,7 @@ def _live_syntax_trees() -> int:
     return sum(1 for item in gc.get_objects() if isinstance(item, ast.AST))
 
 
+@pytest.mark.slow
 def test_no_syntax_tree_outlives_its_file(project):
     fill_project(project)
     list(lint_paths(["."], keep_sources=False))  # whatever a first run leaves for good (imports)
@@ -270,6 +276,7 @@ def test_results_without_sources_keep_only_what_reports_print(project):
                 assert result.notebook.file_line(d.cell, d.start.line) == expected
 
 
+@pytest.mark.slow
 def test_workers_are_started_afresh_where_forking_is_unsafe(project, workers_at_once):
     """With another thread running, workers are not forked (a fork copies no thread but
     whatever locks they hold); started afresh, they import the rules and find the same."""

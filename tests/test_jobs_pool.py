@@ -47,6 +47,7 @@ def test_many_items_of_little_work_stay_in_this_process():
     assert {pid for _, pid in results} == {os.getpid()}
 
 
+@pytest.mark.slow
 def test_workers_take_the_rest_once_the_pace_here_says_it_is_worth_them(monkeypatch):
     monkeypatch.setattr(gpulint.jobs, "POOL_WORK", 0.1)
     items = list(range(60))  # 0.01 s each: the rest takes about 0.6 s
@@ -124,6 +125,7 @@ def _leaky_pid_of(item: int) -> tuple[int, int]:
     return item, os.getpid()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(gpulint.jobs._resident() is None, reason="no resident memory to read (/proc)")
 def test_a_worker_whose_memory_grew_past_the_bound_is_replaced(monkeypatch):
     monkeypatch.setattr(gpulint.jobs, "POOL_WORK", -1.0)

@@ -22,6 +22,7 @@ for child in children:
 """
 
 
+@pytest.mark.slow
 def test_the_tree_peak_adds_up_the_processes_that_run_at_once(tmp_path):
     run = engine_speed.run_process([sys.executable, "-S", "-c", _TREE], tmp_path, sample_tree=True)
     assert run.returncode == 0

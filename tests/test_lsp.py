@@ -285,6 +285,7 @@ async def test_a_suggestion_that_is_no_rewrite_is_in_the_message(client: Languag
     assert [a.title for a in await actions(client, uri, [diagnostic])] == ["Disable GPU102 for this line"]
 
 
+@pytest.mark.slow
 async def test_a_suggestion_is_related_information_where_the_editor_shows_that(folder: Path):
     async with session(related=True) as (client, _):
         uri = open_document(client, write(folder / "notify_related.py", ITERROWS_DISPLAY_ONLY))
@@ -313,6 +314,7 @@ async def test_columns_after_non_ascii_text_are_utf16_by_default(client: Languag
     assert_columns_after_non_ascii(diagnostic, "utf-16")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-32"])
 async def test_columns_after_non_ascii_text_in_the_encoding_the_client_offers(encoding: str, folder: Path):
     async with session(encodings=[encoding, "utf-16"]) as (client, result):
@@ -455,6 +457,7 @@ async def test_fix_all_applies_the_safe_fixes(client: LanguageClient, folder: Pa
     assert "sales.iterrows()" in fixed  # the unsafe GPU102 fix is left out
 
 
+@pytest.mark.slow
 async def test_fix_all_includes_unsafe_fixes_when_the_setting_says_so(folder: Path, tmp_path: Path, cli):
     async with session(options={"unsafeFixes": True}) as (client, _):
         text = NON_ASCII + GROWN.replace("import pandas as pd\n", "")
@@ -472,6 +475,7 @@ async def test_fix_all_includes_unsafe_fixes_when_the_setting_says_so(folder: Pa
 # -- settings ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["initializationOptions", "workspace/configuration"])
 async def test_settings_are_in_force_before_the_first_diagnostics(where: str, folder: Path):
     settings = {"ignore": ["GPU102"]}
@@ -484,6 +488,7 @@ async def test_settings_are_in_force_before_the_first_diagnostics(where: str, fo
         assert codes(first_published(client, uri)) == ["GPU101"]
 
 
+@pytest.mark.slow
 async def test_a_settings_change_that_ignores_a_code_removes_its_diagnostics(folder: Path):
     async with session(workspace={"select": ["ALL"]}) as (client, _):
         text = BOTH
@@ -726,6 +731,7 @@ def change_cells(client: LanguageClient, uri: str, version: int, texts: dict[str
     )
 
 
+@pytest.mark.slow
 async def test_unknown_documents_and_cells_are_ignored_without_a_pop_up(folder: Path):
     async with session() as (client, _):
         stranger = (folder / "never_opened_either.py").as_uri()
@@ -800,6 +806,7 @@ CROSSING_CELLS = [
 ]
 
 
+@pytest.mark.slow
 async def test_notebook_fix_that_would_cross_cells_is_not_offered_and_fix_all_applies_the_others(
     folder: Path, tmp_path: Path, cli
 ):

@@ -22,7 +22,7 @@ pytest.importorskip("pygls")
 
 ROOT = Path(__file__).resolve().parents[1]
 NVIM = shutil.which("nvim")
-pytestmark = pytest.mark.skipif(NVIM is None, reason="Neovim (nvim) is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(NVIM is None, reason="Neovim (nvim) is not installed")]
 
 GROWN = textwrap.dedent("""\
     import pandas as pd

@@ -119,6 +119,7 @@ def test_target_version_is_read_from_pyproject_and_the_command_line(tmp_path):
         load_config(tmp_path / "pyproject.toml")
 
 
+@pytest.mark.slow
 def test_target_version_on_the_command_line(tmp_path):
     import subprocess
     import sys

@@ -78,6 +78,7 @@ cells_strategy = st.lists(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(cells_strategy)
 def test_which_cells_parse_is_what_parsing_each_alone_says(cells):
@@ -88,6 +89,7 @@ def test_which_cells_parse_is_what_parsing_each_alone_says(cells):
     assert found == [reference(text) for text in cells]
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(cells_strategy)
 def test_a_cell_without_ipython_looking_lines_is_never_masked(cells):
@@ -193,6 +195,7 @@ def old_spans(text: str, cells: list) -> dict:
     }
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(cells_json, json_values, st.sampled_from([None, 1, 2]), st.booleans(), st.booleans())
 def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, indent, ascii_only, cells_first):

@@ -309,6 +309,7 @@ def test_a_very_long_line_is_cut_around_the_span():
     assert printed[column : column + count] == "frame.iterrows()"
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_reading_gets_no_error(project):
     import os
     import subprocess

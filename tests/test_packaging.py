@@ -149,6 +149,7 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
+@pytest.mark.slow
 def test_wheel_holds_every_module_under_gpulint(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     code = [n for n in names if ".dist-info/" not in n]
@@ -174,6 +175,7 @@ def test_wheel_holds_every_module_under_gpulint(wheel):
     assert "gpulint/rules/__init__.py" in code and "gpulint/fixers/__init__.py" in code
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_runs_on_its_own(wheel, tmp_path):
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
@@ -290,6 +292,7 @@ def test_readme_pre_commit_rev_exists_and_ships_the_hooks_it_names():
         )
 
 
+@pytest.mark.slow
 def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
     import yaml
 

@@ -175,6 +175,7 @@ def reported(output: str) -> list[Finding]:
     return sorted(Finding(m["path"], int(m["line"]), int(m["col"]), m["code"]) for m in FINDING.finditer(output))
 
 
+@pytest.mark.slow
 def test_check_hook_reports_what_gpulint_check_reports(check_run):
     process, repo, fixtures, _ = check_run
     expected = gpulint_findings(fixtures, repo)
@@ -184,6 +185,7 @@ def test_check_hook_reports_what_gpulint_check_reports(check_run):
     assert "- hook id: gpulint" in process.stdout
 
 
+@pytest.mark.slow
 def test_check_hook_lints_notebooks(check_run):
     process, repo, _, _ = check_run
     direct = run([GPULINT, "check", "analysis.ipynb"], cwd=repo).stdout.splitlines()
@@ -192,6 +194,7 @@ def test_check_hook_lints_notebooks(check_run):
     assert [line for line in process.stdout.splitlines() if line.startswith("analysis.ipynb:")] == expected
 
 
+@pytest.mark.slow
 def test_check_hook_honours_exclude_for_the_files_it_is_given(check_run):
     process, repo, _, _ = check_run
     assert EXCLUDED not in process.stdout
@@ -199,6 +202,7 @@ def test_check_hook_honours_exclude_for_the_files_it_is_given(check_run):
     assert {f.path for f in gpulint_findings([EXCLUDED], repo)} == {EXCLUDED}
 
 
+@pytest.mark.slow
 def test_check_hook_passes_only_python_files_and_changes_nothing(check_run):
     process, repo, _, before = check_run
     assert "notes.txt" not in process.stdout
@@ -206,6 +210,7 @@ def test_check_hook_passes_only_python_files_and_changes_nothing(check_run):
     assert snapshot(repo) == before
 
 
+@pytest.mark.slow
 def test_fix_hook_rewrites_files_and_pre_commit_fails_because_they_changed(fix_run, tmp_path):
     process, repo, before = fix_run
     # What `gpulint check --fix` makes of the same file, elsewhere.

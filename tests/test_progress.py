@@ -58,6 +58,7 @@ def test_the_bar_counts_files_and_findings_on_a_terminal(three_files, monkeypatc
     assert stdout.count("GPU102") == 3  # the findings themselves are untouched
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [["--quiet"], ["--output-format", "json"], ["--output-format", "sarif"]])
 def test_no_bar_when_quiet_or_with_machine_output(three_files, monkeypatch, options):
     stdout, terminal = _run_on_a_terminal(monkeypatch, ".", *options)

@@ -62,12 +62,14 @@ def _assert_fix_is_stable(source: str) -> None:
     assert again == fixed, "fixing twice must equal fixing once"
 
 
+@pytest.mark.slow
 @settings(max_examples=80, **SETTINGS)
 @given(hypothesmith.from_grammar())
 def test_engine_never_raises_on_generated_source(source):
     _lint_all_ways(source)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, **SETTINGS)
 @given(hypothesmith.from_node())
 def test_engine_never_raises_on_generated_syntax_trees(source):
@@ -79,6 +81,7 @@ def _statements() -> st.SearchStrategy[str]:
     return hypothesmith.from_grammar().filter(_parses).map(lambda s: s if s.endswith("\n") or not s else s + "\n")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FLAGGED, reason="no rule has flagged examples")
 @settings(max_examples=60, **SETTINGS)
 @given(example=st.sampled_from(FLAGGED), prefix=_statements(), suffix=_statements())
@@ -116,6 +119,7 @@ def _rename(source: str, old: str, new: str) -> str:
     return "".join(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not FLAGGED, reason="no rule has flagged examples")
 @settings(max_examples=60, **SETTINGS)
 @given(data=st.data())

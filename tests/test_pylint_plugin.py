@@ -62,6 +62,7 @@ def fixtures(tmp_path: Path) -> list[str]:
     return [path.name for path in copy_fixtures(tmp_path)]
 
 
+@pytest.mark.slow
 def test_pylint_reports_what_gpulint_check_reports_on_every_fixture(tmp_path, fixtures):
     write(tmp_path / "pyproject.toml", PREVIEW_ON)
     expected = [f for f in gpulint_findings(fixtures, tmp_path) if f.code not in HOST_REPORTED]
@@ -85,6 +86,7 @@ def test_messages_are_gpulint_messages(tmp_path):
     assert (finding["symbol"], finding["id"]) == (item["name"], expected_id(item["code"]))
 
 
+@pytest.mark.slow
 def test_disable_comment_by_rule_name(tmp_path):
     source = (
         ITERROWS + "\n\ndef g(frame: pd.DataFrame) -> None:\n    for _, row in frame.iterrows():\n        print(row)\n"
@@ -98,6 +100,7 @@ def test_disable_comment_by_rule_name(tmp_path):
     assert [(f["line"], f["symbol"]) for f in found] == [("11", "iterrows-loop")]
 
 
+@pytest.mark.slow
 def test_gpulint_configuration_applies(tmp_path, fixtures):
     write(tmp_path / "pyproject.toml", '[tool.gpulint]\nignore = ["GPU102"]\nexclude = ["GPU104.py"]\n')
     _, found = pylint(tmp_path, *fixtures)
@@ -110,6 +113,7 @@ def test_gpulint_configuration_applies(tmp_path, fixtures):
     ]
 
 
+@pytest.mark.slow
 def test_broken_configuration_is_one_message_not_a_crash(tmp_path):
     write(tmp_path / "pyproject.toml", "[tool.gpulint]\nselct = ['GPU1']\n")
     write(tmp_path / "sales.py", ITERROWS)
@@ -120,6 +124,7 @@ def test_broken_configuration_is_one_message_not_a_crash(tmp_path):
     assert code & 2  # pylint's "error" bit
 
 
+@pytest.mark.slow
 def test_every_rule_is_a_message_with_its_docs(tmp_path):
     rules = hosted_rules()
     process = run([PYLINT, PLUGIN, "--help-msg=" + ",".join(rule.name for rule in rules)], cwd=tmp_path)
@@ -147,6 +152,7 @@ def test_message_ids_lie_in_the_external_range_and_are_unique():
         assert msgid == expected_id(rule.code)
 
 
+@pytest.mark.slow
 def test_syntax_error_is_pylints_own(tmp_path):
     write(tmp_path / "broken.py", "import pandas as pd\nfor row in pd.read_csv('a').iterrows()\n    pass\n")
     process = run(
@@ -167,6 +173,7 @@ def test_syntax_error_is_pylints_own(tmp_path):
     assert [(m["id"], m["symbol"]) for m in messages] == [("E0001", "syntax-error")]
 
 
+@pytest.mark.slow
 def test_a_failing_rule_is_reported_not_hidden(tmp_path, monkeypatch):
     from pylint.lint import Run
     from pylint.reporters.text import TextReporter
@@ -196,6 +203,7 @@ def test_a_failing_rule_is_reported_not_hidden(tmp_path, monkeypatch):
     assert "internal error in rule GPU102" in match["msg"] and "boom" in match["msg"]
 
 
+@pytest.mark.slow
 def test_disable_by_checker_name_silences_every_rule(tmp_path):
     write(
         tmp_path / "sales.py",

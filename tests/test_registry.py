@@ -92,6 +92,7 @@ def test_front_ends_never_import_rules():
                 assert "rules" not in module.split(".") and "fixers" not in module.split("."), (path, module)
 
 
+@pytest.mark.slow
 def test_engine_imports_no_data_library():
     """Detection and fixing reason about source only: no pandas, NumPy, torch... imported."""
     script = (
@@ -107,6 +108,7 @@ def test_engine_imports_no_data_library():
     assert output.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_the_project_lints_itself_clean():
     """gpulint's own code (fixtures excluded by its [tool.gpulint] config) has no findings."""
     run = subprocess.run(

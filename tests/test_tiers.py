@@ -343,6 +343,7 @@ def test_language_server_reads_the_preview_setting():
     assert problems == ["setting `preview` must be true or false, got 'yes'"]
 
 
+@pytest.mark.slow
 def test_pylint_plugin_uses_the_default_selection(tmp_path):
     """pylint (another process) reports the rules `gpulint check` (another process) runs."""
     write(tmp_path / "mixed.py", mixed())
@@ -366,6 +367,7 @@ def test_pylint_plugin_uses_the_default_selection(tmp_path):
 # -- what the docs and `gpulint rule` say ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gpulint_rule_prints_the_tier(cli):
     for rule in all_rules():
         shown = render_markdown(rule)

@@ -109,6 +109,7 @@ def test_cli_watch_errors_exit_2(project, cli, monkeypatch):
     assert run.code == 2 and run.errors == [f"error: {watching.MISSING}"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name == "nt", reason="sends SIGINT")
 def test_real_watch_relints_on_a_change_and_ctrl_c_exits_0(tmp_path):
     pytest.importorskip("watchfiles")

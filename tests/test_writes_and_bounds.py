@@ -188,6 +188,7 @@ def group_is_gone(group: int, timeout: float = 10) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.name == "nt", reason="sends SIGINT")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_exits_130_with_workers_stopped_and_nothing_half_written(tmp_path: Path, jobs: str):
@@ -246,6 +247,7 @@ def test_a_uri_naming_no_file_is_linted_like_an_untitled_document(uri: str):
     assert [d.code for d in linted.diagnostics] == ["GPU102"]
 
 
+@pytest.mark.slow
 @pytest.mark.asyncio
 async def test_a_notebook_uri_with_a_nul_byte_is_one_log_line_and_the_server_goes_on(tmp_path: Path):
     pytest.importorskip("pytest_lsp")
