@@ -473,7 +473,9 @@ class TypeEnv:
             receiver = self.type_of(func.value)
             if receiver is None:
                 known = self.resolver.call(self, node) if self.resolver is not None else None
-                return known if known is not None else torch_api.moved_type(func.attr, node, self)
+                if known is not None:
+                    return known
+                return torch_api.moved_type(func.attr, node, self) or pandas_api.converted_type(func.attr, node)
             return _method_type(receiver, func.attr, node, self)
         return None
 

@@ -716,8 +716,10 @@ def is_column_attribute(attr: str, lib: str) -> bool:
 
 
 def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
-    """`frame["col"]` is a series, `frame[[...]]` and `frame[mask]` are frames,
-    `series[mask]` is a series, anything taken from a groupby is a groupby."""
+    """`frame["col"]` is a series, `frame[[...]]`, `frame[mask]` and `frame[a:b]` are frames,
+    `series[mask]` and `series[a:b]` are series, anything taken from a groupby is a groupby."""
+    if receiver.kind in ("frame", "series") and isinstance(key, ast.Slice):
+        return receiver  # rows a to b
     if receiver.kind == "frame":
         if isinstance(key, ast.Constant) and isinstance(key.value, str):
             return Ty(Kind.SERIES, receiver.lib)
@@ -796,4 +798,13 @@ def iterates_rows(iterable: ast.expr, env: Env) -> str | None:
         return ""
     if receiver.kind in ("frame", "ndframe"):
         return receiver.lib
+    return None
+
+
+def converted_type(method: str, call: ast.Call) -> Ty | None:
+    """`x.to_pandas()` on a value of unknown type: a pandas DataFrame, by what the method
+    means in every library that has it (a Hugging Face dataset, an Arrow table, a polars or
+    cuDF frame). `batched=` (a Hugging Face dataset's chunks) makes an iterator instead."""
+    if method == "to_pandas" and not call.args and not any(k.arg in ("batched", None) for k in call.keywords):
+        return Ty(Kind.FRAME, "pandas")
     return None
