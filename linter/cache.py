@@ -50,13 +50,10 @@ leaves the project's files.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import secrets
 import stat
-import tempfile
 import time
 from dataclasses import dataclass, fields
 from functools import lru_cache
@@ -67,6 +64,15 @@ from collections.abc import Callable, Iterable, Sequence
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from .files import repository_root
+
+
+def _sha256(data: bytes) -> Any:
+    """A SHA-256 hash object (hashlib is imported on the first one: a run without the cache
+    never needs it)."""
+    import hashlib
+
+    return hashlib.sha256(data)
+
 
 ENV = "GPULINT_CACHE_DIR"
 DIRNAME = ".gpulint_cache"
@@ -147,7 +153,7 @@ class LineMap:
 def code_version(version: str) -> str:
     """gpulint's `version` plus, for a source checkout, the size and time of each of its
     files: editing a rule invalidates what it found."""
-    digest = hashlib.sha256(version.encode())
+    digest = _sha256(version.encode())
     package = Path(__file__).resolve().parent
     for folder in sorted({package, package.parent / "rules", package.parent / "fixers"}):
         for directory, dirnames, filenames in os.walk(folder):
@@ -288,11 +294,11 @@ class Cache:
         directory = self._about(config)[1]
         if directory is None:
             raise NotADirectoryError("the cache folder is not gpulint's")
-        name = hashlib.sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
+        name = _sha256(f"{os.path.abspath(path)}\0{display}".encode()).hexdigest()
         return os.path.join(directory, FORMAT, name[:2], name)
 
     def _digest(self, governing: str, notebook: bool) -> str:
-        digest = hashlib.sha256(self.version.encode())
+        digest = _sha256(self.version.encode())
         digest.update(governing.encode())
         digest.update(b"\0notebook" if notebook else b"\0source")
         return digest.hexdigest()
@@ -318,7 +324,7 @@ class Cache:
             if entry["key"] != self._key(config, path):
                 return None
             if seen is None or entry["stat"] != seen:
-                if entry["content"] != hashlib.sha256(read()).hexdigest():
+                if entry["content"] != _sha256(read()).hexdigest():
                     return None
                 if seen is not None:
                     entry["stat"] = seen
@@ -354,7 +360,7 @@ class Cache:
         gave for it before `data` was read."""
         entry = {
             "key": self._key(config, path),
-            "content": hashlib.sha256(data).hexdigest(),
+            "content": _sha256(data).hexdigest(),
             "stat": seen,
             "diagnostics": [_encode(d) for d in diagnostics],
             "warnings": list(warnings),
@@ -387,6 +393,8 @@ def _create(directory: Path) -> None:
     takes it for a folder gpulint did not make). OSError when it cannot be made, or when
     `directory` exists and is not gpulint's."""
     directory.parent.mkdir(parents=True, exist_ok=True)
+    import secrets  # only when a cache is written
+
     staging = directory.with_name(f".{directory.name.lstrip('.')}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
     staging.mkdir()
     try:
@@ -408,6 +416,8 @@ def _dump(entry: dict[str, Any]) -> bytes:
 
 
 def _write(target: Path | str, data: bytes) -> None:
+    import tempfile  # only when a cache entry is written
+
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(target))
     try:
         if hasattr(os, "fchmod"):

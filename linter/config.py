@@ -32,11 +32,6 @@ if TYPE_CHECKING:  # imported where patterns are first compiled: a run over name
 from .files import PathError, read_bytes, resolve_folder
 from .registry import Rule, Tier, all_rules
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 KEYS = (
     "select",
     "extend-select",
@@ -395,6 +390,10 @@ def read_pyproject(path: Path) -> dict[str, Any]:
         data = read_bytes(path)  # a regular file only: never blocks on a named pipe
     except PathError as error:
         raise ConfigError(f"{path}: cannot read: {error}") from None
+    if sys.version_info >= (3, 11):  # imported here: a run with no pyproject.toml never needs it
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
     try:
         return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as error:
