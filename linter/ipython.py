@@ -51,7 +51,10 @@ _PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
 _INDENTED_PROMPT = re.compile(r"[ \t]+(?:>>>|\.\.\.)(?:[ \t]|$)")
 _DOCTEST = re.compile(r"[ \t]*>>>")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+#: What a masked line becomes: a name no program uses (see `PLACEHOLDER_PREFIX`).
 _PLACEHOLDER = "__gpulint_ipython_{}__"
+#: How every placeholder name starts: code reading one stands where IPython syntax was masked.
+PLACEHOLDER_PREFIX = _PLACEHOLDER.split("{")[0]
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
 _LEADING_INDENT = re.compile(r"[ \t]+")
 #: A line copied from an IPython session with its prompt: `In [3]: ` on the first line of an

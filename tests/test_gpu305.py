@@ -524,3 +524,17 @@ def test_a_loader_read_before_its_name_is_rebound_is_still_flagged():
     assert len(_found(source)) == 1
     passed_on = HEAD + _DEVICE + "loader = DataLoader(data)\ntrain(loader)\n" + FEED.replace("loader", "other")
     assert len(_found(passed_on)) == 1
+
+
+def test_a_loader_read_only_by_a_masked_ipython_line_is_still_flagged():
+    # `%time train(loader)` hides its read from the walk: the loader is not "never read"
+    from gpulint.config import Config
+    from gpulint.notebook import lint_cells
+
+    cells = [
+        HEAD + _DEVICE + "loader = DataLoader(data)\n",
+        "def train(batches):\n    for x in batches:\n        x = x.to(device)\n",
+        "%time train(loader)\n",
+    ]
+    found = [d for cell in lint_cells(cells, config=Config(preview=True)) for d in cell if d.code == "GPU305"]
+    assert [d.cell for d in found] == [1]
