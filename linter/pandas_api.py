@@ -667,7 +667,7 @@ def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
         if method == "to_numpy":
             return Ty(Kind.ARRAY, _array_lib(lib))
     elif kind in ("series", "ndframe"):
-        if method == "reset_index" and kind == "series":
+        if method == "reset_index":  # a frame, unless a series drops its index
             drop = any(k.arg == "drop" and isinstance(k.value, ast.Constant) and k.value.value for k in call.keywords)
             return receiver if drop else Ty(Kind.FRAME, lib)
         if method in SERIES_TO_SERIES:

@@ -862,15 +862,37 @@ def _fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+#: `reset_index`'s keywords in pandas-like libraries (xarray's takes its levels positionally
+#: and `drop=` only): called with these alone, or with nothing, the receiver is a frame or a
+#: series.
+_RESET_INDEX_KEYWORDS = frozenset({"level", "drop", "inplace", "col_level", "col_fill", "allow_duplicates", "names"})
+
+
 def _usage(method: str, call: ast.Call) -> Ty | None:
     """The family a method call shows its receiver is of, if only one family has it."""
     if method in FRAME_ONLY_METHODS:
         return Ty(Kind.FRAME)
+    if method == "pivot_table" or method == "set_index" and _column_labels(call.args[:1]):
+        return Ty(Kind.FRAME)
+    if (
+        method == "reset_index"
+        and not call.args
+        and all(k.arg in _RESET_INDEX_KEYWORDS for k in call.keywords)
+    ):
+        return Ty(Kind.NDFRAME)
     if method == "apply" and _axis_is_columns(call):
         return Ty(Kind.FRAME)
     if method in TORCH_METHODS:
         return Ty(Kind.PLACED, "torch")
     return None
+
+
+def _column_labels(arguments: list[ast.expr]) -> bool:
+    """One column label or a list of them, as literals (`set_index("day")`, `(["a", "b"])`)."""
+    if len(arguments) != 1:
+        return False
+    labels = arguments[0].elts if isinstance(arguments[0], ast.List) else arguments
+    return bool(labels) and all(isinstance(label, ast.Constant) and isinstance(label.value, str) for label in labels)
 
 
 #: A device that is not the host (an accelerator index or specification).

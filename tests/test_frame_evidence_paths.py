@@ -46,3 +46,36 @@ def test_flagged(body):
 def test_not_flagged(body):
     source = HEAD + "import convert\n" + body
     assert _codes(source) == []
+
+
+# -- usage: methods only pandas-like frames have, on a value from an unknown library ----------
+
+USAGE_HEAD = "import numpy as np\nimport quandl\n\nstock = quandl.get('WIKI/X')\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "stock = stock.reset_index(level=0)\nfirst = min(stock['Date'])\n",
+        "table = stock.reset_index()\nfirst = min(table['Date'])\n",
+        "stock.set_index('Date')\nfirst = min(stock['Close'])\n",
+        "stock.pivot_table(index='a', values='b')\nfirst = min(stock['Close'])\n",
+    ],
+    ids=["reset-index-level", "reset-index-result", "set-index-label", "pivot-table"],
+)
+def test_pandas_only_methods_show_a_frame(body):
+    assert [d.code for d in findings(USAGE_HEAD + body, "GPU204")] == ["GPU204"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "stock = stock.reset_index('time')\nfirst = min(stock['Date'])\n",  # xarray's: levels by position
+        "stock.set_index(time='t')\nfirst = min(stock['Close'])\n",  # xarray's: a mapping
+        "stock.set_index(keys)\nfirst = min(stock['Close'])\n",  # nothing shows what the keys are
+        "other = stock.reset_index\nfirst = min(stock['Date'])\n",  # not called
+    ],
+    ids=["xarray-reset-index", "xarray-set-index", "unknown-keys", "not-called"],
+)
+def test_methods_other_libraries_share_show_nothing(body):
+    assert findings(USAGE_HEAD + "keys = load()\n" + body, "GPU204") == []
