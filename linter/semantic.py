@@ -874,11 +874,7 @@ def _usage(method: str, call: ast.Call) -> Ty | None:
         return Ty(Kind.FRAME)
     if method == "pivot_table" or method == "set_index" and _column_labels(call.args[:1]):
         return Ty(Kind.FRAME)
-    if (
-        method == "reset_index"
-        and not call.args
-        and all(k.arg in _RESET_INDEX_KEYWORDS for k in call.keywords)
-    ):
+    if method == "reset_index" and not call.args and all(k.arg in _RESET_INDEX_KEYWORDS for k in call.keywords):
         return Ty(Kind.NDFRAME)
     if method == "apply" and _axis_is_columns(call):
         return Ty(Kind.FRAME)
