@@ -624,7 +624,11 @@ def _compiles_udf(function: ast.AST, udf_names: set[str]) -> bool:
 
 
 def function_record(
-    package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None
+    package: PythonPackage,
+    module: str,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    owner: str | None,
+    depth: int = 0,
 ) -> dict[str, Any]:
     """A method's or function's entry: its parameters; `not_implemented` (the exception it raises
     before doing anything, which cudf.pandas answers by running pandas) or its `fallbacks`, the
@@ -654,6 +658,15 @@ def function_record(
         callee = function_record(package, target_module, target, None)
         fallbacks += [m for found in callee["fallbacks"] if (m := _mapped(found, mapping)) is not None]
         forwarded = _forwarded(mapping, callee["params"], params)
+    elif refuses is None and depth < 2:
+        for target_module, target, mapping in _helper_calls(package, module, function, params):
+            callee = function_record(package, target_module, target, None, depth + 1)
+            via = f"{target_module}.{target.name}"
+            fallbacks += [
+                {**m, "via": m.get("via", via)}
+                for found in callee["fallbacks"]
+                if (m := _mapped(found, mapping)) is not None and m["predicate"] is not None
+            ]
     raised = None
     if refuses is not None:
         raised = ast.unparse(refuses.exc.func if isinstance(refuses.exc, ast.Call) else refuses.exc)
@@ -691,6 +704,36 @@ def _delegation(
     if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) or target[1] is function:
         return None
     return target[0], target[1], _call_mapping(call, _parameters(target[1]), params)
+
+
+def _helper_calls(
+    package: PythonPackage, module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, params: list[dict[str, Any]]
+) -> Iterator[tuple[str, ast.FunctionDef, dict[str, str]]]:
+    """The package functions a function always calls: a call that is the value of one of its
+    top-level statements with no `return` before it (`crosstab` ends `table = pivot_table(...,
+    margins=margins)`), with the callee's parameters mapped to the caller's. The callee's
+    conditions on what the caller passes on, where a call's literal arguments decide them, become
+    the caller's (`via`)."""
+    for stmt in _body_without_docstring(function):
+        value = getattr(stmt, "value", None)
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)) and _returns(stmt):
+            return
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            continue
+        target = package.resolve(module, value.func.id)
+        if target is not None and isinstance(target[1], ast.FunctionDef) and target[1] is not function:
+            yield target[0], target[1], _call_mapping(value, _parameters(target[1]), params)
+
+
+def _returns(node: ast.AST) -> bool:
+    """`node` holds a `return` of its function (nested functions and classes are not entered)."""
+    if isinstance(node, ast.Return):
+        return True
+    return any(
+        _returns(child)
+        for child in ast.iter_child_nodes(node)
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    )
 
 
 #: In a mapping of parameters: the callee's `**kwargs`, which receives what the caller's
@@ -926,11 +969,359 @@ def cudf_table(checkout: Checkout) -> dict[str, Any]:
         if found is not None and isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[name] = function_record(package, found[0], found[1], None)
             _add_method_delegation(functions[name], found[1], found[0], classes)
-    return {
+    table = {
         "provenance": provenance(checkout, CUDF_PACKAGE),
         "classes": classes,
         "functions": dict(sorted(functions.items())),
     }
+    add_helper_conditions(package, table)
+    add_cpu_paths(package, table)
+    add_pandas_defaults(table)
+    table["provenance"]["pandas_requirement"] = _pandas_requirement(checkout)
+    return table
+
+
+# -- cuDF: conditions raised in helpers the public methods reach -----------------------------------
+
+#: The dtype categories the linter gives a Series (`self.dtype`) or a frame's columns
+#: (`self.dtypes`): "text", "datetime", "timedelta", "category", "nullable" (a pandas extension
+#: dtype), "numeric", "bool".
+#: cuDF column classes whose `values` property raises, by the dtype category they hold.
+VALUES_COLUMNS = {"StringColumn": "text"}
+
+
+def _method_node(package: PythonPackage, class_name: str, method: str) -> tuple[str, ast.FunctionDef]:
+    found = package.find_class(class_name)
+    if found is not None:
+        for node in found[1].body:
+            if isinstance(node, ast.FunctionDef) and node.name == method:
+                return found[0], node
+    raise SourceError(f"cuDF: no {class_name}.{method}")
+
+
+def _member(table: dict[str, Any], owner: str, name: str) -> dict[str, Any] | None:
+    cls = table["classes"].get(owner)
+    return cls["members"].get(name) if cls else None
+
+
+def _first_raise(function: ast.FunctionDef, exception: str, guard: str | None = None) -> ast.Raise:
+    """The first `raise exception` in `function` (with `guard` in the source of its if-tests)."""
+    for node, guards in guarded_raises(_body_without_docstring(function), exception):
+        if guard is None or any(guard in ast.unparse(g) for g in guards):
+            return node
+    raise SourceError(f"cuDF: {function.name} raises no {exception}" + (f" under `{guard}`" if guard else ""))
+
+
+def _helper_condition(
+    text: str, params: list[str], path: str, line: int, predicate: dict[str, Any], via: str
+) -> dict[str, Any]:
+    return {
+        "condition": text,
+        "params": params,
+        "path": path,
+        "line": line,
+        "predicate": predicate,
+        "via": via,
+        "described": True,
+    }
+
+
+def add_helper_conditions(package: PythonPackage, table: dict[str, Any]) -> None:
+    """Conditions raised in helpers that no parameter mapping reaches, each at the line of the
+    raise: a frequency `pandas.Grouper` given to `groupby` (`_Grouping._handle_grouper` calls
+    `_handle_frequency_grouper`, which raises NotImplementedError); a month-, quarter- or
+    year-anchored `resample` rule (the resampler bins with `cudf.date_range`, which raises
+    ValueError for an offset that is not a Tick, Day or Week); `Series.unique` on a dtype whose
+    column's `values` raises (pandas-compatible mode returns `res.values`); `DataFrame.agg` on
+    string columns (its test on `dtypes`, given a predicate on the frame's column dtypes)."""
+    table["pandas_offsets"] = _pandas_offsets()
+    if package.find_class("_Grouping") is not None:
+        _frequency_grouper(package, table)
+    found = package.resolve("cudf", "date_range")
+    if found is not None and isinstance(found[1], ast.FunctionDef):
+        _anchored_rules(package, table, found[0], found[1])
+    if _member(table, "Series", "unique") is not None:
+        _unique_values(package, table)
+    agg = _member(table, "DataFrame", "agg")
+    for condition in agg["fallbacks"] if agg else ():
+        if "is_dtype_obj_string" in (condition["condition"] or ""):
+            condition["params"] = ["self.dtypes"]
+            condition["predicate"] = {
+                "param": "self.dtypes",
+                "source": "argument",
+                "op": "intersects",
+                "value": ["text"],
+            }
+
+
+def _frequency_grouper(package: PythonPackage, table: dict[str, Any]) -> None:
+    module, handle = _method_node(package, "_Grouping", "_handle_grouper")
+    if not any("_handle_frequency_grouper" in ast.unparse(n) for n in ast.walk(handle) if isinstance(n, ast.Call)):
+        raise SourceError("cuDF: _Grouping._handle_grouper no longer calls _handle_frequency_grouper")
+    _, frequency = _method_node(package, "_Grouping", "_handle_frequency_grouper")
+    raised = _first_raise(frequency, "NotImplementedError")
+    for owner in ("DataFrame", "Series"):
+        member = _member(table, owner, "groupby")
+        if member is None:
+            continue
+        member["fallbacks"].append(
+            _helper_condition(
+                "cuDF's `_Grouping._handle_grouper` hands a Grouper with a `freq` to `_handle_frequency_grouper`, "
+                "which raises NotImplementedError",
+                ["by"],
+                package.path_of(module),
+                raised.lineno,
+                {"param": "by", "source": "argument", "op": "frequency_grouper"},
+                f"{module}._Grouping._handle_frequency_grouper",
+            )
+        )
+
+
+def _anchored_rules(package: PythonPackage, table: dict[str, Any], module: str, date_range: ast.FunctionDef) -> None:
+    raised = _first_raise(date_range, "ValueError", "isinstance(offset")
+    guard = next(
+        ast.unparse(g)
+        for n, guards in guarded_raises(_body_without_docstring(date_range), "ValueError")
+        if n is raised
+        for g in guards
+        if "isinstance(offset" in ast.unparse(g)
+    )
+    kinds = sorted({name.rsplit(".", 1)[-1] for name in re.findall(r"[\w.]+", guard.split(",", 1)[1])})
+    for owner in ("DataFrame", "Series"):
+        member = _member(table, owner, "resample")
+        if member is None:
+            continue
+        member["fallbacks"].append(
+            _helper_condition(
+                f"cuDF bins with `date_range`, which raises ValueError for an offset that is not a "
+                f"{', '.join(kinds)} (month, quarter, year: `{guard}`)",
+                ["rule"],
+                package.path_of(module),
+                raised.lineno,
+                {"param": "rule", "source": "argument", "op": "frequency_not_in", "value": _fixed_aliases(kinds)},
+                f"{module}.date_range",
+            )
+        )
+
+
+def _unique_values(package: PythonPackage, table: dict[str, Any]) -> None:
+    unique = table["classes"]["Series"]["members"]["unique"]
+    _, series_unique = _method_node(package, "Series", "unique")
+    if "return res.values" not in ast.unparse(series_unique):
+        raise SourceError("cuDF: Series.unique no longer returns `res.values`")
+    for condition in unique["fallbacks"]:
+        text = condition["condition"] or ""
+        if "'mM'" in text:
+            condition["predicate"] = {
+                "param": "self.dtype",
+                "source": "argument",
+                "op": "in",
+                "value": ["datetime", "timedelta"],
+            }
+        elif "is_pandas_nullable_extension_dtype" in text:
+            condition["predicate"] = {"param": "self.dtype", "source": "argument", "op": "in", "value": ["nullable"]}
+        else:
+            continue
+        condition["params"] = ["self.dtype"]
+    for column, category in VALUES_COLUMNS.items():
+        column_module, values = _method_node(package, column, "values")
+        raised = next((n for n in ast.walk(values) if isinstance(n, ast.Raise)), None)
+        if raised is None:
+            raise SourceError(f"cuDF: {column}.values no longer raises")
+        unique["fallbacks"].append(
+            _helper_condition(
+                f"pandas-compatible mode returns `res.values`, and `{column}.values` raises "
+                f"{ast.unparse(raised.exc.func if isinstance(raised.exc, ast.Call) else raised.exc)}",
+                ["self.dtype"],
+                package.path_of(column_module),
+                raised.lineno,
+                {"param": "self.dtype", "source": "argument", "op": "in", "value": [category]},
+                f"{column_module}.{column}.values",
+            )
+        )
+
+
+def _fixed_aliases(kinds: list[str]) -> list[str]:
+    """The pandas offset aliases whose offset is one of the classes `kinds` names (Tick, Day,
+    Week), read from the pandas installed here (recorded in the provenance)."""
+    import pandas as pd
+    from pandas._libs.tslibs.offsets import prefix_mapping
+
+    wanted = tuple(getattr(pd.offsets, kind) for kind in kinds if hasattr(pd.offsets, kind))
+    return sorted(alias for alias, cls in prefix_mapping.items() if issubclass(cls, wanted))
+
+
+#: pandas classes by the table's name for them (their defaults are compared with cuDF's).
+PANDAS_CLASSES = {
+    "DataFrame": "pandas.DataFrame",
+    "Series": "pandas.Series",
+    "Index": "pandas.Index",
+    "RangeIndex": "pandas.RangeIndex",
+    "DatetimeIndex": "pandas.DatetimeIndex",
+    "MultiIndex": "pandas.MultiIndex",
+    "DataFrameGroupBy": "pandas.core.groupby.DataFrameGroupBy",
+    "SeriesGroupBy": "pandas.core.groupby.SeriesGroupBy",
+    "StringMethods": "pandas.core.strings.accessor.StringMethods",
+    "DatetimeProperties": "pandas.core.indexes.accessors.DatetimeProperties",
+    "Rolling": "pandas.core.window.rolling.Rolling",
+    "Resampler": "pandas.core.resample.Resampler",
+}
+
+
+def add_pandas_defaults(table: dict[str, Any]) -> None:
+    """Where a cuDF method's literal default differs from the pandas method's (read from the
+    pandas installed here, its version in the provenance), the pandas default (`pandas_defaults`):
+    cudf.pandas passes a call's arguments as written, so a parameter left out takes cuDF's. Also
+    each covered pandas class's public members (`pandas_members`) and, per method, the keywords
+    pandas' method takes where it takes no `**kwargs` (`pandas_keywords`): under pandas 3 a call
+    of another name, or with another keyword, raises in pandas itself."""
+    import importlib
+    import inspect
+
+    import pandas as pd
+
+    def differing(entry: dict[str, Any], function: Any) -> dict[str, Any]:
+        try:
+            signature = inspect.signature(function)
+        except (TypeError, ValueError):
+            return {}
+        found = {}
+        for param in entry.get("params") or ():
+            theirs = signature.parameters.get(param["name"])
+            if param["default"] is None or theirs is None or theirs.default is inspect.Parameter.empty:
+                continue
+            try:
+                ours = ast.literal_eval(param["default"])
+            except (ValueError, SyntaxError):
+                continue
+            value = theirs.default
+            if isinstance(value, (int, float, str, bool, type(None))) and (
+                ours != value or type(ours) is not type(value)
+            ):
+                found[param["name"]] = value
+        return found
+
+    def keywords(function: Any) -> list[str] | None:
+        """The keywords pandas' method takes, or None where it takes any (`**kwargs`)."""
+        try:
+            parameters = list(inspect.signature(function).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+            return None
+        return [p.name for p in parameters if p.kind not in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL) and p.name != "self"]
+
+    for name, cls in table["classes"].items():
+        module, _, attr = PANDAS_CLASSES[name].rpartition(".")
+        pandas_class = getattr(importlib.import_module(module), attr, None)
+        if pandas_class is None:
+            continue
+        cls["pandas_members"] = sorted(n for n in dir(pandas_class) if not n.startswith("_"))
+        for member, entry in cls["members"].items():
+            function = getattr(pandas_class, member, None)
+            found = differing(entry, function)
+            if found:
+                entry["pandas_defaults"] = found
+            accepted = keywords(function) if callable(function) else None
+            if accepted is not None:
+                entry["pandas_keywords"] = accepted
+    for name, entry in table["functions"].items():
+        function = getattr(pd, name, None)
+        found = differing(entry, function) if callable(function) else {}
+        if found:
+            entry["pandas_defaults"] = found
+    table["provenance"]["pandas_defaults_from"] = pd.__version__
+
+
+def _pandas_requirement(checkout: Checkout) -> dict[str, Any] | None:
+    """The pandas versions cuDF requires (its pyproject.toml), with the line."""
+    path = f"{CUDF_PACKAGE.rsplit('/', 1)[0]}/pyproject.toml"
+    for number, line in enumerate((checkout.read(path) or "").splitlines(), 1):
+        found = re.match(r'\s*"pandas([<>=!~][^"]*)"', line)
+        if found:
+            return {"spec": found.group(1), "path": path, "line": number}
+    return None
+
+
+def add_cpu_paths(package: PythonPackage, table: dict[str, Any]) -> None:
+    """Where a cuDF function hands the work to pandas itself (`read_json` calls `pd.read_json`
+    unless its engine is "cudf"; with `engine="auto"` that is `"cudf" if lines else "pandas"`):
+    `cpu_paths`, each the test that leads there, with its line and a predicate."""
+    for name, entry in table["functions"].items():
+        found = package.resolve("cudf", name)
+        if found is None or not isinstance(found[1], ast.FunctionDef):
+            continue
+        function = found[1]
+        params = {p["name"] for p in entry["params"] or ()}
+        calls = [
+            n
+            for n in ast.walk(function)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "pd"
+            and n.func.attr == name
+        ]
+        if not calls:
+            continue
+        chosen = _engine_choice(function, params)
+        if chosen is None:
+            continue
+        engine, test = chosen
+        subjects = Subjects(names={p: "argument" for p in params})
+        inner = predicate(test, subjects)
+        if inner is None:
+            continue
+        entry["cpu_paths"] = [
+            {
+                "condition": f"{engine} resolves to \"pandas\" (`if {engine} == 'auto': {engine} = "
+                f"'cudf' if {ast.unparse(test)} else 'pandas'`)",
+                "params": [engine, *subjects.mentioned(test)],
+                "path": package.path_of(found[0]),
+                "line": calls[0].lineno,
+                "predicate": {
+                    "any": [
+                        {"param": engine, "source": "argument", "op": "==", "value": "pandas"},
+                        {
+                            "all": [
+                                {"param": engine, "source": "argument", "op": "==", "value": "auto"},
+                                {"not": inner},
+                            ]
+                        },
+                    ]
+                },
+            }
+        ]
+
+
+def _engine_choice(function: ast.FunctionDef, params: set[str]) -> tuple[str, ast.expr] | None:
+    """`if engine == "auto": engine = "cudf" if TEST else "pandas"` in `function`: the
+    parameter's name and TEST."""
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name)
+            and node.test.left.id in params
+            and len(node.body) == 1
+            and isinstance(node.body[0], ast.Assign)
+            and isinstance(value := node.body[0].value, ast.IfExp)
+            and isinstance(value.body, ast.Constant)
+            and value.body.value == "cudf"
+            and isinstance(value.orelse, ast.Constant)
+            and value.orelse.value == "pandas"
+        ):
+            return node.test.left.id, value.test
+    return None
+
+
+def _pandas_offsets() -> dict[str, Any]:
+    """The offset aliases the pandas installed here accepts (a `resample` rule with another
+    alias, such as "M" or "A" that pandas 3 removed, raises in pandas itself)."""
+    import pandas as pd
+    from pandas._libs.tslibs.offsets import prefix_mapping
+
+    return {"pandas": pd.__version__, "aliases": sorted(prefix_mapping)}
 
 
 def _add_method_delegation(
@@ -1399,6 +1790,7 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
         methods.update(n[len("_gpu_") :] for n in klass.method_names() if n.startswith("_gpu_"))
     methods.update(forwarded)
     unavailable = block.assigned("_not_implemented_attributes")
+    fixed = _fixed_hyperparameters(chain)
     return {
         "cuml_class": f"{gpu_block.module}.{gpu_block.name}" if gpu_block else None,
         "path": gpu_block.path if gpu_block else None,
@@ -1411,7 +1803,39 @@ def _estimator(modules: SourceModules, block: Block, documented: dict | None) ->
         "unavailable_attributes": _string_literals(unavailable[0]) if unavailable else [],
         "fallbacks": fallbacks,
         "documented": documented,
+        **({"fixed_params": fixed} if fixed else {}),
     }
+
+
+def _fixed_hyperparameters(chain: list[Block]) -> list[dict[str, Any]]:
+    """The hyperparameters the GPU class's `_params_from_cpu` sets to a constant whatever the
+    CPU estimator holds (LogisticRegression: `"solver": "qn"`): a call that chooses another value
+    runs on the GPU with this one, and its results can differ."""
+    for block in chain:
+        found = block.methods().get("_params_from_cpu")
+        if found is None:
+            continue
+        function, offset = found
+        fixed = []
+        for node in ast.walk(function):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
+                for key, value in zip(node.value.keys, node.value.values, strict=True):
+                    if (
+                        isinstance(key, ast.Constant)
+                        and isinstance(key.value, str)
+                        and isinstance(value, ast.Constant)
+                        and isinstance(value.value, (str, int, float, bool))
+                    ):
+                        fixed.append(
+                            {
+                                "param": key.value,
+                                "value": value.value,
+                                "path": block.path,
+                                "line": _shift(value, offset),
+                            }
+                        )
+        return fixed
+    return []
 
 
 def _forwarded_methods(wrapper: Block) -> list[str]:
@@ -1477,7 +1901,7 @@ def add_cpu_defaults(table: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_tables(cudf: str, cuml: str, output: Path) -> dict[str, Path]:
-    cudf_checkout = open_checkout(cudf, "cudf", [CUDF_PACKAGE, "VERSION"])
+    cudf_checkout = open_checkout(cudf, "cudf", [CUDF_PACKAGE, "VERSION", "python/cudf/pyproject.toml"])
     cuml_checkout = open_checkout(cuml, "cuml", [CUML_PACKAGE, CUML_DOCS, "VERSION"])
     tables = {
         "cudf_pandas.json": cudf_table(cudf_checkout),

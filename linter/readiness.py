@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,8 +53,56 @@ from .values import has_unpacking
 #: a record for a lint finding.
 PROBE_CODE = "READINESS"
 GPU, FALLBACK, UNDECIDED = "gpu", "fallback", "undecided"
+#: cuDF itself hands the call to pandas (`read_json` without `lines=True`); removed in pandas 3,
+#: which cudf.pandas requires (the call raises); expected on the CPU (plotting, styling, Excel,
+#: pandas' options), counted apart from the GPU share.
+CPU_IN_CUDF, BREAKS, BY_DESIGN = "cpu_in_cudf", "breaks_pandas3", "cpu_by_design"
+VERDICTS = (GPU, FALLBACK, UNDECIDED, CPU_IN_CUDF, BREAKS, BY_DESIGN)
 CUDF, CUML, NX = "cudf", "cuml", "networkx"
 LIBRARIES = (CUDF, CUML, NX)
+
+#: DataFrame and Series methods pandas 3 removed (cudf.pandas requires pandas 3: the call
+#: raises AttributeError), with what replaces each.
+REMOVED_IN_PANDAS3 = {
+    "append": "`pd.concat([...])`",
+    "iteritems": "`items()`",
+    "swapaxes": "`transpose()`",
+    "lookup": "`melt`, or `.loc` with the row and column labels",
+    "applymap": "`map()`",
+    "bool": "`item()`",
+    "first": "`.loc` on a date range (`df.loc[:start + offset]`)",
+    "last": "`.loc` on a date range",
+    "pad": "`ffill()`",
+    "backfill": "`bfill()`",
+    "view": "`astype()`",
+    "mad": "`(x - x.mean()).abs().mean()`",
+    "slice_shift": "`shift()`",
+    "tshift": "`shift(freq=...)`",
+    "get_dtype_counts": "`dtypes.value_counts()`",
+}
+#: Offset aliases pandas 3 removed, and the ones that replace them.
+RENAMED_OFFSETS = {"M": "ME", "A": "YE", "Y": "YE", "Q": "QE", "H": "h", "T": "min", "S": "s", "L": "ms", "U": "us"}
+#: What runs on the CPU by design: pandas' options (cuDF has none), plotting, styling and
+#: Excel files (pandas' own code; nothing of it is GPU work to miss).
+BY_DESIGN_FUNCTIONS = {
+    "set_option": "pandas' options: cuDF has none, pandas sets them",
+    "get_option": "pandas' options: cuDF has none, pandas reads them",
+    "reset_option": "pandas' options: cuDF has none, pandas resets them",
+    "describe_option": "pandas' options: cuDF has none",
+    "option_context": "pandas' options: cuDF has none, pandas sets them",
+    "read_excel": "Excel files are parsed by pandas on the CPU (cuDF has no Excel reader)",
+    "ExcelWriter": "Excel files are written by pandas on the CPU",
+}
+BY_DESIGN_METHODS = {
+    "plot": "plotting draws with matplotlib on the CPU",
+    "hist": "plotting draws with matplotlib on the CPU",
+    "boxplot": "plotting draws with matplotlib on the CPU",
+    "to_excel": "Excel files are written by pandas on the CPU",
+}
+#: Accessors whose methods run on the CPU by design (`df.plot.bar()`, `df.style.format()`).
+BY_DESIGN_ACCESSORS = {"plot": "plotting draws with matplotlib on the CPU", "style": "styling renders HTML on the CPU"}
+#: A parameter whose cuDF default, different from pandas', changes what a call computes.
+_NOTED_DEFAULTS = {"axis": "compiles_udf", "observed": "any"}
 
 #: The lint rules whose findings stand in the GPU's way: Python run once per row, element or
 #: group (cudf.pandas cannot run a Python loop on the GPU, and each access copies a value to
@@ -108,11 +156,14 @@ class Operation:
     reasons: tuple[Reason, ...] = ()
     #: Conditions on the data that no static reading decides (nulls, a multi-output target).
     caveats: tuple[Reason, ...] = ()
+    #: What runs but differs from pandas or scikit-learn (a default, a generator, a solver), or
+    #: costs more than it seems (a function run per group).
+    notes: tuple[Reason, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["reasons"] = [asdict(r) for r in self.reasons]
-        data["caveats"] = [asdict(r) for r in self.caveats]
+        for key in ("reasons", "caveats", "notes"):
+            data[key] = [asdict(r) for r in getattr(self, key)]
         return data
 
     @classmethod
@@ -120,8 +171,7 @@ class Operation:
         return cls(
             **{
                 **data,
-                "reasons": tuple(Reason(**r) for r in data["reasons"]),
-                "caveats": tuple(Reason(**r) for r in data["caveats"]),
+                **{key: tuple(Reason(**r) for r in data.get(key, ())) for key in ("reasons", "caveats", "notes")},
             }
         )
 
@@ -145,38 +195,351 @@ def _literal(node: ast.expr) -> Any:
         return tables.NOT_LITERAL
 
 
-def _arguments(call: ast.Call) -> tuple[list[Any], dict[str, Any]]:
-    positional = [_literal(a) for a in call.args]
-    keywords = {k.arg: _literal(k.value) for k in call.keywords if k.arg is not None}
+def _arguments(call: ast.Call, ctx: RuleContext | None = None) -> tuple[list[Any], dict[str, Any]]:
+    positional = [_value(a, ctx) for a in call.args]
+    keywords = {k.arg: _value(k.value, ctx) for k in call.keywords if k.arg is not None}
     return positional, keywords
+
+
+def _value(node: ast.expr, ctx: RuleContext | None, follow: bool = True) -> Any:
+    """An argument as the table's conditions test it: a literal; with `ctx`, also a
+    `pandas.Grouper(...)` built in place (`tables.Grouper`), a list, tuple, set or dict written
+    with items that are not all literals (`tables.Display`), or what a name's reaching
+    assignment holds; NOT_LITERAL otherwise."""
+    literal = _literal(node)
+    if literal is not tables.NOT_LITERAL or ctx is None:
+        return literal
+    if isinstance(node, ast.Call) and ctx.qualname(node.func) == "pandas.Grouper":
+        if has_unpacking(node):
+            return tables.NOT_LITERAL
+        freq = next((k.value for k in node.keywords if k.arg == "freq"), None)
+        return tables.Grouper(None if freq is None else _literal(freq))
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return tables.NOT_LITERAL
+        return tables.Display(type(node).__name__.lower(), tuple(_value(e, ctx, follow) for e in node.elts))
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            return tables.NOT_LITERAL
+        return tables.Display("dict", tuple(_literal(k) for k in node.keys if k is not None))
+    if follow and isinstance(node, ast.Name):
+        value = _assigned(node, ctx)
+        if value is not None:
+            return _value(value, ctx, follow=False)
+    return tables.NOT_LITERAL
+
+
+def _assigned(node: ast.Name, ctx: RuleContext) -> ast.expr | None:
+    """The value of the assignment `name = value` that reaches the current statement."""
+    statement = ctx.reaching_assignment(node.id)
+    if statement is None or statement.value is None:
+        return None
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if any(isinstance(t, ast.Name) and t.id == node.id for t in targets):
+        return statement.value
+    return None
+
+
+# -- column dtypes the file shows ---------------------------------------------------------------
+
+TEXT, DATETIME, TIMEDELTA, CATEGORY, NULLABLE, NUMERIC, BOOL = (
+    "text",
+    "datetime",
+    "timedelta",
+    "category",
+    "nullable",
+    "numeric",
+    "bool",
+)
+_DTYPE_NAMES = {
+    "str": TEXT,
+    "string": TEXT,
+    "category": CATEGORY,
+    "bool": BOOL,
+    "boolean": NULLABLE,
+    "Int8": NULLABLE,
+    "Int16": NULLABLE,
+    "Int32": NULLABLE,
+    "Int64": NULLABLE,
+    "UInt8": NULLABLE,
+    "UInt16": NULLABLE,
+    "UInt32": NULLABLE,
+    "UInt64": NULLABLE,
+    "Float32": NULLABLE,
+    "Float64": NULLABLE,
+}
+_DTYPE_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("datetime64", DATETIME),
+    ("timedelta64", TIMEDELTA),
+    ("int", NUMERIC),
+    ("uint", NUMERIC),
+    ("float", NUMERIC),
+    ("complex", NUMERIC),
+)
+_BUILTIN_DTYPES = {"str": TEXT, "int": NUMERIC, "float": NUMERIC, "bool": BOOL}
+#: pandas readers whose `dtype=` sets the columns' dtypes, and their `parse_dates=`.
+_READERS = frozenset({"read_csv", "read_table", "read_fwf", "read_json", "read_excel", "read_sql", "read_sql_query"})
+#: `.str` methods whose result holds text.
+_TEXT_RESULTS = frozenset(
+    {"lower", "upper", "strip", "lstrip", "rstrip", "replace", "title", "capitalize", "slice", "cat", "zfill"}
+)
+
+
+def _dtype_category(node: ast.expr, ctx: RuleContext) -> str | None:
+    """The dtype category a dtype written in the file names (`str`, `"category"`, `np.int64`)."""
+    literal = _literal(node)
+    if isinstance(literal, str):
+        found = _DTYPE_NAMES.get(literal)
+        return found or next((cat for prefix, cat in _DTYPE_PREFIXES if literal.startswith(prefix)), None)
+    if isinstance(node, ast.Name) and node.id in _BUILTIN_DTYPES and ctx.env.is_builtin(node.id):
+        return _BUILTIN_DTYPES[node.id]
+    qualname = ctx.qualname(node) or ""
+    name = qualname.rsplit(".", 1)[-1]
+    if qualname.startswith("numpy."):
+        if name in ("str_", "bytes_"):
+            return TEXT
+        return next((cat for prefix, cat in _DTYPE_PREFIXES if name.startswith(prefix)), None)
+    if qualname in ("pandas.StringDtype",):
+        return TEXT
+    return None
+
+
+def _literal_category(values: Any) -> str | None:
+    """The dtype category pandas infers for a literal column."""
+    if not isinstance(values, (list, tuple)) or not values:
+        return None
+    kinds = {type(v) for v in values if v is not None}
+    if kinds == {str}:
+        return TEXT
+    if kinds == {bool}:
+        return BOOL
+    if kinds and kinds <= {int, float}:
+        return NUMERIC
+    return None
+
+
+@dataclass
+class _Columns:
+    """What the file shows of a frame's column dtypes: by name, and for every column (a
+    reader's `dtype=str`, `astype(str)`); `complete`: `known` names every column."""
+
+    known: dict[str, str | None] = field(default_factory=dict)
+    every: str | None = None
+    complete: bool = False
+
+    def of(self, name: Any) -> str | None:
+        return self.known.get(name, self.every) if isinstance(name, str) else self.every
+
+    def categories(self) -> frozenset[str] | None:
+        """Every column's category where all are known; the known ones where one is text
+        (enough to decide a test for text); None otherwise."""
+        found = {c for c in self.known.values() if c is not None}
+        if self.every is not None:
+            return frozenset({*found, self.every}) if self.every == TEXT or self.complete else None
+        if self.complete and None not in self.known.values():
+            return frozenset(found)
+        return frozenset({TEXT}) if TEXT in found else None
+
+
+def _frame_columns(node: ast.expr, ctx: RuleContext, follow: bool = True) -> _Columns | None:
+    """The column dtypes of the frame `node` evaluates to, from a literal frame, a reader's
+    `dtype=`/`parse_dates=`, `astype(...)` or a name's reaching assignment (once, when no
+    statement between writes its columns); None where the file does not show them."""
+    if isinstance(node, ast.Name) and follow:
+        value = _assigned(node, ctx)
+        if value is None or _columns_written(node.id, ctx):
+            return None
+        return _frame_columns(value, ctx, follow=False)
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "astype" and (node.args or node.keywords):
+        base = _frame_columns(func.value, ctx, follow)
+        spec = node.args[0] if node.args else node.keywords[0].value
+        if isinstance(spec, ast.Dict):
+            columns = base or _Columns()
+            known = dict(columns.known)
+            for key, value in zip(spec.keys, spec.values, strict=True):
+                name = _literal(key) if key is not None else None
+                if not isinstance(name, str):
+                    return None
+                known[name] = _dtype_category(value, ctx)
+            return _Columns(known, columns.every, columns.complete)
+        category = _dtype_category(spec, ctx)
+        return _Columns(every=category, complete=True) if category is not None else None
+    qualname = ctx.qualname(func) or ""
+    if qualname == "pandas.DataFrame":
+        data = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "data"), None)
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is not None:
+            category = _dtype_category(dtype, ctx)
+            return _Columns(every=category, complete=True) if category is not None else None
+        if isinstance(data, ast.Dict) and all(isinstance(_literal(k), str) for k in data.keys if k is not None):
+            known = {
+                _literal(k): _literal_category(_literal(v)) for k, v in zip(data.keys, data.values, strict=True) if k
+            }
+            return _Columns(known, complete=None not in data.keys)
+        return None
+    if qualname.startswith("pandas.") and qualname.rsplit(".", 1)[1] in _READERS:
+        columns = _Columns()
+        for keyword in node.keywords:
+            if keyword.arg == "dtype":
+                if isinstance(keyword.value, ast.Dict):
+                    for key, value in zip(keyword.value.keys, keyword.value.values, strict=True):
+                        name = _literal(key) if key is not None else None
+                        if isinstance(name, str):
+                            columns.known[name] = _dtype_category(value, ctx)
+                else:
+                    columns.every = _dtype_category(keyword.value, ctx)
+            elif keyword.arg == "parse_dates":
+                dates = _literal(keyword.value)
+                if isinstance(dates, (list, tuple)):
+                    columns.known.update({d: DATETIME for d in dates if isinstance(d, str)})
+        return columns
+    return None
+
+
+def _columns_written(name: str, ctx: RuleContext) -> bool:
+    """A statement between `name`'s reaching assignment and the current one writes its
+    columns (`name["c"] = ...`, `name.c = ...`) or may (`del name["c"]`)."""
+    assignment = ctx.reaching_assignment(name)
+    for block, index, outer in ctx.statements_before():
+        statement = block[index] if outer is None else outer
+        if statement is assignment:
+            return False
+        for sub in ast.walk(statement):
+            targets = (
+                sub.targets
+                if isinstance(sub, (ast.Assign, ast.Delete))
+                else [sub.target]
+                if isinstance(sub, (ast.AugAssign, ast.AnnAssign))
+                else []
+            )
+            if any(
+                isinstance(t, (ast.Subscript, ast.Attribute)) and isinstance(t.value, ast.Name) and t.value.id == name
+                for t in targets
+            ):
+                return True
+    return False
+
+
+def _series_category(node: ast.expr, ctx: RuleContext, follow: bool = True) -> str | None:
+    """The dtype category of the Series `node` evaluates to where the file shows it."""
+    if isinstance(node, ast.Name) and follow:
+        value = _assigned(node, ctx)
+        return None if value is None else _series_category(value, ctx, follow=False)
+    if isinstance(node, ast.Subscript):
+        columns = _frame_columns(node.value, ctx, follow)
+        return None if columns is None else columns.of(_literal(node.slice))
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        if func.attr == "astype" and node.args:
+            return _dtype_category(node.args[0], ctx)
+        if func.attr in _TEXT_RESULTS and isinstance(func.value, ast.Attribute) and func.value.attr == "str":
+            return TEXT
+    qualname = ctx.qualname(func) or ""
+    if qualname == "pandas.to_datetime":
+        return DATETIME
+    if qualname == "pandas.Series":
+        dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if dtype is not None:
+            return _dtype_category(dtype, ctx)
+        return _literal_category(_literal(node.args[0])) if node.args else None
+    return None
+
+
+def _receiver_values(support: tables.MethodSupport, call: ast.Call, ctx: RuleContext) -> dict[str, Any]:
+    """`self.dtype` (a Series' dtype category) and `self.dtypes` (a frame's column categories)
+    for the conditions that test them, NOT_LITERAL where the file does not show them."""
+    params = {p for c in support.fallbacks for p in c.params}
+    if not isinstance(call.func, ast.Attribute):
+        return {}
+    receiver = call.func.value
+    found: dict[str, Any] = {}
+    if "self.dtype" in params:
+        found["self.dtype"] = _series_category(receiver, ctx) or tables.NOT_LITERAL
+    if "self.dtypes" in params:
+        columns = _frame_columns(receiver, ctx)
+        categories = None if columns is None else columns.categories()
+        found["self.dtypes"] = tables.NOT_LITERAL if categories is None else categories
+    return found
 
 
 def _where(condition: tables.Condition) -> str:
     return f"{condition.path}:{condition.line}"
 
 
+_TEST_LENGTH = 90
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, tables.Grouper):
+        return "pd.Grouper(freq=...)"
+    if isinstance(value, tables.Display):
+        return {"list": "[...]", "tuple": "(...)", "set": "{...}", "dict": "{...: ...}"}[value.kind]
+    return repr(value)
+
+
+def _condition_text(condition: tables.Condition, holds: bool | None, values: Mapping[str, Any] | None, who: str) -> str:
+    """A condition as a reason: the arguments that decide it, then the test (a helper's
+    condition is written as prose; a test from the source is quoted, shortened)."""
+    test = condition.text or "a path no test describes"
+    if not condition.described:
+        test = test if len(test) <= _TEST_LENGTH else test[: _TEST_LENGTH - 3] + "..."
+        helper = f"`{condition.via.rsplit('.', 1)[-1]}`" if condition.via else ""
+        test = f"{who}{' ' + helper if helper else ''} falls back where `{test}`"
+    if condition.predicate is None:
+        return f"depends on the data: {test}"
+    dtype = next((p for p in condition.params if p.startswith("self.")), None)
+    if dtype is not None:
+        categories = condition.predicate.value if isinstance(condition.predicate.value, tuple) else ()
+        subject = "the Series holds" if dtype == "self.dtype" else "the frame has a column of"
+        what = f"{subject} {' or '.join(categories) or 'that dtype'}"
+        if holds:
+            return f"{what}: {test}"
+        return f"undecided (the file does not show the dtype): falls back if {what}: {test}"
+    given = [
+        f"`{p}={_shown(values[p])}`"
+        for p in condition.params
+        if values is not None and p in values and not p.startswith("self.") and values[p] is not tables.NOT_LITERAL
+    ]
+    if holds:
+        return f"{', '.join(given)}: {test}" if given else test
+    unknown = [f"`{p}`" for p in condition.params if values is None or values.get(p) is tables.NOT_LITERAL]
+    return f"undecided ({', '.join(unknown)} not known here): {test}" if unknown else f"undecided: {test}"
+
+
 def _judge(
-    conditions: Sequence[tuple[tables.Condition, bool | None]], reasons: list[Reason], caveats: list[Reason]
+    conditions: Sequence[tuple[tables.Condition, bool | None]],
+    reasons: list[Reason],
+    caveats: list[Reason],
+    values: Mapping[str, Any] | None = None,
+    who: str = "cuDF",
 ) -> str:
     """Sort the conditions that hold or may hold into reasons (decided on the call) and
     caveats (tests on data, which no literal decides); the verdict they add up to."""
     verdict = GPU
     for condition, holds in conditions:
-        text = condition.text or "raises on a path no test describes"
+        text = _condition_text(condition, holds, values, who)
         if condition.predicate is None:
             caveats.append(Reason(text, _where(condition)))
         elif holds:
             reasons.append(Reason(text, _where(condition)))
             verdict = FALLBACK
         else:
-            reasons.append(Reason(f"undecided: {text}", _where(condition)))
+            reasons.append(Reason(text, _where(condition)))
             verdict = verdict if verdict == FALLBACK else UNDECIDED
     return verdict
 
 
 def _method_verdict(
-    support: tables.MethodSupport | None, owner: str, call: ast.Call, ctx: RuleContext
+    support: tables.MethodSupport | None, owner: str, call: ast.Call, ctx: RuleContext, per_group: bool = False
 ) -> tuple[str, list[Reason], list[Reason]]:
+    """The verdict on a pandas call cuDF runs with `support`: its reasons and caveats. With
+    `per_group` (GroupBy.apply), a Python function runs on the GPU once per group either way
+    (JIT-compiled, or cuDF's per-group engine): no verdict waits on the JIT."""
     reasons: list[Reason] = []
     caveats: list[Reason] = []
     if support is None:
@@ -184,23 +547,75 @@ def _method_verdict(
     where = f"{support.path}:{support.line}"
     if not support.implemented:
         return FALLBACK, [Reason(f"cuDF refuses it (raises {support.refused_by})", where)], caveats
-    positional, keywords = _arguments(call)
+    positional, keywords = _arguments(call, ctx)
     unknown = [k for k in keywords if not support.accepts(k)]
     if unknown:
         return FALLBACK, [Reason(f"cuDF's signature has no `{k}`", where) for k in unknown], caveats
     conditions: list[tuple[tables.Condition, bool | None]]
+    receiver = _receiver_values(support, call, ctx)
+    values = {**_bound(support, positional, keywords), **receiver}
     if has_unpacking(call):
-        conditions = [(c, None) for c in support.fallbacks]
+        conditions = [(c, c.holds(receiver) if set(c.params) <= set(receiver) else None) for c in support.fallbacks]
+        conditions = [(c, h) for c, h in conditions if h is not False]
     else:
-        values = _bound(support, positional, keywords)
         conditions = [(c, holds) for c in support.fallbacks if (holds := c.holds(values)) is not False]
-    verdict = _judge(conditions, reasons, caveats)
-    if support.compiles_udf and verdict == GPU and (call.args or call.keywords) and _function_given(call, ctx):
+    verdict = _judge(conditions, reasons, caveats, values)
+    for path in support.cpu_paths:
+        holds = None if has_unpacking(call) else path.holds(values)
+        if holds and verdict == GPU:
+            return CPU_IN_CUDF, [Reason(f"cuDF runs pandas itself: {path.text}", _where(path))], caveats
+        if holds is None and verdict == GPU:
+            reasons.append(Reason(f"undecided: cuDF runs pandas itself where {path.text}", _where(path)))
+            verdict = UNDECIDED
+    if (
+        support.compiles_udf
+        and not per_group
+        and verdict == GPU
+        and (call.args or call.keywords)
+        and _function_given(call, ctx)
+    ):
         reasons.append(
             Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's Numba JIT", where)
         )
         verdict = UNDECIDED
     return verdict, reasons, caveats
+
+
+def _notes(support: tables.MethodSupport | None, name: str, call: ast.Call, per_group: bool) -> list[Reason]:
+    """What runs but differs from pandas, or costs more than it reads: a parameter left out
+    whose cuDF default differs from pandas' where that changes the result, a seeded sample (cuDF
+    draws with its own generator), a function run once per group."""
+    if support is None or not support.implemented:
+        return []
+    where = f"{support.path}:{support.line}"
+    notes = []
+    keywords = _arguments(call)[1]
+    given = set(keywords)
+    ordered = [p.name for p in support.parameters or () if p.kind in ("positional_only", "positional_or_keyword")]
+    given |= set(ordered[: len(call.args)])
+    for param, theirs in support.pandas_defaults.items():
+        when = _NOTED_DEFAULTS.get(param)
+        if param in given or has_unpacking(call) or when is None or when == "compiles_udf" and not support.compiles_udf:
+            continue
+        ours = next((p.default for p in support.parameters or () if p.name == param), None)
+        notes.append(
+            Reason(
+                f"`{param}` left out: cuDF's default is `{param}={ours}`, pandas' `{param}={theirs!r}`; "
+                f"pass `{param}=` to get pandas' result",
+                where,
+            )
+        )
+    if name == "sample" and keywords.get("random_state") is not None:
+        notes.append(Reason("cuDF draws with its own generator: the same `random_state` picks other rows", where))
+    if per_group:
+        notes.append(
+            Reason(
+                "runs the function once per group (JIT-compiled where it can, else group by group): the cost "
+                "grows with the number of groups",
+                where,
+            )
+        )
+    return notes
 
 
 def _bound(support: tables.MethodSupport, positional: list[Any], keywords: dict[str, Any]) -> dict[str, Any]:
@@ -411,7 +826,7 @@ class _Probe(Rule):
         receiver = ctx.type_of(func.value)
         name = func.attr
         if receiver is None:
-            return self._window(call, func, ctx)
+            return self._window(call, func, ctx) or self._by_design_accessor(call, func, ctx)
         if receiver.kind == Kind.ESTIMATOR:
             return self._estimator_method(call, name, receiver.lib, ctx)
         if receiver.lib != "pandas":
@@ -443,17 +858,51 @@ class _Probe(Rule):
         owner = _WINDOWS[maker.func.attr]
         return self._pandas(call, owner, func.attr, f"{owner}.{func.attr}", ctx)
 
+    def _by_design_accessor(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
+        """`df.plot.bar(...)`, `df.style.format(...).highlight_max()`: the accessor of a pandas
+        object at the root of the chain runs on the CPU by design."""
+        node: ast.expr = func.value
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        if not (isinstance(node, ast.Attribute) and node.attr in BY_DESIGN_ACCESSORS):
+            return None
+        base = ctx.type_of(node.value)
+        if base is None or base.lib != "pandas" or not base.is_pandas_like:
+            return None
+        owner = _FRAME_CLASSES.get(base.kind, "DataFrame")
+        label = f"{owner}.{node.attr}.{func.attr}"
+        return _operation(CUDF, label, call, BY_DESIGN, [Reason(BY_DESIGN_ACCESSORS[node.attr])], [], ctx)
+
     def _pandas(self, call: ast.Call, owner: str, name: str, label: str, ctx: RuleContext) -> Operation | None:
         if name.startswith("_"):
             return None
-        verdict, reasons, caveats = _method_verdict(tables.cudf_method(owner, name), label, call, ctx)
-        return _operation(CUDF, label, call, verdict, reasons, caveats, ctx)
+        if owner in ("DataFrame", "Series") and name in BY_DESIGN_METHODS:
+            return _operation(CUDF, label, call, BY_DESIGN, [Reason(BY_DESIGN_METHODS[name])], [], ctx)
+        if _not_in_pandas(owner, name) and not _registered(name, ctx):
+            return _operation(CUDF, label, call, BREAKS, [_removed(owner, name)], [], ctx)
+        support = tables.cudf_method(owner, name)
+        keywords = [k.arg for k in call.keywords if k.arg is not None]
+        gone = [
+            k for k in keywords if support and support.pandas_keywords is not None and k not in support.pandas_keywords
+        ]
+        if gone:
+            return _operation(CUDF, label, call, BREAKS, [_removed_keyword(label, gone[0])], [], ctx)
+        per_group = owner in ("DataFrameGroupBy", "SeriesGroupBy") and name == "apply"
+        verdict, reasons, caveats = _method_verdict(support, label, call, ctx, per_group)
+        if name in ("resample", "groupby") and owner in ("DataFrame", "Series"):
+            broken = _removed_offset(call, name, ctx)
+            if broken is not None:
+                verdict, reasons = BREAKS, [broken]
+        notes = _notes(support, name, call, per_group) if verdict != BREAKS else []
+        return _operation(CUDF, label, call, verdict, reasons, caveats, ctx, notes=notes)
 
     def _function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
         qualname = ctx.qualname(call.func)
         if not qualname or not qualname.startswith("pandas.") or qualname.count(".") != 1:
             return None
         name = qualname.split(".", 1)[1]
+        if name in BY_DESIGN_FUNCTIONS:
+            return _operation(CUDF, qualname, call, BY_DESIGN, [Reason(BY_DESIGN_FUNCTIONS[name])], [], ctx)
         support = tables.cudf_function(name)
         if support is None:
             result = ctx.type_of(call)
@@ -462,7 +911,9 @@ class _Probe(Rule):
         verdict, reasons, caveats = _method_verdict(support, qualname, call, ctx)
         if support is None:
             reasons = [Reason(f"cuDF does not export `{name}`")]
-        return _operation(CUDF, qualname, call, verdict, reasons, caveats, ctx)
+        return _operation(
+            CUDF, qualname, call, verdict, reasons, caveats, ctx, notes=_notes(support, name, call, False)
+        )
 
     def _construction(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
         name = _estimator_name(ctx.qualname(call.func))
@@ -474,6 +925,7 @@ class _Probe(Rule):
             return _operation(
                 CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx, estimator=True
             )
+        given: dict[str, Any] = {}
         if has_unpacking(call):
             conditions: list[tuple[tables.Condition, bool | None]] = [
                 (c, None) for c in support.fallbacks if c.kind == "hyperparameter"
@@ -484,8 +936,17 @@ class _Probe(Rule):
             conditions = support.hyperparameter_fallbacks(given)
         reasons: list[Reason] = []
         caveats: list[Reason] = []
-        verdict = _judge(conditions, reasons, caveats)
-        return _operation(CUML, label, call, verdict, reasons, caveats, ctx, estimator=True)
+        verdict = _judge(conditions, reasons, caveats, given if not has_unpacking(call) else None, "cuml.accel")
+        keywords = _arguments(call)[1]
+        notes = [
+            Reason(
+                f"cuML fits with `{param}={value!r}` whatever `{param}` says: results can differ from scikit-learn's",
+                where,
+            )
+            for param, (value, where) in support.fixed_params.items()
+            if param in keywords and keywords[param] != value
+        ]
+        return _operation(CUML, label, call, verdict, reasons, caveats, ctx, estimator=True, notes=notes)
 
     def _estimator_method(self, call: ast.Call, method: str, qualname: str, ctx: RuleContext) -> Operation | None:
         name = _estimator_name(qualname)
@@ -510,7 +971,8 @@ class _Probe(Rule):
             )
         reasons: list[Reason] = []
         caveats: list[Reason] = []
-        verdict = _judge(support.method_fallbacks(method, _arguments(call)[1]), reasons, caveats)
+        arguments = _arguments(call)[1]
+        verdict = _judge(support.method_fallbacks(method, arguments), reasons, caveats, arguments, "cuml.accel")
         return _operation(CUML, label, call, verdict, reasons, caveats, ctx)
 
     def _graph_function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
@@ -553,6 +1015,7 @@ def _operation(
     caveats: list[Reason],
     ctx: RuleContext,
     estimator: bool = False,
+    notes: Sequence[Reason] = (),
 ) -> Operation:
     spot = _spot(call)
     code = " ".join(ctx.segment(spot).split())
@@ -572,6 +1035,90 @@ def _operation(
         bool(ctx.loops),
         tuple(reasons),
         tuple(caveats),
+        tuple(notes),
+    )
+
+
+#: pandas classes whose objects the evidence may not tell apart: a name either lacks is not
+#: taken as removed.
+_SIBLINGS = {
+    "DataFrame": "Series",
+    "Series": "DataFrame",
+    "DataFrameGroupBy": "SeriesGroupBy",
+    "SeriesGroupBy": "DataFrameGroupBy",
+    "StringMethods": "StringMethods",
+}
+
+
+def _not_in_pandas(owner: str, name: str) -> bool:
+    """The pandas the table names has no such method on the owner or its sibling class."""
+    sibling = _SIBLINGS.get(owner)
+    if sibling is None:
+        return False
+    members = [tables.pandas_members(c) for c in (owner, sibling)]
+    return all(m is not None and name not in m for m in members)
+
+
+#: Methods a library adds to pandas' classes when the file imports it (`tqdm.pandas()` adds
+#: `progress_apply`, `progress_map`, ...).
+_REGISTERING = {"tqdm": "progress_"}
+
+
+def _registered(name: str, ctx: RuleContext) -> bool:
+    """`name` is a method a library the file imports adds to pandas' classes."""
+    prefixes = [
+        prefix
+        for node in ast.walk(ctx.tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for module in ([a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""])
+        if (prefix := _REGISTERING.get(module.split(".", 1)[0]))
+    ]
+    return any(name.startswith(prefix) for prefix in prefixes)
+
+
+def _requirement(text: str, raised: str) -> Reason:
+    required = tables.pandas_requirement()
+    if required is None:
+        return Reason(f"{text}; cudf.pandas requires pandas 3: the call raises {raised}")
+    return Reason(f"{text}; cudf.pandas requires pandas{required[0]}: the call raises {raised}", required[1])
+
+
+def _removed(owner: str, name: str) -> Reason:
+    """Why a method pandas 3 has not breaks under cudf.pandas."""
+    instead = f" (use {REMOVED_IN_PANDAS3[name]})" if name in REMOVED_IN_PANDAS3 else ""
+    version = tables.pandas_version() or "3"
+    return _requirement(f"pandas {version} has no `{owner}.{name}`{instead}", "AttributeError")
+
+
+def _removed_keyword(label: str, keyword: str) -> Reason:
+    version = tables.pandas_version() or "3"
+    return _requirement(f"pandas {version}'s `{label}` takes no `{keyword}=`", "TypeError")
+
+
+def _removed_offset(call: ast.Call, name: str, ctx: RuleContext) -> Reason | None:
+    """A `resample` rule, or the `freq` of a `pandas.Grouper` given to `groupby`, whose offset
+    alias the pandas the table names no longer accepts (pandas raises ValueError)."""
+    parameter = "rule" if name == "resample" else "by"
+    node = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == parameter), None)
+    value = _value(node, ctx) if node is not None else None
+    if name == "resample":
+        return _removed_alias(value)
+    items = value.items if isinstance(value, tables.Display) else (value,)
+    return next(
+        (found for item in items if isinstance(item, tables.Grouper) and (found := _removed_alias(item.freq))), None
+    )
+
+
+def _removed_alias(text: Any) -> Reason | None:
+    aliases = tables.pandas_offsets()
+    alias = tables.offset_alias(text) if isinstance(text, str) else None
+    if alias is None or not aliases or alias in aliases:
+        return None
+    instead = f' (use "{RENAMED_OFFSETS[alias]}")' if alias in RENAMED_OFFSETS else ""
+    required = tables.pandas_requirement()
+    return Reason(
+        f'pandas 3 has no offset alias "{alias}"{instead}: pandas raises ValueError, with or without cudf.pandas',
+        None if required is None else required[1],
     )
 
 
@@ -647,15 +1194,21 @@ def readiness_paths(
 
 @dataclass
 class Tally:
-    """How many counted operations of one kind run on the GPU, fall back, are undecided."""
+    """How many counted operations of one kind run on the GPU, fall back, are undecided, run
+    on the CPU inside cuDF, break under pandas 3; `total` counts them all. What runs on the
+    CPU by design is counted apart (`cpu_by_design`), outside `total` and the share."""
 
     total: int = 0
     gpu: int = 0
     fallback: int = 0
     undecided: int = 0
+    cpu_in_cudf: int = 0
+    breaks_pandas3: int = 0
+    cpu_by_design: int = 0
 
     def add(self, operation: Operation) -> None:
-        self.total += 1
+        if operation.verdict != BY_DESIGN:
+            self.total += 1
         setattr(self, operation.verdict, getattr(self, operation.verdict) + 1)
 
     @property

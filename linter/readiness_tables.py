@@ -32,6 +32,7 @@ from __future__ import annotations
 import ast
 import json
 import operator
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -53,6 +54,57 @@ class _NotLiteral:
 
 #: A parameter given in the call whose value is not a literal: every test on it is undecided.
 NOT_LITERAL: Any = _NotLiteral()
+
+
+@dataclass(frozen=True)
+class Grouper:
+    """A `pandas.Grouper(...)` the call builds in place: its `freq`, None where it sets none
+    (NOT_LITERAL where it sets one that is not a literal)."""
+
+    freq: Any = None
+
+
+@dataclass(frozen=True)
+class Display:
+    """A list, tuple, set or dict written in the call whose items are not all literals: its
+    type and its items' values (a dict's keys)."""
+
+    kind: str  # "list", "tuple", "set" or "dict"
+    items: tuple[Any, ...] = ()
+
+
+_OFFSET = re.compile(r"^\s*[+-]?\d*\s*([A-Za-z]+)")
+
+
+def offset_alias(rule: str) -> str | None:
+    """The offset alias of a frequency string (`"2ME"`: "ME", `"W-MON"`: "W")."""
+    found = _OFFSET.match(rule)
+    return found.group(1) if found else None
+
+
+def _special(op: str, given: Any, value: Any) -> bool | None:
+    """The tests on what no literal holds (a Grouper, a display) and the tests the readiness
+    table adds for helpers: `frequency_grouper`, `frequency_not_in`, `intersects`."""
+    if op == "frequency_grouper":
+        items = given.items if isinstance(given, Display) else given if isinstance(given, (list, tuple)) else (given,)
+        return any(isinstance(item, Grouper) and item.freq is not None for item in items)
+    if op == "frequency_not_in":
+        if not isinstance(given, str):
+            return None
+        alias = offset_alias(given)
+        return None if alias is None else alias not in value
+    if op == "intersects":
+        return bool(set(given) & set(value)) if isinstance(given, (set, frozenset)) else None
+    if isinstance(given, Display):
+        if op == "isinstance":
+            return given.kind in value
+        if op == "truthy":
+            return bool(given.items)
+        return None
+    if isinstance(given, Grouper):
+        return None
+    raise KeyError(op)
+
 
 _TYPES: dict[str, type | tuple[type, ...]] = {
     "int": int,
@@ -122,10 +174,16 @@ class Predicate:
             return None if inner is None else not inner
         values = hyperparameters if self.source == "hyperparameter" else arguments
         assert self.param is not None  # every condition on a value names its parameter
+        if self.op == "frequency_grouper" and values.get(self.param) is NOT_LITERAL:
+            return False  # a Grouper is built where the call or its name's assignment shows it
         if self.param not in values or values[self.param] is NOT_LITERAL:
             return None
         given = values[self.param]
         try:
+            if self.op in ("frequency_grouper", "frequency_not_in", "intersects") or isinstance(
+                given, (Display, Grouper)
+            ):
+                return _special(self.op, given, self.value)
             if self.op == "truthy":
                 return bool(given)
             if self.op == "callable":
@@ -153,6 +211,8 @@ class Condition:
     #: nx-cugraph: it also tests the graph or other data (the predicate, if any, only on the
     #: literal part: where that is false the condition cannot hold)
     data: bool = False
+    via: str | None = None  # cuDF: the helper that raises it (`cudf.core.reshape.pivot_table`)
+    described: bool = False  # `text` is prose that says what raises (not the test as written)
 
     def holds(
         self, arguments: Mapping[str, Any] | None = None, hyperparameters: Mapping[str, Any] | None = None
@@ -186,6 +246,13 @@ class MethodSupport:
     compiles_udf: bool  # hands a Python function to cuDF's JIT (Numba)
     #: Parameters of the method it delegates to that it passes on through its `**kwargs`.
     forwarded: tuple[Parameter, ...] = ()
+    #: Where cuDF hands the call to pandas itself, on the CPU (`read_json` without `lines=True`).
+    cpu_paths: tuple[Condition, ...] = ()
+    #: pandas' default of each parameter whose cuDF default differs (a call that leaves it out
+    #: gets cuDF's under cudf.pandas).
+    pandas_defaults: Mapping[str, Any] = field(default_factory=dict)
+    #: The keywords pandas' method takes (None: any, or not recorded).
+    pandas_keywords: frozenset[str] | None = None
 
     @property
     def implemented(self) -> bool:
@@ -298,6 +365,9 @@ class EstimatorSupport:
     #: The CPU class's literal constructor defaults (read when the table was made, from the
     #: scikit-learn named in the provenance): what a hyperparameter left out is.
     cpu_defaults: Mapping[str, Any] = field(default_factory=dict)
+    #: Hyperparameters the GPU estimator sets to a constant whatever the call says:
+    #: name -> (value, "path:line").
+    fixed_params: Mapping[str, tuple[Any, str]] = field(default_factory=dict)
 
     def hyperparameter_fallbacks(self, hyperparameters: Mapping[str, Any]) -> list[tuple[Condition, bool | None]]:
         """The hyperparameter conditions that hold (True) or may hold (None) for the constructor's
@@ -364,6 +434,8 @@ def _condition(data: Mapping[str, Any], path: str) -> Condition:
         data.get("kind", "argument"),
         tuple(data.get("methods") or ()),
         bool(data.get("data")),
+        data.get("via"),
+        bool(data.get("described")),
     )
 
 
@@ -382,6 +454,9 @@ def _method(name: str, data: Mapping[str, Any]) -> MethodSupport:
         tuple(_condition(c, data["path"]) for c in data.get("fallbacks", ())),
         bool(data.get("compiles_udf")),
         tuple(Parameter(p["name"], p["kind"], p["default"]) for p in data.get("forwarded_params", ())),
+        tuple(_condition(c, data["path"]) for c in data.get("cpu_paths", ())),
+        dict(data.get("pandas_defaults") or {}),
+        None if data.get("pandas_keywords") is None else frozenset(data["pandas_keywords"]),
     )
 
 
@@ -410,6 +485,31 @@ def cudf_function(name: str, folder: str | None = None) -> MethodSupport | None:
     return None if data is None else _method(name, data)
 
 
+def pandas_members(pandas_class: str, folder: str | None = None) -> frozenset[str] | None:
+    """The public members of the pandas class the table names (None where not recorded)."""
+    cls = load_table(CUDF_TABLE, folder)["classes"].get(pandas_class)
+    found = cls.get("pandas_members") if cls else None
+    return None if found is None else frozenset(found)
+
+
+def pandas_version(folder: str | None = None) -> str | None:
+    """The pandas the table's pandas facts were read from."""
+    found = load_table(CUDF_TABLE, folder)["provenance"].get("pandas_defaults_from")
+    return found if isinstance(found, str) else None
+
+
+def pandas_offsets(folder: str | None = None) -> frozenset[str]:
+    """The offset aliases the pandas the table names accepts (empty where it records none)."""
+    return frozenset((load_table(CUDF_TABLE, folder).get("pandas_offsets") or {}).get("aliases", ()))
+
+
+def pandas_requirement(folder: str | None = None) -> tuple[str, str] | None:
+    """The pandas versions cuDF requires and where it says so (`(">=3.0.0,<3.0.4a0",
+    "python/cudf/pyproject.toml:33")`), or None where the table does not record it."""
+    found = load_table(CUDF_TABLE, folder)["provenance"].get("pandas_requirement")
+    return None if not found else (found["spec"], f"{found['path']}:{found['line']}")
+
+
 def cuml_estimator(cpu_class: str, folder: str | None = None) -> EstimatorSupport | None:
     """The estimator cuml.accel accelerates for the CPU class's import path, or None."""
     data = load_table(CUML_TABLE, folder)["estimators"].get(cpu_class)
@@ -427,6 +527,7 @@ def cuml_estimator(cpu_class: str, folder: str | None = None) -> EstimatorSuppor
         tuple(_condition(c, data.get("path") or "") for c in data.get("fallbacks", ())),
         None if not documented else (documented["path"], documented["line"]),
         dict(data.get("cpu_defaults") or {}),
+        {f["param"]: (f["value"], f"{f['path']}:{f['line']}") for f in data.get("fixed_params", ())},
     )
 
 
