@@ -51,10 +51,14 @@ _PROMPT = re.compile(r"(?:>>>|\.\.\.)(?:[ \t]|$)")
 _INDENTED_PROMPT = re.compile(r"[ \t]+(?:>>>|\.\.\.)(?:[ \t]|$)")
 _DOCTEST = re.compile(r"[ \t]*>>>")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
-#: What a masked line becomes: a name no program uses (see `PLACEHOLDER_PREFIX`).
+#: What a masked line becomes: a name no program uses.
 _PLACEHOLDER = "__gpulint_ipython_{}__"
-#: How every placeholder name starts: code reading one stands where IPython syntax was masked.
-PLACEHOLDER_PREFIX = _PLACEHOLDER.split("{")[0]
+#: What a masked line magic that runs Python code becomes (`%time train(loader)`): what that
+#: code reads is out of view, and rules that ask whether a name is ever read must know.
+_CODE_PLACEHOLDER = "__gpulint_ipython_code_{}__"
+CODE_PLACEHOLDER_PREFIX = _CODE_PLACEHOLDER.split("{")[0]
+#: Line magics that run the Python code that follows them.
+_CODE_MAGIC = re.compile(r"%(?:time|timeit|prun|debug|memit)[ \t]+\S")
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
 _LEADING_INDENT = re.compile(r"[ \t]+")
 #: A line copied from an IPython session with its prompt: `In [3]: ` on the first line of an
@@ -257,7 +261,8 @@ class _Masker:
         body = line_body(self.lines[index])
         if prefix is None:
             prefix = body[: len(body) - len(body.lstrip())]
-        placeholder = prefix + _PLACEHOLDER.format(len(self.restore) + 1)
+        form = _CODE_PLACEHOLDER if _CODE_MAGIC.search(body) else _PLACEHOLDER
+        placeholder = prefix + form.format(len(self.restore) + 1)
         extension = _LOAD_EXTENSION.fullmatch(body)
         if extension is not None and prefix == extension.group(1):
             # what IPython runs for it, so rules see which extension is loaded (`cuml.accel`)
@@ -295,5 +300,9 @@ def unmask_ipython(text: str, masked: Masked) -> str | None:
     if len(found) != len(masked.restore):
         return None
     result = "".join(lines)
-    names = sum(result.count(_PLACEHOLDER.format(n)) for n in range(1, len(masked.restore) + 1))
+    names = sum(
+        result.count(form.format(n))
+        for n in range(1, len(masked.restore) + 1)
+        for form in (_PLACEHOLDER, _CODE_PLACEHOLDER)
+    )
     return result if names == 0 else None

@@ -25,7 +25,7 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from . import networkx_api
-from .ipython import PLACEHOLDER_PREFIX
+from .ipython import CODE_PLACEHOLDER_PREFIX
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
 from .values import DEVICE, Kind, Ty, join
 
@@ -514,9 +514,9 @@ class LocalUses:
     #: The scope calls one of `DYNAMIC_READERS` (`locals()`, `eval(...)`), which read names
     #: without naming them.
     dynamic: bool = False
-    #: The scope holds notebook lines whose IPython syntax was masked (`%time f(x)`): what
-    #: they read is out of view.
-    masked: bool = False
+    #: Where the scope's masked notebook lines that run Python code stand (`%time f(x)`),
+    #: sorted: what they read is out of view.
+    masked: list[tuple[int, int]] = field(default_factory=list)
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
@@ -544,8 +544,8 @@ def _local_uses(scope: ast.AST) -> LocalUses:
             stack.extend((part, inner) for part in [*elements, first.target, *first.ifs, *rest])
             continue
         if isinstance(node, ast.Name):
-            if node.id.startswith(PLACEHOLDER_PREFIX):
-                uses.masked = True
+            if node.id.startswith(CODE_PLACEHOLDER_PREFIX):
+                uses.masked.append((node.lineno, node.col_offset))
             if node.id not in own and not isinstance(node.ctx, ast.Store):
                 uses.reads.setdefault(node.id, []).append((node.lineno, node.col_offset))
                 if isinstance(node.ctx, ast.Load):
@@ -567,6 +567,7 @@ def _local_uses(scope: ast.AST) -> LocalUses:
     for positions in uses.reads.values():
         positions.sort()
     uses.jumps.sort()
+    uses.masked.sort()
     return uses
 
 

@@ -538,3 +538,16 @@ def test_a_loader_read_only_by_a_masked_ipython_line_is_still_flagged():
     ]
     found = [d for cell in lint_cells(cells, config=Config(preview=True)) for d in cell if d.code == "GPU305"]
     assert [d.cell for d in found] == [1]
+
+
+def test_a_magic_that_runs_no_code_hides_no_read():
+    from gpulint.config import Config
+    from gpulint.notebook import lint_cells
+
+    cells = [
+        HEAD + _DEVICE + "unread = DataLoader(data)\nloader = DataLoader(data)\n",
+        "%matplotlib inline\n!nvidia-smi\n",
+        "for x in loader:\n    x = x.to(device)\n",
+    ]
+    found = [d for cell in lint_cells(cells, config=Config(preview=True)) for d in cell if d.code == "GPU305"]
+    assert [(d.cell, d.start.line) for d in found] == [(1, cells[0].count("\n"))]

@@ -558,14 +558,13 @@ def train(events, model):
             and isinstance(statement.targets[0], ast.Name)
         ):
             bound = statement.targets[0].id
-            reads = _binding_reads(bound, statement, ctx)
+            reads, hidden = _binding_reads(bound, statement, ctx)
             if reads is not None:
-                masked = ctx.semantic.local(ctx.scope).uses.masked  # `%time train(loader)` hides a read
                 if reads and all(_first_batch(read, ctx) or _previewed(read, ctx) for read in reads):
                     return  # read only for a look at a few batches
-                if not reads and not masked:
+                if not reads and not hidden:
                     return  # never read
-                if masked:
+                if hidden:
                     reads = None  # what else reads it, and through which loops, is out of view
         self.candidates.append((node, loader, bound, reads))
 
@@ -1166,21 +1165,24 @@ def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
     return bool(body) and opened_autocast(body[0], ctx.env) == HOST
 
 
-def _binding_reads(name: str, statement: ast.stmt, ctx: RuleContext) -> list[ast.Name] | None:
+def _binding_reads(name: str, statement: ast.stmt, ctx: RuleContext) -> tuple[list[ast.Name] | None, bool]:
     """The reads of `name` that its binding by `statement` reaches: those after it in this
     scope, up to the next binding of the name (in source order, as a script or a notebook's
-    cells run). None when a nested function or a star import may read it too."""
+    cells run), None when a nested function or a star import may read it too; and whether a
+    notebook line with IPython syntax stands in that stretch (`%time train(loader)`), whose
+    reads are out of view."""
     scope = ctx.semantic.local(ctx.scope)
     uses = scope.uses
     if name in uses.free_in or uses.star_import:
-        return None  # read elsewhere, perhaps: a nested function, a star import
+        return None, False  # read elsewhere, perhaps: a nested function, a star import
     start = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
     end = min((_bound_from(b) for b in scope.bindings.get(name, ()) if b.position >= start), default=None)
-    return [
-        load
-        for load in uses.loads.get(name, [])
-        if start <= (load.lineno, load.col_offset) and (end is None or (load.lineno, load.col_offset) < end)
-    ]
+
+    def reached(place: tuple[int, int]) -> bool:
+        return start <= place and (end is None or place < end)
+
+    reads = [load for load in uses.loads.get(name, []) if reached((load.lineno, load.col_offset))]
+    return reads, any(reached(place) for place in uses.masked)
 
 
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
