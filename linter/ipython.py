@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import newer_syntax
+from .source import CODE_PLACEHOLDER_PREFIX
 
 #: Cell magics that run their body as Python in the kernel's namespace. The body of any
 #: other cell magic (`%%bash`, `%%writefile`, `%%html`, `%%sql`, `%%script`, ...) is not
@@ -55,8 +56,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 _PLACEHOLDER = "__gpulint_ipython_{}__"
 #: What a masked line magic that runs Python code becomes (`%time train(loader)`): what that
 #: code reads is out of view, and rules that ask whether a name is ever read must know.
-_CODE_PLACEHOLDER = "__gpulint_ipython_code_{}__"
-CODE_PLACEHOLDER_PREFIX = _CODE_PLACEHOLDER.split("{")[0]
+_CODE_PLACEHOLDER = CODE_PLACEHOLDER_PREFIX + "{}__"
 #: Line magics that run the Python code that follows them.
 _CODE_MAGIC = re.compile(r"%(?:time|timeit|prun|debug|memit)[ \t]+\S")
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).

@@ -25,8 +25,8 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from . import networkx_api
-from .ipython import CODE_PLACEHOLDER_PREFIX
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
+from .source import CODE_PLACEHOLDER_PREFIX
 from .values import DEVICE, Kind, Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef

@@ -14,6 +14,10 @@ from itertools import accumulate
 from dataclasses import dataclass, field
 from collections.abc import Sequence
 
+#: How the name that stands for a masked notebook line magic that runs Python code starts
+#: (`%time train(loader)`, see `ipython`): what that code reads is out of view.
+CODE_PLACEHOLDER_PREFIX = "__gpulint_ipython_code_"
+
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _BLANK_OR_COMMENT = re.compile(rb"^[ \t\f]*(?:[#\r\n]|$)")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
