@@ -44,7 +44,7 @@ from .jobs import ordered_map
 from .notebook import NotebookError, check_notebook, decode, is_notebook
 from .pipeline import run
 from .registry import all_rules
-from .rule_api import Kind, Rule, RuleContext
+from .rule_base import Kind, Rule, RuleContext
 from .runner import Work, plan
 from .source import Source, SourceError
 from .values import has_unpacking

@@ -13,7 +13,7 @@ import importlib
 import pkgutil
 from functools import lru_cache
 
-from .rule_api import (  # noqa: F401  (re-exported: the registry's public names)
+from .rule_base import (  # noqa: F401  (re-exported: the registry's public names)
     CODE_PATTERN,
     DOC_SECTIONS,
     DOCS_HOME,
