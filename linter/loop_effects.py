@@ -171,20 +171,13 @@ class LoopEffects:
         return _flows(self.loop.body)  # type: ignore[attr-defined]
 
 
-#: The attribute of a loop node that keeps its effects. Kept on the node, they go with its
-#: tree (a weak-keyed table would keep every tree alive: the effects refer to their loop).
-_ATTRIBUTE = "_gpulint_loop_effects"
-
-
 def loop_effects(loop: ast.stmt) -> LoopEffects:
-    """The effects of a `for`, `async for` or `while` loop, worked out once per node."""
+    """The effects of a `for`, `async for` or `while` loop, each part worked out when first
+    asked for. The file's semantic index keeps one per loop (`SemanticIndex.loop_effects`):
+    rules ask it, through `RuleContext.loop_effects`."""
     if not isinstance(loop, _LOOPS):
         raise TypeError(f"loop_effects needs a for or while loop, not {type(loop).__name__}")
-    effects = getattr(loop, _ATTRIBUTE, None)
-    if effects is None:
-        effects = LoopEffects(loop)
-        setattr(loop, _ATTRIBUTE, effects)
-    return effects
+    return LoopEffects(loop)
 
 
 # -- references ------------------------------------------------------------------------------
@@ -597,10 +590,10 @@ def _walrus(node: ast.AST | None) -> set[str]:
     return {sub.target.id for sub in walk_local([node]) if isinstance(sub, ast.NamedExpr)}
 
 
-def recurrence_in(loops: list[ast.AST], name: str) -> bool:
+def recurrence_in(loops: list[ast.AST], name: str, effects: Callable[[ast.stmt], LoopEffects]) -> bool:
     """One of `loops` (the loops enclosing a growth statement; comprehensions are skipped)
-    grows `name` as a recurrence."""
-    return any(isinstance(loop, _LOOPS) and loop_effects(loop).kind(name) == RECURRENCE for loop in loops)
+    grows `name` as a recurrence (`effects`: the file's loop effects, `ctx.loop_effects`)."""
+    return any(isinstance(loop, _LOOPS) and effects(loop).kind(name) == RECURRENCE for loop in loops)
 
 
 def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:
@@ -609,11 +602,11 @@ def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:
     return next((loop for loop in reversed(loops) if isinstance(loop, _LOOPS)), None)
 
 
-def carried_over(loops: list[ast.AST], name: str) -> bool:
+def carried_over(loops: list[ast.AST], name: str, effects: Callable[[ast.stmt], LoopEffects]) -> bool:
     """The innermost loop of `loops` hands `name` from one iteration to the next: it is not
     bound afresh (`x = start()`, `a, x = pair()`, a `for` target) before every read of it."""
     loop = innermost_loop(loops)
-    return loop is not None and name in loop_effects(loop).carried
+    return loop is not None and name in effects(loop).carried
 
 
 # -- what a loop's code may change ----------------------------------------------------------

@@ -68,7 +68,6 @@ from .evidence import (
     move_target,
 )
 from .loop_effects import (
-    loop_effects,
     LoopChanges,
     carried_over,
     innermost_loop,
@@ -151,7 +150,6 @@ __all__ = [
     "literal_int",
     "loader_batches",
     "loop_changes",
-    "loop_effects",
     "mentions",
     "mentions_any",
     "move_target",

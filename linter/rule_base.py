@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from .astutil import mentions, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position
 from .evidence import TypeEnv
-from .loop_effects import LoopEffects, loop_effects
+from .loop_effects import LoopEffects
 from .semantic import SemanticIndex
 from .source import Source
 from .values import Kind, Ty
@@ -504,7 +504,7 @@ class RuleContext:
 
     def loop_effects(self, loop: ast.stmt) -> LoopEffects:
         """What a `for`/`while` loop reads, binds, carries to its next iteration and grows."""
-        return loop_effects(loop)
+        return self.semantic.loop_effects(loop)
 
     def segment(self, node: ast.AST) -> str:
         return self.source.segment(node)

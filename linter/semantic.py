@@ -26,6 +26,7 @@ from typing import TypeVar
 
 from . import networkx_api
 from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
+from .loop_effects import LoopEffects, loop_effects
 from .source import CODE_PLACEHOLDER_PREFIX
 from .values import DEVICE, Kind, Ty, join
 
@@ -317,6 +318,10 @@ class SemanticIndex:
         if found is None:
             found = self._uses[scope] = _local_uses(scope)
         return found
+
+    def loop_effects(self, loop: ast.stmt) -> LoopEffects:
+        """What a `for`/`while` loop of the file reads, binds, carries and grows (one per loop)."""
+        return self.remember("loop effects", loop, lambda: loop_effects(loop))
 
     def local(self, scope: ast.AST) -> LocalScope:
         """`scope` with its typed bindings and uses (built on the first question about it)."""

@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from gpulint.loop_effects import ACCUMULATION, RECURRENCE, growth_of, loop_effects, recurrence_in
+from gpulint.semantic import SemanticIndex
 
 
 def _loop(source: str, index: int = 0) -> ast.stmt:
@@ -113,9 +114,12 @@ def test_uses_and_leaving():
     assert not loop_effects(_loop("for x in xs:\n    if x:\n        break\n")).leaves
 
 
-def test_results_are_cached_per_loop_and_only_loops_are_accepted():
-    loop = _loop("for x in xs:\n    acc = grow(acc, x)\n")
-    assert loop_effects(loop) is loop_effects(loop)
+def test_results_are_kept_per_loop_by_the_files_index_and_only_loops_are_accepted():
+    tree = ast.parse("for x in xs:\n    acc = grow(acc, x)\n")
+    index = SemanticIndex(tree)
+    loop = tree.body[0]
+    assert index.loop_effects(loop) is index.loop_effects(loop)
+    assert not hasattr(loop, "_gpulint_loop_effects")  # nothing hides on the tree itself
     with pytest.raises(TypeError):
         loop_effects(ast.parse("x = 1").body[0])
 
@@ -263,7 +267,7 @@ def test_the_outer_loop_of_a_frame_started_afresh_sees_no_recurrence():
     outer, inner = _loop(source, 0), _loop(source, 1)
     assert loop_effects(inner).kind("out") == ACCUMULATION
     assert loop_effects(outer).kind("out") is None  # not carried by the outer loop
-    assert not recurrence_in([outer, inner], "out")
+    assert not recurrence_in([outer, inner], "out", loop_effects)
 
 
 def test_recurrence_through_the_outer_loop():
@@ -275,4 +279,4 @@ def test_recurrence_through_the_outer_loop():
     """
     outer, inner = _loop(source, 0), _loop(source, 1)
     assert loop_effects(inner).kind("ids") == ACCUMULATION
-    assert recurrence_in([outer, inner], "ids")
+    assert recurrence_in([outer, inner], "ids", loop_effects)

@@ -14,7 +14,6 @@ from gpulint.rule_api import (
     few_iterations,
     innermost_loop,
     keyword_value,
-    loop_effects,
     mentions,
     recurrence_in,
     Rule,
@@ -445,9 +444,9 @@ for step in range(4):
             return
         name = node.targets[0].id
         pieces = _pieces(call, found[1], name)
-        if pieces is None or not carried_over(ctx.loops, name):
+        if pieces is None or not carried_over(ctx.loops, name, ctx.loop_effects):
             return  # bound afresh before it is grown: each iteration starts over
-        if recurrence_in(ctx.loops, name):
+        if recurrence_in(ctx.loops, name, ctx.loop_effects):
             return  # a recurrence (the loop computes the next piece from it) is not collectable
         if _grown_a_few_times(name, ctx) or _decoding_step(pieces, name, ctx):
             return  # the copies cost nothing next to what the loop does
@@ -485,7 +484,7 @@ def _grown_a_few_times(name: str, ctx: RuleContext) -> bool:
     for loop in reversed(ctx.loops):
         if not isinstance(loop, _LOOPS):
             continue
-        if name not in loop_effects(loop).carried:
+        if name not in ctx.loop_effects(loop).carried:
             break  # started afresh in each iteration of this loop: the loops around it add nothing
         if not few_iterations(loop, ctx):
             return False
@@ -501,7 +500,7 @@ def _decoding_step(pieces: list[ast.expr], name: str, ctx: RuleContext) -> bool:
     loop = innermost_loop(ctx.loops)
     if loop is None:
         return False
-    effects = loop_effects(loop)
+    effects = ctx.loop_effects(loop)
     handed_on = effects.carried - {name}
     assignments = [node for node in walk_local(loop.body) if isinstance(node, (ast.Assign, ast.AnnAssign))]
     for piece in pieces:
@@ -621,7 +620,7 @@ def _choose_loop(growth: Growth, ctx: RuleContext) -> tuple[int, ast.stmt, list[
             if isinstance(statement, ast.AsyncFor):
                 break
             continue
-        effects = loop_effects(statement)
+        effects = ctx.loop_effects(statement)
         if effects.uses[growth.name] != 2 or effects.leaves:
             break  # the growth statement binds it once and reads it once
         chosen = (position, statement, ctx.blocks[position])

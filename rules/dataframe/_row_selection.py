@@ -27,7 +27,6 @@ from gpulint.rule_api import (
     OTHER,
     Binding,
     LocalScope,
-    loop_effects,
     mentions,
     RuleContext,
     SemanticIndex,
@@ -311,7 +310,7 @@ def _plain_name(name: str, ctx: RuleContext) -> bool:
     for loop in reversed(ctx.loops):
         if not isinstance(loop, ast.For) or not (isinstance(loop.target, ast.Name) and loop.target.id == name):
             continue
-        if name in loop_effects(loop).writes:
+        if name in ctx.loop_effects(loop).writes:
             return False
         iterable = loop.iter
         if isinstance(iterable, (ast.List, ast.Tuple, ast.Set)):
@@ -465,8 +464,9 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     loop = selection.group_loop
     assert loop is not None
     root = selection.root
-    inside = loop_effects(loop).summary
-    if root in facts.uses.declared or root in loop_effects(loop).writes:
+    effects = file.index.loop_effects(loop)
+    inside = effects.summary
+    if root in facts.uses.declared or root in effects.writes:
         return False
     if any(not _within(nested, loop) for nested in facts.uses.free_in.get(root, ())):
         return False
@@ -536,7 +536,7 @@ def _calm(loop: ast.stmt, facts: LocalScope, file: FileFacts) -> bool:
     literals or a vetted `groupby`, stores into no item or attribute, uses no `with`,
     `await` or `import`, augments (`+=`) only counters bound to numbers, and appends only to
     local lists."""
-    inside = loop_effects(loop).summary
+    inside = file.index.loop_effects(loop).summary
     pure, vetted = file.pure, file.vetted
     if inside.disturbs:
         return False

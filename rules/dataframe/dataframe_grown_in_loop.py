@@ -18,7 +18,6 @@ from gpulint.rule_api import (
     Facts,
     library_of,
     LocalScope,
-    loop_effects,
     mentions,
     recurrence_in,
     reference,
@@ -493,9 +492,9 @@ for day in range(1, 30):
         if growth is None or grows_with_file_reads(growth, ctx):
             return
         grown = reference(growth.target) or ""
-        if not carried_over(ctx.loops, grown):
+        if not carried_over(ctx.loops, grown, ctx.loop_effects):
             return  # bound afresh before it is grown (`a, df = pair()`): each iteration starts over
-        if recurrence_in(ctx.loops, grown):
+        if recurrence_in(ctx.loops, grown, ctx.loop_effects):
             return  # the loop computes the next piece from the frame: nothing to collect
         loops, scope, in_try = _surroundings(growth, ctx)
         self._found.append(
@@ -833,7 +832,7 @@ def _plan(found: _Found, ctx: RuleContext, file: FileFacts) -> CollectPlan | Non
     # Whatever the loop appends must not read the grown name itself.
     if any(mentions(piece, name) for piece in pieces):
         return None
-    site = _choose_loop(found, name)
+    site = _choose_loop(found, name, ctx)
     if site is None or not _same_when_empty(growth, mode, ignore_index, sort, site):
         return None
     facts = _scope(found, ctx)
@@ -906,12 +905,12 @@ def _records_apply(found: _Found, rows: tuple[RowPiece, ...], plan: CollectPlan,
     return not any(isinstance(node, jumps) for node in walk_local(list(piece.between)))
 
 
-def _choose_loop(found: _Found, name: str) -> LoopSite | None:
+def _choose_loop(found: _Found, name: str, ctx: RuleContext) -> LoopSite | None:
     """The outermost enclosing loop whose only use of `name` is the growth statement and
     which always reaches the code after it (no `return`, `yield` or `raise` inside)."""
     own = sum(1 for node in ast.walk(found.growth.statement) if isinstance(node, ast.Name) and node.id == name)
     for site in found.loops:
-        effects = loop_effects(site.loop)
+        effects = ctx.loop_effects(site.loop)
         if effects.uses[name] != own or effects.leaves:
             continue  # an inner loop may still qualify
         return site

@@ -24,7 +24,6 @@ from gpulint.rule_api import (
     is_device_resident,
     keyword_value,
     literal_int,
-    loop_effects,
     move_target,
     names_bound_by,
     once_per_loop,
@@ -927,7 +926,7 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     function of the file it calls (`train_one_epoch()`). An inner loop over the parts of
     the current item (`for k in batch`, chunks of this iteration's tensor) or a small loop
     does not count, nor does a loop under an `if` (pruning old checkpoints every N steps)."""
-    computed = bound_by_loop(loop)
+    computed = bound_by_loop(loop, ctx)
     for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
         if isinstance(statement, _STATEMENT_LOOPS):
             if not small_loop(statement, statement, ctx.env) and not _over_this_iteration(statement, computed):
@@ -1001,12 +1000,12 @@ def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -
     return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
 
 
-def bound_by_loop(loop: ast.AST) -> set[str]:
+def bound_by_loop(loop: ast.AST, ctx: RuleContext) -> set[str]:
     """Names a loop (or a comprehension's generator) binds: its target, and what its body binds."""
     target = loop.target if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) else None
     names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
     if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
-        names |= loop_effects(loop).writes
+        names |= ctx.loop_effects(loop).writes
     return names
 
 

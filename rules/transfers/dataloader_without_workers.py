@@ -767,7 +767,7 @@ def _loops_binding(name: str | None, ctx: RuleContext) -> list[ast.AST]:
     if name is None:
         return []
     for index in range(len(ctx.loops) - 1, -1, -1):
-        if name in bound_by_loop(ctx.loops[index]):
+        if name in bound_by_loop(ctx.loops[index], ctx):
             return ctx.loops[: index + 1]
     return []
 
