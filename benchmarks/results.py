@@ -197,15 +197,19 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds * 1e6:.1f} µs"
 
 
-def rule_section(code: str, folder: Path = COMMITTED) -> str:
-    """The "Measured speedup" section of a rule's docs (empty when nothing was measured)."""
+def rule_section(code: str, folder: Path = COMMITTED, cpu_headline: bool = True) -> str:
+    """The "Measured speedup" section of a rule's docs (empty when nothing was measured).
+    Without `cpu_headline` (a rule whose cost is a device's wait), a CPU sweep gets no
+    headline figure, only a line saying that its timings are the CPU's."""
     found = measured(code, folder)
     if not found:
         return ""
     lines = []
     for _, sweep in found:
         headline = sweep.headline()
-        if headline:
+        if sweep.device == "CPU" and not cpu_headline:
+            lines.append(f'- {sweep.backend} on the CPU: nothing there waits for a device (see "On a CPU").')
+        elif headline:
             lines.append(f"- {headline}.")
     lines += ["", "| Backend | N | before | after | speedup |", "|---|---:|---:|---:|---:|"]
     for _, sweep in found:

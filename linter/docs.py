@@ -120,7 +120,8 @@ def measured_speedup(rule: type[Rule]) -> str:
     Markdown; empty when the rule has not been measured."""
     from .benchmarks.results import rule_section
 
-    return rule_section(rule.code)
+    # a rule whose cost is a device's wait says so in "On a CPU": no CPU figure as its headline
+    return rule_section(rule.code, cpu_headline="On a CPU" not in rule.doc_sections())
 
 
 def rule_json(rule: type[Rule]) -> dict[str, Any]:

@@ -95,6 +95,20 @@ class DeviceToHostInLoop(HostCopyInLoop):
     per item, a metric library that takes NumPy arrays) the copy is the point, and only the
     author knows whether it can move after the loop. The suggestion shows the usual rewrite:
     append the tensors themselves and `torch.cat` them, then copy once after the loop.
+
+    ## On a CPU
+    The wait is a GPU's. PyTorch queues CUDA kernels on a stream and returns to Python at
+    once; a copy of a device tensor to the host (`.cpu()`, `.numpy()`, `.tolist()`)
+    synchronises: it waits until the queue has drained, and the GPU idles from then until
+    Python queues the next kernel. A CPU has no such queue: PyTorch runs CPU operations
+    eagerly, one after the other, so a `.cpu()` there finds its value computed and waits for
+    nothing. The timings under "Measured speedup" are the CPU's: the same work arranged two
+    ways, with nothing to wait for in either, so they say nothing about the wait this rule
+    is about, whether they show the rewrite faster or slower. On a GPU,
+    `torch.cuda.set_sync_debug_mode("warn")` warns at each synchronising call (an
+    experimental mode: it does not catch every one), and
+    `gpulint bench --rule GPU301 --backend torch-cuda` times the rule's example and its
+    rewrite there.
     """
 
     code = "GPU301"

@@ -67,6 +67,18 @@ class ImplicitSyncInCondition(Rule):
     ## Fix safety
     There is no automatic fix: the branch needs the value on the host, and how often it
     must be checked is the author's decision.
+
+    ## On a CPU
+    The wait is a GPU's. PyTorch queues CUDA kernels on a stream and returns to Python at
+    once; a condition on a device tensor calls `bool()` on it, which copies the value to the
+    host and synchronises: it waits until the queue has drained, and the GPU idles from then
+    until Python queues the next kernel. A CPU has no such queue: PyTorch runs CPU
+    operations eagerly, one after the other, so the same condition on a CPU tensor finds its
+    value computed and waits for nothing: timing the rule there would measure nothing it is
+    about. On a GPU, `torch.cuda.set_sync_debug_mode("warn")` warns at each synchronising
+    call (an experimental mode: it does not catch every one), conditions on device tensors
+    included. `gpulint bench` has no benchmark of this rule: it has no single rewrite to
+    time.
     """
 
     code = "GPU306"

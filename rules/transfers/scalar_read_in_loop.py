@@ -39,6 +39,20 @@ class ScalarReadInLoop(HostCopyInLoop):
     suggestion shows the usual rewrites: keep the tensors (`losses.append(loss.detach())`)
     and read them all at once after the loop (`torch.stack(losses).tolist()`), or read the
     number only every N steps.
+
+    ## On a CPU
+    The wait is a GPU's. PyTorch queues CUDA kernels on a stream and returns to Python at
+    once; reading a number from a device tensor (`.item()`, `float(t)`) copies it to the
+    host and synchronises: it waits until the queue has drained, and the GPU idles from then
+    until Python queues the next kernel. A CPU has no such queue: PyTorch runs CPU
+    operations eagerly, one after the other, so an `.item()` there finds its value computed
+    and waits for nothing. The timings under "Measured speedup" are the CPU's: the same work
+    arranged two ways, with nothing to wait for in either, so they say nothing about the
+    wait this rule is about, whether they show the rewrite faster or slower. On a GPU,
+    `torch.cuda.set_sync_debug_mode("warn")` warns at each synchronising call (an
+    experimental mode: it does not catch every one), and
+    `gpulint bench --rule GPU307 --backend torch-cuda` times the rule's example and its
+    rewrite there.
     """
 
     code = "GPU307"
