@@ -211,3 +211,33 @@ def test_a_legacy_class_given_a_shape_gets_a_suggestion(line):
     assert finding.fix.applicability is Applicability.DISPLAY
     assert "torch.empty(shape" in finding.fix.message
     assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.zeros(8, 4).float().to(d)\n",
+        "m = torch.arange(16).to(torch.long).to(d)\n",
+        "m = torch.ones(16, 16).triu(1).bool().to(d)\n",
+        "m = torch.zeros(4).unsqueeze(0).repeat(8, 1).cuda()\n",
+    ],
+    ids=["dtype", "to-dtype", "layout-and-dtype", "layout-then-cuda"],
+)
+def test_a_factory_moved_after_dtype_or_layout_changes_gets_a_suggestion(line):
+    # the changes run on the host before the copy: `device=` belongs to the factory, the
+    # chain stays as it is, so the rewrite is shown, not written
+    assert _only(HEAD + _body(line)).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.zeros(3).sum().to(d)\n",  # a reduction: one number is copied, not the tensor
+        "m = torch.zeros(3).tolist()\n",  # no move at all
+        "m = weights.float().to(d)\n",  # no factory at the root
+    ],
+)
+def test_chains_that_are_not_a_factory_made_on_the_host(line):
+    source = HEAD + _body("other = torch.ones(1, device=d)\nweights = torch.load('w.pt')\n" + line)
+    assert [x for x in lint_source(source) if x.code == "GPU304"] == []

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpulint.rule_api import (
     DEVICE,
@@ -33,7 +33,7 @@ from gpulint.rule_api import (
     TypeEnv,
     walk_local,
 )
-from gpulint.torch_api import LEGACY_TENSOR_TYPES, autocast_place, is_module_class
+from gpulint.torch_api import KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
@@ -357,7 +357,22 @@ class FactoryMove:
     adjacent: bool = False
 
 
+#: Tensor methods between a factory and its move that leave the tensor on the host (a dtype
+#: or layout change): `torch.zeros(n).float().to(d)` is still made there and then copied.
+_ON_THE_WAY = frozenset(
+    {
+        "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+        "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
+        "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
+    }
+)  # fmt: skip
+
+
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
+    """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
+    (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
+    (`torch.zeros(n).float().to(d)`, `torch.arange(n).to(torch.long).to(d)`). Through such a
+    chain the rewrite is shown, not written: the chain stays, and `device=` goes to the factory."""
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -365,7 +380,16 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
         and isinstance(node.func.value, ast.Call)
     ):
         return None
-    return _moved_factory(node, node.func.value, env)
+    made = node.func.value
+    chained = False
+    while (
+        isinstance(made.func, ast.Attribute)
+        and isinstance(made.func.value, ast.Call)
+        and (made.func.attr in _ON_THE_WAY or made.func.attr == "to" and move_target(made, env) == KEEP)
+    ):
+        made, chained = made.func.value, True
+    found = _moved_factory(node, made, env)
+    return replace(found, plain=False) if found is not None and chained else found
 
 
 def factory_moved_later(
