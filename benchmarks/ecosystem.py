@@ -43,7 +43,7 @@ from benchmarks.realcode.output import write_files
 from benchmarks.realcode.extract import REPOS, ExtractError, Repo, load_repos
 from benchmarks.realcode.labels import (
     DEFAULT_CORPUS,
-    DEFAULT_LABELS,
+    TUNED_LABELS,
     Label,
     LabelError,
     Place,
@@ -409,7 +409,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repos", type=Path, default=REPOS, help="the pinned repositories (default: %(default)s)")
     parser.add_argument("--baseline", type=Path, default=DEFAULT_BASELINE, help="the baseline (default: %(default)s)")
     parser.add_argument("--update-baseline", action="store_true", help="rewrite the baseline from this run")
-    parser.add_argument("--labels", type=Path, action="append", help=f"label CSV or folder (default {DEFAULT_LABELS})")
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        action="append",
+        help="label CSV or folder, repeatable (default: every label of the tuned set, TUNED_LABELS)",
+    )
     parser.add_argument("--output", type=Path, help="also write the report here (Markdown)")
     parser.add_argument("--gpulint", default="", help="command that runs gpulint (default: this Python's -m gpulint)")
     parser.add_argument(
@@ -426,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         families, tiers = registry()
         current = collect(command, corpus, repos, tiers)
         baseline = load_baseline(args.baseline)
-        labels = load(args.labels or [DEFAULT_LABELS], check_codes=False)
+        labels = load(args.labels or list(TUNED_LABELS), check_codes=False)
     except (EcosystemError, ExtractError, LabelError, RecallError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

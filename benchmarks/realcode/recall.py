@@ -35,7 +35,7 @@ from collections.abc import Iterable, Sequence
 from benchmarks.realcode.output import write_files
 from benchmarks.realcode.labels import (
     DEFAULT_CORPUS,
-    DEFAULT_LABELS,
+    TUNED_LABELS,
     Label,
     LabelError,
     by_place,
@@ -271,7 +271,12 @@ def report(result: Result, families: dict[str, str], header: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.realcode.recall", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--labels", type=Path, action="append", help=f"label CSV or folder (default {DEFAULT_LABELS})")
+    parser.add_argument(
+        "--labels",
+        type=Path,
+        action="append",
+        help="label CSV or folder, repeatable (default: every label of the tuned set, TUNED_LABELS)",
+    )
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--output", type=Path, help="also write the report here")
     parser.add_argument("--rules", default="", help="comma-separated rule codes (default: every labelled rule)")
@@ -284,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = gpulint_command(args.gpulint)
     try:
-        labels = load(args.labels or [DEFAULT_LABELS])
+        labels = load(args.labels or list(TUNED_LABELS))
         if args.rules:
             wanted = {code.strip().upper() for code in args.rules.split(",") if code.strip()}
             unknown = sorted(wanted - set(rule_families()))
