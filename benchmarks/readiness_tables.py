@@ -640,24 +640,35 @@ def function_record(
     refuses = first if isinstance(first, ast.Raise) and first.exc is not None else None
     fallbacks = []
     forwarded: list[dict[str, Any]] = []
+    paths: list[dict[str, Any]] = []
     if refuses is None:
-        for raise_node, guards in guarded_raises(body, "NotImplementedError"):
+        for raise_node, guards in _fallback_raises(body, params):
             test = condition(guards) if guards else None
-            fallbacks.append(
-                {
-                    "condition": None if test is None else ast.unparse(test),
-                    "params": subjects.mentioned(test) if test is not None else [],
-                    "path": package.path_of(module),
-                    "line": raise_node.lineno,
-                    "predicate": predicate(test, subjects) if test is not None else None,
-                }
-            )
+            found = {
+                "condition": None if test is None else ast.unparse(test),
+                "params": subjects.mentioned(test) if test is not None else [],
+                "path": package.path_of(module),
+                "line": raise_node.lineno,
+                "predicate": predicate(test, subjects) if test is not None else None,
+            }
+            if test is not None and not _raises(raise_node, "NotImplementedError"):
+                raised = ast.unparse(raise_node.exc.func if isinstance(raise_node.exc, ast.Call) else raise_node.exc)
+                found["condition"] = (
+                    f"a keyword cuDF's signature does not name raises {raised} (`if {found['condition']}:`)"
+                )
+                found["described"] = True
+            fallbacks.append(found)
     delegate = _delegation(package, module, function, params)
     if delegate is not None:
         target_module, target, mapping = delegate
         callee = function_record(package, target_module, target, None)
         fallbacks += [m for found in callee["fallbacks"] if (m := _mapped(found, mapping)) is not None]
         forwarded = _forwarded(mapping, callee["params"], params)
+        if isinstance(target, ast.FunctionDef):
+            callee_params = {p["name"] for p in callee["params"]}
+            for path in cpu_paths(package, target_module, target, callee_params):
+                if (m := _mapped(path, mapping)) is not None and m["predicate"] is not None:
+                    paths.append(m)
     elif refuses is None and depth < 2:
         for target_module, target, mapping in _helper_calls(package, module, function, params):
             callee = function_record(package, target_module, target, None, depth + 1)
@@ -670,7 +681,7 @@ def function_record(
     raised = None
     if refuses is not None:
         raised = ast.unparse(refuses.exc.func if isinstance(refuses.exc, ast.Call) else refuses.exc)
-    return {
+    record = {
         "kind": _decorator_kind(function) if owner else "function",
         "defined_in": f"{module}.{owner}" if owner else module,
         "path": package.path_of(module),
@@ -682,6 +693,23 @@ def function_record(
         "forwarded_params": forwarded,
         "compiles_udf": _compiles_udf(function, _module_udf_names(package, module)),
     }
+    if paths:
+        record["cpu_paths"] = paths
+    return record
+
+
+def _fallback_raises(body: list[ast.stmt], params: list[dict[str, Any]]) -> Iterator[tuple[ast.Raise, list[ast.expr]]]:
+    """The raises cudf.pandas answers by running pandas: every `NotImplementedError`, and a
+    `ValueError` or `TypeError` whose test is only on the keywords cuDF has no name for
+    (`if kwargs: raise ValueError(...)` in `DataFrame.query`): a keyword pandas takes."""
+    yield from guarded_raises(body, "NotImplementedError")
+    var_keyword = {p["name"] for p in params if p["kind"] == "var_keyword"}
+    for exception in ("ValueError", "TypeError"):
+        for raise_node, guards in guarded_raises(body, exception):
+            tested = {n.id for g in guards for n in ast.walk(g) if isinstance(n, ast.Name)}
+            subjects = Subjects(names=dict.fromkeys(var_keyword, "argument"))
+            if guards and tested and tested <= var_keyword and predicate(condition(guards), subjects) is not None:
+                yield raise_node, guards
 
 
 def _delegation(
@@ -689,8 +717,9 @@ def _delegation(
 ) -> tuple[str, ast.FunctionDef, dict[str, str]] | None:
     """A method whose body only returns a call of a package function (`DataFrame.pivot_table`
     returns `reshape.pivot_table(self, ..., margins=margins)`): that function, and which of its
-    parameters receive which of the method's (`{"margins": "margins"}`)."""
-    body = _body_without_docstring(function)
+    parameters receive which of the method's (`{"margins": "margins"}`); imports before the
+    `return` (`from cudf.io import csv`) are allowed."""
+    body = [s for s in _body_without_docstring(function) if not isinstance(s, (ast.Import, ast.ImportFrom))]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
         return None
     call = body[0].value
@@ -701,9 +730,22 @@ def _delegation(
         submodule = package.module_named(module, call.func.value.id)
         if submodule is not None:
             target = package.resolve(submodule, call.func.attr)
+    elif isinstance(call.func, ast.Attribute) and (dotted := _dotted(call.func.value)) is not None:
+        # `cudf.io.json.to_json(self, ...)`: a module of the package named in full
+        if dotted.split(".", 1)[0] == package.name and package.file_of(dotted) is not None:
+            target = package.resolve(dotted, call.func.attr)
     if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)) or target[1] is function:
         return None
     return target[0], target[1], _call_mapping(call, _parameters(target[1]), params)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """`a.b.c` as written, or None where it is not a chain of names."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and (inner := _dotted(node.value)) is not None:
+        return f"{inner}.{node.attr}"
+    return None
 
 
 def _helper_calls(
@@ -718,9 +760,15 @@ def _helper_calls(
         value = getattr(stmt, "value", None)
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)) and _returns(stmt):
             return
-        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+        if not isinstance(value, ast.Call):
             continue
-        target = package.resolve(module, value.func.id)
+        target = None
+        if isinstance(value.func, ast.Name):
+            target = package.resolve(module, value.func.id)
+        elif isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name):
+            # `csv.to_csv(self, ...)` after `from cudf.io import csv`
+            submodule = package.module_named(module, value.func.value.id)
+            target = None if submodule is None else package.resolve(submodule, value.func.attr)
         if target is not None and isinstance(target[1], ast.FunctionDef) and target[1] is not function:
             yield target[0], target[1], _call_mapping(value, _parameters(target[1]), params)
 
@@ -749,6 +797,9 @@ def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: l
     mapping: dict[str, str] = {}
     # `_parameters` leaves out a method's `self`, which a `super()` call does not pass either
     positional = [p["name"] for p in callee_params if p["kind"] in ("positional_only", "positional_or_keyword")]
+    # the callee's parameters the call fills by position (up to a `*args`, which may fill more)
+    given = next((i for i, arg in enumerate(call.args) if isinstance(arg, ast.Starred)), len(call.args))
+    filled = set(positional[:given])
     for name, arg in zip(positional, call.args, strict=False):
         if isinstance(arg, ast.Name) and arg.id in own:
             mapping[name] = arg.id
@@ -760,7 +811,7 @@ def _call_mapping(call: ast.Call, callee_params: list[dict[str, Any]], params: l
             for param in callee_params:
                 if param["kind"] == "var_keyword":
                     mapping[param["name"]] = FORWARDED
-                elif param["kind"] in ("positional_or_keyword", "keyword_only") and param["name"] not in own:
+                elif param["kind"] in ("positional_or_keyword", "keyword_only") and param["name"] not in own | filled:
                     mapping.setdefault(param["name"], param["name"])
     return mapping
 
@@ -1033,8 +1084,12 @@ def add_helper_conditions(package: PythonPackage, table: dict[str, Any]) -> None
     year-anchored `resample` rule (the resampler bins with `cudf.date_range`, which raises
     ValueError for an offset that is not a Tick, Day or Week); `Series.unique` on a dtype whose
     column's `values` raises (pandas-compatible mode returns `res.values`); `DataFrame.agg` on
-    string columns (its test on `dtypes`, given a predicate on the frame's column dtypes)."""
+    string columns (its test on `dtypes`, given a predicate on the frame's column dtypes).
+    Also how a group-by aggregation calls a Python function (`callable_aggregation`)."""
     table["pandas_offsets"] = _pandas_offsets()
+    callable_aggregation = _callable_aggregation(package)
+    if callable_aggregation is not None:
+        table["callable_aggregation"] = callable_aggregation
     if package.find_class("_Grouping") is not None:
         _frequency_grouper(package, table)
     found = package.resolve("cudf", "date_range")
@@ -1052,6 +1107,47 @@ def add_helper_conditions(package: PythonPackage, table: dict[str, Any]) -> None
                 "op": "intersects",
                 "value": ["text"],
             }
+
+
+def _callable_aggregation(package: PythonPackage) -> dict[str, Any] | None:
+    """How a group-by aggregation given a Python function runs: `make_aggregation` returns
+    `op(Aggregation)`, calling the function with cuDF's `Aggregation` class, so only a function
+    that calls one of that class's classmethods on its argument (`lambda x: x.quantile(0.9)`)
+    works; anything else raises. The line of that call and the classmethods."""
+    module = "cudf.core._internals.aggregation"
+    tree = package.tree(module)
+    if tree is None:
+        return None
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    make = functions.get("make_aggregation")
+    if make is None or not make.args.args:
+        return None
+    op = make.args.args[0].arg
+    for node in ast.walk(make):
+        if (
+            isinstance(node, ast.Return)
+            and isinstance(call := node.value, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == op
+            and len(call.args) == 1
+            and isinstance(arg := call.args[0], ast.Name)
+            and arg.id in classes
+        ):
+            methods = sorted(
+                n.name
+                for n in classes[arg.id].body
+                if isinstance(n, ast.FunctionDef)
+                and not n.name.startswith("_")
+                and any(isinstance(d, ast.Name) and d.id == "classmethod" for d in n.decorator_list)
+            )
+            return {
+                "class": f"{module}.{arg.id}",
+                "path": package.path_of(module),
+                "line": node.lineno,
+                "methods": methods,
+            }
+    return None
 
 
 def _frequency_grouper(package: PythonPackage, table: dict[str, Any]) -> None:
@@ -1174,7 +1270,9 @@ def add_pandas_defaults(table: dict[str, Any]) -> None:
     cudf.pandas passes a call's arguments as written, so a parameter left out takes cuDF's. Also
     each covered pandas class's public members (`pandas_members`) and, per method, the keywords
     pandas' method takes where it takes no `**kwargs` (`pandas_keywords`): under pandas 3 a call
-    of another name, or with another keyword, raises in pandas itself."""
+    of another name, or with another keyword, raises in pandas itself; and the public names of
+    the `pandas` module (`pandas_names`): a `pd.<name>` cuDF does not export runs in pandas
+    where pandas has it, and raises where it does not (`pd.rolling_mean`)."""
     import importlib
     import inspect
 
@@ -1230,6 +1328,7 @@ def add_pandas_defaults(table: dict[str, Any]) -> None:
         found = differing(entry, function) if callable(function) else {}
         if found:
             entry["pandas_defaults"] = found
+    table["pandas_names"] = sorted(n for n in dir(pd) if not n.startswith("_"))
     table["provenance"]["pandas_defaults_from"] = pd.__version__
 
 
@@ -1251,61 +1350,99 @@ def add_cpu_paths(package: PythonPackage, table: dict[str, Any]) -> None:
         found = package.resolve("cudf", name)
         if found is None or not isinstance(found[1], ast.FunctionDef):
             continue
-        function = found[1]
-        params = {p["name"] for p in entry["params"] or ()}
+        paths = cpu_paths(package, found[0], found[1], {p["name"] for p in entry["params"] or ()})
+        if paths:
+            entry["cpu_paths"] = paths
+
+
+def cpu_paths(package: PythonPackage, module: str, function: ast.FunctionDef, params: set[str]) -> list[dict[str, Any]]:
+    """The paths on which `function` calls pandas' namesake (`pd.read_json(...)`, or
+    `.to_json(...)` on a pandas object in the branch `engine == "pandas"`): the engine test
+    that leads there, with the line of that call and a predicate."""
+    name = function.name
+    calls = [
+        n
+        for n in ast.walk(function)
+        if isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and isinstance(n.func.value, ast.Name)
+        and n.func.value.id == "pd"
+        and n.func.attr == name
+    ]
+    chosen = _engine_choice(function, params)
+    if chosen is None:
+        return []
+    engine, test = chosen
+    if not calls:
         calls = [
             n
-            for n in ast.walk(function)
-            if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == "pd"
-            and n.func.attr == name
+            for branch in ast.walk(function)
+            if isinstance(branch, ast.If) and _tests_engine(branch.test, engine, "pandas")
+            for stmt in branch.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name
         ]
-        if not calls:
-            continue
-        chosen = _engine_choice(function, params)
-        if chosen is None:
-            continue
-        engine, test = chosen
-        subjects = Subjects(names={p: "argument" for p in params})
-        inner = predicate(test, subjects)
-        if inner is None:
-            continue
-        entry["cpu_paths"] = [
+    if not calls:
+        return []
+    auto = {"param": engine, "source": "argument", "op": "==", "value": "auto"}
+    pandas = {"param": engine, "source": "argument", "op": "==", "value": "pandas"}
+    if test is None:
+        return [
             {
-                "condition": f"{engine} resolves to \"pandas\" (`if {engine} == 'auto': {engine} = "
-                f"'cudf' if {ast.unparse(test)} else 'pandas'`)",
-                "params": [engine, *subjects.mentioned(test)],
-                "path": package.path_of(found[0]),
+                "condition": f"{engine} resolves to \"pandas\" (`if {engine} == 'auto': {engine} = 'pandas'`)",
+                "params": [engine],
+                "path": package.path_of(module),
                 "line": calls[0].lineno,
-                "predicate": {
-                    "any": [
-                        {"param": engine, "source": "argument", "op": "==", "value": "pandas"},
-                        {
-                            "all": [
-                                {"param": engine, "source": "argument", "op": "==", "value": "auto"},
-                                {"not": inner},
-                            ]
-                        },
-                    ]
-                },
+                "predicate": {"any": [pandas, auto]},
             }
         ]
+    subjects = Subjects(names={p: "argument" for p in params})
+    inner = predicate(test, subjects)
+    if inner is None:
+        return []
+    return [
+        {
+            "condition": f"{engine} resolves to \"pandas\" (`if {engine} == 'auto': {engine} = "
+            f"'cudf' if {ast.unparse(test)} else 'pandas'`)",
+            "params": [engine, *subjects.mentioned(test)],
+            "path": package.path_of(module),
+            "line": calls[0].lineno,
+            "predicate": {"any": [pandas, {"all": [auto, {"not": inner}]}]},
+        }
+    ]
 
 
-def _engine_choice(function: ast.FunctionDef, params: set[str]) -> tuple[str, ast.expr] | None:
+def _tests_engine(test: ast.expr, engine: str, value: str) -> bool:
+    return (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and test.left.id == engine
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == value
+    )
+
+
+def _engine_choice(function: ast.FunctionDef, params: set[str]) -> tuple[str, ast.expr | None] | None:
     """`if engine == "auto": engine = "cudf" if TEST else "pandas"` in `function`: the
-    parameter's name and TEST."""
+    parameter's name and TEST; `if engine == "auto": engine = "pandas"`: the name and None."""
     for node in ast.walk(function):
-        if (
+        if not (
             isinstance(node, ast.If)
             and isinstance(node.test, ast.Compare)
             and isinstance(node.test.left, ast.Name)
             and node.test.left.id in params
+            and _tests_engine(node.test, node.test.left.id, "auto")
             and len(node.body) == 1
             and isinstance(node.body[0], ast.Assign)
-            and isinstance(value := node.body[0].value, ast.IfExp)
+        ):
+            continue
+        value = node.body[0].value
+        if isinstance(value, ast.Constant) and value.value == "pandas":
+            return node.test.left.id, None
+        if (
+            isinstance(value, ast.IfExp)
             and isinstance(value.body, ast.Constant)
             and value.body.value == "cudf"
             and isinstance(value.orelse, ast.Constant)

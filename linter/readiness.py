@@ -79,7 +79,10 @@ REMOVED_IN_PANDAS3 = {
     "slice_shift": "`shift()`",
     "tshift": "`shift(freq=...)`",
     "get_dtype_counts": "`dtypes.value_counts()`",
+    "ix": "`.loc` for labels, `.iloc` for positions",
 }
+#: Indexers pandas removed (`series.ix[...]`): reading one raises AttributeError under pandas 3.
+REMOVED_INDEXERS = frozenset({"ix"})
 #: Offset aliases pandas 3 removed, and the ones that replace them.
 RENAMED_OFFSETS = {"M": "ME", "A": "YE", "Y": "YE", "Q": "QE", "H": "h", "T": "min", "S": "s", "L": "ms", "U": "us"}
 #: What runs on the CPU by design: pandas' options (cuDF has none), plotting, styling and
@@ -809,9 +812,14 @@ def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any
 class _Probe(Rule):
     """Records each operation the readiness report counts (see the module's docstring)."""
 
-    nodes = (ast.Call,)
+    nodes = (ast.Call, ast.Subscript)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Subscript):
+            indexer = self._removed_indexer(node, ctx)
+            if indexer is not None:
+                ctx.report(node.value, json.dumps(indexer.to_json()))
+            return
         assert isinstance(node, ast.Call)
         func = node.func
         found = None
@@ -821,6 +829,26 @@ class _Probe(Rule):
             found = self._construction(node, ctx) or self._function(node, ctx) or self._graph_function(node, ctx)
         if found is not None:
             ctx.report(_spot(node), json.dumps(found.to_json()))
+
+    def _removed_indexer(self, node: ast.Subscript, ctx: RuleContext) -> Operation | None:
+        """`series.ix[...]`: an indexer pandas 3 does not have, on a pandas frame or Series."""
+        attribute = node.value
+        if not isinstance(attribute, ast.Attribute) or attribute.attr not in REMOVED_INDEXERS:
+            return None
+        receiver = ctx.type_of(attribute.value)
+        if receiver is None or receiver.lib != "pandas":
+            return None
+        if receiver.kind == Kind.NDFRAME:
+            owner = "DataFrame"
+        else:
+            found = _FRAME_CLASSES.get(receiver.kind)
+            if found is None or found not in ("DataFrame", "Series"):
+                return None
+            owner = found
+        name = attribute.attr
+        if not _not_in_pandas(owner, name):
+            return None
+        return _operation(CUDF, f"{owner}.{name}", attribute, BREAKS, [_removed(owner, name, "read")], [], ctx)
 
     def _method(self, call: ast.Call, func: ast.Attribute, ctx: RuleContext) -> Operation | None:
         receiver = ctx.type_of(func.value)
@@ -889,6 +917,10 @@ class _Probe(Rule):
             return _operation(CUDF, label, call, BREAKS, [_removed_keyword(label, gone[0])], [], ctx)
         per_group = owner in ("DataFrameGroupBy", "SeriesGroupBy") and name == "apply"
         verdict, reasons, caveats = _method_verdict(support, label, call, ctx, per_group)
+        if verdict == GPU and owner in ("DataFrameGroupBy", "SeriesGroupBy") and name in _AGGREGATING:
+            refused = _refused_aggregation(call)
+            if refused is not None:
+                verdict, reasons = FALLBACK, [refused]
         if name in ("resample", "groupby") and owner in ("DataFrame", "Series"):
             broken = _removed_offset(call, name, ctx)
             if broken is not None:
@@ -898,22 +930,40 @@ class _Probe(Rule):
 
     def _function(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
         qualname = ctx.qualname(call.func)
-        if not qualname or not qualname.startswith("pandas.") or qualname.count(".") != 1:
+        if not qualname or not qualname.startswith("pandas."):
+            return None
+        if qualname.count(".") == 2:
+            return self._class_function(call, qualname, ctx)
+        if qualname.count(".") != 1:
             return None
         name = qualname.split(".", 1)[1]
         if name in BY_DESIGN_FUNCTIONS:
             return _operation(CUDF, qualname, call, BY_DESIGN, [Reason(BY_DESIGN_FUNCTIONS[name])], [], ctx)
         support = tables.cudf_function(name)
-        if support is None:
-            result = ctx.type_of(call)
-            if name[:1].isupper() or result is None or not result.is_pandas_like:
-                return None
+        known = tables.pandas_names()
+        if support is None and known is not None and name not in known:
+            return _operation(CUDF, qualname, call, BREAKS, [_removed_function(name)], [], ctx)
+        if support is None and (name[:1].isupper() or not _on_pandas_objects(call, name, ctx)):
+            return None
         verdict, reasons, caveats = _method_verdict(support, qualname, call, ctx)
         if support is None:
             reasons = [Reason(f"cuDF does not export `{name}`")]
         return _operation(
             CUDF, qualname, call, verdict, reasons, caveats, ctx, notes=_notes(support, name, call, False)
         )
+
+    def _class_function(self, call: ast.Call, qualname: str, ctx: RuleContext) -> Operation | None:
+        """`pd.DataFrame.from_dict(...)`: a classmethod or staticmethod of a pandas class, or a
+        name the pandas the table names no longer has (`pd.Series.from_array`)."""
+        _, owner, name = qualname.split(".")
+        if owner not in ("DataFrame", "Series") or name.startswith("_"):
+            return None
+        if _not_in_pandas(owner, name):
+            return _operation(CUDF, f"{owner}.{name}", call, BREAKS, [_removed(owner, name)], [], ctx)
+        support = tables.cudf_method(owner, name)
+        if support is None or support.kind not in ("classmethod", "staticmethod"):
+            return None
+        return self._pandas(call, owner, name, f"{owner}.{name}", ctx)
 
     def _construction(self, call: ast.Call, ctx: RuleContext) -> Operation | None:
         name = _estimator_name(ctx.qualname(call.func))
@@ -989,9 +1039,11 @@ class _Probe(Rule):
 _Probe.code, _Probe.name, _Probe.message = PROBE_CODE, "readiness-probe", "operation"  # never registered
 
 
-def _spot(call: ast.Call) -> ast.expr:
+def _spot(call: ast.Call | ast.Attribute) -> ast.expr:
     """Where an operation is: the call, or in a chain (`read_csv(...).to_html(...)`, whose calls
     all start at the same column) from the dot before its method's name."""
+    if not isinstance(call, ast.Call):
+        return call
     func = call.func
     if not (
         isinstance(func, ast.Attribute)
@@ -1009,7 +1061,7 @@ def _spot(call: ast.Call) -> ast.expr:
 def _operation(
     library: str,
     what: str,
-    call: ast.Call,
+    call: ast.Call | ast.Attribute,
     verdict: str,
     reasons: list[Reason],
     caveats: list[Reason],
@@ -1076,18 +1128,72 @@ def _registered(name: str, ctx: RuleContext) -> bool:
     return any(name.startswith(prefix) for prefix in prefixes)
 
 
-def _requirement(text: str, raised: str) -> Reason:
+def _requirement(text: str, raised: str, what: str = "call") -> Reason:
     required = tables.pandas_requirement()
     if required is None:
-        return Reason(f"{text}; cudf.pandas requires pandas 3: the call raises {raised}")
-    return Reason(f"{text}; cudf.pandas requires pandas{required[0]}: the call raises {raised}", required[1])
+        return Reason(f"{text}; cudf.pandas requires pandas 3: the {what} raises {raised}")
+    return Reason(f"{text}; cudf.pandas requires pandas{required[0]}: the {what} raises {raised}", required[1])
 
 
-def _removed(owner: str, name: str) -> Reason:
-    """Why a method pandas 3 has not breaks under cudf.pandas."""
+def _removed(owner: str, name: str, what: str = "call") -> Reason:
+    """Why a method (or indexer) pandas 3 has not breaks under cudf.pandas."""
     instead = f" (use {REMOVED_IN_PANDAS3[name]})" if name in REMOVED_IN_PANDAS3 else ""
     version = tables.pandas_version() or "3"
-    return _requirement(f"pandas {version} has no `{owner}.{name}`{instead}", "AttributeError")
+    return _requirement(f"pandas {version} has no `{owner}.{name}`{instead}", "AttributeError", what)
+
+
+#: Group-by methods that run a Python function as an aggregation (`transform` runs `agg`).
+_AGGREGATING = frozenset({"agg", "aggregate", "transform"})
+
+
+def _refused_aggregation(call: ast.Call) -> Reason | None:
+    """A lambda given to a group-by `agg`/`transform` that cuDF cannot run: cuDF calls it with
+    its `Aggregation` class, so only `lambda x: x.<aggregation>(...)` with arguments that do
+    not use `x` works (`lambda x: len(x)` and `lambda x: x.fillna(x.mean())` raise, and pandas runs them)."""
+    found = tables.callable_aggregation()
+    func = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "func"), None)
+    if found is None or not isinstance(func, ast.Lambda):
+        return None
+    params = func.args.posonlyargs + func.args.args
+    body = func.body
+    if (
+        len(params) == 1
+        and isinstance(body, ast.Call)
+        and isinstance(body.func, ast.Attribute)
+        and isinstance(body.func.value, ast.Name)
+        and body.func.value.id == params[0].arg
+        and body.func.attr in found.methods
+        and not any(
+            isinstance(n, ast.Name) and n.id == params[0].arg
+            for a in [*body.args, *(k.value for k in body.keywords)]
+            for n in ast.walk(a)
+        )
+    ):
+        return None
+    shown = ast.unparse(body)
+    shown = shown if len(shown) <= _SNIPPET else shown[: _SNIPPET - 3] + "..."
+    return Reason(
+        f"cuDF calls the function with its `Aggregation` class, so only `lambda x: x.<aggregation>(...)` runs: "
+        f"`{shown}` raises and pandas runs it",
+        f"{found.path}:{found.line}",
+    )
+
+
+def _on_pandas_objects(call: ast.Call, name: str, ctx: RuleContext) -> bool:
+    """A `pandas` function cuDF does not export is counted (it runs in pandas) where it makes or
+    takes pandas objects: its result is one, it is a reader (`read_html` returns a list of
+    frames), or an argument is one; not on a scalar (`pd.isna(text)`)."""
+    result = ctx.type_of(call)
+    if name.startswith("read_") or (result is not None and result.is_pandas_like):
+        return True
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return any((found := ctx.type_of(a)) is not None and found.is_pandas_like for a in arguments)
+
+
+def _removed_function(name: str) -> Reason:
+    """Why a `pandas` function pandas 3 has not breaks under cudf.pandas."""
+    version = tables.pandas_version() or "3"
+    return _requirement(f"pandas {version} has no `pandas.{name}`", "AttributeError")
 
 
 def _removed_keyword(label: str, keyword: str) -> Reason:

@@ -498,6 +498,31 @@ def pandas_version(folder: str | None = None) -> str | None:
     return found if isinstance(found, str) else None
 
 
+@dataclass(frozen=True)
+class CallableAggregation:
+    """How cuDF's group-by runs an aggregation given as a Python function: it calls the
+    function with its `Aggregation` class (`op(Aggregation)`), so only a function that calls one
+    of `methods` on its argument works."""
+
+    path: str
+    line: int
+    methods: frozenset[str]
+
+
+def callable_aggregation(folder: str | None = None) -> CallableAggregation | None:
+    """Where cuDF calls a group-by aggregation's Python function (None where not recorded)."""
+    found = load_table(CUDF_TABLE, folder).get("callable_aggregation")
+    if not found:
+        return None
+    return CallableAggregation(found["path"], found["line"], frozenset(found["methods"]))
+
+
+def pandas_names(folder: str | None = None) -> frozenset[str] | None:
+    """The public names of the `pandas` module the table names (None where not recorded)."""
+    found = load_table(CUDF_TABLE, folder).get("pandas_names")
+    return None if found is None else frozenset(found)
+
+
 def pandas_offsets(folder: str | None = None) -> frozenset[str]:
     """The offset aliases the pandas the table names accepts (empty where it records none)."""
     return frozenset((load_table(CUDF_TABLE, folder).get("pandas_offsets") or {}).get("aliases", ()))

@@ -303,12 +303,50 @@ CUDF_FILES = {
         "            return self\n"
         "        raise NotImplementedError(method)\n"
         "    items = Frame.__iter__\n"
+        "    def query(self, expr, local_dict=None, **kwargs):\n"
+        "        if kwargs:\n"
+        "            raise ValueError('keywords')\n"
+        "        if local_dict is None:\n"
+        "            raise ValueError('a user error, not a keyword cuDF lacks')\n"
+        "        return self\n"
+        "    def to_json(self, path_or_buf=None, *args, **kwargs):\n"
+        "        return cudf.io.json.to_json(self, path_or_buf=path_or_buf, *args, **kwargs)\n"
         "def merge(left, right, how='inner'):\n"
         "    return left\n"
         "def interpolate(obj, *args, **kwargs):\n"
         "    if isinstance(obj, list):\n"
         "        obj = DataFrame(obj)\n"
         "    return obj.interpolate(*args, **kwargs)\n"
+    ),
+    "python/cudf/cudf/io/__init__.py": "",
+    "python/cudf/cudf/io/json.py": (
+        "import pandas as pd\n"
+        "def to_json(cudf_val, path_or_buf=None, engine='auto', orient=None, **kwargs):\n"
+        "    if engine == 'auto':\n"
+        "        engine = 'pandas'\n"
+        "    if engine == 'cudf':\n"
+        "        return None\n"
+        "    elif engine == 'pandas':\n"
+        "        pd_value = pd.DataFrame(cudf_val)\n"
+        "        return pd_value.to_json(path_or_buf, orient=orient, **kwargs)\n"
+    ),
+    "python/cudf/cudf/core/_internals/__init__.py": "",
+    "python/cudf/cudf/core/_internals/aggregation.py": (
+        "class Aggregation:\n"
+        "    @classmethod\n"
+        "    def sum(cls):\n"
+        "        return cls()\n"
+        "    @classmethod\n"
+        "    def quantile(cls, q=0.5):\n"
+        "        return cls()\n"
+        "    def kind(self):\n"
+        "        return 'x'\n"
+        "def make_aggregation(op, kwargs=None):\n"
+        "    if isinstance(op, str):\n"
+        "        return getattr(Aggregation, op)(**(kwargs or {}))\n"
+        "    elif callable(op):\n"
+        "        return op(Aggregation)\n"
+        "    raise TypeError(op)\n"
     ),
 }
 
@@ -586,3 +624,35 @@ def test_the_merge_function_falls_back_where_the_dataframe_method_does():
     assert {c.text for c in method.fallbacks} <= {c.text for c in merge.fallbacks}
     assert _verdicts(merge.fallbacks_for(["left", "right"], {"indicator": True})).get("indicator") is True
     assert merge.fallbacks_for(["left", "right"], {"on": "k"}) == []  # cuDF's defaults hold
+
+
+def _line(path: str, text: str) -> int:
+    """The line of the small cuDF tree's file that holds `text`."""
+    lines = CUDF_FILES[f"python/cudf/cudf/{path}"].splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
+def test_extractor_reads_keyword_raises_pandas_paths_of_helpers_and_the_callable_aggregation(generated):
+    output, _ = generated
+    folder = str(output)
+    query = tables.cudf_method("DataFrame", "query", folder)
+    # a ValueError on the keywords cuDF has no name for; not the one on a named parameter
+    assert [(c.line, c.described) for c in query.fallbacks] == [(_line("core/dataframe.py", "('keywords')"), True)]
+    assert "raises ValueError" in (query.fallbacks[0].text or "")
+    assert _verdicts(query.fallbacks_for(["a > 1"], {"engine": "python"})) == {query.fallbacks[0].text: True}
+    assert query.fallbacks_for(["a > 1"]) == []
+    to_json = tables.cudf_method("DataFrame", "to_json", folder)
+    assert to_json.defined_in == "cudf.core.dataframe.DataFrame"
+    assert [p.name for p in to_json.forwarded] == ["engine", "orient"]  # `cudf_val` is `self`
+    (path,) = to_json.cpu_paths
+    assert (path.path, path.line) == ("python/cudf/cudf/io/json.py", _line("io/json.py", "pd_value.to_json"))
+    assert path.holds(to_json.bind(["a.json"])) is True
+    assert path.holds(to_json.bind(["a.json"], {"engine": "cudf"})) is False
+    found = tables.callable_aggregation(folder)
+    aggregation = "core/_internals/aggregation.py"
+    assert found is not None and (found.path, found.line) == (
+        f"python/cudf/cudf/{aggregation}",
+        _line(aggregation, "op(A"),
+    )
+    assert found.methods == {"sum", "quantile"}
+    assert tables.pandas_names(folder) is not None and "read_html" in (tables.pandas_names(folder) or ())

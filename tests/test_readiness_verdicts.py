@@ -365,3 +365,120 @@ def test_operation_json_without_notes_still_reads():
     data = op.to_json()
     del data["notes"]
     assert Operation.from_json(data) == op
+
+
+# cuDF: python/cudf/cudf/core/dataframe.py:5437, `DataFrame.query(expr, local_dict=None,
+# global_dict=None, **kwargs)` starts `if kwargs: raise ValueError(...)`: any other keyword
+# (`engine=`, `inplace=`) raises, and cudf.pandas runs pandas.
+QUERY_KWARGS = "python/cudf/cudf/core/dataframe.py:5437"
+
+
+def test_query_with_a_keyword_cudf_does_not_name_falls_back():
+    found = ops("""
+        a = numbers.query("a > 1", engine="python")
+        b = numbers.query("a > 1", inplace=True)
+        c = numbers.query("a > 1")
+        d = numbers.query("a > @x", local_dict={"x": 1})
+    """)
+    for code in ('numbers.query("a > 1", engine="python")', 'numbers.query("a > 1", inplace=True)'):
+        assert found[code].verdict == FALLBACK, code
+        assert sources(found[code]) == [QUERY_KWARGS]
+        assert "raises ValueError" in found[code].reasons[0].text
+    assert found['numbers.query("a > 1")'].verdict == GPU
+    assert found['numbers.query("a > @x", local_dict={"x": 1})'].verdict == GPU
+
+
+# cuDF: `IndexedFrame.to_json` (indexed_frame.py:735) returns `cudf.io.json.to_json(self, ...,
+# **kwargs)`, which sets `engine = "pandas"` when `engine == "auto"` (its default, json.py:377) and
+# then writes with `pd_value.to_json(...)` (json.py:431); pandas' `to_json` takes no `engine=`.
+TO_JSON_PANDAS = "python/cudf/cudf/io/json.py:431"
+
+
+def test_to_json_runs_pandas_inside_cudf():
+    found = ops("""
+        numbers.to_json("a.json")
+        numbers.to_json("b.json", orient="records")
+        numbers["a"].to_json("c.json")
+    """)
+    for code in (
+        'numbers.to_json("a.json")',
+        'numbers.to_json("b.json", orient="records")',
+        'numbers["a"].to_json("c.json")',
+    ):
+        assert found[code].verdict == CPU_IN_CUDF, code
+        assert sources(found[code]) == [TO_JSON_PANDAS]
+
+
+# cuDF: `DataFrame.to_csv` (dataframe.py:7879) imports `cudf.io.csv` and returns
+# `csv.to_csv(self, ..., compression=compression)`, which raises NotImplementedError
+# `if compression:` (io/csv.py:381).
+def test_to_csv_with_compression_falls_back_in_the_helper_it_calls():
+    found = ops("""
+        numbers.to_csv("a.csv.gz", compression="gzip")
+        numbers.to_csv("a.csv")
+    """)
+    op = found['numbers.to_csv("a.csv.gz", compression="gzip")']
+    assert op.verdict == FALLBACK and sources(op) == ["python/cudf/cudf/io/csv.py:381"]
+    assert found['numbers.to_csv("a.csv")'].verdict == GPU
+
+
+def test_pandas_functions_cudf_does_not_export_fall_back_and_removed_ones_break():
+    # `cudf/__init__.py` exports no `read_html` and no `isna`; pandas 3 has both, and no
+    # `rolling_mean` (removed in 0.23), `Series.from_array` (1.0) or `.ix` (1.0)
+    found = ops("""
+        tables = pd.read_html("page.html")
+        flags = pd.isna(typed)
+        one = pd.isna("text")
+        means = pd.rolling_mean(numbers["a"], 3)
+        made = pd.Series.from_array([1, 2])
+        built = pd.DataFrame.from_dict({"a": [1]})
+        first = numbers["a"].ix[0]
+        cell = numbers.ix[0, "a"]
+        by_label = numbers["a"].loc[0]
+    """)
+    assert found['pd.read_html("page.html")'].verdict == FALLBACK
+    assert found['pd.read_html("page.html")'].reasons[0].text == "cuDF does not export `read_html`"
+    assert found["pd.isna(typed)"].verdict == FALLBACK
+    assert 'pd.isna("text")' not in found  # on a scalar: nothing for the GPU to run
+    for code, what in (
+        ('pd.rolling_mean(numbers["a"], 3)', "pandas.rolling_mean"),
+        ("pd.Series.from_array([1, 2])", "Series.from_array"),
+        ('numbers["a"].ix', "Series.ix"),
+        ("numbers.ix", "DataFrame.ix"),
+    ):
+        assert found[code].verdict == BREAKS and found[code].what == what, code
+        assert "AttributeError" in found[code].reasons[0].text
+    assert found['pd.DataFrame.from_dict({"a": [1]})'].verdict == GPU
+    assert not any(code.endswith(".loc") for code in found)
+
+
+# cuDF: `make_aggregation` (_internals/aggregation.py:298) answers a callable with
+# `op(Aggregation)`: the function gets cuDF's `Aggregation` class, so only a call of one of its
+# classmethods on the argument works; `GroupBy.transform` runs `gb.agg(func)` (groupby.py:2883).
+CALLABLE_AGGREGATION = "python/cudf/cudf/core/_internals/aggregation.py:298"
+
+
+def test_group_by_aggregation_lambdas_run_only_as_a_named_aggregation():
+    found = ops("""
+        grouped = typed.groupby("name")
+        a = grouped["age"].agg(lambda x: len(x))
+        b = grouped["age"].transform(lambda x: x.fillna(x.mean()))
+        c = grouped["age"].agg(lambda x: x.quantile(0.9))
+        q = 0.5
+        d = grouped["age"].aggregate(lambda x: x.quantile(q))
+        e = grouped["age"].agg(lambda x: x.nth(len(x)))
+        f = grouped["age"].agg("sum")
+    """)
+    for code in (
+        'grouped["age"].agg(lambda x: len(x))',
+        'grouped["age"].transform(lambda x: x.fillna(x.mean()))',
+        'grouped["age"].agg(lambda x: x.nth(len(x)))',
+    ):
+        assert found[code].verdict == FALLBACK, code
+        assert sources(found[code]) == [CALLABLE_AGGREGATION]
+    for code in (
+        'grouped["age"].agg(lambda x: x.quantile(0.9))',
+        'grouped["age"].aggregate(lambda x: x.quantile(q))',
+        'grouped["age"].agg("sum")',
+    ):
+        assert found[code].verdict == GPU, code
