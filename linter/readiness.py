@@ -232,6 +232,39 @@ def _value(node: ast.expr, ctx: RuleContext | None, follow: bool = True) -> Any:
     return tables.NOT_LITERAL
 
 
+def spread_options(call: ast.Call, ctx: RuleContext) -> ast.Call:
+    """`call` with each `**options` written out, where `options` is a dict the file writes with
+    string keys (`options = {"index": False}`) and reads nowhere else than in such unpackings
+    (nothing can add to it or change it); the call itself otherwise."""
+    keywords: list[ast.keyword] = []
+    for keyword in call.keywords:
+        written = _written_options(keyword.value, ctx) if keyword.arg is None else None
+        if keyword.arg is None and written is None:
+            return call
+        keywords.extend(written if written is not None else [keyword])
+    if keywords == call.keywords:
+        return call
+    spread = ast.Call(func=call.func, args=call.args, keywords=keywords)
+    return ast.copy_location(spread, call)
+
+
+def _written_options(node: ast.expr, ctx: RuleContext) -> list[ast.keyword] | None:
+    if not isinstance(node, ast.Name):
+        return None
+    value = _assigned(node, ctx)
+    if not isinstance(value, ast.Dict) or not all(
+        isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier() for key in value.keys
+    ):
+        return None
+    for load in ctx.semantic.uses(ctx.statement_scope).loads.get(node.id, []):
+        keyword = ctx.parent(load)
+        if not (isinstance(keyword, ast.keyword) and keyword.arg is None and keyword.value is load):
+            return None  # read some other way: it may be added to or changed
+    if node.id in ctx.semantic.uses(ctx.statement_scope).free_in:
+        return None
+    return [ast.keyword(arg=key.value, value=item) for key, item in zip(value.keys, value.values, strict=True)]  # type: ignore[union-attr]
+
+
 def _assigned(node: ast.Name, ctx: RuleContext) -> ast.expr | None:
     """The value of the assignment `name = value` that reaches the current statement."""
     statement = ctx.reaching_assignment(node.id)
@@ -550,6 +583,7 @@ def _method_verdict(
     where = f"{support.path}:{support.line}"
     if not support.implemented:
         return FALLBACK, [Reason(f"cuDF refuses it (raises {support.refused_by})", where)], caveats
+    call = spread_options(call, ctx)
     positional, keywords = _arguments(call, ctx)
     unknown = [k for k in keywords if not support.accepts(k)]
     if unknown:
@@ -976,6 +1010,7 @@ class _Probe(Rule):
                 CUML, label, call, FALLBACK, [Reason("cuml.accel does not accelerate it")], [], ctx, estimator=True
             )
         given: dict[str, Any] = {}
+        call = spread_options(call, ctx)
         if has_unpacking(call):
             conditions: list[tuple[tables.Condition, bool | None]] = [
                 (c, None) for c in support.fallbacks if c.kind == "hyperparameter"

@@ -482,3 +482,37 @@ def test_group_by_aggregation_lambdas_run_only_as_a_named_aggregation():
         'grouped["age"].agg("sum")',
     ):
         assert found[code].verdict == GPU, code
+
+
+# -- `**options` written in the file --------------------------------------------------------------
+
+
+def test_options_spread_from_a_dict_the_file_writes_decide_the_verdict():
+    # crosstab's margins go through pivot_table, which falls back where `margins is not
+    # False` (cudf/core/reshape.py:1700)
+    found = ops(
+        """
+        options = {"margins": True}
+        table = pd.crosstab(plain["a"], plain["b"], **options)
+        quiet = {"margins": False}
+        other = pd.crosstab(plain["a"], plain["b"], **quiet)
+        """
+    )
+    spread = found['pd.crosstab(plain["a"], plain["b"], **options)']
+    assert spread.verdict == FALLBACK and "reshape.py:1700" in " ".join(r.source or "" for r in spread.reasons)
+    assert found['pd.crosstab(plain["a"], plain["b"], **quiet)'].verdict == GPU
+
+
+@pytest.mark.parametrize(
+    "setup",
+    [
+        'options = {"margins": False}\noptions["margins"] = True\n',  # changed after it is written
+        'options = {"margins": False}\noptions.update(margins=True)\n',  # changed by a method
+        "options = load_options()\n",  # not written in the file
+        'options = {"margins": False, **more}\n',  # part of it comes from elsewhere
+    ],
+    ids=["item-stored", "updated", "not-a-literal", "unpacked-inside"],
+)
+def test_options_the_file_does_not_show_whole_stay_undecided(setup):
+    found = ops(setup + 'table = pd.crosstab(plain["a"], plain["b"], **options)\n')
+    assert found['pd.crosstab(plain["a"], plain["b"], **options)'].verdict == UNDECIDED
