@@ -611,11 +611,56 @@ def _method_verdict(
         and (call.args or call.keywords)
         and _function_given(call, ctx)
     ):
+        uncompilable = _uncompilable(_given_function(call), ctx)
+        if uncompilable is not None:
+            return FALLBACK, [Reason(f"cuDF's Numba JIT cannot compile {uncompilable}", UDF_COMPILE_FAILURE)], caveats
         reasons.append(
             Reason("undecided: runs on the GPU only if the Python function compiles with cuDF's Numba JIT", where)
         )
         verdict = UNDECIDED
     return verdict, reasons, caveats
+
+
+#: Where cuDF gives up on a function its JIT cannot compile (`IndexedFrame._apply`, which
+#: `Series.apply`, `Series.map` and `DataFrame.apply` run): it raises ValueError, and
+#: cudf.pandas runs pandas instead.
+UDF_COMPILE_FAILURE = "python/cudf/cudf/core/indexed_frame.py:3715"
+#: Builtins and methods that build Python strings, which CUDA kernels cannot hold.
+_STRING_BUILDERS = frozenset({"str", "repr", "format"})
+_STRING_METHODS = frozenset({"format", "strftime", "isoformat"})
+
+
+def _given_function(call: ast.Call) -> ast.expr | None:
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
+
+
+def _uncompilable(function: ast.expr | None, ctx: RuleContext) -> str | None:
+    """What in a lambda given to `apply`/`map` Numba's CUDA target cannot compile: a Python
+    string built or formatted (f-strings, `str(x)`, `.format()`, `.strftime()`, `"%d" % x`),
+    a list, dict or set made, or a pandas function called; None where nothing shows it fails
+    (it may still fail: the verdict stays undecided)."""
+    if not isinstance(function, ast.Lambda):
+        return None
+    for node in ast.walk(function.body):
+        if isinstance(node, ast.JoinedStr):
+            return "an f-string (a Python string)"
+        if isinstance(node, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+            return "a list, dict or set built in the function"
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+                return "`%` formatting of a Python string"
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _STRING_BUILDERS and ctx.env.is_builtin(func.id):
+            return f"`{func.id}(...)` (a Python string)"
+        if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS:
+            return f"`.{func.attr}(...)` (a Python string)"
+        if (ctx.qualname(func) or "").startswith("pandas."):
+            return f"`{ctx.qualname(func)}` (a pandas function)"
+    return None
 
 
 def _notes(support: tables.MethodSupport | None, name: str, call: ast.Call, per_group: bool) -> list[Reason]:

@@ -516,3 +516,35 @@ def test_options_spread_from_a_dict_the_file_writes_decide_the_verdict():
 def test_options_the_file_does_not_show_whole_stay_undecided(setup):
     found = ops(setup + 'table = pd.crosstab(plain["a"], plain["b"], **options)\n')
     assert found['pd.crosstab(plain["a"], plain["b"], **options)'].verdict == UNDECIDED
+
+
+# -- functions cuDF's JIT cannot compile ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'plain["joined"].apply(lambda t: t.strftime("%Y"))',
+        'plain["a"].map(lambda v: f"{v}!")',
+        'plain["a"].apply(lambda v: str(v))',
+        'plain["a"].apply(lambda v: pd.isna(v))',
+        'plain.apply(lambda r: "%d" % r["a"], axis=1)',
+        'plain["a"].apply(lambda v: [v, v])',
+    ],
+    ids=["strftime", "f-string", "str", "pandas-function", "percent-format", "list"],
+)
+def test_a_function_numba_cannot_compile_falls_back_where_cudf_gives_up(call):
+    # IndexedFrame._apply turns a compilation failure into ValueError (cudf/core/indexed_frame.py:3715),
+    # and cudf.pandas runs pandas instead
+    found = ops(f"result = {call}\n")[call]
+    assert found.verdict == FALLBACK
+    assert [r.source for r in found.reasons] == ["python/cudf/cudf/core/indexed_frame.py:3715"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    ['plain["a"].apply(lambda v: v * 2 + 1)', 'plain["a"].apply(lambda v: v.upper())', 'plain["a"].apply(f)'],
+    ids=["arithmetic", "string-method", "named-function"],
+)
+def test_a_function_nothing_shows_fails_stays_undecided(call):
+    assert ops(f"def f(v):\n    return v\n\n\nresult = {call}\n")[call].verdict == UNDECIDED
