@@ -16,6 +16,7 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from .registry import DOC_SECTIONS, DOCS_HOME, Applicability, Rule, Tier, all_rules
+from .rule_base import NOT_FLAGGED
 
 
 def plain_summary(rule: type[Rule]) -> str:
@@ -87,9 +88,20 @@ def render_markdown(rule: type[Rule]) -> str:
         f"# {rule.name} ({rule.code})",
         f"Fix: {rule.fix_label()} · Family: {rule.family() or 'file'} · Docs: {rule.url()}",
         f"Message: {rule.message}",
-        f"Tier: {tier_text(rule)}.",
+        f"Tier: {tier_text(rule)}.\nWhy this tier: {tier_reason_text(rule)}",
     ]
     return "\n\n".join(head + _body_parts(rule)) + "\n"
+
+
+def tier_reason_text(rule: type[Rule]) -> str:
+    """Why the rule is in its tier, as one sentence."""
+    reason = rule.tier_reason.strip()
+    return reason if reason.endswith(".") else f"{reason}."
+
+
+def not_flagged_text(rule: type[Rule]) -> str:
+    """The "Not flagged" section: what the rule leaves alone, one bullet a near-miss reason."""
+    return "\n".join(f"- {reason}" for reason in rule.not_flagged())
 
 
 def _body_parts(rule: type[Rule]) -> list[str]:
@@ -99,15 +111,20 @@ def _body_parts(rule: type[Rule]) -> list[str]:
     parts = []
     if sections.get(""):
         parts.append(sections[""])
-    for title in ("What it does", "Why is this bad?"):
-        parts.append(f"## {title}\n{sections.get(title, '')}")
+    parts.append(f"## What it does\n{sections.get('What it does', '')}")
+    if sections.get("Evidence"):
+        parts.append(f"## Evidence\n{sections['Evidence']}")
+    parts.append(f"## Why is this bad?\n{sections.get('Why is this bad?', '')}")
     if example:
         parts.append(f"## Example\n{example}")
     if use_instead:
         parts.append(f"## Use instead\n{use_instead}")
+    not_flagged = not_flagged_text(rule)
+    if not_flagged:
+        parts.append(f"## {NOT_FLAGGED}\n{not_flagged}")
     parts.append(f"## Fix safety\n{sections.get('Fix safety', '')}")
     for title, body in sections.items():
-        if title and title not in (*DOC_SECTIONS, "Example", "Use instead"):
+        if title and title not in (*DOC_SECTIONS, "Evidence", "Example", "Use instead", NOT_FLAGGED):
             parts.append(f"## {title}\n{body}")
     measured = measured_speedup(rule)
     if measured:
@@ -134,9 +151,12 @@ def rule_json(rule: type[Rule]) -> dict[str, Any]:
         "message": rule.message,
         "fix": rule.fix_label(),
         "tier": rule.tier.value,
+        "tier_reason": rule.tier_reason,
         "preview_behaviour": rule.preview_behaviour,
         "url": rule.url(),
         "what_it_does": sections.get("What it does", ""),
+        "evidence": sections.get("Evidence", ""),
+        "not_flagged": rule.not_flagged(),
         "why_is_this_bad": sections.get("Why is this bad?", ""),
         "example": example,
         "use_instead": use_instead,
@@ -320,6 +340,7 @@ def rule_page(rule: type[Rule], plot: str | None = None) -> str:
     head = [
         f"# {rule.name} ({rule.code})",
         f"**Fix**: {FIX_TIERS[rule.fix]}.  \n**Tier**: {tier_text(rule)}.  \n"
+        f"**Why this tier**: {tier_reason_text(rule)}  \n"
         f"**Family**: {rule.family() or 'file'} "
         f"([all rules]({index}))  \n**Message**: {rule.message}",
     ]

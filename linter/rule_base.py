@@ -52,6 +52,13 @@ DOCS_URL = DOCS_HOME + "rules/{name}/"
 CODE_PATTERN = re.compile(r"^GPU\d{3}$")
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DOC_SECTIONS = ("What it does", "Why is this bad?", "Fix safety")
+#: The sections a rule's docstring may add: the evidence it goes by (the constructors,
+#: readers, annotations that make a value what the rule needs), a device rule's "On a CPU",
+#: and an "Example"/"Use instead" of its own instead of its first flagged example. What a
+#: rule leaves alone ("Not flagged") is never written: it is made from its near-misses.
+OPTIONAL_SECTIONS = ("Evidence", "Example", "Use instead", "On a CPU")
+#: The docs' list of what a rule leaves alone, generated from its `ok` examples' reasons.
+NOT_FLAGGED = "Not flagged"
 
 
 class Tier(str, enum.Enum):
@@ -100,6 +107,8 @@ class Example:
     after `setup` alone, computing what the flagged code means to compute. The tests compare
     the fixed code's `call` with it instead of with the original's, and check that the
     original's result differs from it.
+    `reason`, for a near-miss (an `ok` example), is what makes it not the idiom, in one
+    short sentence: the docs list the reasons under "Not flagged".
     """
 
     source: str
@@ -111,6 +120,7 @@ class Example:
     new_columns_when_empty: bool = False
     frame_when_empty: bool = False
     intended: str | None = None
+    reason: str = ""
 
     @property
     def runnable(self) -> bool:
@@ -149,9 +159,13 @@ class Rule:
     #: Extra byte strings that make a file worth analysing even when it imports no
     #: data library (e.g. b"iterrows", which is evidence on its own).
     triggers: ClassVar[tuple[bytes, ...]] = ()
-    #: Which selections run the rule (see `Tier`). Every rule module states it on one line,
-    #: with the reason; a rule that states none starts in preview, as a new ruff rule does.
+    #: Which selections run the rule (see `Tier`); a rule that states none starts in
+    #: preview, as a new ruff rule does.
     tier: ClassVar[Tier] = Tier.PREVIEW
+    #: Why the rule is in its tier: the real-code evidence (how many of its checked findings
+    #: were useful) or what else decided it. Every rule of gpulint's rules package states it;
+    #: the docs show it beside the tier.
+    tier_reason: ClassVar[str] = ""
     #: The code that reported this rule's idiom before the rule had one of its own (GPU307
     #: and GPU308 were GPU301 findings): a `# noqa` naming that code, written before the
     #: split, still silences this rule's findings on its line.
@@ -218,6 +232,12 @@ class Rule:
         """The rule docstring split into its `## Section` parts."""
         return split_sections(cls.__doc__ or "")
 
+    @classmethod
+    def not_flagged(cls) -> list[str]:
+        """What the rule leaves alone: the reasons of its near-misses that give one, in order
+        (each once)."""
+        return list(dict.fromkeys(example.reason for example in cls.ok if example.reason))
+
 
 #: Every rule class defined so far, by code (the registry discovers and reads them).
 REGISTERED: dict[str, type[Rule]] = {}
@@ -251,6 +271,10 @@ def _register(rule: type[Rule]) -> None:
         raise TypeError(
             f"rule {rule.__qualname__}: `tier` must be a Tier ({', '.join(t.value for t in Tier)}), got {rule.tier!r}"
         )
+    if not isinstance(rule.tier_reason, str):
+        raise TypeError(f"rule {rule.__qualname__}: `tier_reason` is a sentence, got {rule.tier_reason!r}")
+    if not rule.tier_reason and rule.__module__.startswith(f"{__package__}.rules."):
+        raise TypeError(f"rule {rule.__qualname__}: say why it is {rule.tier.value} in `tier_reason`")
     if rule.fix is not None and not isinstance(rule.fix, Applicability):
         raise TypeError(
             f"rule {rule.__qualname__}: `fix` is an Applicability "

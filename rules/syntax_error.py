@@ -12,14 +12,17 @@ from gpulint.rule_api import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Example, Rule
 class SyntaxErrorRule(Rule):
     """
     ## What it does
-    Reports a file that Python cannot parse, at the position of the error. In a notebook,
-    a cell that is valid IPython is not reported: magics (`%time`, `%%capture`), shell
-    escapes (`!ls`), help (`obj?`), line magics and shell aliases written without their
-    `%` as IPython's automagic allows (`pip install torch`, `cd ..`, `mkdir data`), lines
-    pasted with the interpreter's `>>>`/`...` prompt, and cells IPython runs once it has
-    cleaned them up (such a cell is skipped, neither reported nor checked, as its columns
-    are not Python's): a cell indented as a whole, and one pasted from an IPython session
-    with its `In [3]: ` and `...: ` prompts.
+    Reports a file that Python cannot parse, at the position of the error. In a notebook, a
+    cell that is valid IPython is not reported.
+
+    ## Evidence
+    Valid IPython: magics (`%time`, `%%capture`), shell escapes (`!ls`), help (`obj?`), line
+    magics and shell aliases written without their `%` as IPython's automagic allows
+    (`pip install torch`, `cd ..`, `mkdir data`), lines pasted with the interpreter's
+    `>>>`/`...` prompt, and cells IPython runs once it has cleaned them up (such a cell is
+    skipped, neither reported nor checked, as its columns are not Python's): a cell indented
+    as a whole, and one pasted from an IPython session with its `In [3]: ` and `...: `
+    prompts.
 
     ## Why is this bad?
     Nothing else can be checked in a file that does not parse, and neither can the
@@ -37,7 +40,8 @@ class SyntaxErrorRule(Rule):
 
     code = SYNTAX_ERROR_CODE
     name = SYNTAX_ERROR_NAME
-    tier = Tier.DEFAULT  # nothing else is checked in a file that does not parse: always said
+    tier = Tier.DEFAULT
+    tier_reason = "Nothing else is checked in a file that does not parse: always said"
     level = "error"
     message = "the file could not be parsed"
     nodes = ()
@@ -50,7 +54,12 @@ class SyntaxErrorRule(Rule):
         return cls if version is None else _with_target(cls, version)
 
     flagged = (Example("import pandas as pd\nfor row in pd.read_csv('a.csv').iterrows()\n    pass\n"),)
-    ok = (Example("import pandas as pd\nframe = pd.read_csv('a.csv')\n"),)
+    ok = (
+        Example(
+            "import pandas as pd\nframe = pd.read_csv('a.csv')\n",
+            reason="A file that parses: the other rules check it.",
+        ),
+    )
 
     def check(self, node: ast.AST, ctx: object) -> None:  # the engine reports syntax errors itself
         return None

@@ -14,6 +14,7 @@ import ast
 import inspect
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -78,12 +79,32 @@ def test_the_tiers_are_the_three_ruff_like_ones():
     assert default_tier() | preview_tier() | codes(Tier.OPT_IN) == EVERY
 
 
-def test_every_rule_states_its_tier_on_one_line_with_the_reason():
-    tier_line = re.compile(r"^    tier = Tier\.(DEFAULT|PREVIEW|OPT_IN)  # \S.*$", re.MULTILINE)
+def _class_assignments(rule: type[Rule]) -> list[str]:
+    """The names the rule's class body assigns, in order (a name assigned twice, twice)."""
+    [node] = ast.parse(textwrap.dedent(inspect.getsource(rule))).body
+    assert isinstance(node, ast.ClassDef)
+    return [
+        target.id
+        for statement in node.body
+        if isinstance(statement, (ast.Assign, ast.AnnAssign))
+        for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target])
+        if isinstance(target, ast.Name)
+    ]
+
+
+def test_every_rule_states_its_tier_once_with_the_reason():
     for rule in all_rules():
-        assert "tier" in rule.__dict__, f"{rule.code} does not state its tier"
-        found = tier_line.findall(inspect.getsource(inspect.getmodule(rule)))
-        assert found == [rule.tier.name], f"{rule.code}: one `tier = Tier.X  # why` line expected, got {found}"
+        assigned = _class_assignments(rule)
+        assert assigned.count("tier") == 1, f"{rule.code}: one `tier = Tier.X` expected"
+        assert assigned.count("tier_reason") == 1, f"{rule.code}: one `tier_reason = ...` expected"
+        assert isinstance(rule.tier, Tier)
+        reason = rule.tier_reason
+        assert isinstance(reason, str) and reason.strip() == reason and len(reason.split()) >= 3, (
+            f"{rule.code}: `tier_reason` says why it is {rule.tier.value} in a sentence"
+        )
+    comment = re.compile(r"^\s*tier = Tier\.\w+\s*#", re.MULTILINE)
+    for rule in all_rules():
+        assert not comment.search(inspect.getsource(rule)), f"{rule.code}: the tier's reason is `tier_reason`"
 
 
 #: The bar of docs/configuration.md: with at least MIN_CHECKED findings checked on code gpulint
@@ -109,21 +130,16 @@ def test_the_real_code_report_was_written_with_the_current_tiers():
         assert rule_by_key(code).tier.value == tier, f"{code} changed tier since the report: rewrite it"
 
 
-def _tier_line(rule: type[Rule]) -> str:
-    source = inspect.getsource(inspect.getmodule(rule))
-    return next(line for line in source.splitlines() if line.startswith("    tier = Tier."))
-
-
 def test_every_rule_checked_often_enough_is_default_exactly_when_its_findings_clear_the_bar():
-    """A default rule below the bar must say so on its tier line, with the reason it is kept."""
+    """A default rule below the bar must say so in its `tier_reason`, with the reason it is kept."""
     for code, (_, sampled, useful) in _checked_rates().items():
         rule = rule_by_key(code)
         if sampled < MIN_CHECKED or rule.tier is Tier.OPT_IN:
             continue
         clears = useful >= USEFUL_SHARE * sampled
         if rule.tier is Tier.DEFAULT and not clears:
-            assert "below the bar: kept while" in _tier_line(rule), (
-                f"{code}: {useful} of {sampled} checked findings useful, below the bar, and its tier line says not why"
+            assert "below the bar: kept while" in rule.tier_reason, (
+                f"{code}: {useful} of {sampled} checked findings useful, below the bar, and its tier_reason says not why"
             )
             continue
         assert (rule.tier is Tier.DEFAULT) == clears, (
@@ -146,6 +162,34 @@ def test_a_tier_that_is_not_a_tier_is_refused_at_registration():
 
 def test_a_rule_that_states_no_tier_starts_in_preview():
     assert Rule.tier is Tier.PREVIEW
+
+
+def test_a_tier_reason_that_is_not_a_string_is_refused_at_registration():
+    with pytest.raises(TypeError, match="`tier_reason` is a sentence"):
+
+        class Unexplained(Rule):
+            code = "GPU996"
+            name = "unexplained"
+            message = "never shown"
+            nodes = (ast.For,)
+            tier = Tier.DEFAULT
+            tier_reason = None  # type: ignore[assignment]
+
+    assert rule_by_key("GPU996") is None
+
+
+def test_a_rule_of_the_rules_package_must_say_why_it_is_in_its_tier():
+    with pytest.raises(TypeError, match="say why it is default in `tier_reason`"):
+
+        class Unsaid(Rule):
+            __module__ = "gpulint.rules.arrays.unsaid"
+            code = "GPU995"
+            name = "unsaid"
+            message = "never shown"
+            nodes = (ast.For,)
+            tier = Tier.DEFAULT
+
+    assert rule_by_key("GPU995") is None
 
 
 # -- selection ---------------------------------------------------------------------------------
@@ -371,8 +415,9 @@ def test_pylint_plugin_uses_the_default_selection(tmp_path):
 def test_gpulint_rule_prints_the_tier(cli):
     for rule in all_rules():
         shown = render_markdown(rule)
-        assert f"Tier: {tier_text(rule)}." in shown
+        assert f"Tier: {tier_text(rule)}.\nWhy this tier: {rule.tier_reason}" in shown
         assert rule_json(rule)["tier"] == rule.tier.value
+        assert rule_json(rule)["tier_reason"] == rule.tier_reason
     preview = sorted(preview_tier())[0]
     single = cli("rule", preview)
     assert single.code == 0 and "Tier: preview: " in single.stdout
@@ -384,7 +429,8 @@ def test_gpulint_rule_prints_the_tier(cli):
 
 def test_rule_pages_and_tables_show_the_tier():
     for rule in all_rules():
-        assert f"**Tier**: {tier_text(rule)}." in rule_page(rule)
+        assert f"**Tier**: {tier_text(rule)}.  \n**Why this tier**: {rule.tier_reason}" in rule_page(rule)
+        assert rule.tier_reason not in rule_table(), "the table shows the tier only"
     rows = {
         line.split(" | ")[0].lstrip("| "): line.rstrip(" |").rsplit(" | ", 1)[1]
         for line in rule_table().splitlines()[2:]

@@ -146,7 +146,8 @@ class ArrayElementLoop(Rule):
 
     code = "GPU201"
     name = "array-element-loop"
-    tier = Tier.PREVIEW  # real code: 2 of 10 sampled findings useful (per-item plotting)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 2 of 10 sampled findings useful (per-item plotting)"
     message = "loop computes one array element per iteration in Python; use a whole-array expression"
     nodes = (ast.For,)
     fix = Applicability.UNSAFE
@@ -238,35 +239,47 @@ for i in range(len(readings)):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 for i in range(len(weights)):
     weights[i] = weights[i] * 2
 vector = np.array(weights)
-"""),
-        Example("""\
+""",
+            reason="A loop over a Python list, before it becomes an array.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 batches = np.asarray(loaded_batches)
 for i in range(len(batches)):
     model.fit(batches[i])
-"""),
-        Example("""\
+""",
+            reason="Each element is handed to a model call: the loop's work is the call.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10.0)
 for value in values.tolist():
     print(value)
-"""),
-        Example("""\
+""",
+            reason="A loop over `.tolist()`: Python numbers, already converted once.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 grid = np.zeros((3, 3))
 for i in range(3):
     grid[i, i] = 1.0
-"""),
+""",
+            reason="A loop over a literal `range(3)`, not over an array's length.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

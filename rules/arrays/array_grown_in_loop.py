@@ -76,26 +76,29 @@ class ArrayGrownInLoop(Rule):
     ## What it does
     Flags an array grown inside a loop by a function that copies it: `a = np.append(a, x)`,
     `a = np.concatenate([a, x])`, `np.vstack`, `np.hstack`, `np.stack` and the like (NumPy
-    or CuPy), `a = np.r_[a, x]` and `a = np.c_[a, x]`, and `t = torch.cat([t, x])`. The
-    call itself, assigned back to a name it receives, is the evidence; a list's `append` in
-    a loop and one concatenation after a loop are the recommended form and are not flagged.
+    or CuPy), `a = np.r_[a, x]` and `a = np.c_[a, x]`, and `t = torch.cat([t, x])`. The call
+    itself, assigned back to a name it receives, is the evidence.
 
-    A recurrence is not flagged: where the loop computes what it adds from the array itself
+    ## Evidence
+    A list's `append` in a loop and one concatenation after the loop are the recommended
+    form.
+
+    A recurrence is left alone: where the loop computes what it adds from the array itself
     (`x = np.append(x, f(x[-1]))`, or autoregressive decoding,
     `ids = torch.cat([ids, next_id], dim=1)` with `next_id` computed from `model(ids)`), or
     decides from what it holds whether to add (`if distance(p, kept).min() < r: continue`),
     each iteration needs the array grown so far, and collecting the pieces would break the
     loop. Code that only looks at the array (`print(x)`) or tests its size or kind
-    (`while x.size < n`, `if x is None`) does not make it a recurrence. Nor is a name
-    flagged that each iteration binds afresh before growing it (`neg, emb = encode(p)`
-    then `emb = torch.cat([neg, emb])`): nothing accumulates.
+    (`while x.size < n`, `if x is None`) does not make it a recurrence. A name that each
+    iteration binds afresh before growing it (`neg, emb = encode(p)` then
+    `emb = torch.cat([neg, emb])`) accumulates nothing.
 
-    Nor is growth that happens only a few times: in loops known to run a few times (over a
-    short literal, `range(5)`, a small literal array; see the size evidence), or once per
-    class or group (`for c in np.unique(y):` or a loop whose body selects `y == c`), where
-    each iteration scans the data anyway and the copies cost no more than that scan. And
-    not decoding one step at a time, where each iteration feeds the new piece to a call
-    whose result gives the next piece (`next_id = logits[:, -1].argmax(...)`,
+    Growth that happens only a few times is left alone: in loops known to run a few times
+    (over a short literal, `range(5)`, a small literal array; see the size evidence), or
+    once per class or group (`for c in np.unique(y):` or a loop whose body selects
+    `y == c`), where each iteration scans the data anyway and the copies cost no more than
+    that scan. So is decoding one step at a time, where each iteration feeds the new piece
+    to a call whose result gives the next piece (`next_id = logits[:, -1].argmax(...)`,
     `ids = torch.cat([ids, next_id], dim=1)`, `logits = model(next_id, cache=cache)`): the
     call, a model's forward pass, costs far more than copying a row of ids.
 
@@ -153,7 +156,8 @@ class ArrayGrownInLoop(Rule):
 
     code = "GPU202"
     name = "array-grown-in-loop"
-    tier = Tier.PREVIEW  # real code: 1 of 7 sampled findings useful (growth a few times per run)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 1 of 7 sampled findings useful (growth a few times per run)"
     message = "array grown inside a loop: each step copies every element so far; collect the pieces in a list and concatenate once after the loop"
     nodes = (ast.Assign,)
     fix = Applicability.UNSAFE
@@ -314,14 +318,18 @@ def label_names(y, names):
     ok = (
         # grown a few times: a literal list of corners, once per class (each iteration
         # selects that class's rows anyway)
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 corners = np.empty((0, 2))
 for x, y in [(0, 0), (0, 1), (1, 0), (1, 1)]:
     corners = np.vstack([corners, [x, y]])
-"""),
-        Example("""\
+""",
+            reason="A loop over a short literal: the array grows a few times.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 
@@ -331,9 +339,12 @@ def undersample(X, y, keep):
         rows = np.flatnonzero(y == label)[:keep]
         picked = np.concatenate((picked, rows))
     return X[picked]
-"""),
+""",
+            reason="Growth once per class (`for label in np.unique(y)`): each iteration scans the data anyway.",
+        ),
         # decoding with a cache: each step's forward pass takes the new token only
-        Example("""\
+        Example(
+            """\
 import torch
 
 
@@ -344,48 +355,66 @@ def generate(model, ids, steps, cache):
         ids = torch.cat([ids, next_id], dim=1)
         logits = model(next_id, cache=cache)
     return ids
-"""),
-        Example("""\
+""",
+            reason="Decoding one step at a time: each new piece feeds the model call that gives the next.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 pieces = []
 for chunk in range(10):
     pieces.append(np.full(3, chunk))
 combined = np.concatenate(pieces)
-"""),
-        Example("""\
+""",
+            reason="Pieces collected in a list and concatenated once.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 left = np.zeros(3)
 right = np.ones(3)
 for _ in range(2):
     both = np.concatenate([left, right])
-"""),
-        Example("""\
+""",
+            reason="A concat whose result the loop does not carry to its next iteration.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 scores = []
 for value in range(10):
     scores.append(value * 2.0)
 scores = np.array(scores)
-"""),
-        Example("""\
+""",
+            reason="Values collected in a list, turned into an array once.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 base = np.arange(6)
 grown = np.append(base, [6, 7])
-"""),
+""",
+            reason="An `np.append` outside any loop.",
+        ),
         # each iteration starts its own array: padded once, nothing carried over
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 for row in rows:
     pos = np.array([row[0], row[1]])
     pos = np.concatenate([[np.nan], pos, [np.nan]])
     draw(pos)
-"""),
+""",
+            reason="A fresh small array padded in each iteration: nothing accumulates.",
+        ),
         # recurrences: each new piece is computed from the array grown so far
-        Example("""\
+        Example(
+            """\
 import torch
 
 
@@ -395,30 +424,42 @@ def generate(model, ids, steps):
         next_id = logits.argmax(dim=-1, keepdim=True)
         ids = torch.cat([ids, next_id], dim=1)
     return ids
-"""),
-        Example("""\
+""",
+            reason="The next piece is computed from the grown tensor (`model(ids)`): a recurrence.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 path = np.array([1.0])
 for _ in range(10):
     path = np.append(path, path[-1] * 1.05)
-"""),
-        Example("""\
+""",
+            reason="Each new value is computed from the last one (`path[-1]`): a recurrence.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 orbit = np.zeros(1)
 for step in range(100):
     last = orbit[-1]
     orbit = np.r_[orbit, np.cos(last)]
-"""),
+""",
+            reason="Each new value is computed from the last one (`orbit[-1]`) with `np.r_`: a recurrence.",
+        ),
         # `np.r_` outside a loop, and of two other arrays in a loop
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 head = np.arange(3)
 joined = np.r_[head, 10, 11]
-"""),
-        Example("""\
+""",
+            reason="An `np.r_` outside any loop.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 left = np.zeros(3)
@@ -426,7 +467,24 @@ for step in range(4):
     right = np.full(2, step)
     both = np.r_[left, right]
     edges = np.c_[left, left]
-"""),
+""",
+            reason="`np.r_`/`np.c_` whose results the loop does not carry to its next iteration.",
+        ),
+        Example(
+            """\
+import numpy as np
+
+
+def spread_out(points, radius):
+    kept = np.empty((0, 2))
+    for p in points:
+        if len(kept) and np.linalg.norm(kept - p, axis=1).min() < radius:
+            continue
+        kept = np.vstack([kept, p])
+    return kept
+""",
+            reason="The loop decides from what it holds whether to add a point: a recurrence.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -83,11 +83,14 @@ class ComprehensionOverArray(Rule):
     ## What it does
     Flags a list, set or generator comprehension that iterates a NumPy/CuPy array or a
     Series element by element and computes each item with an expression that has a
-    whole-array form: arithmetic, comparisons, `and`/`or`/`not` over comparisons,
-    `x if cond else y`, `abs()` and NumPy ufuncs, over the element, constants and names from
-    outside that are not arrays. `np.array([... for x in a])` is reported once, on the
-    comprehension. A comprehension that calls anything else per element (a model, a parser)
-    is not flagged: it may have no vectorized form.
+    whole-array form. `np.array([... for x in a])` is reported once, on the comprehension.
+
+    ## Evidence
+    An expression has a whole-array form when it is made of arithmetic, comparisons,
+    `and`/`or`/`not` over comparisons, `x if cond else y`, `abs()` and NumPy ufuncs, over
+    the element, constants and names from outside that are not arrays. A comprehension that
+    calls anything else per element (a model, a parser) is not flagged: it may have no
+    vectorized form.
 
     ## Why is this bad?
     The comprehension boxes every element into a Python object and runs the interpreter once
@@ -127,7 +130,8 @@ class ComprehensionOverArray(Rule):
 
     code = "GPU205"
     name = "comprehension-over-array"
-    tier = Tier.PREVIEW  # real code: 1 of 4 sampled findings useful
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 1 of 4 sampled findings useful"
     message = "comprehension over an array computes one element at a time in Python; use a whole-array expression"
     nodes = (ast.Call, *_COMPREHENSIONS)
     calls = frozenset(name.rsplit(".", 1)[1] for name in _WRAPPERS)
@@ -226,44 +230,62 @@ def positive(signal: np.ndarray) -> list:
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 scaled = np.array([w * 2 for w in weights])
-"""),
+""",
+            reason="A comprehension over a Python list.",
+        ),
         # a two-element demo array: nothing to gain
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 vector = np.array([2, 5])
 squares = [element ** 2 for element in vector]
-"""),
-        Example("""\
+""",
+            reason="A short literal array (two elements): known to be small.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 upper = [column.upper() for column in frame.columns]
-"""),
-        Example("""\
+""",
+            reason="A comprehension over a frame's column labels.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 images = np.asarray(batch)
 predictions = [model.predict(image) for image in images]
-"""),
-        Example("""\
+""",
+            reason="Each element is handed to a model call: the work is the call.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 signal = np.linspace(0, 1, 100)
 kernel = np.ones(5)
 shifted = [x * kernel for x in signal]
-"""),
-        Example("""\
+""",
+            reason="Each item combines the element with another array (`x * kernel`).",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10)
 as_python = [x * 2 for x in values.tolist()]
-"""),
+""",
+            reason="A comprehension over `.tolist()`: Python numbers, converted once.",
+        ),
     )
 
     def __init__(self) -> None:

@@ -59,19 +59,21 @@ def _template(call: ast.Call, kind: str, lib: str) -> str | None:
 class PythonBuiltinOnArray(Rule):
     """
     ## What it does
-    Flags the Python builtins `sum`, `max`, `min`, `any`, `all`, `sorted` and `list` called on
-    a NumPy/CuPy array, a torch tensor or a Series (pandas, cuDF, Modin, Dask).
+    Flags the Python builtins `sum`, `max`, `min`, `any`, `all`, `sorted` and `list` called
+    on a NumPy/CuPy array, a torch tensor or a Series (pandas, cuDF, Modin, Dask). A
+    comprehension passed to a builtin (`sum(x * 2 for x in a)`) is GPU205
+    (comprehension-over-array).
 
-    Builtins on lists, tuples, dicts, generators and values of unknown type are not
-    flagged, nor is a name that the file rebinds (`sum = ...`). A comprehension passed to a
-    builtin (`sum(x * 2 for x in a)`) is GPU205 (comprehension-over-array).
+    ## Evidence
+    Builtins on lists, tuples, dicts, generators and values of unknown type are left alone,
+    and so is a name that the file rebinds (`sum = ...`).
 
-    Nor is an array known to hold only a few elements, where the builtin costs microseconds:
+    So is an array known to hold only a few elements, where the builtin costs microseconds:
     one built from a short literal (`np.array([2, 5])`), made with a small literal shape
     (`rng.random(100)`, `np.zeros((3, 4))`), or a few rows taken (`s.head()`, `a[:10]`),
     followed through the assignments that reach the call; and the distinct values a loop
     walks group by group (`for c in sorted(np.unique(y)): ... y == c`), whose own scans of
-    the array cost far more than sorting the values. Nor is the row of an `iterrows()` loop
+    the array cost far more than sorting the values. So is the row of an `iterrows()` loop
     (`for _, row in df.iterrows(): ... list(row)`): it holds one value per column, and the
     loop around it is what costs (GPU102).
 
@@ -129,7 +131,8 @@ class PythonBuiltinOnArray(Rule):
 
     code = "GPU204"
     name = "python-builtin-on-array"
-    tier = Tier.PREVIEW  # real code: 0 of 15 sampled findings useful (values too few to matter)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 0 of 15 sampled findings useful (values too few to matter)"
     message = "Python builtin iterates the array element by element; use the array's own method"
     nodes = (ast.Call,)
     calls: frozenset[str] = frozenset()  # builtins, called by their plain names
@@ -235,25 +238,32 @@ for label in sorted(np.unique(labels)):
     )
     ok = (
         # a few elements: the builtin costs microseconds
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 eigen_values = np.array([4.2, 2.5, 1.1, 0.3])
 ranked = sorted(eigen_values, reverse=True)
 demo = np.random.random(100)
 print(sum(demo), max(demo[:10]))
-"""),
+""",
+            reason="Arrays known to be small: a short literal, a small literal shape (`np.random.random(100)`).",
+        ),
         # one row of an `iterrows()` loop: the loop is what costs (GPU102)
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 labels = pd.read_csv("label.csv")
 boxes = []
 for name, row in labels.iterrows():
     boxes.append(list(row))
-"""),
+""",
+            reason="`list()` of a DataFrame row in an `iterrows` loop: GPU102's business.",
+        ),
         # the distinct values of a loop that selects each one's elements: its scans dominate
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 bands = np.load("bands.npy")
@@ -261,37 +271,52 @@ flux = np.load("flux.npy")
 for band in sorted(np.unique(bands)):
     mask = bands == band
     print(band, flux[mask].mean())
-"""),
+""",
+            reason="`sorted` over the distinct values a loop walks group by group (`np.unique`).",
+        ),
         # two arguments: `max` compares them, it does not iterate the array
-        Example("""\
+        Example(
+            """\
 import numpy as np
 
 residual = np.sqrt(np.abs(np.float64(2.0) - 1.5))
 step = max(residual, 1e-12)
-"""),
-        Example("""\
+""",
+            reason="`max` of two numbers (a NumPy scalar and a float), not of an array.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 weights = [0.2, 0.3, 0.5]
 total = sum(weights)
 largest = max(weights)
 ordered = sorted(weights)
-"""),
-        Example("""\
+""",
+            reason="Built-ins over a plain list.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 counts = {"a": 3, "b": 5}
 total = sum(counts.values())
 vector = np.array(list(counts.values()))
-"""),
-        Example("""\
+""",
+            reason="Built-ins over a dict's values.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 threshold = 0.5
 best = max(threshold, 0.9)
 scores = np.zeros(3)
-"""),
-        Example("""\
+""",
+            reason="Built-ins over Python numbers.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 
@@ -301,14 +326,19 @@ def sum(values):
 
 data = np.arange(10)
 total = sum(data)
-"""),
-        Example("""\
+""",
+            reason="A `sum` of the file's own that shadows the built-in.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10)
 total = values.sum()
 pairs = [(a, b) for a, b in zip(values, values[1:])]
-"""),
+""",
+            reason="The array's own `.sum()`, and `zip`, which is not one of the flagged builtins.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -84,18 +84,20 @@ class ApplyAxis1(Rule):
     """
     ## What it does
     Flags `DataFrame.apply(f, axis=1)` (or `axis="columns"`) on a pandas, Modin or Dask
-    DataFrame. Column-wise `apply` and `engine="numba"` (compiled) are not flagged, nor is
-    `Series.apply` (GPU105). Nor is a frame known to hold only a few rows (built from
+    DataFrame, where pandas calls `f` once per row. Other NumPy functions than ufuncs
+    (`np.sum`, `np.mean`) are called once per row and are flagged, and so is a list of
+    method names (`apply(["sum", "mean"], axis=1)` loops over the rows of the transposed
+    frame, where `agg(["sum", "mean"], axis=1)` does not).
+
+    ## Evidence
+    Column-wise `apply` and `engine="numba"` (compiled) are left alone, and so is
+    `Series.apply` (GPU105). So is a frame known to hold only a few rows (built from
     literals or a small literal shape, `df.head()`; see GPU102), where the loop costs
-    microseconds, nor a function that cuts a field of its row by other fields of the same
+    microseconds, and a function that cuts a field of its row by other fields of the same
     row (`lambda row: row["tokens"][row["start"]:row["stop"]]`), which has no column form.
-    Neither are the forms pandas does not run row by row: a method
-    name (`apply("sum", axis=1)` is `frame.sum(axis=1)`), a NumPy ufunc
-    (`apply(np.sqrt, axis=1)` hands it whole columns) and a dict (each function only sees
-    the rows its keys name). Other NumPy functions (`np.sum`, `np.mean`) are called once per
-    row and are flagged, and so is a list of method names (`apply(["sum", "mean"], axis=1)`
-    loops over the rows of the transposed frame, where `agg(["sum", "mean"], axis=1)` does
-    not).
+    So are the forms pandas does not run row by row: a method name (`apply("sum", axis=1)`
+    is `frame.sum(axis=1)`), a NumPy ufunc (`apply(np.sqrt, axis=1)` hands it whole columns)
+    and a dict (each function only sees the rows its keys name).
 
     ## Why is this bad?
     A row-wise `apply` is a Python loop: for every row pandas builds a new Series, boxes each
@@ -173,7 +175,8 @@ class ApplyAxis1(Rule):
 
     code = "GPU104"
     name = "apply-axis-1"
-    tier = Tier.DEFAULT  # real code: 7 of its 7 findings useful (every one checked)
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 7 of its 7 findings useful (every one checked)"
     message = "`apply(axis=1)` calls a Python function once per row; use a vectorized column expression"
     nodes = (ast.Call,)
     calls = frozenset({"apply"})
@@ -361,34 +364,47 @@ tokens["head"] = tokens.apply(lambda row: row["ids"][:5], axis=1)
     )
     ok = (
         # a 4x3 demo frame: four rows
-        Example("""\
+        Example(
+            """\
 import numpy as np
 import pandas as pd
 
 frame = pd.DataFrame(np.random.standard_normal((4, 3)), columns=list("bde"))
 spread = frame.apply(lambda row: row["b"] - row["d"], axis="columns")
-"""),
+""",
+            reason="A frame made with a small literal shape (4 rows): the row loop costs microseconds.",
+        ),
         # each row cuts its own list by its own bounds: no column expression does that
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 tokens = pd.read_parquet("tokens.parquet")
 tokens["kept"] = tokens.apply(lambda row: row["ids"][row["start"]:row["stop"]], axis=1)
-"""),
-        Example("""\
+""",
+            reason="A row slices a list-valued cell by other columns: no vectorized form.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 column_means = frame.apply(lambda column: column.mean())
 column_ranges = frame.apply(lambda column: column.max() - column.min(), axis=0)
-"""),
-        Example("""\
+""",
+            reason="`apply` over columns (the default axis, or `axis=0`).",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 prices = pd.Series([1.0, 2.0])
 doubled = prices.apply(lambda x: x * 2)
-"""),
-        Example("""\
+""",
+            reason="A Series' `apply`, which has no `axis=1`: GPU105's business.",
+        ),
+        Example(
+            """\
 class Table:
     def apply(self, function, axis=0):
         return function(self)
@@ -396,21 +412,30 @@ class Table:
 
 table = Table()
 result = table.apply(lambda t: t, axis=1)
-"""),
-        Example("""\
+""",
+            reason="An `apply` method of a class of the file's own, not a DataFrame's.",
+        ),
+        Example(
+            """\
 import cudf
 
 frame = cudf.read_parquet("data.parquet")
 frame["total"] = frame.apply(lambda row: row["a"] + row["b"], axis=1)
-"""),
-        Example("""\
+""",
+            reason="A cuDF frame: cuDF compiles the row function into a GPU kernel.",
+        ),
+        Example(
+            """\
 import cudf
 
 
 def totals(table: cudf.DataFrame):
     return table.apply(lambda row: row["a"] + row["b"], axis=1)
-"""),
-        Example("""\
+""",
+            reason="A parameter annotated as a cuDF frame: cuDF compiles the row function.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
@@ -418,14 +443,20 @@ settings = {"axis": 1}
 for value in settings.values():
     print(value)
 scaled = frame.apply(lambda column: column / column.max(), axis=settings["axis"])
-"""),
-        Example("""\
+""",
+            reason="An axis not known to be 1 (read from a dict at run time).",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 groups = frame.groupby("key").apply(lambda group: group["a"].sum())
-"""),
-        Example("""\
+""",
+            reason="A groupby's `apply`, not a DataFrame's: GPU106's business.",
+        ),
+        Example(
+            """\
 import numpy as np
 import pandas as pd
 
@@ -433,15 +464,29 @@ frame = pd.read_csv("data.csv")
 row_totals = frame.apply("sum", axis=1)
 roots = frame.apply(np.sqrt, axis=1)
 firsts = frame.apply({0: "max", 1: np.abs}, axis="columns")
-"""),
-        Example("""\
+""",
+            reason="A named reduction, a NumPy ufunc or a dict of them: pandas runs them vectorized.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 sheets = pd.read_excel("report.xlsx", sheet_name=None)
 reader = pd.read_csv("big.csv", chunksize=10_000)
 both = sheets.apply(lambda sheet: sheet, axis=1)
 merged = reader.apply(lambda chunk: chunk, axis=1)
-"""),
+""",
+            reason="`read_excel(sheet_name=None)` returns a dict and `chunksize=` a reader: no DataFrame.",
+        ),
+        Example(
+            """\
+import pandas as pd
+
+frame = pd.read_parquet("trips.parquet")
+frame["total"] = frame.apply(lambda row: row["fare"] + row["tip"], axis=1, raw=True, engine="numba")
+""",
+            reason='A row function compiled by pandas\' numba engine (`engine="numba"`).',
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -217,7 +217,8 @@ class ChainedAssignment(Rule):
 
     code = "GPU107"
     name = "chained-assignment"
-    tier = Tier.DEFAULT  # real code: 1 of 1 sampled finding useful
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 1 of 1 sampled finding useful"
     message = (
         "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; "
         "write through one indexer, `df.loc[row, column] = value`"
@@ -309,7 +310,8 @@ prices["price"].iloc[0] = prices["price"].iloc[1]
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 prices = pd.read_csv("prices.csv")
@@ -317,8 +319,11 @@ prices.loc[0, "price"] = 1.0
 prices.loc[prices["price"] < 0, "price"] = 0.0
 prices["price"] = prices["price"].fillna(0.0)
 prices.at[3, "price"] = 2.5
-"""),
-        Example("""\
+""",
+            reason="One indexing step per write (`.loc`, `.at`, a whole column).",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 table = {"a": [1, 2, 3]}
@@ -326,22 +331,30 @@ table["a"][0] = 10
 grid = [[0, 0], [0, 0]]
 grid[0][1] = 1
 frame = pd.DataFrame(table)
-"""),
-        Example("""\
+""",
+            reason="Nested writes into a dict and a list, not a DataFrame.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 column = frame["a"].copy()
 column[0] = 1.0
 frame["a"] = column
-"""),
-        Example("""\
+""",
+            reason="A write into an explicit `.copy()`, assigned back as a whole column.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 
 def fill(table):
     table["a"][0] = 1
-"""),
+""",
+            reason="A parameter with no evidence of a DataFrame.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -133,19 +133,21 @@ class DataframeGrownInLoop(Rule):
     ## What it does
     Flags a DataFrame or Series grown one piece at a time inside a `for` or `while` loop:
     `df = pd.concat([df, piece])` (also `[piece, df]`), `df = df.append(piece)`,
-    `df = df._append(piece)` and `df.loc[len(df)] = row`. The concatenation must resolve to a
-    frame library's `concat` (pandas, cuDF, Modin, Dask), and for the method forms the grown
-    object must be known to be a DataFrame or Series; a list's `append` is never flagged.
-    A frame grown in two ways in one loop (`concat`, and `.append` in a branch for old
-    pandas) is one finding, at the first.
+    `df = df._append(piece)` and `df.loc[len(df)] = row`. A frame grown in two ways in one
+    loop (`concat`, and `.append` in a branch for old pandas) is one finding, at the first.
 
-    A recurrence is not flagged: where the loop computes what it adds from the frame itself
-    (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), or decides from
-    what it holds whether to add, each iteration needs the frame grown so far, and
-    collecting the pieces would break the loop. Code that only looks at the frame
-    (`print(df)`) or tests its size (`if len(df) > 100: break`) does not make it a
-    recurrence. Nor is a frame flagged that each iteration binds afresh before growing it
-    (`key, df = pair()` then `df = pd.concat([df, extra])`): nothing accumulates.
+    ## Evidence
+    The concatenation must resolve to a frame library's `concat` (pandas, cuDF, Modin,
+    Dask), and for the method forms the grown object must be known to be a DataFrame or
+    Series; a list's `append` is never flagged.
+
+    A recurrence is left alone: where the loop computes what it adds from the frame itself
+    (`df = pd.concat([df, step(df)])`, a row built from `df.iloc[-1]`), or decides from what
+    it holds whether to add, each iteration needs the frame grown so far, and collecting the
+    pieces would break the loop. Code that only looks at the frame (`print(df)`) or tests
+    its size (`if len(df) > 100: break`) does not make it a recurrence. A frame that each
+    iteration binds afresh before growing it (`key, df = pair()` then
+    `df = pd.concat([df, extra])`) accumulates nothing.
 
     A frame grown with files read in the loop (`pd.concat([df, pd.read_csv(path)])`, or a
     name bound to such a read earlier in the same iteration) is GPU108 (read-in-loop), which
@@ -210,7 +212,8 @@ class DataframeGrownInLoop(Rule):
 
     code = "GPU101"
     name = "dataframe-grown-in-loop"
-    tier = Tier.DEFAULT  # real code: 20 of its 23 findings useful (every one checked)
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 20 of its 23 findings useful (every one checked)"
     message = (
         "DataFrame grown inside a loop: each step copies every row so far; "
         "collect the pieces in a list and build the frame once after the loop"
@@ -378,15 +381,19 @@ def summarize(groups: dict) -> pd.DataFrame:
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 rows = []
 for i in range(10):
     rows.append({"i": i, "square": i * i})
 frame = pd.DataFrame(rows)
-"""),
-        Example("""\
+""",
+            reason="Rows collected in a list and turned into a frame once after the loop.",
+        ),
+        Example(
+            """\
 class Log:
     def __init__(self):
         self.items = []
@@ -399,43 +406,61 @@ class Log:
 log = Log()
 for i in range(3):
     log = log.append(i)
-"""),
-        Example("""\
+""",
+            reason="An `append` method of a class of the file's own, not a DataFrame's.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 pieces = [pd.DataFrame({"a": [i]}) for i in range(5)]
 combined = pd.concat(pieces, ignore_index=True)
-"""),
-        Example("""\
+""",
+            reason="Frames built in a comprehension and concatenated once.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 base = pd.DataFrame({"a": [1]})
 for extra in [pd.DataFrame({"a": [2]})]:
     merged = pd.concat([base, extra])
-"""),
-        Example("""\
+""",
+            reason="A concat whose result the loop does not carry to its next iteration.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 by_city = {}
 for city in ["paris", "lima"]:
     by_city[city] = pd.DataFrame({"city": [city]})
 everything = pd.concat(by_city.values())
-"""),
-        Example("""\
+""",
+            reason="Frames stored in a dict and concatenated once after the loop.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.DataFrame({"a": [1]})
 frame = pd.concat([frame, pd.DataFrame({"a": [2]})])
-"""),
-        Example("""\
+""",
+            reason="A concat outside any loop.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.DataFrame({"a": [1]})
 for i in range(3):
     def grow(more):
         return pd.concat([frame, more])
-"""),
-        Example("""\
+""",
+            reason="A concat in a function defined in the loop, not run by it.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 base = pd.DataFrame({"a": [0]})
@@ -443,15 +468,21 @@ for extra in range(3):
     frame = base.copy()
     frame = pd.concat([frame, pd.DataFrame({"a": [extra]})])
     print(frame)
-"""),
-        Example("""\
+""",
+            reason="A frame bound afresh earlier in the same iteration: nothing accumulates.",
+        ),
+        Example(
+            """\
 def grow(table, rows):
     for row in rows:
         table = table.append(row)
     return table
-"""),
+""",
+            reason="`append` on a value with no evidence of a DataFrame (a parameter without annotation).",
+        ),
         # recurrences: each new piece is computed from the frame grown so far
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 
@@ -459,8 +490,11 @@ def simulate(frame: pd.DataFrame, rounds: int) -> pd.DataFrame:
     for _ in range(rounds):
         frame = pd.concat([frame, frame.tail(1) * 2])
     return frame
-"""),
-        Example("""\
+""",
+            reason="Each iteration reads the frame grown so far (`frame.tail(1)`): a recurrence, not a collection.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 history = pd.DataFrame({"step": [0], "value": [1.0]})
@@ -468,15 +502,33 @@ for step in range(1, 10):
     last = history.iloc[-1]
     row = pd.DataFrame({"step": [step], "value": [last["value"] * 1.1]})
     history = pd.concat([history, row], ignore_index=True)
-"""),
-        Example("""\
+""",
+            reason="Each new row is computed from the last one (`history.iloc[-1]`): a recurrence.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 ledger = pd.DataFrame(columns=["day", "balance"])
 ledger.loc[len(ledger)] = [0, 100.0]
 for day in range(1, 30):
     ledger.loc[len(ledger)] = [day, ledger["balance"].iloc[-1] * 1.01]
-"""),
+""",
+            reason="Rows added with `.loc[len(frame)]` that each read the frame's previous row.",
+        ),
+        Example(
+            """\
+import pandas as pd
+
+seen = pd.DataFrame({"id": [0]})
+for batch in pd.read_csv("ids.csv", chunksize=100):
+    fresh = batch[~batch["id"].isin(seen["id"])]
+    if fresh.empty:
+        continue
+    seen = pd.concat([seen, fresh])
+""",
+            reason="Each iteration decides what to add from the frame grown so far: a recurrence.",
+        ),
     )
 
     def __init__(self) -> None:

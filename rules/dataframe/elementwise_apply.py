@@ -228,17 +228,22 @@ def _whole_series(call: ast.Call) -> bool:
 class ElementwiseApply(Rule):
     """
     ## What it does
-    Flags `Series.apply(f)` / `Series.map(f)` and `DataFrame.map(f)` / `DataFrame.applymap(f)`
-    on a pandas, Modin or Dask object when `f` has a vectorized form: a builtin (`abs`,
-    `float`, `int`, `bool`, `round`, `len`, `str`), a `str` method (`str.lower`,
-    `str.strip`, ...), or a one-parameter lambda that only combines its argument with
-    constants and outside names through arithmetic, single comparisons, those builtins,
+    Flags `Series.apply(f)` / `Series.map(f)` and `DataFrame.map(f)` /
+    `DataFrame.applymap(f)` on a pandas, Modin or Dask object when `f` has a vectorized
+    form: a builtin, a `str` method, or a one-parameter lambda made only of operations that
+    have one.
+
+    ## Evidence
+    The builtins are `abs`, `float`, `int`, `bool`, `round`, `len` and `str`; the `str`
+    methods `str.lower`, `str.strip`, ... A lambda counts when it only combines its argument
+    with constants and outside names through arithmetic, single comparisons, those builtins,
     `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`), or
-    that reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`:
-    the `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column).
+    reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`: the
+    `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column).
+
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
-    function into a GPU kernel) are not flagged, nor are values known to hold only a few
+    function into a GPU kernel) are left alone, and so are values known to hold only a few
     rows (a frame built from literals, `s.head()`; see GPU102), where the call per value
     costs microseconds.
 
@@ -322,7 +327,8 @@ class ElementwiseApply(Rule):
 
     code = "GPU105"
     name = "elementwise-apply"
-    tier = Tier.DEFAULT  # real code: 2 of 2 sampled findings useful
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 2 of 2 sampled findings useful"
     message = "`apply`/`map` calls a Python function once per element; use the vectorized form"
     nodes = (ast.Call,)
     calls = _ANY_METHOD
@@ -465,14 +471,18 @@ sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
     )
     ok = (
         # a textbook frame of three literal rows
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 sizes = pd.DataFrame([["green", "M", 10.1], ["red", "L", 13.5], ["blue", "XL", 15.3]],
                      columns=["color", "size", "price"])
 sizes["x > L"] = sizes["size"].apply(lambda x: 1 if x == "XL" else 0)
-"""),
-        Example("""\
+""",
+            reason="A frame built from literals: three rows, where the call per value costs microseconds.",
+        ),
+        Example(
+            """\
 import numpy as np
 import pandas as pd
 
@@ -480,8 +490,11 @@ prices = pd.read_csv("prices.csv")["price"]
 logged = prices.apply(np.log1p)
 codes = prices.map({1.0: "one", 2.0: "two"})
 summed = prices.apply("sum")
-"""),
-        Example("""\
+""",
+            reason="A NumPy ufunc, a dict mapping or a named reduction: pandas runs them vectorized.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 
@@ -492,27 +505,38 @@ def parse(text):
 orders = pd.read_csv("orders.csv")
 numbers = orders["order_id"].apply(parse)
 words = orders["note"].apply(lambda note: note.split())
-"""),
-        Example("""\
+""",
+            reason="A named function, or a lambda calling a method with no vectorized form (`split`).",
+        ),
+        Example(
+            """\
 import cudf
 
 trips = cudf.read_parquet("trips.parquet")
 doubled = trips["fare"].apply(lambda fare: fare * 2)
-"""),
-        Example("""\
+""",
+            reason="A cuDF column: cuDF compiles the function into a GPU kernel.",
+        ),
+        Example(
+            """\
 names = ["Ada", "Alan"]
 lowered = list(map(str.lower, names))
 lengths = [len(name) for name in names]
 sizes = dict(zip(names, map(len, names)))
 import pandas as pd
-"""),
-        Example("""\
+""",
+            reason="Python's `map` and comprehensions over plain lists.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 scaled = frame.apply(lambda column: column * 2)
 whole = frame["a"].apply(lambda column: column * 2, by_row=False)
-"""),
+""",
+            reason="A frame's `apply` over columns, or `by_row=False`: each call gets a whole column.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -166,7 +166,8 @@ class GroupbyApplyLambda(Rule):
 
     code = "GPU106"
     name = "groupby-apply-lambda"
-    tier = Tier.DEFAULT  # no real-code finding; flags only a lambda calling one built-in aggregation
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding; flags only a lambda calling one built-in aggregation"
     message = "a lambda called once per group where a built-in groupby aggregation exists"
     nodes = (ast.Call,)
     calls = frozenset(_METHODS)
@@ -271,29 +272,39 @@ pages = by_user.apply(lambda g: g["page"].nunique())
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 totals = sales.groupby("region")["amount"].sum()
 means = sales.groupby("region").agg({"amount": "mean", "units": "sum"})
 spread = sales.groupby("region")["amount"].transform("std")
-"""),
-        Example("""\
+""",
+            reason="Built-in aggregations called directly (`sum`, `agg`, `transform`).",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 margin = sales.groupby("region").apply(lambda g: (g["price"] - g["cost"]).sum() / g["units"].sum())
 top = sales.groupby("region").apply(lambda g: g.nlargest(3, "amount"))
-"""),
-        Example("""\
+""",
+            reason="A lambda combining several columns or returning rows: no single built-in aggregation.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 sales = pd.read_csv("sales.csv")
 doubled = sales["amount"].apply(lambda x: x.sum())
 per_column = sales.apply(lambda column: column.max())
-"""),
-        Example("""\
+""",
+            reason="A Series' or frame's `apply`, not a groupby's.",
+        ),
+        Example(
+            """\
 class Groups:
     def apply(self, function):
         return function(self)
@@ -301,8 +312,11 @@ class Groups:
 
 groups = Groups()
 count = groups.apply(lambda g: g.sum())
-"""),
-        Example("""\
+""",
+            reason="An `apply` method of a class of the file's own, not a groupby's.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 def summarize(grouped):
@@ -310,7 +324,9 @@ def summarize(grouped):
 
 records = [{"k": 1}, {"k": 2}]
 lengths = list(map(len, records))
-"""),
+""",
+            reason="A parameter with no evidence of a groupby.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -173,13 +173,17 @@ class IndexLoopOverDataframe(Rule):
     """
     ## What it does
     Flags loops over a DataFrame's index (`for i in df.index`) or row positions
-    (`for i in range(len(df))`, `range(len(df.index))`, `range(df.shape[0])`) on a known frame
-    whose body reads or writes single values or rows of that frame through the loop
-    variable: `df.loc[i, "c"]`, `df.at[i, "c"]`, `df.iloc[i, 0]`, `df.iat[i, 0]`, `df["c"][i]`,
-    `df["c"].iloc[i]`, `df.loc[i]["c"]`, `df.iloc[i]`. Loops over `df.columns`, over lists
-    (`range(len(items))`) and loops that only use the counter are not flagged, nor are
-    frames known to hold only a few rows (built from literals, `df.head()`, `df.iloc[:10]`;
-    see GPU102), where the loop costs microseconds.
+    (`for i in range(len(df))`, `range(len(df.index))`, `range(df.shape[0])`) on a known
+    frame whose body reads or writes single values or rows of that frame through the loop
+    variable.
+
+    ## Evidence
+    Reads and writes through the loop variable: `df.loc[i, "c"]`, `df.at[i, "c"]`,
+    `df.iloc[i, 0]`, `df.iat[i, 0]`, `df["c"][i]`, `df["c"].iloc[i]`, `df.loc[i]["c"]`,
+    `df.iloc[i]`. Loops over `df.columns`, over lists (`range(len(items))`) and loops that
+    only use the counter are left alone, and so are frames known to hold only a few rows
+    (built from literals, `df.head()`, `df.iloc[:10]`; see GPU102), where the loop costs
+    microseconds.
 
     ## Why is this bad?
     Every scalar access goes through pandas' indexing machinery (key checks, alignment, a
@@ -218,7 +222,8 @@ class IndexLoopOverDataframe(Rule):
 
     code = "GPU103"
     name = "index-loop-over-dataframe"
-    tier = Tier.PREVIEW  # real code: 0 of 3 sampled findings useful (a dozen-row frame)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 0 of 3 sampled findings useful (a dozen-row frame)"
     message = "loop over a DataFrame's index reads or writes one value at a time; use a vectorized column expression"
     nodes = (ast.For, ast.AsyncFor)
     fix = Applicability.UNSAFE
@@ -324,51 +329,69 @@ for i in range(len(lessons)):
     )
     ok = (
         # a frame of three literal rows
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 lessons = pd.DataFrame({"title": ["Intro", "Pandas", "NumPy"], "minutes": [10, 25, 30]})
 for i in range(len(lessons)):
     print(lessons.loc[i, "title"], lessons.loc[i, "minutes"])
-"""),
-        Example("""\
+""",
+            reason="A frame built from literals: a few rows, where the loop costs microseconds.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 survey = pd.read_csv("survey.csv")
 for column in survey.columns:
     survey[column] = survey[column].fillna(0)
-"""),
-        Example("""\
+""",
+            reason="A loop over the columns, not the rows.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 weights = [0.2, 0.3, 0.5]
 for i in range(len(weights)):
     weights[i] = weights[i] * 2
 frame = pd.DataFrame({"w": weights})
-"""),
-        Example("""\
+""",
+            reason="A loop over a list's indices, before the list becomes a frame.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 for i in range(len(frame)):
     print(f"row {i} of {len(frame)}")
-"""),
-        Example("""\
+""",
+            reason="The loop only uses the counter, never reads the frame with it.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 other = pd.read_csv("other.csv")
 for i in range(len(frame)):
     other.loc[i, "copy"] = 0
-"""),
-        Example("""\
+""",
+            reason="The loop indexes another frame than the one its range counts.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 
 def scale(table):
     for i in range(len(table)):
         table.loc[i, "a"] = table.loc[i, "a"] * 2
-"""),
+""",
+            reason="A parameter with no evidence of a DataFrame.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -73,14 +73,16 @@ class IterrowsLoop(Rule):
     """
     ## What it does
     Flags loops (and comprehensions) over `DataFrame.iterrows()`, numbered ones
-    (`for i, (_, row) in enumerate(df.iterrows())`) included. A frame known to hold only a
-    few rows is left alone, where the loop costs microseconds: one built from literals
-    (`pd.DataFrame({"a": [1, 2, 3]})`), a few rows taken (`df.head()`, `df.nlargest(5, c)`,
-    `df.iloc[:10]`), the examples of a nearest-neighbour lookup
-    (`dataset.get_nearest_examples(..., k=5)`), followed through the assignments that reach
-    the loop. Nor is a loop that reads a file for each row (`torchvision.io.read_image`,
-    `PIL.Image.open`, `cv2.imread`, `np.load`, `pd.read_csv`...): the read takes
-    milliseconds, the row Series microseconds.
+    (`for i, (_, row) in enumerate(df.iterrows())`) included.
+
+    ## Evidence
+    A frame known to hold only a few rows is left alone, where the loop costs microseconds:
+    one built from literals (`pd.DataFrame({"a": [1, 2, 3]})`), a few rows taken
+    (`df.head()`, `df.nlargest(5, c)`, `df.iloc[:10]`), the examples of a nearest-neighbour
+    lookup (`dataset.get_nearest_examples(..., k=5)`), followed through the assignments that
+    reach the loop. So is a loop that reads a file for each row
+    (`torchvision.io.read_image`, `PIL.Image.open`, `cv2.imread`, `np.load`,
+    `pd.read_csv`...): the read takes milliseconds, the row Series microseconds.
 
     ## Why is this bad?
     `iterrows()` builds a new pandas Series for every row: each step allocates, boxes every
@@ -123,7 +125,8 @@ class IterrowsLoop(Rule):
 
     code = "GPU102"
     name = "iterrows-loop"
-    tier = Tier.DEFAULT  # too few real findings to decide (2 of 5 useful): kept, the idiom is exact
+    tier = Tier.DEFAULT
+    tier_reason = "Too few real findings to decide (2 of 5 useful): kept, the idiom is exact"
     message = "`iterrows()` builds a Series per row; use a vectorized column expression (or `itertuples()`)"
     nodes = (ast.For, ast.AsyncFor, *_COMPREHENSIONS)
     fix = Applicability.UNSAFE
@@ -241,7 +244,8 @@ for _, row in neighbours.iterrows():
     )
     ok = (
         # each row reads an image: the read dominates
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 import torchvision
 
@@ -250,9 +254,12 @@ images, boxes = [], []
 for name, row in labels.iterrows():
     images.append(torchvision.io.read_image(f"images/{name}"))
     boxes.append(row["x"])
-"""),
+""",
+            reason="Each row loads a file (an image read): the loop's cost is the I/O, not the iteration.",
+        ),
         # a few rows: the five nearest neighbours of a lookup, a literal frame
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 scores, samples = dataset.get_nearest_examples("embeddings", query, k=5)
@@ -262,20 +269,29 @@ for _, row in neighbours.iterrows():
     print(row["title"], row["scores"])
 colors = pd.DataFrame({"name": ["red", "green"], "hex": ["#f00", "#0f0"]})
 legend = [row["name"] + " " + row["hex"] for _, row in colors.iterrows()]
-"""),
-        Example("""\
+""",
+            reason="Frames known to hold a few rows: a nearest-neighbour lookup's k examples, a table built from literals.",
+        ),
+        Example(
+            """\
 settings = {"a": 1}
 for key, value in settings.items():
     print(key, value)
-"""),
-        Example("""\
+""",
+            reason="A dict's `.items()`, not a DataFrame.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 frame = pd.read_csv("data.csv")
 for row in frame.itertuples():
     print(row.price)
-"""),
-        Example("""\
+""",
+            reason="`itertuples()`, the fast row iterator: GPU102 flags `iterrows` only.",
+        ),
+        Example(
+            """\
 class Table:
     def iterrows(self):
         return iter([(0, {"a": 1})])
@@ -284,27 +300,38 @@ class Table:
 table = Table()
 for _, row in table.iterrows():
     print(row["a"])
-"""),
-        Example("""\
+""",
+            reason="An `iterrows` method of a class of the file's own, not a DataFrame's.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 prices = pd.Series([1.0, 2.0])
 for label, value in prices.items():
     print(label, value)
-"""),
-        Example("""\
+""",
+            reason="A Series' `.items()`, not a DataFrame's `iterrows`.",
+        ),
+        Example(
+            """\
 rows = [[1, 2], [3, 4]]
 for row in rows:
     rows.append(row)
     break
-"""),
-        Example("""\
+""",
+            reason="A loop over a plain list.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 orders = pd.read_csv("orders.csv")
 for position, (_, row) in enumerate(orders.itertuples()):
     print(position, row)
-"""),
+""",
+            reason="`itertuples()` inside `enumerate`, not `iterrows`.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

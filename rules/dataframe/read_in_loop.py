@@ -35,16 +35,18 @@ class ReadInLoop(Rule):
     """
     ## What it does
     Flags a DataFrame grown, inside a loop, with files read one by one:
-    `df = pd.concat([df, pd.read_csv(path)])`, the same with a name bound to the read earlier
-    in the iteration (`part = pd.read_parquet(path)`), or `df = df.append(pd.read_csv(path))`.
-    Any reader of a whole file counts (`read_csv`, `read_parquet`, `read_json`, `read_excel`,
-    `read_feather`, ...), followed or not by methods and selections
-    (`pd.read_csv(path).dropna()`), in pandas, cuDF, Modin or Dask.
+    `df = pd.concat([df, pd.read_csv(path)])`, the same with a name bound to the read
+    earlier in the iteration (`part = pd.read_parquet(path)`), or
+    `df = df.append(pd.read_csv(path))`. This is the most specific form of GPU101
+    (dataframe-grown-in-loop) and wins over it: such a statement is reported here only.
 
-    This is the most specific form of GPU101 (dataframe-grown-in-loop) and wins over it: such
-    a statement is reported here only. The chunks of one `read_csv(..., chunksize=n)` reader
-    grown into a frame stay GPU101 (that file is read once), and collecting the frames in a
-    list and concatenating once after the loop is not flagged.
+    ## Evidence
+    Any reader of a whole file counts (`read_csv`, `read_parquet`, `read_json`,
+    `read_excel`, `read_feather`, ...), followed or not by methods and selections
+    (`pd.read_csv(path).dropna()`), in pandas, cuDF, Modin or Dask. The chunks of one
+    `read_csv(..., chunksize=n)` reader grown into a frame stay GPU101 (that file is read
+    once), and collecting the frames in a list and concatenating once after the loop is not
+    flagged.
 
     ## Why is this bad?
     Each `concat` copies every row read so far, so the loop costs quadratic time and memory
@@ -63,7 +65,8 @@ class ReadInLoop(Rule):
 
     code = "GPU108"
     name = "read-in-loop"
-    tier = Tier.DEFAULT  # no real-code finding; flags only a frame grown with whole-file reads
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding; flags only a frame grown with whole-file reads"
     message = (
         "files are read one by one and concatenated in a loop: read them into a list and `concat` once, "
         "or use one multi-file reader"
@@ -132,7 +135,8 @@ for day in ["mon", "tue", "wed"]:
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import pandas as pd
 
 
@@ -141,38 +145,52 @@ def load(paths):
     for path in paths:
         frames.append(pd.read_csv(path))
     return pd.concat(frames, ignore_index=True)
-"""),
-        Example("""\
+""",
+            reason="Frames read in the loop are collected in a list and concatenated once.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 totals = pd.DataFrame()
 for chunk in pd.read_csv("big.csv", chunksize=10_000):
     totals = pd.concat([totals, chunk.groupby("store").sum()])
-"""),
-        Example("""\
+""",
+            reason="Chunks of one file (`chunksize=`): one read, not one per iteration.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 base = pd.read_csv("base.csv")
 for path in ["q1.csv", "q2.csv"]:
     report = pd.concat([base, pd.read_csv(path)])
     report.to_csv("out-" + path)
-"""),
-        Example("""\
+""",
+            reason="A concat whose result the loop does not carry to its next iteration.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 sheets = {}
 for path in ["a.xlsx", "b.xlsx"]:
     sheets[path] = pd.read_excel(path)
 everything = pd.concat(sheets.values())
-"""),
-        Example("""\
+""",
+            reason="Frames stored in a dict and concatenated once after the loop.",
+        ),
+        Example(
+            """\
 import pandas as pd
 
 names = []
 for path in ["a.csv", "b.csv"]:
     names = names + [path]
 frame = pd.concat([pd.read_csv(path) for path in names])
-"""),
+""",
+            reason="The loop grows a list of paths; the reads happen once, after it.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

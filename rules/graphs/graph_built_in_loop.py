@@ -64,20 +64,24 @@ class GraphBuiltInLoop(Rule):
     ## What it does
     Flags `G.add_edge(...)` or `G.add_node(...)` on a NetworkX or cuGraph graph called once
     per item in a Python `for` loop (over `zip(...)`, a list, `range`, `iterrows()`,
-    `itertuples()`, any iterable), reported at each such call. A loop over a copy of the
-    graph's nodes or edges taken before it starts (`for n in list(G):`, `for n in G.copy():`)
-    is flagged too: what it adds does not depend on what it has added.
+    `itertuples()`, any iterable), reported at each such call. A loop that also does other
+    work is flagged with the suggestion only.
 
-    Not flagged: loops whose edges depend on the graph built so far (the loop, or a loop
-    around it, reads the graph other than to add to it: `if not nx.has_path(G, u, v):
-    G.add_edge(u, v)`, `if u in G`, `G.degree(u)`, preferential attachment), loops over the
-    graph itself or nested in one (`for n in G.nodes: for i in range(k): G.add_edge(...)`),
-    loops that rebind the graph, `while` loops, toy sizes (every loop around the call runs
-    only a few times: `for u, v in [(1, 2), (2, 3)]`, `range(10)`), and additions that run
-    only where a random draw comes out (`if rng.random() < p: G.add_edge(u, v)`, or an item
-    of `np.random.binomial(...)`): a random graph generated pair by pair costs the draw for
-    every pair, not the few additions. A loop that also does other work is flagged with the
-    suggestion only.
+    ## Evidence
+    A loop over a copy of the graph's nodes or edges taken before it starts
+    (`for n in list(G):`, `for n in G.copy():`) is flagged too: what it adds does not depend
+    on what it has added.
+
+    Left alone: loops whose edges depend on the graph built so far (the loop, or a loop
+    around it, reads the graph other than to add to it:
+    `if not nx.has_path(G, u, v): G.add_edge(u, v)`, `if u in G`, `G.degree(u)`,
+    preferential attachment), loops over the graph itself or nested in one
+    (`for n in G.nodes: for i in range(k): G.add_edge(...)`), loops that rebind the graph,
+    `while` loops, toy sizes (every loop around the call runs only a few times:
+    `for u, v in [(1, 2), (2, 3)]`, `range(10)`), and additions that run only where a random
+    draw comes out (`if rng.random() < p: G.add_edge(u, v)`, or an item of
+    `np.random.binomial(...)`): a random graph generated pair by pair costs the draw for
+    every pair, not the few additions.
 
     ## Why is this bad?
     Each `add_edge` is a Python method call that looks both endpoints up, creates missing
@@ -106,7 +110,8 @@ class GraphBuiltInLoop(Rule):
 
     code = "GPU601"
     name = "graph-built-in-loop"
-    tier = Tier.PREVIEW  # never-tuned code: 9 of 9 findings useful, too few (tuned graph corpus: 17 of 20)
+    tier = Tier.PREVIEW
+    tier_reason = "Never-tuned code: 9 of 9 findings useful, too few (tuned graph corpus: 17 of 20)"
     message = (
         "graph built one edge or node at a time in a Python loop: add them in one call "
         "(`G.add_edges_from(...)`, `nx.from_pandas_edgelist(df, ...)`)"
@@ -207,7 +212,8 @@ for user in range(1000):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import networkx as nx
 
 G = nx.Graph()
@@ -215,14 +221,20 @@ for u, v in pairs:
     # each edge depends on the graph built so far
     if not nx.has_path(G, u, v):
         G.add_edge(u, v)
-"""),
-        Example("""\
+""",
+            reason="Each edge depends on the graph built so far (`nx.has_path`).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.Graph()
 G.add_edges_from(zip(sources, targets))
-"""),
-        Example("""\
+""",
+            reason="Edges added in one call (`add_edges_from`).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.Graph()
@@ -230,8 +242,11 @@ for u, v in pairs:
     if u not in G:
         G.add_node(u, first=v)
     G.add_edge(u, v)
-"""),
-        Example("""\
+""",
+            reason="The loop reads the graph it builds (`if u not in G`).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 
@@ -243,15 +258,21 @@ class Graph:
 G = Graph()
 for u, v in [(1, 2), (2, 3)]:
     G.add_edge(u, v)
-"""),
-        Example("""\
+""",
+            reason="An `add_edge` method of a class of the file's own, not a NetworkX or cuGraph graph's.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = []
 for u, v in [(1, 2), (2, 3)]:
     G.append((u, v))
-"""),
-        Example("""\
+""",
+            reason="A list, not a graph.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.cycle_graph(n)
@@ -259,8 +280,11 @@ for node in G.nodes:
     # nested in a loop over the graph itself
     for step in range(1, k // 2 + 1):
         G.add_edge(node, (node + step) % n)
-"""),
-        Example("""\
+""",
+            reason="A loop over the graph's own nodes, which the additions change.",
+        ),
+        Example(
+            """\
 import networkx as nx
 import numpy as np
 
@@ -271,16 +295,22 @@ for u in range(n):
         # the cost is the draw for every pair, not the few additions
         if rng.random() < p:
             G.add_edge(u, v)
-"""),
-        Example("""\
+""",
+            reason="A random draw for every pair: the cost is the draw, not the few additions.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.Graph()
 # a toy graph: three edges
 for u, v in [(1, 2), (2, 3), (3, 1)]:
     G.add_edge(u, v)
-"""),
-        Example("""\
+""",
+            reason="A toy graph of three literal edges.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 graphs = []
@@ -288,7 +318,21 @@ for edges in batches:
     G = nx.Graph()
     G.add_edges_from(edges)
     graphs.append(G)
-"""),
+""",
+            reason="A fresh graph per iteration, built with one call.",
+        ),
+        Example(
+            """\
+import networkx as nx
+
+G = nx.Graph()
+queue = [(0, 1)]
+while queue:
+    u, v = queue.pop()
+    G.add_edge(u, v)
+""",
+            reason="A `while` loop: what it adds may depend on what it has added.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

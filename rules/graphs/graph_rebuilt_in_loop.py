@@ -16,14 +16,15 @@ class GraphRebuiltInLoop(Rule):
     Flags a graph built or converted inside a loop from inputs the loop does not change:
     `nx.from_pandas_edgelist(...)`, `nx.from_edgelist(...)`, `nx.Graph(edges)` (and the
     other graph classes given data), `nx.to_numpy_array(G)`, `nx.to_scipy_sparse_array(G)`,
-    `nx.adjacency_matrix(G)`, `nx.laplacian_matrix(G)`, `nx.to_pandas_edgelist(G)`. The
-    loop's own facts say what it changes: its targets, what its body binds, and what it
-    changes in place (`edges.append(e)`, `G.add_edge(u, v)`, `df.loc[i] = row`,
-    `nx.set_edge_attributes(G, ...)`).
+    `nx.adjacency_matrix(G)`, `nx.laplacian_matrix(G)`, `nx.to_pandas_edgelist(G)`.
 
-    Not flagged: an input the loop changes or rebinds, an empty graph made to be filled
-    (`nx.Graph()`), and a graph or matrix the loop then changes in place (each iteration
-    needs a fresh one: `H = nx.Graph(edges); H.remove_node(n)`).
+    ## Evidence
+    The loop's own facts say what it changes: its targets, what its body binds, and what it
+    changes in place (`edges.append(e)`, `G.add_edge(u, v)`, `df.loc[i] = row`,
+    `nx.set_edge_attributes(G, ...)`). Left alone: an input the loop changes or rebinds, an
+    empty graph made to be filled (`nx.Graph()`), and a graph or matrix the loop then
+    changes in place (each iteration needs a fresh one:
+    `H = nx.Graph(edges); H.remove_node(n)`).
 
     ## Why is this bad?
     Each call reads its whole input and builds a new graph or matrix, node by node and edge
@@ -41,7 +42,8 @@ class GraphRebuiltInLoop(Rule):
 
     code = "GPU604"
     name = "graph-rebuilt-in-loop"
-    tier = Tier.PREVIEW  # no real-code finding (graph corpus, 8 more repos); 25 labelled near-misses silent
+    tier = Tier.PREVIEW
+    tier_reason = "No real-code finding (graph corpus, 8 more repos); 25 labelled near-misses silent"
     message = (
         "graph or matrix rebuilt on every iteration from inputs the loop does not change: build it once before the loop"
     )
@@ -108,23 +110,30 @@ results = [nx.pagerank(nx.Graph(edges), alpha=a) for a in (0.5, 0.85, 0.9)]
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 A = nx.to_numpy_array(G)
 for step in range(100):
     print(step, A.sum())
-"""),
-        Example("""\
+""",
+            reason="A conversion made once, before the loop.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for u, v in list(G.edges)[:10]:
     G.remove_edge(u, v)
     A = nx.to_numpy_array(G)
-"""),
-        Example("""\
+""",
+            reason="The loop changes the graph (`remove_edge`) before each conversion.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 edges = [(1, 2), (2, 3), (3, 1)]
@@ -133,21 +142,29 @@ for n in (1, 2, 3):
     H = nx.Graph(edges)
     H.remove_node(n)
     print(nx.is_connected(H))
-"""),
-        Example("""\
+""",
+            reason="A fresh graph each iteration that the loop then changes in place (`remove_node`).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 graphs = []
 for day, frame in frames.items():
     graphs.append(nx.from_pandas_edgelist(frame, "src", "dst"))
-"""),
-        Example("""\
+""",
+            reason="Each iteration converts a different frame (the loop's target).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 for batch in batches:
     G = nx.Graph()
     G.add_edges_from(batch)
-"""),
+""",
+            reason="An empty graph made to be filled (`nx.Graph()`).",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -30,21 +30,24 @@ COMMON_NEIGHBOURS = (
 class PythonLoopOverGraph(Rule):
     """
     ## What it does
-    Flags per-node aggregates of a NetworkX graph computed in Python, one node after another,
-    in a loop or a comprehension, where NetworkX computes them for every node at once:
-    degrees (`len(list(G.neighbors(n)))`, `len(G[n])`, `len(G.adj[n])`,
-    `len(list(G.successors(n)))`), weighted degrees (`sum(G[n][m]["weight"] for m in G[n])`,
-    `sum(d["weight"] for _, _, d in G.edges(n, data=True))`, or `total += d["weight"]` in
-    a loop over one node's edges or neighbours), and common neighbours counted by hand for
-    triangles or clustering (`len(set(G[u]) & set(G[v]))`). A lambda given as the `key` of
-    `sorted`, `min`, `max` or `.sort()` runs once per item, like a loop
-    (`sorted(G, key=lambda n: len(G[n]))`).
+    Flags per-node aggregates of a NetworkX graph computed in Python, one node after
+    another, in a loop or a comprehension, where NetworkX computes them for every node at
+    once: degrees, weighted degrees, and common neighbours counted by hand for triangles or
+    clustering. A lambda given as the `key` of `sorted`, `min`, `max` or `.sort()` runs once
+    per item, like a loop (`sorted(G, key=lambda n: len(G[n]))`).
 
-    Not flagged: the same expressions outside a loop, on a node that is not the loop's
-    (`len(G[hub])` in a loop over something else), on values that are not known graphs
-    (a dict of lists named `G`; a parameter used only through methods that other graph
-    libraries share, `G.neighbors(n)`, in a file that imports one of them or defines a
-    class with that method), `G.degree(n)` per node (the library's own degree).
+    ## Evidence
+    Degrees: `len(list(G.neighbors(n)))`, `len(G[n])`, `len(G.adj[n])`,
+    `len(list(G.successors(n)))`. Weighted degrees: `sum(G[n][m]["weight"] for m in G[n])`,
+    `sum(d["weight"] for _, _, d in G.edges(n, data=True))`, or `total += d["weight"]` in a
+    loop over one node's edges or neighbours. Common neighbours:
+    `len(set(G[u]) & set(G[v]))`.
+
+    Left alone: the same expressions outside a loop, on a node that is not the loop's
+    (`len(G[hub])` in a loop over something else), on values that are not known graphs (a
+    dict of lists named `G`; a parameter used only through methods that other graph
+    libraries share, `G.neighbors(n)`, in a file that imports one of them or defines a class
+    with that method), `G.degree(n)` per node (the library's own degree).
 
     ## Why is this bad?
     Each expression builds a list or a generator and runs a Python loop over one node's
@@ -65,7 +68,8 @@ class PythonLoopOverGraph(Rule):
 
     code = "GPU603"
     name = "python-loop-over-graph"
-    tier = Tier.PREVIEW  # never-tuned code: no finding; tuned graph corpus: 5 of 6 useful (0 of 1 before); too few
+    tier = Tier.PREVIEW
+    tier_reason = "Never-tuned code: no finding; tuned graph corpus: 5 of 6 useful (0 of 1 before); too few"
     message = "per-node aggregate computed in Python: compute it for every node at once"
     nodes = (ast.Call, ast.AugAssign)
     calls = frozenset()  # `len(...)` and `sum(...)`, called by name: no method call
@@ -140,28 +144,38 @@ def weighted_degree(G):
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 degrees = dict(G.degree())
 hub = max(degrees, key=degrees.get)
-"""),
-        Example("""\
+""",
+            reason="NetworkX's own degree view, aggregated once.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 hub_degree = len(G[0])
 for n in G:
     print(n, hub_degree)
-"""),
-        Example("""\
+""",
+            reason="A node that is not the loop's (`len(G[0])`), read before it.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = {"a": ["b", "c"], "b": ["a"]}
 sizes = {n: len(G[n]) for n in G}
-"""),
-        Example("""\
+""",
+            reason="A dict of lists, not a graph.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
@@ -169,8 +183,11 @@ for n in G:
     # one node's neighbours, looked at one by one: not an aggregate
     for m in G[n]:
         print(n, m)
-"""),
-        Example("""\
+""",
+            reason="A loop over one node's neighbours that only prints them: no aggregate.",
+        ),
+        Example(
+            """\
 import networkx as nx
 import rustworkx as rx
 
@@ -178,7 +195,9 @@ import rustworkx as rx
 def degrees(graph):
     # `neighbors` is a rustworkx graph's method too: which library's graph is not known
     return {n: len(graph.neighbors(n)) for n in graph.node_indices()}
-"""),
+""",
+            reason="A parameter used only through `neighbors`, a method other graph libraries share.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -35,27 +35,32 @@ _WEIGHTED_BALLS = (
 class SingleSourceAlgorithmInLoop(Rule):
     """
     ## What it does
-    Flags a NetworkX single-source algorithm called for one source after another in a loop
-    or a comprehension (`single_source_shortest_path_length`, `shortest_path_length(G,
-    source=n)`, `single_source_dijkstra*`, `single_source_bellman_ford*`, `descendants`,
-    `ancestors`, `bfs_tree`, `node_connected_component`, and `ego_graph` with a literal
-    radius of 2 or more, a search cut off at that radius) where an all-pairs or
-    multi-source form exists; a path query from one source to one target after another
-    (`nx.dijkstra_path_length(G, source=u, target=v) for v in targets`), where the
-    single-source form answers every target at once; a per-pair measure given one pair at
-    a time (`nx.jaccard_coefficient(G, [(u, v)])`), where one call scores every pair of its
-    `ebunch`; and a whole-graph algorithm (`pagerank`, `betweenness_centrality`,
-    `connected_components`, `clustering`, `core_number`, ...) recomputed inside a loop whose
-    graph and arguments do not change.
+    Flags a NetworkX graph search or measure repeated in a loop or a comprehension where one
+    call answers every iteration at once: a single-source algorithm called for one source
+    after another, a path query from one source to one target after another, a per-pair
+    measure given one pair at a time, and a whole-graph algorithm recomputed inside a loop
+    whose graph and arguments do not change.
 
-    Not flagged: a loop that changes the graph (adds or removes nodes or edges, rebinds
-    it, sets attributes), an argument that changes per iteration (`alpha=a`,
-    `radius=trip_time`), a handful of literal sources (a tuple or list display of at most
-    3, `range(3)`), one path per (source, target) query where both change
+    ## Evidence
+    Single-source algorithms (`single_source_shortest_path_length`,
+    `shortest_path_length(G, source=n)`, `single_source_dijkstra*`,
+    `single_source_bellman_ford*`, `descendants`, `ancestors`, `bfs_tree`,
+    `node_connected_component`, and `ego_graph` with a literal radius of 2 or more, a search
+    cut off at that radius), where an all-pairs or multi-source form exists; path queries
+    (`nx.dijkstra_path_length(G, source=u, target=v) for v in targets`), where the
+    single-source form answers every target at once; per-pair measures
+    (`nx.jaccard_coefficient(G, [(u, v)])`), where one call scores every pair of its
+    `ebunch`; whole-graph algorithms (`pagerank`, `betweenness_centrality`,
+    `connected_components`, `clustering`, `core_number`, ...).
+
+    Left alone: a loop that changes the graph (adds or removes nodes or edges, rebinds it,
+    sets attributes), an argument that changes per iteration (`alpha=a`,
+    `radius=trip_time`), a handful of literal sources (a tuple or list display of at most 3,
+    `range(3)`), one path per (source, target) query where both change
     (`shortest_path(G, s, t)`), a radius-1 `ego_graph` (a node and its neighbours: no
     search), a whole-graph algorithm restricted to given nodes (`nx.triangles(G, 3)`, one
-    node's count), single-source calls in a `while` loop (a search whose next source
-    depends on the last result), randomised algorithms without a seed
+    node's count), single-source calls in a `while` loop (a search whose next source depends
+    on the last result), randomised algorithms without a seed
     (`betweenness_centrality(G, k=10)`).
 
     ## Why is this bad?
@@ -77,7 +82,8 @@ class SingleSourceAlgorithmInLoop(Rule):
 
     code = "GPU602"
     name = "single-source-algorithm-in-loop"
-    tier = Tier.PREVIEW  # never-tuned code: no finding; tuned graph corpus: 5 of 5 useful (1 of 2 before); too few
+    tier = Tier.PREVIEW
+    tier_reason = "Never-tuned code: no finding; tuned graph corpus: 5 of 5 useful (1 of 2 before); too few"
     message = "graph algorithm run once per source in a loop: run it once for all sources"
     nodes = (ast.Call,)
     calls = _CALLS
@@ -163,36 +169,49 @@ scores = [next(nx.jaccard_coefficient(G, [(u, v)]))[2] for u, v in candidates]
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 ranks = nx.pagerank(G)
 for n in G:
     print(n, ranks[n])
-"""),
-        Example("""\
+""",
+            reason="An all-nodes algorithm run once, before the loop.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for alpha in alphas:
     print(alpha, nx.pagerank(G, alpha=alpha)[0])
-"""),
-        Example("""\
+""",
+            reason="An argument that changes per iteration (`alpha=alpha`).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for hub in (0, 33):
     print(hub, nx.single_source_shortest_path_length(G, hub))
-"""),
-        Example("""\
+""",
+            reason="A handful of literal sources (a tuple of two).",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for source, target in queries:
     print(nx.shortest_path_length(G, source, target))
-"""),
-        Example("""\
+""",
+            reason="One path per query where both source and target change.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
@@ -200,29 +219,52 @@ while G.number_of_edges():
     # the graph changes every iteration
     scores = nx.edge_betweenness_centrality(G)
     G.remove_edge(*max(scores, key=scores.get))
-"""),
-        Example("""\
+""",
+            reason="The graph changes every iteration.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for n in list(G):
     centrality = nx.betweenness_centrality(G, k=10)
-"""),
-        Example("""\
+""",
+            reason="A randomised algorithm without a seed (`k=10`): each call differs.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 # radius 1: a node and its neighbours, no search
 neighbourhoods = [nx.ego_graph(G, n) for n in G]
-"""),
-        Example("""\
+""",
+            reason="An ego graph of radius 1: a node and its neighbours, no search.",
+        ),
+        Example(
+            """\
 import networkx as nx
 
 G = nx.karate_club_graph()
 for n in sample:
     # one node's triangles, not the whole graph's
     assert nx.triangles(G, 3) >= 0
-"""),
+""",
+            reason="A whole-graph algorithm restricted to one node (`nx.triangles(G, 3)`).",
+        ),
+        Example(
+            """\
+import networkx as nx
+
+G = nx.karate_club_graph()
+source = 0
+while source is not None:
+    reached = nx.single_source_shortest_path_length(G, source)
+    source = next((n for n in reached if n > source), None)
+""",
+            reason="Single-source calls in a `while` loop: the next source depends on the last result.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -16,13 +16,14 @@ class ComputeInLoop(Rule):
     ## What it does
     Flags `.compute()` on a Dask collection (DataFrame, Series, array, bag, delayed value),
     and `dask.compute(x)`, called on each item inside a `for` loop or a comprehension.
-
-    Not flagged: `while` loops and loops whose next step needs this step's result (what
-    is computed reads a name assigned later in the loop, as in an iterative algorithm), loops that
-    may stop early (`break`, `return`), `assert` statements (a test checking each item),
-    and `dask.compute(*items)` of a whole collection.
     `delayed(f)(x).compute()` and `delayed` applied to computed values are GPU502
     (delayed-called-eagerly), which wins.
+
+    ## Evidence
+    Left alone: `while` loops and loops whose next step needs this step's result (what is
+    computed reads a name assigned later in the loop, as in an iterative algorithm), loops
+    that may stop early (`break`, `return`), `assert` statements (a test checking each
+    item), and `dask.compute(*items)` of a whole collection.
 
     ## Why is this bad?
     Every `.compute()` builds, optimises and runs a task graph of its own, and waits for
@@ -42,7 +43,8 @@ class ComputeInLoop(Rule):
 
     code = "GPU501"
     name = "compute-in-loop"
-    tier = Tier.DEFAULT  # no real-code finding, 57 labelled near-misses silent
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding, 57 labelled near-misses silent"
     message = "`.compute()` inside a loop runs one task graph per item: collect them, `dask.compute(*items)` once"
     nodes = (ast.Call,)
     calls = frozenset({"compute"})
@@ -102,15 +104,19 @@ counts = [dask.compute(words.filter(lambda w, k=key: w.startswith(k)).count()) f
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import dask
 import dask.array as da
 
 readings = da.random.random((10_000, 8), chunks=1_000)
 lazy = [readings[:, column].mean() for column in range(8)]
 means = dask.compute(*lazy)
-"""),
-        Example("""\
+""",
+            reason="Lazy results computed once, together, with `dask.compute`.",
+        ),
+        Example(
+            """\
 import dask.array as da
 
 points = da.random.random((10_000, 2), chunks=1_000)
@@ -118,29 +124,61 @@ center = points[0].compute()
 # each step needs the previous center: an iterative algorithm, not a batch
 for step in range(10):
     center = points[((points - center) ** 2).sum(axis=1).argmin()].compute()
-"""),
-        Example("""\
+""",
+            reason="Each step needs the previous result: an iterative algorithm.",
+        ),
+        Example(
+            """\
 import dask.dataframe as dd
 
 frame = dd.read_csv("events-*.csv")
 total = frame["amount"].sum().compute()
 for name, value in {"total": total}.items():
     print(name, value)
-"""),
-        Example("""\
+""",
+            reason="A compute before the loop; the loop over a dict only prints.",
+        ),
+        Example(
+            """\
 import dask.array as da
 
 residual = da.ones(100, chunks=10)
 while residual.max().compute() > 1e-3:
     residual = residual / 2
-"""),
-        Example("""\
+""",
+            reason="A `while` loop: its condition needs each computed value.",
+        ),
+        Example(
+            """\
 import dask
 
 # any object with a compute method: not a Dask collection
 for job in jobs:
     job.compute()
-"""),
+""",
+            reason="A `compute` method on values with no evidence of a Dask collection.",
+        ),
+        Example(
+            """\
+import dask.dataframe as dd
+
+sales = dd.read_parquet("sales/*.parquet")
+for month in range(1, 13):
+    if sales[sales["month"] == month]["amount"].sum().compute() < 0:
+        break
+""",
+            reason="A loop that may stop early (`break`) on what it computed.",
+        ),
+        Example(
+            """\
+import dask.dataframe as dd
+
+sales = dd.read_parquet("sales/*.parquet")
+for month in range(1, 13):
+    assert sales[sales["month"] == month]["amount"].sum().compute() >= 0
+""",
+            reason="An `assert` on each computed value: a test checking each item.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -13,18 +13,18 @@ _FOR = (ast.For, ast.AsyncFor)
 class DelayedCalledEagerly(Rule):
     """
     ## What it does
-    Flags `dask.delayed` used so that nothing is left lazy:
+    Flags `dask.delayed` used so that nothing is left lazy: a one-task graph built and run
+    on the spot (`dask.delayed(f)(x).compute()`, `dask.compute(dask.delayed(f)(x))`), and,
+    inside a loop, `dask.delayed(f)(...)` applied to a value computed in the same iteration,
+    so that every iteration waits for its input before the task is even built. This rule
+    wins over GPU501 (compute-in-loop) for the `.compute()` calls involved.
 
-    - `dask.delayed(f)(x).compute()` (or `dask.compute(dask.delayed(f)(x))`): a one-task
-      graph built and run on the spot (unless an argument is a Dask collection, which
-      `delayed` computes first: that is a different idiom, or a list of delayed values
-      built before, as in `dask.delayed(all)(checks).compute()`: one graph of many tasks
-      computed once, the right idiom);
-    - inside a loop, `dask.delayed(f)(...)` applied to a value computed in the same
-      iteration (`x.compute()` passed in, or a name assigned from it in the loop body):
-      every iteration waits for its input before the delayed task is even built.
-
-    This rule wins over GPU501 (compute-in-loop) for the `.compute()` calls involved.
+    ## Evidence
+    A one-task graph is left alone when an argument is a Dask collection, which `delayed`
+    computes first (a different idiom), or a list of delayed values built before, as in
+    `dask.delayed(all)(checks).compute()`: one graph of many tasks computed once, the right
+    idiom. In a loop, a value computed in the same iteration is `x.compute()` passed in, or
+    a name assigned from it in the loop body.
 
     ## Why is this bad?
     `delayed` pays for itself by collecting many tasks into one graph the scheduler runs in
@@ -43,7 +43,8 @@ class DelayedCalledEagerly(Rule):
 
     code = "GPU502"
     name = "delayed-called-eagerly"
-    tier = Tier.DEFAULT  # no real-code finding; flags only a delayed graph computed at once
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding; flags only a delayed graph computed at once"
     message = "`dask.delayed` computed right away: call the function directly, or keep it lazy and compute once"
     nodes = (ast.Call,)
     calls = frozenset({"compute"})  # `x.compute()`, `dask.compute(...)`; `delayed(f)(x)` calls a call
@@ -108,28 +109,38 @@ total, = compute(delayed(sum)([1, 2, 3]))
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import dask
 
 # one graph: every check runs in parallel, `all` gathers them, computed once
 checks = [dask.delayed(validate)(path) for path in paths]
 valid = dask.delayed(all)(checks).compute()
-"""),
-        Example("""\
+""",
+            reason="A list of delayed values passed to one `delayed` call: one graph, computed once.",
+        ),
+        Example(
+            """\
 import dask
 
 lazy = [dask.delayed(load)(path) for path in paths]
 frames = dask.compute(*lazy)
-"""),
-        Example("""\
+""",
+            reason="Delayed calls collected and computed together with `dask.compute`.",
+        ),
+        Example(
+            """\
 import dask
 
 results = []
 for path in paths:
     results.append(dask.delayed(process)(path))
 totals = dask.compute(*results)
-"""),
-        Example("""\
+""",
+            reason="Delayed calls appended in a loop, computed together.",
+        ),
+        Example(
+            """\
 import dask
 import dask.array as da
 
@@ -137,7 +148,9 @@ grid = da.random.random((4_000, 4_000), chunks=1_000)
 # the Dask array itself goes in: nothing is computed before the graph runs
 plots = [dask.delayed(render)(grid[row * 1_000:(row + 1) * 1_000]) for row in range(4)]
 dask.compute(*plots)
-"""),
+""",
+            reason="Delayed calls on slices of a Dask array, computed together.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

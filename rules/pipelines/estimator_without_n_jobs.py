@@ -30,42 +30,44 @@ class EstimatorWithoutNJobs(Rule):
     Flags scikit-learn estimators and helpers that can spread their work over every core
     (random forests and extra trees, bagging, voting and stacking ensembles, nearest
     neighbours, DBSCAN/OPTICS, the `*CV` linear models, `GridSearchCV`,
-    `RandomizedSearchCV`, `cross_val_score`, `cross_validate`, `permutation_importance`, ...)
-    constructed or called without `n_jobs`.
+    `RandomizedSearchCV`, `cross_val_score`, `cross_validate`, `permutation_importance`,
+    ...) constructed or called without `n_jobs`.
 
-    The list is data (`gpulint/estimators.py`, from the `n_jobs` parameter in
-    scikit-learn's API reference): only classes whose `n_jobs` parallelises their default
-    configuration, over trees, sub-estimators, neighbour queries, folds or candidates.
-    `LogisticRegression` and `LinearRegression` are not on it: their `n_jobs` does nothing
-    for a binary problem with the default solver, or a single target. cuML's estimators
-    run on the GPU and have no `n_jobs`.
+    ## Evidence
+    The list is data (`gpulint/estimators.py`, from the `n_jobs` parameter in scikit-learn's
+    API reference): only classes whose `n_jobs` parallelises their default configuration,
+    over trees, sub-estimators, neighbour queries, folds or candidates. `LogisticRegression`
+    and `LinearRegression` are not on it: their `n_jobs` does nothing for a binary problem
+    with the default solver, or a single target. cuML's estimators run on the GPU and have
+    no `n_jobs`.
 
-    Not flagged: a call that passes `n_jobs` (any value), one that passes `**options`
-    (which may hold it), and:
+    Left alone: a call that passes `n_jobs` (any value), one that passes `**options` (which
+    may hold it), and:
 
     - an estimator handed to another call on the list (a search, a `cross_*` helper,
-      `learning_curve`, `permutation_importance`, an ensemble such as `VotingClassifier`
-      or `BaggingClassifier`), built in its arguments (`GridSearchCV(RandomForestClassifier(),
-      ...)`) or through names of the same scope (`model = RandomForestClassifier()`,
-      `pipe = make_pipeline(scaler, model)`, `GridSearchCV(pipe, ...)`): the outer call is
-      where the parallelism belongs and is reported there, once; `n_jobs=-1` at both
-      levels only oversubscribes the cores, as scikit-learn's docs warn. An estimator
-      also fitted on its own there (`model.fit(X, y)`) is still reported, with an unsafe
-      fix;
-    - code under `cuml.accel` (`cuml.accel.install()`, a notebook's
-      `%load_ext cuml.accel`, or `get_ipython().run_line_magic("load_ext", "cuml.accel")`):
-      the estimators run on the GPU;
+      `learning_curve`, `permutation_importance`, an ensemble such as `VotingClassifier` or
+      `BaggingClassifier`), built in its arguments
+      (`GridSearchCV(RandomForestClassifier(), ...)`) or through names of the same scope
+      (`model = RandomForestClassifier()`, `pipe = make_pipeline(scaler, model)`,
+      `GridSearchCV(pipe, ...)`): the outer call is where the parallelism belongs and is
+      reported there, once; `n_jobs=-1` at both levels only oversubscribes the cores, as
+      scikit-learn's docs warn. An estimator also fitted on its own there
+      (`model.fit(X, y)`) is still reported, with an unsafe fix;
+    - code under `cuml.accel` (`cuml.accel.install()`, a notebook's `%load_ext cuml.accel`,
+      or `get_ipython().run_line_magic("load_ext", "cuml.accel")`): the estimators run on
+      the GPU;
     - an estimator whose every fit in its scope (or a helper whose `X`) is on one of
       scikit-learn's toy datasets (`load_iris`, `load_wine`, `load_breast_cancer`,
       `load_digits`, `load_diabetes`) or on generated data (`make_classification`,
       `make_regression`, `make_blobs`, `make_moons`, `make_circles`,
-      `make_gaussian_quantiles`) with a literal `n_samples` below 10,000 or the default
-      100. The data is followed from the dataset call through the names that hold it,
-      their columns, splits (`train_test_split`), frames built from it and transforms of
-      it. gpulint's own benchmark of this rule measures `n_jobs=-1` at {speedup:100} at
-      100 rows, {speedup:1000} at 1,000 and {speedup:10000} at 10,000: below that,
-      starting the workers costs more than it saves. Data read from files, fetched (`fetch_covtype`), generated with
-      a size that is not a literal, or an estimator never fitted in its scope, is reported.
+      `make_gaussian_quantiles`) with a literal `n_samples` below 10,000 or the default 100.
+      The data is followed from the dataset call through the names that hold it, their
+      columns, splits (`train_test_split`), frames built from it and transforms of it.
+      gpulint's own benchmark of this rule measures `n_jobs=-1` at {speedup:100} at 100
+      rows, {speedup:1000} at 1,000 and {speedup:10000} at 10,000: below that, starting the
+      workers costs more than it saves. Data read from files, fetched (`fetch_covtype`),
+      generated with a size that is not a literal, or an estimator never fitted in its
+      scope, is reported.
 
     ## Why is this bad?
     `n_jobs` defaults to one core. A random forest fits its trees one after the other, a
@@ -103,7 +105,8 @@ class EstimatorWithoutNJobs(Rule):
 
     code = "GPU403"
     name = "estimator-without-n-jobs"
-    tier = Tier.PREVIEW  # real code: 5 of 15 sampled findings useful (toy data, tests)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 5 of 15 sampled findings useful (toy data, tests)"
     message = "parallelisable estimator or helper without `n_jobs` uses one core: pass `n_jobs=-1`"
     nodes = (ast.Call,)
     calls = N_JOBS_NAMES
@@ -200,39 +203,55 @@ forest = sklearn.ensemble.ExtraTreesRegressor(n_jobs=-1)
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 
 # n_jobs does nothing for a binary problem with the default solver
 model = LogisticRegression(max_iter=500)
-"""),
-        Example("""\
+""",
+            reason="`LogisticRegression`: its `n_jobs` does nothing for a binary problem with the default solver.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestRegressor
 
 model = RandomForestRegressor(n_estimators=200, n_jobs=4)
-"""),
-        Example("""\
+""",
+            reason="`n_jobs` given (any value).",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 
 
 def build(**options):
     return RandomForestClassifier(**options)
-"""),
-        Example("""\
+""",
+            reason="Options passed as `**options`, which may hold `n_jobs`.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV
 
 search = GridSearchCV(RandomForestClassifier(random_state=0), {"max_depth": [3, 5]}, n_jobs=-1)
-"""),
-        Example("""\
+""",
+            reason="An estimator built in the arguments of a search that has `n_jobs`.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV
 
 # the search parallelises its candidates and folds: the forest inside it stays on one core
 forest = RandomForestClassifier(random_state=0)
 search = GridSearchCV(forest, {"max_depth": [3, 5]}, n_jobs=-1)
-"""),
-        Example("""\
+""",
+            reason="An estimator handed to a search: the search is where the parallelism belongs.",
+        ),
+        Example(
+            """\
 from sklearn.datasets import load_iris
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import train_test_split
@@ -241,8 +260,11 @@ from sklearn.model_selection import train_test_split
 X, y = load_iris(return_X_y=True)
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 model = RandomForestClassifier(random_state=0).fit(X_train, y_train)
-"""),
-        Example("""\
+""",
+            reason="Fitted only on a toy dataset (`load_iris`, 150 rows): starting workers costs more than it saves.",
+        ),
+        Example(
+            """\
 import cuml.accel
 
 cuml.accel.install()
@@ -250,13 +272,19 @@ cuml.accel.install()
 from sklearn.neighbors import KNeighborsClassifier  # noqa: E402  (runs on the GPU now)
 
 model = KNeighborsClassifier(n_neighbors=5)
-"""),
-        Example("""\
+""",
+            reason="Code under `cuml.accel`: the estimators run on the GPU.",
+        ),
+        Example(
+            """\
 from cuml.ensemble import RandomForestClassifier
 
 model = RandomForestClassifier(n_estimators=100)
-"""),
-        Example("""\
+""",
+            reason="A cuML estimator: it runs on the GPU and has no `n_jobs`.",
+        ),
+        Example(
+            """\
 import sklearn
 
 
@@ -266,7 +294,9 @@ class RandomForestClassifier:
 
 
 model = RandomForestClassifier()
-"""),
+""",
+            reason="A class of the file's own named like scikit-learn's.",
+        ),
     )
 
     def __init__(self) -> None:

@@ -26,8 +26,9 @@ class FitBeforeSplit(Rule):
     `learning_curve`, `validation_curve`, `permutation_test_score`, or a search's `fit`).
     The finding is on the `fit_transform` (or `fit`) call.
 
-    The transformer's output is followed to the split through names, conversions and
-    slices (`Xs.astype(np.float32)`, `Xs[:, 1:]`, `.values`, `.drop(columns=...)`), through
+    ## Evidence
+    The transformer's output is followed to the split through names, conversions and slices
+    (`Xs.astype(np.float32)`, `Xs[:, 1:]`, `.values`, `.drop(columns=...)`), through
     `t.fit(X).transform(X)` or `t.fit(X)` followed by `t.transform(X)`, and through a
     write-back into the data that is split: `X[:, k] = scaler.fit_transform(X[:, [k]])` or
     `df[cols] = scaler.fit_transform(df[cols])` (also in a loop over the columns).
@@ -71,7 +72,8 @@ class FitBeforeSplit(Rule):
 
     code = "GPU402"
     name = "fit-before-split"
-    tier = Tier.DEFAULT  # real code: 4 of 4 sampled findings useful
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 4 of 4 sampled findings useful"
     message = "transformer fitted on all the data before it is split: the test rows leak into it"
     nodes = (ast.Call,)
     calls = SPLIT_NAMES | {"fit"}
@@ -128,7 +130,8 @@ X_train, X_test, y_train, y_test = train_test_split(frame.drop(columns="label"),
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import MinMaxScaler
 
@@ -139,8 +142,11 @@ def prepare(X, y, reference):
     X_train[:, 3] = scaler.fit_transform(X_train[:, [3]]).ravel()  # the training part only
     X[:, 0] = scaler.fit_transform(reference[:, [0]]).ravel()  # fitted on another array
     return X_train, X_test, y_train, y_test
-"""),
-        Example("""\
+""",
+            reason="A transformer fitted on the training part only, or on another array than the one split.",
+        ),
+        Example(
+            """\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 
@@ -148,31 +154,42 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.2)
 scaler = StandardScaler()
 X_train_scaled = scaler.fit_transform(X_train)
 X_test_scaled = scaler.transform(X_test)
-"""),
-        Example("""\
+""",
+            reason="Split first, then fitted on the training part.",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 scores = cross_val_score(make_pipeline(StandardScaler(), LogisticRegression()), X, y, cv=5, n_jobs=-1)
-"""),
-        Example("""\
+""",
+            reason="A pipeline cross-validated as a whole: the scaler is fitted within each fold.",
+        ),
+        Example(
+            """\
 from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import PolynomialFeatures
 
 # a fixed expansion: nothing is learned from the values
 expanded = PolynomialFeatures(degree=2).fit_transform(X)
 X_train, X_test, y_train, y_test = train_test_split(expanded, y)
-"""),
-        Example("""\
+""",
+            reason="A transformer that learns nothing from the values (`PolynomialFeatures`).",
+        ),
+        Example(
+            """\
 from sklearn.model_selection import train_test_split
 
 
 def split(encoder, X, y):
     encoded = encoder.fit_transform(X)
     return train_test_split(encoded, y)
-"""),
+""",
+            reason="A parameter with no evidence of a transformer.",
+        ),
     )
 
     def __init__(self) -> None:

@@ -30,18 +30,18 @@ class ManualHyperparameterLoop(Rule):
     and score it (`.score(...)`, a `sklearn.metrics` function, `cross_val_score`,
     `cross_validate`...). Comprehensions count as loops.
 
-    Not flagged: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated
-    runs, not a search), loops whose variable is also the data being fitted (one model
-    per dataset), loops that only `assert` on the scores (tests of each setting), and
-    warm-start scans of an ensemble's size (`model.set_params(n_estimators=n)` on a
-    forest or boosting model built with `warm_start=True`): each fit only adds the new
-    trees to those already fitted, where a search would refit every size from scratch.
-    Such a forest parallelises its own trees with `n_jobs` (GPU403). Nor loops over an
-    estimator that already spreads its fit over the cores (`n_jobs=` given, other than 1),
-    where candidates in parallel would only compete for the same cores, or over one that
-    fits in milliseconds (linear models other than their `*CV` variants, naive Bayes,
-    discriminant analysis, linear SVMs): a search's worker processes cost more to start
-    than such fits take.
+    ## Evidence
+    Left alone: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated runs,
+    not a search), loops whose variable is also the data being fitted (one model per
+    dataset), loops that only `assert` on the scores (tests of each setting), and warm-start
+    scans of an ensemble's size (`model.set_params(n_estimators=n)` on a forest or boosting
+    model built with `warm_start=True`): each fit only adds the new trees to those already
+    fitted, where a search would refit every size from scratch. Such a forest parallelises
+    its own trees with `n_jobs` (GPU403). Nor loops over an estimator that already spreads
+    its fit over the cores (`n_jobs=` given, other than 1), where candidates in parallel
+    would only compete for the same cores, or over one that fits in milliseconds (linear
+    models other than their `*CV` variants, naive Bayes, discriminant analysis, linear
+    SVMs): a search's worker processes cost more to start than such fits take.
 
     ## Why is this bad?
     The loop evaluates one candidate after the other on one core. `GridSearchCV` (or
@@ -58,7 +58,8 @@ class ManualHyperparameterLoop(Rule):
 
     code = "GPU404"
     name = "manual-hyperparameter-loop"
-    tier = Tier.DEFAULT  # real code: 4 of its 6 findings useful (every one checked); too few to decide
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 4 of its 6 findings useful (every one checked); too few to decide"
     message = "hyper-parameter loop fits and scores one candidate at a time: use `GridSearchCV(..., n_jobs=-1)`"
     nodes = (ast.Call,)
     fix = Applicability.DISPLAY
@@ -149,7 +150,8 @@ means = [cross_val_score(KNeighborsRegressor(n_neighbors=k), X, y, n_jobs=-1).me
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 from sklearn.linear_model import Ridge
 from sklearn.metrics import mean_squared_error
 
@@ -160,8 +162,11 @@ for alpha in (0.01, 0.1, 1.0):
     model.set_params(alpha=alpha)
     model.fit(X_train, y_train)
     errors[alpha] = mean_squared_error(y_val, model.predict(X_val))
-"""),
-        Example("""\
+""",
+            reason="A linear model that fits in milliseconds: worker processes would cost more than the fits.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestRegressor
 from sklearn.metrics import mean_squared_error
 
@@ -171,8 +176,11 @@ for depth in (10, 15, 20):
     forest = RandomForestRegressor(max_depth=depth, n_jobs=-1, random_state=1)
     forest.fit(X_train, y_train)
     scores[depth] = mean_squared_error(y_val, forest.predict(X_val))
-"""),
-        Example("""\
+""",
+            reason="An estimator that already spreads its fit over the cores (`n_jobs=-1`).",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 
 forest = RandomForestClassifier(oob_score=True, n_jobs=-1, random_state=0)
@@ -181,8 +189,11 @@ for size in range(50, 501, 50):
     forest.set_params(n_estimators=size)
     forest.fit(X_train, y_train)
     errors[size] = 1 - forest.score(X_val, y_val)
-"""),
-        Example("""\
+""",
+            reason="A forest already given `n_jobs=-1`: candidates in parallel would compete for the same cores.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 
 # repeated runs with different seeds, not a search
@@ -191,8 +202,11 @@ for seed in range(5):
     model = RandomForestClassifier(random_state=seed, n_jobs=-1)
     model.fit(X_train, y_train)
     scores.append(model.score(X_test, y_test))
-"""),
-        Example("""\
+""",
+            reason="A loop whose variable only sets the seed: repeated runs, not a search.",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LinearRegression
 
 # one model per region: the loop variable is the data
@@ -200,22 +214,31 @@ for region, (X_region, y_region) in datasets.items():
     model = LinearRegression(fit_intercept=region != "all")
     model.fit(X_region, y_region)
     print(region, model.score(X_region, y_region))
-"""),
-        Example("""\
+""",
+            reason="The loop variable is the data being fitted: one model per dataset.",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 for model in (LogisticRegression(), DecisionTreeClassifier()):
     model.fit(X_train, y_train)
     print(type(model).__name__, model.score(X_test, y_test))
-"""),
-        Example("""\
+""",
+            reason="A loop over estimators, not over values an estimator is built from.",
+        ),
+        Example(
+            """\
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
 search = GridSearchCV(SVC(), {"C": [0.1, 1, 10]}, n_jobs=-1).fit(X, y)
-"""),
-        Example("""\
+""",
+            reason="A search object (`GridSearchCV`) already.",
+        ),
+        Example(
+            """\
 from sklearn.metrics import accuracy_score
 from sklearn.svm import LinearSVC
 
@@ -224,8 +247,11 @@ def test_every_loss_learns_the_toy_problem():
     for loss in ("hinge", "squared_hinge"):
         model = LinearSVC(loss=loss).fit(X, y)
         assert accuracy_score(y, model.predict(X)) > 0.9
-"""),
-        Example("""\
+""",
+            reason="A test that only `assert`s on each setting's score.",
+        ),
+        Example(
+            """\
 from sklearn.ensemble import RandomForestClassifier
 
 # a warm-start scan of the forest's size: each fit adds trees to those already grown
@@ -235,13 +261,18 @@ for size in range(50, 501, 50):
     forest.set_params(n_estimators=size)
     forest.fit(X_train, y_train)
     errors[size] = 1 - forest.score(X_val, y_val)
-"""),
-        Example("""\
+""",
+            reason="A warm-start scan of a forest's size: each fit adds trees to those already grown.",
+        ),
+        Example(
+            """\
 from sklearn.cluster import KMeans
 
 # fitted but never scored: an elbow plot of the inertia
 inertias = [KMeans(n_clusters=k, n_init=10).fit(X).inertia_ for k in range(2, 10)]
-"""),
+""",
+            reason="Fitted but never scored (an elbow plot of the inertia).",
+        ),
     )
 
     def __init__(self) -> None:

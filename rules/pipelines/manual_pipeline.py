@@ -58,12 +58,13 @@ def straight_line(chain: Chain) -> bool:
 class ManualPipeline(Rule):
     """
     ## What it does
-    Flags transformers (scalers, encoders, imputers, PCA, vectorizers, from scikit-learn
-    or cuML) that are fitted on the training data with `fit_transform` and applied to the
-    test data with `transform` by hand, their outputs feeding an estimator's `fit` and its
+    Flags transformers (scalers, encoders, imputers, PCA, vectorizers, from scikit-learn or
+    cuML) that are fitted on the training data with `fit_transform` and applied to the test
+    data with `transform` by hand, their outputs feeding an estimator's `fit` and its
     `predict`/`predict_proba`/`score`. One finding per hand-chained sequence, on the line
     where its first transformer is fitted.
 
+    ## Evidence
     Only straight-line code in one block is followed (as in a script or one function), and
     only names known to hold scikit-learn/cuML estimators: a pipeline already built with
     `Pipeline`/`make_pipeline` is not flagged.
@@ -95,7 +96,8 @@ class ManualPipeline(Rule):
 
     code = "GPU401"
     name = "manual-pipeline"
-    tier = Tier.DEFAULT  # real code: 26 of its 30 findings useful (every one checked)
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 26 of its 30 findings useful (every one checked)"
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
     calls = frozenset({"fit"})
@@ -198,7 +200,8 @@ predicted = classifier.predict(test_scaled)
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -206,8 +209,11 @@ from sklearn.preprocessing import StandardScaler
 model = make_pipeline(StandardScaler(), LogisticRegression())
 model.fit(X_train, y_train)
 predicted = model.predict(X_test)
-"""),
-        Example("""\
+""",
+            reason="A pipeline already built with `make_pipeline`.",
+        ),
+        Example(
+            """\
 from sklearn.preprocessing import StandardScaler
 
 # scaled for a plot: no estimator is fitted on the result
@@ -215,8 +221,11 @@ scaler = StandardScaler()
 train_scaled = scaler.fit_transform(X_train)
 test_scaled = scaler.transform(X_test)
 plot(train_scaled, test_scaled)
-"""),
-        Example("""\
+""",
+            reason="Transformed data that no estimator is fitted on (scaled for a plot).",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 from sklearn.preprocessing import StandardScaler
 
@@ -224,8 +233,11 @@ scaler = StandardScaler()
 train_scaled = scaler.fit_transform(X_train)
 model = LogisticRegression().fit(train_scaled, y_train)
 train_accuracy = model.score(train_scaled, y_train)
-"""),
-        Example("""\
+""",
+            reason="The fitted transformer is never applied to other data with `transform`.",
+        ),
+        Example(
+            """\
 import sklearn
 
 
@@ -233,7 +245,9 @@ def fit(model, transformer, X, y, X_new):
     Xt = transformer.fit_transform(X)
     model.fit(Xt, y)
     return model.predict(transformer.transform(X_new))
-"""),
+""",
+            reason="Parameters with no evidence of scikit-learn or cuML estimators.",
+        ),
     )
 
     def __init__(self) -> None:

@@ -46,7 +46,8 @@ class PredictInLoop(Rule):
 
     code = "GPU405"
     name = "predict-in-loop"
-    tier = Tier.DEFAULT  # no real-code finding; flags only one-row predicts over existing rows
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding; flags only one-row predicts over existing rows"
     message = "estimator called on one row at a time in a loop: call it once on all the rows"
     nodes = (ast.Call,)
     calls = PER_ROW_METHODS
@@ -110,7 +111,8 @@ scaled = [scaler.transform(reading.reshape(1, -1)) for reading in readings]
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -118,31 +120,42 @@ model = LogisticRegression().fit(X, y)
 # batches bound the memory each call needs
 for batch in np.array_split(X_new, 10):
     save(model.predict(batch))
-"""),
-        Example("""\
+""",
+            reason="Batches (`np.array_split`), not one row at a time.",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 
 model = LogisticRegression().fit(X, y)
 # a stream: the rows do not exist before the loop
 for message in consumer:
     publish(model.predict([parse(message)]))
-"""),
-        Example("""\
+""",
+            reason="A stream whose rows arrive one by one: its iterable is not known data.",
+        ),
+        Example(
+            """\
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 for model in (LogisticRegression(), DecisionTreeClassifier()):
     model.fit(X_train, y_train)
     print(model.predict(X_test))
-"""),
-        Example("""\
+""",
+            reason="Whole test sets predicted, one model per iteration.",
+        ),
+        Example(
+            """\
 import numpy as np
 import sklearn
 
 rows = np.zeros((10, 3))
 for row in rows:
     network.predict([row])
-"""),
+""",
+            reason="A model of unknown kind (`network`).",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -60,29 +60,35 @@ dataset = TensorDataset(torch.from_numpy(rng.standard_normal((N, 3))))
 class DataloaderWithoutWorkers(Rule):
     """
     ## What it does
+    Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`) in
+    a file that moves the batches of a loop to a device, when the code shows that its items
+    cost something to load: decoded images, a per-item `transform=`, a dataset class whose
+    `__getitem__` reads, decodes, tokenizes or transforms.
+
+    ## Evidence
     Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`,
-    also through a name bound to 0 on every path) in a file that moves the batches of a
-    loop to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)` inside
-    a loop, with a device that is not a literal `"cpu"`: a device string, a name
-    bound to one, `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a
-    parameter every call site gives a device...) or iterates a loader that accelerate's
-    `prepare` put on the device.
+    also through a name bound to 0 on every path) in a file that moves the batches of a loop
+    to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)` inside a loop,
+    with a device that is not a literal `"cpu"`: a device string, a name bound to one,
+    `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a parameter every
+    call site gives a device...) or iterates a loader that accelerate's `prepare` put on the
+    device.
 
     Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
     (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,
     `ClusterLoader`, `GraphSAINT*Sampler`... and the deprecated `torch_geometric.data`
     aliases), which hand `num_workers` on to it, and classes of the file that subclass
-    `torch.utils.data.DataLoader` (or such a class) and either keep its `__init__` or
-    define one that takes `num_workers` or `**kwargs`. For these, only a `num_workers=`
-    keyword counts as given: their positional parameters are their own.
+    `torch.utils.data.DataLoader` (or such a class) and either keep its `__init__` or define
+    one that takes `num_workers` or `**kwargs`. For these, only a `num_workers=` keyword
+    counts as given: their positional parameters are their own.
 
-    Only a loader whose items the code shows cost something to load is flagged: a dataset
-    of torchvision (`ImageFolder`, `CIFAR10`, `CelebA`...: each item is decoded into an
-    image), any dataset given `transform=` (PyTorch Geometric's included), a Hugging Face
-    dataset given a per-item transform (`with_transform`, `set_transform`), and an instance
-    of a dataset class of the file whose `__getitem__` calls anything but a few builtins,
-    tensor rearrangements like `torch.flip` and factories like `torch.randint` (it reads,
-    decodes, tokenizes or transforms). The evidence is followed through assignments,
+    Only a loader whose items the code shows cost something to load is flagged: a dataset of
+    torchvision (`ImageFolder`, `CIFAR10`, `CelebA`...: each item is decoded into an image),
+    any dataset given `transform=` (PyTorch Geometric's included), a Hugging Face dataset
+    given a per-item transform (`with_transform`, `set_transform`), and an instance of a
+    dataset class of the file whose `__getitem__` calls anything but a few builtins, tensor
+    rearrangements like `torch.flip` and factories like `torch.randint` (it reads, decodes,
+    tokenizes or transforms). The evidence is followed through assignments,
     `Subset`/`random_split`/`ConcatDataset`, slices and subscripts (`dataset[3000:]`,
     `tokenized["train"]`), what the file's functions return, and what every call of the
     file's function passes for a parameter.
@@ -93,24 +99,25 @@ class DataloaderWithoutWorkers(Rule):
     it: `.map` runs once over the whole dataset, not per item), a `TensorDataset`, a list or
     tuple, a `range`, a PyTorch Geometric dataset without `transform=` (in memory: an item
     is a slice of tensors it holds), a dataset class of the file whose `__getitem__` only
-    looks items up (converting a stored tensor's dtype at most, `self.images[i].float()`)
-    or makes them with torch factories (synthetic data). Nor when nothing
-    shows what the dataset is (a parameter no call of the file gives, a class imported from
-    another module): on the real-code corpus those
-    loaders were over in-memory data (pre-tokenized datasets, toy tensors, in-memory graphs,
-    prompt lists) in every case checked, so the rule asks for evidence of work.
+    looks items up (converting a stored tensor's dtype at most, `self.images[i].float()`) or
+    makes them with torch factories (synthetic data). Nor when nothing shows what the
+    dataset is (a parameter no call of the file gives, a class imported from another
+    module): on the real-code corpus those loaders were over in-memory data (pre-tokenized
+    datasets, toy tensors, in-memory graphs, prompt lists) in every case checked, so the
+    rule asks for evidence of work.
 
     A loader known to hand out at most 16 batches per pass is not flagged (a benchmark's
     small split, with a literal `batch_size`: see `gpulint.size_evidence.loader_batches`):
-    workers started for every pass would cost about what they save. Nor is a loader bound
-    to a name its binding never reaches a read of (defined and never read, or bound again
+    workers started for every pass would cost about what they save. Nor is a loader bound to
+    a name its binding never reaches a read of (defined and never read, or bound again
     before any read: a script's or a notebook's later cells read the new loader), or read
     only for a look at a few batches: by `next(iter(loader))`, or by loops that all break
     off after at most 16 batches by a counter (`if i == 2: break`, see
     `gpulint.early_exit`). A loader given workers is not flagged, with or without
-    `pin_memory`; nor is a loader whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
-    device (worker processes cannot), nor one only read on the host while another loader
-    of the file feeds the device, nor one in a file that never feeds a device.
+    `pin_memory`; nor is a loader whose options come from `**kwargs`, nor one whose
+    `collate_fn` builds batches on the device (worker processes cannot), nor one only read
+    on the host while another loader of the file feeds the device, nor one in a file that
+    never feeds a device.
 
     ## Why is this bad?
     Without workers the main process loads, decodes and collates every batch itself, while
@@ -141,7 +148,12 @@ class DataloaderWithoutWorkers(Rule):
 
     code = "GPU305"
     name = "dataloader-without-workers"
-    tier = Tier.PREVIEW  # blind sample (benchmarks/results/tiers): 39 of its 72 findings useful, 39 of 54 once loaders never read or rebound before a read were left alone; below the bar (mostly a test split read once after training, which workers barely speed up)
+    tier = Tier.PREVIEW
+    tier_reason = (
+        "Blind sample (benchmarks/results/tiers): 39 of its 72 findings useful, 39 of 54 once loaders never "
+        "read or rebound before a read were left alone; below the bar (mostly a test split read once after "
+        "training, which workers barely speed up)"
+    )
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     #: The message for a loader given `num_workers=0` (the same as none, but said).
     message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
@@ -318,7 +330,8 @@ def doubled_sums(rows):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 from accelerate import Accelerator
 from torch.utils.data import DataLoader
@@ -335,8 +348,11 @@ def train(model, optimizer, transform, epochs):
                 loss = torch.nn.functional.cross_entropy(model(images), labels)
             accelerator.backward(loss)
             optimizer.step()
-"""),
-        Example("""\
+""",
+            reason="A script that trains on the CPU (`torch.cpu.amp.autocast`).",
+        ),
+        Example(
+            """\
 import json
 
 import torch
@@ -363,8 +379,11 @@ def train(model, lines, epochs):
     for _ in range(epochs):
         for rows in DataLoader(JsonRows(lines), batch_size=16, num_workers=4):
             model(rows.to(device))
-"""),
-        Example('''\
+""",
+            reason="A loader read for one batch only (`next(iter(loader))`).",
+        ),
+        Example(
+            '''\
 import torch
 from torch.utils.data import DataLoader, Dataset
 
@@ -389,8 +408,11 @@ class Encoded(Dataset):
 def train(model, encodings, labels):
     for batch in DataLoader(Encoded(encodings, labels), batch_size=16, shuffle=True):
         model(**{key: value.to(device) for key, value in batch.items()})
-'''),
-        Example("""\
+''',
+            reason="A dataset whose items only wrap precomputed values as tensors.",
+        ),
+        Example(
+            """\
 from datasets import load_dataset
 from torch.utils.data import DataLoader
 from transformers import DataCollatorWithPadding
@@ -405,8 +427,11 @@ def train(model, tokenizer):
     loader = DataLoader(tokenized["train"], batch_size=8, collate_fn=DataCollatorWithPadding(tokenizer))
     for batch in loader:  # rows tokenized once by `.map`: only padding is left per batch
         model(**{k: v.to(device) for k, v in batch.items()})
-"""),
-        Example("""\
+""",
+            reason="A Hugging Face dataset tokenized once by `.map`: only padding is left per batch.",
+        ),
+        Example(
+            """\
 import torch
 from torch_geometric.datasets import TUDataset
 from torch_geometric.loader import DataLoader
@@ -415,8 +440,11 @@ device = torch.device("cuda")
 dataset = TUDataset("data", name="PROTEINS").shuffle()  # in memory, no per-item transform
 for data in DataLoader(dataset[:100], batch_size=32):
     data = data.to(device)
-"""),
-        Example("""\
+""",
+            reason="An in-memory graph dataset with no per-item transform.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader, TensorDataset, random_split
 
@@ -427,8 +455,11 @@ def batches(features, labels):
     train, valid = random_split(TensorDataset(features, labels), [0.8, 0.2])
     for x, y in DataLoader(train, batch_size=64):
         yield x.to(device), y.to(device)
-"""),
-        Example("""\
+""",
+            reason="A `TensorDataset` split: items are slices of tensors already in memory.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -438,8 +469,11 @@ device = "cuda"
 def batches(dataset):  # nothing in the file shows what loading an item costs
     for x in DataLoader(dataset, batch_size=16):
         yield x.to(device)
-"""),
-        Example("""\
+""",
+            reason="A dataset of unknown kind: nothing shows what loading an item costs.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -452,8 +486,11 @@ class WorkerLoader(DataLoader):
 def batches(dataset):
     for x in WorkerLoader(dataset, batch_size=16):
         yield x.to("cuda", non_blocking=True)
-"""),
-        Example("""\
+""",
+            reason="A `DataLoader` subclass that passes its own `num_workers` (4 by default) to torch's.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -464,16 +501,22 @@ def batches(dataset):
     loader = DataLoader(dataset, batch_size=16, num_workers=4)
     for x in loader:
         yield x.to(device, non_blocking=True)
-"""),
-        Example("""\
+""",
+            reason="A loader that sets `num_workers`.",
+        ),
+        Example(
+            """\
 from torch.utils.data import DataLoader
 
 
 def mean_length(dataset):
     loader = DataLoader(dataset, batch_size=16)
     return sum(len(batch) for batch in loader) / len(dataset)
-"""),
-        Example("""\
+""",
+            reason="A loader whose batches never reach a device.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -482,8 +525,11 @@ def evaluate(dataset, options):
     loader = DataLoader(dataset, **options)
     for x in loader:
         x = x.to("cuda")
-"""),
-        Example("""\
+""",
+            reason="Options passed as `**options`, which may set `num_workers`.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -492,8 +538,11 @@ def on_cpu(dataset):
     loader = DataLoader(dataset, batch_size=8)
     for x in loader:
         x = x.to("cpu")
-"""),
-        Example("""\
+""",
+            reason="Batches moved to the CPU, not to an accelerator.",
+        ),
+        Example(
+            """\
 import torch
 from torch.utils.data import DataLoader
 
@@ -505,7 +554,28 @@ def train(events, model):
     train_part, test_part = events.train_test_split(0.2)
     for batch in DataLoader(train_part, batch_size=200):
         model(batch.to(device))
-"""),
+""",
+            reason="A dataset of unknown kind (a parameter) split by its own method: nothing shows what an item costs.",
+        ),
+        Example(
+            """\
+import torch
+from torch.utils.data import DataLoader
+from torchvision.datasets import CIFAR10
+from torchvision.transforms import ToTensor
+
+
+def on_device(items):
+    return torch.stack([image for image, _ in items]).to("cuda")
+
+
+def batches():
+    dataset = CIFAR10("data", transform=ToTensor())
+    for x in DataLoader(dataset, batch_size=64, collate_fn=on_device):
+        yield x.to("cuda")
+""",
+            reason="A `collate_fn` that builds batches on the device, which worker processes cannot do.",
+        ),
     )
 
     def __init__(self) -> None:

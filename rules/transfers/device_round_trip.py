@@ -75,7 +75,8 @@ class DeviceRoundTrip(Rule):
 
     code = "GPU303"
     name = "device-round-trip"
-    tier = Tier.DEFAULT  # no real-code finding; flags only a device-host-device copy in one expression
+    tier = Tier.DEFAULT
+    tier_reason = "No real-code finding; flags only a device-host-device copy in one expression"
     message = "value copied from the device to the host and back; copy it on the device instead"
     nodes = (ast.Call,)
     calls = ROUND_TRIP_METHODS
@@ -151,28 +152,37 @@ def snapshot(model, batch):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 host = torch.tensor([1.0, 2.0])
 on_device = torch.tensor(host.numpy()).to(device)
-"""),
-        Example("""\
+""",
+            reason="A host tensor copied to the device once.",
+        ),
+        Example(
+            """\
 import numpy as np
 import cupy as cp
 
 host = np.arange(10)
 on_device = cp.asarray(host)
 back = cp.asnumpy(on_device)
-"""),
-        Example("""\
+""",
+            reason="A host-device-host copy, not device-host-device.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
 t = torch.ones(3, device=device)
 kept = t.cpu().numpy()
-"""),
+""",
+            reason="A device tensor copied to the host once and kept there.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -14,8 +14,12 @@ class DeviceToHostInLoop(HostCopyInLoop):
     (comprehensions included): `.cpu()`, `.numpy()`, `.tolist()` and `.to("cpu")` on a torch
     tensor that lives on a device; `cupy.asnumpy(a)`, `a.get()`, `a.tolist()` on a CuPy
     array; `.to_pandas()`, `.to_numpy()`, `.to_arrow()`, `.tolist()` and `.values_host` on a
-    cuDF object. Two idioms of the same copy have rules of their own, with their own advice:
-    a Python number read from the device (`.item()`, `float(t)`, `t.cpu().item()`) is GPU307
+    cuDF object. A number read is GPU307 `scalar-read-in-loop`, a copy added to a running
+    total GPU308 `running-total-on-host`.
+
+    ## Evidence
+    Two idioms of the same copy have rules of their own, with their own advice: a Python
+    number read from the device (`.item()`, `float(t)`, `t.cpu().item()`) is GPU307
     `scalar-read-in-loop`, and a copied value added to a running total
     (`total += loss.item()`, `correct += (pred == y).sum().cpu().numpy()`) is GPU308
     `running-total-on-host`. The three share what follows: which values live on a device,
@@ -24,24 +28,26 @@ class DeviceToHostInLoop(HostCopyInLoop):
     A tensor lives on a device when it was created or moved with a device that is not a
     literal `"cpu"` (`.to(device)`, `.cuda()`, `device=device`, including
     `device = "cuda" if torch.cuda.is_available() else "cpu"`), or computed from one, or
-    returned by a model moved to one. A device is also `torch.accelerator.current_accelerator()`,
-    `x.device`, `next(model.parameters()).device`, an integer index (`x.to(0)`, a rank read
-    with `int(os.environ["LOCAL_RANK"])` or `dist.get_rank()`) or `f"cuda:{rank}"`. Libraries
+    returned by a model moved to one. A device is also
+    `torch.accelerator.current_accelerator()`, `x.device`,
+    `next(model.parameters()).device`, an integer index (`x.to(0)`, a rank read with
+    `int(os.environ["LOCAL_RANK"])` or `dist.get_rank()`) or `f"cuda:{rank}"`. Libraries
     place values too: accelerate's `accelerator.prepare(model, loader)` (the model, and the
     batches the loader yields), transformers' `from_pretrained(..., device_map=...)` and
-    `pipeline(..., device=...)`. `.to(x)` with an `x` of unknown type (a parameter
-    that may hold a device or a dtype) says nothing about where the result lives. NumPy's `.item()` and `.tolist()` are not transfers,
-    nor is cuDF's `.values` (a CuPy array, still on the device).
+    `pipeline(..., device=...)`. `.to(x)` with an `x` of unknown type (a parameter that may
+    hold a device or a dtype) says nothing about where the result lives. NumPy's `.item()`
+    and `.tolist()` are not transfers, nor is cuDF's `.values` (a CuPy array, still on the
+    device).
 
-    Not flagged: copies after the loop; copies under an `if` in the loop (logging every N
+    Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then); copies in a loop that runs another loop over other data per
     iteration, in its body or in a function of the file it calls (an epoch loop around a
-    batch loop, or around `train_one_epoch()`, copies once per epoch, after the real work;
-    a loop over chunks of this iteration's own tensor does not count). A small loop
-    over the parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()`
-    or `.items()`, a call naming its fields like `data("train_mask", "test_mask")`,
-    `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is,
-    so such a loop in a batch loop neither hides the batch loop's copies nor turns an epoch
+    batch loop, or around `train_one_epoch()`, copies once per epoch, after the real work; a
+    loop over chunks of this iteration's own tensor does not count). A small loop over the
+    parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()` or
+    `.items()`, a call naming its fields like `data("train_mask", "test_mask")`,
+    `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is, so
+    such a loop in a batch loop neither hides the batch loop's copies nor turns an epoch
     loop's once-per-epoch copy into a per-iteration one; with no loop around it, its few
     copies are not flagged. The same holds for a loop over one model's own tensors
     (`model.named_parameters()`, `.parameters()`, `.buffers()`: a weight or gradient
@@ -50,31 +56,30 @@ class DeviceToHostInLoop(HostCopyInLoop):
     over a dataset whose size its library documents, with a literal `batch_size`: PyTorch
     Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, or a
     GraphSAINT sampler of `num_steps=5`, followed into a function through the arguments
-    every call of it passes; or a loop its body
-    breaks off after at most 16 iterations by a counter, `if i == 2: break` over
-    `enumerate`'s index or a name it adds one to: a preview of a few batches; see
-    `gpulint.size_evidence` and `gpulint.early_exit`).
+    every call of it passes; or a loop its body breaks off after at most 16 iterations by a
+    counter, `if i == 2: break` over `enumerate`'s index or a name it adds one to: a preview
+    of a few batches; see `gpulint.size_evidence` and `gpulint.early_exit`).
 
-    Not flagged either where the copy is the point or costs nothing more:
+    Left alone too where the copy is the point or costs nothing more:
     - the copied value is drawn or logged as an image in the same iteration: it is an
       argument of a matplotlib or seaborn call, of a method of an `Axes` or `Figure` they
       made (`fig, axes = plt.subplots()`, then `axes[i].imshow(x.cpu())`), of
       `PIL.Image.fromarray`, `wandb.Image`/`wandb.Histogram`, a TensorBoard writer's
-      `add_image`/`add_histogram`/`add_figure`, or `d2l.show_images`; or the statement stores
-      it in names (`forecast = out.cpu().numpy()`, `losses.append(loss.item())`) that such a
-      call reads later in every run of the iteration. Accumulating on the device would not
-      spare that work. A copy stored in a name nothing drawn reads (a running total next to
-      a plot of something else), or drawn only under an `if` or after the loop, is flagged;
-      decoding text (`tokenizer.batch_decode(ids.cpu())`) is not drawing: the ids can be
-      kept on the device and decoded once;
+      `add_image`/`add_histogram`/`add_figure`, or `d2l.show_images`; or the statement
+      stores it in names (`forecast = out.cpu().numpy()`, `losses.append(loss.item())`) that
+      such a call reads later in every run of the iteration. Accumulating on the device
+      would not spare that work. A copy stored in a name nothing drawn reads (a running
+      total next to a plot of something else), or drawn only under an `if` or after the
+      loop, is flagged; decoding text (`tokenizer.batch_decode(ids.cpu())`) is not drawing:
+      the ids can be kept on the device and decoded once;
     - the iteration waits for the device anyway, on every run: it calls a model's
       `.generate(...)` (transformers' generation tests each new token on the host) or
       `torch.cuda.synchronize()` outside any `if`. A time-series head's `generate`
-      (`InformerForPrediction`) samples a fixed number of steps without such a test and
-      does not count;
-    - the loop needs the value to know whether to go on: the copy is read by the test of
-      an `if` whose body leaves the loop (`if token.item() in stop_ids: break`, a `return`
-      or a `raise`), as in token-by-token generation.
+      (`InformerForPrediction`) samples a fixed number of steps without such a test and does
+      not count;
+    - the loop needs the value to know whether to go on: the copy is read by the test of an
+      `if` whose body leaves the loop (`if token.item() in stop_ids: break`, a `return` or a
+      `raise`), as in token-by-token generation.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A copy to the host
@@ -113,7 +118,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     code = "GPU301"
     name = "device-to-host-in-loop"
-    tier = Tier.PREVIEW  # real code: 16 of 25 sampled findings still reported useful (eval loops, few batches)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 16 of 25 sampled findings still reported useful (eval loops, few batches)"
     message = "tensor copied from the device to the host inside a loop: each copy waits for the device; keep the tensors on the device and copy once after the loop"
     idiom = Idiom.COPY
     advice = (
@@ -212,7 +218,8 @@ def embed(batches):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import matplotlib.pyplot as plt
 import torch
 
@@ -226,8 +233,11 @@ def plot_forecasts(batches):
         forecast = model(batch.to(device)).cpu().numpy()  # drawn right away: the copy is the point
         ax.plot(forecast.mean(axis=0))
     return fig
-"""),
-        Example("""\
+""",
+            reason="A copy drawn right away (a plot per batch): the copy is the point.",
+        ),
+        Example(
+            """\
 import torch
 from transformers import AutoModelForSeq2SeqLM
 
@@ -241,8 +251,11 @@ def summaries(loader, tokenizer):
         generated = model.generate(batch["input_ids"].to(device))  # waits for the device per token
         texts.extend(tokenizer.batch_decode(generated.cpu().numpy(), skip_special_tokens=True))
     return texts
-"""),
-        Example("""\
+""",
+            reason="Generated tokens decoded per batch: generation already waits for the device.",
+        ),
+        Example(
+            """\
 import torch
 
 model = torch.nn.Linear(8, 8).to("cuda")
@@ -256,8 +269,11 @@ def weight_histograms(net):
 
 
 histograms = weight_histograms(model)
-"""),
-        Example("""\
+""",
+            reason="A loop over one model's parameters, once per call.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -267,8 +283,11 @@ for step in range(1000):
     out = model(torch.randn(2, 4, device=device))
     if step % 100 == 0:
         snapshots.append(out.detach().cpu())
-"""),
-        Example("""\
+""",
+            reason="A copy on every hundredth step only.",
+        ),
+        Example(
+            """\
 import torch
 
 model = torch.nn.Linear(4, 4).to("cuda")
@@ -280,8 +299,11 @@ def epoch_outputs(loader, epochs):
         for batch in loader:  # the batch loop: the copy below runs once per epoch
             outputs.append(model(batch.to("cuda")))
         yield torch.cat(outputs).cpu()
-"""),
-        Example("""\
+""",
+            reason="A copy after the batch loop, once per epoch.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -290,8 +312,11 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 def predictions(model, batches):
     labels = [model(batch.to(device)).argmax(dim=1) for batch in batches]
     return torch.cat(labels).cpu().tolist()
-"""),
-        Example("""\
+""",
+            reason="Labels kept on the device in the comprehension and copied once after it.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -300,13 +325,18 @@ losses = []
 for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     losses.append(loss.item())  # a number read from the device: GPU307
-"""),
-        Example("""\
+""",
+            reason="A number read with `.item()`: GPU307's business.",
+        ),
+        Example(
+            """\
 import cudf
 
 frame = cudf.read_csv("events.csv")
 for column in ["a", "b"]:
     frame[column] = frame[column].values * 2
 print(frame.to_pandas())
-"""),
+""",
+            reason="A cuDF column's `.values` stays on the device (a CuPy array).",
+        ),
     )

@@ -99,7 +99,8 @@ class HostToDeviceInLoop(Rule):
 
     code = "GPU302"
     name = "host-to-device-in-loop"
-    tier = Tier.PREVIEW  # real code: 1 of 2 sampled findings useful
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 1 of 2 sampled findings useful"
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
@@ -229,7 +230,8 @@ def train(model, loader, optimizer, mean):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -243,15 +245,21 @@ def train(model, loader, optimizer):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-"""),
-        Example("""\
+""",
+            reason="Each batch from a loader moved once: the inputs have to reach the device.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
 for step in range(10):
     noise = torch.randn(3).to(device)
-"""),
-        Example("""\
+""",
+            reason="A tensor made on the host each step: GPU304's business.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
@@ -259,8 +267,11 @@ buffer = torch.zeros(8)
 for step in range(10):
     buffer.add_(1)
     on_device = buffer.to(device)
-"""),
-        Example("""\
+""",
+            reason="A buffer changed in the loop before each copy: the copy is needed.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
@@ -268,14 +279,19 @@ weights = torch.ones(3)
 weights_device = weights.to(device)
 for step in range(10):
     print(weights_device.sum())
-"""),
-        Example("""\
+""",
+            reason="A copy made once, before the loop.",
+        ),
+        Example(
+            """\
 import numpy as np
 import cupy as cp
 
 frames = [np.ones(4) for _ in range(3)]
 stacked = [cp.asarray(frame) for frame in frames]
-"""),
+""",
+            reason="Each iteration copies a different array (`frame` changes).",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

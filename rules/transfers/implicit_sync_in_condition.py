@@ -38,25 +38,27 @@ class ImplicitSyncInCondition(Rule):
     `if t:`, `if loss < best:`, `if torch.isnan(x).any():`, `a if cp.any(m) else b`, and the
     condition of a `while` loop (evaluated on every iteration, so it counts on its own).
 
+    ## Evidence
     Conditions on host values are not flagged, nor conditions outside loops, nor conditions
     in an epoch loop: one that runs a loop over other data on every iteration, in its body
     or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch;
     nor in a loop over a literal `range` of a few steps (`for j in range(10):` over images
-    to plot) or one its body breaks off after a few iterations by a counter (`if i == 2:
-    break`). Explicit reads (`if loss.item() < best:`) are GPU307 `scalar-read-in-loop`.
+    to plot) or one its body breaks off after a few iterations by a counter
+    (`if i == 2: break`). Explicit reads (`if loss.item() < best:`) are GPU307
+    `scalar-read-in-loop`.
 
     Nor when the iteration has already copied the tested value to the host (`.item()`,
-    `.tolist()`, `.cpu()`, `.numpy()`, `int()`/`float()` of it before the condition), or,
-    in a generator, yields it in the very next statement to consumers that all copy each
-    item (streaming generation: `if torch.all(next_token == eos): break`, then
+    `.tolist()`, `.cpu()`, `.numpy()`, `int()`/`float()` of it before the condition), or, in
+    a generator, yields it in the very next statement to consumers that all copy each item
+    (streaming generation: `if torch.all(next_token == eos): break`, then
     `yield next_token`, and the file's `for token in generate(...)` loops call
     `token.tolist()` to decode it), or when the iteration waits for the device anyway on
     every run, through a call outside any `if` that synchronises (a model's
     `.generate(...)`, which tests each new token on the host; `torch.cuda.synchronize()`).
     The condition then waits for nothing the copy would not wait for. A copy later in the
     iteration, after more work is queued (`loss.backward()`, then `loss.item()`), does not
-    make the condition free. A loop over one model's tensors (`model.parameters()`) is,
-    like a loop over the parts of one item, not the loop that counts.
+    make the condition free. A loop over one model's tensors (`model.parameters()`) is, like
+    a loop over the parts of one item, not the loop that counts.
 
     ## Why is this bad?
     Python needs a `bool`, so the value is copied to the host, which waits for every kernel
@@ -83,7 +85,8 @@ class ImplicitSyncInCondition(Rule):
 
     code = "GPU306"
     name = "implicit-sync-in-condition"
-    tier = Tier.DEFAULT  # real code: 9 of 11 sampled findings useful
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 9 of 11 sampled findings useful"
     message = "condition on a device value inside a loop: Python waits for the device and copies it to the host on every iteration"
     nodes = (ast.If, ast.While, ast.IfExp)
 
@@ -169,7 +172,8 @@ for step in range(100):
 """),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 
@@ -186,8 +190,11 @@ model = torch.nn.Embedding(100, 100).to("cuda")
 token_ids = torch.tensor([[1, 2, 3]], device="cuda")
 for token in stream(model, token_ids, 100, eos_token_id=0):
     print(tokenizer.decode(token.squeeze(0).tolist()), end="")
-"""),
-        Example("""\
+""",
+            reason="A generator's stop test whose consumer reads the token on the host anyway.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
@@ -201,8 +208,11 @@ def losses(batches):
         if not torch.isfinite(loss):
             break
     return history
-"""),
-        Example("""\
+""",
+            reason="A condition on a value the loop copies to the host anyway (`loss.item()`).",
+        ),
+        Example(
+            """\
 import matplotlib.pyplot as plt
 import torch
 
@@ -210,32 +220,44 @@ labels = torch.randint(0, 2, (64,), device="cuda")
 for j in range(10):  # ten images to plot
     plt.subplot(2, 5, j + 1)
     plt.title("smile" if labels[j] == 1 else "no smile")
-"""),
-        Example("""\
+""",
+            reason="A loop over a literal `range` of a few steps (ten images to plot).",
+        ),
+        Example(
+            """\
 import torch
 
 weights = torch.ones(3)
 for step in range(10):
     if weights.sum() > 2:
         weights = weights / 2
-"""),
-        Example("""\
+""",
+            reason="A condition on a host tensor.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
 loss = torch.ones((), device=device)
 if loss > 0:
     print("positive")
-"""),
-        Example("""\
+""",
+            reason="A condition outside any loop.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10)
 for step in range(3):
     if values.sum() > 5:
         print(step)
-"""),
-        Example("""\
+""",
+            reason="A condition on a NumPy array.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda"
@@ -244,7 +266,28 @@ for step in range(10):
     output = model(torch.zeros(1, 4, device=device))
     if output is not None and step:
         print(step)
-"""),
+""",
+            reason="An `is not None` test and a Python int: no tensor's truth value.",
+        ),
+        Example(
+            """\
+import torch
+
+device = "cuda"
+model = torch.nn.Linear(4, 1).to(device)
+
+
+def train(epochs, loader, best):
+    for epoch in range(epochs):
+        for x in loader:
+            loss = model(x.to(device)).mean()
+            loss.backward()
+        if loss < best:
+            best = loss
+    return best
+""",
+            reason="A condition in an epoch loop, after its batch loop: tested once per epoch.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:

@@ -13,19 +13,22 @@ from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
 class RunningTotalOnHost(HostCopyInLoop):
     """
     ## What it does
-    Flags a running total kept on the host and fed from the device on every iteration of
-    a loop: `total += loss.item()`, `correct += (pred == y).sum().item()`,
+    Flags a running total kept on the host and fed from the device on every iteration of a
+    loop: `total += loss.item()`, `correct += (pred == y).sum().item()`,
     `total = total + float(loss)`, `seen += mask.sum().cpu().numpy()`, on a torch tensor
-    that lives on a device or a CuPy array; arithmetic on the copied value
-    (`total += loss.item() * len(batch)`) is part of the sum. A total the loop itself reads
-    on every iteration (`print(total / (step + 1))`, `if total > limit: break`) is a number
-    read each step, GPU307 `scalar-read-in-loop`, as are other numbers read in a loop.
-    Values extended into a list (`preds += out.cpu().tolist()`) and copies of whole
-    tensors are GPU301 `device-to-host-in-loop`, whose docs say which values live on a
-    device and which loops count: not one run under an `if` in the loop, an epoch loop
-    around a batch loop, a loop over one item's parts or over a model's parameters, a loop
-    the file shows runs a few times, nor an iteration that draws the value or waits for the
-    device anyway.
+    that lives on a device or a CuPy array. Outside preview mode, only in a loop that trains
+    (its iteration runs a backward pass).
+
+    ## Evidence
+    Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum.
+    A total the loop itself reads on every iteration (`print(total / (step + 1))`,
+    `if total > limit: break`) is a number read each step, GPU307 `scalar-read-in-loop`, as
+    are other numbers read in a loop. Values extended into a list
+    (`preds += out.cpu().tolist()`) and copies of whole tensors are GPU301
+    `device-to-host-in-loop`, whose docs say which values live on a device and which loops
+    count: not one run under an `if` in the loop, an epoch loop around a batch loop, a loop
+    over one item's parts or over a model's parameters, a loop the file shows runs a few
+    times, nor an iteration that draws the value or waits for the device anyway.
 
     Outside preview mode, only in a loop that trains: one whose iteration runs a backward
     pass (`loss.backward()`, `accelerator.backward(loss)`, under an `if` too, or in a
@@ -69,7 +72,8 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     code = "GPU308"
     name = "running-total-on-host"
-    tier = Tier.DEFAULT  # real code: 88 of its 98 findings, all in loops that train, useful (every one checked)
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 88 of its 98 findings, all in loops that train, useful (every one checked)"
     preview_behaviour = "reports totals in loops that only evaluate (no backward pass in the iteration)"
     message = "running total fed from the device inside a loop: each step waits for the device; keep the total on the device and read it once after the loop"
     idiom = Idiom.TOTAL
@@ -175,7 +179,8 @@ def train(loader, optimizer):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 model = torch.nn.Linear(4, 3).cuda()
@@ -188,8 +193,11 @@ def accuracy(loader):  # evaluates only: reported in preview mode
         correct = correct + float((pred == y.cuda()).sum())
         seen += len(y)
     return correct / seen
-"""),
-        Example("""\
+""",
+            reason="An evaluation loop (no backward pass): reported in preview mode only.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -200,8 +208,11 @@ def count_positive(batches):
     for batch in batches:
         hits += (batch.to(device) > 0).sum()
     return hits.item()
-"""),
-        Example("""\
+""",
+            reason="A total kept on the device and read once after the loop.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -210,8 +221,11 @@ outputs = []
 for batch in range(10_000):
     out = model(torch.randn(2, 4, device=device))
     outputs += [out.detach().cpu()]  # collected in a list, not summed: GPU301
-"""),
-        Example("""\
+""",
+            reason="Copies collected in a list, not summed: GPU301's business.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -221,15 +235,20 @@ for step in range(1000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     if step % 100 == 0:
         total += loss.item()
-"""),
-        Example("""\
+""",
+            reason="A total fed under an `if` (every hundredth step).",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10.0)
 total = 0.0
 for i in range(len(values)):
     total += values[i].item()
-"""),
+""",
+            reason="A total of NumPy values, not device tensors.",
+        ),
     )
 
     def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:

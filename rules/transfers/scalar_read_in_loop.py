@@ -11,17 +11,20 @@ class ScalarReadInLoop(HostCopyInLoop):
     """
     ## What it does
     Flags a Python number read from a value on the device inside a loop (comprehensions
-    included): `t.item()`, `float(t)`, `int(t)`, `bool(t)`, `t.cpu().item()` on a torch tensor
-    that lives on a device, `a.item()` or `float(a)` on a CuPy array. A number added to a
-    running total (`total += loss.item()`) is GPU308 `running-total-on-host`, unless the
-    loop reads that total on every iteration (`print(total / (step + 1))`): then it is a
-    number read each step, flagged here. Copies of whole tensors are GPU301
-    `device-to-host-in-loop`, whose docs say which values live on a device and which loops
-    count: not one run under an `if` in the loop (logging every N steps), an epoch loop
-    around a batch loop, a loop over one item's parts or over a model's parameters, a loop
-    the file shows runs a few times, nor an iteration that draws the number or waits for
-    the device anyway, nor a number the loop tests to decide whether to stop
-    (`if token.item() == eos_id: break`). NumPy's `.item()` is not a copy.
+    included): `t.item()`, `float(t)`, `int(t)`, `bool(t)`, `t.cpu().item()` on a torch
+    tensor that lives on a device, `a.item()` or `float(a)` on a CuPy array. A number added
+    to a running total (`total += loss.item()`) is GPU308 `running-total-on-host`; copies of
+    whole tensors are GPU301 `device-to-host-in-loop`.
+
+    ## Evidence
+    A number added to a running total is GPU308's unless the loop reads that total on every
+    iteration (`print(total / (step + 1))`): then it is a number read each step, flagged
+    here. GPU301's docs say which values live on a device and which loops count: not one run
+    under an `if` in the loop (logging every N steps), an epoch loop around a batch loop, a
+    loop over one item's parts or over a model's parameters, a loop the file shows runs a
+    few times, nor an iteration that draws the number or waits for the device anyway, nor a
+    number the loop tests to decide whether to stop (`if token.item() == eos_id: break`).
+    NumPy's `.item()` is not a copy.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A number read from
@@ -57,7 +60,8 @@ class ScalarReadInLoop(HostCopyInLoop):
 
     code = "GPU307"
     name = "scalar-read-in-loop"
-    tier = Tier.DEFAULT  # real code: 134 of its 150 findings useful (every one checked)
+    tier = Tier.DEFAULT
+    tier_reason = "Real code: 134 of its 150 findings useful (every one checked)"
     message = "number read from the device inside a loop: each read waits for the device; keep the tensors and read them once after the loop, or every N steps"
     idiom = Idiom.SCALAR
     advice = (
@@ -167,7 +171,8 @@ def train(batches, optimizer):
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -181,8 +186,11 @@ def generate(ids, eos_id, steps=50):
             break
         ids = torch.cat([ids, token], dim=1)
     return ids
-"""),
-        Example("""\
+""",
+            reason="A token read to decide whether generation goes on: the loop needs it.",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -195,8 +203,11 @@ def train_on_cpu(model, optimizer, batches):
             loss = model(batch.to(device)).mean()
             losses.append(loss.item())
     return losses
-"""),
-        Example("""\
+""",
+            reason='A training loop that runs on the CPU (`torch.autocast("cpu")`).',
+        ),
+        Example(
+            """\
 import torch
 
 for epoch in range(3):
@@ -205,22 +216,31 @@ for epoch in range(3):
         total += torch.rand((), device="cuda")
     for name in ("total", "mean"):
         print(epoch, name, total.item())
-"""),
-        Example("""\
+""",
+            reason="A read in a loop over a literal tuple, inside an epoch loop: once per epoch.",
+        ),
+        Example(
+            """\
 import numpy as np
 
 values = np.arange(10)
 for i in range(3):
     print(values[i].item(), values.tolist())
-"""),
-        Example("""\
+""",
+            reason="`.item()` on a NumPy array.",
+        ),
+        Example(
+            """\
 import torch
 
 weights = torch.ones(3)
 for step in range(10):
     print(weights.sum().item())
-"""),
-        Example("""\
+""",
+            reason="`.item()` on a host tensor.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -229,8 +249,11 @@ for step, batch in enumerate(range(100)):
     loss = model(torch.randn(2, 4, device=device)).mean()
     if step % 10 == 0:
         print(step, loss.item())
-"""),
-        Example("""\
+""",
+            reason="A read on every tenth step only.",
+        ),
+        Example(
+            """\
 import torch
 
 for epoch in range(3):
@@ -238,8 +261,11 @@ for epoch in range(3):
     for batch in range(5):
         total += torch.rand((), device="cuda")
     print(epoch, total.item())
-"""),
-        Example("""\
+""",
+            reason="A read once per epoch, after the batch loop.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda")
@@ -248,5 +274,7 @@ total = 0.0
 for batch in range(10_000):
     loss = model(torch.randn(2, 4, device=device)).mean()
     total += loss.item()  # added to a running total: GPU308
-"""),
+""",
+            reason="A read added to a running total: GPU308's business.",
+        ),
     )

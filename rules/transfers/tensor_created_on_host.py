@@ -52,16 +52,17 @@ class TensorCreatedOnHost(Rule):
     """
     ## What it does
     Flags a torch tensor made on the host by a factory that fills it itself and moved to a
-    device straight away: `torch.zeros/ones/empty/full/arange/linspace/logspace/eye(...)` and
-    `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and a
-    legacy class given a shape (`torch.FloatTensor(4, 256).cuda()`: uninitialised memory
+    device straight away: `torch.zeros/ones/empty/full/arange/linspace/logspace/eye(...)`
+    and `torch.rand/randn/randint/randperm(...)` followed by `.cuda()` or `.to(device)`, and
+    a legacy class given a shape (`torch.FloatTensor(4, 256).cuda()`: uninitialised memory
     allocated on the host and copied).
 
-    Not a tensor made from data: `torch.tensor(data)`, `torch.as_tensor(data)` and the legacy
-    classes given data (`torch.LongTensor([[1]])`) build the tensor on the host from the
-    Python or NumPy values and then copy it to the device, even when given `device=`: the
-    copy is the data's only way there, and `device=` would save nothing. Copying the same
-    `torch.tensor`/`as_tensor` data on every iteration of a loop is GPU302
+    ## Evidence
+    Not a tensor made from data: `torch.tensor(data)`, `torch.as_tensor(data)` and the
+    legacy classes given data (`torch.LongTensor([[1]])`) build the tensor on the host from
+    the Python or NumPy values and then copy it to the device, even when given `device=`:
+    the copy is the data's only way there, and `device=` would save nothing. Copying the
+    same `torch.tensor`/`as_tensor` data on every iteration of a loop is GPU302
     `host-to-device-in-loop` (copy it once, before the loop).
 
     The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
@@ -74,14 +75,14 @@ class TensorCreatedOnHost(Rule):
     function the file shows runs repeatedly: one it calls in a loop or a comprehension (by
     name, or as `self.method()`), hands to another call as a callback (`collate_fn=collate`,
     `frame.apply(f)`), a torch module's `forward` (and Lightning's `training_step` and the
-    other steps), a class's `__getitem__`, and any function these call. A tensor made once is
-    not flagged: at the top level of a module or a notebook cell, such as a CUDA warm-up
+    other steps), a class's `__getitem__`, and any function these call. A tensor made once
+    is not flagged: at the top level of a module or a notebook cell, such as a CUDA warm-up
     (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
     starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
     encoding, run once per generation; a helper called once when a script starts), nor on
     one iteration of a loop only (`if i == 0:` over the index of `range` or `enumerate`,
-    which takes each value once: the tensor is made once per run of the loop).
-    When the data came from the device (`torch.tensor(t.cpu().numpy()).cuda()`), GPU303
+    which takes each value once: the tensor is made once per run of the loop). When the data
+    came from the device (`torch.tensor(t.cpu().numpy()).cuda()`), GPU303
     `device-round-trip` reports the round trip.
 
     ## Why is this bad?
@@ -117,7 +118,8 @@ class TensorCreatedOnHost(Rule):
 
     code = "GPU304"
     name = "tensor-created-on-host"
-    tier = Tier.PREVIEW  # real code: 12 of the 19 sampled findings still reported are useful (setup code run once)
+    tier = Tier.PREVIEW
+    tier_reason = "Real code: 12 of the 19 sampled findings still reported are useful (setup code run once)"
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
     calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
@@ -267,19 +269,26 @@ for n in range(1, 5):  # one copy per iteration, even at the top level
         ),
     )
     ok = (
-        Example("""\
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
 zeros = torch.zeros(3, device=device)
-"""),
-        Example("""\
+""",
+            reason="A tensor created on the device with `device=`.",
+        ),
+        Example(
+            """\
 import torch
 
 torch.zeros((2, 2)).cuda()  # made once, to warm up CUDA before a timing
 test_input = torch.tensor([[1, 2, 3]]).to("cuda")
-"""),
-        Example("""\
+""",
+            reason="Tensors made once at module level (a warm-up, a test input).",
+        ),
+        Example(
+            """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -295,14 +304,20 @@ def buffers(n, on_device):
     bias = torch.zeros(n)
     moved = bias.to(device)  # `bias` stays on the host
     return counts, total, weights, bias, moved
-"""),
-        Example("""\
+""",
+            reason="The host tensor is used before the move, moved on one branch only, or kept too.",
+        ),
+        Example(
+            """\
 import torch
 
 on_host = torch.zeros(3).to("cpu")
 half = torch.zeros(3).to(torch.float16)
-"""),
-        Example("""\
+""",
+            reason="Moved to the CPU or converted to a dtype, not to a device.",
+        ),
+        Example(
+            """\
 import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -320,13 +335,19 @@ def weigh_folds(folds):
 
 def moved(t):
     return [torch.as_tensor(t).to(device=device), torch.LongTensor(t).cuda()]
-"""),
-        Example("""\
+""",
+            reason="A tensor made from data (`torch.tensor(counts)`): it is built on the host anyway.",
+        ),
+        Example(
+            """\
 import torch
 
 buffer = torch.empty(1024, pin_memory=True)
-"""),
-        Example("""\
+""",
+            reason="A pinned host buffer, meant for the host.",
+        ),
+        Example(
+            """\
 import torch
 
 
@@ -336,7 +357,24 @@ def denoise(unet, latents, steps):
             noise = torch.randn(latents.shape).to(latents.device)
             latents = unet(latents + noise, t)
     return latents
-"""),
+""",
+            reason="Code that computes on the CPU (`torch.cpu.amp.autocast`).",
+        ),
+        Example(
+            """\
+import torch
+
+device = "cuda"
+
+
+def make_mask(n):
+    return torch.ones(n, n).to(device)
+
+
+mask = make_mask(64)
+""",
+            reason="A factory in a function the file calls once: the tensor is made once.",
+        ),
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
