@@ -469,3 +469,27 @@ def test_a_timestamps_parts_read_per_element_are_flagged_and_shown_not_rewritten
 def test_a_timestamps_parts_near_misses(call):
     source = _DATES + f"frame = pd.read_csv('data.csv')\nother = stamps[0]\nfmt = '%Y'\nresult = {call}\n"
     assert _findings(source) == []
+
+
+@pytest.mark.parametrize("call", ["s.apply(lambda x: len(x.split()))", "s.map(lambda x: len(x.split(',')))"])
+def test_words_counted_per_element_are_flagged_with_a_suggestion(call):
+    # `s.str.split().str.len()` counts them for the whole column (cuDF's form on a GPU); the
+    # rewrite is shown, not written
+    source = HEADER + f"result = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "s.apply(lambda x: x.split())",  # a list per element: nothing to gain
+        "s.apply(lambda x: len(x.split(sep)))",  # a separator known only at run time
+        "s.apply(lambda x: len(x.split(maxsplit=1)))",
+        "s.apply(lambda x: len(other.split()))",  # not the element's words
+    ],
+)
+def test_words_counted_near_misses(call):
+    source = HEADER + f"sep = load()\nother = 'a b'\nresult = {call}\n"
+    assert _findings(source) == []

@@ -140,6 +140,23 @@ class _Body:
             return self.ok(node.value)
         return False
 
+    def _word_split(self, node: ast.expr) -> bool:
+        """`x.split()` or `x.split(",")` of the element: counted with `len`, a number per element
+        (alone it is a list per element, with no vectorized form to gain from)."""
+        return (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "split"
+            and self._element(node.func.value)
+            and not node.keywords
+            and (
+                not node.args
+                or len(node.args) == 1
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            )
+        )
+
     def _element(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id == self.parameter
 
@@ -151,6 +168,9 @@ class _Body:
             if func.id not in BUILTINS - {"str"} or not self.ctx.env.is_builtin(func.id):
                 return False
             self.strings = self.strings or func.id == "len" and mentions(node, self.parameter)
+            if func.id == "len" and len(node.args) == 1 and self._word_split(node.args[0]):
+                self.uses += 1
+                return True  # `len(x.split())`: `s.str.split().str.len()`
             if func.id == "round":
                 return (
                     len(node.args) in (1, 2)
@@ -239,7 +259,8 @@ class ElementwiseApply(Rule):
     with constants and outside names through arithmetic, single comparisons, those builtins,
     `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`), or
     reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`: the
-    `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column).
+    `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column), or counts an
+    element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten).
 
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
