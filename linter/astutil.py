@@ -55,6 +55,18 @@ def value_bound_to(statement: ast.stmt, name: str) -> ast.expr | None:
     return statement.value if any(isinstance(t, ast.Name) and t.id == name for t in targets) else None
 
 
+def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value of `name = value` (or `name: T = value`) with `name` its only target, else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            return statement.value
+    if isinstance(statement, ast.AnnAssign) and statement.value is not None:
+        if isinstance(statement.target, ast.Name) and statement.target.id == name:
+            return statement.value
+    return None
+
+
 def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
     """The value passed to the call as `name=...`, if any."""
     return next((k.value for k in call.keywords if k.arg == name), None)

@@ -361,6 +361,10 @@ USED_AS_GRAPH = Ty(Kind.GRAPH, NETWORKX)
 _STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
+#: Every method whose call may show a NetworkX graph: a file's `usage_methods` are among them.
+USAGE_METHODS = frozenset(ONLY_METHODS) | SHARED_METHODS
+
+
 def usage_methods(tree: ast.Module) -> frozenset[str]:
     """The methods whose call on a name shows, in this file, that the name is a NetworkX
     graph: none where the file does not import NetworkX; `ONLY_METHODS`; and

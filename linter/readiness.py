@@ -256,12 +256,13 @@ def _written_options(node: ast.expr, ctx: RuleContext) -> list[ast.keyword] | No
         isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier() for key in value.keys
     ):
         return None
-    for load in ctx.semantic.uses(ctx.statement_scope).loads.get(node.id, []):
+    uses = ctx.semantic.uses(ctx.statement_scope)
+    if node.id in uses.free_in:
+        return None
+    for load in uses.loads.get(node.id, []):
         keyword = ctx.parent(load)
         if not (isinstance(keyword, ast.keyword) and keyword.arg is None and keyword.value is load):
             return None  # read some other way: it may be added to or changed
-    if node.id in ctx.semantic.uses(ctx.statement_scope).free_in:
-        return None
     return [ast.keyword(arg=key.value, value=item) for key, item in zip(value.keys, value.values, strict=True)]  # type: ignore[union-attr]
 
 
@@ -717,11 +718,7 @@ def _function_given(call: ast.Call, ctx: RuleContext) -> bool:
     """The call's first argument (`func`, `arg`) may be a Python function to compile: it is
     none where the evidence shows a mapping (`series.map(mapping)` looks values up, with no
     function to compile)."""
-    first = (
-        call.args[0]
-        if call.args
-        else next((k.value for k in call.keywords if k.arg in ("func", "arg", "f", "function")), None)
-    )
+    first = _given_function(call)
     return first is not None and not _mapping(first, ctx)
 
 

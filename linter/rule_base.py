@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 from collections.abc import Callable, Iterator
 
-from .astutil import mentions, value_bound_to
+from .astutil import assigned_value, mentions, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects
@@ -595,18 +595,6 @@ def _check_facts(rule: type[Rule], facts: object) -> None:
         raise ValueError(
             f"{rule.code} decided a {facts.applicability.value} fix, more than its declared {declared} fix"
         )
-
-
-def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
-    """The value of `name = value` (or `name: T = value`) with `name` its only target, else None."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target = statement.targets[0]
-        if isinstance(target, ast.Name) and target.id == name:
-            return statement.value
-    if isinstance(statement, ast.AnnAssign) and statement.value is not None:
-        if isinstance(statement.target, ast.Name) and statement.target.id == name:
-            return statement.value
-    return None
 
 
 def _index_in(block: list[ast.stmt], statement: ast.stmt) -> int | None:

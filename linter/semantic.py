@@ -25,7 +25,15 @@ from collections.abc import Callable, Hashable
 from typing import TypeVar
 
 from . import networkx_api
-from .astutil import DYNAMIC_READERS, NESTED_SCOPES, all_args, bound_names, evaluated_outside, free_names
+from .astutil import (
+    DYNAMIC_READERS,
+    NESTED_SCOPES,
+    all_args,
+    assigned_value,
+    bound_names,
+    evaluated_outside,
+    free_names,
+)
 from .loop_effects import LoopEffects, loop_effects
 from .source import CODE_PLACEHOLDER_PREFIX
 from .values import DEVICE, Kind, Ty, join
@@ -461,12 +469,10 @@ class Binding:
 
 def _binding(name: str, node: ast.AST) -> Binding:
     kind = _BINDING_KINDS.get(type(node), "other")
-    value = None
-    if isinstance(node, ast.Assign) and len(node.targets) == 1:
-        target = node.targets[0]
-        value = node.value if isinstance(target, ast.Name) and target.id == name else None
-    elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name):
+    if isinstance(node, ast.NamedExpr):
         value = node.value if node.target.id == name else None
+    else:
+        value = assigned_value(node, name) if isinstance(node, ast.stmt) else None
     return Binding(name, node.pattern if isinstance(node, ast.match_case) else node, kind, value)
 
 
@@ -645,10 +651,14 @@ class _Collector:
         self.statement: ast.AST | None = None
 
     def run(self, tree: ast.Module) -> None:
-        #: Methods whose call shows a NetworkX graph in this file (`networkx_api.usage_methods`).
-        self.graph_methods = networkx_api.usage_methods(tree)
         self._enter(tree)
         self._statements(tree.body)
+
+    def _graph_methods(self) -> frozenset[str]:
+        """Methods whose call shows a NetworkX graph in this file (`networkx_api.usage_methods`),
+        worked out when a call of one of them is first met."""
+        tree = self.index.tree
+        return self.index.remember("graph usage methods", tree, lambda: networkx_api.usage_methods(tree))
 
     def _enter(self, node: ast.AST) -> ScopeFacts:
         facts = ScopeFacts(node, self.scope)
@@ -815,7 +825,9 @@ class _Collector:
                     receiver = func.value.id
                     if receiver == self_name:
                         function.self_calls.add(func.attr)  # type: ignore[union-attr]
-                    usage = _usage(func.attr, node) or networkx_api.usage_type(func.attr, node, self.graph_methods)  # type: ignore[arg-type]
+                    usage = _usage(func.attr, node)  # type: ignore[arg-type]
+                    if usage is None and func.attr in networkx_api.USAGE_METHODS:
+                        usage = networkx_api.usage_type(func.attr, node, self._graph_methods())  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
                 for device in _devices_given(node):  # type: ignore[arg-type]
