@@ -1084,7 +1084,8 @@ def add_helper_conditions(package: PythonPackage, table: dict[str, Any]) -> None
     year-anchored `resample` rule (the resampler bins with `cudf.date_range`, which raises
     ValueError for an offset that is not a Tick, Day or Week); `Series.unique` on a dtype whose
     column's `values` raises (pandas-compatible mode returns `res.values`); `DataFrame.agg` on
-    string columns (its test on `dtypes`, given a predicate on the frame's column dtypes).
+    string columns (its test on `dtypes`, given a predicate on the frame's column dtypes);
+    `DataFrame.transpose` and `DataFrame.T` (the same property) of columns whose dtypes differ.
     Also how a group-by aggregation calls a Python function (`callable_aggregation`)."""
     table["pandas_offsets"] = _pandas_offsets()
     callable_aggregation = _callable_aggregation(package)
@@ -1097,6 +1098,8 @@ def add_helper_conditions(package: PythonPackage, table: dict[str, Any]) -> None
         _anchored_rules(package, table, found[0], found[1])
     if _member(table, "Series", "unique") is not None:
         _unique_values(package, table)
+    if _member(table, "DataFrame", "transpose") is not None:
+        _mixed_transpose(package, table)
     agg = _member(table, "DataFrame", "agg")
     for condition in agg["fallbacks"] if agg else ():
         if "is_dtype_obj_string" in (condition["condition"] or ""):
@@ -1235,6 +1238,26 @@ def _unique_values(package: PythonPackage, table: dict[str, Any]) -> None:
                 f"{column_module}.{column}.values",
             )
         )
+
+
+def _mixed_transpose(package: PythonPackage, table: dict[str, Any]) -> None:
+    """`transpose` raises ValueError when the frame's columns differ in dtype (libcudf
+    transposes one dtype); `T` is `property(transpose)`. The linter gives the test as
+    `self.dtypes_differ`: True, False, or unknown where the file does not show the dtypes."""
+    module, transpose = _method_node(package, "DataFrame", "transpose")
+    raised = _first_raise(transpose, "ValueError", guard="!= source_dtype")
+    condition = _helper_condition(
+        "the frame's columns differ in dtype (libcudf transposes columns of one dtype)",
+        ["self.dtypes_differ"],
+        package.path_of(module),
+        raised.lineno,
+        {"param": "self.dtypes_differ", "source": "argument", "op": "truthy"},
+        f"{module}.DataFrame.transpose",
+    )
+    for name in ("transpose", "T"):
+        member = _member(table, "DataFrame", name)
+        if member is not None:
+            member["fallbacks"].append(dict(condition))
 
 
 def _fixed_aliases(kinds: list[str]) -> list[str]:

@@ -367,6 +367,10 @@ class _Columns:
     def of(self, name: Any) -> str | None:
         return self.known.get(name, self.every) if isinstance(name, str) else self.every
 
+    def shown(self) -> set[str]:
+        """The categories the file shows some column has."""
+        return {c for c in self.known.values() if c is not None} | ({self.every} if self.every else set())
+
     def categories(self) -> frozenset[str] | None:
         """Every column's category where all are known; the known ones where one is text
         (enough to decide a test for text); None otherwise."""
@@ -411,6 +415,8 @@ def _frame_columns(node: ast.expr, ctx: RuleContext, follow: bool = True) -> _Co
         if dtype is not None:
             category = _dtype_category(dtype, ctx)
             return _Columns(every=category, complete=True) if category is not None else None
+        if isinstance(data, ast.Name) and not _columns_written(data.id, ctx, calls=True):
+            data = _assigned(data, ctx)
         if isinstance(data, ast.Dict) and all(isinstance(_literal(k), str) for k in data.keys if k is not None):
             known = {
                 _literal(k): _literal_category(_literal(v)) for k, v in zip(data.keys, data.values, strict=True) if k
@@ -436,9 +442,10 @@ def _frame_columns(node: ast.expr, ctx: RuleContext, follow: bool = True) -> _Co
     return None
 
 
-def _columns_written(name: str, ctx: RuleContext) -> bool:
+def _columns_written(name: str, ctx: RuleContext, calls: bool = False) -> bool:
     """A statement between `name`'s reaching assignment and the current one writes its
-    columns (`name["c"] = ...`, `name.c = ...`) or may (`del name["c"]`)."""
+    columns (`name["c"] = ...`, `name.c = ...`) or may (`del name["c"]`; with `calls`, any
+    method called on it: `name.update(...)`)."""
     assignment = ctx.reaching_assignment(name)
     for block, index, outer in ctx.statements_before():
         statement = block[index] if outer is None else outer
@@ -455,6 +462,14 @@ def _columns_written(name: str, ctx: RuleContext) -> bool:
             if any(
                 isinstance(t, (ast.Subscript, ast.Attribute)) and isinstance(t.value, ast.Name) and t.value.id == name
                 for t in targets
+            ):
+                return True
+            if (
+                calls
+                and isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and isinstance(sub.func.value, ast.Name)
+                and sub.func.value.id == name
             ):
                 return True
     return False
@@ -487,13 +502,11 @@ def _series_category(node: ast.expr, ctx: RuleContext, follow: bool = True) -> s
     return None
 
 
-def _receiver_values(support: tables.MethodSupport, call: ast.Call, ctx: RuleContext) -> dict[str, Any]:
-    """`self.dtype` (a Series' dtype category) and `self.dtypes` (a frame's column categories)
-    for the conditions that test them, NOT_LITERAL where the file does not show them."""
+def _receiver_values(support: tables.MethodSupport, receiver: ast.expr, ctx: RuleContext) -> dict[str, Any]:
+    """`self.dtype` (a Series' dtype category), `self.dtypes` (a frame's column categories) and
+    `self.dtypes_differ` (whether its columns differ in dtype) for the conditions that test
+    them, NOT_LITERAL where the file does not show them."""
     params = {p for c in support.fallbacks for p in c.params}
-    if not isinstance(call.func, ast.Attribute):
-        return {}
-    receiver = call.func.value
     found: dict[str, Any] = {}
     if "self.dtype" in params:
         found["self.dtype"] = _series_category(receiver, ctx) or tables.NOT_LITERAL
@@ -501,7 +514,63 @@ def _receiver_values(support: tables.MethodSupport, call: ast.Call, ctx: RuleCon
         columns = _frame_columns(receiver, ctx)
         categories = None if columns is None else columns.categories()
         found["self.dtypes"] = tables.NOT_LITERAL if categories is None else categories
+    if "self.dtypes_differ" in params:
+        found["self.dtypes_differ"] = _dtypes_differ(receiver, ctx)
     return found
+
+
+#: Frame methods whose result holds one numeric dtype in every column (float64), called
+#: without arguments that choose other columns.
+_UNIFORM_RESULTS = frozenset({"describe", "corr", "cov"})
+#: Categories whose columns all share one dtype (str, bool, datetime64[ns]); numeric columns
+#: may be int64 beside float64.
+_ONE_DTYPE = frozenset({TEXT, BOOL})
+
+
+#: Where cuDF refuses an object column mixing Python types (`infer_dtype` "mixed-integer"):
+#: what a frame of text and numbers holds once transposed.
+MIXED_COLUMN = "python/cudf/cudf/core/column/column.py:3509"
+
+
+def _mixes_text(frame: ast.expr, ctx: RuleContext) -> bool:
+    """Whether `frame` is `other.T` or `other.transpose()` of a frame with text and other
+    columns: each transposed column holds a row's text and numbers together."""
+    if isinstance(frame, ast.Call) and isinstance(frame.func, ast.Attribute) and frame.func.attr == "transpose":
+        source = frame.func.value
+    elif isinstance(frame, ast.Attribute) and frame.attr == "T":
+        source = frame.value
+    else:
+        return False
+    columns = _frame_columns(source, ctx)
+    if columns is None:
+        return False
+    shown = columns.shown()
+    return TEXT in shown and len(shown) > 1
+
+
+def _dtypes_differ(frame: ast.expr, ctx: RuleContext) -> Any:
+    """Whether the columns of `frame` differ in dtype: True where two categories show, False
+    where one dtype holds every column (`astype(float)`, `describe()`, text only), else
+    NOT_LITERAL."""
+    if (
+        isinstance(frame, ast.Call)
+        and isinstance(frame.func, ast.Attribute)
+        and frame.func.attr in _UNIFORM_RESULTS
+        and not frame.args
+        and not frame.keywords
+    ):
+        return False
+    columns = _frame_columns(frame, ctx)
+    if columns is None:
+        return tables.NOT_LITERAL
+    shown = columns.shown()
+    if len(shown) > 1:
+        return True
+    if columns.every is not None and not columns.known:
+        return False
+    if columns.complete and None not in columns.known.values() and shown <= _ONE_DTYPE:
+        return False
+    return tables.NOT_LITERAL
 
 
 def _where(condition: tables.Condition) -> str:
@@ -530,6 +599,8 @@ def _condition_text(condition: tables.Condition, holds: bool | None, values: Map
     if condition.predicate is None:
         return f"depends on the data: {test}"
     dtype = next((p for p in condition.params if p.startswith("self.")), None)
+    if dtype == "self.dtypes_differ":
+        return test if holds else f"undecided (the file does not show the columns' dtypes): falls back if {test}"
     if dtype is not None:
         categories = condition.predicate.value if isinstance(condition.predicate.value, tuple) else ()
         subject = "the Series holds" if dtype == "self.dtype" else "the frame has a column of"
@@ -590,7 +661,7 @@ def _method_verdict(
     if unknown:
         return FALLBACK, [Reason(f"cuDF's signature has no `{k}`", where) for k in unknown], caveats
     conditions: list[tuple[tables.Condition, bool | None]]
-    receiver = _receiver_values(support, call, ctx)
+    receiver = _receiver_values(support, call.func.value, ctx) if isinstance(call.func, ast.Attribute) else {}
     values = {**_bound(support, positional, keywords), **receiver}
     if has_unpacking(call):
         conditions = [(c, c.holds(receiver) if set(c.params) <= set(receiver) else None) for c in support.fallbacks]
@@ -620,6 +691,10 @@ def _method_verdict(
         )
         verdict = UNDECIDED
     return verdict, reasons, caveats
+
+
+#: Properties counted as operations: those whose cuDF code has a condition to fall back.
+_COUNTED_PROPERTIES = frozenset({"T"})
 
 
 #: Where cuDF gives up on a function its JIT cannot compile (`IndexedFrame._apply`, which
@@ -888,9 +963,14 @@ def _absent_attributes(support: tables.EstimatorSupport, defaults: dict[str, Any
 class _Probe(Rule):
     """Records each operation the readiness report counts (see the module's docstring)."""
 
-    nodes = (ast.Call, ast.Subscript)
+    nodes = (ast.Call, ast.Subscript, ast.Attribute)
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
+        if isinstance(node, ast.Attribute):
+            found = self._property(node, ctx)
+            if found is not None:
+                ctx.report(node, json.dumps(found.to_json()))
+            return
         if isinstance(node, ast.Subscript):
             indexer = self._removed_indexer(node, ctx)
             if indexer is not None:
@@ -905,6 +985,23 @@ class _Probe(Rule):
             found = self._construction(node, ctx) or self._function(node, ctx) or self._graph_function(node, ctx)
         if found is not None:
             ctx.report(_spot(node), json.dumps(found.to_json()))
+
+    def _property(self, node: ast.Attribute, ctx: RuleContext) -> Operation | None:
+        """`frame.T`: a property whose cuDF code can fall back (the others are not counted)."""
+        if node.attr not in _COUNTED_PROPERTIES or not isinstance(node.ctx, ast.Load):
+            return None
+        receiver = ctx.type_of(node.value)
+        if receiver is None or receiver.lib != "pandas" or _FRAME_CLASSES.get(receiver.kind) != "DataFrame":
+            return None
+        support = tables.cudf_method("DataFrame", node.attr)
+        if support is None:
+            return None
+        values = _receiver_values(support, node.value, ctx)
+        conditions = [(c, holds) for c in support.fallbacks if (holds := c.holds(values)) is not False]
+        reasons: list[Reason] = []
+        caveats: list[Reason] = []
+        verdict = _judge(conditions, reasons, caveats, values)
+        return _operation(CUDF, f"DataFrame.{node.attr}", node, verdict, reasons, caveats, ctx)
 
     def _removed_indexer(self, node: ast.Subscript, ctx: RuleContext) -> Operation | None:
         """`series.ix[...]`: an indexer pandas 3 does not have, on a pandas frame or Series."""
@@ -991,6 +1088,13 @@ class _Probe(Rule):
         ]
         if gone:
             return _operation(CUDF, label, call, BREAKS, [_removed_keyword(label, gone[0])], [], ctx)
+        if owner == "DataFrame" and isinstance(call.func, ast.Attribute) and _mixes_text(call.func.value, ctx):
+            reason = Reason(
+                "the frame is a transposed frame of text and numbers: its object columns mix types, and cuDF "
+                "cannot build such a column (MixedTypeError)",
+                MIXED_COLUMN,
+            )
+            return _operation(CUDF, label, call, FALLBACK, [reason], [], ctx)
         per_group = owner in ("DataFrameGroupBy", "SeriesGroupBy") and name == "apply"
         verdict, reasons, caveats = _method_verdict(support, label, call, ctx, per_group)
         if verdict == GPU and owner in ("DataFrameGroupBy", "SeriesGroupBy") and name in _AGGREGATING:

@@ -114,6 +114,50 @@ def test_unique_after_a_column_write_is_not_judged_from_the_reader():
     assert found['typed["age"].unique()'].verdict == UNDECIDED
 
 
+# cuDF: python/cudf/cudf/core/dataframe.py, `DataFrame.transpose` (and `T = property(transpose)`)
+# raises ValueError("Columns must all have the same dtype") when a column's dtype differs (4830).
+MIXED_TRANSPOSE = "python/cudf/cudf/core/dataframe.py:4830"
+# cuDF: python/cudf/cudf/core/column/column.py, `as_column` raises MixedTypeError for an object
+# column `infer_dtype` calls "mixed-integer" (3509): a transposed row of text and numbers.
+MIXED_COLUMN = "python/cudf/cudf/core/column/column.py:3509"
+
+
+def test_transposing_a_frame_of_text_and_numbers_falls_back_and_so_does_its_result():
+    found = ops("""
+        people = pd.DataFrame({"name": ["x", "y"], "age": [1, 2]})
+        a = people.T.to_dict()
+        b = people.transpose()
+        c = typed.T
+        d = numbers.astype(float).T
+        e = plain.describe().T
+        f = plain.T
+        words = pd.DataFrame({"a": ["x"], "b": ["y"]})
+        g = words.T.to_dict()
+    """)
+    for code in ("people.T", "people.transpose()", "typed.T"):
+        assert found[code].verdict == FALLBACK and sources(found[code]) == [MIXED_TRANSPOSE], code
+    result = found["people.T.to_dict()"]
+    assert result.verdict == FALLBACK and sources(result) == [MIXED_COLUMN]
+    assert found["numbers.astype(float).T"].verdict == GPU  # one dtype in every column
+    assert found["plain.describe().T"].verdict == GPU
+    assert found["plain.T"].verdict == UNDECIDED
+    assert found["words.T"].verdict == GPU and found["words.T.to_dict()"].verdict == GPU
+
+
+def test_a_literal_frame_is_read_through_the_dict_name_unless_it_changes():
+    found = ops("""
+        data = {"name": ["x", "y"], "age": [1, 2]}
+        people = pd.DataFrame(data)
+        a = people.T
+        grown = {"name": ["x", "y"]}
+        grown.update(plain_columns)
+        others = pd.DataFrame(grown)
+        b = others.T
+    """)
+    assert found["people.T"].verdict == FALLBACK
+    assert found["others.T"].verdict == UNDECIDED
+
+
 # cuDF: python/cudf/cudf/core/tools/datetimes.py:1045, `date_range` raises ValueError for an offset
 # that is not a Tick, Day or Week ("cuDF does not yet support month, quarter, year-anchored
 # frequency"); the resampler bins with it (`_ResampleGrouping._handle_frequency_grouper`).
