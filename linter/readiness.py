@@ -713,13 +713,22 @@ def _given_function(call: ast.Call) -> ast.expr | None:
 
 
 def _uncompilable(function: ast.expr | None, ctx: RuleContext) -> str | None:
-    """What in a lambda given to `apply`/`map` Numba's CUDA target cannot compile: a Python
-    string built or formatted (f-strings, `str(x)`, `.format()`, `.strftime()`, `"%d" % x`),
-    a list, dict or set made, or a pandas function called; None where nothing shows it fails
-    (it may still fail: the verdict stays undecided)."""
-    if not isinstance(function, ast.Lambda):
+    """What in a function given to `apply`/`map` (a lambda, or a `def` of the file named)
+    Numba's CUDA target cannot compile: a Python string built or formatted (f-strings,
+    `str(x)`, `.format()`, `.strftime()`, `"%d" % x`), a list, dict or set made or a dict's
+    items walked, a pandas function called, or a pandas method called on the function's
+    argument (a number or a row to the JIT: `lambda col: col.fillna(col.mean())`); None where
+    nothing shows it fails (it may still fail: the verdict stays undecided)."""
+    if isinstance(function, ast.Name):
+        function = ctx.function_named(function.id)
+    if isinstance(function, ast.Lambda):
+        body: list[ast.AST] = [function.body]
+    elif isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = list(function.body)
+    else:
         return None
-    for node in ast.walk(function.body):
+    arguments = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    for node in (found for part in body for found in ast.walk(part)):
         if isinstance(node, ast.JoinedStr):
             return "an f-string (a Python string)"
         if isinstance(node, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
@@ -734,9 +743,50 @@ def _uncompilable(function: ast.expr | None, ctx: RuleContext) -> str | None:
             return f"`{func.id}(...)` (a Python string)"
         if isinstance(func, ast.Attribute) and func.attr in _STRING_METHODS:
             return f"`.{func.attr}(...)` (a Python string)"
+        if isinstance(func, ast.Attribute) and func.attr == "items" and not node.args:
+            return "a dict's items walked (a Python dict)"
         if (ctx.qualname(func) or "").startswith("pandas."):
             return f"`{ctx.qualname(func)}` (a pandas function)"
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in arguments
+            and func.attr in _PANDAS_ONLY_METHODS
+        ):
+            return f"`.{func.attr}(...)` on its argument (a pandas method; the JIT passes a number or a row)"
     return None
+
+
+#: pandas methods a function's argument cannot have under the JIT (not methods of Python's
+#: str, which cuDF's string UDFs implement in part).
+_PANDAS_ONLY_METHODS = frozenset(
+    {
+        "fillna",
+        "mean",
+        "sum",
+        "median",
+        "std",
+        "var",
+        "min",
+        "max",
+        "count",
+        "isna",
+        "isnull",
+        "notna",
+        "dropna",
+        "apply",
+        "map",
+        "astype",
+        "unique",
+        "value_counts",
+        "idxmax",
+        "idxmin",
+        "round",
+        "abs",
+        "tolist",
+        "to_numpy",
+    }
+)
 
 
 def _notes(support: tables.MethodSupport | None, name: str, call: ast.Call, per_group: bool) -> list[Reason]:

@@ -574,21 +574,42 @@ def test_options_the_file_does_not_show_whole_stay_undecided(setup):
         'plain["a"].apply(lambda v: pd.isna(v))',
         'plain.apply(lambda r: "%d" % r["a"], axis=1)',
         'plain["a"].apply(lambda v: [v, v])',
+        "plain.apply(lambda col: col.fillna(col.mean()))",
+        'plain["a"].map(spelled)',
+        'plain["a"].apply(translated)',
     ],
-    ids=["strftime", "f-string", "str", "pandas-function", "percent-format", "list"],
+    ids=["strftime", "f-string", "str", "pandas-function", "percent-format", "list", "pandas-method", "def", "items"],
 )
 def test_a_function_numba_cannot_compile_falls_back_where_cudf_gives_up(call):
     # IndexedFrame._apply turns a compilation failure into ValueError (cudf/core/indexed_frame.py:3715),
     # and cudf.pandas runs pandas instead
-    found = ops(f"result = {call}\n")[call]
+    functions = """
+        def spelled(v):
+            return str(v).split(":")[0]
+
+
+        def translated(v):
+            for key, value in TABLE.items():
+                v = v * value
+            return v
+
+
+    """
+    found = ops(dedent(functions) + f"result = {call}\n")[call]
     assert found.verdict == FALLBACK
     assert [r.source for r in found.reasons] == ["python/cudf/cudf/core/indexed_frame.py:3715"]
 
 
 @pytest.mark.parametrize(
     "call",
-    ['plain["a"].apply(lambda v: v * 2 + 1)', 'plain["a"].apply(lambda v: v.upper())', 'plain["a"].apply(f)'],
-    ids=["arithmetic", "string-method", "named-function"],
+    [
+        'plain["a"].apply(lambda v: v * 2 + 1)',
+        'plain["a"].apply(lambda v: v.upper())',
+        'plain["a"].apply(f)',
+        'plain["a"].apply(unknown)',
+        'plain["a"].apply(lambda v: other.fillna(v))',
+    ],
+    ids=["arithmetic", "string-method", "named-function", "not-in-the-file", "method-of-another-value"],
 )
 def test_a_function_nothing_shows_fails_stays_undecided(call):
-    assert ops(f"def f(v):\n    return v\n\n\nresult = {call}\n")[call].verdict == UNDECIDED
+    assert ops(f"def f(v):\n    return v * 2\n\n\nresult = {call}\n")[call].verdict == UNDECIDED
