@@ -719,15 +719,14 @@ def _uncompilable(function: ast.expr | None, ctx: RuleContext) -> str | None:
     items walked, a pandas function called, or a pandas method called on the function's
     argument (a number or a row to the JIT: `lambda col: col.fillna(col.mean())`); None where
     nothing shows it fails (it may still fail: the verdict stays undecided)."""
-    if isinstance(function, ast.Name):
-        function = ctx.function_named(function.id)
+    found: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef | None
+    found = ctx.function_named(function.id) if isinstance(function, ast.Name) else None
     if isinstance(function, ast.Lambda):
-        body: list[ast.AST] = [function.body]
-    elif isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        body = list(function.body)
-    else:
+        found = function
+    if found is None:
         return None
-    arguments = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    body: list[ast.AST] = [found.body] if isinstance(found, ast.Lambda) else list(found.body)
+    arguments = {a.arg for a in (*found.args.posonlyargs, *found.args.args)}
     for node in (found for part in body for found in ast.walk(part)):
         if isinstance(node, ast.JoinedStr):
             return "an f-string (a Python string)"
