@@ -21,7 +21,7 @@ LABEL_FILES = sorted(
 #: The label sets measured on code gpulint was not tuned on: the blind sets and the graph set.
 OTHER_SETS = sorted(
     folder
-    for folder in (labels_module.DEFAULT_LABELS.parent / name / "labels" for name in ("blind", "blind2", "graphs"))
+    for folder in (labels_module.DEFAULT_LABELS.parent / name / "labels" for name in ("blind", "blind2", "graphs", "graph_blind"))
 )
 
 

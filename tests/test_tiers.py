@@ -114,6 +114,11 @@ MIN_CHECKED, USEFUL_SHARE = 10, 0.8
 USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "tiers" / "usefulness.md"
 
 
+#: The graph rules' never-used checks, pooled (their own repositories: the tier sample had no
+#: NetworkX code).
+GRAPH_REPORT = USEFULNESS_REPORT.parents[1] / "graphs" / "blind.md"
+
+
 def _checked_rates() -> dict[str, tuple[str, int, int]]:
     """Per rule, from the committed tier-sample report: (tier when it was written, sampled, useful)."""
     row = re.compile(r"^\| (GPU\d{3}) \| ([a-z-]+) \| \d+ \| (\d+) \| (\d+) \|", re.MULTILINE)
@@ -121,6 +126,23 @@ def _checked_rates() -> dict[str, tuple[str, int, int]]:
         code: (tier, int(sampled), int(useful))
         for code, tier, sampled, useful in row.findall(USEFULNESS_REPORT.read_text(encoding="utf-8"))
     }
+
+
+def _graph_rates() -> dict[str, tuple[int, int]]:
+    """Per graph rule, from the pooled column of the graph report: (checked, useful)."""
+    row = re.compile(r"^\| (GPU6\d\d) \| [^|]* \| [^|]* \| (\d+) of (\d+) \(", re.MULTILINE)
+    return {code: (int(checked), int(useful)) for code, useful, checked in row.findall(GRAPH_REPORT.read_text("utf-8"))}
+
+
+def test_graph_rules_are_default_exactly_when_their_pooled_never_used_findings_clear_the_bar():
+    rates = _graph_rates()
+    assert "GPU601" in rates, f"no pooled GPU601 row in {GRAPH_REPORT}"
+    for rule in all_rules():
+        if rule.family() != "graphs":
+            continue
+        checked, useful = rates.get(rule.code, (0, 0))
+        clears = checked >= MIN_CHECKED and useful >= USEFUL_SHARE * checked
+        assert (rule.tier is Tier.DEFAULT) == clears, f"{rule.code}: {useful} of {checked}, but {rule.tier.value}"
 
 
 def test_the_real_code_report_was_written_with_the_current_tiers():

@@ -110,8 +110,11 @@ class GraphBuiltInLoop(Rule):
 
     code = "GPU601"
     name = "graph-built-in-loop"
-    tier = Tier.PREVIEW
-    tier_reason = "Never-tuned code: 9 of 9 findings useful, too few (tuned graph corpus: 17 of 20)"
+    tier = Tier.DEFAULT
+    tier_reason = (
+        "Never-used code: 17 of 17 findings useful (8 of 8 on the graph blind set, 9 of 9 on the never-tuned check); "
+        "tuned graph corpus: 17 of 20"
+    )
     message = (
         "graph built one edge or node at a time in a Python loop: add them in one call "
         "(`G.add_edges_from(...)`, `nx.from_pandas_edgelist(df, ...)`)"
