@@ -272,6 +272,21 @@ LEGACY_TENSOR_TYPES = frozenset(
 )
 #: torch functions that return the current device, or an integer device index (a process's
 #: rank, which distributed code passes as its device: `x.to(rank)`).
+#: The legacy autograd wrapper (`torch.autograd.Variable`): since torch 0.4, `Variable(t)`
+#: returns a tensor like `t`, on its device, so evidence passes through it.
+LEGACY_WRAPPERS = frozenset({"autograd.Variable", "autograd.variable.Variable"})
+
+
+def unwrapped(call: ast.Call, qualname: str | None) -> ast.expr | None:
+    """The tensor a legacy `Variable(t)` call wraps (`qualname` is the call's function's),
+    None for any other call."""
+    if qualname is None or qualname.removeprefix("torch.") not in LEGACY_WRAPPERS or not qualname.startswith("torch."):
+        return None
+    if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
+        return None
+    return call.args[0]
+
+
 DEVICE_FUNCTIONS = frozenset(
     [
         "accelerator.current_accelerator",
@@ -498,6 +513,10 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
         return Ty(Kind.MODEL, "torch") if attr != "nn.Parameter" else Ty(Kind.TENSOR, "torch")
     if call is None or env is None:
         return None
+    if attr in LEGACY_WRAPPERS:
+        wrapped = unwrapped(call, f"torch.{attr}")
+        source = env.type_of(wrapped) if wrapped is not None else None
+        return Ty(Kind.TENSOR, "torch", source.place if is_torch_value(source) else "")  # type: ignore[union-attr]
     if attr in LEGACY_TENSOR_TYPES:
         return Ty(Kind.TENSOR, "torch", _legacy_place(call, env))
     if attr.startswith("cuda.") and attr[5:] in LEGACY_TENSOR_TYPES:

@@ -1,7 +1,7 @@
 """Device evidence that follows values the way older and course-style PyTorch code moves
-them: placement in one branch (the other being the CPU fallback), legacy tensor classes and
-`.type(...)`, and a `num_workers` given through a name bound to a literal. Each source has a
-flagged example and a near-miss it must leave alone."""
+them: placement in one branch (the other being the CPU fallback), legacy tensor classes,
+`.type(...)` and the legacy `Variable` wrapper, and a `num_workers` given through a name bound
+to a literal. Each source has a flagged example and a near-miss it must leave alone."""
 
 from __future__ import annotations
 
@@ -108,3 +108,54 @@ def test_num_workers_through_a_name_bound_to_a_literal(binding, flagged):
     assert bool(gpu305) is flagged
     if flagged:
         assert "`num_workers=0`" in gpu305[0].message
+
+
+@pytest.mark.parametrize(
+    ("move", "flagged"),
+    [
+        ("if cuda:\n        images = Variable(images).cuda()\n", True),  # the legacy wrapper keeps the batch
+        ("images = Variable(images.cuda())\n", True),
+        ("images = Variable(images)\n", False),  # near-miss: wrapped, never moved
+        ("images = Variable(images).cpu()\n", False),  # near-miss: kept on the host
+    ],
+)
+def test_the_legacy_variable_wrapper_passes_placement_through(move, flagged):
+    source = (
+        LOADER
+        + "from torch.autograd import Variable\n"
+        + "loader = DataLoader(data, batch_size=64)\n"
+        + "for images, labels in loader:\n"
+        + "    "
+        + move
+        + "    print(images.sum())\n"
+    )
+    assert bool(codes(source, "GPU305")) is flagged
+
+
+@pytest.mark.parametrize(("wrapped", "flagged"), [("images.cuda()", True), ("images", False)])
+def test_a_tensor_wrapped_in_variable_keeps_its_device(wrapped, flagged):
+    source = LOADER + (
+        "from torch.autograd import Variable\n"
+        "weights = torch.nn.Parameter(torch.ones(3072))\n"
+        "loader = DataLoader(data, batch_size=64, num_workers=4)\n"
+        "total = 0.0\n"
+        "for images, labels in loader:\n"
+        f"    x = Variable({wrapped})\n"
+        "    loss = (x.flatten(1) * weights).sum()\n"
+        "    loss.backward()\n"
+        "    total += loss.item()\n"
+        "print(total)\n"
+    )
+    assert bool(codes(source, "GPU308")) is flagged
+
+
+def test_a_factory_wrapped_in_variable_is_still_made_on_the_host():
+    source = LOADER + (
+        "from torch.autograd import Variable\n"
+        "loader = DataLoader(data, batch_size=64, num_workers=4)\n"
+        "for images, labels in loader:\n"
+        "    noise = Variable(torch.randn(64, 10)).cuda()\n"
+        "    kept = Variable(torch.randn(64, 10, device='cuda'))\n"
+        "    print(noise.sum(), kept.sum())\n"
+    )
+    assert codes(source, "GPU304") == [("GPU304", 10)]

@@ -13,7 +13,7 @@ from .execution import assert_same_result, run_example
 #: The code under test runs in a function: a tensor made once at a module's top level is
 #: left alone, and so is one made once per call of a function nothing runs repeatedly (see
 #: test_gpu304_scope.py): here it is a torch module's `forward`, run once per batch.
-HEAD = "import torch\nd = 'cuda'\n\n\nclass Net(torch.nn.Module):\n    def forward(self, flag):\n"
+HEAD = "import torch\nfrom torch.autograd import Variable\nd = 'cuda'\n\n\nclass Net(torch.nn.Module):\n    def forward(self, flag):\n"
 
 
 def _body(code: str) -> str:
@@ -123,6 +123,11 @@ def test_two_statements_are_merged(lines, fixed):
         "m = torch.zeros(3); m = m.to(d)\n",
         "m = torch.zeros(3)\nm = m.to(d, torch.float16)\n",
         "m = torch.zeros(3)\nm = m.to(d if m.numel() else d)\n",  # the device reads the tensor
+        "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\n",  # moved where a test holds: the CPU fallback otherwise
+        "m = torch.rand(3)\nif flag:\n    x, m = x.cuda(), m.cuda()\n",  # one element of a tuple assignment
+        "m = torch.rand(3)\nx, m = x.cuda(), m.cuda()\n",
+        "m = Variable(torch.zeros(3))\nm = m.cuda()\n",  # the legacy autograd wrapper
+        "m = Variable(torch.zeros(3)).cuda()\n",
     ],
 )
 def test_two_statements_otherwise_get_a_suggestion(lines):
@@ -134,7 +139,10 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
     "lines",
     [
         "m = torch.zeros(3)\nprint(m)\nm = m.to(d)\n",  # read in between
-        "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\n",  # moved on a branch
+        "m = torch.zeros(3)\nif m.sum() > 0:\n    m = m.to(d)\n",  # the branch's test reads the tensor
+        "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\nelse:\n    m = m.double()\n",  # two branches
+        "m = torch.rand(3)\nx, m = m.cuda(), m.cuda()\n",  # the tuple reads it twice
+        "m = Variable(torch.tensor(data))\nm = m.cuda()\n",  # data, not a factory
         "m = torch.zeros(3)\nn = m.to(d)\n",  # a different name
         "m = torch.zeros(3)\ndef g():\n    return m\nm = m.to(d)\n",  # a function that reads it
         "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device

@@ -21,7 +21,10 @@ LABEL_FILES = sorted(
 #: The label sets measured on code gpulint was not tuned on: the blind sets and the graph set.
 OTHER_SETS = sorted(
     folder
-    for folder in (labels_module.DEFAULT_LABELS.parent / name / "labels" for name in ("blind", "blind2", "graphs", "graph_blind"))
+    for folder in (
+        labels_module.DEFAULT_LABELS.parent / name / "labels"
+        for name in ("blind", "blind2", "blind3", "graphs", "graph_blind")
+    )
 )
 
 

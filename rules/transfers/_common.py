@@ -33,7 +33,7 @@ from gpulint.rule_api import (
     TypeEnv,
     walk_local,
 )
-from gpulint.torch_api import KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class
+from gpulint.torch_api import KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class, unwrapped
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
@@ -372,7 +372,8 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
     (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
     (`torch.zeros(n).float().to(d)`, `torch.arange(n).to(torch.long).to(d)`). Through such a
-    chain the rewrite is shown, not written: the chain stays, and `device=` goes to the factory."""
+    chain (or a legacy `Variable(...)` around the factory) the rewrite is shown, not written:
+    the chain stays, and `device=` goes to the factory."""
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -382,44 +383,72 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
         return None
     made = node.func.value
     chained = False
-    while (
-        isinstance(made.func, ast.Attribute)
-        and isinstance(made.func.value, ast.Call)
-        and (made.func.attr in _ON_THE_WAY or made.func.attr == "to" and move_target(made, env) == KEEP)
-    ):
-        made, chained = made.func.value, True
+    while True:
+        inner = unwrapped(made, env.qualname(made.func))
+        if isinstance(inner, ast.Call):
+            made, chained = inner, True
+        elif (
+            isinstance(made.func, ast.Attribute)
+            and isinstance(made.func.value, ast.Call)
+            and (made.func.attr in _ON_THE_WAY or made.func.attr == "to" and move_target(made, env) == KEEP)
+        ):
+            made, chained = made.func.value, True
+        else:
+            break
     found = _moved_factory(node, made, env)
     return replace(found, plain=False) if found is not None and chained else found
 
 
 def factory_moved_later(
-    node: ast.AST, statement: ast.stmt | None, block: list[ast.stmt], env: TypeEnv, touched: dict[int, frozenset[str]]
+    node: ast.AST,
+    statements: list[ast.stmt],
+    blocks: list[list[ast.stmt]],
+    env: TypeEnv,
+    touched: dict[int, frozenset[str]],
 ) -> FactoryMove | None:
-    """`t = torch.zeros(n)` and then `t = t.to(d)` (or `t = t.cuda()`) in the same block,
-    with no statement in between that reads, binds or declares `t`: the same idiom as
+    """`t = torch.zeros(n)` and then `t = t.to(d)` (or `t = t.cuda()`) later in the same
+    block, with no statement in between that reads, binds or declares `t`: the same idiom as
     `torch.zeros(n).to(d)`, since the host tensor is never seen by anything but the move.
-    `touched` caches, per statement, the names it touches (one walk of each statement per
-    file, however many moves look back over it)."""
+    Also, with the rewrite shown rather than written: the move as one element of a tuple
+    assignment (`x, t = x.cuda(), t.cuda()`), the move in an `if` without `else` after the
+    factory whose test does not touch `t` (`if gpu: t = t.cuda()`: the other path is the
+    program's CPU fallback), and a factory wrapped in a legacy `Variable(...)`. `statements`
+    and `blocks` are the enclosing statements and their blocks, innermost last; `touched`
+    caches, per statement, the names it touches (one walk of each statement per file)."""
     if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in ("to", "cuda")
         and isinstance(node.func.value, ast.Name)
+        and statements
+        and blocks
     ):
         return None
     name = node.func.value.id
-    if not (
-        isinstance(statement, ast.Assign)
-        and statement.value is node
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
-        and statement.targets[0].id == name
-    ):
+    statement = statements[-1]
+    alone = _moves_alone(statement, node, name)
+    if alone is None:
         return None
+    block = blocks[-1]
     index = next((i for i, s in enumerate(block) if s is statement), None)
     if index is None:
         return None
     earlier = next((i for i in range(index - 1, -1, -1) if name in _touched(block[i], touched)), None)
+    conditional = False
+    if earlier is None and len(blocks) >= 2 and len(statements) >= 2:
+        branch = statements[-2]
+        if not (
+            isinstance(branch, ast.If)
+            and block is branch.body
+            and not branch.orelse
+            and all(not (isinstance(n, ast.Name) and n.id == name) for n in ast.walk(branch.test))
+        ):
+            return None
+        block, conditional = blocks[-2], True
+        index = next((i for i, s in enumerate(block) if s is branch), None)
+        if index is None:
+            return None
+        earlier = next((i for i in range(index - 1, -1, -1) if name in _touched(block[i], touched)), None)
     if earlier is None:
         return None
     made = block[earlier]
@@ -431,7 +460,9 @@ def factory_moved_later(
         and isinstance(made.value, ast.Call)
     ):
         return None
-    found = _moved_factory(node, made.value, env)
+    factory = made.value
+    inner = unwrapped(factory, env.qualname(factory.func))
+    found = _moved_factory(node, inner if isinstance(inner, ast.Call) else factory, env)
     if found is None:
         return None
     return FactoryMove(
@@ -439,11 +470,35 @@ def factory_moved_later(
         found.factory,
         found.name,
         found.destination,
-        found.plain,
+        found.plain and alone and not conditional and inner is None,
         made,
         statement,
         adjacent=earlier == index - 1,
     )
+
+
+def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
+    """Whether `statement` binds `name` to `node` alone (`t = t.cuda()`: True) or as one
+    element of a tuple assignment that touches `name` nowhere else (False); None otherwise."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target, value = statement.targets[0], statement.value
+    if value is node:
+        return True if isinstance(target, ast.Name) and target.id == name else None
+    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)):
+        return None
+    position = next((i for i, element in enumerate(value.elts) if element is node), None)
+    if position is None or not (isinstance(target.elts[position], ast.Name) and target.elts[position].id == name):
+        return None
+    others = [
+        *value.elts[:position],
+        *value.elts[position + 1 :],
+        *target.elts[:position],
+        *target.elts[position + 1 :],
+    ]
+    if any(isinstance(n, ast.Name) and n.id == name for other in others for n in ast.walk(other)):
+        return None
+    return False
 
 
 def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset[str]:

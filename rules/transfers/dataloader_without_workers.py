@@ -44,6 +44,8 @@ from gpulint.rule_api import (
     walk_local,
 )
 
+from gpulint.torch_api import unwrapped
+
 from ._common import bound_by_loop, opened_autocast
 
 #: The worker processes the fix and the suggestion ask for.
@@ -68,8 +70,8 @@ class DataloaderWithoutWorkers(Rule):
     ## Evidence
     Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`,
     also through a name bound to 0 on every path) in a file that moves the batches of a loop
-    to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)` inside a loop,
-    with a device that is not a literal `"cpu"`: a device string, a name bound to one,
+    to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)`, also of the
+    legacy `Variable(x)` wrapper, inside a loop, with a device that is not a literal `"cpu"`: a device string, a name bound to one,
     `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a parameter every
     call site gives a device...) or iterates a loader that accelerate's `prepare` put on the
     device.
@@ -639,7 +641,8 @@ def batches():
         self.candidates.append((node, loader, bound, reads))
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
-        """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds: those loops feed a
+        """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds (or of a legacy
+        `Variable(x)`): those loops feed a
         device when the evidence says `d` is one (`accelerator.device`, a rank from
         `int(os.environ["LOCAL_RANK"])`, a parameter every call site gives a device); when
         it cannot tell, the call is kept for `finish` to read (`device=`, `non_blocking=`, a
@@ -647,7 +650,9 @@ def batches():
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type")):
             return
-        loops = _loops_binding(base_name(func.value), ctx)
+        moved = func.value
+        inner = unwrapped(moved, ctx.qualname(moved.func)) if isinstance(moved, ast.Call) else None
+        loops = _loops_binding(base_name(inner if inner is not None else moved), ctx)
         if not loops:
             return
         if func.attr == "type":  # `x.type(torch.cuda.FloatTensor)`, or a name bound to that class

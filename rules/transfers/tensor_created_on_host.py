@@ -65,10 +65,14 @@ class TensorCreatedOnHost(Rule):
     same `torch.tensor`/`as_tensor` data on every iteration of a loop is GPU302
     `host-to-device-in-loop` (copy it once, before the loop).
 
-    The same idiom in two statements is flagged too: `t = torch.zeros(n)` and later, in the
-    same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in between that
-    reads, binds or declares `t`. Not when `t` is read in between, moved only on a branch,
-    or moved into a different name (the host tensor is then still there to be used).
+    The same idiom in two statements is flagged too, at the factory: `t = torch.zeros(n)` and
+    later, in the same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in
+    between that reads, binds or declares `t`. With the rewrite shown, not written: the move
+    as one element of a tuple assignment (`x, t = x.cuda(), t.cuda()`), the move in an `if`
+    after the factory (`if gpu: t = t.cuda()`: the other path is the program's CPU fallback),
+    and a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`).
+    Not when `t` is read in between or by the `if`'s test, moved in an `if` that has an
+    `else`, or moved into a different name (the host tensor is then still there to be used).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
@@ -381,17 +385,18 @@ mask = make_mask(64)
         move = factory_move(node, ctx.env)
         if move is None and ctx.blocks:
             move = factory_moved_later(
-                node, ctx.statement, ctx.blocks[-1], ctx.env, ctx.semantic.remember("factories touched", ctx.tree, dict)
+                node, ctx.statements, ctx.blocks, ctx.env, ctx.semantic.remember("factories touched", ctx.tree, dict)
             )
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
         if not runs_repeatedly(ctx):
             return  # made once per run of the program, or per call of a function called once
-        message = None
-        if move.made is not None:
+        message, spot = None, node
+        if move.made is not None:  # reported at the factory, where `device=` goes
             name = move.made.targets[0].id  # type: ignore[attr-defined]
             message = (
-                f"`{name}` is created on the host (line {move.made.lineno}) and then copied to the device; "
+                f"`{name}` is created on the host and then copied to the device (line {node.lineno}); "
                 "pass `device=` to the factory"
             )
-        ctx.report(node, message, context=HostFactory(applicability=_applicability(move), move=move))
+            spot = move.made.value
+        ctx.report(spot, message, context=HostFactory(applicability=_applicability(move), move=move))
