@@ -80,6 +80,17 @@ def run(
     if not pairs:
         click.echo("error: no benchmark runs on the chosen backends", err=True)
         return EXIT_ERROR
+    from .results import ResultsError, load
+
+    for label in ("cpu", "gpu"):  # what the run will update must be gpulint's results
+        if (output / f"{label}.json").exists():
+            try:
+                load(output / f"{label}.json")
+            except ResultsError as error:
+                click.echo(
+                    f"error: {output / f'{label}.json'}: {error}; nothing was run (choose another --output)", err=True
+                )
+                return EXIT_ERROR
 
     settings = Settings(max_n=max_n, quick=quick, budget=budget, timeout=10 * budget)
     total = sum(len(settings.sizes_for(case)) for case, _ in pairs)
@@ -113,15 +124,45 @@ def run(
     return EXIT_FAILED if any(sweep.status == "failed" for sweep in result.sweeps) else EXIT_OK
 
 
+def _merged(result, path: Path):
+    """`result` with the sweeps of the results file at `path` that it did not measure (another
+    rule, or another backend), and how many were kept. A file that is not a results file
+    stops the write: it is not gpulint's to replace."""
+    from dataclasses import replace
+
+    from .results import load
+
+    if not path.exists():
+        return result, 0
+    earlier = load(path)  # ResultsError for a file that is not gpulint's results
+    measured = {(sweep.code, sweep.backend) for sweep in result.sweeps}
+    noted = f"measured in an earlier run ({earlier.machine_line()})"
+    kept = [
+        sweep
+        if "measured " in sweep.message
+        else replace(sweep, message="; ".join(filter(None, [sweep.message, noted])))
+        for sweep in earlier.sweeps
+        if (sweep.code, sweep.backend) not in measured
+    ]
+    if not kept:
+        return result, 0
+    order = {sweep.code: i for i, sweep in enumerate(earlier.sweeps)}
+    sweeps = sorted([*kept, *result.sweeps], key=lambda sweep: (order.get(sweep.code, len(order)), sweep.code))
+    return replace(result, sweeps=sweeps), len(kept)
+
+
 def write(result, output: Path) -> list[str]:
-    """Write `<label>.json`, `<label>.md` and `<label>.png` into `output`; what to tell the user."""
+    """Write `<label>.json`, `<label>.md` and `<label>.png` into `output`; what to tell the user.
+    A run of some rules or backends updates the results already there: their other sweeps
+    are kept, each noting the run that measured it."""
     from . import report
 
     output.mkdir(parents=True, exist_ok=True)
     label = result.label
     json_path, md_path, png_path = (output / f"{label}{suffix}" for suffix in (".json", ".md", ".png"))
+    result, kept = _merged(result, json_path)
     result.write(json_path)
-    lines = [f"wrote {json_path}"]
+    lines = [f"wrote {json_path}" + (f" (kept {kept} sweeps of the earlier run there)" if kept else "")]
     plotted = report.plot(result, png_path)
     md_path.write_text(report.markdown(result, png_path.name if plotted else None), encoding="utf-8")
     lines.append(f"wrote {md_path}")

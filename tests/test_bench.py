@@ -5,6 +5,7 @@ committed results that the README and `gpulint rule` quote. Nothing here asserts
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import sys
@@ -473,3 +474,29 @@ def test_a_speedup_far_from_the_committed_one_is_called_out():
     moved.after = moved.after / 10  # ten times the speedup
     [note] = report.far_from_committed(noisy, [committed])
     assert f"{sweep.code} on {sweep.backend} at N={point.n:,}" in note and "noisy" in note
+
+
+def test_a_run_of_some_rules_keeps_the_other_sweeps_already_written(tmp_path):
+    from gpulint.benchmarks.command import write
+
+    def run(*codes: str) -> Run:
+        sweeps = []
+        for code in codes:
+            sweep = run_sweep(_case("result = N", "result = N"), BACKENDS["numpy"], QUICK)
+            sweeps.append(dataclasses.replace(sweep, code=code))
+        return Run(f"2025-01-0{len(codes)}T00:00:00+00:00", "0", {"cpus": 1}, {}, {}, sweeps)
+
+    write(run("GPU201", "GPU202"), tmp_path)
+    lines = write(run("GPU202"), tmp_path)
+    assert "kept 1 sweeps of the earlier run there" in lines[0]
+    written = load(tmp_path / "cpu.json")
+    assert [s.code for s in written.sweeps] == ["GPU201", "GPU202"]
+    assert "measured in an earlier run" in written.sweeps[0].message
+    assert "measured" not in written.sweeps[1].message
+
+
+def test_bench_refuses_to_replace_a_file_that_is_not_its_results(cli, tmp_path):
+    (tmp_path / "cpu.json").write_text('{"mine": true}\n')
+    run = cli("bench", "--rule", "GPU102", "--quick", "--output", str(tmp_path))
+    assert run.code == 2 and "nothing was run" in run.stderr
+    assert (tmp_path / "cpu.json").read_text() == '{"mine": true}\n'
