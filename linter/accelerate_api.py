@@ -125,6 +125,23 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
     return None
 
 
+#: An `Accelerator`'s flags that hold on every optimizer step: `sync_gradients` is True on
+#: every step without gradient accumulation, and on the step that updates with it.
+EVERY_STEP_FLAGS = frozenset({"sync_gradients"})
+
+
+def tests_every_step(test: ast.expr, receiver_type: Ty | None) -> bool:
+    """`if accelerator.sync_gradients:`: a test that holds on every optimizer step of a
+    training loop (`receiver_type` is the type of the attribute's receiver)."""
+    return (
+        isinstance(test, ast.Attribute)
+        and test.attr in EVERY_STEP_FLAGS
+        and receiver_type is not None
+        and receiver_type.kind == Kind.PLACER
+        and receiver_type.lib == ACCELERATOR
+    )
+
+
 def _prepared(ty: Ty | None, place: str) -> Ty | None:
     """What `prepare` returns for one argument: a module, moved to where the accelerator
     places; a value of unknown type (a module, a loader whose batches it will place, an

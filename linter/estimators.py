@@ -373,18 +373,36 @@ _DEFAULT_SAMPLES = 100
 #: name endings of those scores (the package also holds distances and kernels).
 METRICS_PACKAGES = frozenset({"metrics"})
 METRIC_SUFFIXES = ("_score", "_error", "_loss", "_deviance", "_corrcoef")
+#: Metrics whose names have none of those endings: tables and curves of a model's predictions.
+METRIC_NAMES = frozenset(
+    {
+        "confusion_matrix",
+        "classification_report",
+        "precision_recall_fscore_support",
+        "roc_curve",
+        "precision_recall_curve",
+    }
+)
+#: Subpackages scikit-learn removed, by the one that took their functions and classes
+#: (`sklearn.cross_validation.cross_val_score` is `sklearn.model_selection.cross_val_score`).
+LEGACY_PACKAGES = {
+    "cross_validation": "model_selection",
+    "grid_search": "model_selection",
+    "learning_curve": "model_selection",
+}
 
 
 @lru_cache(maxsize=4096)  # every rule asks of every call's name: the same few names again and again
 def _parts(qualname: str) -> tuple[str, str, str] | None:
-    """("sklearn", "ensemble", "RandomForestClassifier") for any module path of the class;
-    cuML's top-level classes give ("cuml", "", "PCA")."""
+    """("sklearn", "ensemble", "RandomForestClassifier") for any module path of the class
+    (a subpackage scikit-learn removed named as the one that took it over); cuML's top-level
+    classes give ("cuml", "", "PCA")."""
     pieces = qualname.split(".")
     if len(pieces) < 2 or pieces[0] not in LIBRARIES:
         return None
     if len(pieces) == 2:
         return pieces[0], "", pieces[1]
-    return pieces[0], pieces[1], pieces[-1]
+    return pieces[0], LEGACY_PACKAGES.get(pieces[1], pieces[1]) if pieces[0] == "sklearn" else pieces[1], pieces[-1]
 
 
 def key(qualname: str) -> str | None:
@@ -423,9 +441,10 @@ def role(qualname: str) -> str | None:
 
 #: Estimators whose fit takes milliseconds on data a notebook holds in memory: linear
 #: models (but not their `*CV` variants, which cross-validate inside), naive Bayes,
-#: discriminant analysis, linear SVMs, dummies. Worker processes for a search over their
-#: settings cost more to start than the fits they would run side by side.
-_FAST_FIT_PACKAGES = frozenset({"linear_model", "naive_bayes", "discriminant_analysis", "dummy"})
+#: discriminant analysis, linear SVMs, dummies, PLS and CCA (`cross_decomposition`).
+#: Worker processes for a search over their settings cost more to start than the fits
+#: they would run side by side.
+_FAST_FIT_PACKAGES = frozenset({"linear_model", "naive_bayes", "discriminant_analysis", "dummy", "cross_decomposition"})
 _FAST_FITS = frozenset({"svm.LinearSVC", "svm.LinearSVR"})
 
 
@@ -483,7 +502,11 @@ def is_metric(qualname: str | None) -> bool:
     if qualname is None:
         return False
     parts = _parts(qualname)
-    return parts is not None and parts[1] in METRICS_PACKAGES and parts[2].endswith(METRIC_SUFFIXES)
+    return (
+        parts is not None
+        and parts[1] in METRICS_PACKAGES
+        and (parts[2].endswith(METRIC_SUFFIXES) or parts[2] in METRIC_NAMES)
+    )
 
 
 def _library_key(qualname: str) -> str:

@@ -159,3 +159,31 @@ def test_a_factory_wrapped_in_variable_is_still_made_on_the_host():
         "    print(noise.sum(), kept.sum())\n"
     )
     assert codes(source, "GPU304") == [("GPU304", 10)]
+
+
+@pytest.mark.parametrize(
+    ("test", "flagged"),
+    [
+        ("accelerator.sync_gradients", True),  # true on every optimizer step
+        ("step % 100 == 0", False),  # near-miss: every 100 steps
+        ("settings.sync_gradients", False),  # near-miss: not an Accelerator's flag
+    ],
+)
+def test_a_read_under_a_flag_that_holds_every_optimizer_step_is_per_step(test, flagged):
+    source = (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from accelerate import Accelerator\n"
+        "\n"
+        "\n"
+        "def train(loader, settings, epochs):\n"
+        "    accelerator = Accelerator()\n"
+        "    model = accelerator.prepare(torch.nn.Linear(2, 2))\n"
+        "    for epoch in range(epochs):\n"
+        "        for step, batch in enumerate(loader):\n"
+        "            loss = F.mse_loss(model(batch['x']), batch['y'])\n"
+        "            accelerator.backward(loss)\n"
+        f"            if {test}:\n"
+        "                accelerator.log({'loss': loss.detach().item()}, step=step)\n"
+    )
+    assert bool(codes(source, "GPU307")) is flagged

@@ -106,3 +106,49 @@ def test_a_warm_start_scan_of_the_ensemble_size_is_no_search(build, set_params):
 )
 def test_near_misses_of_warm_start_scans_are_searches(build, set_params):
     assert len(_findings(_SCAN.format(build=build, set_params=set_params))) == 1
+
+
+@pytest.mark.parametrize(
+    ("helpers", "scored", "flagged"),
+    [
+        # scikit-learn's removed `cross_validation` subpackage held today's `cross_val_score`
+        ("from sklearn.cross_validation import cross_val_score\n", "cross_val_score(model, X, y)", True),
+        ("from sklearn.grid_search import GridSearchCV\n", "model.fit(X, y).score(X_val, y_val)", True),
+        # a confusion matrix or report of each candidate's predictions compares them too
+        (
+            "from sklearn.metrics import confusion_matrix\n",
+            "confusion_matrix(y_val, model.fit(X, y).predict(X_val))",
+            True,
+        ),
+        ("from sklearn import metrics\n", "metrics.classification_report(y_val, model.fit(X, y).predict(X_val))", True),
+        # near-misses: a function of the same name that is not scikit-learn's, a pairwise distance
+        (
+            "from mylib.metrics import confusion_matrix\n",
+            "confusion_matrix(y_val, model.fit(X, y).predict(X_val))",
+            False,
+        ),
+        (
+            "from sklearn.metrics import pairwise_distances\n",
+            "pairwise_distances(model.fit(X, y).predict(X_val))",
+            False,
+        ),
+    ],
+)
+def test_legacy_subpackages_and_prediction_tables_score_a_search(helpers, scored, flagged):
+    source = (
+        helpers
+        + "from sklearn.svm import SVC\n"
+        + (f"for c in [1, 10, 100]:\n    model = SVC(C=c)\n    print({scored})\n")
+    )
+    assert bool(_findings(source)) is flagged
+
+
+def test_a_pls_regression_fits_in_milliseconds_and_is_no_search():
+    source = (
+        "from sklearn.cross_decomposition import PLSRegression\n"
+        "from sklearn.metrics import mean_squared_error\n"
+        "for m in range(1, 10):\n"
+        "    pls = PLSRegression(n_components=m).fit(X, y)\n"
+        "    print(mean_squared_error(y_val, pls.predict(X_val)))\n"
+    )
+    assert _findings(source) == []

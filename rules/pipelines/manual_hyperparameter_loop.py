@@ -31,6 +31,11 @@ class ManualHyperparameterLoop(Rule):
     `cross_validate`...). Comprehensions count as loops.
 
     ## Evidence
+    A score is `.score(...)`, a cross-validation helper, or a `sklearn.metrics` function that
+    scores or tabulates predictions (`accuracy_score`, `mean_squared_error`,
+    `confusion_matrix`, `classification_report`); the subpackages scikit-learn removed
+    (`sklearn.cross_validation`, `sklearn.grid_search`) count as `model_selection`.
+
     Left alone: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated runs,
     not a search), loops whose variable is also the data being fitted (one model per
     dataset), loops that only `assert` on the scores (tests of each setting), and warm-start
@@ -41,7 +46,7 @@ class ManualHyperparameterLoop(Rule):
     its fit over the cores (`n_jobs=` given, other than 1), where candidates in parallel
     would only compete for the same cores, or over one that fits in milliseconds (linear
     models other than their `*CV` variants, naive Bayes, discriminant analysis, linear
-    SVMs): a search's worker processes cost more to start than such fits take.
+    SVMs, PLS): a search's worker processes cost more to start than such fits take.
 
     ## Why is this bad?
     The loop evaluates one candidate after the other on one core. `GridSearchCV` (or

@@ -19,7 +19,8 @@ import ast
 import enum
 from typing import ClassVar
 
-from gpulint.rule_api import base_name, few_iterations, Rule, RuleContext, walk_local
+from gpulint.rule_api import base_name, few_iterations, Rule, RuleContext, Ty, walk_local
+from gpulint.accelerate_api import tests_every_step
 
 from ._common import (
     ROUND_TRIP_METHODS,
@@ -117,10 +118,18 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
         index = next(i for i, s in enumerate(ctx.statements) if s is loop)
     except StopIteration:  # the test of a `while` loop
         return loop
-    # the innermost statement holds the copy; an `if` further out runs it only sometimes
-    if any(isinstance(s, (ast.If, ast.Try)) for s in ctx.statements[index + 1 : -1]):
+    # the innermost statement holds the copy; an `if` further out runs it only sometimes,
+    # unless its test holds on every optimizer step (`if accelerator.sync_gradients:`)
+    if any(
+        isinstance(s, ast.Try) or isinstance(s, ast.If) and not tests_every_step(s.test, _receiver_type(s.test, ctx))
+        for s in ctx.statements[index + 1 : -1]
+    ):
         return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _receiver_type(test: ast.expr, ctx: RuleContext) -> Ty | None:
+    return ctx.type_of(test.value) if isinstance(test, ast.Attribute) else None
 
 
 def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:

@@ -40,7 +40,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
     device).
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
-    steps syncs only then); copies in a loop that runs another loop over other data per
+    steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
+    every optimizer step; copies in a loop that runs another loop over other data per
     iteration, in its body or in a function of the file it calls (an epoch loop around a
     batch loop, or around `train_one_epoch()`, copies once per epoch, after the real work; a
     loop over chunks of this iteration's own tensor does not count). A small loop over the
