@@ -373,16 +373,9 @@ _DEFAULT_SAMPLES = 100
 #: name endings of those scores (the package also holds distances and kernels).
 METRICS_PACKAGES = frozenset({"metrics"})
 METRIC_SUFFIXES = ("_score", "_error", "_loss", "_deviance", "_corrcoef")
-#: Metrics whose names have none of those endings: tables and curves of a model's predictions.
-METRIC_NAMES = frozenset(
-    {
-        "confusion_matrix",
-        "classification_report",
-        "precision_recall_fscore_support",
-        "roc_curve",
-        "precision_recall_curve",
-    }
-)
+#: Metrics whose names have none of those endings: tables of a model's predictions (not the
+#: curves, which are drawn rather than compared).
+METRIC_NAMES = frozenset({"confusion_matrix", "classification_report", "precision_recall_fscore_support"})
 #: Subpackages scikit-learn removed, by the one that took their functions and classes
 #: (`sklearn.cross_validation.cross_val_score` is `sklearn.model_selection.cross_val_score`).
 LEGACY_PACKAGES = {

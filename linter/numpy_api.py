@@ -18,6 +18,46 @@ ARRAY_LIBRARIES = {"numpy": "numpy", "cupy": "cupy"}
 #: Where SciPy's API lives, mapped to the array library its functions return.
 SCIPY_LIBRARIES = {"scipy": "numpy", "cupyx.scipy": "cupy"}
 
+#: Where a factory's shape (or size) is: its position and keyword, and its default (`()`:
+#: a scalar when not given); `"*"` where the dimensions are separate arguments
+#: (`np.random.rand(4, 3)`).
+Shape = tuple[int | str, str | None, tuple[()] | None]
+SHAPES: dict[str, Shape] = {
+    "zeros": (0, "shape", None),
+    "ones": (0, "shape", None),
+    "empty": (0, "shape", None),
+    "full": (0, "shape", None),
+    "eye": (0, "N", None),
+    "identity": (0, "n", None),
+    "random.rand": ("*", None, ()),
+    "random.randn": ("*", None, ()),
+    "random.random": (0, "size", ()),
+    "random.random_sample": (0, "size", ()),
+    "random.sample": (0, "size", ()),
+    "random.ranf": (0, "size", ()),
+    "random.standard_normal": (0, "size", ()),
+    "random.normal": (2, "size", ()),
+    "random.uniform": (2, "size", ()),
+    "random.randint": (2, "size", ()),
+    "random.poisson": (1, "size", ()),
+    "random.exponential": (1, "size", ()),
+    "random.binomial": (2, "size", ()),
+    "random.choice": (1, "size", ()),
+    "random.permutation": (0, None, None),
+}
+#: The same for a NumPy random `Generator`'s methods (`rng.random(100)`).
+GENERATOR_SHAPES: dict[str, Shape] = {
+    "random": (0, "size", ()),
+    "standard_normal": (0, "size", ()),
+    "normal": (2, "size", ()),
+    "uniform": (2, "size", ()),
+    "integers": (2, "size", ()),
+    "poisson": (1, "size", ()),
+    "exponential": (1, "size", ()),
+    "choice": (1, "size", ()),
+    "permutation": (0, None, None),
+}
+
 ARRAY_FACTORIES = frozenset(
     [
         "array",

@@ -46,6 +46,8 @@ from .datasets_api import BATCHING_LOADERS, DATASET_SIZES, STEPPED_LOADERS
 from .early_exit import breaks_off_within
 from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
+from . import numpy_api, torch_api
+from .numpy_api import Shape
 from .semantic import start_of
 
 if TYPE_CHECKING:
@@ -78,13 +80,11 @@ _SAME_ROWS = frozenset(
         "numpy.clip",
         "cupy.array",
         "cupy.asarray",
-        "torch.tensor",
-        "torch.as_tensor",
-        "torch.from_numpy",
         "pandas.Series",
         "pandas.Index",
         "pandas.Categorical",
         "pandas.DataFrame.from_records",
+        *(f"torch.{name}" for name, factory in torch_api.FACTORIES.items() if not factory.fills),
     }
 )
 #: Frame constructors whose rows are their data's: a list of rows, or a dict of columns.
@@ -146,49 +146,13 @@ _TAKES_ROWS = {
     "most_common": (0, "n", None),
     "sample": (0, "n", None),
 }
-#: Array factories: the position and keyword of the shape (or size), and its default
-#: (`()`: a scalar when not given). `*` marks factories that take the dimensions as
-#: separate arguments (`np.random.rand(4, 3)`, `torch.zeros(4, 3)`).
-_FACTORIES = {
-    "numpy.zeros": (0, "shape", None),
-    "numpy.ones": (0, "shape", None),
-    "numpy.empty": (0, "shape", None),
-    "numpy.full": (0, "shape", None),
-    "numpy.eye": (0, "N", None),
-    "numpy.identity": (0, "n", None),
-    "numpy.random.rand": ("*", None, ()),
-    "numpy.random.randn": ("*", None, ()),
-    "numpy.random.random": (0, "size", ()),
-    "numpy.random.random_sample": (0, "size", ()),
-    "numpy.random.sample": (0, "size", ()),
-    "numpy.random.ranf": (0, "size", ()),
-    "numpy.random.standard_normal": (0, "size", ()),
-    "numpy.random.normal": (2, "size", ()),
-    "numpy.random.uniform": (2, "size", ()),
-    "numpy.random.randint": (2, "size", ()),
-    "numpy.random.poisson": (1, "size", ()),
-    "numpy.random.exponential": (1, "size", ()),
-    "numpy.random.binomial": (2, "size", ()),
-    "numpy.random.choice": (1, "size", ()),
-    "numpy.random.permutation": (0, None, None),
-    "torch.zeros": ("*", None, None),
-    "torch.ones": ("*", None, None),
-    "torch.empty": ("*", None, None),
-    "torch.rand": ("*", None, None),
-    "torch.randn": ("*", None, None),
+#: Factories and the position and keyword of their shape (or size), from the library specs
+#: (`numpy_api.SHAPES`, `torch_api.FACTORIES`).
+_FACTORIES: dict[str, Shape] = {
+    **{f"numpy.{name}": shape for name, shape in numpy_api.SHAPES.items()},
+    **{f"torch.{name}": ("*", None, None) for name, factory in torch_api.FACTORIES.items() if factory.shape == "*"},
 }
-#: The same for a NumPy random `Generator`'s methods (`rng.random(100)`).
-_GENERATOR_METHODS = {
-    "random": (0, "size", ()),
-    "standard_normal": (0, "size", ()),
-    "normal": (2, "size", ()),
-    "uniform": (2, "size", ()),
-    "integers": (2, "size", ()),
-    "poisson": (1, "size", ()),
-    "exponential": (1, "size", ()),
-    "choice": (1, "size", ()),
-    "permutation": (0, None, None),
-}
+_GENERATOR_METHODS = numpy_api.GENERATOR_SHAPES
 #: Methods that add items to their receiver in place.
 _GROWING_METHODS = frozenset({"append", "extend", "insert", "update", "resize", "setdefault", "add", "__setitem__"})
 

@@ -9,6 +9,7 @@ host (`.cpu()`, `.numpy()`) give host values. Nothing here imports torch.
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from .values import (
     DEVICE,
@@ -30,34 +31,62 @@ _DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hip"})
 #: The first four characters of such strings: a cheap test before parsing one.
 DEVICE_PREFIXES = frozenset({"cpu", "cpu:", "cuda", "mps", "mps:", "xpu", "xpu:", "hip", "hip:"})
 
+
+@dataclass(frozen=True)
+class Factory:
+    """What a torch function that creates a tensor does: whether it fills the tensor itself
+    (`torch.zeros`) or copies data it is given (`torch.tensor(data)`), draws random numbers,
+    takes another tensor's shape and device (`*_like`), and, where the dimensions may be
+    given as separate arguments (`torch.zeros(4, 3)`), says so (`shape="*"`)."""
+
+    fills: bool
+    random: bool = False
+    like: bool = False
+    shape: str | None = None
+
+
+_FILLS = Factory(fills=True)
+_DIMENSIONS = Factory(fills=True, shape="*")
+_DRAWS = Factory(fills=True, random=True)
 #: torch functions that create a tensor: on `device=` if given, else on the host (the
-#: `*_like` ones and `as_tensor` on their argument's device).
-TORCH_FACTORIES = frozenset(
-    [
-        "tensor",
-        "as_tensor",
-        "from_numpy",
-        "zeros",
-        "ones",
-        "empty",
-        "full",
-        "rand",
-        "randn",
-        "randint",
-        "randperm",
-        "arange",
-        "linspace",
-        "logspace",
-        "eye",
-        "zeros_like",
-        "ones_like",
-        "empty_like",
-        "full_like",
-        "rand_like",
-        "randn_like",
-        "randint_like",
-    ]
-)
+#: `*_like` ones and `as_tensor` on their argument's device). The type evidence, size
+#: evidence and the transfer rules read this one table.
+FACTORIES: dict[str, Factory] = {
+    "tensor": Factory(fills=False),
+    "as_tensor": Factory(fills=False),
+    "from_numpy": Factory(fills=False),
+    "zeros": _DIMENSIONS,
+    "ones": _DIMENSIONS,
+    "empty": _DIMENSIONS,
+    "full": _FILLS,
+    "rand": Factory(fills=True, random=True, shape="*"),
+    "randn": Factory(fills=True, random=True, shape="*"),
+    "randint": _DRAWS,
+    "randperm": _DRAWS,
+    "arange": _FILLS,
+    "linspace": _FILLS,
+    "logspace": _FILLS,
+    "eye": _FILLS,
+    "zeros_like": Factory(fills=True, like=True),
+    "ones_like": Factory(fills=True, like=True),
+    "empty_like": Factory(fills=True, like=True),
+    "full_like": Factory(fills=True, like=True),
+    "rand_like": Factory(fills=True, random=True, like=True),
+    "randn_like": Factory(fills=True, random=True, like=True),
+    "randint_like": Factory(fills=True, random=True, like=True),
+}
+TORCH_FACTORIES = frozenset(FACTORIES)
+#: Factories that allocate and fill the tensor themselves given a shape, and take `device=`:
+#: given it, they fill on the device with no copy (`rand*` with the device's generator).
+#: Not the constructors from data, which build on the host and copy, `device=` or not.
+FILLING_FACTORIES = frozenset(name for name, f in FACTORIES.items() if f.fills and not f.like)
+RANDOM_FACTORIES = frozenset(name for name, f in FACTORIES.items() if f.random and not f.like)
+#: Factory keywords whose meaning changes when the tensor is made on the device instead of
+#: moved there (`requires_grad=True` makes the device tensor the leaf, not the host one).
+HOST_ONLY_KEYWORDS = frozenset({"requires_grad", "out", "pin_memory"})
+#: Factories that make a tensor in C with no data given: one allocation, filled (the
+#: `*_like` ones included).
+SYNTHESIZING_FACTORIES = frozenset(name for name, f in FACTORIES.items() if f.fills)
 #: torch functions that return one tensor on the device of their tensor arguments (not the
 #: ones that return tuples, like `max(x, dim)` or `sort`, nor Python values like `equal`).
 TORCH_TENSOR_FUNCTIONS = frozenset(

@@ -153,7 +153,9 @@ def test_transformers_said_to_ignore_y_really_do():
         ("sklearn.metrics.log_loss", True),
         ("cuml.metrics.r2_score", True),
         ("sklearn.metrics.pairwise_kernels", False),
-        ("sklearn.metrics.confusion_matrix", False),
+        ("sklearn.metrics.confusion_matrix", True),  # a table of the predictions compares candidates too
+        ("sklearn.metrics.classification_report", True),
+        ("sklearn.metrics.roc_curve", False),  # a curve to draw
         ("sklearn.model_selection.cross_val_score", False),
     ],
 )

@@ -33,7 +33,7 @@ from gpulint.rule_api import (
     TypeEnv,
     walk_local,
 )
-from gpulint.torch_api import KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class, unwrapped
+from gpulint.torch_api import FILLING_FACTORIES, KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class, unwrapped
 
 #: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
@@ -329,15 +329,6 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 
 # -- created on the host, then moved (GPU304) ------------------------------------------------
 
-#: Factories that fill the tensor themselves and take `device=`: given it, they allocate and
-#: fill on the device, with no copy (`rand*` draw from the device's own generator). Not the
-#: constructors from data (`torch.tensor`, `as_tensor`, the legacy classes): torch builds
-#: those on the host and copies them, `device=` or not.
-HOST_FACTORIES = frozenset(
-    ["zeros", "ones", "empty", "full", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint", "randperm"]
-)
-RANDOM_FACTORIES = frozenset({"rand", "randn", "randint", "randperm"})
-
 
 @dataclass(frozen=True)
 class FactoryMove:
@@ -524,7 +515,7 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
     # a legacy class given a shape (`torch.FloatTensor(4, 256)`) allocates on the host too,
     # but refuses an accelerator's `device=`: reported, with the rewrite only shown
     legacy = name.startswith("torch.") and name[6:] in LEGACY_TENSOR_TYPES and _given_a_shape(factory)
-    if not name.startswith("torch.") or name[6:] not in HOST_FACTORIES and not legacy:
+    if not name.startswith("torch.") or name[6:] not in FILLING_FACTORIES and not legacy:
         return None
     if any(k.arg is None or k.arg == "device" for k in factory.keywords):
         return None  # already given a device (or maybe, through `**options`)

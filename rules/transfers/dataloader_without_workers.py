@@ -44,7 +44,7 @@ from gpulint.rule_api import (
     walk_local,
 )
 
-from gpulint.torch_api import unwrapped
+from gpulint.torch_api import SYNTHESIZING_FACTORIES, unwrapped
 
 from ._common import bound_by_loop, opened_autocast
 
@@ -1184,29 +1184,6 @@ _TENSOR_WRAPPERS = frozenset(
 _REARRANGING = frozenset(
     {"flip", "roll", "cat", "stack", "reshape", "flatten", "squeeze", "unsqueeze", "transpose", "permute", "clone"}
 )
-#: torch factories a synthetic dataset makes its items with (`torch.randint(0, vocab, (n,))`,
-#: `torch.ones_like(ids)`): one allocation filled in C, no file read or decoded, nothing a
-#: worker process would overlap.
-_SYNTHESIZING = frozenset(
-    {
-        "zeros",
-        "ones",
-        "full",
-        "empty",
-        "arange",
-        "rand",
-        "randn",
-        "randint",
-        "randperm",
-        "zeros_like",
-        "ones_like",
-        "full_like",
-        "empty_like",
-        "rand_like",
-        "randn_like",
-        "randint_like",
-    }
-)
 
 
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
@@ -1230,7 +1207,7 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
     return qualname is not None and (
         qualname in _TENSOR_WRAPPERS
         or qualname.startswith("torch.")
-        and qualname[len("torch.") :] in _REARRANGING | _SYNTHESIZING
+        and qualname[len("torch.") :] in _REARRANGING | SYNTHESIZING_FACTORIES
     )
 
 

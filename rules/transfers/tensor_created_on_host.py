@@ -6,10 +6,9 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.torch_api import LEGACY_TENSOR_TYPES
+from gpulint.torch_api import HOST_ONLY_KEYWORDS, LEGACY_TENSOR_TYPES, RANDOM_FACTORIES
 
 from ._common import (
-    RANDOM_FACTORIES,
     FactoryMove,
     factory_move,
     factory_moved_later,
@@ -17,10 +16,6 @@ from ._common import (
     runs_repeatedly,
     under_host_autocast,
 )
-
-#: Factory arguments whose meaning changes when the tensor is made on the device (factories
-#: given `generator=` are not reported at all).
-_HOST_ONLY = frozenset({"requires_grad", "out", "pin_memory"})
 
 
 @dataclass(frozen=True)
@@ -41,7 +36,7 @@ def _applicability(move: FactoryMove) -> Applicability:
     numbers for a random factory (unsafe: the device's generator draws them); display-only
     for a legacy class, a move with options, one to a device the code does not spell out,
     and a factory given an argument that means something else on the device."""
-    if not move.plain or any(k.arg in _HOST_ONLY for k in move.factory.keywords):
+    if not move.plain or any(k.arg in HOST_ONLY_KEYWORDS for k in move.factory.keywords):
         return Applicability.DISPLAY
     if move.move.func.attr != "cuda" and move.destination is None:  # type: ignore[attr-defined]
         return Applicability.DISPLAY
