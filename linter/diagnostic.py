@@ -98,6 +98,18 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Record:
+    """What a collector noted at a place of the source (readiness's operations): not a
+    finding, so no code, no fix and no `# noqa` applies to it."""
+
+    start: Position
+    end: Position
+    payload: Any
+    #: In a notebook, the cell (1-based) that `start` and `end` are relative to.
+    cell: int | None = None
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     code: str
     name: str

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .astutil import all_args
-from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position
+from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
 from .evidence import (
     DEVICE,
     HOST,
@@ -63,6 +63,8 @@ class Analysis:
     error: str | None = None
     #: The semantic index the walk built (None when the file was not walked).
     semantic: SemanticIndex | None = None
+    #: What collectors noted (`RuleContext.record`), in source order.
+    records: list[Record] = field(default_factory=list)
 
 
 @dataclass
@@ -1030,6 +1032,7 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
             # Python parsed it, but an expression nests deeper than the walk can follow:
             # say so instead of crashing, and report nothing rather than a partial result.
             ctx.diagnostics.clear()
+            ctx.records.clear()
             skipped.append("1: nested too deeply to analyse (RecursionError); file not checked")
         except Exception as exc:  # a rule's bug must cost this file, not the whole run
             culprit = f"rule {ctx._rule.code}" if ctx._rule is not None else "the engine"
@@ -1038,13 +1041,15 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
                 f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
             )
             ctx.diagnostics.clear()
+            ctx.records.clear()
         finally:
             # The walker reaches itself through its bound methods: without this, it and all
             # the evidence it gathered would wait for the cycle collector.
             walker.special.clear()
             ctx.env.resolver = None
     diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
-    return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic)
+    records = sorted(ctx.records, key=lambda r: r.start)
+    return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records)
 
 
 def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Rule]]) -> list[Diagnostic]:

@@ -41,7 +41,7 @@ from pathlib import Path
 from collections.abc import Callable, Sequence
 
 from .config import Config
-from .diagnostic import Diagnostic, Edit, Fix, Position
+from .diagnostic import Diagnostic, Edit, Fix, Position, Record
 from .engine import parse as parse_program
 from .fixing import display_fix
 from .ipython import (
@@ -216,6 +216,15 @@ def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | Non
     return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix, cell=start.cell)
 
 
+def _map_record(record: Record, layout: _Layout) -> Record | None:
+    start, end = layout.spot(record.start), layout.spot(record.end)
+    if start is None or end is None:
+        return None
+    return replace(
+        record, start=start.position, end=end.position if end.cell == start.cell else start.position, cell=start.cell
+    )
+
+
 def _map_warning(warning: str, layout: _Layout) -> str:
     """ "LINE: message" in program lines -> "cell N:LINE: message"."""
     line, colon, message = warning.partition(": ")
@@ -238,6 +247,7 @@ def _map_error(error: str, layout: _Layout) -> str:
 @dataclass
 class _Outcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     #: Fixed cell texts (only the cells that changed), by cell number.
@@ -288,6 +298,7 @@ def _run(
         outcome.fixed = {number: text for number, text in pieces.items() if text != layout.cells[number].text}
         outcome.applied = list(result.applied)
     _collect(result.diagnostics, result.warnings, layout, outcome)
+    outcome.records = [mapped for mapped in (_map_record(r, layout) for r in result.records) if mapped is not None]
     return outcome
 
 
@@ -797,6 +808,8 @@ class NotebookResult:
     error: str | None
     notebook: Notebook  # the notebook as fixed (or as read, when nothing changed)
     applied: list[Diagnostic]
+    #: What collectors noted, positions per cell (`RuleContext.record`).
+    records: list[Record] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -819,7 +832,9 @@ def check_notebook(
         fixed = Notebook(notebook.with_sources(outcome.fixed))
         written = {cell.number: cell.text for cell in fixed.cells}
         if all(written[number] == new for number, new in outcome.fixed.items()):
-            return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, fixed, outcome.applied)
+            return NotebookResult(
+                outcome.diagnostics, outcome.warnings, outcome.error, fixed, outcome.applied, outcome.records
+            )
         outcome = _run(cells, rules, unsafe_fixes, filename, fix=False)
         outcome.warnings.append("fixes not applied: the fixed cells could not be written back")
-    return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, notebook, [])
+    return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, notebook, [], outcome.records)

@@ -21,7 +21,7 @@ from pathlib import Path
 from collections.abc import Sequence
 
 from .config import Config
-from .diagnostic import Diagnostic, Edit
+from .diagnostic import Diagnostic, Edit, Record
 from .engine import Analysis, analyze, parse
 from .fixing import apply_edits, attach_fixes, display_fix, select_non_overlapping
 from .noqa import apply_noqa
@@ -113,6 +113,8 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     #: An internal error: the result is incomplete, and a fixed source must not be written.
     error: str | None = None
+    #: What collectors noted in `source` (`RuleContext.record`).
+    records: list[Record] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -134,7 +136,13 @@ def run(
     if fix:
         return fix_source(source, rules, unsafe_fixes, filename, hooks)
     analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree)
-    return Outcome(source, diagnostics=analysis.diagnostics, warnings=analysis.warnings, error=analysis.error)
+    return Outcome(
+        source,
+        diagnostics=analysis.diagnostics,
+        warnings=analysis.warnings,
+        error=analysis.error,
+        records=analysis.records,
+    )
 
 
 def fix_source(

@@ -3,11 +3,11 @@ estimators and NetworkX functions would run on the GPU under cudf.pandas / cuml.
 nx-cugraph, which fall back and why.
 
 How a file is read: the engine walks it once with the file's selected lint rules plus a
-probe (`_Probe`, a `Rule` that is never registered, so no selection, listing or cache of
+probe (`_Probe`, a collector that is never registered, so no selection, listing or cache of
 `gpulint check` sees it). The probe asks the type evidence (`ctx.type_of`, `ctx.qualname`)
-about every call and records the ones it can place as a finding of its own code, the record
-encoded in the message: that way notebooks (cells), `--jobs` workers and pickling need
-nothing new. What is counted (one *operation* per call, never from a variable's name):
+about every call and records the ones it can place as an `Operation` (`ctx.record`): a
+record, not a finding, so `# noqa` does not hide it, and notebooks map it to its cell as
+they map findings. What is counted (one *operation* per call, never from a variable's name):
 
 - a method call on a value the evidence knows is a pandas DataFrame, Series, GroupBy, `.str`
   or `.dt` accessor, or what `.rolling(...)`/`.resample(...)` of one returns;
@@ -29,16 +29,15 @@ cuDF table lists methods, not operators. The verdicts come from `readiness_table
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import estimators
 from . import readiness_tables as tables
 from .config import ConfigResolver, Overrides
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, Record
 from .files import PathError, describe_error, read_bytes
 from .jobs import ordered_map
 from .notebook import NotebookError, check_notebook, decode, is_notebook
@@ -1018,12 +1017,12 @@ class _Probe(Rule):
         if isinstance(node, ast.Attribute):
             found = self._property(node, ctx)
             if found is not None:
-                ctx.report(node, json.dumps(found.to_json()))
+                ctx.record(node, found)
             return
         if isinstance(node, ast.Subscript):
             indexer = self._removed_indexer(node, ctx)
             if indexer is not None:
-                ctx.report(node.value, json.dumps(indexer.to_json()))
+                ctx.record(node.value, indexer)
             return
         assert isinstance(node, ast.Call)
         func = node.func
@@ -1033,7 +1032,7 @@ class _Probe(Rule):
         if found is None:
             found = self._construction(node, ctx) or self._function(node, ctx) or self._graph_function(node, ctx)
         if found is not None:
-            ctx.report(_spot(node), json.dumps(found.to_json()))
+            ctx.record(_spot(node), found)
 
     def _property(self, node: ast.Attribute, ctx: RuleContext) -> Operation | None:
         """`frame.T`: a property whose cuDF code can fall back (the others are not counted)."""
@@ -1461,15 +1460,18 @@ def _removed_alias(text: Any) -> Reason | None:
 # -- running it over files ------------------------------------------------------------------------
 
 
-def _split(display: str, diagnostics: Sequence[Diagnostic], warnings: list[str], error: str | None) -> FileReport:
+def _split(
+    display: str, records: Sequence[Record], diagnostics: Sequence[Diagnostic], warnings: list[str], error: str | None
+) -> FileReport:
+    """A file's report: the operations the probe recorded, at their places, and the lint
+    findings that stand in the GPU's way."""
     report = FileReport(display, warnings=list(warnings), error=error)
-    for diagnostic in diagnostics:
-        if diagnostic.code == PROBE_CODE:
-            data = json.loads(diagnostic.message)
-            data.update(line=diagnostic.start.line, col=diagnostic.start.col, cell=diagnostic.cell)
-            report.operations.append(Operation.from_json(data))
-        elif diagnostic.code in BLOCKERS:
-            report.blockers.append(diagnostic.with_fix(None))
+    for record in records:
+        if isinstance(record.payload, Operation):
+            report.operations.append(
+                replace(record.payload, line=record.start.line, col=record.start.col, cell=record.cell)
+            )
+    report.blockers = [d.with_fix(None) for d in diagnostics if d.code in BLOCKERS]
     report.operations.sort(key=lambda op: (op.cell or 0, op.line, op.col))
     return report
 
@@ -1479,7 +1481,7 @@ def analyse_source(text: str, filename: str = "<string>", rules: Sequence[type[R
     default: every registered rule)."""
     chosen = [*(all_rules() if rules is None else rules), _Probe]
     outcome = run(Source.from_text(text), chosen, filename, fixes=False)
-    return _split(filename, outcome.diagnostics, outcome.warnings, outcome.error)
+    return _split(filename, outcome.records, outcome.diagnostics, outcome.warnings, outcome.error)
 
 
 @dataclass(frozen=True)
@@ -1497,13 +1499,13 @@ class _Task:
             data = read_bytes(path)
             if is_notebook(path):
                 found = check_notebook(decode(data).text, rules, False, display, False)
-                return _split(display, found.diagnostics, found.warnings, found.error)
+                return _split(display, found.records, found.diagnostics, found.warnings, found.error)
             outcome = run(Source.from_bytes(data), rules, display, fixes=False)
         except (PathError, SourceError, NotebookError) as error:
             return FileReport(display, error=str(error))
         except OSError as error:
             return FileReport(display, error=describe_error(error))
-        return _split(display, outcome.diagnostics, outcome.warnings, outcome.error)
+        return _split(display, outcome.records, outcome.diagnostics, outcome.warnings, outcome.error)
 
 
 def _failed(work: Work, why: str) -> FileReport:

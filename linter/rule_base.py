@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from collections.abc import Callable, Iterator
 
 from .astutil import assigned_value, mentions, value_bound_to
-from .diagnostic import Applicability, Diagnostic, Facts, Position
+from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects
 from .semantic import SemanticIndex
@@ -339,6 +339,7 @@ class RuleContext:
         #: Statement lists (bodies) enclosing the current node, parallel to `statements`.
         self.blocks: list[list[ast.stmt]] = []
         self.diagnostics: list[Diagnostic] = []
+        self.records: list[Record] = []
         self._rule: type[Rule] | None = None
         #: While the rules look at one node, the types and names they ask for: every rule
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
@@ -569,10 +570,7 @@ class RuleContext:
         assert rule is not None
         if context is not None:
             _check_facts(rule, context)
-        start = Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
-        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
-        end_col = getattr(node, "end_col_offset", None)
-        end = Position(end_line, self.source.char_col(end_line, end_col) if end_col is not None else start.col)
+        start, end = self._span(node)
         self.diagnostics.append(
             Diagnostic(
                 code=rule.code,
@@ -584,6 +582,17 @@ class RuleContext:
                 context=context,
             )
         )
+
+    def record(self, node: ast.AST, payload: object) -> None:
+        """Note `payload` at `node` for a collector (not a finding: `# noqa` leaves it)."""
+        start, end = self._span(node)
+        self.records.append(Record(start, end, payload))
+
+    def _span(self, node: ast.AST) -> tuple[Position, Position]:
+        start = Position(node.lineno, self.source.char_col(node.lineno, node.col_offset))  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        return start, Position(end_line, self.source.char_col(end_line, end_col) if end_col is not None else start.col)
 
 
 def _check_facts(rule: type[Rule], facts: object) -> None:

@@ -172,6 +172,15 @@ def test_probe_is_no_rule():
     assert all(rule.code != PROBE_CODE for rule in all_rules())
 
 
+@pytest.mark.parametrize("suppression", ["  # noqa", "  # noqa: GPU102", "\n# gpulint: noqa"])
+def test_operations_are_records_no_suppression_hides(suppression):
+    report = analyse_source(
+        f"import pandas as pd\ndf = pd.read_csv('x.csv')\ntotals = df.groupby('a').sum(){suppression}\n"
+    )
+    assert [op.what for op in report.operations] == ["pandas.read_csv", "DataFrame.groupby", "DataFrameGroupBy.sum"]
+    assert [op.line for op in report.operations] == [2, 3, 3]
+
+
 # -- the command --------------------------------------------------------------------------------
 
 SCRIPT = """\
