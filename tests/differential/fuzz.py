@@ -227,7 +227,7 @@ def check(program: Program) -> Outcome:  # noqa: C901
             variant.classes |= _error_differences(original, after)
             if after.error is not None:
                 variant.error = f"{after.raised}: {str(after.error)[:200]}"
-        elif after.error is not None and not after.timed_out and _all_empty(inputs):
+        elif after.error is not None and not after.timed_out and _all_empty(inputs, program.groups_by):
             # The rewrite evaluates once, on no rows, what the loop would have evaluated per
             # row: an expression that raises on every element of that dtype raises there.
             variant.classes.add("empty-raises")
@@ -239,7 +239,7 @@ def check(program: Program) -> Outcome:  # noqa: C901
             variant.error = f"{after.raised}: {str(after.error)[:200]}"
         else:
             found = differences(original.value, after.value)
-            if found & {"value", "type"} and _all_empty(inputs):
+            if found & {"value", "type"} and _all_empty(inputs, program.groups_by):
                 # on inputs with no element, what the rewrite computes once stands for the
                 # loop's result (`sum` of no rows is 0, `a.sum(axis=0)` a row of zeros)
                 found = (found - {"value", "type"}) | {"empty-shape"}
@@ -275,9 +275,12 @@ def _error_differences(original: Run, after: Run) -> set[str]:
     return set()
 
 
-def _all_empty(inputs: dict) -> bool:
-    """Whether every frame, series and array among the inputs holds no element."""
+def _all_empty(inputs: dict, groups_by: str | None = None) -> bool:
+    """Whether every frame, series and array among the inputs holds no element, or, for a
+    program that groups by the column `groups_by`, no group (every key missing)."""
     data = [value for value in inputs.values() if hasattr(value, "shape") and hasattr(value, "size")]
+    if groups_by is not None and data and all(groups_by in getattr(value, "columns", ()) for value in data):
+        return all(value[groups_by].isna().all() for value in data)
     return bool(data) and all(value.size == 0 for value in data)
 
 

@@ -17,6 +17,10 @@ the idiom that produced it.
 "Fix safety" names (a piece changed after it was collected, a hoisted copy whose source
 changes, a loop that runs zero times): any difference of an unsafe fix counts as that
 class; a safe fix must still be identical.
+
+`groups_by`, when given, names the column the program groups its frame by: where every
+key is missing there is no group, and what the rewrite computes then is compared as on
+inputs with no rows.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Program:
     reference: str | None = None
     state: str | None = None
     hazard: str | None = None
+    groups_by: str | None = None
 
 
 def _src(template: str) -> str:
@@ -403,7 +408,7 @@ def groupby_apply_lambda(draw: st.DrawFn) -> Program:
         def f(df: pd.DataFrame):
             return {form}
         """)
-    return Program("GPU106", form.replace(method, "M"), setup, source, "f(df)")
+    return Program("GPU106", form.replace(method, "M"), setup, source, "f(df)", groups_by="g")
 
 
 # -- GPU107 chained-assignment ----------------------------------------------------------------
