@@ -200,3 +200,20 @@ def base_name(node: ast.AST) -> str | None:
         else:
             break
     return node.id if isinstance(node, ast.Name) else None
+
+
+def start_of(node: ast.AST) -> tuple[int, int]:
+    """Where a node starts (a match case where its pattern does)."""
+    if isinstance(node, ast.match_case):
+        node = node.pattern
+    return node.lineno, node.col_offset  # type: ignore[attr-defined]
+
+
+def end_of(node: ast.AST) -> tuple[int, int]:
+    """Where a node ends ((0, 0) for one without end positions)."""
+    return getattr(node, "end_lineno", None) or 0, getattr(node, "end_col_offset", None) or 0
+
+
+def within(place: tuple[int, int], outer: ast.AST) -> bool:
+    """`place` (a line and column) lies inside `outer`'s span, its ends included."""
+    return (outer.lineno, outer.col_offset) <= place <= end_of(outer)  # type: ignore[attr-defined]

@@ -42,7 +42,9 @@ from .astutil import (
     mentions_any,
     names_bound_by,
     same_reference,
+    start_of,
     walk_local,
+    within,
 )
 from .diagnostic import (
     SYNTAX_ERROR_CODE,
@@ -163,4 +165,6 @@ __all__ = [
     "split_sections",
     "value_bound_to",
     "walk_local",
+    "within",
+    "start_of",
 ]

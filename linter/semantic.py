@@ -33,6 +33,7 @@ from .astutil import (
     bound_names,
     evaluated_outside,
     free_names,
+    start_of,
 )
 from .loop_effects import LoopEffects, loop_effects
 from .source import CODE_PLACEHOLDER_PREFIX
@@ -598,13 +599,6 @@ def _call_sites(tree: ast.Module) -> tuple[dict[str, list[tuple[ast.Call, ast.AS
         inner = node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) else scope
         stack.extend((child, inner) for child in reversed(list(ast.iter_child_nodes(node))))
     return found, read_otherwise
-
-
-def start_of(node: ast.AST) -> tuple[int, int]:
-    """Where a binding node starts (a match case where its pattern does)."""
-    if isinstance(node, ast.match_case):
-        node = node.pattern
-    return node.lineno, node.col_offset  # type: ignore[attr-defined]
 
 
 def _dependencies(functions: list[FunctionFacts]) -> list[set[int]]:

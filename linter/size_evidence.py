@@ -41,14 +41,23 @@ import math
 from typing import TYPE_CHECKING
 from collections.abc import Callable
 
-from .astutil import keyword_value, literal_int, same_reference, signed_int, value_bound_to, walk_local
+from .astutil import (
+    keyword_value,
+    literal_int,
+    same_reference,
+    signed_int,
+    end_of,
+    start_of,
+    value_bound_to,
+    walk_local,
+    within,
+)
 from .datasets_api import BATCHING_LOADERS, DATASET_SIZES, STEPPED_LOADERS
 from .early_exit import breaks_off_within
 from .evidence import PROGRESS_BARS
 from .numpy_api import is_numpy_ufunc
 from . import numpy_api, torch_api
 from .numpy_api import Shape
-from .semantic import start_of
 
 if TYPE_CHECKING:
     from .rule_base import RuleContext
@@ -368,7 +377,7 @@ class _Loaders:
         (`dataset = dataset.shuffle()`); for a parameter, what every call of its function
         in the file passes. Empty when not known."""
         ctx, index = self.ctx, self.ctx.semantic
-        if scope is ctx.statement_scope and _within(name, ctx.statement):
+        if scope is ctx.statement_scope and ctx.statement is not None and within(start_of(name), ctx.statement):
             statement = ctx.reaching_assignment(name.id)
             value = value_bound_to(statement, name.id) if statement is not None else None
             if value is not None:
@@ -384,7 +393,7 @@ class _Loaders:
         if len(nodes) > 1 and not all(node in body for node in nodes):
             return []  # a branch or a loop may bind it: which value holds depends on the path
         # bound before the read: an assignment whose value reads the name sees the one before
-        earlier = [node for node in nodes if before is None or _end_of(node) <= before]
+        earlier = [node for node in nodes if before is None or end_of(node) <= before]
         value = value_bound_to(earlier[-1], name.id) if earlier and isinstance(earlier[-1], ast.stmt) else None
         return [] if value is None else [(value, scope)]
 
@@ -424,15 +433,6 @@ class _Loaders:
                 given, scope = default, self.ctx.tree
             found.append((given, scope))
         return found
-
-
-def _within(node: ast.AST, statement: ast.stmt | None) -> bool:
-    """`node` is part of `statement` (by position)."""
-    return statement is not None and start_of(statement) <= start_of(node) <= _end_of(statement)
-
-
-def _end_of(node: ast.AST) -> tuple[int, int]:
-    return getattr(node, "end_lineno", None) or 0, getattr(node, "end_col_offset", None) or 0
 
 
 def _declared_elsewhere(index: SemanticIndex, scope: ast.AST, name: str) -> bool:
@@ -618,10 +618,10 @@ class _Sizer:
         loads = ctx.semantic.uses(ctx.statement_scope).loads.get(name, [])
         start = start_of(statement)
         current = ctx.statement
-        end = _end_of(current) if current is not None else None
+        end = end_of(current) if current is not None else None
         for loop in ctx.loops:
             if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
-                end = _later(end, _end_of(loop))
+                end = _later(end, end_of(loop))
                 break
         frame = self._is_frame(name)
         # the loads are in source order: only those between `statement` and `end` are read

@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
+    start_of,
+    within,
     ARITHMETIC_OPERATORS,
     COMPARISON_OPERATORS,
     OTHER,
@@ -468,7 +470,7 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     inside = effects.summary
     if root in facts.uses.declared or root in effects.writes:
         return False
-    if any(not _within(nested, loop) for nested in facts.uses.free_in.get(root, ())):
+    if any(not within(start_of(nested), loop) for nested in facts.uses.free_in.get(root, ())):
         return False
     entries = {id(piece) for piece in selection.pieces}
     own = loop.target.elts[1]  # type: ignore[attr-defined]
@@ -477,7 +479,7 @@ def _group_unchanged(selection: Selection, outer: ast.stmt, scope: ast.AST, fact
     ):
         return False
     if loop is outer:
-        return not any(_within(binding.node, loop) for binding in facts.bindings.get(selection.grouped, ()))
+        return not any(within(start_of(binding.node), loop) for binding in facts.bindings.get(selection.grouped, ()))
     return _private_frame(selection.grouped, outer, scope, facts, file, set())
 
 
@@ -498,7 +500,7 @@ def _private_frame(
     ):
         return False
     bindings = facts.bindings.get(name)
-    if not bindings or any(how_bound(b) != "call" or _within(b.node, outer) for b in bindings):
+    if not bindings or any(how_bound(b) != "call" or within(start_of(b.node), outer) for b in bindings):
         return False
     start, end = (outer.lineno, outer.col_offset), (outer.end_lineno, outer.end_col_offset)
     uses = _reads(name, scope, facts, file)
@@ -597,13 +599,6 @@ def _inert(iterable: ast.expr, vetted: set[int], pure: Callable[[str], bool]) ->
     return isinstance(iterable, ast.Call) and (
         id(iterable) in vetted or (_pure_call(iterable, pure) and iterable.func.id == "range")  # type: ignore[attr-defined]
     )
-
-
-def _within(node: ast.AST, loop: ast.AST) -> bool:
-    return (loop.lineno, loop.col_offset) <= (node.lineno, node.col_offset) and (  # type: ignore[attr-defined]
-        node.end_lineno,
-        node.end_col_offset,
-    ) <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[attr-defined]
 
 
 def _harmless_use(

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import (
+    within,
     TORCH_FACTORIES,
     Applicability,
     Example,
@@ -379,11 +380,7 @@ def _moves_whole_statement(
     if name in local.uses.free_in or name in local.uses.declared:
         return False  # a nested function, lambda or class mentions it
     places = [*local.uses.reads.get(name, ()), *(b.position for b in local.bindings.get(name, ()))]
-    return all(_inside_span(place, loop) for place in places)
-
-
-def _inside_span(place: tuple[int, int], loop: ast.stmt) -> bool:
-    return (loop.lineno, loop.col_offset) <= place <= (loop.end_lineno, loop.end_col_offset)  # type: ignore[operator]
+    return all(within(place, loop) for place in places)
 
 
 def _only_read(node: ast.Call, statement: ast.stmt, ctx: RuleContext) -> bool:
