@@ -46,6 +46,7 @@ from .astutil import (
     walk_local,
     within,
 )
+from .dataset_items import WORK, ItemCost, loader_item_cost
 from .diagnostic import (
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
@@ -165,6 +166,9 @@ __all__ = [
     "split_sections",
     "value_bound_to",
     "walk_local",
+    "WORK",
+    "ItemCost",
+    "loader_item_cost",
     "within",
     "start_of",
 ]
