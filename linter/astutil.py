@@ -217,3 +217,14 @@ def end_of(node: ast.AST) -> tuple[int, int]:
 def within(place: tuple[int, int], outer: ast.AST) -> bool:
     """`place` (a line and column) lies inside `outer`'s span, its ends included."""
     return (outer.lineno, outer.col_offset) <= place <= end_of(outer)  # type: ignore[attr-defined]
+
+
+def bare_method_call(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
+    """`node` calls one of the methods `names` with no argument (`x.keys()`, `df.describe()`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in names
+        and not node.args
+        and not node.keywords
+    )

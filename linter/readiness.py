@@ -37,6 +37,7 @@ from typing import Any
 from . import estimators
 from . import readiness_tables as tables
 from .config import ConfigResolver, Overrides
+from .astutil import bare_method_call
 from .diagnostic import Diagnostic, Record
 from .files import PathError, describe_error, read_bytes
 from .jobs import ordered_map
@@ -551,13 +552,7 @@ def _dtypes_differ(frame: ast.expr, ctx: RuleContext) -> Any:
     """Whether the columns of `frame` differ in dtype: True where two categories show, False
     where one dtype holds every column (`astype(float)`, `describe()`, text only), else
     NOT_LITERAL."""
-    if (
-        isinstance(frame, ast.Call)
-        and isinstance(frame.func, ast.Attribute)
-        and frame.func.attr in _UNIFORM_RESULTS
-        and not frame.args
-        and not frame.keywords
-    ):
+    if bare_method_call(frame, _UNIFORM_RESULTS):
         return False
     columns = _frame_columns(frame, ctx)
     if columns is None:

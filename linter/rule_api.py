@@ -29,6 +29,7 @@ from .rule_base import (
     split_sections,
 )
 from .astutil import (
+    bare_method_call,
     mentions,
     value_bound_to,
     ARITHMETIC_OPERATORS,
@@ -166,6 +167,7 @@ __all__ = [
     "split_sections",
     "value_bound_to",
     "walk_local",
+    "bare_method_call",
     "WORK",
     "ItemCost",
     "loader_item_cost",

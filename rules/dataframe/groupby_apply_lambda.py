@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, bare_method_call, Example, Facts, Rule, RuleContext, Tier
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.
@@ -90,13 +90,7 @@ def group_aggregation(function: ast.expr | None, ctx: RuleContext) -> GroupAggre
         and _is_name(body.args[0], group)
     ):
         return GroupAggregation("size")
-    if not (
-        isinstance(body, ast.Call)
-        and isinstance(body.func, ast.Attribute)
-        and body.func.attr in AGGREGATIONS
-        and not body.args
-        and not body.keywords
-    ):
+    if not bare_method_call(body, AGGREGATIONS):
         return None
     owner = body.func.value
     if _is_name(owner, group):

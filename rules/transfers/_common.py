@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from gpulint.rule_api import (
+    bare_method_call,
     DEVICE,
     HOST,
     NESTED_SCOPES,
@@ -872,14 +873,8 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
         return not any(isinstance(e, ast.Starred) for e in iterable.elts)
     if isinstance(iterable, ast.Dict):
         return None not in iterable.keys
-    if (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Attribute)
-        and iterable.func.attr in _MAPPING_VIEWS
-        and not iterable.args
-        and not iterable.keywords
-    ):
-        return not _holds_data(iterable.func.value, env)
+    if bare_method_call(iterable, _MAPPING_VIEWS):
+        return not _holds_data(iterable.func.value, env)  # type: ignore[attr-defined]
     if _named_parts(iterable) or _module_tensors(iterable, env):
         return True
     target = getattr(loop, "target", None)
