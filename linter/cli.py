@@ -39,6 +39,7 @@ from .jobs import available_cores
 from .progress import Progress
 from .runner import (
     FileResult,
+    Stream,
     decode_source,
     lint_paths,
     plan,
@@ -313,7 +314,7 @@ def _configured_format(overrides: Overrides, config_file: Path | None, diff: boo
     return "full" if diff and configured not in HUMAN else configured
 
 
-def _check(  # noqa: C901
+def _check(
     paths: list[str],
     overrides: Overrides,
     fix: bool,
@@ -333,30 +334,14 @@ def _check(  # noqa: C901
     what it would fix (errors and warnings about files too), as ruff's.
     With --fix on standard input, standard output carries the fixed code, likewise."""
     fixing = fix or diff
-    results: list[FileResult] = []
-    stdin_out: bytes | None = None
     file_paths = [p for p in paths if p != "-"]
     resolver = ConfigResolver(overrides, config_file)
+    first: list[FileResult] = []
+    stdin_out: bytes | None = None
     if len(file_paths) != len(paths):
-        data = sys.stdin.buffer.read()
-        result, excluded = _check_stdin(data, resolver, stdin_filename, fixing, force_exclude)
-        if fix and not diff:
-            stdin_out = data  # unchanged unless a fix applies and can be encoded
-            if result.fixed is not None:
-                try:
-                    stdin_out = result.fixed.to_bytes()
-                except SourceError as error:
-                    assert result.original is not None  # a result that was fixed keeps its source
-                    result = process_source(
-                        result.original,
-                        result.display,
-                        resolver.for_path(_stdin_path(stdin_filename)),
-                        stdin_filename,
-                        False,
-                    )
-                    result.error = f"not fixed: {error}"
+        result, excluded, stdin_out = _check_stdin_input(resolver, stdin_filename, fix, diff, force_exclude)
         if not excluded:
-            results.append(result)
+            first.append(result)
 
     report = _REPORT_TO.get() or (sys.stderr if (stdin_out is not None or diff) else sys.stdout)
     if stdin_out is not None:
@@ -368,7 +353,6 @@ def _check(  # noqa: C901
     listed = output_format in HUMAN and not statistics and not diff  # --diff: the diff and one line
     color = wants_color(report)
     machine_on_stdout = output_format in ("json", "sarif") and report is sys.stdout
-    jobs = jobs or _configured_jobs(resolver) or available_cores()
     listing = _Listing(output_format, color, show_fixes) if listed else None
     stream = lint_paths(
         file_paths,
@@ -377,12 +361,60 @@ def _check(  # noqa: C901
         write=not diff,
         config_file=config_file,
         force_exclude=force_exclude,
-        jobs=jobs,
+        jobs=jobs or _configured_jobs(resolver) or available_cores(),
         cache=None if no_cache else Cache(__version__),
         keep_sources=diff,
         render=listing,
     )
-    first, results = results, []
+    results, checked = _stream(first, stream, listing, report, color, diff, quiet, machine_on_stdout)
+    sys.stdout.flush()
+
+    if not checked and not quiet:
+        _err("warning: no Python files found under the given paths")
+    _summarise(results, report, color, output_format, statistics, fix, diff, quiet, show_fixes)
+    if any(r.error is not None for r in results):
+        return EXIT_ERROR
+    if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
+        return EXIT_FINDINGS if any(r.fixed is not None for r in results) else EXIT_CLEAN
+    return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
+
+
+def _check_stdin_input(
+    resolver: ConfigResolver, stdin_filename: Path | None, fix: bool, diff: bool, force_exclude: bool
+) -> tuple[FileResult, bool, bytes | None]:
+    """Standard input checked (or fixed): its result, whether it was excluded, and with
+    --fix alone what standard output carries (the code, fixed where a fix applies and can be
+    encoded)."""
+    data = sys.stdin.buffer.read()
+    result, excluded = _check_stdin(data, resolver, stdin_filename, fix or diff, force_exclude)
+    if not fix or diff:
+        return result, excluded, None
+    stdin_out = data
+    if result.fixed is not None:
+        try:
+            stdin_out = result.fixed.to_bytes()
+        except SourceError as error:
+            assert result.original is not None  # a result that was fixed keeps its source
+            result = process_source(
+                result.original, result.display, resolver.for_path(_stdin_path(stdin_filename)), stdin_filename, False
+            )
+            result.error = f"not fixed: {error}"
+    return result, excluded, stdin_out
+
+
+def _stream(
+    first: list[FileResult],
+    stream: Stream,
+    listing: _Listing | None,
+    report: IO[str],
+    color: bool,
+    diff: bool,
+    quiet: bool,
+    machine_on_stdout: bool,
+) -> tuple[list[FileResult], int]:
+    """Print each file's output as it comes; the results the summary needs (a clean file is
+    only counted: memory stays flat), and how many files were checked."""
+    results: list[FileResult] = []
     checked = 0
     # `closing`: on Ctrl-C, the run's worker processes are shut down before the exit.
     with (
@@ -398,11 +430,23 @@ def _check(  # noqa: C901
             if listing is not None:
                 bar.echo(result.rendered if result.rendered is not None else listing(result), report, color)
             if result.diagnostics or result.error is not None or result.fixed is not None or result.warnings:
-                results.append(without_sources(result))  # a clean file is only counted: memory stays flat
-    sys.stdout.flush()
+                results.append(without_sources(result))
+    return results, checked
 
-    if not checked and not quiet:
-        _err("warning: no Python files found under the given paths")
+
+def _summarise(
+    results: list[FileResult],
+    report: IO[str],
+    color: bool,
+    output_format: str,
+    statistics: bool,
+    fix: bool,
+    diff: bool,
+    quiet: bool,
+    show_fixes: bool,
+) -> None:
+    """The run's closing output: a machine format's document, the statistics, the diff's
+    one line, or the summary."""
     if output_format not in HUMAN:
         report.write(renderer(output_format)(results))
     elif statistics:
@@ -412,15 +456,8 @@ def _check(  # noqa: C901
         if not quiet:
             click.echo(text.diff_summary(results), file=report, color=color)
     elif not quiet:
-        mode = "diff" if diff else "fix" if fix else "check"
-        for line in text.summary(results, mode, show_fixes):
+        for line in text.summary(results, "fix" if fix else "check", show_fixes):
             click.echo(line, file=report, color=color)
-
-    if any(r.error is not None for r in results):
-        return EXIT_ERROR
-    if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
-        return EXIT_FINDINGS if any(r.fixed is not None for r in results) else EXIT_CLEAN
-    return EXIT_FINDINGS if any(r.diagnostics for r in results) else EXIT_CLEAN
 
 
 @dataclass(frozen=True)

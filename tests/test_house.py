@@ -39,7 +39,7 @@ def test_the_complexity_allow_list_only_shrinks():
         for path in (ROOT / folder).rglob("*.py")
         if "fixtures" not in path.parts and ".corpus" not in path.parts and path.name != "test_house.py"
     )
-    assert allowed <= 5, f"{allowed} functions allowed above complexity 20 (was 5): split the new one"
+    assert allowed <= 4, f"{allowed} functions allowed above complexity 20 (was 4): split the new one"
 
 
 def test_the_core_type_checks():
