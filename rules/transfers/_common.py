@@ -34,12 +34,21 @@ from gpulint.rule_api import (
     TypeEnv,
     walk_local,
 )
-from gpulint.torch_api import FILLING_FACTORIES, KEEP, LEGACY_TENSOR_TYPES, autocast_place, is_module_class, unwrapped
-
-#: Methods a library calls once per batch: a torch module's `forward`, Lightning's steps.
-PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
-#: Methods called once per item (a dataset's, by a loader or by indexing).
-PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+from gpulint.numpy_api import CUPY_HOST_COPY_METHODS
+from gpulint.pandas_api import CUDF_HOST_COPY_METHODS
+from gpulint.torch_api import (
+    DATA_CONSTRUCTORS,
+    FILLING_FACTORIES,
+    HOST_COPY_METHODS,
+    KEEP,
+    LEGACY_TENSOR_TYPES,
+    MODULE_TENSOR_METHODS,
+    PER_BATCH_METHODS,
+    PER_ITEM_METHODS,
+    autocast_place,
+    is_module_class,
+    unwrapped,
+)
 
 
 def runs_repeatedly(ctx: RuleContext) -> bool:
@@ -99,11 +108,10 @@ def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
 
 # -- device -> host ----------------------------------------------------------------------
 
-#: Methods that copy a torch value to the host (or hand back a Python value, which needs the
-#: device to finish first).
-TORCH_TO_HOST = frozenset({"item", "cpu", "numpy", "tolist"})
-CUPY_TO_HOST = frozenset({"get", "item", "tolist"})
-CUDF_TO_HOST = frozenset({"to_pandas", "to_numpy", "to_arrow", "tolist", "to_list"})
+#: Methods that copy a torch, CuPy or cuDF value to the host (the library specs' tables).
+TORCH_TO_HOST = HOST_COPY_METHODS
+CUPY_TO_HOST = CUPY_HOST_COPY_METHODS
+CUDF_TO_HOST = CUDF_HOST_COPY_METHODS
 #: Builtins that turn a one-element tensor or array into a Python number.
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 #: The methods a copy to the host (`to_host`) can be a call of: the rules' `calls`.
@@ -174,7 +182,6 @@ class RoundTrip:
     chain: tuple[ast.AST, ...] = field(default=())
 
 
-_TORCH_CONSTRUCTORS = frozenset({"tensor", "as_tensor", "from_numpy"})
 _HOST_CHAIN = frozenset({"cpu", "numpy", "tolist", "detach", "to"})
 
 
@@ -240,7 +247,7 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
         if (
             moves_back
             and name.startswith("torch.")
-            and name[6:] in _TORCH_CONSTRUCTORS
+            and name[6:] in DATA_CONSTRUCTORS
             and keyword_value(inner_call, "device") is None
         ):
             constructor_call = inner_call
@@ -843,8 +850,6 @@ def loop_parts(loop: ast.AST, statement: ast.stmt | None) -> list[ast.AST]:
 _MAPPING_VIEWS = frozenset({"keys", "values", "items"})
 #: Builtins that iterate over what they are given, item by item.
 _WRAPPERS = frozenset({"enumerate", "sorted", "reversed", "list", "tuple"})
-#: Methods of a torch module that iterate over its own tensors.
-_MODULE_TENSORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers"})
 #: Kinds whose `.items()`/`.values()` run over data, not over a handful of entries.
 _DATA_KINDS = frozenset({"frame", "series", "ndframe", "array", "tensor", "output", "groupby", "collection", "reader"})
 
@@ -897,7 +902,7 @@ def _module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:
     if not (
         isinstance(iterable, ast.Call)
         and isinstance(iterable.func, ast.Attribute)
-        and iterable.func.attr in _MODULE_TENSORS
+        and iterable.func.attr in MODULE_TENSOR_METHODS
         and not iterable.args
     ):
         return False
