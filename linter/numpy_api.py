@@ -18,6 +18,8 @@ ARRAY_LIBRARIES = {"numpy": "numpy", "cupy": "cupy"}
 #: Where SciPy's API lives, mapped to the array library its functions return.
 SCIPY_LIBRARIES = {"scipy": "numpy", "cupyx.scipy": "cupy"}
 
+#: CuPy's methods that copy an array to the host (or hand back Python values).
+CUPY_HOST_COPY_METHODS = frozenset({"get", "item", "tolist"})
 #: Where a factory's shape (or size) is: its position and keyword, and its default (`()`:
 #: a scalar when not given); `"*"` where the dimensions are separate arguments
 #: (`np.random.rand(4, 3)`).

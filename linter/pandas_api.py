@@ -11,6 +11,8 @@ import ast
 
 from .values import LIST, OTHER, Env, Kind, Ty, argument, has_unpacking, library_of
 
+#: cuDF's methods that copy a frame or a column to the host.
+CUDF_HOST_COPY_METHODS = frozenset({"to_pandas", "to_numpy", "to_arrow", "tolist", "to_list"})
 #: Module qualified names whose DataFrame API is pandas', mapped to the library family.
 FRAME_LIBRARIES = {
     "pandas": "pandas",

@@ -81,6 +81,8 @@ TORCH_FACTORIES = frozenset(FACTORIES)
 #: Not the constructors from data, which build on the host and copy, `device=` or not.
 FILLING_FACTORIES = frozenset(name for name, f in FACTORIES.items() if f.fills and not f.like)
 RANDOM_FACTORIES = frozenset(name for name, f in FACTORIES.items() if f.random and not f.like)
+#: The constructors that build a tensor from data they are given (on the host, then copied).
+DATA_CONSTRUCTORS = frozenset(name for name, f in FACTORIES.items() if not f.fills)
 #: Factory keywords whose meaning changes when the tensor is made on the device instead of
 #: moved there (`requires_grad=True` makes the device tensor the leaf, not the host one).
 HOST_ONLY_KEYWORDS = frozenset({"requires_grad", "out", "pin_memory"})
@@ -336,6 +338,15 @@ DEVICE_HELPERS = {
 }
 #: Module methods that iterate over (name, tensor) pairs.
 _NAMED_MODEL_TENSORS = frozenset({"named_parameters", "named_buffers"})
+#: Module methods that iterate over the module's own tensors, named or not.
+MODULE_TENSOR_METHODS = _MODEL_TENSORS | _NAMED_MODEL_TENSORS
+#: Methods torch or Lightning calls once per batch: a module's `forward`, Lightning's steps.
+PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
+#: Methods called once per item (a dataset's, by a loader or by indexing).
+PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
+#: Methods that copy a tensor to the host (or hand back a Python value, which needs the
+#: device to finish first).
+HOST_COPY_METHODS = frozenset({"item", "cpu", "numpy", "tolist"})
 TORCH_DTYPES = frozenset(
     [
         "float",
