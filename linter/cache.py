@@ -377,6 +377,63 @@ class Cache:
         except OSError:
             pass  # a read-only project, a full disk, a folder not gpulint's: the run goes on uncached
 
+    def lookup_payload(
+        self,
+        kind: str,
+        extra: str,
+        config: Config,
+        path: Path,
+        display: str,
+        seen: list[int] | None,
+        read: Callable[[], bytes],
+    ) -> Any:
+        """What another command (`kind`: "readiness") kept for the file, as `store_payload`
+        was given it, when it was made with what governs the file now, `extra` (that
+        command's own data, hashed: its tables) and the file's content; None otherwise."""
+        try:
+            target = self._entry(config, path, f"{display}\0{kind}")
+            with open(target, "rb") as stream:
+                entry = json.loads(stream.read())
+            if entry["key"] != self._payload_key(kind, extra, config, path):
+                return None
+            if seen is None or entry["stat"] != seen:
+                if entry["content"] != _sha256(read()).hexdigest():
+                    return None
+            return entry["payload"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def store_payload(
+        self,
+        kind: str,
+        extra: str,
+        config: Config,
+        path: Path,
+        display: str,
+        data: bytes,
+        payload: Any,
+        seen: list[int] | None = None,
+    ) -> None:
+        """Keep another command's JSON `payload` for the file whose bytes are `data`."""
+        entry = {
+            "key": self._payload_key(kind, extra, config, path),
+            "content": _sha256(data).hexdigest(),
+            "stat": seen,
+            "payload": payload,
+        }
+        try:
+            target = self._entry(config, path, f"{display}\0{kind}")
+            self._prepare(Path(target).parents[2])
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            _write(target, _dump(entry))
+        except OSError:
+            pass
+
+    def _payload_key(self, kind: str, extra: str, config: Config, path: Path) -> str:
+        digest = _sha256(self._key(config, path).encode())
+        digest.update(f"\0{kind}\0{extra}".encode())
+        return digest.hexdigest()
+
     def _prepare(self, directory: Path) -> None:
         """Make sure the cache folder is gpulint's, making it if it is not there yet (once
         per run and folder); OSError when it cannot be made or is not gpulint's."""
@@ -518,6 +575,16 @@ def _encode(d: Diagnostic) -> list[Any]:
         d.noqa_line,
         d.cell,
     ]
+
+
+def encode_diagnostic(d: Diagnostic) -> list[Any]:
+    """A finding as the cache keeps it (JSON)."""
+    return _encode(d)
+
+
+def decode_diagnostic(item: list[Any]) -> Diagnostic:
+    """A finding the cache kept; TypeError or ValueError for anything else."""
+    return _diagnostic(item)
 
 
 def _typed(kind: type, *values: Any, optional: bool = False) -> None:

@@ -800,6 +800,7 @@ def readiness(
                 libraries,
                 fail_under,
                 _REPORT_TO.get() or sys.stdout,
+                None if shared["no_cache"] else Cache(__version__),
             )
     except ConfigError as error:
         _err(f"error: {error}")
@@ -833,5 +834,6 @@ readiness.params.extend(
         "force_exclude",
         "jobs",
         "debug",
+        "no_cache",
     )
 )

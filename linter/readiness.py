@@ -38,6 +38,7 @@ from . import estimators
 from . import readiness_tables as tables
 from .config import ConfigResolver, Overrides
 from .astutil import bare_method_call
+from .cache import Cache, decode_diagnostic, encode_diagnostic, observe
 from .diagnostic import Diagnostic, Record
 from .files import PathError, describe_error, read_bytes
 from .jobs import ordered_map
@@ -1481,7 +1482,10 @@ def analyse_source(text: str, filename: str = "<string>", rules: Sequence[type[R
 
 @dataclass(frozen=True)
 class _Task:
-    """One file's readiness (sent to each worker with the file)."""
+    """One file's readiness (sent to each worker with the file), served from the result
+    cache where it has the file's report for this code, these tables and this content."""
+
+    cache: Cache | None = None
 
     def __call__(self, work: Work) -> FileReport:
         if not isinstance(work, tuple):
@@ -1489,18 +1493,65 @@ class _Task:
         target, config = work
         path = target.path
         display = str(path)
-        rules = [*config.rules_for(path), _Probe]
+        seen = observe(path) if self.cache is not None else None
+        if self.cache is not None:
+            try:
+                kept = self.cache.lookup_payload(
+                    CACHE_KIND, tables.fingerprint(), config, path, display, seen, lambda: read_bytes(path)
+                )
+            except PathError:
+                kept = None  # read again below, and reported there
+            report = _from_payload(display, kept) if kept is not None else None
+            if report is not None:
+                return report
         try:
             data = read_bytes(path)
+        except PathError as error:
+            return FileReport(display, error=str(error))
+        except OSError as error:
+            return FileReport(display, error=describe_error(error))
+        report = self._analyse(data, path, display, [*config.rules_for(path), _Probe])
+        if self.cache is not None and report.error is None:
+            self.cache.store_payload(
+                CACHE_KIND, tables.fingerprint(), config, path, display, data, _to_payload(report), seen
+            )
+        return report
+
+    @staticmethod
+    def _analyse(data: bytes, path: Path, display: str, rules: list[type[Rule]]) -> FileReport:
+        try:
             if is_notebook(path):
                 found = check_notebook(decode(data).text, rules, False, display, False)
                 return _split(display, found.records, found.diagnostics, found.warnings, found.error)
             outcome = run(Source.from_bytes(data), rules, display, fixes=False)
         except (PathError, SourceError, NotebookError) as error:
             return FileReport(display, error=str(error))
-        except OSError as error:
-            return FileReport(display, error=describe_error(error))
         return _split(display, outcome.records, outcome.diagnostics, outcome.warnings, outcome.error)
+
+
+#: The result cache's name for readiness reports, kept apart from `gpulint check`'s findings.
+CACHE_KIND = "readiness"
+
+
+def _to_payload(report: FileReport) -> dict[str, Any]:
+    return {
+        "operations": [op.to_json() for op in report.operations],
+        "blockers": [encode_diagnostic(d) for d in report.blockers],
+        "warnings": list(report.warnings),
+    }
+
+
+def _from_payload(display: str, payload: Any) -> FileReport | None:
+    """A kept report, or None for an entry of another shape (a miss, never shown)."""
+    try:
+        return FileReport(
+            display,
+            operations=[Operation.from_json(op) for op in payload["operations"]],
+            blockers=[decode_diagnostic(d) for d in payload["blockers"]],
+            warnings=[str(w) for w in payload["warnings"]],
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _failed(work: Work, why: str) -> FileReport:
@@ -1515,11 +1566,14 @@ def readiness_paths(
     config_file: Path | None = None,
     force_exclude: bool = False,
     jobs: int = 1,
+    cache: Cache | None = None,
 ) -> Iterator[FileReport]:
     """The readiness of every file under `paths`, found as `gpulint check` finds them (its
-    configuration, exclusions and notebooks), in the same order with any number of `jobs`."""
+    configuration, exclusions and notebooks), in the same order with any number of `jobs`;
+    with `cache`, each file's report is kept and served while the file, the code and the
+    tables stay the same."""
     work = plan([str(p) for p in paths], ConfigResolver(overrides or Overrides(), config_file), force_exclude)
-    yield from ordered_map(_Task(), work, jobs, _failed, warm_up=all_rules)
+    yield from ordered_map(_Task(cache), work, jobs, _failed, warm_up=all_rules)
 
 
 # -- the summary ------------------------------------------------------------------------------------

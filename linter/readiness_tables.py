@@ -410,6 +410,17 @@ class Provenance:
 
 
 @cache
+def fingerprint() -> str:
+    """The shipped tables, hashed: what a cached readiness result depends on besides the code."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for name in (CUDF_TABLE, CUML_TABLE, NX_TABLE):
+        digest.update(resources.files("gpulint").joinpath(DATA_FOLDER).joinpath(name).read_bytes())
+    return digest.hexdigest()
+
+
+@cache
 def load_table(name: str, folder: str | None = None) -> dict[str, Any]:
     """A table as JSON: the shipped one, or the one in `folder` (a freshly generated set)."""
     if folder is not None:

@@ -447,3 +447,25 @@ def test_summary_and_markdown_keep_only_what_they_print():
     assert markdown.count("| fallback |") == MARKDOWN_ROWS and "20 more rows:" in markdown
     assert summary.share == overall_share([op for r in reports for op in r.operations])
     assert readiness_report.summarise([FileReport("x.py", error="boom")]).errors == [("x.py", "boom")]
+
+
+def test_reports_are_kept_in_the_cache_and_served_while_file_code_and_tables_stay(tmp_path, monkeypatch):
+    from gpulint import __version__, readiness_tables
+    from gpulint.cache import Cache
+    from gpulint.readiness import _Task, readiness_paths
+
+    monkeypatch.setenv("GPULINT_CACHE_DIR", str(tmp_path / "cache"))
+    source = tmp_path / "t.py"
+    source.write_text("import pandas as pd\ndf = pd.read_csv('x.csv')\nprint(df.groupby('a').sum())\n")
+    first = list(readiness_paths([source], cache=Cache(__version__)))
+    assert [op.what for op in first[0].operations] == ["pandas.read_csv", "DataFrame.groupby", "DataFrameGroupBy.sum"]
+
+    def analysed(*args, **kwargs):
+        raise AssertionError("analysed again")
+
+    monkeypatch.setattr(_Task, "_analyse", staticmethod(analysed))
+    served = list(readiness_paths([source], cache=Cache(__version__)))
+    assert served[0].operations == first[0].operations
+    monkeypatch.setattr(readiness_tables, "fingerprint", lambda: "other tables")
+    with pytest.raises(AssertionError, match="analysed again"):
+        list(readiness_paths([source], cache=Cache(__version__)))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from ..cache import Cache
 from ..config import Overrides
 from ..diagnostic import Diagnostic
 from ..readiness import (
@@ -571,6 +572,7 @@ def write_report(
     libraries: Sequence[str],
     fail_under: float | None,
     out: IO[str],
+    cache: Cache | None = None,
 ) -> int:
     """Run the readiness analysis and write the report to `out`, each file's part as soon as
     the format allows; the exit code (1 when the GPU share is under `fail_under`, 2 when a
@@ -582,7 +584,9 @@ def write_report(
             report.operations = [op for op in report.operations if op.library in chosen]
             yield report
 
-    found = readiness_paths(paths, overrides, config_file=config_file, force_exclude=force_exclude, jobs=jobs)
+    found = readiness_paths(
+        paths, overrides, config_file=config_file, force_exclude=force_exclude, jobs=jobs, cache=cache
+    )
     summary = WRITERS[output_format](chosen_only(found), out)
     out.flush()
     for display, error in summary.errors:
