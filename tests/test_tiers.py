@@ -119,8 +119,10 @@ USEFULNESS_REPORT = Path(__file__).resolve().parents[1] / "benchmarks" / "result
 GRAPH_REPORT = USEFULNESS_REPORT.parents[1] / "graphs" / "blind.md"
 
 
-#: The second sample, from other never-used repositories (default-set findings only).
+#: The second sample, from other never-used repositories (default-set findings only), and
+#: the third, a per-rule draw over every rule from others again.
 SECOND_REPORT = USEFULNESS_REPORT.parents[1] / "tiers2" / "usefulness.md"
+THIRD_REPORT = USEFULNESS_REPORT.parents[1] / "tiers3" / "usefulness.md"
 
 
 def _report_rates(report: Path) -> dict[str, tuple[str, int, int]]:
@@ -135,7 +137,7 @@ def _checked_rates() -> dict[str, tuple[str, int, int]]:
     """Per rule, from the committed tier-sample reports, pooled: (tier when they were
     written, sampled, useful)."""
     pooled: dict[str, tuple[str, int, int]] = {}
-    for report in (USEFULNESS_REPORT, SECOND_REPORT):
+    for report in (USEFULNESS_REPORT, SECOND_REPORT, THIRD_REPORT):
         for code, (tier, sampled, useful) in _report_rates(report).items():
             earlier = pooled.get(code, (tier, 0, 0))
             assert earlier[0] == tier, f"{code}: the reports disagree on its tier: rewrite them"
