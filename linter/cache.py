@@ -318,20 +318,16 @@ class Cache:
         what the entry recorded, the file is not read at all; otherwise `read()` gives its
         bytes, which are hashed (and `seen` recorded for the next run)."""
         try:
-            target = self._entry(config, path, display)
-            with open(target, "rb") as stream:
-                entry = json.loads(stream.read())
-            if entry["key"] != self._key(config, path):
+            found = self._read(config, path, display, self._key(config, path), seen, read)
+            if found is None:
                 return None
-            if seen is None or entry["stat"] != seen:
-                if entry["content"] != _sha256(read()).hexdigest():
-                    return None
-                if seen is not None:
-                    entry["stat"] = seen
-                    try:
-                        _write(target, _dump(entry))
-                    except OSError:
-                        pass  # a cache that cannot be written still serves
+            target, entry = found
+            if seen is not None and entry["stat"] != seen:
+                entry["stat"] = seen
+                try:
+                    _write(target, _dump(entry))
+                except OSError:
+                    pass  # a cache that cannot be written still serves
             lines, cells = entry["lines"], entry["cells"]
             line_map = None
             if lines is not None:
@@ -369,6 +365,30 @@ class Cache:
             else [[cell, line, file_line] for (cell, line), file_line in sorted(lines.lines.items())],
             "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
         }
+        self._put(config, path, display, entry)
+
+    def _read(
+        self,
+        config: Config,
+        path: Path,
+        display: str,
+        key: str,
+        seen: list[int] | None,
+        read: Callable[[], bytes],
+    ) -> tuple[str, dict[str, Any]] | None:
+        """The entry file and its entry, when it was made under `key` for the file's content
+        (its `seen` stat the same, or else its bytes); OSError, ValueError, KeyError or
+        TypeError for an entry that is missing or of another shape."""
+        target = self._entry(config, path, display)
+        with open(target, "rb") as stream:
+            entry = json.loads(stream.read())
+        if entry["key"] != key:
+            return None
+        if (seen is None or entry["stat"] != seen) and entry["content"] != _sha256(read()).hexdigest():
+            return None
+        return target, entry
+
+    def _put(self, config: Config, path: Path, display: str, entry: dict[str, Any]) -> None:
         try:
             target = self._entry(config, path, display)
             self._prepare(Path(target).parents[2])
@@ -391,15 +411,10 @@ class Cache:
         was given it, when it was made with what governs the file now, `extra` (that
         command's own data, hashed: its tables) and the file's content; None otherwise."""
         try:
-            target = self._entry(config, path, f"{display}\0{kind}")
-            with open(target, "rb") as stream:
-                entry = json.loads(stream.read())
-            if entry["key"] != self._payload_key(kind, extra, config, path):
-                return None
-            if seen is None or entry["stat"] != seen:
-                if entry["content"] != _sha256(read()).hexdigest():
-                    return None
-            return entry["payload"]
+            found = self._read(
+                config, path, f"{display}\0{kind}", self._payload_key(kind, extra, config, path), seen, read
+            )
+            return None if found is None else found[1]["payload"]
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -421,13 +436,7 @@ class Cache:
             "stat": seen,
             "payload": payload,
         }
-        try:
-            target = self._entry(config, path, f"{display}\0{kind}")
-            self._prepare(Path(target).parents[2])
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            _write(target, _dump(entry))
-        except OSError:
-            pass
+        self._put(config, path, f"{display}\0{kind}", entry)
 
     def _payload_key(self, kind: str, extra: str, config: Config, path: Path) -> str:
         digest = _sha256(self._key(config, path).encode())
