@@ -28,6 +28,7 @@ condition that compares parameters with literals is also written as a predicate 
 from __future__ import annotations
 
 import argparse
+import copy
 import ast
 import io
 import json
@@ -1055,6 +1056,15 @@ def _member(table: dict[str, Any], owner: str, name: str) -> dict[str, Any] | No
     return cls["members"].get(name) if cls else None
 
 
+def _add_fallback(table: dict[str, Any], members: list[tuple[str, str]], condition: dict[str, Any]) -> None:
+    """Append a copy of `condition` to the fallbacks of each of `members` (class, member) the
+    table has."""
+    for owner, name in members:
+        member = _member(table, owner, name)
+        if member is not None:
+            member["fallbacks"].append(copy.deepcopy(condition))
+
+
 def _first_raise(function: ast.FunctionDef, exception: str, guard: str | None = None) -> ast.Raise:
     """The first `raise exception` in `function` (with `guard` in the source of its if-tests)."""
     for node, guards in guarded_raises(_body_without_docstring(function), exception):
@@ -1159,21 +1169,16 @@ def _frequency_grouper(package: PythonPackage, table: dict[str, Any]) -> None:
         raise SourceError("cuDF: _Grouping._handle_grouper no longer calls _handle_frequency_grouper")
     _, frequency = _method_node(package, "_Grouping", "_handle_frequency_grouper")
     raised = _first_raise(frequency, "NotImplementedError")
-    for owner in ("DataFrame", "Series"):
-        member = _member(table, owner, "groupby")
-        if member is None:
-            continue
-        member["fallbacks"].append(
-            _helper_condition(
-                "cuDF's `_Grouping._handle_grouper` hands a Grouper with a `freq` to `_handle_frequency_grouper`, "
-                "which raises NotImplementedError",
-                ["by"],
-                package.path_of(module),
-                raised.lineno,
-                {"param": "by", "source": "argument", "op": "frequency_grouper"},
-                f"{module}._Grouping._handle_frequency_grouper",
-            )
-        )
+    condition = _helper_condition(
+        "cuDF's `_Grouping._handle_grouper` hands a Grouper with a `freq` to `_handle_frequency_grouper`, "
+        "which raises NotImplementedError",
+        ["by"],
+        package.path_of(module),
+        raised.lineno,
+        {"param": "by", "source": "argument", "op": "frequency_grouper"},
+        f"{module}._Grouping._handle_frequency_grouper",
+    )
+    _add_fallback(table, [("DataFrame", "groupby"), ("Series", "groupby")], condition)
 
 
 def _anchored_rules(package: PythonPackage, table: dict[str, Any], module: str, date_range: ast.FunctionDef) -> None:
@@ -1186,21 +1191,16 @@ def _anchored_rules(package: PythonPackage, table: dict[str, Any], module: str, 
         if "isinstance(offset" in ast.unparse(g)
     )
     kinds = sorted({name.rsplit(".", 1)[-1] for name in re.findall(r"[\w.]+", guard.split(",", 1)[1])})
-    for owner in ("DataFrame", "Series"):
-        member = _member(table, owner, "resample")
-        if member is None:
-            continue
-        member["fallbacks"].append(
-            _helper_condition(
-                f"cuDF bins with `date_range`, which raises ValueError for an offset that is not a "
-                f"{', '.join(kinds)} (month, quarter, year: `{guard}`)",
-                ["rule"],
-                package.path_of(module),
-                raised.lineno,
-                {"param": "rule", "source": "argument", "op": "frequency_not_in", "value": _fixed_aliases(kinds)},
-                f"{module}.date_range",
-            )
-        )
+    condition = _helper_condition(
+        f"cuDF bins with `date_range`, which raises ValueError for an offset that is not a "
+        f"{', '.join(kinds)} (month, quarter, year: `{guard}`)",
+        ["rule"],
+        package.path_of(module),
+        raised.lineno,
+        {"param": "rule", "source": "argument", "op": "frequency_not_in", "value": _fixed_aliases(kinds)},
+        f"{module}.date_range",
+    )
+    _add_fallback(table, [("DataFrame", "resample"), ("Series", "resample")], condition)
 
 
 def _unique_values(package: PythonPackage, table: dict[str, Any]) -> None:
@@ -1254,10 +1254,7 @@ def _mixed_transpose(package: PythonPackage, table: dict[str, Any]) -> None:
         {"param": "self.dtypes_differ", "source": "argument", "op": "truthy"},
         f"{module}.DataFrame.transpose",
     )
-    for name in ("transpose", "T"):
-        member = _member(table, "DataFrame", name)
-        if member is not None:
-            member["fallbacks"].append(dict(condition))
+    _add_fallback(table, [("DataFrame", "transpose"), ("DataFrame", "T")], condition)
 
 
 def _fixed_aliases(kinds: list[str]) -> list[str]:

@@ -311,7 +311,7 @@ LEGACY_WRAPPERS = frozenset({"autograd.Variable", "autograd.variable.Variable"})
 def unwrapped(call: ast.Call, qualname: str | None) -> ast.expr | None:
     """The tensor a legacy `Variable(t)` call wraps (`qualname` is the call's function's),
     None for any other call."""
-    if qualname is None or qualname.removeprefix("torch.") not in LEGACY_WRAPPERS or not qualname.startswith("torch."):
+    if qualname is None or not qualname.startswith("torch.") or qualname[len("torch.") :] not in LEGACY_WRAPPERS:
         return None
     if len(call.args) != 1 or isinstance(call.args[0], ast.Starred):
         return None

@@ -108,14 +108,10 @@ def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
 
 # -- device -> host ----------------------------------------------------------------------
 
-#: Methods that copy a torch, CuPy or cuDF value to the host (the library specs' tables).
-TORCH_TO_HOST = HOST_COPY_METHODS
-CUPY_TO_HOST = CUPY_HOST_COPY_METHODS
-CUDF_TO_HOST = CUDF_HOST_COPY_METHODS
 #: Builtins that turn a one-element tensor or array into a Python number.
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 #: The methods a copy to the host (`to_host`) can be a call of: the rules' `calls`.
-TO_HOST_METHODS = TORCH_TO_HOST | CUPY_TO_HOST | CUDF_TO_HOST | {"to", "asnumpy"}
+TO_HOST_METHODS = HOST_COPY_METHODS | CUPY_HOST_COPY_METHODS | CUDF_HOST_COPY_METHODS | {"to", "asnumpy"}
 
 
 def _is_torch(ty: Ty | None) -> bool:
@@ -142,11 +138,16 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
         assert receiver is not None
         method = func.attr
         if receiver.lib == "torch":
-            if method in TORCH_TO_HOST and receiver.kind != "model":
+            if method in HOST_COPY_METHODS and receiver.kind != "model":
                 return f"`.{method}()`"
             if method == "to" and move_target(node, env) == HOST:
                 return '`.to("cpu")`'
-        elif receiver.lib == "cupy" and method in CUPY_TO_HOST or receiver.lib == "cudf" and method in CUDF_TO_HOST:
+        elif (
+            receiver.lib == "cupy"
+            and method in CUPY_HOST_COPY_METHODS
+            or receiver.lib == "cudf"
+            and method in CUDF_HOST_COPY_METHODS
+        ):
             return f"`.{method}()`"
         return None
     if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and env.is_builtin(func.id):
@@ -1149,7 +1150,7 @@ def host_copy_of(node: ast.AST, names: set[str] | frozenset[str]) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in TORCH_TO_HOST:
+    if isinstance(func, ast.Attribute) and func.attr in HOST_COPY_METHODS:
         return base_name(func.value) in names
     if isinstance(func, ast.Name) and func.id in SCALAR_BUILTINS and len(node.args) == 1:
         return base_name(node.args[0]) in names
