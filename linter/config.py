@@ -30,7 +30,9 @@ if TYPE_CHECKING:  # imported where patterns are first compiled: a run over name
     import pathspec
 
 from .files import PathError, read_bytes, resolve_folder
-from .registry import Rule, Tier, all_rules
+from .diagnostic import SYNTAX_ERROR_CODE
+from .engine import mentions_libraries
+from .registry import Rule, RuleEntry, Tier, entries, load
 
 KEYS = (
     "select",
@@ -81,17 +83,17 @@ def expand(selectors: Iterable[str], where: str, selecting: bool = True) -> froz
     return frozenset(codes)
 
 
-def _matched(raw: object, where: str, selecting: bool) -> list[type[Rule]]:
+def _matched(raw: object, where: str, selecting: bool) -> list[RuleEntry]:
     """The rules one selector matches."""
     if not isinstance(raw, str):
         raise ConfigError(f"{where}: expected rule codes as strings, got {raw!r}")
     selector = raw.strip()
     if selector.upper() == "ALL":
-        return list(all_rules())
-    exact = [rule for rule in all_rules() if rule.code == selector.upper() or rule.name == selector.lower()]
+        return list(entries())
+    exact = [rule for rule in entries() if rule.code == selector.upper() or rule.name == selector.lower()]
     if exact:
         return exact
-    prefix = [rule for rule in all_rules() if rule.code.startswith(selector.upper()) and selector[:3].upper() == "GPU"]
+    prefix = [rule for rule in entries() if rule.code.startswith(selector.upper()) and selector[:3].upper() == "GPU"]
     return [rule for rule in prefix if not selecting or rule.tier is not Tier.OPT_IN] if prefix else []
 
 
@@ -108,13 +110,24 @@ def preview_only(selectors: Iterable[str]) -> tuple[str, ...]:
 
 def tier_codes(*tiers: Tier) -> frozenset[str]:
     """The codes of the rules in `tiers`."""
-    return frozenset(rule.code for rule in all_rules() if rule.tier in tiers)
+    return frozenset(rule.code for rule in entries() if rule.tier in tiers)
 
 
 def default_selection() -> frozenset[str]:
     """What runs when nothing is selected: the default tier, and in preview mode the
     preview tier too (`codes_for` drops the preview rules outside it)."""
     return tier_codes(Tier.DEFAULT, Tier.PREVIEW)
+
+
+def _worth_running(codes: frozenset[str], text: str) -> frozenset[str]:
+    """The rules of `codes` that can find something in `text` (see `Config.rules_for`)."""
+    selected = [rule for rule in entries() if rule.code in codes]
+    if not mentions_libraries(text, (word for rule in selected for word in rule.triggers)):
+        return codes & {SYNTAX_ERROR_CODE}
+    data = text.encode("utf-8", "ignore")
+    return frozenset(
+        rule.code for rule in selected if not rule.libraries or any(word in data for word in rule.libraries)
+    )
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
@@ -168,11 +181,17 @@ class Config:
                     codes -= ignored
         return codes
 
-    def rules_for(self, path: Path | None) -> tuple[type[Rule], ...]:
+    def rules_for(self, path: Path | None, text: str | None = None) -> tuple[type[Rule], ...]:
         """The rules that run on the file at `path`; in preview mode, each as preview mode
-        runs it (with its preview behaviour, `Rule.in_preview_mode`)."""
+        runs it (with its preview behaviour, `Rule.in_preview_mode`). `text`, the file's
+        source when known, leaves out (and never imports) the rules that cannot find
+        anything in it: all but the syntax check where it names no data library nor any
+        rule's trigger word (it is parsed but not walked: `engine.mentions_libraries`), and
+        each rule whose `libraries` it names none of."""
         codes = self.codes_for(path)
-        return tuple(self._as_run(rule) for rule in all_rules() if rule.code in codes)
+        if text is not None:
+            codes = _worth_running(codes, text)
+        return tuple(self._as_run(rule) for rule in load(codes))
 
     def _as_run(self, rule: type[Rule]) -> type[Rule]:
         """The rule as these settings run it: in preview mode, or checking `target-version`."""

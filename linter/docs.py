@@ -423,8 +423,15 @@ def site_bench_block() -> str:
 
 if __name__ == "__main__":  # `python -m gpulint.docs [README.md]`: print or update the rule table
     import sys
+    from pathlib import Path
+
+    from .registry import catalog_text
 
     if len(sys.argv) > 1:
         print("updated" if update_readme(sys.argv[1]) else "up to date")
+        catalog = Path(__file__).with_name("rule_catalog.py")
+        if catalog.read_text(encoding="utf-8") != catalog_text():
+            catalog.write_text(catalog_text(), encoding="utf-8")
+            print(f"updated {catalog.name}")
     else:
         print(rule_table())

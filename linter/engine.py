@@ -849,14 +849,11 @@ def rebound_from_inner_scopes(tree: ast.Module, text: str) -> frozenset[str]:
     )
 
 
-def mentions_libraries(text: str, rules: Sequence[type[Rule]]) -> bool:
+def mentions_libraries(text: str, triggers: Iterable[bytes] = ()) -> bool:
     """Cheap pre-filter: a file that names none of the libraries (nor a rule's own
-    trigger words) cannot hold a finding, so it is parsed but never walked."""
+    `triggers`) cannot hold a finding, so it is parsed but never walked."""
     data = text.encode("utf-8", "ignore") if not text.isascii() else text.encode("ascii")
-    triggers = set(LIBRARY_TRIGGERS)
-    for rule in rules:
-        triggers.update(rule.triggers)
-    return any(trigger in data for trigger in triggers)
+    return any(trigger in data for trigger in (*LIBRARY_TRIGGERS, *triggers))
 
 
 def parse(source: Source, filename: str) -> ast.Module:
@@ -1018,7 +1015,7 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
                 SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, f"SyntaxError: {error}", Position(1, 0), Position(1, 0)
             )
         return Analysis([diagnostic])
-    walked = bool(rules) and mentions_libraries(source.text, rules)
+    walked = bool(rules) and mentions_libraries(source.text, (word for rule in rules for word in rule.triggers))
     ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
     skipped: list[str] = []
     internal_error = None

@@ -85,6 +85,13 @@ LIBRARY_TRIGGERS = (
     b"networkx",
     b"cugraph",
 )
+#: The words a file must contain for a family's values to exist in it, each a subset of the
+#: above (a rule's `libraries`): device values (torch, CuPy, cuDF, and the placers of
+#: accelerate, transformers and diffusers), estimators, Dask's lazy collections, graphs.
+DEVICE_TRIGGERS = (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers")
+ESTIMATOR_TRIGGERS = (b"sklearn", b"cuml")
+LAZY_TRIGGERS = (b"dask",)
+GRAPH_TRIGGERS = (b"networkx", b"cugraph")
 BUILTIN_OTHER = frozenset(
     [
         "list",

@@ -12,7 +12,6 @@ import errno
 import os
 import re
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -522,6 +521,8 @@ def _swap(target: Path, data: bytes, current: int, current_data: bytes, addition
     one open as `current` and still holds `current_data` (or, with `additions`, that plus
     lines added at its end, which the new file then gets too). A read-only descriptor on
     the new file, and what was written into it."""
+    import tempfile  # only when a file is written
+
     info = os.fstat(current)
     try:
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".gpulint", dir=target.parent)

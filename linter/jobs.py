@@ -38,9 +38,7 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
-import threading
 import time
 from collections import deque
 from typing import TYPE_CHECKING, TypeVar
@@ -340,6 +338,7 @@ def _one_at_a_time(
 
 def _pool(jobs: int, warm_up: Callable[[], object] | None) -> ProcessPoolExecutor:
     import multiprocessing
+    import threading
     from concurrent.futures import ProcessPoolExecutor
 
     methods = multiprocessing.get_all_start_methods()
@@ -352,6 +351,8 @@ def _pool(jobs: int, warm_up: Callable[[], object] | None) -> ProcessPoolExecuto
 def _worker_start(warm_up: Callable[[], object] | None = None) -> None:
     """Leave Ctrl-C to the main process (it stops the pool), import what is needed, and
     note what the worker holds then (what its growth is measured from)."""
+    import signal
+
     global _started
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if warm_up is not None:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from collections.abc import Iterable
 
 from .diagnostic import Diagnostic
-from .registry import all_rules
+from .registry import entries
 from .source import Source
 
 _DIRECTIVE = re.compile(r"#\s*noqa(?![\w-])(?P<rest>[^#]*)", re.IGNORECASE)
@@ -111,7 +111,7 @@ def silences(directive: Directive, code: str) -> bool:
     its own still silences the GPU307 finding on its line)."""
     if directive.suppresses(code):
         return True
-    former = next((rule.split_from for rule in all_rules() if rule.code == code), None)
+    former = next((rule.split_from for rule in entries() if rule.code == code), None)
     return former is not None and directive.suppresses(former)
 
 
@@ -223,7 +223,7 @@ def apply_noqa(source: Source, diagnostics: list[Diagnostic]) -> tuple[list[Diag
     """Drop suppressed findings; return the rest and warnings about malformed directives."""
     if not diagnostics:
         return [], []  # directives only matter on lines with findings; skip tokenizing
-    known = frozenset(rule.code for rule in all_rules())
+    known = frozenset(rule.code for rule in entries())
     directives, whole_file, warnings = _parse_all(source, known)
     if whole_file is not None:
         diagnostics = [d for d in diagnostics if not silences(whole_file, d.code)]

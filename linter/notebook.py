@@ -448,8 +448,10 @@ def _collect(diagnostics: Sequence[Diagnostic], messages: Sequence[str], layout:
     outcome.warnings.extend(_map_warning(message, layout) for message in messages)
 
 
-def _rules_for(rules: Sequence[type[Rule]] | None, config: Config | None, filename: str) -> Sequence[type[Rule]]:
-    return selected_rules(rules, config, Path(filename) if filename != "<notebook>" else None)
+def _rules_for(
+    rules: Sequence[type[Rule]] | None, config: Config | None, filename: str, cells: Sequence[str]
+) -> Sequence[type[Rule]]:
+    return selected_rules(rules, config, Path(filename) if filename != "<notebook>" else None, "\n".join(cells))
 
 
 def lint_cells(
@@ -474,7 +476,7 @@ def lint_cells(
     prepared, tree = _prepare(cells)
     outcome = _run(
         prepared,
-        _rules_for(rules, config, filename),
+        _rules_for(rules, config, filename, cells),
         (config or Config()).unsafe_fixes,
         filename,
         fix=False,
@@ -500,7 +502,7 @@ def fix_cells(
     Always as many strings as `cells`; unchanged cells are returned as given. When a fix
     cannot be split back into the cells it came from, nothing is changed.
     """
-    outcome = _run(_cells(cells), _rules_for(rules, config, filename), unsafe_fixes, filename, fix=True)
+    outcome = _run(_cells(cells), _rules_for(rules, config, filename, cells), unsafe_fixes, filename, fix=True)
     return [outcome.fixed.get(index, text) for index, text in enumerate(cells, 1)]
 
 

@@ -32,15 +32,16 @@ MAX_PASSES = 10
 
 
 def selected_rules(
-    rules: Sequence[type[Rule]] | None, config: Config | None, path: Path | None
+    rules: Sequence[type[Rule]] | None, config: Config | None, path: Path | None, text: str | None = None
 ) -> Sequence[type[Rule]]:
     """`rules` when given, else those `config` selects for the file at `path` (None: a
-    source that is no file), else every rule, whatever its tier: a library caller that
-    names neither checks everything. Selection by tier is the configuration's (`Config()`
-    runs the default tier), which the command line, the plugins and the editor pass."""
+    source that is no file) whose source is `text` (`Config.rules_for`), else every rule,
+    whatever its tier: a library caller that names neither checks everything. Selection by
+    tier is the configuration's (`Config()` runs the default tier), which the command line,
+    the plugins and the editor pass."""
     if rules is not None:
         return rules
-    return config.rules_for(path) if config is not None else all_rules()
+    return config.rules_for(path, text) if config is not None else all_rules()
 
 
 def check(

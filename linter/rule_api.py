@@ -57,6 +57,10 @@ from .early_exit import (
     once_per_loop,
 )
 from .evidence import (
+    DEVICE_TRIGGERS,
+    ESTIMATOR_TRIGGERS,
+    GRAPH_TRIGGERS,
+    LAZY_TRIGGERS,
     TypeEnv,
     DEVICE,
     FRAME_LIBRARIES,
@@ -102,6 +106,10 @@ from .values import (
 
 __all__ = [
     "ARITHMETIC_OPERATORS",
+    "DEVICE_TRIGGERS",
+    "ESTIMATOR_TRIGGERS",
+    "GRAPH_TRIGGERS",
+    "LAZY_TRIGGERS",
     "Applicability",
     "Binding",
     "CODE_PATTERN",

@@ -159,6 +159,11 @@ class Rule:
     #: Extra byte strings that make a file worth analysing even when it imports no
     #: data library (e.g. b"iterrows", which is evidence on its own).
     triggers: ClassVar[tuple[bytes, ...]] = ()
+    #: The words of which a file must contain one for the rule to find anything in it (the
+    #: libraries its values come from: `evidence.DEVICE_TRIGGERS` for the transfer rules);
+    #: () for any data library. A run imports and runs the rule only on such files
+    #: (`Config.rules_for`).
+    libraries: ClassVar[tuple[bytes, ...]] = ()
     #: Which selections run the rule (see `Tier`); a rule that states none starts in
     #: preview, as a new ruff rule does.
     tier: ClassVar[Tier] = Tier.PREVIEW

@@ -87,7 +87,7 @@ def lint_source(
 ) -> list[Diagnostic]:
     """Lint Python source text; the diagnostics carry their fixes (unless `fixes=False`:
     front-ends that only report, like the flake8 and pylint plugins, skip computing them)."""
-    rules = selected_rules(rules, config, _path(filename))
+    rules = selected_rules(rules, config, _path(filename), text)
     return check(
         Source.from_text(text), rules, filename, fixes=fixes, unsafe_fixes=(config or Config()).unsafe_fixes
     ).diagnostics
@@ -101,7 +101,7 @@ def fix_text(
     config: Config | None = None,
 ) -> str:
     """The source with every applicable fix applied."""
-    rules = selected_rules(rules, config, _path(filename))
+    rules = selected_rules(rules, config, _path(filename), text)
     return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.to_text()
 
 
@@ -110,7 +110,7 @@ def _path(filename: str) -> Path | None:
 
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
-    outcome = run(source, config.rules_for(path), display, fix=fix, unsafe_fixes=config.unsafe_fixes)
+    outcome = run(source, config.rules_for(path, source.text), display, fix=fix, unsafe_fixes=config.unsafe_fixes)
     result = FileResult(
         display=display,
         path=path,
@@ -133,7 +133,7 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
 
     result = FileResult(display=display, path=path, original=source, unsafe_fixes=config.unsafe_fixes)
     try:
-        outcome = check_notebook(source.text, config.rules_for(path), config.unsafe_fixes, display, fix)
+        outcome = check_notebook(source.text, config.rules_for(path, source.text), config.unsafe_fixes, display, fix)
     except NotebookError as error:
         result.error = str(error)
         return result

@@ -43,8 +43,8 @@ def test_other_files_are_still_linted(exploding_rule, tmp_path, monkeypatch):
     (tmp_path / "b.py").write_text("import pandas as pd\nfor _, r in pd.read_csv('b').iterrows():\n    pass\n")
     real_rules_for = Config.rules_for
 
-    def rules_for(self, path):
-        rules = real_rules_for(self, path)
+    def rules_for(self, path, text=None):
+        rules = real_rules_for(self, path, text)
         return (*rules, exploding_rule) if path is not None and path.name == "a.py" else rules
 
     monkeypatch.setattr(Config, "rules_for", rules_for)

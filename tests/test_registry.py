@@ -11,7 +11,8 @@ import pytest
 
 from gpulint import Applicability, all_rules
 from gpulint.docs import examples_output, marked_block, render_markdown, rule_json, rule_table
-from gpulint.registry import CODE_PATTERN, DOC_SECTIONS, NAME_PATTERN
+from gpulint.config import Config, Overrides
+from gpulint.registry import CODE_PATTERN, DOC_SECTIONS, NAME_PATTERN, catalog_text, entries
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = all_rules()
@@ -118,3 +119,63 @@ def test_the_project_lints_itself_clean():
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# -- the catalog: rules chosen without importing them --------------------------------------------
+
+
+def test_the_catalog_is_written_from_the_rule_classes():
+    written = (ROOT / "linter" / "rule_catalog.py").read_text(encoding="utf-8")
+    assert written == catalog_text(), "the rule catalog is stale: run `python -m gpulint.docs README.md`"
+    assert [entry.code for entry in entries()] == [rule.code for rule in RULES]
+    for rule in RULES:
+        entry = next(entry for entry in entries() if entry.code == rule.code)
+        assert (entry.name, entry.tier, entry.libraries, entry.split_from) == (
+            rule.name,
+            rule.tier,
+            rule.libraries,
+            rule.split_from,
+        )
+
+
+@pytest.mark.parametrize("rule", REAL_RULES, ids=lambda r: r.code)
+def test_every_flagged_example_keeps_its_rule_when_rules_are_chosen_by_the_source(rule):
+    """A rule's `libraries` never leave it out of a file it flags: each flagged example
+    names one of them (or is walked for any library when the rule states none)."""
+    everything = Config().with_overrides(Overrides(select=("ALL",), preview=True))
+    for example in rule.flagged:
+        chosen = {chosen.code for chosen in everything.rules_for(None, example.source)}
+        assert rule.code in chosen, example.source
+
+
+def test_rules_are_chosen_by_the_libraries_a_source_names():
+    everything = Config().with_overrides(Overrides(select=("ALL",), preview=True))
+    codes = {rule.code for rule in everything.rules_for(None)}
+    assert {rule.code for rule in everything.rules_for(None, "total = sum(range(3))\n")} == {"GPU001"}
+    frames = {rule.code for rule in everything.rules_for(None, "import pandas as pd\n")}
+    assert "GPU102" in frames and "GPU201" in frames, "frame and array rules run on any data library"
+    assert not frames & {"GPU301", "GPU401", "GPU501", "GPU601"}, "device, estimator, Dask and graph rules need theirs"
+    assert {"GPU301", "GPU401", "GPU501", "GPU601"} <= {
+        rule.code for rule in everything.rules_for(None, "import torch, sklearn, dask, networkx\n")
+    }
+    # a rule's own trigger word makes a file worth walking for every rule stating no library
+    assert "GPU104" in {rule.code for rule in everything.rules_for(None, "for i, row in rows.iterrows(): pass\n")}
+    assert {
+        rule.code for rule in everything.rules_for(None, "import pandas, torch, sklearn, dask, networkx\n")
+    } == codes
+
+
+def test_a_run_imports_only_the_rules_it_needs():
+    """Checking a file imports the modules of the rules chosen for it, not every rule."""
+    script = (
+        "import sys\n"
+        "from gpulint import lint_source\n"
+        "from gpulint.config import Config\n"
+        "lint_source('import pandas as pd\\n', 'a.py', config=Config())\n"
+        "print(sorted(m for m in sys.modules if m.startswith('gpulint.rules.') and m.count('.') == 3))\n"
+    )
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    imported = ast.literal_eval(output.stdout.strip())
+    assert "gpulint.rules.dataframe.iterrows_loop" in imported
+    assert not [module for module in imported if module.split(".")[2] in ("transfers", "pipelines", "graphs")]
+    assert "gpulint.rules.dataframe.elementwise_apply" not in imported, "a preview rule outside preview mode"

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import (
+    GRAPH_TRIGGERS,
     Applicability,
     Example,
     Facts,
@@ -114,6 +115,7 @@ class GraphBuiltInLoop(Rule):
     """
 
     code = "GPU601"
+    libraries = GRAPH_TRIGGERS
     name = "graph-built-in-loop"
     tier = Tier.DEFAULT
     tier_reason = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.networkx_api import GRAPH_CLASSES, REBUILDERS, function_name
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import GRAPH_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import call_inputs, changed_names, innermost_loop, mutated_names, reads
 
@@ -41,6 +41,7 @@ class GraphRebuiltInLoop(Rule):
     """
 
     code = "GPU604"
+    libraries = GRAPH_TRIGGERS
     name = "graph-rebuilt-in-loop"
     tier = Tier.PREVIEW
     tier_reason = "No real-code finding (graph corpus, 8 more repos); 25 labelled near-misses silent"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, same_reference, Tier
+from gpulint.rule_api import GRAPH_TRIGGERS, Applicability, Example, Rule, RuleContext, same_reference, Tier
 from gpulint.networkx_api import function_name, is_graph
 
 #: A graph's views of one node's neighbours: `G[n]`, `G.adj[n]`, `G.neighbors(n)`...
@@ -71,6 +71,7 @@ class PythonLoopOverGraph(Rule):
     """
 
     code = "GPU603"
+    libraries = GRAPH_TRIGGERS
     name = "python-loop-over-graph"
     tier = Tier.PREVIEW
     tier_reason = "Never-tuned code: no finding; tuned graph corpus: 5 of 6 useful (0 of 1 before); too few"

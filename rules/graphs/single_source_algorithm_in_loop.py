@@ -14,7 +14,7 @@ from gpulint.networkx_api import (
     WHOLE_GRAPH,
     function_name,
 )
-from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
+from gpulint.rule_api import GRAPH_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import call_inputs, changed_names, few_literal_items, innermost_loop, loop_iterable, reads
 
@@ -81,6 +81,7 @@ class SingleSourceAlgorithmInLoop(Rule):
     """
 
     code = "GPU602"
+    libraries = GRAPH_TRIGGERS
     name = "single-source-algorithm-in-loop"
     tier = Tier.PREVIEW
     tier_reason = "Never-tuned code: no finding; tuned graph corpus: 5 of 5 useful (1 of 2 before); too few"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import NESTED_SCOPES, Applicability, Example, Rule, RuleContext, Tier, walk_local
+from gpulint.rule_api import LAZY_TRIGGERS, NESTED_SCOPES, Applicability, Example, Rule, RuleContext, Tier, walk_local
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
 
 _FOR = (ast.For, ast.AsyncFor)
@@ -42,6 +42,7 @@ class ComputeInLoop(Rule):
     """
 
     code = "GPU501"
+    libraries = LAZY_TRIGGERS
     name = "compute-in-loop"
     tier = Tier.DEFAULT
     tier_reason = "No real-code finding, 57 labelled near-misses silent"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Example, Rule, RuleContext, Tier, value_bound_to, walk_local
+from gpulint.rule_api import LAZY_TRIGGERS, Example, Rule, RuleContext, Tier, value_bound_to, walk_local
 from gpulint.dask_api import is_compute, is_compute_call, is_delayed_call, is_lazy
 
 _FOR = (ast.For, ast.AsyncFor)
@@ -42,6 +42,7 @@ class DelayedCalledEagerly(Rule):
     """
 
     code = "GPU502"
+    libraries = LAZY_TRIGGERS
     name = "delayed-called-eagerly"
     tier = Tier.DEFAULT
     tier_reason = "No real-code finding; flags only a delayed graph computed at once"

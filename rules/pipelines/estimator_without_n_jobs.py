@@ -7,7 +7,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, walk_local
+from gpulint.rule_api import ESTIMATOR_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier, walk_local
 from gpulint.estimators import (
     N_JOBS_NAMES,
     fits_given_estimators,
@@ -104,6 +104,7 @@ class EstimatorWithoutNJobs(Rule):
     """
 
     code = "GPU403"
+    libraries = ESTIMATOR_TRIGGERS
     name = "estimator-without-n-jobs"
     tier = Tier.PREVIEW
     tier_reason = "Real code: 5 of 15 sampled findings useful (toy data, tests)"

@@ -14,7 +14,7 @@ from gpulint.estimators import (
     is_stateless,
     role,
 )
-from gpulint.rule_api import Example, Rule, RuleContext, Tier, assigned_value
+from gpulint.rule_api import ESTIMATOR_TRIGGERS, Example, Rule, RuleContext, Tier, assigned_value
 
 
 class FitBeforeSplit(Rule):
@@ -71,6 +71,7 @@ class FitBeforeSplit(Rule):
     """
 
     code = "GPU402"
+    libraries = ESTIMATOR_TRIGGERS
     name = "fit-before-split"
     tier = Tier.PREVIEW
     tier_reason = (

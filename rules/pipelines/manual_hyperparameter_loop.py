@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import (
+    ESTIMATOR_TRIGGERS,
     Applicability,
     Example,
     keyword_value,
@@ -62,6 +63,7 @@ class ManualHyperparameterLoop(Rule):
     """
 
     code = "GPU404"
+    libraries = ESTIMATOR_TRIGGERS
     name = "manual-hyperparameter-loop"
     tier = Tier.PREVIEW
     tier_reason = (

@@ -5,7 +5,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, same_reference, Tier, walk_local
+from gpulint.rule_api import (
+    ESTIMATOR_TRIGGERS,
+    Applicability,
+    Example,
+    Facts,
+    Rule,
+    RuleContext,
+    same_reference,
+    Tier,
+    walk_local,
+)
 from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, library, role
 
 
@@ -95,6 +105,7 @@ class ManualPipeline(Rule):
     """
 
     code = "GPU401"
+    libraries = ESTIMATOR_TRIGGERS
     name = "manual-pipeline"
     tier = Tier.DEFAULT
     tier_reason = "Real code: 26 of its 30 findings useful (every one checked)"

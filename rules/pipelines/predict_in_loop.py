@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Applicability, Example, mentions_any, Rule, RuleContext, same_reference, Tier
+from gpulint.rule_api import (
+    ESTIMATOR_TRIGGERS,
+    Applicability,
+    Example,
+    mentions_any,
+    Rule,
+    RuleContext,
+    same_reference,
+    Tier,
+)
 from gpulint.estimators import PREDICT_METHODS, is_splitter
 
 #: Methods that run a fitted estimator on rows of data.
@@ -45,6 +54,7 @@ class PredictInLoop(Rule):
     """
 
     code = "GPU405"
+    libraries = ESTIMATOR_TRIGGERS
     name = "predict-in-loop"
     tier = Tier.DEFAULT
     tier_reason = "No real-code finding; flags only one-row predicts over existing rows"

@@ -10,6 +10,7 @@ from gpulint.datasets_api import (
     TORCH_LOADERS,
 )
 from gpulint.rule_api import (
+    DEVICE_TRIGGERS,
     DEVICE,
     FEW_BATCHES,
     HOST,
@@ -140,6 +141,7 @@ class DataloaderWithoutWorkers(Rule):
     """
 
     code = "GPU305"
+    libraries = DEVICE_TRIGGERS
     name = "dataloader-without-workers"
     tier = Tier.PREVIEW
     tier_reason = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
 
 from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
 
@@ -74,6 +74,7 @@ class DeviceRoundTrip(Rule):
     """
 
     code = "GPU303"
+    libraries = DEVICE_TRIGGERS
     name = "device-round-trip"
     tier = Tier.DEFAULT
     tier_reason = "No real-code finding; flags only a device-host-device copy in one expression"

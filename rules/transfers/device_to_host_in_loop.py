@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpulint.rule_api import Applicability, Example, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Tier
 
 from ._host_copies import HostCopyInLoop, Idiom
 
@@ -118,6 +118,7 @@ class DeviceToHostInLoop(HostCopyInLoop):
     """
 
     code = "GPU301"
+    libraries = DEVICE_TRIGGERS
     name = "device-to-host-in-loop"
     tier = Tier.PREVIEW
     tier_reason = "Real code: 16 of 25 sampled findings still reported useful (eval loops, few batches)"

@@ -6,6 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import (
+    DEVICE_TRIGGERS,
     within,
     TORCH_FACTORIES,
     Applicability,
@@ -99,6 +100,7 @@ class HostToDeviceInLoop(Rule):
     """
 
     code = "GPU302"
+    libraries = DEVICE_TRIGGERS
     name = "host-to-device-in-loop"
     tier = Tier.PREVIEW
     tier_reason = "Real code: 1 of 2 sampled findings useful"

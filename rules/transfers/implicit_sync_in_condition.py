@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.rule_api import (
+    DEVICE_TRIGGERS,
     breaks_off_within,
     Example,
     is_device_resident,
@@ -84,6 +85,7 @@ class ImplicitSyncInCondition(Rule):
     """
 
     code = "GPU306"
+    libraries = DEVICE_TRIGGERS
     name = "implicit-sync-in-condition"
     tier = Tier.DEFAULT
     tier_reason = "Real code: 9 of 11 sampled findings useful"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Applicability, Example, RuleContext, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, RuleContext, Tier
 
 from ._common import trains
 from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
@@ -71,6 +71,7 @@ class RunningTotalOnHost(HostCopyInLoop):
     """
 
     code = "GPU308"
+    libraries = DEVICE_TRIGGERS
     name = "running-total-on-host"
     tier = Tier.PREVIEW
     tier_reason = (

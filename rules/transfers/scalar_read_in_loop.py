@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gpulint.rule_api import Applicability, Example, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Tier
 
 from ._host_copies import BATCHES_SETUP, HostCopyInLoop, Idiom
 
@@ -59,6 +59,7 @@ class ScalarReadInLoop(HostCopyInLoop):
     """
 
     code = "GPU307"
+    libraries = DEVICE_TRIGGERS
     name = "scalar-read-in-loop"
     tier = Tier.PREVIEW
     tier_reason = (

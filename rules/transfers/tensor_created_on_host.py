@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.torch_api import HOST_ONLY_KEYWORDS, LEGACY_TENSOR_TYPES, RANDOM_FACTORIES
 
 from ._common import (
@@ -116,6 +116,7 @@ class TensorCreatedOnHost(Rule):
     """
 
     code = "GPU304"
+    libraries = DEVICE_TRIGGERS
     name = "tensor-created-on-host"
     tier = Tier.PREVIEW
     tier_reason = "Real code: 12 of the 19 sampled findings still reported are useful (setup code run once)"
