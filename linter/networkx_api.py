@@ -449,3 +449,15 @@ def method_type(receiver: Ty, method: str) -> Ty | None:
 
 def is_graph(ty: Ty | None) -> bool:
     return ty is not None and ty.kind == "graph"
+
+
+#: The calls that add one edge or node.
+ONE_AT_A_TIME = frozenset({"add_edge", "add_node"})
+
+#: Calls on the graph that build it and read nothing of it.
+BUILDERS = ONE_AT_A_TIME | {"add_edges_from", "add_nodes_from", "add_weighted_edges_from"}
+
+NEIGHBOUR_METHODS = frozenset({"neighbors", "successors", "predecessors"})
+
+#: A graph's views of one node's neighbours: `G[n]`, `G.adj[n]`, `G.neighbors(n)`...
+ADJACENCY_VIEWS = frozenset({"adj", "succ", "pred"})

@@ -830,3 +830,8 @@ def _scipy_tuple_size(name: str, call: ast.Call) -> int | None:
     if name == "linalg.lu":
         return 3 if not call.keywords and len(call.args) == 1 else None
     return None
+
+
+#: Functions that return a new array made of their inputs: assigned back to one of them
+#: inside a loop, they copy everything gathered so far on every iteration.
+ARRAY_GROWERS = frozenset(["append", "concatenate", "vstack", "hstack", "stack", "row_stack", "column_stack", "dstack"])

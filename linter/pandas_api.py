@@ -248,7 +248,7 @@ ELEMENTWISE_FUNCTIONS = {
     "notna": "obj",
     "notnull": "obj",
 }
-_NULL_TESTS = frozenset({"isna", "isnull", "notna", "notnull"})
+NULL_TESTS = frozenset({"isna", "isnull", "notna", "notnull"})
 
 #: Public attributes of `pandas.DataFrame` (pandas 3.1): `frame.<name>` is one of these, not
 #: a column, so only other names are columns read by attribute.
@@ -575,7 +575,7 @@ def _elementwise_type(function: str, lib: str, call: ast.Call, env: Env) -> Ty |
         return None
     if source.kind == "series" or source.kind == "frame" and function == "to_datetime":
         result = Ty(Kind.SERIES, lib)
-    elif source.kind in ("frame", "ndframe") and function in _NULL_TESTS:
+    elif source.kind in ("frame", "ndframe") and function in NULL_TESTS:
         result = Ty(source.kind, lib)
     else:
         return None
@@ -810,3 +810,136 @@ def converted_type(method: str, call: ast.Call) -> Ty | None:
     if method == "to_pandas" and not call.args and not any(k.arg in ("batched", None) for k in call.keywords):
         return Ty(Kind.FRAME, "pandas")
     return None
+
+
+#: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
+STR_METHODS = frozenset(
+    [
+        "lower",
+        "upper",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "title",
+        "capitalize",
+        "swapcase",
+        "casefold",
+        "isdigit",
+        "isalpha",
+        "isalnum",
+        "isnumeric",
+        "isdecimal",
+        "isspace",
+        "islower",
+        "isupper",
+        "istitle",
+        "startswith",
+        "endswith",
+    ]
+)
+
+#: Of those, the ones that may take arguments (string constants only).
+STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
+
+#: Attributes of a timestamp with a vectorized `.dt.<attribute>` of the same name.
+DT_ATTRIBUTES = frozenset(
+    {
+        "year", "month", "day", "hour", "minute", "second", "microsecond", "nanosecond",
+        "dayofweek", "day_of_week", "dayofyear", "day_of_year", "quarter", "days_in_month",
+        "is_month_start", "is_month_end", "is_quarter_start", "is_quarter_end",
+        "is_year_start", "is_year_end", "is_leap_year",
+    }
+)  # fmt: skip
+
+#: Timestamp methods with a `.dt` form (`weekday()` and `date()` are properties there).
+DT_METHODS = frozenset({"weekday", "date", "time", "normalize", "strftime", "day_name", "month_name"})
+
+#: Methods of a group (frame or series) that groupby objects compute as built-in
+#: aggregations, with the same meaning and defaults.
+GROUPBY_AGGREGATIONS = frozenset(
+    [
+        "sum",
+        "mean",
+        "median",
+        "min",
+        "max",
+        "std",
+        "var",
+        "sem",
+        "prod",
+        "count",
+        "nunique",
+        "any",
+        "all",
+        "idxmax",
+        "idxmin",
+        "skew",
+    ]
+)
+
+#: Readers that load a whole file (or a set of files) into one frame when not chunked.
+FILE_READERS = frozenset(
+    [
+        "read_csv",
+        "read_table",
+        "read_fwf",
+        "read_json",
+        "read_excel",
+        "read_parquet",
+        "read_feather",
+        "read_orc",
+        "read_pickle",
+        "read_stata",
+        "read_sas",
+        "read_spss",
+        "read_xml",
+        "read_hdf",
+    ]
+)
+
+#: Row selections that keep every column and its dtype (empty results included, measured with
+#: pandas 3.1): method -> (positional arguments allowed, keywords allowed). Whatever would
+#: select columns (`axis`), renumber (`ignore_index`) or work in place is left out.
+ROW_TAKING_METHODS: dict[str, tuple[int, frozenset[str]]] = {
+    "head": (1, frozenset({"n"})),
+    "tail": (1, frozenset({"n"})),
+    "sample": (1, frozenset({"n", "frac", "replace", "weights", "random_state"})),
+    "nlargest": (3, frozenset({"n", "columns", "keep"})),
+    "nsmallest": (3, frozenset({"n", "columns", "keep"})),
+    "drop_duplicates": (1, frozenset({"subset", "keep"})),
+    "dropna": (0, frozenset({"how", "thresh", "subset"})),
+    "copy": (1, frozenset({"deep"})),
+}
+
+#: Reductions of a column to one number that a row mask may compare with (`x > x.mean()`).
+COLUMN_REDUCTIONS = frozenset({"mean", "median", "min", "max", "sum", "std", "var"})
+
+#: Methods that change their receiver in place (on a frame, a column, an index or `attrs`).
+IN_PLACE_METHODS = frozenset(
+    [
+        "insert",
+        "pop",
+        "update",
+        "clear",
+        "setdefault",
+        "popitem",
+        "append",
+        "extend",
+        "remove",
+        "discard",
+        "add",
+        "sort",
+        "fill",
+        "put",
+        "resize",
+        "itemset",
+        "setfield",
+        "set_names",
+        "isetitem",
+    ]
+)
+
+#: pandas methods that hand the frame (or its columns) to a function they are given.
+CALLBACK_METHODS = frozenset(
+    ["pipe", "apply", "applymap", "map", "agg", "aggregate", "transform", "assign", "where", "mask"]
+)

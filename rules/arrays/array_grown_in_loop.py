@@ -22,13 +22,9 @@ from gpulint.rule_api import (
     value_bound_to,
     walk_local,
 )
+from gpulint.numpy_api import ARRAY_GROWERS
+from gpulint.torch_api import TENSOR_GROWERS
 
-#: Functions that return a new array made of their inputs: assigned back to one of them
-#: inside a loop, they copy everything gathered so far on every iteration.
-_NUMPY_GROWERS = frozenset(
-    ["append", "concatenate", "vstack", "hstack", "stack", "row_stack", "column_stack", "dstack"]
-)
-_TORCH_GROWERS = frozenset(["cat", "concat", "concatenate", "stack", "vstack", "hstack"])
 #: Index expressions that build a new array of their items (`np.r_[a, x]`, `np.c_[a, x]`).
 _INDEX_GROWERS = frozenset({"r_", "c_"})
 #: Growers the fixer can turn into one call on a list.
@@ -45,9 +41,9 @@ def grower(qualname: str | None, index: bool = False) -> tuple[str, str] | None:
     module, function = qualname.rsplit(".", 1)
     if index:
         return (module, function) if module in ("numpy", "cupy") and function in _INDEX_GROWERS else None
-    if module in ("numpy", "cupy") and function in _NUMPY_GROWERS:
+    if module in ("numpy", "cupy") and function in ARRAY_GROWERS:
         return module, function
-    if module == "torch" and function in _TORCH_GROWERS:
+    if module == "torch" and function in TENSOR_GROWERS:
         return module, function
     return None
 

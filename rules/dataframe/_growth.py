@@ -27,29 +27,10 @@ from gpulint.rule_api import (
     Ty,
     value_bound_to,
 )
+from gpulint.pandas_api import FILE_READERS
 
 _APPEND_METHODS = ("append", "_append")
 _PANDAS_LIKE = ("frame", "series", "ndframe")
-
-#: Readers that load a whole file (or a set of files) into one frame when not chunked.
-FILE_READERS = frozenset(
-    [
-        "read_csv",
-        "read_table",
-        "read_fwf",
-        "read_json",
-        "read_excel",
-        "read_parquet",
-        "read_feather",
-        "read_orc",
-        "read_pickle",
-        "read_stata",
-        "read_sas",
-        "read_spss",
-        "read_xml",
-        "read_hdf",
-    ]
-)
 
 
 @dataclass(frozen=True)

@@ -34,58 +34,16 @@ from gpulint.rule_api import (
     SemanticIndex,
     Ty,
 )
-from gpulint.pandas_api import FRAME_ATTRIBUTES
+from gpulint.pandas_api import CALLBACK_METHODS, COLUMN_REDUCTIONS, FRAME_ATTRIBUTES, IN_PLACE_METHODS
 
 from ._growth import Growth, added_pieces
+from gpulint.pandas_api import NULL_TESTS, ROW_TAKING_METHODS
 
-#: Row selections that keep every column and its dtype (empty results included, measured with
-#: pandas 3.1): method -> (positional arguments allowed, keywords allowed). Whatever would
-#: select columns (`axis`), renumber (`ignore_index`) or work in place is left out.
-_ROW_METHODS: dict[str, tuple[int, frozenset[str]]] = {
-    "head": (1, frozenset({"n"})),
-    "tail": (1, frozenset({"n"})),
-    "sample": (1, frozenset({"n", "frac", "replace", "weights", "random_state"})),
-    "nlargest": (3, frozenset({"n", "columns", "keep"})),
-    "nsmallest": (3, frozenset({"n", "columns", "keep"})),
-    "drop_duplicates": (1, frozenset({"subset", "keep"})),
-    "dropna": (0, frozenset({"how", "thresh", "subset"})),
-    "copy": (1, frozenset({"deep"})),
-}
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
-_NULL_TESTS = frozenset({"isna", "notna", "isnull", "notnull"})
-_REDUCTIONS = frozenset({"mean", "median", "min", "max", "sum", "std", "var"})
 _BACKTICKED = re.compile(r"`[^`]*`")
 _LOCAL = "__gpulint_local__"
 #: Builtins that run no code of the objects given to them beyond their special methods.
 _PURE_BUILTINS = frozenset({"len", "str", "repr", "print", "isinstance", "type", "id", "range"})
-#: Methods that change their receiver in place (on a frame, a column, an index or `attrs`).
-_MUTATORS = frozenset(
-    [
-        "insert",
-        "pop",
-        "update",
-        "clear",
-        "setdefault",
-        "popitem",
-        "append",
-        "extend",
-        "remove",
-        "discard",
-        "add",
-        "sort",
-        "fill",
-        "put",
-        "resize",
-        "itemset",
-        "setfield",
-        "set_names",
-        "isetitem",
-    ]
-)
-#: pandas methods that hand the frame (or its columns) to a function they are given.
-_CALLBACK_METHODS = frozenset(
-    ["pipe", "apply", "applymap", "map", "agg", "aggregate", "transform", "assign", "where", "mask"]
-)
 
 
 @dataclass(frozen=True)
@@ -192,8 +150,8 @@ def _selection_root(piece: ast.expr, ctx: RuleContext) -> str | None:
                 ):
                     return None
                 queries.append(node.args[0].value)
-            elif method in _ROW_METHODS:
-                positional, keywords = _ROW_METHODS[method]
+            elif method in ROW_TAKING_METHODS:
+                positional, keywords = ROW_TAKING_METHODS[method]
                 if len(node.args) > positional or any(k.arg not in keywords for k in node.keywords):
                     return None
             else:
@@ -260,7 +218,7 @@ def _row_mask(node: ast.expr, root: str, ctx: RuleContext) -> bool:
                 and all(_operand(a, root, ctx) == "scalar" for a in node.args)
                 and all(k.arg == "inclusive" and isinstance(k.value, ast.Constant) for k in node.keywords)
             )
-        return method in _NULL_TESTS and not node.args and not node.keywords
+        return method in NULL_TESTS and not node.args and not node.keywords
     if isinstance(node, ast.Name):
         ty = ctx.type_of(node)
         return ty is not None and (ty.kind, ty.lib) in (("series", "pandas"), ("array", "numpy"))
@@ -290,7 +248,7 @@ def _operand(node: ast.expr, root: str, ctx: RuleContext) -> str | None:
             isinstance(func, ast.Attribute)
             and _column(func.value, root, ctx)
             and (
-                (func.attr in _REDUCTIONS and not node.args)
+                (func.attr in COLUMN_REDUCTIONS and not node.args)
                 or (
                     func.attr == "quantile"
                     and len(node.args) == 1
@@ -629,10 +587,10 @@ def _harmless_use(
         elif isinstance(parent, ast.Call) and parent.func is current and isinstance(current, ast.Attribute):
             method = current.attr
             arguments = [*parent.args, *(k.value for k in parent.keywords)]
-            if method in _CALLBACK_METHODS or any(isinstance(a, ast.Lambda) for a in arguments):
+            if method in CALLBACK_METHODS or any(isinstance(a, ast.Lambda) for a in arguments):
                 return False
             if not before and (
-                method in _MUTATORS
+                method in IN_PLACE_METHODS
                 or method.startswith("_")
                 or any(k.arg in (None, "inplace") for k in parent.keywords)
             ):

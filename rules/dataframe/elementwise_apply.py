@@ -17,45 +17,8 @@ from gpulint.rule_api import (
     RuleContext,
     Tier,
 )
+from gpulint.pandas_api import DT_ATTRIBUTES, DT_METHODS, STR_METHODS, STR_METHODS_WITH_ARGUMENTS
 
-#: `str` methods with a vectorized `.str.<method>` of the same name in pandas, cuDF and Dask.
-STR_METHODS = frozenset(
-    [
-        "lower",
-        "upper",
-        "strip",
-        "lstrip",
-        "rstrip",
-        "title",
-        "capitalize",
-        "swapcase",
-        "casefold",
-        "isdigit",
-        "isalpha",
-        "isalnum",
-        "isnumeric",
-        "isdecimal",
-        "isspace",
-        "islower",
-        "isupper",
-        "istitle",
-        "startswith",
-        "endswith",
-    ]
-)
-#: Of those, the ones that may take arguments (string constants only).
-_STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
-#: Attributes of a timestamp with a vectorized `.dt.<attribute>` of the same name.
-DT_ATTRIBUTES = frozenset(
-    {
-        "year", "month", "day", "hour", "minute", "second", "microsecond", "nanosecond",
-        "dayofweek", "day_of_week", "dayofyear", "day_of_year", "quarter", "days_in_month",
-        "is_month_start", "is_month_end", "is_quarter_start", "is_quarter_end",
-        "is_year_start", "is_year_end", "is_leap_year",
-    }
-)  # fmt: skip
-#: Timestamp methods with a `.dt` form (`weekday()` and `date()` are properties there).
-DT_METHODS = frozenset({"weekday", "date", "time", "normalize", "strftime", "day_name", "month_name"})
 #: Builtins with a vectorized form on a Series or DataFrame.
 BUILTINS = frozenset({"abs", "float", "int", "bool", "len", "round", "str"})
 #: Libraries whose `apply`/`map` calls the function from Python once per element.
@@ -190,7 +153,7 @@ class _Body:
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
             self.strings = self.strings or mentions(func.value, self.parameter)
             if node.args and (
-                func.attr not in _STR_METHODS_WITH_ARGUMENTS
+                func.attr not in STR_METHODS_WITH_ARGUMENTS
                 or len(node.args) > 1
                 or not (isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str))
             ):

@@ -6,29 +6,8 @@ import ast
 from dataclasses import dataclass
 
 from gpulint.rule_api import Applicability, bare_method_call, Example, Facts, Rule, RuleContext, Tier
+from gpulint.pandas_api import GROUPBY_AGGREGATIONS
 
-#: Methods of a group (frame or series) that groupby objects compute as built-in
-#: aggregations, with the same meaning and defaults.
-AGGREGATIONS = frozenset(
-    [
-        "sum",
-        "mean",
-        "median",
-        "min",
-        "max",
-        "std",
-        "var",
-        "sem",
-        "prod",
-        "count",
-        "nunique",
-        "any",
-        "all",
-        "idxmax",
-        "idxmin",
-        "skew",
-    ]
-)
 _METHODS = ("apply", "transform", "agg", "aggregate")
 
 
@@ -90,7 +69,7 @@ def group_aggregation(function: ast.expr | None, ctx: RuleContext) -> GroupAggre
         and _is_name(body.args[0], group)
     ):
         return GroupAggregation("size")
-    if not bare_method_call(body, AGGREGATIONS):
+    if not bare_method_call(body, GROUPBY_AGGREGATIONS):
         return None
     owner = body.func.value
     if _is_name(owner, group):

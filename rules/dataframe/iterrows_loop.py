@@ -17,6 +17,7 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
+from gpulint.datasets_api import SLOW_READERS
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.
@@ -40,33 +41,6 @@ class RowIteration(Facts):
 
 def _applicability(lib: str) -> Applicability:
     return Applicability.UNSAFE if lib in _REWRITABLE else Applicability.DISPLAY
-
-
-#: Functions that read an image or a file from storage: milliseconds per call, against the
-#: microseconds a row Series costs.
-_FILE_READERS = frozenset(
-    {
-        "torchvision.io.read_image",
-        "torchvision.io.decode_image",
-        "torchvision.io.read_file",
-        "PIL.Image.open",
-        "cv2.imread",
-        "imageio.imread",
-        "imageio.v2.imread",
-        "imageio.v3.imread",
-        "matplotlib.pyplot.imread",
-        "matplotlib.image.imread",
-        "skimage.io.imread",
-        "tifffile.imread",
-        "numpy.load",
-        "pandas.read_csv",
-        "pandas.read_parquet",
-        "librosa.load",
-        "soundfile.read",
-        "torchaudio.load",
-        "mxnet.image.imread",
-    }
-)
 
 
 class IterrowsLoop(Rule):
@@ -378,6 +352,6 @@ def _reads_a_file_per_row(body: list[ast.stmt], ctx: RuleContext) -> bool:
             continue
         if isinstance(node.func, ast.Name) and node.func.id == "open" and ctx.env.is_builtin("open"):
             return True
-        if ctx.qualname(node.func) in _FILE_READERS:
+        if ctx.qualname(node.func) in SLOW_READERS:
             return True
     return False

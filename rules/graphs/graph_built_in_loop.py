@@ -18,11 +18,8 @@ from gpulint.rule_api import (
     walk_local,
 )
 from gpulint.networkx_api import GRAPH_CLASSES, MULTIGRAPH_CLASSES, function_name, is_graph
+from gpulint.networkx_api import BUILDERS, ONE_AT_A_TIME
 
-#: The calls that add one edge or node.
-ONE_AT_A_TIME = frozenset({"add_edge", "add_node"})
-#: Calls on the graph that build it and read nothing of it.
-_BUILDERS = ONE_AT_A_TIME | {"add_edges_from", "add_nodes_from", "add_weighted_edges_from"}
 #: Builtins that copy an iterable.
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
 #: Modules whose functions draw random numbers.
@@ -504,7 +501,7 @@ def _additions(loop: ast.For | ast.AsyncFor, graph: ast.expr) -> list[ast.Call] 
         if (
             isinstance(sub, ast.Call)
             and isinstance(sub.func, ast.Attribute)
-            and sub.func.attr in _BUILDERS
+            and sub.func.attr in BUILDERS
             and same_reference(sub.func.value, graph)
         ):
             allowed.add(id(sub.func.value))

@@ -6,10 +6,8 @@ import ast
 
 from gpulint.rule_api import GRAPH_TRIGGERS, Applicability, Example, Rule, RuleContext, same_reference, Tier
 from gpulint.networkx_api import function_name, is_graph
+from gpulint.networkx_api import ADJACENCY_VIEWS, NEIGHBOUR_METHODS
 
-#: A graph's views of one node's neighbours: `G[n]`, `G.adj[n]`, `G.neighbors(n)`...
-_VIEWS = frozenset({"adj", "succ", "pred"})
-_NEIGHBOUR_METHODS = frozenset({"neighbors", "successors", "predecessors"})
 #: Builtins that copy an iterable without changing what it holds.
 _COPIES = frozenset({"list", "set", "tuple", "frozenset"})
 
@@ -298,7 +296,7 @@ def _neighbours(node: ast.expr, ctx: RuleContext) -> tuple[ast.expr, ast.expr] |
     `G.successors(n)`, `nx.neighbors(G, n)`, `G.edges(n)`."""
     if isinstance(node, ast.Subscript):
         owner = node.value
-        if isinstance(owner, ast.Attribute) and owner.attr in _VIEWS:
+        if isinstance(owner, ast.Attribute) and owner.attr in ADJACENCY_VIEWS:
             owner = owner.value
         if is_graph(ctx.type_of(owner)) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             return owner, node.slice
@@ -307,7 +305,7 @@ def _neighbours(node: ast.expr, ctx: RuleContext) -> tuple[ast.expr, ast.expr] |
         return None
     func = node.func
     if isinstance(func, ast.Attribute) and len(node.args) == 1:
-        if (func.attr in _NEIGHBOUR_METHODS or func.attr == "edges") and is_graph(ctx.type_of(func.value)):
+        if (func.attr in NEIGHBOUR_METHODS or func.attr == "edges") and is_graph(ctx.type_of(func.value)):
             return func.value, node.args[0]
     if isinstance(func, (ast.Name, ast.Attribute)) and len(node.args) == 2:
         if function_name(ctx.qualname(func)) == "neighbors" and is_graph(ctx.type_of(node.args[0])):

@@ -20,8 +20,9 @@ from gpulint.rule_api import (
     Ty,
 )
 
+from gpulint.torch_api import FRESH_METHODS
+
 from ._common import (
-    FRESH_METHODS,
     HostToDevice,
     TO_DEVICE_METHODS,
     call_is_pure,
