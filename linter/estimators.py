@@ -546,3 +546,8 @@ def installs_cuml_accel(tree: ast.Module) -> bool:
                 if sub.args[0].value == "load_ext" and sub.args[1].value == "cuml.accel":  # type: ignore[attr-defined]
                     return True
     return imported and installed
+
+
+#: Keywords that do not change the model being searched for: seeds, parallelism, logging.
+#: Constructor keywords that change how an estimator runs or reports, not what it learns.
+NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})

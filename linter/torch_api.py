@@ -909,3 +909,17 @@ FRESH_METHODS = frozenset(
         "index_select",
     ]
 )
+
+#: Functions that wait for every queued kernel.
+SYNCHRONISING_FUNCTIONS = frozenset(
+    {
+        "torch.cuda.synchronize",
+        "torch.accelerator.synchronize",
+        "torch.mps.synchronize",
+        "torch.xpu.synchronize",
+    }
+)
+
+#: Methods that run a backward pass: `loss.backward()`, `scaler.scale(loss).backward()`,
+#: `accelerator.backward(loss)`, Lightning's `self.manual_backward(loss)`.
+BACKWARD_METHODS = frozenset({"backward", "manual_backward"})

@@ -34,10 +34,16 @@ from gpulint.rule_api import (
     SemanticIndex,
     Ty,
 )
-from gpulint.pandas_api import CALLBACK_METHODS, COLUMN_REDUCTIONS, FRAME_ATTRIBUTES, IN_PLACE_METHODS
+from gpulint.pandas_api import (
+    CALLBACK_METHODS,
+    COLUMN_REDUCTIONS,
+    FRAME_ATTRIBUTES,
+    IN_PLACE_METHODS,
+    NULL_TESTS,
+    ROW_TAKING_METHODS,
+)
 
 from ._growth import Growth, added_pieces
-from gpulint.pandas_api import NULL_TESTS, ROW_TAKING_METHODS
 
 _MASK_OPERATORS = (ast.BitAnd, ast.BitOr, ast.BitXor)
 _BACKTICKED = re.compile(r"`[^`]*`")

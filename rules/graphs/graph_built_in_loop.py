@@ -17,8 +17,7 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
-from gpulint.networkx_api import GRAPH_CLASSES, MULTIGRAPH_CLASSES, function_name, is_graph
-from gpulint.networkx_api import BUILDERS, ONE_AT_A_TIME
+from gpulint.networkx_api import BUILDERS, GRAPH_CLASSES, MULTIGRAPH_CLASSES, ONE_AT_A_TIME, function_name, is_graph
 
 #: Builtins that copy an iterable.
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted"})

@@ -5,8 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import GRAPH_TRIGGERS, Applicability, Example, Rule, RuleContext, same_reference, Tier
-from gpulint.networkx_api import function_name, is_graph
-from gpulint.networkx_api import ADJACENCY_VIEWS, NEIGHBOUR_METHODS
+from gpulint.networkx_api import ADJACENCY_VIEWS, NEIGHBOUR_METHODS, function_name, is_graph
 
 #: Builtins that copy an iterable without changing what it holds.
 _COPIES = frozenset({"list", "set", "tuple", "frozenset"})

@@ -16,10 +16,8 @@ from gpulint.rule_api import (
     value_bound_to,
     walk_local,
 )
-from gpulint.estimators import LABEL, cross_validation_x, fits_fast, is_metric, role
+from gpulint.estimators import LABEL, NOT_HYPERPARAMETERS, cross_validation_x, fits_fast, is_metric, role
 
-#: Keywords that do not change the model being searched for: seeds, parallelism, logging.
-_NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})
 _FOR = (ast.For, ast.AsyncFor)
 
 
@@ -328,7 +326,7 @@ def _configuration(call: ast.Call, ctx: RuleContext) -> list[ast.keyword]:
         return []
     if fits_fast(qualname) or any(_uses_the_cores(c) for c in [call, *constructors]):
         return []
-    return [keyword for keyword in call.keywords if keyword.arg not in _NOT_HYPERPARAMETERS]
+    return [keyword for keyword in call.keywords if keyword.arg not in NOT_HYPERPARAMETERS]
 
 
 def _constructors(receiver: ast.expr, ctx: RuleContext) -> list[ast.Call]:
@@ -382,7 +380,7 @@ def _grows_warm_ensemble(call: ast.Call, ctx: RuleContext) -> bool:
     trees (or boosting stages) to those already fitted, a scan a search cannot do (it would
     refit every size from scratch). Warm start is on when the same call, the constructor
     the receiver's name is bound to, or an earlier `set_params` on that name sets it."""
-    varied = {keyword.arg for keyword in call.keywords} - _NOT_HYPERPARAMETERS - {"warm_start"}
+    varied = {keyword.arg for keyword in call.keywords} - NOT_HYPERPARAMETERS - {"warm_start"}
     if varied != {"n_estimators"}:
         return False
     if _turns_on_warm_start(call):

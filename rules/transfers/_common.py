@@ -49,7 +49,7 @@ from gpulint.torch_api import (
     is_module_class,
     unwrapped,
 )
-from gpulint.torch_api import PURE_METHODS
+from gpulint.torch_api import BACKWARD_METHODS, PURE_METHODS, SYNCHRONISING_FUNCTIONS
 
 
 def runs_repeatedly(ctx: RuleContext) -> bool:
@@ -931,16 +931,6 @@ def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
 
 # -- an iteration that waits for the device anyway (GPU301, GPU306, GPU307, GPU308) -------
 
-#: Functions that wait for every queued kernel.
-SYNCHRONISING_FUNCTIONS = frozenset(
-    {
-        "torch.cuda.synchronize",
-        "torch.accelerator.synchronize",
-        "torch.mps.synchronize",
-        "torch.xpu.synchronize",
-    }
-)
-
 
 def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
     """`node` is a call that waits for the device: `torch.cuda.synchronize()`, or a torch
@@ -1030,9 +1020,6 @@ def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[
     return own
 
 
-#: Methods that run a backward pass: `loss.backward()`, `scaler.scale(loss).backward()`,
-#: `accelerator.backward(loss)`, Lightning's `self.manual_backward(loss)`.
-BACKWARD_METHODS = frozenset({"backward", "manual_backward"})
 #: How many calls deep `trains` follows the file's own functions (`train_step(batch)`).
 _TRAINING_DEPTH = 2
 
