@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import click
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 EXIT_OK, EXIT_FAILED, EXIT_ERROR = 0, 1, 2
 INSTALL_HINT = "pip install 'gpulint[bench]'"
+
+
+def _say(line: str, err: bool = False) -> None:
+    print(line, file=sys.stderr if err else sys.stdout, flush=True)
 
 
 class UsageProblem(Exception):
@@ -64,9 +70,7 @@ def run(
     try:
         import numpy  # noqa: F401  (every example's data is generated with NumPy)
     except ImportError:
-        click.echo(
-            f"error: gpulint bench needs NumPy (and the libraries the rules are about): {INSTALL_HINT}", err=True
-        )
+        _say(f"error: gpulint bench needs NumPy (and the libraries the rules are about): {INSTALL_HINT}", err=True)
         return EXIT_ERROR
     from .harness import BenchmarkError, Settings, plan, run_all
 
@@ -75,10 +79,10 @@ def run(
         backend_names = select_backends(backends)
         pairs = plan(chosen, backend_names)
     except (UsageProblem, BenchmarkError) as error:
-        click.echo(f"error: {error}", err=True)
+        _say(f"error: {error}", err=True)
         return EXIT_ERROR
     if not pairs:
-        click.echo("error: no benchmark runs on the chosen backends", err=True)
+        _say("error: no benchmark runs on the chosen backends", err=True)
         return EXIT_ERROR
     from .results import ResultsError, load
 
@@ -87,41 +91,46 @@ def run(
             try:
                 load(output / f"{label}.json")
             except ResultsError as error:
-                click.echo(
-                    f"error: {output / f'{label}.json'}: {error}; nothing was run (choose another --output)", err=True
-                )
+                _say(f"error: {output / f'{label}.json'}: {error}; nothing was run (choose another --output)", err=True)
                 return EXIT_ERROR
 
     settings = Settings(max_n=max_n, quick=quick, budget=budget, timeout=10 * budget)
     total = sum(len(settings.sizes_for(case)) for case, _ in pairs)
-    current = {"label": ""}
     try:
-        with click.progressbar(
-            length=total, label="gpulint bench", file=sys.stderr, item_show_func=lambda _: current["label"]
-        ) as bar:
+        with _progress_bar(total) as bar:
 
             def started(case, backend) -> None:
-                current["label"] = f"{case.code} on {backend.name}"
-                bar.update(0)
+                bar.set_postfix_str(f"{case.code} on {backend.name}")
 
             result = run_all(pairs, settings, step=bar.update, started=started)
     except KeyboardInterrupt:
-        click.echo("\nerror: interrupted; nothing was written", err=True)
+        _say("\nerror: interrupted; nothing was written", err=True)
         return EXIT_ERROR
 
     from . import report
 
-    click.echo(report.text_table(result))
+    _say(report.text_table(result))
     for note in report.notes(result):
-        click.echo(note)
+        _say(note)
     from .results import committed
 
     for note in report.far_from_committed(result, [run for _, run in committed()]):
-        click.echo(note)
+        _say(note)
     written = write(result, output)
     for line in written:
-        click.echo(line, err=True)
+        _say(line, err=True)
     return EXIT_FAILED if any(sweep.status == "failed" for sweep in result.sweeps) else EXIT_OK
+
+
+def _progress_bar(total: int) -> tqdm:
+    """The sweep's progress on standard error: the steps done of all, and the rule and backend
+    being measured; shown on a terminal only."""
+    from tqdm import tqdm
+
+    from gpulint.progress import is_terminal
+
+    tqdm.monitor_interval = 0  # no monitor thread: a run may fork
+    return tqdm(total=total, desc="gpulint bench", file=sys.stderr, disable=not is_terminal(sys.stderr), unit="step")
 
 
 def _merged(result, path: Path):

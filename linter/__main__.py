@@ -1,5 +1,5 @@
 """`python -m gpulint`: the same as the `gpulint` command."""
 
-from .cli import main
+from .cli import run
 
-main(prog_name="gpulint")
+run()

@@ -1,25 +1,28 @@
 """The `gpulint` command. A thin front-end: it parses options, runs the engine through
 `runner`, and prints. Exit codes: 0 clean, 1 findings remain, 2 usage/config/internal error,
-130 interrupted (Ctrl-C)."""
+130 interrupted (Ctrl-C).
+
+What only some commands use (the language server, the benchmarks, the readiness report,
+the watcher, noqa insertion, rule documentation) is imported by those commands, so that
+`gpulint check` of a few files starts fast."""
 
 from __future__ import annotations
 
+import argparse
+import gc
 import io
 import itertools
-import json
+import os
 import sys
-import traceback
 import warnings
 from contextlib import closing, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, NoReturn
 from collections.abc import Callable, Iterator, Sequence
 
-import click
-
-from . import __version__, cache, progress
+from . import __version__, progress
 from .cache import Cache
 from .config import (
     OUTPUT_FORMATS,
@@ -34,9 +37,8 @@ from .files import describe_error, is_notebook
 from .output import HUMAN, full, renderer, text
 from .output.style import Style, wants_color
 from .output.terminal import printable
-from .registry import all_rules, rule_by_key
 from .jobs import available_cores
-from .progress import Progress
+from .progress import Progress, write_lines
 from .runner import (
     FileResult,
     Stream,
@@ -57,216 +59,480 @@ EXIT_INTERRUPTED = 130
 _REPORT_TO: ContextVar[IO[str] | None] = ContextVar("report_to", default=None)
 
 
-def _split(values: Sequence[str]) -> tuple[str, ...]:
-    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+class UsageError(Exception):
+    """Options that do not go together: reported by the command's parser (its usage, then
+    one `error:` line), exit code 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `gpulint ARGV` (default: the process's arguments); the exit code. Ctrl-C ends any
+    command with exit code 130 and one line. Files are written atomically and worker
+    processes finish the file they hold, so an interrupted `--fix` leaves none half-written.
+    (`--watch` handles Ctrl-C itself: it is how the watch is stopped.)"""
+    parser = _parser()
+    try:
+        options = parser.parse_args(argv)
+        if options.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        try:
+            code: int = options.run(options)
+        except UsageError as error:
+            command_parser: argparse.ArgumentParser = options.command_parser
+            command_parser.error(str(error))
+        return code
+    except SystemExit as exit_:  # from argparse: --help, --version, a usage error
+        return exit_.code if isinstance(exit_.code, int) else EXIT_CLEAN if exit_.code is None else EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader stopped reading (`gpulint rule --all | head`)
+        return _quiet_exit()
+
+
+def run() -> NoReturn:
+    """The `gpulint` program: `main`, then the process ends with its exit code. What the
+    run made is freed with the process: `gc.freeze()` spares the interpreter the last pass
+    of its cycle collector over it at exit (about a tenth of checking a small file)."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
+def _split(values: Sequence[str] | None) -> tuple[str, ...]:
+    return tuple(item.strip() for value in values or () for item in value.split(",") if item.strip())
 
 
 def _err(message: str) -> None:
     """A line on standard error; what it quotes (a path, a configuration key) is printed
     without terminal controls."""
-    click.echo(printable(message), err=True)
+    write_lines([printable(message)], sys.stderr)
 
 
-class _Commands(click.Group):
-    """gpulint's commands; Ctrl-C ends any of them with exit code 130 and one line, where
-    click would print "Aborted!" and exit 1. Files are written atomically and worker
-    processes finish the file they hold, so an interrupted `--fix` leaves none half-written.
-    (`--watch` handles Ctrl-C itself: it is how the watch is stopped.)"""
+# -- the command line ------------------------------------------------------------------------
 
-    def invoke(self, ctx: click.Context) -> object:
+
+class _CommandParser(argparse.ArgumentParser):
+    """A command's parser: options and paths in any order (`check a.py --fix b.py`), and an
+    unknown option refused by the command it was given to."""
+
+    _parsing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        if self._parsing:  # the intermixed parse's own passes
+            return super().parse_known_args(args, namespace)
+        self._parsing = True
         try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            _err("interrupted")
-            sys.exit(EXIT_INTERRUPTED)
+            parsed, extras = self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._parsing = False
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
 
 
-@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-V", "--version", prog_name="gpulint")
-def main() -> None:
-    """gpulint: find, explain and fix hardware-hostile idioms in data-science Python."""
-
-
-@main.command()
-# readable=False: an unreadable file is reported by the run like any bad path (one line, the
-# other files still linted), not refused up front as a usage error.
-@click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option("--fix/--no-fix", default=False, help="Apply safe fixes (and unsafe ones with --unsafe-fixes).")
-@click.option(
-    "--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes that may change dtypes or index."
-)
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff on standard output; write nothing.")
-@click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (replaces the config's).")
-@click.option("--extend-select", multiple=True, help="Rules to enable on top of the selection.")
-@click.option("--ignore", multiple=True, help="Rules to disable.")
-@click.option(
-    "--preview/--no-preview",
-    default=None,
-    help="Run preview rules too (those the selection picks); default: `preview` in the configuration.",
-)
-@click.option(
-    "--target-version",
-    type=click.Choice(list(TARGET_VERSIONS)),
-    default=None,
-    help="The oldest Python the code must run on: newer syntax is reported (GPU001). "
-    "Default: `target-version` in the configuration, else any.",
-)
-@click.option("--extend-ignore", multiple=True, help="Rules to disable, on top of --ignore (as ruff's).")
-@click.option(
-    "--exclude",
-    multiple=True,
-    metavar="PATTERN",
-    help="Files and folders not to lint, gitignore-style, relative to the current folder "
-    "(replaces the configured `exclude` and `extend-exclude`).",
-)
-@click.option(
-    "--extend-exclude",
-    multiple=True,
-    metavar="PATTERN",
-    help="Files and folders not to lint, on top of the configured ones.",
-)
-@click.option(
-    "--output-file",
-    "-o",
-    type=click.Path(path_type=Path, dir_okay=False, writable=False),
-    help="Write the report to this file instead of standard output.",
-)
-@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` comments to every line with a finding.")
-@click.option(
-    "--show-settings",
-    is_flag=True,
-    help="Print the settings used for the given file (or the first file in a folder) and exit.",
-)
-@click.option("--watch", "-w", is_flag=True, help="Lint again whenever a file changes (Ctrl-C to stop).")
-@click.option(
-    "--output-format",
-    type=click.Choice(OUTPUT_FORMATS),
-    envvar="GPULINT_OUTPUT_FORMAT",
-    help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
-    "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
-    "else `output-format` in the configuration, else full.",
-)
-@click.option(
-    "--show-fixes/--no-show-fixes",
-    default=False,
-    help="Show each fix as a diff (full output), and what --fix fixed, per file and rule.",
-)
-@click.option("--statistics", is_flag=True, help="Count findings per rule instead of listing them.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain.")
-@click.option("-q", "--quiet", is_flag=True, help="Print findings only: no summary, no warnings.")
-@click.option(
-    "--stdin-filename", type=click.Path(path_type=Path, readable=False), help="File name for source read from `-`."
-)
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(path_type=Path, dir_okay=False, readable=False),
-    help="Use this pyproject.toml instead of searching for one.",
-)
-@click.option(
-    "--force-exclude",
-    is_flag=True,
-    help="Apply `exclude` to files named on the command line (and --stdin-filename) too.",
-)
-@click.option("--debug", is_flag=True, help="On an internal error, print its traceback (for a bug report).")
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: `jobs` in the configuration, else one per available core).",
-)
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the result cache.")
-def check(
-    paths: tuple[str, ...],
-    fix: bool,
-    unsafe_fixes: bool | None,
-    diff: bool,
-    select: tuple[str, ...],
-    extend_select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    output_format: str | None,
-    show_fixes: bool,
-    statistics: bool,
-    exit_zero: bool,
-    quiet: bool,
-    stdin_filename: Path | None,
-    config_file: Path | None,
-    force_exclude: bool,
-    debug: bool,
-    jobs: int | None,
-    no_cache: bool,
-    extend_ignore: tuple[str, ...],
-    exclude: tuple[str, ...],
-    extend_exclude: tuple[str, ...],
-    output_file: Path | None,
-    add_noqa: bool,
-    show_settings: bool,
-    watch: bool,
-    preview: bool | None,
-    target_version: str | None,
-) -> None:
-    """Lint PATHS (files or folders; `-` reads standard input). Default: the current folder."""
-    _refuse_conflicts(paths, fix, diff, add_noqa, show_settings, watch)
-    if watch:
-        context = click.get_current_context()
-        sys.exit(
-            _watch(
-                list(paths) or ["."], config_file, lambda: context.invoke(check, **{**context.params, "watch": False})
-            )
-        )
-    if output_file is not None and not show_settings:
-        context = click.get_current_context()
-        sys.exit(_to_file(output_file, lambda: context.invoke(check, **{**context.params, "output_file": None})))
-    if diff and output_format not in (None, *HUMAN):
-        raise click.UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
-    overrides = Overrides(
-        select=_split(select) or None,
-        extend_select=_split(extend_select),
-        ignore=_split(ignore),
-        unsafe_fixes=unsafe_fixes,
-        extend_ignore=_split(extend_ignore),
-        exclude=_split(exclude) if exclude else None,
-        extend_exclude=_split(extend_exclude),
-        preview=preview,
-        target_version=target_version,
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpulint",
+        description="gpulint: find, explain and fix hardware-hostile idioms in data-science Python.",
+        allow_abbrev=False,
     )
+    parser.add_argument("-V", "--version", action="version", version=f"gpulint, version {__version__}")
+    commands = parser.add_subparsers(title="commands", dest="command", parser_class=_CommandParser)
+
+    def command(
+        name: str, run: Callable[[argparse.Namespace], int], summary: str, details: str = "", usage: str = ""
+    ) -> argparse.ArgumentParser:
+        sub = commands.add_parser(
+            name,
+            help=summary,
+            description=f"{summary} {details}".strip(),
+            usage=usage or None,
+            allow_abbrev=False,
+        )
+        sub.set_defaults(run=run, command_parser=sub)
+        return sub
+
+    _check_options(
+        command(
+            "check",
+            _run_check,
+            "Lint PATHS (files or folders; `-` reads standard input).",
+            "Default: the current folder.",
+            "%(prog)s [options] [PATHS ...]",
+        )
+    )
+    command(
+        "clean",
+        _run_clean,
+        "Remove the result cache.",
+        "The current project's, and any `.gpulint_cache` below the current folder. Only what "
+        "gpulint wrote is removed; a file it did not write stays, with the folder holding it.",
+    )
+    rule = command("rule", _run_rule, "Explain a rule, by code (GPU102) or name (iterrows-loop).")
+    rule.add_argument("key", nargs="?", metavar="KEY", help="a rule code or name")
+    rule.add_argument("--all", dest="show_all", action="store_true", help="Document every rule.")
+    rule.add_argument(
+        "--format", dest="fmt", choices=["text", "json"], default="text", help="text or json (default: %(default)s)."
+    )
+    command("server", _run_server, "Run the language server (LSP) on standard input/output, for editors.")
+    _bench_options(
+        command(
+            "bench",
+            _run_bench,
+            "Measure each rule's rewrite against the code it flags, on CPU and (where present) GPU.",
+            "Exit codes: 0 every before/after pair agreed, 1 some disagreed (or failed on the CPU), 2 bad options.",
+        )
+    )
+    _readiness_options(
+        command(
+            "readiness",
+            _run_readiness,
+            "Report what of PATHS would run on the GPU under cudf.pandas, cuml.accel and nx-cugraph.",
+            "Also what falls back and why, and the lint findings in the GPU's way. Default: the current "
+            "folder. Exit codes: 0 report written (also when things fall back), 1 the GPU share is under "
+            "--fail-under, 2 usage or internal error, or a file that could not be read.",
+            "%(prog)s [options] [PATHS ...]",
+        )
+    )
+    return parser
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    # An unreadable file is reported by the run like any bad path (one line, the other files
+    # still linted), not refused up front as a usage error.
+    parser.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders to lint; `-` reads standard input")
+    parser.add_argument(
+        "--fix",
+        action=argparse.BooleanOptionalAction,
+        help="Apply safe fixes (and unsafe ones with --unsafe-fixes).",
+    )
+    parser.add_argument(
+        "--unsafe-fixes",
+        action=argparse.BooleanOptionalAction,
+        help="Also apply fixes that may change dtypes or index.",
+    )
+    parser.add_argument(
+        "--diff", action="store_true", help="Print the fixes as a unified diff on standard output; write nothing."
+    )
+    _selection_options(parser)
+    parser.add_argument(
+        "--target-version",
+        choices=list(TARGET_VERSIONS),
+        help="The oldest Python the code must run on: newer syntax is reported (GPU001). "
+        "Default: `target-version` in the configuration, else any.",
+    )
+    _file_options(parser)
+    parser.add_argument(
+        "--add-noqa", action="store_true", help="Add `# noqa: CODE` comments to every line with a finding."
+    )
+    parser.add_argument(
+        "--show-settings",
+        action="store_true",
+        help="Print the settings used for the given file (or the first file in a folder) and exit.",
+    )
+    parser.add_argument(
+        "--watch", "-w", action="store_true", help="Lint again whenever a file changes (Ctrl-C to stop)."
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        type=_output_format,
+        default=os.environ.get("GPULINT_OUTPUT_FORMAT") or None,
+        help="full (the default: source lines, carets, suggestions), concise (one line a finding; "
+        "`text` is its former name), json, github or sarif. Default: $GPULINT_OUTPUT_FORMAT, "
+        "else `output-format` in the configuration, else full.",
+    )
+    parser.add_argument(
+        "--show-fixes",
+        action=argparse.BooleanOptionalAction,
+        help="Show each fix as a diff (full output), and what --fix fixed, per file and rule.",
+    )
+    parser.add_argument("--statistics", action="store_true", help="Count findings per rule instead of listing them.")
+    parser.add_argument("--exit-zero", action="store_true", help="Exit 0 even when findings remain.")
+    parser.add_argument("-q", "--quiet", action="store_true", help="Print findings only: no summary, no warnings.")
+    parser.add_argument("--stdin-filename", type=Path, metavar="NAME", help="File name for source read from `-`.")
+    _run_options(parser)
+    # Set here, not on the options: Python 3.10 would add "(default: False)" to their help.
+    parser.set_defaults(fix=False, show_fixes=False)
+
+
+def _selection_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the rules (`check`'s and `readiness`')."""
+    for name, help_ in (
+        ("--select", "Rule codes, prefixes or names to enable (replaces the config's)."),
+        ("--extend-select", "Rules to enable on top of the selection."),
+        ("--ignore", "Rules to disable."),
+        ("--extend-ignore", "Rules to disable, on top of --ignore (as ruff's)."),
+    ):
+        parser.add_argument(name, action="append", metavar="RULES", help=help_)
+    parser.add_argument(
+        "--preview",
+        action=argparse.BooleanOptionalAction,
+        help="Run preview rules too (those the selection picks); default: `preview` in the configuration.",
+    )
+
+
+def _file_options(parser: argparse.ArgumentParser) -> None:
+    """The options that choose the files and where the report goes (`check`'s and `readiness`')."""
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        metavar="PATTERN",
+        help="Files and folders not to lint, gitignore-style, relative to the current folder "
+        "(replaces the configured `exclude` and `extend-exclude`).",
+    )
+    parser.add_argument(
+        "--extend-exclude",
+        action="append",
+        metavar="PATTERN",
+        help="Files and folders not to lint, on top of the configured ones.",
+    )
+    parser.add_argument(
+        "--output-file",
+        "-o",
+        type=_file,
+        metavar="FILE",
+        help="Write the report to this file instead of standard output.",
+    )
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    """How the run goes (`check`'s and `readiness`')."""
+    parser.add_argument(
+        "--config",
+        dest="config_file",
+        type=_file,
+        metavar="FILE",
+        help="Use this pyproject.toml instead of searching for one.",
+    )
+    parser.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="Apply `exclude` to files named on the command line (and --stdin-filename) too.",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="On an internal error, print its traceback (for a bug report)."
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=_at_least_one,
+        metavar="N",
+        help="Worker processes (default: `jobs` in the configuration, else one per available core).",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="Neither read nor write the result cache.")
+
+
+def _bench_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rule",
+        dest="rules",
+        action="append",
+        metavar="CODE",
+        help="Rule code or name to benchmark (repeatable; default: every rule with a benchmark).",
+    )
+    parser.add_argument(
+        "--backend",
+        dest="backends",
+        action="append",
+        metavar="NAME",
+        help="pandas, numpy, torch, sklearn, dask, cudf, cupy, torch-cuda, or cpu/gpu for all of "
+        "either (repeatable; default: every backend that applies to each rule).",
+    )
+    parser.add_argument("--max-n", type=_at_least_one, metavar="N", help="Largest size N to measure.")
+    parser.add_argument(
+        "--quick", action="store_true", help="Tiny N, one run each: checks that before and after agree."
+    )
+    parser.add_argument(
+        "--budget",
+        type=_seconds,
+        default=1.0,
+        metavar="SECONDS",
+        help="Seconds per run; a version slower than this is not run at larger N (a run is interrupted "
+        "after 10x this). Default: %(default)s.",
+    )
+    parser.add_argument(
+        "--output",
+        type=_folder,
+        default=Path("gpulint-bench"),
+        metavar="DIR",
+        help="Folder for the results: cpu.json/gpu.json, .md and .png. Default: %(default)s.",
+    )
+
+
+def _readiness_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATHS", help="files or folders to report on")
+    parser.add_argument(
+        "--output-format",
+        dest="report_format",
+        choices=["text", "json", "markdown"],
+        default="text",
+        help="text (per file, then the summary), json, or markdown (a pull-request comment). Default: %(default)s.",
+    )
+    parser.add_argument(
+        "--library",
+        dest="libraries",
+        action="append",
+        choices=["cudf", "cuml", "networkx"],
+        help="Report only cudf.pandas (pandas operations), cuml.accel (estimators) or nx-cugraph (NetworkX "
+        "functions); repeatable. Default: all three.",
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=_percent,
+        metavar="PERCENT",
+        help="Exit 1 when less than PERCENT of the counted operations run on the GPU.",
+    )
+    # The options for finding files and choosing the lint rules whose findings it lists as
+    # blockers are `check`'s.
+    _selection_options(parser)
+    _file_options(parser)
+    _run_options(parser)
+
+
+# Option values: each checked as it is parsed, a bad one refused as a usage error (exit 2).
+
+
+def _output_format(value: str) -> str:
+    # argparse checks `choices` on the command line only; this checks the default from
+    # $GPULINT_OUTPUT_FORMAT too.
+    if value not in OUTPUT_FORMATS:
+        raise argparse.ArgumentTypeError(
+            f"invalid choice: {value!r} (choose from {', '.join(map(repr, OUTPUT_FORMATS))})"
+        )
+    return value
+
+
+def _at_least_one(value: str) -> int:
     try:
-        with _selection_warnings(quiet):
-            if show_settings:
-                sys.exit(_show_settings(list(paths) or ["."], overrides, config_file, force_exclude, output_file))
-            if add_noqa:
-                sys.exit(_add_noqa(list(paths) or ["."], overrides, config_file, force_exclude, quiet))
-            output_format = output_format or _configured_format(overrides, config_file, diff)
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is not 1 or more")
+    return number
+
+
+def _number(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+
+
+def _seconds(value: str) -> float:
+    number = _number(value)
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"{value} is not more than 0")
+    return number
+
+
+def _percent(value: str) -> float:
+    number = _number(value)
+    if not 0 <= number <= 100:
+        raise argparse.ArgumentTypeError(f"{value} is not between 0 and 100")
+    return number
+
+
+def _file(value: str) -> Path:
+    """A file to read or write; a folder is refused."""
+    if os.path.isdir(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is a folder, not a file")
+    return Path(value)
+
+
+def _folder(value: str) -> Path:
+    """A folder to write into; a file, or a folder that cannot be read, is refused."""
+    if os.path.isfile(value):
+        raise argparse.ArgumentTypeError(f"{value!r} is a file, not a folder")
+    if os.path.isdir(value) and not os.access(value, os.R_OK):
+        raise argparse.ArgumentTypeError(f"{value!r} is not readable")
+    return Path(value)
+
+
+# -- check -----------------------------------------------------------------------------------
+
+
+def _with(options: argparse.Namespace, **changes: object) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(options), **changes})
+
+
+def _run_check(options: argparse.Namespace) -> int:
+    """`gpulint check`."""
+    paths: list[str] = options.paths
+    _refuse_conflicts(paths, options.fix, options.diff, options.add_noqa, options.show_settings, options.watch)
+    if options.watch:
+        return _watch(paths or ["."], options.config_file, lambda: _run_check(_with(options, watch=False)))
+    if options.output_file is not None and not options.show_settings:
+        return _to_file(options.output_file, lambda: _run_check(_with(options, output_file=None)))
+    output_format: str | None = options.output_format
+    if options.diff and output_format not in (None, *HUMAN):
+        raise UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
+    overrides = _overrides(options, unsafe_fixes=options.unsafe_fixes, target_version=options.target_version)
+    config_file: Path | None = options.config_file
+    try:
+        with _selection_warnings(options.quiet):
+            if options.show_settings:
+                return _show_settings(
+                    paths or ["."], overrides, config_file, options.force_exclude, options.output_file
+                )
+            if options.add_noqa:
+                return _add_noqa(paths or ["."], overrides, config_file, options.force_exclude, options.quiet)
             code = _check(
-                list(paths) or ["."],
+                paths or ["."],
                 overrides,
-                fix,
-                diff,
-                output_format,
-                statistics,
-                quiet,
-                stdin_filename,
+                options.fix,
+                options.diff,
+                output_format or _configured_format(overrides, config_file, options.diff),
+                options.statistics,
+                options.quiet,
+                options.stdin_filename,
                 config_file,
-                force_exclude,
-                show_fixes,
-                jobs,
-                no_cache,
+                options.force_exclude,
+                options.show_fixes,
+                options.jobs,
+                options.no_cache,
             )
     except ConfigError as error:
         _err(f"error: {error}")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     except BrokenPipeError:  # the reader stopped reading (`gpulint check | head`): nothing to report
-        _quiet_exit()
+        return _quiet_exit()
     except Exception as error:  # pragma: no cover - last line of defence
-        _err(f"error: internal error: {type(error).__name__}: {error}")
-        if debug:
-            traceback.print_exc()
+        return _internal_error(error, options.debug, advise=True)
+    return EXIT_CLEAN if options.exit_zero and code == EXIT_FINDINGS else code
+
+
+def _overrides(options: argparse.Namespace, **more: object) -> Overrides:
+    """The rule and file selection given on the command line."""
+    return Overrides(
+        select=_split(options.select) or None,
+        extend_select=_split(options.extend_select),
+        ignore=_split(options.ignore),
+        extend_ignore=_split(options.extend_ignore),
+        exclude=_split(options.exclude) if options.exclude else None,
+        extend_exclude=_split(options.extend_exclude),
+        preview=options.preview,
+        **more,  # type: ignore[arg-type]
+    )
+
+
+def _internal_error(error: Exception, debug: bool, advise: bool) -> int:
+    """Report a failure of gpulint itself (not of a file or a rule): one line, with --debug
+    the traceback, and with `advise` what to send in a bug report."""
+    _err(f"error: internal error: {type(error).__name__}: {error}")
+    if debug:
+        import traceback
+
+        traceback.print_exc()
+        if advise:
             _err("Please report this with the traceback above and the file that caused it.")
-        else:
-            _err("Please report this with the file that caused it (`--debug` prints the traceback).")
-        sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_CLEAN if exit_zero and code == EXIT_FINDINGS else code)
+    elif advise:
+        _err("Please report this with the file that caused it (`--debug` prints the traceback).")
+    return EXIT_ERROR
 
 
 @contextmanager
@@ -290,17 +556,14 @@ def _selection_warnings(quiet: bool) -> Iterator[None]:
         yield
 
 
-def _quiet_exit() -> None:
-    """Exit 1 without writing again to a pipe whose reader has gone (Python's advice for
-    EPIPE: standard output is pointed at the null device so that flushing it at exit
-    cannot fail a second time)."""
-    import os
-
+def _quiet_exit() -> int:
+    """Exit code 1, after pointing standard output at the null device so that flushing it at
+    exit cannot fail a second time (Python's advice for EPIPE: its reader has gone)."""
     try:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError):  # standard output is no file (an embedding application's)
         pass
-    sys.exit(EXIT_FINDINGS)
+    return EXIT_FINDINGS
 
 
 def _configured_format(overrides: Overrides, config_file: Path | None, diff: bool) -> str:
@@ -366,12 +629,12 @@ def _check(
         keep_sources=diff,
         render=listing,
     )
-    results, checked = _stream(first, stream, listing, report, color, diff, quiet, machine_on_stdout)
+    results, checked = _stream(first, stream, listing, report, diff, quiet, machine_on_stdout)
     sys.stdout.flush()
 
     if not checked and not quiet:
         _err("warning: no Python files found under the given paths")
-    _summarise(results, report, color, output_format, statistics, fix, diff, quiet, show_fixes)
+    _summarise(results, report, output_format, statistics, fix, diff, quiet, show_fixes)
     if any(r.error is not None for r in results):
         return EXIT_ERROR
     if diff:  # as ruff's: 1 when there is something to change, whatever findings remain
@@ -407,7 +670,6 @@ def _stream(
     stream: Stream,
     listing: _Listing | None,
     report: IO[str],
-    color: bool,
     diff: bool,
     quiet: bool,
     machine_on_stdout: bool,
@@ -428,7 +690,7 @@ def _stream(
             if diff and result.fixed is not None and result.original is not None:
                 bar.echo([_unified_diff(result)], sys.stdout, newline=False)
             if listing is not None:
-                bar.echo(result.rendered if result.rendered is not None else listing(result), report, color)
+                bar.echo(result.rendered if result.rendered is not None else listing(result), report)
             if result.diagnostics or result.error is not None or result.fixed is not None or result.warnings:
                 results.append(without_sources(result))
     return results, checked
@@ -437,7 +699,6 @@ def _stream(
 def _summarise(
     results: list[FileResult],
     report: IO[str],
-    color: bool,
     output_format: str,
     statistics: bool,
     fix: bool,
@@ -450,14 +711,12 @@ def _summarise(
     if output_format not in HUMAN:
         report.write(renderer(output_format)(results))
     elif statistics:
-        for line in text.statistics(results):
-            click.echo(line, file=report)
+        write_lines(text.statistics(results), report)
     elif diff:
         if not quiet:
-            click.echo(text.diff_summary(results), file=report, color=color)
+            write_lines([text.diff_summary(results)], report)
     elif not quiet:
-        for line in text.summary(results, "fix" if fix else "check", show_fixes):
-            click.echo(line, file=report, color=color)
+        write_lines(text.summary(results, "fix" if fix else "check", show_fixes), report)
 
 
 @dataclass(frozen=True)
@@ -502,7 +761,7 @@ def _messages(result: FileResult, quiet: bool) -> list[str]:
 
 
 def _refuse_conflicts(
-    paths: tuple[str, ...], fix: bool, diff: bool, add_noqa: bool, show_settings: bool, watch: bool
+    paths: list[str], fix: bool, diff: bool, add_noqa: bool, show_settings: bool, watch: bool
 ) -> None:
     """Usage errors (exit code 2) for options that do not go together, as ruff refuses them."""
     modes = [
@@ -511,25 +770,22 @@ def _refuse_conflicts(
         if given
     ]
     if len(modes) > 1:
-        raise click.UsageError(f"{modes[0]} cannot be combined with {modes[1]}")
+        raise UsageError(f"{modes[0]} cannot be combined with {modes[1]}")
     if add_noqa and (fix or diff):
-        raise click.UsageError(f"--add-noqa cannot be combined with {'--fix' if fix else '--diff'}")
+        raise UsageError(f"--add-noqa cannot be combined with {'--fix' if fix else '--diff'}")
     if modes and "-" in paths:
-        raise click.UsageError(f"{modes[0]} works on files, not on standard input (`-`)")
+        raise UsageError(f"{modes[0]} works on files, not on standard input (`-`)")
     if show_settings and len(paths) > 1:
-        raise click.UsageError("--show-settings expects a single path")
+        raise UsageError("--show-settings expects a single path")
 
 
-def _to_file(path: Path, run: Callable[[], object]) -> int:
-    """Run the check with its report going to `path`; the check's exit code (2 when the
+def _to_file(path: Path, run: Callable[[], int]) -> int:
+    """Run the command with its report going to `path`; the command's exit code (2 when the
     file cannot be written)."""
     buffer = io.StringIO()
     token = _REPORT_TO.set(buffer)
     try:
-        run()
-        code = EXIT_CLEAN
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else EXIT_ERROR
+        code = run()
     finally:
         _REPORT_TO.reset(token)
     try:
@@ -558,9 +814,14 @@ def _show_settings(
         target = found[0].path
     lines = "\n".join(describe(resolver.for_path(target), target)) + "\n"
     if output_file is None:
-        click.echo(lines, nl=False)
+        sys.stdout.write(lines)
         return EXIT_CLEAN
-    return _to_file(output_file, lambda: click.echo(lines, nl=False, file=_REPORT_TO.get()))
+
+    def write() -> int:
+        (_REPORT_TO.get() or sys.stdout).write(lines)
+        return EXIT_CLEAN
+
+    return _to_file(output_file, write)
 
 
 def _is_folder(path: Path) -> bool:
@@ -587,7 +848,7 @@ def _add_noqa(
     return EXIT_ERROR if added.errors else EXIT_CLEAN
 
 
-def _watch(paths: list[str], config_file: Path | None, run: Callable[[], object]) -> int:
+def _watch(paths: list[str], config_file: Path | None, run: Callable[[], int]) -> int:
     """`--watch`: each run's exit code is shown by its report; the watch itself exits 0."""
     from . import watch as watching
 
@@ -600,13 +861,7 @@ def _watch(paths: list[str], config_file: Path | None, run: Callable[[], object]
         _err(f"error: --watch: no such file or folder: {missing[0]}")
         return EXIT_ERROR
 
-    def run_once() -> None:
-        try:
-            run()
-        except SystemExit:
-            pass
-
-    return watching.watch(run_once, watching.file_changes(watched))
+    return watching.watch(run, watching.file_changes(watched))
 
 
 def _stdin_path(stdin_filename: Path | None) -> Path:
@@ -641,199 +896,103 @@ def _unified_diff(result: FileResult) -> str:
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-@main.command()
-def clean() -> None:
-    """Remove the result cache: the current project's, and any `.gpulint_cache` below the
-    current folder. Only what gpulint wrote is removed; a file it did not write stays, with
-    the folder holding it."""
+# -- the other commands ----------------------------------------------------------------------
+
+
+def _run_clean(options: argparse.Namespace) -> int:
+    """`gpulint clean`: remove the result cache, the current project's and any
+    `.gpulint_cache` below the current folder. Only what gpulint wrote is removed; a file it
+    did not write stays, with the folder holding it."""
+    from . import cache
+
     try:
         config = ConfigResolver(Overrides()).for_path(Path.cwd())
     except ConfigError as error:
         _err(f"error: {error}")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     for directory in cache.clean([*cache.directories_for(config), *cache.found_below(Path.cwd())]):
         if directory.exists():
             _err(f"Removed the cache files in: {directory} (the folder holds other files, left in place)")
         else:
             _err(f"Removed cache at: {directory}")
+    return EXIT_CLEAN
 
 
-@main.command()
-@click.argument("key", required=False)
-@click.option("--all", "show_all", is_flag=True, help="Document every rule.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def rule(key: str | None, show_all: bool, fmt: str) -> None:
-    """Explain a rule, by code (GPU102) or name (iterrows-loop)."""
+def _run_rule(options: argparse.Namespace) -> int:
+    """`gpulint rule`: explain a rule, by code (GPU102) or name (iterrows-loop)."""
     from .docs import render_markdown, rule_json
+    from .registry import all_rules, rule_by_key
 
-    if show_all:
+    key: str | None = options.key
+    if options.show_all:
         rules = list(all_rules())
     elif key is None:
         _err("error: give a rule code or name, or --all")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     else:
         found = rule_by_key(key)
         if found is None:
             _err(f"error: unknown rule {key!r} (see `gpulint rule --all`)")
-            sys.exit(EXIT_ERROR)
+            return EXIT_ERROR
         rules = [found]
-    if fmt == "json":
+    if options.fmt == "json":
+        import json
+
         payload = [rule_json(r) for r in rules]
-        click.echo(json.dumps(payload if show_all else payload[0], indent=2, ensure_ascii=False))
+        write_lines([json.dumps(payload if options.show_all else payload[0], indent=2, ensure_ascii=False)], sys.stdout)
     else:
-        click.echo("\n".join(render_markdown(r) for r in rules), nl=False)
+        write_lines(["\n".join(render_markdown(r) for r in rules)], sys.stdout, newline=False)
+    return EXIT_CLEAN
 
 
-@main.command()
-def server() -> None:
-    """Run the language server (LSP) on standard input/output, for editors."""
+def _run_server(options: argparse.Namespace) -> int:
+    """`gpulint server`: the language server (LSP) on standard input/output, for editors."""
     from .lsp import MISSING_EXTRA, lsp_available, serve
 
     if not lsp_available():
         _err(f"error: {MISSING_EXTRA}")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     serve()
+    return EXIT_CLEAN
 
 
-@main.command()
-@click.option(
-    "--rule",
-    "rules",
-    multiple=True,
-    metavar="CODE",
-    help="Rule code or name to benchmark (repeatable; default: every rule with a benchmark).",
-)
-@click.option(
-    "--backend",
-    "backends",
-    multiple=True,
-    metavar="NAME",
-    help="pandas, numpy, torch, sklearn, dask, cudf, cupy, torch-cuda, or cpu/gpu for all of "
-    "either (repeatable; default: every backend that applies to each rule).",
-)
-@click.option("--max-n", type=click.IntRange(min=1), help="Largest size N to measure.")
-@click.option("--quick", is_flag=True, help="Tiny N, one run each: checks that before and after agree.")
-@click.option(
-    "--budget",
-    type=click.FloatRange(min=0, min_open=True),
-    default=1.0,
-    show_default=True,
-    help="Seconds per run; a version slower than this is not run at larger N (a run is interrupted after 10x this).",
-)
-@click.option(
-    "--output",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("gpulint-bench"),
-    show_default=True,
-    help="Folder for the results: cpu.json/gpu.json, .md and .png.",
-)
-def bench(
-    rules: tuple[str, ...], backends: tuple[str, ...], max_n: int | None, quick: bool, budget: float, output: Path
-) -> None:
-    """Measure each rule's rewrite against the code it flags, on CPU and (where present) GPU.
-
-    Exit codes: 0 every before/after pair agreed, 1 some disagreed (or failed on the CPU),
-    2 bad options."""
+def _run_bench(options: argparse.Namespace) -> int:
+    """`gpulint bench`: measure each rule's rewrite against the code it flags."""
     from .benchmarks.command import run as run_bench
 
-    sys.exit(run_bench(_split(rules), _split(backends), max_n, quick, budget, output))
+    return run_bench(
+        _split(options.rules), _split(options.backends), options.max_n, options.quick, options.budget, options.output
+    )
 
 
-@main.command()
-@click.argument("paths", nargs=-1, type=click.Path(readable=False))
-@click.option(
-    "--output-format",
-    "report_format",
-    type=click.Choice(["text", "json", "markdown"]),
-    default="text",
-    show_default=True,
-    help="text (per file, then the summary), json, or markdown (a pull-request comment).",
-)
-@click.option(
-    "--library",
-    "libraries",
-    multiple=True,
-    type=click.Choice(["cudf", "cuml", "networkx"]),
-    help="Report only cudf.pandas (pandas operations), cuml.accel (estimators) or nx-cugraph (NetworkX "
-    "functions); repeatable. Default: all three.",
-)
-@click.option(
-    "--fail-under",
-    type=click.FloatRange(0, 100),
-    metavar="PERCENT",
-    help="Exit 1 when less than PERCENT of the counted operations run on the GPU.",
-)
-def readiness(
-    paths: tuple[str, ...], report_format: str, libraries: tuple[str, ...], fail_under: float | None, **shared: Any
-) -> None:
-    """Report what of PATHS would run on the GPU under cudf.pandas, cuml.accel and nx-cugraph,
-    what falls back and why, and the lint findings in the GPU's way. Default: the current folder.
-
-    Exit codes: 0 report written (also when things fall back), 1 the GPU share is under
-    --fail-under, 2 usage or internal error, or a file that could not be read."""
+def _run_readiness(options: argparse.Namespace) -> int:
+    """`gpulint readiness`: what of PATHS would run on the GPU under cudf.pandas, cuml.accel
+    and nx-cugraph, what falls back and why, and the lint findings in the GPU's way."""
     from .output.readiness_report import write_report
 
-    output_file = shared.pop("output_file")
-    if output_file is not None:
-        context = click.get_current_context()
-        sys.exit(_to_file(output_file, lambda: context.invoke(readiness, **{**context.params, "output_file": None})))
-    overrides = Overrides(
-        select=_split(shared["select"]) or None,
-        extend_select=_split(shared["extend_select"]),
-        ignore=_split(shared["ignore"]),
-        extend_ignore=_split(shared["extend_ignore"]),
-        exclude=_split(shared["exclude"]) if shared["exclude"] else None,
-        extend_exclude=_split(shared["extend_exclude"]),
-        preview=shared["preview"],
-    )
+    if options.output_file is not None:
+        return _to_file(options.output_file, lambda: _run_readiness(_with(options, output_file=None)))
+    overrides = _overrides(options)
     try:
         with _selection_warnings(False):
-            resolver = ConfigResolver(overrides, shared["config_file"])
-            jobs = shared["jobs"] or _configured_jobs(resolver) or available_cores()
-            code = write_report(
-                list(paths) or ["."],
+            resolver = ConfigResolver(overrides, options.config_file)
+            jobs = options.jobs or _configured_jobs(resolver) or available_cores()
+            return write_report(
+                list(options.paths) or ["."],
                 overrides,
-                shared["config_file"],
-                bool(shared["force_exclude"]),
+                options.config_file,
+                bool(options.force_exclude),
                 int(jobs),
-                report_format,
-                libraries,
-                fail_under,
+                options.report_format,
+                tuple(options.libraries or ()),
+                options.fail_under,
                 _REPORT_TO.get() or sys.stdout,
-                None if shared["no_cache"] else Cache(__version__),
+                None if options.no_cache else Cache(__version__),
             )
     except ConfigError as error:
         _err(f"error: {error}")
-        sys.exit(EXIT_ERROR)
+        return EXIT_ERROR
     except BrokenPipeError:
-        _quiet_exit()
+        return _quiet_exit()
     except Exception as error:  # pragma: no cover - last line of defence
-        _err(f"error: internal error: {type(error).__name__}: {error}")
-        if shared["debug"]:
-            traceback.print_exc()
-        sys.exit(EXIT_ERROR)
-    sys.exit(code)
-
-
-# `readiness` takes `check`'s options for finding files and choosing the lint rules whose
-# findings it lists as blockers: the same option objects, defined once.
-readiness.params.extend(
-    p
-    for p in check.params
-    if p.name
-    in (
-        "select",
-        "extend_select",
-        "ignore",
-        "extend_ignore",
-        "preview",
-        "exclude",
-        "extend_exclude",
-        "output_file",
-        "config_file",
-        "force_exclude",
-        "jobs",
-        "debug",
-        "no_cache",
-    )
-)
+        return _internal_error(error, options.debug, advise=False)

@@ -13,8 +13,6 @@ import time
 from typing import IO, Any
 from collections.abc import Iterable
 
-import click
-
 #: Seconds before the bar appears.
 DELAY = 1.0
 
@@ -62,16 +60,16 @@ class Progress:
             self._bar.set_postfix_str(f"{self.findings} finding{'' if self.findings == 1 else 's'}", refresh=False)
             self._bar.update(1)
 
-    def echo(self, lines: Iterable[str], file: IO[Any], color: bool | None = None, newline: bool = True) -> None:
+    def echo(self, lines: Iterable[str], file: IO[Any], newline: bool = True) -> None:
         """Print `lines` to `file` (the bar, if shown, is redrawn below them)."""
         lines = list(lines)
         if not lines:
             return
         if self._bar is None or time.monotonic() < self._shown_from:  # no bar drawn to take away
-            _echo(lines, file, color, newline)
+            write_lines(lines, file, newline)
             return
         with self._bar.external_write_mode(file=file):
-            _echo(lines, file, color, newline)
+            write_lines(lines, file, newline)
 
     def close(self) -> None:
         if self._bar is not None:
@@ -85,6 +83,9 @@ class Progress:
         self.close()
 
 
-def _echo(lines: list[str], file: IO[Any], color: bool | None, newline: bool) -> None:
-    for line in lines:
-        click.echo(line, file=file, color=color, nl=newline)
+def write_lines(lines: Iterable[str], file: IO[Any], newline: bool = True) -> None:
+    """Write `lines` to `file`, each ended by a newline unless `newline` is false, and flush
+    them: what goes to standard output and standard error shows in the order it was written."""
+    end = "\n" if newline else ""
+    file.write("".join(f"{line}{end}" for line in lines))
+    file.flush()

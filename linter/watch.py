@@ -10,11 +10,10 @@ watch with exit code 0.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Iterable, Iterator, Sequence
-
-import click
 
 #: What `--watch` needs and how to get it, for the error message when it is missing.
 MISSING = (
@@ -51,14 +50,27 @@ def file_changes(paths: Sequence[str]) -> Iterator[set[tuple[Any, str]]]:
     return watch(*paths, watch_filter=_Filter(), raise_interrupt=False)
 
 
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _clear() -> None:
+    """Clear a terminal's screen and put the cursor top left; nothing when standard output is
+    no terminal."""
+    if sys.stdout.isatty():
+        sys.stdout.write("\033[2J\033[1;1H")
+        sys.stdout.flush()
+
+
 def watch(
     run_once: Callable[[], object],
     changes: Changes,
-    echo: Callable[[str], None] = click.echo,
-    clear: Callable[[], None] = click.clear,
+    echo: Callable[[str], None] = _say,
+    clear: Callable[[], None] = _clear,
 ) -> int:
     """Run `run_once`, then again after each batch of `changes` that holds a relevant
-    file; the exit code (0) once the changes end or the user presses Ctrl-C."""
+    file; the exit code (0) once the changes end or the user presses Ctrl-C. What it says
+    goes to standard output (`echo`), which is cleared before each run on a terminal (`clear`)."""
     try:
         clear()
         echo("Starting linter in watch mode...")

@@ -1,9 +1,10 @@
 """Shared fixtures for the front-end tests: running the real `gpulint` command in-process
-(click's CliRunner) or as a subprocess, inside a scratch project folder."""
+(`invoke`) or as a subprocess, inside a scratch project folder."""
 
 from __future__ import annotations
 
 import atexit
+import io
 import os
 import shutil
 import subprocess
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from gpulint.cli import main
 
@@ -104,15 +104,41 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+def invoke(*args: str, input: str | bytes | None = None) -> Run:
+    """Run `gpulint ARGS...` in this process, with `input` (text is UTF-8 encoded) on
+    standard input; its exit code and what it wrote. Standard input, output and error are
+    in-memory files for the run (not terminals), whose bytes are what it wrote."""
+    data = input.encode("utf-8") if isinstance(input, str) else input or b""
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = sys.stdin, sys.stdout, sys.stderr
+    replacements = (
+        io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"),
+        io.TextIOWrapper(out, encoding="utf-8", write_through=True),
+        io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True),
+    )
+    sys.stdin, sys.stdout, sys.stderr = replacements
+    try:
+        code = main(list(args))
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 0 if exit_.code is None else 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = streams
+        for stream in replacements:
+            stream.flush()
+            stream.detach()  # the in-memory files stay open to be read
+    return Run(
+        code, out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace"), out.getvalue()
+    )
+
+
 @pytest.fixture
 def cli():
-    """Run `gpulint ARGS...` in-process; a traceback anywhere fails the test."""
+    """Run `gpulint ARGS...` in-process (`invoke`); a traceback anywhere fails the test."""
 
-    def invoke(*args: str, input: str | bytes | None = None) -> Run:
-        result = CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
-        return _no_traceback(Run(result.exit_code, result.stdout, result.stderr, result.stdout_bytes))
+    def run(*args: str, input: str | bytes | None = None) -> Run:
+        return _no_traceback(invoke(*args, input=input))
 
-    return invoke
+    return run
 
 
 GPULINT = shutil.which("gpulint") or str(Path(sys.executable).with_name("gpulint"))

@@ -350,7 +350,7 @@ def test_bench_skips_a_backend_that_is_not_installed(cli, tmp_path):
         (("--rule", "GPU999"), "unknown rule 'GPU999'"),
         (("--rule", "GPU001"), "GPU001 has no benchmark"),
         (("--backend", "tpu"), "unknown backend 'tpu'"),
-        (("--max-n", "0"), "Invalid value for '--max-n'"),
+        (("--max-n", "0"), "argument --max-n: 0 is not 1 or more"),
     ],
 )
 def test_bench_usage_errors_exit_2(cli, tmp_path, args, message):

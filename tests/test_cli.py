@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from gpulint import __version__, all_rules
 
-from .conftest import CLEAN, ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, write
+from .conftest import CLEAN, ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, invoke, write
 
 MESSAGE = next(rule.message for rule in all_rules() if rule.code == "GPU102")
 LINE, COL = ITERROWS_POSITION
@@ -114,10 +116,90 @@ def test_version(cli):
     assert run.stdout.strip() == f"gpulint, version {__version__}"
 
 
-def test_usage_errors_exit_2(project, cli):
-    assert cli("check", "--output-format", "xml", ".").code == 2
-    assert cli("check", "--no-such-option").code == 2
-    assert cli("frobnicate").code == 2
+def test_version_is_the_same_under_python_m(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "gpulint", "-V"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout == f"gpulint, version {__version__}\n"
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("check", "--output-format", "xml", "."), "argument --output-format: invalid choice: 'xml'"),
+        (("check", "--no-such-option"), "unrecognized arguments: --no-such-option"),
+        (("check", "--sel", "GPU1"), "unrecognized arguments: --sel"),  # no abbreviations
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+        (("check", "--target-version", "py27"), "argument --target-version: invalid choice: 'py27'"),
+        (("check", "--jobs", "0"), "argument --jobs/-j: 0 is not 1 or more"),
+        (("check", "-j", "many"), "argument --jobs/-j: 'many' is not an integer"),
+        (("check", "--fix", "--add-noqa"), "--add-noqa cannot be combined with --fix"),
+        (("rule", "--format", "yaml"), "argument --format: invalid choice: 'yaml'"),
+        (("readiness", "--library", "pandas"), "argument --library: invalid choice: 'pandas'"),
+        (("readiness", "--fail-under", "101"), "argument --fail-under: 101 is not between 0 and 100"),
+        (("bench", "--budget", "0"), "argument --budget: 0 is not more than 0"),
+    ],
+)
+def test_usage_errors_exit_2(project, cli, args, message):
+    """The usage, then one line naming what was wrong, from the command that refused it."""
+    run = cli(*args)
+    assert run.code == 2 and run.stdout == ""
+    prog = "gpulint" if args[0] == "frobnicate" else f"gpulint {args[0]}"
+    assert run.errors[0].startswith(f"usage: {prog} ")
+    assert run.errors[-1].startswith(f"{prog}: error: ") and message in run.errors[-1], run.errors
+
+
+def test_an_output_format_from_the_environment_is_checked_too(project, cli, monkeypatch):
+    write(project / "sales.py", ITERROWS)
+    monkeypatch.setenv("GPULINT_OUTPUT_FORMAT", "xml")
+    run = cli("check", "sales.py")
+    assert run.code == 2 and "argument --output-format: invalid choice: 'xml'" in run.stderr
+    monkeypatch.setenv("GPULINT_OUTPUT_FORMAT", "json")
+    assert json.loads(cli("check", "sales.py").stdout)[0]["code"] == "GPU102"
+    assert cli("check", "--output-format", "concise", "sales.py").lines[0].startswith("sales.py:")
+
+
+def test_without_a_command_the_help_goes_to_standard_error(cli):
+    run = cli()
+    assert run.code == 2 and run.stdout == ""
+    assert run.errors[0].startswith("usage: gpulint")
+
+
+@pytest.mark.parametrize("command", ["check", "clean", "rule", "server", "bench", "readiness"])
+def test_every_command_has_help(cli, command):
+    for flag in ("-h", "--help"):
+        run = cli(command, flag)
+        assert run.code == 0 and run.stderr == ""
+        assert run.lines[0].startswith(f"usage: gpulint {command}")
+    assert command in cli("-h").stdout
+
+
+def test_options_and_paths_in_any_order(project, cli):
+    write(project / "a.py", ITERROWS)
+    write(project / "b.py", ITERROWS)
+    run = cli("check", "a.py", "--select", "GPU102", "b.py", "-q", "--select=GPU1")
+    assert run.code == 1
+    assert [line.split(":")[0] for line in run.lines] == ["a.py", "b.py"]
+    assert cli("check", "-q", "--", "a.py").code == 1
+
+
+def test_flags_turn_off_with_no(project, cli):
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "--fix", "--unsafe-fixes", "--no-fix", "--no-unsafe-fixes", "sales.py")
+    assert run.code == 1 and (project / "sales.py").read_text() == ITERROWS
+
+
+def test_ctrl_c_exits_130_with_one_line(project, cli, monkeypatch):
+    import gpulint.cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(gpulint.cli, "lint_paths", interrupted)
+    write(project / "sales.py", ITERROWS)
+    run = cli("check", "sales.py")
+    assert run.code == 130
+    assert run.errors == ["interrupted"]
 
 
 def test_default_path_is_current_folder(project, cli):
@@ -482,14 +564,10 @@ def test_console_script_rule_json(tmp_path, gpulint_exe):
     assert gpulint_exe("rule", "nope", cwd=tmp_path).code == 2
 
 
-def test_a_folder_without_python_files_says_so(tmp_path):
-    from click.testing import CliRunner
-
-    from gpulint.cli import main
-
+def test_a_folder_without_python_files_says_so(tmp_path, cli):
     (tmp_path / "notes.txt").write_text("nothing to lint")
-    run = CliRunner().invoke(main, ["check", str(tmp_path)])
-    assert run.exit_code == 0
+    run = cli("check", str(tmp_path))
+    assert run.code == 0
     assert "warning: no Python files found" in run.stderr
 
 
@@ -507,14 +585,12 @@ def crashing_run(project, monkeypatch):
 
     monkeypatch.setattr(gpulint.cli, "lint_paths", crash)
     write(project / "sales.py", ITERROWS)
-    from click.testing import CliRunner
-
-    return lambda *args: CliRunner().invoke(gpulint.cli.main, ["check", *args, "sales.py"])
+    return lambda *args: invoke("check", *args, "sales.py")
 
 
 def test_internal_error_suggests_debug_and_hides_the_traceback(crashing_run):
     result = crashing_run()
-    assert result.exit_code == 2
+    assert result.code == 2
     assert result.stderr.splitlines() == [
         "error: internal error: RuntimeError: engine exploded",
         "Please report this with the file that caused it (`--debug` prints the traceback).",
@@ -523,7 +599,7 @@ def test_internal_error_suggests_debug_and_hides_the_traceback(crashing_run):
 
 def test_debug_prints_the_traceback_of_an_internal_error(crashing_run):
     result = crashing_run("--debug")
-    assert result.exit_code == 2
+    assert result.code == 2
     lines = result.stderr.splitlines()
     assert lines[0] == "error: internal error: RuntimeError: engine exploded"
     assert "Traceback (most recent call last):" in lines
@@ -636,16 +712,21 @@ def test_readme_usage_is_the_synopsis_of_docs_cli():
     )
 
 
-def test_every_check_option_is_in_the_synopsis():
-    from gpulint.cli import check, main
-
+def test_every_check_option_is_in_the_synopsis(cli):
     synopsis = _usage_block(Path(__file__).resolve().parents[1] / "docs" / "cli.md")
-    options = [name for param in check.params for name in param.opts if name.startswith("--")]
-    assert "--add-noqa" in options and "--watch" in options
+    # The options as `gpulint check --help` lists them (each at the start of its line), less
+    # --help and the --no- form of a flag.
+    listed = re.findall(r"^  (?:-\w, )?(--[\w-]+)", cli("check", "--help").stdout, re.MULTILINE)
+    options = [
+        name for name in listed if name != "--help" and not (name.startswith("--no-") and "--" + name[5:] in listed)
+    ]
+    assert "--add-noqa" in options and "--watch" in options and "--no-cache" in options
     missing = [name for name in options if name not in synopsis]
     assert not missing, f"options missing from docs/cli.md's synopsis: {missing}"
-    commands = [name for name in main.commands if f"gpulint {name}" not in synopsis]
-    assert not commands, f"commands missing from the synopsis: {commands}"
+    commands = re.search(r"\{([\w,]+)\}", cli("--help").stdout).group(1).split(",")
+    assert "check" in commands and "readiness" in commands
+    missing = [name for name in commands if f"gpulint {name}" not in synopsis]
+    assert not missing, f"commands missing from the synopsis: {missing}"
 
 
 def test_show_settings_names_the_config_file_given_with_config(project, cli):

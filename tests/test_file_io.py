@@ -11,6 +11,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -51,14 +52,14 @@ def test_no_temporary_file_is_one_error_and_the_run_goes_on(project, cli, monkey
     its finding, the other file is fixed and counted."""
     locked = write(project / "locked" / "sales.py", ITERROWS)
     other = write(project / "other.py", ITERROWS)
-    real_mkstemp = gpulint.files.tempfile.mkstemp
+    real_mkstemp = tempfile.mkstemp
 
     def mkstemp(*args, dir=None, **kwargs):
         if Path(dir).name == "locked":
             raise PermissionError(13, "Permission denied")
         return real_mkstemp(*args, dir=dir, **kwargs)
 
-    monkeypatch.setattr(gpulint.files.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)  # what gpulint.files writes through
     run = _fix(cli, "locked/sales.py", "other.py")
     assert run.code == 2
     assert _errors(run) == [

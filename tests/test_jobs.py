@@ -10,9 +10,6 @@ import os
 import threading
 
 import pytest
-from click.testing import CliRunner
-
-from gpulint.cli import main
 
 from gpulint.cache import LineMap
 from gpulint.config import ConfigError, parse_table
@@ -20,7 +17,7 @@ import gpulint.jobs
 from gpulint.jobs import available_cores, ordered_map
 from gpulint.runner import lint_paths
 
-from .conftest import fill_project, write
+from .conftest import fill_project, invoke, write
 
 #: A handful of items: a run of them, each checked at once, stays in one process.
 MIN_FILES = 16
@@ -160,8 +157,8 @@ def test_a_file_whose_worker_dies_is_that_files_error(project, monkeypatch, work
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(gpulint.runner, "process_file", dies_on_one)  # inherited by forked workers
-    run = CliRunner().invoke(main, ["check", ".", "--jobs", "2", "--output-format", "concise", "--no-cache"])
-    assert run.exit_code == 2 and "Traceback" not in run.stderr
+    run = invoke("check", ".", "--jobs", "2", "--output-format", "concise", "--no-cache")
+    assert run.code == 2 and "Traceback" not in run.stderr
     assert (
         "error: rules/GPU201.py: internal error: the worker process checking it stopped unexpectedly"
         in run.stderr.splitlines()

@@ -6,13 +6,11 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 import gpulint.lsp
 from gpulint import lint_source
-from gpulint.cli import main
 from gpulint.diagnostic import Diagnostic, Position
 from gpulint.fixing import apply_edits
 from gpulint.lsp.actions import noqa_edit, replacement_edit
@@ -20,7 +18,7 @@ from gpulint.lsp.positions import DocumentPositions, from_client_column, to_clie
 from gpulint.lsp.settings import Settings
 from gpulint.source import Source
 
-from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY
+from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY, invoke
 
 CODECS = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 #: Lines mixing ASCII, two- and three-byte characters and characters outside the BMP.
@@ -188,8 +186,8 @@ def test_settings_override_like_command_line_flags():
 
 def test_server_without_the_lsp_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(gpulint.lsp, "lsp_available", lambda: False)
-    result = CliRunner().invoke(main, ["server"])
-    assert result.exit_code == 2
+    result = invoke("server")
+    assert result.code == 2
     assert result.stderr.strip() == "error: the language server needs the `lsp` extra: pip install 'gpulint[lsp]'"
     assert result.stdout == ""
 

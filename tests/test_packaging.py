@@ -181,7 +181,7 @@ def test_wheel_installs_and_runs_on_its_own(wheel, tmp_path):
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / ("python.exe" if os.name == "nt" else "python")
-    # The interpreter running the tests supplies the dependencies (click, libcst, ...) without
+    # The interpreter running the tests supplies the dependencies (libcst, pathspec, ...) without
     # a download, whether it is a virtual environment or not: its site-packages folders are
     # put on the new environment's path by a plain path line, so the `.pth` files there (an
     # editable gpulint among them) are not processed. gpulint itself must come from the

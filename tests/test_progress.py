@@ -31,8 +31,7 @@ def _run_on_a_terminal(monkeypatch: pytest.MonkeyPatch, *args: str) -> tuple[str
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(sys, "stdout", stdout)
     monkeypatch.setenv("TERM", "xterm")
-    with pytest.raises(SystemExit):
-        main(["check", *args])
+    assert main(["check", *args]) in (0, 1)
     terminal.flush()
     received = b""
     while select.select([master], [], [], 0.5)[0]:

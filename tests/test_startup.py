@@ -23,7 +23,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 #: Loaded only by the runs that need them: notebooks, machine-readable formats, the
 #: watcher, the editor server, noqa insertion, rule documentation, fix rendering (libcst),
-#: and memory trimming between worker processes (ctypes).
+#: diffs of fixes (difflib), writing files (tempfile), worker processes (concurrent.futures,
+#: threading) and memory trimming between them (ctypes).
 ON_DEMAND = (
     "gpulint.notebook",
     "gpulint.ipython",
@@ -35,6 +36,10 @@ ON_DEMAND = (
     "gpulint.add_noqa",
     "gpulint.docs",
     "libcst",
+    "difflib",
+    "tempfile",
+    "concurrent.futures",
+    "threading",
     "ctypes",
 )
 
@@ -51,6 +56,11 @@ def test_a_clean_file_loads_nothing_it_does_not_use(tmp_path):
     loaded = modules_after(tmp_path, "check", "features.py", "--no-cache")
     assert "gpulint.engine" in loaded  # the run did lint the file
     assert sorted(loaded & set(ON_DEMAND)) == []
+    rules = {name for name in loaded if name.startswith("gpulint.rules.") and name.count(".") == 3}
+    assert "gpulint.rules.dataframe.iterrows_loop" in rules
+    # the device, estimator and graph rules need their libraries named; preview rules, preview mode
+    assert not {name.split(".")[2] for name in rules} & {"transfers", "pipelines", "graphs", "parallel"}
+    assert "gpulint.rules.dataframe.elementwise_apply" not in rules
 
 
 def test_a_notebook_and_a_machine_format_load_their_modules(tmp_path):

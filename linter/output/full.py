@@ -21,7 +21,6 @@ controls (`terminal.printable`).
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from collections.abc import Iterator, Sequence
 
@@ -213,6 +212,8 @@ def fix_diff(result: FileResult, d: Diagnostic, source: Source, style: Style = P
 
 
 def _numbered_diff(old: list[str], new: list[str], style: Style) -> list[str]:
+    import difflib  # only when a fix is shown
+
     groups = list(difflib.SequenceMatcher(None, old, new, autojunk=False).get_grouped_opcodes(1))
     digits = len(str(max(len(old), len(new), 1)))
     lines: list[str] = []
