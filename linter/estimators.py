@@ -478,6 +478,42 @@ def is_stateless(qualname: str) -> bool:
     return key(qualname) in STATELESS
 
 
+#: scikit-learn's cross-validation splitters: iterating one (or its `split(...)`) hands out
+#: the train and validation indices of each fold (the removed `cross_validation` package's
+#: are iterated directly).
+CV_SPLITTERS = frozenset(
+    f"{package}.{name}"
+    for package in ("model_selection", "cross_validation")
+    for name in (
+        "KFold",
+        "StratifiedKFold",
+        "GroupKFold",
+        "StratifiedGroupKFold",
+        "RepeatedKFold",
+        "RepeatedStratifiedKFold",
+        "ShuffleSplit",
+        "StratifiedShuffleSplit",
+        "GroupShuffleSplit",
+        "LeaveOneOut",
+        "LeavePOut",
+        "LeaveOneGroupOut",
+        "LeavePGroupsOut",
+        "TimeSeriesSplit",
+        "PredefinedSplit",
+    )
+)
+#: The classes a scikit-learn estimator of one's own subclasses (`class Ensemble(BaseEstimator,
+#: ClassifierMixin)`): its instances fit and predict like the library's.
+ESTIMATOR_BASES = frozenset(
+    f"sklearn.base.{name}"
+    for name in ("BaseEstimator", "ClassifierMixin", "RegressorMixin", "TransformerMixin", "ClusterMixin")
+)
+
+
+def is_cv_splitter(qualname: str | None) -> bool:
+    return qualname is not None and _library_key(qualname) in CV_SPLITTERS
+
+
 def is_splitter(qualname: str | None) -> bool:
     return qualname is not None and _library_key(qualname) in SPLITTERS
 

@@ -410,11 +410,17 @@ class TypeEnv:
 
     def class_type(self, node: ast.ClassDef) -> Ty:
         """A class of the file; a subclass of `torch.nn.Module` (directly or through
-        another class of the file) is marked, so that its instances are known modules."""
+        another class of the file) is marked, so that its instances are known modules, and
+        so is an estimator of one's own (a subclass of scikit-learn's `BaseEstimator` or its
+        mixins)."""
         for base in node.bases:
             ty = self.type_of(base) if isinstance(base, ast.Name) else None
             if torch_api.is_module_class(self.qualname(base), ty):
                 return Ty(Kind.CLASS, "torch")
+        for base in node.bases:
+            ty = self.type_of(base) if isinstance(base, ast.Name) else None
+            if self.qualname(base) in estimators.ESTIMATOR_BASES or ty == Ty(Kind.CLASS, "sklearn"):
+                return Ty(Kind.CLASS, "sklearn")
         return Ty(Kind.CLASS)
 
     def annotation_type(self, node: ast.expr | None) -> Ty | None:

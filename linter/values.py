@@ -36,7 +36,11 @@ class Kind(str, enum.Enum):
     READER = "reader", "A chunked reader (`read_csv(..., chunksize=n)`): iterating it yields frames."
     ARRAY = "array", 'An n-dimensional array; `lib` is "numpy" or "cupy" (Dask arrays are collections).'
     GENERATOR = "generator", "A NumPy random `Generator` (`np.random.default_rng()`)."
-    CLASS = "class", 'A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`.'
+    CLASS = (
+        "class",
+        'A class defined in the file; `lib` is "torch" for a subclass of `nn.Module`, "sklearn" for'
+        " an estimator of one's own (a subclass of scikit-learn's `BaseEstimator` or its mixins).",
+    )
     ESTIMATOR = (
         "estimator",
         ("A scikit-learn or cuML estimator; `lib` is its class's qualified name (see `estimators.role`)."),

@@ -152,3 +152,74 @@ def test_a_pls_regression_fits_in_milliseconds_and_is_no_search():
         "    print(mean_squared_error(y_val, pls.predict(X_val)))\n"
     )
     assert _findings(source) == []
+
+
+HAND_CV = """\
+import numpy as np
+from sklearn.svm import SVC
+{imports}
+
+for gamma in [0.01, 0.1, 1.0, 10.0]:
+    model = SVC(gamma=gamma)
+    accuracies = []
+    for train, valid in {folds}:
+        model.fit(X[train], y[train])
+        accuracies.append(np.mean(model.{method}(X[valid]) == y[valid]))
+    print(gamma, np.mean(accuracies))
+"""
+
+
+@pytest.mark.parametrize(
+    ("imports", "folds", "method", "flagged"),
+    [
+        ("from sklearn.model_selection import KFold", "KFold(5).split(X)", "predict", True),
+        ("from sklearn.model_selection import StratifiedKFold", "StratifiedKFold(5).split(X, y)", "predict", True),
+        # the removed package's splitters were iterated directly, built before the loop
+        (
+            "from sklearn.cross_validation import StratifiedKFold\ncv = StratifiedKFold(y, n_folds=10)",
+            "cv",
+            "predict",
+            True,
+        ),
+        # near-misses: folds of no scikit-learn splitter, a loop over the folds that never predicts
+        ("from mylib import KFold", "KFold(5).split(X)", "predict", False),
+        ("from sklearn.model_selection import KFold", "KFold(5).split(X)", "get_params", False),
+    ],
+)
+def test_a_cross_validation_written_out_scores_the_candidates(imports, folds, method, flagged):
+    assert bool(_findings(HAND_CV.format(imports=imports, folds=folds, method=method))) is flagged
+
+
+OWN_ESTIMATOR = """\
+from sklearn.model_selection import cross_val_score
+{base_import}
+
+
+class Ensemble({bases}):
+    def __init__(self, weights=None):
+        self.weights = weights
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        return X[:, 0]
+
+
+for w in range(1, 4):
+    print(cross_val_score(Ensemble(weights=[w, 1]), X, y, cv=5).mean())
+"""
+
+
+@pytest.mark.parametrize(
+    ("base_import", "bases", "flagged"),
+    [
+        ("from sklearn.base import BaseEstimator, ClassifierMixin", "BaseEstimator, ClassifierMixin", True),
+        ("import sklearn.base", "sklearn.base.BaseEstimator", True),
+        # near-misses: a class of one's own that is no scikit-learn estimator, a base of the same name
+        ("", "object", False),
+        ("from mylib import BaseEstimator", "BaseEstimator", False),
+    ],
+)
+def test_an_estimator_of_ones_own_is_searched_like_the_librarys(base_import, bases, flagged):
+    assert bool(_findings(OWN_ESTIMATOR.format(base_import=base_import, bases=bases))) is flagged

@@ -12,11 +12,22 @@ from gpulint.rule_api import (
     mentions_any,
     Rule,
     RuleContext,
+    Kind,
     Tier,
+    Ty,
     value_bound_to,
     walk_local,
 )
-from gpulint.estimators import LABEL, NOT_HYPERPARAMETERS, cross_validation_x, fits_fast, is_metric, role
+from gpulint.estimators import (
+    LABEL,
+    NOT_HYPERPARAMETERS,
+    PREDICT_METHODS,
+    cross_validation_x,
+    fits_fast,
+    is_cv_splitter,
+    is_metric,
+    role,
+)
 
 _FOR = (ast.For, ast.AsyncFor)
 
@@ -33,7 +44,11 @@ class ManualHyperparameterLoop(Rule):
     A score is `.score(...)`, a cross-validation helper, or a `sklearn.metrics` function that
     scores or tabulates predictions (`accuracy_score`, `mean_squared_error`,
     `confusion_matrix`, `classification_report`); the subpackages scikit-learn removed
-    (`sklearn.cross_validation`, `sklearn.grid_search`) count as `model_selection`.
+    (`sklearn.cross_validation`, `sklearn.grid_search`) count as `model_selection`. A
+    cross-validation written out scores too: a loop over the folds of a scikit-learn
+    splitter (`KFold(5).split(X)`, or a removed-package splitter iterated directly) that
+    predicts in each fold. An estimator of one's own (a class of the file subclassing
+    scikit-learn's `BaseEstimator` or its mixins) counts as an estimator.
 
     Left alone: loops whose variable only sets seeds, `n_jobs` or verbosity (repeated runs,
     not a search), loops whose variable is also the data being fitted (one model per
@@ -320,7 +335,9 @@ def _configuration(call: ast.Call, ctx: RuleContext) -> list[ast.keyword]:
     elif isinstance(func, (ast.Name, ast.Attribute)):
         qualname = ctx.qualname(func)
         if qualname is None or role(qualname) in (None, LABEL):
-            return []
+            if ctx.type_of(func) != Ty(Kind.CLASS, "sklearn"):
+                return []
+            qualname = ""  # an estimator of one's own: how fast it fits is not known
         constructors = [call]
     else:
         return []
@@ -372,7 +389,28 @@ def _fits_and_scores(body: list, targets: set[str], ctx: RuleContext) -> bool:
             fits = True
         elif isinstance(func, ast.Attribute) and func.attr == "score" or is_metric(qualname):
             scores = True
-    return fits and scores
+    return fits and (
+        scores or any(_validates_by_hand(loop, ctx) for loop in walk_local(body) if isinstance(loop, _FOR))
+    )
+
+
+def _validates_by_hand(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> bool:
+    """A cross-validation written out: the loop walks the folds of a scikit-learn splitter
+    (`for train, valid in KFold(5).split(X)`, or the splitter object, as the removed
+    `cross_validation` package's were iterated) and predicts in each, whatever then scores
+    the predictions (`np.mean(y[valid] == pred)`)."""
+    folds = loop.iter.func.value if _is_split_call(loop.iter) else loop.iter  # type: ignore[attr-defined]
+    splitters = [folds] if isinstance(folds, ast.Call) else _constructors(folds, ctx)
+    if not any(is_cv_splitter(ctx.qualname(splitter.func)) for splitter in splitters):
+        return False
+    return any(
+        isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in PREDICT_METHODS
+        for sub in walk_local(loop.body)
+    )
+
+
+def _is_split_call(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split"
 
 
 def _grows_warm_ensemble(call: ast.Call, ctx: RuleContext) -> bool:
