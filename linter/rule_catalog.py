@@ -15,7 +15,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU101",
         "dataframe-grown-in-loop",
-        "default",
+        "preview",
         "dataframe.dataframe_grown_in_loop",
         (),
         (),
@@ -24,7 +24,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU102",
         "iterrows-loop",
-        "default",
+        "preview",
         "dataframe.iterrows_loop",
         (b"iterrows",),
         (),
@@ -42,7 +42,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU104",
         "apply-axis-1",
-        "default",
+        "preview",
         "dataframe.apply_axis_1",
         (),
         (),
@@ -105,7 +105,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU203",
         "np-vectorize",
-        "default",
+        "preview",
         "arrays.np_vectorize",
         (),
         (),
@@ -177,7 +177,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU306",
         "implicit-sync-in-condition",
-        "default",
+        "preview",
         "transfers.implicit_sync_in_condition",
         (),
         (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
@@ -267,7 +267,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU601",
         "graph-built-in-loop",
-        "default",
+        "preview",
         "graphs.graph_built_in_loop",
         (),
         (b"networkx", b"cugraph"),

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.cli import main
+from gpulint.registry import Tier, rule_by_key
 
 # The tests read findings one per line: the `concise` format, for this process and every
 # gpulint it starts. Tests of the default (`full`) output remove the variable.
@@ -88,6 +89,22 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return folder
 
 
+#: The rules whose findings the front-end tests work on: an iterrows loop and its fix
+#: (`ITERROWS`), a frame grown in a loop, a row-wise `apply`.
+FRONT_END_RULES = ("GPU101", "GPU102", "GPU104")
+
+
+@pytest.fixture(autouse=True)
+def _front_end_rules_run_by_default(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The front-end tests exercise gpulint's machinery (fixes, `# noqa`, the cache, the
+    outputs, the editor) on the findings of `FRONT_END_RULES`, which never-used code put in
+    the preview tier: in process they run those rules as default rules. Tests of the tiers
+    themselves (marked `real_tiers`) and gpulint run as a process see the real tiers."""
+    if request.node.get_closest_marker("real_tiers") is None:
+        for code in FRONT_END_RULES:
+            monkeypatch.setattr(rule_by_key(code), "tier", Tier.DEFAULT)
+
+
 @pytest.fixture(autouse=True)
 def _scratch_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test caches results in a scratch folder of its own: the suite never writes a
@@ -141,7 +158,32 @@ def cli():
     return run
 
 
-GPULINT = shutil.which("gpulint") or str(Path(sys.executable).with_name("gpulint"))
+#: What `gpulint` runs as a process in the tests: the program with `FRONT_END_RULES` in the
+#: default set, as in process (`_front_end_rules_run_by_default`).
+FRONT_END_PROGRAM = f"""\
+import sys
+from gpulint.registry import Tier, rule_by_key
+for code in {FRONT_END_RULES!r}:
+    rule_by_key(code).tier = Tier.DEFAULT
+from gpulint.cli import run
+run()
+"""
+
+
+def _front_end_gpulint() -> str:
+    """A `gpulint` executable (in a scratch folder of its own) that runs `FRONT_END_PROGRAM`."""
+    folder = Path(tempfile.mkdtemp(prefix="gpulint-test-bin-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    program = folder / "gpulint"
+    program.write_text(f"#!{sys.executable}\n{FRONT_END_PROGRAM}", encoding="utf-8")
+    program.chmod(0o755)
+    return str(program)
+
+
+GPULINT = _front_end_gpulint()
+#: The installed `gpulint` program itself: every rule in its real tier, as in a host tool's
+#: plugin (flake8, pylint) run beside it.
+INSTALLED_GPULINT = shutil.which("gpulint") or str(Path(sys.executable).with_name("gpulint"))
 
 
 @pytest.fixture

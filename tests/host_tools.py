@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import NamedTuple
 from collections.abc import Sequence
 
-from .conftest import GPULINT
+from gpulint.registry import Tier, entries
+
+from .conftest import FRONT_END_RULES, INSTALLED_GPULINT
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -71,11 +73,16 @@ def copy_fixtures(destination: Path) -> list[Path]:
 #: A `[tool.gpulint]` table under which every rule fixture has findings: the preview rules'
 #: too (the default selection, which the host tools' plugins share, leaves them out).
 PREVIEW_ON = "[tool.gpulint]\npreview = true\n"
+#: A `[tool.gpulint]` table that selects the default set and the front-end tests' rules
+#: (`conftest.FRONT_END_RULES`) in a host tool's process, where their real tier applies.
+FRONT_END_ON = f"[tool.gpulint]\npreview = true\nselect = {sorted({entry.code for entry in entries() if entry.tier is Tier.DEFAULT} | set(FRONT_END_RULES))}\n".replace(
+    "'", '"'
+)
 
 
 def gpulint_json(paths: Sequence[str], cwd: Path, *extra: str) -> list[dict]:
     """The findings `gpulint check --output-format json` reports for `paths`."""
-    process = run([GPULINT, "check", "--output-format", "json", *extra, *paths], cwd=cwd)
+    process = run([INSTALLED_GPULINT, "check", "--output-format", "json", *extra, *paths], cwd=cwd)
     assert process.returncode in (0, 1), process.stderr
     return json.loads(process.stdout)
 

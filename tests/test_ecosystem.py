@@ -21,6 +21,8 @@ from benchmarks.ecosystem import (
 from benchmarks.realcode.labels import Label, by_place
 from benchmarks.realcode.recall import Finding
 
+pytestmark = pytest.mark.real_tiers
+
 
 def finding(line, code="GPU304", path="a.py", cell=None, last=None, repo="o/r", message=""):
     return Finding(repo, path, cell, code, line, last or line, message)

@@ -16,7 +16,15 @@ from gpulint.flake8_plugin import GpulintChecker
 from gpulint.hosted import HOST_REPORTED
 
 from .conftest import ITERROWS, ITERROWS_POSITION, write
-from .host_tools import PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+from .host_tools import FRONT_END_ON, PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+
+
+@pytest.fixture(autouse=True)
+def _front_end_rules(tmp_path: Path) -> None:
+    """The tests' own sources are linted with the front-end rules on (a test that needs other
+    settings writes its own `pyproject.toml` over this one)."""
+    write(tmp_path / "pyproject.toml", FRONT_END_ON)
+
 
 FLAKE8 = tool("flake8")
 FORMAT = "%(path)s|%(row)d|%(col)d|%(code)s|%(text)s"
@@ -143,7 +151,7 @@ def test_broken_configuration_is_one_finding_per_file_not_a_crash(tmp_path):
 
 @pytest.mark.slow
 def test_standard_input_uses_the_display_names_configuration(tmp_path):
-    write(tmp_path / "pyproject.toml", '[tool.gpulint]\nper-file-ignores = { "skipped.py" = ["GPU102"] }\n')
+    write(tmp_path / "pyproject.toml", FRONT_END_ON + 'per-file-ignores = { "skipped.py" = ["GPU102"] }\n')
     for name, expected in (("sales.py", ["GPU102"]), ("skipped.py", [])):
         process = run(
             [FLAKE8, "--isolated", "--select", "GPU", f"--format={FORMAT}", "--stdin-display-name", name, "-"],

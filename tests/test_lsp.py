@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -25,11 +24,11 @@ from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features  # 
 
 from gpulint import rule_by_key  # noqa: E402
 
-from .conftest import ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, write  # noqa: E402
+from .conftest import GPULINT, ITERROWS, ITERROWS_DISPLAY_ONLY, ITERROWS_FIXED, ITERROWS_POSITION, write  # noqa: E402
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-SERVER = [sys.executable, "-m", "gpulint", "server"]
+SERVER = [GPULINT, "server"]
 WAIT_S = 30
 
 #: A GPU101 finding with a safe fix (`gpulint check --fix` applies it).

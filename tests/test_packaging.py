@@ -317,7 +317,7 @@ def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
     }
     (repo / ".pre-commit-config.yaml").write_text(local)
     (repo / "sales.py").write_text(
-        "import pandas as pd\n\ndef f(s: pd.DataFrame):\n    for _, row in s.iterrows():\n        print(row)\n"
+        'import pandas as pd\n\ndef f(s: pd.DataFrame):\n    s["price"][s["price"] < 0] = 0\n'
     )
     (repo / "clean.py").write_text("x = 1\n")
     assert _git("init", "-q", cwd=repo).returncode == 0
@@ -326,7 +326,7 @@ def test_readme_local_pre_commit_hook_runs_as_written(tmp_path):
         [str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env, timeout=300
     )
     assert found.returncode == 1, found.stdout + found.stderr
-    assert "GPU102" in found.stdout and "sales.py" in found.stdout
+    assert "GPU107" in found.stdout and "sales.py" in found.stdout
     (repo / "sales.py").write_text("x = 2\n")
     clean = subprocess.run(
         [str(pre_commit), "run", "--all-files"], cwd=repo, capture_output=True, text=True, env=env, timeout=300

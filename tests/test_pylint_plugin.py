@@ -17,7 +17,15 @@ from gpulint.hosted import HOST_REPORTED, hosted_rules
 from gpulint.docs import doc_sections
 
 from .conftest import ITERROWS, write
-from .host_tools import PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+from .host_tools import FRONT_END_ON, PREVIEW_ON, Finding, copy_fixtures, gpulint_findings, gpulint_json, run, tool
+
+
+@pytest.fixture(autouse=True)
+def _front_end_rules(tmp_path: Path) -> None:
+    """The tests' own sources are linted with the front-end rules on (a test that needs other
+    settings writes its own `pyproject.toml` over this one)."""
+    write(tmp_path / "pyproject.toml", FRONT_END_ON)
+
 
 PYLINT = tool("pylint")
 PLUGIN = "--load-plugins=gpulint.pylint_plugin"

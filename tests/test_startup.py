@@ -57,10 +57,10 @@ def test_a_clean_file_loads_nothing_it_does_not_use(tmp_path):
     assert "gpulint.engine" in loaded  # the run did lint the file
     assert sorted(loaded & set(ON_DEMAND)) == []
     rules = {name for name in loaded if name.startswith("gpulint.rules.") and name.count(".") == 3}
-    assert "gpulint.rules.dataframe.iterrows_loop" in rules
+    assert "gpulint.rules.dataframe.chained_assignment" in rules
     # the device, estimator and graph rules need their libraries named; preview rules, preview mode
     assert not {name.split(".")[2] for name in rules} & {"transfers", "pipelines", "graphs", "parallel"}
-    assert "gpulint.rules.dataframe.elementwise_apply" not in rules
+    assert "gpulint.rules.dataframe.iterrows_loop" not in rules
 
 
 def test_a_notebook_and_a_machine_format_load_their_modules(tmp_path):

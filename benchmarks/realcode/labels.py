@@ -33,7 +33,10 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_LABELS = HERE / "labels"
 #: Every label of the repositories in `repos.toml`: the first set's (one file per family), and
 #: those of the blind sets that joined it once their recall was recorded (BLIND.md).
-TUNED_LABELS = (DEFAULT_LABELS, HERE / "blind" / "labels", HERE / "blind2" / "labels", HERE / "blind3" / "labels")
+TUNED_LABELS = (
+    DEFAULT_LABELS,
+    *(HERE / name / "labels" for name in ("blind", "blind2", "blind3", "blind4")),
+)
 DEFAULT_CORPUS = HERE.parent / ".corpus" / "realcode"
 HEADER = ("repo", "path", "cell", "line", "code", "verdict", "source", "why", "snippet")
 VERDICTS = ("instance", "not")

@@ -34,8 +34,11 @@ class NpVectorize(Rule):
 
     code = "GPU203"
     name = "np-vectorize"
-    tier = Tier.DEFAULT
-    tier_reason = "Real code: 1 of 1 sampled finding useful"
+    tier = Tier.PREVIEW
+    tier_reason = (
+        "Never-used code (tier sample 4b): 0 of 12 findings useful, below the bar (functions that already "
+        "take arrays, string and file functions, small arrays)"
+    )
     message = "`np.vectorize` calls a Python function once per element; write the function with array operations"
     nodes = (ast.Call, ast.FunctionDef, ast.AsyncFunctionDef)
     calls = frozenset({"vectorize"})
