@@ -3,6 +3,7 @@
 gb.apply(lambda g: g["c"].sum())    ->   gb["c"].sum()
 gb.apply(lambda g: g.sum())         ->   gb.sum()
 gb.apply(len)                       ->   gb.size()
+gb["c"].agg(len)                    ->   gb["c"].size()
 gb.transform(lambda g: g.mean())    ->   gb.transform("mean")
 gb.agg(lambda g: g.max())           ->   gb.agg("max")
 """
@@ -22,10 +23,10 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     if group.applicability is Applicability.DISPLAY or "#" in ctx.segment(call):
         return None
     receiver = ctx.segment(call.func.value)  # type: ignore[attr-defined]
-    if group.method != "apply":
-        code = f'{receiver}.{group.method}("{aggregation.method}")'
-    elif aggregation.column is None:
+    if group.method == "apply" and aggregation.column is not None:
+        code = f"{receiver}[{ctx.segment(aggregation.column)}].{aggregation.method}()"
+    elif group.method == "apply" or aggregation.method == "size":
         code = f"{receiver}.{aggregation.method}()"
     else:
-        code = f"{receiver}[{ctx.segment(aggregation.column)}].{aggregation.method}()"
+        code = f'{receiver}.{group.method}("{aggregation.method}")'
     return Fix(group.applicability, MESSAGE, (ctx.replace_node(call, code),))

@@ -34,6 +34,8 @@ REWRITES = [
     ("sales.groupby('k')['v'].apply(lambda x: x.median())", "sales.groupby('k')['v'].median()"),
     ("sales.groupby('k')[['v', 'w']].apply(lambda g: g.max())", "sales.groupby('k')[['v', 'w']].max()"),
     ("sales.groupby('k')['v'].apply(len)", "sales.groupby('k')['v'].size()"),
+    ("sales.groupby('k')['v'].agg(len)", "sales.groupby('k')['v'].size()"),
+    ("sales.groupby(['k', 'j'])['v'].aggregate(len)", "sales.groupby(['k', 'j'])['v'].size()"),
     ("sales.groupby('k')['v'].transform(lambda x: x.mean())", "sales.groupby('k')['v'].transform(\"mean\")"),
     (
         "sales.groupby('k')[['v', 'w']].transform(lambda x: x.std())",
@@ -92,6 +94,9 @@ def test_other_libraries_get_a_suggestion(lib):
         "sales.groupby('k').apply(lambda g: g['v'].first())",  # `first()` skips missing values, `iloc[0]` not
         "sales.groupby('k').transform(lambda g: g['v'].sum())",  # called per column first
         "sales.groupby('k').agg(lambda g: len(g))",
+        "sales.groupby('k').agg(len)",  # the length of each column of each group
+        "sales.groupby('k')[['v', 'w']].agg(len)",
+        "sales.groupby('k')['v'].transform(len)",  # a length per row
         "sales.groupby('k').apply(lambda g, n=1: g.sum())",
         "sales.groupby('k').apply(lambda g: other.sum())",
         "sales.apply(lambda column: column.sum())",

@@ -99,7 +99,8 @@ class GroupbyApplyLambda(Rule):
     ## What it does
     Flags `groupby(...).apply(f)`, `.transform(f)` and `.agg(f)` (`.aggregate(f)`) where `f` is
     a lambda that only calls a built-in aggregation of the group (`lambda g: g.sum()`,
-    `lambda g: g["amount"].mean()`, `lambda g: len(g)`), or `len` itself, on a groupby of a
+    `lambda g: g["amount"].mean()`, `lambda g: len(g)`), or `len` itself (for `agg`, on the
+    groups of one column: `gb["c"].agg(len)` is their size), on a groupby of a
     known pandas, cuDF, Modin or Dask frame or series. A lambda that does more than one
     aggregation is not flagged, nor are string names (`agg("sum")`), NumPy functions and
     named functions.
@@ -114,8 +115,8 @@ class GroupbyApplyLambda(Rule):
 
     ## Fix safety
     The fix is unsafe: it rewrites `gb.apply(lambda g: g["c"].M())` to `gb["c"].M()`,
-    `gb.apply(lambda g: g.M())` to `gb.M()`, `gb.apply(len)` and `lambda g: len(g)` to
-    `gb.size()`, and `gb.transform(lambda g: g.M())` / `gb.agg(lambda g: g.M())` to
+    `gb.apply(lambda g: g.M())` to `gb.M()`, `gb.apply(len)`, `lambda g: len(g)` and
+    `gb["c"].agg(len)` to `gb.size()` (`gb["c"].size()`), and `gb.transform(lambda g: g.M())` / `gb.agg(lambda g: g.M())` to
     `gb.transform("M")` / `gb.agg("M")`. The values are the same (measured with pandas 3.1
     on generated groups), but the result carries the column's name where `apply` leaves it
     unnamed, floating-point sums may differ in the last digits (the built-in sums in another
@@ -314,9 +315,10 @@ lengths = list(map(len, records))
         aggregation = group_aggregation(function, ctx)
         if aggregation is None:
             return
-        if func.attr != "apply" and (aggregation.column is not None or aggregation.method == "size"):
-            return  # per column first: not the group's aggregation
         shape = _groupby_shape(func.value, ctx)
+        one_column = shape == "series" and func.attr in ("agg", "aggregate")  # `gb["c"].agg(len)`: the size
+        if func.attr != "apply" and (aggregation.column is not None or aggregation.method == "size") and not one_column:
+            return  # per column first: not the group's aggregation
         ctx.report(
             node,
             context=GroupCall(
