@@ -1,6 +1,6 @@
 """The rules' one door to the core: everything a rule module may use of gpulint besides the
 library specs (`pandas_api`, `numpy_api`, `torch_api`, `accelerate_api`, `dask_api`,
-`datasets_api`, `networkx_api`, `estimators`), which hold each library's knowledge as data
+`datasets_api`, `display_api`, `networkx_api`, `estimators`), which hold each library's knowledge as data
 and which rules import directly. The rule author's names (`Rule`, `Example`, `Tier`,
 `Applicability`, `RuleContext`) are defined in `rule_base`; the facts and helpers rules ask
 for (scopes and bindings, loops, size evidence, type evidence) live in their own core

@@ -104,6 +104,7 @@ SPECS = frozenset(
         "gpulint.accelerate_api",
         "gpulint.dask_api",
         "gpulint.datasets_api",
+        "gpulint.display_api",
         "gpulint.networkx_api",
         "gpulint.estimators",
     }

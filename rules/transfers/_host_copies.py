@@ -21,6 +21,7 @@ from typing import ClassVar
 
 from gpulint.rule_api import base_name, few_iterations, Rule, RuleContext, Ty, walk_local
 from gpulint.accelerate_api import tests_every_step
+from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
 
 from ._common import (
     ROUND_TRIP_METHODS,
@@ -146,37 +147,6 @@ def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
 
 # -- the copy is the point: it feeds a plot or an image logged in the same iteration ---------
 
-#: Libraries whose every call draws (`plt.plot`, `sns.histplot`).
-_PLOTTING = ("matplotlib.", "seaborn.")
-#: Calls that make an image, a histogram or a figure from host values, to show or log.
-_DISPLAY_CALLS = frozenset(
-    {
-        "PIL.Image.fromarray",
-        "wandb.Image",
-        "wandb.Histogram",
-        "wandb.Video",
-        "wandb.Audio",
-        "torchvision.utils.save_image",
-        "IPython.display.display",
-    }
-)
-#: Teaching libraries' plotting helpers (`d2l.show_images`), by the last part of their name.
-_DISPLAY_HELPERS = ("d2l.", frozenset({"show_images", "show_heatmaps", "show_bboxes", "plot", "show_trace_2d"}))
-#: TensorBoard's `SummaryWriter` methods that log an image, a histogram or a figure.
-_WRITER_METHODS = frozenset(
-    {
-        "add_image",
-        "add_images",
-        "add_image_with_boxes",
-        "add_histogram",
-        "add_figure",
-        "add_video",
-        "add_audio",
-        "add_mesh",
-        "add_embedding",
-        "add_pr_curve",
-    }
-)
 #: Methods that store their argument in their receiver.
 _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault"})
 #: How many assignments a plotting object is followed through (`ax = axes[i]` after `fig, axes = plt.subplots()`).
@@ -264,15 +234,15 @@ def _reads(node: ast.AST, names: set[str], skip_func: bool = False) -> bool:
 def _displays(call: ast.Call, ctx: RuleContext) -> bool:
     """`call` draws or makes an image or histogram of its arguments (see `_feeds_display`)."""
     name = ctx.qualname(call.func) or ""
-    if name.startswith(_PLOTTING) or name in _DISPLAY_CALLS:
+    if name.startswith(PLOTTING_MODULES) or name in DISPLAY_CALLS:
         return True
-    prefix, helpers = _DISPLAY_HELPERS
+    prefix, helpers = TEACHING_PLOT_HELPERS
     if name.startswith(prefix) and name.rsplit(".", 1)[-1] in helpers:
         return True
     func = call.func
     if not isinstance(func, ast.Attribute):
         return False
-    return func.attr in _WRITER_METHODS or _plotting_object(func.value, ctx, _DEPTH, set())
+    return func.attr in SUMMARY_WRITER_METHODS or _plotting_object(func.value, ctx, _DEPTH, set())
 
 
 def _plotting_object(node: ast.expr, ctx: RuleContext, depth: int, visiting: set[str]) -> bool:
@@ -285,7 +255,7 @@ def _plotting_object(node: ast.expr, ctx: RuleContext, depth: int, visiting: set
     if isinstance(node, (ast.Subscript, ast.Attribute)):
         return _plotting_object(node.value, ctx, depth, visiting)
     if isinstance(node, ast.Call):
-        if (ctx.qualname(node.func) or "").startswith(_PLOTTING):
+        if (ctx.qualname(node.func) or "").startswith(PLOTTING_MODULES):
             return True
         return isinstance(node.func, ast.Attribute) and _plotting_object(node.func.value, ctx, depth - 1, visiting)
     if not isinstance(node, ast.Name) or ctx.qualname(node) is not None:
