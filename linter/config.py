@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # imported where patterns are first compiled: a run over name
 
 from .files import PathError, read_bytes, resolve_folder
 from .diagnostic import SYNTAX_ERROR_CODE
-from .engine import mentions_libraries
+from .evidence import LIBRARY_TRIGGERS
 from .registry import Rule, RuleEntry, Tier, entries, load
 
 KEYS = (
@@ -120,14 +120,15 @@ def default_selection() -> frozenset[str]:
 
 
 def _worth_running(codes: frozenset[str], text: str) -> frozenset[str]:
-    """The rules of `codes` that can find something in `text` (see `Config.rules_for`)."""
+    """The rules of `codes` that can find something in `text` (see `Config.rules_for`). Each
+    word is looked for once: a notebook's text runs to megabytes."""
     selected = [rule for rule in entries() if rule.code in codes]
-    if not mentions_libraries(text, (word for rule in selected for word in rule.triggers)):
-        return codes & {SYNTAX_ERROR_CODE}
+    words = {*LIBRARY_TRIGGERS, *(word for rule in selected for word in (*rule.triggers, *rule.libraries))}
     data = text.encode("utf-8", "ignore")
-    return frozenset(
-        rule.code for rule in selected if not rule.libraries or any(word in data for word in rule.libraries)
-    )
+    named = {word for word in words if word in data}
+    if not named:  # parsed, never walked (`engine.mentions_libraries`)
+        return codes & {SYNTAX_ERROR_CODE}
+    return frozenset(rule.code for rule in selected if not rule.libraries or named.intersection(rule.libraries))
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:

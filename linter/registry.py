@@ -61,14 +61,22 @@ def _entry(rule: type[Rule]) -> RuleEntry:
 
 def entries() -> tuple[RuleEntry, ...]:
     """Every rule by code: the catalog's entries, each replaced by its class's own when the
-    class is imported, and the rules registered outside the catalog."""
-    found = {
-        code: RuleEntry(code, name, Tier(tier), module, triggers, libraries, former)
-        for code, name, tier, module, triggers, libraries, former in _CATALOG
-    }
-    for code, rule in _REGISTRY.items():
-        found[code] = _entry(rule)
-    return tuple(found[code] for code in sorted(found))
+    class is imported, and the rules registered outside the catalog. Asked several times a
+    file, so kept while the registered rules and their tiers stay the same."""
+    key = tuple((code, rule.tier) for code, rule in _REGISTRY.items())
+    if _ENTRIES[0] != key:
+        found = {
+            code: RuleEntry(code, name, Tier(tier), module, triggers, libraries, former)
+            for code, name, tier, module, triggers, libraries, former in _CATALOG
+        }
+        for code, rule in _REGISTRY.items():
+            found[code] = _entry(rule)
+        _ENTRIES[:] = [key, tuple(found[code] for code in sorted(found))]
+    return _ENTRIES[1]
+
+
+#: The last `entries()` answer and the registry state it was made for.
+_ENTRIES: list = [None, ()]
 
 
 def load(codes: Iterable[str]) -> tuple[type[Rule], ...]:
