@@ -413,14 +413,13 @@ class TypeEnv:
         another class of the file) is marked, so that its instances are known modules, and
         so is an estimator of one's own (a subclass of scikit-learn's `BaseEstimator` or its
         mixins)."""
-        for base in node.bases:
-            ty = self.type_of(base) if isinstance(base, ast.Name) else None
-            if torch_api.is_module_class(self.qualname(base), ty):
-                return Ty(Kind.CLASS, "torch")
-        for base in node.bases:
-            ty = self.type_of(base) if isinstance(base, ast.Name) else None
-            if self.qualname(base) in estimators.ESTIMATOR_BASES or ty == Ty(Kind.CLASS, "sklearn"):
-                return Ty(Kind.CLASS, "sklearn")
+        bases = [
+            (self.qualname(base), self.type_of(base) if isinstance(base, ast.Name) else None) for base in node.bases
+        ]
+        if any(torch_api.is_module_class(qualname, ty) for qualname, ty in bases):
+            return Ty(Kind.CLASS, "torch")
+        if any(qualname in estimators.ESTIMATOR_BASES or ty == Ty(Kind.CLASS, "sklearn") for qualname, ty in bases):
+            return Ty(Kind.CLASS, "sklearn")
         return Ty(Kind.CLASS)
 
     def annotation_type(self, node: ast.expr | None) -> Ty | None:

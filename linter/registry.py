@@ -62,21 +62,20 @@ def _entry(rule: type[Rule]) -> RuleEntry:
 def entries() -> tuple[RuleEntry, ...]:
     """Every rule by code: the catalog's entries, each replaced by its class's own when the
     class is imported, and the rules registered outside the catalog. Asked several times a
-    file, so kept while the registered rules and their tiers stay the same."""
-    key = tuple((code, rule.tier) for code, rule in _REGISTRY.items())
-    if _ENTRIES[0] != key:
-        found = {
-            code: RuleEntry(code, name, Tier(tier), module, triggers, libraries, former)
-            for code, name, tier, module, triggers, libraries, former in _CATALOG
-        }
-        for code, rule in _REGISTRY.items():
-            found[code] = _entry(rule)
-        _ENTRIES[:] = [key, tuple(found[code] for code in sorted(found))]
-    return _ENTRIES[1]
+    file, so made once for each state of the registry (its rules and their tiers)."""
+    return _entries(tuple((code, rule.tier) for code, rule in _REGISTRY.items()))
 
 
-#: The last `entries()` answer and the registry state it was made for.
-_ENTRIES: list = [None, ()]
+@lru_cache(maxsize=1)
+def _entries(registered: tuple[tuple[str, Tier], ...]) -> tuple[RuleEntry, ...]:
+    """`entries()` for the registry as `registered` describes it."""
+    found = {
+        code: RuleEntry(code, name, Tier(tier), module, triggers, libraries, former)
+        for code, name, tier, module, triggers, libraries, former in _CATALOG
+    }
+    for code, rule in _REGISTRY.items():
+        found[code] = _entry(rule)
+    return tuple(found[code] for code in sorted(found))
 
 
 def load(codes: Iterable[str]) -> tuple[type[Rule], ...]:
@@ -120,13 +119,12 @@ def catalog_text() -> str:
     _import_every_rule()
     rows = []
     for code in sorted(_REGISTRY):
-        rule = _REGISTRY[code]
-        module = rule.__module__.removeprefix(_RULES_PACKAGE + ".")
-        if module == rule.__module__:
+        entry = _entry(_REGISTRY[code])
+        if entry.module == _REGISTRY[code].__module__:
             continue  # defined outside the rules package (a test's probe)
-        former = f'"{rule.split_from}"' if rule.split_from else "None"
-        fields = [f'"{code}"', f'"{rule.name}"', f'"{rule.tier.value}"', f'"{module}"']
-        fields += [_words(rule.triggers), _words(rule.libraries), former]
+        former = f'"{entry.split_from}"' if entry.split_from else "None"
+        fields = [f'"{entry.code}"', f'"{entry.name}"', f'"{entry.tier.value}"', f'"{entry.module}"']
+        fields += [_words(entry.triggers), _words(entry.libraries), former]
         rows.append("    (\n" + "".join(f"        {field},\n" for field in fields) + "    ),\n")
     return (
         '"""Every rule\'s code, name, tier, module, trigger and library words and former code, so\n'
