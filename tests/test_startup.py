@@ -44,9 +44,19 @@ ON_DEMAND = (
 )
 
 
+BARE_MODULES = "import json, sys; print(json.dumps(sorted(sys.modules)), file=sys.stderr)"
+
+
 def modules_after(tmp_path: Path, *args: str) -> set[str]:
+    """The modules gpulint loaded beyond what this interpreter loads before any code runs:
+    site-packages' `.pth` files (a proxy's certificate hook, say) may import `tempfile` or
+    `threading` at start-up, and that cost is not gpulint's to avoid."""
+    return _loaded(tmp_path, LIST_MODULES, *args) - _loaded(tmp_path, BARE_MODULES)
+
+
+def _loaded(tmp_path: Path, program: str, *args: str) -> set[str]:
     done = subprocess.run(
-        [sys.executable, "-c", LIST_MODULES, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", program, *args], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
