@@ -251,6 +251,7 @@ class _Walker:
         """Bind parameters: to their annotation's type, else (for a function of the file) to
         what its call sites pass (`site`: one call's arguments), else to what their use shows."""
         usage = self._usage()
+        defaults = _defaults(args)
         for arg in all_args(args):
             ty = self.env.annotation_type(arg.annotation) if annotated else None
             if ty is None and site is not None:
@@ -259,6 +260,9 @@ class _Walker:
                 ty = facts.parameter_type(arg.arg)
             if ty is None and usage:
                 ty = usage.get(arg.arg)
+            default = defaults.get(arg.arg)
+            if ty is None and default is not None and torch_api.is_dtype(default, self.env):
+                ty = torch_api.dtype_symbol("dtype")  # `dtype=torch.float32`: a dtype, whatever is passed
             self.env.bind(arg.arg, ty)
         # `*args` is a tuple and `**kwargs` a dict, whatever the annotation says of their items.
         for packed in (args.vararg, args.kwarg):
@@ -484,7 +488,7 @@ class _Walker:
         body walked once (without reporting) with this call's arguments, one level deep."""
         facts = self._callee(node)
         if facts is None:
-            return self._attribute_call(env, node)
+            return self._attribute_call(env, node) or self._held_call(env, node)
         if self.returns is not None:
             return None
         if facts.yields:
@@ -518,6 +522,27 @@ class _Walker:
         held = self.attribute(env, node.func)
         if held is not None and held.lib == "torch" and held.kind in ("model", "placed"):
             return torch_api.call_type(held, node, env)
+        return None
+
+    def _held_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """`criterion(outputs, labels)`, `self.model(inputs)`: calling a value the file does
+        not show (a parameter, an attribute of `self` that no method of its class defines)
+        with a tensor on the device gives an output on the device. Torch code hands its
+        models and losses around this way, and they compute where their inputs are; a
+        function that returns a Python number instead is never read with `.item()`."""
+        func = node.func
+        if isinstance(func, ast.Name):
+            if env.lookup(func.id) is not None or env.is_builtin(func.id) or env.qualname(func) is not None:
+                return None
+        elif isinstance(func, ast.Attribute):
+            owner = self._method_of_self(func)
+            if owner is None or self.index.method(owner.owner, func.attr) is not None:  # type: ignore[arg-type]
+                return None
+        else:
+            return None
+        for ty in torch_api.argument_types(node, env):
+            if torch_api.is_torch_value(ty) and ty.place == DEVICE:  # type: ignore[union-attr]
+                return Ty(Kind.OUTPUT, "torch", DEVICE)
         return None
 
     def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
@@ -743,7 +768,25 @@ class _Walker:
 
     def _if(self, node: ast.If) -> None:
         self.visit(node.test)
-        self._branches(lambda: self.body(node.body), lambda: self.body(node.orelse))
+        if node.orelse:
+            self._branches(lambda: self.body(node.body), lambda: self.body(node.orelse))
+            return
+        env = self.env
+        start = env.mark()
+        self.body(node.body)
+        outcome = env.changes(start)
+        env.rollback(start)
+        # `if on_gpu: p = p.cpu()`: a device value copied to the host in one branch is on the
+        # host after it, as a value moved to the device in one is on the device (the path that
+        # skips the branch is the program's CPU fallback, where it was on the host already)
+        moved_back = {
+            name: ty
+            for name, ty in outcome.items()
+            if isinstance(ty, Ty) and ty.lib == "torch" and ty.place == HOST and _on_device(env.lookup(name))
+        }
+        env.rejoin([outcome, {}])
+        for name, ty in moved_back.items():
+            env.bind(name, ty)
 
     def _try(self, node: ast.Try) -> None:
         env = self.env
@@ -813,6 +856,23 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return bool(kinds) and all(isinstance(k, ast.Name) and k.id in _IMPORT_ERRORS for k in kinds)
+
+
+def _on_device(ty: Ty | None) -> bool:
+    return ty is not None and ty.lib == "torch" and ty.place == DEVICE
+
+
+def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
+    """Each parameter's default value, by name."""
+    positional = [*args.posonlyargs, *args.args]
+    found = {
+        arg.arg: value
+        for arg, value in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    }
+    found.update(
+        {arg.arg: value for arg, value in zip(args.kwonlyargs, args.kw_defaults, strict=True) if value is not None}
+    )
+    return found
 
 
 def _may_fall_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -84,11 +84,24 @@ LIBRARY_TRIGGERS = (
     b"diffusers",
     b"networkx",
     b"cugraph",
+    b".backward(",
+    b".cuda(",
 )
 #: The words a file must contain for a family's values to exist in it, each a subset of the
-#: above (a rule's `libraries`): device values (torch, CuPy, cuDF, and the placers of
-#: accelerate, transformers and diffusers), estimators, Dask's lazy collections, graphs.
-DEVICE_TRIGGERS = (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers")
+#: above (a rule's `libraries`): device values (torch, CuPy, cuDF, the placers of
+#: accelerate, transformers and diffusers, and the calls only device code makes: a trainer
+#: class of its own module that backpropagates or moves values with `.cuda()`, never
+#: naming torch), estimators, Dask's lazy collections, graphs.
+DEVICE_TRIGGERS = (
+    b"torch",
+    b"cupy",
+    b"cudf",
+    b"accelerate",
+    b"transformers",
+    b"diffusers",
+    b".backward(",
+    b".cuda(",
+)
 ESTIMATOR_TRIGGERS = (b"sklearn", b"cuml")
 LAZY_TRIGGERS = (b"dask",)
 GRAPH_TRIGGERS = (b"networkx", b"cugraph")
@@ -450,6 +463,8 @@ class TypeEnv:
             return None
         if name == "numpy.typing.NDArray":  # unsubscripted: an array of any dtype
             return Ty(Kind.ARRAY, "numpy")
+        if name == "torch.dtype":
+            return torch_api.dtype_symbol("dtype")
         return _constructed_type(name)
 
     def _call_type(self, node: ast.Call) -> Ty | None:

@@ -7,7 +7,8 @@ A function runs repeatedly when the file shows it does:
   other object (`self.scheduler.step(...)` in a denoising loop: the receiver's class is
   not known, so every method of that name counts);
 - it is handed to another call as a value (`DataLoader(ds, collate_fn=collate)`,
-  `frame.apply(score)`, `dataset.map(tokenize)`): a callback, called once per batch, row or
+  `frame.apply(score)`, `dataset.map(tokenize)`, a method as `self.hook` in
+  `module.register_forward_hook(self.hook)`): a callback, called once per batch, row or
   item by the library;
 - it is one of the `seeds` the caller knows are run per batch or per item by a library
   (a torch module's `forward`, a dataset's `__getitem__`);
@@ -94,7 +95,7 @@ def _called_in_loops_or_passed(
     """Defs called inside a loop or comprehension, or passed as an argument to a call."""
     found: list[FunctionFacts] = []
 
-    def visit(
+    def visit_node(
         node: ast.AST, scopes: list[ast.AST], owner: ast.ClassDef | None, self_name: str | None, in_loop: bool
     ) -> None:
         if isinstance(node, ast.Call):
@@ -102,28 +103,48 @@ def _called_in_loops_or_passed(
             if in_loop and isinstance(func, ast.Name):
                 found.extend(_named(index, scopes, func.id))
             elif in_loop and isinstance(func, ast.Attribute):
+                method = None
                 if owner is not None and isinstance(func.value, ast.Name) and func.value.id == self_name:
                     method = index.method(owner, func.attr)
-                    found.extend([method] if method is not None else [])
-                else:  # `self.scheduler.step(...)`: any method of that name of the file's classes
-                    found.extend(by_method_name.get(func.attr, ()))
+                # `self.scheduler.step(...)`, or a method a base class defines: any method of
+                # that name of the file's classes
+                found.extend([method] if method is not None else by_method_name.get(func.attr, ()))
             for argument in (*node.args, *(k.value for k in node.keywords)):
                 if isinstance(argument, ast.Name):
                     found.extend(_named(index, scopes, argument.id))
+                elif (  # `module.register_forward_hook(self._save_input)`: a bound method
+                    owner is not None
+                    and isinstance(argument, ast.Attribute)
+                    and isinstance(argument.value, ast.Name)
+                    and argument.value.id == self_name
+                ):
+                    method = index.method(owner, argument.attr)
+                    found.extend([method] if method is not None else [])
+
+    def enter(function: ast.FunctionDef | ast.AsyncFunctionDef, scopes: list[ast.AST]) -> None:
+        facts = index.function(function)
+        for part in ast.iter_child_nodes(function):
+            visit(
+                part,
+                [*scopes, function],
+                facts.owner if facts else None,
+                facts.self_name if facts else None,
+                False,
+            )
+
+    def visit(
+        node: ast.AST, scopes: list[ast.AST], owner: ast.ClassDef | None, self_name: str | None, in_loop: bool
+    ) -> None:
+        visit_node(node, scopes, owner, self_name, in_loop)
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                facts = index.function(child)
-                for part in ast.iter_child_nodes(child):
-                    visit(
-                        part,
-                        [*scopes, child],
-                        facts.owner if facts else None,
-                        facts.self_name if facts else None,
-                        False,
-                    )
+                enter(child, scopes)
             elif isinstance(child, (ast.ClassDef, ast.Lambda)):
                 for part in ast.iter_child_nodes(child):
-                    visit(part, [*scopes, child], None, None, False)
+                    if isinstance(part, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        enter(part, [*scopes, child])  # a method: its instance is known
+                    else:
+                        visit(part, [*scopes, child], None, None, False)
             else:
                 visit(
                     child,

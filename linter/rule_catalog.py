@@ -78,7 +78,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU108",
         "read-in-loop",
-        "default",
+        "preview",
         "dataframe.read_in_loop",
         (),
         (),
@@ -135,7 +135,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.device_to_host_in_loop",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -144,7 +144,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.host_to_device_in_loop",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -153,7 +153,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "default",
         "transfers.device_round_trip",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -162,7 +162,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.tensor_created_on_host",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -171,7 +171,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.dataloader_without_workers",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -180,7 +180,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.implicit_sync_in_condition",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         None,
     ),
     (
@@ -189,7 +189,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.scalar_read_in_loop",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         "GPU301",
     ),
     (
@@ -198,7 +198,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
         "preview",
         "transfers.running_total_on_host",
         (),
-        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers"),
+        (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
         "GPU301",
     ),
     (
@@ -249,7 +249,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU501",
         "compute-in-loop",
-        "default",
+        "preview",
         "parallel.compute_in_loop",
         (),
         (b"dask",),

@@ -460,17 +460,30 @@ def autocast_place(call: ast.Call, env: Env) -> str | None:
     return None
 
 
+def dtype_symbol(name: str) -> Ty:
+    """A torch dtype (`float16`), or any dtype (`dtype`: what a `torch.dtype` annotation promises)."""
+    return Ty(Kind.SYMBOL, f"torch.{name}")
+
+
 def is_dtype(node: ast.expr, env: Env) -> bool:
-    """`torch.float16` (however imported) or `x.dtype`."""
+    """`torch.float16` (however imported), a name bound to one, or `x.dtype`."""
     name = env.qualname(node)
+    if name is None:
+        ty = env.type_of(node)
+        name = ty.lib if ty is not None and ty.kind == "symbol" else None
     if name is not None:
-        return name.startswith("torch.") and name[6:] in TORCH_DTYPES
+        return name.startswith("torch.") and (name[6:] in TORCH_DTYPES or name == "torch.dtype")
     return isinstance(node, ast.Attribute) and node.attr == "dtype"
 
 
 def move_target(call: ast.Call, env: Env) -> str | None:
-    """Where `x.to(...)` puts `x`: DEVICE or HOST, "keep" (only a dtype or `copy=`), or None
-    (unknown: a name that may hold a device or a dtype)."""
+    """Where `x.to(...)` puts `x`: DEVICE or HOST, "keep" (only a dtype or `copy=`), or None.
+
+    A name, attribute or item whose value the file does not show (`x.to(device)` with
+    `device` a parameter, `x.to(self.device)`, `x.to(args.device)`) is taken for a device:
+    code that moves its values to a device it is given is written for a device, whatever
+    the caller picks (the host is its fallback), and dtypes are passed by name far more
+    rarely (`x.to(dtype)` with `dtype` bound to `torch.float16` is a dtype: known)."""
     if any(k.arg is None for k in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
         return None
     device = argument(call, "device")
@@ -487,7 +500,11 @@ def move_target(call: ast.Call, env: Env) -> str | None:
     ty = env.type_of(first)
     if is_torch_value(ty):  # `x.to(other)`: other's device and dtype
         return ty.place or None  # type: ignore[union-attr]
-    return KEEP if is_dtype(first, env) else None
+    if is_dtype(first, env):
+        return KEEP
+    if ty is None and isinstance(first, (ast.Name, ast.Attribute, ast.Subscript)):
+        return DEVICE  # `x.to(device)` of a device the file does not show: see `move_target`
+    return None
 
 
 def is_torch_value(ty: Ty | None) -> bool:
@@ -709,8 +726,11 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
 
 
 def attribute_type(receiver: Ty, attr: str) -> Ty | None:
-    """`receiver.<attr>` on a torch value."""
+    """`receiver.<attr>` on a torch value; `torch.float16` is the dtype's symbol, so a name
+    bound to it (`dtype = torch.float16`) is known for one."""
     kind, place = receiver.kind, receiver.place
+    if kind == "module" and receiver.lib == "torch" and attr in TORCH_DTYPES:
+        return dtype_symbol(attr)
     if kind == "device" and attr == "type":
         return receiver  # `device.type`: "cuda", "mps" or "cpu", naming the same kind of device
     if kind not in ("tensor", "placed", "output", "model"):

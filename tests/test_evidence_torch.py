@@ -110,9 +110,9 @@ DEVICE_EXPRESSIONS = {
         net = torch.nn.Linear(4, 2).to(devices[0])
 
 
-        def predict(batches):
-            preds = [net(x.to(devices[0])).cpu() for x in batches]  # OK
-            return preds + [net(x.to(try_gpu())).item() for x in batches]  # OK
+        def predict(batches):  # a device the file does not show is a device all the same
+            preds = [net(x.to(devices[0])).cpu() for x in batches]  # GPU301
+            return preds + [net(x.to(try_gpu())).item() for x in batches]  # GPU307
     """,
     "named_parameters_of_a_placed_module": """
         import torch
@@ -143,10 +143,21 @@ DEVICE_EXPRESSIONS = {
         import torch
 
 
-        def shifted(scores, other):
+        def shifted(scores, other, dtype=torch.float16, *, kind: torch.dtype = None):
             ones = torch.ones(scores.shape).to(scores.dtype)  # OK
-            zeros = torch.zeros(scores.shape).to(other)  # OK
-            return ones + zeros
+            halves = torch.ones(scores.shape).to(dtype)  # OK
+            kinds = torch.ones(scores.shape).to(kind)  # OK
+            zeros = torch.zeros(scores.shape).to(other)  # GPU304
+            return ones + halves + kinds + zeros
+    """,
+    "dtype_bound_to_a_name": """
+        import torch
+
+        device = torch.float16  # a dtype, whatever the name says
+
+
+        def masks(sizes):
+            return [torch.zeros(n, n).to(device) for n in sizes]  # OK
     """,
     "current_accelerator": """
         import torch
@@ -166,7 +177,7 @@ DEVICE_EXPRESSIONS = {
         def masks(sizes):
             return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
     """,
-    "current_accelerator_near_miss": """
+    "current_accelerator_of_a_helper": """
         import torch
         from helpers import current_accelerator
 
@@ -174,7 +185,7 @@ DEVICE_EXPRESSIONS = {
 
 
         def masks(sizes):
-            return [torch.zeros(n, n).to(device) for n in sizes]  # OK
+            return [torch.zeros(n, n).to(device) for n in sizes]  # GPU304
     """,
     "torch_device_of_a_parameter": """
         import torch
@@ -313,7 +324,105 @@ DEVICE_EXPRESSIONS = {
 
         def ones(n):
             rank = local_rank()
-            return torch.ones(n).to(rank), torch.ones(n).to(-1 if n else 0)  # OK
+            return torch.ones(n).to(rank)  # GPU304
+        def others(n):
+            return torch.ones(n).to(-1 if n else 0)  # OK
+    """,
+    "models_and_losses_handed_in": """
+        import torch
+
+
+        def run_epoch(model, loader, optim, criterion, device, metric):
+            total = 0.0
+            for inputs, labels in loader:
+                inputs, labels = inputs.to(device), labels.to(device)
+                loss = criterion(model(inputs), labels)
+                optim.zero_grad()
+                loss.backward()
+                optim.step()
+                total += loss.item()  # GPU308
+                score = metric(torch.ones(3))  # a handed-in callable of host values
+                print(score.item(), len(inputs))  # OK
+            return total
+    """,
+    "trainer_class_of_its_own_module": """
+        class Trainer:  # no torch import: the backward pass and `.to(...)` say what it is
+            def __init__(self, model, loader, optim, criterion, device):
+                self.model, self.loader, self.optim = model, loader, optim
+                self.criterion, self.device = criterion, device
+
+            def run_epoch(self):
+                total = 0.0
+                for batch in self.loader:
+                    inputs = batch[0].to(self.device)
+                    loss = self.criterion(self.model(inputs), batch[1].to(self.device))
+                    self.optim.zero_grad()
+                    loss.backward()
+                    self.optim.step()
+                    total += loss.item()  # GPU308
+                return total
+    """,
+    "training_step_of_another_file": """
+        import torch
+
+
+        class Agent:
+            def update(self, values, loss):  # a training step: its callers run it per batch
+                noise = torch.randn(values.size())  # GPU304
+                if values.is_cuda:
+                    noise = noise.cuda()
+                (loss + noise.sum()).backward()
+
+            def setup(self, values):  # nothing runs it repeatedly
+                base = torch.zeros(values.size())  # OK
+                if values.is_cuda:
+                    base = base.cuda()
+                return base
+    """,
+    "hook_of_a_bound_method": """
+        import torch
+
+
+        class Statistics:
+            def __init__(self, model):
+                for module in model.modules():
+                    module.register_forward_pre_hook(self.save_input)
+
+            def save_input(self, module, inputs):  # called on every forward pass
+                ones = torch.ones(inputs[0].size(0), 1)  # GPU304
+                if inputs[0].is_cuda:
+                    ones = ones.cuda()
+                return ones
+    """,
+    "mask_made_through_a_torch_function": """
+        import torch
+
+
+        class Decoder(torch.nn.Module):
+            def forward(self, target):
+                n = target.shape[1]
+                return torch.tril(torch.ones((n, n))).bool().to(target.device)  # GPU304
+    """,
+    "interval_of_one_through_a_name": """
+        import torch
+
+        log_interval = 1  # every step
+        eval_interval = 100
+        device = torch.device("cuda")
+        model = torch.nn.Linear(4, 1).to(device)
+
+
+        def train(loader, optimizer):
+            for iter_num, batch in enumerate(loader):
+                loss = model(batch.to(device)).mean()
+                loss.backward()
+                optimizer.step()
+                if iter_num % log_interval == 0:
+                    print(f"iter {iter_num}: loss {loss.item():.4f}")  # GPU307
+                if iter_num % eval_interval == 0:
+                    print(loss.item())  # OK
+                if iter_num % 1 == 0:
+                    print(loss.item())  # GPU307
     """,
     "formatted_device": """
         import torch

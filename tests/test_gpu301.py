@@ -35,11 +35,14 @@ def _codes(source: str, code: str | None = None) -> list[int]:
         ("", "torch.zeros(2)", Ty("tensor", "torch", "host")),
         ("", "torch.zeros(2).cuda().cpu()", Ty("tensor", "torch", "host")),
         ("t = torch.ones(2).cuda()", "t.to(torch.float16)", Ty("tensor", "torch", "device")),
-        ("t = torch.ones(2).cuda()", "t.to(dtype)", Ty("tensor", "torch", "")),  # a device or a dtype?
+        ("t = torch.ones(2)", "t.to(target)", Ty("tensor", "torch", "device")),  # a device the file does not show
+        ("t = torch.ones(2).cuda()\ndtype = torch.half", "t.to(dtype)", Ty("tensor", "torch", "device")),
+        ("t = torch.ones(2)\ndtype = torch.half", "t.to(dtype)", Ty("tensor", "torch", "host")),
         ("t = torch.ones(2).cuda()", "(t * 2 + 1).sum()", Ty("tensor", "torch", "device")),
         ("t = torch.ones(2).cuda()", "t.numpy()", Ty("array", "numpy")),
         ("", "batch.to('cuda')", Ty("placed", "torch", "device")),
-        ("", "batch.to(unknown)", None),
+        ("", "batch.to(unknown)", Ty("placed", "torch", "device")),
+        ("", "batch.to(torch.float16)", None),
         ("class Net(nn.Module):\n    pass\nm = Net().to('cuda')", "m(x)", Ty("output", "torch", "device")),
         ("class Net(nn.Module):\n    pass\nm = Net()", "m", Ty("model", "torch", "")),
         ("class Plain:\n    pass\nm = Plain()", "m", Ty("other")),
@@ -125,17 +128,18 @@ def test_copies_that_are_not_per_iteration_or_not_from_the_device(line):
     assert _codes(LOOP + line + "\n") == []
 
 
-def test_unknown_devices_and_numpy_stay_silent():
+def test_a_device_the_file_does_not_show_counts_and_numpy_stays_silent():
     source = """\
         import numpy as np
         import torch
 
-        def f(batches, device):
+        def f(batches, device, dtype=torch.float16):
             for b in batches:
-                x = b.to(device)          # `device` may be a dtype: unknown placement
-                print(x.item(), np.ones(3).tolist())
+                x = b.to(device)          # code written for the device it is given
+                h = b.to(dtype)           # a dtype: where `b` was
+                print(x.item(), h.item(), np.ones(3).tolist())
         """
-    assert _codes(source) == []
+    assert _codes(source) == [8]
 
 
 def test_a_round_trip_is_one_gpu303_not_a_gpu301():

@@ -136,6 +136,14 @@ def test_a_name_used_for_something_else_gets_no_rewrite():
         # fitted, then applied: not the one-call shape
         "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n    Xt = scaler.transform(X_test)\n"
         "    model.fit(Xs, y_train)\n    return model.predict_proba(Xt)\n",
+        # made and fitted in one statement
+        "    fitted = StandardScaler().fit(X_train)\n    Xs = fitted.transform(X_train)\n"
+        "    model.fit(Xs, y_train)\n    return model.predict_proba(fitted.transform(X_test))\n",
+        # the transformed data passed inline
+        "    scaler.fit(X_train)\n    model.fit(scaler.transform(X_train), y_train)\n"
+        "    return model.predict_proba(scaler.transform(X_test))\n",
+        # fitted again on the test data: a pipeline would apply the training fit instead
+        STRAIGHT.replace("scaler.transform(X_test)", "scaler.fit_transform(X_test)"),
         # the transformed training data is used again
         STRAIGHT.replace("    return", "    print(Xs.shape)\n    return"),
         # the transformer is used between its fit and the estimator's
@@ -154,6 +162,9 @@ def test_a_name_used_for_something_else_gets_no_rewrite():
     ids=[
         "supervised-without-y",
         "fit-then-transform",
+        "made-and-fitted",
+        "inline-transforms",
+        "refitted-on-test",
         "reused-output",
         "transformer-used",
         "data-changed",
@@ -204,4 +215,37 @@ def test_unknown_objects_are_not_chains():
         "Xs = scaler.fit_transform(X_train)\nXt = scaler.transform(X_test)\n"
         "model.fit(Xs, y_train)\nout = model.predict(Xt)\n"
     )
+    assert [d for d in lint_source(source) if d.code == "GPU401"] == []
+
+
+def test_a_test_set_transformed_with_fit_transform_is_named_in_the_message():
+    source = HEADER + STRAIGHT.replace("scaler.transform(X_test)", "scaler.fit_transform(X_test)")
+    assert "fitted again on the test data (`scaler.fit_transform`)" in _only(source).message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # fitted on other data than it transforms: not the training data of this chain
+        "    fitted = StandardScaler().fit(X_test)\n    Xs = fitted.transform(X_train)\n"
+        "    model.fit(Xs, y_train)\n    return model.predict_proba(fitted.transform(X_test))\n",
+        # transformed in another function: the loop's data is not followed there
+        "    for weight in (1, 10):\n        model.fit(prepare(X_train), y_train)\n"
+        "        print(model.predict_proba(prepare(X_test)))\n",
+        # the estimator is used on untransformed test data
+        "    model.fit(scaler.fit(X_train).transform(X_train), y_train)\n    return model.predict_proba(X_test)\n",
+        # one model per candidate in a loop: a search by hand, GPU404's
+        "    Xs = scaler.fit_transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+        "    for weight in (1, 10, 100):\n"
+        "        model = LogisticRegression(class_weight={0: 1, 1: weight})\n"
+        "        model.fit(Xs, y_train)\n"
+        "        print(model.predict_proba(Xt))\n",
+        # a transformer that learns nothing from its data, applied with fit_transform to a grid
+        "    poly = PolynomialFeatures(2)\n    Xq = poly.fit_transform(X_train)\n    model.fit(Xq, y_train)\n"
+        "    return model.predict_proba(poly.fit_transform(X_test))\n",
+    ],
+    ids=["fitted-on-other-data", "helper", "raw-test-data", "candidates-in-a-loop", "stateless-refit"],
+)
+def test_near_misses_of_the_wider_shapes(body):
+    source = "from sklearn.preprocessing import PolynomialFeatures\n" + HEADER + body
     assert [d for d in lint_source(source) if d.code == "GPU401"] == []

@@ -16,7 +16,7 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
-from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, library, role
+from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, is_stateless, library, role
 
 
 @dataclass
@@ -50,13 +50,16 @@ class Chain(Facts):
     test_input_index: int | None
     scope: ast.AST  # the enclosing function, or the module
     block_scope: ast.AST  # the scope whose code `block` is (a class body too)
+    #: The test data goes through the transformer's `fit_transform` (fitted again on it)
+    #: rather than its `transform`: a pipeline would apply the training fit instead.
+    refit: bool = False
 
 
 def straight_line(chain: Chain) -> bool:
     """One scikit-learn transformer fitted and applied in one call (`Xt = t.fit_transform(X)`),
     then the estimator fitted, and the test data transformed into a name before the estimator
     uses it: the shape `make_pipeline` can take over (the fixer checks the statements)."""
-    if len(chain.steps) != 1 or chain.test_input is None or chain.test_input_index is None:
+    if len(chain.steps) != 1 or chain.test_input is None or chain.test_input_index is None or chain.refit:
         return False
     step = chain.steps[0]
     first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
@@ -75,9 +78,16 @@ class ManualPipeline(Rule):
     where its first transformer is fitted.
 
     ## Evidence
-    Only straight-line code in one block is followed (as in a script or one function), and
-    only names known to hold scikit-learn/cuML estimators: a pipeline already built with
-    `Pipeline`/`make_pipeline` is not flagged.
+    The transformer may be fitted with `fit_transform`, with `fit` before `transform`, or
+    made and fitted in one statement (`t = StandardScaler().fit(X_train)`), and its output
+    passed by name or inline (`est.fit(t.transform(X_train), y)`). A test set given to the
+    transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
+    reported too, and the message says so: a pipeline applies the training fit there.
+    A transformer that learns nothing from its data (`PolynomialFeatures`) may be fitted on
+    anything. Only straight-line code in one block is followed (as in a script, one function
+    or a notebook's cells): an estimator fitted in a loop over candidates is GPU404's. Only
+    names known to hold scikit-learn/cuML estimators count: a pipeline already built with
+    `Pipeline`/`make_pipeline` is not flagged, nor is data transformed in a helper function.
 
     ## Why is this bad?
     The steps belong in one `Pipeline`. Then `cross_val_score` or `GridSearchCV` refit the
@@ -101,7 +111,9 @@ class ManualPipeline(Rule):
     encoders, imputers, decompositions, vectorizers). What changes: the transformed
     arrays are no longer kept in names of their own, and `X_train`/`X_test` are read when
     the pipeline is fitted and used rather than where the transformer was. Other shapes
-    (several transformers, `fit` then `transform`, cuML) get a display-only suggestion.
+    (several transformers, `fit` then `transform`, inline transforms, a test set fitted
+    again, cuML) get a display-only suggestion: for a test set
+    fitted again, a pipeline changes the predictions (it applies the training statistics).
     """
 
     code = "GPU401"
@@ -267,25 +279,31 @@ def fit(model, transformer, X, y, X_new):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if not (
-            isinstance(func, ast.Attribute) and func.attr == "fit" and node.args and isinstance(node.args[0], ast.Name)
-        ):
+        data = node.args[0] if node.args else None
+        if not (isinstance(func, ast.Attribute) and func.attr == "fit" and isinstance(data, (ast.Name, ast.Call))):
             return
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
             return
         estimator = _estimator_name(func.value, ctx.statement)
+        if estimator is None:
+            return
         here = ctx.position()
-        if estimator is None or here is None:
+        if here is None:
             return
         block, fit_index = here
-        steps = _steps(block, fit_index, node.args[0].id, ctx)
+        if isinstance(data, ast.Name):
+            steps = _steps(block, fit_index, data.id, ctx)
+        else:  # `est.fit(t.transform(X_train), y)`, `t` fitted on `X_train` earlier
+            inline = _step(block, fit_index, data, "", ctx)
+            steps = [inline] if inline is not None and not inline.combined else []
         if not steps or id(steps[0].call) in self._reported:
             return
         test = _test_use(block, steps, estimator, ctx)
         if test is None:
             return
         self._reported.add(id(steps[0].call))
+        *found, refit = test
         chain = Chain(
             block,
             steps,
@@ -293,21 +311,20 @@ def fit(model, transformer, X, y, X_new):
             node,
             estimator,
             receiver.lib,
-            *test,
+            *found,
             scope=ctx.scope,
             block_scope=ctx.statement_scope,
+            refit=refit,
             applicability=Applicability.DISPLAY,
         )
         if straight_line(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
-        ctx.report(
-            steps[0].call,
-            f"{names} {verb} fitted and applied by hand before `{estimator}`: "
-            "chain the steps in a `Pipeline` (`make_pipeline`)",
-            context=chain,
-        )
+        message = f"{names} {verb} fitted and applied by hand before `{estimator}`"
+        if refit:
+            message += f", and fitted again on the test data (`{steps[-1].transformer}.fit_transform`)"
+        ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
 
 
 def _estimator_name(receiver: ast.expr, statement: ast.stmt | None) -> str | None:
@@ -394,6 +411,16 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     for earlier in range(index - 1, -1, -1):
         statement = block[earlier]
         if ctx.binds(statement, transformer):
+            # `t = T(...).fit(X)`: made and fitted in one statement
+            fit = statement.value if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+            if (
+                isinstance(fit, ast.Call)
+                and isinstance(fit.func, ast.Attribute)
+                and fit.func.attr == "fit"
+                and (fitted := _first_argument(fit)) is not None
+                and same_reference(fitted, source)
+            ):
+                return Step(earlier, fit, transformer, qualname, source, output, False)
             return None
         if (
             isinstance(statement, ast.Expr)
@@ -412,10 +439,11 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
 
 def _test_use(
     block: list[ast.stmt], steps: list[Step], estimator: str, ctx: RuleContext
-) -> tuple[int, ast.Call, str | None, int | None] | None:
+) -> tuple[int, ast.Call, str | None, int | None, bool] | None:
     """A later use of the estimator on data that went through the last transformer's
-    `transform`: (statement index, the call, the name holding the transformed data or
-    None when the `transform` call is inline, the statement binding that name)."""
+    `transform` (or `fit_transform`, fitting it again on the test data): (statement index,
+    the call, the name holding the transformed data or None when the call is inline, the
+    statement binding that name, whether the transformer was fitted again)."""
     last = steps[-1]
     for index in range(steps[0].index + 1, len(block)):
         for sub in walk_local([block[index]]):
@@ -430,20 +458,28 @@ def _test_use(
                 continue
             data = sub.args[0]
             if _is_transform_by(data, last):
-                return index, sub, None, None
+                return index, sub, None, None, _refits(data)
             if isinstance(data, ast.Name):
                 found = ctx.last_assignment(block, index, data.id)
                 if found is not None and _is_transform_by(found[1], last):
-                    return index, sub, data.id, found[0]
+                    return index, sub, data.id, found[0], _refits(found[1])
     return None
 
 
+def _refits(value: ast.expr) -> bool:
+    """`t.fit_transform(test data)` (fitted again), where `_is_transform_by` allowed it."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "fit_transform"
+
+
 def _is_transform_by(value: ast.expr, step: Step) -> bool:
-    """`value` is `t.transform(other data)` for the step's transformer `t`."""
+    """`value` is `t.transform(other data)` for the step's transformer `t`, or
+    `t.fit_transform(other data)` for one that learns statistics from its data (a scaler
+    fitted again on the test set; `PolynomialFeatures` learns nothing that differs)."""
+    refit = not is_stateless(step.qualname)
     if not (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "transform"
+        and (value.func.attr == "transform" or refit and value.func.attr == "fit_transform")
         and isinstance(value.func.value, ast.Name)
         and value.func.value.id == step.transformer
     ):

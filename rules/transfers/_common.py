@@ -67,6 +67,8 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
     def library_run(facts: FunctionFacts) -> bool:
         name = facts.node.name
+        if _backpropagates(facts.node, ctx):
+            return True
         if facts.owner is None:
             return False
         if name in PER_ITEM_METHODS:
@@ -80,6 +82,26 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     return function in ctx.semantic.remember(
         "functions run repeatedly", ctx.tree, lambda: repeated_functions(ctx.tree, ctx.semantic, library_run)
     )
+
+
+def _backpropagates(function: FunctionNode, ctx: RuleContext) -> bool:
+    """`function` runs one backward pass per call, outside any loop of its own: it is a
+    training step, run once per batch by whatever loop calls it, in this file or another (an
+    algorithm's `update`, a trainer's `train_step`); nobody backpropagates once per run of a
+    program. A function whose own loop backpropagates is the training loop, and may run once."""
+    pending: list[ast.AST] = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
+            continue
+        if isinstance(node, ast.Call) and (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr in BACKWARD_METHODS
+            or ctx.qualname(node.func) == "torch.autograd.backward"
+        ):
+            return True
+        pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def under_host_autocast(ctx: RuleContext) -> bool:
@@ -372,7 +394,8 @@ _ON_THE_WAY = frozenset(
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
     (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
-    (`torch.zeros(n).float().to(d)`, `torch.arange(n).to(torch.long).to(d)`). Through such a
+    (`torch.zeros(n).float().to(d)`, `torch.arange(n).to(torch.long).to(d)`,
+    `torch.tril(torch.ones(n, n)).bool().to(d)`). Through such a
     chain (or a legacy `Variable(...)` around the factory) the rewrite is shown, not written:
     the chain stays, and `device=` goes to the factory."""
     if not (
@@ -394,10 +417,23 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
             and (made.func.attr in _ON_THE_WAY or made.func.attr == "to" and move_target(made, env) == KEEP)
         ):
             made, chained = made.func.value, True
+        elif _torch_function_on_the_way(made, env):  # `torch.tril(torch.ones(n, n))`
+            made, chained = made.args[0], True  # type: ignore[assignment]
         else:
             break
     found = _moved_factory(node, made, env)
     return replace(found, plain=False) if found is not None and chained else found
+
+
+def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:
+    """`torch.tril(x)`, the function form of a layout change on the way, applied to a call."""
+    name = env.qualname(call.func) or ""
+    return (
+        name.startswith("torch.")
+        and name[len("torch.") :] in _ON_THE_WAY
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Call)
+    )
 
 
 def factory_moved_later(

@@ -19,7 +19,7 @@ import ast
 import enum
 from typing import ClassVar
 
-from gpulint.rule_api import base_name, few_iterations, Rule, RuleContext, Ty, walk_local
+from gpulint.rule_api import assigned_value, base_name, few_iterations, literal_int, Rule, RuleContext, Ty, walk_local
 from gpulint.accelerate_api import tests_every_step
 from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
 
@@ -122,11 +122,37 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     # the innermost statement holds the copy; an `if` further out runs it only sometimes,
     # unless its test holds on every optimizer step (`if accelerator.sync_gradients:`)
     if any(
-        isinstance(s, ast.Try) or isinstance(s, ast.If) and not tests_every_step(s.test, _receiver_type(s.test, ctx))
+        isinstance(s, ast.Try)
+        or isinstance(s, ast.If)
+        and not (tests_every_step(s.test, _receiver_type(s.test, ctx)) or _every_first_step(s.test, ctx))
         for s in ctx.statements[index + 1 : -1]
     ):
         return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _every_first_step(test: ast.expr, ctx: RuleContext) -> bool:
+    """`if step % log_interval == 0:` with an interval of 1, written out or through a name
+    bound to it once (`log_interval = 1` at the top of a script): the test holds on every
+    iteration, so what it guards runs on every one."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and literal_int(test.comparators[0]) == 0
+        and isinstance(test.left, ast.BinOp)
+        and isinstance(test.left.op, ast.Mod)
+    ):
+        return False
+    interval = test.left.right
+    if not isinstance(interval, ast.Name):
+        return literal_int(interval) == 1
+    statement = ctx.reaching_assignment(interval.id)
+    if statement is None and ctx.scope is not ctx.tree and not ctx.semantic.bindings(ctx.scope, interval.id):
+        bound = ctx.semantic.bindings(ctx.tree, interval.id)  # a script's setting, bound once
+        node = bound[0] if len(bound) == 1 else None
+        statement = ctx.semantic.parent(node) if isinstance(node, ast.Name) else node  # type: ignore[assignment]
+    return statement is not None and literal_int(assigned_value(statement, interval.id)) == 1  # type: ignore[arg-type]
 
 
 def _receiver_type(test: ast.expr, ctx: RuleContext) -> Ty | None:
