@@ -1,11 +1,17 @@
 """What gpulint knows about libraries that place data on a device for you: Hugging Face
-accelerate's `Accelerator` and transformers' models and pipelines.
+accelerate's `Accelerator`, Lightning's `Fabric`, and transformers' models and pipelines.
 
 An `Accelerator` and a `pipeline` are `Kind.PLACER` values: `lib` names which one, `place`
 where it puts what it is given. For an `Accelerator`, DEVICE unless it was made with
 `cpu=True` (HOST) or may not place anything (`device_placement=False`, options that are not
 literals: ""); its `.device` is the host only for `cpu=True`. For a pipeline, the place its
 `device=`/`device_map=` names ("" when it names none the code shows).
+
+A `Fabric` is a placer too (`lib` FABRIC): on the device unless made with
+`accelerator="cpu"`; `setup` and `setup_module` return the module (and optimizers) moved
+there, `setup_dataloaders` loaders whose batches it moves, `to_device` what it is given,
+moved. An `Accelerator` or a `Fabric` a function is given (an annotated parameter) places on
+the device: code written for the device it is handed is device code, the host its fallback.
 
 A transformers model is a torch `Kind.MODEL`: `from_pretrained(..., device_map=...)` places
 it (any device map but a literal "cpu"), `from_pretrained(...)` without one loads it on the
@@ -23,9 +29,13 @@ from . import torch_api
 from .values import DEVICE, HOST, OTHER, Env, Kind, Ty, argument, has_unpacking
 
 #: Qualified-name prefixes this module knows something about.
-PREFIXES = ("accelerate.", "transformers.", "diffusers.")
+PREFIXES = ("accelerate.", "transformers.", "diffusers.", "lightning.", "lightning_fabric.")
 
 ACCELERATOR = "accelerate.Accelerator"
+FABRIC = "lightning.Fabric"
+_FABRICS = frozenset({"lightning.Fabric", "lightning.fabric.Fabric", "lightning_fabric.Fabric"})
+#: Fabric methods that return their arguments moved to its device (one, or a tuple of them).
+_FABRIC_SETUPS = frozenset({"setup", "setup_module", "setup_dataloaders", "to_device"})
 PIPELINE = "transformers.pipeline"
 DIFFUSION_PIPELINE = "diffusers.DiffusionPipeline"
 #: How a diffusers pipeline is loaded.
@@ -51,8 +61,10 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     """`Accelerator(...)`, `pipeline(...)`, `AutoModel*.from_pretrained(...)`, or (with no
     call) the annotation `PreTrainedModel`, `Accelerator`."""
     if qualname in _ACCELERATORS:
-        place = _accelerator_place(call, qualname.endswith("PartialState")) if call is not None else ""
+        place = _accelerator_place(call, qualname.endswith("PartialState")) if call is not None else DEVICE
         return Ty(Kind.PLACER, ACCELERATOR, place)
+    if qualname in _FABRICS:
+        return Ty(Kind.PLACER, FABRIC, _fabric_place(call) if call is not None else DEVICE)
     if call is not None and env is not None and qualname in _PIPELINES:
         return Ty(Kind.PLACER, PIPELINE, _pipeline_place(call, env))
     if qualname.startswith("diffusers."):
@@ -91,6 +103,13 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
     if receiver.lib == PIPELINE:
         model = attribute_type(receiver, method)
         return torch_api.call_type(model, call, env) if model is not None and model.kind == "model" else None
+    if receiver.lib == FABRIC:
+        if method not in _FABRIC_SETUPS or has_unpacking(call) or not call.args:
+            return None
+        if method == "to_device":
+            return _moved(env.type_of(call.args[0]), receiver.place) if len(call.args) == 1 else None
+        prepared = tuple(_prepared(env.type_of(a), receiver.place) for a in call.args)
+        return prepared[0] if len(prepared) == 1 else Ty(Kind.TUPLE, items=prepared)
     if receiver.lib != ACCELERATOR:
         return None
     if method in ("prepare", "prepare_model", "prepare_data_loader"):
@@ -117,7 +136,7 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
 def attribute_type(receiver: Ty, attr: str) -> Ty | None:
     """`accelerator.device`, `pipe.device`, `pipe.model`."""
     if attr == "device":
-        if receiver.lib == ACCELERATOR:
+        if receiver.lib in (ACCELERATOR, FABRIC):
             return Ty(Kind.DEVICE, "torch", HOST if receiver.place == HOST else DEVICE)
         return Ty(Kind.DEVICE, "torch", receiver.place) if receiver.place else None
     if attr == "model" and receiver.lib == PIPELINE:
@@ -155,6 +174,17 @@ def _prepared(ty: Ty | None, place: str) -> Ty | None:
     return Ty(Kind.MODEL if ty is not None and ty.kind == "model" else Kind.PLACED, "torch", place)
 
 
+def _moved(ty: Ty | None, place: str) -> Ty | None:
+    """What `fabric.to_device(x)` returns: torch values (a tuple of them item by item) on
+    the fabric's device; a value of unknown type as a placed one."""
+    if ty is not None and ty.kind == "tuple":
+        return Ty(Kind.TUPLE, items=tuple(_moved(item, place) for item in ty.items))
+    if ty is None or ty.lib == "torch" and ty.kind in ("tensor", "placed", "output", "model"):
+        kind = ty.kind if ty is not None else Kind.PLACED
+        return Ty(kind, "torch", place) if place else None
+    return ty
+
+
 def _literal(call: ast.Call, name: str, position: int | None = None) -> object:
     """The literal passed as `name=` (or at `position`); `...` when something else is."""
     value = argument(call, name, position)
@@ -173,6 +203,17 @@ def _accelerator_place(call: ast.Call, state: bool) -> str:
     if cpu not in (None, False) or placement not in (None, True):
         return ""
     return DEVICE
+
+
+def _fabric_place(call: ast.Call) -> str:
+    """`Fabric(accelerator="cpu")` keeps everything on the host; any other accelerator, or
+    none (the best one present), places on the device; one not written out: not known."""
+    if has_unpacking(call):
+        return ""
+    accelerator = _literal(call, "accelerator", 0)
+    if accelerator is ...:
+        return ""
+    return HOST if accelerator == "cpu" else DEVICE
 
 
 def _pipeline_place(call: ast.Call, env: Env) -> str:

@@ -191,6 +191,7 @@ TENSOR_TO_TENSOR = frozenset(
         "detach",
         "clone",
         "contiguous",
+        "pin_memory",
         "view",
         "view_as",
         "reshape",

@@ -424,6 +424,37 @@ DEVICE_EXPRESSIONS = {
                 if iter_num % 1 == 0:
                     print(loss.item())  # GPU307
     """,
+    "lightning_fabric": """
+        import lightning as L
+        import torch
+
+
+        def get_batch(fabric: L.Fabric, data):
+            x = torch.stack([d for d in data])
+            y = torch.stack([d for d in data])
+            return fabric.to_device((x.pin_memory(), y.pin_memory()))
+
+
+        @torch.no_grad()
+        def validate(fabric: L.Fabric, model: torch.nn.Module, val_data, iters):
+            losses = torch.zeros(iters)
+            for k in range(iters):
+                input_ids, targets = get_batch(fabric, val_data)
+                loss = torch.nn.functional.cross_entropy(model(input_ids), targets)
+                losses[k] = loss.item()  # GPU307
+            return losses.mean()
+
+
+        def main(batches):
+            fabric = L.Fabric(accelerator="cuda", devices=1)
+            model, optimizer = fabric.setup(torch.nn.Linear(4, 4), torch.optim.SGD([], lr=0.1))
+            for batch in fabric.setup_dataloaders(torch.utils.data.DataLoader(batches)):
+                print(model(batch).sum().item())  # GPU307
+            local = L.Fabric(accelerator="cpu")
+            small = local.setup(torch.nn.Linear(4, 4))
+            for batch in batches:
+                print(small(local.to_device(batch)).sum().item())  # OK
+    """,
     "formatted_device": """
         import torch
 
