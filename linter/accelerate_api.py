@@ -206,14 +206,10 @@ def _accelerator_place(call: ast.Call, state: bool) -> str:
 
 
 def _fabric_place(call: ast.Call) -> str:
-    """`Fabric(accelerator="cpu")` keeps everything on the host; any other accelerator, or
-    none (the best one present), places on the device; one not written out: not known."""
-    if has_unpacking(call):
-        return ""
-    accelerator = _literal(call, "accelerator", 0)
-    if accelerator is ...:
-        return ""
-    return HOST if accelerator == "cpu" else DEVICE
+    """`Fabric(accelerator="cpu")` keeps everything on the host; any other accelerator, none
+    (the best one present) or one the file does not show (a script's option, "auto" by
+    default) places on the device."""
+    return HOST if _literal(call, "accelerator", 0) == "cpu" else DEVICE
 
 
 def _pipeline_place(call: ast.Call, env: Env) -> str:

@@ -24,7 +24,7 @@ from .datasets_api import (
 )
 from .rule_base import RuleContext
 from .semantic import FunctionFacts
-from .torch_api import SYNTHESIZING_FACTORIES
+from .torch_api import SYNTHESIZING_FACTORIES, is_dtype
 
 #: What loading one item of a dataset costs, as far as the code shows: it reads, decodes or
 #: transforms (WORK), it only looks a row up in memory (CHEAP); None when the code does not
@@ -350,7 +350,8 @@ _REARRANGING = frozenset(
 
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
     """A call an item lookup makes without real work: a few builtins, a mapping's items,
-    converting a stored tensor to another dtype (`self.features[idx].float()`),
+    converting a stored tensor to another dtype (`self.features[idx].float()`,
+    `.type(torch.int64)`, `.to(torch.long)`),
     wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`),
     rearranging a tensor it looked up (`torch.flip(self.data[idx], dims=(0,))`), or making
     one with a torch factory (synthetic data: `torch.randint(0, vocab, (n,))`); what is
@@ -363,6 +364,14 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
         and func.attr in _LOOKUP_METHODS | _CASTS
         and not call.args
         and not call.keywords
+    ):
+        return True
+    if (  # `self.data[i]["input_ids"].type(torch.int64)`: a cast spelled with the dtype
+        isinstance(func, ast.Attribute)
+        and func.attr in ("type", "to")
+        and len(call.args) == 1
+        and not call.keywords
+        and is_dtype(call.args[0], ctx.env)
     ):
         return True
     qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None

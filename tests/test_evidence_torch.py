@@ -454,6 +454,15 @@ DEVICE_EXPRESSIONS = {
             small = local.setup(torch.nn.Linear(4, 4))
             for batch in batches:
                 print(small(local.to_device(batch)).sum().item())  # OK
+
+
+        def evaluate(choice, batches):  # an accelerator the file does not show
+            fabric = L.Fabric(accelerator=choice)
+            model = fabric.setup_module(torch.nn.Linear(4, 4))
+            total = 0.0
+            for batch in batches:
+                total += model(batch).sum().item()  # GPU308
+            return total
     """,
     "formatted_device": """
         import torch

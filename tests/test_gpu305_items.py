@@ -149,6 +149,21 @@ CHEAP = {
         def make(dataset):
             return DataLoader(dataset, batch_size=32)
         """,
+    "class-casting-with-a-dtype": """\
+        class Tokenized(torch.utils.data.Dataset):
+            def __init__(self, rows):
+                self.rows = rows
+
+            def __len__(self):
+                return len(self.rows)
+
+            def __getitem__(self, i):
+                ids = self.rows[i]["input_ids"].type(torch.int64)
+                return ids, self.rows[i]["labels"].to(torch.long)
+
+
+        loader = DataLoader(Tokenized(rows), batch_size=32)
+        """,
 }
 
 
