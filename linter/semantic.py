@@ -654,6 +654,11 @@ class _Collector:
         tree = self.index.tree
         return self.index.remember("graph usage methods", tree, lambda: networkx_api.usage_methods(tree))
 
+    def _slices_show_arrays(self) -> bool:
+        """Whether `x[i, :]` shows a NumPy array in this file (`slices_show_arrays`)."""
+        tree = self.index.tree
+        return self.index.remember("slices show arrays", tree, lambda: slices_show_arrays(tree))
+
     def _enter(self, node: ast.AST) -> ScopeFacts:
         facts = ScopeFacts(node, self.scope)
         self.index.scopes[node] = facts
@@ -826,6 +831,16 @@ class _Collector:
                         _note(scope, receiver, usage)
                 for device in _devices_given(node):  # type: ignore[arg-type]
                     _note(scope, device, ACCELERATOR)
+            elif kind is ast.Subscript:
+                value = node.value  # type: ignore[attr-defined]
+                index = node.slice  # type: ignore[attr-defined]
+                if (
+                    type(value) is ast.Name
+                    and type(index) is ast.Tuple
+                    and any(type(part) is ast.Slice for part in index.elts)
+                    and self._slices_show_arrays()
+                ):
+                    _note(scope, value.id, NUMPY_ARRAY)
             elif kind is ast.Yield or kind is ast.YieldFrom:
                 if function is not None:
                     function.yields = True
@@ -905,6 +920,31 @@ def _column_labels(arguments: list[ast.expr]) -> bool:
 
 #: A device that is not the host (an accelerator index or specification).
 ACCELERATOR = Ty(Kind.DEVICE, "torch", DEVICE)
+#: What `x[i, :]` shows `x` is where NumPy is the file's only array library.
+NUMPY_ARRAY = Ty(Kind.ARRAY, "numpy")
+#: Libraries whose values take a slice in a tuple index too (`t[i, :]` on a tensor).
+_OTHER_ARRAY_LIBRARIES = frozenset(
+    {"torch", "cupy", "cudf", "tensorflow", "jax", "mxnet", "dask", "xarray", "scipy.sparse"}
+)
+
+
+def slices_show_arrays(tree: ast.Module) -> bool:
+    """A name indexed with a slice in a tuple (`X[i, :]`, `W[:, j]`) is a NumPy array where
+    the file imports NumPy and no other library whose values take such an index (a tensor,
+    a sparse matrix): lists, dicts and frames refuse it. Only the file's top-level imports
+    are read."""
+    modules: set[str] = set()
+    for statement in tree.body:
+        if isinstance(statement, ast.Import):
+            names = [alias.name for alias in statement.names]
+        elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+            names = [statement.module, *(f"{statement.module}.{alias.name}" for alias in statement.names)]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            modules.update(".".join(parts[: i + 1]) for i in range(len(parts)))
+    return "numpy" in modules and not modules & _OTHER_ARRAY_LIBRARIES
 
 
 def _devices_given(call: ast.Call) -> list[str]:

@@ -214,3 +214,118 @@ def test_a_part_a_guard_skips_that_may_raise_is_not_rewritten():
         "        out[i] = (a[i] >= 1) or (a[i] // k > 0)\n    return out\n"
     )
     assert fix_text(source, unsafe_fixes=True) == source
+
+
+WIDER = {
+    "extent-through-a-name": """\
+import numpy as np
+
+
+def autocorrelate(x):
+    n = len(x)
+    auto = np.zeros(n)
+    for k in range(n):
+        for m in range(n - k):
+            auto[k] += x[m + k] * x[m]
+    return auto
+""",
+    "shape-unpacked-and-sliced-rows": """\
+import numpy as np
+
+
+def distances(X, centroids):
+    m, d = X.shape
+    out = np.zeros((m, len(centroids)))
+    for i in range(m):
+        for j in range(len(centroids)):
+            out[i, j] = np.sum((X[i, :] - centroids[j]) ** 2)
+    return out
+""",
+    "every-element": """\
+import numpy as np
+
+grid = np.zeros((50, 50))
+for (i, j), value in np.ndenumerate(grid):
+    grid[i, j] = i * 2 + j
+""",
+}
+
+
+@pytest.mark.parametrize("source", list(WIDER.values()), ids=list(WIDER))
+def test_wider_shapes_are_one_finding_per_nest_with_the_rewrite_shown(source):
+    found = [d for d in lint_source(source) if d.code == "GPU201"]
+    assert len(found) == 1, found
+    assert found[0].fix.applicability is Applicability.DISPLAY and found[0].fix.edits == ()
+
+
+WIDER_NEAR_MISSES = {
+    "list-through-a-name": """\
+import numpy as np
+
+
+def shout(items):
+    n = len(items)
+    out = []
+    for i in range(n):
+        out.append(items[i].upper())
+    return out
+""",
+    "tensor-file": """\
+import numpy as np
+import torch
+
+
+def rows(X):
+    m = X.shape[0]
+    total = 0.0
+    for i in range(m):
+        total += float(X[i, :].sum())
+    return total
+""",
+    "elements-handed-to-a-call": """\
+import numpy as np
+
+
+def fit_each(model, batches):
+    n = len(batches)
+    for i in range(n):
+        model.fit(batches[i, :])
+""",
+    "a-model-fitted-per-grid-point": """\
+import numpy as np
+from sklearn.linear_model import LinearRegression
+from sklearn.model_selection import cross_val_score
+
+scores = np.zeros((10, 10))
+for (i, j), value in np.ndenumerate(scores):
+    scores[i, j] = cross_val_score(LinearRegression(), X, y, cv=j + 2).mean()
+""",
+    "a-column-per-class": """\
+import numpy as np
+
+
+class Bayes:
+    def posterior(self, X, labels):
+        k = len(labels)
+        out = np.zeros((X.shape[0], k))
+        for i in range(k):
+            out[:, i] = self.class_posterior(X, i)
+        return out
+""",
+    "extent-of-something-else": """\
+import numpy as np
+
+
+def steps(config):
+    n = config["steps"]
+    out = np.zeros(10)
+    for i in range(n):
+        out[i % 10] += 1
+    return out
+""",
+}
+
+
+@pytest.mark.parametrize("source", list(WIDER_NEAR_MISSES.values()), ids=list(WIDER_NEAR_MISSES))
+def test_wider_shapes_near_misses(source):
+    assert [d for d in lint_source(source) if d.code == "GPU201"] == []

@@ -5,7 +5,18 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from gpulint.rule_api import Applicability, Example, Facts, is_numpy_ufunc, Rule, RuleContext, Tier, Ty, walk_local
+from gpulint.rule_api import (
+    Applicability,
+    Example,
+    Facts,
+    is_numpy_ufunc,
+    literal_int,
+    Rule,
+    RuleContext,
+    Tier,
+    Ty,
+    walk_local,
+)
 
 from ._elementwise import elementwise
 
@@ -104,6 +115,19 @@ class ArrayElementLoop(Rule):
     `float()`, `math` functions and NumPy ufuncs. Loops over lists (`range(len(items))`), and
     loops that only hand each element to another function (`model.fit(batches[i])`), are
     not flagged. Loops over the rows of a DataFrame are GPU103.
+
+    ## Evidence
+    With the rewrite shown, not written, wider shapes of the same loop: over an array's
+    extent through a name (`n = len(x)`, `n = x.shape[1]`, `n, d = X.shape`, then
+    `for i in range(n)`), or over every element (`for (i, j), v in np.ndenumerate(Z)`),
+    whose body computes with single elements of known arrays indexed by the loop's index
+    (`out[k]`, `Z[i, j]`, `x[n + k]`); one finding per nest of such loops, at the outermost.
+    Not a slice among the indices (`out[:, i]`: a whole column, computed at once), nor an
+    element that stores what other code computes (`Z[i, j] = cross_val_score(...).mean()`,
+    `out[i] = self.score(X, i)`: the work is that call).
+    A name indexed with a slice in a tuple (`X[i, :]`) is known for a NumPy array in a file
+    that imports NumPy and no other library whose values take such an index (torch, CuPy,
+    JAX, TensorFlow, Dask, xarray, SciPy).
 
     ## Why is this bad?
     Each `a[i]` boxes one element into a NumPy scalar and each operation on it runs through
@@ -286,6 +310,7 @@ for i in range(3):
         assert isinstance(node, ast.For)
         found = range_over_array(node, ctx)
         if found is None:
+            self._check_extent(node, ctx)
             return
         index, bound, array, form, ty = found
         if not any(self._scalar_use(sub, index, ctx, parent) for sub, parent in _subscripts(node.body)):
@@ -306,9 +331,39 @@ for i in range(3):
             ),
         )
 
+    def _check_extent(self, node: ast.For, ctx: RuleContext) -> None:
+        """The wider shapes, with the rewrite shown only: a loop over an array's extent
+        through a name (`n = len(x)` or `n, d = X.shape`, then `range(n)`) or over every
+        element (`np.ndenumerate(Z)`), whose body computes with elements of known arrays
+        indexed by the loop's index (`out[k]`, `Z[i, j]`)."""
+        covered: set[ast.For] = ctx.semantic.remember("loops in a reported element loop", ctx.tree, set)
+        found = _extent_loop(node, ctx)
+        if found is None or node in covered:
+            return
+        indices, array, form = found
+        if not any(self._scalar_use(sub, indices, ctx, parent) for sub, parent in _subscripts(node.body)):
+            return
+        covered.update(inner for inner in walk_local(node.body) if isinstance(inner, ast.For))  # one finding per nest
+        ctx.report(
+            node.iter,
+            context=ElementLoop(
+                applicability=Applicability.DISPLAY,
+                loop=node,
+                index=sorted(indices)[0],
+                bound=node.iter,
+                array=array,
+                form=form,
+                plan=None,
+                site=tuple(zip(ctx.statements, ctx.blocks, strict=False)),
+            ),
+        )
+
     @staticmethod
-    def _scalar_use(sub: ast.Subscript, index: str, ctx: RuleContext, parent: ast.AST | None) -> bool:
-        if not _element_of_array(sub, index, ctx):
+    def _scalar_use(sub: ast.Subscript, index: str | frozenset[str], ctx: RuleContext, parent: ast.AST | None) -> bool:
+        if isinstance(index, str):
+            if not _element_of_array(sub, index, ctx):
+                return False
+        elif not _indexed_element(sub, index, ctx) or _stores_work(sub, parent, ctx):
             return False
         if isinstance(parent, _SCALAR_PARENTS):
             return True
@@ -341,6 +396,95 @@ def _element_of_array(node: ast.AST, index: str, ctx: RuleContext, lib: str | No
         return False
     ty = ctx.env.lookup(node.value.id)
     return ty is not None and ty.kind == "array" and (lib is None or ty.lib == lib)
+
+
+def _extent_loop(loop: ast.For, ctx: RuleContext) -> tuple[frozenset[str], ast.expr, str] | None:
+    """`for i in range(n)` with `n` an array's extent through a name (`n = len(x)`,
+    `n = x.shape[1]`, `n, d = X.shape`), or `for (i, j), v in np.ndenumerate(Z)`: the
+    index names, the array whose extent or elements the loop goes over, and the form."""
+    iterable = loop.iter
+    if not isinstance(iterable, ast.Call) or iterable.keywords or len(iterable.args) != 1:
+        return None
+    argument = iterable.args[0]
+    if ctx.qualname(iterable.func) == "numpy.ndenumerate" and isinstance(loop.target, ast.Tuple):
+        first = loop.target.elts[0] if loop.target.elts else None
+        names = first.elts if isinstance(first, ast.Tuple) else [first]
+        indices = frozenset(n.id for n in names if isinstance(n, ast.Name))
+        return (indices, argument, "ndenumerate") if indices else None
+    if not (
+        isinstance(loop.target, ast.Name)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and ctx.env.is_builtin("range")
+        and isinstance(argument, ast.Name)
+    ):
+        return None
+    statement = ctx.reaching_assignment(argument.id)
+    if statement is None or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        found = _bound_array(value) or _any_axis(value)
+        return (frozenset({loop.target.id}), found[0], found[1]) if found is not None else None
+    if isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) and value.attr == "shape":
+        return frozenset({loop.target.id}), value.value, "shape"  # `n, d = X.shape`
+    return None
+
+
+def _any_axis(bound: ast.expr) -> tuple[ast.expr, str] | None:
+    """`x.shape[k]` for any literal axis."""
+    if (
+        isinstance(bound, ast.Subscript)
+        and isinstance(bound.value, ast.Attribute)
+        and bound.value.attr == "shape"
+        and literal_int(bound.slice) is not None
+    ):
+        return bound.value.value, "shape"
+    return None
+
+
+def _indexed_element(node: ast.AST, indices: frozenset[str], ctx: RuleContext) -> bool:
+    """`a[i]`, `a[i, j]` or `a[i + 1, j]` with `i` one of the loop's `indices` and `a` a
+    known array: one element per iteration. A slice among the indices (`a[:, i]`) is a whole
+    column, already computed at once."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        return False
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if any(isinstance(part, ast.Slice) for part in parts):
+        return False
+    if not any(isinstance(name, ast.Name) and name.id in indices for part in parts for name in ast.walk(part)):
+        return False
+    ty = ctx.env.lookup(node.value.id)
+    return ty is not None and ty.kind == "array"
+
+
+def _stores_work(sub: ast.Subscript, parent: ast.AST | None, ctx: RuleContext) -> bool:
+    """`Z[i, j] = cross_val_score(...).mean()`: the element stores what a call of other code
+    computes (a model fitted per grid point): the loop's work is that call, not the element."""
+    if not (isinstance(parent, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and parent.value is not None):
+        return False
+    if sub is not getattr(parent, "target", None) and not any(sub is t for t in getattr(parent, "targets", ())):
+        return False
+    for node in walk_local([parent.value]):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = ctx.qualname(func)
+        if name is not None:  # a library's function: NumPy's and `math`'s compute elements
+            if not name.startswith(("numpy.", "math.")):
+                return True
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, (ast.Name, ast.Attribute))
+            and not _known_array(func.value, ctx)
+        ):
+            return True  # `self.posterior(X, i)`, `model.predict(x)`: other code's work
+    return False
+
+
+def _known_array(node: ast.expr, ctx: RuleContext) -> bool:
+    ty = ctx.type_of(node)
+    return ty is not None and ty.kind == "array"
 
 
 def _plan(loop: ast.For, index: str, ctx: RuleContext) -> ElementPlan | None:
