@@ -17,7 +17,6 @@ import sys
 import warnings
 from contextlib import closing, contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, NoReturn
 from collections.abc import Callable, Iterator, Sequence
@@ -719,14 +718,17 @@ def _summarise(
         write_lines(text.summary(results, "fix" if fix else "check", show_fixes), report)
 
 
-@dataclass(frozen=True)
 class _Listing:
     """How the report lists a file's findings (`full` or `concise`); run where the file is
-    checked, in a worker when there are workers, so the sources never travel back."""
+    checked, in a worker when there are workers, so the sources never travel back. A slots
+    class (start-up)."""
 
-    output_format: str
-    color: bool
-    show_fixes: bool
+    __slots__ = ("output_format", "color", "show_fixes")
+
+    def __init__(self, output_format: str, color: bool, show_fixes: bool) -> None:
+        self.output_format = output_format
+        self.color = color
+        self.show_fixes = show_fixes
 
     @property
     def needs_sources(self) -> bool:
