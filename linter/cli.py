@@ -132,10 +132,37 @@ class _CommandParser(argparse.ArgumentParser):
         return parsed, extras
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's formatter, measuring the terminal itself: argparse makes one for every
+    option added, and measures with `shutil`, whose import (with the compression modules
+    it imports) costs a check of a small file a few percent of its time."""
+
+    def __init__(
+        self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
+    ) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` gives it: `COLUMNS`, else the
+    width of the terminal of standard output, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpulint",
         description="gpulint: find, explain and fix hardware-hostile idioms in data-science Python.",
+        formatter_class=_HelpFormatter,
         allow_abbrev=False,
     )
     parser.add_argument("-V", "--version", action="version", version=f"gpulint, version {__version__}")
@@ -149,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
             help=summary,
             description=f"{summary} {details}".strip(),
             usage=usage or None,
+            formatter_class=_HelpFormatter,
             allow_abbrev=False,
         )
         sub.set_defaults(run=run, command_parser=sub)
