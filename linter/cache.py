@@ -55,7 +55,6 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -182,7 +181,7 @@ def _plain(value: Any) -> Any:
 
 def settings(config: Config, path: Path | None) -> str:
     """What in `config` governs the findings in the file at `path`, as one string."""
-    other = {f.name: _plain(getattr(config, f.name)) for f in fields(config) if f.name not in _NEUTRAL}
+    other = {name: _plain(getattr(config, name)) for name in Config.FIELDS if name not in _NEUTRAL}
     return json.dumps({"codes": sorted(config.codes_for(path)), **other}, sort_keys=True)
 
 
@@ -256,8 +255,9 @@ def observe(path: Path) -> list[int] | None:
     return [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev]
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
+    """A file's findings served from the cache (a NamedTuple: start-up)."""
+
     diagnostics: list[Diagnostic]
     warnings: list[str]
     lines: LineMap | None

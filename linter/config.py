@@ -20,10 +20,9 @@ import os
 import re
 import sys
 import warnings
-from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from collections.abc import Iterable
 
 if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
@@ -137,39 +136,104 @@ def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-@dataclass(frozen=True)
 class Config:
-    """Settings for the files under one project root."""
+    """Settings for the files under one project root.
 
-    root: Path | None = None
-    source: str = "defaults"
-    select: frozenset[str] = field(default_factory=default_selection)
-    extend_select: frozenset[str] = frozenset()
-    ignore: frozenset[str] = frozenset()
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    exclude: tuple[str, ...] = ()
-    #: Patterns of files to check besides Python sources and notebooks (`extend-include`),
-    #: read as Python: `*.pyw`, `scripts/*.cgi`.
-    extend_include: tuple[str, ...] = ()
-    unsafe_fixes: bool = False
-    respect_gitignore: bool = True
-    #: The oldest Python the code must run on (`target-version`); None: any. Syntax newer
-    #: than it is reported (GPU001).
-    target_version: tuple[int, int] | None = None
-    #: Worker processes for a run (`jobs`); None: as many as the cores available.
-    jobs: int | None = None
-    #: Where results are cached (`cache-dir`, relative to the pyproject.toml); None: the default.
-    cache_dir: Path | None = None
-    #: `--exclude`/`--extend-exclude` patterns and the folder they are relative to.
-    command_line_exclude: tuple[str, ...] = ()
-    command_line_root: Path | None = None
-    #: `output-format`: how `gpulint check` reports (read from the configuration of the
-    #: current folder, as ruff does); None: the default, `full`.
-    output_format: str | None = None
-    #: `preview`: preview rules run (those the selection picks).
-    preview: bool = False
-    #: The selectors of the selection that pick only preview rules (see `preview_only`).
-    preview_selectors: tuple[str, ...] = ()
+    A slots class rather than a dataclass (start-up: every check makes one) or a NamedTuple
+    (`select`'s default is computed when a Config is made). `FIELDS` lists the settings in
+    order; `_replace` makes a changed copy."""
+
+    FIELDS = (
+        "root",
+        "source",
+        "select",
+        "extend_select",
+        "ignore",
+        "per_file_ignores",
+        "exclude",
+        "extend_include",
+        "unsafe_fixes",
+        "respect_gitignore",
+        "target_version",
+        "jobs",
+        "cache_dir",
+        "command_line_exclude",
+        "command_line_root",
+        "output_format",
+        "preview",
+        "preview_selectors",
+    )
+    __slots__ = FIELDS
+
+    def __init__(
+        self,
+        root: Path | None = None,
+        source: str = "defaults",
+        select: frozenset[str] | None = None,
+        extend_select: frozenset[str] = frozenset(),
+        ignore: frozenset[str] = frozenset(),
+        per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = (),
+        exclude: tuple[str, ...] = (),
+        extend_include: tuple[str, ...] = (),
+        unsafe_fixes: bool = False,
+        respect_gitignore: bool = True,
+        target_version: tuple[int, int] | None = None,
+        jobs: int | None = None,
+        cache_dir: Path | None = None,
+        command_line_exclude: tuple[str, ...] = (),
+        command_line_root: Path | None = None,
+        output_format: str | None = None,
+        preview: bool = False,
+        preview_selectors: tuple[str, ...] = (),
+    ) -> None:
+        self.root = root
+        self.source = source
+        #: None: the default selection.
+        self.select: frozenset[str] = default_selection() if select is None else select
+        self.extend_select = extend_select
+        self.ignore = ignore
+        self.per_file_ignores = per_file_ignores
+        self.exclude = exclude
+        #: Patterns of files to check besides Python sources and notebooks (`extend-include`),
+        #: read as Python: `*.pyw`, `scripts/*.cgi`.
+        self.extend_include = extend_include
+        self.unsafe_fixes = unsafe_fixes
+        self.respect_gitignore = respect_gitignore
+        #: The oldest Python the code must run on (`target-version`); None: any. Syntax newer
+        #: than it is reported (GPU001).
+        self.target_version = target_version
+        #: Worker processes for a run (`jobs`); None: as many as the cores available.
+        self.jobs = jobs
+        #: Where results are cached (`cache-dir`, relative to the pyproject.toml); None: the default.
+        self.cache_dir = cache_dir
+        #: `--exclude`/`--extend-exclude` patterns and the folder they are relative to.
+        self.command_line_exclude = command_line_exclude
+        self.command_line_root = command_line_root
+        #: `output-format`: how `gpulint check` reports (read from the configuration of the
+        #: current folder, as ruff does); None: the default, `full`.
+        self.output_format = output_format
+        #: `preview`: preview rules run (those the selection picks).
+        self.preview = preview
+        #: The selectors of the selection that pick only preview rules (see `preview_only`).
+        self.preview_selectors = preview_selectors
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in Config.FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return f"Config({', '.join(f'{name}={getattr(self, name)!r}' for name in Config.FIELDS)})"
+
+    def _replace(self, **changes: Any) -> Config:
+        """A copy with `changes` made, as a NamedTuple's `_replace`."""
+        return Config(**{**{name: getattr(self, name) for name in Config.FIELDS}, **changes})
 
     def codes_for(self, path: Path | None) -> frozenset[str]:
         codes = (self.select | self.extend_select) - self.ignore
@@ -256,7 +320,7 @@ class Config:
         if command_line:
             changes["command_line_exclude"] = command_line
             changes["command_line_root"] = overrides.root or Path.cwd().resolve()
-        return replace(self, **changes)
+        return self._replace(**changes)
 
 
 def _relative_to(path: Path | None, root: Path | None, resolved: Path | None = None) -> str | None:
@@ -288,9 +352,9 @@ def _exclude_spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     return _spec(patterns)
 
 
-@dataclass(frozen=True)
-class Overrides:
-    """Settings given on the command line; they beat the configuration file."""
+class Overrides(NamedTuple):
+    """Settings given on the command line; they beat the configuration file. A NamedTuple
+    (start-up)."""
 
     select: tuple[str, ...] | None = None
     extend_select: tuple[str, ...] = ()
@@ -543,13 +607,13 @@ def describe(config: Config, path: Path) -> list[str]:
     excluded)."""
     settings = "none (gpulint's defaults)" if config.source == "defaults" else _toml(Path(config.source).absolute())
     lines = [f'Resolved settings for: "{path}"', f"Settings path: {settings}", ""]
-    for item in fields(config):
-        if item.name in ("source", "preview_selectors"):
+    for name in Config.FIELDS:
+        if name in ("source", "preview_selectors"):
             continue
-        value = getattr(config, item.name)
-        if item.name == "per_file_ignores":
+        value = getattr(config, name)
+        if name == "per_file_ignores":
             value = dict(value)
-        lines.append(f"{item.name.replace('_', '-')} = {_toml(value)}")
+        lines.append(f"{name.replace('_', '-')} = {_toml(value)}")
     relative = config.relative(path)
     applied = {
         pattern: codes

@@ -2,13 +2,17 @@
 
 Positions are 1-based lines and 0-based *character* columns. Front-ends convert:
 JSON/text/SARIF add 1 to columns, the LSP layer converts to UTF-16, flake8 gets `ast` offsets.
+
+Every check makes these classes, so none is a dataclass (making one costs about half a
+millisecond, and importing `dataclasses`, with the `inspect` it imports, several more):
+`Position`, `Edit` and `Record` are NamedTuples; `Fix` and `Diagnostic`, which leave a field
+out of comparisons, and `Facts` are slots classes.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The finding for a file that cannot be parsed (rule GPU001, reported by the engine itself).
 SYNTAX_ERROR_CODE = "GPU001"
@@ -35,25 +39,38 @@ class Applicability(enum.Enum):
 _PERMISSIVENESS = {Applicability.DISPLAY: 0, Applicability.UNSAFE: 1, Applicability.SAFE: 2}
 
 
-@dataclass(frozen=True, kw_only=True)
 class Facts:
     """What a rule hands its fixer about one finding (a rule subclasses it with the nodes
     and names its fixer needs). The rule decides how the finding's fix may be applied:
     `applicability`, never more permissive than the rule's declared `fix`; the fixer renders
     a fix of exactly that applicability, or declines (the rule's suggestion is then shown).
-    Never serialised."""
+    Never serialised, and immutable.
+
+    Not a dataclass (start-up: the default rules' facts are made on every check). A subclass
+    is either a frozen dataclass that declares `applicability` itself, first, as
+    `applicability: Applicability = field(kw_only=True)`, or a slots class whose `__init__`
+    sets its own fields with `object.__setattr__` (see `ChainedWrite`)."""
+
+    __slots__ = ("applicability",)
 
     applicability: Applicability
 
+    def __init__(self, *, applicability: Applicability) -> None:
+        object.__setattr__(self, "applicability", applicability)
 
-@dataclass(frozen=True, order=True)
-class Position:
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}: {type(self).__name__} is immutable")
+
+
+class Position(NamedTuple):
     line: int  # 1-based
     col: int  # 0-based character offset
 
 
-@dataclass(frozen=True)
-class Edit:
+class Edit(NamedTuple):
     """Replace the text between `start` and `end` with `content`."""
 
     start: Position
@@ -73,14 +90,43 @@ class Edit:
         return shape
 
 
-@dataclass(frozen=True)
 class Fix:
-    applicability: Applicability
-    message: str
-    edits: tuple[Edit, ...] = ()
-    #: Names the fix introduces (e.g. a list it collects into); two fixes introducing the
-    #: same name are never applied in the same pass. Not serialised.
-    introduces: frozenset[str] = field(default=frozenset(), compare=False)
+    """A rule's fix: edits of one applicability. A slots class (start-up) rather than a
+    NamedTuple: `introduces` takes no part in comparisons."""
+
+    __slots__ = ("applicability", "message", "edits", "introduces")
+
+    def __init__(
+        self,
+        applicability: Applicability,
+        message: str,
+        edits: tuple[Edit, ...] = (),
+        introduces: frozenset[str] = frozenset(),
+    ) -> None:
+        self.applicability = applicability
+        self.message = message
+        self.edits = edits
+        #: Names the fix introduces (e.g. a list it collects into); two fixes introducing the
+        #: same name are never applied in the same pass. Not serialised.
+        self.introduces = introduces
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.applicability, self.message, self.edits) == (other.applicability, other.message, other.edits)
+
+    def __hash__(self) -> int:
+        return hash((self.applicability, self.message, self.edits))
+
+    def __repr__(self) -> str:
+        return (
+            f"Fix(applicability={self.applicability!r}, message={self.message!r}, edits={self.edits!r}, "
+            f"introduces={self.introduces!r})"
+        )
+
+    def _replace(self, **changes: Any) -> Fix:
+        """A copy with `changes` made, as a NamedTuple's `_replace`."""
+        return Fix(**{**{name: getattr(self, name) for name in Fix.__slots__}, **changes})
 
     def applies(self, unsafe_fixes: bool) -> bool:
         if not self.edits:
@@ -97,8 +143,7 @@ class Fix:
         }
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(NamedTuple):
     """What a collector noted at a place of the source (readiness's operations): not a
     finding, so no code, no fix and no `# noqa` applies to it."""
 
@@ -109,21 +154,59 @@ class Record:
     cell: int | None = None
 
 
-@dataclass(frozen=True)
 class Diagnostic:
-    code: str
-    name: str
-    message: str
-    start: Position
-    end: Position
-    fix: Fix | None = None
-    url: str | None = None
-    noqa_line: int | None = None
-    #: The rule's `Facts` for its fixer (ast nodes, names, the applicability it decided);
-    #: never serialised.
-    context: Facts | None = field(default=None, compare=False, repr=False)
-    #: In a notebook, the cell (1-based) that `start`, `end` and `noqa_line` are relative to.
-    cell: int | None = None
+    """One finding. A slots class (start-up) rather than a NamedTuple: `context` takes no
+    part in comparisons nor in its `repr`."""
+
+    __slots__ = ("code", "name", "message", "start", "end", "fix", "url", "noqa_line", "context", "cell")
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        message: str,
+        start: Position,
+        end: Position,
+        fix: Fix | None = None,
+        url: str | None = None,
+        noqa_line: int | None = None,
+        context: Facts | None = None,
+        cell: int | None = None,
+    ) -> None:
+        self.code = code
+        self.name = name
+        self.message = message
+        self.start = start
+        self.end = end
+        self.fix = fix
+        self.url = url
+        self.noqa_line = noqa_line
+        #: The rule's `Facts` for its fixer (ast nodes, names, the applicability it decided);
+        #: never serialised.
+        self.context = context
+        #: In a notebook, the cell (1-based) that `start`, `end` and `noqa_line` are relative to.
+        self.cell = cell
+
+    def _compared(self) -> tuple[object, ...]:
+        return (self.code, self.name, self.message, self.start, self.end, self.fix, self.url, self.noqa_line, self.cell)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        return (
+            f"Diagnostic(code={self.code!r}, name={self.name!r}, message={self.message!r}, start={self.start!r}, "
+            f"end={self.end!r}, fix={self.fix!r}, url={self.url!r}, noqa_line={self.noqa_line!r}, cell={self.cell!r})"
+        )
+
+    def _replace(self, **changes: Any) -> Diagnostic:
+        """A copy with `changes` made, as a NamedTuple's `_replace`."""
+        return Diagnostic(**{**{name: getattr(self, name) for name in Diagnostic.__slots__}, **changes})
 
     def fixable(self, unsafe_fixes: bool) -> bool:
         return self.fix is not None and self.fix.applies(unsafe_fixes)
@@ -135,7 +218,7 @@ class Diagnostic:
         return self.fix.message if self.fix is not None and self.fix.message else None
 
     def with_fix(self, fix: Fix | None) -> Diagnostic:
-        return replace(self, fix=fix)
+        return self._replace(fix=fix)
 
     def to_json(self, filename: str) -> dict[str, Any]:
         """The ruff-compatible JSON shape, plus gpulint's `name` and `schema`."""

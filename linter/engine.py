@@ -15,9 +15,8 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from .astutil import all_args
 from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
@@ -52,24 +51,34 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Name: (), ast.Constant: ()}
 _EXPRESSION_TYPES = (*ast.expr.__subclasses__(), ast.keyword)
 
 
-@dataclass
 class Analysis:
-    """What linting one source produced."""
+    """What linting one source produced. A slots class rather than a dataclass (start-up)."""
 
-    diagnostics: list[Diagnostic]
-    warnings: list[str] = field(default_factory=list)
-    tree: ast.Module | None = None
-    #: An internal error (a rule that raised): the file's result is incomplete.
-    error: str | None = None
-    #: The semantic index the walk built (None when the file was not walked).
-    semantic: SemanticIndex | None = None
-    #: What collectors noted (`RuleContext.record`), in source order.
-    records: list[Record] = field(default_factory=list)
+    __slots__ = ("diagnostics", "warnings", "tree", "error", "semantic", "records")
+
+    def __init__(
+        self,
+        diagnostics: list[Diagnostic],
+        warnings: list[str] | None = None,
+        tree: ast.Module | None = None,
+        error: str | None = None,
+        semantic: SemanticIndex | None = None,
+        records: list[Record] | None = None,
+    ) -> None:
+        self.diagnostics = diagnostics
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.tree = tree
+        #: An internal error (a rule that raised): the file's result is incomplete.
+        self.error = error
+        #: The semantic index the walk built (None when the file was not walked).
+        self.semantic = semantic
+        #: What collectors noted (`RuleContext.record`), in source order.
+        self.records: list[Record] = [] if records is None else records
 
 
-@dataclass
-class _Deferred:
-    """A def whose body waits for the end of its scope, and what the walk knew at the def."""
+class _Deferred(NamedTuple):
+    """A def whose body waits for the end of its scope, and what the walk knew at the def.
+    A NamedTuple (start-up)."""
 
     facts: FunctionFacts
     scope: Scope  # the evidence scope the def is in

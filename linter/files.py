@@ -13,10 +13,9 @@ import os
 import re
 import stat
 import time
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 from collections.abc import Callable, Iterator, Sequence
 
 if TYPE_CHECKING:  # imported where patterns are first compiled: a run over named files may need none
@@ -66,8 +65,9 @@ class PathError(Exception):
     """A path that cannot be linted (missing, unreadable); one line for the user."""
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
+    """A file to check (a NamedTuple: start-up)."""
+
     path: Path
     explicit: bool  # named on the command line
     #: For a symbolic link found in a folder whose file lies outside every path given: the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import replace
+
 from typing import TYPE_CHECKING, Protocol
 from collections.abc import Callable, Sequence
 
@@ -422,7 +422,7 @@ def _render(
         context.begin_fix(earlier)
         fix = fixer(diagnostic, context)
     if fix is not None and context.introduced():
-        fix = replace(fix, introduces=context.introduced())
+        fix = fix._replace(introduces=context.introduced())
     return fix
 
 

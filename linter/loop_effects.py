@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import ast
 from collections import Counter
-from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from collections.abc import Callable
 
@@ -75,9 +75,9 @@ _MATCH = getattr(ast, "Match", ())
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-@dataclass(frozen=True)
-class Growth:
-    """One reference the loop grows: its growth statements, and their kind."""
+class Growth(NamedTuple):
+    """One reference the loop grows: its growth statements, and their kind. A NamedTuple
+    (start-up)."""
 
     name: str
     statements: tuple[ast.stmt, ...]
@@ -320,16 +320,19 @@ def growth_of(statement: ast.stmt) -> tuple[str, list[ast.AST]] | None:
 # -- the analysis ----------------------------------------------------------------------------
 
 
-@dataclass
 class _Flow:
     """A statement's bindings: `targets` take values computed from the expressions `parts`
-    and from the references `extra` (the indices of a target, or the target of `+=`)."""
+    and from the references `extra` (the indices of a target, or the target of `+=`). A slots
+    class (start-up)."""
 
-    targets: set[str]
-    parts: list[ast.AST]
-    extra: set[str]
-    statement: ast.AST
-    _sources: dict = field(default_factory=dict)
+    __slots__ = ("targets", "parts", "extra", "statement", "_sources")
+
+    def __init__(self, targets: set[str], parts: list[ast.AST], extra: set[str], statement: ast.AST) -> None:
+        self.targets = targets
+        self.parts = parts
+        self.extra = extra
+        self.statement = statement
+        self._sources: dict = {}
 
     def sources(self, sizes_of: str | None = None) -> set[str]:
         found = self._sources.get(sizes_of)
@@ -612,13 +615,15 @@ def carried_over(loops: list[ast.AST], name: str, effects: Callable[[ast.stmt], 
 # -- what a loop's code may change ----------------------------------------------------------
 
 
-@dataclass
 class LoopChanges:
     """Names a loop's code (re)binds, with how many bindings each, and names whose objects it
-    may change in place."""
+    may change in place. A slots class (start-up)."""
 
-    bound: Counter = field(default_factory=Counter)
-    mutated: set[str] = field(default_factory=set)
+    __slots__ = ("bound", "mutated")
+
+    def __init__(self, bound: Counter | None = None, mutated: set[str] | None = None) -> None:
+        self.bound: Counter = Counter() if bound is None else bound
+        self.mutated: set[str] = set() if mutated is None else mutated
 
     @property
     def varying(self) -> set[str]:
@@ -710,21 +715,30 @@ _DISTURBING = (
 )
 
 
-@dataclass
 class LoopSummary:
     """What one loop runs: its target (or test), body and `else:`, nested functions and
-    lambdas included."""
+    lambdas included. A slots class (start-up)."""
 
-    #: name -> every occurrence of it, read or bound.
-    names: dict[str, list[ast.Name]] = field(default_factory=dict)
-    calls: list[ast.Call] = field(default_factory=list)
-    #: The iterables of the loops and comprehensions inside it.
-    iterables: list[ast.expr] = field(default_factory=list)
-    #: Names given `+=` and the like.
-    augmented: set[str] = field(default_factory=set)
-    #: It may let other code run or change an object in place besides its calls: a store into
-    #: an item or attribute, `with`, `await`, async iteration, `import`, `global`, `yield`.
-    disturbs: bool = False
+    __slots__ = ("names", "calls", "iterables", "augmented", "disturbs")
+
+    def __init__(
+        self,
+        names: dict[str, list[ast.Name]] | None = None,
+        calls: list[ast.Call] | None = None,
+        iterables: list[ast.expr] | None = None,
+        augmented: set[str] | None = None,
+        disturbs: bool = False,
+    ) -> None:
+        #: name -> every occurrence of it, read or bound.
+        self.names: dict[str, list[ast.Name]] = {} if names is None else names
+        self.calls: list[ast.Call] = [] if calls is None else calls
+        #: The iterables of the loops and comprehensions inside it.
+        self.iterables: list[ast.expr] = [] if iterables is None else iterables
+        #: Names given `+=` and the like.
+        self.augmented: set[str] = set() if augmented is None else augmented
+        #: It may let other code run or change an object in place besides its calls: a store into
+        #: an item or attribute, `with`, `await`, async iteration, `import`, `global`, `yield`.
+        self.disturbs = disturbs
 
 
 def _summary(loop: ast.stmt) -> LoopSummary:

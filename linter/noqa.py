@@ -24,7 +24,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass
+from typing import NamedTuple
 from collections.abc import Iterable
 
 from .diagnostic import Diagnostic
@@ -96,8 +96,9 @@ def listed_codes(comment: str) -> tuple[int, int, list[str]] | None:
     return match.start(), match.start("rest") + end, [token for token, _ in listed]
 
 
-@dataclass(frozen=True)
-class Directive:
+class Directive(NamedTuple):
+    """A `# noqa` comment (a NamedTuple: start-up)."""
+
     line: int
     codes: frozenset[str] | None  # None: blanket `# noqa`
 

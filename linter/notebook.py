@@ -212,16 +212,16 @@ def _map_diagnostic(diagnostic: Diagnostic, layout: _Layout) -> Diagnostic | Non
         if _crosses_cells(fix, layout):
             fix = display_fix(fix.message)  # it spans cells: shown, never applied
         else:
-            fix = replace(fix, edits=tuple(e for e in (_map_edit(edit, layout) for edit in fix.edits) if e is not None))
-    return replace(diagnostic, start=start.position, end=end.position, noqa_line=noqa_line, fix=fix, cell=start.cell)
+            fix = fix._replace(edits=tuple(e for e in (_map_edit(edit, layout) for edit in fix.edits) if e is not None))
+    return diagnostic._replace(start=start.position, end=end.position, noqa_line=noqa_line, fix=fix, cell=start.cell)
 
 
 def _map_record(record: Record, layout: _Layout) -> Record | None:
     start, end = layout.spot(record.start), layout.spot(record.end)
     if start is None or end is None:
         return None
-    return replace(
-        record, start=start.position, end=end.position if end.cell == start.cell else start.position, cell=start.cell
+    return record._replace(
+        start=start.position, end=end.position if end.cell == start.cell else start.position, cell=start.cell
     )
 
 
@@ -258,7 +258,7 @@ class _Outcome:
 def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome: _Outcome) -> None:
     """A cell that does not parse: its syntax error, at its position."""
     analysis = check(Source.from_text(cell.masked.text), rules, filename, fixes=False)
-    outcome.diagnostics.extend(replace(d, cell=cell.number) for d in analysis.diagnostics)
+    outcome.diagnostics.extend(d._replace(cell=cell.number) for d in analysis.diagnostics)
     outcome.warnings.extend(f"cell {cell.number}:{w}" if w[:1].isdigit() else w for w in analysis.warnings)
 
 

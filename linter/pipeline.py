@@ -16,7 +16,6 @@ texts it can take, and what it learns from each text it takes.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Sequence
 
@@ -101,21 +100,32 @@ class FixHooks:
         """The loop took `text` (which `accepts` accepted) as the source of the next pass."""
 
 
-@dataclass
 class Outcome:
-    """What checking or fixing a source produced."""
+    """What checking or fixing a source produced. A slots class rather than a dataclass
+    (start-up)."""
 
-    #: The source as fixed (as given when nothing was fixed).
-    source: Source
-    #: The fixes applied, as the findings they fixed.
-    applied: list[Diagnostic] = field(default_factory=list)
-    #: The findings in `source`, each with its fix.
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    #: An internal error: the result is incomplete, and a fixed source must not be written.
-    error: str | None = None
-    #: What collectors noted in `source` (`RuleContext.record`).
-    records: list[Record] = field(default_factory=list)
+    __slots__ = ("source", "applied", "diagnostics", "warnings", "error", "records")
+
+    def __init__(
+        self,
+        source: Source,
+        applied: list[Diagnostic] | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        warnings: list[str] | None = None,
+        error: str | None = None,
+        records: list[Record] | None = None,
+    ) -> None:
+        #: The source as fixed (as given when nothing was fixed).
+        self.source = source
+        #: The fixes applied, as the findings they fixed.
+        self.applied: list[Diagnostic] = [] if applied is None else applied
+        #: The findings in `source`, each with its fix.
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.warnings: list[str] = [] if warnings is None else warnings
+        #: An internal error: the result is incomplete, and a fixed source must not be written.
+        self.error = error
+        #: What collectors noted in `source` (`RuleContext.record`).
+        self.records: list[Record] = [] if records is None else records
 
     @property
     def changed(self) -> bool:
@@ -176,7 +186,7 @@ def fix_source(
         # Let this pass's tree go before the next one is built: the analysis holds it, and
         # so do the findings' detector facts (`context`), which no one reads once fixed.
         analysis = None  # type: ignore[assignment]
-        diagnostics = [replace(diagnostic, context=None) for diagnostic in diagnostics]
+        diagnostics = [diagnostic._replace(context=None) for diagnostic in diagnostics]
         outcome.diagnostics = diagnostics
         candidates = [
             d for d in diagnostics if d.fixable(unsafe_fixes) and (d.code, d.start.line, d.start.col) not in skipped

@@ -11,8 +11,7 @@ import functools
 import importlib
 import importlib.util
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from collections.abc import Callable, Iterator
 
 from .astutil import assigned_value, mentions, value_bound_to
@@ -83,8 +82,7 @@ class Tier(str, enum.Enum):
         return self.value
 
 
-@dataclass(frozen=True)
-class Example:
+class Example(NamedTuple):
     """A piece of code a rule must flag (with `fixed`, its expected rewrite) or leave alone.
 
     `setup` builds the example's inputs for the execution tests and benchmarks (it may use
@@ -109,6 +107,7 @@ class Example:
     original's result differs from it.
     `reason`, for a near-miss (an `ok` example), is what makes it not the idiom, in one
     short sentence: the docs list the reasons under "Not flagged".
+    A NamedTuple (start-up: every rule loaded makes its examples).
     """
 
     source: str
@@ -603,7 +602,7 @@ class RuleContext:
 def _check_facts(rule: type[Rule], facts: object) -> None:
     """A rule's facts are a `Facts` that decides no more than its declared `fix` allows."""
     if not isinstance(facts, Facts):
-        raise TypeError(f"{rule.code} hands its fixer a {type(facts).__name__}: pass a frozen Facts dataclass")
+        raise TypeError(f"{rule.code} hands its fixer a {type(facts).__name__}: pass a Facts")
     if rule.fix is None or not facts.applicability.within(rule.fix):
         declared = rule.fix.value if rule.fix is not None else "no"
         raise ValueError(

@@ -8,10 +8,9 @@ or a pool of workers (`jobs`), served from the result cache where it can (`cache
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .cache import Cache, Hit, LineMap, observe
 from .config import Config, ConfigError, ConfigResolver, Overrides
@@ -35,24 +34,58 @@ if TYPE_CHECKING:
     from .notebook import Notebook
 
 
-@dataclass
 class FileResult:
-    display: str
-    path: Path | None = None
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    error: str | None = None
-    original: Source | None = None
-    fixed: Source | None = None  # the fixed source, when fixing changed something
-    applied: list[Diagnostic] = field(default_factory=list)
-    #: Whether unsafe fixes count as applicable for this file (its configuration says).
-    unsafe_fixes: bool = False
-    #: For a notebook: its cells (diagnostics carry a `cell`; `original`/`fixed` are its JSON).
-    #: In a result without its sources (`without_sources`), only the file lines of its findings.
-    notebook: Notebook | LineMap | None = None
-    #: The file's findings as the report lists them, when the run listed them where it
-    #: checked the file (in a worker, which has the sources at hand); else None.
-    rendered: list[str] | None = None
+    """What checking one file produced. A slots class rather than a dataclass (start-up), and
+    not a NamedTuple: a run's work items are either a result or a tuple."""
+
+    __slots__ = (
+        "display",
+        "path",
+        "diagnostics",
+        "warnings",
+        "error",
+        "original",
+        "fixed",
+        "applied",
+        "unsafe_fixes",
+        "notebook",
+        "rendered",
+    )
+
+    def __init__(
+        self,
+        display: str,
+        path: Path | None = None,
+        diagnostics: list[Diagnostic] | None = None,
+        warnings: list[str] | None = None,
+        error: str | None = None,
+        original: Source | None = None,
+        fixed: Source | None = None,
+        applied: list[Diagnostic] | None = None,
+        unsafe_fixes: bool = False,
+        notebook: Notebook | LineMap | None = None,
+        rendered: list[str] | None = None,
+    ) -> None:
+        self.display = display
+        self.path = path
+        self.diagnostics: list[Diagnostic] = [] if diagnostics is None else diagnostics
+        self.warnings: list[str] = [] if warnings is None else warnings
+        self.error = error
+        self.original = original
+        self.fixed = fixed  # the fixed source, when fixing changed something
+        self.applied: list[Diagnostic] = [] if applied is None else applied
+        #: Whether unsafe fixes count as applicable for this file (its configuration says).
+        self.unsafe_fixes = unsafe_fixes
+        #: For a notebook: its cells (diagnostics carry a `cell`; `original`/`fixed` are its JSON).
+        #: In a result without its sources (`without_sources`), only the file lines of its findings.
+        self.notebook = notebook
+        #: The file's findings as the report lists them, when the run listed them where it
+        #: checked the file (in a worker, which has the sources at hand); else None.
+        self.rendered = rendered
+
+    def _replace(self, **changes: Any) -> FileResult:
+        """A copy with `changes` made, as a NamedTuple's `_replace`."""
+        return FileResult(**{**{name: getattr(self, name) for name in FileResult.__slots__}, **changes})
 
 
 #: Stands for the fixed text in a result that no longer carries it: `fixed is not None`
@@ -63,18 +96,17 @@ DROPPED = Source("")
 def without_sources(result: FileResult) -> FileResult:
     """`result` holding only what reports print: no source text, no notebook JSON, no
     detector facts. What a run keeps of a file once its output is written."""
-    diagnostics = [replace(d, context=None) if d.context is not None else d for d in result.diagnostics]
+    diagnostics = [d._replace(context=None) if d.context is not None else d for d in result.diagnostics]
     notebook = result.notebook
     if notebook is not None and not isinstance(notebook, LineMap):
         notebook = LineMap.of(notebook, diagnostics)
-    return replace(
-        result,
+    return result._replace(
         diagnostics=diagnostics,
         notebook=notebook,
         original=None,
         rendered=None,
         fixed=None if result.fixed is None else DROPPED,
-        applied=[replace(d, context=None) if d.context is not None else d for d in result.applied],
+        applied=[d._replace(context=None) if d.context is not None else d for d in result.applied],
     )
 
 
@@ -357,15 +389,25 @@ def _store(
 Work = tuple[Target, Config] | FileResult
 
 
-@dataclass(frozen=True)
 class _Task:
-    """How every file of a run is worked on (sent to each worker with the file)."""
+    """How every file of a run is worked on (sent to each worker with the file). A slots
+    class (start-up)."""
 
-    fix: bool
-    write: bool
-    cache: Cache | None
-    keep_sources: bool
-    render: Callable[[FileResult], list[str]] | None = None
+    __slots__ = ("fix", "write", "cache", "keep_sources", "render")
+
+    def __init__(
+        self,
+        fix: bool,
+        write: bool,
+        cache: Cache | None,
+        keep_sources: bool,
+        render: Callable[[FileResult], list[str]] | None = None,
+    ) -> None:
+        self.fix = fix
+        self.write = write
+        self.cache = cache
+        self.keep_sources = keep_sources
+        self.render = render
 
     def __call__(self, work: Work) -> FileResult:
         if isinstance(work, FileResult):

@@ -20,7 +20,6 @@ from __future__ import annotations
 import ast
 import heapq
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
 from collections.abc import Callable, Hashable
 from typing import TypeVar
 
@@ -55,33 +54,32 @@ TORCH_METHODS = frozenset({"cuda", "backward"})
 _NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
 
 
-@dataclass(eq=False)
 class FunctionFacts:
-    """One `def` of the file."""
+    """One `def` of the file. A slots class (start-up)."""
 
-    node: FunctionNode
-    #: The scope node the def is in (module, function, or class for a method).
-    scope: ast.AST
-    #: The class whose body holds the def, when it is a method that receives an instance.
-    owner: ast.ClassDef | None
-    #: Names of the file's functions called by name in the body, and methods called on `self`.
-    calls: set[str] = field(default_factory=set)
-    self_calls: set[str] = field(default_factory=set)
-    #: Attributes of `self` the body assigns and reads.
-    writes: set[str] = field(default_factory=set)
-    reads: set[str] = field(default_factory=set)
-    #: The body yields (a generator): calling it returns no value the walk can type.
-    yields: bool = False
-    #: Argument types seen at the call sites the walk passed, one mapping per site
-    #: (parameter name -> type); None marks a site that cannot be mapped (`*args`).
-    sites: list[dict[str, Ty | None] | None] = field(default_factory=list)
+    __slots__ = ("node", "scope", "owner", "calls", "self_calls", "writes", "reads", "yields", "sites", "self_name")
 
-    #: The name of the instance parameter of a method, if it is one.
-    self_name: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.owner is not None:
-            positional = [*self.node.args.posonlyargs, *self.node.args.args]
+    def __init__(self, node: FunctionNode, scope: ast.AST, owner: ast.ClassDef | None) -> None:
+        self.node = node
+        #: The scope node the def is in (module, function, or class for a method).
+        self.scope = scope
+        #: The class whose body holds the def, when it is a method that receives an instance.
+        self.owner = owner
+        #: Names of the file's functions called by name in the body, and methods called on `self`.
+        self.calls: set[str] = set()
+        self.self_calls: set[str] = set()
+        #: Attributes of `self` the body assigns and reads.
+        self.writes: set[str] = set()
+        self.reads: set[str] = set()
+        #: The body yields (a generator): calling it returns no value the walk can type.
+        self.yields = False
+        #: Argument types seen at the call sites the walk passed, one mapping per site
+        #: (parameter name -> type); None marks a site that cannot be mapped (`*args`).
+        self.sites: list[dict[str, Ty | None] | None] = []
+        #: The name of the instance parameter of a method, if it is one.
+        self.self_name: str | None = None
+        if owner is not None:
+            positional = [*node.args.posonlyargs, *node.args.args]
             self.self_name = positional[0].arg if positional else None
 
     def positional(self) -> list[str]:
@@ -110,29 +108,47 @@ class FunctionFacts:
         return result
 
 
-@dataclass(eq=False)
 class ScopeFacts:
-    """Names one scope binds, and the usage evidence for them."""
+    """Names one scope binds, and the usage evidence for them. A slots class (start-up)."""
 
-    node: ast.AST
-    parent: ScopeFacts | None
-    #: name -> every node that binds it here, in source order: the statement (an
-    #: assignment, a loop, a `with`, an import, a def, a class), an `ast.arg` for a
-    #: parameter, the `NamedExpr`, `ExceptHandler` or match case.
-    bindings: dict[str, list[ast.AST]] = field(default_factory=dict)
-    #: name -> the defs that bind it here, and names something else binds too.
-    functions: dict[str, list[FunctionFacts]] = field(default_factory=dict)
-    classes: dict[str, list[ast.ClassDef]] = field(default_factory=dict)
-    other_bindings: set[str] = field(default_factory=set)
-    #: Names declared `global` or `nonlocal` here.
-    declared: set[str] = field(default_factory=set)
-    #: Names mentioned by the functions, lambdas and classes nested in this scope (at any
-    #: depth): code that may read or rebind them at times the walk does not see.
-    nested_names: set[str] = field(default_factory=set)
-    #: Names read in this scope's own code (nested scopes' reads are in `nested_names`).
-    reads: set[str] = field(default_factory=set)
-    #: name -> the attributes its own code reads or sets on it (`w.requires_grad = True`).
-    attributes: dict[str, set[str]] = field(default_factory=dict)
+    __slots__ = (
+        "node",
+        "parent",
+        "bindings",
+        "functions",
+        "classes",
+        "other_bindings",
+        "declared",
+        "nested_names",
+        "reads",
+        "attributes",
+        "usage",
+        "mixed_usage",
+    )
+
+    def __init__(self, node: ast.AST, parent: ScopeFacts | None) -> None:
+        self.node = node
+        self.parent = parent
+        #: name -> every node that binds it here, in source order: the statement (an
+        #: assignment, a loop, a `with`, an import, a def, a class), an `ast.arg` for a
+        #: parameter, the `NamedExpr`, `ExceptHandler` or match case.
+        self.bindings: dict[str, list[ast.AST]] = {}
+        #: name -> the defs that bind it here, and names something else binds too.
+        self.functions: dict[str, list[FunctionFacts]] = {}
+        self.classes: dict[str, list[ast.ClassDef]] = {}
+        self.other_bindings: set[str] = set()
+        #: Names declared `global` or `nonlocal` here.
+        self.declared: set[str] = set()
+        #: Names mentioned by the functions, lambdas and classes nested in this scope (at any
+        #: depth): code that may read or rebind them at times the walk does not see.
+        self.nested_names: set[str] = set()
+        #: Names read in this scope's own code (nested scopes' reads are in `nested_names`).
+        self.reads: set[str] = set()
+        #: name -> the attributes its own code reads or sets on it (`w.requires_grad = True`).
+        self.attributes: dict[str, set[str]] = {}
+        #: name -> the family its use shows; names used with APIs of two families.
+        self.usage: dict[str, Ty] = {}
+        self.mixed_usage: set[str] = set()
 
     def bind(self, name: str, node: ast.AST, other: bool = True) -> None:
         self.bindings.setdefault(name, []).append(node)
@@ -172,10 +188,6 @@ class ScopeFacts:
         ):
             return value.func.id
         return None
-
-    #: name -> the family its use shows; names used with APIs of two families.
-    usage: dict[str, Ty] = field(default_factory=dict)
-    mixed_usage: set[str] = field(default_factory=set)
 
 
 class SemanticIndex:
@@ -447,21 +459,24 @@ _BINDING_KINDS: dict[type, str] = {
 }
 
 
-@dataclass(frozen=True, eq=False)
 class Binding:
-    """One binding of a name in a scope's own code."""
+    """One binding of a name in a scope's own code. A slots class (start-up), not a NamedTuple:
+    bindings compare by identity. Never changed once made."""
 
-    name: str
-    #: The node that binds it: the statement (an assignment, a loop, a `with`, an import,
-    #: a def, a class), the `ast.arg` of a parameter, the walrus, the `except` handler, or
-    #: a match case's pattern.
-    node: ast.AST
-    #: "assignment", "augmented" (`name += ...`), "loop", "with", "import",
-    #: "def", "class", "walrus", "except", "match" or "other" (a `del`, a type parameter).
-    kind: str
-    #: What a plain `name = value` (or `name: T = value`, `(name := value)`) binds; None
-    #: for any other binding, a multiple or unpacking target included.
-    value: ast.expr | None
+    __slots__ = ("name", "node", "kind", "value")
+
+    def __init__(self, name: str, node: ast.AST, kind: str, value: ast.expr | None) -> None:
+        self.name = name
+        #: The node that binds it: the statement (an assignment, a loop, a `with`, an import,
+        #: a def, a class), the `ast.arg` of a parameter, the walrus, the `except` handler, or
+        #: a match case's pattern.
+        self.node = node
+        #: "assignment", "augmented" (`name += ...`), "loop", "with", "import",
+        #: "def", "class", "walrus", "except", "match" or "other" (a `del`, a type parameter).
+        self.kind = kind
+        #: What a plain `name = value` (or `name: T = value`, `(name := value)`) binds; None
+        #: for any other binding, a multiple or unpacking target included.
+        self.value = value
 
     @property
     def position(self) -> tuple[int, int]:
@@ -477,17 +492,21 @@ def _binding(name: str, node: ast.AST) -> Binding:
     return Binding(name, node.pattern if isinstance(node, ast.match_case) else node, kind, value)
 
 
-@dataclass(eq=False)
 class LocalScope:
     """One scope as a rule asks about it: its typed bindings, and what its own code and its
-    nested scopes do with its names (`LocalUses`)."""
+    nested scopes do with its names (`LocalUses`). A slots class (start-up)."""
 
-    node: ast.AST
-    #: name -> its bindings here other than as a parameter, in source order.
-    bindings: dict[str, list[Binding]]
-    #: The names of its parameters (a function's; empty otherwise).
-    params: frozenset[str]
-    uses: LocalUses
+    __slots__ = ("node", "bindings", "params", "uses")
+
+    def __init__(
+        self, node: ast.AST, bindings: dict[str, list[Binding]], params: frozenset[str], uses: LocalUses
+    ) -> None:
+        self.node = node
+        #: name -> its bindings here other than as a parameter, in source order.
+        self.bindings = bindings
+        #: The names of its parameters (a function's; empty otherwise).
+        self.params = params
+        self.uses = uses
 
     def only_bound(self, name: str, accepts: Callable[[Binding], bool]) -> bool:
         """`name` is one of this scope's plain locals (no parameter, `global`, `nonlocal` or
@@ -502,33 +521,35 @@ class LocalScope:
         )
 
 
-@dataclass(eq=False)
 class LocalUses:
     """What one scope's own code does with its names, node by node: the code outside its
     nested functions, lambdas and classes, plus their decorators, defaults and annotations,
     which run in it. A comprehension's variables are the comprehension's own: reading them
-    is not reading the scope's names."""
+    is not reading the scope's names. A slots class (start-up)."""
 
-    #: name -> every read of it (`ast.Name` in a load context), in source order.
-    loads: dict[str, list[ast.Name]] = field(default_factory=dict)
-    #: name -> where the code reads it, sorted: its loads, and the `del name` and
-    #: `name += ...` that need a value bound already.
-    reads: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    #: Where `break` and `continue` statements start, sorted.
-    jumps: list[tuple[int, int]] = field(default_factory=list)
-    #: name -> the nested functions, lambdas and classes that may read or rebind it (its
-    #: free names; nested scopes see nothing of a class body, so empty for a class).
-    free_in: dict[str, list[ast.AST]] = field(default_factory=dict)
-    #: Names declared `global` or `nonlocal` here.
-    declared: set[str] = field(default_factory=set)
-    #: The scope runs `from m import *`, which may bind any name.
-    star_import: bool = False
-    #: The scope calls one of `DYNAMIC_READERS` (`locals()`, `eval(...)`), which read names
-    #: without naming them.
-    dynamic: bool = False
-    #: Where the scope's masked notebook lines that run Python code stand (`%time f(x)`),
-    #: sorted: what they read is out of view.
-    masked: list[tuple[int, int]] = field(default_factory=list)
+    __slots__ = ("loads", "reads", "jumps", "free_in", "declared", "star_import", "dynamic", "masked")
+
+    def __init__(self) -> None:
+        #: name -> every read of it (`ast.Name` in a load context), in source order.
+        self.loads: dict[str, list[ast.Name]] = {}
+        #: name -> where the code reads it, sorted: its loads, and the `del name` and
+        #: `name += ...` that need a value bound already.
+        self.reads: dict[str, list[tuple[int, int]]] = {}
+        #: Where `break` and `continue` statements start, sorted.
+        self.jumps: list[tuple[int, int]] = []
+        #: name -> the nested functions, lambdas and classes that may read or rebind it (its
+        #: free names; nested scopes see nothing of a class body, so empty for a class).
+        self.free_in: dict[str, list[ast.AST]] = {}
+        #: Names declared `global` or `nonlocal` here.
+        self.declared: set[str] = set()
+        #: The scope runs `from m import *`, which may bind any name.
+        self.star_import = False
+        #: The scope calls one of `DYNAMIC_READERS` (`locals()`, `eval(...)`), which read names
+        #: without naming them.
+        self.dynamic = False
+        #: Where the scope's masked notebook lines that run Python code stand (`%time f(x)`),
+        #: sorted: what they read is out of view.
+        self.masked: list[tuple[int, int]] = []
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)

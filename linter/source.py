@@ -11,7 +11,6 @@ import codecs
 import re
 from array import array
 from itertools import accumulate
-from dataclasses import dataclass, field
 from collections.abc import Sequence
 
 #: How the name that stands for a masked notebook line magic that runs Python code starts
@@ -64,15 +63,18 @@ def _declared_encoding(data: bytes) -> str | None:
     return None
 
 
-@dataclass
 class Source:
-    """Decoded text plus what is needed to write it back byte-for-byte compatible."""
+    """Decoded text plus what is needed to write it back byte-for-byte compatible. A slots
+    class rather than a dataclass (start-up)."""
 
-    text: str
-    encoding: str = "utf-8"
-    bom: bool = False
-    newline: str = "\n"
-    _line_starts: Sequence[int] | None = field(default=None, repr=False)
+    __slots__ = ("text", "encoding", "bom", "newline", "_line_starts")
+
+    def __init__(self, text: str, encoding: str = "utf-8", bom: bool = False, newline: str = "\n") -> None:
+        self.text = text
+        self.encoding = encoding
+        self.bom = bom
+        self.newline = newline
+        self._line_starts: Sequence[int] | None = None
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Source:

@@ -9,7 +9,7 @@ host (`.cpu()`, `.numpy()`) give host values. Nothing here imports torch.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .values import (
     DEVICE,
@@ -32,12 +32,12 @@ _DEVICE_TYPES = frozenset({"cuda", "mps", "xpu", "hip"})
 DEVICE_PREFIXES = frozenset({"cpu", "cpu:", "cuda", "mps", "mps:", "xpu", "xpu:", "hip", "hip:"})
 
 
-@dataclass(frozen=True)
-class Factory:
+class Factory(NamedTuple):
     """What a torch function that creates a tensor does: whether it fills the tensor itself
     (`torch.zeros`) or copies data it is given (`torch.tensor(data)`), draws random numbers,
     takes another tensor's shape and device (`*_like`), and, where the dimensions may be
-    given as separate arguments (`torch.zeros(4, 3)`), says so (`shape="*"`)."""
+    given as separate arguments (`torch.zeros(4, 3)`), says so (`shape="*"`). A NamedTuple
+    (start-up)."""
 
     fills: bool
     random: bool = False

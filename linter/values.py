@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import enum
-from dataclasses import dataclass, field, replace
 from collections.abc import Callable
 from typing import Protocol
 
@@ -103,7 +102,6 @@ DEVICE = "device"
 HOST = "host"
 
 
-@dataclass(frozen=True)
 class Ty:
     """A value's kind, the library it comes from and, for torch values, where it lives.
 
@@ -116,18 +114,31 @@ class Ty:
     `frame[cols]` selects columns), and for a sequence filled in place, "list" or "dict"; it
     takes no part in comparisons, so a list is still `== OTHER` for rules that leave such
     values alone.
+
+    A slots class (start-up) rather than a NamedTuple: `builtin` takes no part in comparisons.
+    Never changed once made.
     """
 
-    kind: Kind
-    lib: str = ""
-    place: str = ""
-    items: tuple[Ty | None, ...] = ()
-    builtin: str = field(default="", compare=False)
+    __slots__ = ("kind", "lib", "place", "items", "builtin")
 
-    def __post_init__(self) -> None:
-        kind = self.kind
+    def __init__(
+        self, kind: Kind, lib: str = "", place: str = "", items: tuple[Ty | None, ...] = (), builtin: str = ""
+    ) -> None:
         if kind.__class__ is not Kind:
-            object.__setattr__(self, "kind", _KINDS.get(kind) or Kind(kind))  # type: ignore[call-arg]  # Kind() raises for a wrong one
+            kind = _KINDS.get(kind) or Kind(kind)  # type: ignore[call-arg]  # Kind() raises for a wrong one
+        self.kind = kind
+        self.lib = lib
+        self.place = place
+        self.items = items
+        self.builtin = builtin
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.kind, self.lib, self.place, self.items) == (other.kind, other.lib, other.place, other.items)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.lib, self.place, self.items))
 
     def __repr__(self) -> str:
         fields = [
@@ -190,7 +201,7 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
         return a
     if a == b:
         assert a is not None and b is not None  # equal, and not the same object: two values
-        return a if a.builtin == b.builtin else replace(a, builtin="")
+        return a if a.builtin == b.builtin else Ty(a.kind, a.lib, a.place, a.items)
     for filled, other in ((a, b), (b, a)):
         if (
             filled is not None

@@ -1,6 +1,6 @@
 """The rule decides, the fixer renders: a rule declares the most permissive fix it offers
-(`Rule.fix`, an `Applicability` or None) and, for each finding, hands its fixer a frozen
-`Facts` dataclass with the applicability it decided; the fixer renders a fix of exactly that
+(`Rule.fix`, an `Applicability` or None) and, for each finding, hands its fixer an immutable
+`Facts` with the applicability it decided; the fixer renders a fix of exactly that
 or declines, and the fixing layer shows the rule's `suggestion` where there is no rewrite.
 
 Registration refuses a rule that cannot keep that promise (a display-only rule with neither
@@ -13,7 +13,6 @@ finding carries typed facts and a fix within them.
 from __future__ import annotations
 
 import ast
-import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -109,7 +108,7 @@ def test_untyped_facts_or_facts_above_the_rules_fix_are_refused_when_reported():
     ctx.report(tree.body[0], context=Facts(applicability=Applicability.DISPLAY))
     with pytest.raises(ValueError, match="decided a safe fix, more than its declared unsafe fix"):
         ctx.report(tree.body[0], context=Facts(applicability=Applicability.SAFE))
-    with pytest.raises(TypeError, match="hands its fixer a dict: pass a frozen Facts dataclass"):
+    with pytest.raises(TypeError, match="hands its fixer a dict: pass a Facts"):
         ctx.report(tree.body[0], context={"loop": tree.body[0]})  # type: ignore[arg-type]
     assert len(ctx.diagnostics) == 2
 
@@ -172,8 +171,13 @@ def test_a_fixer_that_declines_for_a_rule_without_suggestion_leaves_no_fix():
 # -- every rule ---------------------------------------------------------------------------------
 
 
-def _frozen_dataclass(value: object) -> bool:
-    return dataclasses.is_dataclass(value) and type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+def _immutable(value: Facts) -> bool:
+    """Assigning to a field raises: a frozen dataclass, or a slots class (`ChainedWrite`)."""
+    try:
+        value.applicability = value.applicability  # type: ignore[misc]
+    except AttributeError:  # dataclasses' FrozenInstanceError included
+        return True
+    return False
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.fix is not None], ids=lambda r: r.code)
@@ -185,7 +189,7 @@ def test_every_finding_carries_frozen_facts_and_a_fix_within_them(rule):
         assert findings, f"{rule.code} does not flag its example"
         for finding in findings:
             facts = finding.context
-            assert facts is None or isinstance(facts, Facts) and _frozen_dataclass(facts), type(facts)
+            assert facts is None or isinstance(facts, Facts) and _immutable(facts), type(facts)
             decided = facts.applicability if facts is not None else rule.fix
             assert decided.within(rule.fix)
             assert finding.fix is None or finding.fix.applicability.within(decided)

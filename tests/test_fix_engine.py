@@ -435,7 +435,6 @@ def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code(
 def test_a_fix_that_produces_invalid_code_is_left_out_and_the_fixes_chosen_with_it_apply(monkeypatch, breaking):
     """When the fixes of a pass together give code that does not parse, only the fix that
     breaks it on its own is dropped (and reported); the others still apply."""
-    from dataclasses import replace
 
     from gpulint import all_rules, pipeline
     from gpulint.diagnostic import Applicability, Edit, Fix, Position
@@ -449,7 +448,7 @@ def test_a_fix_that_produces_invalid_code_is_left_out_and_the_fixes_chosen_with_
         diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index)
         if source.text != ITERROWS:
             return diagnostics, warnings
-        bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "breaks", (Edit(end, end, breaking),)))
+        bad = diagnostics[0]._replace(code="GPU999", fix=Fix(Applicability.SAFE, "breaks", (Edit(end, end, breaking),)))
         return [bad, *diagnostics], warnings
 
     monkeypatch.setattr(pipeline, "attach_fixes", with_a_bad_fix)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from dataclasses import replace
 
 from gpulint import Applicability, all_rules, lint_source
 from gpulint.config import Config, expand
@@ -267,7 +266,7 @@ def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_
         diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index)
         if "np.append" not in source.text:
             return diagnostics, warnings
-        bad = replace(diagnostics[0], code="GPU999", fix=Fix(Applicability.SAFE, "overwrite", (overwrite,)))
+        bad = diagnostics[0]._replace(code="GPU999", fix=Fix(Applicability.SAFE, "overwrite", (overwrite,)))
         return [bad, *diagnostics], warnings
 
     monkeypatch.setattr(pipeline, "attach_fixes", with_a_bad_fix)

@@ -20,7 +20,7 @@ import logging
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 from collections.abc import Iterator, Sequence
@@ -90,7 +90,7 @@ class Linted:
                 old = [text for _, text in self.cells]
                 new = fix_cells(old, self.filename, rules=self.rules, unsafe_fixes=self.unsafe_fixes)
                 edits = (replacement_edit(before, after) for before, after in zip(old, new, strict=False))
-                self.fix_all = [replace(edit, cell=index) for index, edit in enumerate(edits, 1) if edit is not None]
+                self.fix_all = [edit._replace(cell=index) for index, edit in enumerate(edits, 1) if edit is not None]
         return self.fix_all
 
 
@@ -265,7 +265,7 @@ def code_actions(
                 )
         noqa = noqa_edit(linted.text, diagnostic) if diagnostic.code != SYNTAX_ERROR_CODE else None
         if noqa is not None:
-            edit = _workspace_edit([replace(noqa, cell=linted.cell)], documents, encoding)
+            edit = _workspace_edit([noqa._replace(cell=linted.cell)], documents, encoding)
             actions.append(
                 types.CodeAction(
                     title=f"Disable {diagnostic.code} for this line", kind=quickfix, diagnostics=shown, edit=edit

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     Applicability,
@@ -46,6 +46,7 @@ class ElementLoop(Facts):
     `array`; `site`: its enclosing statements and blocks) reads elements one by one; `plan`:
     its rewrite, checked by the rule (None: display-only)."""
 
+    applicability: Applicability = field(kw_only=True)
     loop: ast.For
     index: str
     bound: ast.expr

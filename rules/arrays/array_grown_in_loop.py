@@ -53,6 +53,7 @@ class Growth(Facts):
     """One growth statement and what the fixer needs to turn it into list building: safe or
     unsafe where the rule found a loop to collect over (see `_plan`), display-only elsewhere."""
 
+    applicability: Applicability = field(kw_only=True)
     statement: ast.Assign
     #: The growing call, or the `np.r_[...]`/`np.c_[...]` index expression.
     call: ast.Call | ast.Subscript

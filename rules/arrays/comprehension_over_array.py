@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import Applicability, Example, Facts, few_iterations, Rule, RuleContext, Tier
 
@@ -36,6 +36,7 @@ class ElementComprehension(Facts):
     "series"); `needs_numpy`: its whole-array form calls NumPy; `wrapper`: the array call
     around it (`np.array([...])`), if any."""
 
+    applicability: Applicability = field(kw_only=True)
     comprehension: ast.ListComp | ast.SetComp | ast.GeneratorExp
     element: str
     iterable: ast.expr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import Applicability, Example, Facts, few_iterations, known_small, Rule, RuleContext, Tier
 
@@ -40,6 +40,7 @@ class BuiltinCall(Facts):
     that gives the same values (`{a}` the argument as a receiver), None where none does
     (display-only)."""
 
+    applicability: Applicability = field(kw_only=True)
     call: ast.Call
     template: str | None
 

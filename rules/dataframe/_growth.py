@@ -15,7 +15,7 @@ method forms, `frame` is known to hold a DataFrame or Series.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from gpulint.rule_api import (
     FRAME_LIBRARIES,
@@ -33,9 +33,8 @@ _APPEND_METHODS = ("append", "_append")
 _PANDAS_LIKE = ("frame", "series", "ndframe")
 
 
-@dataclass(frozen=True)
-class Growth:
-    """One growth statement, as recognised."""
+class Growth(NamedTuple):
+    """One growth statement, as recognised. A NamedTuple (start-up: a default rule's)."""
 
     kind: str  # "concat", "append" or "loc"
     statement: ast.Assign | ast.AnnAssign

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import Applicability, Example, Facts, is_numpy_ufunc, known_small, Rule, RuleContext, Tier
 
@@ -61,6 +61,7 @@ class RowApply(Facts):
     aggregation names (display-only). `stored_in_column`: the result is assigned to a column
     of the frame; `collections`: names of whole frames, series or arrays the lambda reads."""
 
+    applicability: Applicability = field(kw_only=True)
     call: ast.Call
     frame: ast.expr
     lib: str

@@ -6,7 +6,7 @@ GPU108 (`_growth`); recognising row selections and proving their frame unchanged
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from gpulint.rule_api import (
     DYNAMIC_READERS,
@@ -109,6 +109,7 @@ class GrowthFacts(Facts):
     """What the rule decided about one growth statement, the fixer's input: `applicability`
     is SAFE or UNSAFE where `plan` applies, DISPLAY where no rewrite does."""
 
+    applicability: Applicability = field(kw_only=True)
     growth: Growth
     plan: CollectPlan | None
     #: The advice shown where no rewrite is applied.

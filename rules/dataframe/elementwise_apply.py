@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     ARITHMETIC_OPERATORS,
@@ -53,6 +53,7 @@ class ElementwiseCall(Facts):
     """`call` (`receiver.apply(f)`, on a `kind` "series" or "frame") calls `form` per element;
     `statement` holds it."""
 
+    applicability: Applicability = field(kw_only=True)
     call: ast.Call
     receiver: ast.expr
     kind: str

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     Applicability,
@@ -159,6 +159,7 @@ class IndexLoop(Facts):
     `lib` `frame` by index (`walk`: "labels" or "positions") and reading its `cells`;
     `collections`: names of whole frames, series or arrays its body reads."""
 
+    applicability: Applicability = field(kw_only=True)
     loop: ast.For | ast.AsyncFor
     block: list[ast.stmt]
     frame: ast.expr

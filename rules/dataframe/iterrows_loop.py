@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     Applicability,
@@ -31,6 +31,7 @@ class RowIteration(Facts):
     (`enumerate(df.iterrows())`), whose count has no column form, so it is display-only.
     `collections`: names of whole frames, series or arrays read per row."""
 
+    applicability: Applicability = field(kw_only=True)
     lib: str
     collections: frozenset[str] = frozenset()
     comprehension: ast.expr | None = None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 
 from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
 
@@ -24,11 +23,17 @@ for part in range(3):
 """
 
 
-@dataclass(frozen=True, kw_only=True)
 class ReadGrowth(Facts):
-    """A frame grown with files read in a loop: the suggestion is worded for its library."""
+    """A frame grown with files read in a loop: the suggestion is worded for its library. A
+    slots class rather than a frozen dataclass (start-up: a default rule's facts)."""
+
+    __slots__ = ("lib",)
 
     lib: str  # frame library family of the growth ("" when only the type says pandas-like)
+
+    def __init__(self, *, applicability: Applicability, lib: str) -> None:
+        super().__init__(applicability=applicability)
+        object.__setattr__(self, "lib", lib)
 
 
 class ReadInLoop(Rule):

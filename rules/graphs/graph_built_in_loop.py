@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     GRAPH_TRIGGERS,
@@ -51,6 +51,7 @@ class EdgeLoop(Facts):
     how its `key=` argument goes into the edge tuple: "key" (a multigraph's edge key),
     "attribute" (an attribute of a plain graph) or "" (none given)."""
 
+    applicability: Applicability = field(kw_only=True)
     loop: ast.For
     call: ast.Call
     key: str

@@ -350,6 +350,7 @@ class EstimatorCall(Facts):
     parallel search, helper or ensemble; `user_code`: the argument through which it may run
     the caller's own code in worker processes (None: none)."""
 
+    applicability: Applicability = field(kw_only=True)
     call: ast.Call
     nested: bool
     user_code: str | None

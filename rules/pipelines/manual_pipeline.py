@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from gpulint.rule_api import (
     ESTIMATOR_TRIGGERS,
@@ -38,6 +38,7 @@ class Chain(Facts):
     fixer needs to write the straight-line rewrite (unsafe where `straight_line` holds,
     display-only elsewhere)."""
 
+    applicability: Applicability = field(kw_only=True)
     block: list[ast.stmt]
     steps: list[Step]  # the first fitted first
     fit_index: int  # the statement fitting the estimator

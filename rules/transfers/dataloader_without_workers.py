@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.datasets_api import (
     PYG_LOADERS,
@@ -733,6 +733,7 @@ class LoaderCall(Facts):
     `num_workers` is not given by position, display-only elsewhere (a subclass of the file's
     own: its `__init__` decides)."""
 
+    applicability: Applicability = field(kw_only=True)
     call: ast.Call
     loader: Loader
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
 
@@ -14,6 +14,7 @@ from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
 class Trip(Facts):
     """A value copied to the host and straight back (`trip`)."""
 
+    applicability: Applicability = field(kw_only=True)
     trip: RoundTrip
 
 

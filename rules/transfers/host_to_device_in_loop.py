@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     DEVICE_TRIGGERS,
@@ -59,6 +59,7 @@ class LoopCopy(Facts):
     fixer may move it above the loop, where the rule found that to be the same computation
     (safe), None where not (display-only)."""
 
+    applicability: Applicability = field(kw_only=True)
     move: HostToDevice
     hoist: Hoist | None
 

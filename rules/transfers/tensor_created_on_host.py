@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
 from gpulint.torch_api import HOST_ONLY_KEYWORDS, LEGACY_TENSOR_TYPES, RANDOM_FACTORIES
@@ -22,6 +22,7 @@ from ._common import (
 class HostFactory(Facts):
     """A tensor made on the host and moved (`move`)."""
 
+    applicability: Applicability = field(kw_only=True)
     move: FactoryMove
 
     @property
