@@ -35,7 +35,10 @@ DEFAULT_LABELS = HERE / "labels"
 #: those of the blind sets that joined it once their recall was recorded (BLIND.md).
 TUNED_LABELS = (
     DEFAULT_LABELS,
-    *(HERE / name / "labels" for name in ("blind", "blind2", "blind3", "blind4", "blind5")),
+    *(
+        HERE / name / "labels"
+        for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8")
+    ),
 )
 DEFAULT_CORPUS = HERE.parent / ".corpus" / "realcode"
 HEADER = ("repo", "path", "cell", "line", "code", "verdict", "source", "why", "snippet")
