@@ -389,9 +389,12 @@ class _Loaders:
             scope, nodes, before = ctx.tree, index.bindings(ctx.tree, name.id), None
         if len(nodes) == 1 and isinstance(nodes[0], ast.arg):
             return self._arguments(nodes[0], scope)
-        body = getattr(scope, "body", [])
-        if len(nodes) > 1 and not all(node in body for node in nodes):
-            return []  # a branch or a loop may bind it: which value holds depends on the path
+        if len(nodes) > 1:
+            body = index.remember(
+                "statements of the body", scope, lambda: frozenset(map(id, getattr(scope, "body", [])))
+            )
+            if not all(id(node) in body for node in nodes):
+                return []  # a branch or a loop may bind it: which value holds depends on the path
         # bound before the read: an assignment whose value reads the name sees the one before
         earlier = [node for node in nodes if before is None or end_of(node) <= before]
         value = value_bound_to(earlier[-1], name.id) if earlier and isinstance(earlier[-1], ast.stmt) else None

@@ -464,6 +464,30 @@ DEVICE_EXPRESSIONS = {
                 total += model(batch).sum().item()  # GPU308
             return total
     """,
+    "legacy_noise_filled_in_place": """
+        import torch
+        import torch.nn as nn
+        import torch.nn.init as init
+        from torch.autograd import Variable
+
+
+        class VAE(nn.Module):
+            def reparametrize(self, mu, logvar):
+                std = logvar.mul(0.5).exp_()
+                eps = torch.FloatTensor(std.size()).normal_()  # GPU304
+                eps = Variable(eps).cuda()
+                return eps.mul(std).add_(mu)
+
+            def forward(self, x):
+                return self.reparametrize(x, x)
+
+
+        def train(loader, generator, batch_size, data):
+            for image, label in loader:
+                z = Variable(init.normal(torch.Tensor(batch_size, 100), mean=0, std=0.1)).cuda()  # GPU304
+                made = Variable(torch.FloatTensor(data)).cuda()  # OK
+                generator(z + made)
+    """,
     "formatted_device": """
         import torch
 

@@ -630,7 +630,7 @@ def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[
     if not all(isinstance(b, ast.stmt) for b in bindings):
         return []  # a parameter, an import...
     earlier = [b for b in bindings if b.lineno < use.lineno]  # type: ignore[attr-defined]
-    later = [b for b in bindings if b not in earlier]
+    later = [b for b in bindings if b.lineno >= use.lineno]  # type: ignore[attr-defined]
     if later and any(
         loop.lineno <= b.lineno <= (loop.end_lineno or loop.lineno)  # type: ignore[attr-defined]
         for loop in _loops_around(use, ctx)

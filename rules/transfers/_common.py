@@ -387,6 +387,9 @@ _ON_THE_WAY = frozenset(
         "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
         "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
         "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
+        # filled in place on the host (`torch.FloatTensor(n).normal_()`), then moved
+        "normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "exponential_",
+        "geometric_", "log_normal_", "cauchy_",
     }
 )  # fmt: skip
 
@@ -426,11 +429,12 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
 
 
 def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:
-    """`torch.tril(x)`, the function form of a layout change on the way, applied to a call."""
+    """`torch.tril(x)`, the function form of a layout change on the way, or an initialiser
+    of `torch.nn.init` filling it in place (`init.normal(torch.Tensor(n, 100))`), applied
+    to a call."""
     name = env.qualname(call.func) or ""
     return (
-        name.startswith("torch.")
-        and name[len("torch.") :] in _ON_THE_WAY
+        (name.startswith("torch.nn.init.") or name.startswith("torch.") and name[len("torch.") :] in _ON_THE_WAY)
         and bool(call.args)
         and isinstance(call.args[0], ast.Call)
     )
@@ -452,16 +456,14 @@ def factory_moved_later(
     program's CPU fallback), and a factory wrapped in a legacy `Variable(...)`. `statements`
     and `blocks` are the enclosing statements and their blocks, innermost last; `touched`
     caches, per statement, the names it touches (one walk of each statement per file)."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "cuda")
-        and isinstance(node.func.value, ast.Name)
-        and statements
-        and blocks
-    ):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")):
         return None
-    name = node.func.value.id
+    moved = node.func.value
+    if isinstance(moved, ast.Call):  # `eps = Variable(eps).cuda()`
+        moved = unwrapped(moved, env.qualname(moved.func))  # type: ignore[assignment]
+    if not (isinstance(moved, ast.Name) and statements and blocks):
+        return None
+    name = moved.id
     statement = statements[-1]
     alone = _moves_alone(statement, node, name)
     if alone is None:
@@ -499,7 +501,16 @@ def factory_moved_later(
         return None
     factory = made.value
     inner = unwrapped(factory, env.qualname(factory.func))
-    found = _moved_factory(node, inner if isinstance(inner, ast.Call) else factory, env)
+    if isinstance(inner, ast.Call):
+        factory = inner
+    filled = False  # `eps = torch.FloatTensor(n).normal_()`: filled in place on the way
+    while (
+        isinstance(factory.func, ast.Attribute)
+        and isinstance(factory.func.value, ast.Call)
+        and factory.func.attr in _ON_THE_WAY
+    ):
+        factory, filled = factory.func.value, True
+    found = _moved_factory(node, factory, env)
     if found is None:
         return None
     return FactoryMove(
@@ -507,7 +518,7 @@ def factory_moved_later(
         found.factory,
         found.name,
         found.destination,
-        found.plain and alone and not conditional and inner is None,
+        found.plain and alone and not conditional and inner is None and not filled and moved is node.func.value,
         made,
         statement,
         adjacent=earlier == index - 1,
@@ -583,7 +594,22 @@ def _given_a_shape(call: ast.Call) -> bool:
     not with data: two or more positional sizes, or one literal integer."""
     if call.keywords or any(isinstance(a, (ast.Starred, ast.List, ast.Tuple, ast.Set)) for a in call.args):
         return False
+    if len(call.args) == 1 and _a_size(call.args[0]):
+        return True  # `torch.FloatTensor(std.size())`: a `torch.Size`
     return len(call.args) >= 2 or (len(call.args) == 1 and literal_int(call.args[0]) is not None)
+
+
+def _a_size(node: ast.expr) -> bool:
+    """`x.size()` or `x.shape`: a tensor's sizes, never its data."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "shape"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "size"
+        and not node.args
+        and not node.keywords
+    )
 
 
 # -- host -> device (GPU302) -------------------------------------------------------------------
