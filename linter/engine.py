@@ -535,7 +535,8 @@ class _Walker:
 
     def _held_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """`criterion(outputs, labels)`, `self.model(inputs)`: calling a value the file does
-        not show (a parameter, an attribute of `self` that no method of its class defines)
+        not show (a parameter, a name bound to what an unknown call returned, an attribute of
+        `self` that no method of its class defines; not a loop's variable)
         with a tensor on the device gives an output on the device. Torch code hands its
         models and losses around this way, and they compute where their inputs are; a
         function that returns a Python number instead is never read with `.item()`."""
@@ -543,6 +544,8 @@ class _Walker:
         if isinstance(func, ast.Name):
             if env.lookup(func.id) is not None or env.is_builtin(func.id) or env.qualname(func) is not None:
                 return None
+            if self._loop_variable(func.id):
+                return None  # `for layer in net.layers: x = layer(x)`: a model's parts, a few
         elif isinstance(func, ast.Attribute):
             owner = self._method_of_self(func)
             if owner is None or self.index.method(owner.owner, func.attr) is not None:  # type: ignore[arg-type]
@@ -553,6 +556,12 @@ class _Walker:
             if torch_api.is_torch_value(ty) and ty.place == DEVICE:  # type: ignore[union-attr]
                 return Ty(Kind.OUTPUT, "torch", DEVICE)
         return None
+
+    def _loop_variable(self, name: str) -> bool:
+        """`name` is bound by a `for` loop (or a comprehension) of the scope being walked."""
+        scope = self.ctx.scopes[-1] if self.ctx.scopes else None
+        bindings = self.index.bindings(scope, name) if scope is not None else []
+        return any(isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) for node in bindings)
 
     def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
         facts = self._method_of_self(node)

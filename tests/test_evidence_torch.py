@@ -344,6 +344,15 @@ DEVICE_EXPRESSIONS = {
                 score = metric(torch.ones(3))  # a handed-in callable of host values
                 print(score.item(), len(inputs))  # OK
             return total
+
+
+        def activations(layers, images, device):
+            images = images.to(device)
+            kept = {}
+            for index, layer in enumerate(layers):  # a loop's variable: not a model handed in
+                images = layer(images)
+                kept[index] = images.cpu().numpy()  # OK
+            return kept
     """,
     "trainer_class_of_its_own_module": """
         class Trainer:  # no torch import: the backward pass and `.to(...)` say what it is

@@ -37,7 +37,7 @@ TUNED_LABELS = (
     DEFAULT_LABELS,
     *(
         HERE / name / "labels"
-        for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8")
+        for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9")
     ),
 )
 DEFAULT_CORPUS = HERE.parent / ".corpus" / "realcode"
