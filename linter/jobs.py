@@ -30,8 +30,10 @@ usual case) never pays for replacing them.
 Small runs: starting workers costs more than checking a little work in this process, and a
 file's cost follows its size and whether the cache has it, not the number of files. So a
 run checks its first files here, and workers take over the rest once the time those took
-says the rest would take more than `POOL_WORK` seconds: a run of a few files, of many tiny
-ones or of files mostly served from the cache stays in one process.
+says the rest would take more than `POOL_WORK` seconds, and each file takes more than
+`POOL_PACE` on average: a run of a few files, of many tiny ones (where passing each file
+and its result between processes costs about what checking it does) or of files mostly
+served from the cache stays in one process.
 """
 
 from __future__ import annotations
@@ -55,6 +57,10 @@ Result = TypeVar("Result")
 #: items and results over, stopping them), and they take the rest in a little over half its
 #: time: from about a tenth of a second of work left they break even, beyond it they gain.
 POOL_WORK = 0.1
+#: Seconds of work per file, on average, below which workers cannot gain: each file and its
+#: result cross between processes at about 0.1-0.2 ms, so 3,000 five-line files (0.3 ms
+#: each) took longer with two jobs than with one; at a millisecond a file two gain again.
+POOL_PACE = 0.001
 #: Files in flight per worker: enough to keep the others busy while one works through a
 #: large file that holds up the output, few enough that the results waiting hold little.
 WINDOW = 32
@@ -100,7 +106,8 @@ def _in_this_process(
     function: Callable[[Item], Result], items: Sequence[Item], jobs: int, quick: Callable[[Item], Result | None] | None
 ) -> Generator[Result, None, int]:
     """The results of the first items, checked here until the pace so far says the rest
-    would take more than `POOL_WORK` seconds (never with one job). Returns the index of the
+    would take more than `POOL_WORK` seconds at more than `POOL_PACE` an item (never with
+    one job). Returns the index of the
     first item left to workers, `len(items)` when none is.
 
     The pace is CPU time, which a busy machine does not stretch. A check that imported
@@ -110,7 +117,7 @@ def _in_this_process(
     spent, paced = 0.0, 0  # the time of the items that count, and how many they are
     last_release = time.monotonic()
     for index, item in enumerate(items):
-        if jobs > 1 and spent * (len(items) - index) > POOL_WORK * max(paced, 1):
+        if jobs > 1 and spent * (len(items) - index) > POOL_WORK * max(paced, 1) and spent >= POOL_PACE * paced:
             return index
         result = _quick(quick, item) if jobs > 1 else None
         if result is None:

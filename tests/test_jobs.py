@@ -27,6 +27,7 @@ MIN_FILES = 16
 def workers_at_once(monkeypatch):
     """Workers take every item, however little work the run has."""
     monkeypatch.setattr(gpulint.jobs, "POOL_WORK", -1.0)
+    monkeypatch.setattr(gpulint.jobs, "POOL_PACE", -1.0)
 
 
 def _outputs(cli, *options: str) -> dict[str, tuple[int, str]]:

@@ -58,6 +58,19 @@ def test_workers_take_the_rest_once_the_pace_here_says_it_is_worth_them(monkeypa
     assert os.getpid() not in {pid for item, pid in results if item >= len(here)}
 
 
+def _tiny_pid_of(item: int) -> tuple[int, int]:
+    _busy(0.0004)
+    return item, os.getpid()
+
+
+def test_items_quicker_than_passing_them_to_a_worker_stay_here(monkeypatch):
+    """800 items of 0.4 ms: the rest is worth more than `POOL_WORK`, but each item costs
+    about what sending it to a worker and its result back does."""
+    monkeypatch.setattr(gpulint.jobs, "POOL_WORK", 0.1)
+    results = list(ordered_map(_tiny_pid_of, list(range(800)), 2, _failure))
+    assert {pid for _, pid in results} == {os.getpid()}
+
+
 def _imports_first(item: int) -> tuple[int, int]:
     """The first item imports a module and takes long (what the rules load on first use)."""
     if item == 0:
@@ -129,6 +142,7 @@ def _leaky_pid_of(item: int) -> tuple[int, int]:
 @pytest.mark.skipif(gpulint.jobs._resident() is None, reason="no resident memory to read (/proc)")
 def test_a_worker_whose_memory_grew_past_the_bound_is_replaced(monkeypatch):
     monkeypatch.setattr(gpulint.jobs, "POOL_WORK", -1.0)
+    monkeypatch.setattr(gpulint.jobs, "POOL_PACE", -1.0)
     monkeypatch.setattr(gpulint.jobs, "WORKER_GROWTH", 8 * 2**20)
     started = []
     real = gpulint.jobs._pool
