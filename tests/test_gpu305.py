@@ -551,3 +551,16 @@ def test_a_magic_that_runs_no_code_hides_no_read():
     ]
     found = [d for cell in lint_cells(cells, config=Config(preview=True)) for d in cell if d.code == "GPU305"]
     assert [(d.cell, d.start.line) for d in found] == [(1, cells[0].count("\n"))]
+
+
+def test_a_loader_lightning_fabric_puts_on_the_device_counts():
+    source = (
+        "import lightning as L\nimport torch\nfrom torch.utils.data import DataLoader\n"
+        + IMAGES
+        + "fabric = L.Fabric(accelerator='cuda')\n"
+        "loader = fabric.setup_dataloaders(DataLoader(data, batch_size=32))\n"
+        "for x in loader:\n    print(x)\n"
+    )
+    assert len(_found(source)) == 1
+    on_host = source.replace("accelerator='cuda'", "accelerator='cpu'")
+    assert _found(on_host) == []

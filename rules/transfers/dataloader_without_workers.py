@@ -64,9 +64,9 @@ class DataloaderWithoutWorkers(Rule):
     also through a name bound to 0 on every path) in a file that moves the batches of a loop
     to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)`, also of the
     legacy `Variable(x)` wrapper, inside a loop, with a device that is not a literal `"cpu"`: a device string, a name bound to one,
-    `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a parameter every
-    call site gives a device...) or iterates a loader that accelerate's `prepare` put on the
-    device.
+    `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a device the file
+    does not show such as a parameter or `self.device`, not a dtype...) or iterates a loader that accelerate's `prepare` or
+    Lightning Fabric's `setup_dataloaders` put on the device.
 
     Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
     (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,

@@ -33,11 +33,16 @@ class DeviceToHostInLoop(HostCopyInLoop):
     `next(model.parameters()).device`, an integer index (`x.to(0)`, a rank read with
     `int(os.environ["LOCAL_RANK"])` or `dist.get_rank()`) or `f"cuda:{rank}"`. Libraries
     place values too: accelerate's `accelerator.prepare(model, loader)` (the model, and the
-    batches the loader yields), transformers' `from_pretrained(..., device_map=...)` and
-    `pipeline(..., device=...)`. `.to(x)` with an `x` of unknown type (a parameter that may
-    hold a device or a dtype) says nothing about where the result lives. NumPy's `.item()`
-    and `.tolist()` are not transfers, nor is cuDF's `.values` (a CuPy array, still on the
-    device).
+    batches the loader yields), Lightning Fabric's `setup`, `setup_dataloaders` and
+    `to_device`, transformers' `from_pretrained(..., device_map=...)` and
+    `pipeline(..., device=...)`. `.to(x)` with an `x` the file does not show (a parameter,
+    `self.device`, `args.device`) is taken for a device: code written for the device it is
+    handed is device code, the host its fallback; a name bound to a dtype, a parameter whose
+    default is one and a `torch.dtype` annotation are dtypes. A model or loss handed in (a
+    parameter, an attribute of `self` no method defines) computes where its inputs are; a
+    device value copied to the host in one branch (`if on_gpu: p = p.cpu()`) is on the host
+    after it. NumPy's `.item()` and `.tolist()` are not transfers, nor is cuDF's `.values`
+    (a CuPy array, still on the device).
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
