@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # imported where patterns are first compiled: a run over name
 from .files import PathError, read_bytes, resolve_folder
 from .diagnostic import SYNTAX_ERROR_CODE
 from .evidence import LIBRARY_TRIGGERS
+from .slots_record import SlotsRecord
 from .registry import Rule, RuleEntry, Tier, entries, load
 
 KEYS = (
@@ -136,10 +137,10 @@ def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
     return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
-class Config:
+class Config(SlotsRecord):
     """Settings for the files under one project root.
 
-    A slots class rather than a dataclass (start-up: every check makes one) or a NamedTuple
+    A slots record rather than a dataclass (start-up: every check makes one) or a NamedTuple
     (`select`'s default is computed when a Config is made). `FIELDS` lists the settings in
     order; `_replace` makes a changed copy."""
 
@@ -164,6 +165,7 @@ class Config:
         "preview_selectors",
     )
     __slots__ = FIELDS
+    COMPARED = SHOWN = FIELDS
 
     def __init__(
         self,
@@ -216,24 +218,6 @@ class Config:
         self.preview = preview
         #: The selectors of the selection that pick only preview rules (see `preview_only`).
         self.preview_selectors = preview_selectors
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in Config.FIELDS)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return f"Config({', '.join(f'{name}={getattr(self, name)!r}' for name in Config.FIELDS)})"
-
-    def _replace(self, **changes: Any) -> Config:
-        """A copy with `changes` made, as a NamedTuple's `_replace`."""
-        return Config(**{**{name: getattr(self, name) for name in Config.FIELDS}, **changes})
 
     def codes_for(self, path: Path | None) -> frozenset[str]:
         codes = (self.select | self.extend_select) - self.ignore

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import enum
 from typing import Any, NamedTuple
+from .slots_record import SlotsRecord
 
 #: The finding for a file that cannot be parsed (rule GPU001, reported by the engine itself).
 SYNTAX_ERROR_CODE = "GPU001"
@@ -90,11 +91,13 @@ class Edit(NamedTuple):
         return shape
 
 
-class Fix:
-    """A rule's fix: edits of one applicability. A slots class (start-up) rather than a
+class Fix(SlotsRecord):
+    """A rule's fix: edits of one applicability. A slots record (start-up) rather than a
     NamedTuple: `introduces` takes no part in comparisons."""
 
     __slots__ = ("applicability", "message", "edits", "introduces")
+    COMPARED = ("applicability", "message", "edits")
+    SHOWN = __slots__
 
     def __init__(
         self,
@@ -109,24 +112,6 @@ class Fix:
         #: Names the fix introduces (e.g. a list it collects into); two fixes introducing the
         #: same name are never applied in the same pass. Not serialised.
         self.introduces = introduces
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.applicability, self.message, self.edits) == (other.applicability, other.message, other.edits)
-
-    def __hash__(self) -> int:
-        return hash((self.applicability, self.message, self.edits))
-
-    def __repr__(self) -> str:
-        return (
-            f"Fix(applicability={self.applicability!r}, message={self.message!r}, edits={self.edits!r}, "
-            f"introduces={self.introduces!r})"
-        )
-
-    def _replace(self, **changes: Any) -> Fix:
-        """A copy with `changes` made, as a NamedTuple's `_replace`."""
-        return Fix(**{**{name: getattr(self, name) for name in Fix.__slots__}, **changes})
 
     def applies(self, unsafe_fixes: bool) -> bool:
         if not self.edits:
@@ -154,11 +139,13 @@ class Record(NamedTuple):
     cell: int | None = None
 
 
-class Diagnostic:
-    """One finding. A slots class (start-up) rather than a NamedTuple: `context` takes no
+class Diagnostic(SlotsRecord):
+    """One finding. A slots record (start-up) rather than a NamedTuple: `context` takes no
     part in comparisons nor in its `repr`."""
 
     __slots__ = ("code", "name", "message", "start", "end", "fix", "url", "noqa_line", "context", "cell")
+    COMPARED = ("code", "name", "message", "start", "end", "fix", "url", "noqa_line", "cell")
+    SHOWN = COMPARED
 
     def __init__(
         self,
@@ -186,27 +173,6 @@ class Diagnostic:
         self.context = context
         #: In a notebook, the cell (1-based) that `start`, `end` and `noqa_line` are relative to.
         self.cell = cell
-
-    def _compared(self) -> tuple[object, ...]:
-        return (self.code, self.name, self.message, self.start, self.end, self.fix, self.url, self.noqa_line, self.cell)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._compared() == other._compared()
-
-    def __hash__(self) -> int:
-        return hash(self._compared())
-
-    def __repr__(self) -> str:
-        return (
-            f"Diagnostic(code={self.code!r}, name={self.name!r}, message={self.message!r}, start={self.start!r}, "
-            f"end={self.end!r}, fix={self.fix!r}, url={self.url!r}, noqa_line={self.noqa_line!r}, cell={self.cell!r})"
-        )
-
-    def _replace(self, **changes: Any) -> Diagnostic:
-        """A copy with `changes` made, as a NamedTuple's `_replace`."""
-        return Diagnostic(**{**{name: getattr(self, name) for name in Diagnostic.__slots__}, **changes})
 
     def fixable(self, unsafe_fixes: bool) -> bool:
         return self.fix is not None and self.fix.applies(unsafe_fixes)

@@ -11,6 +11,7 @@ import ast
 import enum
 from collections.abc import Callable
 from typing import Protocol
+from .slots_record import SlotsRecord
 
 
 class Kind(str, enum.Enum):
@@ -102,7 +103,7 @@ DEVICE = "device"
 HOST = "host"
 
 
-class Ty:
+class Ty(SlotsRecord):
     """A value's kind, the library it comes from and, for torch values, where it lives.
 
     kind: a `Kind` (a plain string is converted). lib: for data kinds, the library family
@@ -115,11 +116,12 @@ class Ty:
     takes no part in comparisons, so a list is still `== OTHER` for rules that leave such
     values alone.
 
-    A slots class (start-up) rather than a NamedTuple: `builtin` takes no part in comparisons.
+    A slots record (start-up) rather than a NamedTuple: `builtin` takes no part in comparisons.
     Never changed once made.
     """
 
     __slots__ = ("kind", "lib", "place", "items", "builtin")
+    COMPARED = ("kind", "lib", "place", "items")
 
     def __init__(
         self, kind: Kind, lib: str = "", place: str = "", items: tuple[Ty | None, ...] = (), builtin: str = ""
@@ -131,14 +133,6 @@ class Ty:
         self.place = place
         self.items = items
         self.builtin = builtin
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.kind, self.lib, self.place, self.items) == (other.kind, other.lib, other.place, other.items)
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.lib, self.place, self.items))
 
     def __repr__(self) -> str:
         fields = [
