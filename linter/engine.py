@@ -534,10 +534,10 @@ class _Walker:
         return None
 
     def _held_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
-        """`criterion(outputs, labels)`, `self.model(inputs)`: calling a value the file does
-        not show (a parameter, a name bound to what an unknown call returned, an attribute of
-        `self` that no method of its class defines; not a loop's variable)
-        with a tensor on the device gives an output on the device. Torch code hands its
+        """`criterion(outputs, labels)`, `self.model(inputs)`: calling, with a tensor on the
+        device, a value the file does not show gives an output on the device. Such a value is
+        a parameter, a name bound to what an unknown call returned, or an attribute of `self`
+        that no method of its class defines; not a loop's variable. Torch code hands its
         models and losses around this way, and they compute where their inputs are; a
         function that returns a Python number instead is never read with `.item()`."""
         func = node.func

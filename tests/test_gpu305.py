@@ -564,3 +564,42 @@ def test_a_loader_lightning_fabric_puts_on_the_device_counts():
     assert len(_found(source)) == 1
     on_host = source.replace("accelerator='cuda'", "accelerator='cpu'")
     assert _found(on_host) == []
+
+
+LIGHTNING = (
+    "import lightning as L\nfrom torch.utils.data import DataLoader\n"
+    + IMAGES
+    + "\n\nclass Model(L.LightningModule):\n    pass\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a LightningModule's loader hook: the trainer moves each batch to its accelerator
+        "class Images(L.LightningModule):\n    def train_dataloader(self):\n"
+        "        return DataLoader(data, batch_size=32)\n",
+        # handed to a Trainer's fit, by position or by keyword, in a function too
+        "loader = DataLoader(data, batch_size=32)\ntrainer = L.Trainer(max_epochs=3)\ntrainer.fit(Model(), loader)\n",
+        "def main():\n    loader = DataLoader(data, batch_size=32)\n"
+        "    trainer = L.Trainer(accelerator='gpu')\n    trainer.fit(Model(), train_dataloaders=loader)\n",
+    ],
+    ids=["loader-hook", "fit", "fit-keyword-in-a-function"],
+)
+def test_loaders_lightning_feeds_to_its_device(body):
+    assert len(_found(LIGHTNING + body)) == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "loader = DataLoader(data, batch_size=32)\ntrainer = L.Trainer(accelerator='cpu')\ntrainer.fit(Model(), loader)\n",
+        # a method of that name on a class that is no LightningModule
+        "class Source:\n    def train_dataloader(self):\n        return DataLoader(data, batch_size=32)\n",
+        # a fit of something that is not a Lightning Trainer
+        "loader = DataLoader(data, batch_size=32)\nrunner = make_runner()\nrunner.fit(Model(), loader)\n",
+    ],
+    ids=["cpu-trainer", "other-class", "other-fit"],
+)
+def test_loaders_lightning_keeps_on_the_host_or_does_not_get(body):
+    assert _found(LIGHTNING + body) == []

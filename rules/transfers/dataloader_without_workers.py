@@ -51,6 +51,12 @@ dataset = TensorDataset(torch.from_numpy(rng.standard_normal((N, 3))))
 """
 
 
+#: A Lightning `Trainer`'s methods that take loaders, and its keywords for them.
+_TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict"})
+_TRAINER_LOADERS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})
+_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"})
+
+
 class DataloaderWithoutWorkers(Rule):
     """
     ## What it does
@@ -66,7 +72,11 @@ class DataloaderWithoutWorkers(Rule):
     legacy `Variable(x)` wrapper, inside a loop, with a device that is not a literal `"cpu"`: a device string, a name bound to one,
     `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a device the file
     does not show such as a parameter or `self.device`, not a dtype...) or iterates a loader that accelerate's `prepare` or
-    Lightning Fabric's `setup_dataloaders` put on the device.
+    Lightning Fabric's `setup_dataloaders` put on the device. A loader Lightning's trainer
+    takes counts too: returned by a LightningModule's (or LightningDataModule's)
+    `train_dataloader` and the other loader hooks, or handed to a `Trainer`'s `fit`,
+    `validate`, `test` or `predict` (one made in the file, with an accelerator that is not a
+    literal `"cpu"`): the trainer moves each batch to its accelerator.
 
     Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
     (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,
@@ -153,7 +163,9 @@ class DataloaderWithoutWorkers(Rule):
     #: The message for a loader given `num_workers=0` (the same as none, but said).
     message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
-    calls = frozenset({"to", "cuda", "type"} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)})
+    calls = frozenset(
+        {"to", "cuda", "type", *_TRAINER_METHODS} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)}
+    )
     fix = Applicability.UNSAFE
     suggestion = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
 
@@ -577,7 +589,7 @@ def batches():
         #: The file's loaders without workers, and the name each is bound to (if any).
         #: The reads of the name each is bound to that its binding reaches (None: the name is
         #: not known to be read only there).
-        self.candidates: list[tuple[ast.Call, Loader, str | None, list[ast.Name] | None]] = []
+        self.candidates: list[tuple[ast.Call, Loader, str | None, list[ast.Name] | None, bool]] = []
         #: The `for` loops over each name, and those that put their batches on a device.
         self.iterations: dict[str, list[ast.AST]] = {}
         self.feeding: set[ast.AST] = set()
@@ -585,6 +597,8 @@ def batches():
         self.undecided: list[tuple[ast.Call, list[ast.AST]]] = []
         #: What loading an item of a dataset costs (made at the file's first loader).
         self.items: ItemCost | None = None
+        #: Names handed to a Lightning trainer that places their batches (`_given_to_lightning`).
+        self.lightning: set[str] = set()
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not isinstance(node, ast.Call):
@@ -592,6 +606,9 @@ def batches():
             return
         if ctx.loops:
             self._note_move(node, ctx)
+        for given in (*node.args, *(k.value for k in node.keywords)):
+            if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
+                self.lightning.add(given.id)
         loader = self._loader(node.func, ctx)
         if loader is None:
             return
@@ -616,6 +633,7 @@ def batches():
             return  # workers started for each pass would cost about what they save
         statement = ctx.statement
         bound = reads = None
+        lightning = _given_to_lightning(node, ctx)
         if (
             isinstance(statement, ast.Assign)
             and statement.value is node
@@ -631,7 +649,7 @@ def batches():
                     return  # never read
                 if hidden:
                     reads = None  # what else reads it, and through which loops, is out of view
-        self.candidates.append((node, loader, bound, reads))
+        self.candidates.append((node, loader, bound, reads, lightning))
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
         """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds (or of a legacy
@@ -681,14 +699,17 @@ def batches():
             for call, loops in self.undecided:
                 if _device_argument(call, device_names):
                     self.feeding.update(loops)
-        for node, loader, bound, reads in self.candidates:
+        for node, loader, bound, reads, lightning in self.candidates:
+            lightning = lightning or bound in self.lightning
             if reads is not None:
                 loops = [_iterated_by(read, ctx) for read in reads]
                 if not all(loops):
                     loops = []  # handed on (to a function, a wrapper): its loops are out of view
             else:
                 loops = self.iterations.get(bound, []) if bound is not None else []
-            if loops:
+            if lightning:
+                fed = True
+            elif loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
                 fed = bool(self.feeding)
@@ -894,6 +915,52 @@ def _bound_from(binding: Binding) -> tuple[int, int]:
     if value is not None and value.end_lineno is not None and value.end_col_offset is not None:
         return value.end_lineno, value.end_col_offset
     return binding.position
+
+
+#: A LightningModule's (or LightningDataModule's) hooks that hand the trainer its loaders.
+_LOADER_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
+
+
+def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
+    """A loader Lightning feeds to its device: passed to a `Trainer`'s `fit`, `validate`,
+    `test` or `predict` (one made in the file with an accelerator that is not a literal
+    "cpu"), or returned by a LightningModule's or LightningDataModule's `train_dataloader`
+    and the other loader hooks. The trainer moves each batch to its accelerator."""
+    parent = ctx.parent(load)
+    if isinstance(parent, ast.Return):
+        function = ctx.enclosing_function
+        facts = ctx.semantic.functions.get(function) if function is not None else None
+        return (
+            facts is not None
+            and facts.owner is not None
+            and facts.node.name in _LOADER_HOOKS
+            and any((ctx.qualname(base) or "").startswith(_LIGHTNING) for base in facts.owner.bases)
+        )
+    if isinstance(parent, ast.keyword):
+        if parent.arg not in _TRAINER_LOADERS:
+            return False
+        parent = ctx.parent(parent)
+    if not (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Attribute)
+        and parent.func.attr in _TRAINER_METHODS
+        and isinstance(parent.func.value, ast.Name)
+        and parent.func.value is not load
+    ):
+        return False
+    scope: ast.AST | None = parent
+    while scope is not None and not isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        scope = ctx.parent(scope)
+    bindings = ctx.bindings(parent.func.value.id, scope)  # the trainer, bound once where it is used
+    made = bindings[0] if len(bindings) == 1 else None
+    value = made.value if isinstance(made, ast.Assign) else None
+    if not (isinstance(value, ast.Call) and ctx.qualname(value.func) in _TRAINERS):
+        return False
+    accelerator = next((k.value for k in value.keywords if k.arg == "accelerator"), None)
+    return accelerator is None or not _is_cpu(accelerator)
+
+
+_LIGHTNING = ("lightning.", "pytorch_lightning.")
 
 
 def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
