@@ -343,6 +343,8 @@ _NAMED_MODEL_TENSORS = frozenset({"named_parameters", "named_buffers"})
 MODULE_TENSOR_METHODS = _MODEL_TENSORS | _NAMED_MODEL_TENSORS
 #: Methods torch or Lightning calls once per batch: a module's `forward`, Lightning's steps.
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
+#: Where Lightning's classes come from (a LightningModule's bases, its Trainer).
+LIGHTNING_MODULES = ("lightning.", "pytorch_lightning.")
 #: Methods called once per item (a dataset's, by a loader or by indexing).
 PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 #: Methods that copy a tensor to the host (or hand back a Python value, which needs the

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from typing import TypeGuard
 from dataclasses import dataclass, field, replace
 
 from gpulint.rule_api import (
@@ -392,14 +393,8 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
     if method != "transform":
         return None
     # `t.fit(X).transform(X)` in one expression
-    if (
-        isinstance(receiver, ast.Call)
-        and isinstance(receiver.func, ast.Attribute)
-        and receiver.func.attr == "fit"
-        and (fitted := _first_argument(receiver)) is not None
-        and same_reference(fitted, source)
-    ):
-        qualname = _transformer(receiver.func.value, ctx)
+    if _fits_on(receiver, source):
+        qualname = _transformer(receiver.func.value, ctx)  # type: ignore[attr-defined]
         if qualname is None:
             return None
         name = receiver.func.value.id  # type: ignore[attr-defined]
@@ -414,13 +409,7 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
         if ctx.binds(statement, transformer):
             # `t = T(...).fit(X)`: made and fitted in one statement
             fit = statement.value if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
-            if (
-                isinstance(fit, ast.Call)
-                and isinstance(fit.func, ast.Attribute)
-                and fit.func.attr == "fit"
-                and (fitted := _first_argument(fit)) is not None
-                and same_reference(fitted, source)
-            ):
+            if _fits_on(fit, source):
                 return Step(earlier, fit, transformer, qualname, source, output, False)
             return None
         if (
@@ -431,11 +420,21 @@ def _step(block: list[ast.stmt], index: int, value: ast.expr, output: str, ctx: 
             and isinstance(statement.value.func.value, ast.Name)
             and statement.value.func.value.id == transformer
         ):
-            fitted = _first_argument(statement.value)
-            if fitted is not None and same_reference(fitted, source):
+            if _fits_on(statement.value, source):
                 return Step(earlier, statement.value, transformer, qualname, source, output, False)
             return None
     return None
+
+
+def _fits_on(call: ast.expr | None, data: ast.expr) -> TypeGuard[ast.Call]:
+    """`call` is `<t>.fit(data)`: fitted on the same data (`same_reference`)."""
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "fit"
+        and (fitted := _first_argument(call)) is not None
+        and same_reference(fitted, data)
+    )
 
 
 def _test_use(

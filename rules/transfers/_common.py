@@ -49,7 +49,7 @@ from gpulint.torch_api import (
     is_module_class,
     unwrapped,
 )
-from gpulint.torch_api import BACKWARD_METHODS, PURE_METHODS, SYNCHRONISING_FUNCTIONS
+from gpulint.torch_api import BACKWARD_METHODS, LIGHTNING_MODULES, PURE_METHODS, SYNCHRONISING_FUNCTIONS
 
 
 def runs_repeatedly(ctx: RuleContext) -> bool:
@@ -75,7 +75,7 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
             return True
         return name in PER_BATCH_METHODS and any(
             is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
-            or (ctx.env.qualname(base) or "").startswith(("lightning.", "pytorch_lightning."))
+            or (ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES)
             for base in facts.owner.bases
         )
 
@@ -94,14 +94,21 @@ def _backpropagates(function: FunctionNode, ctx: RuleContext) -> bool:
         node = pending.pop()
         if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
             continue
-        if isinstance(node, ast.Call) and (
-            isinstance(node.func, ast.Attribute)
-            and node.func.attr in BACKWARD_METHODS
-            or ctx.qualname(node.func) == "torch.autograd.backward"
-        ):
+        if isinstance(node, ast.Call) and _backward_call(node, ctx):
             return True
         pending.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _backward_call(call: ast.Call, ctx: RuleContext) -> bool:
+    """`loss.backward()` (or `accelerator.backward(loss)`, Lightning's `manual_backward`) or
+    `torch.autograd.backward(...)`: a backward pass."""
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in BACKWARD_METHODS
+        or (ctx.qualname(func) == "torch.autograd.backward")
+    )
 
 
 def under_host_autocast(ctx: RuleContext) -> bool:
@@ -209,6 +216,10 @@ class RoundTrip:
 _HOST_CHAIN = frozenset({"cpu", "numpy", "tolist", "detach", "to"})
 
 
+#: Walked through from a copy to the tensor it copies (`t.detach().cpu()`).
+_DETACH = frozenset({"detach"})
+
+
 def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
     """`t.cpu().numpy()`, `t.detach().cpu().numpy()`, `t.tolist()`...: the device tensor `t`,
     the chain's calls, and whether it goes through a list."""
@@ -231,15 +242,9 @@ def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.
         if is_device_resident(ty) and _is_torch(ty) and method != "detach":
             if ty is not None and ty.kind in ("tensor", "placed", "output"):
                 # keep walking through `.detach()` to the tensor itself
-                while (
-                    isinstance(receiver, ast.Call)
-                    and isinstance(receiver.func, ast.Attribute)
-                    and receiver.func.attr == "detach"
-                    and not receiver.args
-                    and not receiver.keywords
-                ):
+                while bare_method_call(receiver, _DETACH):
                     chain.append(receiver)
-                    receiver = receiver.func.value
+                    receiver = receiver.func.value  # type: ignore[attr-defined]
                 return receiver, tuple(chain), via_list
         current = receiver
     return None
@@ -603,13 +608,10 @@ def _a_size(node: ast.expr) -> bool:
     """`x.size()` or `x.shape`: a tensor's sizes, never its data."""
     if isinstance(node, ast.Attribute):
         return node.attr == "shape"
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "size"
-        and not node.args
-        and not node.keywords
-    )
+    return bare_method_call(node, _SIZE)
+
+
+_SIZE = frozenset({"size"})
 
 
 # -- host -> device (GPU302) -------------------------------------------------------------------
@@ -1106,11 +1108,9 @@ def _backward_in(
     for node in walk_local(body):
         if not isinstance(node, ast.Call):
             continue
+        if _backward_call(node, ctx):
+            return True
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in BACKWARD_METHODS:
-            return True
-        if ctx.qualname(func) == "torch.autograd.backward":
-            return True
         if depth and isinstance(func, ast.Name):
             callee = ctx.function_named(func.id)
             if callee is not None:

@@ -36,7 +36,7 @@ from gpulint.rule_api import (
     WORK,
 )
 
-from gpulint.torch_api import unwrapped
+from gpulint.torch_api import LIGHTNING_MODULES, unwrapped
 
 from ._common import bound_by_loop, opened_autocast
 
@@ -606,9 +606,10 @@ def batches():
             return
         if ctx.loops:
             self._note_move(node, ctx)
-        for given in (*node.args, *(k.value for k in node.keywords)):
-            if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
-                self.lightning.add(given.id)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _TRAINER_METHODS:
+            for given in (*node.args, *(k.value for k in node.keywords)):
+                if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
+                    self.lightning.add(given.id)
         loader = self._loader(node.func, ctx)
         if loader is None:
             return
@@ -934,7 +935,7 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
             facts is not None
             and facts.owner is not None
             and facts.node.name in _LOADER_HOOKS
-            and any((ctx.qualname(base) or "").startswith(_LIGHTNING) for base in facts.owner.bases)
+            and any((ctx.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases)
         )
     if isinstance(parent, ast.keyword):
         if parent.arg not in _TRAINER_LOADERS:
@@ -948,19 +949,13 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
         and parent.func.value is not load
     ):
         return False
-    scope: ast.AST | None = parent
-    while scope is not None and not isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
-        scope = ctx.parent(scope)
-    bindings = ctx.bindings(parent.func.value.id, scope)  # the trainer, bound once where it is used
+    bindings = ctx.bindings(parent.func.value.id)  # the trainer, bound once in the current scope
     made = bindings[0] if len(bindings) == 1 else None
     value = made.value if isinstance(made, ast.Assign) else None
     if not (isinstance(value, ast.Call) and ctx.qualname(value.func) in _TRAINERS):
         return False
     accelerator = next((k.value for k in value.keywords if k.arg == "accelerator"), None)
     return accelerator is None or not _is_cpu(accelerator)
-
-
-_LIGHTNING = ("lightning.", "pytorch_lightning.")
 
 
 def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
