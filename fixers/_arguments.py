@@ -24,27 +24,27 @@ import tokenize
 from collections.abc import Sequence
 
 from gpulint.diagnostic import Edit, Position
-from gpulint.fixing import FixContext
+from gpulint.fixing import Decline, FixContext
 
 #: Tokens that are layout, not code.
 _LAYOUT = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
 
 
-def add_keywords(ctx: FixContext, call: ast.Call, keywords: Sequence[tuple[str, str]]) -> tuple[Edit, ...] | None:
-    """Edits appending `name=value` for each of `keywords` to `call`; None when the call's
+def add_keywords(ctx: FixContext, call: ast.Call, keywords: Sequence[tuple[str, str]]) -> tuple[Edit, ...] | Decline:
+    """Edits appending `name=value` for each of `keywords` to `call`; declined when the call's
     text does not tokenize as expected, or its one argument is a bare generator."""
     if not keywords:
         return ()
     arguments = sorted([*call.args, *call.keywords], key=lambda node: (node.lineno, node.col_offset))
     if len(arguments) == 1 and isinstance(arguments[0], ast.GeneratorExp):
-        return None  # `f(x for x in y, k=v)` does not parse
+        return Decline("the call's one argument is a bare generator, which takes no keyword beside it")
     tokens = _tokens(ctx, call)
     if tokens is None or len(tokens) < 2 or tokens[-1].string != ")":
-        return None
+        return Decline("the call's text does not read as a call closed by its parenthesis")
     index = _before(tokens, len(tokens) - 1)
     if not arguments:
         if tokens[index].string != "(":
-            return None
+            return Decline("the call's text does not read as a call closed by its parenthesis")
         same_line = tokens[index].start[0] == tokens[-1].start[0]
         at = _position(ctx, call, tokens[-1].start if same_line else tokens[index].end)
         return (Edit(at, at, ", ".join(f"{name}={value}" for name, value in keywords)),)

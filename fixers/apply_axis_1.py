@@ -13,22 +13,11 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan, suggestion
+from gpulint.plans.apply_axis_1 import RowApply
 
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.apply_axis_1 import RowApply
-
-from ._vectorize import (
-    analyse,
-    code_of,
-    comments_in,
-    is_row_field,
-    needs_parentheses,
-    parenthesize,
-    repeatable_frame,
-    to_columns,
-)
+from ._vectorize import analyse, is_row_field, repeatable_frame
 
 LIST_SUGGESTION = (
     "`frame.agg([...], axis=1)` computes the same table from whole columns; "
@@ -40,58 +29,46 @@ MESSAGE = "replace the row-wise `apply` with a vectorized column expression"
 _UNDERSTOOD = ("func", "axis")
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     apply: RowApply = diagnostic.context  # type: ignore[assignment]
     if apply.applicability is Applicability.DISPLAY:
-        return display_fix(LIST_SUGGESTION) if apply.aggregation_names else None
-    return _rewrite(apply, ctx)
+        if apply.aggregation_names:
+            return suggestion(LIST_SUGGESTION)
+        return Decline("the rule found no column expression for this function")
+    return _plan_rewrite(apply, ctx)
 
 
-def _rewrite(apply: RowApply, ctx: FixContext) -> Fix | None:
+def _plan_rewrite(apply: RowApply, ctx: FixContext) -> Plan | Decline:
     call, frame, function = apply.call, apply.frame, apply.function
-    if not (isinstance(function, ast.Lambda) and _only_understood_arguments(call) and repeatable_frame(frame)):
-        return None
+    if not isinstance(function, ast.Lambda):
+        return Decline("the function is not a lambda")
+    if not _only_understood_arguments(call):
+        return Decline("`apply` is given arguments besides the function and the axis")
+    if not repeatable_frame(frame):
+        return Decline("the frame is an expression that cannot be written once per column")
     row = _single_parameter(function)
     if row is None:
-        return None
+        return Decline("the lambda takes other than one plain parameter")
     good, needs_numpy = analyse(function.body, row, set(apply.collections))
     if not good:
-        return None
+        return Decline("the lambda's body has no column form")
     lib = apply.lib
-    stored = apply.stored_in_column
-    wrap = not _yields_series(function.body, row) and not stored
-    if needs_numpy and lib in ("dask", "") or wrap and lib != "pandas":
-        return None
-    segment = ctx.segment(call)
-    frame_code = ctx.segment(frame)
-    parsed = _parse_call(segment, call)
-    if parsed is None or "\n" in frame_code:
-        return None
-    lambda_cst = _function_arg(parsed)
-    if not isinstance(lambda_cst, cst.Lambda):
-        return None
-    edits: list[Edit] = []
-    numpy_name = "np"
-    if needs_numpy:
-        numpy_name, import_edits = ctx.ensure_import("numpy", "np")
-        edits.extend(import_edits)
-    vectorized = to_columns(lambda_cst.body, row, frame_code, numpy_name)
-    if wrap:
-        pandas_name, import_edits = ctx.ensure_import("pandas", "pd")
-        edits.extend(import_edits)
-        code = f"{pandas_name}.Series({code_of(_without_plain_parens(vectorized))}, index={frame_code}.index)"
-    else:
-        if stored:
-            vectorized = _without_plain_parens(vectorized)
-        if "\n" in code_of(vectorized) or needs_parentheses(call, apply.statement):
-            vectorized = parenthesize(vectorized)
-        code = code_of(vectorized)
-    moved = _comments_outside(parsed, lambda_cst.body)
-    if moved:
-        edits.append(_with_comments_above(call, apply.statement, code, moved, ctx))
-    else:
-        edits.append(ctx.replace_node(call, code))
-    return Fix(apply.applicability, MESSAGE, tuple(edits))
+    wrap = not _yields_series(function.body, row) and not apply.stored_in_column
+    if needs_numpy and lib in ("dask", ""):
+        return Decline("`np.where` would compute a lazy or unknown frame's columns")
+    if wrap and lib != "pandas":
+        return Decline("the result would be an array that only pandas wraps back into a Series here")
+    if "\n" in ctx.segment(frame):
+        return Decline("the frame expression spans lines")
+    if not _call_alone(ctx.segment(call), call):
+        return Decline("the call's source text is not the call alone")
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.apply_axis_1 import rewrite
+
+        return rewrite(apply, row, needs_numpy, wrap, ctx)
+
+    return Plan(apply.applicability, MESSAGE, render)
 
 
 def _only_understood_arguments(call: ast.Call) -> bool:
@@ -136,51 +113,9 @@ def _yields_series(node: ast.expr, row: str) -> bool:
     return False
 
 
-def _parse_call(segment: str, call: ast.Call) -> cst.Call | None:
-    """The call as libcst sees it, provided its source text is exactly the call."""
+def _call_alone(segment: str, call: ast.Call) -> bool:
+    """The call's source text parses to exactly the call."""
     try:
-        same = ast.dump(ast.parse(segment, mode="eval").body) == ast.dump(call)
-        parsed = cst.parse_expression(segment)
-    except (SyntaxError, ValueError, cst.ParserSyntaxError):
-        return None
-    return parsed if same and isinstance(parsed, cst.Call) else None
-
-
-def _function_arg(call: cst.Call) -> cst.BaseExpression | None:
-    for index, arg in enumerate(call.args):
-        if arg.keyword is None and index == 0 or arg.keyword is not None and arg.keyword.value == "func":
-            return arg.value
-    return None
-
-
-def _without_plain_parens(node: cst.BaseExpression) -> cst.BaseExpression:
-    """Drop parentheses around a call (`(np.where(...))`) when they hold no comment."""
-    if (
-        isinstance(node, cst.Call)
-        and len(node.lpar) == 1
-        and code_of(node.lpar[0]) == "("
-        and code_of(node.rpar[0]) == ")"
-    ):
-        return node.with_changes(lpar=[], rpar=[])
-    return node
-
-
-def _comments_outside(call: cst.Call, body: cst.BaseExpression) -> list[cst.Comment]:
-    """Comments in the call but not in the lambda's body (those stay where they are)."""
-    inside = {id(line.comment) for line in comments_in(body)}
-    return [line.comment for line in comments_in(call) if id(line.comment) not in inside]
-
-
-def _with_comments_above(
-    call: ast.Call, statement: ast.stmt | None, code: str, comments: list[cst.Comment], ctx: FixContext
-) -> Edit:
-    """One edit from the start of the statement's first line to the end of the call: the
-    comments of the replaced call go on their own lines above the statement."""
-    line = min(statement.lineno, call.lineno) if statement is not None else call.lineno  # decorators come first
-    text = ctx.source.line(line)
-    indent = text[: len(text) - len(text.lstrip(" \t"))]
-    source = ctx.source
-    start = ctx.start(call)
-    before = source.text[source.offset(line, 0) : source.offset(start.line, start.col)]
-    lines = "".join(f"{indent}{comment.value}{source.newline}" for comment in comments)
-    return Edit(Position(line, 0), ctx.end(call), lines + before + code)
+        return ast.dump(ast.parse(segment, mode="eval").body) == ast.dump(call)
+    except (SyntaxError, ValueError):
+        return False

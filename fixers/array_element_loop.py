@@ -14,88 +14,53 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan
+from gpulint.plans.array_element_loop import ElementLoop, ElementPlan
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.arrays.array_element_loop import ElementLoop, ElementPlan
-
-from ._elementwise import to_whole
 from ._loops import names_read_after
-from ._vectorize import code_of, comments_in, numpy_import, parenthesize
 
 MESSAGE = "replace the element loop with a whole-array expression"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: ElementLoop = diagnostic.context  # type: ignore[assignment]
-    if found.applicability is Applicability.DISPLAY or found.plan is None:
-        return None
-    return _rewrite(found, found.plan, ctx)
+    if found.plan is None:
+        return _unplanned(found)
+    if found.applicability is Applicability.DISPLAY:
+        if not isinstance(found.array, ast.Name):
+            return Decline("the loop's bound measures an expression, not a named array")
+        return Decline("the array is not a NumPy array")
+    return _plan_rewrite(found, found.plan, ctx)
 
 
-def _rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Fix | None:
+def _unplanned(found: ElementLoop) -> Decline:
+    """Why the rule planned no rewrite of the loop."""
+    loop = found.loop
+    if found.bound is loop.iter:
+        return Decline("the loop runs over a name or `np.ndenumerate`, not `range` of the array's length")
+    if loop.orelse:
+        return Decline("the loop has an else clause")
+    if len(loop.body) != 1:
+        return Decline("the loop's body is more than one statement")
+    return Decline("the loop's statement has no whole-array form")
+
+
+def _plan_rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Plan | Decline:
     loop, statement = found.loop, plan.statement
     kept = frozenset({statement.target.id}) if plan.kind == "accumulate" else frozenset()  # type: ignore[union-attr]
-    if names_read_after(found.site, ctx.semantic, kept):
-        return None  # the rewrite would drop names the code after the loop reads
-    parsed = ctx.parse_statements(loop, loop)
-    if parsed is None or len(parsed) != 1:
-        return None
-    loop_cst = parsed[0]
-    body = loop_cst.body
-    if not isinstance(body, cst.IndentedBlock) or len(body.body) != 1:
-        return None
-    line = body.body[0]
-    if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
-        return None
-    small = line.body[0]
-    index, measured = found.index, found.array.id  # type: ignore[attr-defined]
-    bound = ctx.segment(found.bound)
-    whole_bound = found.form in ("len", "shape")  # `a[:len(a)]` is all of `a`
+    read = names_read_after(found.site, ctx.semantic, kept)
+    if read:
+        names = ", ".join(f"`{name}`" for name in sorted(read))
+        return Decline(f"names the loop binds are read after it: {names}")
+    if not ctx.owns_lines(loop, loop):
+        return Decline("the loop shares its lines with other code")
+    if len(loop.body) != 1 or ctx.indent_of(loop.body[0]) is None:
+        return Decline("the loop's body is on the line of its `for`")
 
-    def sliced(name: str) -> str:
-        return name if name == measured and whole_bound else f"{name}[:{bound}]"
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.array_element_loop import rewrite
 
-    def replace(original: cst.BaseExpression) -> str | None:
-        if (
-            isinstance(original, cst.Subscript)
-            and isinstance(original.value, cst.Name)
-            and original.value.value in plan.arrays
-            and len(original.slice) == 1
-            and isinstance(original.slice[0].slice, cst.Index)
-            and isinstance(original.slice[0].slice.value, cst.Name)
-            and original.slice[0].slice.value.value == index
-        ):
-            return sliced(original.value.value)
-        return None
+        return rewrite(found, plan, ctx)
 
-    numpy_name, import_edits = numpy_import(ctx, plan.needs_numpy)
-    value = small.value  # type: ignore[attr-defined]
-    whole = to_whole(value, replace, numpy_name)
-    if plan.kind == "accumulate":
-        whole = cst.Call(
-            func=cst.Attribute(value=parenthesize(whole), attr=cst.Name("sum")),
-            args=[
-                cst.Arg(
-                    cst.Integer("0"),
-                    keyword=cst.Name("axis"),
-                    equal=cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-                    ),
-                )
-            ],
-        )
-        target = ctx.segment(statement.target)
-    else:
-        stored = statement.targets[0] if isinstance(statement, ast.Assign) else statement.target
-        name = stored.value.id
-        target = f"{name}[:]" if name == measured and whole_bound else f"{name}[:{bound}]"
-    operator = "=" if isinstance(statement, ast.Assign) else code_of(small.operator).strip()  # type: ignore[attr-defined]
-    try:
-        new = cst.parse_statement(f"{target} {operator} {code_of(whole)}")
-    except cst.ParserSyntaxError:
-        return None
-    carried = list(loop_cst.leading_lines) + comments_in(loop_cst.with_changes(leading_lines=[]))
-    new = new.with_changes(leading_lines=carried)
-    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
+    return Plan(found.applicability, MESSAGE, render)

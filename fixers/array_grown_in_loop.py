@@ -17,114 +17,83 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
+from gpulint.astutil import mentions
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan
+from gpulint.plans.array_grown_in_loop import Growth
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.arrays.array_grown_in_loop import Growth
-
-from ._vectorize import comments_in
+from ._growth import array_callee, call_arguments, comment_outside, joined, subscript_items
 
 MESSAGE = "collect the pieces in a list and concatenate once after the loop"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     growth: Growth = diagnostic.context  # type: ignore[assignment]
     if growth.applicability is Applicability.DISPLAY:
-        return None
-    return _rewrite(growth, ctx)
-
-
-def _callee(growth: Growth, ctx: FixContext) -> tuple[str, tuple]:
-    """The one call after the loop, and the edits an import for it needs."""
-    if isinstance(growth.call, ast.Subscript):
-        return ctx.segment(growth.call.value), ()
-    func = growth.call.func
-    if growth.function != "append":
-        return ctx.segment(func), ()
-    if isinstance(func, ast.Attribute):
-        return f"{ctx.segment(func.value)}.concatenate", ()
-    numpy_name, edits = ctx.ensure_import("numpy", "np")
-    return f"{numpy_name}.concatenate", edits
-
-
-def _rewrite(growth: Growth, ctx: FixContext) -> Fix | None:
+        return Decline("the rule found no loop whose pieces a list can collect")
     loop = growth.loop
     assert loop is not None
-    statements = ctx.parse_statements(loop, loop)
-    if statements is None or len(statements) != 1:
-        return None
-    collected = ctx.fresh_name("parts")
-    replacer = _ReplaceGrowth(growth.name, len(growth.pieces), collected)
-    new_loop = statements[0].visit(replacer)
-    if replacer.replaced != 1 or replacer.failed:
-        return None
-    callee, import_edits = _callee(growth, ctx)
-    if isinstance(growth.call, ast.Subscript):
-        joined = f"{callee}[tuple({collected})]"
+    if not ctx.owns_lines(loop, loop):
+        return Decline("the loop shares its lines with other code")
+    matches = [node for node in ast.walk(loop) if _assigns_name(node, growth.name)]
+    reasons = [reason for node in matches if (reason := _why_not_collected(node, growth, ctx)) is not None]
+    if reasons:
+        return Decline(reasons[0])
+    if not matches:
+        return Decline("the loop holds no assignment of the grown name that an append can replace")
+    if len(matches) > 1:
+        return Decline("the loop assigns the grown name in more than one statement")
+    if not _parses(f"{growth.name} = {joined(growth, 'parts', array_callee(growth, ctx), ctx)}"):
+        return Decline("the concatenation after the loop would not parse")
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.array_grown_in_loop import rewrite
+
+        return rewrite(growth, ctx)
+
+    return Plan(growth.applicability, MESSAGE, render)
+
+
+def _assigns_name(node: ast.AST, name: str) -> bool:
+    """`name = <call or index>`: a statement the rewrite replaces with an append."""
+    return (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == name
+        and isinstance(node.value, (ast.Call, ast.Subscript))
+    )
+
+
+def _why_not_collected(node: ast.Assign, growth: Growth, ctx: FixContext) -> str | None:
+    """Why the assignment cannot become `parts.append(...)`/`parts.extend([...])`."""
+    value = node.value
+    if isinstance(value, ast.Subscript):
+        items = subscript_items(value, node, ctx)
+        if any(isinstance(item, ast.Slice) for item in items):
+            return "the index expression holds a range (`a:b`)"
     else:
-        keywords = "".join(f", {ctx.segment(k)}" for k in growth.call.keywords)
-        if growth.function == "append" and not growth.call.keywords:
-            keywords = ", axis=None"
-        joined = f"{callee}({collected}{keywords})"
+        assert isinstance(value, ast.Call)
+        arguments = call_arguments(value)
+        first = arguments[0] if arguments else None
+        items = list(first.elts) if isinstance(first, (ast.List, ast.Tuple)) else arguments
+    pieces = [
+        p
+        for p in (item.value if isinstance(item, ast.Starred) else item for item in items)
+        if not (isinstance(p, ast.Name) and p.id == growth.name)
+    ]
+    if len(pieces) != len(growth.pieces):
+        return "the call passes values besides the grown name and its new pieces"
+    if any(mentions(piece, growth.name) for piece in pieces):
+        return "a new piece reads the grown array itself (`np.r_[(found, x)]` indexes with one tuple)"
+    if comment_outside(node, pieces, ctx):
+        return "the growth statement holds a comment outside its new pieces"
+    return None
+
+
+def _parses(statement: str) -> bool:
     try:
-        first = cst.parse_statement(f"{collected} = [{growth.name}]").with_changes(
-            leading_lines=statements[0].leading_lines
-        )
-        last = cst.parse_statement(f"{growth.name} = {joined}")
-    except cst.ParserSyntaxError:
-        return None
-    edit = ctx.replace_statements(loop, loop, [first, new_loop.with_changes(leading_lines=[]), last])
-    return Fix(growth.applicability, MESSAGE, (*import_edits, edit))
-
-
-class _ReplaceGrowth(cst.CSTTransformer):
-    """Swap the growth statement for `<collected>.append(piece)` (or `.extend([...])`)."""
-
-    def __init__(self, name: str, count: int, collected: str) -> None:
-        self.name = name
-        self.count = count
-        self.collected = collected
-        self.replaced = 0
-        self.failed = False
-
-    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
-        if not (
-            len(updated.targets) == 1
-            and isinstance(updated.targets[0].target, cst.Name)
-            and updated.targets[0].target.value == self.name
-        ):
-            return updated
-        call = updated.value
-        if isinstance(call, cst.Subscript):  # np.r_[name, x, y]
-            pieces = [e.slice.value for e in call.slice if isinstance(e.slice, cst.Index)]
-            if len(pieces) != len(call.slice):
-                self.failed = True
-                return updated
-        elif isinstance(call, cst.Call):
-            first = call.args[0].value if call.args else None
-            if isinstance(first, (cst.List, cst.Tuple)):
-                pieces = [e.value for e in first.elements]
-            else:
-                pieces = [a.value for a in call.args]
-        else:
-            return updated
-        pieces = [p for p in pieces if not (isinstance(p, cst.Name) and p.value == self.name)]
-        kept = {id(line.comment) for piece in pieces for line in comments_in(piece)}
-        if len(pieces) != self.count or any(id(line.comment) not in kept for line in comments_in(updated)):
-            self.failed = True
-            return updated
-        self.replaced += 1
-        collected = cst.Name(self.collected)
-        if len(pieces) == 1:
-            return cst.Expr(
-                cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("append")), args=[cst.Arg(pieces[0])])
-            )
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-        elements = [
-            cst.Element(p, comma=comma if i < len(pieces) - 1 else cst.MaybeSentinel.DEFAULT)
-            for i, p in enumerate(pieces)
-        ]
-        return cst.Expr(
-            cst.Call(func=cst.Attribute(value=collected, attr=cst.Name("extend")), args=[cst.Arg(cst.List(elements))])
-        )
+        ast.parse(statement)
+    except SyntaxError:
+        return False
+    return True

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.dataframe.chained_assignment import ChainedWrite
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.chained_assignment import ChainedWrite
 
 MESSAGE = "write through one indexer so the assignment reaches the frame"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     write: ChainedWrite = diagnostic.context  # type: ignore[assignment]
-    if write.applicability is Applicability.DISPLAY or "#" in ctx.segment(write.target):
-        return None
+    if write.applicability is Applicability.DISPLAY:
+        return Decline("the rule found no single indexer that writes the same cells")
+    if "#" in ctx.segment(write.target):
+        return Decline("the assignment's target holds a comment (or a `#` in a string)")
     rows, frame = write.rows, ctx.segment(write.frame)
     assert rows is not None
     if not isinstance(write.frame, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         frame = f"({frame})"
     method = "at" if write.indexer == "at" else "loc"
     code = f"{frame}.{method}[{ctx.segment(rows)}, {ctx.segment(write.column)}]"
-    return Fix(write.applicability, MESSAGE, (ctx.replace_node(write.target, code),))
+    return ready(write.applicability, MESSAGE, (ctx.replace_node(write.target, code),))

@@ -16,37 +16,56 @@ rule's display-only suggestion.
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.arrays.comprehension_over_array import ElementComprehension
-
-from ._elementwise import to_whole
-from ._vectorize import code_of, numpy_import, parse_list_comprehension, with_method
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan
+from gpulint.plans.comprehension_over_array import ElementComprehension
 
 MESSAGE = "replace the comprehension with a whole-array expression"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: ElementComprehension = diagnostic.context  # type: ignore[assignment]
-    if found.applicability is Applicability.DISPLAY:
-        return None
     node = found.comprehension
-    parsed = parse_list_comprehension(node, ctx)
-    if parsed is None:
-        return None
-    element, array = found.element, ctx.segment(found.iterable)
-    numpy_name, import_edits = numpy_import(ctx, found.needs_numpy)
-
-    def replace(original: cst.BaseExpression) -> str | None:
-        return array if isinstance(original, cst.Name) and original.value == element else None
-
-    whole = to_whole(parsed.elt, replace, numpy_name)
+    if found.applicability is Applicability.DISPLAY:
+        return _display_reason(node)
+    if not isinstance(node, ast.ListComp):
+        return Decline("the comprehension builds a set or a generator, not a list")
+    if "#" in ctx.segment(node) and ctx.has_comments(ctx.start(node), ctx.end(node)):
+        return Decline("the comprehension holds comments")
+    if not _parses(ctx.segment(node)):
+        return Decline("the comprehension's source text does not parse on its own")
     if found.wrapper is None and found.kind == "series":
-        whole = with_method(whole, "tolist")
+        finish = "tolist"
     elif found.wrapper is None:
         if "list" in ctx.bound_names() or "*" in ctx.bound_names():
-            return None  # `list` may not be the builtin
-        whole = cst.Call(func=cst.Name("list"), args=[cst.Arg(whole)])
-    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_node(node, code_of(whole))))
+            return Decline("the file binds `list`, which may not be the builtin")
+        finish = "list"
+    else:
+        finish = None
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.comprehension_over_array import rewrite
+
+        return rewrite(found, finish, ctx)
+
+    return Plan(found.applicability, MESSAGE, render)
+
+
+def _display_reason(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Decline:
+    if not isinstance(node, ast.ListComp):
+        return Decline("the comprehension builds a set or a generator, not a list")
+    if node.generators[0].ifs:
+        return Decline("the comprehension has an `if` clause")
+    if node.generators[0].is_async:
+        return Decline("the comprehension is asynchronous")
+    return Decline("the rule found no whole-array form that computes what the comprehension computes")
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code, mode="eval")
+    except SyntaxError:
+        return False
+    return True

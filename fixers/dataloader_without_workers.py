@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.transfers.dataloader_without_workers import WORKERS, LoaderCall
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.dataloader_without_workers import WORKERS, LoaderCall
 
 from ._arguments import add_keywords
 
 MESSAGE = f"load batches in {WORKERS} worker processes into pinned memory"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: LoaderCall = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
-        return None
+        return Decline(
+            "the keywords are not known to reach torch's `DataLoader` (or `num_workers` is given by position)"
+        )
     call = found.call
     given = {keyword.arg: keyword for keyword in call.keywords}
     edits = []
@@ -26,6 +28,6 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     if "pin_memory" not in given:
         missing.append(("pin_memory", "True"))
     added = add_keywords(ctx, call, missing)
-    if added is None:
-        return None
-    return Fix(found.applicability, MESSAGE, (*edits, *added))
+    if isinstance(added, Decline):
+        return added
+    return ready(found.applicability, MESSAGE, (*edits, *added))

@@ -9,27 +9,29 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.transfers.device_round_trip import Trip
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.device_round_trip import Trip
 
 MESSAGE = "copy on the device instead of through the host"
 #: Expressions that need no parentheses before `.method()`.
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: Trip = diagnostic.context  # type: ignore[assignment]
     trip = found.trip
     value = ctx.segment(trip.value)
-    if found.applicability is Applicability.DISPLAY or "\n" in value or "\r" in value:
-        return None
+    if found.applicability is Applicability.DISPLAY:
+        return Decline("the rule found no device copy that gives the same value here")
+    if "\n" in value or "\r" in value:
+        return Decline("the copied value spans lines")
     if not isinstance(trip.value, _ATOMS):
         value = f"({value})"
     if trip.library in ("cupy", "cudf"):
-        return Fix(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, f"{value}.copy()"),))
+        return ready(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, f"{value}.copy()"),))
     destination = '"cuda"' if trip.move == "cuda" else ctx.segment(trip.destination)  # type: ignore[arg-type]
     if "\n" in destination:
-        return None
+        return Decline("the destination device spans lines")
     code = f"{value}.detach().to({destination}, copy=True)"
-    return Fix(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, code),))
+    return ready(found.applicability, MESSAGE, (ctx.replace_node(trip.outer, code),))

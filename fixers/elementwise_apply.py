@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from gpulint.astutil import keyword_value, mentions
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.arrays._elementwise import python_values_kept, str_predicate, stringy
-from gpulint.rules.dataframe.elementwise_apply import ElementwiseCall, ElementwiseForm, function_of
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.elementwise import python_values_kept, str_predicate, stringy
+from gpulint.plans.elementwise_apply import ElementwiseCall, ElementwiseForm, function_of
 
-from ._vectorize import code_of, needs_parentheses, parenthesize
+from ._vectorize import needs_parentheses
 
 MESSAGE = "replace the per-element function with its vectorized form"
 _CASTS = ("float", "int", "bool")
@@ -30,59 +28,70 @@ _CASTS = ("float", "int", "bool")
 _PRIMARY = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     apply: ElementwiseCall = diagnostic.context  # type: ignore[assignment]
     if apply.applicability is Applicability.DISPLAY:
-        return None
-    code = _rewrite(apply, ctx)
-    if code is None:
-        return None
-    if not _atomic(code) and needs_parentheses(apply.call, apply.statement):
-        code = f"({code})"
-    return Fix(apply.applicability, MESSAGE, (ctx.replace_node(apply.call, code),))
+        if apply.form.datetimes:
+            return Decline("the function reads a timestamp's parts, and `.dt` needs a datetime column")
+        return Decline("the receiver is neither a pandas nor a Modin object")
+    return _plan_rewrite(apply, ctx)
 
 
-def _rewrite(apply: ElementwiseCall, ctx: FixContext) -> str | None:
+def _plan_rewrite(apply: ElementwiseCall, ctx: FixContext) -> Plan | Decline:
     call, form = apply.call, apply.form
-    if not _only_understood_arguments(call) or "#" in ctx.segment(call):
-        return None
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else "apply"
+    if not _only_understood_arguments(call):
+        return Decline(f"`{method}` is given arguments besides the function and `na_action`")
+    if "#" in ctx.segment(call):
+        return Decline("the call holds a comment")
     if _skips_missing(call) and not _missing_stays_missing(form, call):
-        return None
+        return Decline("the vectorized form would not keep the values `na_action` skips missing")
     receiver = ctx.segment(apply.receiver)
     if not isinstance(apply.receiver, _PRIMARY):
         receiver = f"({receiver})"
     on_series = apply.kind == "series"
     if form.kind == "builtin":
         if form.name in ("abs", "round"):
-            return f"{receiver}.{form.name}()"
+            return _ready(apply, f"{receiver}.{form.name}()", ctx)
         if form.name in _CASTS:
-            return f"{receiver}.astype({form.name})"
+            return _ready(apply, f"{receiver}.astype({form.name})", ctx)
         if form.name == "len" and on_series:
-            return f"{receiver}.str.len()"
-        return None  # `str`: `astype(str)` keeps missing values missing
+            return _ready(apply, f"{receiver}.str.len()", ctx)
+        if form.name == "len":
+            return Decline("a DataFrame has no `.str.len()`")
+        return Decline("`astype(str)` keeps missing values missing where `str` writes them out")
     if form.kind == "str-method":
-        return f"{receiver}.str.{form.name}()" if on_series else None
-    return _rewrite_lambda(call, apply.receiver, receiver, form, on_series, ctx)
+        if on_series:
+            return _ready(apply, f"{receiver}.str.{form.name}()", ctx)
+        return Decline("a DataFrame has no `.str` accessor")
+    return _plan_lambda(apply, receiver, on_series, ctx)
 
 
-def _rewrite_lambda(
-    call: ast.Call, receiver_node: ast.expr, receiver: str, form: ElementwiseForm, on_series: bool, ctx: FixContext
-) -> str | None:
-    if form.conditional or (form.strings and not on_series):
-        return None
-    if form.uses > 1 and not _repeatable(receiver_node):
-        return None  # the receiver would be computed once per use
+def _plan_lambda(apply: ElementwiseCall, receiver: str, on_series: bool, ctx: FixContext) -> Plan | Decline:
+    call, form = apply.call, apply.form
+    if form.conditional:
+        return Decline("the lambda's body is conditional")
+    if form.strings and not on_series:
+        return Decline("the lambda works on strings, and a DataFrame has no `.str` accessor")
+    if form.uses > 1 and not _repeatable(apply.receiver):
+        return Decline(
+            "the lambda reads its parameter more than once, and the receiver would be computed once per read"
+        )
     function = function_of(call)
     assert isinstance(function, ast.Lambda)
     parameter = form.parameter
     if isinstance(function.body, ast.Name):
         # `lambda x: x`: a new object with the same values, not the receiver itself (an
         # alias would share later changes); `na_action` has nothing left to skip.
-        return None if _skips_missing(call) else f"{receiver}.copy()"
+        if _skips_missing(call):
+            return Decline("the lambda returns its parameter unchanged and `na_action` is set")
+        return _ready(apply, f"{receiver}.copy()", ctx)
     if not python_values_kept(function.body, lambda node: isinstance(node, ast.Name) and node.id == parameter):
-        return None
-    if _element_meets_a_string(function.body, parameter) or not _text_where_text_goes(function.body, parameter):
-        return None
+        return Decline("the lambda's body computes something else on NumPy values than on Python values")
+    if _element_meets_a_string(function.body, parameter):
+        return Decline("the lambda adds its parameter to a string or orders it against one")
+    if not _text_where_text_goes(function.body, parameter):
+        return Decline("a `str` method or `len` in the lambda reads something that is not text")
     if any(
         isinstance(n, ast.Call)
         and isinstance(n.func, ast.Name)
@@ -91,69 +100,37 @@ def _rewrite_lambda(
         and mentions(n, parameter)
         for n in ast.walk(function.body)
     ):
-        return None  # NumPy rounds to digits through a scaled float, Python exactly
+        return Decline("the lambda rounds to digits, which NumPy does through a scaled float")
+    body = ctx.segment(function.body)
+    if not _parses(body):
+        return Decline("the lambda's body does not parse on its own")
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.elementwise_apply import vectorized
+
+        code = vectorized(body, parameter, receiver, _CASTS)
+        return code if isinstance(code, Decline) else (replacement(apply, code, ctx),)
+
+    return Plan(apply.applicability, MESSAGE, render)
+
+
+def _ready(apply: ElementwiseCall, code: str, ctx: FixContext) -> Plan:
+    return ready(apply.applicability, MESSAGE, (replacement(apply, code, ctx),))
+
+
+def replacement(apply: ElementwiseCall, code: str, ctx: FixContext) -> Edit:
+    """The edit replacing the call with `code`, parenthesized where it is an operand."""
+    if not _atomic(code) and needs_parentheses(apply.call, apply.statement):
+        code = f"({code})"
+    return ctx.replace_node(apply.call, code)
+
+
+def _parses(code: str) -> bool:
     try:
-        body = cst.parse_expression(ctx.segment(function.body))
-    except cst.ParserSyntaxError:
-        return None
-    vectorized = body.visit(_Vectorize(parameter, cst.parse_expression(receiver)))
-    return code_of(vectorized)
-
-
-class _Vectorize(cst.CSTTransformer):
-    """The lambda's parameter becomes the receiver; casts, `len` and `str` methods applied to
-    something that reads the parameter become their Series forms (`abs`/`round` and
-    operators work on a Series as they are). What does not read the parameter stays as it
-    is: `float(total)` is one Python call, as it was for each element."""
-
-    def __init__(self, parameter: str, receiver: cst.BaseExpression) -> None:
-        self.parameter = parameter
-        self.receiver = receiver
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.receiver if updated.value == self.parameter else updated
-
-    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return updated.with_changes(attr=original.attr)  # an attribute's name is no parameter
-
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if not _reads(original, self.parameter):
-            return updated
-        func = updated.func
-        if isinstance(func, cst.Name) and func.value in (*_CASTS, "len"):
-            argument = parenthesize(updated.args[0].value)
-            if func.value == "len":
-                accessor = cst.Attribute(value=argument, attr=cst.Name("str"))
-                return cst.Call(
-                    func=cst.Attribute(value=accessor, attr=cst.Name("len")), lpar=updated.lpar, rpar=updated.rpar
-                )
-            return cst.Call(
-                func=cst.Attribute(value=argument, attr=cst.Name("astype")),
-                args=[cst.Arg(cst.Name(func.value))],
-                lpar=updated.lpar,
-                rpar=updated.rpar,
-            )
-        if isinstance(func, cst.Attribute):
-            accessor = cst.Attribute(value=parenthesize(func.value), attr=cst.Name("str"))
-            return updated.with_changes(func=func.with_changes(value=accessor))
-        return updated
-
-
-def _reads(node: cst.CSTNode, name: str) -> bool:
-    """Whether `name` occurs in `node` as a variable (not as an attribute's name)."""
-    found: list[cst.Name] = []
-
-    class Find(cst.CSTVisitor):
-        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
-            attribute.value.visit(self)
-            return False
-
-        def visit_Name(self, node: cst.Name) -> None:
-            if node.value == name:
-                found.append(node)
-
-    node.visit(Find())
-    return bool(found)
+        ast.parse(code, mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _only_understood_arguments(call: ast.Call) -> bool:

@@ -11,20 +11,20 @@ distance), or the estimator is nested in another parallel call.
 
 from __future__ import annotations
 
-from gpulint.diagnostic import Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.pipelines.estimator_without_n_jobs import EstimatorCall
+from gpulint.diagnostic import Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.estimator_without_n_jobs import EstimatorCall
 
 from ._arguments import add_keywords
 
 MESSAGE = "pass `n_jobs=-1` to use every core"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: EstimatorCall = diagnostic.context  # type: ignore[assignment]
     edits = add_keywords(ctx, found.call, [("n_jobs", "-1")])
-    if edits is None:
-        return None
+    if isinstance(edits, Decline):
+        return edits
     message = MESSAGE
     if found.nested:
         message = (
@@ -33,4 +33,4 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         )
     elif found.user_code is not None:
         message = f"{MESSAGE} (unsafe: {found.user_code} may be code of yours, run in worker processes)"
-    return Fix(found.applicability, message, edits)
+    return ready(found.applicability, message, edits)

@@ -13,21 +13,21 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.graphs.graph_built_in_loop import EdgeLoop
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.graph_built_in_loop import EdgeLoop
 
 MESSAGE = "add the edges in one `add_edges_from` call"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: EdgeLoop = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
-        return None
+        return Decline("the rule found no `add_edges_from` call that adds the same edges here")
     loop, call = found.loop, found.call
     text = ctx.segment(loop)
     if "#" in text:
-        return None  # a comment in the loop: keep it, rewrite by hand
+        return Decline("the loop holds a comment (or a `#` in a string)")
     assert isinstance(call.func, ast.Attribute)
     parts = [ctx.segment(argument) for argument in call.args]
     key = ""
@@ -45,7 +45,7 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         parts.append(attributes_text)
     pieces = [*parts, ctx.segment(loop.target), ctx.segment(loop.iter), ctx.segment(call.func.value)]
     if any("\n" in piece or "\r" in piece for piece in pieces):
-        return None
+        return Decline("an argument, the loop's target or its iterable spans lines")
     graph = ctx.segment(call.func.value)
     code = f"{graph}.add_edges_from(({', '.join(parts)}) for {ctx.segment(loop.target)} in {ctx.segment(loop.iter)})"
-    return Fix(found.applicability, MESSAGE, (ctx.replace_node(loop, code),))
+    return ready(found.applicability, MESSAGE, (ctx.replace_node(loop, code),))

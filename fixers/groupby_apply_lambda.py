@@ -10,18 +10,20 @@ gb.agg(lambda g: g.max())           ->   gb.agg("max")
 
 from __future__ import annotations
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.dataframe.groupby_apply_lambda import GroupCall
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.groupby_apply_lambda import GroupCall
 
 MESSAGE = "replace the lambda with the built-in groupby aggregation"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     group: GroupCall = diagnostic.context  # type: ignore[assignment]
     call, aggregation = group.call, group.aggregation
-    if group.applicability is Applicability.DISPLAY or "#" in ctx.segment(call):
-        return None
+    if group.applicability is Applicability.DISPLAY:
+        return Decline("the rule found no built-in aggregation that gives the same result here")
+    if "#" in ctx.segment(call):
+        return Decline("the call holds a comment (or a `#` in a string)")
     receiver = ctx.segment(call.func.value)  # type: ignore[attr-defined]
     if group.method == "apply" and aggregation.column is not None:
         code = f"{receiver}[{ctx.segment(aggregation.column)}].{aggregation.method}()"
@@ -29,4 +31,4 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
         code = f"{receiver}.{aggregation.method}()"
     else:
         code = f'{receiver}.{group.method}("{aggregation.method}")'
-    return Fix(group.applicability, MESSAGE, (ctx.replace_node(call, code),))
+    return ready(group.applicability, MESSAGE, (ctx.replace_node(call, code),))

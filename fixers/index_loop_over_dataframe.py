@@ -18,98 +18,101 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
-
 from gpulint.astutil import same_reference
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext
-from gpulint.rules.dataframe.index_loop_over_dataframe import IndexLoop
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Position
+from gpulint.fixing import Decline, FixContext, Plan
+from gpulint.plans.index_loop_over_dataframe import Cell, IndexLoop
 
 from ._loops import names_read_after
-from ._vectorize import (
-    analyse,
-    code_of,
-    empty_list_before,
-    lines_to_carry,
-    numpy_import,
-    repeatable_frame,
-    to_columns,
-    with_method,
-)
+from ._vectorize import ROW, analyse, empty_list_before, repeatable_frame
 
 MESSAGE = "replace the index loop with a vectorized column expression"
-#: Stands for the row while a cell expression is checked and rewritten; never in the output.
-ROW = "__gpulint_row__"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: IndexLoop = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
-        return None
-    return _fix_loop(found, ctx)
+        return Decline("the frame is not known to be a pandas or Modin frame")
+    return _plan_loop(found, ctx)
 
 
-def _fix_loop(found: IndexLoop, ctx: FixContext) -> Fix | None:
+def _plan_loop(found: IndexLoop, ctx: FixContext) -> Plan | Decline:
     loop, frame = found.loop, found.frame
-    if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or not repeatable_frame(frame):
-        return None
-    if names_read_after(found.site, ctx.semantic):
-        return None  # the rewrite would drop names the code after the loop reads
+    if isinstance(loop, ast.AsyncFor):
+        return Decline("the loop is an `async for`")
+    if loop.orelse:
+        return Decline("the loop has an else clause")
+    if len(loop.body) != 1:
+        return Decline("the loop's body is more than one statement")
+    if not repeatable_frame(frame):
+        return Decline("the frame is an expression that cannot be written once per column")
+    read_after = names_read_after(found.site, ctx.semantic)
+    if read_after:
+        return Decline(f"the code after the loop reads {_listed(read_after)}, which the loop binds")
     statement = loop.body[0]
-    forbidden = {loop.target.id} | set(found.collections)
+    forbidden = {loop.target.id} | set(found.collections)  # type: ignore[union-attr]
     if isinstance(statement, ast.Expr):
-        return _fix_append(found, statement, forbidden, ctx)
+        return _plan_append(found, statement, forbidden, ctx)
     if isinstance(statement, ast.Assign):
-        return _fix_column(found, statement, forbidden, ctx)
-    return None
+        return _plan_column(found, statement, forbidden, ctx)
+    return Decline("the loop's body neither appends to a list nor assigns a cell")
 
 
-def _row_expression(
-    expression: ast.expr, found: IndexLoop, forbidden: set[str], ctx: FixContext
-) -> tuple[cst.BaseExpression, bool] | None:
-    """The expression with each cell spelled `ROW["column"]`, parsed by libcst, and whether
-    its rewrite needs NumPy; None when it does not vectorize."""
+def _listed(names: set[str]) -> str:
+    return ", ".join(f"`{name}`" for name in sorted(names))
+
+
+def _row_text(expression: ast.expr, found: IndexLoop, what: str, ctx: FixContext) -> str | Decline:
+    """The expression's code with each cell spelled `ROW["column"]` (in parentheses when it
+    spans lines; `what`: the value's role)."""
     text = ctx.segment(expression)
     if "#" in text:
-        return None
+        return Decline(f"the {what} value holds a comment")
     base = ctx.source.offset(*_pair(ctx.start(expression)))
     replacements = []
     for cell in found.cells:
         if not any(sub is cell.node for sub in ast.walk(expression)):
             continue
-        if not _readable(cell, found.walk):
-            return None
+        if not _named_column(cell):
+            return Decline("a cell's column is not named by a string")
+        if cell.by_position and found.walk != "positions":
+            return Decline("a cell is read by position in a loop over labels")
         begin = ctx.source.offset(*_pair(ctx.start(cell.node))) - base
         end = ctx.source.offset(*_pair(ctx.end(cell.node))) - base
-        replacements.append((begin, end, f"{ROW}[{ctx.segment(cell.column)}]"))
+        replacements.append((begin, end, f"{ROW}[{ctx.segment(cell.column)}]"))  # type: ignore[arg-type]
     for begin, end, spelled in sorted(replacements, reverse=True):
         text = text[:begin] + spelled + text[end:]
-    wrapped = text if "\n" not in text else f"({text})"
+    return text if "\n" not in text else f"({text})"
+
+
+def _row_expression(
+    expression: ast.expr, found: IndexLoop, forbidden: set[str], what: str, ctx: FixContext
+) -> tuple[str, bool] | Decline:
+    """The expression's code with each cell spelled `ROW["column"]`, and whether its rewrite
+    needs NumPy; a decline when it does not vectorize (`what`: the value's role)."""
+    text = _row_text(expression, found, what, ctx)
+    if isinstance(text, Decline):
+        return text
     try:
-        parsed = ast.parse(wrapped, mode="eval").body
-        tree = cst.parse_expression(wrapped)
-    except (SyntaxError, ValueError, cst.ParserSyntaxError):
-        return None
+        parsed = ast.parse(text, mode="eval").body
+    except (SyntaxError, ValueError):
+        return Decline(f"the {what} value does not parse with its cells spelled as row fields")
     good, needs_numpy = analyse(parsed, ROW, forbidden)
-    return (tree, needs_numpy) if good else None
+    if not good:
+        return Decline(f"the {what} value has no column form")
+    return text, needs_numpy
 
 
-def _pair(position) -> tuple[int, int]:
+def _pair(position: Position) -> tuple[int, int]:
     return position.line, position.col
 
 
-def _readable(cell, walk: str) -> bool:
-    """A cell the rewrite can read as a whole column in the loop's order: a column named by
-    a string; by position only in a loop over positions."""
-    return (
-        isinstance(cell.column, ast.Constant)
-        and isinstance(cell.column.value, str)
-        and not cell.column_position
-        and (walk == "positions" or not cell.by_position)
-    )
+def _named_column(cell: Cell) -> bool:
+    """A cell whose column the rewrite can read as a whole column: one named by a string."""
+    return isinstance(cell.column, ast.Constant) and isinstance(cell.column.value, str) and not cell.column_position
 
 
-def _fix_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Fix | None:
+def _plan_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx: FixContext) -> Plan | Decline:
     loop, block = found.loop, found.block
     call = statement.value
     if not (
@@ -121,28 +124,33 @@ def _fix_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx:
         and not call.keywords
         and not isinstance(call.args[0], ast.Starred)
     ):
-        return None
+        return Decline("the loop's body is not one `name.append(value)` call")
     target = call.func.value.id
     init = empty_list_before(loop, block, target)
     if init is None:
-        return None
-    row = _row_expression(call.args[0], found, forbidden | {target}, ctx)
-    statements = ctx.parse_statements(init, loop)
-    if row is None or statements is None or len(statements) != 2:
-        return None
-    expression, needs_numpy = row
-    init_cst, loop_cst = statements
-    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    vectorized = with_method(to_columns(expression, ROW, ctx.segment(found.frame), numpy_name), "tolist")
-    assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_statements(init, loop, [new])))
+        return Decline(f"`{target}` is not set to an empty list right before the loop")
+    row = _row_expression(call.args[0], found, forbidden | {target}, "appended", ctx)
+    if isinstance(row, Decline):
+        return row
+    if not ctx.owns_lines(init, loop):
+        return Decline("other code shares the lines of the empty list or the loop")
+    frame_code = ctx.segment(found.frame)
+    if "\n" in frame_code or "\r" in frame_code:
+        return Decline("the frame expression spans lines")
+    text, needs_numpy = row
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.index_loop_over_dataframe import rewrite_append
+
+        return rewrite_append(init, loop, text, frame_code, needs_numpy, ctx)  # type: ignore[arg-type]
+
+    return Plan(found.applicability, MESSAGE, render)
 
 
-def _fix_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], ctx: FixContext) -> Fix | None:
+def _plan_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], ctx: FixContext) -> Plan | Decline:
     loop, frame = found.loop, found.frame
     if len(statement.targets) != 1:
-        return None
+        return Decline("the assignment has more than one target")
     target = statement.targets[0]
     if not (
         isinstance(target, ast.Subscript)
@@ -152,23 +160,26 @@ def _fix_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], ct
         and isinstance(target.slice, ast.Tuple)
         and len(target.slice.elts) == 2
     ):
-        return None
+        return Decline("the assignment does not store a `.loc` or `.at` cell of the looped frame")
     label, column = target.slice.elts
-    if not (
-        isinstance(label, ast.Name)
-        and label.id == loop.target.id
-        and isinstance(column, ast.Constant)
-        and isinstance(column.value, str)
-    ):
-        return None
-    row = _row_expression(statement.value, found, forbidden, ctx)
-    statements = ctx.parse_statements(loop, loop)
-    if row is None or statements is None:
-        return None
-    expression, needs_numpy = row
-    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    vectorized = to_columns(expression, ROW, ctx.segment(frame), numpy_name)
-    new = cst.parse_statement(f"{ctx.segment(frame)}[{ctx.segment(column)}] = {code_of(vectorized)}")
-    loop_cst = statements[0]
-    new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
-    return Fix(found.applicability, MESSAGE, (*import_edits, ctx.replace_statements(loop, loop, [new])))
+    if not (isinstance(label, ast.Name) and label.id == loop.target.id):  # type: ignore[union-attr]
+        return Decline("the cell stored is not in the loop's row")
+    if not (isinstance(column, ast.Constant) and isinstance(column.value, str)):
+        return Decline("the column stored is not named by a string")
+    row = _row_expression(statement.value, found, forbidden, "assigned", ctx)
+    if isinstance(row, Decline):
+        return row
+    if not ctx.owns_lines(loop, loop):
+        return Decline("other code shares the loop's lines")
+    frame_code = ctx.segment(frame)
+    if "\n" in frame_code or "\r" in frame_code:
+        return Decline("the frame expression spans lines")
+    text, needs_numpy = row
+    column_code = ctx.segment(column)
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.index_loop_over_dataframe import rewrite_column
+
+        return rewrite_column(loop, text, frame_code, column_code, needs_numpy, ctx)  # type: ignore[arg-type]
+
+    return Plan(found.applicability, MESSAGE, render)

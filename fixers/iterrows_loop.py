@@ -15,25 +15,14 @@ Rewritten shapes (anything else gets the display-only suggestion):
 from __future__ import annotations
 
 import ast
+import re
 
-import libcst as cst
-
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix
-from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.iterrows_loop import RowIteration
+from gpulint.diagnostic import Applicability, Diagnostic, Edit
+from gpulint.fixing import Decline, FixContext, Plan, suggestion
+from gpulint.plans.iterrows_loop import RowIteration
 
 from ._loops import names_read_after
-from ._vectorize import (
-    analyse,
-    code_of,
-    empty_list_before,
-    lines_to_carry,
-    numpy_import,
-    parse_list_comprehension,
-    repeatable_frame,
-    to_columns,
-    with_method,
-)
+from ._vectorize import analyse, empty_list_before, repeatable_frame
 
 SUGGESTIONS = {
     "dask": (
@@ -48,19 +37,26 @@ SUGGESTIONS = {
 MESSAGE = "replace the row loop with a vectorized column expression"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     rows: RowIteration = diagnostic.context  # type: ignore[assignment]
     if rows.applicability is Applicability.DISPLAY:
-        return display_fix(SUGGESTIONS[rows.lib]) if rows.lib in SUGGESTIONS else None
+        if rows.lib in SUGGESTIONS:
+            return suggestion(SUGGESTIONS[rows.lib])
+        if rows.loop is None and rows.comprehension is None:
+            return Decline("the rows are numbered by `enumerate`, a count with no column form")
+        return Decline("the frame is not known to be a pandas or Modin frame")
     collections = set(rows.collections)
     if rows.comprehension is not None:
-        edits = _fix_comprehension(rows.comprehension, collections, ctx)
-    elif names_read_after(rows.site, ctx.semantic):
-        edits = None  # the rewrite would drop names the code after the loop reads
-    else:
-        assert rows.loop is not None and rows.block is not None
-        edits = _fix_loop(rows.loop, rows.block, collections, ctx)
-    return Fix(rows.applicability, MESSAGE, edits) if edits is not None else None
+        return _plan_comprehension(rows, rows.comprehension, collections, ctx)
+    read_after = names_read_after(rows.site, ctx.semantic)
+    if read_after:
+        return Decline(f"the code after the loop reads {_listed(read_after)}, which the loop binds")
+    assert rows.loop is not None and rows.block is not None
+    return _plan_loop(rows, rows.loop, rows.block, collections, ctx)
+
+
+def _listed(names: set[str]) -> str:
+    return ", ".join(f"`{name}`" for name in sorted(names))
 
 
 def _row_target(target: ast.expr) -> tuple[str, str] | None:
@@ -75,33 +71,45 @@ def _frame(iterable: ast.expr) -> ast.expr | None:
     return frame if repeatable_frame(frame) else None
 
 
-def _fix_loop(
-    loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str], ctx: FixContext
-) -> tuple[Edit, ...] | None:
+def _spans_lines(code: str) -> bool:
+    return "\n" in code or "\r" in code
+
+
+def _plan_loop(
+    rows: RowIteration, loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str], ctx: FixContext
+) -> Plan | Decline:
+    if isinstance(loop, ast.AsyncFor):
+        return Decline("the loop is an `async for`")
+    if loop.orelse:
+        return Decline("the loop has an else clause")
+    if len(loop.body) != 1:
+        return Decline("the loop's body is more than one statement")
     names = _row_target(loop.target)
+    if names is None:
+        return Decline("the loop's target is not a pair of plain names")
     frame = _frame(loop.iter)
-    if isinstance(loop, ast.AsyncFor) or loop.orelse or len(loop.body) != 1 or names is None or frame is None:
-        return None
+    if frame is None:
+        return Decline("the frame is an expression that cannot be written once per column")
     index, row = names
     statement = loop.body[0]
-    frame_code = ctx.segment(frame)
     if isinstance(statement, ast.Expr):
-        return _fix_append(loop, block, statement, index, row, frame_code, collections, ctx)
+        return _plan_append(rows, loop, block, statement, index, row, frame, collections, ctx)
     if isinstance(statement, ast.Assign):
-        return _fix_column(loop, statement, index, row, frame, frame_code, collections, ctx)
-    return None
+        return _plan_column(rows, loop, statement, index, row, frame, collections, ctx)
+    return Decline("the loop's body neither appends to a list nor assigns a cell")
 
 
-def _fix_append(
+def _plan_append(
+    rows: RowIteration,
     loop: ast.For,
     block: list[ast.stmt],
     statement: ast.Expr,
     index: str,
     row: str,
-    frame_code: str,
+    frame: ast.expr,
     collections: set[str],
     ctx: FixContext,
-) -> tuple[Edit, ...] | None:
+) -> Plan | Decline:
     call = statement.value
     if not (
         isinstance(call, ast.Call)
@@ -111,38 +119,46 @@ def _fix_append(
         and len(call.args) == 1
         and not call.keywords
     ):
-        return None
+        return Decline("the loop's body is not one `name.append(value)` call")
     target = call.func.value.id
     init = empty_list_before(loop, block, target)
     if init is None:
-        return None
+        return Decline(f"`{target}` is not set to an empty list right before the loop")
     good, needs_numpy = analyse(call.args[0], row, {index, target} | collections)
-    if not good or target in (index, row):
-        return None
-    statements = ctx.parse_statements(init, loop)
-    if statements is None or len(statements) != 2:
-        return None
-    init_cst, loop_cst = statements
-    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    element = loop_cst.body.body[0].body[0].value.args[0].value  # type: ignore[attr-defined]
-    vectorized = with_method(to_columns(element, row, frame_code, numpy_name), "tolist")
-    assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return (*import_edits, ctx.replace_statements(init, loop, [new]))
+    if not good:
+        return Decline("the appended value has no column form")
+    if target in (index, row):
+        return Decline("the list has the name of a loop variable")
+    if not ctx.owns_lines(init, loop):
+        return Decline("other code shares the lines of the empty list or the loop")
+    if _body_follows_colon(loop, ctx):
+        return Decline("the loop's body is on the line of its `for`")
+    frame_code = ctx.segment(frame)
+    if _spans_lines(frame_code):
+        return Decline("the frame expression spans lines")
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.iterrows_loop import rewrite_append
+
+        return rewrite_append(init, loop, row, frame_code, needs_numpy, ctx)
+
+    return Plan(rows.applicability, MESSAGE, render)
 
 
-def _fix_column(
+def _plan_column(
+    rows: RowIteration,
     loop: ast.For,
     statement: ast.Assign,
     index: str,
     row: str,
     frame: ast.expr,
-    frame_code: str,
     collections: set[str],
     ctx: FixContext,
-) -> tuple[Edit, ...] | None:
-    if len(statement.targets) != 1 or index == "_":
-        return None
+) -> Plan | Decline:
+    if len(statement.targets) != 1:
+        return Decline("the assignment has more than one target")
+    if index == "_":
+        return Decline("the loop names the row label `_`")
     target = statement.targets[0]
     if not (
         isinstance(target, ast.Subscript)
@@ -152,45 +168,73 @@ def _fix_column(
         and isinstance(target.slice, ast.Tuple)
         and len(target.slice.elts) == 2
     ):
-        return None
+        return Decline("the assignment does not store a `.loc` or `.at` cell of the looped frame")
     label, column = target.slice.elts
-    if not (
-        isinstance(label, ast.Name)
-        and label.id == index
-        and isinstance(column, ast.Constant)
-        and isinstance(column.value, str)
-    ):
-        return None
+    if not (isinstance(label, ast.Name) and label.id == index):
+        return Decline("the cell stored is not in the loop's row")
+    if not (isinstance(column, ast.Constant) and isinstance(column.value, str)):
+        return Decline("the column stored is not named by a string")
     good, needs_numpy = analyse(statement.value, row, {index} | collections)
     if not good:
-        return None
-    statements = ctx.parse_statements(loop, loop)
-    if statements is None:
-        return None
-    loop_cst = statements[0]
-    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    value = loop_cst.body.body[0].body[0].value  # type: ignore[attr-defined]
-    vectorized = to_columns(value, row, frame_code, numpy_name)
-    new = cst.parse_statement(f"{frame_code}[{ctx.segment(column)}] = {code_of(vectorized)}")
-    new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
-    return (*import_edits, ctx.replace_statements(loop, loop, [new]))
+        return Decline("the assigned value has no column form")
+    if not ctx.owns_lines(loop, loop):
+        return Decline("other code shares the loop's lines")
+    if _body_follows_colon(loop, ctx):
+        return Decline("the loop's body is on the line of its `for`")
+    frame_code = ctx.segment(frame)
+    if _spans_lines(frame_code):
+        return Decline("the frame expression spans lines")
+    column_code = ctx.segment(column)
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.iterrows_loop import rewrite_column
+
+        return rewrite_column(loop, row, frame_code, column_code, needs_numpy, ctx)
+
+    return Plan(rows.applicability, MESSAGE, render)
 
 
-def _fix_comprehension(node: ast.expr, collections: set[str], ctx: FixContext) -> tuple[Edit, ...] | None:
-    if not isinstance(node, ast.ListComp) or len(node.generators) != 1:
-        return None
+def _plan_comprehension(rows: RowIteration, node: ast.expr, collections: set[str], ctx: FixContext) -> Plan | Decline:
+    if not isinstance(node, ast.ListComp):
+        return Decline("the comprehension builds a set, dict or generator, not a list")
+    if len(node.generators) != 1:
+        return Decline("the comprehension has more than one `for`")
     generator = node.generators[0]
+    if generator.ifs:
+        return Decline("the comprehension filters rows with `if`")
+    if generator.is_async:
+        return Decline("the comprehension is asynchronous")
     names = _row_target(generator.target)
+    if names is None:
+        return Decline("the comprehension's target is not a pair of plain names")
     frame = _frame(generator.iter)
-    if generator.ifs or generator.is_async or names is None or frame is None:
-        return None
+    if frame is None:
+        return Decline("the frame is an expression that cannot be written once per column")
     index, row = names
     good, needs_numpy = analyse(node.elt, row, {index} | collections)
     if not good:
-        return None
-    parsed = parse_list_comprehension(node, ctx)
-    if parsed is None:
-        return None
-    numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    vectorized = with_method(to_columns(parsed.elt, row, ctx.segment(frame), numpy_name), "tolist")
-    return (*import_edits, ctx.replace_node(node, code_of(vectorized)))
+        return Decline("the comprehension's element has no column form")
+    if ctx.has_comments(ctx.start(node), ctx.end(node)):
+        return Decline("the comprehension holds comments that one expression would lose")
+    frame_code = ctx.segment(frame)
+    if _spans_lines(frame_code):
+        return Decline("the frame expression spans lines")
+
+    def render() -> tuple[Edit, ...] | Decline:
+        from .render.iterrows_loop import rewrite_comprehension
+
+        return rewrite_comprehension(node, row, frame_code, needs_numpy, ctx)
+
+    return Plan(rows.applicability, MESSAGE, render)
+
+
+def _body_follows_colon(loop: ast.For, ctx: FixContext) -> bool:
+    """Whether the loop's body is written after the colon of its `for` line
+    (`for _, row in frame.iterrows(): out.append(...)`) rather than as an indented block."""
+    source = ctx.source
+    end, start = ctx.end(loop.iter), ctx.start(loop.body[0])
+    # Between the iterable and the body: closing parentheses, the colon, spaces, comments
+    # and line breaks; only a line break after the colon (a comment's included) opens a block.
+    gap = re.sub(r"#[^\r\n]*", "", source.text[source.offset(end.line, end.col) : source.offset(start.line, start.col)])
+    after_colon = gap[gap.index(":") + 1 :]
+    return not re.sub(r"\\(\r\n|\r|\n)", "", after_colon).strip(" \t\f")

@@ -18,18 +18,18 @@ import ast
 from collections import Counter
 
 from gpulint.astutil import is_reference, mentions, same_reference
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Position
 from gpulint.estimators import ignores_y
-from gpulint.fixing import FixContext
-from gpulint.rules.pipelines.manual_pipeline import Chain
+from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.plans.manual_pipeline import Chain
 
 MESSAGE = "chain the transformer and the estimator with `make_pipeline`"
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     chain: Chain = diagnostic.context  # type: ignore[assignment]
     if chain.applicability is Applicability.DISPLAY:
-        return None
+        return Decline("the rule found the chain not written in one straight line of code")
     return _straight_line(chain, ctx)
 
 
@@ -67,7 +67,7 @@ def _root(node: ast.expr) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
+def _straight_line(chain: Chain, ctx: FixContext) -> Plan | Decline:
     """The rewrite of a chain the rule found `straight_line`."""
     step = chain.steps[0]
     block = chain.block
@@ -85,23 +85,25 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         or not isinstance(fit_statement, ast.Expr)
         or fit_statement.value is not chain.fit_call
     ):
-        return None
+        return Decline(
+            "the fits take keywords or other arguments than the data and the target, or the fit is no statement"
+        )
     train = fit_transform_args[0]
     if len(fit_transform_args) == 2:
         if len(fit_args) != 2 or not same_reference(fit_transform_args[1], fit_args[1]):
-            return None
+            return Decline("the transformer and the estimator are fitted on different targets")
     elif not ignores_y(step.qualname):
-        return None
+        return Decline("the transformer may use the target, which a pipeline would hand it")
     # Xt_test = t.transform(X_test); ... est.predict(Xt_test)
     transform_call = _single_assignment(block[transform], chain.test_input)
     transform_args = _positional(transform_call, 1) if transform_call is not None else None
     if transform_args is None or chain.test_call.args[0].id != chain.test_input:  # type: ignore[attr-defined]
-        return None
+        return Decline("the test data is not transformed by one plain `transform` call")
     test_data = transform_args[0]
     if not (is_reference(train) and is_reference(test_data)):
-        return None
+        return Decline("the training or test data is an expression, not a name or attribute")
     if _count(chain.scope, step.output, ctx) != 2 or _count(chain.scope, chain.test_input, ctx) != 2:
-        return None
+        return Decline("the transformed data is used besides the fit and the prediction")
     transformer, estimator = step.transformer, chain.estimator
     scope, semantic = chain.block_scope, ctx.semantic
     # Nothing in between may touch the transformer or the data it reads later than it did.
@@ -112,20 +114,20 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         if semantic.binds(scope, transformer, statement) or (
             index > fit and semantic.binds(scope, estimator, statement)
         ):
-            return None
+            return Decline("code between the steps rebinds the transformer or the estimator")
         if index < fit and (mentions(statement, transformer) or mentions(statement, _root(train))):
-            return None
+            return Decline("code between the steps uses the transformer or the training data")
         if index > transform and mentions(statement, _root(test_data)):
-            return None
+            return Decline("code between the steps uses the test data")
     for statement in (block[first], block[transform]):
         if not ctx.owns_lines(statement, statement) or _has_comment(ctx, statement):
-            return None
+            return Decline("a statement the rewrite deletes shares its lines or holds a comment")
     indent = ctx.indent_of(fit_statement)
     if indent is None:
-        return None
+        return Decline("the fit shares its first line with other code")
     imported = ctx.ensure_from_import("sklearn.pipeline", "make_pipeline")
     if imported is None:
-        return None
+        return Decline("the file uses the name `make_pipeline` for something else")
     make_pipeline, import_edits = imported
     pipeline = ctx.fresh_name("pipeline")
     newline = ctx.source.newline
@@ -143,7 +145,7 @@ def _straight_line(chain: Chain, ctx: FixContext) -> Fix | None:
         ctx.replace_node(chain.test_call.func.value, pipeline),  # type: ignore[attr-defined]
         ctx.replace_node(chain.test_call.args[0], ctx.segment(test_data)),
     ]
-    return Fix(chain.applicability, MESSAGE, tuple(edits))
+    return ready(chain.applicability, MESSAGE, tuple(edits))
 
 
 def _has_comment(ctx: FixContext, statement: ast.stmt) -> bool:

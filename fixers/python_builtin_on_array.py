@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.diagnostic import Applicability, Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.arrays.python_builtin_on_array import BuiltinCall
+from gpulint.diagnostic import Applicability, Diagnostic
+from gpulint.fixing import Decline, FixContext, Plan, ready, suggestion
+from gpulint.plans.python_builtin_on_array import BuiltinCall
 
 MESSAGE = "call the array's own method"
 #: builtin -> the suggestion shown where no rewrite applies; `{a}` is the argument as written.
@@ -34,7 +34,7 @@ SUGGESTIONS = {
 _ATOMIC = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: BuiltinCall = diagnostic.context  # type: ignore[assignment]
     call, builtin = found.call, found.builtin
     argument = call.args[0]
@@ -42,7 +42,9 @@ def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
     if not isinstance(argument, _ATOMIC):
         receiver = f"({receiver})"
     if found.applicability is Applicability.DISPLAY or found.template is None:
-        if builtin not in SUGGESTIONS or len(call.args) != 1 or "\n" in receiver or len(receiver) > 40:
-            return None
-        return display_fix(SUGGESTIONS[builtin].format(a=receiver))
-    return Fix(found.applicability, MESSAGE, (ctx.replace_node(call, found.template.format(a=receiver)),))
+        if builtin not in SUGGESTIONS or len(call.args) != 1:
+            return Decline("no method gives the builtin's values for this call")
+        if "\n" in receiver or len(receiver) > 40:
+            return Decline("the argument is too long to quote in a suggestion")
+        return suggestion(SUGGESTIONS[builtin].format(a=receiver))
+    return ready(found.applicability, MESSAGE, (ctx.replace_node(call, found.template.format(a=receiver)),))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from gpulint.diagnostic import Diagnostic, Fix
-from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.dataframe.read_in_loop import ReadGrowth
+from gpulint.diagnostic import Diagnostic
+from gpulint.fixing import FixContext, Plan, suggestion
+from gpulint.plans.read_in_loop import ReadGrowth
 
 SUGGESTION = (
     "append each frame read to a list in the loop and `concat` the list once after it "
@@ -22,7 +22,7 @@ SUGGESTIONS = {
 }
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan:
     facts = diagnostic.context
     lib = facts.lib if isinstance(facts, ReadGrowth) else ""
-    return display_fix(SUGGESTIONS.get(lib, SUGGESTION))
+    return suggestion(SUGGESTIONS.get(lib, SUGGESTION))

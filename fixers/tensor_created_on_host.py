@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from gpulint.astutil import mentions
-from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-from gpulint.fixing import FixContext, display_fix
-from gpulint.rules.transfers._common import FactoryMove
-from gpulint.rules.transfers.tensor_created_on_host import HostFactory
+from gpulint.diagnostic import Applicability, Diagnostic, Edit, Position
+from gpulint.fixing import Decline, FixContext, Plan, ready, suggestion
+from gpulint.plans.transfers import FactoryMove
+from gpulint.plans.tensor_created_on_host import HostFactory
 
 from ._arguments import add_keywords
 
@@ -17,45 +17,47 @@ LEGACY_SUGGESTION = (
 )
 
 
-def fix(diagnostic: Diagnostic, ctx: FixContext) -> Fix | None:
+def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: HostFactory = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
-        return display_fix(LEGACY_SUGGESTION) if found.legacy else None
+        if found.legacy:
+            return suggestion(LEGACY_SUGGESTION)
+        return Decline("the rule found no factory call that takes the device here")
     move = found.move
     destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]
     if move.made is not None:
         removed = _move_statement(ctx, move)
-        if removed is None:
-            return None
+        if isinstance(removed, Decline):
+            return removed
     else:
         start, end = ctx.end(move.factory), ctx.end(move.move)
         moved = ctx.source.text[ctx.source.offset(start.line, start.col) : ctx.source.offset(end.line, end.col)]
         if "#" in moved:
-            return None  # a comment inside `.to(...)` would be lost
+            return Decline("a comment inside the move (or a `#` in a string) would be lost")
         removed = Edit(start, end, "")
     added = add_keywords(ctx, move.factory, [("device", destination)])
-    if added is None:
-        return None
-    return Fix(found.applicability, MESSAGE, (*added, removed))
+    if isinstance(added, Decline):
+        return added
+    return ready(found.applicability, MESSAGE, (*added, removed))
 
 
-def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | None:
+def _move_statement(ctx: FixContext, move: FactoryMove) -> Edit | Decline:
     """The edit deleting the lines of `t = t.to(d)` when it directly follows `t = torch.zeros(n)`
     and owns its lines without a comment. Nothing else runs between the two statements, so
     the host tensor was only ever seen by the move and the name ends up bound to the same
     values, dtype and device. None otherwise (a comment would be lost, or code in between
-    might read the tensor)."""
+    might read the tensor): declined otherwise."""
     made, statement = move.made, move.moving
     if made is None or statement is None or not move.adjacent:
-        return None
+        return Decline("the move is not the statement right after the factory's")
     name = statement.targets[0].id  # type: ignore[attr-defined]
     if move.destination is not None and mentions(move.destination, name):
-        return None  # `t = t.to(devices[t.shape[0]])`: before the factory, `t` is another value
+        return Decline("the device is computed from the tensor itself")
     first, last = statement.lineno, statement.end_lineno
     if made.end_lineno is None or last is None or made.end_lineno >= first or not ctx.owns_lines(statement, statement):
-        return None  # the two share a line, or something else is on the move's lines
+        return Decline("the move shares its lines with other code")
     if any("#" in ctx.source.line(n) for n in range(first, last + 1)):
-        return None  # a comment would be lost
+        return Decline("the move's lines hold a comment (or a `#` in a string)")
     if last < len(ctx.source.line_starts):
         end = Position(last + 1, 0)
     else:

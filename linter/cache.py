@@ -106,6 +106,7 @@ _NEUTRAL = frozenset(
         "command_line_exclude",
         "command_line_root",
         "output_format",
+        "fix_edits",  # an entry says whether its fixes were rendered (`Fix.rendered`)
     }
 )
 
@@ -570,6 +571,8 @@ def _encode(d: Diagnostic) -> list[Any]:
             d.fix.message,
             sorted(d.fix.introduces),
             [[e.start.line, e.start.col, e.end.line, e.end.col, e.content, e.cell] for e in d.fix.edits],
+            d.fix.rendered,
+            d.fix.declined,
         ]
     return [
         d.code,
@@ -624,8 +627,10 @@ def _diagnostic(item: list[Any]) -> Diagnostic:
 
 
 def _fix(item: list[Any]) -> Fix:
-    applicability, message, introduces, edits = item
+    applicability, message, introduces, edits, rendered, declined = item
     _typed(str, message, optional=True)
+    _typed(bool, rendered)
+    _typed(str, declined, optional=True)
     _typed(str, *introduces)
     for a, b, c, d, content, cell in edits:
         _typed(int, a, b, c, d)
@@ -636,6 +641,8 @@ def _fix(item: list[Any]) -> Fix:
         message,
         tuple(Edit(Position(a, b), Position(c, d), content, cell) for a, b, c, d, content, cell in edits),
         frozenset(introduces),
+        rendered,
+        declined,
     )
 
 

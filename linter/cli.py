@@ -624,6 +624,8 @@ def _check(
     what it would fix (errors and warnings about files too), as ruff's.
     With --fix on standard input, standard output carries the fixed code, likewise."""
     fixing = fix or diff
+    # Findings printed for people need only each fix's plan; anything else writes the edits.
+    overrides = overrides._replace(fix_edits=fixing or show_fixes or output_format not in HUMAN)
     file_paths = [p for p in paths if p != "-"]
     resolver = ConfigResolver(overrides, config_file)
     first: list[FileResult] = []

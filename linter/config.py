@@ -163,6 +163,7 @@ class Config(SlotsRecord):
         "output_format",
         "preview",
         "preview_selectors",
+        "fix_edits",
     )
     __slots__ = FIELDS
     COMPARED = SHOWN = FIELDS
@@ -187,6 +188,7 @@ class Config(SlotsRecord):
         output_format: str | None = None,
         preview: bool = False,
         preview_selectors: tuple[str, ...] = (),
+        fix_edits: bool = True,
     ) -> None:
         self.root = root
         self.source = source
@@ -218,6 +220,10 @@ class Config(SlotsRecord):
         self.preview = preview
         #: The selectors of the selection that pick only preview rules (see `preview_only`).
         self.preview_selectors = preview_selectors
+        #: Whether the run writes the fixes' edits (it applies them, shows a diff, or puts
+        #: them in a machine-readable report); a check that prints findings for people only
+        #: plans the fixes (`Fix.rendered`), which takes no libcst.
+        self.fix_edits = fix_edits
 
     def codes_for(self, path: Path | None) -> frozenset[str]:
         codes = (self.select | self.extend_select) - self.ignore
@@ -292,6 +298,8 @@ class Config(SlotsRecord):
             changes["target_version"] = target_version(overrides.target_version, "--target-version")
         if overrides.unsafe_fixes is not None:
             changes["unsafe_fixes"] = overrides.unsafe_fixes
+        if overrides.fix_edits is not None:
+            changes["fix_edits"] = overrides.fix_edits
         if overrides.exclude is not None:
             changes["exclude"] = ()  # `--exclude` replaces the configured `exclude` and `extend-exclude`
         for option, patterns in (
@@ -354,6 +362,8 @@ class Overrides(NamedTuple):
     preview: bool | None = None
     #: `--target-version py311` (None: as configured).
     target_version: str | None = None
+    #: Whether the run writes fixes' edits (`Config.fix_edits`; None: it does).
+    fix_edits: bool | None = None
 
 
 def _string_list(table: dict[str, Any], key: str, where: str) -> list[str]:

@@ -93,10 +93,15 @@ class Edit(NamedTuple):
 
 class Fix(SlotsRecord):
     """A rule's fix: edits of one applicability. A slots record (start-up) rather than a
-    NamedTuple: `introduces` takes no part in comparisons."""
+    NamedTuple: `introduces` and `declined` take no part in comparisons.
 
-    __slots__ = ("applicability", "message", "edits", "introduces")
-    COMPARED = ("applicability", "message", "edits")
+    A fix may be *planned* only (`rendered` false): its fixer decided, on `ast`, that it
+    applies and how, but its edits were not written, because the run neither applies nor
+    shows them (a check printing findings for people). Such a fix has no edits yet, and is
+    applicable exactly as its rendered self would be."""
+
+    __slots__ = ("applicability", "message", "edits", "introduces", "rendered", "declined")
+    COMPARED = ("applicability", "message", "edits", "rendered")
     SHOWN = __slots__
 
     def __init__(
@@ -105,6 +110,8 @@ class Fix(SlotsRecord):
         message: str,
         edits: tuple[Edit, ...] = (),
         introduces: frozenset[str] = frozenset(),
+        rendered: bool = True,
+        declined: str | None = None,
     ) -> None:
         self.applicability = applicability
         self.message = message
@@ -112,13 +119,15 @@ class Fix(SlotsRecord):
         #: Names the fix introduces (e.g. a list it collects into); two fixes introducing the
         #: same name are never applied in the same pass. Not serialised.
         self.introduces = introduces
+        self.rendered = rendered
+        #: Why the rule's fixer wrote no rewrite for this finding, where it declined one (this
+        #: fix is then the rule's display-only suggestion); shown by `--show-fixes`.
+        self.declined = declined
 
     def applies(self, unsafe_fixes: bool) -> bool:
-        if not self.edits:
+        if self.applicability is Applicability.DISPLAY or self.rendered and not self.edits:
             return False
-        if self.applicability is Applicability.SAFE:
-            return True
-        return unsafe_fixes and self.applicability is Applicability.UNSAFE
+        return self.applicability is Applicability.SAFE or unsafe_fixes
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -1,18 +1,24 @@
-"""Fixes: building them (the fixers' toolbox), attaching them to findings, applying edits.
+"""Fixes: planning and rendering them (the fixers' toolbox), attaching them to findings,
+applying edits.
 
 The loop that applies fixes until the source is stable is `pipeline.fix_source`.
 
-Detection runs on `ast`; libcst is imported and used only here, only for files that have a
-finding whose rule can fix, and only on the statements a fix rewrites (parsed as a small
-snippet inside an `if True:` wrapper so its indentation, comments and formatting survive).
+A fixer plans on `ast` (`plan(diagnostic, ctx)`): a `Plan` with the fix's applicability,
+message and renderer, or a `Decline` with its reason. The renderer writes the edits and
+runs only when the run applies or shows them, so a check that prints findings for people
+never imports libcst. Rendering uses libcst on the statements a fix rewrites only (parsed as
+a small snippet inside an `if True:` wrapper so its indentation, comments and formatting
+survive).
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
+import io
+import tokenize
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 from collections.abc import Callable, Sequence
 
 from .diagnostic import Applicability, Diagnostic, Edit, Facts, Fix, Position
@@ -23,6 +29,43 @@ if TYPE_CHECKING:
     import libcst as cst
 
 _WRAPPER = "if True:"
+
+
+class Decline(NamedTuple):
+    """A fixer's refusal to rewrite one finding, and why (`--show-fixes`, the fix audit):
+    the finding keeps its rule's display-only suggestion."""
+
+    reason: str
+
+
+#: Writes a planned fix's edits (it may use libcst), or declines after all.
+Renderer = Callable[[], "tuple[Edit, ...] | Decline"]
+
+
+class Plan(NamedTuple):
+    """What a fixer decided on `ast` for one finding: the fix's applicability and message,
+    and how to write its edits (None: a suggestion with none; `declined`: why it is one,
+    where the fixer's own suggestion stands in for a rewrite it declined)."""
+
+    applicability: Applicability
+    message: str
+    render: Renderer | None = None
+    declined: str | None = None
+
+
+#: A fixer module's `plan` function.
+Planner = Callable[[Diagnostic, "FixContext"], "Plan | Decline"]
+
+
+def suggestion(message: str, declined: str | None = None) -> Plan:
+    """A display-only plan: `message`, shown to the user, with no edits (`declined`: the
+    reason, where it stands in for a rewrite the fixer declined)."""
+    return Plan(Applicability.DISPLAY, message, declined=declined)
+
+
+def ready(applicability: Applicability, message: str, edits: tuple[Edit, ...]) -> Plan:
+    """A plan whose edits were cheap enough to write while planning (no libcst)."""
+    return Plan(applicability, message, lambda: edits)
 
 
 class FixContext:
@@ -37,6 +80,8 @@ class FixContext:
         self._bindings: dict[str, list[tuple[str, ...]]] = {}
         self._starts: list[Position] | None = None
         self._imports: list[tuple[int, ast.Import | ast.ImportFrom]] | None = None
+        self._comments: list[Position] | None = None
+        self._untokenized = False
         #: Names handed out to the fixes built so far that will be applied, and to the
         #: fix being built; two fixes applied in one pass never share a new name.
         self._reserved: set[str] = set()
@@ -271,6 +316,25 @@ class FixContext:
             line += 1
         return line
 
+    def has_comments(self, start: Position, end: Position) -> bool:
+        """Whether a comment begins between `start` and `end` (a planner's question whose
+        answer decides whether a rewrite could keep the comments, asked without libcst).
+        The file parses, so it tokenizes; were it not to, every span would hold one."""
+        if self._comments is None:
+            try:
+                self._comments = [
+                    Position(*token.start)
+                    for token in tokenize.generate_tokens(io.StringIO(self.source.text).readline)
+                    if token.type == tokenize.COMMENT
+                ]
+            except (tokenize.TokenError, SyntaxError):
+                self._comments = []
+                self._untokenized = True
+        if self._untokenized:
+            return True
+        at = bisect.bisect_left(self._comments, start)
+        return at < len(self._comments) and self._comments[at] < end
+
     # -- rewriting with libcst -----------------------------------------------------------
     def parse_statements(self, first: ast.stmt, last: ast.stmt) -> list[cst.BaseStatement] | None:
         """The statements from `first` to `last` (siblings) as libcst nodes."""
@@ -348,7 +412,7 @@ class Fixable(Protocol):
     fix: Applicability | None
     suggestion: str | None
 
-    def fixer(self) -> Callable[[Diagnostic, FixContext], Fix | None] | None: ...
+    def fixer(self) -> Planner | None: ...
 
 
 def decided_applicability(rule: Fixable, diagnostic: Diagnostic) -> Applicability | None:
@@ -365,10 +429,12 @@ def attach_fixes(
     rules: Sequence[Fixable],
     unsafe_fixes: bool = False,
     index: SemanticIndex | None = None,
+    render: bool = True,
 ) -> tuple[list[Diagnostic], list[str]]:
-    """Give each finding its fix: its fixer's rendering of what the rule decided, or, where
-    the rule has no fixer or the fixer declines, the rule's display-only suggestion. A fixer
+    """Give each finding its fix: its fixer's plan of what the rule decided, or, where the
+    rule has no fixer or the fixer declines, the rule's display-only suggestion. A fixer
     that fails, or offers more than the rule decided, never stops the run (a warning says so).
+    `render`: write the planned fixes' edits (else they stay planned: `Fix.rendered`).
     `unsafe_fixes` says which fixes will be applied: only those keep the names they take."""
     by_code = {rule.code: rule for rule in rules}
     warnings: list[str] = []
@@ -382,19 +448,24 @@ def attach_fixes(
         if rule is None or decided is None:
             result.append(diagnostic)
             continue
-        fixer = rule.fixer()
-        fix = None
+        planner = rule.fixer()
+        fix: Fix | None = None
+        declined: str | None = None
         failed = False
-        if fixer is not None:
+        if planner is not None:
             if context is None:
                 context = FixContext(source, tree, index)
             try:
-                fix = _render(fixer, diagnostic, context)
+                outcome = _fix_of(planner, diagnostic, context, render)
             except Exception as error:  # a fixer bug must not take the linter down
                 warnings.append(
                     f"{diagnostic.start.line}: fixer for {diagnostic.code} failed ({type(error).__name__}: {error})"
                 )
-                fix, failed = None, True
+                outcome, failed = None, True
+            if isinstance(outcome, Decline):
+                declined = outcome.reason
+            else:
+                fix = outcome
             if fix is not None and not fix.applicability.within(decided):
                 warnings.append(
                     f"{diagnostic.start.line}: fixer for {diagnostic.code} offered a "
@@ -404,26 +475,38 @@ def attach_fixes(
             if fix is None or not fix.applies(unsafe_fixes):
                 context.release(context.introduced())
         if fix is None and not failed and rule.suggestion:
-            fix = display_fix(rule.suggestion)
+            fix = display_fix(rule.suggestion)._replace(declined=declined)
         result.append(diagnostic.with_fix(fix) if fix is not None else diagnostic)
     return result, warnings
 
 
-def _render(
-    fixer: Callable[[Diagnostic, FixContext], Fix | None], diagnostic: Diagnostic, context: FixContext
-) -> Fix | None:
-    """The fixer's fix for the finding, built again from its first edit when that comes
-    before the finding's own statement and the fix asked for an import."""
+def _fix_of(planner: Planner, diagnostic: Diagnostic, context: FixContext, render: bool) -> Fix | Decline:
+    """The finding's fix as its fixer plans it, rendered when `render`; planned and rendered
+    again from its first edit when that comes before the finding's own statement and the
+    fix asked for an import (its imports must run before its first edit)."""
     context.begin_fix(diagnostic.start)
-    fix = fixer(diagnostic, context)
-    earlier = context.earlier_than_anchor(fix) if fix is not None else None
-    if earlier is not None:  # its imports must run before its first edit
+    fix = _rendered(planner(diagnostic, context), render)
+    earlier = context.earlier_than_anchor(fix) if isinstance(fix, Fix) else None
+    if earlier is not None:
         context.release(context.introduced())
         context.begin_fix(earlier)
-        fix = fixer(diagnostic, context)
-    if fix is not None and context.introduced():
+        fix = _rendered(planner(diagnostic, context), render)
+    if isinstance(fix, Fix) and context.introduced():
         fix = fix._replace(introduces=context.introduced())
     return fix
+
+
+def _rendered(plan: Plan | Decline, render: bool) -> Fix | Decline:
+    if isinstance(plan, Decline):
+        return plan
+    if plan.render is None:
+        return Fix(plan.applicability, plan.message, declined=plan.declined)
+    if not render:
+        return Fix(plan.applicability, plan.message, rendered=False)
+    edits = plan.render()
+    if isinstance(edits, Decline):
+        return edits
+    return Fix(plan.applicability, plan.message, edits)
 
 
 # -- applying fixes ------------------------------------------------------------------------

@@ -51,10 +51,12 @@ def check(
     fixes: bool = True,
     unsafe_fixes: bool = False,
     tree: ast.Module | None = None,
+    edits: bool = True,
 ) -> Analysis:
     """The findings of the selected `rules` in `source`, `# noqa` applied, each with its fix
-    (unless `fixes=False`: front-ends that only report skip computing them). `unsafe_fixes`
-    says which fixes will be applied: only those keep the names they take. The warnings
+    (unless `fixes=False`: front-ends that only report skip computing them), its edits
+    written unless `edits=False` (planned only: a run that neither applies nor shows them).
+    `unsafe_fixes` says which fixes will be applied: only those keep the names they take. The warnings
     are the engine's followed by those of fixers that failed. `tree`: the source already
     parsed (by the engine's `parse`), when the front-end parsed it."""
     analysis = analyze(source, rules, filename, tree)
@@ -62,7 +64,7 @@ def check(
     analysis.warnings = analysis.warnings + messages
     if fixes:
         analysis.diagnostics, failed = attach_fixes(
-            source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes, analysis.semantic
+            source, analysis.tree, analysis.diagnostics, rules, unsafe_fixes, analysis.semantic, render=edits
         )
         analysis.warnings = analysis.warnings + failed
     return analysis
@@ -142,11 +144,12 @@ def run(
     fixes: bool = True,
     hooks: FixHooks | None = None,
     tree: ast.Module | None = None,
+    edits: bool = True,
 ) -> Outcome:
-    """`fix_source` when `fix`, else `check` (`fixes`, `hooks` and `tree` as they say)."""
+    """`fix_source` when `fix`, else `check` (`fixes`, `hooks`, `tree` and `edits` as they say)."""
     if fix:
         return fix_source(source, rules, unsafe_fixes, filename, hooks)
-    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree)
+    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree, edits=edits)
     return Outcome(
         source,
         diagnostics=analysis.diagnostics,

@@ -56,6 +56,7 @@ from .early_exit import (
     breaks_off_within,
     once_per_loop,
 )
+from .elementwise import elementwise
 from .evidence import (
     DEVICE_TRIGGERS,
     ESTIMATOR_TRIGGERS,
@@ -153,6 +154,7 @@ __all__ = [
     "few_iterations",
     "innermost_loop",
     "is_device_resident",
+    "elementwise",
     "is_numpy_ufunc",
     "is_reference",
     "iterates_rows",

@@ -12,7 +12,7 @@ import importlib
 import importlib.util
 import re
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from .astutil import assigned_value, mentions, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
@@ -24,8 +24,7 @@ from .values import Kind, Ty
 
 
 if TYPE_CHECKING:
-    from .diagnostic import Fix
-    from .fixing import FixContext
+    from .fixing import Planner
 
 __all__ = [
     "Applicability",
@@ -222,14 +221,16 @@ class Rule:
         return cls.fix.value if cls.fix is not None else "none"
 
     @classmethod
-    def fixer(cls) -> Callable[[Diagnostic, FixContext], Fix | None] | None:
+    def fixer(cls) -> Planner | None:
+        """The `plan` function of the rule's fixer module (`gpulint.fixers.<stem>`), if any."""
         if cls.fix is None:
             return None
         try:
             module = importlib.import_module(f"gpulint.fixers.{cls.stem()}")
         except ModuleNotFoundError:
             return None
-        return getattr(module, "fix", None)
+        planner: Planner | None = getattr(module, "plan", None)
+        return planner
 
     @classmethod
     def doc_sections(cls) -> dict[str, str]:

@@ -142,7 +142,8 @@ def _path(filename: str) -> Path | None:
 
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
-    outcome = run(source, config.rules_for(path, source.text), display, fix=fix, unsafe_fixes=config.unsafe_fixes)
+    rules = config.rules_for(path, source.text)
+    outcome = run(source, rules, display, fix=fix, unsafe_fixes=config.unsafe_fixes, edits=config.fix_edits)
     result = FileResult(
         display=display,
         path=path,
@@ -281,6 +282,8 @@ def _from_cache(
     hit = cache.lookup(config, target.path, str(target.path), seen, read)
     if hit is None or (fix and _fix_would_run(hit.diagnostics, config, notebook)):
         return None
+    if (fix or config.fix_edits) and any(d.fix is not None and not d.fix.rendered for d in hit.diagnostics):
+        return None  # its fixes were only planned, and this run writes their edits
     return _served(hit, target, config, read, sources, render)
 
 

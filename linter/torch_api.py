@@ -345,6 +345,25 @@ MODULE_TENSOR_METHODS = _MODEL_TENSORS | _NAMED_MODEL_TENSORS
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
 #: Where Lightning's classes come from (a LightningModule's bases, its Trainer).
 LIGHTNING_MODULES = ("lightning.", "pytorch_lightning.")
+#: Lightning's `Trainer`, by its qualified names.
+LIGHTNING_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"})
+#: A `Trainer`'s methods that take loaders, and its keywords for them.
+LIGHTNING_TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict"})
+LIGHTNING_LOADER_KEYWORDS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})
+#: A LightningModule's (or LightningDataModule's) hooks that hand the trainer its loaders.
+LIGHTNING_LOADER_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
+#: Tensor methods that change a tensor's dtype, shape or layout, or fill it in place, and
+#: leave it where it is: `torch.zeros(n).float().to(d)` is still made on the host.
+KEEPING_PLACE_METHODS = frozenset(
+    {
+        "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
+        "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
+        "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
+        # filled in place (`torch.FloatTensor(n).normal_()`)
+        "normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "exponential_",
+        "geometric_", "log_normal_", "cauchy_",
+    }
+)  # fmt: skip
 #: Methods called once per item (a dataset's, by a loader or by indexing).
 PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})
 #: Methods that copy a tensor to the host (or hand back a Python value, which needs the

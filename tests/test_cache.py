@@ -56,11 +56,29 @@ def test_warm_runs_print_what_cold_runs_print(project, cli, cache_dir):
 
 def test_warm_runs_lint_nothing_again(project, cli, cache_dir, analyses):
     files = fill_project(project)
-    cli("check", ".", "--jobs", "1")  # in this process, where `analyses` sees them
+    cli("check", ".", "--jobs", "1", "--output-format", "json")  # in this process, where `analyses` sees them
     assert len(analyses) == len(files) - 1  # all but the file that cannot be decoded
     analyses.clear()
+    cli("check", ".", "--jobs", "1")  # the fixes' edits were written: their plans serve
     cli("check", ".", "--jobs", "1", "--output-format", "json")
     assert analyses == []
+
+
+def test_a_run_writing_edits_lints_again_the_files_whose_fixes_were_only_planned(project, cli, cache_dir, analyses):
+    fill_project(project)
+    cli("check", ".", "--jobs", "1")  # findings for people: the fixes are planned, not written
+    analyses.clear()
+    warm = json.loads(cli("check", ".", "--jobs", "1", "--output-format", "json").stdout)
+    linted = set(analyses)
+    cold = json.loads(cli("check", ".", "--jobs", "1", "--output-format", "json", "--no-cache").stdout)
+    assert warm == cold
+    # A notebook's fixes are always written: mapping their edits to cells decides which apply.
+    planned = {
+        Path(d["filename"]).name
+        for d in cold
+        if d["fix"] and d["fix"]["applicability"] != "display-only" and not d["filename"].endswith(".ipynb")
+    }
+    assert planned and linted == planned
 
 
 def test_an_entry_is_used_only_for_the_content_it_was_made_for(project, cli, cache_dir, analyses):
@@ -230,7 +248,7 @@ def test_entries_keep_every_field_of_a_diagnostic(project, cache_dir):
         "context",
         "cell",
     ]
-    assert list(Fix.__slots__) == ["applicability", "message", "edits", "introduces"]
+    assert list(Fix.__slots__) == ["applicability", "message", "edits", "introduces", "rendered", "declined"]
     assert list(Edit._fields) == ["start", "end", "content", "cell"]
     fill_project(project)
     cold = list(lint_paths(["."], cache=Cache(gpulint.__version__)))
@@ -248,7 +266,7 @@ def test_entries_keep_every_field_of_a_diagnostic(project, cache_dir):
 
 def test_a_warm_run_reads_sources_only_to_show_source_lines(project, cli, cache_dir, monkeypatch):
     write(project / "sales.py", ITERROWS)
-    cli("check", ".")
+    cli("check", ".", "--output-format", "json")  # an entry whose fixes are written
     decoded: list[bytes] = []
     real = gpulint.runner.Source.from_bytes
 

@@ -21,7 +21,7 @@ import pytest
 
 from gpulint import Applicability, Facts, all_rules, registry
 from gpulint.diagnostic import Diagnostic, Edit, Fix, Position
-from gpulint.fixing import attach_fixes
+from gpulint.fixing import Decline, Plan, attach_fixes, ready
 from gpulint.pipeline import check
 from gpulint.rule_api import Rule, RuleContext
 from gpulint.source import Source
@@ -125,7 +125,7 @@ def _finding(applicability: Applicability) -> Diagnostic:
     )
 
 
-def _rule(fix: Applicability, returned: Fix | None, suggestion: str | None = "the rule's advice"):
+def _rule(fix: Applicability, returned: Plan | Decline, suggestion: str | None = "the rule's advice"):
     class Probe:
         code = "GPU995"
 
@@ -141,7 +141,7 @@ REWRITE = (Edit(Position(1, 4), Position(1, 5), "2"),)
 
 
 def test_a_fix_more_permissive_than_the_facts_is_dropped_with_a_warning():
-    rule = _rule(Applicability.SAFE, Fix(Applicability.SAFE, "rewrite", REWRITE))
+    rule = _rule(Applicability.SAFE, ready(Applicability.SAFE, "rewrite", REWRITE))
     [finding], warnings = attach_fixes(
         SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.UNSAFE)], [rule], unsafe_fixes=True
     )
@@ -151,19 +151,43 @@ def test_a_fix_more_permissive_than_the_facts_is_dropped_with_a_warning():
 
 @pytest.mark.parametrize("decided", [Applicability.SAFE, Applicability.UNSAFE])
 def test_a_fix_within_the_facts_is_kept(decided):
-    rule = _rule(Applicability.SAFE, Fix(Applicability.UNSAFE, "rewrite", REWRITE))
+    rule = _rule(Applicability.SAFE, ready(Applicability.UNSAFE, "rewrite", REWRITE))
     [finding], warnings = attach_fixes(SOURCE, ast.parse(SOURCE.text), [_finding(decided)], [rule])
     assert warnings == [] and finding.fix == Fix(Applicability.UNSAFE, "rewrite", REWRITE)
 
 
-def test_a_fixer_that_declines_leaves_the_rules_suggestion():
-    rule = _rule(Applicability.UNSAFE, None)
+def test_a_fixer_that_declines_leaves_the_rules_suggestion_with_the_reason():
+    rule = _rule(Applicability.UNSAFE, Decline("the loop has an else clause"))
     [finding], warnings = attach_fixes(SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.UNSAFE)], [rule])
     assert warnings == [] and finding.fix == Fix(Applicability.DISPLAY, "the rule's advice", ())
+    assert finding.fix.declined == "the loop has an else clause"
+
+
+def test_a_plan_is_rendered_only_when_asked():
+    rendered = []
+
+    def render():
+        rendered.append(True)
+        return REWRITE
+
+    rule = _rule(Applicability.SAFE, Plan(Applicability.SAFE, "rewrite", render))
+    tree = ast.parse(SOURCE.text)
+    [planned], _ = attach_fixes(SOURCE, tree, [_finding(Applicability.SAFE)], [rule], render=False)
+    assert rendered == [] and planned.fix == Fix(Applicability.SAFE, "rewrite", rendered=False)
+    assert planned.fixable(unsafe_fixes=False)  # as fixable as its rendered self
+    [finding], _ = attach_fixes(SOURCE, tree, [_finding(Applicability.SAFE)], [rule])
+    assert rendered == [True] and finding.fix == Fix(Applicability.SAFE, "rewrite", REWRITE)
+
+
+def test_a_renderer_that_declines_leaves_the_suggestion_with_its_reason():
+    rule = _rule(Applicability.SAFE, Plan(Applicability.SAFE, "rewrite", lambda: Decline("libcst cannot read it")))
+    [finding], _ = attach_fixes(SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.SAFE)], [rule])
+    assert finding.fix == Fix(Applicability.DISPLAY, "the rule's advice", ())
+    assert finding.fix.declined == "libcst cannot read it"
 
 
 def test_a_fixer_that_declines_for_a_rule_without_suggestion_leaves_no_fix():
-    rule = _rule(Applicability.SAFE, None, suggestion=None)
+    rule = _rule(Applicability.SAFE, Decline("no rewrite"), suggestion=None)
     [finding], _ = attach_fixes(SOURCE, ast.parse(SOURCE.text), [_finding(Applicability.SAFE)], [rule])
     assert finding.fix is None
 
@@ -199,12 +223,12 @@ def _fixer_modules():
     from gpulint import fixers
 
     for info in pkgutil.iter_modules(fixers.__path__):
-        if not info.name.startswith("_"):
+        if not info.name.startswith("_") and not info.ispkg:  # `render`: the renderers
             yield importlib.import_module(f"{fixers.__name__}.{info.name}")
 
 
 def _returns_only_a_constant(function: ast.FunctionDef) -> bool:
-    """`def fix(...): return display_fix(TEXT)`, a name or a literal."""
+    """`def plan(...): return suggestion(TEXT)`, a name or a literal."""
     body = [statement for statement in function.body if not isinstance(statement, ast.Expr)]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call):
         return False
@@ -217,7 +241,7 @@ def test_no_fixer_only_returns_a_constant_and_none_reads_an_untyped_context(modu
     """A suggestion that does not depend on the finding is the rule's `suggestion`; facts are
     read as attributes of the rule's dataclass."""
     text = inspect.getsource(module)
-    [function] = [node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and node.name == "fix"]
+    [function] = [node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef) and node.name == "plan"]
     assert not _returns_only_a_constant(function)
     assert "context or {}" not in text and "context.get(" not in text and 'context["' not in text
 

@@ -405,8 +405,8 @@ def test_the_added_import_runs_first_on_any_layout(source):
 def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code():
     """The statement a fix's imports must precede is that of its first edit, when that
     comes before the finding's own statement."""
-    from gpulint.diagnostic import Applicability, Diagnostic, Edit, Fix, Position
-    from gpulint.fixing import apply_edits, attach_fixes
+    from gpulint.diagnostic import Applicability, Diagnostic, Edit, Position
+    from gpulint.fixing import apply_edits, attach_fixes, ready
 
     class EditsAbove:
         code = "GPU999"
@@ -415,12 +415,12 @@ def test_a_fix_editing_code_above_its_finding_places_its_import_above_that_code(
 
         @staticmethod
         def fixer():
-            def fix(diagnostic, ctx):
+            def plan(diagnostic, ctx):
                 name, edits = ctx.ensure_import("numpy", "np")
                 at = Position(1, 0)
-                return Fix(Applicability.SAFE, "", (*edits, Edit(at, at, f"x = {name}.zeros(1)\n")))
+                return ready(Applicability.SAFE, "", (*edits, Edit(at, at, f"x = {name}.zeros(1)\n")))
 
-            return fix
+            return plan
 
     source = Source.from_text("y = 1\nimport numpy as np\nz = 2\n")
     finding = Diagnostic("GPU999", "test", "", Position(3, 0), Position(3, 5))
@@ -444,8 +444,8 @@ def test_a_fix_that_produces_invalid_code_is_left_out_and_the_fixes_chosen_with_
     end = Position(ITERROWS.count("\n") + 1, 0)
     real = pipeline.attach_fixes
 
-    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes, index=None):
-        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index)
+    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes, index=None, render=True):
+        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index, render)
         if source.text != ITERROWS:
             return diagnostics, warnings
         bad = diagnostics[0]._replace(code="GPU999", fix=Fix(Applicability.SAFE, "breaks", (Edit(end, end, breaking),)))

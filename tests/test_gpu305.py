@@ -139,18 +139,18 @@ def test_the_keywords_follow_the_calls_layout(loader, fixed):
 
 
 def _add(code: str, keywords=(("k", "1"), ("m", "True"))) -> str | None:
-    """`code` with `keywords` added to its first call by the shared helper."""
+    """`code` with `keywords` added to its first call by the shared helper (None: declined)."""
     import ast
 
     from gpulint.fixers._arguments import add_keywords
-    from gpulint.fixing import FixContext, apply_edits
+    from gpulint.fixing import Decline, FixContext, apply_edits
     from gpulint.source import Source
 
     source = Source.from_text(code)
     tree = ast.parse(code)
     call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call))
     edits = add_keywords(FixContext(source, tree), call, list(keywords))
-    return None if edits is None else apply_edits(source, edits)
+    return None if isinstance(edits, Decline) else apply_edits(source, edits)
 
 
 @pytest.mark.parametrize(

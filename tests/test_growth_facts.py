@@ -18,8 +18,8 @@ import pytest
 
 from gpulint import Applicability, lint_source
 from gpulint.registry import all_rules
-from gpulint.rules.dataframe.dataframe_grown_in_loop import CollectPlan, GrowthFacts
-from gpulint.rules.dataframe.read_in_loop import ReadGrowth
+from gpulint.plans.dataframe_grown_in_loop import CollectPlan, GrowthFacts
+from gpulint.plans.read_in_loop import ReadGrowth
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -262,8 +262,8 @@ def test_a_fix_that_would_write_over_an_ipython_line_is_left_out_and_the_others_
     assert expected[0] == cells[0] and expected[1] != cells[1]
     real = pipeline.attach_fixes
 
-    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes, index=None):
-        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index)
+    def with_a_bad_fix(source, tree, diagnostics, rules, unsafe_fixes, index=None, render=True):
+        diagnostics, warnings = real(source, tree, diagnostics, rules, unsafe_fixes, index, render)
         if "np.append" not in source.text:
             return diagnostics, warnings
         bad = diagnostics[0]._replace(code="GPU999", fix=Fix(Applicability.SAFE, "overwrite", (overwrite,)))

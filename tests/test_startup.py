@@ -84,3 +84,24 @@ def test_a_notebook_and_a_machine_format_load_their_modules(tmp_path):
     loaded = modules_after(tmp_path, "check", "explore.ipynb", "--no-cache", "--output-format", "json")
     assert {"gpulint.notebook", "gpulint.output.json"} <= loaded
     assert "gpulint.output.sarif" not in loaded
+
+
+ROW_LOOP = """import pandas as pd
+
+frame = pd.read_csv("prices.csv")
+totals = []
+for _, row in frame.iterrows():
+    totals.append(row["price"] * row["quantity"])
+"""
+
+
+def test_a_check_plans_fixes_without_libcst_and_a_diff_renders_them(tmp_path):
+    """Findings printed for people need each fix's plan, decided on `ast`; the edits, and the
+    libcst that writes a structural one, only when the run applies or shows them."""
+    (tmp_path / "totals.py").write_text(ROW_LOOP)
+    args = ("check", "totals.py", "--no-cache", "--preview", "--select", "GPU102")
+    loaded = modules_after(tmp_path, *args)
+    assert "gpulint.fixers.iterrows_loop" in loaded  # the fix was planned
+    assert "libcst" not in loaded and "gpulint.fixers.render.iterrows_loop" not in loaded
+    for rendering in (("--diff",), ("--output-format", "json"), ("--show-fixes",)):
+        assert "libcst" in modules_after(tmp_path, *args, *rendering), rendering

@@ -123,6 +123,46 @@ def test_rules_import_only_the_rule_api_and_the_library_specs(trees):
             elif isinstance(node, ast.Import):
                 modules = [alias.name for alias in node.names]
             for module in modules:
-                if module.startswith("gpulint") and module not in SPECS and not module.startswith("gpulint.rules."):
+                allowed = module in SPECS or module.startswith(("gpulint.rules.", "gpulint.plans."))
+                if module.startswith("gpulint") and not allowed:
                     found.append(f"{_where(path, node)} imports {module}")
     assert found == [], "rules reach the core through gpulint.rule_api"
+
+
+def _imported(tree: ast.Module, package: str = "") -> list[tuple[ast.stmt, str]]:
+    """Each import of the module (at any depth), with the module it names; a relative one
+    resolved against `package` (the importing module's package)."""
+    found: list[tuple[ast.stmt, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node, node.module))
+        elif isinstance(node, ast.ImportFrom) and node.level and package:
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            found.append((node, f"{base}.{node.module}" if node.module else base))
+        elif isinstance(node, ast.Import):
+            found.extend((node, alias.name) for alias in node.names)
+    return found
+
+
+def test_fixers_import_no_rule_internals(trees):
+    """A fixer reads what its rule decided from the rule's plan (`gpulint.plans`), never
+    from the rule's module: the rule can change how it finds without touching the fixer."""
+    found = [
+        f"{_where(path, node)} imports {module}"
+        for path, tree in trees.items()
+        if path.parts[len(ROOT.parts)] == "fixers"
+        for node, module in _imported(tree)
+        if module == "gpulint.rules" or module.startswith("gpulint.rules.")
+    ]
+    assert found == [], "move what the fixer needs into the rule's plan module (gpulint.plans)"
+
+
+def test_plans_import_no_rule_or_fixer():
+    """The plans are the contract between both sides: they depend on neither."""
+    found = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted((ROOT / "linter" / "plans").glob("*.py"))
+        for _, module in _imported(_tree(path), "gpulint.plans")
+        if module.startswith(("gpulint.rules", "gpulint.fixers"))
+    ]
+    assert found == []

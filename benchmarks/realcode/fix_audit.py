@@ -8,7 +8,8 @@ the corpus itself is never touched:
 2. Per repository folder, run `gpulint check --unsafe-fixes` (the findings before), then
    `gpulint check --fix --unsafe-fixes` (the fix), then the same again (must change
    nothing), each with JSON output and a time limit, and every rule of every tier
-   (`--select ALL --preview`).
+   (`--select ALL --preview`); and once with `--show-fixes` for the rewrites the fixers
+   declined, with their reasons.
 3. Compare each changed file with its original: it still parses where it parsed before (a
    notebook: each code cell, IPython syntax masked as gpulint masks it); no new pyflakes
    undefined names (a notebook: its code cells as one program; each new one reported with
@@ -39,6 +40,7 @@ import io
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -225,12 +227,14 @@ class Run:
     """One gpulint invocation over one folder."""
 
     folder: str
-    step: str  # "before", "fix", "again"
+    step: str  # "before", "fix", "again", "declined"
     returncode: int | None  # None: timed out
     seconds: float
     findings: list[dict] = field(default_factory=list)
     stderr: str = ""
     json_error: str | None = None
+    #: ("declined" step) each finding whose rewrite its fixer declined: (code, reason).
+    declined: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def file_errors(self) -> list[str]:
@@ -251,19 +255,18 @@ class Run:
 
 def run_gpulint(command: list[str], folder: Path, step: str, timeout: float) -> Run:
     """`command check --select ALL --preview [--fix] --unsafe-fixes --output-format json
-    --exit-zero folder`."""
+    --exit-zero folder`; the "declined" step lists findings with `--show-fixes` instead."""
+    declined = step == "declined"
     args = [
         *command,
         "check",
         "--select",
         "ALL",
         *preview_arguments(tuple(command)),
-        *(["--fix"] if step != "before" else []),
+        *(["--fix"] if step in ("fix", "again") else []),
         "--unsafe-fixes",
-        "--output-format",
-        "json",
+        *(["--show-fixes", "--output-format", "concise"] if declined else ["--output-format", "json", "--quiet"]),
         "--exit-zero",
-        "--quiet",
         str(folder),
     ]
     started = time.perf_counter()
@@ -280,11 +283,33 @@ def run_gpulint(command: list[str], folder: Path, step: str, timeout: float) -> 
     # Paths relative to the scratch copy, so that reports of two runs compare.
     stderr = stderr.replace(f"{folder.parent}{os.sep}", "")
     run = Run(folder.name, step, process.returncode, time.perf_counter() - started, stderr=stderr)
+    if declined:
+        run.declined = declined_rewrites(stdout)
+        return run
     try:
         run.findings = json.loads(stdout) if stdout.strip() else []
     except json.JSONDecodeError as error:
         run.json_error = f"output is not JSON: {error}"
     return run
+
+
+_DECLINED = re.compile(r"- .+?:(?:cell \d+:)?\d+:\d+: (?P<code>\S+) (?P<reason>.*)$")
+
+
+def declined_rewrites(listing: str) -> list[tuple[str, str]]:
+    """(code, reason) of each line `- path:line:col: CODE reason` that follows the
+    `No rewrite for N findings` line of a `--show-fixes` summary."""
+    found: list[tuple[str, str]] = []
+    lines = iter(listing.splitlines())
+    for line in lines:
+        if line.startswith("No rewrite for "):
+            for item in lines:
+                if not item.startswith("- "):
+                    break
+                match = _DECLINED.match(item)
+                if match:
+                    found.append((match["code"], match["reason"]))
+    return found
 
 
 def _fixable(finding: dict) -> bool:
@@ -373,6 +398,7 @@ def audit(
     after_fix: dict[str, bytes] = {}
     for folder in folders:
         target = tree / folder.name
+        result.runs.append(run_gpulint(command, target, "declined", timeout))
         for step in ("before", "fix", "again"):
             run = run_gpulint(command, target, step, timeout)
             result.runs.append(run)
@@ -554,6 +580,18 @@ def summary(result: Audit, scratch_note: str) -> str:
             f"| {code} | {result.before_per_rule[code]} | {result.fixable_per_rule[code]} | "
             f"{result.fixed_per_rule[code]} | {result.after_per_rule[code]} |"
         )
+    declined = Counter(item for r in result.runs for item in r.declined)
+    lines += [
+        "",
+        "## Rewrites the fixers declined",
+        "",
+        "Findings whose rule has a fixer that wrote no rewrite for them (each keeps its rule's "
+        "suggestion), by the reason the fixer gave (`--show-fixes`).",
+        "",
+        "| rule | reason | findings |",
+        "| --- | --- | ---: |",
+    ]
+    lines += [f"| {code} | {reason} | {count} |" for (code, reason), count in sorted(declined.items())]
     lines += [
         "",
         "## Per repository",

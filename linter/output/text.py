@@ -71,6 +71,20 @@ def fixed_lines(results: Sequence[FileResult]) -> list[str]:
     return lines
 
 
+def declined_lines(pairs: Sequence[tuple[FileResult, Diagnostic]]) -> list[str]:
+    """The findings whose rule has a fixer that declined to rewrite them, with its reason
+    (for `--show-fixes`): `No rewrite for 2 findings:` then `- path:line:col: CODE reason`."""
+    declined = [(r, d) for r, d in pairs if d.fix is not None and d.fix.declined]
+    if not declined:
+        return []
+    lines = [f"No rewrite for {_plural(len(declined), 'finding')} (each keeps its suggestion):"]
+    lines.extend(
+        f"- {printable(r.display)}:{location(d)}: {printable(d.code)} {printable(d.fix.declined)}"  # type: ignore[union-attr,arg-type]
+        for r, d in declined
+    )
+    return lines
+
+
 def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool = False) -> list[str]:
     """The closing lines: what was fixed (per file and rule with `show_fixes`), what
     remains, the paths that could not be checked, and how to fix more."""
@@ -96,6 +110,8 @@ def summary(results: Sequence[FileResult], mode: str = "check", show_fixes: bool
         lines.append("All checks passed.")
     if pairs:
         lines.extend(_fix_hints(pairs, mode))
+    if show_fixes:
+        lines.extend(declined_lines(pairs))
     if errors:  # last, where the reader of a long run looks
         lines.append(f"{errors_line(results)}.")
     return lines
@@ -127,7 +143,10 @@ def _withheld(pairs: Sequence[tuple[FileResult, Diagnostic]]) -> int:
     return sum(
         1
         for r, d in pairs
-        if not r.unsafe_fixes and d.fix is not None and d.fix.edits and d.fix.applicability is Applicability.UNSAFE
+        if not r.unsafe_fixes
+        and d.fix is not None
+        and d.fix.applicability is Applicability.UNSAFE
+        and d.fix.applies(unsafe_fixes=True)
     )
 
 

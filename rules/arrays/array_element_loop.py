@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
+    elementwise,
     Applicability,
     Example,
-    Facts,
     is_numpy_ufunc,
     literal_int,
     Rule,
@@ -18,7 +17,7 @@ from gpulint.rule_api import (
     walk_local,
 )
 
-from ._elementwise import elementwise
+from gpulint.plans.array_element_loop import ElementLoop, ElementPlan
 
 #: Where an element read `a[i]` is a scalar computation: operands and the builtins and
 #: `math` functions that take one number.
@@ -26,34 +25,6 @@ _SCALAR_PARENTS = (ast.BinOp, ast.Compare, ast.UnaryOp, ast.BoolOp, ast.IfExp, a
 _SCALAR_BUILTINS = frozenset({"abs", "float", "int", "round", "bool", "min", "max"})
 #: Augmented assignments to an element that mean the same on a slice, in place.
 _ELEMENT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-
-
-@dataclass(frozen=True)
-class ElementPlan:
-    """A one-statement loop body over NumPy arrays that has a whole-array form: `statement`
-    stores into an element (`kind` "store") or adds to a name ("accumulate"), reading
-    elements of `arrays`; `needs_numpy`: its whole-array form calls NumPy."""
-
-    kind: str
-    statement: ast.Assign | ast.AugAssign
-    needs_numpy: bool
-    arrays: frozenset[str]
-
-
-@dataclass(frozen=True)
-class ElementLoop(Facts):
-    """`loop` (`for index in range(bound)`, `bound` of `form` "len", "shape" or "size" over
-    `array`; `site`: its enclosing statements and blocks) reads elements one by one; `plan`:
-    its rewrite, checked by the rule (None: display-only)."""
-
-    applicability: Applicability = field(kw_only=True)
-    loop: ast.For
-    index: str
-    bound: ast.expr
-    array: ast.expr
-    form: str
-    plan: ElementPlan | None
-    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...]
 
 
 def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from gpulint.rule_api import (
     NESTED_SCOPES,
     Applicability,
     carried_over,
     Example,
-    Facts,
     few_iterations,
     innermost_loop,
     keyword_value,
@@ -24,6 +23,7 @@ from gpulint.rule_api import (
 )
 from gpulint.numpy_api import ARRAY_GROWERS
 from gpulint.torch_api import TENSOR_GROWERS
+from gpulint.plans.array_grown_in_loop import Growth
 
 #: Index expressions that build a new array of their items (`np.r_[a, x]`, `np.c_[a, x]`).
 _INDEX_GROWERS = frozenset({"r_", "c_"})
@@ -46,26 +46,6 @@ def grower(qualname: str | None, index: bool = False) -> tuple[str, str] | None:
     if module == "torch" and function in TENSOR_GROWERS:
         return module, function
     return None
-
-
-@dataclass(frozen=True)
-class Growth(Facts):
-    """One growth statement and what the fixer needs to turn it into list building: safe or
-    unsafe where the rule found a loop to collect over (see `_plan`), display-only elsewhere."""
-
-    applicability: Applicability = field(kw_only=True)
-    statement: ast.Assign
-    #: The growing call, or the `np.r_[...]`/`np.c_[...]` index expression.
-    call: ast.Call | ast.Subscript
-    name: str
-    lib: str
-    function: str
-    #: The new pieces, in order (the grown name itself left out).
-    pieces: list[ast.expr] = field(default_factory=list)
-    #: The loop to collect over, its block, and the fresh array the name starts as.
-    loop: ast.stmt | None = None
-    block: list[ast.stmt] = field(default_factory=list)
-    init: ast.Assign | None = None
 
 
 class ArrayGrownInLoop(Rule):

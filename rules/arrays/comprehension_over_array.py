@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from gpulint.rule_api import Applicability, Example, Facts, few_iterations, Rule, RuleContext, Tier
+from gpulint.rule_api import elementwise, Applicability, Example, few_iterations, Rule, RuleContext, Tier
 
-from ._elementwise import elementwise
+from gpulint.plans.comprehension_over_array import ElementComprehension
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp)
 #: Array constructors whose argument may be a comprehension the fix turns into the array itself.
@@ -28,21 +27,6 @@ def repeatable(node: ast.expr) -> bool:
 
 #: (kind, library) of the iterated values the rewrite is known to mean the same on.
 _REWRITABLE = frozenset({("array", "numpy"), ("series", "pandas"), ("series", "modin")})
-
-
-@dataclass(frozen=True)
-class ElementComprehension(Facts):
-    """`comprehension` computes one value per `element` of `iterable` (a `kind` "array" or
-    "series"); `needs_numpy`: its whole-array form calls NumPy; `wrapper`: the array call
-    around it (`np.array([...])`), if any."""
-
-    applicability: Applicability = field(kw_only=True)
-    comprehension: ast.ListComp | ast.SetComp | ast.GeneratorExp
-    element: str
-    iterable: ast.expr
-    kind: str
-    needs_numpy: bool
-    wrapper: ast.Call | None
 
 
 def _has_logic(expression: ast.expr) -> bool:

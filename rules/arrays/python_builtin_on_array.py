@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from gpulint.rule_api import Applicability, Example, Facts, few_iterations, known_small, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, few_iterations, known_small, Rule, RuleContext, Tier
+from gpulint.plans.python_builtin_on_array import BuiltinCall
 
 BUILTINS = frozenset({"sum", "max", "min", "any", "all", "sorted", "list"})
 #: Kinds of evidence the builtins walk element by element: arrays, Series, tensors and what
@@ -32,21 +32,6 @@ _SERIES = {
 }
 #: (kind, library) of the argument -> the rewrites that give the builtin's values on it.
 _TEMPLATES = {("array", "numpy"): _ARRAY, ("series", "pandas"): _SERIES, ("series", "modin"): _SERIES}
-
-
-@dataclass(frozen=True)
-class BuiltinCall(Facts):
-    """`call` applies the builtin to an array, Series or tensor; `template`: the method call
-    that gives the same values (`{a}` the argument as a receiver), None where none does
-    (display-only)."""
-
-    applicability: Applicability = field(kw_only=True)
-    call: ast.Call
-    template: str | None
-
-    @property
-    def builtin(self) -> str:
-        return self.call.func.id  # type: ignore[attr-defined]
 
 
 def _template(call: ast.Call, kind: str, lib: str) -> str | None:

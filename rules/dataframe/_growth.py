@@ -15,7 +15,6 @@ method forms, `frame` is known to hold a DataFrame or Series.
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
 
 from gpulint.rule_api import (
     FRAME_LIBRARIES,
@@ -28,21 +27,10 @@ from gpulint.rule_api import (
     value_bound_to,
 )
 from gpulint.pandas_api import FILE_READERS
+from gpulint.plans.frame_growth import Growth
 
 _APPEND_METHODS = ("append", "_append")
 _PANDAS_LIKE = ("frame", "series", "ndframe")
-
-
-class Growth(NamedTuple):
-    """One growth statement, as recognised. A NamedTuple (start-up: a default rule's)."""
-
-    kind: str  # "concat", "append" or "loc"
-    statement: ast.Assign | ast.AnnAssign
-    target: ast.expr  # the grown name (or attribute chain)
-    call: ast.Call | None  # the concat/append call ("loc": None)
-    lib: str  # frame library family of the evidence ("" when only the type says pandas-like)
-    target_type: Ty | None  # the grown value's type before the statement
-    piece_type: Ty | None  # for append: the type of the appended value
 
 
 def growth_at(node: ast.Assign | ast.AnnAssign, ctx: RuleContext) -> Growth | None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from gpulint.rule_api import Applicability, Example, Facts, is_numpy_ufunc, known_small, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, is_numpy_ufunc, known_small, Rule, RuleContext, Tier
+from gpulint.plans.apply_axis_1 import RowApply
 
 #: Libraries whose `DataFrame.apply(f, axis=1)` calls `f` from Python once per row.
 #: cuDF is absent on purpose: it compiles the function into a GPU kernel.
@@ -52,33 +52,6 @@ def _runs_on_columns(function: ast.expr | None, ctx: RuleContext) -> bool:
     if isinstance(function, ast.Dict):
         return None not in function.keys  # `{**functions}` may hold anything
     return function is not None and is_numpy_ufunc(ctx.qualname(function))
-
-
-@dataclass(frozen=True)
-class RowApply(Facts):
-    """`call` (`frame.apply(function, axis=1)`) on a `lib` frame: the column expression may
-    replace it where `function` is a lambda (unsafe), the `agg` call where it is a list of
-    aggregation names (display-only). `stored_in_column`: the result is assigned to a column
-    of the frame; `collections`: names of whole frames, series or arrays the lambda reads."""
-
-    applicability: Applicability = field(kw_only=True)
-    call: ast.Call
-    frame: ast.expr
-    lib: str
-    function: ast.expr | None
-    stored_in_column: bool
-    statement: ast.stmt | None
-    collections: frozenset[str]
-
-    @property
-    def aggregation_names(self) -> bool:
-        """The function is a list of aggregation names (`["min", "max"]`)."""
-        function = self.function
-        return (
-            isinstance(function, (ast.List, ast.Tuple))
-            and bool(function.elts)
-            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in function.elts)
-        )
 
 
 class ApplyAxis1(Rule):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier, assigned_value
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier, assigned_value
+from gpulint.plans.chained_assignment import ChainedWrite
 
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
@@ -19,45 +20,6 @@ def _column_key(node: ast.expr) -> bool:
         and bool(node.elts)
         and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
     )
-
-
-class ChainedWrite(Facts):
-    """A subscript assignment `target` that writes into a temporary taken from `frame`.
-
-    Shapes: "column-item" (`df["c"][k]`), "column-indexer" (`df["c"].loc[k]`, also `.at`,
-    `.iloc`, `.iat`), "row-column" (`df.loc[r]["c"]`, also `.iloc`), "mask-column"
-    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`). `indexer` is the named
-    indexer of the chain ("" for none).
-
-    A slots class rather than a frozen dataclass (start-up: a default rule's facts)."""
-
-    __slots__ = ("shape", "frame", "rows", "column", "indexer", "target")
-
-    shape: str
-    frame: ast.expr
-    rows: ast.expr | None
-    column: ast.expr
-    indexer: str
-    target: ast.Subscript
-
-    def __init__(
-        self,
-        shape: str,
-        frame: ast.expr,
-        rows: ast.expr | None,
-        column: ast.expr,
-        indexer: str,
-        target: ast.Subscript,
-        *,
-        applicability: Applicability,
-    ) -> None:
-        super().__init__(applicability=applicability)
-        object.__setattr__(self, "shape", shape)
-        object.__setattr__(self, "frame", frame)
-        object.__setattr__(self, "rows", rows)
-        object.__setattr__(self, "column", column)
-        object.__setattr__(self, "indexer", indexer)
-        object.__setattr__(self, "target", target)
 
 
 def chained_write(target: ast.expr, ctx: RuleContext) -> ChainedWrite | None:

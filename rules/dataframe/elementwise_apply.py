@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     ARITHMETIC_OPERATORS,
     COMPARISON_OPERATORS,
     Applicability,
     Example,
-    Facts,
     known_small,
     mentions,
     Rule,
@@ -18,6 +16,7 @@ from gpulint.rule_api import (
     Tier,
 )
 from gpulint.pandas_api import DT_ATTRIBUTES, DT_METHODS, STR_METHODS, STR_METHODS_WITH_ARGUMENTS
+from gpulint.plans.elementwise_apply import ElementwiseCall, ElementwiseForm, function_of
 
 #: Builtins with a vectorized form on a Series or DataFrame.
 BUILTINS = frozenset({"abs", "float", "int", "bool", "len", "round", "str"})
@@ -29,36 +28,6 @@ _METHODS = {"series": ("apply", "map"), "frame": ("applymap", "map")}
 _ANY_METHOD = frozenset(method for methods in _METHODS.values() for method in methods)
 #: Libraries on which the vectorized form computes what the per-element call computed.
 _REWRITABLE = frozenset({"pandas", "modin"})
-
-
-@dataclass(frozen=True)
-class ElementwiseForm:
-    """What the function passed to `apply`/`map` is, when it has a vectorized form: a builtin
-    (`kind` "builtin", `name` "abs"), a `str` method ("str-method", "lower"), or a lambda
-    ("lambda", with its `parameter`, whether its body works on `strings` or reads a
-    timestamp's parts (`datetimes`), is `conditional`, and how many times it `uses` the
-    parameter)."""
-
-    kind: str
-    name: str = ""
-    parameter: str = ""
-    strings: bool = False
-    conditional: bool = False
-    uses: int = 0
-    datetimes: bool = False
-
-
-@dataclass(frozen=True)
-class ElementwiseCall(Facts):
-    """`call` (`receiver.apply(f)`, on a `kind` "series" or "frame") calls `form` per element;
-    `statement` holds it."""
-
-    applicability: Applicability = field(kw_only=True)
-    call: ast.Call
-    receiver: ast.expr
-    kind: str
-    form: ElementwiseForm
-    statement: ast.stmt | None
 
 
 class _Body:
@@ -192,13 +161,6 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> Elementwise
         uses=body.uses,
         datetimes=body.datetimes,
     )
-
-
-def function_of(call: ast.Call) -> ast.expr | None:
-    """The function passed to `apply`/`map` (positionally, or as `func=`/`arg=`)."""
-    if call.args:
-        return call.args[0]
-    return next((k.value for k in call.keywords if k.arg in ("func", "arg")), None)
 
 
 def _whole_series(call: ast.Call) -> bool:

@@ -3,53 +3,16 @@
 from __future__ import annotations
 
 import ast
-from typing import NamedTuple
 
-from gpulint.rule_api import Applicability, bare_method_call, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, bare_method_call, Example, Rule, RuleContext, Tier
 from gpulint.pandas_api import GROUPBY_AGGREGATIONS
+from gpulint.plans.groupby_apply_lambda import GroupAggregation, GroupCall
 
 _METHODS = ("apply", "transform", "agg", "aggregate")
 
 
-class GroupAggregation(NamedTuple):
-    """What the lambda computes per group: `method` of the group, or of `column` of it
-    (`column` holds the subscript's source, e.g. `"price"`); `method` "size" for `len(g)`.
-    A NamedTuple (start-up: a default rule's)."""
-
-    method: str
-    column: ast.expr | None = None
-
-
 #: Libraries whose groupby aggregations the rewrite's built-ins mean the same on.
 _REWRITABLE = frozenset({"pandas", "modin"})
-
-
-class GroupCall(Facts):
-    """`call` (`gb.<method>(function)`) applies `aggregation` to each group; `shape` is what
-    the groups are ("frame", "series"; None where the groupby is not spelled out). A slots
-    class rather than a frozen dataclass (start-up: a default rule's facts)."""
-
-    __slots__ = ("call", "method", "aggregation", "shape")
-
-    call: ast.Call
-    method: str
-    aggregation: GroupAggregation
-    shape: str | None
-
-    def __init__(
-        self,
-        call: ast.Call,
-        method: str,
-        aggregation: GroupAggregation,
-        shape: str | None,
-        *,
-        applicability: Applicability,
-    ) -> None:
-        super().__init__(applicability=applicability)
-        object.__setattr__(self, "call", call)
-        object.__setattr__(self, "method", method)
-        object.__setattr__(self, "aggregation", aggregation)
-        object.__setattr__(self, "shape", shape)
 
 
 def _applicability(

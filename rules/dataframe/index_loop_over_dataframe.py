@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     Applicability,
     Example,
-    Facts,
     known_small,
     Rule,
     RuleContext,
@@ -16,24 +14,12 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
+from gpulint.plans.index_loop_over_dataframe import Cell, IndexLoop
 
 _LABEL_INDEXERS = ("loc", "at")
 #: Libraries on which the column expression computes what the loop computed.
 _REWRITABLE = frozenset({"pandas", "modin"})
 _POSITION_INDEXERS = ("iloc", "iat")
-
-
-@dataclass(frozen=True)
-class Cell:
-    """One access to the frame through the loop variable: `node` is the whole subscript,
-    `column` the column key (None for a whole row), `by_position` whether the row key is read
-    as a position (`iloc`/`iat`) rather than a label, `column_position` whether the column key
-    is a position too (`df.iloc[i, 2]`)."""
-
-    node: ast.Subscript
-    column: ast.expr | None
-    by_position: bool
-    column_position: bool = False
 
 
 def indexed_frame(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> tuple[ast.expr, str] | None:
@@ -151,23 +137,6 @@ def cells_in(nodes: list[ast.stmt], frame: ast.expr, variable: str) -> list[Cell
         (cell for cell in found if id(cell.node) not in inner),
         key=lambda cell: (cell.node.lineno, cell.node.col_offset),
     )
-
-
-@dataclass(frozen=True)
-class IndexLoop(Facts):
-    """A `loop` (in `block`; `site`: its enclosing statements and blocks) walking the
-    `lib` `frame` by index (`walk`: "labels" or "positions") and reading its `cells`;
-    `collections`: names of whole frames, series or arrays its body reads."""
-
-    applicability: Applicability = field(kw_only=True)
-    loop: ast.For | ast.AsyncFor
-    block: list[ast.stmt]
-    frame: ast.expr
-    walk: str
-    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...]
-    cells: list[Cell]
-    lib: str
-    collections: frozenset[str]
 
 
 class IndexLoopOverDataframe(Rule):

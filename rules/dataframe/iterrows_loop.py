@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     Applicability,
     Example,
-    Facts,
     few_iterations,
     iterates_rows,
     known_small,
@@ -18,26 +16,11 @@ from gpulint.rule_api import (
     walk_local,
 )
 from gpulint.datasets_api import SLOW_READERS
+from gpulint.plans.iterrows_loop import RowIteration
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Libraries on which the rewrite (`.tolist()`, a column assignment) means what the loop meant.
 _REWRITABLE = frozenset({"pandas", "modin"})
-
-
-@dataclass(frozen=True)
-class RowIteration(Facts):
-    """Rows of a `lib` frame walked one by one: by a `comprehension`, or by a `loop` (in
-    `block`; `site`: its enclosing statements and blocks); neither for a counted loop
-    (`enumerate(df.iterrows())`), whose count has no column form, so it is display-only.
-    `collections`: names of whole frames, series or arrays read per row."""
-
-    applicability: Applicability = field(kw_only=True)
-    lib: str
-    collections: frozenset[str] = frozenset()
-    comprehension: ast.expr | None = None
-    loop: ast.For | ast.AsyncFor | None = None
-    block: list[ast.stmt] | None = None
-    site: tuple[tuple[ast.stmt, list[ast.stmt]], ...] = ()
 
 
 def _applicability(lib: str) -> Applicability:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier
 
 from ._growth import file_read_growth
+from gpulint.plans.read_in_loop import ReadGrowth
 
 #: Writes three small CSV files into a fresh temporary folder for the examples to read.
 _CSV_SETUP = """\
@@ -21,19 +22,6 @@ for part in range(3):
         path, index=False)
     paths.append(path)
 """
-
-
-class ReadGrowth(Facts):
-    """A frame grown with files read in a loop: the suggestion is worded for its library. A
-    slots class rather than a frozen dataclass (start-up: a default rule's facts)."""
-
-    __slots__ = ("lib",)
-
-    lib: str  # frame library family of the growth ("" when only the type says pandas-like)
-
-    def __init__(self, *, applicability: Applicability, lib: str) -> None:
-        super().__init__(applicability=applicability)
-        object.__setattr__(self, "lib", lib)
 
 
 class ReadInLoop(Rule):

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     GRAPH_TRIGGERS,
     Applicability,
     Example,
-    Facts,
     few_iterations,
     Rule,
     RuleContext,
@@ -18,6 +16,7 @@ from gpulint.rule_api import (
     walk_local,
 )
 from gpulint.networkx_api import BUILDERS, GRAPH_CLASSES, MULTIGRAPH_CLASSES, ONE_AT_A_TIME, function_name, is_graph
+from gpulint.plans.graph_built_in_loop import EdgeLoop
 
 #: Builtins that copy an iterable.
 _COPIES = frozenset({"list", "tuple", "set", "frozenset", "sorted"})
@@ -43,18 +42,6 @@ _PLAIN = (
     ast.boolop,
     ast.cmpop,
 )
-
-
-@dataclass(frozen=True)
-class EdgeLoop(Facts):
-    """`loop` only adds one edge per item: `call` (`graph.add_edge(u, v, ...)`); `key` is
-    how its `key=` argument goes into the edge tuple: "key" (a multigraph's edge key),
-    "attribute" (an attribute of a plain graph) or "" (none given)."""
-
-    applicability: Applicability = field(kw_only=True)
-    loop: ast.For
-    call: ast.Call
-    key: str
 
 
 class GraphBuiltInLoop(Rule):

@@ -7,7 +7,7 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.rule_api import ESTIMATOR_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier, walk_local
+from gpulint.rule_api import ESTIMATOR_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier, walk_local
 from gpulint.estimators import (
     N_JOBS_NAMES,
     fits_given_estimators,
@@ -17,6 +17,7 @@ from gpulint.estimators import (
     toy_dataset,
     user_code_parameters,
 )
+from gpulint.plans.estimator_without_n_jobs import EstimatorCall
 
 _SETUP = (
     "from sklearn.datasets import make_classification\n"
@@ -342,18 +343,6 @@ model = RandomForestClassifier()
             f"`{short}` without `n_jobs` uses one core: pass `n_jobs=-1`",
             context=_facts(node, qualname, _user_code(node, qualname, ctx), nested),
         )
-
-
-@dataclass(frozen=True)
-class EstimatorCall(Facts):
-    """`call` makes an estimator that could use every core; `nested`: it is also handed to a
-    parallel search, helper or ensemble; `user_code`: the argument through which it may run
-    the caller's own code in worker processes (None: none)."""
-
-    applicability: Applicability = field(kw_only=True)
-    call: ast.Call
-    nested: bool
-    user_code: str | None
 
 
 def _facts(call: ast.Call, qualname: str, user_code: str | None, nested: bool) -> EstimatorCall:

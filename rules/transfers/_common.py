@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from gpulint.rule_api import (
     bare_method_call,
@@ -49,7 +49,14 @@ from gpulint.torch_api import (
     is_module_class,
     unwrapped,
 )
-from gpulint.torch_api import BACKWARD_METHODS, LIGHTNING_MODULES, PURE_METHODS, SYNCHRONISING_FUNCTIONS
+from gpulint.torch_api import (
+    BACKWARD_METHODS,
+    KEEPING_PLACE_METHODS,
+    LIGHTNING_MODULES,
+    PURE_METHODS,
+    SYNCHRONISING_FUNCTIONS,
+)
+from gpulint.plans.transfers import FactoryMove, HostToDevice, RoundTrip
 
 
 def runs_repeatedly(ctx: RuleContext) -> bool:
@@ -189,28 +196,6 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
 
 
 # -- round trips (GPU303) ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RoundTrip:
-    """`torch.tensor(t.cpu().numpy()).to(d)` and the like: `value` goes to the host through
-    `inner` (the host copy) and comes back in `outer`."""
-
-    library: str  # "torch", "cupy" or "cudf"
-    outer: ast.Call
-    value: ast.expr
-    inner: ast.expr
-    #: torch: the constructor (`tensor`, `as_tensor`, `from_numpy`); how the result goes
-    #: back ("to": `.to(d)`, "cuda": `.cuda()`, "device": `device=d`) and the device `d`;
-    #: `plain` when nothing else is passed (only such shapes are rewritten).
-    constructor: str = ""
-    move: str = ""
-    destination: ast.expr | None = None
-    plain: bool = False
-    #: The host copy passes through `.tolist()` (Python numbers: dtypes are re-inferred).
-    via_list: bool = False
-    #: Every node of the host-copy chain (none of them is a host copy in a loop of its own).
-    chain: tuple[ast.AST, ...] = field(default=())
 
 
 _HOST_CHAIN = frozenset({"cpu", "numpy", "tolist", "detach", "to"})
@@ -367,38 +352,6 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 # -- created on the host, then moved (GPU304) ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FactoryMove:
-    """`torch.zeros(n).to(d)`: `factory` (a call of torch.`name`) is made on the host and
-    moved by `move` (`.to(d)` or `.cuda()`)."""
-
-    move: ast.Call
-    factory: ast.Call
-    name: str
-    #: The device expression of `.to(d)` (None for `.cuda()`), when the move is plain.
-    destination: ast.expr | None
-    plain: bool
-    #: Made and moved in two statements (`t = torch.zeros(n)`, later `t = t.to(d)`): the
-    #: statement that makes it, the one that moves it, and whether that is the very next.
-    made: ast.Assign | None = None
-    moving: ast.Assign | None = None
-    adjacent: bool = False
-
-
-#: Tensor methods between a factory and its move that leave the tensor on the host (a dtype
-#: or layout change): `torch.zeros(n).float().to(d)` is still made there and then copied.
-_ON_THE_WAY = frozenset(
-    {
-        "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
-        "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
-        "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
-        # filled in place on the host (`torch.FloatTensor(n).normal_()`), then moved
-        "normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "exponential_",
-        "geometric_", "log_normal_", "cauchy_",
-    }
-)  # fmt: skip
-
-
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
     (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
@@ -422,7 +375,7 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
         elif (
             isinstance(made.func, ast.Attribute)
             and isinstance(made.func.value, ast.Call)
-            and (made.func.attr in _ON_THE_WAY or made.func.attr == "to" and move_target(made, env) == KEEP)
+            and (made.func.attr in KEEPING_PLACE_METHODS or made.func.attr == "to" and move_target(made, env) == KEEP)
         ):
             made, chained = made.func.value, True
         elif _torch_function_on_the_way(made, env):  # `torch.tril(torch.ones(n, n))`
@@ -439,7 +392,11 @@ def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:
     to a call."""
     name = env.qualname(call.func) or ""
     return (
-        (name.startswith("torch.nn.init.") or name.startswith("torch.") and name[len("torch.") :] in _ON_THE_WAY)
+        (
+            name.startswith("torch.nn.init.")
+            or name.startswith("torch.")
+            and name[len("torch.") :] in KEEPING_PLACE_METHODS
+        )
         and bool(call.args)
         and isinstance(call.args[0], ast.Call)
     )
@@ -512,7 +469,7 @@ def factory_moved_later(
     while (
         isinstance(factory.func, ast.Attribute)
         and isinstance(factory.func.value, ast.Call)
-        and factory.func.attr in _ON_THE_WAY
+        and factory.func.attr in KEEPING_PLACE_METHODS
     ):
         factory, filled = factory.func.value, True
     found = _moved_factory(node, factory, env)
@@ -615,15 +572,6 @@ _SIZE = frozenset({"size"})
 
 
 # -- host -> device (GPU302) -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HostToDevice:
-    """A copy to the device: `moved` is the host value that is copied."""
-
-    call: ast.Call
-    moved: ast.expr
-    library: str  # "torch", "cupy", "cudf"
 
 
 #: The methods a copy to the device (`host_to_device`) can be a call of: the rules' `calls`.

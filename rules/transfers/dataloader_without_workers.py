@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.datasets_api import (
     PYG_LOADERS,
@@ -22,7 +21,6 @@ from gpulint.rule_api import (
     Binding,
     breaks_off_within,
     Example,
-    Facts,
     is_device_resident,
     ItemCost,
     loader_item_cost,
@@ -36,25 +34,23 @@ from gpulint.rule_api import (
     WORK,
 )
 
-from gpulint.torch_api import LIGHTNING_MODULES, unwrapped
+from gpulint.torch_api import (
+    LIGHTNING_LOADER_HOOKS,
+    LIGHTNING_LOADER_KEYWORDS,
+    LIGHTNING_MODULES,
+    LIGHTNING_TRAINER_METHODS,
+    LIGHTNING_TRAINERS,
+    unwrapped,
+)
 
 from ._common import bound_by_loop, opened_autocast
-
-#: The worker processes the fix and the suggestion ask for.
-WORKERS = 4
-
+from gpulint.plans.dataloader_without_workers import WORKERS, Loader, LoaderCall
 
 _SETUP = """\
 import torch
 from torch.utils.data import TensorDataset
 dataset = TensorDataset(torch.from_numpy(rng.standard_normal((N, 3))))
 """
-
-
-#: A Lightning `Trainer`'s methods that take loaders, and its keywords for them.
-_TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict"})
-_TRAINER_LOADERS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})
-_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"})
 
 
 class DataloaderWithoutWorkers(Rule):
@@ -164,7 +160,8 @@ class DataloaderWithoutWorkers(Rule):
     message_for_zero = "`DataLoader` with `num_workers=0` feeding a device: batches are prepared in the main process while the device waits"
     nodes = (ast.Call, ast.For, ast.AsyncFor)
     calls = frozenset(
-        {"to", "cuda", "type", *_TRAINER_METHODS} | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)}
+        {"to", "cuda", "type", *LIGHTNING_TRAINER_METHODS}
+        | {name.rsplit(".", 1)[1] for name in (*TORCH_LOADERS, *PYG_LOADERS)}
     )
     fix = Applicability.UNSAFE
     suggestion = f"pass `num_workers={WORKERS}` (or as many as the machine has cores to spare) and `pin_memory=True`"
@@ -606,7 +603,7 @@ def batches():
             return
         if ctx.loops:
             self._note_move(node, ctx)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _TRAINER_METHODS:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in LIGHTNING_TRAINER_METHODS:
             for given in (*node.args, *(k.value for k in node.keywords)):
                 if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
                     self.lightning.add(given.id)
@@ -732,32 +729,10 @@ def batches():
         return None
 
 
-@dataclass(frozen=True)
-class Loader:
-    """How a `DataLoader` (or a subclass) takes `num_workers`: its position among the
-    positional parameters (None: by keyword only), and whether adding `num_workers=` and
-    `pin_memory=` keywords is known to reach torch's `DataLoader`."""
-
-    position: int | None
-    fixable: bool
-
-
 #: torch's own: `DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)`.
 TORCH_LOADER = Loader(5, True)
 #: PyTorch Geometric's: `**kwargs` handed to torch's `DataLoader`.
 KEYWORD_LOADER = Loader(None, True)
-
-
-@dataclass(frozen=True)
-class LoaderCall(Facts):
-    """`call` makes a loader (`loader` says how it takes `num_workers`) that feeds a device:
-    unsafe to add the keywords where they are known to reach torch's `DataLoader` and
-    `num_workers` is not given by position, display-only elsewhere (a subclass of the file's
-    own: its `__init__` decides)."""
-
-    applicability: Applicability = field(kw_only=True)
-    call: ast.Call
-    loader: Loader
 
 
 def _zero(workers: ast.expr, ctx: RuleContext) -> bool:
@@ -918,10 +893,6 @@ def _bound_from(binding: Binding) -> tuple[int, int]:
     return binding.position
 
 
-#: A LightningModule's (or LightningDataModule's) hooks that hand the trainer its loaders.
-_LOADER_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
-
-
 def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
     """A loader Lightning feeds to its device: passed to a `Trainer`'s `fit`, `validate`,
     `test` or `predict` (one made in the file with an accelerator that is not a literal
@@ -934,17 +905,17 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
         return (
             facts is not None
             and facts.owner is not None
-            and facts.node.name in _LOADER_HOOKS
+            and facts.node.name in LIGHTNING_LOADER_HOOKS
             and any((ctx.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases)
         )
     if isinstance(parent, ast.keyword):
-        if parent.arg not in _TRAINER_LOADERS:
+        if parent.arg not in LIGHTNING_LOADER_KEYWORDS:
             return False
         parent = ctx.parent(parent)
     if not (
         isinstance(parent, ast.Call)
         and isinstance(parent.func, ast.Attribute)
-        and parent.func.attr in _TRAINER_METHODS
+        and parent.func.attr in LIGHTNING_TRAINER_METHODS
         and isinstance(parent.func.value, ast.Name)
         and parent.func.value is not load
     ):
@@ -952,7 +923,7 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
     bindings = ctx.bindings(parent.func.value.id)  # the trainer, bound once in the current scope
     made = bindings[0] if len(bindings) == 1 else None
     value = made.value if isinstance(made, ast.Assign) else None
-    if not (isinstance(value, ast.Call) and ctx.qualname(value.func) in _TRAINERS):
+    if not (isinstance(value, ast.Call) and ctx.qualname(value.func) in LIGHTNING_TRAINERS):
         return False
     accelerator = next((k.value for k in value.keywords if k.arg == "accelerator"), None)
     return accelerator is None or not _is_cpu(accelerator)

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
 
 from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
-
-
-@dataclass(frozen=True)
-class Trip(Facts):
-    """A value copied to the host and straight back (`trip`)."""
-
-    applicability: Applicability = field(kw_only=True)
-    trip: RoundTrip
+from gpulint.plans.device_round_trip import Trip
 
 
 def _applicability(trip: RoundTrip) -> Applicability:

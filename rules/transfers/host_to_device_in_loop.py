@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
 from gpulint.rule_api import (
     DEVICE_TRIGGERS,
@@ -11,7 +10,6 @@ from gpulint.rule_api import (
     TORCH_FACTORIES,
     Applicability,
     Example,
-    Facts,
     loop_changes,
     LoopChanges,
     Rule,
@@ -32,6 +30,7 @@ from ._common import (
     reads_only,
     round_trip,
 )
+from gpulint.plans.host_to_device_in_loop import Hoist, LoopCopy
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -41,27 +40,6 @@ import torch
 batches = [torch.from_numpy(rng.standard_normal(3)) for _ in range(N)]
 weights = [0.5, 1.0, 2.0]
 """
-
-
-@dataclass(frozen=True)
-class Hoist:
-    """How the fixer may move the copy above `loop`: the whole `statement` (`name = copy`,
-    shape "statement"), or the copy alone into a new name (shape "expression")."""
-
-    loop: ast.stmt
-    shape: str
-    statement: ast.stmt | None = None
-
-
-@dataclass(frozen=True)
-class LoopCopy(Facts):
-    """A copy (`move`) of loop-invariant data to the device inside a loop; `hoist`: how the
-    fixer may move it above the loop, where the rule found that to be the same computation
-    (safe), None where not (display-only)."""
-
-    applicability: Applicability = field(kw_only=True)
-    move: HostToDevice
-    hoist: Hoist | None
 
 
 class HostToDeviceInLoop(Rule):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
-from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Facts, Rule, RuleContext, Tier
-from gpulint.torch_api import HOST_ONLY_KEYWORDS, LEGACY_TENSOR_TYPES, RANDOM_FACTORIES
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
+from gpulint.torch_api import HOST_ONLY_KEYWORDS, RANDOM_FACTORIES
 
 from ._common import (
     FactoryMove,
@@ -16,20 +15,7 @@ from ._common import (
     runs_repeatedly,
     under_host_autocast,
 )
-
-
-@dataclass(frozen=True)
-class HostFactory(Facts):
-    """A tensor made on the host and moved (`move`)."""
-
-    applicability: Applicability = field(kw_only=True)
-    move: FactoryMove
-
-    @property
-    def legacy(self) -> bool:
-        """Made by a legacy tensor class given a shape (`torch.FloatTensor(4, 256)`), which
-        takes no accelerator's `device=`."""
-        return self.move.name in LEGACY_TENSOR_TYPES
+from gpulint.plans.tensor_created_on_host import HostFactory
 
 
 def _applicability(move: FactoryMove) -> Applicability:

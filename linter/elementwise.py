@@ -22,7 +22,9 @@ import ast
 import operator
 from collections.abc import Callable
 
-from gpulint.rule_api import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_numpy_ufunc, TypeEnv
+from .astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS
+from .evidence import TypeEnv
+from .numpy_api import is_numpy_ufunc
 
 #: Named constants that are plain floats.
 _NAMED_CONSTANTS = frozenset(
@@ -260,7 +262,8 @@ def _constant(node: ast.AST) -> int | float | None:
     """The value of a number literal or of arithmetic on them (`10 ** 20`, `-2 ** 70`);
     None for anything else, and for powers too large to compute at once."""
     if isinstance(node, ast.Constant):
-        return node.value if type(node.value) in (int, float) else None
+        value = node.value
+        return value if isinstance(value, (int, float)) and type(value) is not bool else None
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         value = _constant(node.operand)
         return -value if value is not None and isinstance(node.op, ast.USub) else value

@@ -1,6 +1,6 @@
 """Turning a per-element expression into a whole-array expression (libcst side).
 
-The detectors decide what qualifies (`gpulint.rules.arrays._elementwise`); this module
+The detectors decide what qualifies (`gpulint.elementwise`); this module
 only rewrites: each element reference becomes the array it reads, `and`/`or`/`not`
 become `&`/`|`/`~`, and `x if cond else y` becomes `np.where(cond, x, y)`.
 """
@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from ._vectorize import ElementwiseLogic, parenthesize
+from .columns import ElementwiseLogic, parenthesize
 
 
 class _ToWhole(ElementwiseLogic):

@@ -1,0 +1,22 @@
+"""What GPU304 tensor-created-on-host hands its fixer: the plan it decided for one finding."""
+
+from __future__ import annotations
+from dataclasses import dataclass, field
+
+from ..diagnostic import Applicability, Facts
+from ..torch_api import LEGACY_TENSOR_TYPES
+from .transfers import FactoryMove
+
+
+@dataclass(frozen=True)
+class HostFactory(Facts):
+    """A tensor made on the host and moved (`move`)."""
+
+    applicability: Applicability = field(kw_only=True)
+    move: FactoryMove
+
+    @property
+    def legacy(self) -> bool:
+        """Made by a legacy tensor class given a shape (`torch.FloatTensor(4, 256)`), which
+        takes no accelerator's `device=`."""
+        return self.move.name in LEGACY_TENSOR_TYPES
