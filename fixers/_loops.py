@@ -29,6 +29,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from gpulint.astutil import bound_names
+from gpulint.fixing import Decline
 from gpulint.semantic import LocalUses, SemanticIndex
 
 #: A loop's site: (statement, the block holding it) pairs, outermost first, the loop last.
@@ -184,3 +185,15 @@ def _scan(statement: ast.stmt, name: str, jumped: bool, facts: _Facts) -> tuple[
         orelse = _rest_of_block(statement.orelse, 0, name, jumped, facts)
         return body[0] or orelse[0], body[1] and orelse[1]
     return _any_within(reads, [statement]), False
+
+
+def plain_loop(loop: ast.For | ast.AsyncFor) -> Decline | None:
+    """Why `loop` is not a plain `for` whose body is one statement, the shape the loop
+    rewrites replace; None when it is one."""
+    if isinstance(loop, ast.AsyncFor):
+        return Decline("the loop is an `async for`")
+    if loop.orelse:
+        return Decline("the loop has an else clause")
+    if len(loop.body) != 1:
+        return Decline("the loop's body is more than one statement")
+    return None

@@ -18,7 +18,7 @@ from gpulint.diagnostic import Applicability, Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan
 from gpulint.plans.array_element_loop import ElementLoop, ElementPlan
 
-from ._loops import names_read_after
+from ._loops import names_read_after, plain_loop
 
 MESSAGE = "replace the element loop with a whole-array expression"
 
@@ -39,11 +39,7 @@ def _unplanned(found: ElementLoop) -> Decline:
     loop = found.loop
     if found.bound is loop.iter:
         return Decline("the loop runs over a name or `np.ndenumerate`, not `range` of the array's length")
-    if loop.orelse:
-        return Decline("the loop has an else clause")
-    if len(loop.body) != 1:
-        return Decline("the loop's body is more than one statement")
-    return Decline("the loop's statement has no whole-array form")
+    return plain_loop(loop) or Decline("the loop's statement has no whole-array form")
 
 
 def _plan_rewrite(found: ElementLoop, plan: ElementPlan, ctx: FixContext) -> Plan | Decline:

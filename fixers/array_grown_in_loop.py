@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import mentions
+from gpulint.astutil import mentions, parses
 from gpulint.diagnostic import Applicability, Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan
 from gpulint.plans.array_grown_in_loop import Growth
@@ -43,7 +43,7 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
         return Decline("the loop holds no assignment of the grown name that an append can replace")
     if len(matches) > 1:
         return Decline("the loop assigns the grown name in more than one statement")
-    if not _parses(f"{growth.name} = {joined(growth, 'parts', array_callee(growth, ctx), ctx)}"):
+    if not parses(f"{growth.name} = {joined(growth, 'parts', array_callee(growth, ctx), ctx)}"):
         return Decline("the concatenation after the loop would not parse")
 
     def render() -> tuple[Edit, ...] | Decline:
@@ -89,11 +89,3 @@ def _why_not_collected(node: ast.Assign, growth: Growth, ctx: FixContext) -> str
     if comment_outside(node, pieces, ctx):
         return "the growth statement holds a comment outside its new pieces"
     return None
-
-
-def _parses(statement: str) -> bool:
-    try:
-        ast.parse(statement)
-    except SyntaxError:
-        return False
-    return True

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from gpulint.astutil import parses
 from gpulint.diagnostic import Applicability, Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan
 from gpulint.plans.comprehension_over_array import ElementComprehension
@@ -34,7 +35,7 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
         return Decline("the comprehension builds a set or a generator, not a list")
     if "#" in ctx.segment(node) and ctx.has_comments(ctx.start(node), ctx.end(node)):
         return Decline("the comprehension holds comments")
-    if not _parses(ctx.segment(node)):
+    if not parses(ctx.segment(node), "eval"):
         return Decline("the comprehension's source text does not parse on its own")
     if found.wrapper is None and found.kind == "series":
         finish = "tolist"
@@ -61,11 +62,3 @@ def _display_reason(node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Decl
     if node.generators[0].is_async:
         return Decline("the comprehension is asynchronous")
     return Decline("the rule found no whole-array form that computes what the comprehension computes")
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code, mode="eval")
-    except SyntaxError:
-        return False
-    return True

@@ -43,6 +43,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
+from gpulint.astutil import parses
 from gpulint.diagnostic import Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan, suggestion
 from gpulint.plans.dataframe_grown_in_loop import CollectPlan, GrowthFacts
@@ -87,7 +88,7 @@ def _written(facts: GrowthFacts, collect: CollectPlan, records: tuple[str, ...] 
     if not _growth_replaced(facts, collect, records is not None, ctx):
         return False
     before, after = before_and_after(collect, "parts", frame_callee(facts, collect, ctx), ctx)
-    return _parses_as(before, "exec") and _parses_as(after, "exec")
+    return parses(before) and parses(after)
 
 
 # -- what the rewrite writes -------------------------------------------------------------------
@@ -106,18 +107,10 @@ def _records(facts: GrowthFacts, collect: CollectPlan, ctx: FixContext) -> tuple
             f"{ctx.segment(c)}: {ctx.segment(v)}" for c, v in zip(piece.columns, piece.values, strict=False)
         )
         text = "{" + entries + "}"
-        if not _parses_as(text, "eval"):
+        if not parses(text, "eval"):
             return None
         written.append(text)
     return tuple(written)
-
-
-def _parses_as(text: str, mode: str) -> bool:
-    try:
-        ast.parse(text, mode=mode)
-    except SyntaxError:
-        return False
-    return True
 
 
 # -- the growth statement, as the rewrite replaces it -----------------------------------------

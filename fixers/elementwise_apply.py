@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import keyword_value, mentions
+from gpulint.astutil import keyword_value, mentions, parses
 from gpulint.diagnostic import Applicability, Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan, ready
 from gpulint.elementwise import python_values_kept, str_predicate, stringy
@@ -102,7 +102,7 @@ def _plan_lambda(apply: ElementwiseCall, receiver: str, on_series: bool, ctx: Fi
     ):
         return Decline("the lambda rounds to digits, which NumPy does through a scaled float")
     body = ctx.segment(function.body)
-    if not _parses(body):
+    if not parses(body, "eval"):
         return Decline("the lambda's body does not parse on its own")
 
     def render() -> tuple[Edit, ...] | Decline:
@@ -123,14 +123,6 @@ def replacement(apply: ElementwiseCall, code: str, ctx: FixContext) -> Edit:
     if not _atomic(code) and needs_parentheses(apply.call, apply.statement):
         code = f"({code})"
     return ctx.replace_node(apply.call, code)
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code, mode="eval")
-    except SyntaxError:
-        return False
-    return True
 
 
 def _only_understood_arguments(call: ast.Call) -> bool:

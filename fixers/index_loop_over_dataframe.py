@@ -23,7 +23,7 @@ from gpulint.diagnostic import Applicability, Diagnostic, Edit, Position
 from gpulint.fixing import Decline, FixContext, Plan
 from gpulint.plans.index_loop_over_dataframe import Cell, IndexLoop
 
-from ._loops import names_read_after
+from ._loops import names_read_after, plain_loop
 from ._vectorize import ROW, analyse, empty_list_before, repeatable_frame
 
 MESSAGE = "replace the index loop with a vectorized column expression"
@@ -38,12 +38,9 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
 
 def _plan_loop(found: IndexLoop, ctx: FixContext) -> Plan | Decline:
     loop, frame = found.loop, found.frame
-    if isinstance(loop, ast.AsyncFor):
-        return Decline("the loop is an `async for`")
-    if loop.orelse:
-        return Decline("the loop has an else clause")
-    if len(loop.body) != 1:
-        return Decline("the loop's body is more than one statement")
+    shape = plain_loop(loop)
+    if shape is not None:
+        return shape
     if not repeatable_frame(frame):
         return Decline("the frame is an expression that cannot be written once per column")
     read_after = names_read_after(found.site, ctx.semantic)

@@ -21,7 +21,7 @@ from gpulint.diagnostic import Applicability, Diagnostic, Edit
 from gpulint.fixing import Decline, FixContext, Plan, suggestion
 from gpulint.plans.iterrows_loop import RowIteration
 
-from ._loops import names_read_after
+from ._loops import names_read_after, plain_loop
 from ._vectorize import analyse, empty_list_before, repeatable_frame
 
 SUGGESTIONS = {
@@ -78,12 +78,9 @@ def _spans_lines(code: str) -> bool:
 def _plan_loop(
     rows: RowIteration, loop: ast.For | ast.AsyncFor, block: list[ast.stmt], collections: set[str], ctx: FixContext
 ) -> Plan | Decline:
-    if isinstance(loop, ast.AsyncFor):
-        return Decline("the loop is an `async for`")
-    if loop.orelse:
-        return Decline("the loop has an else clause")
-    if len(loop.body) != 1:
-        return Decline("the loop's body is more than one statement")
+    shape = plain_loop(loop)
+    if shape is not None:
+        return shape
     names = _row_target(loop.target)
     if names is None:
         return Decline("the loop's target is not a pair of plain names")

@@ -228,3 +228,13 @@ def bare_method_call(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
         and not node.args
         and not node.keywords
     )
+
+
+def parses(code: str, mode: str = "exec") -> bool:
+    """Whether `ast` reads `code` (`mode`: "exec" for statements, "eval" for an expression):
+    what a fix writes, or a snippet it rewrites, read alone."""
+    try:
+        ast.parse(code, mode=mode)
+    except (SyntaxError, ValueError):
+        return False
+    return True
