@@ -8,12 +8,20 @@ records such a value as `Ty("estimator", <qualified name>)`; `role()` says what 
 A class is known by its library, the public subpackage it lives in and its own name, so
 both `sklearn.ensemble.RandomForestClassifier` and the private
 `sklearn.ensemble._forest.RandomForestClassifier` are the same class here.
+
+The end of the module says what scikit-learn's larger downloaded datasets hold (arrays)
+and which fitted attributes of an estimator are arrays (`coef_`, `labels_`). The bundled
+toy datasets (`load_iris`), the sample generators (`make_blobs`, 100 rows by default) and
+the parts of `train_test_split` stay unknown: how large they are is not known, and a
+toy-sized array is no finding.
 """
 
 from __future__ import annotations
 
 import ast
 from functools import lru_cache
+
+from .values import Env, Kind, Ty, argument, has_unpacking
 
 #: Roles an estimator can play.
 TRANSFORMER = "transformer"  # fit_transform/transform: a Pipeline step
@@ -587,3 +595,92 @@ def installs_cuml_accel(tree: ast.Module) -> bool:
 #: Keywords that do not change the model being searched for: seeds, parallelism, logging.
 #: Constructor keywords that change how an estimator runs or reports, not what it learns.
 NOT_HYPERPARAMETERS = frozenset({"random_state", "n_jobs", "verbose", "copy", "copy_X"})
+
+
+# -- what scikit-learn's functions and fitted estimators return ---------------------------
+
+#: Downloaded dataset loaders (thousands of rows and more) whose bunch holds NumPy arrays
+#: in its default form (`as_frame=False`): `.data`, `.target` and, for the image sets,
+#: `.images`; with `return_X_y=True` they return `(data, target)`. Not the text, sparse or
+#: `as_frame="auto"` ones (`fetch_20newsgroups`, `fetch_rcv1`, `fetch_openml`).
+ARRAY_DATASETS = frozenset(
+    [
+        "datasets.fetch_california_housing",
+        "datasets.fetch_covtype",
+        "datasets.fetch_kddcup99",
+        "datasets.fetch_olivetti_faces",
+        "datasets.fetch_lfw_people",
+    ]
+)
+#: The fields of such a bunch that are arrays.
+BUNCH_ARRAYS = frozenset({"data", "target", "images"})
+#: What such a loader returns: a `Bunch` (a dict whose fields are also attributes).
+BUNCH = Ty(Kind.OTHER, "sklearn.utils.Bunch")
+#: Fitted attributes that are NumPy arrays on every scikit-learn estimator that has them
+#: (not `n_features_in_`, an int, nor `classes_`, a list of arrays for several outputs).
+#: Left out: the arrays of one value per feature or component (`feature_importances_`,
+#: `explained_variance_ratio_`), a handful of values that a builtin or a loop goes through
+#: in microseconds.
+FITTED_ARRAYS = frozenset({"coef_", "labels_", "cluster_centers_", "components_", "support_vectors_"})
+#: Estimators whose `intercept_` is an array (one value per class or output); a linear
+#: regressor's fitted on one target is a NumPy float (`LinearRegression`, `Ridge`, `Lasso`).
+ARRAY_INTERCEPTS = frozenset(
+    {
+        "linear_model.LogisticRegression",
+        "linear_model.LogisticRegressionCV",
+        "linear_model.SGDClassifier",
+        "linear_model.SGDRegressor",
+        "linear_model.Perceptron",
+        "linear_model.PassiveAggressiveClassifier",
+        "linear_model.RidgeClassifier",
+        "linear_model.RidgeClassifierCV",
+        "svm.LinearSVC",
+        "svm.LinearSVR",
+        "svm.SVC",
+        "svm.NuSVC",
+        "svm.SVR",
+        "svm.NuSVR",
+        "svm.OneClassSVM",
+        "discriminant_analysis.LinearDiscriminantAnalysis",
+    }
+)
+
+
+def returned_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
+    """What calling scikit-learn's function `qualname` returns, where known: a downloaded
+    dataset's bunch, or its `(X, y)`."""
+    if call is None or env is None or not qualname.startswith("sklearn.") or has_unpacking(call):
+        return None
+    name = _library_key(qualname)
+    if name in ARRAY_DATASETS:
+        if _constant(call, "as_frame", False) is not False:
+            return None
+        split = _constant(call, "return_X_y", False)
+        if split is None:
+            return None
+        return _arrays(2) if split else BUNCH
+    return None
+
+
+def attribute_type(receiver: Ty, attr: str) -> Ty | None:
+    """A field of a dataset bunch, or a fitted attribute of a scikit-learn estimator, that
+    is a NumPy array."""
+    if receiver == BUNCH:
+        return Ty(Kind.ARRAY, "numpy") if attr in BUNCH_ARRAYS else None
+    if receiver.kind != "estimator" or not receiver.lib.startswith("sklearn."):
+        return None
+    if attr in FITTED_ARRAYS or attr == "intercept_" and key(receiver.lib) in ARRAY_INTERCEPTS:
+        return Ty(Kind.ARRAY, "numpy")
+    return None
+
+
+def _arrays(count: int) -> Ty:
+    return Ty(Kind.TUPLE, "numpy", items=(Ty(Kind.ARRAY, "numpy"),) * count)
+
+
+def _constant(call: ast.Call, name: str, default: bool) -> bool | None:
+    """A keyword-only flag's value: `default` when not passed, None when not a constant."""
+    value = argument(call, name)
+    if value is None:
+        return default
+    return bool(value.value) if isinstance(value, ast.Constant) else None

@@ -533,6 +533,8 @@ class TypeEnv:
             return known
         if not receiver.lib:
             return None
+        if receiver.kind in ("estimator", "other"):  # fitted arrays, a dataset's fields
+            return estimators.attribute_type(receiver, node.attr)
         if receiver.kind == "placer":
             return accelerate_api.attribute_type(receiver, node.attr)
         if receiver.kind == "graph":
@@ -633,6 +635,9 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
         return torch_api.DEVICE_HELPERS[qualname]
     if qualname.startswith(accelerate_api.PREFIXES):
         return accelerate_api.constructed_type(qualname, call, env)
+    returned = estimators.returned_type(qualname, call, env)
+    if returned is not None:
+        return returned
     if estimators.role(qualname) is not None:
         return Ty(Kind.ESTIMATOR, qualname)
     if dask_api.makes_collection(qualname):
@@ -664,7 +669,7 @@ def _method_type(receiver: Ty, method: str, call: ast.Call, env: TypeEnv) -> Ty 
         return _sequence_method(receiver, method)
     if kind == "placer":
         return accelerate_api.method_type(receiver, method, call, env)
-    if kind in ("array", "generator"):
+    if kind in ("array", "generator", "other"):  # "other": a frozen SciPy distribution's `rvs`
         return numpy_api.method_type(receiver, method, call)
     if kind == "estimator":
         return receiver if method in estimators.RETURNS_SELF else None

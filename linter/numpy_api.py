@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .values import Env, Kind, Ty, argument, dominant, has_unpacking, library_of
+from .values import Env, Kind, Ty, argument, dominant, has_unpacking, library_of, sequence_of
 
 ARRAY_LIBRARIES = {"numpy": "numpy", "cupy": "cupy"}
 #: Where SciPy's API lives, mapped to the array library its functions return.
@@ -142,6 +142,8 @@ ARRAY_FUNCTIONS = frozenset(
         "fft.ifftshift",
         "histogram_bin_edges",
         "unique_values",
+        "argwhere",
+        "flatnonzero",
     ]
 )
 #: Reductions that return an array when given an axis (`np.mean(a, axis=0)`, `a.max(0)`)
@@ -656,6 +658,39 @@ SCIPY_ARRAY_FUNCTIONS = frozenset(
         "linalg.hankel",
     ]
 )
+#: `scipy.stats` distributions (SciPy 1.17) by the position of `size` among the arguments of
+#: their `rvs` (after the shape parameters, `loc` and, for the continuous ones, `scale`):
+#: `norm.rvs(0, 1, 1000)` draws 1000 values. Called (`norm(170, 7)`), one gives a frozen
+#: distribution, whose `rvs(size)` takes the size first.
+_RVS_SIZE_POSITIONS = {
+    1: "dirichlet ",
+    2: (
+        "anglit arcsine bernoulli cauchy cosine dlaplace expon geom gibrat gumbel_l gumbel_r halfcauchy "
+        "halflogistic halfnorm hypsecant kstwobign landau laplace levy levy_l logistic logser maxwell moyal "
+        "norm planck poisson poisson_binom rayleigh semicircular uniform wald yulesimon zipf "
+        "multivariate_normal multinomial "
+    ),
+    3: (
+        "alpha argus binom boltzmann bradford chi chi2 dgamma dweibull erlang exponnorm exponpow fatiguelife "
+        "fisk foldcauchy foldnorm gamma genextreme genhalflogistic genlogistic gennorm genpareto gompertz "
+        "halfgennorm invgamma invgauss invweibull irwinhall kappa3 ksone kstwo laplace_asymmetric loggamma "
+        "loglaplace lognorm lomax nakagami nbinom pareto pearson3 powerlaw powernorm randint rdist "
+        "recipinvgauss rel_breitwigner rice skellam skewcauchy skewnorm t triang truncexpon tukeylambda "
+        "vonmises vonmises_line weibull_max weibull_min wrapcauchy zipfian multivariate_t "
+    ),
+    4: (
+        "beta betabinom betanbinom betaprime burr burr12 crystalball exponweib f gengamma geninvgauss "
+        "hypergeom jf_skew_t johnsonsb johnsonsu kappa4 levy_stable loguniform mielke nct ncx2 nhypergeom "
+        "norminvgauss powerlognorm reciprocal studentized_range trapezoid truncnorm truncpareto "
+    ),
+    5: "genexpon genhyperbolic ncf nchypergeom_fisher nchypergeom_wallenius truncweibull_min ",
+    6: "dpareto_lognorm gausshyper ",
+}
+RVS_SIZE_POSITION = {name: position for position, names in _RVS_SIZE_POSITIONS.items() for name in names.split()}
+#: A frozen `scipy.stats` distribution (`scipy.stats.norm(170, 7)`): no data itself, but
+#: its `rvs(n)` draws an array of `n` values.
+FROZEN_DISTRIBUTION = Ty(Kind.OTHER, "scipy.stats")
+
 #: Filters that return (output, final state) instead when given an initial state `zi=`
 #: (the position it may be passed at).
 _STATEFUL_FILTERS = {"signal.lfilter": 3, "signal.sosfilt": 2}
@@ -683,8 +718,11 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
             return array_tuple(lib, size)
         if attr in ARRAY_FUNCTIONS or attr in AXIS_REDUCTIONS and _axis_given(call, 1):
             return Ty(Kind.ARRAY, lib)
-    if attr == "where" and call is not None and len(call.args) != 3:
-        return None  # `np.where(condition)` returns a tuple of index arrays
+    if attr in ("where", "nonzero") and call is not None:
+        if len(call.args) == 1 and not call.keywords and not has_unpacking(call):
+            return index_arrays(lib)  # `np.where(condition)`: one index array per dimension
+        if attr == "nonzero" or len(call.args) != 3:
+            return None
     if attr == "unique" and call is not None and _unique_outputs(call) != 1:
         return None  # `return_counts=True` and the like return a tuple (see `_tuple_size`)
     if attr in ("random.default_rng", "random.Generator") and lib == "numpy" and call is not None:
@@ -706,9 +744,15 @@ def _axis_given(call: ast.Call, position: int) -> bool:
 
 
 def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
-    """`receiver.<method>(...)` on an array or a random generator."""
+    """`receiver.<method>(...)` on an array, a random generator or a frozen SciPy distribution."""
     kind, lib = receiver.kind, receiver.lib
+    if receiver == FROZEN_DISTRIBUTION:
+        size = argument(call, "size", 0)
+        drawn = method == "rvs" and size is not None and not _is_none(size) and not has_unpacking(call)
+        return Ty(Kind.ARRAY, "numpy") if drawn else None
     if kind == "array":
+        if method == "nonzero" and not call.args and not call.keywords:
+            return index_arrays(lib)
         if lib == "cupy" and method in CUPY_ARRAY_METHODS:
             return receiver
         if lib == "cupy" and method == "get":
@@ -734,6 +778,16 @@ def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
         return receiver
     key_ty = None if isinstance(key, ast.Slice) else env.type_of(key)
     return receiver if isinstance(key, ast.Slice) or key_ty is not None and key_ty.kind == "array" else None
+
+
+def _is_none(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def index_arrays(lib: str) -> Ty:
+    """What `np.where(condition)` and `np.nonzero(a)` return: a tuple of index arrays, one
+    per dimension of the input (how many is not known here), each an array of `lib`."""
+    return sequence_of(Ty(Kind.ARRAY, lib))
 
 
 def element_type(ty: Ty) -> Ty | None:
@@ -807,12 +861,27 @@ def _scipy_type(lib: str, name: str, call: ast.Call | None, env: Env | None) -> 
         if applied is not None and applied.kind != "array":
             return applied
         return Ty(Kind.ARRAY, lib)
+    drawn = _distribution_type(name[6:], call) if name.startswith("stats.") and lib == "numpy" else None
+    if drawn is not None:
+        return drawn
     if name in _STATEFUL_FILTERS and argument(call, "zi", _STATEFUL_FILTERS[name]) is not None:
         return None
     if name in SCIPY_ARRAY_FUNCTIONS:
         return Ty(Kind.ARRAY, lib)
     size = _scipy_tuple_size(name, call)
     return array_tuple(lib, size) if size else None
+
+
+def _distribution_type(name: str, call: ast.Call) -> Ty | None:
+    """`stats.norm(...)` is a frozen distribution; `stats.norm.rvs(..., size=n)` an array
+    (without a size, one value)."""
+    if name in RVS_SIZE_POSITION:
+        return FROZEN_DISTRIBUTION
+    distribution, _, method = name.partition(".")
+    if method != "rvs" or distribution not in RVS_SIZE_POSITION:
+        return None
+    size = argument(call, "size", RVS_SIZE_POSITION[distribution])
+    return Ty(Kind.ARRAY, "numpy") if size is not None and not _is_none(size) else None
 
 
 def _scipy_tuple_size(name: str, call: ast.Call) -> int | None:

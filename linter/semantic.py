@@ -209,6 +209,7 @@ class SemanticIndex:
         self._binding_starts: dict[tuple[ast.AST, str], tuple[list[tuple[int, int]], list[ast.AST]]] = {}
         self._uses: dict[ast.AST, LocalUses] = {}
         self._call_sites: tuple[dict[str, list[tuple[ast.Call, ast.AST]]], set[str]] | None = None
+        self._method_calls: dict[str, list[ast.Call]] | None = None
         #: Answers other modules work out once per file (`remember`), by question.
         self._answers: dict[str, dict[Hashable, object]] = {}
         _Collector(self).run(tree)
@@ -300,6 +301,18 @@ class SemanticIndex:
     def calls_by_name(self, name: str) -> list[tuple[ast.Call, ast.AST]]:
         """Every call of `name` by name in the file, with its scope, whatever else reads it."""
         return self._all_calls()[0].get(name, [])
+
+    def method_calls(self, name: str) -> list[ast.Call]:
+        """Every call of a method or attribute `name` in the file (`x.cuda()`, `a.b.cuda()`),
+        in source order."""
+        if self._method_calls is None:
+            self._method_calls = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    self._method_calls.setdefault(node.func.attr, []).append(node)
+            for calls in self._method_calls.values():
+                calls.sort(key=lambda call: (call.lineno, call.col_offset))
+        return self._method_calls.get(name, [])
 
     def _all_calls(self) -> tuple[dict[str, list[tuple[ast.Call, ast.AST]]], set[str]]:
         if self._call_sites is None:

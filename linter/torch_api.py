@@ -155,6 +155,8 @@ TORCH_TENSOR_FUNCTIONS = frozenset(
         "logical_or",
         "logical_not",
         "count_nonzero",
+        "multinomial",
+        "histc",
     ]
 )
 #: Tensor methods that return a tensor on the same device (tuple-returning forms excluded).
@@ -243,6 +245,8 @@ TENSOR_TO_TENSOR = frozenset(
         "nonzero",
         "count_nonzero",
         "square",
+        "multinomial",
+        "histc",
     ]
 )
 #: Tensor methods and torch functions that return several tensors on the same device: a tuple

@@ -329,3 +329,103 @@ def steps(config):
 @pytest.mark.parametrize("source", list(WIDER_NEAR_MISSES.values()), ids=list(WIDER_NEAR_MISSES))
 def test_wider_shapes_near_misses(source):
     assert [d for d in lint_source(source) if d.code == "GPU201"] == []
+
+
+def test_a_range_from_a_literal_zero_is_the_same_loop():
+    source = HEADER + "    for i in range(0, len(a)):\n        out[i] = a[i] * b[i] + rate\n    return out\n"
+    assert _only(source).fix.applicability is Applicability.UNSAFE
+    fixed = fix_text(source, unsafe_fixes=True)
+    assert "    out[:len(a)] = a * b[:len(a)] + rate\n" in fixed
+    for n in (0, 1, 9):
+        before = run_example(SETUP, source, "f(a.copy(), b, out.copy())", n=n)
+        after = run_example(SETUP, fixed, "f(a.copy(), b, out.copy())", n=n)
+        assert_same_result(before, after, strict=False)
+
+
+@pytest.mark.parametrize(
+    "loop",
+    [
+        "for i in range(1, len(a)):",  # not every element: left as it is
+        "for i in range(0, len(a), 2):",  # a step
+        "for i in range(start, len(a)):",
+    ],
+)
+def test_other_range_starts_and_steps_are_not_flagged(loop):
+    source = HEADER + f"    start = 0\n    {loop}\n        out[i] = a[i] * b[i] + rate\n    return out\n"
+    assert [d for d in lint_source(source) if d.code == "GPU201"] == []
+
+
+NP_SHAPE_EXTENTS = {
+    "parameter-np-shape-indexed": """\
+import numpy as np
+
+
+def centred(X):
+    n = np.shape(X)[0]
+    out = np.zeros(n)
+    for i in range(0, n):
+        out[i] = X[i, 0] - 1.0
+    return out
+""",
+}
+
+
+@pytest.mark.parametrize("source", list(NP_SHAPE_EXTENTS.values()), ids=list(NP_SHAPE_EXTENTS))
+def test_an_extent_through_np_shape_is_followed(source):
+    found = [d for d in lint_source(source) if d.code == "GPU201"]
+    assert len(found) == 1, found
+
+
+EXTENT_NEAR_MISSES = {
+    "a-frame-in-a-pandas-file": """\
+import numpy as np
+import pandas as pd
+
+
+def lower_bound(X, pi):
+    N = X.shape[0]
+    total = 0.0
+    for i in range(N):
+        x_i = X[i]
+        total += np.log(x_i + 1.0)
+    return total
+""",
+    "a-scalar-parameter": """\
+import numpy as np
+
+
+def grow(rate, n):
+    total = 0.0
+    for i in range(n):
+        total += rate * i
+    return total
+""",
+    "a-mask-per-feature": """\
+import numpy as np
+
+
+def stump(X, y, w):
+    n_samples, n_features = np.shape(X)
+    for j in range(n_features):
+        prediction = np.ones(n_samples)
+        prediction[X[:, j] < 0.5] = -1
+        error = w[y != prediction].sum()
+    return error
+""",
+    "a-list-parameter": """\
+import numpy as np
+
+
+def doubled(items):
+    n = len(items)
+    out = []
+    for i in range(n):
+        out.append(items[i] * 2)
+    return out
+""",
+}
+
+
+@pytest.mark.parametrize("source", list(EXTENT_NEAR_MISSES.values()), ids=list(EXTENT_NEAR_MISSES))
+def test_extent_near_misses_are_not_flagged(source):
+    assert [d for d in lint_source(source) if d.code == "GPU201"] == []

@@ -229,7 +229,8 @@ def test_an_expression_receiver_is_parenthesized():
     [
         ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal(size=10))", Ty("array", "numpy")),
         ("import numpy as np\nrng = np.random.default_rng(0)\nprobe(rng.normal())", None),
-        ("import numpy as np\nprobe(np.where(np.zeros(3) > 0))", None),
+        # one index array per dimension: a tuple whose items are arrays, not an array
+        ("import numpy as np\nprobe(np.where(np.zeros(3) > 0))", Ty("sequence", items=(Ty("array", "numpy"),))),
         ("import numpy as np\nprobe(np.where(np.zeros(3) > 0, 1, 2))", Ty("array", "numpy")),
         ("import numpy as np\nprobe(np.unique(np.zeros(3)))", Ty("array", "numpy")),
         (

@@ -52,22 +52,30 @@ def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:
     return None
 
 
-def range_over_array(loop: ast.For, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr, str, Ty] | None:
-    """`for i in range(len(a))` (or `a.shape[0]`, `a.size`) over a known array: the index
-    name, the bound, the array expression, the bound's form and the array's type."""
-    iterable = loop.iter
+def _range_bound(iterable: ast.expr, ctx: RuleContext) -> ast.expr | None:
+    """`n` of `range(n)` or `range(0, n)` (the builtin): the same indices from 0 to n - 1."""
     if not (
-        isinstance(loop.target, ast.Name)
-        and isinstance(iterable, ast.Call)
+        isinstance(iterable, ast.Call)
         and isinstance(iterable.func, ast.Name)
         and iterable.func.id == "range"
-        and len(iterable.args) == 1
+        and len(iterable.args) in (1, 2)
         and not iterable.keywords
-        and not isinstance(iterable.args[0], ast.Starred)
+        and not any(isinstance(a, ast.Starred) for a in iterable.args)
         and ctx.env.is_builtin("range")
     ):
         return None
-    bound = iterable.args[0]
+    if len(iterable.args) == 2 and literal_int(iterable.args[0]) != 0:
+        return None
+    return iterable.args[-1]
+
+
+def range_over_array(loop: ast.For, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr, str, Ty] | None:
+    """`for i in range(len(a))` (or `a.shape[0]`, `a.size`; `range(0, len(a))` alike) over
+    a known array: the index name, the bound, the array expression, the bound's form and
+    the array's type."""
+    bound = _range_bound(loop.iter, ctx)
+    if bound is None or not isinstance(loop.target, ast.Name):
+        return None
     found = _bound_array(bound)
     if found is None or (found[1] == "len" and not ctx.env.is_builtin("len")):
         return None
@@ -99,7 +107,8 @@ class ArrayElementLoop(Rule):
     `out[i] = self.score(X, i)`: the work is that call).
     A name indexed with a slice in a tuple (`X[i, :]`) is known for a NumPy array in a file
     that imports NumPy and no other library whose values take such an index (torch, CuPy,
-    JAX, TensorFlow, Dask, xarray, SciPy).
+    JAX, TensorFlow, Dask, xarray, SciPy). `range(0, n)` is read as `range(n)`, and
+    `n, d = np.shape(X)` as an extent.
 
     ## Why is this bad?
     Each `a[i]` boxes one element into a NumPy scalar and each operation on it runs through
@@ -371,59 +380,74 @@ def _element_of_array(node: ast.AST, index: str, ctx: RuleContext, lib: str | No
 
 
 def _extent_loop(loop: ast.For, ctx: RuleContext) -> tuple[frozenset[str], ast.expr, str] | None:
-    """`for i in range(n)` with `n` an array's extent through a name (`n = len(x)`,
-    `n = x.shape[1]`, `n, d = X.shape`), or `for (i, j), v in np.ndenumerate(Z)`: the
+    """`for i in range(n)` (or `range(0, n)`) with `n` an array's extent through a name
+    (`n = len(x)`, `n = x.shape[1]`, `n, d = X.shape`, `n, d = np.shape(X)`), or `for (i, j), v in np.ndenumerate(Z)`: the
     index names, the array whose extent or elements the loop goes over, and the form."""
     iterable = loop.iter
-    if not isinstance(iterable, ast.Call) or iterable.keywords or len(iterable.args) != 1:
+    if not isinstance(iterable, ast.Call) or iterable.keywords or not iterable.args:
         return None
-    argument = iterable.args[0]
-    if ctx.qualname(iterable.func) == "numpy.ndenumerate" and isinstance(loop.target, ast.Tuple):
+    if (
+        len(iterable.args) == 1
+        and ctx.qualname(iterable.func) == "numpy.ndenumerate"
+        and isinstance(loop.target, ast.Tuple)
+    ):
         first = loop.target.elts[0] if loop.target.elts else None
         names = first.elts if isinstance(first, ast.Tuple) else [first]
         indices = frozenset(n.id for n in names if isinstance(n, ast.Name))
-        return (indices, argument, "ndenumerate") if indices else None
-    if not (
-        isinstance(loop.target, ast.Name)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and ctx.env.is_builtin("range")
-        and isinstance(argument, ast.Name)
-    ):
+        return (indices, iterable.args[0], "ndenumerate") if indices else None
+    argument = _range_bound(iterable, ctx)
+    if not (isinstance(loop.target, ast.Name) and isinstance(argument, ast.Name)):
         return None
     statement = ctx.reaching_assignment(argument.id)
     if statement is None or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
         return None
     target, value = statement.targets[0], statement.value
     if isinstance(target, ast.Name):
-        found = _bound_array(value) or _any_axis(value)
+        found = _bound_array(value) or _any_axis(value, ctx)
         return (frozenset({loop.target.id}), found[0], found[1]) if found is not None else None
-    if isinstance(target, ast.Tuple) and isinstance(value, ast.Attribute) and value.attr == "shape":
-        return frozenset({loop.target.id}), value.value, "shape"  # `n, d = X.shape`
+    if isinstance(target, ast.Tuple):
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            return frozenset({loop.target.id}), value.value, "shape"  # `n, d = X.shape`
+        shaped = _numpy_shape_of(value, ctx)
+        if shaped is not None:
+            return frozenset({loop.target.id}), shaped, "shape"  # `n, d = np.shape(X)`
     return None
 
 
-def _any_axis(bound: ast.expr) -> tuple[ast.expr, str] | None:
-    """`x.shape[k]` for any literal axis."""
+def _numpy_shape_of(value: ast.expr, ctx: RuleContext) -> ast.expr | None:
+    """`X` of `np.shape(X)`."""
     if (
-        isinstance(bound, ast.Subscript)
-        and isinstance(bound.value, ast.Attribute)
-        and bound.value.attr == "shape"
-        and literal_int(bound.slice) is not None
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and not value.keywords
+        and not isinstance(value.args[0], ast.Starred)
+        and ctx.qualname(value.func) == "numpy.shape"
     ):
-        return bound.value.value, "shape"
+        return value.args[0]
     return None
+
+
+def _any_axis(bound: ast.expr, ctx: RuleContext) -> tuple[ast.expr, str] | None:
+    """`x.shape[k]` or `np.shape(x)[k]` for any literal axis."""
+    if not (isinstance(bound, ast.Subscript) and literal_int(bound.slice) is not None):
+        return None
+    if isinstance(bound.value, ast.Attribute) and bound.value.attr == "shape":
+        return bound.value.value, "shape"
+    shaped = _numpy_shape_of(bound.value, ctx)
+    return (shaped, "shape") if shaped is not None else None
 
 
 def _indexed_element(node: ast.AST, indices: frozenset[str], ctx: RuleContext) -> bool:
     """`a[i]`, `a[i, j]` or `a[i + 1, j]` with `i` one of the loop's `indices` and `a` a
     known array: one element per iteration. A slice among the indices (`a[:, i]`) is a whole
-    column, already computed at once."""
+    column, already computed at once, and a mask is many elements."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
         return False
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if any(isinstance(part, ast.Slice) for part in parts):
         return False
+    if any(isinstance(sub, (ast.Compare, ast.Slice)) for part in parts for sub in ast.walk(part)):
+        return False  # a mask or an array of indices (`p[X[:, j] < t]`): many elements at once
     if not any(isinstance(name, ast.Name) and name.id in indices for part in parts for name in ast.walk(part)):
         return False
     ty = ctx.env.lookup(node.value.id)

@@ -840,12 +840,18 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     """`loop` is an outer loop: on every iteration it runs a loop over data the iteration
     did not compute (an epoch loop around its batch loop), written in its body or in a
     function of the file it calls (`train_one_epoch()`). An inner loop over the parts of
-    the current item (`for k in batch`, chunks of this iteration's tensor) or a small loop
-    does not count, nor does a loop under an `if` (pruning old checkpoints every N steps)."""
+    the current item (`for k in batch`, chunks of this iteration's tensor), a small loop,
+    or a loop that brings in no data of its own (`_no_data_of_its_own`: an optimizer's
+    parameter groups, metric functions) does not count, nor does a loop under an `if`
+    (pruning old checkpoints every N steps)."""
     computed = bound_by_loop(loop, ctx)
     for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
         if isinstance(statement, _STATEMENT_LOOPS):
-            if not small_loop(statement, statement, ctx.env) and not _over_this_iteration(statement, computed):
+            if not (
+                small_loop(statement, statement, ctx.env)
+                or _over_this_iteration(statement, computed)
+                or _no_data_of_its_own(statement, loop, computed, ctx)
+            ):
                 return True
             continue
         for node in walk_local(_own_expressions(statement)):
@@ -914,6 +920,134 @@ def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -
     if not isinstance(inner, (ast.For, ast.AsyncFor)):
         return False
     return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
+
+
+def _no_data_of_its_own(inner: ast.stmt, outer: ast.stmt, computed: set[str], ctx: RuleContext) -> bool:
+    """An inner `for` loop that brings no new data into the iteration of `outer`, so
+    `outer` stays the loop that runs per item:
+
+    - over an optimizer's parameter groups (`for g in optimizer.param_groups: g["lr"] = lr`),
+      a handful of dicts of settings;
+    - over callables (`for met in self.metric_ftns: update(met.__name__, met(out, y))`):
+      every item is called at least once, and otherwise only has attributes read, is a key
+      or value of a dict, or has its position used to store into a container
+      (`for i, m in enumerate(fns): totals[i] += m(out, y)`); data items are never called;
+    - over keys (`for m in metrics: row[m] = log[m][-1]`): every item is used only as a
+      key of containers bound to dicts (`{}`, `dict()`, `defaultdict(...)`,
+      `OrderedDict()`) or as a key or value of a dict display;
+    - `for i in range(n)` whose `i` only indexes what the current iteration of `outer`
+      holds, one of them its own item (`for i in range(batch_size): label = target[i]` in
+      `for data, target in loader`): the parts of this iteration's batch."""
+    if not isinstance(inner, (ast.For, ast.AsyncFor)):
+        return False
+    iterable, target = inner.iter, inner.target
+    if isinstance(iterable, ast.Attribute) and iterable.attr == "param_groups":
+        return True
+    counter: str | None = None
+    if (
+        isinstance(target, ast.Tuple)
+        and len(target.elts) == 2
+        and all(isinstance(e, ast.Name) for e in target.elts)
+        and isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "enumerate"
+        and ctx.env.is_builtin("enumerate")
+    ):
+        counter, target = target.elts[0].id, target.elts[1]  # type: ignore[attr-defined]
+    if not isinstance(target, ast.Name):
+        return False
+    uses = _uses(inner, target.id)
+    counted = _uses(inner, counter) if counter is not None else []
+    if not uses or not all(_stores_at(use, ctx) for use in counted):
+        return False
+    if _range_call(iterable, ctx):
+        own = _target_names(outer)
+        indexed = [_indexed(use, ctx) for use in uses]
+        return all(name is not None and name in computed for name in indexed) and any(name in own for name in indexed)
+    called = [use for use in uses if _called(use, ctx)]
+    return all(use in called or _keyed(use, ctx) or (bool(called) and _attribute_read(use, ctx)) for use in uses)
+
+
+def _uses(loop: ast.For | ast.AsyncFor, name: str) -> list[ast.Name]:
+    """The reads of `name` in the body of `loop` (nested scopes left out)."""
+    return [
+        node
+        for node in walk_local([*loop.body, *loop.orelse])
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    ]
+
+
+def _range_call(node: ast.expr, ctx: RuleContext) -> bool:
+    """`range(...)`, the builtin."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and ctx.env.is_builtin("range")
+    )
+
+
+def _target_names(loop: ast.stmt) -> set[str]:
+    """The names a loop's own target binds (none for a `while` loop)."""
+    target = getattr(loop, "target", None)
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)} if target is not None else set()
+
+
+def _indexed(use: ast.Name, ctx: RuleContext) -> str | None:
+    """The name of what `use` indexes (`target` in `target.data[i]`), or None when `use`
+    is not a whole index."""
+    parent = ctx.parent(use)
+    if isinstance(parent, ast.Subscript) and parent.slice is use:
+        return base_name(parent.value)
+    return None
+
+
+def _stores_at(use: ast.Name, ctx: RuleContext) -> bool:
+    """`use` is the index of an item stored into (`totals[i] += x`, `out[i] = x`)."""
+    parent = ctx.parent(use)
+    return isinstance(parent, ast.Subscript) and parent.slice is use and isinstance(parent.ctx, ast.Store)
+
+
+def _called(use: ast.Name, ctx: RuleContext) -> bool:
+    """`use(...)`: the name is called."""
+    parent = ctx.parent(use)
+    return isinstance(parent, ast.Call) and parent.func is use
+
+
+def _attribute_read(use: ast.Name, ctx: RuleContext) -> bool:
+    """`use.attr` read, not called (`met.__name__`)."""
+    parent = ctx.parent(use)
+    if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
+        return False
+    grand = ctx.parent(parent)
+    return not (isinstance(grand, ast.Call) and grand.func is parent)
+
+
+def _keyed(use: ast.Name, ctx: RuleContext) -> bool:
+    """`use` is a key or value of a dict display, or the key of a container bound to a dict."""
+    parent = ctx.parent(use)
+    if isinstance(parent, ast.Dict):
+        return True
+    if not (isinstance(parent, ast.Subscript) and parent.slice is use and isinstance(parent.value, ast.Name)):
+        return False
+    bindings = ctx.bindings(parent.value.id)
+    return bool(bindings) and all(_makes_dict(binding, ctx) for binding in bindings)
+
+
+#: The calls that make an empty or filled dict.
+_DICTS = frozenset({"dict", "collections.defaultdict", "collections.OrderedDict"})
+
+
+def _makes_dict(binding: ast.AST, ctx: RuleContext) -> bool:
+    """`binding` assigns a dict display or a dict made by one of `_DICTS`."""
+    value = binding.value if isinstance(binding, (ast.Assign, ast.AnnAssign)) else None
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return True
+    if not isinstance(value, ast.Call):
+        return False
+    if isinstance(value.func, ast.Name) and value.func.id == "dict" and ctx.env.is_builtin("dict"):
+        return True
+    return ctx.qualname(value.func) in _DICTS
 
 
 def bound_by_loop(loop: ast.AST, ctx: RuleContext) -> set[str]:

@@ -19,12 +19,24 @@ import ast
 import enum
 from typing import ClassVar
 
-from gpulint.rule_api import assigned_value, base_name, few_iterations, literal_int, Rule, RuleContext, Ty, walk_local
+from gpulint.rule_api import (
+    NESTED_SCOPES,
+    assigned_value,
+    reference,
+    base_name,
+    few_iterations,
+    literal_int,
+    Rule,
+    RuleContext,
+    Ty,
+    walk_local,
+)
 from gpulint.accelerate_api import tests_every_step
 from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
 
 from ._common import (
     ROUND_TRIP_METHODS,
+    bound_by_loop,
     SCALAR_BUILTINS,
     TO_HOST_METHODS,
     round_trip,
@@ -120,15 +132,71 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     except StopIteration:  # the test of a `while` loop
         return loop
     # the innermost statement holds the copy; an `if` further out runs it only sometimes,
-    # unless its test holds on every optimizer step (`if accelerator.sync_gradients:`)
-    if any(
-        isinstance(s, ast.Try)
-        or isinstance(s, ast.If)
-        and not (tests_every_step(s.test, _receiver_type(s.test, ctx)) or _every_first_step(s.test, ctx))
-        for s in ctx.statements[index + 1 : -1]
-    ):
-        return None
+    # unless it runs it on every iteration (`_runs_every_iteration`)
+    inside = ctx.statements[index + 1 :]
+    for position, statement in enumerate(inside[:-1]):
+        if isinstance(statement, ast.Try):
+            return None
+        if isinstance(statement, ast.If) and not _runs_every_iteration(statement, inside[position + 1], loop, ctx):
+            return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: RuleContext) -> bool:
+    """The `if` runs its statement `held` on every iteration of `loop`: its test holds on
+    every optimizer step (`if accelerator.sync_gradients:`) or every step
+    (`_every_first_step`), or it is a flag the loop never changes (`_loop_invariant_flag`)
+    that either switches the device on (`_device_switch`: `if use_cuda: x = x.cuda()`
+    elsewhere in the file, and the copy is on its `use_cuda` side) or guards a copy to the
+    host on both sides (`if use_amp: ... loss.item() ... else: ... loss.item()`). An opt-in
+    flag guarding a copy on one side only (`if verbose: print(loss.item())`) may be off."""
+    test = branch.test
+    if tests_every_step(test, _receiver_type(test, ctx)) or _every_first_step(test, ctx):
+        return True
+    if not _loop_invariant_flag(test, loop, ctx):
+        return False
+    in_body = any(statement is held for statement in branch.body)
+    if _device_switch(test, ctx) is in_body:
+        return True
+    other = branch.orelse if in_body else branch.body
+    return any(to_host(node, ctx.env) is not None for node in walk_local(other))
+
+
+def _device_switch(test: ast.expr, ctx: RuleContext) -> bool | None:
+    """Whether `test` is true on the device's side when it is a device switch of the
+    file, a flag (`use_cuda`, `not args.cuda`) whose truthy side of some `if` moves a value
+    with `.cuda()` (`if train_on_gpu: model.cuda()`); None when it is not one."""
+    flag, positive = _unnegated(test)
+    spelled = reference(flag)
+    switches: frozenset[str] = ctx.semantic.remember("device switches", ctx.tree, lambda: _device_switches(ctx))
+    if spelled is None or spelled not in switches:
+        return None
+    return positive
+
+
+def _device_switches(ctx: RuleContext) -> frozenset[str]:
+    """The flags (`train_on_gpu`, `args.cuda`) an `if` of the file tests before moving
+    something with `.cuda()` on their truthy side (its body, or its `else` under `not`),
+    in the same function."""
+    found: set[str] = set()
+    for call in ctx.semantic.method_calls("cuda"):
+        child, parent = call, ctx.semantic.parent(call)
+        while parent is not None and not isinstance(parent, NESTED_SCOPES):
+            if isinstance(parent, ast.If) and child is not parent.test:
+                flag, positive = _unnegated(parent.test)
+                spelled = reference(flag)
+                if spelled is not None and any(child is s for s in parent.body) == positive:
+                    found.add(spelled)
+            child, parent = parent, ctx.semantic.parent(parent)
+    return frozenset(found)
+
+
+def _unnegated(test: ast.expr) -> tuple[ast.expr, bool]:
+    """`test` without its `not`s, and whether it holds when that does (an even count)."""
+    positive = True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, positive = test.operand, not positive
+    return test, positive
 
 
 def _every_first_step(test: ast.expr, ctx: RuleContext) -> bool:
@@ -153,6 +221,34 @@ def _every_first_step(test: ast.expr, ctx: RuleContext) -> bool:
         node = bound[0] if len(bound) == 1 else None
         statement = ctx.semantic.parent(node) if isinstance(node, ast.Name) else node  # type: ignore[assignment]
     return statement is not None and literal_int(assigned_value(statement, interval.id)) == 1  # type: ignore[arg-type]
+
+
+def _loop_invariant_flag(test: ast.expr, loop: ast.stmt, ctx: RuleContext) -> bool:
+    """`test` is a flag the loop never changes (`if use_cuda:`, `if not self.args.use_amp:`,
+    `if args.cuda and verbose:`): names and attribute chains only, none bound by the loop
+    (its target, what its body binds) nor assigned to in it. It comes out the same on
+    every iteration, so what it guards runs on every iteration of the loop (or on none)."""
+    test = _unnegated(test)[0]
+    if isinstance(test, ast.BoolOp):
+        return all(_loop_invariant_flag(value, loop, ctx) for value in test.values)
+    spelled = reference(test)
+    if spelled is None:
+        return False
+    bound = bound_by_loop(loop, ctx)
+    if spelled.split(".", 1)[0] in bound:
+        return False
+    for node in walk_local(loop.body):  # type: ignore[attr-defined]
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                assigned = reference(target)
+                if assigned is not None and _related(assigned, spelled):
+                    return False
+    return True
+
+
+def _related(a: str, b: str) -> bool:
+    """One reference is the other or a part of it (`self` and `self.use_amp`)."""
+    return a == b or a.startswith(b + ".") or b.startswith(a + ".")
 
 
 def _receiver_type(test: ast.expr, ctx: RuleContext) -> Ty | None:

@@ -46,13 +46,17 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
-    every optimizer step; copies in a loop that runs another loop over other data per
-    iteration, in its body or in a function of the file it calls (an epoch loop around a
-    batch loop, or around `train_one_epoch()`, copies once per epoch, after the real work; a
-    loop over chunks of this iteration's own tensor does not count). A small loop over the
-    parts of one item (a literal tuple or list, a mapping's `.keys()`, `.values()` or
-    `.items()`, a call naming its fields like `data("train_mask", "test_mask")`,
-    `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is, so
+    every optimizer step, nor under a flag the loop never changes that switches the device
+    on (`if use_cuda:`, where the file moves values with `.cuda()`) or has a copy on both
+    sides (`if use_amp: ... else: ...`); copies in a loop that runs another loop over other
+    data per iteration, in its body or in a function of the file it calls (an epoch loop
+    around a batch loop, or around `train_one_epoch()`, copies once per epoch, after the
+    real work; a loop over chunks of this iteration's own tensor does not count, nor does
+    one that brings in no data: an optimizer's `param_groups`, functions it calls
+    (`for met in metric_fns`), keys of dicts, `range(n)` indexing this batch). A small
+    loop over the parts of one item (a literal tuple or list, a mapping's `.keys()`,
+    `.values()` or `.items()`, a call naming its fields like `data("train_mask",
+    "test_mask")`, `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is, so
     such a loop in a batch loop neither hides the batch loop's copies nor turns an epoch
     loop's once-per-epoch copy into a per-iteration one; with no loop around it, its few
     copies are not flagged. The same holds for a loop over one model's own tensors

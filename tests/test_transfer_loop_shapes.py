@@ -1,0 +1,124 @@
+"""The loop shape the host-copy rules (GPU301, GPU307, GPU308) judge a copy by: which inner
+loops make a batch loop an outer (epoch) loop, and which `if`s around a copy still run it
+on every iteration."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from gpulint import lint_source
+
+from .rule_helpers import HOST_COPIES
+
+TORCH = "import torch\nimport torch.nn as nn\nfrom collections import defaultdict\n\n"
+LOOP = TORCH + 'device = "cuda"\nfor batch, target in batches:\n    t = batch.to(device)\n'
+
+
+def _codes(source: str) -> list[tuple[str, int]]:
+    return [(d.code, d.start.line) for d in lint_source(textwrap.dedent(source)) if d.code in HOST_COPIES]
+
+
+def _last_line(source: str) -> int:
+    return len(source.splitlines())
+
+
+# -- inner loops that bring no data of their own ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        # an optimizer's parameter groups: a handful of settings
+        '    for group in optimizer.param_groups:\n        group["lr"] = lr\n',
+        # metric functions: every item is called
+        "    for met in metric_fns:\n        tracker.update(met.__name__, met(t, target))\n",
+        # ... and its position only stores into a container
+        "    for i, met in enumerate(metric_fns):\n        totals[i] += met(t, target)\n",
+        # keys of dicts the function makes
+        "    for m in names:\n        row[m] = log[m][-1]\n",
+        # the items of this batch, by position
+        "    for i in range(batch_size):\n        label = target.data[i]\n        counts[label] += 1\n",
+    ],
+)
+def test_an_inner_loop_without_data_of_its_own_keeps_the_batch_loop_hot(inner):
+    source = LOOP.replace("for batch", "log = defaultdict(list)\nrow = {}\nfor batch") + inner
+    source += "    print(t.sum().item())\n"
+    assert _codes(source) == [("GPU307", _last_line(source))]
+
+
+@pytest.mark.parametrize(
+    "inner",
+    [
+        "    for x in loader:\n        model(x)\n",  # items passed on: data
+        "    for i in range(n):\n        x = dataset[i]\n",  # positions in other data
+        "    for _ in range(steps):\n        step()\n",  # the position is never used
+        "    for k in ids:\n        x = table[k]\n",  # keys of a container not made as a dict
+        "    for f in fns:\n        f()\n        record(f)\n",  # an item also passed on
+        "    for i, f in enumerate(fns):\n        out = f(inputs[i])\n",  # a position read
+    ],
+)
+def test_an_inner_loop_over_other_data_still_makes_an_outer_loop(inner):
+    source = LOOP + inner + "    print(t.sum().item())\n"
+    assert _codes(source) == []
+
+
+def test_a_range_loop_over_data_the_epoch_reshuffles_is_the_batch_loop():
+    source = TORCH + textwrap.dedent("""\
+        data = torch.ones(100, 4, device="cuda")
+        for epoch in range(10):
+            shuffled = data[torch.randperm(100)]
+            for i in range(100):
+                row = shuffled[i]
+            print(shuffled.sum().item())
+        """)
+    assert _codes(source) == []
+
+
+# -- an `if` whose test the loop never changes ------------------------------------------------
+
+
+def test_a_copy_on_both_sides_of_a_loop_invariant_flag_runs_every_iteration():
+    source = LOOP + (
+        "    if args.use_amp:\n"
+        '        with torch.autocast("cuda"):\n'
+        "            loss = (t * 2).sum()\n"
+        "            losses.append(loss.item())\n"
+        "    else:\n"
+        "        loss = (t * 2).sum()\n"
+        "        losses.append(loss.item())\n"
+    )
+    assert [line for _, line in _codes(source)] == [11, 14]
+
+
+def test_a_copy_behind_the_files_device_switch_runs_every_iteration():
+    source = TORCH + textwrap.dedent("""\
+        train_on_gpu = torch.cuda.is_available()
+        model = nn.Linear(4, 2)
+        if train_on_gpu:
+            model.cuda()
+        for x in batches:
+            p = model(x)
+            if train_on_gpu:
+                p = p.cpu()
+            keep.append(p.numpy())
+        """)
+    assert _codes(source) == [("GPU301", 12)]
+
+
+@pytest.mark.parametrize(
+    "guarded",
+    [
+        "    if verbose:\n        print(t.sum().item())\n",  # an opt-in flag: may be off
+        "    if not quiet:\n        print(t.sum().item())\n",
+        "    if step % 100 == 0:\n        print(t.sum().item())\n",  # reads what the loop changes
+        "    if first:\n        print(t.sum().item())\n        first = False\n",  # the loop rebinds it
+        "    if self.show:\n        print(t.sum().item())\n    self.show = t.numel() > 3\n",
+        "    if not use_cuda:\n        print(t.sum().item())\n",  # the host side of a device switch
+        "    if verbose:\n        print(t.sum().item())\n    else:\n        print('step')\n",  # no copy on the other side
+    ],
+)
+def test_a_flag_guarding_a_copy_on_one_side_only_may_be_off(guarded):
+    source = LOOP.replace("device = ", "if use_cuda:\n    model.cuda()\ndevice = ") + guarded
+    assert _codes(source) == []
