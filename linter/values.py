@@ -108,7 +108,8 @@ class Ty(SlotsRecord):
 
     kind: a `Kind` (a plain string is converted). lib: for data kinds, the library family
     ("pandas", "cudf", "modin", "dask", "numpy", "cupy", "torch"); for modules and symbols,
-    their qualified name. place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
+    their qualified name; for an `OTHER` value whose attributes a library's table types, the
+    class it is (`sklearn.utils.Bunch`, a frozen `scipy.stats` distribution). place: DEVICE, HOST or "" (unknown); CuPy and cuDF values are on
     the device whatever `place` says (see `is_device_resident`). items: for a `Kind.TUPLE`,
     the type of each item (None where unknown); for a `Kind.SEQUENCE`, its elements' type.
     builtin: for an `OTHER` value, the builtin container it is when that matters ("list":

@@ -37,7 +37,19 @@ TUNED_LABELS = (
     DEFAULT_LABELS,
     *(
         HERE / name / "labels"
-        for name in ("blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9")
+        for name in (
+            "blind",
+            "blind2",
+            "blind3",
+            "blind4",
+            "blind5",
+            "blind6",
+            "blind7",
+            "blind8",
+            "blind9",
+            "blind10",
+            "blind11",
+        )
     ),
 )
 DEFAULT_CORPUS = HERE.parent / ".corpus" / "realcode"

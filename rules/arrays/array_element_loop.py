@@ -136,7 +136,10 @@ class ArrayElementLoop(Rule):
     integer total (over arrays of an integer dtype narrower than 64 bits the loop's running
     total keeps that dtype and wraps around when it overflows, `int8` 100 + 100 + 100 giving
     44, while `.sum()` adds in 64 bits and gives 300; they agree whenever the loop's total
-    does not overflow), and where the loop would
+    does not overflow), except for a conditional between an element of a narrow integer
+    array and a Python integer it cannot hold (`a[i] if c else 10**9` over `uint8`):
+    `np.where` casts the constant to the array's dtype and wraps it around, where the loop
+    stores the integer as it is, and where the loop would
     fail part way (an array shorter than the bound) or depends on its own earlier
     iterations through arrays that overlap in memory (views of one another at an offset).
     An array with no rows and more than one dimension, where the loop runs zero times, is
