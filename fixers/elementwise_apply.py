@@ -31,6 +31,8 @@ _PRIMARY = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     apply: ElementwiseCall = diagnostic.context  # type: ignore[assignment]
     if apply.applicability is Applicability.DISPLAY:
+        if apply.form.shown:
+            return Decline(apply.form.shown)
         if apply.form.datetimes:
             return Decline("the function reads a timestamp's parts, and `.dt` needs a datetime column")
         return Decline("the receiver is neither a pandas nor a Modin object")

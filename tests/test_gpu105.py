@@ -493,3 +493,44 @@ def test_words_counted_per_element_are_flagged_with_a_suggestion(call):
 def test_words_counted_near_misses(call):
     source = HEADER + f"sep = load()\nother = 'a b'\nresult = {call}\n"
     assert _findings(source) == []
+
+
+SHOWN_FORMS = {
+    "min with a number": ("s.map(lambda x: min(x, 1))", "`clip`"),
+    "max with a number first": ("s.apply(lambda x: max(0, x - 3))", "`clip`"),
+    "membership in a list": ('s.apply(lambda x: x in ["a", "b", "c"])', "`isin`"),
+    "not in a tuple, in a conditional": ("s.apply(lambda x: 'other' if x not in ('a', 'b') else x)", "`isin`"),
+    "length of the text": ("s.apply(lambda x: len(str(x)))", "`.astype(str)`"),
+    "words of the text": ("s.apply(lambda x: len(str(x).split()))", "`.astype(str)`"),
+}
+
+
+@pytest.mark.parametrize(("call", "why"), list(SHOWN_FORMS.values()), ids=list(SHOWN_FORMS))
+def test_forms_shown_but_not_written(call, why):
+    """A clip, a membership test and the length of an element's text have a column form
+    (`clip`, `isin`, `.astype(str).str.len()`) that treats missing values otherwise: the
+    finding shows it, and `--show-fixes` says why it is not written."""
+    source = HEADER + f"result = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and finding.fix.edits == ()
+    assert why in (finding.fix.declined or "")
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "s.map(lambda x: min(x, limit))",  # no number: a name that may hold a Series
+        "s.map(lambda x: min(x, 1, 2))",
+        "s.map(lambda x: max(x, key=len))",
+        "s.apply(lambda x: min(x))",  # the element is a collection
+        "s.apply(lambda x: x in allowed)",  # a collection that is not spelled out
+        "s.apply(lambda x: 'a' in x)",  # a substring test: `.str.contains`
+        "s.apply(lambda x: x in [])",
+        "s.apply(lambda x: len(str(x, 'utf-8')))",  # decoding bytes
+        "s.apply(lambda x: len(repr(x)))",
+    ],
+)
+def test_near_misses_of_the_shown_forms(call):
+    source = HEADER + "limit = 3\nallowed = {'a'}\n" + f"result = {call}\n"
+    assert _findings(source) == []

@@ -13,7 +13,7 @@ class ElementwiseForm:
     (`kind` "builtin", `name` "abs"), a `str` method ("str-method", "lower"), or a lambda
     ("lambda", with its `parameter`, whether its body works on `strings` or reads a
     timestamp's parts (`datetimes`), is `conditional`, and how many times it `uses` the
-    parameter)."""
+    parameter; `shown`: why its column form is shown but not written, where it is)."""
 
     kind: str
     name: str = ""
@@ -22,6 +22,7 @@ class ElementwiseForm:
     conditional: bool = False
     uses: int = 0
     datetimes: bool = False
+    shown: str = ""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ class _Body:
         self.conditional = False
         self.strings = False
         self.datetimes = False
+        #: Why the body's column form is shown, not written (the first such part's reason).
+        self.shown = ""
 
     def ok(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
@@ -57,6 +59,8 @@ class _Body:
         if isinstance(node, ast.UnaryOp):
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
+            if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+                return self._membership(node)
             return (
                 len(node.ops) == 1
                 and isinstance(node.ops[0], COMPARISON_OPERATORS)
@@ -73,6 +77,42 @@ class _Body:
             return self.ok(node.value)
         return False
 
+    def _membership(self, node: ast.Compare) -> bool:
+        """`x in ["a", "b"]` (or `not in`, a tuple or set display of constants): the element
+        against a literal collection, `s.isin([...])` on the column (shown: `isin` compares
+        values where `in` also matches by identity, as NaN in a list of NaN does)."""
+        collection = node.comparators[0]
+        if not (
+            self._element(node.left)
+            and isinstance(collection, (ast.List, ast.Tuple, ast.Set))
+            and collection.elts
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float, str)) for e in collection.elts)
+        ):
+            return False
+        self.uses += 1
+        self._show("a membership test's column form is `isin`")
+        return True
+
+    def _show(self, reason: str) -> None:
+        self.shown = self.shown or reason
+
+    def _text_of_element(self, node: ast.expr) -> bool:
+        """The element, or `str(element)` (its text; `.astype(str)` on the column)."""
+        if self._element(node):
+            return True
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "str"
+            and self.ctx.env.is_builtin("str")
+            and len(node.args) == 1
+            and not node.keywords
+            and self._element(node.args[0])
+        ):
+            self._show("`str(x)` writes a missing value as text, which `.astype(str)` keeps apart")
+            return True
+        return False
+
     def _word_split(self, node: ast.expr) -> bool:
         """`x.split()` or `x.split(",")` of the element: counted with `len`, a number per element
         (alone it is a list per element, with no vectorized form to gain from)."""
@@ -80,7 +120,7 @@ class _Body:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "split"
-            and self._element(node.func.value)
+            and self._text_of_element(node.func.value)
             and not node.keywords
             and (
                 not node.args
@@ -90,6 +130,18 @@ class _Body:
             )
         )
 
+    def _bound(self, node: ast.Call) -> bool:
+        """`min(x, 1)` or `max(0, x)`: the element against a number, `clip` on the column
+        (shown: `min` and `max` keep a missing value or drop it by argument order, `clip`
+        keeps it)."""
+        if len(node.args) != 2:
+            return False
+        numbers = [a for a in node.args if isinstance(a, ast.Constant) and type(a.value) in (int, float)]
+        if len(numbers) != 1 or not all(self.ok(a) for a in node.args):
+            return False
+        self._show("`min`/`max` with a number is `clip` on the column, which keeps missing values")
+        return True
+
     def _element(self, node: ast.expr) -> bool:
         return isinstance(node, ast.Name) and node.id == self.parameter
 
@@ -97,6 +149,8 @@ class _Body:
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             return False
         func = node.func
+        if isinstance(func, ast.Name) and func.id in ("min", "max") and self.ctx.env.is_builtin(func.id):
+            return self._bound(node)
         if isinstance(func, ast.Name):
             if func.id not in BUILTINS - {"str"} or not self.ctx.env.is_builtin(func.id):
                 return False
@@ -104,6 +158,10 @@ class _Body:
             if func.id == "len" and len(node.args) == 1 and self._word_split(node.args[0]):
                 self.uses += 1
                 return True  # `len(x.split())`: `s.str.split().str.len()`
+            if func.id == "len" and len(node.args) == 1 and self._text_of_element(node.args[0]):
+                self.uses += 1
+                self.strings = True
+                return True  # `len(str(x))`: `s.astype(str).str.len()`
             if func.id == "round":
                 return (
                     len(node.args) in (1, 2)
@@ -160,6 +218,7 @@ def elementwise_form(function: ast.expr | None, ctx: RuleContext) -> Elementwise
         conditional=body.conditional,
         uses=body.uses,
         datetimes=body.datetimes,
+        shown=body.shown,
     )
 
 
@@ -187,6 +246,9 @@ class ElementwiseApply(Rule):
     reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`: the
     `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column), or counts an
     element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten).
+    Shown, not rewritten, as their column forms treat missing values otherwise: `min`/`max`
+    of the element and a number (`clip`), a membership test against a list, tuple or set
+    spelled out (`isin`), and the length or words of `str(x)` (`.astype(str)`).
 
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
@@ -505,7 +567,7 @@ whole = frame["a"].apply(lambda column: column * 2, by_row=False)
         if form.datetimes and receiver.kind != "series":
             return  # a frame has no `.dt` accessor
         applicability = Applicability.UNSAFE if receiver.lib in _REWRITABLE else Applicability.DISPLAY
-        if form.datetimes:
+        if form.datetimes or form.shown:
             applicability = Applicability.DISPLAY  # `.dt` needs a datetime dtype: shown, not written
         ctx.report(
             node,
