@@ -49,6 +49,7 @@ TUNED_LABELS = (
             "blind9",
             "blind10",
             "blind11",
+            "blind12",
         )
     ),
 )
