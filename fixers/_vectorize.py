@@ -1,15 +1,12 @@
-"""Turning a per-row expression into a whole-column expression.
+"""Whether a per-row expression has a whole-column form, decided on `ast` by the planners.
 
-Shared by the fixers of the row-wise DataFrame rules (iterrows loops, `apply(axis=1)`).
-A row expression qualifies when it reads the row only as `row["column"]` (a string
-literal), combines such fields with arithmetic, single comparisons, `and`/`or`/`not` over
-comparisons, `abs()`/`round()`, constants and names from outside, and reads at least one
-field. Then `row["a"]` becomes `frame["a"]`, `and`/`or`/`not` become `&`/`|`/`~`, and
-`x if cond else y` becomes `np.where(cond, x, y)`.
-
-The other vectorizing fixers (per-element `apply`, array loops and comprehensions) use its
-libcst helpers too: the `and`/`or`/`not`/`if` rewrite (`ElementwiseLogic`), parentheses,
-comments to carry over, and the NumPy import.
+Shared by the planners of the row-wise DataFrame rules (iterrows loops, `apply(axis=1)`),
+and in part by the other vectorizing planners. A row expression qualifies when it reads the
+row only as `row["column"]` (a string literal), combines such fields with arithmetic,
+single comparisons, `and`/`or`/`not` over comparisons, `abs()`/`round()`, constants and
+names from outside, and reads at least one field. The renderers (`render/columns.py`) then
+write `row["a"]` as `frame["a"]`, `and`/`or`/`not` as `&`/`|`/`~`, and `x if cond else y`
+as `np.where(cond, x, y)`.
 """
 
 from __future__ import annotations
