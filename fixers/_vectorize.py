@@ -15,8 +15,8 @@ import ast
 
 from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
 from gpulint.diagnostic import Edit
-from gpulint.fixing import FixContext
-from gpulint.elementwise import guards_read_elements, python_values_kept, stringy
+from gpulint.fixing import Decline, FixContext
+from gpulint.elementwise import guards_read_elements, is_comparison, python_values_kept, stringy
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 #: Stands for the row while a cell expression is checked and rewritten; never in the output.
@@ -30,14 +30,6 @@ def is_row_field(node: ast.AST, row: str) -> bool:
         and node.value.id == row
         and isinstance(node.slice, ast.Constant)
         and isinstance(node.slice.value, str)
-    )
-
-
-def _is_comparison(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Compare)
-        or (isinstance(node, ast.BoolOp) and all(_is_comparison(v) for v in node.values))
-        or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and _is_comparison(node.operand))
     )
 
 
@@ -60,7 +52,7 @@ class _Checker:
             return isinstance(node.op, ARITHMETIC_OPERATORS) and self.ok(node.left) and self.ok(node.right)
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
-                return _is_comparison(node.operand) and self.ok(node.operand)
+                return is_comparison(node.operand) and self.ok(node.operand)
             return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
         if isinstance(node, ast.Compare):
             return (
@@ -70,10 +62,10 @@ class _Checker:
                 and self.ok(node.comparators[0])
             )
         if isinstance(node, ast.BoolOp):
-            return all(_is_comparison(v) and self.ok(v) for v in node.values)
+            return all(is_comparison(v) and self.ok(v) for v in node.values)
         if isinstance(node, ast.IfExp):
             self.needs_numpy = True
-            return _is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
+            return is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         if isinstance(node, ast.Call):
             return (
                 isinstance(node.func, ast.Name)
@@ -212,3 +204,12 @@ def strings_vectorize(expression: ast.expr) -> bool:
         if mixed:
             return False
     return True
+
+
+def frame_written_once(frame: ast.expr, ctx: FixContext) -> str | Decline:
+    """The frame's source, which the rewrite writes once per column it reads; declined where
+    it spans lines (each copy would break the rewritten expression's layout)."""
+    code = ctx.segment(frame)
+    if "\n" in code or "\r" in code:
+        return Decline("the frame expression spans lines")
+    return code

@@ -24,7 +24,7 @@ from gpulint.fixing import Decline, FixContext, Plan
 from gpulint.plans.index_loop_over_dataframe import Cell, IndexLoop
 
 from ._loops import names_read_after, plain_loop
-from ._vectorize import ROW, analyse, empty_list_before, repeatable_frame
+from ._vectorize import ROW, analyse, empty_list_before, frame_written_once, repeatable_frame
 
 MESSAGE = "replace the index loop with a vectorized column expression"
 
@@ -131,9 +131,9 @@ def _plan_append(found: IndexLoop, statement: ast.Expr, forbidden: set[str], ctx
         return row
     if not ctx.owns_lines(init, loop):
         return Decline("other code shares the lines of the empty list or the loop")
-    frame_code = ctx.segment(found.frame)
-    if "\n" in frame_code or "\r" in frame_code:
-        return Decline("the frame expression spans lines")
+    frame_code = frame_written_once(found.frame, ctx)
+    if isinstance(frame_code, Decline):
+        return frame_code
     text, needs_numpy = row
 
     def render() -> tuple[Edit, ...] | Decline:
@@ -168,9 +168,9 @@ def _plan_column(found: IndexLoop, statement: ast.Assign, forbidden: set[str], c
         return row
     if not ctx.owns_lines(loop, loop):
         return Decline("other code shares the loop's lines")
-    frame_code = ctx.segment(frame)
-    if "\n" in frame_code or "\r" in frame_code:
-        return Decline("the frame expression spans lines")
+    frame_code = frame_written_once(frame, ctx)
+    if isinstance(frame_code, Decline):
+        return frame_code
     text, needs_numpy = row
     column_code = ctx.segment(column)
 

@@ -22,7 +22,7 @@ from gpulint.fixing import Decline, FixContext, Plan, suggestion
 from gpulint.plans.iterrows_loop import RowIteration
 
 from ._loops import names_read_after, plain_loop
-from ._vectorize import analyse, empty_list_before, repeatable_frame
+from ._vectorize import analyse, empty_list_before, frame_written_once, repeatable_frame
 
 SUGGESTIONS = {
     "dask": (
@@ -69,10 +69,6 @@ def _row_target(target: ast.expr) -> tuple[str, str] | None:
 def _frame(iterable: ast.expr) -> ast.expr | None:
     frame = iterable.func.value  # type: ignore[attr-defined]
     return frame if repeatable_frame(frame) else None
-
-
-def _spans_lines(code: str) -> bool:
-    return "\n" in code or "\r" in code
 
 
 def _plan_loop(
@@ -130,9 +126,9 @@ def _plan_append(
         return Decline("other code shares the lines of the empty list or the loop")
     if _body_follows_colon(loop, ctx):
         return Decline("the loop's body is on the line of its `for`")
-    frame_code = ctx.segment(frame)
-    if _spans_lines(frame_code):
-        return Decline("the frame expression spans lines")
+    frame_code = frame_written_once(frame, ctx)
+    if isinstance(frame_code, Decline):
+        return frame_code
 
     def render() -> tuple[Edit, ...] | Decline:
         from .render.iterrows_loop import rewrite_append
@@ -178,9 +174,9 @@ def _plan_column(
         return Decline("other code shares the loop's lines")
     if _body_follows_colon(loop, ctx):
         return Decline("the loop's body is on the line of its `for`")
-    frame_code = ctx.segment(frame)
-    if _spans_lines(frame_code):
-        return Decline("the frame expression spans lines")
+    frame_code = frame_written_once(frame, ctx)
+    if isinstance(frame_code, Decline):
+        return frame_code
     column_code = ctx.segment(column)
 
     def render() -> tuple[Edit, ...] | Decline:
@@ -213,9 +209,9 @@ def _plan_comprehension(rows: RowIteration, node: ast.expr, collections: set[str
         return Decline("the comprehension's element has no column form")
     if ctx.has_comments(ctx.start(node), ctx.end(node)):
         return Decline("the comprehension holds comments that one expression would lose")
-    frame_code = ctx.segment(frame)
-    if _spans_lines(frame_code):
-        return Decline("the frame expression spans lines")
+    frame_code = frame_written_once(frame, ctx)
+    if isinstance(frame_code, Decline):
+        return frame_code
 
     def render() -> tuple[Edit, ...] | Decline:
         from .render.iterrows_loop import rewrite_comprehension

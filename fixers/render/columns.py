@@ -12,6 +12,7 @@ import ast
 
 import libcst as cst
 
+from gpulint.diagnostic import Edit
 from gpulint.fixing import FixContext
 
 
@@ -141,3 +142,27 @@ def comments_in(node: cst.CSTNode) -> list[cst.EmptyLine]:
 
 def code_of(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+def list_built_once(
+    init: ast.stmt,
+    loop: ast.stmt,
+    init_cst: cst.SimpleStatementLine,
+    loop_cst: cst.BaseCompoundStatement,
+    vectorized: cst.BaseExpression,
+    ctx: FixContext,
+) -> Edit:
+    """The edit replacing an empty list and the loop appending to it with `name = (column
+    expression).tolist()`; the loop's comments move above it."""
+    assign = init_cst.body[0].with_changes(value=with_method(vectorized, "tolist"))  # type: ignore[attr-defined]
+    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
+    return ctx.replace_statements(init, loop, [new])
+
+
+def column_assigned(
+    loop: ast.stmt, loop_cst: cst.BaseCompoundStatement, target: str, vectorized: cst.BaseExpression, ctx: FixContext
+) -> Edit:
+    """The edit replacing a loop that fills a column cell by cell with `target = column
+    expression`; the loop's comments move above it."""
+    new = cst.parse_statement(f"{target} = {code_of(vectorized)}")
+    return ctx.replace_statements(loop, loop, [new.with_changes(leading_lines=lines_to_carry(loop_cst))])

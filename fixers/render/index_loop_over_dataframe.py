@@ -9,7 +9,7 @@ import libcst as cst
 from gpulint.diagnostic import Edit
 from gpulint.fixing import Decline, FixContext
 
-from .columns import code_of, lines_to_carry, to_columns, with_method
+from .columns import column_assigned, list_built_once, to_columns
 from .._vectorize import ROW, numpy_import
 
 
@@ -24,10 +24,8 @@ def rewrite_append(
         return Decline("libcst does not read the appended value, the empty list or the loop")
     init_cst, loop_cst = statements
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
-    vectorized = with_method(to_columns(expression, ROW, frame_code, numpy_name), "tolist")
-    assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return (*import_edits, ctx.replace_statements(init, loop, [new]))
+    vectorized = to_columns(expression, ROW, frame_code, numpy_name)
+    return (*import_edits, list_built_once(init, loop, init_cst, loop_cst, vectorized, ctx))
 
 
 def rewrite_column(
@@ -41,9 +39,7 @@ def rewrite_column(
         return Decline("libcst does not read the assigned value or the loop")
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     vectorized = to_columns(expression, ROW, frame_code, numpy_name)
-    new = cst.parse_statement(f"{frame_code}[{column_code}] = {code_of(vectorized)}")
-    new = new.with_changes(leading_lines=lines_to_carry(statements[0]))
-    return (*import_edits, ctx.replace_statements(loop, loop, [new]))
+    return (*import_edits, column_assigned(loop, statements[0], f"{frame_code}[{column_code}]", vectorized, ctx))
 
 
 def _parse(text: str) -> cst.BaseExpression | None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
 
 from gpulint.diagnostic import Edit
 from gpulint.fixing import Decline, FixContext
 
-from .columns import code_of, lines_to_carry, parse_list_comprehension, to_columns, with_method
+from .columns import code_of, column_assigned, list_built_once, parse_list_comprehension, to_columns, with_method
 from .._vectorize import numpy_import
 
 
@@ -23,10 +22,8 @@ def rewrite_append(
     init_cst, loop_cst = statements
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     element = loop_cst.body.body[0].body[0].value.args[0].value  # type: ignore[attr-defined]
-    vectorized = with_method(to_columns(element, row, frame_code, numpy_name), "tolist")
-    assign = init_cst.body[0].with_changes(value=vectorized)  # type: ignore[attr-defined]
-    new = init_cst.with_changes(body=[assign], leading_lines=[*init_cst.leading_lines, *lines_to_carry(loop_cst)])
-    return (*import_edits, ctx.replace_statements(init, loop, [new]))
+    vectorized = to_columns(element, row, frame_code, numpy_name)
+    return (*import_edits, list_built_once(init, loop, init_cst, loop_cst, vectorized, ctx))
 
 
 def rewrite_column(
@@ -40,9 +37,7 @@ def rewrite_column(
     numpy_name, import_edits = numpy_import(ctx, needs_numpy)
     value = loop_cst.body.body[0].body[0].value  # type: ignore[attr-defined]
     vectorized = to_columns(value, row, frame_code, numpy_name)
-    new = cst.parse_statement(f"{frame_code}[{column_code}] = {code_of(vectorized)}")
-    new = new.with_changes(leading_lines=lines_to_carry(loop_cst))
-    return (*import_edits, ctx.replace_statements(loop, loop, [new]))
+    return (*import_edits, column_assigned(loop, loop_cst, f"{frame_code}[{column_code}]", vectorized, ctx))
 
 
 def rewrite_comprehension(
