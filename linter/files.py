@@ -396,8 +396,12 @@ def _is_file(entry: os.DirEntry) -> bool:
 #: the check and the open).
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 _CHANGED = "the file changed on disk while it was being fixed"
-#: How many times a write that lost a race with another program tries to put its content back.
-_RESTORE_ATTEMPTS = 20
+#: How long a write that lost a race with another program keeps trying to put its content back.
+_RESTORE_TIMEOUT = 10.0
+_NOT_RESTORED = (
+    "the file changed on disk while it was being fixed, and the program writing to it did not"
+    " pause for {seconds:g} seconds: some of what it wrote may be missing"
+)
 #: How long to wait for programs still writing to a file that a rename took away.
 _WRITERS_TIMEOUT = 2.0
 
@@ -573,8 +577,13 @@ def _put_back(target: Path, original: int, held: list[tuple[int, bytes]]) -> Non
     """Another program wrote to the original file after the last look and before the rename
     (so into the file that the rename took away), and maybe also into the new file since.
     Write back the original's content with whatever was added to the new files, until no
-    file taken away by a rename has changed since."""
-    for _ in range(_RESTORE_ATTEMPTS):
+    file taken away by a rename has changed since. A program that keeps writing can win
+    every round; after `_RESTORE_TIMEOUT` seconds of that the write is reported as unsafe
+    rather than given up in silence."""
+    deadline = time.monotonic() + _RESTORE_TIMEOUT
+    while True:
+        if time.monotonic() > deadline:
+            raise PathError(_NOT_RESTORED.format(seconds=_RESTORE_TIMEOUT))
         for handle, _ in held[:-1]:
             _wait_for_writers(handle)
         content = _read_all(original)

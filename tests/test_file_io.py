@@ -281,6 +281,31 @@ def test_write_through_a_descriptor_opened_before_the_rename_is_put_back(tmp_pat
     assert path.read_bytes() == b"x = 1\n# appended\n"
 
 
+def test_writer_that_never_pauses_is_reported_not_given_up_in_silence(tmp_path, monkeypatch):
+    """A program that appends during every rename wins every round of putting the content
+    back: after the time allowed, the write is reported as one that may have lost lines."""
+    path = tmp_path / "sales.py"
+    path.write_bytes(b"x = 1\n")
+    real_replace = os.replace
+    appended = []
+
+    def replace_during_a_write(source, target):
+        editor = open(target, "ab")  # noqa: SIM115 - held open across the replace, on purpose
+        real_replace(source, target)
+        editor.write(f"# line {len(appended)}\n".encode())
+        editor.close()
+        appended.append(source)
+
+    monkeypatch.setattr(gpulint.files, "_RESTORE_TIMEOUT", 0.2)
+    monkeypatch.setattr(gpulint.files.os, "replace", replace_during_a_write)
+    with pytest.raises(PathError, match="did not pause for .* some of what it wrote may be missing$"):
+        write_atomically(path, b"x = 2\n", b"x = 1\n")
+    assert len(appended) > 2
+    lines = path.read_text().splitlines()
+    assert lines[0] == "x = 1" and lines[1:] == [f"# line {n}" for n in range(len(appended) - 1)]
+    assert [p.name for p in tmp_path.iterdir()] == ["sales.py"]
+
+
 def test_file_saved_by_another_program_before_the_rename_is_not_replaced(tmp_path, monkeypatch):
     """An editor that saves by renaming a new file over the old one, between the first look
     and the last one: its save stands."""
