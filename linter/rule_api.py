@@ -30,6 +30,7 @@ from .rule_base import (
 )
 from .astutil import (
     bare_method_call,
+    bound_names,
     mentions,
     value_bound_to,
     ARITHMETIC_OPERATORS,
@@ -148,6 +149,7 @@ __all__ = [
     "TypeEnv",
     "assigned_value",
     "base_name",
+    "bound_names",
     "breaks_off_within",
     "carried_over",
     "device_place",

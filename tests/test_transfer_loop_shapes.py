@@ -122,3 +122,37 @@ def test_a_copy_behind_the_files_device_switch_runs_every_iteration():
 def test_a_flag_guarding_a_copy_on_one_side_only_may_be_off(guarded):
     source = LOOP.replace("device = ", "if use_cuda:\n    model.cuda()\ndevice = ") + guarded
     assert _codes(source) == []
+
+
+# -- a number read into a name that feeds a running total --------------------------------------
+
+_RUNNING = LOOP + "    loss = (t - target.to(device)).pow(2).mean()\n    loss.backward()\n    loss_t = loss.item()\n"
+
+
+@pytest.mark.parametrize(
+    "total",
+    [
+        "    running += (loss_t - running) / (step + 1)\n",  # a running mean
+        "    running += loss_t\n    seen = seen + loss_t * len(batch)\n",  # two totals
+        "    other = 1\n    running -= 0.5 * loss_t\n",  # not the next statement
+    ],
+)
+def test_a_read_whose_name_only_feeds_totals_is_one_total_on_the_first(total):
+    source = _RUNNING + total
+    first = len(_RUNNING.splitlines()) + 1 + total.startswith("    other")
+    assert _codes(source) == [("GPU308", first)]
+
+
+@pytest.mark.parametrize(
+    "total",
+    [
+        "    running += loss_t\n    print(loss_t)\n",  # also shown each step
+        "    running += loss_t\n    print(running)\n",  # the total read each step
+        "    if step > 3:\n        running += loss_t\n",  # fed only sometimes
+        "    running += loss_t\n    losses.append(loss_t)\n",  # also stored
+        "    scores[step] = loss_t\n",  # stored, not summed
+    ],
+)
+def test_a_read_whose_name_does_more_than_feed_a_total_stays_a_read(total):
+    source = _RUNNING + total
+    assert _codes(source) == [("GPU307", len(_RUNNING.splitlines()))]

@@ -22,6 +22,7 @@ from typing import ClassVar
 from gpulint.rule_api import (
     NESTED_SCOPES,
     assigned_value,
+    bound_names,
     reference,
     base_name,
     few_iterations,
@@ -82,9 +83,9 @@ class HostCopyInLoop(Rule):
         found = ctx.semantic.remember("host_copy_in_loop", node, lambda: _copy_in_loop(node, ctx))
         if found is None:
             return
-        what, kind, loop = found  # type: ignore[misc]
+        what, kind, loop, where = found  # type: ignore[misc]
         if kind is self.idiom and self.reports_in(loop, ctx):
-            ctx.report(node, f"{what} {self.advice}")
+            ctx.report(where, f"{what} {self.advice}")
 
     def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:
         """Whether a copy of the rule's idiom in `loop` is reported (a rule may leave some
@@ -92,10 +93,12 @@ class HostCopyInLoop(Rule):
         return True
 
 
-def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST] | None:
+def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST, ast.AST] | None:
     """How `node` copies a device value to the host (`.item()`...), the idiom it is part
-    of and the loop, when it does so on every iteration of a hot loop and nothing makes the copy the
-    point; None otherwise. The copy inside a round trip is GPU303's: the round trip's
+    of, the loop and where to report it, when it does so on every iteration of a hot loop
+    and nothing makes the copy the point; None otherwise. A number read into a name that
+    only feeds running totals (`loss_t = loss.item()`, then `running += loss_t`) is
+    reported at the first total it feeds, where the rewrite goes. The copy inside a round trip is GPU303's: the round trip's
     outer call, visited first, marks its chain for the file."""
     covered: dict[ast.AST, bool] = ctx.semantic.remember("round-trip chains", ctx.tree, dict)
     trip = round_trip(node, ctx.env)
@@ -110,7 +113,11 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST]
     loop = _counting_loop(node, ctx)
     if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx) or _decides_exit(node, loop, ctx):
         return None
-    return what, idiom(node, ctx), loop
+    through = _total_through_name(node, loop, ctx)
+    if through is not None:
+        name, feeding = through
+        return f"`{name}` ({what} on line {node.lineno})", Idiom.TOTAL, loop, feeding  # type: ignore[attr-defined]
+    return what, idiom(node, ctx), loop, node
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
@@ -481,12 +488,12 @@ def _listed(node: ast.AST, ctx: RuleContext) -> bool:
     return isinstance(func, ast.Name) and func.id == "list" and ctx.env.is_builtin("list") and len(node.args) == 1
 
 
-def _total_fed(value: ast.AST, ctx: RuleContext) -> ast.expr | None:
-    """The running total the current statement adds `value` to, through arithmetic only:
-    `total += loss.item() * len(batch)`, `total = total + loss.item()`,
+def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = None) -> ast.expr | None:
+    """The running total the current statement (or `statement`) adds `value` to, through
+    arithmetic only: `total += loss.item() * len(batch)`, `total = total + loss.item()`,
     `meter.sum = meter.sum + x.item()`. Put in a list first (`preds += [out.cpu()]`) or
     passed to a call, it is not a sum."""
-    statement = ctx.statement
+    statement = ctx.statement if statement is None else statement
     current = value
     parent = ctx.parent(current)
     while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
@@ -514,10 +521,12 @@ def _sum_of(expression: ast.AST, total: str) -> bool:
     return _sum_of(expression.left, total) or (isinstance(expression.op, ast.Add) and _sum_of(expression.right, total))
 
 
-def _read_every_iteration(total: ast.expr, ctx: RuleContext) -> bool:
+def _read_every_iteration(total: ast.expr, ctx: RuleContext, statement: ast.stmt | None = None) -> bool:
     """The innermost loop reads `total` on every iteration, outside the statement that adds
-    to it (a progress bar showing the mean so far, an early stop on the sum)."""
-    loop, statement, spelled = ctx.loops[-1], ctx.statement, ast.unparse(total)
+    to it (the current one, or `statement`): a progress bar showing the mean so far, an
+    early stop on the sum."""
+    loop, spelled = ctx.loops[-1], ast.unparse(total)
+    statement = ctx.statement if statement is None else statement
     if not isinstance(loop, _STATEMENT_LOOPS):
         return False
     for expression in unconditional_expressions(loop):  # type: ignore[arg-type]
@@ -531,3 +540,56 @@ def _read_every_iteration(total: ast.expr, ctx: RuleContext) -> bool:
             ):
                 return True
     return False
+
+
+def _total_through_name(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> tuple[str, ast.stmt] | None:
+    """A number read into a name (`loss_t = loss.item()`, `acc = float(correct)`) whose
+    every use in `loop` feeds a running total, in statements after it in the same block
+    (`running += (loss_t - running) / (step + 1)`) that the loop does not read on every
+    iteration: the name and the first such statement. A name also shown, compared,
+    stored or passed on is a number read each step (GPU307)."""
+    statement = ctx.statement
+    top, scalar, listed = _read_value(node, ctx)
+    if not scalar or listed or not isinstance(statement, ast.Assign) or top is not statement.value:
+        return None
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
+        return None
+    name = statement.targets[0].id
+    block = _block_of(statement, ctx)
+    if block is None or not isinstance(loop, _STATEMENT_LOOPS):
+        return None
+    feeding: list[ast.stmt] = []
+    for later in block[block.index(statement) + 1 :]:
+        if name in bound_names([later]):
+            break
+        loads = [sub for sub in walk_local([later]) if isinstance(sub, ast.Name) and sub.id == name]
+        if not loads:
+            continue
+        totals = {_total_fed(load, ctx, later) for load in loads}
+        if None in totals or len(totals) != 1:
+            return None
+        (total,) = totals
+        if _read_every_iteration(total, ctx, later):  # type: ignore[arg-type]
+            return None
+        feeding.append(later)
+    if not feeding:
+        return None
+    uses = [
+        sub
+        for sub in walk_local(loop.body)  # type: ignore[attr-defined]
+        if isinstance(sub, ast.Name) and sub.id == name and sub is not statement.targets[0]
+    ]
+    fed = {id(sub) for later in feeding for sub in walk_local([later]) if isinstance(sub, ast.Name)}
+    if any(id(use) not in fed for use in uses):
+        return None  # used elsewhere in the loop too, or bound there again
+    return name, feeding[0]
+
+
+def _block_of(statement: ast.stmt, ctx: RuleContext) -> list[ast.stmt] | None:
+    """The statement list that holds `statement`."""
+    parent = ctx.parent(statement)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is statement for s in block):
+            return block
+    return None

@@ -21,6 +21,11 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     ## Evidence
     Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum.
+    A number read into a name first (`loss_t = loss.item()`) feeds a total when every use
+    of the name in the loop adds it to one, in the same block after the read
+    (`running += (loss_t - running) / (step + 1)`, a running mean); the finding is then on
+    the total, where the rewrite goes. A name also shown, compared or passed on is a number
+    read each step (GPU307).
     A total the loop itself reads on every iteration (`print(total / (step + 1))`,
     `if total > limit: break`) is a number read each step, GPU307 `scalar-read-in-loop`, as
     are other numbers read in a loop. Values extended into a list
@@ -182,8 +187,48 @@ def train(loader, optimizer):
     return total / len(loader)
 """,
         ),
+        Example(
+            source="""\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+
+
+def train(batches, optimizer):
+    running_loss = 0.0
+    for step, batch in enumerate(batches):
+        loss = model(batch.to(device)).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        loss_t = loss.item()
+        running_loss += (loss_t - running_loss) / (step + 1)
+    return running_loss
+""",
+        ),
     )
     ok = (
+        Example(
+            """\
+import torch
+
+device = torch.device("cuda")
+model = torch.nn.Linear(4, 1).to(device)
+
+
+def train(batches, optimizer):
+    running_loss = 0.0
+    for step, batch in enumerate(batches):
+        loss = model(batch.to(device)).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        loss_t = loss.item()
+        running_loss += loss_t
+        print(f"step {step}: {loss_t:.3f}")
+    return running_loss
+""",
+            reason="The number read is also printed every step: a number read each step, GPU307's.",
+        ),
         Example(
             """\
 import torch
