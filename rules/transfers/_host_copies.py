@@ -116,7 +116,7 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     through = _total_through_name(node, loop, ctx)
     if through is not None:
         name, feeding = through
-        return f"`{name}` ({what} on line {node.lineno})", Idiom.TOTAL, loop, feeding  # type: ignore[attr-defined]
+        return f"`{name}` ({what} above)", Idiom.TOTAL, loop, feeding
     return what, idiom(node, ctx), loop, node
 
 
