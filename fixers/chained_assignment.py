@@ -5,6 +5,8 @@ df["c"].loc[k] = v      ->   df.loc[k, "c"] = v
 df["c"].at[k] = v       ->   df.at[k, "c"] = v
 df.loc[r]["c"] = v      ->   df.loc[r, "c"] = v
 df[mask]["c"] = v       ->   df.loc[mask, "c"] = v
+df.c[k] = v             ->   df.loc[k, "c"] = v
+df[mask].c = v          ->   df.loc[mask, "c"] = v
 """
 
 from __future__ import annotations
@@ -29,5 +31,6 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     if not isinstance(write.frame, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         frame = f"({frame})"
     method = "at" if write.indexer == "at" else "loc"
-    code = f"{frame}.{method}[{ctx.segment(rows)}, {ctx.segment(write.column)}]"
+    column = f'"{write.label}"' if write.label else ctx.segment(write.column)
+    code = f"{frame}.{method}[{ctx.segment(rows)}, {column}]"
     return ready(write.applicability, MESSAGE, (ctx.replace_node(write.target, code),))

@@ -533,6 +533,28 @@ def _array_lib(lib: str) -> str:
     return "cupy" if lib == "cudf" else "numpy"
 
 
+#: Libraries whose tables are indexed like pandas' but follow other copy rules, or whose
+#: values have a `columns` attribute too (a Spark, Polars, Arrow or xarray table).
+OTHER_TABLE_LIBRARIES = frozenset(
+    {"cudf", "dask", "polars", "pyspark", "xarray", "vaex", "databricks", "pyarrow", "ibis", "sqlalchemy"}
+)
+
+
+def imports_only_pandas_tables(tree: ast.Module) -> bool:
+    """The file imports no table library but pandas (or Modin): a frame whose library its
+    use alone shows (`frame.columns`, `frame.iterrows()`) is one of theirs."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        else:
+            continue
+        if any(name.split(".")[0] in OTHER_TABLE_LIBRARIES for name in names):
+            return False
+    return True
+
+
 def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
     """What a function of a frame library returns (or the class an annotation names)."""
     frame = library_of(qualname, FRAME_LIBRARIES)
@@ -712,9 +734,39 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
     return None
 
 
+#: Attributes and methods earlier pandas versions had and code written for them still uses
+#: (`frame.ix[i, "a"]`, `frame.append(row)`): not columns either.
+REMOVED_FRAME_ATTRIBUTES = frozenset(
+    {
+        "ix",
+        "append",
+        "iteritems",
+        "as_matrix",
+        "get_value",
+        "set_value",
+        "get_values",
+        "get_dtype_counts",
+        "ftypes",
+        "lookup",
+        "select",
+        "sortlevel",
+        "convert_objects",
+        "to_panel",
+        "to_sparse",
+        "is_copy",
+    }
+)
+
+
 def is_column_attribute(attr: str, lib: str) -> bool:
-    """`frame.<attr>` reads a column: the name is no attribute or method of the frame."""
-    return not attr.startswith("_") and attr not in FRAME_ATTRIBUTES and attr not in EXTRA_FRAME_ATTRIBUTES.get(lib, ())
+    """`frame.<attr>` reads a column: the name is no attribute or method of the frame, of
+    this pandas or an earlier one."""
+    return (
+        not attr.startswith("_")
+        and attr not in FRAME_ATTRIBUTES
+        and attr not in REMOVED_FRAME_ATTRIBUTES
+        and attr not in EXTRA_FRAME_ATTRIBUTES.get(lib, ())
+    )
 
 
 def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:

@@ -12,18 +12,20 @@ class ChainedWrite(Facts):
     Shapes: "column-item" (`df["c"][k]`), "column-indexer" (`df["c"].loc[k]`, also `.at`,
     `.iloc`, `.iat`), "row-column" (`df.loc[r]["c"]`, also `.iloc`), "mask-column"
     (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`). `indexer` is the named
-    indexer of the chain ("" for none).
+    indexer of the chain ("" for none). `label`: the column's label where the chain reads it
+    as an attribute (`df.price[k]`, `df[mask].price`; `column` is then that attribute).
 
     A slots class rather than a frozen dataclass (start-up: a default rule's facts)."""
 
-    __slots__ = ("shape", "frame", "rows", "column", "indexer", "target")
+    __slots__ = ("shape", "frame", "rows", "column", "indexer", "target", "label")
 
     shape: str
     frame: ast.expr
     rows: ast.expr | None
     column: ast.expr
     indexer: str
-    target: ast.Subscript
+    target: ast.expr
+    label: str
 
     def __init__(
         self,
@@ -32,9 +34,10 @@ class ChainedWrite(Facts):
         rows: ast.expr | None,
         column: ast.expr,
         indexer: str,
-        target: ast.Subscript,
+        target: ast.expr,
         *,
         applicability: Applicability,
+        label: str = "",
     ) -> None:
         super().__init__(applicability=applicability)
         object.__setattr__(self, "shape", shape)
@@ -43,3 +46,4 @@ class ChainedWrite(Facts):
         object.__setattr__(self, "column", column)
         object.__setattr__(self, "indexer", indexer)
         object.__setattr__(self, "target", target)
+        object.__setattr__(self, "label", label)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import Applicability, Example, Rule, RuleContext, Tier, assigned_value
+from gpulint.pandas_api import imports_only_pandas_tables, is_column_attribute
 from gpulint.plans.chained_assignment import ChainedWrite
 
+#: (shape, frame, rows, column, indexer, label): see `_chain`.
+_Chain = tuple[str, ast.expr, ast.expr | None, ast.expr, str, str]
 #: Libraries whose frames follow pandas' copy-on-write rules (pandas 3; Modin follows pandas).
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
 
@@ -29,7 +32,7 @@ def chained_write(target: ast.expr, ctx: RuleContext) -> ChainedWrite | None:
     found = _chain(target, ctx)
     if found is None:
         return None
-    shape, frame, rows, column, indexer = found
+    shape, frame, rows, column, indexer, label = found
     rewritable = _one_indexer_means_it(shape, rows, column, indexer, ctx)
     return ChainedWrite(
         applicability=Applicability.UNSAFE if rewritable else Applicability.DISPLAY,
@@ -39,14 +42,21 @@ def chained_write(target: ast.expr, ctx: RuleContext) -> ChainedWrite | None:
         column=column,
         indexer=indexer,
         target=target,
-    )  # type: ignore[arg-type]
+        label=label,
+    )
 
 
-def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr | None, ast.expr, str] | None:
-    """(shape, frame, rows, column, indexer) of a chained write (see `ChainedWrite`)."""
+def _chain(target: ast.expr, ctx: RuleContext) -> _Chain | None:
+    """(shape, frame, rows, column, indexer, label) of a chained write (see
+    `ChainedWrite`). A column read as an attribute (`df.price[k] = v`, `df[mask].price = v`)
+    is the `ast.Attribute` itself, and `label` its name ("" otherwise)."""
+    if isinstance(target, ast.Attribute):
+        return _chain_into_attribute(target, ctx)
     if not isinstance(target, ast.Subscript):
         return None
     base, key = target.value, target.slice
+    if isinstance(base, ast.Attribute) and _column_attribute(base, ctx):
+        return "column-item", base.value, key, base, "", base.attr
     if (
         isinstance(base, ast.Attribute)
         and base.attr in ("loc", "at", "iloc", "iat")
@@ -54,22 +64,52 @@ def _chain(target: ast.expr, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr 
         and _column_key(base.value.slice)
         and _frame(base.value.value, ctx)
     ):
-        return "column-indexer", base.value.value, key, base.value.slice, base.attr
+        return "column-indexer", base.value.value, key, base.value.slice, base.attr, ""
     if not isinstance(base, ast.Subscript):
         return None
     inner, inner_key = base.value, base.slice
     if isinstance(inner, ast.Attribute) and inner.attr in ("loc", "iloc") and _frame(inner.value, ctx):
-        return "row-column", inner.value, inner_key, key, inner.attr
+        return "row-column", inner.value, inner_key, key, inner.attr, ""
     if not _frame(inner, ctx):
         return None
     if isinstance(inner_key, ast.Constant) and isinstance(inner_key.value, str):
-        return "column-item", inner, key, inner_key, ""
+        return "column-item", inner, key, inner_key, "", ""
     if isinstance(inner_key, ast.List):
-        return "columns-copy", inner, None, key, ""
+        return "columns-copy", inner, None, key, "", ""
     key_type = ctx.type_of(inner_key)
     if key_type is not None and key_type.kind == "series":
-        return "mask-column", inner, inner_key, key, ""
+        return "mask-column", inner, inner_key, key, "", ""
     return None
+
+
+def _chain_into_attribute(target: ast.Attribute, ctx: RuleContext) -> _Chain | None:
+    """`df[mask].price = v` (`df.loc[r].price = v`): the column of a temporary is set."""
+    base = target.value
+    if not isinstance(base, ast.Subscript) or not _is_column_label(target.attr, base.value, ctx):
+        return None
+    inner, key = base.value, base.slice
+    if isinstance(inner, ast.Attribute) and inner.attr in ("loc", "iloc") and _frame(inner.value, ctx):
+        return "row-column", inner.value, key, target, inner.attr, target.attr
+    if not _frame(inner, ctx):
+        return None
+    key_type = ctx.type_of(key)
+    if key_type is not None and key_type.kind == "series":
+        return "mask-column", inner, key, target, "", target.attr
+    return None
+
+
+def _column_attribute(node: ast.Attribute, ctx: RuleContext) -> bool:
+    """`frame.price`: a known frame's column read as an attribute."""
+    return _frame(node.value, ctx) and _is_column_label(node.attr, node.value, ctx)
+
+
+def _is_column_label(attr: str, frame: ast.expr, ctx: RuleContext) -> bool:
+    """`attr` names no attribute or method of the frame (`frame` once the `.loc` or the
+    subscript of a chain is taken off): `frame.<attr>` can only be a column."""
+    while isinstance(frame, (ast.Subscript, ast.Attribute)) and not _frame(frame, ctx):
+        frame = frame.value
+    ty = ctx.type_of(frame)
+    return ty is not None and is_column_attribute(attr, ty.lib)
 
 
 def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, indexer: str, ctx: RuleContext) -> bool:
@@ -85,8 +125,34 @@ def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, i
 
 
 def _frame(node: ast.expr, ctx: RuleContext) -> bool:
+    """A pandas or Modin DataFrame: by its type, or by its use alone (`frame.columns`,
+    `frame.iterrows()`) in a file that imports no other table library."""
     ty = ctx.type_of(node)
-    return ty is not None and ty.kind == "frame" and ty.lib in _COPY_ON_WRITE
+    if ty is None and isinstance(node, ast.Name) and _used_as_frame(node.id, ctx):
+        return _pandas_file(ctx)
+    if ty is None or ty.kind != "frame":
+        return False
+    return ty.lib in _COPY_ON_WRITE if ty.lib else _pandas_file(ctx)
+
+
+#: What only a DataFrame has, of the values a data-science file holds (a Series, an array,
+#: a tensor, a list or a dict has none of them).
+_FRAME_USES = frozenset({"columns", "select_dtypes", "applymap", "melt", "iterrows", "itertuples"})
+
+
+def _used_as_frame(name: str, ctx: RuleContext) -> bool:
+    """`name`, of no known type, is used as only a DataFrame is (`name.columns`,
+    `name.select_dtypes(...)`) in the innermost scope around that uses it at all."""
+    for scope in reversed(ctx.scopes):
+        facts = ctx.semantic.scope(scope)
+        used = facts.attributes.get(name) if facts is not None else None
+        if used:
+            return not used.isdisjoint(_FRAME_USES)
+    return False
+
+
+def _pandas_file(ctx: RuleContext) -> bool:
+    return bool(ctx.semantic.remember("pandas tables only", ctx.tree, lambda: imports_only_pandas_tables(ctx.tree)))
 
 
 #: Kinds of evidence whose values are not slices (masks, labels, positions of a data library).
@@ -157,8 +223,17 @@ class ChainedAssignment(Rule):
     ## What it does
     Flags assignments (plain or augmented) through two indexing steps on a known pandas or
     Modin DataFrame: `df["c"][i] = v`, `df["c"].loc[i] = v` (also `.at`, `.iloc`, `.iat`),
-    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v` and `df[["a", "b"]]["a"] = v`.
-    The first step makes an intermediate object and the write goes into that object.
+    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v` and `df[["a", "b"]]["a"] = v`,
+    and with the column read as an attribute, `df.c[i] = v`, `df[mask].c = v`,
+    `df.loc[i].c = v`. The first step makes an intermediate object and the write goes into
+    that object.
+
+    ## Evidence
+    A frame is known by where it comes from (a reader, a constructor, a frame method) or by
+    its use alone (`df.columns`, `df.iterrows()`, `df.select_dtypes(...)`) in a file that
+    imports no table library other than pandas or Modin (no Polars, Spark, cuDF, Dask,
+    Arrow or xarray, whose tables share some of those names). `df.c` is a column when `c`
+    is no attribute or method of a DataFrame (`df.attrs[...]` is left alone).
 
     ## Why is this bad?
     Under pandas 3's copy-on-write every indexing result behaves as a copy, so the write
@@ -291,6 +366,86 @@ prices = pd.read_csv("prices.csv")
 prices["price"].iloc[0] = prices["price"].iloc[1]
 """,
         ),
+        Example(
+            source="""\
+import pandas as pd
+
+
+def unrate(movies: pd.DataFrame) -> pd.DataFrame:
+    movies[movies["rating"] == "NR"].rating = "unrated"
+    return movies
+""",
+            fixed="""\
+import pandas as pd
+
+
+def unrate(movies: pd.DataFrame) -> pd.DataFrame:
+    movies.loc[movies["rating"] == "NR", "rating"] = "unrated"
+    return movies
+""",
+            setup="movies = pd.DataFrame({'rating': rng.choice(['NR', 'PG', 'R'], N), 'minutes': rng.integers(80, 240, N)})",
+            call="unrate(movies)",
+            intended="movies.assign(rating=movies['rating'].where(movies['rating'] != 'NR', 'unrated'))",
+        ),
+        Example(
+            source="""\
+import pandas as pd
+
+
+def cap_runtime(movies: pd.DataFrame) -> pd.DataFrame:
+    movies.minutes[movies.minutes > 200] = 200
+    return movies
+""",
+            fixed="""\
+import pandas as pd
+
+
+def cap_runtime(movies: pd.DataFrame) -> pd.DataFrame:
+    movies.loc[movies.minutes > 200, "minutes"] = 200
+    return movies
+""",
+            setup="movies = pd.DataFrame({'rating': rng.choice(['NR', 'PG', 'R'], N), 'minutes': rng.integers(80, 240, N)})",
+            call="cap_runtime(movies)",
+            intended="movies.assign(minutes=movies['minutes'].clip(upper=200))",
+        ),
+        Example(
+            source="""\
+import numpy as np
+import pandas as pd
+
+
+def clean(bureau):
+    print(bureau.select_dtypes("number").columns)
+    bureau["days_credit"][bureau["days_credit"] < -40000] = np.nan
+    return bureau
+""",
+            fixed="""\
+import numpy as np
+import pandas as pd
+
+
+def clean(bureau):
+    print(bureau.select_dtypes("number").columns)
+    bureau.loc[bureau["days_credit"] < -40000, "days_credit"] = np.nan
+    return bureau
+""",
+            setup="bureau = pd.DataFrame({'days_credit': rng.integers(-50000, 0, N).astype(float), 'amount': rng.uniform(0, 1e5, N)})",
+            call="clean(bureau)",
+            intended="bureau.assign(days_credit=bureau['days_credit'].mask(bureau['days_credit'] < -40000))",
+        ),
+        Example(
+            source="""\
+import pandas as pd
+
+
+class Tracker:
+    def __init__(self, keys):
+        self.data = pd.DataFrame(index=keys, columns=["total", "counts"], dtype=float)
+
+    def update(self, key, value):
+        self.data.total[key] += value
+""",
+        ),
     )
     ok = (
         Example(
@@ -337,6 +492,38 @@ def fill(table):
     table["a"][0] = 1
 """,
             reason="A parameter with no evidence of a DataFrame.",
+        ),
+        Example(
+            """\
+import polars as pl
+
+
+def reset(table):
+    print(table.columns)
+    table["a"][0] = 1
+    return table
+""",
+            reason="A table its use shows, in a file that imports Polars: not known to be a pandas frame.",
+        ),
+        Example(
+            """\
+import pandas as pd
+
+frame = pd.read_csv("data.csv")
+frame.attrs["unit"] = "kg"
+frame.columns.name = "field"
+""",
+            reason="Writes into the frame's metadata (`attrs`, the columns' name), not into a column.",
+        ),
+        Example(
+            """\
+import pandas as pd
+
+results = pd.DataFrame(columns=["error"])
+for degree in range(1, 10):
+    results.ix[degree, "error"] = degree / 10
+""",
+            reason="`.ix`, the indexer pandas removed in 1.0 (one indexing step, and an error today), is no column.",
         ),
     )
 
