@@ -141,7 +141,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU302",
         "host-to-device-in-loop",
-        "preview",
+        "default",
         "transfers.host_to_device_in_loop",
         (),
         (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
@@ -168,7 +168,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU305",
         "dataloader-without-workers",
-        "preview",
+        "default",
         "transfers.dataloader_without_workers",
         (),
         (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),

@@ -132,6 +132,9 @@ FOURTH_REPORTS = tuple(USEFULNESS_REPORT.parents[1] / name / "usefulness.md" for
 FIFTH_REPORT = USEFULNESS_REPORT.parents[1] / "tiers5" / "usefulness.md"
 #: and GPU401's newly reported chains on the same corpus after its widening (seed 48).
 FIFTH_REPORT_WIDENED = USEFULNESS_REPORT.parents[1] / "tiers5b" / "usefulness.md"
+#: The blind sets' verdicts on the findings of the gpulint each was measured with, before
+#: it joined the tuned set (`python -m benchmarks.realcode.blind_usefulness`).
+BLIND_SETS_REPORT = USEFULNESS_REPORT.parent / "blind_sets.md"
 
 
 def _report_rates(report: Path) -> dict[str, tuple[str, int, int]]:
@@ -146,7 +149,8 @@ def _checked_rates() -> dict[str, tuple[str, int, int]]:
     """Per rule, from the committed tier-sample reports, pooled: (tier when they were
     written, sampled, useful). The graph rules' own never-used checks count too."""
     pooled: dict[str, tuple[str, int, int]] = {}
-    for report in (USEFULNESS_REPORT, SECOND_REPORT, THIRD_REPORT, *FOURTH_REPORTS, FIFTH_REPORT, FIFTH_REPORT_WIDENED):
+    reports = (USEFULNESS_REPORT, SECOND_REPORT, THIRD_REPORT, *FOURTH_REPORTS, FIFTH_REPORT, FIFTH_REPORT_WIDENED)
+    for report in (*reports, BLIND_SETS_REPORT):
         for code, (tier, sampled, useful) in _report_rates(report).items():
             earlier = pooled.get(code, (tier, 0, 0))
             assert earlier[0] == tier, f"{code}: the reports disagree on its tier: rewrite them"
@@ -161,6 +165,13 @@ def _graph_rates() -> dict[str, tuple[int, int]]:
     """Per graph rule, from the pooled column of the graph report: (checked, useful)."""
     row = re.compile(r"^\| (GPU6\d\d) \| [^|]* \| [^|]* \| (\d+) of (\d+) \(", re.MULTILINE)
     return {code: (int(checked), int(useful)) for code, useful, checked in row.findall(GRAPH_REPORT.read_text("utf-8"))}
+
+
+def test_the_blind_sets_report_is_up_to_date():
+    """The pooled blind-set verdicts are regenerated from the committed recall reports."""
+    from benchmarks.realcode.blind_usefulness import before_reports, render
+
+    assert BLIND_SETS_REPORT.read_text("utf-8") == render(before_reports())
 
 
 def test_graph_rules_are_default_exactly_when_their_pooled_never_used_findings_clear_the_bar():
@@ -188,6 +199,11 @@ def test_every_rule_checked_often_enough_is_default_exactly_when_its_findings_cl
         if sampled < MIN_CHECKED or rule.tier is Tier.OPT_IN:
             continue
         clears = useful >= USEFUL_SHARE * sampled
+        if rule.tier is Tier.PREVIEW and clears:
+            assert "above the bar: kept in preview while" in rule.tier_reason, (
+                f"{code}: {useful} of {sampled} checked findings useful, above the bar, and its tier_reason says not why"
+            )
+            continue
         if rule.tier is Tier.DEFAULT and not clears:
             assert "below the bar: kept while" in rule.tier_reason, (
                 f"{code}: {useful} of {sampled} checked findings useful, below the bar, and its tier_reason says not why"
@@ -196,6 +212,21 @@ def test_every_rule_checked_often_enough_is_default_exactly_when_its_findings_cl
         assert (rule.tier is Tier.DEFAULT) == clears, (
             f"{code}: {useful} of {sampled} checked findings useful, but it is {rule.tier.value}"
         )
+
+
+#: The bar of the whole default set: its pooled never-used findings stay this useful. A rule
+#: above its own bar that would sink the set below it stays in preview.
+SET_SHARE = 0.92
+
+
+def test_the_default_set_stays_useful_and_holds_back_only_a_rule_that_would_sink_it():
+    rates = _checked_rates()
+    default = [rates[code] for code in rates if rule_by_key(code).tier is Tier.DEFAULT]
+    useful, sampled = sum(u for _, _, u in default), sum(s for _, s, _ in default)
+    assert useful >= SET_SHARE * sampled, f"the default set: {useful} of {sampled} useful"
+    for code, (_, checked, found) in rates.items():
+        if rule_by_key(code).tier is Tier.PREVIEW and checked >= MIN_CHECKED and found >= USEFUL_SHARE * checked:
+            assert useful + found < SET_SHARE * (sampled + checked), f"{code} would keep the default set above its bar"
 
 
 def test_a_tier_that_is_not_a_tier_is_refused_at_registration():

@@ -149,11 +149,10 @@ class DataloaderWithoutWorkers(Rule):
     code = "GPU305"
     libraries = DEVICE_TRIGGERS
     name = "dataloader-without-workers"
-    tier = Tier.PREVIEW
+    tier = Tier.DEFAULT
     tier_reason = (
-        "Blind sample (benchmarks/results/tiers): 39 of its 72 findings useful, 39 of 54 once loaders never "
-        "read or rebound before a read were left alone; below the bar (mostly a test split read once after "
-        "training, which workers barely speed up)"
+        "Never-used code, pooled: 160 of 182 checked findings useful (88%): 51 of 69 in the tier samples "
+        "(noise: a test split read once after training) and 109 of 113 in the blind sets' labels"
     )
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     #: The message for a loader given `num_workers=0` (the same as none, but said).

@@ -130,7 +130,10 @@ class DeviceToHostInLoop(HostCopyInLoop):
     libraries = DEVICE_TRIGGERS
     name = "device-to-host-in-loop"
     tier = Tier.PREVIEW
-    tier_reason = "Real code: 16 of 25 sampled findings still reported useful (eval loops, few batches)"
+    tier_reason = (
+        "Never-used code, pooled: 59 of 86 checked findings useful (69%, below the bar): 10 of 25 in the "
+        "tier samples (evaluation loops of a few batches) and 49 of 61 in the blind sets' labels"
+    )
     message = "tensor copied from the device to the host inside a loop: each copy waits for the device; keep the tensors on the device and copy once after the loop"
     idiom = Idiom.COPY
     advice = (

@@ -82,8 +82,11 @@ class HostToDeviceInLoop(Rule):
     code = "GPU302"
     libraries = DEVICE_TRIGGERS
     name = "host-to-device-in-loop"
-    tier = Tier.PREVIEW
-    tier_reason = "Real code: 1 of 2 sampled findings useful"
+    tier = Tier.DEFAULT
+    tier_reason = (
+        "Never-used code, pooled: 9 of 10 checked findings useful: 0 of 1 in the tier samples and 9 of 9 in "
+        "the blind sets' labels"
+    )
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
     calls = TO_DEVICE_METHODS
