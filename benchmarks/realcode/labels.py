@@ -50,6 +50,8 @@ TUNED_LABELS = (
             "blind10",
             "blind11",
             "blind12",
+            "blind13",
+            "blind14",
         )
     ),
 )
