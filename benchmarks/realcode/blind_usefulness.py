@@ -13,7 +13,8 @@ the tier test pools both.
 
     python -m benchmarks.realcode.blind_usefulness [--output benchmarks/results/tiers/blind_sets.md]
 
-A set whose labels were corrected after it was measured has its report before the change
+Only the sets that joined the tuned set count (`labels.TUNED_LABELS`). A set whose labels
+were corrected after it was measured has its report before the change
 recomputed with the corrected labels (`recall_before_convention_all.md`), which is read
 instead. Exit codes: 0 done, 2 a report cannot be read.
 """
@@ -26,6 +27,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from .labels import TUNED_LABELS
 from .usefulness import tiers
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
@@ -38,9 +40,14 @@ _ROW = re.compile(
 
 
 def before_reports(results: Path = RESULTS) -> list[Path]:
-    """Each blind set's recall report before its change, with every rule selected."""
+    """Each joined blind set's recall report before its change, with every rule selected.
+    The set still blind is left out: it is kept for measuring the next change, and a tier
+    decided on it would be measured on the very verdicts that decided it."""
+    joined = {path.parent.name for path in TUNED_LABELS}
     found = []
     for folder in sorted(results.glob("blind*"), key=_set_number):
+        if folder.name not in joined:
+            continue
         corrected = folder / "recall_before_convention_all.md"
         plain = folder / "recall_before_all.md"
         if corrected.exists():
