@@ -60,7 +60,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU106",
         "groupby-apply-lambda",
-        "default",
+        "preview",
         "dataframe.groupby_apply_lambda",
         (),
         (),
@@ -141,7 +141,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU302",
         "host-to-device-in-loop",
-        "default",
+        "preview",
         "transfers.host_to_device_in_loop",
         (),
         (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
@@ -168,7 +168,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU305",
         "dataloader-without-workers",
-        "default",
+        "preview",
         "transfers.dataloader_without_workers",
         (),
         (b"torch", b"cupy", b"cudf", b"accelerate", b"transformers", b"diffusers", b".backward(", b".cuda("),
@@ -240,7 +240,7 @@ RULES: tuple[tuple[str, str, str, str, tuple[bytes, ...], tuple[bytes, ...], str
     (
         "GPU405",
         "predict-in-loop",
-        "default",
+        "preview",
         "pipelines.predict_in_loop",
         (),
         (b"sklearn", b"cuml"),

@@ -85,7 +85,7 @@ class ManualPipeline(Rule):
     libraries = ESTIMATOR_TRIGGERS
     name = "manual-pipeline"
     tier = Tier.DEFAULT
-    tier_reason = "Real code: 26 of its 30 findings useful (every one checked)"
+    tier_reason = "Never-used code: 198 of 214 sampled findings useful (93%), 71 of 80 in the sixth sample"
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
     calls = frozenset({"fit"})

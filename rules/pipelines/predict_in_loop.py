@@ -56,8 +56,11 @@ class PredictInLoop(Rule):
     code = "GPU405"
     libraries = ESTIMATOR_TRIGGERS
     name = "predict-in-loop"
-    tier = Tier.DEFAULT
-    tier_reason = "No real-code finding; flags only one-row predicts over existing rows"
+    tier = Tier.PREVIEW
+    tier_reason = (
+        "Never-used code: 6 of 14 sampled findings useful (below the bar): one-row predicts in short loops, "
+        "and a one-column selection taken for a row"
+    )
     message = "estimator called on one row at a time in a loop: call it once on all the rows"
     nodes = (ast.Call,)
     calls = PER_ROW_METHODS
