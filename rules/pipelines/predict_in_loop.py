@@ -126,6 +126,19 @@ scaled = [scaler.transform(reading.reshape(1, -1)) for reading in readings]
     ok = (
         Example(
             """\
+import pandas as pd
+from sklearn.preprocessing import StandardScaler
+
+features = pd.read_csv("features.csv")
+scaled = {}
+for column in features:
+    scaler = StandardScaler().fit(features[[column]])
+    scaled[column] = scaler.transform(features[[column]])
+""",
+            reason="`features[[column]]` is one column of the frame, every row of it: not a one-row input.",
+        ),
+        Example(
+            """\
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
@@ -219,6 +232,8 @@ def _one_row(node: ast.expr, ctx: RuleContext) -> ast.expr | None:
     if isinstance(node, ast.Subscript):
         key = node.slice
         if isinstance(key, ast.List) and len(key.elts) == 1 and not isinstance(key.elts[0], ast.Starred):
+            if _selects_columns(node.value, ctx):
+                return None  # `frame[[column]]`: a DataFrame's list key picks columns
             return key.elts[0]  # `X[[i]]`, `X.iloc[[i]]`
         if (
             isinstance(key, ast.Slice)
@@ -231,6 +246,13 @@ def _one_row(node: ast.expr, ctx: RuleContext) -> ast.expr | None:
         ):
             return key.lower  # `X[i:i + 1]`
     return None
+
+
+def _selects_columns(indexed: ast.expr, ctx: RuleContext) -> bool:
+    """`indexed[[k]]` picks columns: `indexed` is a known DataFrame itself (not its `.loc`
+    or `.iloc`, whose list keys pick rows)."""
+    ty = ctx.type_of(indexed)
+    return ty is not None and ty.kind == "frame"
 
 
 def _is_int(node: ast.expr, value: int) -> bool:
