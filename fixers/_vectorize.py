@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.astutil import ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, is_reference
+from gpulint.astutil import is_reference
 from gpulint.diagnostic import Edit
 from gpulint.fixing import Decline, FixContext
-from gpulint.elementwise import guards_read_elements, is_comparison, python_values_kept, stringy
+from gpulint.elementwise import OperatorWalk, guards_read_elements, python_values_kept, stringy
 
 _ELEMENTWISE_BUILTINS = ("abs", "round")
 #: Stands for the row while a cell expression is checked and rewritten; never in the output.
@@ -33,14 +33,17 @@ def is_row_field(node: ast.AST, row: str) -> bool:
     )
 
 
-class _Checker:
+class _Checker(OperatorWalk):
+    """The operators are `OperatorWalk`'s; the leaves are the row's fields (`row["a"]`),
+    constants, names from outside and `abs()`/`round()` of them."""
+
     def __init__(self, row: str, forbidden: set[str]) -> None:
         self.row = row
         self.forbidden = forbidden
         self.fields = 0
         self.needs_numpy = False
 
-    def ok(self, node: ast.AST) -> bool:
+    def leaf(self, node: ast.AST) -> bool | None:
         if is_row_field(node, self.row):
             self.fields += 1
             return True
@@ -48,24 +51,6 @@ class _Checker:
             return isinstance(node.value, (int, float, str, bool)) and node.value is not None
         if isinstance(node, ast.Name):
             return node.id != self.row and node.id not in self.forbidden
-        if isinstance(node, ast.BinOp):
-            return isinstance(node.op, ARITHMETIC_OPERATORS) and self.ok(node.left) and self.ok(node.right)
-        if isinstance(node, ast.UnaryOp):
-            if isinstance(node.op, ast.Not):
-                return is_comparison(node.operand) and self.ok(node.operand)
-            return isinstance(node.op, (ast.USub, ast.UAdd)) and self.ok(node.operand)
-        if isinstance(node, ast.Compare):
-            return (
-                len(node.ops) == 1
-                and isinstance(node.ops[0], COMPARISON_OPERATORS)
-                and self.ok(node.left)
-                and self.ok(node.comparators[0])
-            )
-        if isinstance(node, ast.BoolOp):
-            return all(is_comparison(v) and self.ok(v) for v in node.values)
-        if isinstance(node, ast.IfExp):
-            self.needs_numpy = True
-            return is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
         if isinstance(node, ast.Call):
             return (
                 isinstance(node.func, ast.Name)
@@ -78,7 +63,7 @@ class _Checker:
                 # `round(np.where(...))`: a NumPy array has no `__round__`
                 and not (node.func.id == "round" and any(isinstance(n, ast.IfExp) for n in ast.walk(node)))
             )
-        return False
+        return None
 
 
 def analyse(expression: ast.expr, row: str, forbidden: set[str]) -> tuple[bool, bool]:

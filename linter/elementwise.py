@@ -41,31 +41,22 @@ def is_comparison(node: ast.AST) -> bool:
     return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and is_comparison(node.operand)
 
 
-class Elementwise:
-    """Checks one expression; `references` counts the element references it reads,
-    `needs_numpy` says whether its whole-array form calls `np.where`, and
-    `keeps_python_values` is set by `elementwise`."""
+class OperatorWalk:
+    """What every element-wise check accepts the same way: arithmetic, one comparison,
+    `and`/`or`/`not` over comparisons and `x if cond else y` (whose whole-array form calls
+    `np.where`: `needs_numpy`), over the leaves `leaf` judges. The array rules' checker
+    (`Elementwise`) and the row planners' (`fixers._vectorize`) differ only in their leaves."""
 
-    def __init__(
-        self, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str], env: TypeEnv
-    ) -> None:
-        self.is_element = is_element
-        self.forbidden = forbidden
-        self.env = env
-        self.references = 0
-        self.needs_numpy = False
-        self.keeps_python_values = True
+    needs_numpy: bool
+
+    def leaf(self, node: ast.AST) -> bool | None:
+        """The verdict on a node that is no operator, or None for a node it does not judge."""
+        raise NotImplementedError
 
     def ok(self, node: ast.AST) -> bool:
-        if self.is_element(node):
-            self.references += 1
-            return True
-        if isinstance(node, ast.Constant):
-            return type(node.value) in (int, float, bool)
-        if isinstance(node, ast.Name):
-            return node.id not in self.forbidden
-        if isinstance(node, ast.Attribute):
-            return self.env.qualname(node) in _NAMED_CONSTANTS
+        verdict = self.leaf(node)
+        if verdict is not None:
+            return verdict
         if isinstance(node, ast.BinOp):
             return isinstance(node.op, ARITHMETIC_OPERATORS) and self.ok(node.left) and self.ok(node.right)
         if isinstance(node, ast.UnaryOp):
@@ -84,6 +75,34 @@ class Elementwise:
         if isinstance(node, ast.IfExp):
             self.needs_numpy = True
             return is_comparison(node.test) and self.ok(node.test) and self.ok(node.body) and self.ok(node.orelse)
+        return False
+
+
+class Elementwise(OperatorWalk):
+    """Checks one expression; `references` counts the element references it reads,
+    `needs_numpy` says whether its whole-array form calls `np.where`, and
+    `keeps_python_values` is set by `elementwise`."""
+
+    def __init__(
+        self, is_element: Callable[[ast.AST], bool], forbidden: set[str] | frozenset[str], env: TypeEnv
+    ) -> None:
+        self.is_element = is_element
+        self.forbidden = forbidden
+        self.env = env
+        self.references = 0
+        self.needs_numpy = False
+        self.keeps_python_values = True
+
+    def leaf(self, node: ast.AST) -> bool | None:
+        if self.is_element(node):
+            self.references += 1
+            return True
+        if isinstance(node, ast.Constant):
+            return type(node.value) in (int, float, bool)
+        if isinstance(node, ast.Name):
+            return node.id not in self.forbidden
+        if isinstance(node, ast.Attribute):
+            return self.env.qualname(node) in _NAMED_CONSTANTS
         if isinstance(node, ast.Call):
             if node.keywords or not node.args or any(isinstance(a, ast.Starred) for a in node.args):
                 return False
@@ -91,7 +110,7 @@ class Elementwise:
             if isinstance(func, ast.Name) and func.id == "abs" and self.env.is_builtin("abs"):
                 return len(node.args) == 1 and self.ok(node.args[0])
             return is_numpy_ufunc(self.env.qualname(func)) and all(self.ok(a) for a in node.args)
-        return False
+        return None
 
 
 def elementwise(
