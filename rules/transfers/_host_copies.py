@@ -113,11 +113,12 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     loop = _counting_loop(node, ctx)
     if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx) or _decides_exit(node, loop, ctx):
         return None
-    through = _total_through_name(node, loop, ctx)
+    read = _read_value(node, ctx)
+    through = _total_through_name(read, loop, ctx)
     if through is not None:
         name, feeding = through
         return f"`{name}` ({what} above)", Idiom.TOTAL, loop, feeding
-    return what, idiom(node, ctx), loop, node
+    return what, idiom(read, ctx), loop, node
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
@@ -431,12 +432,12 @@ def _iterated(target: ast.expr, iterable: ast.expr, name: str, ctx: RuleContext)
 # -- which idiom a copy is part of -------------------------------------------------------
 
 
-def idiom(node: ast.AST, ctx: RuleContext) -> Idiom:
-    """Whether the copy `node` feeds a running total, reads a Python number, or copies a
-    tensor, array or frame (see the module docstring). A total the loop itself reads on
-    every iteration (`print(total / (step + 1))`, `if total > limit: break`) is a number
-    read each step: kept on the device, it would be read there instead."""
-    top, scalar, listed = _read_value(node, ctx)
+def idiom(read: tuple[ast.AST, bool, bool], ctx: RuleContext) -> Idiom:
+    """Whether a copy, read as `_read_value` says, feeds a running total, reads a Python
+    number, or copies a tensor, array or frame (see the module docstring). A total the loop
+    itself reads on every iteration (`print(total / (step + 1))`, `if total > limit:
+    break`) is a number read each step: kept on the device, it would be read there instead."""
+    top, scalar, listed = read
     total = None if listed else _total_fed(top, ctx)
     if total is not None and not _read_every_iteration(total, ctx):
         return Idiom.TOTAL
@@ -542,14 +543,16 @@ def _read_every_iteration(total: ast.expr, ctx: RuleContext, statement: ast.stmt
     return False
 
 
-def _total_through_name(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> tuple[str, ast.stmt] | None:
+def _total_through_name(
+    read: tuple[ast.AST, bool, bool], loop: ast.AST, ctx: RuleContext
+) -> tuple[str, ast.stmt] | None:
     """A number read into a name (`loss_t = loss.item()`, `acc = float(correct)`) whose
     every use in `loop` feeds a running total, in statements after it in the same block
     (`running += (loss_t - running) / (step + 1)`) that the loop does not read on every
     iteration: the name and the first such statement. A name also shown, compared,
     stored or passed on is a number read each step (GPU307)."""
     statement = ctx.statement
-    top, scalar, listed = _read_value(node, ctx)
+    top, scalar, listed = read
     if not scalar or listed or not isinstance(statement, ast.Assign) or top is not statement.value:
         return None
     if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):
