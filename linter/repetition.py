@@ -166,3 +166,93 @@ def _iterable(loop: ast.AST) -> ast.AST | None:
 def _named(index: SemanticIndex, scopes: list[ast.AST], name: str) -> list[FunctionFacts]:
     resolved = index.resolve(scopes, name)
     return list(resolved[0]) if resolved else []
+
+
+def runs_once(node: ast.AST, index: SemanticIndex) -> bool:
+    """The code at `node` runs once per run of the program, by what the file shows: no loop
+    or comprehension around it in its scope, other than loops of one iteration
+    (`for epoch in range(1)`, or over `range(n)` with `n` bound to 1 and nothing else),
+    and its scope is the module, or a function (not a method) the file calls by name only
+    from code that runs once itself. A function nobody in the file calls, or one handed on
+    as a value, may be run by anyone, any number of times: not once."""
+    seen: set[ast.AST] = set()
+    pending = [node]
+    while pending:
+        here = pending.pop()
+        scope = scope_outside_loops(here, index)
+        if scope is None:
+            return False
+        if isinstance(scope, ast.Module) or scope in seen:
+            continue
+        seen.add(scope)
+        facts = index.function(scope)
+        if facts is None or facts.owner is not None or isinstance(index.parent(scope), ast.ClassDef):
+            return False
+        sites = index.call_sites(scope.name)  # type: ignore[attr-defined]
+        if not sites or index.resolve([facts.scope], scope.name) != ([facts], []):  # type: ignore[attr-defined]
+            return False
+        pending.extend(call for call, _ in sites)
+    return True
+
+
+def scope_outside_loops(node: ast.AST, index: SemanticIndex) -> ast.AST | None:
+    """The scope whose own code holds `node` (the module or a def), when no loop of more
+    than one iteration and no comprehension of that scope runs it; None otherwise, and for a
+    lambda or a class body."""
+    child, parent = node, index.parent(node)
+    while parent is not None and not isinstance(parent, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(parent, (ast.Lambda, ast.ClassDef)):
+            return None
+        if isinstance(parent, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            if child is not parent.generators[0].iter:  # the first iterable is evaluated once
+                return None
+        elif isinstance(parent, ast.While) or (
+            isinstance(parent, (ast.For, ast.AsyncFor))
+            and child is not parent.iter
+            and not _one_iteration(parent, index)
+        ):
+            if child not in parent.orelse:
+                return None
+        child, parent = parent, index.parent(parent)
+    return parent
+
+
+def _one_iteration(loop: ast.For | ast.AsyncFor, index: SemanticIndex) -> bool:
+    """`for ... in range(1)`, `range(1, n + 1)` with `n` bound to 1: a loop of one iteration
+    at most, its bounds literal integers or module names bound to one and nothing else."""
+    iterable = loop.iter
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) in (1, 2)
+        and not iterable.keywords
+    ):
+        return False
+    bounds = [_integer(argument, index) for argument in iterable.args]
+    if None in bounds:
+        return False
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return stop - start <= 1  # type: ignore[operator]
+
+
+def _integer(node: ast.expr, index: SemanticIndex, depth: int = 0) -> int | None:
+    """The integer `node` always is: a literal, a module name bound to one expression of
+    these and nothing else, or a sum or difference of them."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if depth > 3:
+        return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _integer(node.left, index, depth + 1), _integer(node.right, index, depth + 1)
+        if left is None or right is None:
+            return None
+        return left + right if isinstance(node.op, ast.Add) else left - right
+    if isinstance(node, ast.Name):
+        bindings = index.bindings(index.tree, node.id)
+        if len(bindings) != 1:
+            return None
+        [binding] = bindings
+        if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name):
+            return _integer(binding.value, index, depth + 1)
+    return None

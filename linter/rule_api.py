@@ -87,6 +87,8 @@ from .loop_effects import (
 )
 from .repetition import (
     repeated_functions,
+    runs_once,
+    scope_outside_loops,
 )
 from .semantic import (
     SemanticIndex,
@@ -175,7 +177,9 @@ __all__ = [
     "recurrence_in",
     "reference",
     "repeated_functions",
+    "runs_once",
     "same_reference",
+    "scope_outside_loops",
     "split_sections",
     "value_bound_to",
     "walk_local",

@@ -6,7 +6,9 @@ import textwrap
 
 import pytest
 
-from gpulint import Applicability, fix_text, lint_source
+from gpulint import Applicability
+
+from .rule_helpers import fix_in_preview_mode, lint_in_preview_mode
 
 #: A dataset whose items are decoded when they are loaded: the evidence the rule needs.
 IMAGES = "from torchvision.datasets import ImageFolder\n\ndataset = data = ImageFolder('images')\n"
@@ -15,7 +17,7 @@ FEED = "\nfor x in loader:\n    x = x.to(device)\n"
 
 
 def _found(source: str):
-    return [d for d in lint_source(source) if d.code == "GPU305"]
+    return [d for d in lint_in_preview_mode(source) if d.code == "GPU305"]
 
 
 @pytest.mark.parametrize(
@@ -55,8 +57,8 @@ def test_zero_workers_are_replaced_and_pin_memory_kept():
     source = HEAD + 'device = "cuda"\nloader = DataLoader(data, num_workers=0, pin_memory=False)\n' + FEED
     [diagnostic] = _found(source)
     assert diagnostic.fix.applicability is Applicability.UNSAFE
-    assert fix_text(source) == source
-    assert "DataLoader(data, num_workers=4, pin_memory=False)" in fix_text(source, unsafe_fixes=True)
+    assert fix_in_preview_mode(source) == source
+    assert "DataLoader(data, num_workers=4, pin_memory=False)" in fix_in_preview_mode(source, unsafe_fixes=True)
 
 
 @pytest.mark.parametrize(
@@ -132,9 +134,9 @@ LOOP = 'device = "cuda"\n{loader}\nfor x in loader:\n    x = x.to(device)\n'
 )
 def test_the_keywords_follow_the_calls_layout(loader, fixed):
     source = HEAD + LOOP.format(loader=loader)
-    result = fix_text(source, unsafe_fixes=True)
+    result = fix_in_preview_mode(source, unsafe_fixes=True)
     assert result == HEAD + LOOP.format(loader=fixed)
-    assert fix_text(result, unsafe_fixes=True) == result
+    assert fix_in_preview_mode(result, unsafe_fixes=True) == result
     assert _found(result) == []
 
 
@@ -197,7 +199,7 @@ def test_pytorch_geometric_loaders_are_flagged_and_fixed(call):
     source = PYG + f"loader = {call}\n" + FEED
     [diagnostic] = _found(source)
     assert diagnostic.fix.applicability is Applicability.UNSAFE
-    fixed = fix_text(source, unsafe_fixes=True)
+    fixed = fix_in_preview_mode(source, unsafe_fixes=True)
     assert "num_workers=4" in fixed and "pin_memory=True" in fixed
     assert _found(fixed) == []
 
@@ -400,12 +402,12 @@ _NOT_FED = {
 def test_the_loop_that_feeds_a_device_is_known_from_evidence(source):
     text = IMAGES + textwrap.dedent(source)
     expected = [n for n, line in enumerate(text.splitlines(), 1) if line.endswith("# GPU305")]
-    assert [d.start.line for d in lint_source(text) if d.code == "GPU305"] == expected
+    assert [d.start.line for d in lint_in_preview_mode(text) if d.code == "GPU305"] == expected
 
 
 @pytest.mark.parametrize("source", list(_NOT_FED.values()), ids=list(_NOT_FED))
 def test_a_loop_that_feeds_the_host_is_left_alone(source):
-    assert [d for d in lint_source(IMAGES + textwrap.dedent(source)) if d.code == "GPU305"] == []
+    assert [d for d in lint_in_preview_mode(IMAGES + textwrap.dedent(source)) if d.code == "GPU305"] == []
 
 
 _DATASET = """
@@ -450,7 +452,7 @@ def run(model, paths):
 def test_a_dataset_whose_items_cost_nothing_needs_no_workers():
     """Items looked up in memory (no call but a few builtins in `__getitem__`): workers cost
     more than they save; a dataset that decodes each item still gets the finding."""
-    lines = [d.start.line for d in lint_source(_DATASET) if d.code == "GPU305"]
+    lines = [d.start.line for d in lint_in_preview_mode(_DATASET) if d.code == "GPU305"]
     assert lines == [_DATASET.splitlines().index("    for images in DataLoader(Images(paths), batch_size=4):") + 1]
 
 
@@ -463,11 +465,11 @@ def _json_rows_loader(call: str) -> str:
 
 def test_an_explicit_num_workers_0_is_named_as_such():
     source = _json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16, num_workers=0)\n")
-    [finding] = [d for d in lint_source(source) if d.code == "GPU305"]
+    [finding] = [d for d in lint_in_preview_mode(source) if d.code == "GPU305"]
     assert finding.message.startswith("`DataLoader` with `num_workers=0` feeding a device")
     [without] = [
         d
-        for d in lint_source(_json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16)\n"))
+        for d in lint_in_preview_mode(_json_rows_loader("    loader = DataLoader(JsonRows(lines), batch_size=16)\n"))
         if d.code == "GPU305"
     ]
     assert without.message.startswith("`DataLoader` without `num_workers`")
@@ -488,7 +490,7 @@ def test_an_explicit_num_workers_0_is_named_as_such():
     ],
 )
 def test_the_fix_keeps_comments_on_their_lines(call, expected):
-    fixed = fix_text(_json_rows_loader(call), unsafe_fixes=True)
+    fixed = fix_in_preview_mode(_json_rows_loader(call), unsafe_fixes=True)
     assert expected in fixed
 
 

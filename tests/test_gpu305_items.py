@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from gpulint import lint_source
+from .rule_helpers import lint_in_preview_mode
 
 HEAD = textwrap.dedent("""\
     import torch
@@ -26,7 +26,7 @@ FEED = "for batch in loader:\n    batch = batch.to(device)\n"
 
 def _flagged(body: str) -> bool:
     source = HEAD + textwrap.dedent(body) + FEED
-    return any(d.code == "GPU305" for d in lint_source(source))
+    return any(d.code == "GPU305" for d in lint_in_preview_mode(source))
 
 
 WORK = {

@@ -13,7 +13,7 @@ import pytest
 from gpulint import lint_source
 from gpulint.config import Config
 
-from .rule_helpers import HOST_COPIES
+from .rule_helpers import HOST_COPIES, lint_in_preview_mode
 
 PREVIEW = Config(preview=True)
 HEADER = """\
@@ -178,7 +178,7 @@ device = torch.device("cuda")
 def _gpu305_lines(body: str) -> list[str]:
     source = GPU305_HEAD + textwrap.dedent(body)
     lines = source.splitlines()
-    return [lines[d.start.line - 1].strip() for d in lint_source(source) if d.code == "GPU305"]
+    return [lines[d.start.line - 1].strip() for d in lint_in_preview_mode(source) if d.code == "GPU305"]
 
 
 def test_gpu305_leaves_a_loader_of_a_few_batches_without_workers():

@@ -13,7 +13,7 @@ import pytest
 
 
 from gpulint import Applicability, all_rules, lint_source
-from gpulint.config import Config, expand
+from gpulint.config import Config
 from gpulint.diagnostic import Edit, Fix, Position
 from gpulint.fixing import apply_edits
 from gpulint.ipython import mask_ipython, unmask_ipython
@@ -184,9 +184,9 @@ CROSSING = [
 
 def _fixable(cells: list[str], unsafe: bool) -> list[str]:
     """The codes of the fixable findings of every rule (as `fix_cells` without a
-    configuration fixes them: preview rules too)."""
-    every_rule = Config(unsafe_fixes=unsafe, select=expand(["ALL"], "test"), preview=True)
-    return sorted(d.code for cell in lint_cells(cells, config=every_rule) for d in cell if d.fixable(unsafe))
+    configuration fixes them: preview rules too, without their preview behaviour)."""
+    every_rule = all_rules()
+    return sorted(d.code for cell in lint_cells(cells, rules=every_rule) for d in cell if d.fixable(unsafe))
 
 
 def test_a_fix_that_would_cross_cells_is_display_only_and_the_others_apply():

@@ -29,6 +29,8 @@ from gpulint.rule_api import (
     move_target,
     Rule,
     RuleContext,
+    runs_once,
+    scope_outside_loops,
     Tier,
     Ty,
     WORK,
@@ -119,6 +121,15 @@ class DataloaderWithoutWorkers(Rule):
     on the host while another loader of the file feeds the device, nor one in a file that
     never feeds a device.
 
+    Nor, outside preview mode, is a loader the code shows is read on one pass only: each
+    loop over it runs once (no loop around it other than one of a single iteration such as
+    `range(1)`, at a script's or a notebook's top level, or in a function the file calls
+    once from there), or it is handed once to a function of the file that loops over it
+    once (`evaluate(model, test_loader)` after training). A test split predicted once is
+    read in one pass: workers would start for it alone. A loader read in an epoch loop,
+    in a function the file calls in a loop, by a Lightning trainer, or by code the file does
+    not show (a function nobody in the file calls, a method) is flagged.
+
     ## Why is this bad?
     Without workers the main process loads, decodes and collates every batch itself, while
     the GPU waits; then the copy to the device comes from pageable memory, which cannot
@@ -154,6 +165,10 @@ class DataloaderWithoutWorkers(Rule):
         "Never-used code: 103 of 149 sampled findings useful (69%, below the bar): 51 of 69 in the first "
         "tier sample, 52 of 80 in the sixth, whose noise is a test or validation loader read once after "
         "training; the blind sets' labels: 109 of 113"
+    )
+    preview_behaviour = (
+        "reports loaders the code reads on one pass only (a test split predicted once after training, "
+        "a single epoch at a script's top level)"
     )
     message = "`DataLoader` without `num_workers` feeding a device: batches are prepared in the main process while the device waits"
     #: The message for a loader given `num_workers=0` (the same as none, but said).
@@ -385,6 +400,22 @@ def train(model, lines, epochs):
             model(rows.to(device))
 """,
             reason="A loader read for one batch only (`next(iter(loader))`).",
+        ),
+        Example(
+            """\
+import torch
+from torch.utils.data import DataLoader
+from torchvision import datasets, transforms
+
+device = "cuda"
+test_set = datasets.ImageFolder("test", transform=transforms.ToTensor())
+model = torch.load("model.pt").to(device)
+
+predictions = []
+for images, _ in DataLoader(test_set, batch_size=64):  # one pass, once: workers would start for it alone
+    predictions.append(model(images.to(device)).argmax(1))
+""",
+            reason="A loader read on one pass only, such as a test split predicted once (reported in preview mode).",
         ),
         Example(
             '''\
@@ -711,7 +742,7 @@ def batches():
                 fed = any(loop in self.feeding for loop in loops)
             else:
                 fed = bool(self.feeding)
-            if fed:
+            if fed and (lightning or self.preview_mode or not _one_pass(node, bound, reads, ctx)):
                 ctx.report(node, _message(node, loader), context=_loader_call(node, loader))
 
     def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
@@ -861,18 +892,20 @@ def _starts_under_host_autocast(body: list[ast.stmt], ctx: RuleContext) -> bool:
     return bool(body) and opened_autocast(body[0], ctx.env) == HOST
 
 
-def _binding_reads(name: str, statement: ast.stmt, ctx: RuleContext) -> tuple[list[ast.Name] | None, bool]:
+def _binding_reads(
+    name: str, statement: ast.stmt, ctx: RuleContext, scope: ast.AST | None = None
+) -> tuple[list[ast.Name] | None, bool]:
     """The reads of `name` that its binding by `statement` reaches: those after it in this
     scope, up to the next binding of the name (in source order, as a script or a notebook's
     cells run), None when a nested function or a star import may read it too; and whether a
     notebook line with IPython syntax stands in that stretch (`%time train(loader)`), whose
     reads are out of view."""
-    scope = ctx.semantic.local(ctx.scope)
-    uses = scope.uses
+    local = ctx.semantic.local(scope if scope is not None else ctx.scope)
+    uses = local.uses
     if name in uses.free_in or uses.star_import:
         return None, False  # read elsewhere, perhaps: a nested function, a star import
     start = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
-    end = min((_bound_from(b) for b in scope.bindings.get(name, ()) if b.position >= start), default=None)
+    end = min((_bound_from(b) for b in local.bindings.get(name, ()) if b.position >= start), default=None)
 
     def reached(place: tuple[int, int]) -> bool:
         return start <= place and (end is None or place < end)
@@ -953,7 +986,119 @@ def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
     return isinstance(loop, (ast.For, ast.AsyncFor)) and breaks_off_within(loop, ctx, FEW_BATCHES)
 
 
-def _iterated_by(load: ast.Name, ctx: RuleContext) -> ast.AST | None:
+def _one_pass(call: ast.Call, bound: str | None, reads: list[ast.Name] | None, ctx: RuleContext) -> bool:
+    """The code shows the loader is read on one pass over its data, once per run: every read
+    its binding reaches (or the loop over the call itself, for a loader not bound to a name)
+    is a loop that runs once (`gpulint.repetition.runs_once`: outside any loop, at the
+    top level of a script or in a function the file calls once from there), a progress bar
+    bound to a name read so, a function of the file the loader is handed to once that loops
+    over it once, or a read that loads at most one batch (`len(loader)`, `loader.dataset`,
+    `next(iter(loader))`). A test split predicted once after training: the workers would
+    start for one pass."""
+    if reads is None:
+        return bound is None and _loop_runs_once(_iterated_by(call, ctx), ctx)
+    return bool(reads) and all(_read_on_one_pass(read, ctx) for read in reads)
+
+
+def _read_on_one_pass(read: ast.Name, ctx: RuleContext, function: ast.AST | None = None) -> bool:
+    """`read` loads the loader's batches on one pass at most: run once in the program, or,
+    given `function`, once per call of that function."""
+    if _loads_no_pass(read, ctx):
+        return True
+    loop = _iterated_by(read, ctx)
+    if loop is not None:
+        return _loop_runs_once(loop, ctx, function)
+    bar = _progress_bar_bound(read, ctx)
+    if bar is not None:
+        name, statement = bar
+        reads, hidden = _binding_reads(name, statement, ctx, _scope_of(statement, ctx))
+        return bool(reads) and not hidden and all(_read_on_one_pass(r, ctx, function) for r in reads)
+    if function is not None:
+        return False
+    received = _received_as(read, ctx)
+    if received is None or not runs_once(read, ctx.semantic):
+        return False
+    callee, parameter = received
+    loads = ctx.semantic.uses(callee).loads.get(parameter, [])
+    return bool(loads) and all(_read_on_one_pass(load, ctx, callee) for load in loads)
+
+
+#: Attributes of a loader read without loading a batch.
+_LOADER_FACTS = frozenset({"dataset", "batch_size", "sampler", "batch_sampler", "drop_last"})
+
+
+def _loads_no_pass(read: ast.Name, ctx: RuleContext) -> bool:
+    """`len(loader)`, `loader.dataset` and the like, or `next(iter(loader))`: at most one
+    batch is loaded."""
+    parent = ctx.parent(read)
+    if isinstance(parent, ast.Attribute) and parent.attr in _LOADER_FACTS:
+        return True
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        return parent.args == [read]
+    return _first_batch(read, ctx)
+
+
+def _progress_bar_bound(read: ast.Name, ctx: RuleContext) -> tuple[str, ast.Assign] | None:
+    """`bar = tqdm(loader, ...)`: the name the progress bar is bound to, and the binding."""
+    call = ctx.parent(read)
+    if not (isinstance(call, ast.Call) and call.args[:1] == [read] and ctx.qualname(call.func) in PROGRESS_BARS):
+        return None
+    statement = ctx.parent(call)
+    if (
+        isinstance(statement, ast.Assign)
+        and statement.value is call
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return statement.targets[0].id, statement
+    return None
+
+
+def _scope_of(node: ast.AST, ctx: RuleContext) -> ast.AST:
+    scope = ctx.parent(node)
+    while scope is not None and not isinstance(scope, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        scope = ctx.parent(scope)
+    return scope if scope is not None else ctx.tree
+
+
+def _loop_runs_once(loop: ast.AST | None, ctx: RuleContext, function: ast.AST | None = None) -> bool:
+    """The loop runs once per run of the program (`runs_once`), or, given `function`, once
+    per call of it (no loop around it in the function)."""
+    if loop is None:
+        return False
+    start = ctx.parent(loop) if isinstance(loop, ast.comprehension) else loop  # the comprehension's expression
+    if start is None:
+        return False
+    if function is not None:
+        return scope_outside_loops(start, ctx.semantic) is function
+    return runs_once(start, ctx.semantic)
+
+
+def _received_as(read: ast.Name, ctx: RuleContext) -> tuple[ast.AST, str] | None:
+    """The module-level function of the file a call hands `read` to, and the parameter
+    that receives it (`evaluate(model, test_loader)`)."""
+    call = ctx.parent(read)
+    if isinstance(call, ast.keyword):
+        call = ctx.parent(call)
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+        return None
+    resolved = ctx.semantic.resolve([ctx.tree], call.func.id)
+    if resolved is None or len(resolved[0]) != 1 or resolved[1]:
+        return None
+    [facts] = resolved[0]
+    if facts.owner is not None or facts.scope is not ctx.tree:
+        return None
+    if read in call.args:
+        position = call.args.index(read)
+        if any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+            return None
+        names = facts.positional()
+        return (facts.node, names[position]) if position < len(names) else None
+    keyword = next((k.arg for k in call.keywords if k.value is read), None)
+    return (facts.node, keyword) if keyword is not None else None
+
+
+def _iterated_by(load: ast.expr, ctx: RuleContext) -> ast.AST | None:
     """The `for` loop or comprehension that iterates `load` (as it is, or through `enumerate`
     or a progress bar), if one does."""
     node: ast.AST = load
