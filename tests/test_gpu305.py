@@ -26,6 +26,8 @@ def _found(source: str):
         ('device = "cuda"\n', True),
         ('device = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n', True),
         ('device = "cpu"\n', False),
+        ('device = torch.device("cpu")\n', False),  # the host, however it is spelt
+        ('device = torch.device("cuda")\n', True),
         ("device = torch.float16\n", False),  # a dtype conversion, not a device
     ],
 )
@@ -605,3 +607,21 @@ def test_loaders_lightning_feeds_to_its_device(body):
 )
 def test_loaders_lightning_keeps_on_the_host_or_does_not_get(body):
     assert _found(LIGHTNING + body) == []
+
+
+def test_a_helper_given_the_host_at_every_call_feeds_no_device():
+    """`train(model, device, loader)` called with `device = torch.device("cpu")`: the
+    parameter's batches stay on the host."""
+    source = HEAD + textwrap.dedent("""\
+        def train(model, device, batches):
+            for x, y in batches:
+                model(x.to(device))
+
+
+        device = torch.device("cpu")
+        loader = DataLoader(data, batch_size=32)
+        for epoch in range(3):
+            train(model, device, loader)
+        """)
+    assert _found(source) == []
+    assert len(_found(source.replace('torch.device("cpu")', 'torch.device("cuda")'))) == 1

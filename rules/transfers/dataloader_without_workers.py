@@ -1229,10 +1229,20 @@ def _is_device_expression(node: ast.expr) -> bool:
         return _is_device_expression(node.body) or _is_device_expression(node.orelse)
     if isinstance(node, ast.Call):
         func = node.func
-        return (
+        named = (
             isinstance(func, ast.Attribute)
             and func.attr == "device"
             or isinstance(func, ast.Name)
             and func.id == "device"
         )
+        given = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "type"), None)
+        # `torch.device("cpu")` is the host; `torch.device(name)` or `torch.device("cuda", rank)` is not known to be
+        return named and not (given is not None and _only_cpu(given))
     return isinstance(node, ast.Attribute) and node.attr == "device"
+
+
+def _only_cpu(node: ast.expr) -> bool:
+    """`"cpu"`, or a conditional whose every branch is `"cpu"`."""
+    if isinstance(node, ast.IfExp):
+        return _only_cpu(node.body) and _only_cpu(node.orelse)
+    return _is_cpu(node)
