@@ -122,14 +122,18 @@ def bound_names(nodes: Iterable[ast.AST]) -> set[str]:
     variables included, which is more than Python binds; nested scopes' insides not)."""
     found: set[str] = set()
     for node in walk_local(nodes):
-        if isinstance(node, ast.Name):
-            if not isinstance(node.ctx, ast.Load):
-                found.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            found.add(node.name)
-        else:
-            found.update(names_bound_by(node))
+        found.update(bound_here(node))
     return found
+
+
+def bound_here(node: ast.AST) -> list[str]:
+    """The names `node` itself binds (not its children): a `Name` target, a `def` or
+    `class`, and what `names_bound_by` names."""
+    if isinstance(node, ast.Name):
+        return [] if isinstance(node.ctx, ast.Load) else [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    return names_bound_by(node)
 
 
 def literal_int(node: ast.expr | None) -> int | None:

@@ -38,7 +38,9 @@ a test under a branch, a counter that moves another way.
 `once_per_loop` answers the same kind of question for a statement: one in the body of an
 `if` that tests the loop's index for equality with a literal (`for i in range(n): if i ==
 0: ...`) runs at most once per run of the loop, since `range`'s and `enumerate`'s index
-take each value once (when the body never rebinds it).
+take each value once (when the body never rebinds it); so does one in the body of a lazy
+start, `if features is None:` whose body binds `features`, which nothing else in the loop
+binds.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ import ast
 import math
 from typing import TYPE_CHECKING
 
-from .astutil import NESTED_SCOPES, bound_names, signed_int
+from .astutil import NESTED_SCOPES, bound_here, bound_names, signed_int, walk_local
 
 if TYPE_CHECKING:
     from .rule_base import RuleContext
@@ -216,25 +218,58 @@ def _continues(statements: list[ast.stmt]) -> bool:
 def once_per_loop(ctx: RuleContext) -> bool:
     """The current statement runs at most once per run of the innermost loop: it is in the
     body of an `if` (of that loop, at any depth) whose test is the loop's index compared
-    for equality with a literal (`if i == 0:`, or an `and` with such an operand)."""
+    for equality with a literal (`if i == 0:`, or an `and` with such an operand), or a lazy
+    start: `if features is None:` whose body binds `features`, which nothing else in the
+    loop binds (the buffer is made on the first iteration, then kept)."""
     if not ctx.loops:
         return False
     loop = ctx.loops[-1]
-    if not isinstance(loop, (ast.For, ast.AsyncFor)):
-        return False
-    index = _distinct_index(loop, ctx)
     level = ctx.innermost_loop_level()
-    if index is None or level is None:
+    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or level is None:
         return False
+    index = _distinct_index(loop, ctx) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
     for position in range(level + 1, len(ctx.statements) - 1):
         statement = ctx.statements[position]
-        if (
-            isinstance(statement, ast.If)
-            and ctx.blocks[position + 1] is statement.body
-            and _equals_literal(statement.test, index)
-        ):
+        if not (isinstance(statement, ast.If) and ctx.blocks[position + 1] is statement.body):
+            continue
+        if index is not None and _equals_literal(statement.test, index):
+            return True
+        if _started_lazily(statement, loop):
             return True
     return False
+
+
+def _started_lazily(statement: ast.If, loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """`if name is None:` (or an `and` with that operand) whose body binds `name`, bound
+    nowhere else in the loop."""
+    test = statement.test
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    names = [name for name in map(_none_test, tests) if name is not None]
+    return any(_set_only_there(name, statement, loop) for name in names)
+
+
+def _none_test(test: ast.expr) -> str | None:
+    """`name` of a test `name is None`."""
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        return test.left.id
+    return None
+
+
+def _set_only_there(name: str, statement: ast.If, loop: ast.For | ast.AsyncFor | ast.While) -> bool:
+    """The body of `statement` binds `name`, and nothing else in `loop` (its target included)."""
+    if name not in bound_names(statement.body):
+        return False
+    inside = {id(node) for node in walk_local(statement.body)}
+    targets = [loop.target] if isinstance(loop, (ast.For, ast.AsyncFor)) else []
+    others = (node for node in walk_local([*targets, *loop.body]) if id(node) not in inside)
+    return not any(name in bound_here(node) for node in others)
 
 
 def _distinct_index(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> str | None:

@@ -219,21 +219,9 @@ def scope_outside_loops(node: ast.AST, index: SemanticIndex) -> ast.AST | None:
 
 def _one_iteration(loop: ast.For | ast.AsyncFor, index: SemanticIndex) -> bool:
     """`for ... in range(1)`, `range(1, n + 1)` with `n` bound to 1: a loop of one iteration
-    at most, its bounds literal integers or module names bound to one and nothing else."""
-    iterable = loop.iter
-    if not (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and len(iterable.args) in (1, 2)
-        and not iterable.keywords
-    ):
-        return False
-    bounds = [_integer(argument, index) for argument in iterable.args]
-    if None in bounds:
-        return False
-    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
-    return stop - start <= 1  # type: ignore[operator]
+    at most (`literal_iterations`)."""
+    iterations = literal_iterations(loop, index)
+    return iterations is not None and iterations <= 1
 
 
 def _integer(node: ast.expr, index: SemanticIndex, depth: int = 0) -> int | None:
@@ -256,3 +244,25 @@ def _integer(node: ast.expr, index: SemanticIndex, depth: int = 0) -> int | None
         if isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name):
             return _integer(binding.value, index, depth + 1)
     return None
+
+
+def literal_iterations(loop: ast.AST, index: SemanticIndex) -> int | None:
+    """How many times a `for` loop runs its body when its iterable says so in literals:
+    `range(10)`, `range(1, n + 1)` with `n` a module name bound to one integer, a literal
+    tuple or list. None otherwise (a comprehension's generator: its `iter` the same way)."""
+    iterable = getattr(loop, "iter", None)
+    if isinstance(iterable, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in iterable.elts):
+        return len(iterable.elts)
+    if not (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "range"
+        and len(iterable.args) in (1, 2)
+        and not iterable.keywords
+    ):
+        return None
+    bounds = [_integer(argument, index) for argument in iterable.args]
+    if None in bounds:
+        return None
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds
+    return max(0, stop - start)  # type: ignore[operator]

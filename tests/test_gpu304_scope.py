@@ -34,6 +34,11 @@ ONCE = {
     "        for t in range(steps):\n            ids = ids * t\n        return ids\n",
     "forward-of-a-plain-class": "class Net:\n    def forward(self, x):\n        return torch.ones(3).to(device)\n",
     "first-iteration-of-a-range": "for i in range(10):\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
+    "a-buffer-started-lazily": "features = None\nfor batch in loader:\n    if features is None:\n"
+    "        features = torch.zeros(10000, 512)\n        features = features.to(device)\n"
+    "    features[:2] = batch\n",
+    "a-buffer-started-lazily-on-the-first-rank": "features = None\nfor batch in loader:\n"
+    "    if rank == 0 and features is None:\n        features = torch.zeros(10000, 512).cuda()\n",
     "one-iteration-of-enumerate": "for i, n in enumerate([3, 4]):\n    if i == 1 and n:\n"
     "        ramp = torch.arange(n).to(device)\n",
 }
@@ -60,6 +65,8 @@ REPEATED = {
     "guard-in-an-else": "for i in range(10):\n    if i == 0:\n        pass\n    else:\n"
     "        ramp = torch.arange(5).to(device)\n",
     "index-rebound": "for i in range(10):\n    i = i % 2\n    if i == 0:\n        ramp = torch.arange(5).to(device)\n",
+    "a-buffer-started-again-each-time": "features = None\nfor batch in loader:\n    if features is None:\n"
+    "        features = torch.zeros(10000, 512).to(device)\n    features = None\n",
     "first-iteration-of-an-inner-loop": "for epoch in range(3):\n    for i in range(10):\n        if i == 0:\n"
     "            ramp = torch.arange(5).to(device)\n",
 }

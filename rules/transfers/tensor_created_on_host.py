@@ -67,7 +67,9 @@ class TensorCreatedOnHost(Rule):
     starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
     encoding, run once per generation; a helper called once when a script starts), nor on
     one iteration of a loop only (`if i == 0:` over the index of `range` or `enumerate`,
-    which takes each value once: the tensor is made once per run of the loop). When the data
+    which takes each value once; or a buffer started lazily, `if features is None:` whose
+    body binds `features`, which nothing else in the loop binds: the tensor is made once
+    per run of the loop). When the data
     came from the device (`torch.tensor(t.cpu().numpy()).cuda()`), GPU303
     `device-round-trip` reports the round trip.
 
