@@ -135,6 +135,12 @@ FIFTH_REPORT_WIDENED = USEFULNESS_REPORT.parents[1] / "tiers5b" / "usefulness.md
 #: The sixth: the default set's findings on never-used PyTorch repositories and Kaggle
 #: kernels (6a, seed 61) and on Kaggle kernels (6b, seed 62).
 SIXTH_REPORTS = tuple(USEFULNESS_REPORT.parents[1] / name / "usefulness.md" for name in ("tiers6a", "tiers6b"))
+#: The seventh and eighth: the default set with GPU305 run as a default rule (its findings
+#: without its preview behaviour, `benchmarks/realcode/tier_trial.py`), on never-used
+#: PyTorch books, courses and Kaggle kernels (seeds 71, 81 and 82).
+LATER_REPORTS = tuple(
+    USEFULNESS_REPORT.parents[1] / name / "usefulness.md" for name in ("tiers7", "tiers8a", "tiers8b")
+)
 #: The blind sets' verdicts on the findings of the gpulint each was measured with, before
 #: it joined the tuned set (`python -m benchmarks.realcode.blind_usefulness`): reported
 #: beside the tiers, not pooled into them. They are no seeded draw of findings, and their
@@ -156,7 +162,7 @@ def _checked_rates() -> dict[str, tuple[str, int, int]]:
     written, sampled, useful). The graph rules' own never-used checks count too."""
     pooled: dict[str, tuple[str, int, int]] = {}
     reports = (USEFULNESS_REPORT, SECOND_REPORT, THIRD_REPORT, *FOURTH_REPORTS, FIFTH_REPORT, FIFTH_REPORT_WIDENED)
-    for report in (*reports, *SIXTH_REPORTS):
+    for report in (*reports, *SIXTH_REPORTS, *LATER_REPORTS):
         for code, (tier, sampled, useful) in _report_rates(report).items():
             earlier = pooled.get(code, (tier, 0, 0))
             assert earlier[0] == tier, f"{code}: the reports disagree on its tier: rewrite them"

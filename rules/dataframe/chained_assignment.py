@@ -276,7 +276,9 @@ class ChainedAssignment(Rule):
     code = "GPU107"
     name = "chained-assignment"
     tier = Tier.DEFAULT
-    tier_reason = "Never-used code: 160 of 160 sampled findings useful, 80 of 80 in the sixth sample"
+    tier_reason = (
+        "Never-used code: 199 of 200 sampled findings useful, 80 of 80 in the sixth sample, 39 of 40 in the eighth"
+    )
     message = (
         "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; "
         "write through one indexer, `df.loc[row, column] = value`"
