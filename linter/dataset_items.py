@@ -24,19 +24,23 @@ from .datasets_api import (
 )
 from .rule_base import RuleContext
 from .semantic import FunctionFacts
-from .torch_api import SYNTHESIZING_FACTORIES, is_dtype
+from .torch_api import HOST, SYNTHESIZING_FACTORIES, TORCH_DTYPES, device_string_place, is_dtype
 
 #: What loading one item of a dataset costs, as far as the code shows: it reads, decodes or
 #: transforms (WORK), it only looks a row up in memory (CHEAP); None when the code does not
 #: say. NEUTRAL: a binding that refers back to the name being decided (`ds = ds.map(f)`),
-#: which adds nothing of its own.
-WORK, CHEAP, NEUTRAL = "work", "cheap", ""
+#: which adds nothing of its own. ON_DEVICE: its items are put on a device as they are
+#: loaded (`__getitem__` calls `.cuda()`), which worker processes cannot do: CUDA does not
+#: survive a fork.
+WORK, CHEAP, NEUTRAL, ON_DEVICE = "work", "cheap", "", "device"
 
 
 def _join(verdicts: Iterable[str | None]) -> str | None:
     """Several values a dataset may be: WORK when any of them does work, CHEAP when all the
     others are cheap, else unknown."""
     found = [v for v in verdicts if v != NEUTRAL]
+    if ON_DEVICE in found:
+        return ON_DEVICE
     if WORK in found:
         return WORK
     if not found:
@@ -303,6 +307,8 @@ class ItemCost:
             ):
                 return CHEAP
             return None
+        if moves_to_a_device(getitem.node):
+            return ON_DEVICE
         cheap = all(_looks_up(sub, ctx) for sub in ast.walk(getitem.node) if isinstance(sub, ast.Call))
         return CHEAP if cheap else WORK
 
@@ -322,6 +328,30 @@ def loader_item_cost(dataset: ast.expr, ctx: RuleContext, items: ItemCost) -> st
                     return _join(items.of(e, list(ctx.scopes)) for e in loop.iter.elts)
                 return None
     return items.of(dataset, list(ctx.scopes))
+
+
+def moves_to_a_device(function: ast.AST) -> bool:
+    """`function` puts what it builds on a device: `.cuda()`, `.to(d)` or `device=d` where
+    `d` is neither a literal "cpu" nor a dtype (`torch.long`)."""
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args:
+            if not _names_the_host(node.args[0]) and not _names_a_dtype(node.args[0]):
+                return True
+        if any(k.arg == "device" and not _names_the_host(k.value) for k in node.keywords):
+            return True
+    return False
+
+
+def _names_the_host(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and device_string_place(node.value) == HOST
+
+
+def _names_a_dtype(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and (node.attr in TORCH_DTYPES or node.attr == "dtype")
 
 
 def _is_none(node: ast.expr) -> bool:

@@ -48,7 +48,7 @@ from .astutil import (
     walk_local,
     within,
 )
-from .dataset_items import WORK, ItemCost, loader_item_cost
+from .dataset_items import WORK, ItemCost, loader_item_cost, moves_to_a_device
 from .diagnostic import (
     SYNTAX_ERROR_CODE,
     SYNTAX_ERROR_NAME,
@@ -171,6 +171,7 @@ __all__ = [
     "mentions",
     "mentions_any",
     "move_target",
+    "moves_to_a_device",
     "names_bound_by",
     "once_per_loop",
     "range_count",

@@ -101,6 +101,21 @@ WORK = {
 }
 
 CHEAP = {
+    "class-putting-items-on-the-device": """\
+        class OnDevice(torch.utils.data.Dataset):
+            def __init__(self, features, labels):
+                self.features, self.labels = features, labels
+
+            def __len__(self):
+                return len(self.labels)
+
+            def __getitem__(self, index):  # workers cannot: CUDA does not survive a fork
+                label = torch.tensor(self.labels[index]).to(device)
+                return transforms.functional.rotate(self.features[index], 90), label
+
+
+        loader = DataLoader(OnDevice(features, labels), batch_size=32)
+        """,
     "hf-pre-tokenized": """\
         raw = load_dataset('glue', 'mrpc')
         tokenized = raw.map(tokenize, batched=True)

@@ -231,3 +231,29 @@ def test_a_function_called_twice_at_the_top_level_reads_each_of_its_loaders_once
     assert _lines(body) == []
     per_fold = body.replace("valid = predict", "for fold in range(5):\n            valid = predict")
     assert _lines(per_fold) == [2]
+
+
+PEEK = """\
+    test_loader = DataLoader(images, batch_size=32)
+    batches = iter(test_loader)
+    first, _ = next(batches)
+    second, _ = next(batches)
+    print(model(first.to(device)).shape, second.shape)
+    """
+
+
+def test_a_loader_looked_at_through_an_iterator_is_left_alone():
+    assert _lines(PEEK) == []
+    assert _lines(PEEK, preview=True) == []
+
+
+def test_an_iterator_read_once_per_step_reads_the_loader_through():
+    body = """\
+        loader = DataLoader(images, batch_size=32)
+        for epoch in range(10):
+            batches = iter(loader)
+            for step in range(len(loader)):
+                x, _ = next(batches)
+                model(x.to(device))
+        """
+    assert _lines(body) == [1]

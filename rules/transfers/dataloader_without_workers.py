@@ -9,12 +9,12 @@ from gpulint.datasets_api import (
     TORCH_LOADERS,
 )
 from gpulint.rule_api import (
+    NESTED_SCOPES,
     DEVICE_TRIGGERS,
     DEVICE,
     FEW_BATCHES,
     HOST,
     PROGRESS_BARS,
-    TORCH_DTYPES,
     Applicability,
     assigned_value,
     base_name,
@@ -27,6 +27,7 @@ from gpulint.rule_api import (
     literal_int,
     loader_batches,
     move_target,
+    moves_to_a_device,
     Rule,
     RuleContext,
     runs_once,
@@ -113,13 +114,15 @@ class DataloaderWithoutWorkers(Rule):
     workers started for every pass would cost about what they save. Nor is a loader bound to
     a name its binding never reaches a read of (defined and never read, or bound again
     before any read: a script's or a notebook's later cells read the new loader), or read
-    only for a look at a few batches: by `next(iter(loader))`, or by loops that all break
-    off after at most 16 batches by a counter (`if i == 2: break`, see
-    `gpulint.early_exit`). A loader given workers is not flagged, with or without
-    `pin_memory`; nor is a loader whose options come from `**kwargs`, nor one whose
-    `collate_fn` builds batches on the device (worker processes cannot), nor one only read
-    on the host while another loader of the file feeds the device, nor one in a file that
-    never feeds a device.
+    only for a look at a few batches: by `next(iter(loader))` (or `it = iter(loader)` and
+    a few `next(it)` outside any loop the `iter` is not in), or by loops that all break off
+    after at most 16 batches by a counter (`if i == 2: break`, see `gpulint.early_exit`).
+    A loader given workers is not flagged, with or without `pin_memory`; nor is a loader
+    whose options come from `**kwargs`, nor one whose `collate_fn` builds batches on the
+    device, nor one over a dataset class of the file whose `__getitem__` puts items on the
+    device (`.cuda()`, `.to(device)`: worker processes cannot, CUDA does not survive a
+    fork), nor one only read on the host while another loader of the file feeds the
+    device, nor one in a file that never feeds a device.
 
     Nor, outside preview mode, is a loader the code shows is read on one pass only: each
     loop over it runs once (no loop around it other than one of a single iteration such as
@@ -673,7 +676,10 @@ def batches():
             bound = statement.targets[0].id
             reads, hidden = _binding_reads(bound, statement, ctx)
             if reads is not None:
-                if reads and all(_first_batch(read, ctx) or _previewed(read, ctx) for read in reads):
+                if reads and all(
+                    _first_batch(read, ctx) or _previewed(read, ctx) or _peeked_through_an_iterator(read, ctx)
+                    for read in reads
+                ):
                     return  # read only for a look at a few batches
                 if not reads and not hidden:
                     return  # never read
@@ -980,6 +986,53 @@ def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
     )
 
 
+def _peeked_through_an_iterator(load: ast.Name, ctx: RuleContext) -> bool:
+    """`it = iter(load)`, then at most `FEW_BATCHES` calls `next(it)`, none in a loop that
+    does not also run the `iter(...)` (one batch each): a look at a few batches. A
+    `next(it)` per step of a loop reads the loader through."""
+    call = ctx.parent(load)
+    statement = ctx.parent(call) if call is not None else None
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "iter"
+        and call.args == [load]
+        and isinstance(statement, ast.Assign)
+        and statement.value is call
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    ):
+        return False
+    reads, hidden = _binding_reads(statement.targets[0].id, statement, ctx, _scope_of(statement, ctx))
+    if not reads or hidden or len(reads) > FEW_BATCHES:
+        return False
+    around = _loops_around(statement, ctx)
+    return all(_next_of(read, ctx) and _loops_around(read, ctx) == around for read in reads)
+
+
+def _next_of(load: ast.Name, ctx: RuleContext) -> bool:
+    call = ctx.parent(load)
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "next"
+        and call.args[:1] == [load]
+    )
+
+
+def _loops_around(node: ast.AST, ctx: RuleContext) -> list[ast.AST]:
+    """The loops and comprehensions around `node` in its scope, innermost first."""
+    found: list[ast.AST] = []
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.Module, *NESTED_SCOPES)):
+        if isinstance(
+            parent, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        ):
+            found.append(parent)
+        parent = ctx.parent(parent)
+    return found
+
+
 def _previewed(load: ast.Name, ctx: RuleContext) -> bool:
     """`load` is what a `for` loop iterates, and the loop's body breaks it off after at most
     `FEW_BATCHES` iterations."""
@@ -1036,7 +1089,7 @@ def _loads_no_pass(read: ast.Name, ctx: RuleContext) -> bool:
         return True
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
         return parent.args == [read]
-    return _first_batch(read, ctx)
+    return _first_batch(read, ctx) or _peeked_through_an_iterator(read, ctx)
 
 
 def _progress_bar_bound(read: ast.Name, ctx: RuleContext) -> tuple[str, ast.Assign] | None:
@@ -1155,27 +1208,7 @@ def _collates_on_a_device(call: ast.Call, ctx: RuleContext) -> bool:
     if not isinstance(collate, ast.Name):
         return False
     function = ctx.function_named(collate.id)
-    return function is not None and _moves_to_a_device(function)
-
-
-def _moves_to_a_device(function: ast.AST) -> bool:
-    """`function` puts what it builds on a device: `.cuda()`, `.to(d)` or `device=d` where
-    `d` is neither a literal "cpu" nor a dtype (`torch.long`)."""
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Call):
-            continue
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
-            return True
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args:
-            if not _is_cpu(node.args[0]) and not _names_a_dtype(node.args[0]):
-                return True
-        if any(k.arg == "device" and not _is_cpu(k.value) for k in node.keywords):
-            return True
-    return False
-
-
-def _names_a_dtype(node: ast.expr) -> bool:
-    return isinstance(node, ast.Attribute) and (node.attr in TORCH_DTYPES or node.attr == "dtype")
+    return function is not None and moves_to_a_device(function)
 
 
 def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
