@@ -52,6 +52,7 @@ TUNED_LABELS = (
             "blind12",
             "blind13",
             "blind14",
+            "blind15",
         )
     ),
 )
