@@ -16,12 +16,19 @@ LEGACY_SUGGESTION = (
     "classes refuse an accelerator's device"
 )
 
+DRAW_SUGGESTION = (
+    "build the distribution from tensors on the device (`Normal(torch.zeros((), device=d), torch.ones((), "
+    "device=d))`), or draw with a factory given `device=` (`torch.randn(shape, device=d)`)"
+)
+
 
 def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: HostFactory = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
         if found.legacy:
             return suggestion(LEGACY_SUGGESTION)
+        if found.draw:
+            return suggestion(DRAW_SUGGESTION)
         return Decline("the rule found no factory call that takes the device here")
     move = found.move
     destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]

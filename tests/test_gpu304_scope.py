@@ -96,3 +96,38 @@ def test_nesting_inside_a_top_level_loop_counts():
                     noise = torch.randn(4).to(device)
         """)
     assert _lines(source) == [7]
+
+
+DRAW_HEAD = HEAD + "from torch.distributions import Normal, Uniform\n\n\ndef act(mean, steps):\n    for _ in range(steps):\n"
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        "        z = Normal(0, 1).sample(mean.shape).to(device)\n",
+        "        normal = Normal(0, 1)\n        z = normal.sample(mean.shape).cuda()\n",
+        "        z = 0.1 * Uniform(-1.0, 1.0).rsample((4,)).to(device)\n",
+    ],
+)
+def test_a_draw_from_a_distribution_of_numbers_moved_to_the_device_is_flagged_with_a_suggestion(draw):
+    [finding] = [d for d in lint_source(DRAW_HEAD + draw) if d.code == "GPU304"]
+    assert "draws on the host" in finding.message
+    assert finding.fix is not None and finding.fix.edits == () and "device=d" in finding.fix.message
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        "        z = Normal(mean, 1.0).sample().to(device)\n",  # a tensor parameter: drawn where it is
+        "        z = Normal(0, 1).sample(mean.shape).to('cpu')\n",  # moved to the host
+        "        z = Normal(0, 1).sample(mean.shape)\n",  # not moved
+        "        normal = make()\n        z = normal.sample(mean.shape).cuda()\n",  # what it is, unknown
+    ],
+)
+def test_a_draw_not_made_on_the_host_and_moved_is_left_alone(draw):
+    assert _lines(DRAW_HEAD + draw) == []
+
+
+def test_a_draw_made_once_is_left_alone():
+    source = HEAD + "from torch.distributions import Normal\n\nz = Normal(0, 1).sample((4,)).to(device)\n"
+    assert _lines(source) == []

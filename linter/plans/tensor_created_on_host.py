@@ -20,3 +20,9 @@ class HostFactory(Facts):
         """Made by a legacy tensor class given a shape (`torch.FloatTensor(4, 256)`), which
         takes no accelerator's `device=`."""
         return self.move.name in LEGACY_TENSOR_TYPES
+
+    @property
+    def draw(self) -> bool:
+        """A draw from a `torch.distributions` distribution whose parameters are numbers
+        (`Normal(0, 1).sample(shape).cuda()`): no factory takes the device there."""
+        return self.move.name.startswith("distributions.")

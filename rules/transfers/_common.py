@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from gpulint.rule_api import (
+    assigned_value,
     bare_method_call,
     DEVICE,
     HOST,
@@ -384,6 +385,47 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
             break
     found = _moved_factory(node, made, env)
     return replace(found, plain=False) if found is not None and chained else found
+
+
+#: The methods of a `torch.distributions` distribution that draw from it.
+DRAWING_METHODS = frozenset({"sample", "rsample"})
+
+
+def distribution_draw_move(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
+    """`node` (`.to(d)`/`.cuda()`) moves a draw from a `torch.distributions` distribution
+    whose parameters are numbers (`Normal(0, 1).sample(shape).cuda()`, also through a name
+    bound to the distribution): its parameters are tensors on the host, so it draws there.
+    The rewrite is shown, not written (`name` starts with "distributions.")."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "cuda")
+        and isinstance(node.func.value, ast.Call)
+    ):
+        return None
+    draw = node.func.value
+    if not (isinstance(draw.func, ast.Attribute) and draw.func.attr in DRAWING_METHODS):
+        return None
+    made = draw.func.value
+    if isinstance(made, ast.Name):
+        statement = ctx.reaching_assignment(made.id)
+        made = assigned_value(statement, made.id) if statement is not None else None  # type: ignore[assignment]
+    if not isinstance(made, ast.Call):
+        return None
+    name = ctx.qualname(made.func) or ""
+    parameters = [*made.args, *(k.value for k in made.keywords)]
+    if not name.startswith("torch.distributions.") or not parameters or not all(map(_a_number, parameters)):
+        return None
+    if node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:
+        return None
+    return FactoryMove(node, draw, "distributions." + name.rsplit(".", 1)[1], destination_node(node), plain=False)
+
+
+def _a_number(node: ast.expr) -> bool:
+    """A literal number (`0`, `1.0`, `-1`)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:

@@ -8,6 +8,7 @@ from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, Rule
 from gpulint.torch_api import HOST_ONLY_KEYWORDS, RANDOM_FACTORIES
 
 from ._common import (
+    distribution_draw_move,
     FactoryMove,
     factory_move,
     factory_moved_later,
@@ -55,6 +56,11 @@ class TensorCreatedOnHost(Rule):
     and a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`).
     Not when `t` is read in between or by the `if`'s test, moved in an `if` that has an
     `else`, or moved into a different name (the host tensor is then still there to be used).
+
+    A draw from a `torch.distributions` distribution whose parameters are numbers is made on
+    the host too (`Normal(0, 1).sample(shape).to(device)`, also through a name bound to the
+    distribution, and `rsample`): it is flagged with the rewrite shown (parameters on the
+    device, or a factory given `device=`). A distribution given tensors draws where they are.
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
@@ -375,11 +381,18 @@ mask = make_mask(64)
             move = factory_moved_later(
                 node, ctx.statements, ctx.blocks, ctx.env, ctx.semantic.remember("factories touched", ctx.tree, dict)
             )
+        if move is None:
+            move = distribution_draw_move(node, ctx)
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
         if not runs_repeatedly(ctx):
             return  # made once per run of the program, or per call of a function called once
         message, spot = None, node
+        if move.name.startswith("distributions."):
+            message = (
+                f"`{move.name.split('.')[1]}` with number parameters draws on the host and the draw is copied to "
+                "the device: give the distribution parameters on the device"
+            )
         if move.made is not None:  # reported at the factory, where `device=` goes
             name = move.made.targets[0].id  # type: ignore[attr-defined]
             message = (
