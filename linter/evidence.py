@@ -483,6 +483,11 @@ class TypeEnv:
             return _constructed_type(name, node, self)
         if isinstance(func, ast.Call) and dask_api.is_delayed(self.qualname(func.func)):
             return Ty(Kind.COLLECTION, "dask")  # `dask.delayed(f)(x)`: a lazy value
+        if isinstance(func, ast.Call) and self.qualname(func.func) is not None:
+            made = self.type_of(func)  # `nn.BCELoss()(p, y)`: a module made and called at once
+            if made is not None and made.lib == "torch" and made.kind == "model":
+                return torch_api.call_type(made, node, self)
+            return None
         if isinstance(func, ast.Name):
             if func.id in ("next", "iter", "int") and len(node.args) == 1 and self.is_builtin(func.id):
                 return self._builtin_type(func.id, node)

@@ -879,6 +879,26 @@ FUNCTIONAL = {
                 total += criterion(data.cuda(), target.cuda()).item()  # GPU308
             return total
     """,
+    "loss_module_made_and_called_at_once": """
+        from torch import nn
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            for data, target in loader:
+                total += nn.BCELoss()(data.cuda(), target.cuda()).item()  # GPU308
+            return total
+    """,
+    "loss_module_made_and_called_at_once_on_the_host": """
+        from torch import nn
+
+
+        def evaluate(model, loader):
+            total = 0.0
+            for data, target in loader:
+                total += nn.BCELoss()(data.cpu(), target.cpu()).item()  # OK
+            return total
+    """,
     "parts_of_placed_tensors": """
         import torch
 

@@ -98,7 +98,9 @@ def test_nesting_inside_a_top_level_loop_counts():
     assert _lines(source) == [7]
 
 
-DRAW_HEAD = HEAD + "from torch.distributions import Normal, Uniform\n\n\ndef act(mean, steps):\n    for _ in range(steps):\n"
+DRAW_HEAD = (
+    HEAD + "from torch.distributions import Normal, Uniform\n\n\ndef act(mean, steps):\n    for _ in range(steps):\n"
+)
 
 
 @pytest.mark.parametrize(
