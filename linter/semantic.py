@@ -533,6 +533,36 @@ class LocalScope:
             and all(accepts(binding) for binding in bindings)  # type: ignore[union-attr]
         )
 
+    def reads_reached(self, name: str, statement: ast.stmt) -> tuple[list[ast.Name] | None, bool]:
+        """The reads of `name` that its binding by `statement` reaches: those after it in this
+        scope, up to the next binding of the name (in source order, as a script or a
+        notebook's cells run), None when a nested function or a star import may read it too;
+        and whether a notebook line with IPython syntax stands in that stretch (`%time
+        train(loader)`), whose reads are out of view."""
+        uses = self.uses
+        if name in uses.free_in or uses.star_import:
+            return None, False  # read elsewhere, perhaps: a nested function, a star import
+        start = (statement.end_lineno or statement.lineno, statement.end_col_offset or 0)
+        end = min((_bound_from(b) for b in self.bindings.get(name, ()) if b.position >= start), default=None)
+
+        def reached(place: tuple[int, int]) -> bool:
+            return start <= place and (end is None or place < end)
+
+        reads = [load for load in uses.loads.get(name, []) if reached((load.lineno, load.col_offset))]
+        return reads, any(reached(place) for place in uses.masked)
+
+
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)
+
+
+def _bound_from(binding: Binding) -> tuple[int, int]:
+    """Where a binding takes effect: after the value it assigns is computed (`x = f(x)`
+    reads the old `x`), else where it starts."""
+    value = binding.node.value if isinstance(binding.node, _ASSIGNMENTS) else None
+    if value is not None and value.end_lineno is not None and value.end_col_offset is not None:
+        return value.end_lineno, value.end_col_offset
+    return binding.position
+
 
 class LocalUses:
     """What one scope's own code does with its names, node by node: the code outside its
