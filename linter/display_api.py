@@ -38,3 +38,16 @@ SUMMARY_WRITER_METHODS = frozenset(
         "add_pr_curve",
     }
 )
+
+#: TensorBoard's writers (torch's and tensorboardX's), by qualified name.
+SUMMARY_WRITERS = frozenset(
+    {
+        "torch.utils.tensorboard.SummaryWriter",
+        "torch.utils.tensorboard.writer.SummaryWriter",
+        "tensorboardX.SummaryWriter",
+        "tensorboardX.writer.SummaryWriter",
+    }
+)
+
+#: The library name of a writer's `Ty` (`Kind.LOGGER`).
+TENSORBOARD = "tensorboard"

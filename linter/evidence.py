@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from . import accelerate_api, dask_api, estimators, networkx_api, numpy_api, pandas_api, torch_api
+from . import accelerate_api, dask_api, display_api, estimators, networkx_api, numpy_api, pandas_api, torch_api
 
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
@@ -634,6 +634,8 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
     known = pandas_api.constructed_type(qualname, call, env) or numpy_api.constructed_type(qualname, call, env)
     if known is not None:
         return known
+    if qualname in display_api.SUMMARY_WRITERS:
+        return Ty(Kind.LOGGER, display_api.TENSORBOARD)
     if qualname.startswith("torch."):
         return torch_api.constructed_type(qualname[6:], call, env)
     if qualname in torch_api.DEVICE_HELPERS and call is not None:

@@ -81,6 +81,10 @@ class Kind(str, enum.Enum):
             "Unpacking it binds each name to its item."
         ),
     )
+    LOGGER = (
+        "logger",
+        'A TensorBoard `SummaryWriter` (`lib` "tensorboard"): `add_scalar` reads a tensor it is given to the host.',
+    )
     OTHER = "other", "Known, and of no interest to the rules (a list, a literal, a Python scalar)."
     NONE = (
         "none",

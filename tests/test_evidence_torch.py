@@ -1135,3 +1135,55 @@ def test_prepare_returns_each_object_in_its_place():
 )
 def test_model_classes(name, is_model):
     assert is_model_class(name) is is_model
+
+
+# -- TensorBoard writers ---------------------------------------------------------------------
+
+TENSORBOARD = {
+    "a_device_loss_logged_every_step": """
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter("runs")
+
+
+        def train(model, loader, optimizer):
+            model = model.cuda()
+            for step, (x, y) in enumerate(loader):
+                loss = torch.nn.functional.mse_loss(model(x.cuda()), y.cuda())
+                loss.backward()
+                optimizer.step()
+                writer.add_scalar("loss", loss, global_step=step)  # GPU307
+                writer.add_scalar("lr", 0.1, global_step=step)  # OK
+    """,
+    "tensorboardx_on_an_attribute_keyword_value": """
+        import torch
+        from tensorboardX import SummaryWriter
+
+
+        class Agent:
+            def __init__(self, net):
+                self.net = net.cuda()
+                self.writer = SummaryWriter()
+
+            def update(self, batches):
+                for x in batches:
+                    loss = self.net(x.cuda()).mean()
+                    self.writer.add_scalar(tag="loss", scalar_value=loss)  # GPU307
+    """,
+    "a_writer_of_unknown_kind": """
+        import torch
+
+
+        def train(model, loader, logger):
+            model = model.cuda()
+            for x in loader:
+                loss = model(x.cuda()).mean()
+                logger.add_scalar("loss", loss)  # OK
+    """,
+}
+
+
+@pytest.mark.parametrize("source", TENSORBOARD.values(), ids=TENSORBOARD.keys())
+def test_a_tensorboard_writer_reads_a_device_tensor_it_logs(source):
+    _check(source)

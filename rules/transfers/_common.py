@@ -149,7 +149,7 @@ def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
 #: Builtins that turn a one-element tensor or array into a Python number.
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 #: The methods a copy to the host (`to_host`) can be a call of: the rules' `calls`.
-TO_HOST_METHODS = HOST_COPY_METHODS | CUPY_HOST_COPY_METHODS | CUDF_HOST_COPY_METHODS | {"to", "asnumpy"}
+TO_HOST_METHODS = HOST_COPY_METHODS | CUPY_HOST_COPY_METHODS | CUDF_HOST_COPY_METHODS | {"to", "asnumpy", "add_scalar"}
 
 
 def _is_torch(ty: Ty | None) -> bool:
@@ -171,6 +171,8 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
         return "`cupy.asnumpy()`"
     if isinstance(func, ast.Attribute):
         receiver = env.type_of(func.value)
+        if func.attr == "add_scalar" and receiver is not None and receiver.kind == "logger":
+            return _logged_scalar(node, env)
         if not is_device_resident(receiver):
             return None
         assert receiver is not None
@@ -193,6 +195,18 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
             ty = env.type_of(node.args[0])
             if is_device_resident(ty) and ty is not None and (ty.lib == "cupy" or ty.kind in ("tensor", "output")):
                 return f"`{func.id}()`"
+    return None
+
+
+def _logged_scalar(call: ast.Call, env: TypeEnv) -> str | None:
+    """`writer.add_scalar(tag, value)` of a TensorBoard writer given a tensor on the device:
+    the writer reads it to the host (`.item()`) before it logs it."""
+    value = call.args[1] if len(call.args) > 1 else keyword_value(call, "scalar_value")
+    if value is None or isinstance(value, ast.Starred):
+        return None
+    ty = env.type_of(value)
+    if is_device_resident(ty) and ty is not None and ty.lib == "torch" and ty.kind in ("tensor", "output", "placed"):
+        return "`add_scalar()` of a tensor"
     return None
 
 

@@ -469,6 +469,8 @@ def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
         return False
     func = node.func
     if isinstance(func, ast.Attribute):
+        if func.attr == "add_scalar":  # a TensorBoard writer's (`to_host`): it reads a number
+            return True
         return func.attr == "item" and not node.args and not node.keywords
     return (
         isinstance(func, ast.Name)

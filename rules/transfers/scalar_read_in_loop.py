@@ -24,7 +24,9 @@ class ScalarReadInLoop(HostCopyInLoop):
     loop over one item's parts or over a model's parameters, a loop the file shows runs a
     few times, nor an iteration that draws the number or waits for the device anyway, nor a
     number the loop tests to decide whether to stop (`if token.item() == eos_id: break`).
-    NumPy's `.item()` is not a copy.
+    NumPy's `.item()` is not a copy. A TensorBoard writer (`torch.utils.tensorboard` or
+    `tensorboardX`'s `SummaryWriter`, also held on `self`) given a device tensor to
+    `add_scalar` reads it to the host itself: that is a number read too.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A number read from
