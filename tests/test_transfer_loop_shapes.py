@@ -40,10 +40,13 @@ def _last_line(source: str) -> int:
         "    for m in names:\n        row[m] = log[m][-1]\n",
         # the items of this batch, by position
         "    for i in range(batch_size):\n        label = target.data[i]\n        counts[label] += 1\n",
+        # a target network's soft update: two modules' tensors side by side
+        "    for p, q in zip(net.parameters(), target_net.parameters()):\n        q.data.copy_(0.99 * q.data + 0.01 * p.data)\n",
     ],
 )
 def test_an_inner_loop_without_data_of_its_own_keeps_the_batch_loop_hot(inner):
-    source = LOOP.replace("for batch", "log = defaultdict(list)\nrow = {}\nfor batch") + inner
+    modules = "net = nn.Linear(2, 2).to(device)\ntarget_net = nn.Linear(2, 2).to(device)\n"
+    source = LOOP.replace("for batch", "log = defaultdict(list)\nrow = {}\n" + modules + "for batch") + inner
     source += "    print(t.sum().item())\n"
     assert _codes(source) == [("GPU307", _last_line(source))]
 
@@ -57,6 +60,7 @@ def test_an_inner_loop_without_data_of_its_own_keeps_the_batch_loop_hot(inner):
         "    for k in ids:\n        x = table[k]\n",  # keys of a container not made as a dict
         "    for f in fns:\n        f()\n        record(f)\n",  # an item also passed on
         "    for i, f in enumerate(fns):\n        out = f(inputs[i])\n",  # a position read
+        "    for x, y in zip(loader, other_loader):\n        model(x, y)\n",  # two loaders side by side
     ],
 )
 def test_an_inner_loop_over_other_data_still_makes_an_outer_loop(inner):

@@ -784,6 +784,8 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
         return not _holds_data(iterable.func.value, env)  # type: ignore[attr-defined]
     if _named_parts(iterable) or _module_tensors(iterable, env):
         return True
+    if _zipped_module_tensors(iterable, env):
+        return True
     target = getattr(loop, "target", None)
     if isinstance(iterable, ast.Name) and isinstance(target, ast.Name) and not _holds_data(iterable, env):
         # `for k in batch: ... batch[k] ...`: the loop runs over the keys of a mapping
@@ -796,6 +798,20 @@ def small_loop(loop: ast.AST, statement: ast.stmt | None, env: TypeEnv) -> bool:
             for sub in walk_local(loop_parts(loop, statement))
         )
     return False
+
+
+def _zipped_module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:
+    """`zip(net.parameters(), target.parameters())`: two modules' tensors side by side (a
+    target network's soft update), not data."""
+    return (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id == "zip"
+        and env.is_builtin("zip")
+        and len(iterable.args) >= 2
+        and not iterable.keywords
+        and all(_module_tensors(argument, env) for argument in iterable.args)
+    )
 
 
 def _module_tensors(iterable: ast.expr, env: TypeEnv) -> bool:

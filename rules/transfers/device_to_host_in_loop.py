@@ -61,7 +61,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
     loop's once-per-epoch copy into a per-iteration one; with no loop around it, its few
     copies are not flagged. The same holds for a loop over one model's own tensors
     (`model.named_parameters()`, `.parameters()`, `.buffers()`: a weight or gradient
-    histogram per layer) and for a loop the file shows runs a few times (at most 100
+    histogram per layer; two modules' side by side, `zip(net.parameters(),
+    target.parameters())`: a target network's soft update) and for a loop the file shows runs a few times (at most 100
     iterations: `for j in range(10, 20)`, a literal list; or a loader of at most 16 batches
     over a dataset whose size its library documents, with a literal `batch_size`: PyTorch
     Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, or a
