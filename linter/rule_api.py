@@ -86,6 +86,7 @@ from .loop_effects import (
     reference,
 )
 from .repetition import (
+    literal_iterations,
     repeated_functions,
     runs_once,
     scope_outside_loops,
@@ -166,6 +167,7 @@ __all__ = [
     "known_small",
     "library_of",
     "literal_int",
+    "literal_iterations",
     "loader_batches",
     "loop_changes",
     "mentions",

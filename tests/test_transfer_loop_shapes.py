@@ -160,3 +160,46 @@ def test_a_read_whose_name_only_feeds_totals_is_one_total_on_the_first(total):
 def test_a_read_whose_name_does_more_than_feed_a_total_stays_a_read(total):
     source = _RUNNING + total
     assert _codes(source) == [("GPU307", len(_RUNNING.splitlines()))]
+
+
+# -- a copy in a helper the loop calls -------------------------------------------------------
+
+HELPER = TORCH + textwrap.dedent("""\
+    device = torch.device("cuda")
+    model = nn.Linear(4, 3).to(device)
+
+
+    def accuracy(scores, target):
+        hits = (scores.argmax(1) == target).sum().item()
+        return hits / len(target)
+
+
+    """)
+
+
+def test_a_copy_in_a_helper_the_batch_loop_calls_is_a_copy_per_batch():
+    source = HELPER + "for x, y in batches:\n    print(accuracy(model(x.to(device)), y.to(device)))\n"
+    [(code, line)] = _codes(source)
+    assert code == "GPU307" and source.splitlines()[line - 1].strip().startswith("hits =")
+    [finding] = [d for d in lint_source(source) if d.code == "GPU307"]
+    assert "in `accuracy`, which a loop calls on every iteration" in finding.message
+
+
+@pytest.mark.parametrize(
+    "calls",
+    [
+        "print(accuracy(model(x.to(device)), y.to(device)))\n",  # once, at the top level
+        "for i in range(6):\n    print(accuracy(model(x.to(device)), y.to(device)))\n",  # a few times
+        "for x, y in batches:\n    if verbose:\n        print(accuracy(model(x.to(device)), y.to(device)))\n",
+        "for epoch in range(epochs):\n    for x, y in batches:\n        model(x.to(device))\n"
+        "    print(accuracy(model(x.to(device)), y.to(device)))\n",  # once per epoch, after the batches
+    ],
+)
+def test_a_helper_called_once_a_few_times_or_sometimes_is_left_alone(calls):
+    assert _codes(HELPER + calls) == []
+
+
+def test_a_helper_that_returns_its_read_is_left_alone():
+    source = HELPER.replace("return hits / len(target)", "return (scores - target).pow(2).mean().item()")
+    source += "for x, y in batches:\n    losses.append(accuracy(model(x.to(device)), y.to(device)))\n"
+    assert _codes(source) == []

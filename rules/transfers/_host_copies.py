@@ -20,6 +20,7 @@ import enum
 from typing import ClassVar
 
 from gpulint.rule_api import (
+    literal_iterations,
     NESTED_SCOPES,
     assigned_value,
     bound_names,
@@ -77,8 +78,8 @@ class HostCopyInLoop(Rule):
     calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        if not ctx.loops:
-            return
+        if not ctx.loops and ctx.enclosing_function is None:
+            return  # once, at a script's top level (a helper's copy may run in its callers' loops)
         # the three rules ask the same of every node: the file's index keeps the answer
         found = ctx.semantic.remember("host_copy_in_loop", node, lambda: _copy_in_loop(node, ctx))
         if found is None:
@@ -110,9 +111,11 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     what = to_host(node, ctx.env)
     if what is None or under_host_autocast(ctx):
         return None
-    loop = _counting_loop(node, ctx)
+    loop = _counting_loop(node, ctx) if ctx.loops else _loop_calling(ctx)
     if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx) or _decides_exit(node, loop, ctx):
         return None
+    if not ctx.loops:  # in a helper the loop calls
+        what = f"{what} in `{ctx.enclosing_function.name}`, which a loop calls on every iteration,"  # type: ignore[union-attr]
     read = _read_value(node, ctx)
     through = _total_through_name(read, loop, ctx)
     if through is not None:
@@ -148,6 +151,78 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
         if isinstance(statement, ast.If) and not _runs_every_iteration(statement, inside[position + 1], loop, ctx):
             return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _loop_calling(ctx: RuleContext) -> ast.AST | None:
+    """For a copy outside any loop of its function: the hot loop that runs it on every
+    iteration by calling that function, a module-level function of the file (a helper
+    such as `compute_accuracy(y_pred, y)` called in the batch loop). The copy runs on every
+    call (no `if`, `try` or loop around it in the function), and some call by name, also
+    on every iteration of its innermost loop, sits in a loop of the file that is neither a
+    small loop nor an outer one (see `_counting_loop`)."""
+    function = ctx.enclosing_function
+    if function is None or not any(function is statement for statement in ctx.statements):
+        return None
+    start = next(i for i, statement in enumerate(ctx.statements) if statement is function)
+    if any(isinstance(s, (ast.If, ast.Try, *_STATEMENT_LOOPS)) for s in ctx.statements[start + 1 : -1]):
+        return None
+    facts = ctx.semantic.function(function)
+    if facts is None or facts.owner is not None or facts.scope is not ctx.tree or _returns_a_read(function, ctx):
+        return None
+    for call, _ in ctx.semantic.call_sites(function.name) or ():
+        loop = _innermost_loop_running(call, ctx)
+        if (
+            loop is not None
+            and not small_loop(loop, None, ctx.env)
+            and (literal_iterations(loop, ctx.semantic) or FEW_RUNS + 1) > FEW_RUNS
+            and not runs_another_loop(loop, ctx)  # type: ignore[arg-type]
+        ):
+            return loop
+    return None
+
+
+#: A loop the code shows runs at most this many times (`for i in range(6)`) is no hot loop.
+FEW_RUNS = 16
+
+
+def _returns_a_read(function: ast.AST, ctx: RuleContext) -> bool:
+    """`function` returns what it read from the device (`return loss.item()`, `return
+    float(loss), acc` or a name bound to such a read): its caller needs the value on every
+    call (to stop early, to log it), so every call waits."""
+    nodes = list(walk_local(function.body))  # type: ignore[attr-defined]
+    read = {
+        target.id
+        for node in nodes
+        if isinstance(node, ast.Assign) and _has_host_read(node.value, ctx)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    for node in nodes:
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        parts = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        if any(_has_host_read(part, ctx) or isinstance(part, ast.Name) and part.id in read for part in parts):
+            return True
+    return False
+
+
+def _has_host_read(value: ast.expr, ctx: RuleContext) -> bool:
+    """`value` is a copy to the host (`loss.item()`, `float(acc)`), through attributes and
+    method calls on it (`loss.data.item()`)."""
+    return any(to_host(node, ctx.env) is not None for node in ast.walk(value))
+
+
+def _innermost_loop_running(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
+    """The innermost `for`/`while` statement whose body runs `node` on every iteration (no
+    `if` or `try` in between), in `node`'s own function; None when there is none."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.Module, *NESTED_SCOPES)):
+        if isinstance(parent, (ast.If, ast.Try, ast.IfExp)) and child is not getattr(parent, "test", None):
+            return None
+        if isinstance(parent, _STATEMENT_LOOPS) and child is not getattr(parent, "iter", None):
+            return parent if child not in getattr(parent, "orelse", ()) else None
+        child, parent = parent, ctx.parent(parent)
+    return None
 
 
 def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: RuleContext) -> bool:
@@ -271,7 +346,7 @@ def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
     statement = ctx.statement
     if not isinstance(statement, ast.If) or not any(sub is node for sub in ast.walk(statement.test)):
         return False
-    leaves = (ast.Return, ast.Raise) + ((ast.Break,) if loop is ctx.loops[-1] else ())
+    leaves = (ast.Return, ast.Raise) + ((ast.Break,) if ctx.loops and loop is ctx.loops[-1] else ())
     return any(isinstance(s, leaves) for s in (*statement.body, *statement.orelse))
 
 

@@ -44,6 +44,14 @@ class DeviceToHostInLoop(HostCopyInLoop):
     after it. NumPy's `.item()` and `.tolist()` are not transfers, nor is cuDF's `.values`
     (a CuPy array, still on the device).
 
+    A copy in a module-level function of the file counts as one in the loop that calls it
+    on every iteration (`accuracy(scores, y)` in the batch loop, with the `.item()` inside
+    `accuracy`), when it runs on every call (no `if`, `try` or loop around it there) and the
+    call runs on every iteration of a loop that counts (below) and that the code does not
+    show runs at most 16 times (`for i in range(6)`). Not when the function returns what it read
+    (`return loss.item()`, or a name bound to such a read): its caller needs the value on
+    every call, so every call waits anyway. Methods are not followed.
+
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
     every optimizer step, nor under a flag the loop never changes that switches the device
