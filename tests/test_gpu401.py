@@ -249,3 +249,33 @@ def test_a_test_set_transformed_with_fit_transform_is_named_in_the_message():
 def test_near_misses_of_the_wider_shapes(body):
     source = "from sklearn.preprocessing import PolynomialFeatures\n" + HEADER + body
     assert [d for d in lint_source(source) if d.code == "GPU401"] == []
+
+
+PCA_HEAD = "from sklearn.decomposition import PCA\nfrom sklearn.linear_model import LinearRegression\n\n"
+
+
+def test_the_first_components_taken_on_both_sides_are_still_the_chain_shown_not_rewritten():
+    source = PCA_HEAD + (
+        "pca = PCA()\n"
+        "X_reduced = pca.fit_transform(X_train)\n"
+        "X_reduced_test = pca.transform(X_test)[:, :7]\n"
+        "regr = LinearRegression()\n"
+        "regr.fit(X_reduced[:, :7], y_train)\n"
+        "pred = regr.predict(X_reduced_test)\n"
+    )
+    [finding] = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert finding.start.line == 5 and finding.fix is not None
+    assert finding.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+def test_a_row_of_the_transformed_data_is_not_a_slice_of_components():
+    source = PCA_HEAD + (
+        "pca = PCA()\n"
+        "X_reduced = pca.fit_transform(X_train)\n"
+        "X_reduced_test = pca.transform(X_test)\n"
+        "regr = LinearRegression()\n"
+        "regr.fit(X_reduced[mask], y_train)\n"  # rows picked by a mask: other data
+        "pred = regr.predict(X_reduced_test)\n"
+    )
+    assert [d for d in lint_source(source) if d.code == "GPU401"] == []

@@ -45,7 +45,9 @@ class ManualPipeline(Rule):
     ## Evidence
     The transformer may be fitted with `fit_transform`, with `fit` before `transform`, or
     made and fitted in one statement (`t = StandardScaler().fit(X_train)`), and its output
-    passed by name or inline (`est.fit(t.transform(X_train), y)`). A test set given to the
+    passed by name or inline (`est.fit(t.transform(X_train), y)`), or sliced the same way on
+    both sides (`est.fit(Xt[:, :7], y)`, the first components of a PCA: the rewrite is then
+    only shown). A test set given to the
     transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
     reported too, and the message says so: a pipeline applies the training fit there.
     A transformer that learns nothing from its data (`PolynomialFeatures`) may be fitted on
@@ -247,7 +249,7 @@ def fit(model, transformer, X, y, X_new):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        data = node.args[0] if node.args else None
+        data = _unsliced(node.args[0]) if node.args else None
         if not (isinstance(func, ast.Attribute) and func.attr == "fit" and isinstance(data, (ast.Name, ast.Call))):
             return
         receiver = ctx.type_of(func.value)
@@ -285,7 +287,7 @@ def fit(model, transformer, X, y, X_new):
             refit=refit,
             applicability=Applicability.DISPLAY,
         )
-        if straight_line(chain):
+        if straight_line(chain) and not _sliced(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
@@ -422,14 +424,37 @@ def _test_use(
                 and sub.args
             ):
                 continue
-            data = sub.args[0]
+            data = _unsliced(sub.args[0])
             if _is_transform_by(data, last):
                 return index, sub, None, None, _refits(data)
             if isinstance(data, ast.Name):
                 found = ctx.last_assignment(block, index, data.id)
-                if found is not None and _is_transform_by(found[1], last):
-                    return index, sub, data.id, found[0], _refits(found[1])
+                if found is not None and _is_transform_by(_unsliced(found[1]), last):
+                    return index, sub, data.id, found[0], _refits(_unsliced(found[1]))
     return None
+
+
+def _sliced(chain: Chain) -> bool:
+    """The estimator gets slices of the transformed data (`Xt[:, :7]`): the rewrite is shown
+    only, since the pipeline would need the slice as a step of its own."""
+    given = [chain.fit_call.args[0], chain.test_call.args[0]]
+    if chain.test_input_index is not None:
+        statement = chain.block[chain.test_input_index]
+        given.append(statement.value if isinstance(statement, ast.Assign) else statement)  # type: ignore[arg-type]
+    return any(_unsliced(value) is not value for value in given if isinstance(value, ast.expr))
+
+
+def _unsliced(value: ast.expr) -> ast.expr:
+    """`Xt[:, :7]` -> `Xt`: the first components of a transformer's output (PCA's), taken
+    for the estimator on both sides, still flow from the transformer."""
+    while isinstance(value, ast.Subscript) and _slices_only(value.slice):
+        value = value.value
+    return value
+
+
+def _slices_only(key: ast.expr) -> bool:
+    parts = key.elts if isinstance(key, ast.Tuple) else [key]
+    return bool(parts) and all(isinstance(part, ast.Slice) for part in parts)
 
 
 def _refits(value: ast.expr) -> bool:
