@@ -45,9 +45,9 @@ class ManualPipeline(Rule):
     ## Evidence
     The transformer may be fitted with `fit_transform`, with `fit` before `transform`, or
     made and fitted in one statement (`t = StandardScaler().fit(X_train)`), and its output
-    passed by name or inline (`est.fit(t.transform(X_train), y)`), or sliced the same way on
-    both sides (`est.fit(Xt[:, :7], y)`, the first components of a PCA: the rewrite is then
-    only shown). A test set given to the
+    passed by name or inline (`est.fit(t.transform(X_train), y)`), also sliced
+    (`est.fit(Xt[:, :7], y)`, the first components of a PCA: the rewrite is then only
+    shown). A test set given to the
     transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
     reported too, and the message says so: a pipeline applies the training fit there.
     A transformer that learns nothing from its data (`PolynomialFeatures`) may be fitted on
