@@ -79,7 +79,8 @@ class ItemCost:
                 return WORK
             if func.attr in HF_SAME_COST:
                 return self.of(func.value, scopes, seen)
-            return None
+            made = self._made_by_class_method(func, scopes)
+            return self._callee(made, scopes, seen) if made is not None else None
         name = ctx.qualname(func)
         if name is not None:
             if name.startswith(TORCHVISION_DATASETS):
@@ -273,6 +274,34 @@ class ItemCost:
                     )
             self._transformed = found
         return self._transformed
+
+    def _made_by_class_method(self, func: ast.Attribute, scopes: list[ast.AST]) -> str | None:
+        """`Dataset.load_dataset_and_make_vectorizer(path)`: the name of the file's class
+        whose class method (`@classmethod`, every `return` a call of its `cls`) makes an
+        instance of it."""
+        if not isinstance(func.value, ast.Name):
+            return None
+        found = self.ctx.semantic.resolve(scopes, func.value.id)
+        if not found or found[0] or len(found[1]) != 1:
+            return None
+        owner = found[1][0]
+        method = next(
+            (s for s in owner.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == func.attr),
+            None,
+        )
+        if method is None or not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list):
+            return None
+        positional = [*method.args.posonlyargs, *method.args.args]
+        if not positional:
+            return None
+        cls = positional[0].arg
+        returns = [n for n in walk_local(method.body) if isinstance(n, ast.Return)]
+        made = [
+            r.value
+            for r in returns
+            if isinstance(r.value, ast.Call) and isinstance(r.value.func, ast.Name) and r.value.func.id == cls
+        ]
+        return owner.name if returns and len(made) == len(returns) else None
 
     def _callee(self, name: str, scopes: list[ast.AST], seen: frozenset) -> str | None:
         """What calling a name of the file makes: a function's return values; an instance of

@@ -80,6 +80,24 @@ WORK = {
 
         loader = DataLoader(build(), batch_size=32)
         """,
+    "class-made-by-its-class-method": """\
+        class Rows(torch.utils.data.Dataset):
+            def __init__(self, frame):
+                self.frame = frame
+
+            @classmethod
+            def from_csv(cls, path):
+                return cls(read(path))
+
+            def __len__(self):
+                return len(self.frame)
+
+            def __getitem__(self, index):
+                return transforms.functional.rotate(self.frame[index], 90)
+
+
+        loader = DataLoader(Rows.from_csv('rows.csv'), batch_size=32)
+        """,
     "class-transforming-per-item-then-casting": """\
         class Held(torch.utils.data.Dataset):
             def __init__(self, images):
@@ -101,6 +119,21 @@ WORK = {
 }
 
 CHEAP = {
+    "class-method-that-may-make-something-else": """\
+        class Rows(torch.utils.data.Dataset):
+            def __init__(self, frame):
+                self.frame = frame
+
+            @classmethod
+            def from_csv(cls, path):
+                return load(path)  # not an instance made by `cls`: unknown
+
+            def __getitem__(self, index):
+                return transforms.functional.rotate(self.frame[index], 90)
+
+
+        loader = DataLoader(Rows.from_csv('rows.csv'), batch_size=32)
+        """,
     "class-putting-items-on-the-device": """\
         class OnDevice(torch.utils.data.Dataset):
             def __init__(self, features, labels):

@@ -90,7 +90,8 @@ class DataloaderWithoutWorkers(Rule):
     given a per-item transform (`with_transform`, `set_transform`), and an instance of a
     dataset class of the file whose `__getitem__` calls anything but a few builtins, tensor
     rearrangements like `torch.flip` and factories like `torch.randint` (it reads, decodes,
-    tokenizes or transforms). The evidence is followed through assignments,
+    tokenizes or transforms), also made by a class method of that class that returns
+    `cls(...)` (`Dataset.load_dataset_and_make_vectorizer(path)`). The evidence is followed through assignments,
     `Subset`/`random_split`/`ConcatDataset`, slices and subscripts (`dataset[3000:]`,
     `tokenized["train"]`), what the file's functions return, and what every call of the
     file's function passes for a parameter.
