@@ -136,6 +136,22 @@ def bound_here(node: ast.AST) -> list[str]:
     return names_bound_by(node)
 
 
+def range_arguments(node: ast.AST | None) -> list[ast.expr] | None:
+    """The arguments of `range(stop)` or `range(start, stop)` called by name, with no step,
+    keyword or `*`; None for anything else. Whether `range` is the builtin is the caller's
+    question."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "range"
+        and len(node.args) in (1, 2)
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    ):
+        return list(node.args)
+    return None
+
+
 def literal_int(node: ast.expr | None) -> int | None:
     """The value of a literal non-negative integer (`3`; not `True`)."""
     if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:

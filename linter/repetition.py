@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from .astutil import walk_local
+from .astutil import range_arguments, walk_local
 from .semantic import FunctionFacts, FunctionNode, SemanticIndex
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -253,15 +253,10 @@ def literal_iterations(loop: ast.AST, index: SemanticIndex) -> int | None:
     iterable = getattr(loop, "iter", None)
     if isinstance(iterable, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in iterable.elts):
         return len(iterable.elts)
-    if not (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and len(iterable.args) in (1, 2)
-        and not iterable.keywords
-    ):
+    arguments = range_arguments(iterable)
+    if arguments is None:
         return None
-    bounds = [_integer(argument, index) for argument in iterable.args]
+    bounds = [_integer(argument, index) for argument in arguments]
     if None in bounds:
         return None
     start, stop = (0, bounds[0]) if len(bounds) == 1 else bounds

@@ -10,6 +10,7 @@ from gpulint.rule_api import (
     Example,
     is_numpy_ufunc,
     literal_int,
+    range_arguments,
     Rule,
     RuleContext,
     Tier,
@@ -54,19 +55,12 @@ def _bound_array(bound: ast.expr) -> tuple[ast.expr, str] | None:
 
 def _range_bound(iterable: ast.expr, ctx: RuleContext) -> ast.expr | None:
     """`n` of `range(n)` or `range(0, n)` (the builtin): the same indices from 0 to n - 1."""
-    if not (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id == "range"
-        and len(iterable.args) in (1, 2)
-        and not iterable.keywords
-        and not any(isinstance(a, ast.Starred) for a in iterable.args)
-        and ctx.env.is_builtin("range")
-    ):
+    arguments = range_arguments(iterable)
+    if arguments is None or not ctx.env.is_builtin("range"):
         return None
-    if len(iterable.args) == 2 and literal_int(iterable.args[0]) != 0:
+    if len(arguments) == 2 and literal_int(arguments[0]) != 0:
         return None
-    return iterable.args[-1]
+    return arguments[-1]
 
 
 def range_over_array(loop: ast.For, ctx: RuleContext) -> tuple[str, ast.expr, ast.expr, str, Ty] | None:

@@ -367,6 +367,18 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 # -- created on the host, then moved (GPU304) ------------------------------------------------
 
 
+def moved_call(node: ast.AST) -> ast.Call | None:
+    """`f(...)` of `f(...).to(d)` or `f(...).cuda()`: the call whose result `node` moves."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("to", "cuda")
+        and isinstance(node.func.value, ast.Call)
+    ):
+        return node.func.value
+    return None
+
+
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
     (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
@@ -374,14 +386,9 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     `torch.tril(torch.ones(n, n)).bool().to(d)`). Through such a
     chain (or a legacy `Variable(...)` around the factory) the rewrite is shown, not written:
     the chain stays, and `device=` goes to the factory."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "cuda")
-        and isinstance(node.func.value, ast.Call)
-    ):
+    made = moved_call(node)
+    if made is None:
         return None
-    made = node.func.value
     chained = False
     while True:
         inner = unwrapped(made, env.qualname(made.func))
@@ -410,15 +417,8 @@ def distribution_draw_move(node: ast.AST, ctx: RuleContext) -> FactoryMove | Non
     whose parameters are numbers (`Normal(0, 1).sample(shape).cuda()`, also through a name
     bound to the distribution): its parameters are tensors on the host, so it draws there.
     The rewrite is shown, not written (`name` starts with "distributions.")."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "cuda")
-        and isinstance(node.func.value, ast.Call)
-    ):
-        return None
-    draw = node.func.value
-    if not (isinstance(draw.func, ast.Attribute) and draw.func.attr in DRAWING_METHODS):
+    draw = moved_call(node)
+    if draw is None or not (isinstance(draw.func, ast.Attribute) and draw.func.attr in DRAWING_METHODS):
         return None
     made = draw.func.value
     if isinstance(made, ast.Name):
