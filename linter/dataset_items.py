@@ -24,7 +24,7 @@ from .datasets_api import (
 )
 from .rule_base import RuleContext
 from .semantic import FunctionFacts
-from .torch_api import HOST, SYNTHESIZING_FACTORIES, TORCH_DTYPES, device_string_place, is_dtype
+from .torch_api import SYNTHESIZING_FACTORIES, TORCH_DTYPES, is_dtype, names_the_host
 
 #: What loading one item of a dataset costs, as far as the code shows: it reads, decodes or
 #: transforms (WORK), it only looks a row up in memory (CHEAP); None when the code does not
@@ -368,15 +368,11 @@ def moves_to_a_device(function: ast.AST) -> bool:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
             return True
         if isinstance(node.func, ast.Attribute) and node.func.attr == "to" and node.args:
-            if not _names_the_host(node.args[0]) and not _names_a_dtype(node.args[0]):
+            if not names_the_host(node.args[0]) and not _names_a_dtype(node.args[0]):
                 return True
-        if any(k.arg == "device" and not _names_the_host(k.value) for k in node.keywords):
+        if any(k.arg == "device" and not names_the_host(k.value) for k in node.keywords):
             return True
     return False
-
-
-def _names_the_host(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and device_string_place(node.value) == HOST
 
 
 def _names_a_dtype(node: ast.expr) -> bool:

@@ -399,6 +399,11 @@ TORCH_DTYPES = frozenset(
 )
 
 
+def names_the_host(node: ast.expr) -> bool:
+    """A string constant naming the host: `"cpu"`, `"cpu:0"`."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cpu"
+
+
 def device_string_place(text: str) -> str | None:
     """`"cuda:1"` -> DEVICE, `"cpu"` -> HOST, anything else -> None."""
     kind, _, index = text.partition(":")

@@ -161,9 +161,9 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     on every iteration of its innermost loop, sits in a loop of the file that is neither a
     small loop nor an outer one (see `_counting_loop`)."""
     function = ctx.enclosing_function
-    if function is None or not any(function is statement for statement in ctx.statements):
+    start = next((i for i, statement in enumerate(ctx.statements) if statement is function), None)
+    if function is None or start is None:
         return None
-    start = next(i for i, statement in enumerate(ctx.statements) if statement is function)
     if any(isinstance(s, (ast.If, ast.Try, *_STATEMENT_LOOPS)) for s in ctx.statements[start + 1 : -1]):
         return None
     facts = ctx.semantic.function(function)

@@ -42,6 +42,7 @@ from gpulint.torch_api import (
     LIGHTNING_MODULES,
     LIGHTNING_TRAINER_METHODS,
     LIGHTNING_TRAINERS,
+    names_the_host,
     unwrapped,
 )
 
@@ -940,7 +941,7 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
     if not (isinstance(value, ast.Call) and ctx.qualname(value.func) in LIGHTNING_TRAINERS):
         return False
     accelerator = next((k.value for k in value.keywords if k.arg == "accelerator"), None)
-    return accelerator is None or not _is_cpu(accelerator)
+    return accelerator is None or not names_the_host(accelerator)
 
 
 def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:
@@ -1195,21 +1196,17 @@ def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
 
 def _device_argument(call: ast.Call, device_names: set[str]) -> bool:
     if any(k.arg in ("device", "non_blocking") for k in call.keywords):
-        return not any(k.arg == "device" and _is_cpu(k.value) for k in call.keywords)
+        return not any(k.arg == "device" and names_the_host(k.value) for k in call.keywords)
     if not call.args:
         return False
     first = call.args[0]
     if isinstance(first, ast.Constant):
         return (
             isinstance(first.value, str)
-            and not _is_cpu(first)
+            and not names_the_host(first)
             and first.value.split(":")[0] in ("cuda", "mps", "xpu", "hip")
         )
     return isinstance(first, ast.Name) and first.id in device_names
-
-
-def _is_cpu(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cpu"
 
 
 def _device_names(ctx: RuleContext) -> set[str]:
@@ -1253,4 +1250,4 @@ def _only_cpu(node: ast.expr) -> bool:
     """`"cpu"`, or a conditional whose every branch is `"cpu"`."""
     if isinstance(node, ast.IfExp):
         return _only_cpu(node.body) and _only_cpu(node.orelse)
-    return _is_cpu(node)
+    return names_the_host(node)
