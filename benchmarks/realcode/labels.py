@@ -53,6 +53,7 @@ TUNED_LABELS = (
             "blind13",
             "blind14",
             "blind15",
+            "blind16",
         )
     ),
 )
