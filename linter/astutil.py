@@ -67,6 +67,22 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
     return None
 
 
+def paired_value(statement: ast.stmt, name: str) -> ast.expr | None:
+    """The value `name` takes in `a, name = x, y`: a tuple of names assigned a tuple of as
+    many values, element by element (no starred element on either side), else None."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target, value = statement.targets[0], statement.value
+    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+        return None
+    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        return None
+    for element, element_value in zip(target.elts, value.elts, strict=True):
+        if isinstance(element, ast.Name) and element.id == name:
+            return element_value
+    return None
+
+
 def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
     """The value passed to the call as `name=...`, if any."""
     return next((k.value for k in call.keywords if k.arg == name), None)

@@ -482,6 +482,24 @@ def ignores_y(qualname: str) -> bool:
     return name in _IGNORE_Y_EXTRA or name.split(".", 1)[0] in _IGNORE_Y_PACKAGES
 
 
+#: Predictors that are transformers too: their `transform` projects the data onto what the
+#: fit learned (LDA's discriminant axes, PLS's latent components), so code that applies it
+#: by hand before another estimator chains it as a `Pipeline` step.
+TRANSFORMING_PREDICTORS = frozenset(
+    {
+        "discriminant_analysis.LinearDiscriminantAnalysis",
+        "cross_decomposition.PLSRegression",
+        "cross_decomposition.PLSCanonical",
+        "cross_decomposition.CCA",
+    }
+)
+
+
+def transforms(qualname: str) -> bool:
+    """The estimator class `qualname` can be a pipeline's transformer step."""
+    return role(qualname) == TRANSFORMER or key(qualname) in TRANSFORMING_PREDICTORS
+
+
 def is_stateless(qualname: str) -> bool:
     return key(qualname) in STATELESS
 

@@ -14,7 +14,7 @@ import re
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from collections.abc import Iterator
 
-from .astutil import assigned_value, mentions, value_bound_to
+from .astutil import assigned_value, mentions, paired_value, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects
@@ -447,10 +447,13 @@ class RuleContext:
         index = _index_in(block, statement)
         return None if index is None else (block, index)
 
-    def last_assignment(self, block: list[ast.stmt], before: int, name: str) -> tuple[int, ast.expr] | None:
+    def last_assignment(
+        self, block: list[ast.stmt], before: int, name: str, *, paired: bool = False
+    ) -> tuple[int, ast.expr] | None:
         """Within one block of the current statement's scope: the index and value of the
         last `name = value` (or `name: T = value`) among its first `before` statements, when
-        no statement after it there binds `name` any other way and its value does not either."""
+        no statement after it there binds `name` any other way and its value does not either.
+        With `paired`, `a, name = x, y` gives `y` too (check the statement before rewriting it)."""
         found = self.semantic.last_binding(self.statement_scope, name, block, before)
         if found is None:
             return None
@@ -458,6 +461,8 @@ class RuleContext:
         if node is not block[index]:
             return None
         value = assigned_value(node, name)
+        if value is None and paired:
+            value = paired_value(node, name)
         return None if value is None else (index, value)
 
     def reaching_binding(self, name: str) -> ast.stmt | None:

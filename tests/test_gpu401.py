@@ -279,3 +279,75 @@ def test_a_row_of_the_transformed_data_is_not_a_slice_of_components():
         "pred = regr.predict(X_reduced_test)\n"
     )
     assert [d for d in lint_source(source) if d.code == "GPU401"] == []
+
+
+SCORE_HELPER = (
+    "def get_scores(model, Xtest, ytest):\n    y_pred = model.predict(Xtest)\n    return (y_pred == ytest).mean()\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # both splits transformed in one statement, element by element
+        "    scaler = StandardScaler().fit(X_train)\n"
+        "    Xs, Xt = scaler.transform(X_train), scaler.transform(X_test)\n"
+        "    model.fit(Xs, y_train)\n    return model.predict(Xt)\n",
+        # the test split predicted in a function of the file, with the estimator handed to it
+        "    Xs = scaler.fit_transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+        "    model.fit(Xs, y_train)\n    return get_scores(model, Xt, y_test)\n",
+        # and by keyword
+        "    Xs = scaler.fit_transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+        "    model.fit(Xs, y_train)\n    return get_scores(ytest=y_test, Xtest=Xt, model=model)\n",
+        # a discriminant analysis applied as a transformer before another estimator
+        "    lda = LinearDiscriminantAnalysis(n_components=2)\n    lda.fit(X_train, y_train)\n"
+        "    Xs = lda.transform(X_train)\n    model.fit(Xs, y_train)\n"
+        "    return model.predict(lda.transform(X_test))\n",
+    ],
+    ids=["paired-assignment", "predicted-in-a-helper", "helper-by-keyword", "lda-as-transformer"],
+)
+def test_chains_written_across_statements_and_helpers_are_shown(body):
+    header = "from sklearn.discriminant_analysis import LinearDiscriminantAnalysis\n" + SCORE_HELPER + HEADER
+    source = header.replace("def f(X_train, y_train, X_test)", "def f(X_train, y_train, X_test, y_test)") + body
+    diagnostic = _only(source)
+    assert diagnostic.fix.applicability is Applicability.DISPLAY
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        # the helper predicts on the data it was given with another model of its own
+        "def get_scores(model, Xtest, ytest):\n    other = make_model()\n    return other.predict(Xtest)\n\n\n",
+        # the helper rebinds the parameter before predicting
+        "def get_scores(model, Xtest, ytest):\n    Xtest = load_holdout()\n    return model.predict(Xtest)\n\n\n",
+        # the helper predicts on the training split it was not given as test data
+        "def get_scores(model, Xtest, ytest):\n    return model.predict(ytest)\n\n\n",
+    ],
+    ids=["another-model", "rebound-parameter", "other-argument"],
+)
+def test_helpers_that_do_not_predict_on_the_transformed_test_data_are_not_followed(helper):
+    body = (
+        "    Xs = scaler.fit_transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+        "    model.fit(Xs, y_train)\n    return get_scores(model, Xt, y_test)\n"
+    )
+    source = helper + HEADER.replace("def f(X_train, y_train, X_test)", "def f(X_train, y_train, X_test, y_test)")
+    assert [d for d in lint_source(source + body) if d.code == "GPU401"] == []
+
+
+def test_a_paired_assignment_of_other_data_is_not_the_chain():
+    source = HEADER + (
+        "    scaler.fit(X_train)\n"
+        "    Xs, Xt = scaler.transform(X_train), X_test\n"  # the test split is not transformed
+        "    model.fit(Xs, y_train)\n    return model.predict(Xt)\n"
+    )
+    assert [d for d in lint_source(source) if d.code == "GPU401"] == []
+
+
+def test_a_discriminant_analysis_used_as_the_classifier_is_no_transformer_step():
+    source = (
+        "from sklearn.discriminant_analysis import LinearDiscriminantAnalysis\n\n"
+        "lda = LinearDiscriminantAnalysis()\nlda.fit(X_train, y_train)\n"
+        "pred = lda.predict(X_test)\n"
+    )
+    assert [d for d in lint_source(source) if d.code == "GPU401"] == []

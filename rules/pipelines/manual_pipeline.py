@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from gpulint.rule_api import (
     ESTIMATOR_TRIGGERS,
+    assigned_value,
     Applicability,
     Example,
     Rule,
@@ -16,7 +17,7 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
-from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, TRANSFORMER, is_stateless, library, role
+from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, is_stateless, library, role, transforms
 from gpulint.plans.manual_pipeline import Chain, Step
 
 
@@ -29,6 +30,12 @@ def straight_line(chain: Chain) -> bool:
     step = chain.steps[0]
     first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
     if not step.combined or not (first < transform < test and first < fit < test):
+        return False
+    if _predicted_on(chain.test_call, chain.estimator) is None:
+        return False  # predicted in a helper the rewrite cannot follow
+    if assigned_value(chain.block[first], step.output) is None:
+        return False  # `Xt, Xt_test = t.fit_transform(X), t.transform(X_test)`
+    if assigned_value(chain.block[transform], chain.test_input) is None:
         return False
     return library(step.qualname) == "sklearn" and library(chain.estimator_qualname) == "sklearn"
 
@@ -51,7 +58,12 @@ class ManualPipeline(Rule):
     transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
     reported too, and the message says so: a pipeline applies the training fit there.
     A transformer that learns nothing from its data (`PolynomialFeatures`) may be fitted on
-    anything. Only straight-line code in one block is followed (as in a script, one function
+    anything. Both splits may be transformed in one statement (`Xs, Xt = t.transform(X_train),
+    t.transform(X_test)`), the test data may be predicted in a function of the file that
+    receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
+    calls `model.predict` on its data parameter), and a predictor that also transforms
+    (`LinearDiscriminantAnalysis`, PLS) counts as a transformer where its `transform` is
+    applied; these shapes get a display-only rewrite. Only straight-line code in one block is followed (as in a script, one function
     or a notebook's cells): an estimator fitted in a loop over candidates is GPU404's. Only
     names known to hold scikit-learn/cuML estimators count: a pipeline already built with
     `Pipeline`/`make_pipeline` is not flagged, nor is data transformed in a helper function.
@@ -316,7 +328,7 @@ def _transformer(node: ast.expr, ctx: RuleContext) -> str | None:
     if not isinstance(node, ast.Name):
         return None
     ty = ctx.type_of(node)
-    return ty.lib if ty is not None and ty.kind == "estimator" and role(ty.lib) == TRANSFORMER else None
+    return ty.lib if ty is not None and ty.kind == "estimator" and transforms(ty.lib) else None
 
 
 def _first_argument(call: ast.Call) -> ast.expr | None:
@@ -332,7 +344,7 @@ def _steps(block: list[ast.stmt], before: int, name: str, ctx: RuleContext) -> l
     """The transformers whose outputs lead, one into the next, to `name`: first fitted first."""
     steps: list[Step] = []
     while True:
-        found = ctx.last_assignment(block, before, name)
+        found = ctx.last_assignment(block, before, name, paired=True)
         if found is None:
             break
         index, value = found
@@ -415,23 +427,61 @@ def _test_use(
     last = steps[-1]
     for index in range(steps[0].index + 1, len(block)):
         for sub in walk_local([block[index]]):
-            if not (
-                isinstance(sub, ast.Call)
-                and isinstance(sub.func, ast.Attribute)
-                and sub.func.attr in PREDICT_METHODS
-                and isinstance(sub.func.value, ast.Name)
-                and sub.func.value.id == estimator
-                and sub.args
-            ):
+            if not isinstance(sub, ast.Call):
                 continue
-            data = _unsliced(sub.args[0])
+            given = _predicted_on(sub, estimator) or _predicted_in_helper(sub, estimator, ctx)
+            if given is None:
+                continue
+            data = _unsliced(given)
             if _is_transform_by(data, last):
                 return index, sub, None, None, _refits(data)
             if isinstance(data, ast.Name):
-                found = ctx.last_assignment(block, index, data.id)
+                found = ctx.last_assignment(block, index, data.id, paired=True)
                 if found is not None and _is_transform_by(_unsliced(found[1]), last):
                     return index, sub, data.id, found[0], _refits(_unsliced(found[1]))
     return None
+
+
+def _predicted_on(call: ast.Call, estimator: str) -> ast.expr | None:
+    """The data of `estimator.predict(data)` (or `score`, `predict_proba`, ...)."""
+    func = call.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in PREDICT_METHODS
+        and isinstance(func.value, ast.Name)
+        and func.value.id == estimator
+        and call.args
+        and not isinstance(call.args[0], ast.Starred)
+    ):
+        return call.args[0]
+    return None
+
+
+def _predicted_in_helper(call: ast.Call, estimator: str, ctx: RuleContext) -> ast.expr | None:
+    """The data handed with the estimator to a function of the file that predicts with one
+    parameter on the other: `get_scores(model, X_test_std, y_test)` where the file has
+    `def get_scores(model, Xtest, ytest): ... model.predict(Xtest)`."""
+    if not isinstance(call.func, ast.Name) or any(isinstance(arg, ast.Starred) for arg in call.args):
+        return None
+    function = ctx.function_named(call.func.id)
+    if function is None:
+        return None
+    parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    given = dict(zip(parameters, call.args, strict=False))
+    given.update((k.arg, k.value) for k in call.keywords if k.arg is not None)
+    model = next((p for p, value in given.items() if isinstance(value, ast.Name) and value.id == estimator), None)
+    if model is None or _rebound(function, model, ctx):
+        return None
+    for sub in walk_local(function.body):
+        data = _predicted_on(sub, model) if isinstance(sub, ast.Call) else None
+        if isinstance(data, ast.Name) and data.id in given and not _rebound(function, data.id, ctx):
+            return given[data.id]
+    return None
+
+
+def _rebound(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str, ctx: RuleContext) -> bool:
+    """The function's body binds its parameter again: what it holds there is not the argument."""
+    return any(not isinstance(node, ast.arg) for node in ctx.semantic.bindings(function, parameter))
 
 
 def _sliced(chain: Chain) -> bool:
