@@ -495,6 +495,16 @@ TRANSFORMING_PREDICTORS = frozenset(
 )
 
 
+#: Feature selectors that cross-validate their estimator on what they are fitted on (`cv`,
+#: five folds by default), as a search does.
+CROSS_VALIDATING_SELECTORS = frozenset({"feature_selection.SequentialFeatureSelector", "feature_selection.RFECV"})
+
+
+def cross_validates(qualname: str) -> bool:
+    """Fitting an instance of `qualname` cross-validates on the data it is given."""
+    return role(qualname) == SEARCH or key(qualname) in CROSS_VALIDATING_SELECTORS
+
+
 def transforms(qualname: str) -> bool:
     """The estimator class `qualname` can be a pipeline's transformer step."""
     return role(qualname) == TRANSFORMER or key(qualname) in TRANSFORMING_PREDICTORS

@@ -181,3 +181,54 @@ def test_a_train_test_split_keeps_the_test_rows_wording():
     source = IMPORTS + "scaled = RobustScaler().fit_transform(X)\nparts = split(scaled, y)\n"
     [message] = _messages(source)
     assert "test rows" in message and "fold" not in message
+
+
+CHAIN_IMPORTS = (
+    IMPORTS + "from sklearn.decomposition import PCA\nfrom sklearn.preprocessing import PolynomialFeatures\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"),
+    [
+        # each transformer of a chain fitted on all the data leaks: the scaler and the PCA
+        ("Xs = RobustScaler().fit_transform(X)\nXr = PCA(5).fit_transform(Xs)\nparts = split(Xr, y)\n", [6, 7]),
+        # nested in one expression
+        ("parts = split(PCA(5).fit_transform(RobustScaler().fit_transform(X)), y)\n", [6, 6]),
+    ],
+    ids=["statements", "nested"],
+)
+def test_every_transformer_of_a_chain_before_the_split_is_reported(body, lines):
+    assert [line for line, _ in _findings(CHAIN_IMPORTS + body)] == lines
+
+
+@pytest.mark.parametrize(
+    ("body", "lines"),
+    [
+        # the scaler is fitted on the training part only; the PCA on what is split
+        ("Xs = RobustScaler().fit(X_train).transform(X)\nXr = PCA(5).fit_transform(Xs)\nparts = split(Xr, y)\n", [7]),
+        # a transformer that learns nothing stops the walk: what came before is not followed
+        (
+            "Xs = RobustScaler().fit_transform(X)\nXp = PolynomialFeatures(2).fit_transform(Xs)\nparts = split(Xp, y)\n",
+            [],
+        ),
+    ],
+    ids=["fitted-on-other-data", "stateless-in-between"],
+)
+def test_a_chain_reports_only_the_transformers_fitted_on_what_is_split(body, lines):
+    assert [line for line, _ in _findings(CHAIN_IMPORTS + body)] == lines
+
+
+def test_a_feature_selector_that_cross_validates_is_a_cross_validation():
+    source = IMPORTS + (
+        "from sklearn.feature_selection import SequentialFeatureSelector, SelectKBest\n"
+        "from sklearn.model_selection import TimeSeriesSplit\n"
+        "scaler = RobustScaler()\n"
+        "df[cols] = scaler.fit_transform(df[cols])\n"
+        "sfs = SequentialFeatureSelector(Ridge(), cv=TimeSeriesSplit(3))\n"
+        "sfs.fit(df[cols], df['target'])\n"
+    )
+    [message] = _messages(source)
+    assert "cross-validated" in message
+    kbest = source.replace("SequentialFeatureSelector(Ridge(), cv=TimeSeriesSplit(3))", "SelectKBest(k=5)")
+    assert _messages(kbest) == []

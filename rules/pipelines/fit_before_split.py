@@ -6,9 +6,9 @@ import ast
 
 from gpulint.estimators import (
     PIPELINE,
-    SEARCH,
     SPLIT_NAMES,
     TRANSFORMER,
+    cross_validates,
     cross_validation_x,
     is_splitter,
     is_stateless,
@@ -31,7 +31,11 @@ class FitBeforeSplit(Rule):
     (`Xs.astype(np.float32)`, `Xs[:, 1:]`, `.values`, `.drop(columns=...)`), through
     `t.fit(X).transform(X)` or `t.fit(X)` followed by `t.transform(X)`, and through a
     write-back into the data that is split: `X[:, k] = scaler.fit_transform(X[:, [k]])` or
-    `df[cols] = scaler.fit_transform(df[cols])` (also in a loop over the columns).
+    `df[cols] = scaler.fit_transform(df[cols])` (also in a loop over the columns). Every
+    transformer of a chain fitted on all the data is reported (a scaler whose output a PCA is
+    fitted on, before the PCA's output is split). A feature selector that cross-validates
+    its estimator (`SequentialFeatureSelector`, `RFECV`) counts as a cross-validation of
+    what it is fitted on.
 
     Transformers that learn nothing from the values (`FunctionTransformer`, `Normalizer`,
     `PolynomialFeatures`, `HashingVectorizer`, random projections...) are not flagged.
@@ -203,20 +207,21 @@ def split(encoder, X, y):
         assert isinstance(node, ast.Call)
         split, data = _split_data(node, ctx)
         for argument in data:
-            fitted = _fitted_on_everything(argument, ctx)
-            if fitted is not None and id(fitted[0]) not in self._reported:
-                self._reported.add(id(fitted[0]))
+            for fitting, transformer in _fitted_on_everything(argument, ctx):
+                if id(fitting) in self._reported:
+                    continue
+                self._reported.add(id(fitting))
                 if split:
                     ctx.report(
-                        fitted[0],
-                        f"`{fitted[1]}` is fitted on all the data before it is split: its "
+                        fitting,
+                        f"`{transformer}` is fitted on all the data before it is split: its "
                         "statistics leak the test rows; fit it on the training split, in a "
                         "`Pipeline`",
                     )
                 else:
                     ctx.report(
-                        fitted[0],
-                        f"`{fitted[1]}` is fitted on all the data before it is cross-validated: "
+                        fitting,
+                        f"`{transformer}` is fitted on all the data before it is cross-validated: "
                         "its statistics leak each fold's held-out rows; put it in a `Pipeline` "
                         "with the estimator",
                     )
@@ -235,7 +240,7 @@ def _split_data(call: ast.Call, ctx: RuleContext) -> tuple[bool, list[ast.expr]]
             return False, _argument(call, position, "X")
     if isinstance(func, ast.Attribute) and func.attr == "fit":
         receiver = ctx.type_of(func.value)
-        if receiver is not None and receiver.kind == "estimator" and role(receiver.lib) == SEARCH:
+        if receiver is not None and receiver.kind == "estimator" and cross_validates(receiver.lib):
             return False, _argument(call, 0, "X")
     return True, []
 
@@ -276,43 +281,63 @@ def _passed_on(node: ast.expr, ctx: RuleContext) -> ast.expr:
             return node
 
 
-def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> tuple[ast.Call, str] | None:
-    """When `data` (what is split) comes from a transformer fitted on the data it
-    transformed: the fitting call and a short name for the transformer.
+def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> list[tuple[ast.Call, str]]:
+    """When `data` (what is split) comes from transformers fitted on the data they
+    transformed: each fitting call and a short name for its transformer, the last fitted
+    first (`Xr = pca.fit_transform(scaler.fit_transform(X))` leaks through both).
 
     Followed back through the statements before the current one in the enclosing blocks of
     the function: assignments of converted or sliced values (`X = Xs.astype(f)`, `X = df[cols]`)
     lead to what they were made from, and a transformer's output written back into the data
     (`X[:, k] = scaler.fit_transform(X[:, [k]])`, `df[cols] = scaler.fit_transform(df[cols])`)
-    is a leak of the data itself. Unknown (None) wherever control flow could bind the name
+    is a leak of the data itself. The walk stops wherever control flow could bind the name
     some other way."""
-    source = _passed_on(data, ctx)
-    if isinstance(source, ast.Call):  # `split(scaler.fit_transform(X), y)`
-        found = ctx.position()
-        return _fitting(source, found[0], found[1], ctx) if found is not None else None
+    found: list[tuple[ast.Call, str]] = []
+    source: ast.expr | None = _passed_on(data, ctx)
+    position = ctx.position()
+    while isinstance(source, ast.Call) and position is not None:  # `split(scaler.fit_transform(X), y)`
+        fitted = _fitting(source, position[0], position[1], ctx)
+        if fitted is None:
+            return found
+        found.append(fitted)
+        source = _fitted_input(fitted[0], source, ctx)
     if not isinstance(source, ast.Name):
-        return None
+        return found
     tracked = source.id
     for block, index, outer in ctx.statements_before():
         if outer is not None:
             if ctx.binds(outer, tracked):
-                return None  # a loop or a branch around the split may bind it too
+                return found  # a loop or a branch around the split may bind it too
             continue
         statement = block[index]
         written = _written_back(statement, tracked, block, index, ctx)
         if written is not None:
-            return written
+            found.append(written)
+            continue
         if not ctx.binds(statement, tracked):
             continue
         value = assigned_value(statement, tracked)
         if value is None or ctx.binds(value, tracked):
-            return None
-        origin = _passed_on(value, ctx)
-        if isinstance(origin, ast.Call):
-            return _fitting(origin, block, index, ctx)
+            return found
+        origin: ast.expr | None = _passed_on(value, ctx)
+        while isinstance(origin, ast.Call):
+            fitted = _fitting(origin, block, index, ctx)
+            if fitted is None:
+                return found
+            found.append(fitted)
+            origin = _fitted_input(fitted[0], origin, ctx)
         if not isinstance(origin, ast.Name):
-            return None
+            return found
         tracked = origin.id
+    return found
+
+
+def _fitted_input(fitting: ast.Call, output: ast.Call, ctx: RuleContext) -> ast.expr | None:
+    """What the transformer was fitted on and transformed (`X` in `t.fit_transform(X)`),
+    itself perhaps the output of a transformer fitted earlier."""
+    for call in (output, fitting):
+        if call.args and not isinstance(call.args[0], ast.Starred):
+            return _passed_on(call.args[0], ctx)
     return None
 
 
