@@ -37,7 +37,7 @@ from .evidence import (
 )
 from .registry import Rule, all_rules
 from .rule_base import RuleContext
-from . import torch_api
+from . import pandas_api, torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from . import newer_syntax
 from .source import Source, refusal
@@ -502,6 +502,11 @@ class _Walker:
             return None
         if facts.yields:
             return None
+        return self._returned(env, facts, self._site(facts, node))
+
+    def _returned(self, env: TypeEnv, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
+        """The function's `return` values' types, its body walked once (without reporting)
+        with the arguments of one call (`site`); remembered per function."""
         if facts.node in self.inferred:
             return self.inferred[facts.node]
         item = self._deferred_item(facts)
@@ -511,7 +516,7 @@ class _Walker:
         saved_muted, mark = self.muted, env.mark()
         self.muted, self.returns = True, []
         try:
-            self._walk_function(item, lambda function: self.body(function.body), self._site(facts, node))
+            self._walk_function(item, lambda function: self.body(function.body), site)
             returns = self.returns
         finally:
             env.rollback(mark)
@@ -608,12 +613,50 @@ class _Walker:
         return site
 
     def _call(self, node: ast.Call) -> None:
-        """Record the argument types a call of a function of the file passes."""
+        """Record the argument types a call of a function of the file passes, also where a
+        groupby calls it with each group (`frame.groupby(k).apply(f)`)."""
         if not self.muted and self.returns is None:
             facts = self._call_target(node)
             if facts is not None:
                 facts.sites.append(self._site(facts, node))
+            handed = self._handed_to_groups(node)
+            if handed is not None:
+                handed[0].sites.append(handed[1])
         self.children(node)
+
+    def _handed_to_groups(self, node: ast.Call) -> tuple[FunctionFacts, dict[str, Ty | None]] | None:
+        """`gb.apply(f)` or `gb.filter(f)` on a groupby whose groups are known, `f` a function
+        of the file called by name, taking one positional parameter with no default beyond the
+        arguments passed on (`gb.apply(f, 3)`): `f` and what its first parameter receives."""
+        func = node.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr in pandas_api.GROUP_CALLERS
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+        ):
+            return None
+        receiver = self.env.type_of(func.value)
+        group = pandas_api.group_type(receiver) if receiver is not None else None
+        if group is None:
+            return None
+        found = self.index.resolve(self.ctx.scopes, node.args[0].id)
+        if found is None or found[1] or len(found[0]) != 1:
+            return None
+        facts = found[0][0]
+        names = facts.positional()
+        if facts.owner is not None or not names or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        return facts, {names[0]: group}
+
+    def grouped_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """What `gb.apply(f)` gives where `f` is a function of the file: a frame when `f`
+        returns a frame for each group, as pandas then concatenates them."""
+        handed = self._handed_to_groups(node)
+        if handed is None or self.returns is not None or handed[0].yields:
+            return None
+        result = self._returned(env, handed[0], handed[1])
+        return Ty(Kind.FRAME, result.lib) if result is not None and result.kind == "frame" else None
 
     def _call_target(self, node: ast.Call) -> FunctionFacts | None:
         """The def whose parameters a call gives: what `_callee` finds, or the `__init__` of a

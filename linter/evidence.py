@@ -171,6 +171,9 @@ class Resolver(Protocol):
     def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
         """An attribute (`self.means`) of an instance of one of the file's classes, if known."""
 
+    def grouped_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """What a groupby's `apply` of one of the file's functions gives, if known."""
+
 
 #: The value of a name not bound (yet) in a scope.
 UNBOUND = object()
@@ -508,6 +511,10 @@ class TypeEnv:
                 if known is not None:
                     return known
                 return torch_api.moved_type(func.attr, node, self) or pandas_api.converted_type(func.attr, node)
+            if receiver.kind == "groupby" and func.attr == "apply" and self.resolver is not None:
+                grouped = self.resolver.grouped_call(self, node)
+                if grouped is not None:
+                    return grouped
             return _method_type(receiver, func.attr, node, self)
         return None
 

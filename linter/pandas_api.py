@@ -687,7 +687,7 @@ def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
         if method in FRAME_TO_SERIES:
             return Ty(Kind.SERIES, lib)
         if method == "groupby":
-            return Ty(Kind.GROUPBY, lib)
+            return Ty(Kind.GROUPBY, lib, items=(receiver,))
         if method == "to_numpy":
             return Ty(Kind.ARRAY, _array_lib(lib))
     elif kind in ("series", "ndframe"):
@@ -704,7 +704,7 @@ def method_type(receiver: Ty, method: str, call: ast.Call) -> Ty | None:
         if method in ("tolist", "to_list") and kind == "series" and lib in ("pandas", "modin"):
             return LIST
         if method == "groupby" and kind == "series":
-            return Ty(Kind.GROUPBY, lib)
+            return Ty(Kind.GROUPBY, lib, items=(receiver,))
         if method == "to_numpy":
             return Ty(Kind.ARRAY, _array_lib(lib))
     elif kind == "groupby":
@@ -784,12 +784,29 @@ def subscript_type(receiver: Ty, key: ast.expr, env: Env) -> Ty | None:
             return receiver  # boolean mask selects rows
         return None
     if receiver.kind == "groupby":
-        return receiver
+        group = group_type(receiver)
+        if group is None or group.kind != "frame":
+            return Ty(Kind.GROUPBY, receiver.lib)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return Ty(Kind.GROUPBY, receiver.lib, items=(Ty(Kind.SERIES, receiver.lib),))  # `gb["col"]`
+        if _is_list(key, env):
+            return receiver  # `gb[["a", "b"]]`: groups of frames still
+        return Ty(Kind.GROUPBY, receiver.lib)
     if receiver.kind == "series":
         key_ty = env.type_of(key)
         if key_ty is not None and key_ty.kind == "series":
             return receiver
     return None
+
+
+def group_type(groupby: Ty) -> Ty | None:
+    """What each group of a groupby is (a frame, or a series), where known."""
+    return groupby.items[0] if groupby.kind == "groupby" and groupby.items else None
+
+
+#: Methods of a groupby that call a function with each group as its first argument
+#: (`gb.apply(f)`, `gb.filter(f)`).
+GROUP_CALLERS = frozenset({"apply", "filter"})
 
 
 def _is_list(node: ast.expr, env: Env) -> bool:

@@ -79,3 +79,64 @@ def test_pandas_only_methods_show_a_frame(body):
 )
 def test_methods_other_libraries_share_show_nothing(body):
     assert findings(USAGE_HEAD + "keys = load()\n" + body, "GPU204") == []
+
+
+# -- groups handed to a function of the file: `frame.groupby(k).apply(f)` ---------------------
+
+GROUPS_HEAD = "import pandas as pd\n\ngames = pd.read_csv('games.csv')\n\n\n"
+
+
+def _chained_writes(source: str) -> list[int]:
+    return [d.start.line for d in findings(source, "GPU107")]
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # each group is a frame inside the function
+        (
+            "def history(team):\n    team = team.sort_values('date')\n"
+            "    team['gap'][team['gap'] > 3] = 3\n    return team\n\n\n"
+            "games = games.groupby('team').apply(history)\n",
+            8,
+        ),
+        # and a function that returns its group gives back a frame
+        (
+            "def add_target(team):\n    team['target'] = team['won'].shift(-1)\n    return team\n\n\n"
+            "games = games.groupby('team', group_keys=False).apply(add_target)\n"
+            "games['target'][games['target'].isna()] = 2\n",
+            12,
+        ),
+        # the groups of a list of columns are frames still
+        (
+            "def clip(team):\n    team['gap'][team['gap'] > 3] = 3\n    return team\n\n\n"
+            "out = games.groupby('team')[['gap', 'won']].apply(clip)\n",
+            7,
+        ),
+    ],
+    ids=["group-parameter", "groups-concatenated", "column-list"],
+)
+def test_groups_handed_to_a_function_are_frames(body, line):
+    assert _chained_writes(GROUPS_HEAD + body) == [line]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the groups of one column are series
+        "def clip(team):\n    team['gap'][team['gap'] > 3] = 3\n    return team\n\n\n"
+        "out = games.groupby('team')['gap'].apply(clip)\n",
+        # a groupby of something unknown
+        "def clip(team):\n    team['gap'][team['gap'] > 3] = 3\n    return team\n\n\n"
+        "out = records.groupby('team').apply(clip)\n",
+        # the function is also called with something else
+        "def clip(team):\n    team['gap'][team['gap'] > 3] = 3\n    return team\n\n\n"
+        "out = games.groupby('team').apply(clip)\nclip(records)\n",
+        # a function that returns a number per group gives no frame
+        "def size(team):\n    return len(team)\n\n\n"
+        "sizes = games.groupby('team').apply(size)\nsizes['a'][sizes['a'] > 3] = 3\n",
+    ],
+    ids=["series-groups", "unknown-groupby", "other-call-site", "scalar-per-group"],
+)
+def test_groups_not_known_to_be_frames(body):
+    assert _chained_writes(GROUPS_HEAD + "import records\n" + body) == []
