@@ -54,6 +54,7 @@ TUNED_LABELS = (
             "blind14",
             "blind15",
             "blind16",
+            "blind17",
         )
     ),
 )
