@@ -358,15 +358,20 @@ LIGHTNING_LOADER_KEYWORDS = frozenset({"train_dataloaders", "val_dataloaders", "
 LIGHTNING_LOADER_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
 #: Tensor methods that change a tensor's dtype, shape or layout, or fill it in place, and
 #: leave it where it is: `torch.zeros(n).float().to(d)` is still made on the host.
+#: Methods that fill a tensor in place with drawn or constant values.
+FILLING_METHODS = frozenset(
+    {
+        "normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "exponential_",
+        "geometric_", "log_normal_", "cauchy_",
+    }
+)  # fmt: skip
 KEEPING_PLACE_METHODS = frozenset(
     {
         "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
         "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
         "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
-        # filled in place (`torch.FloatTensor(n).normal_()`)
-        "normal_", "uniform_", "fill_", "zero_", "random_", "bernoulli_", "exponential_",
-        "geometric_", "log_normal_", "cauchy_",
     }
+    | FILLING_METHODS  # filled in place (`torch.FloatTensor(n).normal_()`)
 )  # fmt: skip
 #: Methods called once per item (a dataset's, by a loader or by indexing).
 PER_ITEM_METHODS = frozenset({"__getitem__", "__getitems__", "__iter__", "__next__"})

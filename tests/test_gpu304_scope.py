@@ -133,3 +133,43 @@ def test_a_draw_not_made_on_the_host_and_moved_is_left_alone(draw):
 def test_a_draw_made_once_is_left_alone():
     source = HEAD + "from torch.distributions import Normal\n\nz = Normal(0, 1).sample((4,)).to(device)\n"
     assert _lines(source) == []
+
+
+FILL_HEAD = HEAD + "\n\ndef train(batches, net, n_actions, shape):\n    for batch in batches:\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a legacy class given a shape, filled in place on a line of its own, then moved
+        "        noise = torch.FloatTensor(64, 100, 1, 1)\n        noise.normal_(0, 1)\n"
+        "        noise = noise.to(device)\n",
+        # sizes partly unpacked, zeroed, then moved
+        "        planes = torch.FloatTensor(64, n_actions, *shape)\n        planes.zero_()\n"
+        "        planes = planes.to(device)\n",
+        # a factory filled twice before the move
+        "        eps = torch.empty(64, 1)\n        eps.zero_()\n        eps.uniform_()\n        eps = eps.cuda()\n",
+    ],
+    ids=["legacy-filled", "unpacked-sizes", "factory-filled"],
+)
+def test_a_host_tensor_filled_in_place_before_its_move_is_flagged_with_the_rewrite_shown(body):
+    [finding] = [d for d in lint_source(FILL_HEAD + body) if d.code == "GPU304"]
+    assert finding.start.line == 8 and finding.fix is not None and finding.fix.edits == ()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the fill reads the tensor it fills
+        "        noise = torch.FloatTensor(64, 100)\n        noise.normal_(0, noise.size(0))\n"
+        "        noise = noise.to(device)\n",
+        # the host tensor is used between the fill and the move
+        "        noise = torch.FloatTensor(64, 100)\n        noise.normal_(0, 1)\n        print(noise)\n"
+        "        noise = noise.to(device)\n",
+        # a legacy class given data unpacked from a list: data, not sizes
+        "        rows = torch.FloatTensor(*shape)\n        rows.zero_()\n        rows = rows.to(device)\n",
+    ],
+    ids=["fill-reads-the-tensor", "used-in-between", "only-unpacked"],
+)
+def test_fills_that_are_not_the_host_idiom_are_left_alone(body):
+    assert _lines(FILL_HEAD + body) == []

@@ -52,6 +52,7 @@ from gpulint.torch_api import (
 )
 from gpulint.torch_api import (
     BACKWARD_METHODS,
+    FILLING_METHODS,
     KEEPING_PLACE_METHODS,
     LIGHTNING_MODULES,
     PURE_METHODS,
@@ -490,7 +491,7 @@ def factory_moved_later(
     index = next((i for i, s in enumerate(block) if s is statement), None)
     if index is None:
         return None
-    earlier = next((i for i in range(index - 1, -1, -1) if name in _touched(block[i], touched)), None)
+    earlier = _last_touching(block, index, name, touched)
     conditional = False
     if earlier is None and len(blocks) >= 2 and len(statements) >= 2:
         branch = statements[-2]
@@ -505,9 +506,14 @@ def factory_moved_later(
         index = next((i for i, s in enumerate(block) if s is branch), None)
         if index is None:
             return None
-        earlier = next((i for i in range(index - 1, -1, -1) if name in _touched(block[i], touched)), None)
+        earlier = _last_touching(block, index, name, touched)
     if earlier is None:
         return None
+    filled = _fills_in_place(block[earlier], name)  # `t.normal_(0, 1)` on a line of its own
+    while _fills_in_place(block[earlier], name):
+        earlier = _last_touching(block, earlier, name, touched)  # type: ignore[assignment]
+        if earlier is None:
+            return None
     made = block[earlier]
     if not (
         isinstance(made, ast.Assign)
@@ -521,7 +527,7 @@ def factory_moved_later(
     inner = unwrapped(factory, env.qualname(factory.func))
     if isinstance(inner, ast.Call):
         factory = inner
-    filled = False  # `eps = torch.FloatTensor(n).normal_()`: filled in place on the way
+    # `eps = torch.FloatTensor(n).normal_()`: filled in place on the way
     while (
         isinstance(factory.func, ast.Attribute)
         and isinstance(factory.func.value, ast.Call)
@@ -540,6 +546,25 @@ def factory_moved_later(
         made,
         statement,
         adjacent=earlier == index - 1,
+    )
+
+
+def _last_touching(block: list[ast.stmt], before: int, name: str, touched: dict[int, frozenset[str]]) -> int | None:
+    """The index of the last statement of `block` before `before` that touches `name`."""
+    return next((i for i in range(before - 1, -1, -1) if name in _touched(block[i], touched)), None)
+
+
+def _fills_in_place(statement: ast.stmt, name: str) -> bool:
+    """`t.normal_(0, 1)` (or `zero_`, `fill_`, ...) as a statement of its own, its arguments
+    free of `t`: the host tensor is filled where it was made, and the fill stays there."""
+    call = statement.value if isinstance(statement, ast.Expr) else None
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr in FILLING_METHODS
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == name
+        and not any(isinstance(n, ast.Name) and n.id == name for a in (*call.args, *call.keywords) for n in ast.walk(a))
     )
 
 
@@ -609,9 +634,12 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
 
 def _given_a_shape(call: ast.Call) -> bool:
     """A legacy tensor class called with its sizes (`torch.FloatTensor(4, 256)`, `torch.Tensor(3)`),
-    not with data: two or more positional sizes, or one literal integer."""
-    if call.keywords or any(isinstance(a, (ast.Starred, ast.List, ast.Tuple, ast.Set)) for a in call.args):
+    not with data: two or more positional sizes (some perhaps unpacked, `(n, k, *shape)`),
+    or one literal integer."""
+    if call.keywords or any(isinstance(a, (ast.List, ast.Tuple, ast.Set)) for a in call.args):
         return False
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return len(call.args) >= 2 and not all(isinstance(a, ast.Starred) for a in call.args)
     if len(call.args) == 1 and _a_size(call.args[0]):
         return True  # `torch.FloatTensor(std.size())`: a `torch.Size`
     return len(call.args) >= 2 or (len(call.args) == 1 and literal_int(call.args[0]) is not None)

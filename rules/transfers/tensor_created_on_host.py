@@ -53,7 +53,9 @@ class TensorCreatedOnHost(Rule):
     between that reads, binds or declares `t`. With the rewrite shown, not written: the move
     as one element of a tuple assignment (`x, t = x.cuda(), t.cuda()`), the move in an `if`
     after the factory (`if gpu: t = t.cuda()`: the other path is the program's CPU fallback),
-    and a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`).
+    a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`), and
+    one filled in place on lines of its own before the move (`t = torch.FloatTensor(n, k)`,
+    `t.normal_(0, 1)`, `t = t.to(device)`: the fill's arguments must not read `t`).
     Not when `t` is read in between or by the `if`'s test, moved in an `if` that has an
     `else`, or moved into a different name (the host tensor is then still there to be used).
 
