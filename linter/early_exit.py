@@ -59,7 +59,8 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 def counted_iterations(loop: ast.AST, ctx: RuleContext) -> int | None:
     """At most how many times the `for` statement `loop` runs its body, when the body breaks
-    out of it by a counter compared with a literal (see the module docstring); None when
+    out of it by a counter compared with a literal (see the module docstring), or once when
+    a `break` of its own ends the body (no `continue` before it skips that); None when
     nothing in the code counts it. Answers are kept per loop (`SemanticIndex.remember`):
     every copy in a loop asks about the loops around it."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)):
@@ -75,6 +76,8 @@ def breaks_off_within(loop: ast.AST, ctx: RuleContext, most: int) -> bool:
 
 def _counted(loop: ast.For | ast.AsyncFor, ctx: RuleContext) -> int | None:
     for index, statement in enumerate(loop.body):
+        if isinstance(statement, ast.Break) and not _continues(loop.body[:index]):
+            return 1  # `for batch in loader: ...; break`: a look at the first item
         limit = _break_test(statement)
         if limit is None:
             continue

@@ -62,6 +62,9 @@ CASES = {
         "shown += 1\nif shown > 2:\n    break\n",
         False,
     ),
+    "break-ending-the-body": (INDEX, "break\n", True),
+    "break-after-a-continue": (INDEX, "if flag:\n    continue\nbreak\n", False),
+    "break-in-a-nested-loop": (INDEX, "for part in batch:\n    break\n", False),
     "counter-read-by-a-closure": (
         ("    shown = 0\n    bump = lambda: shown\n", "batch", "loader"),
         "shown += 1\nif shown > 2:\n    break\n",

@@ -203,3 +203,48 @@ def test_a_helper_that_returns_its_read_is_left_alone():
     source = HELPER.replace("return hits / len(target)", "return (scores - target).pow(2).mean().item()")
     source += "for x, y in batches:\n    losses.append(accuracy(model(x.to(device)), y.to(device)))\n"
     assert _codes(source) == []
+
+
+# -- a few training steps inside another loop are the step loop --------------------------------
+
+ROUNDS = TORCH + textwrap.dedent("""\
+    TRAIN_ROUNDS = 10
+    device = "cuda"
+    net = nn.Linear(2, 2).to(device)
+    while True:
+        play(net)
+        total = 0.0
+        for _ in range(TRAIN_ROUNDS):
+            out = net(sample().to(device))
+            loss = out.pow(2).mean()
+    {step}        total += loss.item()
+        print(total / TRAIN_ROUNDS)
+    """)
+
+
+def test_a_few_training_steps_inside_another_loop_read_once_per_step():
+    source = ROUNDS.format(step="        loss.backward()\n")
+    assert _codes(source) == [("GPU308", 15)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # the rounds step back nothing: a few evaluations per game, read once per game
+        ROUNDS.format(step=""),
+        # a few training steps that no loop repeats: a handful of reads in all
+        ROUNDS.format(step="        loss.backward()\n").replace("while True:\n", "if True:\n"),
+    ],
+    ids=["no-backward", "no-outer-loop"],
+)
+def test_a_few_runs_that_do_not_train_or_are_not_repeated_stay_few(source):
+    assert _codes(source) == []
+
+
+def test_a_few_training_steps_in_a_loop_that_itself_runs_once_stay_few():
+    source = (
+        ROUNDS.format(step="        loss.backward()\n")
+        .replace("while True:", "for game in games:")
+        .replace("    print(total / TRAIN_ROUNDS)\n", "    break\n")
+    )
+    assert _codes(source) == []

@@ -44,6 +44,7 @@ from ._common import (
     round_trip,
     runs_another_loop,
     small_loop,
+    trains,
     to_host,
     unconditional_expressions,
     under_host_autocast,
@@ -129,10 +130,15 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     loop's body, and not in an outer loop around a batch loop (see `runs_another_loop`).
     A small loop over the parts of one item, or a loop known to run a few times
     (`few_iterations`: four test images to plot), is no loop of its own: the loop around
-    it is the one the copy runs in."""
-    real = [
-        loop for loop in ctx.loops if not small_loop(loop, ctx.statement, ctx.env) and not few_iterations(loop, ctx)
-    ]
+    it is the one the copy runs in. But a loop that steps back on every run (`trains`)
+    inside another such loop is the step loop however few its runs (`for _ in
+    range(TRAIN_ROUNDS)` in a loop over games): each run is a training step."""
+    real: list[ast.AST] = []
+    for loop in ctx.loops:
+        if small_loop(loop, ctx.statement, ctx.env):
+            continue
+        if not few_iterations(loop, ctx) or real and _steps_back(loop, ctx):
+            real.append(loop)
     if not real:
         return None  # a few copies, one per part of one item: no hot loop around them
     loop = real[-1]
@@ -151,6 +157,10 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
         if isinstance(statement, ast.If) and not _runs_every_iteration(statement, inside[position + 1], loop, ctx):
             return None
     return None if runs_another_loop(loop, ctx) else loop
+
+
+def _steps_back(loop: ast.AST, ctx: RuleContext) -> bool:
+    return bool(ctx.semantic.remember("trains", loop, lambda: trains(loop, ctx)))
 
 
 def _loop_calling(ctx: RuleContext) -> ast.AST | None:
