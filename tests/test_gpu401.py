@@ -351,3 +351,41 @@ def test_a_discriminant_analysis_used_as_the_classifier_is_no_transformer_step()
         "pred = lda.predict(X_test)\n"
     )
     assert [d for d in lint_source(source) if d.code == "GPU401"] == []
+
+
+SEARCH_HEAD = (
+    "from sklearn.model_selection import GridSearchCV\nfrom sklearn.preprocessing import OneHotEncoder\n"
+    "from sklearn.tree import DecisionTreeClassifier\n\n"
+    "enc = OneHotEncoder()\nX_train_enc = enc.fit_transform(X_train)\nX_test_enc = enc.transform(X_test)\n"
+    "search = GridSearchCV(DecisionTreeClassifier(), {'max_depth': [3, 10]})\n"
+)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # the search's refitted best estimator predicts on the transformed test data
+        "search.fit(X_train_enc, y_train)\nbest = search.best_estimator_\nprob = best.predict_proba(X_test_enc)\n",
+        "search.fit(X_train_enc, y_train)\nprob = search.best_estimator_.predict_proba(X_test_enc)\n",
+        # a sparse output made dense on both sides
+        "search.fit(X_train_enc.toarray(), y_train)\nprob = search.predict_proba(X_test_enc.toarray())\n",
+    ],
+    ids=["best-estimator-named", "best-estimator-inline", "made-dense"],
+)
+def test_a_searchs_best_estimator_and_dense_outputs_are_followed(tail):
+    diagnostic = _only(SEARCH_HEAD + tail)
+    assert diagnostic.fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        # another search's best estimator
+        "search.fit(X_train_enc, y_train)\nbest = other.best_estimator_\nprob = best.predict_proba(X_test_enc)\n",
+        # the best estimator used on untransformed data
+        "search.fit(X_train_enc, y_train)\nprob = search.best_estimator_.predict_proba(X_test)\n",
+    ],
+    ids=["other-search", "raw-test-data"],
+)
+def test_best_estimators_that_do_not_close_the_chain_are_left_alone(tail):
+    assert [d for d in lint_source(SEARCH_HEAD + tail) if d.code == "GPU401"] == []

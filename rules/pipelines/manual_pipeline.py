@@ -31,8 +31,9 @@ def straight_line(chain: Chain) -> bool:
     first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
     if not step.combined or not (first < transform < test and first < fit < test):
         return False
-    if _predicted_on(chain.test_call, chain.estimator) is None:
-        return False  # predicted in a helper the rewrite cannot follow
+    receiver = chain.test_call.func.value if isinstance(chain.test_call.func, ast.Attribute) else None
+    if not (isinstance(receiver, ast.Name) and receiver.id == chain.estimator):
+        return False  # predicted in a helper, or by a search's best estimator
     if assigned_value(chain.block[first], step.output) is None:
         return False  # `Xt, Xt_test = t.fit_transform(X), t.transform(X_test)`
     if assigned_value(chain.block[transform], chain.test_input) is None:
@@ -63,7 +64,9 @@ class ManualPipeline(Rule):
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
     calls `model.predict` on its data parameter), and a predictor that also transforms
     (`LinearDiscriminantAnalysis`, PLS) counts as a transformer where its `transform` is
-    applied; these shapes get a display-only rewrite. Only straight-line code in one block is followed (as in a script, one function
+    applied. A search's refitted `best_estimator_` may predict on the test data (also through
+    a name bound to it), and a sparse output may be made dense on both sides (`Xt.toarray()`).
+    These shapes get a display-only rewrite. Only straight-line code in one block is followed (as in a script, one function
     or a notebook's cells): an estimator fitted in a loop over candidates is GPU404's. Only
     names known to hold scikit-learn/cuML estimators count: a pipeline already built with
     `Pipeline`/`make_pipeline` is not flagged, nor is data transformed in a helper function.
@@ -261,7 +264,7 @@ def fit(model, transformer, X, y, X_new):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        data = _unsliced(node.args[0]) if node.args else None
+        data = _underlying(node.args[0]) if node.args else None
         if not (isinstance(func, ast.Attribute) and func.attr == "fit" and isinstance(data, (ast.Name, ast.Call))):
             return
         receiver = ctx.type_of(func.value)
@@ -299,7 +302,7 @@ def fit(model, transformer, X, y, X_new):
             refit=refit,
             applicability=Applicability.DISPLAY,
         )
-        if straight_line(chain) and not _sliced(chain):
+        if straight_line(chain) and not _reshaped(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
@@ -425,31 +428,63 @@ def _test_use(
     the call, the name holding the transformed data or None when the call is inline, the
     statement binding that name, whether the transformer was fitted again)."""
     last = steps[-1]
+    holders = {estimator}  # and names bound to a search's `best_estimator_`
     for index in range(steps[0].index + 1, len(block)):
+        best = _best_of(block[index], holders)
+        if best is not None:
+            holders.add(best)
+            continue
         for sub in walk_local([block[index]]):
             if not isinstance(sub, ast.Call):
                 continue
-            given = _predicted_on(sub, estimator) or _predicted_in_helper(sub, estimator, ctx)
+            given = next(
+                (found for holder in holders if (found := _predicted_on(sub, holder)) is not None),
+                None,
+            ) or _predicted_in_helper(sub, estimator, ctx)
             if given is None:
                 continue
-            data = _unsliced(given)
+            data = _underlying(given)
             if _is_transform_by(data, last):
                 return index, sub, None, None, _refits(data)
             if isinstance(data, ast.Name):
                 found = ctx.last_assignment(block, index, data.id, paired=True)
-                if found is not None and _is_transform_by(_unsliced(found[1]), last):
-                    return index, sub, data.id, found[0], _refits(_unsliced(found[1]))
+                if found is not None and _is_transform_by(_underlying(found[1]), last):
+                    return index, sub, data.id, found[0], _refits(_underlying(found[1]))
     return None
 
 
+def _best_of(statement: ast.stmt, holders: set[str]) -> str | None:
+    """`best = search.best_estimator_` for a search among `holders`: the name now holding
+    the refitted best estimator, which predicts on the same transformed data."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name) and _is_best_estimator(value, holders):
+        return target.id
+    return None
+
+
+def _is_best_estimator(node: ast.expr, holders: set[str]) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "best_estimator_"
+        and isinstance(node.value, ast.Name)
+        and node.value.id in holders
+    )
+
+
 def _predicted_on(call: ast.Call, estimator: str) -> ast.expr | None:
-    """The data of `estimator.predict(data)` (or `score`, `predict_proba`, ...)."""
+    """The data of `estimator.predict(data)` (or `score`, `predict_proba`, ...), also of
+    `estimator.best_estimator_.predict(data)` for a search (the rewrite is then shown only)."""
     func = call.func
     if (
         isinstance(func, ast.Attribute)
         and func.attr in PREDICT_METHODS
-        and isinstance(func.value, ast.Name)
-        and func.value.id == estimator
+        and (
+            isinstance(func.value, ast.Name)
+            and func.value.id == estimator
+            or _is_best_estimator(func.value, {estimator})
+        )
         and call.args
         and not isinstance(call.args[0], ast.Starred)
     ):
@@ -484,22 +519,38 @@ def _rebound(function: ast.FunctionDef | ast.AsyncFunctionDef, parameter: str, c
     return any(not isinstance(node, ast.arg) for node in ctx.semantic.bindings(function, parameter))
 
 
-def _sliced(chain: Chain) -> bool:
-    """The estimator gets slices of the transformed data (`Xt[:, :7]`): the rewrite is shown
-    only, since the pipeline would need the slice as a step of its own."""
+def _reshaped(chain: Chain) -> bool:
+    """The estimator gets slices or conversions of the transformed data (`Xt[:, :7]`,
+    `Xt.toarray()`): the rewrite is shown only, since the pipeline would need a step of its
+    own for them."""
     given = [chain.fit_call.args[0], chain.test_call.args[0]]
     if chain.test_input_index is not None:
         statement = chain.block[chain.test_input_index]
         given.append(statement.value if isinstance(statement, ast.Assign) else statement)  # type: ignore[arg-type]
-    return any(_unsliced(value) is not value for value in given if isinstance(value, ast.expr))
+    return any(_underlying(value) is not value for value in given if isinstance(value, ast.expr))
 
 
-def _unsliced(value: ast.expr) -> ast.expr:
-    """`Xt[:, :7]` -> `Xt`: the first components of a transformer's output (PCA's), taken
-    for the estimator on both sides, still flow from the transformer."""
-    while isinstance(value, ast.Subscript) and _slices_only(value.slice):
-        value = value.value
-    return value
+#: Methods that hand on the same rows in another form: a sparse output made dense.
+_CONVERSIONS = frozenset({"toarray", "todense"})
+
+
+def _underlying(value: ast.expr) -> ast.expr:
+    """`Xt[:, :7]` or `Xt.toarray()` -> `Xt`: the first components of a transformer's
+    output (PCA's), or its sparse output made dense, taken for the estimator on both sides,
+    still flow from the transformer."""
+    while True:
+        if isinstance(value, ast.Subscript) and _slices_only(value.slice):
+            value = value.value
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _CONVERSIONS
+            and not value.args
+            and not value.keywords
+        ):
+            value = value.func.value
+        else:
+            return value
 
 
 def _slices_only(key: ast.expr) -> bool:
