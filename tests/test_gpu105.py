@@ -524,7 +524,9 @@ def test_forms_shown_but_not_written(call, why):
         "s.map(lambda x: min(x, 1, 2))",
         "s.map(lambda x: max(x, key=len))",
         "s.apply(lambda x: min(x))",  # the element is a collection
-        "s.apply(lambda x: x in allowed)",  # a collection that is not spelled out
+        "s.apply(lambda x: x in allowed)",  # a collection the code does not show
+        "s.apply(lambda x: x in letters)",  # a string: `in` finds substrings
+        "s.apply(lambda x: x in table)",  # a dict
         "s.apply(lambda x: 'a' in x)",  # a substring test: `.str.contains`
         "s.apply(lambda x: x in [])",
         "s.apply(lambda x: len(str(x, 'utf-8')))",  # decoding bytes
@@ -532,5 +534,16 @@ def test_forms_shown_but_not_written(call, why):
     ],
 )
 def test_near_misses_of_the_shown_forms(call):
-    source = HEADER + "limit = 3\nallowed = {'a'}\n" + f"result = {call}\n"
+    source = HEADER + "limit = 3\nallowed = load()\nletters = 'abc'\ntable = dict(a=1)\n" + f"result = {call}\n"
     assert _findings(source) == []
+
+
+@pytest.mark.parametrize(
+    "bound",
+    ["known = set(top)\n", "known = {c for c in top}\n", "known = frozenset(top)\n", "known = [c for c in top]\n"],
+    ids=["set-call", "set-comprehension", "frozenset-call", "list-comprehension"],
+)
+def test_membership_in_a_collection_the_code_builds_is_shown_as_isin(bound):
+    source = HEADER + "top = load()\n" + bound + "result = s.apply(lambda x: x if x in known else 'Other')\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and "`isin`" in (finding.fix.declined or "")

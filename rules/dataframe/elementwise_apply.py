@@ -8,6 +8,7 @@ from gpulint.rule_api import (
     ARITHMETIC_OPERATORS,
     COMPARISON_OPERATORS,
     Applicability,
+    assigned_value,
     Example,
     known_small,
     mentions,
@@ -28,6 +29,10 @@ _METHODS = {"series": ("apply", "map"), "frame": ("applymap", "map")}
 _ANY_METHOD = frozenset(method for methods in _METHODS.values() for method in methods)
 #: Libraries on which the vectorized form computes what the per-element call computed.
 _REWRITABLE = frozenset({"pandas", "modin"})
+
+
+#: Builtins that build a collection whose `in` is a membership test of its items.
+_COLLECTION_BUILDERS = frozenset({"set", "frozenset", "list", "tuple"})
 
 
 class _Body:
@@ -78,20 +83,40 @@ class _Body:
         return False
 
     def _membership(self, node: ast.Compare) -> bool:
-        """`x in ["a", "b"]` (or `not in`, a tuple or set display of constants): the element
-        against a literal collection, `s.isin([...])` on the column (shown: `isin` compares
-        values where `in` also matches by identity, as NaN in a list of NaN does)."""
+        """`x in ["a", "b"]` (or `not in`, a tuple or set display of constants, or a name bound
+        to a collection the code builds): the element against a collection, `s.isin([...])`
+        on the column (shown: `isin` compares values where `in` also matches by identity, as
+        NaN in a list of NaN does)."""
         collection = node.comparators[0]
-        if not (
-            self._element(node.left)
-            and isinstance(collection, (ast.List, ast.Tuple, ast.Set))
+        literal = (
+            isinstance(collection, (ast.List, ast.Tuple, ast.Set))
             and collection.elts
             and all(isinstance(e, ast.Constant) and isinstance(e.value, (int, float, str)) for e in collection.elts)
-        ):
+        )
+        if not (self._element(node.left) and (literal or self._built_collection(collection))):
             return False
         self.uses += 1
         self._show("a membership test's column form is `isin`")
         return True
+
+    def _built_collection(self, node: ast.expr) -> bool:
+        """A name the code binds, where the apply runs, to a set, list or tuple it builds
+        (`known = set(top_companies)`, `{...}`, `[... for ...]`): a membership test against
+        it is `isin` too. Not a string (`in` finds substrings), a dict or anything unknown."""
+        if not isinstance(node, ast.Name) or node.id == self.parameter or node.id in self.forbidden:
+            return False
+        statement = self.ctx.reaching_assignment(node.id)
+        value = assigned_value(statement, node.id) if statement is not None else None
+        if isinstance(value, (ast.Set, ast.SetComp, ast.ListComp)):
+            return True
+        return (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id in _COLLECTION_BUILDERS
+            and self.ctx.env.is_builtin(value.func.id)
+            and len(value.args) == 1
+            and not value.keywords
+        )
 
     def _show(self, reason: str) -> None:
         self.shown = self.shown or reason
@@ -248,7 +273,8 @@ class ElementwiseApply(Rule):
     element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten).
     Shown, not rewritten, as their column forms treat missing values otherwise: `min`/`max`
     of the element and a number (`clip`), a membership test against a list, tuple or set
-    spelled out (`isin`), and the length or words of `str(x)` (`.astype(str)`).
+    spelled out or bound to a name the code builds it in (`known = set(top)`: `isin`), and
+    the length or words of `str(x)` (`.astype(str)`).
 
     Named functions, NumPy ufuncs (pandas already hands them the whole column), dicts and
     Series (a lookup, not a call), `by_row=False`, and cuDF objects (cuDF compiles the
