@@ -248,3 +248,42 @@ def test_a_few_training_steps_in_a_loop_that_itself_runs_once_stay_few():
         .replace("    print(total / TRAIN_ROUNDS)\n", "    break\n")
     )
     assert _codes(source) == []
+
+
+# -- an action copied for an environment step is the loop's point ------------------------------
+
+ENV_LOOP = TORCH + textwrap.dedent("""\
+    import numpy as np
+    device = "cuda"
+    net = nn.Linear(4, 2).to(device)
+    obs = env.reset()
+    while True:
+        mu = net(torch.tensor([obs]).to(device))[0]
+        action = mu.data.cpu().numpy()
+        action = np.clip(action, -1, 1)
+    {step}
+    """)
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "    obs, reward, done, info = env.step(action)\n",
+        "    obs, reward, done, truncated, info = env.step(action)\n",
+    ],
+    ids=["gym", "gymnasium"],
+)
+def test_an_action_copied_for_an_environment_step_is_left_alone(step):
+    assert _codes(ENV_LOOP.format(step=step)) == []
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "    result = env.step(action)\n",  # one result: no environment's step shape
+        "    obs, reward, done, info = env.step(other)\n",  # the step gets something else
+    ],
+    ids=["one-result", "other-action"],
+)
+def test_a_copy_that_no_environment_step_takes_stays_flagged(step):
+    assert _codes(ENV_LOOP.format(step=step)) == [("GPU301", 11)]

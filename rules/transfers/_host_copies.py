@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import enum
+from collections.abc import Callable
 from typing import ClassVar
 
 from gpulint.rule_api import (
@@ -113,7 +114,9 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     if what is None or under_host_autocast(ctx):
         return None
     loop = _counting_loop(node, ctx) if ctx.loops else _loop_calling(ctx)
-    if loop is None or waits_anyway(loop, ctx) or _feeds_display(node, loop, ctx) or _decides_exit(node, loop, ctx):
+    if loop is None or waits_anyway(loop, ctx) or _decides_exit(node, loop, ctx):
+        return None
+    if _feeds(node, loop, ctx, _displays) or _feeds(node, loop, ctx, _steps_an_environment):
         return None
     if not ctx.loops:  # in a helper the loop calls
         what = f"{what} in `{ctx.enclosing_function.name}`, which a loop calls on every iteration,"  # type: ignore[union-attr]
@@ -368,20 +371,19 @@ _STORING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "se
 _DEPTH = 4
 
 
-def _feeds_display(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
-    """The copied value is drawn or logged as an image in the same iteration: the copy is
-    an argument of a plotting call (matplotlib, seaborn, a matplotlib `Axes` or `Figure`
-    made by one: `ax.imshow(x.cpu())`), of an image or histogram maker (`PIL.Image.fromarray`,
-    `wandb.Image`, a TensorBoard writer's `add_image`/`add_histogram`), or of a teaching
-    library's plotting helper (`d2l.show_images`); or the statement stores it in names
-    (`forecast = out.cpu().numpy()`, `losses.append(loss.item())`) that such a call reads
-    later in every run of the iteration. A copy stored in a name nothing drawn reads (a
-    running total next to a plot of something else) is not the point of the plot."""
+def _feeds(node: ast.AST, loop: ast.AST, ctx: RuleContext, consumes: Callable[[ast.Call, RuleContext], bool]) -> bool:
+    """The copied value goes, in the same iteration, to a call that needs it on the host
+    (`consumes`: `_displays`, `_steps_an_environment`): the copy is an argument of such a
+    call, or the statement stores it in names (`forecast = out.cpu().numpy()`,
+    `losses.append(loss.item())`) that such a call reads later in every run of the
+    iteration, also through names computed from them (`action = np.clip(action, -1, 1)`).
+    A copy stored in a name the call does not read (a running total next to a plot of
+    something else) is not what the call needs."""
     statement = ctx.statement
     current: ast.AST | None = node
     while current is not None and current is not statement:
         parent = ctx.parent(current)
-        if isinstance(parent, ast.Call) and current is not parent.func and _displays(parent, ctx):
+        if isinstance(parent, ast.Call) and current is not parent.func and consumes(parent, ctx):
             return True
         current = parent
     if statement is None or not isinstance(loop, _STATEMENT_LOOPS):
@@ -394,7 +396,7 @@ def _feeds_display(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
         if (expression.lineno, expression.col_offset) < end:  # type: ignore[attr-defined]
             continue
         for sub in walk_local([expression]):
-            if isinstance(sub, ast.Call) and _displays(sub, ctx) and _reads(sub, flowing, skip_func=True):
+            if isinstance(sub, ast.Call) and consumes(sub, ctx) and _reads(sub, flowing, skip_func=True):
                 return True
         if isinstance(expression, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and _reads(expression, flowing):
             flowing |= _stored_names(expression)
@@ -446,8 +448,29 @@ def _reads(node: ast.AST, names: set[str], skip_func: bool = False) -> bool:
     return any(isinstance(sub, ast.Name) and sub.id in names for sub in walk_local(parts))
 
 
+def _steps_an_environment(call: ast.Call, ctx: RuleContext) -> bool:
+    """`obs, reward, done, info = env.step(action)`: a step of a reinforcement-learning
+    environment (the Gym API: `.step` given the action, four or five results unpacked),
+    which runs on the host and needs the action there: copying it is the loop's point."""
+    statement = ctx.parent(call)
+    return (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr == "step"
+        and len(call.args) == 1
+        and isinstance(statement, ast.Assign)
+        and statement.value is call
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Tuple)
+        and len(statement.targets[0].elts) in (4, 5)
+    )
+
+
 def _displays(call: ast.Call, ctx: RuleContext) -> bool:
-    """`call` draws or makes an image or histogram of its arguments (see `_feeds_display`)."""
+    """`call` draws or makes an image, a plot or a histogram of its arguments: a plotting
+    call (matplotlib, seaborn, a matplotlib `Axes` or `Figure` made by one:
+    `ax.imshow(x.cpu())`), an image or histogram maker (`PIL.Image.fromarray`,
+    `wandb.Image`, a TensorBoard writer's `add_image`/`add_histogram`), or a teaching
+    library's plotting helper (`d2l.show_images`)."""
     name = ctx.qualname(call.func) or ""
     if name.startswith(PLOTTING_MODULES) or name in DISPLAY_CALLS:
         return True

@@ -91,6 +91,10 @@ class DeviceToHostInLoop(HostCopyInLoop):
       total next to a plot of something else), or drawn only under an `if` or after the
       loop, is flagged; decoding text (`tokenizer.batch_decode(ids.cpu())`) is not drawing:
       the ids can be kept on the device and decoded once;
+    - the copied value is the action an environment steps with, in the same iteration
+      (`obs, reward, done, info = env.step(action)`: a `.step` given one argument whose four
+      or five results are unpacked, the Gym API), also through names computed from it
+      (`action = np.clip(action, -1, 1)`): the environment runs on the host;
     - the iteration waits for the device anyway, on every run: it calls a model's
       `.generate(...)` (transformers' generation tests each new token on the host) or
       `torch.cuda.synchronize()` outside any `if`. A time-series head's `generate`
