@@ -126,3 +126,65 @@ def test_name_clashes_get_a_fresh_name():
                 print(x * w.to(device), w_device)
         """)
     assert "w_device_2 = w.to(device)" in fix_text(source, unsafe_fixes=True)
+
+
+# -- a host tensor the module holds, copied in every forward --------------------------------
+
+MODULE = HEAD + textwrap.dedent("""\
+    import torch.nn as nn
+    from torch.autograd import Variable
+
+
+    class Head(nn.Module):
+        def __init__(self, n):
+            super().__init__()
+            self.fc = nn.Linear(n, n)
+            {made}
+
+        def forward(self, x):
+            {used}
+            return self.fc(x)
+    """)
+
+
+@pytest.mark.parametrize(
+    ("made", "used"),
+    [
+        ("self.mask = torch.ones(4, 4).tril()", "mask = self.mask.repeat(len(x), 1, 1).to(x.device)"),
+        ("self.v_ind = torch.LongTensor(4).fill_(0).unsqueeze(0)", "v = Variable(self.v_ind)\n        v = v.cuda()"),
+        ("self.scale = torch.sqrt(torch.FloatTensor([4]))", "x = x / self.scale.to(device)"),
+    ],
+    ids=["repeated", "through-variable-and-a-name", "torch-function-of-a-constructor"],
+)
+def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(made, used):
+    [finding] = _found(MODULE.format(made=made, used=used))
+    assert "register_buffer" in finding.message and finding.fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    ("made", "used"),
+    [
+        # made on the device already
+        ("self.mask = torch.ones(4, 4, device=device)", "mask = self.mask.to(x.device)"),
+        # made like another tensor: where that tensor is
+        ("self.mask = torch.ones_like(self.fc.weight)", "mask = self.mask.to(x.device)"),
+        # set again in forward: not one constant
+        ("self.mask = torch.ones(4)", "self.mask = self.mask + 1\n        mask = self.mask.to(x.device)"),
+        # a registered buffer moves with the module
+        ('self.register_buffer("mask", torch.ones(4))', "mask = self.mask.to(x.device)"),
+        # data handed in, not held
+        ("self.mask = None", "mask = x.to(device)"),
+    ],
+    ids=["device-made", "like-factory", "set-in-forward", "buffer", "not-held"],
+)
+def test_tensors_that_are_no_held_host_constant_are_left_alone(made, used):
+    assert _found(MODULE.format(made=made, used=used)) == []
+
+
+def test_a_plain_class_forward_is_not_known_to_run_per_batch():
+    source = (
+        MODULE.format(made="self.mask = torch.ones(4)", used="mask = self.mask.to(x.device)")
+        .replace("class Head(nn.Module):", "class Head:")
+        .replace("        super().__init__()\n", "")
+    )
+    assert _found(source) == []

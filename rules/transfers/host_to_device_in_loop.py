@@ -16,9 +16,11 @@ from gpulint.rule_api import (
     RuleContext,
     Tier,
     Ty,
+    assigned_value,
+    walk_local,
 )
 
-from gpulint.torch_api import FRESH_METHODS
+from gpulint.torch_api import FILLING_METHODS, FRESH_METHODS, KEEPING_PLACE_METHODS, LEGACY_TENSOR_TYPES, unwrapped
 
 from ._common import (
     HostToDevice,
@@ -29,6 +31,7 @@ from ._common import (
     loop_parts,
     reads_only,
     round_trip,
+    runs_repeatedly,
 )
 from gpulint.plans.host_to_device_in_loop import Hoist, LoopCopy
 
@@ -49,6 +52,12 @@ class HostToDeviceInLoop(Rule):
     `.cuda()` (torch), `torch.tensor(x, device=device)`, `cupy.asarray(x)`,
     `cudf.from_pandas(frame)`, where nothing the copied expression reads is assigned or
     changed in the loop, and it computes nothing new (`torch.randn(...)` is not invariant).
+
+    The same holds for a torch module's `forward` (or another method run per batch) that
+    copies a host tensor the instance holds, set only in `__init__` by a factory or
+    constructor without `device=` (`self.mask = torch.ones(n, n).tril()`, then
+    `self.mask.to(x.device)`, also reshaped or through `Variable(...)`): the rewrite is shown,
+    registering it as a buffer, which moves with the module once.
 
     A training loop's per-batch `x.to(device)` is what loops are for and is never flagged:
     `x` changes every iteration. A factory moved to the device (`torch.zeros(n).to(device)`)
@@ -282,6 +291,7 @@ stacked = [cp.asarray(frame) for frame in frames]
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not ctx.loops:
+            self._check_held_constant(node, ctx)
             return
         move = host_to_device(node, ctx.env)
         if move is None or round_trip(node, ctx.env) is not None or factory_move(node, ctx.env) is not None:
@@ -297,6 +307,25 @@ stacked = [cp.asarray(frame) for frame in frames]
             context=LoopCopy(
                 applicability=Applicability.UNSAFE if hoist else Applicability.DISPLAY, move=move, hoist=hoist
             ),
+        )
+
+    def _check_held_constant(self, node: ast.AST, ctx: RuleContext) -> None:
+        """A host tensor the instance holds (`self.mask`, set only in `__init__`) copied to the
+        device in a method run per batch (a torch module's `forward`): the same bytes cross
+        the bus on every call. Registered as a buffer, it would move with the module once."""
+        move = host_to_device(node, ctx.env)
+        if move is None or move.library != "torch" or round_trip(node, ctx.env) is not None:
+            return
+        if factory_move(node, ctx.env) is not None:
+            return
+        attribute = _held_constant(move.moved, ctx)
+        if attribute is None or not runs_repeatedly(ctx):
+            return
+        ctx.report(
+            node,
+            f"`self.{attribute}` holds a host tensor set once in `__init__`, copied to the device on every "
+            "call: register it as a buffer (`self.register_buffer(...)`), which moves with the module once",
+            context=LoopCopy(applicability=Applicability.DISPLAY, move=move, hoist=None),
         )
 
     def _facts(self, loop: ast.AST, ctx: RuleContext) -> LoopChanges:
@@ -334,6 +363,91 @@ stacked = [cp.asarray(frame) for frame in frames]
         if _only_read(node, statement, ctx):
             return Hoist(loop, "expression")
         return None
+
+
+#: Methods that hand on a tensor's values reshaped or converted, computing nothing new from
+#: other data (not the in-place fills).
+_RESHAPING = KEEPING_PLACE_METHODS - FILLING_METHODS
+
+
+def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
+    """The attribute `moved` reads, when it is `self.<attr>` of the current method's
+    instance (also reshaped, `self.mask.repeat(n, 1)`, wrapped in `Variable(...)`, or
+    through a local name bound to such a value) and only the class's `__init__` binds it,
+    to a torch tensor made on the host (a factory or constructor without `device=`)."""
+    value = _through_reshaping(moved, ctx)
+    if isinstance(value, ast.Name):
+        statement = ctx.reaching_assignment(value.id)
+        bound = assigned_value(statement, value.id) if statement is not None else None
+        value = _through_reshaping(bound, ctx) if bound is not None else None
+    function = ctx.enclosing_function
+    facts = ctx.semantic.function(function) if function is not None else None
+    if not (
+        facts is not None
+        and facts.owner is not None
+        and facts.self_name is not None
+        and isinstance(value, ast.Attribute)
+        and isinstance(value.value, ast.Name)
+        and value.value.id == facts.self_name
+    ):
+        return None
+    attribute = value.attr
+    init = None
+    for method in facts.owner.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        method_facts = ctx.semantic.function(method)
+        if method_facts is None or attribute not in method_facts.writes:
+            continue
+        if method.name != "__init__":
+            return None  # set again elsewhere: not one constant
+        init = method_facts
+    if init is None or init.self_name is None:
+        return None
+    made = [
+        node.value
+        for node in walk_local(init.node.body)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Attribute)
+        and node.targets[0].attr == attribute
+        and isinstance(node.targets[0].value, ast.Name)
+        and node.targets[0].value.id == init.self_name
+    ]
+    return attribute if made and all(_made_on_the_host(value, ctx) for value in made) else None
+
+
+def _through_reshaping(node: ast.expr, ctx: RuleContext) -> ast.expr:
+    """`x` in `x.repeat(n, 1).unsqueeze(0)` or `Variable(x)`."""
+    while isinstance(node, ast.Call):
+        inner = unwrapped(node, ctx.qualname(node.func))
+        if inner is not None:
+            node = inner
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in _RESHAPING:
+            node = node.func.value
+        else:
+            break
+    return node
+
+
+def _made_on_the_host(value: ast.expr, ctx: RuleContext) -> bool:
+    """A torch factory or constructor call with no `device=` (`torch.LongTensor(n).fill_(0)`,
+    `torch.tensor(points)`), reshaped or filled on the way."""
+    while (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in KEEPING_PLACE_METHODS
+    ):
+        value = value.func.value
+    if not isinstance(value, ast.Call) or any(k.arg in (None, "device") for k in value.keywords):
+        return False
+    name = ctx.qualname(value.func) or ""
+    made = name[6:] if name.startswith("torch.") else ""
+    # not a `*_like` factory: it makes the tensor where its argument is
+    if (made in TORCH_FACTORIES and not made.endswith("_like")) or made in LEGACY_TENSOR_TYPES:
+        return True
+    # a torch function computes where its input is: `torch.sqrt(torch.FloatTensor([d]))`
+    return bool(made) and bool(value.args) and _made_on_the_host(value.args[0], ctx)
 
 
 def _is_move_method(node: ast.Call) -> bool:
