@@ -68,19 +68,26 @@ def assigned_value(statement: ast.stmt, name: str) -> ast.expr | None:
 
 
 def paired_value(statement: ast.stmt, name: str) -> ast.expr | None:
-    """The value `name` takes in `a, name = x, y`: a tuple of names assigned a tuple of as
-    many values, element by element (no starred element on either side), else None."""
+    """The value `name` takes in `a, name = x, y` (see `unpacked_element`), else None."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return None
-    target, value = statement.targets[0], statement.value
-    if not (isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List))):
+    return unpacked_element(statement.targets[0], name, statement.value)
+
+
+def unpacked_element(target: ast.expr, name: str, value: ast.expr | None) -> ast.expr | None:
+    """The element of `value`, a literal tuple or list as long as `target`, that unpacking
+    it into `target` binds to `name` (`b` in `a, b = [1, 2], [3]`); None for anything else
+    (a starred element on either side included)."""
+    if not (
+        isinstance(target, (ast.Tuple, ast.List))
+        and isinstance(value, (ast.Tuple, ast.List))
+        and len(target.elts) == len(value.elts)
+        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    ):
         return None
-    if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
-        return None
-    for element, element_value in zip(target.elts, value.elts, strict=True):
-        if isinstance(element, ast.Name) and element.id == name:
-            return element_value
-    return None
+    return next(
+        (v for t, v in zip(target.elts, value.elts, strict=True) if isinstance(t, ast.Name) and t.id == name), None
+    )
 
 
 def keyword_value(call: ast.Call, name: str) -> ast.expr | None:

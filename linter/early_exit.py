@@ -32,6 +32,9 @@ that bound, from the code only:
 - no nested function, lambda or class reads or rebinds the counter, and the scope does not
   declare it `global` or `nonlocal`.
 
+A body that ends its first run with a `break` of its own (a statement of the body, no
+`continue` before it) runs once: `for batch in loader: show(batch); break`.
+
 Anything else is not counted (None): a bound from a variable (`if step >= args.max_steps`),
 a test under a branch, a counter that moves another way.
 

@@ -502,6 +502,8 @@ class _Walker:
             return None
         if facts.yields:
             return None
+        if facts.node in self.inferred:
+            return self.inferred[facts.node]
         return self._returned(env, facts, self._site(facts, node))
 
     def _returned(self, env: TypeEnv, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
@@ -625,9 +627,9 @@ class _Walker:
         self.children(node)
 
     def _handed_to_groups(self, node: ast.Call) -> tuple[FunctionFacts, dict[str, Ty | None]] | None:
-        """`gb.apply(f)` or `gb.filter(f)` on a groupby whose groups are known, `f` a function
-        of the file called by name, taking one positional parameter with no default beyond the
-        arguments passed on (`gb.apply(f, 3)`): `f` and what its first parameter receives."""
+        """`gb.apply(f)` or `gb.filter(f)` on a groupby whose groups are known and of its own
+        library (not Dask's, whose groups are pandas frames), `f` a function of the file
+        passed by name with a positional parameter: `f` and what its first parameter receives."""
         func = node.func
         if not (
             isinstance(func, ast.Attribute)
@@ -638,7 +640,7 @@ class _Walker:
             return None
         receiver = self.env.type_of(func.value)
         group = pandas_api.group_type(receiver) if receiver is not None else None
-        if group is None:
+        if group is None or group.lib == "dask":
             return None
         found = self.index.resolve(self.ctx.scopes, node.args[0].id)
         if found is None or found[1] or len(found[0]) != 1:
@@ -656,7 +658,8 @@ class _Walker:
         if handed is None or self.returns is not None or handed[0].yields:
             return None
         result = self._returned(env, handed[0], handed[1])
-        return Ty(Kind.FRAME, result.lib) if result is not None and result.kind == "frame" else None
+        group = handed[1][handed[0].positional()[0]]
+        return Ty(Kind.FRAME, group.lib) if result is not None and result.kind == "frame" and group else None
 
     def _call_target(self, node: ast.Call) -> FunctionFacts | None:
         """The def whose parameters a call gives: what `_callee` finds, or the `__init__` of a

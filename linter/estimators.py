@@ -483,16 +483,10 @@ def ignores_y(qualname: str) -> bool:
 
 
 #: Predictors that are transformers too: their `transform` projects the data onto what the
-#: fit learned (LDA's discriminant axes, PLS's latent components), so code that applies it
-#: by hand before another estimator chains it as a `Pipeline` step.
-TRANSFORMING_PREDICTORS = frozenset(
-    {
-        "discriminant_analysis.LinearDiscriminantAnalysis",
-        "cross_decomposition.PLSRegression",
-        "cross_decomposition.PLSCanonical",
-        "cross_decomposition.CCA",
-    }
-)
+#: fit learned (LDA's discriminant axes), so code that applies it by hand before another
+#: estimator chains it as a `Pipeline` step. Not PLS or CCA: their `fit_transform` returns
+#: the projections of `X` and `y`, a pair no next step takes.
+TRANSFORMING_PREDICTORS = frozenset({"discriminant_analysis.LinearDiscriminantAnalysis"})
 
 
 #: Feature selectors that cross-validate their estimator on what they are fitted on (`cv`,

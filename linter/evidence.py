@@ -432,11 +432,34 @@ class TypeEnv:
         bases = [
             (self.qualname(base), self.type_of(base) if isinstance(base, ast.Name) else None) for base in node.bases
         ]
-        if any(torch_api.is_module_class(qualname, ty) for qualname, ty in bases):
+        if any(torch_api.is_module_class(qualname, ty) for qualname, ty in bases) or self._holds_layers(node):
             return Ty(Kind.CLASS, "torch")
         if any(qualname in estimators.ESTIMATOR_BASES or ty == Ty(Kind.CLASS, "sklearn") for qualname, ty in bases):
             return Ty(Kind.CLASS, "sklearn")
         return Ty(Kind.CLASS)
+
+    def _holds_layers(self, node: ast.ClassDef) -> bool:
+        """A class derived only from classes imported from modules other than the known
+        libraries (`class DQN(Model)`, `Model` from the project's `core.model`) that defines `forward` and sets `torch.nn` layers on the instance in
+        its `__init__` (`self.fc = nn.Linear(...)`): a torch module whose base is elsewhere."""
+        roots = [(self.qualname(base) or "").split(".")[0] for base in node.bases]
+        if not roots or any(not root or root.encode() in LIBRARY_TRIGGERS for root in roots):
+            return False  # no base, one of the file's own, or a known library's
+        methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        init = methods.get("__init__")
+        if "forward" not in methods or init is None or not init.args.args:
+            return False
+        instance = init.args.args[0].arg
+        return any(
+            isinstance(statement, ast.Assign)
+            and any(
+                isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == instance
+                for target in statement.targets
+            )
+            and isinstance(statement.value, ast.Call)
+            and torch_api.is_module_class(self.qualname(statement.value.func), None)
+            for statement in ast.walk(init)
+        )
 
     def annotation_type(self, node: ast.expr | None) -> Ty | None:
         """The type an annotation promises: `pd.DataFrame`, `"pd.DataFrame"`, `Optional[...]`, `X | None`."""

@@ -48,6 +48,7 @@ from .astutil import (
     signed_int,
     end_of,
     start_of,
+    unpacked_element,
     value_bound_to,
     walk_local,
     within,
@@ -176,7 +177,7 @@ def known_small(node: ast.expr, ctx: RuleContext) -> bool:
 def few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
     """A `for` loop (or comprehension generator) of the current statement runs only a few
     times: its body breaks out of it after at most `FEW_BATCHES` iterations by a counter
-    (`gpulint.early_exit`: `if i == 2: break`), it iterates a loader known to hand out at most `FEW_BATCHES` batches
+    or a `break` of its own (`gpulint.early_exit`: `if i == 2: break`), it iterates a loader known to hand out at most `FEW_BATCHES` batches
     (`loader_batches`), a value `known_small` holds small (at most `SMALL` items), or it
     walks groups (`selects_by_label`): once per class, and each iteration scans the whole
     array anyway, so what the loop does once per iteration costs no more than that scan."""
@@ -314,7 +315,7 @@ class _Loaders:
             or value.keywords
         ):
             return None
-        length = _unpacked_element(nodes[0].targets[0], name.id, value.args[1])
+        length = unpacked_element(nodes[0].targets[0], name.id, value.args[1])
         given = length.value if isinstance(length, ast.Constant) else None
         if type(given) is int:
             return given
@@ -562,7 +563,7 @@ class _Sizer:
             bound = next(
                 (
                     e
-                    for e in (_unpacked_element(t, node.id, statement.value) for t in statement.targets)
+                    for e in (unpacked_element(t, node.id, statement.value) for t in statement.targets)
                     if e is not None
                 ),
                 None,
@@ -607,7 +608,7 @@ class _Sizer:
         and examples of `get_nearest_examples`)."""
         if any(isinstance(e, ast.Starred) for e in target.elts) or not any(_is_name(e, name) for e in target.elts):
             return None
-        element = _unpacked_element(target, name, value)
+        element = unpacked_element(target, name, value)
         if element is not None:
             return self.bound(element, depth, before)
         if isinstance(value, ast.Call) and len(target.elts) == 2:
@@ -762,20 +763,6 @@ class _Sizer:
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def _unpacked_element(target: ast.expr, name: str, value: ast.expr | None) -> ast.expr | None:
-    """The element of `value`, a literal tuple or list as long as `target`, that unpacking
-    it into `target` binds to `name` (`b` in `a, b = [1, 2], [3]`); None for anything else
-    (a starred element on either side included)."""
-    if not (
-        isinstance(target, (ast.Tuple, ast.List))
-        and isinstance(value, (ast.Tuple, ast.List))
-        and len(target.elts) == len(value.elts)
-        and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
-    ):
-        return None
-    return next((v for t, v in zip(target.elts, value.elts, strict=False) if _is_name(t, name)), None)
 
 
 def _nearest_examples(call: ast.Call) -> int | None:

@@ -356,8 +356,6 @@ LIGHTNING_TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict"})
 LIGHTNING_LOADER_KEYWORDS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})
 #: A LightningModule's (or LightningDataModule's) hooks that hand the trainer its loaders.
 LIGHTNING_LOADER_HOOKS = frozenset({"train_dataloader", "val_dataloader", "test_dataloader", "predict_dataloader"})
-#: Tensor methods that change a tensor's dtype, shape or layout, or fill it in place, and
-#: leave it where it is: `torch.zeros(n).float().to(d)` is still made on the host.
 #: Methods that fill a tensor in place with drawn or constant values.
 FILLING_METHODS = frozenset(
     {
@@ -365,6 +363,8 @@ FILLING_METHODS = frozenset(
         "geometric_", "log_normal_", "cauchy_",
     }
 )  # fmt: skip
+#: Tensor methods that change a tensor's dtype, shape or layout, or fill it in place, and
+#: leave it where it is: `torch.zeros(n).float().to(d)` is still made on the host.
 KEEPING_PLACE_METHODS = frozenset(
     {
         "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",

@@ -140,3 +140,15 @@ def test_groups_handed_to_a_function_are_frames(body, line):
 )
 def test_groups_not_known_to_be_frames(body):
     assert _chained_writes(GROUPS_HEAD + "import records\n" + body) == []
+
+
+def test_dask_groups_are_pandas_frames_not_dask_ones():
+    """Dask hands each group to the function as a pandas frame: the parameter is not typed as
+    a Dask frame, and the result is not typed from what the function returns."""
+    source = (
+        "import dask.dataframe as dd\nimport pandas as pd\n\nevents = dd.read_csv('e-*.csv')\n\n\n"
+        "def summarise(team):\n    return pd.DataFrame({'n': [len(team)]})\n\n\n"
+        "out = events.groupby('a').apply(summarise, meta={'n': int})\n"
+        "out['n'][out['n'] > 3] = 3\n"
+    )
+    assert _chained_writes(source) == []

@@ -188,3 +188,37 @@ def test_a_plain_class_forward_is_not_known_to_run_per_batch():
         .replace("        super().__init__()\n", "")
     )
     assert _found(source) == []
+
+
+ELSEWHERE = HEAD + textwrap.dedent("""\
+    import torch.nn as nn
+    from torch.autograd import Variable
+    from core.model import Model
+
+
+    class Head(Model):
+        def __init__(self, args):
+            super().__init__(args)
+            {layers}
+            self.v_ind = torch.LongTensor(4).fill_(0).unsqueeze(0)
+
+        def {method}(self, x):
+            v = Variable(self.v_ind)
+            if self.use_cuda:
+                v = v.cuda()
+            return x.gather(1, v)
+    """)
+
+
+def test_a_class_on_a_base_from_another_module_that_holds_layers_and_defines_forward_is_a_module():
+    [finding] = _found(ELSEWHERE.format(layers="self.fc = nn.Linear(4, 4)", method="forward"))
+    assert "self.v_ind" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("layers", "method"),
+    [("self.size = 4", "forward"), ("self.fc = nn.Linear(4, 4)", "select")],
+    ids=["no-layers", "no-forward"],
+)
+def test_a_class_on_a_base_from_elsewhere_is_no_module_without_layers_and_forward(layers, method):
+    assert _found(ELSEWHERE.format(layers=layers, method=method)) == []

@@ -63,7 +63,7 @@ class ManualPipeline(Rule):
     t.transform(X_test)`), the test data may be predicted in a function of the file that
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
     calls `model.predict` on its data parameter), and a predictor that also transforms
-    (`LinearDiscriminantAnalysis`, PLS) counts as a transformer where its `transform` is
+    (`LinearDiscriminantAnalysis`) counts as a transformer where its `transform` is
     applied. A search's refitted `best_estimator_` may predict on the test data (also through
     a name bound to it), and a sparse output may be made dense on both sides (`Xt.toarray()`).
     These shapes get a display-only rewrite. Only straight-line code in one block is followed (as in a script, one function

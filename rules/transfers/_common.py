@@ -47,7 +47,6 @@ from gpulint.torch_api import (
     PER_BATCH_METHODS,
     PER_ITEM_METHODS,
     autocast_place,
-    is_module_class,
     unwrapped,
 )
 from gpulint.torch_api import (
@@ -82,10 +81,9 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
             return False
         if name in PER_ITEM_METHODS:
             return True
-        return name in PER_BATCH_METHODS and any(
-            is_module_class(ctx.env.qualname(base), ctx.env.type_of(base) if isinstance(base, ast.Name) else None)
-            or (ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES)
-            for base in facts.owner.bases
+        return name in PER_BATCH_METHODS and (
+            ctx.env.class_type(facts.owner).lib == "torch"
+            or any((ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases)
         )
 
     return function in ctx.semantic.remember(
@@ -509,8 +507,9 @@ def factory_moved_later(
         earlier = _last_touching(block, index, name, touched)
     if earlier is None:
         return None
-    filled = _fills_in_place(block[earlier], name)  # `t.normal_(0, 1)` on a line of its own
+    filled = False  # `t.normal_(0, 1)` on a line of its own
     while _fills_in_place(block[earlier], name):
+        filled = True
         earlier = _last_touching(block, earlier, name, touched)  # type: ignore[assignment]
         if earlier is None:
             return None
@@ -555,8 +554,9 @@ def _last_touching(block: list[ast.stmt], before: int, name: str, touched: dict[
 
 
 def _fills_in_place(statement: ast.stmt, name: str) -> bool:
-    """`t.normal_(0, 1)` (or `zero_`, `fill_`, ...) as a statement of its own, its arguments
-    free of `t`: the host tensor is filled where it was made, and the fill stays there."""
+    """`t.normal_(0, 1)` (or `zero_`, `fill_(0.5)`, ...) as a statement of its own, given
+    literal numbers only (no generator, no tensor of probabilities): filled on the device
+    the same way once the factory is given `device=`."""
     call = statement.value if isinstance(statement, ast.Expr) else None
     return (
         isinstance(call, ast.Call)
@@ -564,7 +564,8 @@ def _fills_in_place(statement: ast.stmt, name: str) -> bool:
         and call.func.attr in FILLING_METHODS
         and isinstance(call.func.value, ast.Name)
         and call.func.value.id == name
-        and not any(isinstance(n, ast.Name) and n.id == name for a in (*call.args, *call.keywords) for n in ast.walk(a))
+        and not call.keywords
+        and all(_a_number(argument) for argument in call.args)
     )
 
 
@@ -1275,12 +1276,15 @@ def trains(loop: ast.AST, ctx: RuleContext) -> bool:
     or `torch.autograd.backward(...)` in its body (under an `if` too: gradient
     accumulation steps back only every N batches), or in a function of the file the body
     calls by name or as a method of the same instance (`loss = train_step(batch)`,
-    `self.update(batch)`), followed `_TRAINING_DEPTH` calls deep. A comprehension never does."""
+    `self.update(batch)`), followed `_TRAINING_DEPTH` calls deep. A comprehension never does.
+    Kept per loop: every copy in a loop asks."""
     if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
         return False
     here = ctx.enclosing_function
     facts = ctx.semantic.functions.get(here) if here is not None else None
-    return _backward_in(loop.body, ctx, facts, _TRAINING_DEPTH, set())
+    return bool(
+        ctx.semantic.remember("trains", loop, lambda: _backward_in(loop.body, ctx, facts, _TRAINING_DEPTH, set()))
+    )
 
 
 def _backward_in(

@@ -140,7 +140,7 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     for loop in ctx.loops:
         if small_loop(loop, ctx.statement, ctx.env):
             continue
-        if not few_iterations(loop, ctx) or real and _steps_back(loop, ctx):
+        if not few_iterations(loop, ctx) or real and trains(loop, ctx):
             real.append(loop)
     if not real:
         return None  # a few copies, one per part of one item: no hot loop around them
@@ -160,10 +160,6 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
         if isinstance(statement, ast.If) and not _runs_every_iteration(statement, inside[position + 1], loop, ctx):
             return None
     return None if runs_another_loop(loop, ctx) else loop
-
-
-def _steps_back(loop: ast.AST, ctx: RuleContext) -> bool:
-    return bool(ctx.semantic.remember("trains", loop, lambda: trains(loop, ctx)))
 
 
 def _loop_calling(ctx: RuleContext) -> ast.AST | None:

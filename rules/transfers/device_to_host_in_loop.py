@@ -76,8 +76,11 @@ class DeviceToHostInLoop(HostCopyInLoop):
     Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, or a
     GraphSAINT sampler of `num_steps=5`, followed into a function through the arguments
     every call of it passes; or a loop its body breaks off after at most 16 iterations by a
-    counter, `if i == 2: break` over `enumerate`'s index or a name it adds one to: a preview
-    of a few batches; see `gpulint.size_evidence` and `gpulint.early_exit`).
+    counter, `if i == 2: break` over `enumerate`'s index or a name it adds one to, or by a
+    `break` of its own that ends the first run: a preview of a few batches; see
+    `gpulint.size_evidence` and `gpulint.early_exit`). But a loop of a few runs that steps
+    back on every run (`loss.backward()`) inside another hot loop is the step loop: a few
+    training rounds per game are training steps.
 
     Left alone too where the copy is the point or costs nothing more:
     - the copied value is drawn or logged as an image in the same iteration: it is an

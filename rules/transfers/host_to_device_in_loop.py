@@ -16,7 +16,6 @@ from gpulint.rule_api import (
     RuleContext,
     Tier,
     Ty,
-    assigned_value,
     walk_local,
 )
 
@@ -377,8 +376,7 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
     to a torch tensor made on the host (a factory or constructor without `device=`)."""
     value = _through_reshaping(moved, ctx)
     if isinstance(value, ast.Name):
-        statement = ctx.reaching_assignment(value.id)
-        bound = assigned_value(statement, value.id) if statement is not None else None
+        bound = _assigned_before(value.id, ctx)
         value = _through_reshaping(bound, ctx) if bound is not None else None
     function = ctx.enclosing_function
     facts = ctx.semantic.function(function) if function is not None else None
@@ -415,6 +413,23 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
         and node.targets[0].value.id == init.self_name
     ]
     return attribute if made and all(_made_on_the_host(value, ctx) for value in made) else None
+
+
+def _assigned_before(name: str, ctx: RuleContext) -> ast.expr | None:
+    """The value of the last `name = value` before the current statement, in its block or
+    an enclosing one of the same function (`v = Variable(self.v)`, then `if gpu: v = v.cuda()`),
+    not looking past a loop, a def or a class."""
+    for depth in range(len(ctx.statements) - 1, -1, -1):
+        block, statement = ctx.blocks[depth], ctx.statements[depth]
+        index = next((i for i, s in enumerate(block) if s is statement), None)
+        if index is None:
+            return None
+        found = ctx.last_assignment(block, index, name)
+        if found is not None:
+            return found[1]
+        if depth == 0 or isinstance(ctx.statements[depth - 1], (*_STATEMENT_LOOPS, *_SCOPES)):
+            return None
+    return None
 
 
 def _through_reshaping(node: ast.expr, ctx: RuleContext) -> ast.expr:

@@ -33,7 +33,9 @@ class RunningTotalOnHost(HostCopyInLoop):
     `device-to-host-in-loop`, whose docs say which values live on a device and which loops
     count: not one run under an `if` in the loop, an epoch loop around a batch loop, a loop
     over one item's parts or over a model's parameters, a loop the file shows runs a few
-    times, nor an iteration that draws the value or waits for the device anyway.
+    times (unless it steps back on every run inside another hot loop: `for _ in
+    range(TRAIN_ROUNDS)` in a loop over games is the step loop), nor an iteration that draws
+    the value or waits for the device anyway.
 
     Outside preview mode, only in a loop that trains: one whose iteration runs a backward
     pass (`loss.backward()`, `accelerator.backward(loss)`, under an `if` too, or in a
@@ -301,4 +303,4 @@ for i in range(len(values)):
     )
 
     def reports_in(self, loop: ast.AST, ctx: RuleContext) -> bool:
-        return self.preview_mode or bool(ctx.semantic.remember("trains", loop, lambda: trains(loop, ctx)))
+        return self.preview_mode or trains(loop, ctx)

@@ -22,8 +22,11 @@ class ScalarReadInLoop(HostCopyInLoop):
     here. GPU301's docs say which values live on a device and which loops count: not one run
     under an `if` in the loop (logging every N steps), an epoch loop around a batch loop, a
     loop over one item's parts or over a model's parameters, a loop the file shows runs a
-    few times, nor an iteration that draws the number or waits for the device anyway, nor a
-    number the loop tests to decide whether to stop (`if token.item() == eos_id: break`).
+    few times (unless it steps back on every run inside another hot loop: a few training
+    rounds per game are training steps), nor an iteration that draws the number or waits for
+    the device anyway, nor a number the loop tests to decide whether to stop (`if
+    token.item() == eos_id: break`), nor the action an environment steps with (`obs, reward,
+    done, info = env.step(action)`).
     NumPy's `.item()` is not a copy. A TensorBoard writer (`torch.utils.tensorboard` or
     `tensorboardX`'s `SummaryWriter`, also held on `self`) given a device tensor to
     `add_scalar` reads it to the host itself: that is a number read too.
