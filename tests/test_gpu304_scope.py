@@ -173,3 +173,47 @@ def test_a_host_tensor_filled_in_place_before_its_move_is_flagged_with_the_rewri
 )
 def test_fills_that_are_not_the_host_idiom_are_left_alone(body):
     assert _lines(FILL_HEAD + body) == []
+
+
+STEP_HELPER = HEAD + textwrap.dedent("""\
+    import torch.nn as nn
+    from torch.distributions import Normal
+
+
+    class Policy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def forward(self, state):
+            return self.fc(state)
+
+        def get_action(self, state):
+            {body}
+    """)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "action = self.forward(state)\n        noise = Normal(0, 1).sample(action.shape).cuda()\n        return action + noise",
+        "action = self(state)\n        return action + torch.randn(2).to(device)",
+    ],
+    ids=["self-forward", "self-call"],
+)
+def test_a_module_method_that_runs_the_module_runs_per_step(body):
+    assert _lines(STEP_HELPER.format(body=body)) == [18]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # runs no forward pass: set-up, perhaps once
+        "return torch.randn(2).to(device)",
+        # runs the forward pass in its own loop: the loop is what repeats, and it is here
+        "for _ in range(1):\n            action = self(state)\n        return torch.randn(2).to(device)",
+    ],
+    ids=["no-forward", "forward-in-its-own-loop"],
+)
+def test_a_module_method_that_does_not_run_the_module_per_call_is_not_known_to_repeat(body):
+    assert _lines(STEP_HELPER.format(body=body)) == []

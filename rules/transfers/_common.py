@@ -81,14 +81,35 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
             return False
         if name in PER_ITEM_METHODS:
             return True
-        return name in PER_BATCH_METHODS and (
-            ctx.env.class_type(facts.owner).lib == "torch"
-            or any((ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases)
-        )
+        if any((ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases):
+            return name in PER_BATCH_METHODS
+        if ctx.env.class_type(facts.owner).lib != "torch":
+            return False
+        return name in PER_BATCH_METHODS or _runs_the_module(facts)
 
     return function in ctx.semantic.remember(
         "functions run repeatedly", ctx.tree, lambda: repeated_functions(ctx.tree, ctx.semantic, library_run)
     )
+
+
+def _runs_the_module(facts: FunctionFacts) -> bool:
+    """A method of a torch module that runs the module on an input (`self(state)`,
+    `self.forward(state)`) outside any loop of its own: a step's helper around the forward
+    pass (an agent's action or evaluation), run once per step by whatever loop calls it."""
+    instance = facts.self_name
+    pending: list[ast.AST] = list(facts.node.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
+            continue
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "forward":
+                func = func.value
+            if isinstance(func, ast.Name) and func.id == instance:
+                return True
+        pending.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _backpropagates(function: FunctionNode, ctx: RuleContext) -> bool:

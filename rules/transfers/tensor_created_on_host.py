@@ -69,7 +69,9 @@ class TensorCreatedOnHost(Rule):
     function the file shows runs repeatedly: one it calls in a loop or a comprehension (by
     name, or as `self.method()`), hands to another call as a callback (`collate_fn=collate`,
     `frame.apply(f)`), a torch module's `forward` (and Lightning's `training_step` and the
-    other steps), a class's `__getitem__`, and any function these call. A tensor made once
+    other steps) and its methods that run the module on an input (`self(state)`,
+    `self.forward(state)`, outside a loop of their own: an agent's action or evaluation
+    step), a class's `__getitem__`, and any function these call. A tensor made once
     is not flagged: at the top level of a module or a notebook cell, such as a CUDA warm-up
     (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
     starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
