@@ -52,15 +52,16 @@ class HostToDeviceInLoop(Rule):
     `cudf.from_pandas(frame)`, where nothing the copied expression reads is assigned or
     changed in the loop, and it computes nothing new (`torch.randn(...)` is not invariant).
 
-    The same holds for a torch module's `forward` (or another method run per batch) that
-    copies a host tensor the instance holds, set only in `__init__` by a factory or
-    constructor without `device=` (`self.mask = torch.ones(n, n).tril()`, then
-    `self.mask.to(x.device)`, also reshaped or through `Variable(...)`): the rewrite is shown,
-    registering it as a buffer, which moves with the module once.
-
     A training loop's per-batch `x.to(device)` is what loops are for and is never flagged:
     `x` changes every iteration. A factory moved to the device (`torch.zeros(n).to(device)`)
     is GPU304 `tensor-created-on-host`, a round trip is GPU303 `device-round-trip`.
+
+    ## Evidence
+    A torch module's `forward` (or another method run per batch) that copies a host tensor
+    the instance holds, set only in `__init__` by a factory or constructor without `device=`
+    (`self.mask = torch.ones(n, n).tril()`, then `self.mask.to(x.device)`, also reshaped or
+    through `Variable(...)`), copies the same bytes on every call: the rewrite is shown,
+    registering it as a buffer, which moves with the module once.
 
     ## Why is this bad?
     Every iteration copies the same bytes over the bus again (and allocates device memory for
