@@ -55,6 +55,7 @@ TUNED_LABELS = (
             "blind15",
             "blind16",
             "blind17",
+            "blind18",
         )
     ),
 )
