@@ -9,6 +9,7 @@ from dataclasses import replace
 from gpulint.rule_api import (
     ESTIMATOR_TRIGGERS,
     assigned_value,
+    bare_method_call,
     Applicability,
     Example,
     Rule,
@@ -541,14 +542,8 @@ def _underlying(value: ast.expr) -> ast.expr:
     while True:
         if isinstance(value, ast.Subscript) and _slices_only(value.slice):
             value = value.value
-        elif (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr in _CONVERSIONS
-            and not value.args
-            and not value.keywords
-        ):
-            value = value.func.value
+        elif bare_method_call(value, _CONVERSIONS):
+            value = value.func.value  # type: ignore[attr-defined]
         else:
             return value
 
