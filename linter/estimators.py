@@ -494,6 +494,20 @@ TRANSFORMING_PREDICTORS = frozenset({"discriminant_analysis.LinearDiscriminantAn
 CROSS_VALIDATING_SELECTORS = frozenset({"feature_selection.SequentialFeatureSelector", "feature_selection.RFECV"})
 
 
+#: scikit-learn's functions that fit a scaler on their input and return it transformed
+#: (`scale(X)` is `StandardScaler().fit_transform(X)`): statistics of every row they get.
+SCALING_FUNCTIONS = frozenset(
+    {
+        "preprocessing.scale",
+        "preprocessing.minmax_scale",
+        "preprocessing.robust_scale",
+        "preprocessing.maxabs_scale",
+        "preprocessing.quantile_transform",
+        "preprocessing.power_transform",
+    }
+)
+
+
 def cross_validates(qualname: str) -> bool:
     """Fitting an instance of `qualname` cross-validates on the data it is given."""
     return role(qualname) == SEARCH or key(qualname) in CROSS_VALIDATING_SELECTORS

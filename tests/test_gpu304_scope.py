@@ -217,3 +217,56 @@ def test_a_module_method_that_runs_the_module_runs_per_step(body):
 )
 def test_a_module_method_that_does_not_run_the_module_per_call_is_not_known_to_repeat(body):
     assert _lines(STEP_HELPER.format(body=body)) == []
+
+
+FALLBACK = HEAD + textwrap.dedent("""\
+    USE_CUDA = torch.cuda.is_available()
+
+
+    def step(batches):
+        for batch in batches:
+            hidden = torch.zeros(1, 8)
+            {move}
+    """)
+
+
+@pytest.mark.parametrize(
+    "move",
+    ["hidden = hidden.cuda() if USE_CUDA else hidden", "hidden = hidden if not USE_CUDA else hidden.to(device)"],
+    ids=["moved-first", "kept-first"],
+)
+def test_a_factory_moved_in_one_branch_of_a_conditional_keeping_it_otherwise_is_flagged_with_the_rewrite_shown(move):
+    [finding] = [d for d in lint_source(FALLBACK.format(move=move)) if d.code == "GPU304"]
+    assert finding.start.line == 9 and finding.fix is not None and finding.fix.edits == ()
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        # the test reads the tensor
+        "hidden = hidden.cuda() if hidden.numel() > 4 else hidden",
+        # the other branch is something else
+        "hidden = hidden.cuda() if USE_CUDA else batch",
+    ],
+    ids=["test-reads-it", "other-branch"],
+)
+def test_conditionals_that_are_no_cpu_fallback_are_left_alone(move):
+    assert _lines(FALLBACK.format(move=move)) == []
+
+
+def test_a_factory_returned_moved_in_one_branch_by_a_method_forward_calls_is_flagged():
+    source = HEAD + textwrap.dedent("""\
+        import torch.nn as nn
+
+        USE_CUDA = torch.cuda.is_available()
+
+
+        class Encoder(nn.Module):
+            def init_hidden(self, inputs):
+                hidden = torch.zeros(1, inputs.size(0), 8)
+                return hidden.cuda() if USE_CUDA else hidden
+
+            def forward(self, inputs):
+                return inputs + self.init_hidden(inputs)
+        """)
+    assert _lines(source) == [11]

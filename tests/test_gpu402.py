@@ -232,3 +232,30 @@ def test_a_feature_selector_that_cross_validates_is_a_cross_validation():
     assert "cross-validated" in message
     kbest = source.replace("SequentialFeatureSelector(Ridge(), cv=TimeSeriesSplit(3))", "SelectKBest(k=5)")
     assert _messages(kbest) == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "from sklearn.preprocessing import scale\nXs = scale(X)\nparts = split(Xs, y)\n",
+        "from sklearn import preprocessing\nparts = split(preprocessing.minmax_scale(X), y)\n",
+    ],
+    ids=["scale", "minmax-scale-inline"],
+)
+def test_a_scaling_function_applied_to_all_the_data_before_the_split_leaks(body):
+    [message] = _messages(IMPORTS + body)
+    assert "scale" in message and "test rows" in message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # each row scaled on its own: nothing learned across rows
+        "from sklearn.preprocessing import normalize\nparts = split(normalize(X), y)\n",
+        # scaled after the split, the training part on its own
+        "from sklearn.preprocessing import scale\nX_train, X_test = split(X)\nXs = scale(X_train)\n",
+    ],
+    ids=["normalize", "after-the-split"],
+)
+def test_scaling_functions_that_do_not_leak_are_left_alone(body):
+    assert _messages(IMPORTS + body) == []

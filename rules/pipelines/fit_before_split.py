@@ -6,12 +6,14 @@ import ast
 
 from gpulint.estimators import (
     PIPELINE,
+    SCALING_FUNCTIONS,
     SPLIT_NAMES,
     TRANSFORMER,
     cross_validates,
     cross_validation_x,
     is_splitter,
     is_stateless,
+    key,
     role,
 )
 from gpulint.rule_api import ESTIMATOR_TRIGGERS, Example, Rule, RuleContext, Tier, assigned_value
@@ -35,7 +37,9 @@ class FitBeforeSplit(Rule):
     transformer of a chain fitted on all the data is reported (a scaler whose output a PCA is
     fitted on, before the PCA's output is split). A feature selector that cross-validates
     its estimator (`SequentialFeatureSelector`, `RFECV`) counts as a cross-validation of
-    what it is fitted on.
+    what it is fitted on. scikit-learn's scaling functions (`scale(X)`, `minmax_scale`,
+    `robust_scale`, `maxabs_scale`, `quantile_transform`, `power_transform`) fit a scaler on
+    what they are given, as `StandardScaler().fit_transform(X)` does.
 
     Transformers that learn nothing from the values (`FunctionTransformer`, `Normalizer`,
     `PolynomialFeatures`, `HashingVectorizer`, random projections...) are not flagged.
@@ -374,6 +378,8 @@ def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContex
     """`value` (at `block[index]`) is the output of a transformer fitted on the data it
     transforms: `t.fit_transform(X)`, `t.fit(X).transform(X)`, or `t.transform(X)` after
     `t.fit(X)` earlier in the same block. The fitting call and the transformer's name."""
+    if key(ctx.qualname(value.func) or "") in SCALING_FUNCTIONS and value.args:
+        return value, (ctx.qualname(value.func) or "").rsplit(".", 1)[1]  # `scale(X)`: fitted on X
     if not isinstance(value.func, ast.Attribute):
         return None
     method, receiver = value.func.attr, value.func.value

@@ -26,6 +26,7 @@ from gpulint.rule_api import (
     is_device_resident,
     keyword_value,
     literal_int,
+    mentions,
     move_target,
     names_bound_by,
     once_per_loop,
@@ -592,10 +593,17 @@ def _fills_in_place(statement: ast.stmt, name: str) -> bool:
 
 def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
     """Whether `statement` binds `name` to `node` alone (`t = t.cuda()`: True) or as one
-    element of a tuple assignment that touches `name` nowhere else (False); None otherwise."""
+    element of a tuple assignment that touches `name` nowhere else, or moves it in one branch
+    of a conditional whose other branch is `name` itself, the program's CPU fallback
+    (`return t.cuda() if USE_CUDA else t`, `t = t.cuda() if gpu else t`) (False); None
+    otherwise."""
+    if isinstance(statement, ast.Return) and _moved_or_kept(statement.value, node, name):
+        return False
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return None
     target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name) and target.id == name and _moved_or_kept(value, node, name):
+        return False
     if value is node:
         return True if isinstance(target, ast.Name) and target.id == name else None
     if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)):
@@ -612,6 +620,17 @@ def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
     if any(isinstance(n, ast.Name) and n.id == name for other in others for n in ast.walk(other)):
         return None
     return False
+
+
+def _moved_or_kept(value: ast.expr | None, node: ast.Call, name: str) -> bool:
+    """`node if test else name` (or the mirror), the test free of `name`."""
+    if not isinstance(value, ast.IfExp) or mentions(value.test, name):
+        return False
+    branches = (value.body, value.orelse)
+    return any(
+        branch is node and isinstance(other, ast.Name) and other.id == name
+        for branch, other in (branches, branches[::-1])
+    )
 
 
 def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset[str]:

@@ -52,7 +52,9 @@ class TensorCreatedOnHost(Rule):
     later, in the same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in
     between that reads, binds or declares `t`. With the rewrite shown, not written: the move
     as one element of a tuple assignment (`x, t = x.cuda(), t.cuda()`), the move in an `if`
-    after the factory (`if gpu: t = t.cuda()`: the other path is the program's CPU fallback),
+    after the factory (`if gpu: t = t.cuda()`: the other path is the program's CPU fallback)
+    or in one branch of a conditional that keeps `t` in the other (`return t.cuda() if
+    USE_CUDA else t`),
     a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`), and
     one filled in place on lines of its own before the move (`t = torch.FloatTensor(n, k)`,
     `t.normal_(0, 1)`, `t = t.to(device)`: the fill's arguments must not read `t`).
