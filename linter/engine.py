@@ -623,13 +623,13 @@ class _Walker:
                 facts.sites.append(self._site(facts, node))
             handed = self._handed_to_groups(node)
             if handed is not None:
-                handed[0].sites.append(handed[1])
+                handed[0].sites.append(_group_site(*handed))
         self.children(node)
 
-    def _handed_to_groups(self, node: ast.Call) -> tuple[FunctionFacts, dict[str, Ty | None]] | None:
+    def _handed_to_groups(self, node: ast.Call) -> tuple[FunctionFacts, Ty] | None:
         """`gb.apply(f)` or `gb.filter(f)` on a groupby whose groups are known and of its own
         library (not Dask's, whose groups are pandas frames), `f` a function of the file
-        passed by name with a positional parameter: `f` and what its first parameter receives."""
+        passed by name with a positional parameter: `f` and the group its first parameter receives."""
         func = node.func
         if not (
             isinstance(func, ast.Attribute)
@@ -646,10 +646,9 @@ class _Walker:
         if found is None or found[1] or len(found[0]) != 1:
             return None
         facts = found[0][0]
-        names = facts.positional()
-        if facts.owner is not None or not names or any(isinstance(a, ast.Starred) for a in node.args):
+        if facts.owner is not None or not facts.positional() or any(isinstance(a, ast.Starred) for a in node.args):
             return None
-        return facts, {names[0]: group}
+        return facts, group
 
     def grouped_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What `gb.apply(f)` gives where `f` is a function of the file: a frame when `f`
@@ -657,9 +656,9 @@ class _Walker:
         handed = self._handed_to_groups(node)
         if handed is None or self.returns is not None or handed[0].yields:
             return None
-        result = self._returned(env, handed[0], handed[1])
-        group = handed[1][handed[0].positional()[0]]
-        return Ty(Kind.FRAME, group.lib) if result is not None and result.kind == "frame" and group else None
+        facts, group = handed
+        result = self._returned(env, facts, _group_site(facts, group))
+        return Ty(Kind.FRAME, group.lib) if result is not None and result.kind == "frame" else None
 
     def _call_target(self, node: ast.Call) -> FunctionFacts | None:
         """The def whose parameters a call gives: what `_callee` finds, or the `__init__` of a
@@ -1194,3 +1193,8 @@ def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Ru
                 )
             )
     return found
+
+
+def _group_site(facts: FunctionFacts, group: Ty) -> dict[str, Ty | None]:
+    """The call site a groupby's `apply(f)` makes: each group as `f`'s first parameter."""
+    return {facts.positional()[0]: group}

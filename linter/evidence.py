@@ -440,8 +440,9 @@ class TypeEnv:
 
     def _holds_layers(self, node: ast.ClassDef) -> bool:
         """A class derived only from classes imported from modules other than the known
-        libraries (`class DQN(Model)`, `Model` from the project's `core.model`) that defines `forward` and sets `torch.nn` layers on the instance in
-        its `__init__` (`self.fc = nn.Linear(...)`): a torch module whose base is elsewhere."""
+        libraries (`class DQN(Model)`, `Model` from the project's `core.model`) that defines
+        `forward` and sets `torch.nn` layers on the instance in its `__init__`
+        (`self.fc = nn.Linear(...)`): a torch module whose base is elsewhere."""
         roots = [(self.qualname(base) or "").split(".")[0] for base in node.bases]
         if not roots or any(not root or root.encode() in LIBRARY_TRIGGERS for root in roots):
             return False  # no base, one of the file's own, or a known library's

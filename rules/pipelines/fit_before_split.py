@@ -299,12 +299,8 @@ def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> list[tuple[ast.Ca
     found: list[tuple[ast.Call, str]] = []
     source: ast.expr | None = _passed_on(data, ctx)
     position = ctx.position()
-    while isinstance(source, ast.Call) and position is not None:  # `split(scaler.fit_transform(X), y)`
-        fitted = _fitting(source, position[0], position[1], ctx)
-        if fitted is None:
-            return found
-        found.append(fitted)
-        source = _fitted_input(fitted[0], source, ctx)
+    if isinstance(source, ast.Call) and position is not None:  # `split(scaler.fit_transform(X), y)`
+        source = _fittings_through(source, position[0], position[1], ctx, found)
     if not isinstance(source, ast.Name):
         return found
     tracked = source.id
@@ -323,17 +319,27 @@ def _fitted_on_everything(data: ast.expr, ctx: RuleContext) -> list[tuple[ast.Ca
         value = assigned_value(statement, tracked)
         if value is None or ctx.binds(value, tracked):
             return found
-        origin: ast.expr | None = _passed_on(value, ctx)
-        while isinstance(origin, ast.Call):
-            fitted = _fitting(origin, block, index, ctx)
-            if fitted is None:
-                return found
-            found.append(fitted)
-            origin = _fitted_input(fitted[0], origin, ctx)
+        origin = _fittings_through(_passed_on(value, ctx), block, index, ctx, found)
         if not isinstance(origin, ast.Name):
             return found
         tracked = origin.id
     return found
+
+
+def _fittings_through(
+    value: ast.expr | None, block: list[ast.stmt], index: int, ctx: RuleContext, found: list[tuple[ast.Call, str]]
+) -> ast.expr | None:
+    """Follow `value` (at `block[index]`) back through the outputs of transformers fitted on
+    what they transform, nested in one another (`pca.fit_transform(scale(X))`), adding each
+    fitting to `found`: the data the innermost was fitted on, or None where a call on the
+    way is no such fitting."""
+    while isinstance(value, ast.Call):
+        fitted = _fitting(value, block, index, ctx)
+        if fitted is None:
+            return None
+        found.append(fitted)
+        value = _fitted_input(fitted[0], value, ctx)
+    return value
 
 
 def _fitted_input(fitting: ast.Call, output: ast.Call, ctx: RuleContext) -> ast.expr | None:
@@ -378,8 +384,9 @@ def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContex
     """`value` (at `block[index]`) is the output of a transformer fitted on the data it
     transforms: `t.fit_transform(X)`, `t.fit(X).transform(X)`, or `t.transform(X)` after
     `t.fit(X)` earlier in the same block. The fitting call and the transformer's name."""
-    if key(ctx.qualname(value.func) or "") in SCALING_FUNCTIONS and value.args:
-        return value, (ctx.qualname(value.func) or "").rsplit(".", 1)[1]  # `scale(X)`: fitted on X
+    name = ctx.qualname(value.func) or ""
+    if key(name) in SCALING_FUNCTIONS and value.args:
+        return value, name.rsplit(".", 1)[1]  # `scale(X)`: fitted on X
     if not isinstance(value.func, ast.Attribute):
         return None
     method, receiver = value.func.attr, value.func.value

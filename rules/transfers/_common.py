@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from gpulint.rule_api import (
@@ -98,19 +98,12 @@ def _runs_the_module(facts: FunctionFacts) -> bool:
     `self.forward(state)`) outside any loop of its own: a step's helper around the forward
     pass (an agent's action or evaluation), run once per step by whatever loop calls it."""
     instance = facts.self_name
-    pending: list[ast.AST] = list(facts.node.body)
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
-            continue
-        if isinstance(node, ast.Call) and node.args:
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "forward":
-                func = func.value
-            if isinstance(func, ast.Name) and func.id == instance:
-                return True
-        pending.extend(ast.iter_child_nodes(node))
-    return False
+
+    def runs_it(call: ast.Call) -> bool:
+        func = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
+        return bool(call.args) and isinstance(func, ast.Name) and func.id == instance
+
+    return _calls_once_per_run(facts.node, runs_it)
 
 
 def _backpropagates(function: FunctionNode, ctx: RuleContext) -> bool:
@@ -118,12 +111,18 @@ def _backpropagates(function: FunctionNode, ctx: RuleContext) -> bool:
     training step, run once per batch by whatever loop calls it, in this file or another (an
     algorithm's `update`, a trainer's `train_step`); nobody backpropagates once per run of a
     program. A function whose own loop backpropagates is the training loop, and may run once."""
+    return _calls_once_per_run(function, lambda call: _backward_call(call, ctx))
+
+
+def _calls_once_per_run(function: FunctionNode, matches: Callable[[ast.Call], bool]) -> bool:
+    """Some call `matches` in `function`'s body outside any loop, comprehension or nested
+    scope of its own: it runs once per call of the function."""
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
         if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
             continue
-        if isinstance(node, ast.Call) and _backward_call(node, ctx):
+        if isinstance(node, ast.Call) and matches(node):
             return True
         pending.extend(ast.iter_child_nodes(node))
     return False

@@ -116,7 +116,7 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     loop = _counting_loop(node, ctx) if ctx.loops else _loop_calling(ctx)
     if loop is None or waits_anyway(loop, ctx) or _decides_exit(node, loop, ctx):
         return None
-    if _feeds(node, loop, ctx, _displays) or _feeds(node, loop, ctx, _steps_an_environment):
+    if _feeds(node, loop, ctx, _needs_on_the_host):
         return None
     if not ctx.loops:  # in a helper the loop calls
         what = f"{what} in `{ctx.enclosing_function.name}`, which a loop calls on every iteration,"  # type: ignore[union-attr]
@@ -369,7 +369,7 @@ _DEPTH = 4
 
 def _feeds(node: ast.AST, loop: ast.AST, ctx: RuleContext, consumes: Callable[[ast.Call, RuleContext], bool]) -> bool:
     """The copied value goes, in the same iteration, to a call that needs it on the host
-    (`consumes`: `_displays`, `_steps_an_environment`): the copy is an argument of such a
+    (`consumes`: `_needs_on_the_host`): the copy is an argument of such a
     call, or the statement stores it in names (`forecast = out.cpu().numpy()`,
     `losses.append(loss.item())`) that such a call reads later in every run of the
     iteration, also through names computed from them (`action = np.clip(action, -1, 1)`).
@@ -442,6 +442,12 @@ def _reads(node: ast.AST, names: set[str], skip_func: bool = False) -> bool:
     elif isinstance(node, (ast.Assign, ast.AnnAssign)):
         parts = [node.value] if node.value is not None else []
     return any(isinstance(sub, ast.Name) and sub.id in names for sub in walk_local(parts))
+
+
+def _needs_on_the_host(call: ast.Call, ctx: RuleContext) -> bool:
+    """`call` draws its arguments (`_displays`) or steps an environment with them
+    (`_steps_an_environment`): either way the copy is the point."""
+    return _displays(call, ctx) or _steps_an_environment(call, ctx)
 
 
 def _steps_an_environment(call: ast.Call, ctx: RuleContext) -> bool:
