@@ -8,6 +8,10 @@ cells the findings point into, so showing them takes no parsing), and:
   findings, and the code of gpulint itself (its version and, for a source checkout, its
   files' sizes and times); an entry with another key is a miss;
 - the SHA-256 of the file's bytes: an entry made for other content is a miss;
+- what each import of the file resolved to among its project's modules, with that
+  module's SHA-256 (`project.ImportedFile`): a file's findings depend on the modules it
+  imports, so an entry is a miss when one of them changed, moved or went, or when an
+  import that found no project module now finds one;
 - the file's `stat` when it was read (size, modification and status-change times in
   nanoseconds, inode, device). When the file's stat is still that one, the file is not even
   read: the stat shortcut. Unlike ruff's (modification time alone), it also compares the
@@ -63,6 +67,7 @@ from collections.abc import Callable, Iterable, Sequence
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
 from .files import repository_root
+from .project import still_current
 
 
 def _sha256(data: bytes) -> Any:
@@ -76,7 +81,7 @@ def _sha256(data: bytes) -> Any:
 ENV = "GPULINT_CACHE_DIR"
 DIRNAME = ".gpulint_cache"
 #: The shape of an entry; a new shape lives in a new subfolder.
-FORMAT = "v3"
+FORMAT = "v4"
 TAG_FILE = "CACHEDIR.TAG"
 TAG = (
     "Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -352,9 +357,11 @@ class Cache:
         warnings: Sequence[str],
         lines: LineMap | None,
         seen: list[int] | None = None,
+        imported: Sequence[Sequence[str]] = (),
     ) -> None:
         """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
-        gave for it before `data` was read."""
+        gave for it before `data` was read; `imported`: the project modules the check
+        followed (`project.ImportedFile`: the import, the file, its content's hash)."""
         entry = {
             "key": self._key(config, path),
             "content": _sha256(data).hexdigest(),
@@ -365,6 +372,7 @@ class Cache:
             if lines is None
             else [[cell, line, file_line] for (cell, line), file_line in sorted(lines.lines.items())],
             "cells": None if lines is None or lines.cells is None else [[c.number, c.text] for c in lines.cells],
+            "imported": [list(file) for file in imported],
         }
         self._put(config, path, display, entry)
 
@@ -387,6 +395,8 @@ class Cache:
             return None
         if (seen is None or entry["stat"] != seen) and entry["content"] != _sha256(read()).hexdigest():
             return None
+        if entry.get("imported") and not still_current(path, entry["imported"]):
+            return None  # a project module it imports changed, moved or went
         return target, entry
 
     def _put(self, config: Config, path: Path, display: str, entry: dict[str, Any]) -> None:

@@ -15,10 +15,12 @@ import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from .astutil import all_args
+from .astutil import all_args, walk_local
+from .dataset_items import moves_to_a_device
 from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
 from .evidence import (
     DEVICE,
@@ -39,8 +41,44 @@ from .registry import Rule, all_rules
 from .rule_base import RuleContext
 from . import pandas_api, torch_api
 from .semantic import FunctionFacts, SemanticIndex
-from . import newer_syntax
-from .source import Source, refusal
+from . import newer_syntax, project
+from .source import Source, SourceError, refusal
+
+
+#: How many of a project function's first positional parameters are probed for a placed
+#: argument (`to_cuda(x)`, `to_device(batch, device)`), and what each is probed with.
+_PROBED_PARAMETERS = 3
+_DEVICE = Ty(Kind.DEVICE, "torch", DEVICE)
+
+
+def _follows(returned: Ty | None, kind: Kind) -> bool:
+    return returned is not None and returned.kind == kind and returned.lib == "torch" and returned.place == DEVICE
+
+
+#: Calls a loop wraps its iterable in that yield its items: `enumerate(loader)`, `tqdm(loader)`.
+_WRAPPING_ITERATION = frozenset({"enumerate", "tqdm"})
+
+
+def _called_name(call: ast.Call) -> str | None:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _fed_parameters(facts: FunctionFacts) -> tuple[int, ...]:
+    """The positions of the function's parameters that a loop of its body iterates (as they
+    are, or through `enumerate` or a progress bar's call) putting something on a device
+    (`moves_to_a_device`): a project's `train(net, loader)`."""
+    positions = {name: index for index, name in enumerate(facts.positional())}
+    fed = set()
+    for node in walk_local(facts.node.body):
+        if not isinstance(node, (ast.For, ast.AsyncFor)):
+            continue
+        iterated = node.iter
+        while isinstance(iterated, ast.Call) and iterated.args and _called_name(iterated) in _WRAPPING_ITERATION:
+            iterated = iterated.args[0]
+        if isinstance(iterated, ast.Name) and iterated.id in positions and moves_to_a_device(node):
+            fed.add(positions[iterated.id])
+    return tuple(sorted(fed))
 
 
 #: Fields that never hold anything a rule inspects (expression contexts, operators):
@@ -54,7 +92,7 @@ _EXPRESSION_TYPES = (*ast.expr.__subclasses__(), ast.keyword)
 class Analysis:
     """What linting one source produced. A slots class rather than a dataclass (start-up)."""
 
-    __slots__ = ("diagnostics", "warnings", "tree", "error", "semantic", "records")
+    __slots__ = ("diagnostics", "warnings", "tree", "error", "semantic", "records", "imported")
 
     def __init__(
         self,
@@ -64,6 +102,7 @@ class Analysis:
         error: str | None = None,
         semantic: SemanticIndex | None = None,
         records: list[Record] | None = None,
+        imported: tuple[project.ImportedFile, ...] = (),
     ) -> None:
         self.diagnostics = diagnostics
         self.warnings: list[str] = [] if warnings is None else warnings
@@ -74,6 +113,8 @@ class Analysis:
         self.semantic = semantic
         #: What collectors noted (`RuleContext.record`), in source order.
         self.records: list[Record] = [] if records is None else records
+        #: The project modules whose facts the walk used (`project.Imports.sources`).
+        self.imported = imported
 
 
 class _Deferred(NamedTuple):
@@ -235,6 +276,53 @@ class _Walker:
             ctx._rule = rule_class
             finish(ctx)
         ctx._rule = None
+
+    def exports(self, tree: ast.Module) -> dict[str, project.Exported]:
+        """What the module's top-level names are to a file importing them (`project`): its
+        values' types, and what each function returns, probed with nothing known of its
+        arguments and then with a host tensor in each of its first positional parameters
+        (a function whose result then is on the device places that argument)."""
+        self.deferred.append([])
+        try:
+            self.body(tree.body)
+            names = {
+                name: project.Exported(ty)
+                for name, ty in self.env.scope.names.items()
+                if ty is not None and ty != OTHER and not name.startswith("__")
+            }
+            for item in self.deferred[-1]:
+                if item.facts.owner is None and item.scope is self.env.scope:
+                    names[item.facts.node.name] = self._exported(item.facts)
+        finally:
+            self.deferred.pop()
+        return names
+
+    def _exported(self, facts: FunctionFacts) -> project.Exported:
+        """A function places an argument when what it returns follows that argument onto
+        the device: given a host tensor there it returns a tensor on the device, and given
+        a host module a module on the device (`to_cuda(x)`; not `pick(x, y)` returning
+        `y.cuda()`). Its other parameters are probed unknown, then as a device (the
+        destination of `to_device(x, device)`)."""
+        returned = self._probe(facts, None)
+        feeds = _fed_parameters(facts)
+        names = facts.positional()[:_PROBED_PARAMETERS]
+        for destination in (None, *range(len(names))):
+            for position, name in enumerate(names):
+                if position == destination:
+                    continue
+                site: dict[str, Ty | None] = {} if destination is None else {names[destination]: _DEVICE}
+                if all(
+                    _follows(self._probe(facts, {**site, name: Ty(kind, "torch", HOST)}), kind)
+                    for kind in (Kind.TENSOR, Kind.MODEL)
+                ):
+                    return project.Exported(returned, True, position, destination, feeds)
+        return project.Exported(returned, True, feeds=feeds)
+
+    def _probe(self, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
+        self.inferred.clear()
+        if facts.yields:
+            return None
+        return self._returned(self.env, facts, site)
 
     def visit_all(self, nodes: Iterable[ast.AST | None]) -> None:
         for node in nodes:
@@ -1109,15 +1197,44 @@ def analyze(
     rules: Sequence[type[Rule]] | None = None,
     filename: str = "<string>",
     tree: ast.Module | None = None,
+    path: Path | None = None,
 ) -> Analysis:
     """Lint decoded source with the given rules (default: all). `# noqa` comments are the
     pipeline's business (`gpulint.pipeline.check`): the engine reports what it finds.
-    `tree`: the source as `parse` gives it, when the caller parsed it already."""
+    `tree`: the source as `parse` gives it, when the caller parsed it already. `path`: the
+    file the source is, whose project modules its imports may name (`project`); None for
+    a source that is no file."""
     with _cycle_collector_paused():
-        return _analyze(source, rules, filename, tree)
+        return _analyze(source, rules, filename, tree, path)
 
 
-def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, tree: ast.Module | None) -> Analysis:
+def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
+    """What a project module's own code shows of its top-level names (`project`); nothing
+    for one that does not decode or parse, or that the walk cannot follow."""
+    try:
+        source = Source.from_bytes(data)
+        if refusal(source.text) is not None:
+            return project.ModuleFacts({})
+        tree = parse(source, filename)
+    except (SyntaxError, ValueError, RecursionError, SourceError):
+        return project.ModuleFacts({})
+    ctx = RuleContext(source, tree, SemanticIndex(tree))
+    ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
+    walker = _Walker(ctx, [])
+    ctx.env.resolver = walker
+    try:
+        with _cycle_collector_paused():
+            return project.ModuleFacts(walker.exports(tree))
+    except Exception:  # a module the evidence cannot follow tells the importing file nothing
+        return project.ModuleFacts({})
+    finally:
+        walker.special.clear()
+        ctx.env.resolver = None
+
+
+def _analyze(
+    source: Source, rules: Sequence[type[Rule]] | None, filename: str, tree: ast.Module | None, path: Path | None
+) -> Analysis:
     rules = all_rules() if rules is None else rules
     refused = refusal(source.text) if tree is None else None
     if refused is not None:  # over gpulint's bounds: a warning, not a finding, and no parse
@@ -1142,7 +1259,11 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
     ctx = RuleContext(source, tree, SemanticIndex(tree) if walked else None)
     skipped: list[str] = []
     internal_error = None
+    imports = project.NO_IMPORTS
     if walked:
+        if path is not None:
+            imports = project.imports_of(path, tree, module_facts)
+            ctx.env.project = imports.names
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
         walker = _Walker(ctx, rules)
         ctx.env.resolver = walker
@@ -1169,7 +1290,7 @@ def _analyze(source: Source, rules: Sequence[type[Rule]] | None, filename: str, 
             ctx.env.resolver = None
     diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
     records = sorted(ctx.records, key=lambda r: r.start)
-    return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records)
+    return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records, imports.sources)
 
 
 def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Rule]]) -> list[Diagnostic]:

@@ -18,6 +18,7 @@ import ast
 from typing import Protocol
 
 from . import accelerate_api, dask_api, display_api, estimators, networkx_api, numpy_api, pandas_api, torch_api
+from .project import Exported
 
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
@@ -191,6 +192,9 @@ class TypeEnv:
         #: What the whole file knows beyond the current scope (the semantic index): asked
         #: about calls of the file's own functions and attributes of its own instances.
         self.resolver: Resolver | None = None
+        #: What the project modules the file imports say of the names it takes from them,
+        #: by qualified name as the file spells it (`project.Imports.names`).
+        self.project: dict[str, Exported] = {}
 
     # -- scope handling --------------------------------------------------------
     def push(self, kind: str) -> None:
@@ -278,13 +282,33 @@ class TypeEnv:
                     top = alias.name.split(".", 1)[0]
                     self.bind(top, Ty(Kind.MODULE, top))
             return
-        if node.level:  # relative imports are the project's own code
-            for alias in node.names:
-                self.bind(alias.asname or alias.name, None)
-            return
+        spec = "." * node.level + (node.module or "")
         for alias in node.names:
-            if alias.name != "*":
-                self.bind(alias.asname or alias.name, Ty(Kind.SYMBOL, f"{node.module}.{alias.name}"))
+            qualname = spec + alias.name if spec.endswith(".") else f"{spec}.{alias.name}"
+            if alias.name == "*":
+                self._bind_star(spec)
+            elif qualname in self.project or not node.level:
+                self.bind(alias.asname or alias.name, self._imported(qualname))
+            elif any(name.startswith(qualname + ".") for name in self.project):  # `from . import models`
+                self.bind(alias.asname or alias.name, Ty(Kind.MODULE, qualname))
+            else:  # the project's own code, which the file does not show
+                self.bind(alias.asname or alias.name, None)
+
+    def _imported(self, qualname: str) -> Ty | None:
+        """What a name imported as `qualname` holds: a project module's value, else a
+        symbol the library tables may know."""
+        exported = self.project.get(qualname)
+        if exported is not None and not exported.function:
+            return exported.ty
+        return Ty(Kind.SYMBOL, qualname)
+
+    def _bind_star(self, spec: str) -> None:
+        """`from utils import *`: the project module's public names."""
+        prefix = spec if spec.endswith(".") else spec + "."
+        for qualname in self.project:
+            name = qualname[len(prefix) :]
+            if qualname.startswith(prefix) and "." not in name:
+                self.bind(name, self._imported(qualname))
 
     def bind_target(self, target: ast.expr, ty: Ty | None) -> None:
         """Bind an assignment target. Unpacking a tuple whose items are known (`w, v =
@@ -505,6 +529,11 @@ class TypeEnv:
                 return sequence_of(batch)
         name = self.qualname(func)
         if name is not None:
+            exported = self.project.get(name)
+            if exported is not None and exported.function:
+                return exported.returned([self.type_of(a) for a in node.args])
+            if exported is not None:  # `models.Net()`: a class of a project module
+                return self._called(exported.ty, node)
             if name in PROGRESS_BARS and node.args and not isinstance(node.args[0], ast.Starred):
                 return self.type_of(node.args[0])  # iterating it yields what the wrapped value yields
             return _constructed_type(name, node, self)
@@ -521,13 +550,9 @@ class TypeEnv:
             callee = self.lookup(func.id)
             if callee is None and self.resolver is not None:
                 return self.resolver.call(self, node)
-            if callee is not None and callee.lib == "torch" and callee.kind in ("model", "placed", "class"):
-                return torch_api.call_type(callee, node, self)
             if callee is OTHER and func.id in ("list", "sorted") and self.is_builtin(func.id):
                 return LIST
-            if callee is not None and callee.kind == "class" or callee is OTHER:
-                return OTHER
-            return None
+            return self._called(callee, node)
         if isinstance(func, ast.Attribute):
             receiver = self.type_of(func.value)
             if receiver is None:
@@ -540,6 +565,14 @@ class TypeEnv:
                 if grouped is not None:
                     return grouped
             return _method_type(receiver, func.attr, node, self)
+        return None
+
+    def _called(self, callee: Ty | None, node: ast.Call) -> Ty | None:
+        """What calling a value of type `callee` gives: a module's output, a class's instance."""
+        if callee is not None and callee.lib == "torch" and callee.kind in ("model", "placed", "class"):
+            return torch_api.call_type(callee, node, self)
+        if callee is not None and callee.kind == "class" or callee is OTHER:
+            return OTHER
         return None
 
     def _builtin_type(self, name: str, call: ast.Call) -> Ty | None:
@@ -569,6 +602,10 @@ class TypeEnv:
             return known
         if not receiver.lib:
             return None
+        if receiver.kind in ("module", "symbol"):  # `config.device`, of a project module
+            exported = self.project.get(f"{receiver.lib}.{node.attr}")
+            if exported is not None:
+                return None if exported.function else exported.ty
         if receiver.kind in ("estimator", "other"):  # fitted arrays, a dataset's fields
             return estimators.attribute_type(receiver, node.attr)
         if receiver.kind == "placer":

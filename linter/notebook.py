@@ -56,6 +56,7 @@ from .ipython import (
 )
 from .noqa import file_exemption, silences
 from .pipeline import FixHooks, check, run, selected_rules
+from .project import ImportedFile
 from .registry import Rule
 from .files import NOTEBOOK_SUFFIX as SUFFIX, is_notebook  # noqa: F401  (re-exported)
 from .source import Source, SourceError, detect_newline, refusal
@@ -253,6 +254,8 @@ class _Outcome:
     #: Fixed cell texts (only the cells that changed), by cell number.
     fixed: dict[int, str] = field(default_factory=dict)
     applied: list[Diagnostic] = field(default_factory=list)
+    #: The project modules the check followed (`project.ImportedFile`), for the cache.
+    imported: tuple[ImportedFile, ...] = ()
 
 
 def _lint_alone(cell: _Cell, rules: Sequence[type[Rule]], filename: str, outcome: _Outcome) -> None:
@@ -270,9 +273,11 @@ def _run(
     fix: bool,
     fixes: bool = True,
     tree: ast.Module | None = None,
+    path: Path | None = None,
 ) -> _Outcome:
     """Lint (or fix) the cells that parse as one program; `tree`: that program, parsed
-    already (`_prepare`)."""
+    already (`_prepare`); `path`: the notebook's file, whose project modules its imports
+    may name."""
     outcome = _Outcome()
     # `# gpulint: noqa` in any cell exempts the whole notebook, cells linted alone included.
     exemption = file_exemption(cell.masked.text for cell in cells if not cell.masked.skipped)
@@ -288,7 +293,10 @@ def _run(
             _lint_alone(cell, rules, filename, outcome)
     program = Source.from_text(_program(included))
     hooks = _CellHooks(included)
-    result = run(program, rules, filename, fix=fix, unsafe_fixes=unsafe_fixes, fixes=fixes, hooks=hooks, tree=tree)
+    result = run(
+        program, rules, filename, fix=fix, unsafe_fixes=unsafe_fixes, fixes=fixes, hooks=hooks, tree=tree, path=path
+    )
+    outcome.imported = result.imported
     layout = hooks.layout
     if result.error is not None:
         outcome.error = _map_error(result.error, layout)
@@ -812,6 +820,8 @@ class NotebookResult:
     applied: list[Diagnostic]
     #: What collectors noted, positions per cell (`RuleContext.record`).
     records: list[Record] = field(default_factory=list)
+    #: The project modules the check followed (`project.ImportedFile`), for the cache.
+    imported: tuple[ImportedFile, ...] = ()
 
     @property
     def text(self) -> str:
@@ -819,24 +829,32 @@ class NotebookResult:
 
 
 def check_notebook(
-    text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool
+    text: str, rules: Sequence[type[Rule]], unsafe_fixes: bool, filename: str, fix: bool, path: Path | None = None
 ) -> NotebookResult:
-    """Lint (or fix) the notebook whose JSON text is `text`. Raises NotebookError when it
-    is not a notebook."""
+    """Lint (or fix) the notebook whose JSON text is `text` (the file at `path`, when it is
+    one). Raises NotebookError when it is not a notebook."""
     notebook = Notebook(text)
     if notebook.language is not None and "python" not in notebook.language:
         return NotebookResult(
             [], [f"not a Python notebook (language: {notebook.language}); skipped"], None, notebook, []
         )
     cells, tree = _prepare([cell.text for cell in notebook.cells], [cell.number for cell in notebook.cells])
-    outcome = _run(cells, rules, unsafe_fixes, filename, fix, tree=tree)
+    outcome = _run(cells, rules, unsafe_fixes, filename, fix, tree=tree, path=path)
     if outcome.fixed:
         fixed = Notebook(notebook.with_sources(outcome.fixed))
         written = {cell.number: cell.text for cell in fixed.cells}
         if all(written[number] == new for number, new in outcome.fixed.items()):
             return NotebookResult(
-                outcome.diagnostics, outcome.warnings, outcome.error, fixed, outcome.applied, outcome.records
+                outcome.diagnostics,
+                outcome.warnings,
+                outcome.error,
+                fixed,
+                outcome.applied,
+                outcome.records,
+                outcome.imported,
             )
-        outcome = _run(cells, rules, unsafe_fixes, filename, fix=False)
+        outcome = _run(cells, rules, unsafe_fixes, filename, fix=False, path=path)
         outcome.warnings.append("fixes not applied: the fixed cells could not be written back")
-    return NotebookResult(outcome.diagnostics, outcome.warnings, outcome.error, notebook, [], outcome.records)
+    return NotebookResult(
+        outcome.diagnostics, outcome.warnings, outcome.error, notebook, [], outcome.records, outcome.imported
+    )

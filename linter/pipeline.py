@@ -24,6 +24,7 @@ from .diagnostic import Diagnostic, Edit, Record
 from .engine import Analysis, analyze, parse
 from .fixing import apply_edits, attach_fixes, display_fix, select_non_overlapping
 from .noqa import apply_noqa
+from .project import ImportedFile
 from .registry import Rule, all_rules
 from .source import Source
 
@@ -52,14 +53,16 @@ def check(
     unsafe_fixes: bool = False,
     tree: ast.Module | None = None,
     edits: bool = True,
+    path: Path | None = None,
 ) -> Analysis:
     """The findings of the selected `rules` in `source`, `# noqa` applied, each with its fix
     (unless `fixes=False`: front-ends that only report skip computing them), its edits
     written unless `edits=False` (planned only: a run that neither applies nor shows them).
     `unsafe_fixes` says which fixes will be applied: only those keep the names they take. The warnings
     are the engine's followed by those of fixers that failed. `tree`: the source already
-    parsed (by the engine's `parse`), when the front-end parsed it."""
-    analysis = analyze(source, rules, filename, tree)
+    parsed (by the engine's `parse`), when the front-end parsed it. `path`: the file the
+    source is, whose imports of its project's modules are followed (`project`)."""
+    analysis = analyze(source, rules, filename, tree, path)
     analysis.diagnostics, messages = apply_noqa(source, analysis.diagnostics)
     analysis.warnings = analysis.warnings + messages
     if fixes:
@@ -106,7 +109,7 @@ class Outcome:
     """What checking or fixing a source produced. A slots class rather than a dataclass
     (start-up)."""
 
-    __slots__ = ("source", "applied", "diagnostics", "warnings", "error", "records")
+    __slots__ = ("source", "applied", "diagnostics", "warnings", "error", "records", "imported")
 
     def __init__(
         self,
@@ -116,6 +119,7 @@ class Outcome:
         warnings: list[str] | None = None,
         error: str | None = None,
         records: list[Record] | None = None,
+        imported: tuple[ImportedFile, ...] = (),
     ) -> None:
         #: The source as fixed (as given when nothing was fixed).
         self.source = source
@@ -128,6 +132,8 @@ class Outcome:
         self.error = error
         #: What collectors noted in `source` (`RuleContext.record`).
         self.records: list[Record] = [] if records is None else records
+        #: The project modules the last check followed (`project.ImportedFile`), for the cache.
+        self.imported = imported
 
     @property
     def changed(self) -> bool:
@@ -145,17 +151,20 @@ def run(
     hooks: FixHooks | None = None,
     tree: ast.Module | None = None,
     edits: bool = True,
+    path: Path | None = None,
 ) -> Outcome:
-    """`fix_source` when `fix`, else `check` (`fixes`, `hooks`, `tree` and `edits` as they say)."""
+    """`fix_source` when `fix`, else `check` (`fixes`, `hooks`, `tree`, `edits` and `path`
+    as they say)."""
     if fix:
-        return fix_source(source, rules, unsafe_fixes, filename, hooks)
-    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree, edits=edits)
+        return fix_source(source, rules, unsafe_fixes, filename, hooks, path)
+    analysis = check(source, rules, filename, fixes=fixes, unsafe_fixes=unsafe_fixes, tree=tree, edits=edits, path=path)
     return Outcome(
         source,
         diagnostics=analysis.diagnostics,
         warnings=analysis.warnings,
         error=analysis.error,
         records=analysis.records,
+        imported=analysis.imported,
     )
 
 
@@ -165,6 +174,7 @@ def fix_source(
     unsafe_fixes: bool,
     filename: str = "<string>",
     hooks: FixHooks | None = None,
+    path: Path | None = None,
 ) -> Outcome:
     """Apply the applicable fixes, re-checking after each pass, until nothing changes.
 
@@ -179,13 +189,19 @@ def fix_source(
     for _ in range(MAX_PASSES):
         # the tree `accepts` made of this text, when a fix was accepted: one parse a pass
         analysis = check(
-            outcome.source, rules, filename, unsafe_fixes=unsafe_fixes, tree=hooks.tree_for(outcome.source.text)
+            outcome.source,
+            rules,
+            filename,
+            unsafe_fixes=unsafe_fixes,
+            tree=hooks.tree_for(outcome.source.text),
+            path=path,
         )
         if analysis.error is not None:
             outcome.error, outcome.diagnostics = analysis.error, []
             break
         diagnostics = [_demoted(d) if d.fix is not None and hooks.shown_only(d) else d for d in analysis.diagnostics]
         outcome.warnings = analysis.warnings + rejected
+        outcome.imported = analysis.imported
         # Let this pass's tree go before the next one is built: the analysis holds it, and
         # so do the findings' detector facts (`context`), which no one reads once fixed.
         analysis = None  # type: ignore[assignment]

@@ -18,6 +18,7 @@ from .astutil import assigned_value, mentions, paired_value, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
 from .evidence import TypeEnv
 from .loop_effects import LoopEffects
+from .project import Exported
 from .semantic import SemanticIndex
 from .source import Source
 from .values import Kind, Ty
@@ -371,6 +372,13 @@ class RuleContext:
         if found is _UNASKED:
             found = answers[key] = self.env.qualname(node)
         return found  # type: ignore[return-value]
+
+    def project_function(self, call: ast.Call) -> Exported | None:
+        """What a project module the file imports says of the function `call` calls
+        (`utils.train(net, loader)`), when it is one of theirs (`gpulint.project`)."""
+        name = self.qualname(call.func)
+        exported = self.env.project.get(name) if name is not None else None
+        return exported if exported is not None and exported.function else None
 
     @property
     def statement(self) -> ast.stmt | None:

@@ -27,6 +27,7 @@ from .files import (
 )
 from .jobs import ordered_map
 from .pipeline import check, fix_source, run, selected_rules
+from .project import ImportedFile
 from .registry import Rule, all_rules
 from .source import MAX_SOURCE, TOO_LARGE, Source, SourceError
 
@@ -50,6 +51,7 @@ class FileResult:
         "unsafe_fixes",
         "notebook",
         "rendered",
+        "imported",
     )
 
     def __init__(
@@ -65,6 +67,7 @@ class FileResult:
         unsafe_fixes: bool = False,
         notebook: Notebook | LineMap | None = None,
         rendered: list[str] | None = None,
+        imported: tuple[ImportedFile, ...] = (),
     ) -> None:
         self.display = display
         self.path = path
@@ -82,6 +85,8 @@ class FileResult:
         #: The file's findings as the report lists them, when the run listed them where it
         #: checked the file (in a worker, which has the sources at hand); else None.
         self.rendered = rendered
+        #: The project modules the check followed (`project.ImportedFile`), for the cache.
+        self.imported = imported
 
     def _replace(self, **changes: Any) -> FileResult:
         """A copy with `changes` made, as a NamedTuple's `_replace`."""
@@ -143,7 +148,7 @@ def _path(filename: str) -> Path | None:
 
 def process_source(source: Source, display: str, config: Config, path: Path | None, fix: bool) -> FileResult:
     rules = config.rules_for(path, source.text)
-    outcome = run(source, rules, display, fix=fix, unsafe_fixes=config.unsafe_fixes, edits=config.fix_edits)
+    outcome = run(source, rules, display, fix=fix, unsafe_fixes=config.unsafe_fixes, edits=config.fix_edits, path=path)
     result = FileResult(
         display=display,
         path=path,
@@ -152,6 +157,7 @@ def process_source(source: Source, display: str, config: Config, path: Path | No
         diagnostics=outcome.diagnostics,
         warnings=outcome.warnings,
         error=outcome.error,
+        imported=outcome.imported,
     )
     if outcome.error is None:  # an internal error leaves the file as it is
         result.applied = outcome.applied
@@ -169,11 +175,12 @@ def process_notebook(source: Source, display: str, config: Config, path: Path | 
         # Every selected rule, not only those the text names: a notebook's JSON carries its
         # outputs (images, tables, megabytes), longer to search for each library's name than
         # the rules it would leave out take to run.
-        outcome = check_notebook(source.text, config.rules_for(path), config.unsafe_fixes, display, fix)
+        outcome = check_notebook(source.text, config.rules_for(path), config.unsafe_fixes, display, fix, path)
     except NotebookError as error:
         result.error = str(error)
         return result
     result.diagnostics, result.warnings, result.error = outcome.diagnostics, outcome.warnings, outcome.error
+    result.imported = outcome.imported
     result.notebook = outcome.notebook
     if outcome.applied and outcome.text != source.text:
         result.applied = outcome.applied
@@ -384,7 +391,7 @@ def _store(
     lines = None
     if result.notebook is not None and not isinstance(result.notebook, LineMap):
         lines = LineMap.of(result.notebook, result.diagnostics, with_cells=True)
-    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen)
+    cache.store(config, path, display, data, result.diagnostics, result.warnings, lines, seen, result.imported)
 
 
 #: What `plan` finds: a file to work on with its configuration, or a result already

@@ -166,9 +166,9 @@ def test_each_fix_pass_parses_its_source_once(monkeypatch):
     analyses = []
     real_analyze = pipeline.analyze
 
-    def counting(source, rules, filename, tree=None):
+    def counting(source, rules, filename, tree=None, path=None):
         analyses.append(tree is None)
-        return real_analyze(source, rules, filename, tree)
+        return real_analyze(source, rules, filename, tree, path)
 
     monkeypatch.setattr(pipeline, "analyze", counting)
     fixed = fix_text(GROWN, unsafe_fixes=True)

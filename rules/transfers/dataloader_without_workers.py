@@ -75,7 +75,10 @@ class DataloaderWithoutWorkers(Rule):
     takes counts too: returned by a LightningModule's (or LightningDataModule's)
     `train_dataloader` and the other loader hooks, or handed to a `Trainer`'s `fit`,
     `validate`, `test` or `predict` (one made in the file, with an accelerator that is not a
-    literal `"cpu"`): the trainer moves each batch to its accelerator.
+    literal `"cpu"`): the trainer moves each batch to its accelerator. So does a loader handed
+    to a function of a project module the file imports that loops over that parameter putting
+    its batches on a device (`utils.train(net, train_data)`, with `for x, y in data: x =
+    x.cuda()` in `utils.py`).
 
     Subclasses of torch's `DataLoader` count too: PyTorch Geometric's loaders
     (`torch_geometric.loader.DataLoader`, `NeighborLoader`, `LinkNeighborLoader`,
@@ -632,6 +635,9 @@ def batches():
         self.items: ItemCost | None = None
         #: Names handed to a Lightning trainer that places their batches (`_given_to_lightning`).
         self.lightning: set[str] = set()
+        #: Names handed to a function of a project module that loops over them putting each
+        #: batch on a device (`utils.train(net, train_loader)`: `project.Exported.feeds`).
+        self.handed_to_project: set[str] = set()
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not isinstance(node, ast.Call):
@@ -643,6 +649,7 @@ def batches():
             for given in (*node.args, *(k.value for k in node.keywords)):
                 if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
                     self.lightning.add(given.id)
+        self._note_handed(node, ctx)
         loader = self._loader(node.func, ctx)
         if loader is None:
             return
@@ -687,6 +694,14 @@ def batches():
                 if hidden:
                     reads = None  # what else reads it, and through which loops, is out of view
         self.candidates.append((node, loader, bound, reads, lightning))
+
+    def _note_handed(self, call: ast.Call, ctx: RuleContext) -> None:
+        """Names `call` hands to a project function that loops over them feeding a device."""
+        trainer = ctx.project_function(call)
+        for position in trainer.feeds if trainer is not None else ():
+            given = call.args[position] if position < len(call.args) else None
+            if isinstance(given, ast.Name):
+                self.handed_to_project.add(given.id)
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
         """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds (or of a legacy
@@ -749,7 +764,7 @@ def batches():
             elif loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
-                fed = bool(self.feeding)
+                fed = bool(self.feeding) or bound in self.handed_to_project
             if fed and (lightning or self.preview_mode or not _one_pass(node, bound, reads, ctx)):
                 ctx.report(node, _message(node, loader), context=_loader_call(node, loader))
 

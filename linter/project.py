@@ -1,0 +1,238 @@
+"""The project's own modules, as a file that imports from them sees them.
+
+Data-science code keeps its helpers in modules of its own: `from utils import to_cuda`,
+`import models`, `from .data import make_device`. A file linted alone knows nothing of
+them, so a model moved by `to_cuda(net)` or a device taken from `config.device` would
+leave every value that depends on it unknown. This module finds the project modules a
+file imports (`resolve`) and what their analysis knows of each name (`ModuleFacts`, made
+by `engine.module_facts`): a module-level value's type (a device, a model, a class), what
+a function returns, and whether it returns its argument on the device (`to_cuda(x)`).
+
+One level deep: a module's facts are those its own code shows, not what it imports from
+further modules, so every module is analysed once whoever imports it, and import cycles
+cost nothing. A file's findings then depend on the modules it imports: `Imports.sources`
+lists them (each with its content's hash) for the result cache, which serves a file's
+entry only while the same imports resolve to the same content.
+
+An import resolves as Python would run the file as a script from its folder, or as part
+of the package tree above it: a relative import from the importing file's package; an
+absolute one from the file's folder, then each folder above it up to the repository's
+root (the folder holding `.git`; without one, the file's folder only). Only files of the
+project are read, never installed packages.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from .files import repository_root
+from .values import DEVICE, Kind, Ty
+
+#: The most bytes a project module may have to be analysed for the files importing it.
+MAX_MODULE_BYTES = 1_000_000
+
+
+class Exported(NamedTuple):
+    """What one name of a project module is to a file importing it.
+
+    ty: a module-level value's type (a device, a model, a class of its own), or, for a
+    function, what calling it returns whatever it is given. function: the name is a
+    function's. places: for a function that returns one of its arguments moved to the
+    device (`def to_cuda(x): return x.cuda()`), that argument's position; None otherwise.
+    destination: the position of the device it is moved to, when a parameter gives it
+    (`def to_device(x, device): return x.to(device)`). feeds: the positions of the
+    parameters it loops over moving each batch to a device (`def train(net, loader)` with
+    `for x, y in loader: x = x.cuda()`)."""
+
+    ty: Ty | None
+    function: bool = False
+    places: int | None = None
+    destination: int | None = None
+    feeds: tuple[int, ...] = ()
+
+    def returned(self, arguments: list[Ty | None]) -> Ty | None:
+        """What a call with arguments of these types gives: the placed argument, on the
+        device (keeping what it is: a tensor, a module) unless the destination given is
+        the host; else `ty`."""
+        if self.places is None:
+            return self.ty
+        if self.destination is not None:
+            where = arguments[self.destination] if self.destination < len(arguments) else None
+            if where is None or where.kind != "device" or where.place != DEVICE:
+                return None
+        given = arguments[self.places] if self.places < len(arguments) else None
+        if given is not None and given.lib == "torch" and given.kind in ("tensor", "model", "output", "placed"):
+            return Ty(given.kind, "torch", DEVICE, given.items)
+        return Ty(Kind.PLACED, "torch", DEVICE)
+
+
+class ModuleFacts(NamedTuple):
+    """What a project module's analysis knows of its top-level names."""
+
+    names: dict[str, Exported]
+
+
+class ImportedFile(NamedTuple):
+    """An import of one file: the module as written (dots and name), the project file it
+    resolved to and the SHA-256 of that file's bytes (both empty when the project holds no
+    such module: an installed library, or one the project does not have yet)."""
+
+    spec: str
+    path: str
+    digest: str
+
+
+class Imports(NamedTuple):
+    """What one file learns from the project modules it imports."""
+
+    #: Per qualified name as the file spells it (`utils.to_cuda`, `.data.device`), what it is.
+    names: dict[str, Exported]
+    #: Each import the file makes, and the project file it resolved to (none: `path` and
+    #: `digest` empty), for the result cache.
+    sources: tuple[ImportedFile, ...]
+
+
+NO_IMPORTS = Imports({}, ())
+
+
+def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str], ModuleFacts]) -> Imports:
+    """The names `tree` (the source of the file at `importer`) imports from modules of its
+    project. `facts_of(data, filename)` analyses a module's bytes."""
+    folder = importer.parent
+    top = repository_root(folder) or folder
+    names: dict[str, Exported] = {}
+    sources: dict[str, ImportedFile] = {}
+    for spec, imported in _imports(tree):
+        found = _module(spec, folder, top, facts_of, sources)
+        if not imported and found is not None:  # `import utils`, `import pkg.utils as u`
+            names.update({f"{spec}.{n}": e for n, e in found.names.items()})
+        for name in imported:
+            if found is not None and name == "*":
+                names.update({_joined(spec, n): e for n, e in found.names.items() if not n.startswith("_")})
+            elif found is not None and name in found.names:
+                names[_joined(spec, name)] = found.names[name]
+            elif name != "*":  # `from pkg import utils`, `from . import utils`: a submodule
+                inner = _module(_joined(spec, name), folder, top, facts_of, sources)
+                if inner is not None:
+                    names.update({f"{_joined(spec, name)}.{n}": e for n, e in inner.names.items()})
+    return Imports(names, tuple(sources.values()))
+
+
+def still_current(importer: Path, sources: list[list[str]]) -> bool:
+    """Whether each import a cache entry recorded (`ImportedFile` as a list) still resolves
+    as it did: to no project file, or to one with the same content."""
+    folder = importer.parent
+    top = repository_root(folder) or folder
+    for spec, path, digest in sources:
+        found = resolve(spec, folder, top)
+        if found is None and not path:
+            continue
+        if found is None or str(found) != path or _digest_of(found) != digest:
+            return False
+    return True
+
+
+def resolve(spec: str, folder: Path, top: Path) -> Path | None:
+    """The project file a module spelled `spec` (`utils`, `pkg.utils`, `..data`) names for a
+    file in `folder`, or None when the project holds no such module."""
+    level = len(spec) - len(spec.lstrip("."))
+    parts = [p for p in spec[level:].split(".") if p]
+    if level:
+        base = folder
+        for _ in range(level - 1):
+            base = base.parent
+        return _module_file(base, parts)
+    if not parts:
+        return None
+    for base in _search_folders(folder, top):
+        found = _module_file(base, parts)
+        if found is not None:
+            return found
+    return None
+
+
+def _joined(spec: str, name: str) -> str:
+    return spec + name if spec.endswith(".") else f"{spec}.{name}"
+
+
+def _search_folders(folder: Path, top: Path) -> Iterator[Path]:
+    yield folder
+    if top != folder and top in folder.parents:
+        for parent in folder.parents:
+            yield parent
+            if parent == top:
+                return
+
+
+def _module_file(base: Path, parts: list[str]) -> Path | None:
+    if not parts:
+        init = base / "__init__.py"
+        return init if init.is_file() else None
+    stem = base.joinpath(*parts)
+    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+        try:
+            if candidate.is_file():
+                return candidate
+        except OSError:
+            continue
+    return None
+
+
+def _imports(tree: ast.Module) -> Iterator[tuple[str, list[str]]]:
+    """Each import of the file as (module spec, names taken from it; none for `import m`)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            yield "." * node.level + (node.module or ""), [alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+
+
+def _module(
+    spec: str,
+    folder: Path,
+    top: Path,
+    facts_of: Callable[[bytes, str], ModuleFacts],
+    sources: dict[str, ImportedFile],
+) -> ModuleFacts | None:
+    path = resolve(spec, folder, top)
+    if path is None:  # none now; one made later would change what the file imports
+        sources.setdefault(spec, ImportedFile(spec, "", ""))
+        return None
+    try:
+        if path.stat().st_size > MAX_MODULE_BYTES:
+            return None
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest = _sha256(data)
+    sources[spec] = ImportedFile(spec, str(path), digest)
+    return _facts(digest, data, str(path), facts_of)
+
+
+_FACTS: dict[str, ModuleFacts] = {}
+
+
+def _facts(digest: str, data: bytes, filename: str, facts_of: Callable[[bytes, str], ModuleFacts]) -> ModuleFacts:
+    """A module's facts, analysed once per content in a process (a run imports the same
+    helpers from many files)."""
+    known = _FACTS.get(digest)
+    if known is None:
+        known = _FACTS[digest] = facts_of(data, filename)
+    return known
+
+
+def _digest_of(path: Path) -> str | None:
+    try:
+        return _sha256(path.read_bytes())
+    except OSError:
+        return None
+
+
+def _sha256(data: bytes) -> str:
+    import hashlib  # on the first project module only: most runs never need it
+
+    return hashlib.sha256(data).hexdigest()

@@ -1,0 +1,230 @@
+"""Values taken from the project's own modules (`gpulint.project`): helpers that place
+their argument on the device, devices and models set up in another module, classes of
+the project; resolution as Python would import them; and the cache entry of a file that
+imports a module, which stays valid only while that module does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpulint.engine import module_facts
+from gpulint.project import resolve
+from gpulint.registry import rule_by_key
+from gpulint.runner import lint_source
+
+from .conftest import write
+
+#: A training loop that reads a loss computed by a model the file does not place itself.
+LOOP = """\
+for xb, yb in loader:
+    out = model(xb)
+    loss = out.sum()
+    print(loss.item())
+"""
+
+
+def _codes(project: Path, *paths: str, cli) -> list[tuple[str, int]]:
+    run = cli("check", *paths, "--select", "GPU307", "--preview", "--output-format", "json", "--no-cache")
+    return sorted((d["code"], d["location"]["row"]) for d in json.loads(run.stdout))
+
+
+@pytest.fixture
+def repository(project: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    return project
+
+
+HELPERS = {
+    "to_cuda": "import torch\n\ndef to_cuda(x):\n    if torch.cuda.is_available():\n        x = x.cuda()\n    return x\n",
+    "to_device": "def to_device(x, device):\n    return x.to(device)\n",
+    "build": "import torch.nn as nn\n\ndef build():\n    return nn.Linear(4, 1).cuda()\n",
+}
+
+
+@pytest.mark.parametrize(
+    "module, setup",
+    [
+        ("to_cuda", "from helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n"),
+        ("to_cuda", "import helpers\nmodel = helpers.to_cuda(nn.Linear(4, 1))\n"),
+        ("to_cuda", "from helpers import *\nmodel = to_cuda(nn.Linear(4, 1))\n"),
+        ("to_cuda", "from helpers import to_cuda as place\nmodel = place(nn.Linear(4, 1))\n"),
+        ("to_device", "from helpers import to_device\nmodel = to_device(nn.Linear(4, 1), 'cuda')\n"),
+        ("build", "from helpers import build\nmodel = build()\n"),
+    ],
+)
+def test_a_model_placed_by_a_helper_of_the_project_is_on_the_device(repository, cli, module, setup):
+    write(repository / "helpers.py", HELPERS[module])
+    write(repository / "train.py", "import torch.nn as nn\n" + setup + LOOP)
+    assert _codes(repository, "train.py", cli=cli) == [("GPU307", 1 + setup.count("\n") + 4)]
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        "def to_cpu(x):\n    return x.cpu()\n",  # the host
+        "def to_cuda(x):\n    return x\n",  # a name that says cuda, a body that does not move
+        "def to_cuda(x):\n    return x.to('cpu')\n",
+        "def keep(x, y):\n    y.cuda()\n    return x\n",  # moves another argument, returns this one
+    ],
+)
+def test_a_helper_that_does_not_place_its_argument_places_nothing(repository, cli, helper):
+    name = helper.split("(")[0][4:]
+    write(repository / "helpers.py", "import torch\n\n" + helper)
+    write(
+        repository / "train.py",
+        f"import torch.nn as nn\nfrom helpers import {name}\nmodel = {name}(nn.Linear(4, 1), 0)\n" + LOOP,
+    )
+    assert _codes(repository, "train.py", cli=cli) == []
+
+
+def test_a_device_and_a_model_class_from_other_modules_of_a_package(repository, cli):
+    write(repository / "pkg" / "__init__.py", "")
+    write(
+        repository / "pkg" / "config.py",
+        "import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n",
+    )
+    write(
+        repository / "pkg" / "models.py",
+        "import torch.nn as nn\n\nclass Net(nn.Module):\n    def forward(self, x):\n        return x\n",
+    )
+    # the files name torch: a file that names no library is never walked, whatever it imports
+    write(
+        repository / "pkg" / "train.py",
+        "import torch\nfrom .config import device\nfrom . import models\nmodel = models.Net().to(device)\n" + LOOP,
+    )
+    write(repository / "pkg" / "host.py", "import torch\nfrom . import models\nmodel = models.Net()\n" + LOOP)
+    assert _codes(repository, "pkg", cli=cli) == [("GPU307", 8)]
+
+
+def test_a_module_outside_the_project_is_never_read(tmp_path, cli, monkeypatch):
+    """Without a repository, only the file's own folder is searched: a `helpers.py` in a
+    folder above is not the project's."""
+    write(tmp_path / "helpers.py", HELPERS["to_cuda"])
+    write(
+        tmp_path / "work" / "train.py",
+        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+    monkeypatch.chdir(tmp_path / "work")
+    assert _codes(tmp_path, "train.py", cli=cli) == []
+
+
+def test_a_source_that_is_no_file_follows_no_import(repository, monkeypatch):
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    source = "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP
+    assert [d.code for d in lint_source(source, rules=[rule_by_key("GPU307")])] == []
+
+
+def test_a_notebook_follows_the_modules_beside_it(repository, cli):
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    cells = ["import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))", LOOP]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None} for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write(repository / "train.ipynb", json.dumps(notebook))
+    run = cli("check", "train.ipynb", "--select", "GPU307", "--preview", "--output-format", "json", "--no-cache")
+    assert [d["code"] for d in json.loads(run.stdout)] == ["GPU307"]
+
+
+def test_the_cache_serves_a_file_only_while_the_modules_it_imports_stay_the_same(repository, cli, cache_dir):
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    write(
+        repository / "train.py",
+        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+
+    def found() -> int:
+        run = cli("check", "train.py", "--select", "GPU307", "--preview", "--output-format", "json")
+        return len(json.loads(run.stdout))
+
+    assert found() == found() == 1  # the second served from the cache
+    write(repository / "helpers.py", "def to_cuda(x):\n    return x\n")
+    assert found() == 0
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    assert found() == 1
+    (repository / "helpers.py").unlink()
+    assert found() == 0
+    write(repository / "helpers" / "__init__.py", HELPERS["to_cuda"])  # the same module, as a package
+    assert found() == 1
+
+
+def test_resolution_goes_up_to_the_repository_root_and_no_further(tmp_path):
+    top = tmp_path / "repo"
+    write(top / "lib" / "utils.py", "")
+    write(top / "src" / "deep" / "train.py", "")
+    write(tmp_path / "outside.py", "")
+    (top / ".git").mkdir()
+    folder = top / "src" / "deep"
+    assert resolve("lib.utils", folder, top) == top / "lib" / "utils.py"
+    assert resolve("outside", folder, top) is None
+    assert resolve("..", folder, top) is None  # `src` is no package
+    write(top / "src" / "__init__.py", "")
+    assert resolve("..", folder, top) == top / "src" / "__init__.py"
+    assert resolve("torch", folder, top) is None
+
+
+def test_module_facts_say_what_each_top_level_name_is():
+    facts = module_facts(
+        b"import torch\nimport torch.nn as nn\n"
+        b"device = torch.device('cuda')\n"
+        b"class Net(nn.Module):\n    pass\n"
+        b"def to_cuda(x):\n    return x.cuda()\n"
+        b"def to_cpu(x):\n    return x.cpu()\n",
+        "helpers.py",
+    ).names
+    assert facts["device"].ty.kind == "device" and facts["device"].ty.place == "device"
+    assert facts["Net"].ty.kind == "class" and facts["Net"].ty.lib == "torch"
+    assert facts["to_cuda"].function and facts["to_cuda"].places == 0
+    assert facts["to_cpu"].function and facts["to_cpu"].places is None
+    assert module_facts(b"def broken(:\n", "broken.py").names == {}
+
+
+TRAINER = """\
+import torch
+
+def train(net, train_data, valid_data, epochs):
+    for epoch in range(epochs):
+        for i, (im, label) in enumerate(train_data):
+            if torch.cuda.is_available():
+                im, label = im.cuda(), label.cuda()
+            net(im)
+        for im, label in valid_data:
+            net(im)
+"""
+
+LOADERS = """\
+import torch
+from torchvision import transforms
+from torchvision.datasets import CIFAR10
+from utils import train
+
+train_set = CIFAR10("data", train=True, transform=transforms.ToTensor())
+train_data = torch.utils.data.DataLoader(train_set, batch_size=64)
+valid_set = CIFAR10("data", train=False, transform=transforms.ToTensor())
+valid_data = torch.utils.data.DataLoader(valid_set, batch_size=64)
+train(net, train_data, valid_data, 20)
+"""
+
+
+def test_a_loader_handed_to_a_project_function_that_feeds_a_device_with_it(repository, cli):
+    """Only the loader whose parameter the project's loop moves to the device: the other
+    one is read on the host there."""
+    write(repository / "utils.py", TRAINER)
+    write(repository / "train.py", LOADERS)
+    run = cli("check", "train.py", "--select", "GPU305", "--preview", "--output-format", "json", "--no-cache")
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)] == [("GPU305", 7)]
+
+
+def test_a_loader_handed_to_a_project_function_that_keeps_it_on_the_host(repository, cli):
+    write(repository / "utils.py", TRAINER.replace("im.cuda(), label.cuda()", "im.float(), label.long()"))
+    write(repository / "train.py", LOADERS)
+    run = cli("check", "train.py", "--select", "GPU305", "--preview", "--output-format", "json", "--no-cache")
+    assert json.loads(run.stdout) == []
