@@ -48,6 +48,9 @@ from .source import Source, SourceError, refusal
 #: How many of a project function's first positional parameters are probed for a placed
 #: argument (`to_cuda(x)`, `to_device(batch, device)`), and what each is probed with.
 _PROBED_PARAMETERS = 3
+#: A class of the module that is neither a torch module nor an estimator: its instances are
+#: left unknown in the files importing it, as a class those files do not show would be.
+_PLAIN_CLASS = Ty(Kind.CLASS)
 _DEVICE = Ty(Kind.DEVICE, "torch", DEVICE)
 
 
@@ -288,7 +291,7 @@ class _Walker:
             names = {
                 name: project.Exported(ty)
                 for name, ty in self.env.scope.names.items()
-                if ty is not None and ty != OTHER and not name.startswith("__")
+                if ty is not None and ty != OTHER and not name.startswith("__") and ty != _PLAIN_CLASS
             }
             for item in self.deferred[-1]:
                 if item.facts.owner is None and item.scope is self.env.scope:

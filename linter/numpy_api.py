@@ -730,8 +730,20 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
     if lib == "cupy" and attr == "asnumpy":
         return Ty(Kind.ARRAY, "numpy")  # the copy to the host
     if attr in ARRAY_FACTORIES or attr == "ndarray" or lib == "cupy" and attr in CUPY_ARRAY_FUNCTIONS:
+        if call is not None and _holds_objects(call, env):
+            return Ty(Kind.OTHER)  # Python objects (sentences, dicts): no vectorised form to take
         return Ty(Kind.ARRAY, lib)
     return None
+
+
+def _holds_objects(call: ast.Call, env: Env | None) -> bool:
+    """`np.array(rows, dtype=object)` (or `"O"`, `np.object_`): an array of Python objects."""
+    dtype = next((k.value for k in call.keywords if k.arg == "dtype"), None)
+    if isinstance(dtype, ast.Name) and dtype.id == "object" and (env is None or env.is_builtin("object")):
+        return True
+    if isinstance(dtype, ast.Constant) and dtype.value in ("O", "object"):
+        return True
+    return dtype is not None and env is not None and (env.qualname(dtype) or "").endswith(".object_")
 
 
 def _axis_given(call: ast.Call, position: int) -> bool:

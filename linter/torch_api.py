@@ -746,7 +746,9 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return _named_tensors(place)
     if kind == "model":
         if method == "generate":  # a transformers model's: token ids (or an output with `.sequences`)
-            return Ty(Kind.OUTPUT, "torch", place)
+            # computed where the inputs are: a module made on the host and given device
+            # tensors was moved by code the file does not show (a trainer of the project)
+            return Ty(Kind.OUTPUT, "torch", _combined_place([receiver, *argument_types(call, env)]) or place)
         return receiver if method in MODEL_TO_MODEL else None
     if method in ("item", "tolist"):
         return OTHER

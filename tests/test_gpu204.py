@@ -286,3 +286,13 @@ def test_containers_of_tensors_are_not_tensors(expression):
 def test_the_row_of_an_iterrows_loop_is_not_reported(loop, reported):
     source = f"import pandas as pd\n\nframe = pd.read_csv('boxes.csv')\nboxes = []\n{loop}"
     assert [d.code for d in lint_source(source) if d.code == "GPU204"] == (["GPU204"] if reported else [])
+
+
+@pytest.mark.parametrize("dtype", ["object", "'O'", "np.object_"])
+def test_an_array_of_python_objects_is_not_flagged(dtype):
+    """`np.array(rows, dtype=object)` holds Python objects (sentences, dicts): sorting them
+    by a key is Python's work whatever holds them."""
+    source = f"import numpy as np\nrows = np.array(raw, dtype={dtype})\nbest = sorted(rows, key=len)\n"
+    assert [d for d in lint_source(source) if d.code == "GPU204"] == []
+    assert probe_one(f"import numpy as np\nprobe(np.array(raw, dtype={dtype}))\n") == Ty("other")
+    assert probe_one("import numpy as np\nprobe(np.array(raw, dtype=np.float32))\n") == Ty("array", "numpy")

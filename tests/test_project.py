@@ -228,3 +228,35 @@ def test_a_loader_handed_to_a_project_function_that_keeps_it_on_the_host(reposit
     write(repository / "train.py", LOADERS)
     run = cli("check", "train.py", "--select", "GPU305", "--preview", "--output-format", "json", "--no-cache")
     assert json.loads(run.stdout) == []
+
+
+def test_a_plain_class_of_the_project_leaves_its_instances_unknown(repository, cli):
+    """A project class that is no torch module makes instances the file knows nothing of, as
+    if its module were not read: `trainer.device` is still some device."""
+    write(
+        repository / "trainer.py",
+        "import torch\n\nclass Trainer:\n    def __init__(self, model):\n        self.device = 'cuda'\n",
+    )
+    write(
+        repository / "run.py",
+        "import torch\nfrom trainer import Trainer\nnet = make()\ntrainer = Trainer(net)\nfor x, y in loader:\n"
+        "    x = x.to(trainer.device)\n    print(net(x).sum().item())\n",
+    )
+    assert _codes(repository, "run.py", cli=cli) == [("GPU307", 7)]
+
+
+def test_generate_of_a_project_model_class_is_not_a_transformers_generation(repository, cli):
+    """The `generate` of the project's own module class runs the project's code, which need
+    not wait for the device per token: copies after it are still per-batch copies."""
+    write(
+        repository / "model.py",
+        "import torch.nn as nn\n\nclass GPT(nn.Module):\n    def generate(self, idx, n):\n        return idx\n",
+    )
+    write(
+        repository / "run.py",
+        "import torch\nfrom model import GPT\nmodel = GPT(config)\n"
+        "for x, y in loader:\n    x = x.to('cuda')\n    out = model.generate(x, 5)\n    ok = (out == y.to('cuda')).cpu()\n"
+        "    print(ok.sum())\n",
+    )
+    run = cli("check", "run.py", "--select", "GPU301", "--preview", "--output-format", "json", "--no-cache")
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)] == [("GPU301", 7)]

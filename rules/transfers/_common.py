@@ -1223,7 +1223,9 @@ def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
     model's `.generate(...)` (transformers' generation tests after each new token whether
     every sequence has stopped, on the host, so it waits for the device once per token).
     The time-series heads' `generate` (`InformerForPrediction`, made in the file) samples
-    a fixed number of steps without such a test, so it is not one."""
+    a fixed number of steps without such a test, so it is not one; nor is the `generate` of
+    a module class of the project's own (`GPT(config)`, its class in the file or in a
+    project module): the code it runs is the project's, not transformers'."""
     if not isinstance(node, ast.Call):
         return False
     func = node.func
@@ -1234,8 +1236,24 @@ def synchronises(node: ast.AST, ctx: RuleContext) -> bool:
             and receiver.lib == "torch"
             and receiver.kind in ("model", "placed")
             and not _forecaster(func.value, ctx)
+            and not _instance_of_own_class(func.value, ctx)
         )
     return ctx.qualname(func) in SYNCHRONISING_FUNCTIONS
+
+
+def _instance_of_own_class(model: ast.expr, ctx: RuleContext) -> bool:
+    """`model` is bound in the current scope to an instance of a torch module class of the
+    project (`model = GPT(config)`, `GPT` a class of the file or of a project module)."""
+    if not isinstance(model, ast.Name):
+        return False
+    bindings = next((found for scope in reversed(ctx.scopes) if (found := ctx.bindings(model.id, scope))), [])
+    for binding in bindings:
+        value = getattr(binding, "value", None)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            made = ctx.env.lookup(value.func.id)
+            if made is not None and made.kind == "class":
+                return True
+    return False
 
 
 def _forecaster(model: ast.expr, ctx: RuleContext) -> bool:
