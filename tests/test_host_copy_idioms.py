@@ -121,6 +121,13 @@ def generate(ids, eos_id):
         ("        if token.item() != eos_id:\n            pass\n        else:\n            break", False),
         # a `break` in a loop over a token's few parts leaves that loop, not the one that counts
         ("        for part in (token, token):\n            if part.item() == eos_id:\n                break", True),
+        # bound to a name the next test reads: the same decision (an early stop on a divergence)
+        ("        last = token.item()\n        if last == eos_id:\n            break", False),
+        ("        last = token.item()\n        print(last)\n        if last == eos_id:\n            break", False),
+        ("        last = token.item()\n        last = 0\n        if last == eos_id:\n            break", True),
+        ("        last = token.item()\n        if last == eos_id:\n            print('stop')", True),
+        # a named value checked only to raise is a sanity check, which can wait
+        ("        last = token.item()\n        if last == eos_id:\n            raise ValueError", True),
     ],
 )
 def test_a_number_the_loop_tests_to_stop_is_not_reported(test, flagged):

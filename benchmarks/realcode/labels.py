@@ -56,6 +56,7 @@ TUNED_LABELS = (
             "blind16",
             "blind17",
             "blind18",
+            "blind19",
         )
     ),
 )

@@ -349,13 +349,38 @@ def _receiver_type(test: ast.expr, ctx: RuleContext) -> Ty | None:
 
 def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
     """The copy is read by the test of an `if` one of whose branches leaves `loop`
-    (`break` out of it, `return`, `raise`): the loop needs the value on every iteration to know whether
-    to go on (a stop-token test in token-by-token generation), so neither reading it once
-    after the loop nor every N steps keeps its meaning."""
+    (`break` out of it, `return`, `raise`), or bound to a name that the next `if` of the same
+    block testing it leaves the loop on with `break` or `return` (`kl = ....item()`, then `if
+    kl > limit: break`, with no statement between them binding the name): the loop needs the
+    value on every iteration to know whether to go on (a stop-token test in token-by-token
+    generation, an early stop on a divergence), so neither reading it once after the loop
+    nor every N steps keeps its meaning. A named value only checked to `raise` (`if
+    np.isnan(loss_value): raise ...`) is a sanity check beside the value's other uses (a
+    log line), which can wait for every N steps."""
     statement = ctx.statement
-    if not isinstance(statement, ast.If) or not any(sub is node for sub in ast.walk(statement.test)):
-        return False
     leaves = (ast.Return, ast.Raise) + ((ast.Break,) if ctx.loops and loop is ctx.loops[-1] else ())
+    if isinstance(statement, ast.If) and any(sub is node for sub in ast.walk(statement.test)):
+        return _leaves(statement, leaves)
+    if not (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and ctx.blocks
+    ):
+        return False
+    name = statement.targets[0].id
+    block = ctx.blocks[-1]
+    following = block[block.index(statement) + 1 :] if statement in block else []
+    stops = tuple(kind for kind in leaves if kind is not ast.Raise)
+    for later in following:
+        if isinstance(later, ast.If) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later.test)):
+            return _leaves(later, stops)
+        if name in bound_names([later]):
+            return False
+    return False
+
+
+def _leaves(statement: ast.If, leaves: tuple[type[ast.stmt], ...]) -> bool:
     return any(isinstance(s, leaves) for s in (*statement.body, *statement.orelse))
 
 

@@ -25,7 +25,8 @@ class ScalarReadInLoop(HostCopyInLoop):
     few times (unless it steps back on every run inside another hot loop: a few training
     rounds per game are training steps), nor an iteration that draws the number or waits for
     the device anyway, nor a number the loop tests to decide whether to stop (`if
-    token.item() == eos_id: break`), nor the action an environment steps with (`obs, reward,
+    token.item() == eos_id: break`, also through a name the next test reads: `kl =
+    ....item()`, then `if kl > limit: break`), nor the action an environment steps with (`obs, reward,
     done, info = env.step(action)`).
     NumPy's `.item()` is not a copy. A TensorBoard writer (`torch.utils.tensorboard` or
     `tensorboardX`'s `SummaryWriter`, also held on `self`) given a device tensor to
