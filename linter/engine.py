@@ -48,6 +48,9 @@ from .source import Source, SourceError, refusal
 #: How many of a project function's first positional parameters are probed for a placed
 #: argument (`to_cuda(x)`, `to_device(batch, device)`), and what each is probed with.
 _PROBED_PARAMETERS = 3
+#: Words a project module that names no library must hold to be analysed for the files
+#: importing it: a helper may place its argument without importing torch (`x.cuda()`).
+_PLACING_WORDS = (b".cuda(", b".to(")
 #: A class of the module that is neither a torch module nor an estimator: its instances are
 #: left unknown in the files importing it, as a class those files do not show would be.
 _PLAIN_CLASS = Ty(Kind.CLASS)
@@ -56,6 +59,19 @@ _DEVICE = Ty(Kind.DEVICE, "torch", DEVICE)
 
 def _follows(returned: Ty | None, kind: Kind) -> bool:
     return returned is not None and returned.kind == kind and returned.lib == "torch" and returned.place == DEVICE
+
+
+def _moved_to(function: ast.AST) -> set[str]:
+    """Names the function's body hands to `.to(...)` as its first argument."""
+    return {
+        node.args[0].id
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "to"
+        and node.args
+        and isinstance(node.args[0], ast.Name)
+    }
 
 
 #: Calls a loop wraps its iterable in that yield its items: `enumerate(loader)`, `tqdm(loader)`.
@@ -304,12 +320,16 @@ class _Walker:
         """A function places an argument when what it returns follows that argument onto
         the device: given a host tensor there it returns a tensor on the device, and given
         a host module a module on the device (`to_cuda(x)`; not `pick(x, y)` returning
-        `y.cuda()`). Its other parameters are probed unknown, then as a device (the
-        destination of `to_device(x, device)`)."""
+        `y.cuda()`). Its other parameters are probed unknown, then as a device, each that the
+        body hands to `.to(...)` (the destination of `to_device(x, device)`). Only a function
+        whose body moves something to a device is probed (`moves_to_a_device`)."""
         returned = self._probe(facts, None)
+        if not moves_to_a_device(facts.node):  # nor can a loop of it feed a device
+            return project.Exported(returned, True)
         feeds = _fed_parameters(facts)
         names = facts.positional()[:_PROBED_PARAMETERS]
-        for destination in (None, *range(len(names))):
+        destinations = _moved_to(facts.node)
+        for destination in (None, *(i for i, name in enumerate(names) if name in destinations)):
             for position, name in enumerate(names):
                 if position == destination:
                     continue
@@ -1216,8 +1236,8 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     for one that does not decode or parse, or that the walk cannot follow."""
     try:
         source = Source.from_bytes(data)
-        if refusal(source.text) is not None:
-            return project.ModuleFacts({})
+        if refusal(source.text) is not None or not mentions_libraries(source.text, _PLACING_WORDS):
+            return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
         tree = parse(source, filename)
     except (SyntaxError, ValueError, RecursionError, SourceError):
         return project.ModuleFacts({})

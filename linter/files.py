@@ -174,6 +174,15 @@ class _GitIgnore:
         return False
 
 
+def existing_file(filename: str) -> Path | None:
+    """The file `filename` names, when there is one (not `<stdin>`, not a buffer's name)."""
+    try:
+        path = Path(filename)
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
 def repository_root(directory: Path) -> Path | None:
     """The nearest folder at or above `directory` that holds a `.git` (folder or file)."""
     for candidate in (directory, *directory.parents):

@@ -16,6 +16,7 @@ from pathlib import Path
 from .config import ConfigError, ConfigResolver, Overrides
 from .diagnostic import Diagnostic
 from .engine import SYNTAX_ERROR_CODE
+from .files import existing_file
 from .pipeline import check
 from .registry import Rule, all_rules
 from .source import Source
@@ -46,5 +47,5 @@ def findings(text: str, filename: str) -> tuple[list[Diagnostic], str | None]:
     rules = tuple(rule for rule in config.rules_for(path) if rule.code not in HOST_REPORTED)
     if not rules:
         return [], None
-    analysis = check(Source.from_text(text), rules, filename, fixes=False)
+    analysis = check(Source.from_text(text), rules, filename, fixes=False, path=existing_file(filename))
     return analysis.diagnostics, analysis.error

@@ -182,13 +182,27 @@ def _module_file(base: Path, parts: list[str]) -> Path | None:
 
 
 def _imports(tree: ast.Module) -> Iterator[tuple[str, list[str]]]:
-    """Each import of the file as (module spec, names taken from it; none for `import m`)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            yield "." * node.level + (node.module or ""), [alias.name for alias in node.names]
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, []
+    """Each import of the file as (module spec, names taken from it; none for `import m`).
+    Imports are statements: only statement lists are searched, not the expressions in them."""
+    blocks: list[list[ast.stmt]] = [tree.body]
+    while blocks:
+        for node in blocks.pop():
+            if isinstance(node, ast.ImportFrom):
+                yield "." * node.level + (node.module or ""), [alias.name for alias in node.names]
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield alias.name, []
+            else:
+                blocks.extend(_blocks_of(node))
+
+
+def _blocks_of(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(statement, field, None)
+        if isinstance(block, list):
+            yield block
+    for part in (*getattr(statement, "handlers", ()), *getattr(statement, "cases", ())):
+        yield part.body
 
 
 def _module(

@@ -21,6 +21,7 @@ from .files import (
     TooLarge,
     describe_error,
     discover,
+    existing_file,
     is_notebook,
     read_bytes,
     write_atomically,
@@ -123,10 +124,17 @@ def lint_source(
     fixes: bool = True,
 ) -> list[Diagnostic]:
     """Lint Python source text; the diagnostics carry their fixes (unless `fixes=False`:
-    front-ends that only report, like the flake8 and pylint plugins, skip computing them)."""
+    front-ends that only report, like the flake8 and pylint plugins, skip computing them).
+    When `filename` names an existing file (an editor's open document), its imports of the
+    project's modules are followed as for that file on disk."""
     rules = selected_rules(rules, config, _path(filename), text)
     return check(
-        Source.from_text(text), rules, filename, fixes=fixes, unsafe_fixes=(config or Config()).unsafe_fixes
+        Source.from_text(text),
+        rules,
+        filename,
+        fixes=fixes,
+        unsafe_fixes=(config or Config()).unsafe_fixes,
+        path=existing_file(filename),
     ).diagnostics
 
 

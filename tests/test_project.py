@@ -260,3 +260,19 @@ def test_generate_of_a_project_model_class_is_not_a_transformers_generation(repo
     )
     run = cli("check", "run.py", "--select", "GPU301", "--preview", "--output-format", "json", "--no-cache")
     assert [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)] == [("GPU301", 7)]
+
+
+def test_the_editor_and_the_plugins_follow_the_imports_of_the_file_they_are_given(repository):
+    """An open document (the language server's `lint_source`) and a file flake8 or pylint
+    hand over (`hosted.findings`) are the file on disk: they see its project's modules."""
+    from gpulint.hosted import findings
+
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    source = "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP
+    train = write(repository / "train.py", source)
+    assert [d.code for d in lint_source(source, str(train), rules=[rule_by_key("GPU307")])] == ["GPU307"]
+    assert [d.code for d in lint_source(source, "<stdin>", rules=[rule_by_key("GPU307")])] == []
+    write(repository / "pyproject.toml", '[tool.gpulint]\npreview = true\nselect = ["GPU307"]\n')
+    assert [d.code for d in findings(source, str(train))[0]] == ["GPU307"]
+    (repository / "helpers.py").unlink()
+    assert [d.code for d in findings(source, str(train))[0]] == []
