@@ -22,6 +22,12 @@ DRAW_SUGGESTION = (
 )
 
 
+HELPER_SUGGESTION = (
+    "create the tensor on the device: pass `device=` to the factory (`torch.randn(n, device=d)`) instead of "
+    "handing the host tensor to the helper that moves it"
+)
+
+
 def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: HostFactory = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
@@ -29,6 +35,8 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
             return suggestion(LEGACY_SUGGESTION)
         if found.draw:
             return suggestion(DRAW_SUGGESTION)
+        if found.helper:
+            return suggestion(HELPER_SUGGESTION)
         return Decline("the rule found no factory call that takes the device here")
     move = found.move
     destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]

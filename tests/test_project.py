@@ -276,3 +276,26 @@ def test_the_editor_and_the_plugins_follow_the_imports_of_the_file_they_are_give
     assert [d.code for d in findings(source, str(train))[0]] == ["GPU307"]
     (repository / "helpers.py").unlink()
     assert [d.code for d in findings(source, str(train))[0]] == []
+
+
+@pytest.mark.parametrize(
+    "call, flagged",
+    [
+        ("to_cuda(torch.randn(x.shape[0], 8))", True),
+        ("to_cuda(Variable(torch.zeros(x.shape[0], 1)))", True),
+        ("to_cuda(torch.randn(x.shape[0], 8, device='cuda'))", False),  # already on the device
+        ("to_cuda(torch.tensor(rows))", False),  # data: the copy is its only way there
+        ("keep(torch.randn(x.shape[0], 8))", False),  # a helper that places nothing
+    ],
+)
+def test_a_factory_handed_to_a_placing_helper_is_made_on_the_host(repository, cli, call, flagged):
+    write(repository / "helpers.py", HELPERS["to_cuda"] + "\n\ndef keep(x):\n    return x\n")
+    write(
+        repository / "train.py",
+        "import torch\nfrom torch.autograd import Variable\nfrom helpers import *\n"
+        f"for x, y in loader:\n    z = {call}\n    print(z)\n",
+    )
+    run = cli("check", "train.py", "--select", "GPU304", "--preview", "--output-format", "json", "--no-cache")
+    found = json.loads(run.stdout)
+    assert [(d["code"], d["location"]["row"]) for d in found] == ([("GPU304", 5)] if flagged else [])
+    assert all(d["fix"] is None or not d["fix"]["edits"] for d in found)  # the rewrite is shown, never written

@@ -1,6 +1,8 @@
 """What GPU304 tensor-created-on-host hands its fixer: the plan it decided for one finding."""
 
 from __future__ import annotations
+
+import ast
 from dataclasses import dataclass, field
 
 from ..diagnostic import Applicability, Facts
@@ -26,3 +28,10 @@ class HostFactory(Facts):
         """A draw from a `torch.distributions` distribution whose parameters are numbers
         (`Normal(0, 1).sample(shape).cuda()`): no factory takes the device there."""
         return self.move.name.startswith("distributions.")
+
+    @property
+    def helper(self) -> bool:
+        """Moved by a helper of the project (`to_cuda(torch.randn(n))`) rather than by the
+        tensor's own `.to(...)`/`.cuda()`."""
+        func = self.move.move.func
+        return not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"))

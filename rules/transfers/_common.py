@@ -672,6 +672,37 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
 
 
+def helper_placed_factory(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
+    """`node` calls, by name, a helper of a project module the file imports that returns its
+    argument placed on the device (`to_cuda(torch.randn(n, k))`, `project.Exported.places`),
+    and that argument is a torch factory made on the host (also in a legacy `Variable(...)`):
+    the same idiom as `torch.randn(n, k).cuda()`, with the rewrite shown (the helper stays
+    the project's)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    helper = ctx.project_function(node)
+    if helper is None or helper.places is None or helper.places >= len(node.args):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    placed = helper.returned([ctx.type_of(a) for a in node.args])
+    if placed is None or placed.place != DEVICE:
+        return None  # a destination that is not known to be the device
+    made = node.args[helper.places]
+    if isinstance(made, ast.Call):
+        inner = unwrapped(made, ctx.qualname(made.func))
+        made = inner if inner is not None else made
+    if not isinstance(made, ast.Call):
+        return None
+    name = ctx.qualname(made.func) or ""
+    legacy = name.startswith("torch.") and name[6:] in LEGACY_TENSOR_TYPES and _given_a_shape(made)
+    if not name.startswith("torch.") or name[6:] not in FILLING_FACTORIES and not legacy:
+        return None
+    if any(k.arg is None or k.arg in ("device", "generator") for k in made.keywords):
+        return None
+    return FactoryMove(node, made, name[6:], None, plain=False)
+
+
 def _given_a_shape(call: ast.Call) -> bool:
     """A legacy tensor class called with its sizes (`torch.FloatTensor(4, 256)`, `torch.Tensor(3)`),
     not with data: two or more positional sizes (some perhaps unpacked, `(n, k, *shape)`),

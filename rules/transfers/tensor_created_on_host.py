@@ -12,6 +12,7 @@ from ._common import (
     FactoryMove,
     factory_move,
     factory_moved_later,
+    helper_placed_factory,
     round_trip,
     runs_repeatedly,
     under_host_autocast,
@@ -65,6 +66,10 @@ class TensorCreatedOnHost(Rule):
     the host too (`Normal(0, 1).sample(shape).to(device)`, also through a name bound to the
     distribution, and `rsample`): it is flagged with the rewrite shown (parameters on the
     device, or a factory given `device=`). A distribution given tensors draws where they are.
+
+    A factory handed, by name, to a helper of a project module the file imports that
+    returns its argument placed on the device (`to_cuda(torch.randn(n, k))`, `to_cuda` in
+    the project's `utils.py`: `docs/evidence.md`) is flagged too, with the rewrite shown.
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
@@ -389,6 +394,8 @@ mask = make_mask(64)
             )
         if move is None:
             move = distribution_draw_move(node, ctx)
+        if move is None:
+            move = helper_placed_factory(node, ctx)
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
             return
         if not runs_repeatedly(ctx):
