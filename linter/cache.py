@@ -280,9 +280,11 @@ class Cache:
         # (None: a folder gpulint may not write into, so nothing is cached), and its key
         # when it is the same for every file of a kind (no per-file ignores).
         self._known: dict[int, tuple[Config, str | None, dict[bool, str] | None]] = {}
+        #: Where each import of the files looked up resolved, by (import, folder): once per run.
+        self._resolved: dict[tuple[str, Path], Path | None] = {}
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"version": self.version, "_ready": set(), "_known": {}}  # a worker learns its own
+        return {"version": self.version, "_ready": set(), "_known": {}, "_resolved": {}}  # a worker learns its own
 
     def _about(self, config: Config) -> tuple[Config, str | None, dict[bool, str] | None]:
         known = self._known.get(id(config))
@@ -395,7 +397,7 @@ class Cache:
             return None
         if (seen is None or entry["stat"] != seen) and entry["content"] != _sha256(read()).hexdigest():
             return None
-        if entry.get("imported") and not still_current(path, entry["imported"]):
+        if entry.get("imported") and not still_current(path, entry["imported"], self._resolved):
             return None  # a project module it imports changed, moved or went
         return target, entry
 
@@ -439,13 +441,16 @@ class Cache:
         data: bytes,
         payload: Any,
         seen: list[int] | None = None,
+        imported: Sequence[Sequence[str]] = (),
     ) -> None:
-        """Keep another command's JSON `payload` for the file whose bytes are `data`."""
+        """Keep another command's JSON `payload` for the file whose bytes are `data`
+        (`imported` as `store` takes it)."""
         entry = {
             "key": self._payload_key(kind, extra, config, path),
             "content": _sha256(data).hexdigest(),
             "stat": seen,
             "payload": payload,
+            "imported": [list(file) for file in imported],
         }
         self._put(config, path, f"{display}\0{kind}", entry)
 

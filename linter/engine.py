@@ -27,6 +27,7 @@ from .evidence import (
     HOST,
     LIBRARY_TRIGGERS,
     LIST,
+    PROGRESS_BARS,
     Kind,
     OTHER,
     Scope,
@@ -72,32 +73,6 @@ def _moved_to(function: ast.AST) -> set[str]:
         and node.args
         and isinstance(node.args[0], ast.Name)
     }
-
-
-#: Calls a loop wraps its iterable in that yield its items: `enumerate(loader)`, `tqdm(loader)`.
-_WRAPPING_ITERATION = frozenset({"enumerate", "tqdm"})
-
-
-def _called_name(call: ast.Call) -> str | None:
-    func = call.func
-    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-
-
-def _fed_parameters(facts: FunctionFacts) -> tuple[int, ...]:
-    """The positions of the function's parameters that a loop of its body iterates (as they
-    are, or through `enumerate` or a progress bar's call) putting something on a device
-    (`moves_to_a_device`): a project's `train(net, loader)`."""
-    positions = {name: index for index, name in enumerate(facts.positional())}
-    fed = set()
-    for node in walk_local(facts.node.body):
-        if not isinstance(node, (ast.For, ast.AsyncFor)):
-            continue
-        iterated = node.iter
-        while isinstance(iterated, ast.Call) and iterated.args and _called_name(iterated) in _WRAPPING_ITERATION:
-            iterated = iterated.args[0]
-        if isinstance(iterated, ast.Name) and iterated.id in positions and moves_to_a_device(node):
-            fed.add(positions[iterated.id])
-    return tuple(sorted(fed))
 
 
 #: Fields that never hold anything a rule inspects (expression contexts, operators):
@@ -165,6 +140,9 @@ class _Walker:
         self.returns: list[Ty | None] | None = None
         #: Return types of the file's functions already inferred, per def.
         self.inferred: dict[ast.AST, Ty | None] = {}
+        #: While a module's facts are probed (`exports`), its defs by their facts: each
+        #: probe finds its def at once, not by a scan of the waiting defs.
+        self.waiting: dict[FunctionFacts, _Deferred] | None = None
         self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
         #: Rules that look back over the whole file once the walk is done.
         self.finishers: list[tuple[type[Rule], Callable]] = []
@@ -309,6 +287,7 @@ class _Walker:
                 for name, ty in self.env.scope.names.items()
                 if ty is not None and ty != OTHER and not name.startswith("__") and ty != _PLAIN_CLASS
             }
+            self.waiting = {item.facts: item for item in self.deferred[-1]}
             for item in self.deferred[-1]:
                 if item.facts.owner is None and item.scope is self.env.scope:
                     names[item.facts.node.name] = self._exported(item.facts)
@@ -326,7 +305,7 @@ class _Walker:
         returned = self._probe(facts, None)
         if not moves_to_a_device(facts.node):  # nor can a loop of it feed a device
             return project.Exported(returned, True)
-        feeds = _fed_parameters(facts)
+        feeds = self._fed_parameters(facts)
         names = facts.positional()[:_PROBED_PARAMETERS]
         destinations = _moved_to(facts.node)
         for destination in (None, *(i for i, name in enumerate(names) if name in destinations)):
@@ -340,6 +319,29 @@ class _Walker:
                 ):
                     return project.Exported(returned, True, position, destination, feeds)
         return project.Exported(returned, True, feeds=feeds)
+
+    def _fed_parameters(self, facts: FunctionFacts) -> tuple[int, ...]:
+        """The positions of the function's parameters that a loop of its body iterates (as
+        they are, or through `enumerate` or a progress bar) putting something on a device
+        (`moves_to_a_device`): a project's `train(net, loader)`."""
+        positions = {name: index for index, name in enumerate(facts.positional())}
+        fed = set()
+        for node in walk_local(facts.node.body):
+            if not isinstance(node, (ast.For, ast.AsyncFor)):
+                continue
+            iterated = node.iter
+            while isinstance(iterated, ast.Call) and iterated.args and self._yields_its_items(iterated):
+                iterated = iterated.args[0]
+            if isinstance(iterated, ast.Name) and iterated.id in positions and moves_to_a_device(node):
+                fed.add(positions[iterated.id])
+        return tuple(sorted(fed))
+
+    def _yields_its_items(self, call: ast.Call) -> bool:
+        """`enumerate(loader)` (the builtin) or a progress bar (`tqdm(loader)`)."""
+        func = call.func
+        if isinstance(func, ast.Name) and func.id == "enumerate":
+            return self.env.is_builtin("enumerate")
+        return self.env.qualname(func) in PROGRESS_BARS
 
     def _probe(self, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
         self.inferred.clear()
@@ -704,6 +706,8 @@ class _Walker:
         return None
 
     def _deferred_item(self, facts: FunctionFacts) -> _Deferred | None:
+        if self.waiting is not None:
+            return self.waiting.get(facts)
         for waiting in reversed(self.deferred):
             for item in waiting:
                 if item.facts is facts:
@@ -1238,8 +1242,10 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
         source = Source.from_bytes(data)
         if refusal(source.text) is not None or not mentions_libraries(source.text, _PLACING_WORDS):
             return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
-        tree = parse(source, filename)
-    except (SyntaxError, ValueError, RecursionError, SourceError):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source.text, filename)  # the grammar of the running Python only
+    except (SyntaxError, ValueError, RecursionError, MemoryError, SourceError):
         return project.ModuleFacts({})
     ctx = RuleContext(source, tree, SemanticIndex(tree))
     ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
@@ -1247,12 +1253,27 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     ctx.env.resolver = walker
     try:
         with _cycle_collector_paused():
-            return project.ModuleFacts(walker.exports(tree))
+            names = walker.exports(tree)
+        return project.ModuleFacts(names, _public(tree, names))
     except Exception:  # a module the evidence cannot follow tells the importing file nothing
         return project.ModuleFacts({})
     finally:
         walker.special.clear()
         ctx.env.resolver = None
+
+
+def _public(tree: ast.Module, names: dict[str, project.Exported]) -> tuple[str, ...]:
+    """The names `from module import *` binds: the strings of a literal `__all__`, else the
+    module's names without a leading underscore."""
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in statement.targets)
+            and isinstance(statement.value, (ast.List, ast.Tuple))
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in statement.value.elts)
+        ):
+            return tuple(e.value for e in statement.value.elts)  # type: ignore[attr-defined]
+    return tuple(name for name in names if not name.startswith("_"))
 
 
 def _analyze(

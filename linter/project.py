@@ -70,9 +70,12 @@ class Exported(NamedTuple):
 
 
 class ModuleFacts(NamedTuple):
-    """What a project module's analysis knows of its top-level names."""
+    """What a project module's analysis knows of its top-level names; `public`: the names
+    `from module import *` binds (its `__all__` when it lists them, else those without a
+    leading underscore)."""
 
     names: dict[str, Exported]
+    public: tuple[str, ...] = ()
 
 
 class ImportedFile(NamedTuple):
@@ -101,7 +104,7 @@ NO_IMPORTS = Imports({}, ())
 def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str], ModuleFacts]) -> Imports:
     """The names `tree` (the source of the file at `importer`) imports from modules of its
     project. `facts_of(data, filename)` analyses a module's bytes."""
-    folder = importer.parent
+    folder = importer.absolute().parent
     top = repository_root(folder) or folder
     names: dict[str, Exported] = {}
     sources: dict[str, ImportedFile] = {}
@@ -111,38 +114,48 @@ def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str]
             names.update({f"{spec}.{n}": e for n, e in found.names.items()})
         for name in imported:
             if found is not None and name == "*":
-                names.update({_joined(spec, n): e for n, e in found.names.items() if not n.startswith("_")})
+                names.update({_joined(spec, n): found.names[n] for n in found.public if n in found.names})
             elif found is not None and name in found.names:
                 names[_joined(spec, name)] = found.names[name]
-            elif name != "*":  # `from pkg import utils`, `from . import utils`: a submodule
+            elif name != "*" and (found is not None or _may_hold_modules(spec, folder, top)):
+                # `from pkg import utils`, `from . import utils`: a submodule
                 inner = _module(_joined(spec, name), folder, top, facts_of, sources)
                 if inner is not None:
                     names.update({f"{_joined(spec, name)}.{n}": e for n, e in inner.names.items()})
     return Imports(names, tuple(sources.values()))
 
 
-def still_current(importer: Path, sources: list[list[str]]) -> bool:
+def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[str, Path], Path | None]) -> bool:
     """Whether each import a cache entry recorded (`ImportedFile` as a list) still resolves
-    as it did: to no project file, or to one with the same content."""
-    folder = importer.parent
-    top = repository_root(folder) or folder
+    as it did: to no project file, or to one in the same state (content hash, or too large
+    or unreadable). `known`: resolutions already made in this run, by (spec, folder): files
+    are neither made nor removed while a run goes on, so each is looked up once."""
+    folder = importer.absolute().parent
+    top: Path | None = None
     for spec, path, digest in sources:
-        found = resolve(spec, folder, top)
+        key = (spec, folder)
+        if key not in known:
+            top = top or repository_root(folder) or folder
+            known[key] = resolve(spec, folder, top)
+        found = known[key]
         if found is None and not path:
             continue
-        if found is None or str(found) != path or _digest_of(found) != digest:
+        if found is None or str(found) != path or _state(found)[0] != digest:
             return False
     return True
 
 
 def resolve(spec: str, folder: Path, top: Path) -> Path | None:
     """The project file a module spelled `spec` (`utils`, `pkg.utils`, `..data`) names for a
-    file in `folder`, or None when the project holds no such module."""
+    file in `folder` (below `top`, the project's root), or None when the project holds no
+    such module. A relative import never reaches above `top`."""
     level = len(spec) - len(spec.lstrip("."))
     parts = [p for p in spec[level:].split(".") if p]
     if level:
         base = folder
         for _ in range(level - 1):
+            if base == top:
+                return None
             base = base.parent
         return _module_file(base, parts)
     if not parts:
@@ -152,6 +165,18 @@ def resolve(spec: str, folder: Path, top: Path) -> Path | None:
         if found is not None:
             return found
     return None
+
+
+def _may_hold_modules(spec: str, folder: Path, top: Path) -> bool:
+    """Whether a module spelled `spec`, which no file or package `__init__` gives, may still
+    be a folder of modules (a namespace package such as `src/`, or the file's own folder for
+    `from . import utils`): an installed library's name (`transformers`) is no folder of the
+    project, and its names are not looked for as submodules."""
+    level = len(spec) - len(spec.lstrip("."))
+    if level:
+        return True
+    first = spec.split(".", 1)[0]
+    return any((base / first).is_dir() for base in _search_folders(folder, top))
 
 
 def _joined(spec: str, name: str) -> str:
@@ -216,18 +241,31 @@ def _module(
     if path is None:  # none now; one made later would change what the file imports
         sources.setdefault(spec, ImportedFile(spec, "", ""))
         return None
+    state, data = _state(path)
+    sources[spec] = ImportedFile(spec, str(path), state)
+    return _facts(state, data, str(path), facts_of) if data is not None else None
+
+
+#: What `_state` records for a module too large to analyse, and one that cannot be read.
+TOO_LARGE = "too large"
+UNREADABLE = "unreadable"
+
+
+def _state(path: Path) -> tuple[str, bytes | None]:
+    """A module's state as a cache entry records it (its content's SHA-256, `TOO_LARGE` or
+    `UNREADABLE`), and its bytes when they are analysed."""
     try:
         if path.stat().st_size > MAX_MODULE_BYTES:
-            return None
+            return TOO_LARGE, None
         data = path.read_bytes()
     except OSError:
-        return None
-    digest = _sha256(data)
-    sources[spec] = ImportedFile(spec, str(path), digest)
-    return _facts(digest, data, str(path), facts_of)
+        return UNREADABLE, None
+    return _sha256(data), data
 
 
+#: Facts by module content, at most `_KEPT` of them (a language server lives long).
 _FACTS: dict[str, ModuleFacts] = {}
+_KEPT = 512
 
 
 def _facts(digest: str, data: bytes, filename: str, facts_of: Callable[[bytes, str], ModuleFacts]) -> ModuleFacts:
@@ -235,15 +273,10 @@ def _facts(digest: str, data: bytes, filename: str, facts_of: Callable[[bytes, s
     helpers from many files)."""
     known = _FACTS.get(digest)
     if known is None:
+        if len(_FACTS) >= _KEPT:
+            _FACTS.pop(next(iter(_FACTS)))  # the oldest
         known = _FACTS[digest] = facts_of(data, filename)
     return known
-
-
-def _digest_of(path: Path) -> str | None:
-    try:
-        return _sha256(path.read_bytes())
-    except OSError:
-        return None
 
 
 def _sha256(data: bytes) -> str:

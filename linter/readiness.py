@@ -44,6 +44,7 @@ from .files import PathError, describe_error, read_bytes
 from .jobs import ordered_map
 from .notebook import NotebookError, check_notebook, decode, is_notebook
 from .pipeline import run
+from .project import ImportedFile
 from .registry import all_rules
 from .rule_base import Kind, Rule, RuleContext
 from .runner import Work, plan
@@ -1510,23 +1511,27 @@ class _Task:
             return FileReport(display, error=str(error))
         except OSError as error:
             return FileReport(display, error=describe_error(error))
-        report = self._analyse(data, path, display, [*config.rules_for(path), _Probe])
+        report, imported = self._analyse(data, path, display, [*config.rules_for(path), _Probe])
         if self.cache is not None and report.error is None:
             self.cache.store_payload(
-                CACHE_KIND, tables.fingerprint(), config, path, display, data, _to_payload(report), seen
+                CACHE_KIND, tables.fingerprint(), config, path, display, data, _to_payload(report), seen, imported
             )
         return report
 
     @staticmethod
-    def _analyse(data: bytes, path: Path, display: str, rules: list[type[Rule]]) -> FileReport:
+    def _analyse(
+        data: bytes, path: Path, display: str, rules: list[type[Rule]]
+    ) -> tuple[FileReport, tuple[ImportedFile, ...]]:
+        """The file's report, and the project modules its analysis followed (for the cache)."""
         try:
             if is_notebook(path):
-                found = check_notebook(decode(data).text, rules, False, display, False)
-                return _split(display, found.records, found.diagnostics, found.warnings, found.error)
-            outcome = run(Source.from_bytes(data), rules, display, fixes=False)
+                found = check_notebook(decode(data).text, rules, False, display, False, path)
+                report = _split(display, found.records, found.diagnostics, found.warnings, found.error)
+                return report, found.imported
+            outcome = run(Source.from_bytes(data), rules, display, fixes=False, path=path)
         except (PathError, SourceError, NotebookError) as error:
-            return FileReport(display, error=str(error))
-        return _split(display, outcome.records, outcome.diagnostics, outcome.warnings, outcome.error)
+            return FileReport(display, error=str(error)), ()
+        return _split(display, outcome.records, outcome.diagnostics, outcome.warnings, outcome.error), outcome.imported
 
 
 #: The result cache's name for readiness reports, kept apart from `gpulint check`'s findings.

@@ -147,7 +147,8 @@ def fix_text(
 ) -> str:
     """The source with every applicable fix applied."""
     rules = selected_rules(rules, config, _path(filename), text)
-    return fix_source(Source.from_text(text), rules, unsafe_fixes, filename).source.to_text()
+    fixed = fix_source(Source.from_text(text), rules, unsafe_fixes, filename, path=existing_file(filename))
+    return fixed.source.to_text()
 
 
 def _path(filename: str) -> Path | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from gpulint.engine import module_facts
-from gpulint.project import resolve
+from gpulint.project import MAX_MODULE_BYTES, resolve
 from gpulint.registry import rule_by_key
 from gpulint.runner import lint_source
 
@@ -100,16 +100,54 @@ def test_a_device_and_a_model_class_from_other_modules_of_a_package(repository, 
     assert _codes(repository, "pkg", cli=cli) == [("GPU307", 8)]
 
 
-def test_a_module_outside_the_project_is_never_read(tmp_path, cli, monkeypatch):
+@pytest.mark.parametrize("given", ["absolute", "relative"])
+def test_a_module_outside_the_project_is_never_read(tmp_path, cli, monkeypatch, given):
     """Without a repository, only the file's own folder is searched: a `helpers.py` in a
-    folder above is not the project's."""
+    folder above is not the project's, however the file is named on the command line."""
     write(tmp_path / "helpers.py", HELPERS["to_cuda"])
-    write(
+    train = write(
         tmp_path / "work" / "train.py",
         "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
     )
     monkeypatch.chdir(tmp_path / "work")
-    assert _codes(tmp_path, "train.py", cli=cli) == []
+    assert _codes(tmp_path, str(train) if given == "absolute" else "train.py", cli=cli) == []
+
+
+@pytest.mark.parametrize("where", ["root", "scripts"])
+def test_the_search_goes_up_from_the_file_whatever_the_current_folder(repository, cli, monkeypatch, where):
+    """`scripts/train.py` importing the root's `helpers.py` finds it whether gpulint runs
+    from the root or from `scripts/` (where the file is named `train.py`)."""
+    write(repository / "helpers.py", HELPERS["to_cuda"])
+    write(
+        repository / "scripts" / "train.py",
+        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+    if where == "scripts":
+        monkeypatch.chdir(repository / "scripts")
+    name = "train.py" if where == "scripts" else "scripts/train.py"
+    assert _codes(repository, name, cli=cli) == [("GPU307", 7)]
+
+
+def test_a_relative_import_never_reaches_above_the_repository(tmp_path, cli, monkeypatch):
+    top = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(top)], check=True)
+    write(tmp_path / "outside.py", HELPERS["to_cuda"])
+    write(top / "pkg" / "__init__.py", "")
+    write(
+        top / "pkg" / "train.py",
+        "import torch.nn as nn\nfrom ..outside import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+    monkeypatch.chdir(top)
+    assert _codes(top, "pkg/train.py", cli=cli) == []
+
+
+def test_a_star_import_takes_the_names_all_lists(repository, cli):
+    write(repository / "helpers.py", "__all__ = ['other']\n" + HELPERS["to_cuda"] + "\nother = 1\n")
+    write(
+        repository / "train.py",
+        "import torch.nn as nn\nfrom helpers import *\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+    assert _codes(repository, "train.py", cli=cli) == []
 
 
 def test_a_source_that_is_no_file_follows_no_import(repository, monkeypatch):
@@ -154,6 +192,11 @@ def test_the_cache_serves_a_file_only_while_the_modules_it_imports_stay_the_same
     assert found() == 0
     write(repository / "helpers" / "__init__.py", HELPERS["to_cuda"])  # the same module, as a package
     assert found() == 1
+    # too large to analyse, then small again: each state is recorded
+    write(repository / "helpers" / "__init__.py", HELPERS["to_cuda"] + "#" * (MAX_MODULE_BYTES + 1) + "\n")
+    assert found() == 0
+    write(repository / "helpers" / "__init__.py", HELPERS["to_cuda"])
+    assert found() == 1
 
 
 def test_resolution_goes_up_to_the_repository_root_and_no_further(tmp_path):
@@ -169,6 +212,7 @@ def test_resolution_goes_up_to_the_repository_root_and_no_further(tmp_path):
     write(top / "src" / "__init__.py", "")
     assert resolve("..", folder, top) == top / "src" / "__init__.py"
     assert resolve("torch", folder, top) is None
+    assert resolve("...outside", folder, top) is None  # above the root
 
 
 def test_module_facts_say_what_each_top_level_name_is():
@@ -254,7 +298,7 @@ def test_generate_of_a_project_model_class_is_not_a_transformers_generation(repo
     )
     write(
         repository / "run.py",
-        "import torch\nfrom model import GPT\nmodel = GPT(config)\n"
+        "import torch\nfrom model import GPT\nmodel = GPT(config).to('cuda')\n"
         "for x, y in loader:\n    x = x.to('cuda')\n    out = model.generate(x, 5)\n    ok = (out == y.to('cuda')).cpu()\n"
         "    print(ok.sum())\n",
     )

@@ -44,6 +44,7 @@ from gpulint.torch_api import (
     HOST_COPY_METHODS,
     KEEP,
     LEGACY_TENSOR_TYPES,
+    MODEL_TO_MODEL,
     MODULE_TENSOR_METHODS,
     PER_BATCH_METHODS,
     PER_ITEM_METHODS,
@@ -1280,10 +1281,17 @@ def _instance_of_own_class(model: ast.expr, ctx: RuleContext) -> bool:
     bindings = next((found for scope in reversed(ctx.scopes) if (found := ctx.bindings(model.id, scope))), [])
     for binding in bindings:
         value = getattr(binding, "value", None)
+        while (  # `GPT(config).to(device)`, `.cuda()`, `.eval()`: the same module
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and (value.func.attr in MODEL_TO_MODEL or value.func.attr in ("to", "cuda"))
+            and isinstance(value.func.value, ast.Call)
+        ):
+            value = value.func.value
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             made = ctx.env.lookup(value.func.id)
-            if made is not None and made.kind == "class":
-                return True
+            if made is not None and made.kind == "class" and made.lib == "torch":
+                return True  # an `nn.Module` subclass of the project's (not a transformers model's)
     return False
 
 
