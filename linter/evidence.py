@@ -287,12 +287,12 @@ class TypeEnv:
             qualname = spec + alias.name if spec.endswith(".") else f"{spec}.{alias.name}"
             if alias.name == "*":
                 self._bind_star(spec)
-            elif qualname in self.project or not node.level:
+            elif (
+                node.level and qualname not in self.project and any(n.startswith(qualname + ".") for n in self.project)
+            ):
+                self.bind(alias.asname or alias.name, Ty(Kind.MODULE, qualname))  # `from . import models`
+            else:  # relative or not: a name of code elsewhere, as a library's would be
                 self.bind(alias.asname or alias.name, self._imported(qualname))
-            elif any(name.startswith(qualname + ".") for name in self.project):  # `from . import models`
-                self.bind(alias.asname or alias.name, Ty(Kind.MODULE, qualname))
-            else:  # the project's own code, which the file does not show
-                self.bind(alias.asname or alias.name, None)
 
     def _imported(self, qualname: str) -> Ty | None:
         """What a name imported as `qualname` holds: a project module's value, else a

@@ -343,3 +343,22 @@ def test_a_factory_handed_to_a_placing_helper_is_made_on_the_host(repository, cl
     found = json.loads(run.stdout)
     assert [(d["code"], d["location"]["row"]) for d in found] == ([("GPU304", 5)] if flagged else [])
     assert all(d["fix"] is None or not d["fix"]["edits"] for d in found)  # the rewrite is shown, never written
+
+
+def test_a_helper_a_module_imports_from_further_modules_is_unknown_there(repository, cli):
+    """One level deep: `loss.py`'s `to_cpu` comes from a module of its own imports, so what
+    `compute_loss` returns through it is unknown, not a device value (a relative import is a
+    name of code elsewhere, like a library's, not a module or loss handed around)."""
+    write(repository / "pkg" / "__init__.py", "")
+    write(repository / "pkg" / "utils.py", "def to_cpu(t):\n    return t.detach().cpu()\n")
+    write(
+        repository / "pkg" / "loss.py",
+        "import torch\nfrom .utils import to_cpu\n\ndef compute_loss(p):\n    loss = p.cuda().sum()\n"
+        "    return loss, to_cpu(torch.stack([loss, loss]))\n",
+    )
+    write(
+        repository / "pkg" / "train.py",
+        "import torch\nfrom pkg.loss import compute_loss\nfor x, y in loader:\n"
+        "    loss, parts = compute_loss(x)\n    print(float(parts[0]))\n    print(loss.item())\n",
+    )
+    assert _codes(repository, "pkg/train.py", cli=cli) == [("GPU307", 6)]
