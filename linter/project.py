@@ -24,6 +24,7 @@ project are read, never installed packages.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -148,22 +149,24 @@ def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[st
 def resolve(spec: str, folder: Path, top: Path) -> Path | None:
     """The project file a module spelled `spec` (`utils`, `pkg.utils`, `..data`) names for a
     file in `folder` (below `top`, the project's root), or None when the project holds no
-    such module. A relative import never reaches above `top`."""
+    such module. A relative import never reaches above `top`. (Paths as strings inside:
+    this runs for every import of every file.)"""
     level = len(spec) - len(spec.lstrip("."))
     parts = [p for p in spec[level:].split(".") if p]
     if level:
-        base = folder
+        base = str(folder)
         for _ in range(level - 1):
-            if base == top:
+            if base == str(top):
                 return None
-            base = base.parent
-        return _module_file(base, parts)
+            base = os.path.dirname(base)
+        found = _module_file(base, parts)
+        return Path(found) if found is not None else None
     if not parts:
         return None
     for base in _search_folders(folder, top):
         found = _module_file(base, parts)
         if found is not None:
-            return found
+            return Path(found)
     return None
 
 
@@ -176,32 +179,37 @@ def _may_hold_modules(spec: str, folder: Path, top: Path) -> bool:
     if level:
         return True
     first = spec.split(".", 1)[0]
-    return any((base / first).is_dir() for base in _search_folders(folder, top))
+    return any(os.path.isdir(os.path.join(base, first)) for base in _search_folders(folder, top))
 
 
 def _joined(spec: str, name: str) -> str:
     return spec + name if spec.endswith(".") else f"{spec}.{name}"
 
 
-def _search_folders(folder: Path, top: Path) -> Iterator[Path]:
-    yield folder
-    if top != folder and top in folder.parents:
-        for parent in folder.parents:
-            yield parent
-            if parent == top:
-                return
+def _search_folders(folder: Path, top: Path) -> list[str]:
+    """The file's folder, then each folder above it up to `top` (when `top` is above it)."""
+    current, last = str(folder), str(top)
+    found = [current]
+    if last == current or not current.startswith(last.rstrip(os.sep) + os.sep):
+        return found
+    while current != last:
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+        found.append(current)
+    return found
 
 
-def _module_file(base: Path, parts: list[str]) -> Path | None:
-    if not parts:
-        init = base / "__init__.py"
-        return init if init.is_file() else None
-    stem = base.joinpath(*parts)
-    for candidate in (stem.with_name(stem.name + ".py"), stem / "__init__.py"):
+def _module_file(base: str, parts: list[str]) -> str | None:
+    stem = os.path.join(base, *parts)
+    for candidate in (
+        (os.path.join(stem, "__init__.py"),) if not parts else (stem + ".py", os.path.join(stem, "__init__.py"))
+    ):
         try:
-            if candidate.is_file():
+            if os.path.isfile(candidate):
                 return candidate
-        except OSError:
+        except (OSError, ValueError):
             continue
     return None
 
