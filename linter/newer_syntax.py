@@ -47,6 +47,9 @@ TYPE_STATEMENT = ("`type` statement", (3, 12))
 TYPE_PARAMETERS = ("type parameters", (3, 12))
 FSTRING = ("f-string reusing its quotes or holding a backslash or comment", (3, 12))
 TSTRING = ("t-string", (3, 14))
+#: Syntax errors that are the parser's own limits, not syntax of a newer Python: lowering
+#: cannot help, and the concrete-syntax parser that would try crashes on such input.
+_PARSER_LIMITS = frozenset({"too many nested parentheses"})
 #: The attribute of a lowered module that lists its features.
 _FEATURES = "gpulint_newer_syntax"
 
@@ -66,6 +69,8 @@ def parse(text: str, filename: str = "<unknown>") -> ast.Module:
         try:
             return ast.parse(text, filename=filename, type_comments=False)
         except SyntaxError as error:
+            if error.msg in _PARSER_LIMITS:
+                raise error from None  # no newer syntax to lower: a limit of the parser itself
             found = lowered(text)
             if found is None:
                 raise error from None

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import ast
 import codecs
+import json
 import re
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -310,6 +313,23 @@ def test_nesting_deeper_than_the_parser_is_a_syntax_error_finding():
     [diagnostic] = check(source)
     assert diagnostic.code == "GPU001"
     assert diagnostic.start.line == 1
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_brackets_nested_past_the_parsers_limit_are_a_syntax_error_finding(tmp_path, depth):
+    """More nested brackets than CPython's parser takes is its own limit, not syntax of a
+    newer Python: the file gets one GPU001 finding (checked in a process of its own, as the
+    concrete-syntax parser lowering would try crashes on such input)."""
+    path = tmp_path / "deep.py"
+    path.write_text("import torch\nx = " + "(" * depth + "1" + ")" * depth + "\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "gpulint", "check", "--no-cache", "--output-format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert [d["code"] for d in json.loads(done.stdout)] == ["GPU001"]
 
 
 def test_deep_nesting_is_reported_by_lint_paths(tmp_path):
