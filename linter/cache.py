@@ -9,9 +9,10 @@ cells the findings point into, so showing them takes no parsing), and:
   files' sizes and times); an entry with another key is a miss;
 - the SHA-256 of the file's bytes: an entry made for other content is a miss;
 - what each import of the file resolved to among its project's modules, with that
-  module's SHA-256 (`project.ImportedFile`): a file's findings depend on the modules it
-  imports, so an entry is a miss when one of them changed, moved or went, or when an
-  import that found no project module now finds one;
+  module's state: its SHA-256, or too large or unreadable (`project.ImportedFile`). A
+  file's findings depend on the modules it imports, so an entry is a miss when one of
+  them changed, moved or went, or when an import that found no project module now finds
+  one;
 - the file's `stat` when it was read (size, modification and status-change times in
   nanoseconds, inode, device). When the file's stat is still that one, the file is not even
   read: the stat shortcut. Unlike ruff's (modification time alone), it also compares the
@@ -363,7 +364,7 @@ class Cache:
     ) -> None:
         """Keep the findings for the file whose bytes are `data`; `seen`: what `observe`
         gave for it before `data` was read; `imported`: the project modules the check
-        followed (`project.ImportedFile`: the import, the file, its content's hash)."""
+        followed (`project.ImportedFile`: the import, the file, its state)."""
         entry = {
             "key": self._key(config, path),
             "content": _sha256(data).hexdigest(),

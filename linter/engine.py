@@ -330,18 +330,21 @@ class _Walker:
             if not isinstance(node, (ast.For, ast.AsyncFor)):
                 continue
             iterated = node.iter
-            while isinstance(iterated, ast.Call) and iterated.args and self._yields_its_items(iterated):
-                iterated = iterated.args[0]
+            while (inner := self._items_of(iterated)) is not None:
+                iterated = inner
             if isinstance(iterated, ast.Name) and iterated.id in positions and moves_to_a_device(node):
                 fed.add(positions[iterated.id])
         return tuple(sorted(fed))
 
-    def _yields_its_items(self, call: ast.Call) -> bool:
-        """`enumerate(loader)` (the builtin) or a progress bar (`tqdm(loader)`)."""
-        func = call.func
-        if isinstance(func, ast.Name) and func.id == "enumerate":
-            return self.env.is_builtin("enumerate")
-        return self.env.qualname(func) in PROGRESS_BARS
+    def _items_of(self, iterable: ast.expr) -> ast.expr | None:
+        """What `enumerate(loader)` (the builtin) or a progress bar (`tqdm(loader)`) yields
+        the items of; None for anything else."""
+        counted = self.env.enumerated(iterable)
+        if counted is not None:
+            return counted
+        if isinstance(iterable, ast.Call) and iterable.args and self.env.qualname(iterable.func) in PROGRESS_BARS:
+            return iterable.args[0]
+        return None
 
     def _probe(self, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
         self.inferred.clear()

@@ -18,7 +18,7 @@ import ast
 from typing import Protocol
 
 from . import accelerate_api, dask_api, display_api, estimators, networkx_api, numpy_api, pandas_api, torch_api
-from .project import Exported
+from .project import Exported, joined
 
 # Names other modules import from here; they live in the library modules.
 from .numpy_api import (  # noqa: F401
@@ -284,7 +284,7 @@ class TypeEnv:
             return
         spec = "." * node.level + (node.module or "")
         for alias in node.names:
-            qualname = spec + alias.name if spec.endswith(".") else f"{spec}.{alias.name}"
+            qualname = joined(spec, alias.name)
             if alias.name == "*":
                 self._bind_star(spec)
             elif (
@@ -304,7 +304,7 @@ class TypeEnv:
 
     def _bind_star(self, spec: str) -> None:
         """`from utils import *`: the project module's public names."""
-        prefix = spec if spec.endswith(".") else spec + "."
+        prefix = joined(spec, "")
         for qualname in self.project:
             name = qualname[len(prefix) :]
             if qualname.startswith(prefix) and "." not in name:
@@ -531,7 +531,7 @@ class TypeEnv:
         if name is not None:
             exported = self.project.get(name)
             if exported is not None and exported.function:
-                return exported.returned([self.type_of(a) for a in node.args])
+                return exported.returned(node.args, self.type_of)
             if exported is not None:  # `models.Net()`: a class of a project module
                 return self._called(exported.ty, node)
             if name in PROGRESS_BARS and node.args and not isinstance(node.args[0], ast.Starred):

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -54,17 +54,17 @@ class Exported(NamedTuple):
     destination: int | None = None
     feeds: tuple[int, ...] = ()
 
-    def returned(self, arguments: list[Ty | None]) -> Ty | None:
-        """What a call with arguments of these types gives: the placed argument, on the
+    def returned(self, arguments: Sequence[ast.expr], type_of: Callable[[ast.expr], Ty | None]) -> Ty | None:
+        """What a call with these positional `arguments` gives: the placed argument, on the
         device (keeping what it is: a tensor, a module) unless the destination given is
-        the host; else `ty`."""
+        the host; else `ty`. `type_of` is asked only about the arguments that decide it."""
         if self.places is None:
             return self.ty
         if self.destination is not None:
-            where = arguments[self.destination] if self.destination < len(arguments) else None
+            where = type_of(arguments[self.destination]) if self.destination < len(arguments) else None
             if where is None or where.kind != "device" or where.place != DEVICE:
                 return None
-        given = arguments[self.places] if self.places < len(arguments) else None
+        given = type_of(arguments[self.places]) if self.places < len(arguments) else None
         if given is not None and given.lib == "torch" and given.kind in ("tensor", "model", "output", "placed"):
             return Ty(given.kind, "torch", DEVICE, given.items)
         return Ty(Kind.PLACED, "torch", DEVICE)
@@ -81,12 +81,13 @@ class ModuleFacts(NamedTuple):
 
 class ImportedFile(NamedTuple):
     """An import of one file: the module as written (dots and name), the project file it
-    resolved to and the SHA-256 of that file's bytes (both empty when the project holds no
-    such module: an installed library, or one the project does not have yet)."""
+    resolved to and that file's state (`_state`: the SHA-256 of its bytes, `TOO_LARGE` or
+    `UNREADABLE`); both empty when the project holds no such module (an installed library,
+    or one the project does not have yet)."""
 
     spec: str
     path: str
-    digest: str
+    state: str
 
 
 class Imports(NamedTuple):
@@ -95,7 +96,7 @@ class Imports(NamedTuple):
     #: Per qualified name as the file spells it (`utils.to_cuda`, `.data.device`), what it is.
     names: dict[str, Exported]
     #: Each import the file makes, and the project file it resolved to (none: `path` and
-    #: `digest` empty), for the result cache.
+    #: `state` empty), for the result cache.
     sources: tuple[ImportedFile, ...]
 
 
@@ -112,17 +113,17 @@ def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str]
     for spec, imported in _imports(tree):
         found = _module(spec, folder, top, facts_of, sources)
         if not imported and found is not None:  # `import utils`, `import pkg.utils as u`
-            names.update({f"{spec}.{n}": e for n, e in found.names.items()})
+            names.update({joined(spec, n): e for n, e in found.names.items()})
         for name in imported:
             if found is not None and name == "*":
-                names.update({_joined(spec, n): found.names[n] for n in found.public if n in found.names})
+                names.update({joined(spec, n): found.names[n] for n in found.public if n in found.names})
             elif found is not None and name in found.names:
-                names[_joined(spec, name)] = found.names[name]
+                names[joined(spec, name)] = found.names[name]
             elif name != "*" and (found is not None or _may_hold_modules(spec, folder, top)):
                 # `from pkg import utils`, `from . import utils`: a submodule
-                inner = _module(_joined(spec, name), folder, top, facts_of, sources)
+                inner = _module(joined(spec, name), folder, top, facts_of, sources)
                 if inner is not None:
-                    names.update({f"{_joined(spec, name)}.{n}": e for n, e in inner.names.items()})
+                    names.update({f"{joined(spec, name)}.{n}": e for n, e in inner.names.items()})
     return Imports(names, tuple(sources.values()))
 
 
@@ -133,7 +134,7 @@ def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[st
     are neither made nor removed while a run goes on, so each is looked up once."""
     folder = importer.absolute().parent
     top: Path | None = None
-    for spec, path, digest in sources:
+    for spec, path, state in sources:
         key = (spec, folder)
         if key not in known:
             top = top or repository_root(folder) or folder
@@ -141,7 +142,7 @@ def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[st
         found = known[key]
         if found is None and not path:
             continue
-        if found is None or str(found) != path or _state(found)[0] != digest:
+        if found is None or str(found) != path or _state(found)[0] != state:
             return False
     return True
 
@@ -182,7 +183,9 @@ def _may_hold_modules(spec: str, folder: Path, top: Path) -> bool:
     return any(os.path.isdir(os.path.join(base, first)) for base in _search_folders(folder, top))
 
 
-def _joined(spec: str, name: str) -> str:
+def joined(spec: str, name: str) -> str:
+    """The qualified name of `name` taken from the module spelled `spec` (`utils.to_cuda`,
+    `.data.device`, `..models` from `..`)."""
     return spec + name if spec.endswith(".") else f"{spec}.{name}"
 
 

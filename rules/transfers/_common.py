@@ -686,7 +686,7 @@ def helper_placed_factory(node: ast.AST, ctx: RuleContext) -> FactoryMove | None
         return None
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
         return None
-    placed = helper.returned([ctx.type_of(a) for a in node.args])
+    placed = helper.returned(node.args, ctx.type_of)
     if placed is None or placed.place != DEVICE:
         return None  # a destination that is not known to be the device
     made = node.args[helper.places]

@@ -29,6 +29,7 @@ from gpulint.rule_api import (
     base_name,
     few_iterations,
     literal_int,
+    mentions,
     Rule,
     RuleContext,
     Ty,
@@ -361,19 +362,19 @@ def _decides_exit(node: ast.AST, loop: ast.AST, ctx: RuleContext) -> bool:
     leaves = (ast.Return, ast.Raise) + ((ast.Break,) if ctx.loops and loop is ctx.loops[-1] else ())
     if isinstance(statement, ast.If) and any(sub is node for sub in ast.walk(statement.test)):
         return _leaves(statement, leaves)
+    position = ctx.position()
     if not (
         isinstance(statement, ast.Assign)
         and len(statement.targets) == 1
         and isinstance(statement.targets[0], ast.Name)
-        and ctx.blocks
+        and position is not None
     ):
         return False
     name = statement.targets[0].id
-    block = ctx.blocks[-1]
-    following = block[block.index(statement) + 1 :] if statement in block else []
+    block, index = position
     stops = tuple(kind for kind in leaves if kind is not ast.Raise)
-    for later in following:
-        if isinstance(later, ast.If) and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(later.test)):
+    for later in block[index + 1 :]:
+        if isinstance(later, ast.If) and mentions(later.test, name):
             return _leaves(later, stops)
         if name in bound_names([later]):
             return False
