@@ -57,6 +57,7 @@ TUNED_LABELS = (
             "blind17",
             "blind18",
             "blind19",
+            "blind20",
         )
     ),
 )
