@@ -370,6 +370,7 @@ KEEPING_PLACE_METHODS = frozenset(
         "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "char",
         "reshape", "view", "unsqueeze", "squeeze", "repeat", "expand", "permute", "transpose",
         "t", "contiguous", "flatten", "flip", "triu", "tril", "clone", "detach",
+        "requires_grad_", "clamp", "clamp_",
     }
     | FILLING_METHODS  # filled in place (`torch.FloatTensor(n).normal_()`)
 )  # fmt: skip

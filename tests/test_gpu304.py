@@ -249,3 +249,27 @@ def test_a_factory_moved_after_dtype_or_layout_changes_gets_a_suggestion(line):
 def test_chains_that_are_not_a_factory_made_on_the_host(line):
     source = HEAD + _body("other = torch.ones(1, device=d)\nweights = torch.load('w.pt')\n" + line)
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "h = torch.zeros(2, 4).requires_grad_().to(d)\n",  # a leaf on the host, moved: not a leaf
+        "n = torch.normal(torch.zeros(8, 2), 0.2).clamp(-0.5, 0.5).to(d)\n",  # drawn where its mean is
+        "n = torch.bernoulli(torch.full((8,), 0.5)).cuda()\n",
+    ],
+    ids=["requires-grad", "normal-of-host-mean", "bernoulli-of-host-probabilities"],
+)
+def test_a_factory_under_a_draw_or_grad_switch_gets_a_suggestion(line):
+    assert _only(HEAD + _body(line)).fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "n = torch.normal(torch.zeros(8, 2, device=d), 0.2).to(d)\n",  # the mean is on the device
+        "n = torch.normal(flag, 0.2).to(d)\n",  # a given tensor: no factory at the root
+    ],
+)
+def test_draws_from_a_tensor_not_made_on_the_host(line):
+    assert [x for x in lint_source(HEAD + _body(line)) if x.code == "GPU304"] == []

@@ -12,7 +12,7 @@ from gpulint import lint_source
 
 from benchmarks.realcode.miners.transfers import MINERS
 
-from .rule_helpers import HOST_COPIES
+from .rule_helpers import HOST_COPIES, lint_in_preview_mode
 
 HEADER = """\
 import torch
@@ -133,3 +133,50 @@ def generate(ids, eos_id):
 def test_a_number_the_loop_tests_to_stop_is_not_reported(test, flagged):
     found = [d.code for d in lint_source(STOPS.format(test=test)) if d.code in HOST_COPIES]
     assert found == (["GPU307"] if flagged else [])
+
+
+EVALUATION = """\
+import torch
+
+device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 3).to(device)
+
+
+def accuracy(loader):
+    correct = 0
+    for images, labels in loader:
+        predicted = model(images.to(device)).argmax(1)
+        labels = labels.to(device)
+{body}
+    return correct
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # the copies are compared and reduced on the host, then summed: one running total
+        ("        correct += (predicted.cpu() == labels.cpu()).sum()", ["GPU308"]),
+        ("        correct += (predicted.cpu() == 1).float().mean()", ["GPU308"]),
+        # a legacy host class converts on the host: a copy
+        ("        correct += (predicted.type(torch.FloatTensor) == labels.float().cpu()).sum()", ["GPU308"]),
+        ("        kept = predicted.type(torch.LongTensor)\n        print(kept)", ["GPU301"]),
+        # the GPU run takes the side that asks for a device, on every iteration
+        (
+            "        if torch.cuda.is_available():\n"
+            "            correct += (predicted.cpu() == labels.cpu()).sum()\n"
+            "        else:\n"
+            "            correct += (predicted == labels).sum()",
+            ["GPU308"],
+        ),
+        ("        if torch.cuda.is_available():\n            print(predicted.cpu())", ["GPU301"]),
+        # near-misses: the CPU fallback's side, a device class, a copy passed to a call first
+        ("        if not torch.cuda.is_available():\n            correct += (predicted.cpu() == 1).sum()", []),
+        ("        correct += (predicted.type(torch.cuda.FloatTensor) == 1).sum()", []),
+        ("        if predicted.sum() > 0:\n            correct += (predicted.cpu() == 1).sum()", []),
+    ],
+)
+def test_totals_of_compared_copies_and_device_tests(body: str, found: list[str]):
+    source = EVALUATION.format(body=body)
+    # an evaluation loop (no backward pass): its totals are GPU308's preview behaviour
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found

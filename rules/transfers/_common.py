@@ -49,6 +49,7 @@ from gpulint.torch_api import (
     PER_BATCH_METHODS,
     PER_ITEM_METHODS,
     autocast_place,
+    moved_type,
     unwrapped,
 )
 from gpulint.torch_api import (
@@ -170,7 +171,9 @@ def opened_autocast(statement: ast.stmt | None, env: TypeEnv) -> str | None:
 #: Builtins that turn a one-element tensor or array into a Python number.
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 #: The methods a copy to the host (`to_host`) can be a call of: the rules' `calls`.
-TO_HOST_METHODS = HOST_COPY_METHODS | CUPY_HOST_COPY_METHODS | CUDF_HOST_COPY_METHODS | {"to", "asnumpy", "add_scalar"}
+TO_HOST_METHODS = (
+    HOST_COPY_METHODS | CUPY_HOST_COPY_METHODS | CUDF_HOST_COPY_METHODS | {"to", "type", "asnumpy", "add_scalar"}
+)
 
 
 def _is_torch(ty: Ty | None) -> bool:
@@ -203,6 +206,8 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
                 return f"`.{method}()`"
             if method == "to" and move_target(node, env) == HOST:
                 return '`.to("cpu")`'
+            if method == "type" and (moved_type(method, node, env) or receiver).place == HOST:
+                return f"`.type({ast.unparse(node.args[0])})`"  # a host class: `.type(torch.FloatTensor)`
         elif (
             receiver.lib == "cupy"
             and method in CUPY_HOST_COPY_METHODS
@@ -463,16 +468,21 @@ def _a_number(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
+#: torch functions that draw from the distribution their first argument's tensor gives,
+#: on that tensor's device (`torch.normal(torch.zeros(n), std)` draws on the host).
+DRAWN_WHERE_GIVEN = frozenset({"normal", "bernoulli", "poisson", "multinomial"})
+
+
 def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:
-    """`torch.tril(x)`, the function form of a layout change on the way, or an initialiser
-    of `torch.nn.init` filling it in place (`init.normal(torch.Tensor(n, 100))`), applied
-    to a call."""
+    """`torch.tril(x)`, the function form of a layout change on the way, an initialiser
+    of `torch.nn.init` filling it in place (`init.normal(torch.Tensor(n, 100))`), or a draw
+    where its parameters are (`torch.normal(torch.zeros(n), std)`), applied to a call."""
     name = env.qualname(call.func) or ""
     return (
         (
             name.startswith("torch.nn.init.")
             or name.startswith("torch.")
-            and name[len("torch.") :] in KEEPING_PLACE_METHODS
+            and name[len("torch.") :] in KEEPING_PLACE_METHODS | DRAWN_WHERE_GIVEN
         )
         and bool(call.args)
         and isinstance(call.args[0], ast.Call)

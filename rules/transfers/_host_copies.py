@@ -126,7 +126,21 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     if through is not None:
         name, feeding = through
         return f"`{name}` ({what} above)", Idiom.TOTAL, loop, feeding
-    return what, idiom(read, ctx), loop, node
+    kind = idiom(read, ctx)
+    if kind is Idiom.TOTAL and _earlier_copy_in(ctx.statement, node, ctx):
+        return None  # `correct += (pred.cpu() == y.cpu()).sum()`: one total, reported once
+    return what, kind, loop, node
+
+
+def _earlier_copy_in(statement: ast.stmt, node: ast.AST, ctx: RuleContext) -> bool:
+    """Another copy to the host, not one around `node`, comes before it in `statement`."""
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    return any(
+        isinstance(other, ast.Call)
+        and (other.end_lineno, other.end_col_offset) <= start  # type: ignore[operator]
+        and to_host(other, ctx.env) is not None
+        for other in walk_local([statement])
+    )
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
@@ -238,7 +252,8 @@ def _innermost_loop_running(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
 def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: RuleContext) -> bool:
     """The `if` runs its statement `held` on every iteration of `loop`: its test holds on
     every optimizer step (`if accelerator.sync_gradients:`) or every step
-    (`_every_first_step`), or it is a flag the loop never changes (`_loop_invariant_flag`)
+    (`_every_first_step`), or it asks whether a device is there and the copy is on the
+    device's side (`if torch.cuda.is_available():`), or it is a flag the loop never changes (`_loop_invariant_flag`)
     that either switches the device on (`_device_switch`: `if use_cuda: x = x.cuda()`
     elsewhere in the file, and the copy is on its `use_cuda` side) or guards a copy to the
     host on both sides (`if use_amp: ... loss.item() ... else: ... loss.item()`). An opt-in
@@ -246,13 +261,30 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     test = branch.test
     if tests_every_step(test, _receiver_type(test, ctx)) or _every_first_step(test, ctx):
         return True
+    in_body = any(statement is held for statement in branch.body)
+    available = _availability_test(test, ctx)
+    if available is not None:
+        return available is in_body
     if not _loop_invariant_flag(test, loop, ctx):
         return False
-    in_body = any(statement is held for statement in branch.body)
     if _device_switch(test, ctx) is in_body:
         return True
     other = branch.orelse if in_body else branch.body
     return any(to_host(node, ctx.env) is not None for node in walk_local(other))
+
+
+#: Calls that say whether the program runs on an accelerator: the same on every iteration.
+_AVAILABILITY_CALLS = frozenset({"torch.cuda.is_available", "torch.backends.mps.is_available"})
+
+
+def _availability_test(test: ast.expr, ctx: RuleContext) -> bool | None:
+    """Whether `test` holds on the device's side when it asks whether a device is there
+    (`if torch.cuda.is_available():`, `if not torch.cuda.is_available():`): the program's
+    GPU run takes that side on every iteration; None when it asks something else."""
+    call, positive = _unnegated(test)
+    if isinstance(call, ast.Call) and not call.args and ctx.env.qualname(call.func) in _AVAILABILITY_CALLS:
+        return positive
+    return None
 
 
 def _device_switch(test: ast.expr, ctx: RuleContext) -> bool | None:
@@ -629,14 +661,21 @@ def _listed(node: ast.AST, ctx: RuleContext) -> bool:
 
 def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = None) -> ast.expr | None:
     """The running total the current statement (or `statement`) adds `value` to, through
-    arithmetic only: `total += loss.item() * len(batch)`, `total = total + loss.item()`,
-    `meter.sum = meter.sum + x.item()`. Put in a list first (`preds += [out.cpu()]`) or
-    passed to a call, it is not a sum."""
+    arithmetic, comparisons and reductions only: `total += loss.item() * len(batch)`,
+    `total = total + loss.item()`, `meter.sum = meter.sum + x.item()`, `correct += (pred.cpu()
+    == y).sum()`. Put in a list first (`preds += [out.cpu()]`) or passed to a call, it is not
+    a sum."""
     statement = ctx.statement if statement is None else statement
     current = value
     parent = ctx.parent(current)
-    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
-        current, parent = parent, ctx.parent(parent)
+    while True:
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            current = parent
+        elif _reduced(current, parent, ctx):
+            current = ctx.parent(parent)
+        else:
+            break
+        parent = ctx.parent(current)
     if isinstance(statement, ast.AugAssign):
         summed = current is statement.value and isinstance(statement.op, _SUMS)
         return statement.target if summed else None
@@ -644,6 +683,22 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
         return None
     target = statement.targets[0]
     return target if _sum_of(current, ast.unparse(target)) else None
+
+
+#: Methods that reduce a copied tensor or convert its elements on the way to a total
+#: (`(pred.cpu() == y).sum()`, `.float().mean()`).
+_REDUCING_METHODS = frozenset({"sum", "mean", "float", "double", "long", "int", "numpy", "item"})
+
+
+def _reduced(current: ast.AST, parent: ast.AST | None, ctx: RuleContext) -> bool:
+    """`current` is the receiver of a reducing or converting method call (`(...).sum()`)."""
+    return (
+        isinstance(parent, ast.Attribute)
+        and parent.value is current
+        and parent.attr in _REDUCING_METHODS
+        and isinstance(call := ctx.parent(parent), ast.Call)
+        and call.func is parent
+    )
 
 
 #: The operators of a running total (`total += x`, `remaining -= x`).

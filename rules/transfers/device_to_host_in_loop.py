@@ -41,7 +41,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
     default is one and a `torch.dtype` annotation are dtypes. A model or loss handed in (a
     parameter, an attribute of `self` no method defines) computes where its inputs are; a
     device value copied to the host in one branch (`if on_gpu: p = p.cpu()`) is on the host
-    after it. NumPy's `.item()` and `.tolist()` are not transfers, nor is cuDF's `.values`
+    after it. A conversion to a legacy host class (`t.type(torch.FloatTensor)`) is a copy
+    too. NumPy's `.item()` and `.tolist()` are not transfers, nor is cuDF's `.values`
     (a CuPy array, still on the device).
 
     A copy in a module-level function of the file counts as one in the loop that calls it
@@ -54,7 +55,9 @@ class DeviceToHostInLoop(HostCopyInLoop):
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
-    every optimizer step, nor under a flag the loop never changes that switches the device
+    every optimizer step, nor under a test of whether a device is there
+    (`if torch.cuda.is_available():`, on its device side: the GPU run takes it on every
+    iteration), nor under a flag the loop never changes that switches the device
     on (`if use_cuda:`, where the file moves values with `.cuda()`) or has a copy on both
     sides (`if use_amp: ... else: ...`); copies in a loop that runs another loop over other
     data per iteration, in its body or in a function of the file it calls (an epoch loop

@@ -20,7 +20,9 @@ class RunningTotalOnHost(HostCopyInLoop):
     (its iteration runs a backward pass).
 
     ## Evidence
-    Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum.
+    Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum,
+    and so are comparisons and reductions of a copied tensor (`correct += (pred.cpu() ==
+    y.cpu()).sum()`): the copy is made for the total, reported once per statement.
     A number read into a name first (`loss_t = loss.item()`) feeds a total when every use
     of the name in the loop adds it to one, in the same block after the read
     (`running += (loss_t - running) / (step + 1)`, a running mean); the finding is then on

@@ -71,6 +71,11 @@ class TensorCreatedOnHost(Rule):
     returns its argument placed on the device (`to_cuda(torch.randn(n, k))`, `to_cuda` in
     the project's `utils.py`: `docs/evidence.md`) is flagged too, with the rewrite shown.
 
+    A factory on its way through dtype and layout changes (`torch.zeros(n).float().to(d)`),
+    `requires_grad_()` or a draw from the tensor it makes (`torch.normal(torch.zeros(n),
+    std).to(d)`: the draw is made where its mean is) is flagged with the rewrite shown:
+    `device=` goes to the factory, the chain stays.
+
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
     function the file shows runs repeatedly: one it calls in a loop or a comprehension (by
