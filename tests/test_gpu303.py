@@ -85,3 +85,44 @@ def test_host_data_is_not_a_round_trip():
         "\n\nbatches = [f() for _ in range(100)]\n"
     )
     assert [d.code for d in lint_source(source)] == []
+
+
+STEP = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+
+
+def step(batch):
+    out = model(batch.to(device))
+    a, b = out.sum(), out.mean()
+    return {line}
+"""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch.tensor([a, b]).to(device)",
+        "torch.FloatTensor([a, b]).view(-1, 1).cuda()",  # a legacy class, reshaped on the way back
+        "torch.tensor(out.tolist()).view(-1).to(device)",
+    ],
+)
+def test_lists_and_reshaped_round_trips_get_a_suggestion(line):
+    found = _only(STEP.format(line=line))
+    assert found.fix.applicability is Applicability.DISPLAY
+    source = STEP.format(line=line)
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "torch.stack([a, b])",  # stays on the device
+        "torch.tensor([1.0, 2.0]).to(device)",  # host numbers
+        "torch.tensor([a.item(), 2.0]).to(device)",  # not every element a device tensor
+    ],
+)
+def test_lists_that_are_no_round_trip(line):
+    assert [d for d in lint_source(STEP.format(line=line)) if d.code == "GPU303"] == []

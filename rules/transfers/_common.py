@@ -276,6 +276,35 @@ def _torch_host_copy(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.
     return None
 
 
+def _under_reshaping(call: ast.Call) -> tuple[ast.Call, bool]:
+    """The call under reshapes and dtype changes (`torch.tensor(x).view(-1, 1)`), and
+    whether there were any."""
+    reshaped = False
+    while (
+        isinstance(call.func, ast.Attribute)
+        and call.func.attr in KEEPING_PLACE_METHODS
+        and isinstance(call.func.value, ast.Call)
+    ):
+        call, reshaped = call.func.value, True
+    return call, reshaped
+
+
+def _device_elements(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
+    """A list of torch tensors on the device (a literal, a comprehension, a name bound to
+    one): a constructor reads each element to the host, one at a time, as Python numbers."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        elements = [env.type_of(element) for element in node.elts]
+        on_device = bool(elements) and all(_device_tensor(ty) for ty in elements)
+    else:
+        ty = env.type_of(node)
+        on_device = ty is not None and ty.kind == "sequence" and bool(ty.items) and _device_tensor(ty.items[0])
+    return (node, (), True) if on_device else None
+
+
+def _device_tensor(ty: Ty | None) -> bool:
+    return is_device_resident(ty) and ty is not None and ty.lib == "torch" and ty.kind in ("tensor", "output")
+
+
 #: The last parts of the names of the calls that make device data from host data.
 _MADE_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "array", "from_pandas"})
 #: The methods a round trip (`round_trip`) can be a call of: the rules' `calls`.
@@ -290,7 +319,7 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
     constructor_call: ast.Call | None = None
     move, destination, plain = "", None, False
     if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and isinstance(func.value, ast.Call):
-        inner_call = func.value
+        inner_call, reshaped = _under_reshaping(func.value)
         if func.attr == "cuda":
             moves_back = not node.keywords and len(node.args) <= 1
             plain = not node.args
@@ -302,12 +331,12 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
         if (
             moves_back
             and name.startswith("torch.")
-            and name[6:] in DATA_CONSTRUCTORS
+            and (name[6:] in DATA_CONSTRUCTORS or name[6:] in LEGACY_TENSOR_TYPES)
             and keyword_value(inner_call, "device") is None
         ):
             constructor_call = inner_call
             move = func.attr
-            plain = plain and not inner_call.keywords
+            plain = plain and not inner_call.keywords and not reshaped and name[6:] in DATA_CONSTRUCTORS
     if constructor_call is None:
         if isinstance(func, ast.Attribute) and func.attr not in _MADE_FROM_HOST_DATA:
             return None  # (a qualified name ends with the attribute: no need to work it out)
@@ -329,7 +358,7 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
             return None
     if len(constructor_call.args) != 1 or isinstance(constructor_call.args[0], ast.Starred):
         return None
-    host = _torch_host_copy(constructor_call.args[0], env)
+    host = _torch_host_copy(constructor_call.args[0], env) or _device_elements(constructor_call.args[0], env)
     if host is None:
         return None
     value, chain, via_list = host

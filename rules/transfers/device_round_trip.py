@@ -44,6 +44,13 @@ class DeviceRoundTrip(Rule):
     copied to the device in a loop), and the copy to the host inside it is not reported as a
     GPU301, GPU307 or GPU308 of its own: one finding per expression.
 
+    ## Evidence
+    Reshapes on the way back count (`torch.tensor(t.tolist()).view(-1, 1).to(d)`), and so
+    does a list of device tensors handed to a constructor or a legacy class
+    (`torch.tensor([loss_a, loss_b]).to(d)`, `torch.FloatTensor([a, b]).cuda()`): each
+    element is read to the host on its own; `torch.stack` keeps them on the device (shown,
+    not written).
+
     ## Why is this bad?
     Both copies cross the bus and each waits for the device to finish its queued work, only
     to produce what a copy on the device gives directly (a device-to-device copy runs at the
@@ -181,5 +188,12 @@ kept = t.cpu().numpy()
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         trip = round_trip(node, ctx.env)
-        if trip is not None:
-            ctx.report(node, context=Trip(applicability=_applicability(trip), trip=trip))
+        if trip is None:
+            return
+        message = None
+        if trip.library == "torch" and not trip.chain:  # a list of device tensors, element by element
+            message = (
+                f"`torch.{trip.constructor}` reads each device tensor of the list to the host, one at a time, "
+                "and the result is copied back: `torch.stack` them on the device instead"
+            )
+        ctx.report(node, message, context=Trip(applicability=_applicability(trip), trip=trip))
