@@ -58,6 +58,9 @@ TUNED_LABELS = (
             "blind18",
             "blind19",
             "blind20",
+            "blind21",
+            "blind22",
+            "blind23",
         )
     ),
 )
