@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from .astutil import all_args, walk_local
 from .dataset_items import moves_to_a_device
+from .estimators import fitted_and_predicted
 from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
 from .evidence import (
     DEVICE,
@@ -50,8 +51,9 @@ from .source import Source, SourceError, refusal
 #: argument (`to_cuda(x)`, `to_device(batch, device)`), and what each is probed with.
 _PROBED_PARAMETERS = 3
 #: Words a project module that names no library must hold to be analysed for the files
-#: importing it: a helper may place its argument without importing torch (`x.cuda()`).
-_PLACING_WORDS = (b".cuda(", b".to(")
+#: importing it: a helper may place its argument without importing torch (`x.cuda()`), or
+#: fit an estimator it is handed without importing scikit-learn (`clf.fit(X, y)`).
+_FOLLOWED_WORDS = (b".cuda(", b".to(", b".fit(")
 #: A class of the module that is neither a torch module nor an estimator: its instances are
 #: left unknown in the files importing it, as a class those files do not show would be.
 _PLAIN_CLASS = Ty(Kind.CLASS)
@@ -303,8 +305,9 @@ class _Walker:
         body hands to `.to(...)` (the destination of `to_device(x, device)`). Only a function
         whose body moves something to a device is probed (`moves_to_a_device`)."""
         returned = self._probe(facts, None)
+        fits = fitted_and_predicted(facts.node)
         if not moves_to_a_device(facts.node):  # nor can a loop of it feed a device
-            return project.Exported(returned, True)
+            return project.Exported(returned, True, fits=fits)
         feeds = self._fed_parameters(facts)
         names = facts.positional()[:_PROBED_PARAMETERS]
         destinations = _moved_to(facts.node)
@@ -317,8 +320,8 @@ class _Walker:
                     _follows(self._probe(facts, {**site, name: Ty(kind, "torch", HOST)}), kind)
                     for kind in (Kind.TENSOR, Kind.MODEL)
                 ):
-                    return project.Exported(returned, True, position, destination, feeds)
-        return project.Exported(returned, True, feeds=feeds)
+                    return project.Exported(returned, True, position, destination, feeds, fits)
+        return project.Exported(returned, True, feeds=feeds, fits=fits)
 
     def _fed_parameters(self, facts: FunctionFacts) -> tuple[int, ...]:
         """The positions of the function's parameters that a loop of its body iterates (as
@@ -1243,7 +1246,7 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     for one that does not decode or parse, or that the walk cannot follow."""
     try:
         source = Source.from_bytes(data)
-        if refusal(source.text) is not None or not mentions_libraries(source.text, _PLACING_WORDS):
+        if refusal(source.text) is not None or not mentions_libraries(source.text, _FOLLOWED_WORDS):
             return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

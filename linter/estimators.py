@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 from functools import lru_cache
 
+from .astutil import walk_local
+from .project import FitPredict
 from .values import Env, Kind, Ty, argument, has_unpacking
 
 #: Roles an estimator can play.
@@ -720,3 +722,37 @@ def _constant(call: ast.Call, name: str, default: bool) -> bool | None:
     if value is None:
         return default
     return bool(value.value) if isinstance(value, ast.Constant) else None
+
+
+def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> FitPredict | None:
+    """Whether `function` fits an estimator it is handed on one of its parameters and
+    predicts with it on another (`clf.fit(X_train, y)`, then `clf.predict(X_test)`), none of
+    the three bound again in its body: which parameters (a project helper whose callers
+    chain transformers into it by hand)."""
+    arguments = function.args
+    parameters = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
+    rebound = {
+        node.id
+        for node in walk_local(function.body)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
+    }
+    usable = set(parameters) - rebound
+    fits: dict[str, str] = {}
+    predicts: dict[str, str] = {}
+    for node in walk_local(function.body):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+            continue
+        owner, data = node.func.value, node.args[0]
+        if not (isinstance(owner, ast.Name) and isinstance(data, ast.Name)):
+            continue
+        if owner.id in usable and data.id in usable:
+            if node.func.attr == "fit":
+                fits.setdefault(owner.id, data.id)
+            elif node.func.attr in PREDICT_METHODS:
+                predicts.setdefault(owner.id, data.id)
+    for estimator, fitted in fits.items():
+        predicted = predicts.get(estimator)
+        if predicted is not None and predicted != fitted:
+            positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
+            return FitPredict(estimator, fitted, predicted, positional)
+    return None

@@ -36,6 +36,29 @@ from .values import DEVICE, Kind, Ty
 MAX_MODULE_BYTES = 1_000_000
 
 
+class FitPredict(NamedTuple):
+    """A function that fits an estimator it is handed on one parameter and predicts with
+    it on another (`def train_predict(clf, X_train, y_train, X_test)`): the three
+    parameters' names, and its positional parameters to match a call's arguments to them."""
+
+    estimator: str
+    fitted: str
+    predicted: str
+    parameters: tuple[str, ...]
+
+    def arguments(self, call: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr] | None:
+        """The estimator, training data and test data a call hands the function, when it
+        hands all three (by position or by keyword)."""
+        if any(isinstance(arg, ast.Starred) for arg in call.args):
+            return None
+        given = dict(zip(self.parameters, call.args, strict=False))
+        given.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg is not None)
+        estimator, fitted, predicted = (given.get(self.estimator), given.get(self.fitted), given.get(self.predicted))
+        if estimator is None or fitted is None or predicted is None:
+            return None
+        return estimator, fitted, predicted
+
+
 class Exported(NamedTuple):
     """What one name of a project module is to a file importing it.
 
@@ -46,13 +69,15 @@ class Exported(NamedTuple):
     destination: the position of the device it is moved to, when a parameter gives it
     (`def to_device(x, device): return x.to(device)`). feeds: the positions of the
     parameters it loops over moving each batch to a device (`def train(net, loader)` with
-    `for x, y in loader: x = x.cuda()`)."""
+    `for x, y in loader: x = x.cuda()`). fits: for a function that fits an estimator
+    parameter and predicts with it, which parameters (`FitPredict`)."""
 
     ty: Ty | None
     function: bool = False
     places: int | None = None
     destination: int | None = None
     feeds: tuple[int, ...] = ()
+    fits: FitPredict | None = None
 
     def returned(self, arguments: Sequence[ast.expr], type_of: Callable[[ast.expr], Ty | None]) -> Ty | None:
         """What a call with these positional `arguments` gives: the placed argument, on the

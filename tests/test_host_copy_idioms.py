@@ -160,6 +160,7 @@ def accuracy(loader):
         ("        correct += (predicted.cpu() == 1).float().mean()", ["GPU308"]),
         # a legacy host class converts on the host: a copy
         ("        correct += (predicted.type(torch.FloatTensor) == labels.float().cpu()).sum()", ["GPU308"]),
+        ("        correct += torch.mean((predicted == labels).type(torch.FloatTensor)).item()", ["GPU308"]),
         ("        kept = predicted.type(torch.LongTensor)\n        print(kept)", ["GPU301"]),
         # the GPU run takes the side that asks for a device, on every iteration
         (

@@ -362,3 +362,53 @@ def test_a_helper_a_module_imports_from_further_modules_is_unknown_there(reposit
         "    loss, parts = compute_loss(x)\n    print(float(parts[0]))\n    print(loss.item())\n",
     )
     assert _codes(repository, "pkg/train.py", cli=cli) == [("GPU307", 6)]
+
+
+#: A helper module that fits the estimator it is handed and predicts with it; it imports
+#: nothing (a plain `.fit(` is enough for its facts to be read).
+FIT_PREDICT = """\
+def train_predict(classifier, train_features, train_labels, test_features):
+    classifier.fit(train_features, train_labels)
+    return classifier.predict(test_features)
+"""
+
+TEXTS = """\
+import pandas as pd
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+import helpers
+
+reviews = pd.read_csv("reviews.csv")
+train, test = reviews[:35000], reviews[35000:]
+vect = TfidfVectorizer()
+train_features = vect.fit_transform(train.text)
+test_features = vect.transform(test.text)
+lr = LogisticRegression()
+predicted = helpers.train_predict({call})
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "flagged"),
+    [
+        ("lr, train_features, train.label, test_features", True),
+        ("classifier=lr, train_features=train_features, train_labels=train.label, test_features=test_features", True),
+        ("lr, train_features, train.label, vect.transform(test.text)", True),
+        # near-misses: the test data is not the transformer's output, nor the handed model an estimator
+        ("lr, train_features, train.label, test.text", False),
+        ("vect, train_features, train.label, test_features", False),
+    ],
+)
+def test_a_chain_fitted_and_used_in_a_project_helper(repository, cli, call, flagged):
+    write(repository / "helpers.py", FIT_PREDICT)
+    write(repository / "train.py", TEXTS.format(call=call))
+    run = cli("check", "train.py", "--select", "GPU401", "--output-format", "json", "--no-cache")
+    found = [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)]
+    assert found == ([("GPU401", 9)] if flagged else [])
+
+
+def test_a_helper_that_predicts_on_what_it_fitted_is_no_chain(repository, cli):
+    write(repository / "helpers.py", FIT_PREDICT.replace("predict(test_features)", "predict(train_features)"))
+    write(repository / "train.py", TEXTS.format(call="lr, train_features, train.label, test_features"))
+    run = cli("check", "train.py", "--select", "GPU401", "--output-format", "json", "--no-cache")
+    assert json.loads(run.stdout) == []

@@ -63,7 +63,10 @@ class ManualPipeline(Rule):
     anything. Both splits may be transformed in one statement (`Xs, Xt = t.transform(X_train),
     t.transform(X_test)`), the test data may be predicted in a function of the file that
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
-    calls `model.predict` on its data parameter), and a predictor that also transforms
+    calls `model.predict` on its data parameter), or the estimator may be fitted and used in
+    a helper of a project module handed the estimator and both splits' outputs
+    (`utils.train_predict(clf, Xt, y_train, Xt_test)`, where the helper fits its estimator
+    parameter on one and predicts on the other: `docs/evidence.md`), and a predictor that also transforms
     (`LinearDiscriminantAnalysis`) counts as a transformer where its `transform` is
     applied. A search's refitted `best_estimator_` may predict on the test data (also through
     a name bound to it), and a sparse output may be made dense on both sides (`Xt.toarray()`).
@@ -109,7 +112,7 @@ class ManualPipeline(Rule):
     )
     message = "transformer fitted and applied by hand before an estimator: chain the steps in a `Pipeline`"
     nodes = (ast.Call,)
-    calls = frozenset({"fit"})
+    calls = None  # `est.fit(...)`, and a project helper's call (`utils.train_predict(...)`)
     fix = Applicability.UNSAFE
     suggestion = (
         "put the transformers and the estimator in one `make_pipeline(...)`, fit it on the raw training data "
@@ -265,8 +268,12 @@ def fit(model, transformer, X, y, X_new):
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "fit"):
+            if ctx.env.project:
+                self._check_project_helper(node, ctx)
+            return
         data = _underlying(node.args[0]) if node.args else None
-        if not (isinstance(func, ast.Attribute) and func.attr == "fit" and isinstance(data, (ast.Name, ast.Call))):
+        if not isinstance(data, (ast.Name, ast.Call)):
             return
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
@@ -278,11 +285,7 @@ def fit(model, transformer, X, y, X_new):
         if here is None:
             return
         block, fit_index = here
-        if isinstance(data, ast.Name):
-            steps = _steps(block, fit_index, data.id, ctx)
-        else:  # `est.fit(t.transform(X_train), y)`, `t` fitted on `X_train` earlier
-            inline = _step(block, fit_index, data, "", ctx)
-            steps = [inline] if inline is not None and not inline.combined else []
+        steps = _fitted_steps(block, fit_index, data, ctx)
         if not steps or id(steps[0].call) in self._reported:
             return
         test = _test_use(block, steps, estimator, ctx)
@@ -311,6 +314,77 @@ def fit(model, transformer, X, y, X_new):
         if refit:
             message += f", and fitted again on the test data (`{steps[-1].transformer}.fit_transform`)"
         ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+
+    def _check_project_helper(self, call: ast.Call, ctx: RuleContext) -> None:
+        """A helper of a project module that fits the estimator it is handed on one
+        argument and predicts with it on another (`utils.train_predict(clf, X_train_t,
+        y_train, X_test_t)`), handed the outputs of transformers fitted on the training data
+        and applied to the test data by hand: the same chain, fitted and used in the helper.
+        The rewrite is shown, not written."""
+        exported = ctx.project_function(call)
+        handed = exported.fits.arguments(call) if exported is not None and exported.fits is not None else None
+        if handed is None:
+            return
+        model, fitted, predicted = handed
+        receiver = ctx.type_of(model)
+        data = _underlying(fitted)
+        if (
+            receiver is None
+            or receiver.kind != "estimator"
+            or role(receiver.lib) not in (PREDICTOR, SEARCH)
+            or not isinstance(model, ast.Name)
+            or not isinstance(data, (ast.Name, ast.Call))
+        ):
+            return
+        here = ctx.position()
+        if here is None:
+            return
+        block, index = here
+        steps = _fitted_steps(block, index, data, ctx)
+        if not steps or id(steps[0].call) in self._reported:
+            return
+        test_data, last = _underlying(predicted), steps[-1]
+        if _is_transform_by(test_data, last):
+            holder, bound, refit = None, None, _refits(test_data)
+        elif isinstance(test_data, ast.Name):
+            found = ctx.last_assignment(block, index, test_data.id, paired=True)
+            if found is None or not _is_transform_by(_underlying(found[1]), last):
+                return
+            holder, bound, refit = test_data.id, found[0], _refits(_underlying(found[1]))
+        else:
+            return
+        self._reported.add(id(steps[0].call))
+        chain = Chain(
+            block,
+            steps,
+            index,
+            call,
+            model.id,
+            receiver.lib,
+            index,
+            call,
+            holder,
+            bound,
+            scope=ctx.scope,
+            block_scope=ctx.statement_scope,
+            refit=refit,
+            applicability=Applicability.DISPLAY,
+        )
+        names = ", ".join(f"`{step.transformer}`" for step in steps)
+        verb = "is" if len(steps) == 1 else "are"
+        helper = ast.unparse(call.func)
+        message = f"{names} {verb} fitted and applied by hand before `{model.id}`, fitted and used in `{helper}`"
+        ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+
+
+def _fitted_steps(block: list[ast.stmt], index: int, data: ast.expr, ctx: RuleContext) -> list[Step]:
+    """The transformers fitted by hand on the training data before the statement at
+    `index` that fits on `data`: a name bound to their output, or an inline
+    `t.transform(X_train)` of a transformer fitted on `X_train` earlier."""
+    if isinstance(data, ast.Name):
+        return _steps(block, index, data.id, ctx)
+    inline = _step(block, index, data, "", ctx)
+    return [inline] if inline is not None and not inline.combined else []
 
 
 def _estimator_name(receiver: ast.expr, statement: ast.stmt | None) -> str | None:

@@ -669,10 +669,11 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
     current = value
     parent = ctx.parent(current)
     while True:
+        reduction = _reduced(current, parent, ctx)
         if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
             current = parent
-        elif _reduced(current, parent, ctx):
-            current = ctx.parent(parent)
+        elif reduction is not None:
+            current = reduction
         else:
             break
         parent = ctx.parent(current)
@@ -690,15 +691,21 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
 _REDUCING_METHODS = frozenset({"sum", "mean", "float", "double", "long", "int", "numpy", "item"})
 
 
-def _reduced(current: ast.AST, parent: ast.AST | None, ctx: RuleContext) -> bool:
-    """`current` is the receiver of a reducing or converting method call (`(...).sum()`)."""
-    return (
-        isinstance(parent, ast.Attribute)
-        and parent.value is current
-        and parent.attr in _REDUCING_METHODS
-        and isinstance(call := ctx.parent(parent), ast.Call)
-        and call.func is parent
-    )
+#: torch functions that reduce a tensor to a number on the way to a total
+#: (`torch.mean(equal.type(torch.FloatTensor))`).
+_REDUCING_FUNCTIONS = frozenset({"torch.sum", "torch.mean"})
+
+
+def _reduced(current: ast.AST, parent: ast.AST | None, ctx: RuleContext) -> ast.AST | None:
+    """The call that reduces or converts `current`: a method called on it (`(...).sum()`),
+    or a torch reduction given it (`torch.mean(...)`); None otherwise."""
+    if isinstance(parent, ast.Attribute):
+        call = ctx.parent(parent)
+        reduces = parent.value is current and parent.attr in _REDUCING_METHODS
+        return call if reduces and isinstance(call, ast.Call) and call.func is parent else None
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is current:
+        return parent if ctx.env.qualname(parent.func) in _REDUCING_FUNCTIONS else None
+    return None
 
 
 #: The operators of a running total (`total += x`, `remaining -= x`).
