@@ -389,3 +389,38 @@ def test_a_searchs_best_estimator_and_dense_outputs_are_followed(tail):
 )
 def test_best_estimators_that_do_not_close_the_chain_are_left_alone(tail):
     assert [d for d in lint_source(SEARCH_HEAD + tail) if d.code == "GPU401"] == []
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        # `fit` returns the estimator: scored on the transformed test data in the same statement
+        (
+            "    Xs = scaler.fit_transform(X_train)\n    Xt = scaler.transform(X_test)\n"
+            "    return LogisticRegression().fit(Xs, y_train).score(Xt, y_train)\n",
+            True,
+        ),
+        (
+            "    Xs = scaler.fit_transform(X_train)\n"
+            "    return LogisticRegression().fit(Xs, y_train).predict(scaler.transform(X_test))\n",
+            True,
+        ),
+        # near-misses: scored on the training data, or on test data that skipped the transformer
+        (
+            "    Xs = scaler.fit_transform(X_train)\n    return LogisticRegression().fit(Xs, y_train).score(Xs, y_train)\n",
+            False,
+        ),
+        (
+            "    Xs = scaler.fit_transform(X_train)\n"
+            "    return LogisticRegression().fit(Xs, y_train).score(X_test, y_train)\n",
+            False,
+        ),
+    ],
+)
+def test_an_estimator_used_straight_after_its_fit(body, flagged):
+    source = HEADER + body
+    found = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert len(found) == (1 if flagged else 0)
+    if flagged:
+        assert found[0].fix is None or found[0].fix.applicability is Applicability.DISPLAY
+        assert fix_text(source, unsafe_fixes=True) == source

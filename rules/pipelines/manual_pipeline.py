@@ -63,7 +63,8 @@ class ManualPipeline(Rule):
     anything. Both splits may be transformed in one statement (`Xs, Xt = t.transform(X_train),
     t.transform(X_test)`), the test data may be predicted in a function of the file that
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
-    calls `model.predict` on its data parameter), or the estimator may be fitted and used in
+    calls `model.predict` on its data parameter) or straight after the estimator's fit
+    (`LogisticRegression().fit(Xt, y).score(Xt_test, y_test)`), or the estimator may be fitted and used in
     a helper of a project module handed the estimator and both splits' outputs
     (`utils.train_predict(clf, Xt, y_train, Xt_test)`, where the helper fits its estimator
     parameter on one and predicts on the other: `docs/evidence.md`), and a predictor that also transforms
@@ -278,7 +279,8 @@ def fit(model, transformer, X, y, X_new):
         receiver = ctx.type_of(func.value)
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
             return
-        estimator = _estimator_name(func.value, ctx.statement)
+        chained = _predicted_after_fit(node, ctx)  # `Estimator().fit(Xt, y).score(Xt_test, y_test)`
+        estimator = _estimator_name(func.value, ctx.statement) if chained is None else receiver.lib.rsplit(".", 1)[-1]
         if estimator is None:
             return
         here = ctx.position()
@@ -288,7 +290,11 @@ def fit(model, transformer, X, y, X_new):
         steps = _fitted_steps(block, fit_index, data, ctx)
         if not steps or id(steps[0].call) in self._reported:
             return
-        test = _test_use(block, steps, estimator, ctx)
+        if chained is None:
+            test = _test_use(block, steps, estimator, ctx)
+        else:
+            given = _test_data(block, fit_index, chained[1], steps[-1], ctx)
+            test = None if given is None else (fit_index, chained[0], *given)
         if test is None:
             return
         self._reported.add(id(steps[0].call))
@@ -306,7 +312,7 @@ def fit(model, transformer, X, y, X_new):
             refit=refit,
             applicability=Applicability.DISPLAY,
         )
-        if straight_line(chain) and not _reshaped(chain):
+        if chained is None and straight_line(chain) and not _reshaped(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
         names = ", ".join(f"`{step.transformer}`" for step in steps)
         verb = "is" if len(steps) == 1 else "are"
@@ -343,16 +349,10 @@ def fit(model, transformer, X, y, X_new):
         steps = _fitted_steps(block, index, data, ctx)
         if not steps or id(steps[0].call) in self._reported:
             return
-        test_data, last = _underlying(predicted), steps[-1]
-        if _is_transform_by(test_data, last):
-            holder, bound, refit = None, None, _refits(test_data)
-        elif isinstance(test_data, ast.Name):
-            found = ctx.last_assignment(block, index, test_data.id, paired=True)
-            if found is None or not _is_transform_by(_underlying(found[1]), last):
-                return
-            holder, bound, refit = test_data.id, found[0], _refits(_underlying(found[1]))
-        else:
+        given = _test_data(block, index, predicted, steps[-1], ctx)
+        if given is None:
             return
+        holder, bound, refit = given
         self._reported.add(id(steps[0].call))
         chain = Chain(
             block,
@@ -375,6 +375,40 @@ def fit(model, transformer, X, y, X_new):
         helper = ast.unparse(call.func)
         message = f"{names} {verb} fitted and applied by hand before `{model.id}`, fitted and used in `{helper}`"
         ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+
+
+def _predicted_after_fit(fit: ast.Call, ctx: RuleContext) -> tuple[ast.Call, ast.expr] | None:
+    """The call using the estimator straight after its `fit` (`est.fit(Xt, y).score(Xt_test,
+    y_test)`: `fit` returns the estimator) and the data it is given; None otherwise."""
+    method = ctx.parent(fit)
+    use = ctx.parent(method) if isinstance(method, ast.Attribute) else None
+    if (
+        isinstance(method, ast.Attribute)
+        and method.attr in PREDICT_METHODS
+        and isinstance(use, ast.Call)
+        and use.func is method
+        and use.args
+        and not isinstance(use.args[0], ast.Starred)
+    ):
+        return use, use.args[0]
+    return None
+
+
+def _test_data(
+    block: list[ast.stmt], index: int, given: ast.expr, last: Step, ctx: RuleContext
+) -> tuple[str | None, int | None, bool] | None:
+    """Whether the data a use of the estimator at statement `index` is given went through
+    the last transformer's `transform` (or `fit_transform`): inline, or through a name bound
+    to it before (the name and its statement's index, or None for inline), and whether the
+    transformer was fitted again there."""
+    data = _underlying(given)
+    if _is_transform_by(data, last):
+        return None, None, _refits(data)
+    if isinstance(data, ast.Name):
+        found = ctx.last_assignment(block, index, data.id, paired=True)
+        if found is not None and _is_transform_by(_underlying(found[1]), last):
+            return data.id, found[0], _refits(_underlying(found[1]))
+    return None
 
 
 def _fitted_steps(block: list[ast.stmt], index: int, data: ast.expr, ctx: RuleContext) -> list[Step]:
