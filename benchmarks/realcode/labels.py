@@ -61,6 +61,7 @@ TUNED_LABELS = (
             "blind21",
             "blind22",
             "blind23",
+            "blind24",
         )
     ),
 )
