@@ -350,6 +350,35 @@ class TypeEnv:
                 return
         self.bind_target(target, None)
 
+    def _collected(self, builtin: str, call: ast.Call) -> Ty | None:
+        """`list(...)`, `sorted(...)` (a list) and `tuple(...)` (unknown), of the items of a
+        batch moved to the device one by one (`tuple(t.to(device) for t in batch)`) a
+        sequence of placed values there."""
+        moved = self._moved_items(call.args[0]) if len(call.args) == 1 and builtin != "sorted" else None
+        if moved is not None:
+            return moved
+        return LIST if builtin != "tuple" else self._called(OTHER, call)
+
+    def _moved_items(self, node: ast.expr) -> Ty | None:
+        """A comprehension that moves each item it iterates to the device (`[t.to(device)
+        for t in batch]`, `(t.cuda() for t in batch)`): a sequence of placed values there,
+        whatever each item was (a batch's tensors, unpacked next)."""
+        if not (isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1):
+            return None
+        element, target = node.elt, node.generators[0].target
+        if not (
+            isinstance(element, ast.Call)
+            and isinstance(element.func, ast.Attribute)
+            and element.func.attr in ("to", "cuda")
+            and isinstance(element.func.value, ast.Name)
+            and isinstance(target, ast.Name)
+            and element.func.value.id == target.id
+        ):
+            return None
+        if element.func.attr == "cuda" or torch_api.move_target(element, self) == DEVICE:
+            return sequence_of(Ty(Kind.PLACED, "torch", DEVICE))
+        return None
+
     def enumerated(self, iterable: ast.expr) -> ast.expr | None:
         """What `enumerate(xs)` or `enumerate(xs, start=1)` (the builtin) counts, else None."""
         if (
@@ -429,7 +458,9 @@ class TypeEnv:
             if any(item is not None and item != OTHER for item in items):
                 return Ty(Kind.TUPLE, items=items)
             return OTHER if isinstance(node, ast.Tuple) else LIST
-        if isinstance(node, (ast.List, ast.ListComp)):
+        if isinstance(node, ast.ListComp):
+            return self._moved_items(node) or LIST
+        if isinstance(node, ast.List):
             return LIST
         if isinstance(node, ast.JoinedStr):
             return torch_api.formatted_type(node) or OTHER
@@ -550,8 +581,8 @@ class TypeEnv:
             callee = self.lookup(func.id)
             if callee is None and self.resolver is not None:
                 return self.resolver.call(self, node)
-            if callee is OTHER and func.id in ("list", "sorted") and self.is_builtin(func.id):
-                return LIST
+            if callee is OTHER and func.id in ("list", "tuple", "sorted") and self.is_builtin(func.id):
+                return self._collected(func.id, node)
             return self._called(callee, node)
         if isinstance(func, ast.Attribute):
             receiver = self.type_of(func.value)

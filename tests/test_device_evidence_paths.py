@@ -188,3 +188,29 @@ def test_a_read_under_a_flag_that_holds_every_optimizer_step_is_per_step(test, f
         "                accelerator.log({'loss': loss.detach().item()}, step=step)\n"
     )
     assert bool(codes(source, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("moved", "flagged"),
+    [
+        ("tuple(t.to(device) for t in batch)", True),  # each item of the batch moved, then unpacked
+        ("[t.to(device) for t in batch]", True),
+        ("list(t.cuda() for t in batch)", True),
+        ("tuple(t.to(torch.float32) for t in batch)", False),  # near-miss: a dtype, not a device
+        ("tuple(t.to(device) for t in other)", True),
+        ("tuple(x.to(device) for t in batch)", False),  # near-miss: not the items it iterates
+    ],
+)
+def test_a_batch_moved_item_by_item_is_on_the_device(moved, flagged):
+    source = (
+        "import torch\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n\n\n"
+        "def evaluate(dataloader, other, x):\n"
+        "    labels = []\n"
+        "    for batch in dataloader:\n"
+        f"        batch = {moved}\n"
+        "        ids, label_ids = batch\n"
+        "        labels.append(label_ids.cpu())\n"
+        "    return labels\n"
+    )
+    assert bool(codes(source, "GPU301")) is flagged

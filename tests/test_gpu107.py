@@ -219,3 +219,20 @@ def test_why_a_slice_held_by_a_name_is_declined():
     k = slice(0, 3)
     assert len(frame["a"][k]) == 3
     assert len(frame.loc[k, "a"]) == 4
+
+
+@pytest.mark.parametrize(
+    ("statement", "count"),
+    [
+        # a loop binds the column label: literal labels, also through a name, or the frame's columns
+        ("for size in [100, 200]:\n    frame[size][3] = 1.0", 1),
+        ("labels = ('a', 'b')\nfor label in labels:\n    frame[label][mask] = 0.0", 1),
+        ("for label in frame.columns:\n    frame[label][mask] = 0.0", 1),
+        # near-misses: what the loop binds may be masks or lists of labels
+        ("for key in [first, second]:\n    frame[key][3] = 1.0", 0),
+        ("for key in [['a', 'b']]:\n    frame[key][3] = 1.0", 0),
+        ("for key in keys_from_elsewhere():\n    frame[key][3] = 1.0", 0),
+    ],
+)
+def test_a_column_label_bound_by_a_loop(statement, count):
+    assert len(_findings(HEADER + statement + "\n")) == count

@@ -72,7 +72,7 @@ def _chain(target: ast.expr, ctx: RuleContext) -> _Chain | None:
         return "row-column", inner.value, inner_key, key, inner.attr, ""
     if not _frame(inner, ctx):
         return None
-    if isinstance(inner_key, ast.Constant) and isinstance(inner_key.value, str):
+    if isinstance(inner_key, ast.Constant) and isinstance(inner_key.value, str) or _label_variable(inner_key, ctx):
         return "column-item", inner, key, inner_key, "", ""
     if isinstance(inner_key, ast.List):
         return "columns-copy", inner, None, key, "", ""
@@ -80,6 +80,28 @@ def _chain(target: ast.expr, ctx: RuleContext) -> _Chain | None:
     if key_type is not None and key_type.kind == "series":
         return "mask-column", inner, inner_key, key, "", ""
     return None
+
+
+def _label_variable(key: ast.expr, ctx: RuleContext) -> bool:
+    """`key` is a name a loop binds to column labels: it iterates literal strings or numbers
+    (`for size in [100, 200]`, also through a name bound to such a list or tuple) or a
+    frame's `.columns`."""
+    if not isinstance(key, ast.Name):
+        return False
+    loop = ctx.reaching_binding(key.id)
+    if not (isinstance(loop, (ast.For, ast.AsyncFor)) and isinstance(loop.target, ast.Name)):
+        return False
+    iterable = loop.iter
+    if isinstance(iterable, ast.Name):
+        statement = ctx.reaching_assignment(iterable.id)
+        iterable = assigned_value(statement, iterable.id) if statement is not None else None  # type: ignore[assignment]
+    if isinstance(iterable, ast.Attribute) and iterable.attr == "columns":
+        return _frame(iterable.value, ctx)
+    return (
+        isinstance(iterable, (ast.List, ast.Tuple))
+        and bool(iterable.elts)
+        and all(isinstance(e, ast.Constant) and type(e.value) in (str, int, float) for e in iterable.elts)
+    )
 
 
 def _chain_into_attribute(target: ast.Attribute, ctx: RuleContext) -> _Chain | None:
@@ -233,7 +255,9 @@ class ChainedAssignment(Rule):
     its use alone (`df.columns`, `df.iterrows()`, `df.select_dtypes(...)`) in a file that
     imports no table library other than pandas or Modin (no Polars, Spark, cuDF, Dask,
     Arrow or xarray, whose tables share some of those names). `df.c` is a column when `c`
-    is no attribute or method of a DataFrame (`df.attrs[...]` is left alone).
+    is no attribute or method of a DataFrame (`df.attrs[...]` is left alone). A column is
+    selected by a string label, or by a name a loop binds to labels (`for size in [100,
+    200]: df[size][k] = v`, also over `df.columns`).
 
     ## Why is this bad?
     Under pandas 3's copy-on-write every indexing result behaves as a copy, so the write
