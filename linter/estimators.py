@@ -690,6 +690,8 @@ def returned_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty |
     if call is None or env is None or not qualname.startswith("sklearn.") or has_unpacking(call):
         return None
     name = _library_key(qualname)
+    if name in ("pipeline.Pipeline", "pipeline.make_pipeline"):
+        return _pipeline_type(qualname, call, env)
     if name in ARRAY_DATASETS:
         if _constant(call, "as_frame", False) is not False:
             return None
@@ -698,6 +700,32 @@ def returned_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty |
             return None
         return _arrays(2) if split else BUNCH
     return None
+
+
+def _pipeline_type(qualname: str, call: ast.Call, env: Env) -> Ty | None:
+    """A pipeline whose last step is a transformer (`Pipeline([("vect", CountVectorizer()),
+    ("tfidf", TfidfTransformer())])`, `make_pipeline(SimpleImputer(), StandardScaler())`) is
+    a transformer too: that step's type rides along as its item. Other pipelines: None (the
+    plain estimator type)."""
+    if qualname.endswith("make_pipeline"):
+        last = call.args[-1] if call.args else None
+    else:
+        steps = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "steps"), None)
+        pair = steps.elts[-1] if isinstance(steps, (ast.List, ast.Tuple)) and steps.elts else None
+        last = pair.elts[-1] if isinstance(pair, ast.Tuple) and len(pair.elts) == 2 else None
+    step = env.type_of(last) if last is not None and not isinstance(last, ast.Starred) else None
+    if step is None or step.kind != "estimator" or not transforms_as_step(step):
+        return None
+    return Ty(Kind.ESTIMATOR, qualname, items=(step,))
+
+
+def transforms_as_step(ty: Ty) -> bool:
+    """The estimator `ty` can be a pipeline's transformer step: a transformer's class, or a
+    pipeline of them (`_pipeline_type`)."""
+    if transforms(ty.lib):
+        return True
+    last = ty.items[0] if role(ty.lib) == PIPELINE and ty.items else None
+    return last is not None and transforms_as_step(last)
 
 
 def attribute_type(receiver: Ty, attr: str) -> Ty | None:

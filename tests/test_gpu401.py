@@ -424,3 +424,28 @@ def test_an_estimator_used_straight_after_its_fit(body, flagged):
     if flagged:
         assert found[0].fix is None or found[0].fix.applicability is Applicability.DISPLAY
         assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    ("made", "flagged"),
+    [
+        ("Pipeline([('scale', StandardScaler()), ('select', SelectKBest(k=2))])", True),
+        ("make_pipeline(StandardScaler(), SelectKBest(k=2))", True),
+        ("Pipeline(steps=[('scale', StandardScaler())])", True),
+        # near-misses: a pipeline that ends in an estimator is the pipeline already, not a step
+        ("make_pipeline(StandardScaler(), LogisticRegression())", False),
+        ("Pipeline([('scale', StandardScaler()), ('model', LogisticRegression())])", False),
+    ],
+)
+def test_a_pipeline_of_transformers_is_a_step_chained_by_hand(made, flagged):
+    source = (
+        "from sklearn.pipeline import Pipeline, make_pipeline\n"
+        + HEADER
+        + f"    prep = {made}\n"
+        + "    Xs = prep.fit_transform(X_train, y_train)\n"
+        + "    Xt = prep.transform(X_test)\n"
+        + "    model.fit(Xs, y_train)\n"
+        + "    return model.predict(Xt)\n"
+    )
+    found = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert len(found) == (1 if flagged else 0)

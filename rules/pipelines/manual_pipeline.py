@@ -18,7 +18,15 @@ from gpulint.rule_api import (
     Tier,
     walk_local,
 )
-from gpulint.estimators import PREDICT_METHODS, PREDICTOR, SEARCH, is_stateless, library, role, transforms
+from gpulint.estimators import (
+    PREDICT_METHODS,
+    PREDICTOR,
+    SEARCH,
+    is_stateless,
+    library,
+    role,
+    transforms_as_step,
+)
 from gpulint.plans.manual_pipeline import Chain, Step
 
 
@@ -60,7 +68,8 @@ class ManualPipeline(Rule):
     transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
     reported too, and the message says so: a pipeline applies the training fit there.
     A transformer that learns nothing from its data (`PolynomialFeatures`) may be fitted on
-    anything. Both splits may be transformed in one statement (`Xs, Xt = t.transform(X_train),
+    anything. A pipeline of transformers (`Pipeline([("vect", CountVectorizer()), ("tfidf",
+    TfidfTransformer())])`) is a transformer step too. Both splits may be transformed in one statement (`Xs, Xt = t.transform(X_train),
     t.transform(X_test)`), the test data may be predicted in a function of the file that
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
     calls `model.predict` on its data parameter) or straight after the estimator's fit
@@ -440,7 +449,7 @@ def _transformer(node: ast.expr, ctx: RuleContext) -> str | None:
     if not isinstance(node, ast.Name):
         return None
     ty = ctx.type_of(node)
-    return ty.lib if ty is not None and ty.kind == "estimator" and transforms(ty.lib) else None
+    return ty.lib if ty is not None and ty.kind == "estimator" and transforms_as_step(ty) else None
 
 
 def _first_argument(call: ast.Call) -> ast.expr | None:
