@@ -10,10 +10,12 @@ from __future__ import annotations
 import ast
 
 from gpulint.diagnostic import Applicability, Diagnostic
-from gpulint.fixing import Decline, FixContext, Plan, ready
+from gpulint.fixing import Decline, FixContext, Plan, ready, suggestion
 from gpulint.plans.device_round_trip import Trip
 
 MESSAGE = "copy on the device instead of through the host"
+#: For a list of device tensors handed to a constructor: the rewrite depends on their shapes.
+STACK_SUGGESTION = "stack the tensors on the device: `torch.stack(values)` (`.view(...)` as before), no host copy"
 #: Expressions that need no parentheses before `.method()`.
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
 
@@ -23,6 +25,8 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     trip = found.trip
     value = ctx.segment(trip.value)
     if found.applicability is Applicability.DISPLAY:
+        if trip.library == "torch" and not trip.chain:  # a list of device tensors, read one by one
+            return suggestion(STACK_SUGGESTION)
         return Decline("the rule found no device copy that gives the same value here")
     if "\n" in value or "\r" in value:
         return Decline("the copied value spans lines")

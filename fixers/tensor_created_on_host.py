@@ -37,7 +37,10 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
             return suggestion(DRAW_SUGGESTION)
         if found.helper:
             return suggestion(HELPER_SUGGESTION)
-        return Decline("the rule found no factory call that takes the device here")
+        return Decline(
+            "the factory's tensor is changed on its way to the device, the move takes more than a device, or "
+            "the factory takes arguments that mean something else there: pass `device=` to the factory by hand"
+        )
     move = found.move
     destination = '"cuda"' if move.move.func.attr == "cuda" else ctx.segment(move.destination)  # type: ignore[attr-defined,arg-type]
     if move.made is not None:

@@ -765,22 +765,31 @@ def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Fi
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
     }
     usable = set(parameters) - rebound
-    fits: dict[str, str] = {}
-    predicts: dict[str, str] = {}
+    # fitted by a statement of the body itself (not under an `if` or in a loop), predicted after
+    fits: dict[str, tuple[str, int]] = {}
+    for statement in function.body:
+        call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+        parts = _parameter_call(call, usable)
+        if parts is not None and parts[1] == "fit":
+            fits.setdefault(parts[0], (parts[2], statement.lineno))
+    predicts: dict[str, tuple[str, int]] = {}
     for node in walk_local(function.body):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
-            continue
-        owner, data = node.func.value, node.args[0]
-        if not (isinstance(owner, ast.Name) and isinstance(data, ast.Name)):
-            continue
-        if owner.id in usable and data.id in usable:
-            if node.func.attr == "fit":
-                fits.setdefault(owner.id, data.id)
-            elif node.func.attr in PREDICT_METHODS:
-                predicts.setdefault(owner.id, data.id)
-    for estimator, fitted in fits.items():
-        predicted = predicts.get(estimator)
-        if predicted is not None and predicted != fitted:
+        parts = _parameter_call(node, usable)
+        if parts is not None and parts[1] in PREDICT_METHODS and parts[0] in fits:
+            predicts.setdefault(parts[0], (parts[2], node.lineno))  # type: ignore[attr-defined]
+    for estimator, (fitted, fitted_at) in fits.items():
+        predicted, predicted_at = predicts.get(estimator, (fitted, 0))
+        if predicted != fitted and predicted_at > fitted_at:
             positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
             return FitPredict(estimator, fitted, predicted, positional)
+    return None
+
+
+def _parameter_call(node: ast.AST | None, parameters: set[str]) -> tuple[str, str, str] | None:
+    """`p.method(q, ...)` with `p` and `q` among `parameters`: (p, method, q)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+        return None
+    owner, data = node.func.value, node.args[0]
+    if isinstance(owner, ast.Name) and isinstance(data, ast.Name) and {owner.id, data.id} <= parameters:
+        return owner.id, node.func.attr, data.id
     return None

@@ -412,3 +412,25 @@ def test_a_helper_that_predicts_on_what_it_fitted_is_no_chain(repository, cli):
     write(repository / "train.py", TEXTS.format(call="lr, train_features, train.label, test_features"))
     run = cli("check", "train.py", "--select", "GPU401", "--output-format", "json", "--no-cache")
     assert json.loads(run.stdout) == []
+
+
+@pytest.mark.parametrize(
+    "helper",
+    [
+        # predicts before it fits: what it predicts with is the estimator as handed in
+        "def train_predict(classifier, train_features, train_labels, test_features):\n"
+        "    old = classifier.predict(test_features)\n"
+        "    classifier.fit(train_features, train_labels)\n"
+        "    return old\n",
+        # fits only sometimes
+        "def train_predict(classifier, train_features, train_labels, test_features, refit=False):\n"
+        "    if refit:\n"
+        "        classifier.fit(train_features, train_labels)\n"
+        "    return classifier.predict(test_features)\n",
+    ],
+)
+def test_a_helper_that_may_not_fit_before_it_predicts_is_no_chain(repository, cli, helper):
+    write(repository / "helpers.py", helper)
+    write(repository / "train.py", TEXTS.format(call="lr, train_features, train.label, test_features"))
+    run = cli("check", "train.py", "--select", "GPU401", "--output-format", "json", "--no-cache")
+    assert json.loads(run.stdout) == []

@@ -82,6 +82,10 @@ def _chain(target: ast.expr, ctx: RuleContext) -> _Chain | None:
     return None
 
 
+#: List methods that add items.
+_GROWING = frozenset({"append", "extend", "insert"})
+
+
 def _label_variable(key: ast.expr, ctx: RuleContext) -> bool:
     """`key` is a name a loop binds to column labels: it iterates literal strings or numbers
     (`for size in [100, 200]`, also through a name bound to such a list or tuple) or a
@@ -93,6 +97,9 @@ def _label_variable(key: ast.expr, ctx: RuleContext) -> bool:
         return False
     iterable = loop.iter
     if isinstance(iterable, ast.Name):
+        facts = ctx.semantic.scope(ctx.scope)
+        if facts is not None and not facts.attributes.get(iterable.id, set()).isdisjoint(_GROWING):
+            return False  # a list of labels grown after it was written (`keys.append(["c", "d"])`)
         statement = ctx.reaching_assignment(iterable.id)
         iterable = assigned_value(statement, iterable.id) if statement is not None else None  # type: ignore[assignment]
     if isinstance(iterable, ast.Attribute) and iterable.attr == "columns":

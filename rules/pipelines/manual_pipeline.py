@@ -289,8 +289,10 @@ def fit(model, transformer, X, y, X_new):
         if receiver is None or receiver.kind != "estimator" or role(receiver.lib) not in (PREDICTOR, SEARCH):
             return
         chained = _predicted_after_fit(node, ctx)  # `Estimator().fit(Xt, y).score(Xt_test, y_test)`
-        estimator = _estimator_name(func.value, ctx.statement) if chained is None else receiver.lib.rsplit(".", 1)[-1]
-        if estimator is None:
+        estimator = (
+            _estimator_name(func.value, ctx.statement) if isinstance(func.value, ast.Name) or chained is None else None
+        )
+        if estimator is None and chained is None:
             return
         here = ctx.position()
         if here is None:
@@ -299,13 +301,15 @@ def fit(model, transformer, X, y, X_new):
         steps = _fitted_steps(block, fit_index, data, ctx)
         if not steps or id(steps[0].call) in self._reported:
             return
-        if chained is None:
-            test = _test_use(block, steps, estimator, ctx)
+        given = _test_data(block, fit_index, chained[1], steps[-1], ctx) if chained is not None else None
+        if given is not None:
+            test: tuple[int, ast.Call, str | None, int | None, bool] | None = (fit_index, chained[0], *given)  # type: ignore[index]
         else:
-            given = _test_data(block, fit_index, chained[1], steps[-1], ctx)
-            test = None if given is None else (fit_index, chained[0], *given)
+            chained = None  # scored on other data there: a later use may still close the chain
+            test = _test_use(block, steps, estimator, ctx) if estimator is not None else None
         if test is None:
             return
+        estimator = estimator or receiver.lib.rsplit(".", 1)[-1]
         self._reported.add(id(steps[0].call))
         *found, refit = test
         chain = Chain(

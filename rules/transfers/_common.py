@@ -507,6 +507,11 @@ def _torch_function_on_the_way(call: ast.Call, env: TypeEnv) -> bool:
     of `torch.nn.init` filling it in place (`init.normal(torch.Tensor(n, 100))`), or a draw
     where its parameters are (`torch.normal(torch.zeros(n), std)`), applied to a call."""
     name = env.qualname(call.func) or ""
+    if name.startswith("torch.") and name[len("torch.") :] in DRAWN_WHERE_GIVEN:
+        # from a given generator (a CPU one: reproducible draws) the draw is meant on the host;
+        # with a second tensor parameter made on the host, `device=` on one factory is not enough
+        if any(k.arg == "generator" for k in call.keywords) or any(isinstance(a, ast.Call) for a in call.args[1:]):
+            return False
     return (
         (
             name.startswith("torch.nn.init.")

@@ -112,7 +112,7 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     if node in covered:
         return None
     what = to_host(node, ctx.env)
-    if what is None or under_host_autocast(ctx):
+    if what is None or under_host_autocast(ctx) or _copies_a_module(node, ctx):
         return None
     loop = _counting_loop(node, ctx) if ctx.loops else _loop_calling(ctx)
     if loop is None or waits_anyway(loop, ctx) or _decides_exit(node, loop, ctx):
@@ -133,14 +133,42 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
 
 
 def _earlier_copy_in(statement: ast.stmt, node: ast.AST, ctx: RuleContext) -> bool:
-    """Another copy to the host, not one around `node`, comes before it in `statement`."""
+    """Another copy to the host that feeds the same total, not one around `node`, comes
+    before it in `statement` (a copy passed to some call first is no part of the sum)."""
     start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
     return any(
         isinstance(other, ast.Call)
         and (other.end_lineno, other.end_col_offset) <= start  # type: ignore[operator]
         and to_host(other, ctx.env) is not None
+        and _total_fed(_read_value(other, ctx)[0], ctx, statement) is not None
         for other in walk_local([statement])
     )
+
+
+#: Methods only a module has: what a copy is used with shows it moved a module.
+_MODULE_ONLY = frozenset({"state_dict", "load_state_dict", "named_modules", "modules", "children", "eval", "train"})
+
+
+def _copies_a_module(node: ast.AST, ctx: RuleContext) -> bool:
+    """`node` moves a value of unknown kind (something placed: a tensor, a module or a batch)
+    that is then used as only a module is: `net.cpu().state_dict()`, or `net = net.cpu()`
+    with `net.state_dict()` in the same scope. Moving a module back to save it copies its
+    weights, not a batch's result."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    receiver = ctx.type_of(node.func.value)
+    if receiver is None or receiver.kind != "placed":
+        return False
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Attribute) and parent.attr in _MODULE_ONLY:
+        return True
+    statement = ctx.statement
+    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1):
+        return False
+    target = statement.targets[0]
+    facts = ctx.semantic.scope(ctx.scope) if isinstance(target, ast.Name) else None
+    used = facts.attributes.get(target.id, set()) if facts is not None else set()  # type: ignore[union-attr]
+    return not used.isdisjoint(_MODULE_ONLY)
 
 
 def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:

@@ -73,8 +73,8 @@ class TensorCreatedOnHost(Rule):
 
     A factory on its way through dtype and layout changes (`torch.zeros(n).float().to(d)`),
     `requires_grad_()` or a draw from the tensor it makes (`torch.normal(torch.zeros(n),
-    std).to(d)`: the draw is made where its mean is) is flagged with the rewrite shown:
-    `device=` goes to the factory, the chain stays.
+    std).to(d)`: the draw is made where its mean is; not from a given `generator=`) is
+    flagged with a suggestion, not a rewrite: `device=` goes to the factory, the chain stays.
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
