@@ -62,6 +62,7 @@ TUNED_LABELS = (
             "blind22",
             "blind23",
             "blind24",
+            "blind25",
         )
     ),
 )
