@@ -273,3 +273,19 @@ def test_a_factory_under_a_draw_or_grad_switch_gets_a_suggestion(line):
 )
 def test_draws_from_a_tensor_not_made_on_the_host(line):
     assert [x for x in lint_source(HEAD + _body(line)) if x.code == "GPU304"] == []
+
+
+def test_a_factory_made_in_a_tuple_assignment_and_moved_in_another_gets_a_suggestion():
+    body = (
+        "x_real, y_real = flag.view(-1, 4), torch.ones(8, 1)\n"
+        "x_real, y_real = Variable(x_real.to(d)), Variable(y_real.to(d))\n"
+        "return x_real, y_real\n"
+    )
+    found = _only(HEAD + _body(body))
+    assert found.fix.applicability is Applicability.DISPLAY
+    assert "`y_real` is created on the host and then copied to the device by `y_real.to(d)`" in found.message
+
+
+def test_a_tuple_element_that_also_reads_the_name_is_not_the_factory():
+    body = "a, y = torch.ones(8, 1), torch.ones(8, 1)\na, y = a + y, y.to(d)\nreturn a, y\n"
+    assert [x for x in lint_source(HEAD + _body(body)) if x.code == "GPU304"] == []

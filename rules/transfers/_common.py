@@ -548,7 +548,7 @@ def factory_moved_later(
         return None
     name = moved.id
     statement = statements[-1]
-    alone = _moves_alone(statement, node, name)
+    alone = _moves_alone(statement, node, name, env)
     if alone is None:
         return None
     block = blocks[-1]
@@ -580,15 +580,10 @@ def factory_moved_later(
         if earlier is None:
             return None
     made = block[earlier]
-    if not (
-        isinstance(made, ast.Assign)
-        and len(made.targets) == 1
-        and isinstance(made.targets[0], ast.Name)
-        and made.targets[0].id == name
-        and isinstance(made.value, ast.Call)
-    ):
+    factory = bound_call(made, name)  # `t = torch.zeros(n)`, or one element of a tuple assignment
+    if factory is None:
         return None
-    factory = made.value
+    tupled = factory is not made.value  # type: ignore[attr-defined]
     inner = unwrapped(factory, env.qualname(factory.func))
     if isinstance(inner, ast.Call):
         factory = inner
@@ -607,11 +602,35 @@ def factory_moved_later(
         found.factory,
         found.name,
         found.destination,
-        found.plain and alone and not conditional and inner is None and not filled and moved is node.func.value,
-        made,
+        found.plain
+        and alone
+        and not conditional
+        and not tupled
+        and inner is None
+        and not filled
+        and moved is node.func.value,
+        made,  # type: ignore[arg-type]
         statement,
         adjacent=earlier == index - 1,
     )
+
+
+def bound_call(statement: ast.stmt, name: str) -> ast.Call | None:
+    """The call `statement` binds `name` to: `name = f(...)`, or the matching element of a
+    tuple assignment (`x, name = x.view(-1), f(...)`) whose other parts do not mention it."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target, value = statement.targets[0], statement.value
+    if isinstance(target, ast.Name):
+        return value if target.id == name and isinstance(value, ast.Call) else None
+    if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)):
+        return None
+    for index, (part, element) in enumerate(zip(target.elts, value.elts, strict=True)):
+        if isinstance(part, ast.Name) and part.id == name:
+            others = [*value.elts[:index], *value.elts[index + 1 :]]
+            mentioned = any(isinstance(n, ast.Name) and n.id == name for other in others for n in ast.walk(other))
+            return element if isinstance(element, ast.Call) and not mentioned else None
+    return None
 
 
 def _last_touching(block: list[ast.stmt], before: int, name: str, touched: dict[int, frozenset[str]]) -> int | None:
@@ -635,7 +654,7 @@ def _fills_in_place(statement: ast.stmt, name: str) -> bool:
     )
 
 
-def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
+def _moves_alone(statement: ast.stmt, node: ast.Call, name: str, env: TypeEnv) -> bool | None:
     """Whether `statement` binds `name` to `node` alone (`t = t.cuda()`: True) or as one
     element of a tuple assignment that touches `name` nowhere else, or moves it in one branch
     of a conditional whose other branch is `name` itself, the program's CPU fallback
@@ -652,7 +671,7 @@ def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
         return True if isinstance(target, ast.Name) and target.id == name else None
     if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)):
         return None
-    position = next((i for i, element in enumerate(value.elts) if element is node), None)
+    position = next((i for i, element in enumerate(value.elts) if _is_or_wraps(element, node, env)), None)
     if position is None or not (isinstance(target.elts[position], ast.Name) and target.elts[position].id == name):
         return None
     others = [
@@ -664,6 +683,11 @@ def _moves_alone(statement: ast.stmt, node: ast.Call, name: str) -> bool | None:
     if any(isinstance(n, ast.Name) and n.id == name for other in others for n in ast.walk(other)):
         return None
     return False
+
+
+def _is_or_wraps(element: ast.expr, node: ast.Call, env: TypeEnv) -> bool:
+    """`element` is `node`, or the legacy `Variable(...)` around it."""
+    return element is node or isinstance(element, ast.Call) and unwrapped(element, env.qualname(element.func)) is node
 
 
 def _moved_or_kept(value: ast.expr | None, node: ast.Call, name: str) -> bool:

@@ -8,6 +8,7 @@ from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, Rule
 from gpulint.torch_api import HOST_ONLY_KEYWORDS, RANDOM_FACTORIES
 
 from ._common import (
+    bound_call,
     distribution_draw_move,
     FactoryMove,
     factory_move,
@@ -52,7 +53,8 @@ class TensorCreatedOnHost(Rule):
     The same idiom in two statements is flagged too, at the factory: `t = torch.zeros(n)` and
     later, in the same block, `t = t.to(device)` (or `t = t.cuda()`), with no statement in
     between that reads, binds or declares `t`. With the rewrite shown, not written: the move
-    as one element of a tuple assignment (`x, t = x.cuda(), t.cuda()`), the move in an `if`
+    or the factory as one element of a tuple assignment (`x, t = x.cuda(), t.cuda()`, also
+    wrapped in `Variable(...)`), the move in an `if`
     after the factory (`if gpu: t = t.cuda()`: the other path is the program's CPU fallback)
     or in one branch of a conditional that keeps `t` in the other (`return t.cuda() if
     USE_CUDA else t`),
@@ -412,10 +414,11 @@ mask = make_mask(64)
                 "the device: give the distribution parameters on the device"
             )
         if move.made is not None:  # reported at the factory, where `device=` goes
-            name = move.made.targets[0].id  # type: ignore[attr-defined]
+            moved = node.func.value  # type: ignore[attr-defined]
+            name = ast.unparse(moved.args[0] if isinstance(moved, ast.Call) and moved.args else moved)
             message = (
-                f"`{name}` is created on the host and then copied to the device (line {node.lineno}); "
+                f"`{name}` is created on the host and then copied to the device by `{ast.unparse(node)}`; "
                 "pass `device=` to the factory"
             )
-            spot = move.made.value
+            spot = bound_call(move.made, name) or move.made.value
         ctx.report(spot, message, context=HostFactory(applicability=_applicability(move), move=move))
