@@ -63,6 +63,7 @@ TUNED_LABELS = (
             "blind23",
             "blind24",
             "blind25",
+            "blind26",
         )
     ),
 )
