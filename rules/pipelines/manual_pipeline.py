@@ -294,13 +294,10 @@ def fit(model, transformer, X, y, X_new):
         )
         if estimator is None and chained is None:
             return
-        here = ctx.position()
-        if here is None:
+        found = self._unreported_steps(data, ctx)
+        if found is None:
             return
-        block, fit_index = here
-        steps = _fitted_steps(block, fit_index, data, ctx)
-        if not steps or id(steps[0].call) in self._reported:
-            return
+        block, fit_index, steps = found
         given = _test_data(block, fit_index, chained[1], steps[-1], ctx) if chained is not None else None
         if given is not None:
             test: tuple[int, ast.Call, str | None, int | None, bool] | None = (fit_index, chained[0], *given)  # type: ignore[index]
@@ -310,29 +307,26 @@ def fit(model, transformer, X, y, X_new):
         if test is None:
             return
         estimator = estimator or receiver.lib.rsplit(".", 1)[-1]
-        self._reported.add(id(steps[0].call))
-        *found, refit = test
-        chain = Chain(
-            block,
-            steps,
-            fit_index,
-            node,
-            estimator,
-            receiver.lib,
-            *found,
-            scope=ctx.scope,
-            block_scope=ctx.statement_scope,
-            refit=refit,
-            applicability=Applicability.DISPLAY,
-        )
+        *use, refit = test
+        chain = self._chain(ctx, block, steps, fit_index, node, estimator, receiver.lib, use, refit)  # type: ignore[arg-type]
         if chained is None and straight_line(chain) and not _reshaped(chain):
             chain = replace(chain, applicability=Applicability.UNSAFE)
-        names = ", ".join(f"`{step.transformer}`" for step in steps)
-        verb = "is" if len(steps) == 1 else "are"
-        message = f"{names} {verb} fitted and applied by hand before `{estimator}`"
+        message = ""
         if refit:
-            message += f", and fitted again on the test data (`{steps[-1].transformer}.fit_transform`)"
-        ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+            message = f", and fitted again on the test data (`{steps[-1].transformer}.fit_transform`)"
+        _report(ctx, chain, message)
+
+    def _unreported_steps(self, data: ast.expr, ctx: RuleContext) -> tuple[list[ast.stmt], int, list[Step]] | None:
+        """The current statement's block, its index there, and the transformers fitted by hand
+        on `data` before it, unless none are or their chain was reported already."""
+        here = ctx.position()
+        if here is None:
+            return None
+        block, index = here
+        steps = _fitted_steps(block, index, data, ctx)
+        if not steps or id(steps[0].call) in self._reported:
+            return None
+        return block, index, steps
 
     def _check_project_helper(self, call: ast.Call, ctx: RuleContext) -> None:
         """A helper of a project module that fits the estimator it is handed on one
@@ -355,39 +349,53 @@ def fit(model, transformer, X, y, X_new):
             or not isinstance(data, (ast.Name, ast.Call))
         ):
             return
-        here = ctx.position()
-        if here is None:
+        found = self._unreported_steps(data, ctx)
+        if found is None:
             return
-        block, index = here
-        steps = _fitted_steps(block, index, data, ctx)
-        if not steps or id(steps[0].call) in self._reported:
-            return
+        block, index, steps = found
         given = _test_data(block, index, predicted, steps[-1], ctx)
         if given is None:
             return
         holder, bound, refit = given
+        chain = self._chain(ctx, block, steps, index, call, model.id, receiver.lib, (index, call, holder, bound), refit)
+        _report(ctx, chain, f", fitted and used in `{ast.unparse(call.func)}`")
+
+    def _chain(
+        self,
+        ctx: RuleContext,
+        block: list[ast.stmt],
+        steps: list[Step],
+        fit_index: int,
+        fit: ast.Call,
+        estimator: str,
+        qualname: str,
+        use: tuple[int, ast.Call, str | None, int | None],
+        refit: bool,
+    ) -> Chain:
+        """The chain found (its rewrite shown, not written, unless the caller decides
+        otherwise); its first step is then reported, once."""
         self._reported.add(id(steps[0].call))
-        chain = Chain(
+        return Chain(
             block,
             steps,
-            index,
-            call,
-            model.id,
-            receiver.lib,
-            index,
-            call,
-            holder,
-            bound,
+            fit_index,
+            fit,
+            estimator,
+            qualname,
+            *use,
             scope=ctx.scope,
             block_scope=ctx.statement_scope,
             refit=refit,
             applicability=Applicability.DISPLAY,
         )
-        names = ", ".join(f"`{step.transformer}`" for step in steps)
-        verb = "is" if len(steps) == 1 else "are"
-        helper = ast.unparse(call.func)
-        message = f"{names} {verb} fitted and applied by hand before `{model.id}`, fitted and used in `{helper}`"
-        ctx.report(steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+
+
+def _report(ctx: RuleContext, chain: Chain, detail: str) -> None:
+    """`t` (`t`, `u`) is (are) fitted and applied by hand before the estimator, and why."""
+    names = ", ".join(f"`{step.transformer}`" for step in chain.steps)
+    verb = "is" if len(chain.steps) == 1 else "are"
+    message = f"{names} {verb} fitted and applied by hand before `{chain.estimator}`{detail}"
+    ctx.report(chain.steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
 
 
 def _predicted_after_fit(fit: ast.Call, ctx: RuleContext) -> tuple[ast.Call, ast.expr] | None:
