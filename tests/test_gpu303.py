@@ -126,3 +126,36 @@ def test_lists_and_reshaped_round_trips_get_a_suggestion(line):
 )
 def test_lists_that_are_no_round_trip(line):
     assert [d for d in lint_source(STEP.format(line=line)) if d.code == "GPU303"] == []
+
+
+@pytest.mark.parametrize(
+    ("bound", "flagged"),
+    [
+        # a list comprehension of device results, bound to a name first
+        ("sums = [torch.sum(out[j:]) for j in range(4)]", True),
+        ("sums = [out[j].mean() * 2 for j in range(4)]", True),
+        # near-misses: host numbers, the comprehension's own items (unknown), a device list stacked
+        ("sums = [float(j) for j in range(4)]", False),
+        ("sums = [t for t in out]", False),
+        ("sums = [j * 2 for j in range(4)]", False),
+    ],
+)
+def test_a_name_bound_to_a_list_of_device_results(bound, flagged):
+    source = STEP.format(line="torch.FloatTensor(sums).view(-1, 1).to(device)").replace(
+        "    return torch.FloatTensor", f"    {bound}\n    return torch.FloatTensor"
+    )
+    found = [d for d in lint_source(source) if d.code == "GPU303"]
+    assert len(found) == (1 if flagged else 0)
+
+
+@pytest.mark.parametrize(
+    ("line", "flagged"),
+    [
+        ("torch.tensor([out[j].sum() for j in range(4)]).to(device)", True),
+        ("torch.tensor([float(j) for j in range(4)]).to(device)", False),  # host numbers
+        ("torch.tensor([t for t in out]).to(device)", False),  # the comprehension's own items: unknown
+    ],
+)
+def test_a_list_comprehension_of_device_results_handed_to_a_constructor(line, flagged):
+    found = [d for d in lint_source(STEP.format(line=line)) if d.code == "GPU303"]
+    assert len(found) == (1 if flagged else 0)

@@ -290,15 +290,28 @@ def _under_reshaping(call: ast.Call) -> tuple[ast.Call, bool]:
 
 
 def _device_elements(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
-    """A list of torch tensors on the device (a literal, a comprehension, a name bound to
-    one): a constructor reads each element to the host, one at a time, as Python numbers."""
+    """A list of torch tensors on the device (a literal, a list comprehension, a name whose
+    type is a list of them): a constructor reads each element to the host, one at a time, as
+    Python numbers."""
     if isinstance(node, (ast.List, ast.Tuple)):
         elements = [env.type_of(element) for element in node.elts]
         on_device = bool(elements) and all(_device_tensor(ty) for ty in elements)
+    elif isinstance(node, ast.ListComp):
+        on_device = device_results(node, env)
     else:
         ty = env.type_of(node)
         on_device = ty is not None and ty.kind == "sequence" and bool(ty.items) and _device_tensor(ty.items[0])
     return (node, (), True) if on_device else None
+
+
+def device_results(comprehension: ast.ListComp, env: TypeEnv) -> bool:
+    """Every element of the list comprehension is a torch tensor computed on the device
+    (`[torch.sum(rewards[j:]) for j in range(n)]`), typed where the list is used: an element
+    that is the comprehension's own item is unknown there."""
+    own = {n.id for g in comprehension.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    if isinstance(comprehension.elt, ast.Name) and comprehension.elt.id in own:
+        return False
+    return _device_tensor(env.type_of(comprehension.elt))
 
 
 def _device_tensor(ty: Ty | None) -> bool:
