@@ -64,6 +64,7 @@ TUNED_LABELS = (
             "blind24",
             "blind25",
             "blind26",
+            "blind27",
         )
     ),
 )
