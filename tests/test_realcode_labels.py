@@ -216,3 +216,14 @@ def test_miner_driver_numbers_cells_like_gpulint(tmp_path):
     )
     found = [(c.path, c.cell, c.line) for c in mine(tmp_path, {"GPU301": MINERS["GPU301"]})]
     assert found == [("a.py", None, 2), ("n.ipynb", 2, 4)]
+
+
+def test_a_repository_named_anywhere_in_the_benchmarks_is_used(tmp_path):
+    from benchmarks.realcode.unused import main, mentions
+
+    (tmp_path / "tiers").mkdir()
+    (tmp_path / "tiers" / "usefulness.md").write_text("Looked at and left out: Owner/Seen-Repo.\n")
+    assert mentions("owner/seen-repo", (tmp_path,)) == [tmp_path / "tiers" / "usefulness.md"]
+    assert mentions("owner/other", (tmp_path,)) == []
+    assert main(["pytorch/examples"]) == 1  # in repos.toml
+    assert main(["not a name"]) == 2
