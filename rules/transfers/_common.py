@@ -289,22 +289,28 @@ def _under_reshaping(call: ast.Call) -> tuple[ast.Call, bool]:
     return call, reshaped
 
 
-def _device_elements(node: ast.expr, env: TypeEnv) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
+def _device_elements(
+    node: ast.expr, env: TypeEnv, bound: Callable[[str], ast.expr | None] | None
+) -> tuple[ast.expr, tuple[ast.AST, ...], bool] | None:
     """A list of torch tensors on the device (a literal, a list comprehension, a name whose
-    type is a list of them): a constructor reads each element to the host, one at a time, as
+    type is a list of them, or, given `bound`, a name it says is bound to a list
+    comprehension of them): a constructor reads each element to the host, one at a time, as
     Python numbers."""
+    value = bound(node.id) if bound is not None and isinstance(node, ast.Name) else None
+    if isinstance(value, ast.ListComp) and _device_results(value, env):
+        return node, (), True
     if isinstance(node, (ast.List, ast.Tuple)):
         elements = [env.type_of(element) for element in node.elts]
         on_device = bool(elements) and all(_device_tensor(ty) for ty in elements)
     elif isinstance(node, ast.ListComp):
-        on_device = device_results(node, env)
+        on_device = _device_results(node, env)
     else:
         ty = env.type_of(node)
         on_device = ty is not None and ty.kind == "sequence" and bool(ty.items) and _device_tensor(ty.items[0])
     return (node, (), True) if on_device else None
 
 
-def device_results(comprehension: ast.ListComp, env: TypeEnv) -> bool:
+def _device_results(comprehension: ast.ListComp, env: TypeEnv) -> bool:
     """Every element of the list comprehension is a torch tensor computed on the device
     (`[torch.sum(rewards[j:]) for j in range(n)]`), typed where the list is used: an element
     that is the comprehension's own item is unknown there."""
@@ -324,7 +330,10 @@ _MADE_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "array", "fr
 ROUND_TRIP_METHODS = frozenset({"to", "cuda"}) | _MADE_FROM_HOST_DATA
 
 
-def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
+def round_trip(node: ast.AST, env: TypeEnv, bound: Callable[[str], ast.expr | None] | None = None) -> RoundTrip | None:
+    """How `node` copies a device value to the host and straight back, or None. `bound`
+    (optional) gives the value a name is bound to where `node` is, to follow a list
+    comprehension handed to a constructor by name (`torch.FloatTensor(sums).to(d)`)."""
     if not isinstance(node, ast.Call):
         return None
     func = node.func
@@ -371,7 +380,7 @@ def round_trip(node: ast.AST, env: TypeEnv) -> RoundTrip | None:
             return None
     if len(constructor_call.args) != 1 or isinstance(constructor_call.args[0], ast.Starred):
         return None
-    host = _torch_host_copy(constructor_call.args[0], env) or _device_elements(constructor_call.args[0], env)
+    host = _torch_host_copy(constructor_call.args[0], env) or _device_elements(constructor_call.args[0], env, bound)
     if host is None:
         return None
     value, chain, via_list = host

@@ -6,10 +6,9 @@ import ast
 
 from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
 
-from gpulint.rule_api import DEVICE, assigned_value, move_target
-from gpulint.torch_api import DATA_CONSTRUCTORS, KEEPING_PLACE_METHODS, LEGACY_TENSOR_TYPES
+from gpulint.rule_api import assigned_value
 
-from ._common import ROUND_TRIP_METHODS, RoundTrip, device_results, round_trip
+from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
 from gpulint.plans.device_round_trip import Trip
 
 
@@ -192,7 +191,7 @@ kept = t.cpu().numpy()
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        trip = round_trip(node, ctx.env) or _through_a_named_list(node, ctx)
+        trip = round_trip(node, ctx.env, lambda name: _assigned(name, ctx))
         if trip is None:
             return
         message = None
@@ -204,32 +203,7 @@ kept = t.cpu().numpy()
         ctx.report(node, message, context=Trip(applicability=_applicability(trip), trip=trip))
 
 
-def _through_a_named_list(node: ast.AST, ctx: RuleContext) -> RoundTrip | None:
-    """`torch.FloatTensor(sums).view(-1, 1).to(device)` where `sums` was bound, in the same
-    scope, to a list comprehension of torch results on the device (`sums =
-    [torch.sum(rewards[j:]) for j in range(n)]`): the constructor reads each element to the
-    host. Only here is such a list followed: a list's elements are not typed in general."""
-    if (
-        not isinstance(node, ast.Call)
-        or not isinstance(node.func, ast.Attribute)
-        or node.func.attr not in ("to", "cuda")
-    ):
-        return None
-    made = node.func.value
-    while (
-        isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr in KEEPING_PLACE_METHODS
-    ):
-        made = made.func.value
-    if not (isinstance(made, ast.Call) and len(made.args) == 1 and isinstance(made.args[0], ast.Name)):
-        return None
-    name = made.args[0].id
+def _assigned(name: str, ctx: RuleContext) -> ast.expr | None:
+    """The value `name` was last bound to in the current scope (`sums = [...]`), if known."""
     statement = ctx.reaching_assignment(name)
-    value = assigned_value(statement, name) if statement is not None else None
-    if not isinstance(value, ast.ListComp) or not device_results(value, ctx.env):
-        return None
-    constructor = ctx.qualname(made.func) or ""
-    if not constructor.startswith("torch.") or constructor[6:] not in DATA_CONSTRUCTORS | LEGACY_TENSOR_TYPES:
-        return None
-    if node.func.attr == "to" and move_target(node, ctx.env) != DEVICE:
-        return None
-    return RoundTrip("torch", node, made.args[0], made.args[0], constructor[6:], node.func.attr, via_list=True)
+    return assigned_value(statement, name) if statement is not None else None
