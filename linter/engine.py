@@ -57,6 +57,9 @@ _FOLLOWED_WORDS = (b".cuda(", b".to(", b".fit(")
 #: A class of the module that is neither a torch module nor an estimator: its instances are
 #: left unknown in the files importing it, as a class those files do not show would be.
 _PLAIN_CLASS = Ty(Kind.CLASS)
+#: How deep return types are inferred: a function of the file, and the functions it calls
+#: (a trainer's step method that draws its noise with another method).
+MAX_INFERRING = 2
 _DEVICE = Ty(Kind.DEVICE, "torch", DEVICE)
 
 
@@ -140,6 +143,9 @@ class _Walker:
         self.deferred: list[list[_Deferred]] = []
         #: Return types gathered while a function body is walked to learn what it returns.
         self.returns: list[Ty | None] | None = None
+        #: How many function bodies are being walked for their return types, one inside
+        #: another (a helper's helper: `self.train_step(x)` calling `self.noise(n)`).
+        self.inferring = 0
         #: Return types of the file's functions already inferred, per def.
         self.inferred: dict[ast.AST, Ty | None] = {}
         #: While a module's facts are probed (`exports`), its defs by their facts: each
@@ -613,13 +619,11 @@ class _Walker:
     # -- the resolver ------------------------------------------------------------------
     def call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What a call of a function of the file returns: its `return` values' types, its
-        body walked once (without reporting) with this call's arguments, one level deep."""
+        body walked once (without reporting) with this call's arguments, two levels deep."""
         facts = self._callee(node)
         if facts is None:
             return self._attribute_call(env, node) or self._held_call(env, node)
-        if self.returns is not None:
-            return None
-        if facts.yields:
+        if self.inferring >= MAX_INFERRING or facts.yields:
             return None
         if facts.node in self.inferred:
             return self.inferred[facts.node]
@@ -634,14 +638,16 @@ class _Walker:
         if item is None:
             return None
         self.inferred[facts.node] = None  # recursion
-        saved_muted, mark = self.muted, env.mark()
+        saved_muted, saved_returns, mark = self.muted, self.returns, env.mark()
         self.muted, self.returns = True, []
+        self.inferring += 1
         try:
             self._walk_function(item, lambda function: self.body(function.body), site)
             returns = self.returns
         finally:
             env.rollback(mark)
-            self.muted, self.returns = saved_muted, None
+            self.muted, self.returns = saved_muted, saved_returns
+            self.inferring -= 1
         result = returns[0] if returns else None
         for ty in returns[1:]:
             result = join(result, ty)

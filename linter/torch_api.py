@@ -745,6 +745,9 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
     if method in _NAMED_MODEL_TENSORS and kind in ("model", "placed"):
         return _named_tensors(place)
+    part = _part_of_module(receiver, method, call, env)
+    if part is not None:
+        return part
     if kind == "model":
         if method == "generate":  # a transformers model's: token ids (or an output with `.sequences`)
             # computed where the inputs are: a module made on the host and given device
@@ -762,6 +765,36 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
     if method in _REDUCTIONS_WITH_INDICES:
         return Ty(Kind.OUTPUT, "torch", place)
     return None
+
+
+#: Methods a tensor given another tensor answers with a Python bool, not a tensor.
+_TENSOR_PREDICATES = frozenset(["equal", "allclose", "is_set_to", "is_same_size"])
+#: Methods whose results the other branches of `method_type` know, and module methods that
+#: give no computed tensor (`load_state_dict`, `register_buffer`).
+_KNOWN_METHODS = (
+    TENSOR_TO_TENSOR
+    | TENSOR_TO_TENSORS
+    | MODEL_TO_MODEL
+    | _MODEL_TENSORS
+    | _NAMED_MODEL_TENSORS
+    | _REDUCTIONS_WITH_INDICES
+    | _TENSOR_PREDICATES
+    | {"to", "cuda", "cpu", "type", "item", "tolist", "numpy", "generate", "backward", "register_hook"}
+    | {"load_state_dict", "state_dict", "apply", "register_buffer", "register_parameter", "add_module"}
+)
+
+
+def _part_of_module(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | None:
+    """`self.model.D(images)`, `vae.encode(x)`: a sub-module or a method of a module (or of a
+    value moved to a device, which may be one) called with tensors computes where they and
+    the module are. Only a name no tensor or module method has, and only given a tensor: a
+    tensor's own `x.numel()` or `x.size(0)` is a number."""
+    if receiver.kind not in ("model", "placed") or method in _KNOWN_METHODS:
+        return None
+    arguments = argument_types(call, env)
+    if not any(is_torch_value(ty) for ty in arguments):
+        return None
+    return Ty(Kind.OUTPUT, "torch", _combined_place([receiver, *arguments]))
 
 
 def attribute_type(receiver: Ty, attr: str) -> Ty | None:

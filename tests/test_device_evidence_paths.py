@@ -214,3 +214,63 @@ def test_a_batch_moved_item_by_item_is_on_the_device(moved, flagged):
         "    return labels\n"
     )
     assert bool(codes(source, "GPU301")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("setup", "call", "flagged"),
+    [
+        ("model = GAN().to(device)", "model.D(images.to(device))", True),  # a sub-module of a placed model
+        ("model = GAN().to(device)", "model.encode(images.to(device))", True),  # a method of it, given a tensor
+        ("model = GAN().cuda()", "model.D(images.cuda())", True),  # both placed with `.cuda()`
+        ("model = GAN()", "model.D(images)", False),  # near-miss: module and input on the host
+        ("model = GAN()", "model.D(images.numpy())", False),  # near-miss: no tensor given, nothing known
+    ],
+)
+def test_a_part_of_a_placed_module_computes_on_the_device(setup, call, flagged):
+    source = (
+        LOADER
+        + "device = torch.device('cuda' if cuda else 'cpu')\n\n\n"
+        + "class GAN(torch.nn.Module):\n"
+        + "    def __init__(self):\n"
+        + "        super().__init__()\n"
+        + "        self.D = torch.nn.Linear(3072, 1)\n\n"
+        + "    def encode(self, x):\n"
+        + "        return self.D(x.flatten(1))\n\n\n"
+        + f"{setup}\n"
+        + "loader = DataLoader(data, batch_size=64, num_workers=4)\n"
+        + "losses = []\n"
+        + "for images, labels in loader:\n"
+        + f"    score = {call}\n"
+        + "    losses.append(score.mean().item())\n"
+    )
+    assert bool(codes(source, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("noise", "flagged"),
+    [
+        ("torch.randn(n, 100).to(self.device)", True),  # drawn by a helper method, moved there
+        ("torch.randn(n, 100)", False),  # near-miss: the helper's noise stays on the host
+    ],
+)
+def test_a_step_method_that_calls_another_method_is_followed_two_levels_deep(noise, flagged):
+    source = (
+        "import torch\n\n\n"
+        "class Trainer:\n"
+        "    def __init__(self, model, loader, device):\n"
+        "        self.model, self.loader, self.device = model, loader, device\n\n"
+        "    def train(self, epochs):\n"
+        "        losses = []\n"
+        "        for epoch in range(epochs):\n"
+        "            for images, _ in self.loader:\n"
+        "                loss = self.step(images.shape[0])\n"
+        "                loss.backward()\n"
+        "                losses.append(loss.item())\n"
+        "        return losses\n\n"
+        "    def step(self, n):\n"
+        "        fake = self.model(self.noise(n))\n"
+        "        return fake.mean()\n\n"
+        "    def noise(self, n):\n"
+        f"        return {noise}\n"
+    )
+    assert bool(codes(source, "GPU307")) is flagged
