@@ -65,6 +65,7 @@ TUNED_LABELS = (
             "blind25",
             "blind26",
             "blind27",
+            "blind28",
         )
     ),
 )
