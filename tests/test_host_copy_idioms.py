@@ -181,3 +181,92 @@ def test_totals_of_compared_copies_and_device_tests(body: str, found: list[str])
     source = EVALUATION.format(body=body)
     # an evaluation loop (no backward pass): its totals are GPU308's preview behaviour
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+WARM_UP = """\
+import torch
+from collections import deque
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+memory = deque(maxlen=10_000)
+losses = []
+
+
+def train_step(batch):
+    loss = model(torch.stack(batch).to(device)).pow(2).mean()
+    loss.backward()
+    losses.append(loss.cpu())
+
+
+for frame_idx in range(1, 100_001):
+    memory.append(torch.randn(4))
+    flushed = []
+{guarded}
+"""
+
+
+@pytest.mark.parametrize(
+    ("guarded", "found"),
+    [
+        # a training step that starts once a replay buffer or a step count is warm: every frame after
+        ("    if len(memory) > 32:\n        losses.append(model(memory[-1].to(device)).sum().item())", ["GPU307"]),
+        ("    if 32 <= len(memory):\n        losses.append(model(memory[-1].to(device)).sum().item())", ["GPU307"]),
+        ("    if frame_idx > 1_000:\n        losses.append(model(memory[-1].to(device)).sum().item())", ["GPU307"]),
+        ("    if len(memory) > 32 and frame_idx >= 1_000:\n        train_step(list(memory)[-32:])", ["GPU301"]),
+        ("    if len(memory) > 32:\n        train_step(list(memory)[-32:])", ["GPU301"]),
+        # near-misses: every N steps, a batch gathered and flushed, a value each iteration computes
+        ("    if frame_idx % 1_000 == 0:\n        losses.append(model(memory[-1].to(device)).sum().item())", []),
+        (
+            "    if len(memory) > 32:\n        losses.append(model(memory[-1].to(device)).sum().item())\n"
+            "        memory = deque(maxlen=10_000)",
+            [],
+        ),
+        (
+            "    flushed = [frame_idx] * (frame_idx % 7)\n    if len(flushed) > 3:\n"
+            "        losses.append(model(memory[-1].to(device)).sum().item())",
+            [],
+        ),
+    ],
+)
+def test_a_step_that_waits_for_a_warm_up_runs_on_every_iteration_after_it(guarded: str, found: list[str]):
+    source = WARM_UP.format(guarded=guarded)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+AGENT = """\
+import numpy as np
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Agent:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 2).to(device)
+        self.priorities = np.ones(10_000)
+
+    def update(self, states):
+        loss = self.net(states.to(device)).pow(2)
+        loss.mean().backward()
+        self.priorities[:32] = loss.detach().sum(dim=1).cpu().numpy()
+{returned}
+    def train(self, frames):
+        for states in frames:
+{called}
+"""
+
+
+@pytest.mark.parametrize(
+    ("returned", "called", "found"),
+    [
+        ("", "            self.update(states)", ["GPU301"]),  # a method the class calls in a loop
+        ("", "            pass\n        self.update(frames[0])", []),  # near-miss: called once, after the loop
+        # near-miss: the method returns what it read, which its caller needs on every call
+        ("        return loss.detach().sum().item()\n", "            print(self.update(states))", []),
+        ("", "            other = Agent()\n            other.update(states)", []),  # near-miss: not on the instance
+    ],
+)
+def test_a_method_the_class_calls_in_a_loop_counts_as_the_loop(returned: str, called: str, found: list[str]):
+    source = AGENT.format(returned=returned, called=called)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found

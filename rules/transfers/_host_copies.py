@@ -208,7 +208,8 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
 def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     """For a copy outside any loop of its function: the hot loop that runs it on every
     iteration by calling that function, a module-level function of the file (a helper
-    such as `compute_accuracy(y_pred, y)` called in the batch loop). The copy runs on every
+    such as `compute_accuracy(y_pred, y)` called in the batch loop) or a method its class
+    calls on the instance (`self.compute_td_loss(batch)`). The copy runs on every
     call (no `if`, `try` or loop around it in the function), and some call by name, also
     on every iteration of its innermost loop, sits in a loop of the file that is neither a
     small loop nor an outer one (see `_counting_loop`)."""
@@ -219,9 +220,15 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     if any(isinstance(s, (ast.If, ast.Try, *_STATEMENT_LOOPS)) for s in ctx.statements[start + 1 : -1]):
         return None
     facts = ctx.semantic.function(function)
-    if facts is None or facts.owner is not None or facts.scope is not ctx.tree or _returns_a_read(function, ctx):
+    if facts is None or _returns_a_read(function, ctx):
         return None
-    for call, _ in ctx.semantic.call_sites(function.name) or ():
+    if facts.owner is not None:
+        calls = _self_calls(function.name, facts.owner, ctx)
+    elif facts.scope is ctx.tree:
+        calls = [call for call, _ in ctx.semantic.call_sites(function.name) or ()]
+    else:
+        return None
+    for call in calls:
         loop = _innermost_loop_running(call, ctx)
         if (
             loop is not None
@@ -231,6 +238,27 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
         ):
             return loop
     return None
+
+
+def _self_calls(name: str, owner: ast.ClassDef, ctx: RuleContext) -> list[ast.Call]:
+    """The calls of method `name` on the instance in the methods of its class
+    (`self.compute_td_loss(batch)` in `self.train`)."""
+    found = []
+    for call in ctx.semantic.method_calls(name):
+        receiver = call.func.value  # type: ignore[attr-defined]
+        if not isinstance(receiver, ast.Name):
+            continue
+        caller = ctx.semantic.function(_enclosing_def(call, ctx))
+        if caller is not None and caller.owner is owner and receiver.id == caller.self_name:
+            found.append(call)
+    return found
+
+
+def _enclosing_def(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        parent = ctx.parent(parent)
+    return parent
 
 
 #: A loop the code shows runs at most this many times (`for i in range(6)`) is no hot loop.
@@ -266,13 +294,20 @@ def _has_host_read(value: ast.expr, ctx: RuleContext) -> bool:
 
 def _innermost_loop_running(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     """The innermost `for`/`while` statement whose body runs `node` on every iteration (no
-    `if` or `try` in between), in `node`'s own function; None when there is none."""
+    `if` or `try` in between, but for the body of an `if` that holds after a warm-up:
+    `after_warm_up`), in `node`'s own function; None when there is none."""
+    guards: list[ast.If] = []
     child, parent = node, ctx.parent(node)
     while parent is not None and not isinstance(parent, (ast.Module, *NESTED_SCOPES)):
-        if isinstance(parent, (ast.If, ast.Try, ast.IfExp)) and child is not getattr(parent, "test", None):
+        if isinstance(parent, ast.If) and child is not parent.test and any(child is s for s in parent.body):
+            guards.append(parent)
+        elif isinstance(parent, (ast.If, ast.Try, ast.IfExp)) and child is not getattr(parent, "test", None):
             return None
         if isinstance(parent, _STATEMENT_LOOPS) and child is not getattr(parent, "iter", None):
-            return parent if child not in getattr(parent, "orelse", ()) else None
+            if child in getattr(parent, "orelse", ()):
+                return None
+            loop = parent
+            return loop if all(after_warm_up(guard.test, guard, loop, ctx) for guard in guards) else None
         child, parent = parent, ctx.parent(parent)
     return None
 
@@ -290,6 +325,8 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     if tests_every_step(test, _receiver_type(test, ctx)) or _every_first_step(test, ctx):
         return True
     in_body = any(statement is held for statement in branch.body)
+    if in_body and after_warm_up(test, branch, loop, ctx):
+        return True
     available = _availability_test(test, ctx)
     if available is not None:
         return available is in_body
@@ -299,6 +336,79 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
         return True
     other = branch.orelse if in_body else branch.body
     return any(to_host(node, ctx.env) is not None for node in walk_local(other))
+
+
+def after_warm_up(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContext) -> bool:
+    """`test` holds on every iteration of `loop` once it has run a few times: a training
+    step that waits for a replay buffer to fill (`if len(memory) > batch_size:`, the
+    buffer not emptied in the branch) or for a step count (`if frame_idx > replay_initial:`,
+    a counter the loop counts with: its `range`/`enumerate` variable or a name it adds one
+    to), alone or joined by `and`. After the warm-up, what it guards runs on every
+    iteration; `if step % 100 == 0:` (every N steps) is no such test."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return all(_warm_up_part(part, branch, loop, ctx) for part in parts)
+
+
+def _warm_up_part(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContext) -> bool:
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if isinstance(op, (ast.Lt, ast.LtE)):
+        left, right = right, left  # `batch_size < len(memory)`
+    elif not isinstance(op, (ast.Gt, ast.GtE)):
+        return False
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1:
+        held = reference(left.args[0])
+        if held is None or not ctx.env.is_builtin("len") or _emptied(held, branch):
+            return False
+        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx)  # not a value each iteration computes
+    counter = reference(left)
+    return counter is not None and _counts_iterations(counter, loop, ctx) and counter not in _names(right)
+
+
+def _emptied(held: str, branch: ast.If) -> bool:
+    """The branch binds `held` again or clears it: a batch gathered and flushed, not a
+    buffer that fills once."""
+    for node in ast.walk(branch):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(reference(target) == held for target in targets):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
+            if reference(node.func.value) == held:
+                return True
+        if isinstance(node, ast.Delete) and any(
+            reference(t.value if isinstance(t, ast.Subscript) else t) == held for t in node.targets
+        ):
+            return True
+    return False
+
+
+def _counts_iterations(counter: str, loop: ast.AST, ctx: RuleContext) -> bool:
+    """`counter` goes up by one on each iteration of `loop`: the variable of a `for` over
+    `range(...)` or `enumerate(...)`'s index, or a name (`self.total_step`) the loop's body
+    adds one to."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        iterable, target = loop.iter, loop.target
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+            if iterable.func.id == "range" and isinstance(target, ast.Name):
+                return target.id == counter
+            if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
+                first = target.elts[0]
+                if isinstance(first, ast.Name) and first.id == counter:
+                    return True
+    body = loop.body if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else []
+    return any(
+        isinstance(node, ast.AugAssign)
+        and isinstance(node.op, ast.Add)
+        and reference(node.target) == counter
+        and literal_int(node.value) == 1
+        for node in walk_local(body)
+    )
+
+
+def _names(node: ast.expr) -> set[str]:
+    return {spelled for part in ast.walk(node) if (spelled := reference(part)) is not None}
 
 
 #: Calls that say whether the program runs on an accelerator: the same on every iteration.

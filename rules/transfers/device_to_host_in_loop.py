@@ -51,11 +51,18 @@ class DeviceToHostInLoop(HostCopyInLoop):
     call runs on every iteration of a loop that counts (below) and that the code does not
     show runs at most 16 times (`for i in range(6)`). Not when the function returns what it read
     (`return loss.item()`, or a name bound to such a read): its caller needs the value on
-    every call, so every call waits anyway. Methods are not followed.
+    every call, so every call waits anyway. A method its class calls on the instance in
+    such a loop (`self.compute_td_loss(batch)` in the agent's `train`) counts the same way;
+    a module's `forward` is not followed to the loop that runs the module (its copies are
+    mostly lengths for `pack_padded_sequence` and other host-side steps the model needs).
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
-    every optimizer step, nor under a test of whether a device is there
+    every optimizer step, nor under a test that holds on every iteration after a warm-up
+    (`if len(replay_buffer) > batch_size:`, a buffer the branch does not empty and the loop
+    does not bind again; `if frame_idx > learning_starts:`, a counter the loop counts
+    with: its `range` or `enumerate` variable, or a name it adds one to), nor under a test
+    of whether a device is there
     (`if torch.cuda.is_available():`, on its device side: the GPU run takes it on every
     iteration), nor under a flag the loop never changes that switches the device
     on (`if use_cuda:`, where the file moves values with `.cuda()`) or has a copy on both
