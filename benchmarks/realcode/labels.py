@@ -66,6 +66,7 @@ TUNED_LABELS = (
             "blind26",
             "blind27",
             "blind28",
+            "blind29",
         )
     ),
 )
