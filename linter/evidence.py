@@ -737,6 +737,8 @@ def _constructed_type(qualname: str, call: ast.Call | None = None, env: TypeEnv 
         return Ty(Kind.LOGGER, display_api.TENSORBOARD)
     if qualname.startswith("torch."):
         return torch_api.constructed_type(qualname[6:], call, env)
+    if qualname.startswith("torchtext."):
+        return torch_api.torchtext_iterator_type(qualname, call, env)
     if qualname in torch_api.DEVICE_HELPERS and call is not None:
         return torch_api.DEVICE_HELPERS[qualname]
     if qualname.startswith(accelerate_api.PREFIXES):

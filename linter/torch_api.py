@@ -590,6 +590,35 @@ def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
     return types
 
 
+#: torchtext's legacy batch iterators (`torchtext.data`, later `torchtext.legacy.data`):
+#: given `device=`, every field of every batch they yield is a tensor made there.
+_TORCHTEXT_ITERATORS = frozenset(
+    f"torchtext.{package}.{name}"
+    for package in ("data", "data.iterator", "legacy.data", "legacy.data.iterator")
+    for name in ("Iterator", "BucketIterator", "BPTTIterator")
+)
+
+
+def torchtext_iterator_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
+    """`BucketIterator(data, batch_size=64, device=device)` and `BucketIterator.splits((train,
+    valid, test), ..., device=device)`: batches whose fields (`batch.src`, `batch.text`) are
+    on that device. A batch is typed as a module's output is: its fields are tensors where it
+    is. Without `device=`, or with one that is not a device, nothing is known."""
+    splits = qualname.endswith(".splits")
+    if (qualname.rsplit(".", 1)[0] if splits else qualname) not in _TORCHTEXT_ITERATORS:
+        return None
+    given = argument(call, "device") if call is not None else None
+    if given is None or env is None or device_place(given, env) != DEVICE:
+        return None
+    batches = sequence_of(Ty(Kind.OUTPUT, "torch", DEVICE))
+    if not splits:
+        return batches
+    datasets = call.args[0] if call is not None and call.args else None
+    if not isinstance(datasets, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in datasets.elts):
+        return None
+    return Ty(Kind.TUPLE, items=tuple(batches for _ in datasets.elts))
+
+
 def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | None:
     """`torch.<attr>(...)` (or the annotation `torch.<attr>` when `call` is None)."""
     if attr == "device":

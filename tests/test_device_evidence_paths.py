@@ -274,3 +274,28 @@ def test_a_step_method_that_calls_another_method_is_followed_two_levels_deep(noi
         f"        return {noise}\n"
     )
     assert bool(codes(source, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("iterators", "flagged"),
+    [
+        ("train_iter = BucketIterator(train, batch_size=64, device=device)", True),
+        ("train_iter, valid_iter = BucketIterator.splits((train, valid), batch_size=64, device=device)", True),
+        ("train_iter = data.Iterator(train, batch_size=64, device='cuda')", True),
+        ("train_iter = BucketIterator(train, batch_size=64)", False),  # near-miss: batches made on the host
+        ("train_iter = BucketIterator(train, batch_size=64, device='cpu')", False),  # near-miss: the host
+    ],
+)
+def test_torchtext_iterators_given_a_device_yield_batches_there(iterators, flagged):
+    source = (
+        "import torch\n"
+        "from torchtext import data\n"
+        "from torchtext.data import BucketIterator\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        f"{iterators}\n"
+        "labels = []\n"
+        "for batch in train_iter:\n"
+        "    text, lengths = batch.text\n"
+        "    labels.append(batch.label.cpu())\n"
+    )
+    assert bool(codes(source, "GPU301")) is flagged

@@ -270,3 +270,28 @@ class Agent:
 def test_a_method_the_class_calls_in_a_loop_counts_as_the_loop(returned: str, called: str, found: list[str]):
     source = AGENT.format(returned=returned, called=called)
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+def test_copies_on_both_sides_of_a_flag_are_each_reported_however_the_side_rebinds_names():
+    """`if args.flip:` with copies on both sides runs a copy on every iteration; a name the
+    first side rebinds to a host array (`outputs = outputs.cpu().numpy()`) does not hide the
+    other side's copies from the later ones."""
+    source = (
+        "import argparse\n"
+        "import numpy as np\n"
+        "import torch\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "args = argparse.ArgumentParser().parse_args()\n"
+        "model = torch.nn.Conv2d(3, 3, 1).to(device)\n"
+        "for images in torch.utils.data.DataLoader(list(range(1000)), batch_size=4):\n"
+        "    images = images.to(device)\n"
+        "    outputs = model(images)\n"
+        "    if args.flip:\n"
+        "        outputs = outputs.cpu().numpy()\n"
+        "        flipped = torch.from_numpy(np.copy(images.cpu().numpy()[..., ::-1])).to(device)\n"
+        "        outputs = (outputs + model(flipped).cpu().numpy()[..., ::-1]) / 2\n"
+        "    else:\n"
+        "        pred = outputs.argmax(1).cpu().numpy()\n"
+    )
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
+    assert found == [("GPU301", 12), ("GPU301", 13), ("GPU301", 14), ("GPU301", 16)]

@@ -335,7 +335,13 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     if _device_switch(test, ctx) is in_body:
         return True
     other = branch.orelse if in_body else branch.body
-    return any(to_host(node, ctx.env) is not None for node in walk_local(other))
+    # asked once per side, at the branch's first copy: later statements of this side may
+    # rebind what the other side copies (`outputs = outputs.cpu().numpy()` before it)
+    return ctx.semantic.remember(
+        "copies on the other side",
+        (branch, in_body),
+        lambda: any(to_host(node, ctx.env) is not None for node in walk_local(other)),
+    )
 
 
 def after_warm_up(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContext) -> bool:

@@ -34,7 +34,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
     `int(os.environ["LOCAL_RANK"])` or `dist.get_rank()`) or `f"cuda:{rank}"`. Libraries
     place values too: accelerate's `accelerator.prepare(model, loader)` (the model, and the
     batches the loader yields), Lightning Fabric's `setup`, `setup_dataloaders` and
-    `to_device`, transformers' `from_pretrained(..., device_map=...)` and
+    `to_device`, torchtext's legacy iterators given `device=` (`BucketIterator`, its
+    `.splits`: every field of their batches), transformers' `from_pretrained(..., device_map=...)` and
     `pipeline(..., device=...)`. `.to(x)` with an `x` the file does not show (a parameter,
     `self.device`, `args.device`) is taken for a device: code written for the device it is
     handed is device code, the host its fallback; a name bound to a dtype, a parameter whose
