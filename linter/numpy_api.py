@@ -729,11 +729,23 @@ def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> T
         return Ty(Kind.GENERATOR, lib)
     if lib == "cupy" and attr == "asnumpy":
         return Ty(Kind.ARRAY, "numpy")  # the copy to the host
+    if attr.startswith("random.") and call is not None and _size_given(attr, call):
+        return Ty(Kind.ARRAY, lib)  # `np.random.exponential(200, n)`: `n` draws
     if attr in ARRAY_FACTORIES or attr == "ndarray" or lib == "cupy" and attr in CUPY_ARRAY_FUNCTIONS:
         if call is not None and _holds_objects(call, env):
             return Ty(Kind.OTHER)  # Python objects (sentences, dicts): no vectorised form to take
         return Ty(Kind.ARRAY, lib)
     return None
+
+
+def _size_given(attr: str, call: ast.Call) -> bool:
+    """A NumPy sampler (`SHAPES`: `np.random.poisson(lam, size)`) given the size of its
+    draw, which makes it return an array rather than one number."""
+    shape = SHAPES.get(attr)
+    if shape is None or shape[0] == "*":
+        return False
+    position, keyword, _ = shape
+    return any(k.arg == keyword for k in call.keywords) or len(call.args) > int(position)
 
 
 def _holds_objects(call: ast.Call, env: Env | None) -> bool:

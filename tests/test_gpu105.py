@@ -14,7 +14,7 @@ from gpulint import Applicability, fix_text, lint_source
 from .execution import assert_same_result, run_example
 from .rule_helpers import findings, idempotent_fix
 
-HEADER = "import numpy as np\nimport pandas as pd\n\nframe = pd.read_csv('data.csv')\ns = frame['a']\n"
+HEADER = "import string\n\nimport numpy as np\nimport pandas as pd\n\nframe = pd.read_csv('data.csv')\ns = frame['a']\n"
 
 
 _findings = partial(findings, code="GPU105")
@@ -146,6 +146,9 @@ def test_rewrites_keep_their_precedence(statement, rewrite):
         "s.apply(lambda x: len(x).lower())",
         "s.apply(lambda x: len(len(x)))",
         "s.apply(lambda x: (x > 'a').upper())",
+        # `str` methods whose column form takes arguments: a missing value stays missing there
+        "s.apply(lambda x: x.replace(',', ''))",
+        "s.apply(lambda t: t.lower().translate(str.maketrans('', '', string.punctuation)))",
     ],
 )
 def test_declined_rewrites_get_a_suggestion(call):
@@ -165,6 +168,9 @@ def test_declined_rewrites_get_a_suggestion(call):
         "s.apply(parse)",
         "s.apply(lambda x: parse(x))",
         "s.apply(lambda x: x.split(','))",
+        "s.apply(lambda x: x.replace(',', x))",  # the element in the arguments
+        "s.apply(lambda x: x.replace(old, ''))",  # a pattern the code does not spell out
+        "s.apply(lambda x: x.translate(x))",
         "s.apply(lambda x: x * weights)",  # an array per element
         "s.apply(lambda x: 2)",  # does not use the element
         "s.apply(lambda x, y: x + y)",

@@ -170,3 +170,17 @@ def test_why_logic_over_array_items_is_not_rewritten():
     per_row = [-2 if x * 2 == -2 else 0 for x in a]  # noqa: GPU205 (the behaviour shown)
     whole = list(np.where(a * 2 == -2, -2, 0))  # noqa: GPU204 (rows, as the rewrite gives)
     assert type(per_row[0]) is int and isinstance(whole[0], np.ndarray)
+
+
+@pytest.mark.parametrize(
+    ("draw", "flagged"),
+    [
+        ("np.random.exponential(200, 1_000_000)", True),  # a sampler given its size
+        ("np.random.poisson(3.0, size=1_000_000)", True),
+        ("np.random.binomial(10, 0.5, 1_000_000)", True),
+        ("np.random.exponential(200)", False),  # near-miss: one number, no size
+    ],
+)
+def test_numpy_samplers_given_a_size_make_arrays(draw, flagged):
+    source = f"import numpy as np\n\ndraws = {draw}\nzeros = len([x for x in draws if x == 0])\n"
+    assert bool([d for d in lint_source(source) if d.code == "GPU205"]) is flagged

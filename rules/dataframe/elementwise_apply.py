@@ -155,6 +155,14 @@ class _Body:
             )
         )
 
+    def _shown_str_method(self, method: str, args: list[ast.expr]) -> bool:
+        """`x.replace(",", "")` (literal text for literal text: `.str.replace(",", "",
+        regex=False)`) or `x.translate(table)` with a table that is no element
+        (`.str.translate(table)`): `str` methods with a column form that takes arguments."""
+        if method == "replace":
+            return len(args) == 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args)
+        return method == "translate" and len(args) == 1 and not mentions(args[0], self.parameter)
+
     def _bound(self, node: ast.Call) -> bool:
         """`min(x, 1)` or `max(0, x)`: the element against a number, `clip` on the column
         (shown: `min` and `max` keep a missing value or drop it by argument order, `clip`
@@ -203,6 +211,10 @@ class _Body:
             )
             self.datetimes = True
             return arguments_ok and self.ok(func.value)
+        if isinstance(func, ast.Attribute) and self._shown_str_method(func.attr, node.args):
+            self.strings = self.strings or mentions(func.value, self.parameter)
+            self._show(f"`.str.{func.attr}` on the column leaves missing values missing, where `x.{func.attr}` raises")
+            return self.ok(func.value)
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
             self.strings = self.strings or mentions(func.value, self.parameter)
             if node.args and (
@@ -270,7 +282,10 @@ class ElementwiseApply(Rule):
     `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`), or
     reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`: the
     `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column), or counts an
-    element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten).
+    element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten),
+    or replaces literal text or translates characters (`lambda s: s.replace(",", "")`:
+    `s.str.replace(",", "", regex=False)`; `s.translate(table)`: `s.str.translate(table)`;
+    shown, not rewritten: the column forms leave a missing value missing where the lambda raises).
     Shown, not rewritten, as their column forms treat missing values otherwise: `min`/`max`
     of the element and a number (`clip`), a membership test against a list, tuple or set
     spelled out or bound to a name the code builds it in (`known = set(top)`: `isin`), and
