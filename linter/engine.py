@@ -146,6 +146,8 @@ class _Walker:
         #: How many function bodies are being walked for their return types, one inside
         #: another (a helper's helper: `self.train_step(x)` calling `self.noise(n)`).
         self.inferring = 0
+        #: A call was left unfollowed at that depth while a return type was being inferred.
+        self.cut_off = False
         #: Return types of the file's functions already inferred, per def.
         self.inferred: dict[ast.AST, Ty | None] = {}
         #: While a module's facts are probed (`exports`), its defs by their facts: each
@@ -622,8 +624,11 @@ class _Walker:
         body walked once (without reporting) with this call's arguments, two levels deep."""
         facts = self._callee(node)
         if facts is None:
-            return self._attribute_call(env, node) or self._held_call(env, node)
-        if self.inferring >= MAX_INFERRING or facts.yields:
+            return self._attribute_call(env, node) or self._held_call(env, node) or self._any_module_method(env, node)
+        if self.inferring >= MAX_INFERRING:
+            self.cut_off = True  # what the caller being inferred returns is known only in part
+            return None
+        if facts.yields:
             return None
         if facts.node in self.inferred:
             return self.inferred[facts.node]
@@ -638,8 +643,8 @@ class _Walker:
         if item is None:
             return None
         self.inferred[facts.node] = None  # recursion
-        saved_muted, saved_returns, mark = self.muted, self.returns, env.mark()
-        self.muted, self.returns = True, []
+        saved_muted, saved_returns, saved_cut_off, mark = self.muted, self.returns, self.cut_off, env.mark()
+        self.muted, self.returns, self.cut_off = True, [], False
         self.inferring += 1
         try:
             self._walk_function(item, lambda function: self.body(function.body), site)
@@ -648,13 +653,40 @@ class _Walker:
             env.rollback(mark)
             self.muted, self.returns = saved_muted, saved_returns
             self.inferring -= 1
+            cut_off, self.cut_off = self.cut_off, saved_cut_off or self.cut_off
         result = returns[0] if returns else None
         for ty in returns[1:]:
             result = join(result, ty)
         if returns and _may_fall_through(facts.node):
             result = None
-        self.inferred[facts.node] = result
+        if cut_off:
+            del self.inferred[facts.node]  # asked again from nearer the top, it is followed further
+        else:
+            self.inferred[facts.node] = result
         return result
+
+    def defines_method(self, name: str) -> bool:
+        return name in self.index.remember("method names", self.index.tree, self._method_names)
+
+    def returns_host_values(self, name: str) -> bool:
+        """Some method `name` of the file's classes returns what it read to the host
+        (`return q.max(1)[1].item()`, `return out.cpu().numpy()`): calling it gives no
+        value on the device, whatever it is given."""
+        return name in self.index.remember("host-returning methods", self.index.tree, self._host_returning)
+
+    def _host_returning(self) -> frozenset[str]:
+        found = set()
+        for facts in self.index.functions.values():
+            if facts.owner is None:
+                continue
+            for node in walk_local(facts.node.body):
+                if isinstance(node, ast.Return) and node.value is not None and _reads_to_host(node.value):
+                    found.add(facts.node.name)
+                    break
+        return frozenset(found)
+
+    def _method_names(self) -> frozenset[str]:
+        return frozenset(facts.node.name for facts in self.index.functions.values() if facts.owner is not None)
 
     def _attribute_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """`self.model(x)`: calling a module held in an attribute of `self`."""
@@ -715,7 +747,32 @@ class _Walker:
             if method is not None:
                 called = self.index.method(method.owner, func.attr)  # type: ignore[arg-type]
                 return called if called is not None and called.owner is not None else None
+            defs = self._module_methods(func)
+            return defs[0] if len(defs) == 1 else None
         return None
+
+    def _module_methods(self, func: ast.Attribute) -> list[FunctionFacts]:
+        """`model.act(state)` on a torch module: the methods of that name the file's classes
+        define (which class `model` is an instance of is not known)."""
+        receiver = self.env.type_of(func.value)
+        if receiver is None or not torch_api.part_of_module_call(receiver, func.attr):
+            return []
+        return [f for f in self.index.functions.values() if f.owner is not None and f.node.name == func.attr]
+
+    def _any_module_method(self, env: TypeEnv, node: ast.Call) -> Ty | None:
+        """What `model.log_prob(x)` returns when several classes of the file define
+        `log_prob`: what they all return, if they agree."""
+        if not isinstance(node.func, ast.Attribute) or self.inferring >= MAX_INFERRING:
+            return None
+        result: Ty | None = None
+        for number, facts in enumerate(self._module_methods(node.func)):
+            if facts.yields:
+                return None
+            returned = self._returned(env, facts, self._site(facts, node))
+            if returned is None:
+                return None
+            result = returned if number == 0 else join(result, returned)
+        return result
 
     def _deferred_item(self, facts: FunctionFacts) -> _Deferred | None:
         if self.waiting is not None:
@@ -1063,6 +1120,26 @@ def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
         {arg.arg: value for arg, value in zip(args.kwonlyargs, args.kw_defaults, strict=True) if value is not None}
     )
     return found
+
+
+#: Calls whose result is a value read from a tensor onto the host.
+_HOST_READ_METHODS = frozenset({"item", "cpu", "numpy", "tolist"})
+
+
+def _reads_to_host(node: ast.expr) -> bool:
+    """`node` reads a tensor's value to the host: `.item()`, `.cpu()`, `.numpy()`,
+    `.tolist()`, or `float(...)`/`int(...)` of something (it is itself such a value)."""
+    return any(
+        isinstance(part, ast.Call)
+        and (
+            isinstance(part.func, ast.Attribute)
+            and part.func.attr in _HOST_READ_METHODS
+            or isinstance(part.func, ast.Name)
+            and part.func.id in ("float", "int")
+            and part is node
+        )
+        for part in ast.walk(node)
+    )
 
 
 def _may_fall_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

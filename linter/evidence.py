@@ -175,6 +175,12 @@ class Resolver(Protocol):
     def grouped_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What a groupby's `apply` of one of the file's functions gives, if known."""
 
+    def defines_method(self, name: str) -> bool:
+        """Some class of the file defines a method `name` (`def act(self, state)`)."""
+
+    def returns_host_values(self, name: str) -> bool:
+        """Some method `name` of the file's classes returns a value read to the host."""
+
 
 #: The value of a name not bound (yet) in a scope.
 UNBOUND = object()
@@ -591,12 +597,22 @@ class TypeEnv:
                 if known is not None:
                     return known
                 return torch_api.moved_type(func.attr, node, self) or pandas_api.converted_type(func.attr, node)
-            if receiver.kind == "groupby" and func.attr == "apply" and self.resolver is not None:
-                grouped = self.resolver.grouped_call(self, node)
-                if grouped is not None:
-                    return grouped
-            return _method_type(receiver, func.attr, node, self)
+            return self._method_call_type(receiver, func.attr, node)
         return None
+
+    def _method_call_type(self, receiver: Ty, method: str, node: ast.Call) -> Ty | None:
+        """`receiver.<method>(...)` on a value of known type."""
+        if torch_api.part_of_module_call(receiver, method) and (
+            self.resolver is not None and self.resolver.defines_method(method)
+        ):
+            own = self.resolver.call(self, node)  # `model.act(state)`: the file's own method
+            if own is not None or self.resolver.returns_host_values(method):
+                return own  # what its body returns (a Python number, a NumPy array...)
+        if receiver.kind == "groupby" and method == "apply" and self.resolver is not None:
+            grouped = self.resolver.grouped_call(self, node)
+            if grouped is not None:
+                return grouped
+        return _method_type(receiver, method, node, self)
 
     def _called(self, callee: Ty | None, node: ast.Call) -> Ty | None:
         """What calling a value of type `callee` gives: a module's output, a class's instance."""

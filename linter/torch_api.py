@@ -592,6 +592,8 @@ def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
 
 #: torchtext's legacy batch iterators (`torchtext.data`, later `torchtext.legacy.data`):
 #: given `device=`, every field of every batch they yield is a tensor made there.
+#: The attributes of a torchtext batch that are not its fields.
+_BATCH_PLAIN_ATTRIBUTES = frozenset({"batch_size", "dataset", "fields", "input_fields", "target_fields"})
 _TORCHTEXT_ITERATORS = frozenset(
     f"torchtext.{package}.{name}"
     for package in ("data", "data.iterator", "legacy.data", "legacy.data.iterator")
@@ -813,12 +815,18 @@ _KNOWN_METHODS = (
 )
 
 
+def part_of_module_call(receiver: Ty, method: str) -> bool:
+    """`receiver.<method>(...)` may call a part of a module: a name no tensor or module
+    method has, on a module or on something placed on a device."""
+    return receiver.lib == "torch" and receiver.kind in ("model", "placed") and method not in _KNOWN_METHODS
+
+
 def _part_of_module(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | None:
     """`self.model.D(images)`, `vae.encode(x)`: a sub-module or a method of a module (or of a
     value moved to a device, which may be one) called with tensors computes where they and
     the module are. Only a name no tensor or module method has, and only given a tensor: a
     tensor's own `x.numel()` or `x.size(0)` is a number."""
-    if receiver.kind not in ("model", "placed") or method in _KNOWN_METHODS:
+    if not part_of_module_call(receiver, method):
         return None
     arguments = argument_types(call, env)
     if not any(is_torch_value(ty) for ty in arguments):
@@ -844,6 +852,8 @@ def attribute_type(receiver: Ty, attr: str) -> Ty | None:
         return OTHER
     if attr in _TENSOR_ATTRIBUTES and kind != "model" or kind == "model" and attr in ("weight", "bias"):
         return Ty(Kind.TENSOR, "torch", place)
+    if kind == "output" and attr in _BATCH_PLAIN_ATTRIBUTES:
+        return OTHER  # a torchtext batch's size and dataset, not tensors
     # a field of what a module returned (`outputs.loss`, `outputs.logits`) is on its device
     return Ty(Kind.OUTPUT, "torch", place) if kind == "output" else None
 

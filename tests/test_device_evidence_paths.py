@@ -220,7 +220,8 @@ def test_a_batch_moved_item_by_item_is_on_the_device(moved, flagged):
     ("setup", "call", "flagged"),
     [
         ("model = GAN().to(device)", "model.D(images.to(device))", True),  # a sub-module of a placed model
-        ("model = GAN().to(device)", "model.encode(images.to(device))", True),  # a method of it, given a tensor
+        ("model = torch.nn.Transformer(d_model=8).to(device)", "model.encoder(images.to(device))", True),
+        ("model = GAN().to(device)", "model.encode(images.to(device))", True),  # the file's own method, followed
         ("model = GAN().cuda()", "model.D(images.cuda())", True),  # both placed with `.cuda()`
         ("model = GAN()", "model.D(images)", False),  # near-miss: module and input on the host
         ("model = GAN()", "model.D(images.numpy())", False),  # near-miss: no tensor given, nothing known
@@ -299,3 +300,38 @@ def test_torchtext_iterators_given_a_device_yield_batches_there(iterators, flagg
         "    labels.append(batch.label.cpu())\n"
     )
     assert bool(codes(source, "GPU301")) is flagged
+
+
+def test_a_method_the_file_defines_says_itself_what_it_returns():
+    """`model.act(state)` of the file's own module returns what its body returns (here a
+    Python number), not an output on the device."""
+    source = (
+        LOADER
+        + "device = torch.device('cuda' if cuda else 'cpu')\n\n\n"
+        + "class DQN(torch.nn.Module):\n"
+        + "    def __init__(self):\n"
+        + "        super().__init__()\n"
+        + "        self.fc = torch.nn.Linear(3072, 2)\n\n"
+        + "    def act(self, state):\n"
+        + "        return self.fc(state.flatten(1)).max(1)[1].item()\n\n\n"
+        + "model = DQN().to(device)\n"
+        + "loader = DataLoader(data, batch_size=64, num_workers=4)\n"
+        + "actions = []\n"
+        + "for images, labels in loader:\n"
+        + "    action = model.act(images.to(device))\n"
+        + "    actions.append(float(action))\n"
+    )
+    assert codes(source, "GPU307") == []
+
+
+def test_return_types_do_not_depend_on_which_function_is_inferred_first():
+    """A function first reached two calls deep (its own callee left unfollowed) is followed
+    fully when called directly later."""
+    body = (
+        "def c(n):\n    return torch.randn(n, 3, device=device)\n\n\n"
+        "def b(n):\n    return c(n) * 2\n\n\n"
+        "def a(n):\n    return b(n) + 1\n\n\n"
+    )
+    loop = "losses = []\nfor step in range(1000):\n    losses.append(b(8).sum().item())\n"
+    head = "import torch\n\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n\n\n"
+    assert codes(head + body + "first = a(4)\n" + loop, "GPU307") and codes(head + body + loop, "GPU307")

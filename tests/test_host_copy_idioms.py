@@ -184,13 +184,16 @@ def test_totals_of_compared_copies_and_device_tests(body: str, found: list[str])
 
 
 WARM_UP = """\
-import torch
+import sys
 from collections import deque
+
+import torch
 
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = torch.nn.Linear(4, 2).to(device)
 memory = deque(maxlen=10_000)
 losses = []
+steps, next_log = 0, 100
 
 
 def train_step(batch):
@@ -225,6 +228,28 @@ for frame_idx in range(1, 100_001):
         (
             "    flushed = [frame_idx] * (frame_idx % 7)\n    if len(flushed) > 3:\n"
             "        losses.append(model(memory[-1].to(device)).sum().item())",
+            [],
+        ),
+        (
+            "    steps += 1\n    if steps > 100:\n        losses.append(model(memory[-1].to(device)).sum().item())\n        steps = 0",
+            [],
+        ),
+        (
+            "    if frame_idx >= next_log:\n        losses.append(model(memory[-1].to(device)).sum().item())\n        next_log += 100",
+            [],
+        ),
+        ("    if frame_idx >= len(memory) - 1:\n        losses.append(model(memory[-1].to(device)).sum().item())", []),
+        ("    if len(sys.argv) > 1:\n        losses.append(model(memory[-1].to(device)).sum().item())", []),
+        (
+            "    if len(memory) > 32:\n        losses.append(model(memory[-1].to(device)).sum().item())\n        memory[:] = []",
+            [],
+        ),
+        (
+            "    if len(memory) > 32:\n        losses.append(model(memory[-1].to(device)).sum().item())\n        memory.popleft()",
+            [],
+        ),
+        (
+            "    for n in range(100_000, 0, -1):\n        if n > 99_990:\n            losses.append(model(memory[-1].to(device)).sum().item())",
             [],
         ),
     ],
@@ -265,6 +290,12 @@ class Agent:
         # near-miss: the method returns what it read, which its caller needs on every call
         ("        return loss.detach().sum().item()\n", "            print(self.update(states))", []),
         ("", "            other = Agent()\n            other.update(states)", []),  # near-miss: not on the instance
+        # near-miss: `forward` run explicitly; its copies are what the model needs on the host
+        (
+            "    def forward(self, states):\n        return self.net(states.to(device)).argmax(1).cpu()\n",
+            "            self.forward(states)",
+            [],
+        ),
     ],
 )
 def test_a_method_the_class_calls_in_a_loop_counts_as_the_loop(returned: str, called: str, found: list[str]):

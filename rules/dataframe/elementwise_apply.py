@@ -213,7 +213,8 @@ class _Body:
             return arguments_ok and self.ok(func.value)
         if isinstance(func, ast.Attribute) and self._shown_str_method(func.attr, node.args):
             self.strings = self.strings or mentions(func.value, self.parameter)
-            self._show(f"`.str.{func.attr}` on the column leaves missing values missing, where `x.{func.attr}` raises")
+            form = "`.str.replace(old, new, regex=False)`" if func.attr == "replace" else "`.str.translate(table)`"
+            self._show(f"{form} on the column leaves missing values missing, where `x.{func.attr}(...)` raises")
             return self.ok(func.value)
         if isinstance(func, ast.Attribute) and func.attr in STR_METHODS:
             self.strings = self.strings or mentions(func.value, self.parameter)
@@ -388,7 +389,8 @@ class ElementwiseApply(Rule):
     fix = Applicability.UNSAFE
     suggestion = (
         "use the vectorized form on the whole column: arithmetic on the Series (`s * 2`), `s.abs()`, "
-        "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`), the `.dt` accessor "
+        "`s.astype(float)`, the `.str` accessor (`s.str.lower()`, `s.str.len()`, "
+        "`s.str.replace(old, new, regex=False)`), the `.dt` accessor "
         "(`s.dt.month`, `s.dt.weekday`, on a datetime column: `pd.to_datetime(s)` first otherwise), "
         "`np.where(cond, a, b)`"
     )

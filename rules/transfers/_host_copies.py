@@ -37,6 +37,7 @@ from gpulint.rule_api import (
 )
 from gpulint.accelerate_api import tests_every_step
 from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
+from gpulint.torch_api import PER_BATCH_METHODS
 
 from ._common import (
     ROUND_TRIP_METHODS,
@@ -223,6 +224,8 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     if facts is None or _returns_a_read(function, ctx):
         return None
     if facts.owner is not None:
+        if function.name in PER_BATCH_METHODS:
+            return None  # a module's `forward`: its copies are mostly what the model needs on the host
         calls = _self_calls(function.name, facts.owner, ctx)
     elif facts.scope is ctx.tree:
         calls = [call for call, _ in ctx.semantic.call_sites(function.name) or ()]
@@ -356,6 +359,10 @@ def after_warm_up(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContex
 
 
 def _warm_up_part(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContext) -> bool:
+    """One comparison of a warm-up test: a buffer the loop grows (a method of it called,
+    `memory.push(...)`) and the branch does not empty, or a counter the branch does not
+    reset, against a threshold the loop never changes and that is no call of its own
+    (`len(loader) - 1` is the last batch, not a warm-up)."""
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return False
     op, left, right = test.ops[0], test.left, test.comparators[0]
@@ -363,24 +370,67 @@ def _warm_up_part(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContex
         left, right = right, left  # `batch_size < len(memory)`
     elif not isinstance(op, (ast.Gt, ast.GtE)):
         return False
+    if not _fixed_threshold(right, loop, ctx):
+        return False
     if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1:
         held = reference(left.args[0])
         if held is None or not ctx.env.is_builtin("len") or _emptied(held, branch):
             return False
-        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx)  # not a value each iteration computes
+        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx) and _grown(held, loop)
     counter = reference(left)
-    return counter is not None and _counts_iterations(counter, loop, ctx) and counter not in _names(right)
+    return (
+        counter is not None
+        and _counts_iterations(counter, loop, ctx)
+        and counter not in _names(right)
+        and not _assigns(branch, counter)
+    )
 
 
-def _emptied(held: str, branch: ast.If) -> bool:
-    """The branch binds `held` again or clears it: a batch gathered and flushed, not a
-    buffer that fills once."""
+def _fixed_threshold(node: ast.expr, loop: ast.AST, ctx: RuleContext) -> bool:
+    """Names, attributes and constants, in arithmetic, none of them bound in the loop."""
+    for part in ast.walk(node):
+        if not isinstance(
+            part, (ast.Name, ast.Attribute, ast.Constant, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)
+        ):
+            return False
+    bound = bound_by_loop(loop, ctx)
+    return not any(spelled.split(".", 1)[0] in bound for spelled in _names(node))
+
+
+def _grown(held: str, loop: ast.AST) -> bool:
+    """The loop's body calls a method of `held` (`memory.append(t)`, `buffer.push(...)`) or
+    adds to it: a buffer that fills as the loop runs."""
+    for node in walk_local(getattr(loop, "body", [])):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and reference(node.func.value) == held:
+            return True
+        if isinstance(node, ast.AugAssign) and reference(node.target) == held:
+            return True
+    return False
+
+
+def _assigns(branch: ast.If, spelled: str) -> bool:
     for node in ast.walk(branch):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(reference(target) == held for target in targets):
+            if any(
+                reference(target.value if isinstance(target, ast.Subscript) else target) == spelled
+                for target in targets
+            ):
                 return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear":
+    return False
+
+
+#: Methods that take items out of a buffer: a branch calling one empties it.
+_EMPTYING = frozenset({"clear", "pop", "popleft", "popitem", "remove"})
+
+
+def _emptied(held: str, branch: ast.If) -> bool:
+    """The branch binds `held` again, or a slice of it (`buf[:] = []`), or takes items out
+    of it: a batch gathered and flushed, not a buffer that fills once."""
+    if _assigns(branch, held):
+        return True
+    for node in ast.walk(branch):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _EMPTYING:
             if reference(node.func.value) == held:
                 return True
         if isinstance(node, ast.Delete) and any(
@@ -392,13 +442,18 @@ def _emptied(held: str, branch: ast.If) -> bool:
 
 def _counts_iterations(counter: str, loop: ast.AST, ctx: RuleContext) -> bool:
     """`counter` goes up by one on each iteration of `loop`: the variable of a `for` over
-    `range(...)` or `enumerate(...)`'s index, or a name (`self.total_step`) the loop's body
-    adds one to."""
+    `range(...)` counting up or `enumerate(...)`'s index, or a name (`self.total_step`) the
+    loop's body adds one to."""
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         iterable, target = loop.iter, loop.target
-        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name):
+        if (
+            isinstance(iterable, ast.Call)
+            and isinstance(iterable.func, ast.Name)
+            and ctx.env.is_builtin(iterable.func.id)
+        ):
             if iterable.func.id == "range" and isinstance(target, ast.Name):
-                return target.id == counter
+                counting_up = len(iterable.args) < 3 or (literal_int(iterable.args[2]) or 0) > 0
+                return target.id == counter and counting_up
             if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
                 first = target.elts[0]
                 if isinstance(first, ast.Name) and first.id == counter:
