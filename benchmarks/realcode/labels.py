@@ -67,6 +67,7 @@ TUNED_LABELS = (
             "blind27",
             "blind28",
             "blind29",
+            "blind30",
         )
     ),
 )
