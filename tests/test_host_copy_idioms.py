@@ -326,3 +326,22 @@ def test_copies_on_both_sides_of_a_flag_are_each_reported_however_the_side_rebin
     )
     found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
     assert found == [("GPU301", 12), ("GPU301", 13), ("GPU301", 14), ("GPU301", 16)]
+
+
+def test_a_total_fed_in_a_helper_the_loop_calls_is_reported_without_a_crash():
+    """A running total inside a module-level helper (no loop of its own) that a batch loop
+    calls: the total's reads are asked of the helper, which has no loop to read it in."""
+    source = (
+        "import torch\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "model = torch.nn.Linear(4, 1).to(device)\n\n\n"
+        "def calc_loss(pred, target, metrics):\n"
+        "    loss = (pred - target).pow(2).mean()\n"
+        "    metrics['loss'] += loss.data.cpu().numpy() * target.size(0)\n"
+        "    return loss\n\n\n"
+        "metrics = {'loss': 0.0}\n"
+        "for inputs, labels in torch.utils.data.DataLoader(list(range(10_000)), batch_size=4):\n"
+        "    loss = calc_loss(model(inputs.to(device)), labels.to(device), metrics)\n"
+        "    loss.backward()\n"
+    )
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == ["GPU308"]

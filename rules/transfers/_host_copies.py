@@ -924,7 +924,9 @@ def _sum_of(expression: ast.AST, total: str) -> bool:
 def _read_every_iteration(total: ast.expr, ctx: RuleContext, statement: ast.stmt | None = None) -> bool:
     """The innermost loop reads `total` on every iteration, outside the statement that adds
     to it (the current one, or `statement`): a progress bar showing the mean so far, an
-    early stop on the sum."""
+    early stop on the sum. Not known in a helper the loop calls (no loop of its own)."""
+    if not ctx.loops:
+        return False
     loop, spelled = ctx.loops[-1], ast.unparse(total)
     statement = ctx.statement if statement is None else statement
     if not isinstance(loop, _STATEMENT_LOOPS):
