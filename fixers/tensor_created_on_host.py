@@ -28,6 +28,12 @@ HELPER_SUGGESTION = (
 )
 
 
+CONVERSION_SUGGESTION = (
+    "create the tensor on the device: pass `device=` (and `dtype=`) to the factory (`torch.zeros(n, device=d)`) "
+    "instead of converting the host tensor to a device class with `.type(...)`"
+)
+
+
 def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
     found: HostFactory = diagnostic.context  # type: ignore[assignment]
     if found.applicability is Applicability.DISPLAY:
@@ -37,6 +43,8 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
             return suggestion(DRAW_SUGGESTION)
         if found.helper:
             return suggestion(HELPER_SUGGESTION)
+        if found.converted:
+            return suggestion(CONVERSION_SUGGESTION)
         return Decline(
             "the factory's tensor is changed on its way to the device, the move takes more than a device, or "
             "the factory takes arguments that mean something else there: pass `device=` to the factory by hand"

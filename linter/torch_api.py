@@ -698,6 +698,17 @@ def _join_legacy_classes(a: Ty, b: Ty) -> Ty | None:
 LIBRARY_JOINS.append(_join_legacy_classes)
 
 
+def type_conversion_place(call: ast.Call, env: Env) -> str | None:
+    """Where `x.type(cls)` puts the tensor it converts: `cls`'s place for a legacy class
+    (`torch.cuda.FloatTensor`, a name bound to it), None for any other argument."""
+    return _type_conversion(call, env)
+
+
+#: In-place methods that write values at given places of a tensor and leave it where it is
+#: (`torch.zeros(n, k).scatter_(1, labels, 1)`: a one-hot block built on the host).
+SCATTERING_METHODS = frozenset({"scatter_", "scatter_add_", "index_fill_", "masked_fill_", "index_add_", "index_put_"})
+
+
 def _type_conversion(call: ast.Call, env: Env) -> str | None:
     """`x.type(torch.cuda.FloatTensor)` (or a name bound to one, or the class's name as a
     string): the tensor converted and placed where that class makes tensors; None when the

@@ -289,3 +289,31 @@ def test_a_factory_made_in_a_tuple_assignment_and_moved_in_another_gets_a_sugges
 def test_a_tuple_element_that_also_reads_the_name_is_not_the_factory():
     body = "a, y = torch.ones(8, 1), torch.ones(8, 1)\na, y = a + y, y.to(d)\nreturn a, y\n"
     assert [x for x in lint_source(HEAD + _body(body)) if x.code == "GPU304"] == []
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "h = torch.zeros(8, 4).scatter_(1, flag.view(-1, 1), 1).cuda()\n",  # a one-hot block built on the host
+        "h = Variable(torch.zeros(8, 4).scatter_(1, flag.view(-1, 1), 1)).cuda(0)\n",
+        "h = torch.zeros(8).type(torch.cuda.FloatTensor)\n",  # a conversion to a device class moves it
+        "T = torch.cuda.FloatTensor\nh = torch.zeros(8).type(T)\n",
+        "z = torch.randn(8, 100).view(-1, 100, 1, 1)\nz = Variable(z.cuda())\n",  # the move wrapped
+    ],
+    ids=["scatter", "scatter-in-variable", "type-cuda-class", "type-through-a-name", "variable-around-move"],
+)
+def test_legacy_and_scattered_factories_get_a_suggestion(lines):
+    assert _only(HEAD + _body(lines)).fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "h = torch.zeros(8).type(torch.FloatTensor)\n",  # near-miss: the host class, no move
+        "h = torch.zeros(8).type(torch.float16)\n",  # near-miss: a dtype, not a class
+        "h = torch.zeros(8, 4).scatter_(1, flag.view(-1, 1), 1)\n",  # near-miss: never moved
+        "z = torch.randn(8, 100)\nw = Variable(z.cuda())\n",  # near-miss: moved into another name
+    ],
+)
+def test_conversions_and_scatters_that_move_nothing_are_left_alone(lines):
+    assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []

@@ -34,4 +34,10 @@ class HostFactory(Facts):
         """Moved by a helper of the project (`to_cuda(torch.randn(n))`) rather than by the
         tensor's own `.to(...)`/`.cuda()`."""
         func = self.move.move.func
-        return not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda"))
+        return not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type"))
+
+    @property
+    def converted(self) -> bool:
+        """Moved by a conversion to a legacy device class (`.type(torch.cuda.FloatTensor)`)."""
+        func = self.move.move.func
+        return isinstance(func, ast.Attribute) and func.attr == "type"

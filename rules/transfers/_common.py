@@ -58,7 +58,9 @@ from gpulint.torch_api import (
     KEEPING_PLACE_METHODS,
     LIGHTNING_MODULES,
     PURE_METHODS,
+    SCATTERING_METHODS,
     SYNCHRONISING_FUNCTIONS,
+    type_conversion_place,
 )
 from gpulint.plans.transfers import FactoryMove, HostToDevice, RoundTrip
 
@@ -444,12 +446,18 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 # -- created on the host, then moved (GPU304) ------------------------------------------------
 
 
+#: The methods that move a tensor to a device: `.to(d)`, `.cuda()`, and a conversion to a
+#: legacy device class (`.type(torch.cuda.FloatTensor)`).
+MOVING_METHODS = ("to", "cuda", "type")
+
+
 def moved_call(node: ast.AST) -> ast.Call | None:
-    """`f(...)` of `f(...).to(d)` or `f(...).cuda()`: the call whose result `node` moves."""
+    """`f(...)` of `f(...).to(d)`, `f(...).cuda()` or `f(...).type(cls)`: the call whose
+    result `node` moves."""
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr in ("to", "cuda")
+        and node.func.attr in MOVING_METHODS
         and isinstance(node.func.value, ast.Call)
     ):
         return node.func.value
@@ -474,7 +482,11 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
         elif (
             isinstance(made.func, ast.Attribute)
             and isinstance(made.func.value, ast.Call)
-            and (made.func.attr in KEEPING_PLACE_METHODS or made.func.attr == "to" and move_target(made, env) == KEEP)
+            and (
+                made.func.attr in KEEPING_PLACE_METHODS | SCATTERING_METHODS
+                or made.func.attr == "to"
+                and move_target(made, env) == KEEP
+            )
         ):
             made, chained = made.func.value, True
         elif _torch_function_on_the_way(made, env):  # `torch.tril(torch.ones(n, n))`
@@ -561,7 +573,7 @@ def factory_moved_later(
     program's CPU fallback), and a factory wrapped in a legacy `Variable(...)`. `statements`
     and `blocks` are the enclosing statements and their blocks, innermost last; `touched`
     caches, per statement, the names it touches (one walk of each statement per file)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda")):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MOVING_METHODS):
         return None
     moved = node.func.value
     if isinstance(moved, ast.Call):  # `eps = Variable(eps).cuda()`
@@ -613,7 +625,7 @@ def factory_moved_later(
     while (
         isinstance(factory.func, ast.Attribute)
         and isinstance(factory.func.value, ast.Call)
-        and factory.func.attr in KEEPING_PLACE_METHODS
+        and factory.func.attr in KEEPING_PLACE_METHODS | SCATTERING_METHODS
     ):
         factory, filled = factory.func.value, True
     found = _moved_factory(node, factory, env)
@@ -691,6 +703,8 @@ def _moves_alone(statement: ast.stmt, node: ast.Call, name: str, env: TypeEnv) -
         return False
     if value is node:
         return True if isinstance(target, ast.Name) and target.id == name else None
+    if isinstance(target, ast.Name) and target.id == name and _is_or_wraps(value, node, env):
+        return False  # `z = Variable(z.cuda())`
     if not (isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts)):
         return None
     position = next((i for i, element in enumerate(value.elts) if _is_or_wraps(element, node, env)), None)
@@ -754,6 +768,9 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
         return None  # drawn from a given generator (a CPU one, for reproducible draws): meant
     if node.func.attr == "cuda":  # type: ignore[attr-defined]
         return FactoryMove(node, factory, name[6:], None, plain=not (legacy or node.keywords or node.args))
+    if node.func.attr == "type":  # type: ignore[attr-defined]
+        placed = type_conversion_place(node, env) == DEVICE
+        return FactoryMove(node, factory, name[6:], None, plain=False) if placed else None
     if move_target(node, env) != DEVICE:
         return None
     destination = _single_destination(node)

@@ -74,9 +74,13 @@ class TensorCreatedOnHost(Rule):
     the project's `utils.py`: `docs/evidence.md`) is flagged too, with the rewrite shown.
 
     A factory on its way through dtype and layout changes (`torch.zeros(n).float().to(d)`),
-    `requires_grad_()` or a draw from the tensor it makes (`torch.normal(torch.zeros(n),
-    std).to(d)`: the draw is made where its mean is; not from a given `generator=`) is
-    flagged with a suggestion, not a rewrite: `device=` goes to the factory, the chain stays.
+    `requires_grad_()`, values written at places (`torch.zeros(n, k).scatter_(1, labels,
+    1).cuda()`: a one-hot block; its index must be moved too) or a draw from the tensor it
+    makes (`torch.normal(torch.zeros(n), std).to(d)`: the draw is made where its mean is; not
+    from a given `generator=`) is flagged with a suggestion, not a rewrite: `device=` goes to
+    the factory, the chain stays. So is a move by a conversion to a legacy device class
+    (`torch.zeros(n).type(torch.cuda.FloatTensor)`, or a name bound to it), and a move
+    wrapped in `Variable(...)` in the two-statement shape (`z = Variable(z.cuda())`).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
     Only code that runs over and over is flagged: a loop or a comprehension, a lambda, and a
@@ -138,7 +142,7 @@ class TensorCreatedOnHost(Rule):
     )
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
-    calls = frozenset({"to", "cuda"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
+    calls = frozenset({"to", "cuda", "type"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
     fix = Applicability.SAFE
     suggestion = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
 
