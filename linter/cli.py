@@ -32,6 +32,7 @@ from .config import (
     PreviewSelectionWarning,
     describe,
 )
+from .diagnostic import DEBUG_VARIABLE
 from .files import describe_error, is_notebook
 from .output import HUMAN, full, renderer, text
 from .output.style import Style, wants_color
@@ -500,6 +501,8 @@ def _run_check(options: argparse.Namespace) -> int:
         raise UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
     overrides = _overrides(options, unsafe_fixes=options.unsafe_fixes, target_version=options.target_version)
     config_file: Path | None = options.config_file
+    if options.debug:  # a rule's internal error then carries its traceback, also from job processes
+        os.environ[DEBUG_VARIABLE] = "1"
     try:
         with _selection_warnings(options.quiet):
             if options.show_settings:

@@ -15,6 +15,9 @@ import enum
 from typing import Any, NamedTuple
 from .slots_record import SlotsRecord
 
+#: Set (by `gpulint check --debug`) to put a rule's traceback in its internal error, also in
+#: the job processes that check files in parallel.
+DEBUG_VARIABLE = "GPULINT_DEBUG"
 #: The finding for a file that cannot be parsed (rule GPU001, reported by the engine itself).
 SYNTAX_ERROR_CODE = "GPU001"
 SYNTAX_ERROR_NAME = "syntax-error"

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 import bisect
 import gc
+import os
 import re
+import traceback
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,7 +24,7 @@ from typing import Any, NamedTuple
 from .astutil import all_args, walk_local
 from .dataset_items import moves_to_a_device
 from .estimators import fitted_and_predicted
-from .diagnostic import SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
+from .diagnostic import DEBUG_VARIABLE, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
 from .evidence import (
     DEVICE,
     HOST,
@@ -1414,6 +1416,8 @@ def _analyze(
             internal_error = (
                 f"internal error in {culprit} near line {line} ({type(exc).__name__}: {exc}); please report it"
             )
+            if os.environ.get(DEBUG_VARIABLE):  # `--debug`: what a bug report needs
+                internal_error += "\n" + traceback.format_exc().rstrip()
             ctx.diagnostics.clear()
             ctx.records.clear()
         finally:

@@ -607,6 +607,25 @@ def test_debug_prints_the_traceback_of_an_internal_error(crashing_run):
     assert "--debug" not in lines[-1]
 
 
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_rules_internal_error_carries_its_traceback_with_debug(project, monkeypatch, debug):
+    """A rule that raises costs its file, reported on one line; with `--debug` the line is
+    followed by the traceback a bug report needs (the rule's own frame in it)."""
+    from gpulint.diagnostic import DEBUG_VARIABLE
+    from gpulint.registry import rule_by_key
+
+    def exploding_check(self, node, ctx):
+        raise RuntimeError("rule exploded")
+
+    monkeypatch.setattr(rule_by_key("GPU102"), "check", exploding_check)
+    monkeypatch.setenv(DEBUG_VARIABLE, "")  # restored (unset) afterwards, whatever `--debug` sets
+    write(project / "sales.py", ITERROWS)
+    result = invoke("check", "--no-cache", *(["--debug"] if debug else []), "sales.py")
+    assert "internal error in rule GPU102" in result.stderr and "rule exploded" in result.stderr
+    assert ("Traceback (most recent call last):" in result.stderr) is debug
+    assert ("exploding_check" in result.stderr) is debug
+
+
 def test_debug_is_documented_and_harmless_without_an_error(project, cli):
     assert "--debug" in cli("check", "--help").stdout
     write(project / "sales.py", ITERROWS)
