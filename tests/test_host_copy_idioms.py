@@ -345,3 +345,38 @@ def test_a_total_fed_in_a_helper_the_loop_calls_is_reported_without_a_crash():
         "    loss.backward()\n"
     )
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == ["GPU308"]
+
+
+CRITIC = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+critic = torch.nn.Linear(4, 1).to(device)
+generator = torch.nn.Linear(2, 4).to(device)
+batches = iter(torch.utils.data.DataLoader(list(range(100_000)), batch_size=64))
+g_losses = []
+for step in range(steps):
+    for _ in range(n_critic):
+        real = next(batches).to(device)
+        critic(real).mean().backward()
+{outer}
+"""
+
+
+@pytest.mark.parametrize(
+    ("outer", "found"),
+    [
+        # the generator's step after the critic's: each iteration of the outer loop is a step
+        (
+            "    g_loss = -critic(generator(torch.randn(64, 2, device=device))).mean()\n"
+            "    g_loss.backward()\n"
+            "    g_losses.append(g_loss.item())",
+            ["GPU307"],
+        ),
+        # near-miss: no step of its own, the outer loop is an epoch loop around its batches
+        ("    g_losses.append(critic(real).mean().item())", []),
+    ],
+)
+def test_a_loop_that_steps_itself_stays_the_step_loop_around_a_critic_loop(outer: str, found: list[str]):
+    source = CRITIC.format(outer=outer)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found

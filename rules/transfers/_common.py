@@ -1122,7 +1122,11 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     the current item (`for k in batch`, chunks of this iteration's tensor), a small loop,
     or a loop that brings in no data of its own (`_no_data_of_its_own`: an optimizer's
     parameter groups, metric functions) does not count, nor does a loop under an `if`
-    (pruning old checkpoints every N steps)."""
+    (pruning old checkpoints every N steps). Nor does any inner loop when `loop` takes a
+    training step of its own on every iteration (`_steps_itself`: a GAN's generator step
+    after `for _ in range(n_critic):` critic steps): each of its iterations is a step."""
+    if _steps_itself(loop, ctx):
+        return False
     computed = bound_by_loop(loop, ctx)
     for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
         if isinstance(statement, _STATEMENT_LOOPS):
@@ -1137,6 +1141,17 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _loops_inside(node.func.id, ctx):
                 return True
     return False
+
+
+def _steps_itself(loop: ast.stmt, ctx: RuleContext) -> bool:
+    """A statement of `loop`'s body that runs on every iteration, outside its inner loops,
+    runs a backward pass (`g_loss.backward()`)."""
+    return any(
+        isinstance(node, ast.Call) and _backward_call(node, ctx)
+        for statement in _unconditional_statements(loop.body)  # type: ignore[attr-defined]
+        if not isinstance(statement, _STATEMENT_LOOPS)
+        for node in walk_local(_own_expressions(statement))
+    )
 
 
 def _own_expressions(statement: ast.stmt) -> list[ast.AST]:

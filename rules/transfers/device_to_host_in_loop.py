@@ -72,7 +72,9 @@ class DeviceToHostInLoop(HostCopyInLoop):
     around a batch loop, or around `train_one_epoch()`, copies once per epoch, after the
     real work; a loop over chunks of this iteration's own tensor does not count, nor does
     one that brings in no data: an optimizer's `param_groups`, functions it calls
-    (`for met in metric_fns`), keys of dicts, `range(n)` indexing this batch). A small
+    (`for met in metric_fns`), keys of dicts, `range(n)` indexing this batch; and no inner
+    loop makes an outer one that takes a training step of its own on every iteration: a GAN's
+    generator step after `for _ in range(n_critic):` critic steps). A small
     loop over the parts of one item (a literal tuple or list, a mapping's `.keys()`,
     `.values()` or `.items()`, a call naming its fields like `data("train_mask",
     "test_mask")`, `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is, so
