@@ -28,6 +28,12 @@ HELPER_SUGGESTION = (
 )
 
 
+SCATTER_SUGGESTION = (
+    "create the tensor on the device and move its index there first: `torch.zeros(n, k, device=d)"
+    ".scatter_(1, labels.to(d), 1)` (for a one-hot block, `F.one_hot(labels.to(d), k)`); a host index "
+    "cannot write into a device tensor"
+)
+
 CONVERSION_SUGGESTION = (
     "create the tensor on the device: pass `device=` (and `dtype=`) to the factory (`torch.zeros(n, device=d)`) "
     "instead of converting the host tensor to a device class with `.type(...)`"
@@ -43,6 +49,8 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
             return suggestion(DRAW_SUGGESTION)
         if found.helper:
             return suggestion(HELPER_SUGGESTION)
+        if found.scattered:
+            return suggestion(SCATTER_SUGGESTION)
         if found.converted:
             return suggestion(CONVERSION_SUGGESTION)
         return Decline(

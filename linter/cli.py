@@ -501,8 +501,34 @@ def _run_check(options: argparse.Namespace) -> int:
         raise UsageError(f"--diff prints a diff; it cannot be combined with --output-format {output_format}")
     overrides = _overrides(options, unsafe_fixes=options.unsafe_fixes, target_version=options.target_version)
     config_file: Path | None = options.config_file
-    if options.debug:  # a rule's internal error then carries its traceback, also from job processes
+    with _debugging(options.debug):
+        return _run_check_with(options, paths, overrides, config_file, output_format)
+
+
+@contextmanager
+def _debugging(debug: bool) -> Iterator[None]:
+    """With `--debug`, a rule's internal error carries its traceback, also from the job
+    processes (they inherit the variable); the variable is restored after the run."""
+    previous = os.environ.get(DEBUG_VARIABLE)
+    if debug:
         os.environ[DEBUG_VARIABLE] = "1"
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(DEBUG_VARIABLE, None)
+        else:
+            os.environ[DEBUG_VARIABLE] = previous
+
+
+def _run_check_with(
+    options: argparse.Namespace,
+    paths: list[str],
+    overrides: Overrides,
+    config_file: Path | None,
+    output_format: str | None,
+) -> int:
+    """`gpulint check`, its options read."""
     try:
         with _selection_warnings(options.quiet):
             if options.show_settings:

@@ -700,7 +700,8 @@ LIBRARY_JOINS.append(_join_legacy_classes)
 
 def type_conversion_place(call: ast.Call, env: Env) -> str | None:
     """Where `x.type(cls)` puts the tensor it converts: `cls`'s place for a legacy class
-    (`torch.cuda.FloatTensor`, a name bound to it), None for any other argument."""
+    (`torch.cuda.FloatTensor`, a name bound to it, or its name as a string), None for any
+    other argument."""
     return _type_conversion(call, env)
 
 

@@ -3,6 +3,8 @@ input, rule selection, file discovery and the `rule` subcommand."""
 
 from __future__ import annotations
 
+import os
+
 import ast
 import json
 import re
@@ -624,6 +626,10 @@ def test_a_rules_internal_error_carries_its_traceback_with_debug(project, monkey
     assert "internal error in rule GPU102" in result.stderr and "rule exploded" in result.stderr
     assert ("Traceback (most recent call last):" in result.stderr) is debug
     assert ("exploding_check" in result.stderr) is debug
+    output = result.stdout + result.stderr
+    [summary] = [line for line in output.splitlines() if "could not be checked" in line]
+    assert "rule exploded" in summary and "Traceback" not in summary  # told once, not again there
+    assert os.environ[DEBUG_VARIABLE] == ""  # the run put back what it found
 
 
 def test_debug_is_documented_and_harmless_without_an_error(project, cli):

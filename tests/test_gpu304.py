@@ -303,7 +303,10 @@ def test_a_tuple_element_that_also_reads_the_name_is_not_the_factory():
     ids=["scatter", "scatter-in-variable", "type-cuda-class", "type-through-a-name", "variable-around-move"],
 )
 def test_legacy_and_scattered_factories_get_a_suggestion(lines):
-    assert _only(HEAD + _body(lines)).fix.applicability is Applicability.DISPLAY
+    found = _only(HEAD + _body(lines))
+    assert found.fix.applicability is Applicability.DISPLAY
+    if "scatter_" in lines:  # the index has to be on the device too
+        assert "labels.to(d)" in found.fix.message
 
 
 @pytest.mark.parametrize(

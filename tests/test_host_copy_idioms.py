@@ -380,3 +380,22 @@ for step in range(steps):
 def test_a_loop_that_steps_itself_stays_the_step_loop_around_a_critic_loop(outer: str, found: list[str]):
     source = CRITIC.format(outer=outer)
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+def test_an_epoch_loop_with_a_backward_after_its_loader_pass_stays_an_epoch_loop():
+    """A regulariser's (or a full batch's) backward at the end of each epoch, after a pass over
+    the loader: what the epoch loop reads then, it reads once per epoch."""
+    source = (
+        "import torch\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "model = torch.nn.Linear(4, 1).to(device)\n"
+        "loader = torch.utils.data.DataLoader(list(range(100_000)), batch_size=64)\n"
+        "history = []\n"
+        "for epoch in range(100):\n"
+        "    for x in loader:\n"
+        "        model(x.to(device)).mean().backward()\n"
+        "    reg = model.weight.pow(2).sum()\n"
+        "    reg.backward()\n"
+        "    history.append(reg.item())\n"
+    )
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == []

@@ -51,7 +51,10 @@ def errors_line(results: Sequence[FileResult]) -> str | None:
     failed = [r for r in results if r.error is not None]
     if not failed:
         return None
-    named = ", ".join(f"{printable(r.display)} ({printable(str(r.error))})" for r in failed[:ERRORS_LISTED])
+    # the first line of each: with `--debug` an error carries its traceback, printed once already
+    named = ", ".join(
+        f"{printable(r.display)} ({printable(str(r.error).splitlines()[0])})" for r in failed[:ERRORS_LISTED]
+    )
     more = f", and {len(failed) - ERRORS_LISTED} more" if len(failed) > ERRORS_LISTED else ""
     return f"{_plural(len(failed), 'file')} could not be checked: {named}{more}"
 

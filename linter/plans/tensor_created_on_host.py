@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..diagnostic import Applicability, Facts
-from ..torch_api import LEGACY_TENSOR_TYPES
+from ..torch_api import LEGACY_TENSOR_TYPES, SCATTERING_METHODS
 from .transfers import FactoryMove
 
 
@@ -32,7 +32,7 @@ class HostFactory(Facts):
     @property
     def helper(self) -> bool:
         """Moved by a helper of the project (`to_cuda(torch.randn(n))`) rather than by the
-        tensor's own `.to(...)`/`.cuda()`."""
+        tensor's own `.to(...)`, `.cuda()` or `.type(...)`."""
         func = self.move.move.func
         return not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type"))
 
@@ -41,3 +41,14 @@ class HostFactory(Facts):
         """Moved by a conversion to a legacy device class (`.type(torch.cuda.FloatTensor)`)."""
         func = self.move.move.func
         return isinstance(func, ast.Attribute) and func.attr == "type"
+
+    @property
+    def scattered(self) -> bool:
+        """Values are written at places of the tensor on its way (`.scatter_(1, labels, 1)`),
+        with an index or mask made on the host too."""
+        statements = [self.move.move] + ([self.move.made] if self.move.made is not None else [])
+        return any(
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SCATTERING_METHODS
+            for statement in statements
+            for node in ast.walk(statement)
+        )

@@ -465,7 +465,7 @@ def moved_call(node: ast.AST) -> ast.Call | None:
 
 
 def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
-    """`node` (`.to(d)`/`.cuda()`) moves what a torch factory made on the host: directly
+    """`node` (`.to(d)`, `.cuda()`, `.type(cuda class)`) moves what a torch factory made on the host: directly
     (`torch.zeros(n).to(d)`) or through dtype and layout changes on the way
     (`torch.zeros(n).float().to(d)`, `torch.arange(n).to(torch.long).to(d)`,
     `torch.tril(torch.ones(n, n)).bool().to(d)`). Through such a
@@ -755,7 +755,8 @@ def _touched(statement: ast.stmt, cache: dict[int, frozenset[str]]) -> frozenset
 
 
 def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMove | None:
-    """`node` (`.to(d)`/`.cuda()`) moves the result of `factory`, a torch factory with no device."""
+    """`node` (`.to(d)`, `.cuda()` or `.type(cuda class)`) moves the result of `factory`, a
+    torch factory with no device."""
     name = env.qualname(factory.func) or ""
     # a legacy class given a shape (`torch.FloatTensor(4, 256)`) allocates on the host too,
     # but refuses an accelerator's `device=`: reported, with the rewrite only shown
@@ -1122,11 +1123,12 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     the current item (`for k in batch`, chunks of this iteration's tensor), a small loop,
     or a loop that brings in no data of its own (`_no_data_of_its_own`: an optimizer's
     parameter groups, metric functions) does not count, nor does a loop under an `if`
-    (pruning old checkpoints every N steps). Nor does any inner loop when `loop` takes a
-    training step of its own on every iteration (`_steps_itself`: a GAN's generator step
-    after `for _ in range(n_critic):` critic steps): each of its iterations is a step."""
-    if _steps_itself(loop, ctx):
-        return False
+    (pruning old checkpoints every N steps). Nor does a counted loop (`for _ in
+    range(n_critic):`) when `loop` takes a training step of its own on every iteration
+    (`_steps_itself`: a GAN's generator step after its critic steps): each of its iterations
+    is a step. A pass over a loader stays an inner batch loop, whatever follows it (an
+    epoch-end regulariser's or full-batch backward)."""
+    steps = _steps_itself(loop, ctx)
     computed = bound_by_loop(loop, ctx)
     for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
         if isinstance(statement, _STATEMENT_LOOPS):
@@ -1134,6 +1136,8 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
                 small_loop(statement, statement, ctx.env)
                 or _over_this_iteration(statement, computed)
                 or _no_data_of_its_own(statement, loop, computed, ctx)
+                or steps
+                and _counted(statement, ctx)
             ):
                 return True
             continue
@@ -1141,6 +1145,18 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _loops_inside(node.func.id, ctx):
                 return True
     return False
+
+
+def _counted(inner: ast.stmt, ctx: RuleContext) -> bool:
+    """`for _ in range(n):`, a loop that repeats its body a number of times (over `range`, the
+    builtin), rather than one over a loader or a dataset."""
+    return (
+        isinstance(inner, (ast.For, ast.AsyncFor))
+        and isinstance(inner.iter, ast.Call)
+        and isinstance(inner.iter.func, ast.Name)
+        and inner.iter.func.id == "range"
+        and ctx.env.is_builtin("range")
+    )
 
 
 def _steps_itself(loop: ast.stmt, ctx: RuleContext) -> bool:
