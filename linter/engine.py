@@ -668,27 +668,33 @@ class _Walker:
         return result
 
     def defines_method(self, name: str) -> bool:
-        return name in self.index.remember("method names", self.index.tree, self._method_names)
+        return name in self._methods_by_name()
 
     def returns_host_values(self, name: str) -> bool:
         """Some method `name` of the file's classes returns what it read to the host
         (`return q.max(1)[1].item()`, `return out.cpu().numpy()`): calling it gives no
         value on the device, whatever it is given."""
-        return name in self.index.remember("host-returning methods", self.index.tree, self._host_returning)
+        return self.index.remember(
+            "returns host values",
+            name,
+            lambda: any(
+                isinstance(node, ast.Return) and node.value is not None and _reads_to_host(node.value)
+                for facts in self._methods_by_name().get(name, ())
+                for node in walk_local(facts.node.body)
+            ),
+        )
 
-    def _host_returning(self) -> frozenset[str]:
-        found = set()
-        for facts in self.index.functions.values():
-            if facts.owner is None:
-                continue
-            for node in walk_local(facts.node.body):
-                if isinstance(node, ast.Return) and node.value is not None and _reads_to_host(node.value):
-                    found.add(facts.node.name)
-                    break
-        return frozenset(found)
+    def _methods_by_name(self) -> dict[str, list[FunctionFacts]]:
+        """The methods of the file's classes, by name (worked out once per file)."""
 
-    def _method_names(self) -> frozenset[str]:
-        return frozenset(facts.node.name for facts in self.index.functions.values() if facts.owner is not None)
+        def grouped() -> dict[str, list[FunctionFacts]]:
+            methods: dict[str, list[FunctionFacts]] = {}
+            for facts in self.index.functions.values():
+                if facts.owner is not None:
+                    methods.setdefault(facts.node.name, []).append(facts)
+            return methods
+
+        return self.index.remember("methods by name", self.index.tree, grouped)
 
     def _attribute_call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """`self.model(x)`: calling a module held in an attribute of `self`."""
@@ -759,7 +765,7 @@ class _Walker:
         receiver = self.env.type_of(func.value)
         if receiver is None or not torch_api.part_of_module_call(receiver, func.attr):
             return []
-        return [f for f in self.index.functions.values() if f.owner is not None and f.node.name == func.attr]
+        return self._methods_by_name().get(func.attr, [])
 
     def _any_module_method(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What `model.log_prob(x)` returns when several classes of the file define
@@ -1124,10 +1130,6 @@ def _defaults(args: ast.arguments) -> dict[str, ast.expr]:
     return found
 
 
-#: Calls whose result is a value read from a tensor onto the host.
-_HOST_READ_METHODS = frozenset({"item", "cpu", "numpy", "tolist"})
-
-
 def _reads_to_host(node: ast.expr) -> bool:
     """`node` reads a tensor's value to the host: `.item()`, `.cpu()`, `.numpy()`,
     `.tolist()`, or `float(...)`/`int(...)` of something (it is itself such a value)."""
@@ -1135,7 +1137,7 @@ def _reads_to_host(node: ast.expr) -> bool:
         isinstance(part, ast.Call)
         and (
             isinstance(part.func, ast.Attribute)
-            and part.func.attr in _HOST_READ_METHODS
+            and part.func.attr in torch_api.HOST_COPY_METHODS
             or isinstance(part.func, ast.Name)
             and part.func.id in ("float", "int")
             and part is node

@@ -590,10 +590,10 @@ def argument_types(call: ast.Call, env: Env) -> list[Ty | None]:
     return types
 
 
-#: torchtext's legacy batch iterators (`torchtext.data`, later `torchtext.legacy.data`):
-#: given `device=`, every field of every batch they yield is a tensor made there.
 #: The attributes of a torchtext batch that are not its fields.
 _BATCH_PLAIN_ATTRIBUTES = frozenset({"batch_size", "dataset", "fields", "input_fields", "target_fields"})
+#: torchtext's legacy batch iterators (`torchtext.data`, later `torchtext.legacy.data`):
+#: given `device=`, every field of every batch they yield is a tensor made there.
 _TORCHTEXT_ITERATORS = frozenset(
     f"torchtext.{package}.{name}"
     for package in ("data", "data.iterator", "legacy.data", "legacy.data.iterator")
@@ -698,22 +698,18 @@ def _join_legacy_classes(a: Ty, b: Ty) -> Ty | None:
 LIBRARY_JOINS.append(_join_legacy_classes)
 
 
-def type_conversion_place(call: ast.Call, env: Env) -> str | None:
-    """Where `x.type(cls)` puts the tensor it converts: `cls`'s place for a legacy class
-    (`torch.cuda.FloatTensor`, a name bound to it, or its name as a string), None for any
-    other argument."""
-    return _type_conversion(call, env)
-
-
+#: The methods that move a tensor to a device: `.to(d)`, `.cuda()`, and a conversion to a
+#: legacy device class (`.type(torch.cuda.FloatTensor)`).
+MOVING_METHODS = frozenset({"to", "cuda", "type"})
 #: In-place methods that write values at given places of a tensor and leave it where it is
 #: (`torch.zeros(n, k).scatter_(1, labels, 1)`: a one-hot block built on the host).
 SCATTERING_METHODS = frozenset({"scatter_", "scatter_add_", "index_fill_", "masked_fill_", "index_add_", "index_put_"})
 
 
-def _type_conversion(call: ast.Call, env: Env) -> str | None:
+def type_conversion_place(call: ast.Call, env: Env) -> str | None:
     """`x.type(torch.cuda.FloatTensor)` (or a name bound to one, or the class's name as a
-    string): the tensor converted and placed where that class makes tensors; None when the
-    argument is not a legacy class."""
+    string): where the tensor is converted and placed, where that class makes tensors; None
+    when the argument is not a legacy class."""
     if len(call.args) != 1 or call.keywords:
         return None
     given = call.args[0]
@@ -755,7 +751,7 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
     if method == "cuda" and not call.keywords and len(call.args) <= 1:
         return Ty(Kind.PLACED, "torch", DEVICE)
     if method == "type":
-        place = _type_conversion(call, env)
+        place = type_conversion_place(call, env)
         return Ty(Kind.TENSOR, "torch", place) if place is not None else None
     if method == "to":
         target = move_target(call, env)
@@ -781,7 +777,7 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
     if method in ("cuda", "cpu"):
         return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
     if method == "type" and kind != "model":
-        converted_to = _type_conversion(call, env)
+        converted_to = type_conversion_place(call, env)
         if converted_to is not None:
             return Ty(Kind.TENSOR, "torch", converted_to)
     if method in _MODEL_TENSORS and kind in ("model", "placed"):

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass, field
 
 from ..diagnostic import Applicability, Facts
-from ..torch_api import LEGACY_TENSOR_TYPES, SCATTERING_METHODS
+from ..torch_api import LEGACY_TENSOR_TYPES, MOVING_METHODS, SCATTERING_METHODS
 from .transfers import FactoryMove
 
 
@@ -34,7 +34,7 @@ class HostFactory(Facts):
         """Moved by a helper of the project (`to_cuda(torch.randn(n))`) rather than by the
         tensor's own `.to(...)`, `.cuda()` or `.type(...)`."""
         func = self.move.move.func
-        return not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type"))
+        return not (isinstance(func, ast.Attribute) and func.attr in MOVING_METHODS)
 
     @property
     def converted(self) -> bool:

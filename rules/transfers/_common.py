@@ -57,6 +57,7 @@ from gpulint.torch_api import (
     FILLING_METHODS,
     KEEPING_PLACE_METHODS,
     LIGHTNING_MODULES,
+    MOVING_METHODS,
     PURE_METHODS,
     SCATTERING_METHODS,
     SYNCHRONISING_FUNCTIONS,
@@ -444,11 +445,6 @@ def _cudf_round_trip(node: ast.Call, env: TypeEnv) -> RoundTrip | None:
 
 
 # -- created on the host, then moved (GPU304) ------------------------------------------------
-
-
-#: The methods that move a tensor to a device: `.to(d)`, `.cuda()`, and a conversion to a
-#: legacy device class (`.type(torch.cuda.FloatTensor)`).
-MOVING_METHODS = ("to", "cuda", "type")
 
 
 def moved_call(node: ast.AST) -> ast.Call | None:
@@ -1150,23 +1146,21 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
 def _counted(inner: ast.stmt, ctx: RuleContext) -> bool:
     """`for _ in range(n):`, a loop that repeats its body a number of times (over `range`, the
     builtin), rather than one over a loader or a dataset."""
-    return (
-        isinstance(inner, (ast.For, ast.AsyncFor))
-        and isinstance(inner.iter, ast.Call)
-        and isinstance(inner.iter.func, ast.Name)
-        and inner.iter.func.id == "range"
-        and ctx.env.is_builtin("range")
-    )
+    return isinstance(inner, (ast.For, ast.AsyncFor)) and _range_call(inner.iter, ctx)
 
 
 def _steps_itself(loop: ast.stmt, ctx: RuleContext) -> bool:
     """A statement of `loop`'s body that runs on every iteration, outside its inner loops,
-    runs a backward pass (`g_loss.backward()`)."""
-    return any(
-        isinstance(node, ast.Call) and _backward_call(node, ctx)
-        for statement in _unconditional_statements(loop.body)  # type: ignore[attr-defined]
-        if not isinstance(statement, _STATEMENT_LOOPS)
-        for node in walk_local(_own_expressions(statement))
+    runs a backward pass (`g_loss.backward()`). Kept per loop: every copy in it asks."""
+    return ctx.semantic.remember(
+        "steps itself",
+        loop,
+        lambda: any(
+            isinstance(node, ast.Call) and _backward_call(node, ctx)
+            for statement in _unconditional_statements(loop.body)  # type: ignore[attr-defined]
+            if not isinstance(statement, _STATEMENT_LOOPS)
+            for node in walk_local(_own_expressions(statement))
+        ),
     )
 
 

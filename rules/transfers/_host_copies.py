@@ -226,7 +226,8 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     if facts.owner is not None:
         if function.name in PER_BATCH_METHODS:
             return None  # a module's `forward`: its copies are mostly what the model needs on the host
-        calls = _self_calls(function.name, facts.owner, ctx)
+        owner = facts.owner
+        calls = ctx.semantic.remember("calls on the instance", function, lambda: _self_calls(function.name, owner, ctx))
     elif facts.scope is ctx.tree:
         calls = [call for call, _ in ctx.semantic.call_sites(function.name) or ()]
     else:

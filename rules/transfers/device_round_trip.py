@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
-
-from gpulint.rule_api import assigned_value
+from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier, assigned_value
 
 from ._common import ROUND_TRIP_METHODS, RoundTrip, round_trip
 from gpulint.plans.device_round_trip import Trip
