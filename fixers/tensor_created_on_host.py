@@ -34,6 +34,11 @@ SCATTER_SUGGESTION = (
     "cannot write into a device tensor"
 )
 
+MOVED_WHERE_READ_SUGGESTION = (
+    "create the tensor on the device: pass `device=` to the factory (`torch.randn(n, device=d)`); every read "
+    "of it moves it there, and those moves then do nothing"
+)
+
 CONVERSION_SUGGESTION = (
     "create the tensor on the device: pass `device=` (and `dtype=`) to the factory (`torch.zeros(n, device=d)`) "
     "instead of converting the host tensor to a device class with `.type(...)`"
@@ -53,6 +58,8 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
             return suggestion(SCATTER_SUGGESTION)
         if found.converted:
             return suggestion(CONVERSION_SUGGESTION)
+        if found.moved_where_read:
+            return suggestion(MOVED_WHERE_READ_SUGGESTION)
         return Decline(
             "the factory's tensor is changed on its way to the device, the move takes more than a device, or "
             "the factory takes arguments that mean something else there: pass `device=` to the factory by hand"

@@ -709,10 +709,15 @@ SCATTERING_METHODS = frozenset({"scatter_", "scatter_add_", "index_fill_", "mask
 def type_conversion_place(call: ast.Call, env: Env) -> str | None:
     """`x.type(torch.cuda.FloatTensor)` (or a name bound to one, or the class's name as a
     string): where the tensor is converted and placed, where that class makes tensors; None
-    when the argument is not a legacy class."""
-    if len(call.args) != 1 or call.keywords:
+    when the argument is not a legacy class. The class may be given as `dtype=`, and the
+    copy may be asked not to block (`non_blocking=True`): the place is the same."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    if None in keywords or not set(keywords) <= {"dtype", "non_blocking"}:
         return None
-    given = call.args[0]
+    given_as = [*call.args, *([keywords["dtype"]] if "dtype" in keywords else [])]
+    if len(given_as) != 1 or isinstance(given_as[0], ast.Starred):
+        return None
+    given = given_as[0]
     if isinstance(given, ast.Constant) and isinstance(given.value, str):
         return legacy_class_place(legacy_class(given.value))
     return legacy_class_place(env.type_of(given))

@@ -77,14 +77,25 @@ def test_legacy_tensor_classes_place_what_they_make(tensor_class, flagged):
         assert {code for code, _ in found} == {"GPU305", "GPU307"}
 
 
-def test_a_class_named_as_a_string_places_too():
+@pytest.mark.parametrize(
+    ("conversion", "flagged"),
+    [
+        ("'torch.cuda.FloatTensor'", True),  # the class named as a string
+        ("torch.cuda.FloatTensor, non_blocking=True", True),
+        ("dtype=torch.cuda.FloatTensor", True),
+        ("dtype=torch.FloatTensor, non_blocking=True", False),  # near-miss: the host class
+        ("torch.cuda.FloatTensor, torch.float16", False),  # near-miss: not a call `.type` takes
+    ],
+)
+def test_a_conversion_to_a_device_class_places_however_it_is_spelled(conversion, flagged):
     source = (
         LOADER
         + "loader = DataLoader(data, batch_size=64)\n"
         + "for images, _ in loader:\n"
-        + "    print(images.type('torch.cuda.FloatTensor').mean().item())\n"
+        + f"    print(images.type({conversion}).mean().item())\n"
     )
-    assert {code for code, _ in codes(source, "GPU305", "GPU307")} == {"GPU305", "GPU307"}
+    found = {code for code, _ in codes(source, "GPU305", "GPU307")}
+    assert found == ({"GPU305", "GPU307"} if flagged else set())
 
 
 @pytest.mark.parametrize(

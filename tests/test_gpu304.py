@@ -143,7 +143,7 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
         "m = torch.zeros(3)\nif flag:\n    m = m.to(d)\nelse:\n    m = m.double()\n",  # two branches
         "m = torch.rand(3)\nx, m = m.cuda(), m.cuda()\n",  # the tuple reads it twice
         "m = Variable(torch.tensor(data))\nm = m.cuda()\n",  # data, not a factory
-        "m = torch.zeros(3)\nn = m.to(d)\n",  # a different name
+        "m = torch.zeros(3)\nn = m.to(d)\nprint(m)\n",  # a different name, and the host tensor read after
         "m = torch.zeros(3)\ndef g():\n    return m\nm = m.to(d)\n",  # a function that reads it
         "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device
         "m = torch.zeros(3)\nm = m.to('cpu')\n",
@@ -298,9 +298,19 @@ def test_a_tuple_element_that_also_reads_the_name_is_not_the_factory():
         "h = Variable(torch.zeros(8, 4).scatter_(1, flag.view(-1, 1), 1)).cuda(0)\n",
         "h = torch.zeros(8).type(torch.cuda.FloatTensor)\n",  # a conversion to a device class moves it
         "T = torch.cuda.FloatTensor\nh = torch.zeros(8).type(T)\n",
+        "h = torch.zeros(8).type(torch.cuda.FloatTensor, non_blocking=True)\n",
+        "h = torch.zeros(8).type(dtype=torch.cuda.FloatTensor)\n",
         "z = torch.randn(8, 100).view(-1, 100, 1, 1)\nz = Variable(z.cuda())\n",  # the move wrapped
     ],
-    ids=["scatter", "scatter-in-variable", "type-cuda-class", "type-through-a-name", "variable-around-move"],
+    ids=[
+        "scatter",
+        "scatter-in-variable",
+        "type-cuda-class",
+        "type-through-a-name",
+        "type-non-blocking",
+        "type-dtype-keyword",
+        "variable-around-move",
+    ],
 )
 def test_legacy_and_scattered_factories_get_a_suggestion(lines):
     found = _only(HEAD + _body(lines))
@@ -314,9 +324,49 @@ def test_legacy_and_scattered_factories_get_a_suggestion(lines):
     [
         "h = torch.zeros(8).type(torch.FloatTensor)\n",  # near-miss: the host class, no move
         "h = torch.zeros(8).type(torch.float16)\n",  # near-miss: a dtype, not a class
+        "h = torch.zeros(8).type(dtype=torch.FloatTensor, non_blocking=True)\n",  # near-miss: the host class
         "h = torch.zeros(8, 4).scatter_(1, flag.view(-1, 1), 1)\n",  # near-miss: never moved
-        "z = torch.randn(8, 100)\nw = Variable(z.cuda())\n",  # near-miss: moved into another name
+        "z = torch.randn(8, 100)\nw = Variable(z.cuda())\nprint(z)\n",  # near-miss: moved into another name, kept
     ],
 )
 def test_conversions_and_scatters_that_move_nothing_are_left_alone(lines):
+    assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []
+
+
+@pytest.mark.parametrize(
+    ("lines", "suggested"),
+    [
+        ("z = torch.randn(8, 4)\nreturn flag + z.cuda()\n", "every read"),  # moved where it is read
+        ("m = torch.zeros(3)\nn = m.to(d)\nreturn n\n", "every read"),  # into another name, never read again
+        ("noise = torch.rand(8, 10)\nreturn Variable(noise).cuda()\n", "every read"),
+        ("eps = torch.FloatTensor(8, 4).normal_()\nreturn flag * eps.cuda()\n", "legacy tensor classes"),
+        (
+            "from torch.distributions import Normal\nz = Normal(0, 1).sample((8,))\nreturn flag * z.to(d)\n",
+            "distribution parameters",
+        ),
+    ],
+    ids=["inline", "other-name", "variable", "filled", "draw"],
+)
+def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
+    found = _only(HEAD + _body(lines))
+    assert found.fix.applicability is Applicability.DISPLAY
+    assert suggested in found.fix.message or suggested in found.message
+    assert fix_text(HEAD + _body(lines), unsafe_fixes=True) == HEAD + _body(lines)
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "z = torch.randn(8)\na = z.cuda()\nb = z.cuda()\nreturn a, b\n",  # two copies, not one tensor
+        "z = torch.randn(8)\ny = z.cuda()\nreturn y, z\n",  # the host tensor is returned too
+        "z = torch.randn(8)\nreturn flag + z.to(torch.float16)\n",  # a dtype, not a device
+        "z = torch.randn(8)\nreturn flag + z.to('cpu')\n",
+        "z = torch.randn(8)\nreturn flag + (z.cuda() if flag else 0)\n",  # moved on one path only
+        "z = torch.randn(8, device=d)\nreturn flag + z.to(d)\n",  # already there
+        "z = torch.tensor([1.0, 2.0])\nreturn flag + z.cuda()\n",  # data, not a factory
+        "from torch.distributions import Normal\nz = Normal(flag, 1).sample()\nreturn z.to(d)\n",
+    ],
+    ids=["twice", "returned", "dtype", "cpu", "one-path", "on-device", "data", "tensor-parameter"],
+)
+def test_a_factory_read_otherwise_is_left_alone(lines):
     assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []

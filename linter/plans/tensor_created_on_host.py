@@ -37,6 +37,12 @@ class HostFactory(Facts):
         return not (isinstance(func, ast.Attribute) and func.attr in MOVING_METHODS)
 
     @property
+    def moved_where_read(self) -> bool:
+        """Bound to a name that is moved wherever it is read (`z = torch.randn(n)`, then
+        `mean + std * z.to(device)`), rather than rebound to its move."""
+        return self.move.made is not None and self.move.moving is None
+
+    @property
     def converted(self) -> bool:
         """Moved by a conversion to a legacy device class (`.type(torch.cuda.FloatTensor)`)."""
         func = self.move.move.func

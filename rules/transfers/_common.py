@@ -470,6 +470,14 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     made = moved_call(node)
     if made is None:
         return None
+    made, chained = _through_changes(made, env)
+    found = _moved_factory(node, made, env)
+    return replace(found, plain=False) if found is not None and chained else found
+
+
+def _through_changes(made: ast.Call, env: TypeEnv) -> tuple[ast.Call, bool]:
+    """The call under the dtype and layout changes, in-place fills and `Variable(...)` on
+    the way from it to `made`, and whether there were any."""
     chained = False
     while True:
         inner = unwrapped(made, env.qualname(made.func))
@@ -489,8 +497,7 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
             made, chained = made.args[0], True  # type: ignore[assignment]
         else:
             break
-    found = _moved_factory(node, made, env)
-    return replace(found, plain=False) if found is not None and chained else found
+    return made, chained
 
 
 #: The methods of a `torch.distributions` distribution that draw from it.
@@ -503,7 +510,19 @@ def distribution_draw_move(node: ast.AST, ctx: RuleContext) -> FactoryMove | Non
     bound to the distribution): its parameters are tensors on the host, so it draws there.
     The rewrite is shown, not written (`name` starts with "distributions.")."""
     draw = moved_call(node)
-    if draw is None or not (isinstance(draw.func, ast.Attribute) and draw.func.attr in DRAWING_METHODS):
+    if draw is None:
+        return None
+    distribution = _number_distribution_draw(draw, ctx)
+    if distribution is None or node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:  # type: ignore[attr-defined]
+        return None
+    return FactoryMove(node, draw, "distributions." + distribution, destination_node(node), plain=False)
+
+
+def _number_distribution_draw(draw: ast.Call, ctx: RuleContext) -> str | None:
+    """The class name of the distribution `draw` samples (`Normal(0, 1).sample(shape)`),
+    when it is a `torch.distributions` distribution given numbers only (also through a name
+    bound to it): its parameters are tensors on the host, so it draws there."""
+    if not (isinstance(draw.func, ast.Attribute) and draw.func.attr in DRAWING_METHODS):
         return None
     made = draw.func.value
     if isinstance(made, ast.Name):
@@ -515,9 +534,83 @@ def distribution_draw_move(node: ast.AST, ctx: RuleContext) -> FactoryMove | Non
     parameters = [*made.args, *(k.value for k in made.keywords)]
     if not name.startswith("torch.distributions.") or not parameters or not all(map(_a_number, parameters)):
         return None
-    if node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:
+    return name.rsplit(".", 1)[1]
+
+
+def factory_only_moved(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
+    """`node` moves a name bound to a tensor made on the host (a torch factory, also
+    through the changes `factory_move` follows, or a draw from a distribution given numbers)
+    and that move is the only read of the name in its scope (`z = normal.sample(shape)`,
+    then `mean + std * z.to(device)`): the host tensor is never used as it is, so it could
+    be made on the device, where the move then returns it as it is. Not a name moved twice:
+    the two copies would become one tensor. The rewrite is shown, not written."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MOVING_METHODS):
         return None
-    return FactoryMove(node, draw, "distributions." + name.rsplit(".", 1)[1], destination_node(node), plain=False)
+    moved = _unwrapped_name(node.func.value, ctx.env)
+    if moved is None:
+        return None
+    statement = ctx.reaching_assignment(moved.id)
+    made = bound_call(statement, moved.id) if isinstance(statement, ast.Assign) else None
+    if made is None:
+        return None
+    local = ctx.semantic.local(ctx.scope)
+    reads, masked = local.reads_reached(moved.id, statement)  # type: ignore[arg-type]
+    loads = local.uses.loads.get(moved.id, [])
+    if not reads or masked or reads[0] is not moved or local.uses.dynamic or moved.id in local.uses.declared:
+        return None
+    if len(loads) != 1 or not _to_device(_moved_by(loads[0], ctx), ctx.env):
+        return None  # read as it is somewhere (the host tensor is used), or moved twice (two copies)
+    if _conditional_on_the_way(node, ctx):
+        return None  # `t.cuda() if gpu else other`: moved on one path only
+    distribution = _number_distribution_draw(made, ctx)
+    if distribution is not None:
+        if node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:
+            return None
+        return FactoryMove(node, made, "distributions." + distribution, destination_node(node), plain=False)
+    factory, _ = _through_changes(made, ctx.env)
+    found = _moved_factory(node, factory, ctx.env)
+    return replace(found, plain=False, made=statement) if found is not None else None
+
+
+def _conditional_on_the_way(node: ast.AST, ctx: RuleContext) -> bool:
+    """`node` is evaluated on some paths of its statement only: in a branch of a
+    conditional expression, or after `and`/`or`."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.BoolOp) or isinstance(parent, ast.IfExp) and child is not parent.test:
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _unwrapped_name(value: ast.expr, env: TypeEnv) -> ast.Name | None:
+    """The name `value` is, or the legacy `Variable(name)` wraps."""
+    if isinstance(value, ast.Call):
+        value = unwrapped(value, env.qualname(value.func))  # type: ignore[assignment]
+    return value if isinstance(value, ast.Name) else None
+
+
+def _to_device(move: ast.Call | None, env: TypeEnv) -> bool:
+    """`move` takes its tensor to the device: `.cuda()`, `.to(device)`, `.type(cuda class)`."""
+    if move is None:
+        return False
+    if move.func.attr == "cuda":  # type: ignore[attr-defined]
+        return True
+    if move.func.attr == "type":  # type: ignore[attr-defined]
+        return type_conversion_place(move, env) == DEVICE
+    return move_target(move, env) == DEVICE
+
+
+def _moved_by(load: ast.Name, ctx: RuleContext) -> ast.Call | None:
+    """The move (`.to(...)`, `.cuda()`, `.type(...)`) whose tensor `load` is, directly or
+    in a legacy `Variable(...)`."""
+    parent = ctx.parent(load)
+    if isinstance(parent, ast.Call) and unwrapped(parent, ctx.qualname(parent.func)) is load:
+        load, parent = parent, ctx.parent(parent)  # type: ignore[assignment]
+    if not (isinstance(parent, ast.Attribute) and parent.value is load and parent.attr in MOVING_METHODS):
+        return None
+    call = ctx.parent(parent)
+    return call if isinstance(call, ast.Call) and call.func is parent else None
 
 
 def _a_number(node: ast.expr) -> bool:

@@ -10,6 +10,7 @@ from gpulint.torch_api import HOST_ONLY_KEYWORDS, RANDOM_FACTORIES
 from ._common import (
     bound_call,
     distribution_draw_move,
+    factory_only_moved,
     FactoryMove,
     factory_move,
     factory_moved_later,
@@ -61,8 +62,14 @@ class TensorCreatedOnHost(Rule):
     a factory in the legacy `Variable(...)` wrapper (`Variable(torch.zeros(n)).cuda()`), and
     one filled in place on lines of its own before the move (`t = torch.FloatTensor(n, k)`,
     `t.normal_(0, 1)`, `t = t.to(device)`: the fill's arguments must not read `t`).
-    Not when `t` is read in between or by the `if`'s test, moved in an `if` that has an
-    `else`, or moved into a different name (the host tensor is then still there to be used).
+    Not when `t` is read in between or by the `if`'s test, or moved in an `if` that has an
+    `else`.
+
+    A name bound to a factory (or to a draw, below) whose one read in its scope is a move to
+    the device is flagged too, at the factory, with the rewrite shown: `z = torch.randn(n)`
+    and then `mean + std * z.to(device)`, or `w = Variable(z.cuda())`. Not when the name is
+    read anywhere else (the host tensor is used, or returned), moved twice (two copies would
+    become one tensor), or moved on one path of a conditional expression only.
 
     A draw from a `torch.distributions` distribution whose parameters are numbers is made on
     the host too (`Normal(0, 1).sample(shape).to(device)`, also through a name bound to the
@@ -79,7 +86,8 @@ class TensorCreatedOnHost(Rule):
     makes (`torch.normal(torch.zeros(n), std).to(d)`: the draw is made where its mean is; not
     from a given `generator=`) is flagged with a suggestion, not a rewrite: `device=` goes to
     the factory, the chain stays. So is a move by a conversion to a legacy device class
-    (`torch.zeros(n).type(torch.cuda.FloatTensor)`, or a name bound to it), and a move
+    (`torch.zeros(n).type(torch.cuda.FloatTensor)`, or a name bound to it, also given as
+    `dtype=` or with `non_blocking=True`), and a move
     wrapped in `Variable(...)` in the two-statement shape (`z = Variable(z.cuda())`).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
@@ -405,6 +413,8 @@ mask = make_mask(64)
             )
         if move is None:
             move = distribution_draw_move(node, ctx)
+        if move is None:
+            move = factory_only_moved(node, ctx)
         if move is None:
             move = helper_placed_factory(node, ctx)
         if move is None or round_trip(node, ctx.env) is not None or under_host_autocast(ctx):
