@@ -346,3 +346,80 @@ def test_return_types_do_not_depend_on_which_function_is_inferred_first():
     loop = "losses = []\nfor step in range(1000):\n    losses.append(b(8).sum().item())\n"
     head = "import torch\n\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n\n\n"
     assert codes(head + body + "first = a(4)\n" + loop, "GPU307") and codes(head + body + loop, "GPU307")
+
+
+#: Helpers of the file that return their argument on the device, in the legacy style.
+PLACING_HELPERS = textwrap.dedent(
+    """\
+    from torch.autograd import Variable
+
+
+    def to_var(x):
+        if torch.cuda.is_available():
+            x = x.cuda()
+        return Variable(x)
+
+
+    def flatten(x):
+        return to_var(x.view(x.size(0), -1))
+
+
+    def as_float(x):
+        return x.float()
+
+
+    def first_on_device(x, y):
+        return y.cuda()
+
+
+    def rows(x):
+        for x in x.split(1):
+            x = x.cuda()
+        return x
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "flagged"),
+    [
+        ("to_var(images)", True),
+        ("flatten(images)", True),  # through another helper of the file
+        ("first_on_device(torch.ones(3), labels)", True),  # the argument it returns moved is a batch
+        ("as_float(images)", False),  # near-miss: it moves nothing
+        ("first_on_device(images, torch.ones(3))", False),  # near-miss: it returns another argument moved
+        ("rows(images)", False),  # near-miss: the parameter is rebound by a loop
+    ],
+)
+def test_a_function_of_the_file_that_returns_its_argument_on_the_device_places_it(call, flagged):
+    source = (
+        LOADER
+        + PLACING_HELPERS
+        + "loader = DataLoader(data, batch_size=64)\n"
+        + "for epoch in range(5):\n"
+        + "    for images, labels in loader:\n"
+        + f"        placed = {call}\n"
+    )
+    assert bool(codes(source, "GPU305")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("call", "flagged"),
+    [
+        ("to_var(torch.randn(8, 4))", True),
+        ("flatten(torch.zeros(8, 4, 2))", True),
+        ("to_var(torch.tensor([1.0, 2.0]))", False),  # near-miss: made from data
+        ("as_float(torch.randn(8, 4))", False),  # near-miss: nothing moves it
+        ("first_on_device(torch.randn(8, 4), noise)", False),  # near-miss: the factory is not what is moved
+    ],
+)
+def test_a_factory_handed_to_a_placing_function_of_the_file_is_made_on_the_host(call, flagged):
+    source = (
+        "import torch\n"
+        + PLACING_HELPERS
+        + "noise = torch.ones(3)\n"
+        + "for step in range(100):\n"
+        + f"    sample = {call}\n"
+    )
+    found = codes(source, "GPU304")
+    assert bool(found) is flagged

@@ -35,6 +35,7 @@ from gpulint.rule_api import (
     Ty,
     TypeEnv,
     walk_local,
+    bound_here,
 )
 from gpulint.numpy_api import CUPY_HOST_COPY_METHODS
 from gpulint.pandas_api import CUDF_HOST_COPY_METHODS
@@ -870,23 +871,102 @@ def _moved_factory(node: ast.Call, factory: ast.Call, env: TypeEnv) -> FactoryMo
     return FactoryMove(node, factory, name[6:], destination_node(node), plain)
 
 
-def helper_placed_factory(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
-    """`node` calls, by name, a helper of a project module the file imports that returns its
-    argument placed on the device (`to_cuda(torch.randn(n, k))`, `project.Exported.places`),
-    and that argument is a torch factory made on the host (also in a legacy `Variable(...)`):
-    the same idiom as `torch.randn(n, k).cuda()`, with the rewrite shown (the helper stays
-    the project's)."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+def placed_argument(call: ast.Call, ctx: RuleContext) -> ast.expr | None:
+    """The argument that `call`, of a helper called by name, returns placed on the device:
+    a helper of a project module the file imports (`to_cuda(x)`, `project.Exported.places`),
+    or a function of the file that returns one of its parameters moved (`def to_var(x): if
+    cuda: x = x.cuda(); return Variable(x)`, also through another such function: `return
+    to_var(x.view(n, -1))`) and whose result the evidence puts on the device here."""
+    if not isinstance(call.func, ast.Name):
         return None
-    helper = ctx.project_function(node)
-    if helper is None or helper.places is None or helper.places >= len(node.args):
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+    helper = ctx.project_function(call)
+    if helper is not None:
+        if helper.places is None or helper.places >= len(call.args):
+            return None
+        placed = helper.returned(call.args, ctx.type_of)
+        return call.args[helper.places] if placed is not None and placed.place == DEVICE else None
+    function = ctx.function_named(call.func.id)
+    position = _returned_parameter(function, ctx) if function is not None else None
+    if position is None or position >= len(call.args):
         return None
-    placed = helper.returned(node.args, ctx.type_of)
-    if placed is None or placed.place != DEVICE:
+    placed = ctx.type_of(call)
+    if placed is None or placed.lib != "torch" or placed.place != DEVICE:
         return None  # a destination that is not known to be the device
-    made = node.args[helper.places]
+    return call.args[position]
+
+
+def _returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int = 0) -> int | None:
+    """The position of the parameter `function` returns moved (`.cuda()`, `.to(...)`, in
+    `Variable(...)`, through layout changes or another such function of the file), on every
+    `return`, the parameter only ever rebound to such a move of itself; None otherwise."""
+    arguments = function.args
+    names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    nodes = list(walk_local(function.body))
+    returns = [node.value for node in nodes if isinstance(node, ast.Return)]
+    if not returns or any(value is None for value in returns):
+        return None
+    found = [_moved_parameter(value, ctx, depth) for value in returns]  # type: ignore[arg-type]
+    name = found[0][0]
+    if name is None or name not in names or any(other != name for other, _ in found):
+        return None
+    moved = any(was_moved for _, was_moved in found)
+    stores = sum(1 for node in nodes for bound in bound_here(node) if bound == name)
+    rebinds = [
+        node
+        for node in nodes
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == name
+    ]
+    if stores != len(rebinds):
+        return None  # bound some other way too (a loop, a tuple, `del`)
+    for statement in rebinds:
+        again, was_moved = _moved_parameter(statement.value, ctx, depth)
+        if again != name:
+            return None
+        moved = moved or was_moved
+    return names.index(name) if moved else None
+
+
+def _moved_parameter(value: ast.expr, ctx: RuleContext, depth: int) -> tuple[str | None, bool]:
+    """The name under the moves, `Variable(...)`, layout changes and placing functions of
+    the file around `value`, and whether one of them moves it."""
+    moved = False
+    while isinstance(value, ast.Call):
+        func = value.func
+        inner = unwrapped(value, ctx.qualname(func))
+        if inner is not None:
+            value = inner
+        elif isinstance(func, ast.Attribute) and func.attr in MOVING_METHODS | KEEPING_PLACE_METHODS:
+            value, moved = func.value, moved or func.attr in MOVING_METHODS
+        elif isinstance(func, ast.Name) and depth < MAX_HELPER_DEPTH:
+            function = ctx.function_named(func.id)
+            position = _returned_parameter(function, ctx, depth + 1) if function is not None else None
+            if position is None or position >= len(value.args) or isinstance(value.args[position], ast.Starred):
+                break
+            value, moved = value.args[position], True
+        else:
+            break
+    return (value.id if isinstance(value, ast.Name) else None), moved
+
+
+#: How many placing functions of the file are followed into one another (`flatten` calling
+#: `to_var`).
+MAX_HELPER_DEPTH = 2
+
+
+def helper_placed_factory(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
+    """`node` calls, by name, a helper that returns its argument placed on the device
+    (`placed_argument`: a project module's `to_cuda(torch.randn(n, k))`, or a function of
+    the file), and that argument is a torch factory made on the host (also in a legacy
+    `Variable(...)`): the same idiom as `torch.randn(n, k).cuda()`, with the rewrite shown
+    (the helper stays)."""
+    if not isinstance(node, ast.Call):
+        return None
+    made = placed_argument(node, ctx)
     if isinstance(made, ast.Call):
         inner = unwrapped(made, ctx.qualname(made.func))
         made = inner if inner is not None else made

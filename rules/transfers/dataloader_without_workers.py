@@ -46,7 +46,7 @@ from gpulint.torch_api import (
     unwrapped,
 )
 
-from ._common import bound_by_loop, opened_autocast
+from ._common import bound_by_loop, opened_autocast, placed_argument
 from gpulint.plans.dataloader_without_workers import WORKERS, Loader, LoaderCall
 
 _SETUP = """\
@@ -68,7 +68,10 @@ class DataloaderWithoutWorkers(Rule):
     Flags a `torch.utils.data.DataLoader(...)` with no `num_workers` (or `num_workers=0`,
     also through a name bound to 0 on every path) in a file that moves the batches of a loop
     to a device (`x.to(device)`, `x.cuda()`, `x.type(torch.cuda.FloatTensor)`, also of the
-    legacy `Variable(x)` wrapper, inside a loop, with a device that is not a literal `"cpu"`: a device string, a name bound to one,
+    legacy `Variable(x)` wrapper, or handed to a helper that returns it on the device:
+    `to_cuda(x)` of a project module, or a function of the file such as `def to_var(x): if
+    cuda: x = x.cuda(); return Variable(x)` (`docs/evidence.md`), inside a loop, with a
+    device that is not a literal `"cpu"`: a device string, a name bound to one,
     `accelerator.device`, a rank from `int(os.environ["LOCAL_RANK"])`, a device the file
     does not show such as a parameter or `self.device`, not a dtype...) or iterates a loader that accelerate's `prepare` or
     Lightning Fabric's `setup_dataloaders` put on the device. A loader Lightning's trainer
@@ -705,12 +708,16 @@ def batches():
 
     def _note_move(self, call: ast.Call, ctx: RuleContext) -> None:
         """`x.to(d)` / `x.cuda()` of a batch `x` an enclosing loop binds (or of a legacy
-        `Variable(x)`): those loops feed a
+        `Variable(x)`), or of a helper that returns it placed there (`placed_argument`): those loops feed a
         device when the evidence says `d` is one (`accelerator.device`, a rank from
         `int(os.environ["LOCAL_RANK"])`, a parameter every call site gives a device); when
         it cannot tell, the call is kept for `finish` to read (`device=`, `non_blocking=`, a
         device string, a name the file binds to a device expression)."""
         func = call.func
+        placed = placed_argument(call, ctx) if isinstance(func, ast.Name) else None
+        if placed is not None:  # `images = flatten(images)`, a helper returning it on the device
+            self.feeding.update(_loops_binding(base_name(placed), ctx))
+            return
         if not (isinstance(func, ast.Attribute) and func.attr in ("to", "cuda", "type")):
             return
         moved = func.value

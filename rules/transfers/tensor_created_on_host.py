@@ -76,9 +76,12 @@ class TensorCreatedOnHost(Rule):
     distribution, and `rsample`): it is flagged with the rewrite shown (parameters on the
     device, or a factory given `device=`). A distribution given tensors draws where they are.
 
-    A factory handed, by name, to a helper of a project module the file imports that
-    returns its argument placed on the device (`to_cuda(torch.randn(n, k))`, `to_cuda` in
-    the project's `utils.py`: `docs/evidence.md`) is flagged too, with the rewrite shown.
+    A factory handed, by name, to a helper that returns its argument placed on the device is
+    flagged too, with the rewrite shown: a helper of a project module the file imports
+    (`to_cuda(torch.randn(n, k))`, `to_cuda` in the project's `utils.py`), or a function of
+    the file that returns its parameter moved (`def to_var(x): if cuda: x = x.cuda(); return
+    Variable(x)`, also through another such function), whose result the evidence puts on the
+    device (`docs/evidence.md`).
 
     A factory on its way through dtype and layout changes (`torch.zeros(n).float().to(d)`),
     `requires_grad_()`, values written at places (`torch.zeros(n, k).scatter_(1, labels,
