@@ -766,12 +766,16 @@ def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Fi
     }
     usable = set(parameters) - rebound
     # fitted by a statement of the body itself (not under an `if` or in a loop), predicted after
+    positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
     fits: dict[str, tuple[str, int]] = {}
     for statement in function.body:
-        call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+        call = statement.value if isinstance(statement, (ast.Expr, ast.Assign, ast.Return)) else None
         parts = _parameter_call(call, usable)
         if parts is not None and parts[1] == "fit":
             fits.setdefault(parts[0], (parts[2], statement.lineno))
+        chained = _chained_fit_predict(call, usable)  # `clf.fit(X_train, y).predict_proba(X_test)`
+        if chained is not None and chained[0] not in fits:
+            return FitPredict(*chained, positional)
     predicts: dict[str, tuple[str, int]] = {}
     for node in walk_local(function.body):
         parts = _parameter_call(node, usable)
@@ -780,9 +784,22 @@ def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Fi
     for estimator, (fitted, fitted_at) in fits.items():
         predicted, predicted_at = predicts.get(estimator, (fitted, 0))
         if predicted != fitted and predicted_at > fitted_at:
-            positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
             return FitPredict(estimator, fitted, predicted, positional)
     return None
+
+
+def _chained_fit_predict(call: ast.expr | None, parameters: set[str]) -> tuple[str, str, str] | None:
+    """`p.fit(q, ...).predict(r)` (or another predicting method) with `p`, `q` and `r` among
+    `parameters`, `q` and `r` different: (p, q, r)."""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.args):
+        return None
+    if call.func.attr not in PREDICT_METHODS or not isinstance(call.args[0], ast.Name):
+        return None
+    fit = _parameter_call(call.func.value, parameters)
+    predicted = call.args[0].id
+    if fit is None or fit[1] != "fit" or predicted not in parameters or predicted == fit[2]:
+        return None
+    return fit[0], fit[2], predicted
 
 
 def _parameter_call(node: ast.AST | None, parameters: set[str]) -> tuple[str, str, str] | None:

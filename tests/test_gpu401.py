@@ -449,3 +449,43 @@ def test_a_pipeline_of_transformers_is_a_step_chained_by_hand(made, flagged):
     )
     found = [d for d in lint_source(source) if d.code == "GPU401"]
     assert len(found) == (1 if flagged else 0)
+
+
+FILE_HELPER = """\
+import pandas as pd
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.ensemble import RandomForestClassifier
+
+
+def build_roc_auc(model, X_train, X_test, y_train, y_test):
+{body}
+
+
+reviews = pd.read_csv("reviews.csv")
+train, test = reviews[:35000], reviews[35000:]
+vect = CountVectorizer()
+train_counts = vect.fit_transform(train.text)
+test_counts = vect.transform(test.text)
+forest = RandomForestClassifier(n_estimators=200)
+score = build_roc_auc(forest, train_counts, test_counts, train.label, test.label)
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "flagged"),
+    [
+        ("    return model.fit(X_train, y_train).predict_proba(X_test)", True),  # fitted and used in one chain
+        ("    model.fit(X_train, y_train)\n    return model.score(X_test, y_test)", True),
+        # near-misses: predicts on what it fitted, or predicts with the estimator as handed in
+        ("    return model.fit(X_train, y_train).predict(X_train)", False),
+        ("    return model.predict(X_test)", False),
+        ("    if y_test is None:\n        model.fit(X_train, y_train)\n    return model.predict(X_test)", False),
+    ],
+)
+def test_a_chain_fitted_and_used_in_a_function_of_the_file(body, flagged):
+    source = FILE_HELPER.format(body=body)
+    fitted_at = source.splitlines().index("train_counts = vect.fit_transform(train.text)") + 1
+    found = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert [(d.start.line, "build_roc_auc" in d.message) for d in found] == ([(fitted_at, True)] if flagged else [])
+    if flagged:
+        assert found[0].fix is not None and found[0].fix.edits == ()

@@ -15,6 +15,7 @@ from benchmarks.realcode.miners.transfers import MINERS
 from .rule_helpers import HOST_COPIES, lint_in_preview_mode
 
 HEADER = """\
+import math
 import torch
 
 device = torch.device("cuda")
@@ -39,13 +40,15 @@ CASES = [
     ("total += float(out.sum())", "GPU308"),
     ("total += out.sum().cpu().numpy()", "GPU308"),
     ("total += out.detach().cpu().item()", "GPU308"),
+    ("total += round(out.sum().item(), 3)", "GPU308"),  # a number computed from the read is summed
+    ("total += math.sqrt(out.sum().item())", "GPU308"),
     # a number read: GPU307
     ("print(out.sum().item())", "GPU307"),
     ("print(float(out.sum().cpu()))", "GPU307"),
     ("outputs.append(out.sum().item())", "GPU307"),
     ("total = 1.0 + out.sum().item()", "GPU307"),  # not a sum of the name itself
     ("total *= out.sum().item()", "GPU307"),  # a product, not a running total
-    ("total += round(out.sum().item(), 3)", "GPU307"),  # passed to a call first
+    ("total += len(str(out.sum().item()))", "GPU307"),  # passed to a call first
     ('stats["last"] = out.mean().item()', "GPU307"),
     ("value = float(out.argmax())", "GPU307"),
     # a tensor copied: GPU301
@@ -180,6 +183,28 @@ def accuracy(loader):
 def test_totals_of_compared_copies_and_device_tests(body: str, found: list[str]):
     source = EVALUATION.format(body=body)
     # an evaluation loop (no backward pass): its totals are GPU308's preview behaviour
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # a number computed from the read with `math`'s functions or a number builtin is summed
+        ("        correct += math.sqrt(predicted.float().mean().item())", ["GPU308"]),
+        ("        correct += round(predicted.float().mean().item(), 4)", ["GPU308"]),
+        ("        psnr = 10 * math.log10(1 / predicted.float().mean().item())\n        correct += psnr", ["GPU308"]),
+        # near-misses: the number is also shown, or passed to a function that is not arithmetic
+        (
+            "        psnr = 10 * math.log10(1 / predicted.float().mean().item())\n"
+            "        correct += psnr\n"
+            "        print(psnr)",
+            ["GPU307"],
+        ),
+        ("        correct += len(str(predicted.float().mean().item()))", ["GPU307"]),
+    ],
+)
+def test_numbers_computed_from_a_read_on_the_way_to_a_total(body: str, found: list[str]):
+    source = "import math\n" + EVALUATION.format(body=body)
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
 
 

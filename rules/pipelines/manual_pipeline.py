@@ -22,12 +22,14 @@ from gpulint.estimators import (
     PREDICT_METHODS,
     PREDICTOR,
     SEARCH,
+    fitted_and_predicted,
     is_stateless,
     library,
     role,
     transforms_as_step,
 )
 from gpulint.plans.manual_pipeline import Chain, Step
+from gpulint.project import FitPredict
 
 
 def straight_line(chain: Chain) -> bool:
@@ -74,9 +76,10 @@ class ManualPipeline(Rule):
     receives the estimator and the data (`get_scores(model, Xt, y_test)` where the function
     calls `model.predict` on its data parameter) or straight after the estimator's fit
     (`LogisticRegression().fit(Xt, y).score(Xt_test, y_test)`), or the estimator may be fitted and used in
-    a helper of a project module handed the estimator and both splits' outputs
+    a helper handed the estimator and both splits' outputs, of a project module
     (`utils.train_predict(clf, Xt, y_train, Xt_test)`, where the helper fits its estimator
-    parameter on one and predicts on the other: `docs/evidence.md`), and a predictor that also transforms
+    parameter on one and predicts on the other: `docs/evidence.md`) or of the file (also
+    fitting and predicting in one chain: `model.fit(X_train, y).predict_proba(X_test)`), and a predictor that also transforms
     (`LinearDiscriminantAnalysis`) counts as a transformer where its `transform` is
     applied. A search's refitted `best_estimator_` may predict on the test data (also through
     a name bound to it), and a sparse output may be made dense on both sides (`Xt.toarray()`).
@@ -279,8 +282,7 @@ def fit(model, transformer, X, y, X_new):
         assert isinstance(node, ast.Call)
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "fit"):
-            if ctx.env.project:
-                self._check_project_helper(node, ctx)
+            self._check_helper(node, ctx)
             return
         data = _underlying(node.args[0]) if node.args else None
         if not isinstance(data, (ast.Name, ast.Call)):
@@ -328,14 +330,15 @@ def fit(model, transformer, X, y, X_new):
             return None
         return block, index, steps
 
-    def _check_project_helper(self, call: ast.Call, ctx: RuleContext) -> None:
-        """A helper of a project module that fits the estimator it is handed on one
-        argument and predicts with it on another (`utils.train_predict(clf, X_train_t,
-        y_train, X_test_t)`), handed the outputs of transformers fitted on the training data
-        and applied to the test data by hand: the same chain, fitted and used in the helper.
-        The rewrite is shown, not written."""
-        exported = ctx.project_function(call)
-        handed = exported.fits.arguments(call) if exported is not None and exported.fits is not None else None
+    def _check_helper(self, call: ast.Call, ctx: RuleContext) -> None:
+        """A helper that fits the estimator it is handed on one argument and predicts with
+        it on another, of a project module (`utils.train_predict(clf, X_train_t, y_train,
+        X_test_t)`) or of the file (`build_roc_auc(model, X_train, X_test, ...)` calling
+        `model.fit(X_train, y).predict_proba(X_test)`), handed the outputs of transformers
+        fitted on the training data and applied to the test data by hand: the same chain,
+        fitted and used in the helper. The rewrite is shown, not written."""
+        fits = _helper_fits(call, ctx)
+        handed = fits.arguments(call) if fits is not None else None
         if handed is None:
             return
         model, fitted, predicted = handed
@@ -388,6 +391,21 @@ def fit(model, transformer, X, y, X_new):
             refit=refit,
             applicability=Applicability.DISPLAY,
         )
+
+
+def _helper_fits(call: ast.Call, ctx: RuleContext) -> FitPredict | None:
+    """Which parameters of the function `call` calls fit an estimator parameter and predict
+    with it: a project module's (`gpulint.project`), or one the file defines."""
+    if ctx.env.project:
+        exported = ctx.project_function(call)
+        if exported is not None:
+            return exported.fits
+    if not isinstance(call.func, ast.Name):
+        return None
+    function = ctx.function_named(call.func.id)
+    if function is None:
+        return None
+    return ctx.semantic.remember("fitted and predicted", function, lambda: fitted_and_predicted(function))
 
 
 def _report(ctx: RuleContext, chain: Chain, detail: str) -> None:

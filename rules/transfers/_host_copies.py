@@ -870,7 +870,7 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
     parent = ctx.parent(current)
     while True:
         reduction = _reduced(current, parent, ctx)
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)) or _number_function_of(current, parent, ctx):
             current = parent
         elif reduction is not None:
             current = reduction
@@ -884,6 +884,22 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
         return None
     target = statement.targets[0]
     return target if _sum_of(current, ast.unparse(target)) else None
+
+
+#: Builtins that compute a number from a number (`round(loss.item(), 4)`), as `math`'s
+#: functions do (`10 * log10(1 / mse.item())`).
+_NUMBER_BUILTINS = frozenset({"abs", "round"})
+
+
+def _number_function_of(current: ast.AST, parent: ast.AST | None, ctx: RuleContext) -> bool:
+    """`parent` computes a number from `current` with one of `math`'s functions or a number
+    builtin: arithmetic on the way to a total, as an operator is."""
+    if not (isinstance(parent, ast.Call) and any(argument is current for argument in parent.args)):
+        return False
+    func = parent.func
+    if isinstance(func, ast.Name) and func.id in _NUMBER_BUILTINS and ctx.env.is_builtin(func.id):
+        return True
+    return (ctx.env.qualname(func) or "").startswith("math.")
 
 
 #: Methods that reduce a copied tensor or convert its elements on the way to a total
@@ -955,6 +971,8 @@ def _total_through_name(
     stored or passed on is a number read each step (GPU307)."""
     statement = ctx.statement
     top, scalar, listed = read
+    while _number_function_of(top, ctx.parent(top), ctx) or isinstance(ctx.parent(top), (ast.BinOp, ast.UnaryOp)):
+        top = ctx.parent(top)  # type: ignore[assignment]  # `psnr = 10 * log10(1 / mse.item())`
     if not scalar or listed or not isinstance(statement, ast.Assign) or top is not statement.value:
         return None
     if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name):

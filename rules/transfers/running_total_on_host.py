@@ -21,9 +21,11 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     ## Evidence
     Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum,
-    and so are comparisons and reductions of a copied tensor (`correct += (pred.cpu() ==
+    and so are `math`'s functions, `round` and `abs` of it (`total += round(loss.item(), 4)`)
+    and comparisons and reductions of a copied tensor (`correct += (pred.cpu() ==
     y.cpu()).sum()`): the copy is made for the total, reported once per statement.
-    A number read into a name first (`loss_t = loss.item()`) feeds a total when every use
+    A number read into a name first (`loss_t = loss.item()`, also through such arithmetic:
+    `psnr = 10 * log10(1 / mse.item())`) feeds a total when every use
     of the name in the loop adds it to one, in the same block after the read
     (`running += (loss_t - running) / (step + 1)`, a running mean); the finding is then on
     the total, where the rewrite goes. A name also shown, compared or passed on is a number

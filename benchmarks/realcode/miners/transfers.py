@@ -218,7 +218,7 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
         else:
             break
     parent = parents.get(id(current))
-    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)) or _number_function(parent, current):
         current, parent = parent, parents.get(id(parent))
     total = None
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.op, (ast.Add, ast.Sub)):
@@ -233,6 +233,17 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     if total is not None and not listed and not _read_in_loop_body(parent, ast.unparse(total), parents):
         return "GPU308"
     return "GPU307" if scalar else "GPU301"
+
+
+def _number_function(parent: ast.AST | None, current: ast.AST) -> bool:
+    """`round(x, 3)`, `abs(x)` or a `math` function (`math.sqrt(x)`, `log10(x)` imported from
+    `math` is not told apart syntactically: only the `math.` spelling counts) of `current`."""
+    if not (isinstance(parent, ast.Call) and any(argument is current for argument in parent.args)):
+        return False
+    func = parent.func
+    if isinstance(func, ast.Name):
+        return func.id in ("round", "abs")
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "math"
 
 
 def _adds_to(expression: ast.AST, total: str) -> bool:
