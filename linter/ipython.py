@@ -31,8 +31,9 @@ _CELL_MAGIC = re.compile(r"[ \t]*%%[ \t]*([\w.-]*)")
 _NAMES = r"[A-Za-z_][\w.]*(?:[ \t]*,[ \t]*[A-Za-z_][\w.]*)*"
 #: `x = %timeit f()`, `files = !ls`, `a, b = %who_ls`: the names are kept, the rest masked.
 _MAGIC_ASSIGNMENT = re.compile(rf"([ \t]*{_NAMES}[ \t]*=[ \t]*)[%!]")
-#: `obj?`, `np.mean??`, `np.*load*?`: IPython's help, asked at the end of a line.
-_HELP_END = re.compile(r"[ \t]*%{0,2}[A-Za-z_*][\w*]*(?:\.[A-Za-z_*][\w*]*)*\?{1,2}[ \t]*")
+#: `obj?`, `np.mean??`, `np.*load*?`: IPython's help, asked at the end of a line. Nothing may
+#: follow the question marks, not even a space: IPython leaves `obj? ` as it is, a syntax error.
+_HELP_END = re.compile(r"[ \t]*%{0,2}[A-Za-z_*][\w*]*(?:\.[A-Za-z_*][\w*]*)*\?{1,2}")
 #: Line magics IPython runs without their `%` (automagic, on by default: `pip install x`),
 #: and the shell aliases it defines on every platform (`ls`, `mkdir`...): such a line is
 #: the name, a space, and something that cannot follow a name in Python. A name bound as

@@ -376,6 +376,16 @@ PLACING_HELPERS = textwrap.dedent(
         for x in x.split(1):
             x = x.cuda()
         return x
+
+
+    def maybe(x, flag=False):
+        if flag:
+            return x.cuda()
+        return x
+
+
+    def to_dev(x, dev="cpu"):
+        return x.to(dev)
     """
 )
 
@@ -389,6 +399,10 @@ PLACING_HELPERS = textwrap.dedent(
         ("as_float(images)", False),  # near-miss: it moves nothing
         ("first_on_device(images, torch.ones(3))", False),  # near-miss: it returns another argument moved
         ("rows(images)", False),  # near-miss: the parameter is rebound by a loop
+        ("maybe(images)", False),  # near-miss: moved on one `return` only
+        ("to_dev(images)", False),  # near-miss: the destination's default is the host
+        ("to_dev(images, 'cpu')", False),
+        ("to_dev(images, 'cuda')", True),
     ],
 )
 def test_a_function_of_the_file_that_returns_its_argument_on_the_device_places_it(call, flagged):
@@ -411,6 +425,9 @@ def test_a_function_of_the_file_that_returns_its_argument_on_the_device_places_i
         ("to_var(torch.tensor([1.0, 2.0]))", False),  # near-miss: made from data
         ("as_float(torch.randn(8, 4))", False),  # near-miss: nothing moves it
         ("first_on_device(torch.randn(8, 4), noise)", False),  # near-miss: the factory is not what is moved
+        ("maybe(torch.randn(8, 4))", False),  # near-miss: moved on one `return` only
+        ("to_dev(torch.randn(8, 4))", False),  # near-miss: moved to the host by default
+        ("to_dev(torch.randn(8, 4), dev='cuda')", True),
     ],
 )
 def test_a_factory_handed_to_a_placing_function_of_the_file_is_made_on_the_host(call, flagged):

@@ -339,13 +339,17 @@ def test_conversions_and_scatters_that_move_nothing_are_left_alone(lines):
         ("z = torch.randn(8, 4)\nreturn flag + z.cuda()\n", "every read"),  # moved where it is read
         ("m = torch.zeros(3)\nn = m.to(d)\nreturn n\n", "every read"),  # into another name, never read again
         ("noise = torch.rand(8, 10)\nreturn Variable(noise).cuda()\n", "every read"),
+        (
+            "outs = []\nfor i in range(3):\n    z = torch.zeros(8)\n    outs.append(z.cuda())\nreturn outs\n",
+            "every read",
+        ),
         ("eps = torch.FloatTensor(8, 4).normal_()\nreturn flag * eps.cuda()\n", "legacy tensor classes"),
         (
             "from torch.distributions import Normal\nz = Normal(0, 1).sample((8,))\nreturn flag * z.to(d)\n",
             "distribution parameters",
         ),
     ],
-    ids=["inline", "other-name", "variable", "filled", "draw"],
+    ids=["inline", "other-name", "variable", "made-in-the-loop", "filled", "draw"],
 )
 def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
     found = _only(HEAD + _body(lines))
@@ -362,11 +366,24 @@ def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
         "z = torch.randn(8)\nreturn flag + z.to(torch.float16)\n",  # a dtype, not a device
         "z = torch.randn(8)\nreturn flag + z.to('cpu')\n",
         "z = torch.randn(8)\nreturn flag + (z.cuda() if flag else 0)\n",  # moved on one path only
+        "z = torch.zeros(8)\nouts = []\nfor i in range(3):\n    outs.append(z.cuda().add_(i))\nreturn outs\n",
+        "z = torch.zeros(8)\nreturn [z.cuda() for _ in range(3)]\n",  # three copies, not one tensor
         "z = torch.randn(8, device=d)\nreturn flag + z.to(d)\n",  # already there
         "z = torch.tensor([1.0, 2.0])\nreturn flag + z.cuda()\n",  # data, not a factory
         "from torch.distributions import Normal\nz = Normal(flag, 1).sample()\nreturn z.to(d)\n",
     ],
-    ids=["twice", "returned", "dtype", "cpu", "one-path", "on-device", "data", "tensor-parameter"],
+    ids=[
+        "twice",
+        "returned",
+        "dtype",
+        "cpu",
+        "one-path",
+        "loop",
+        "comprehension",
+        "on-device",
+        "data",
+        "tensor-parameter",
+    ],
 )
 def test_a_factory_read_otherwise_is_left_alone(lines):
     assert [x for x in lint_source(HEAD + _body(lines)) if x.code == "GPU304"] == []

@@ -42,6 +42,8 @@ CASES = [
     ("total += out.detach().cpu().item()", "GPU308"),
     ("total += round(out.sum().item(), 3)", "GPU308"),  # a number computed from the read is summed
     ("total += math.sqrt(out.sum().item())", "GPU308"),
+    ('log += "loss %.4f" % out.sum().item()', "GPU307"),  # text formatted, not a sum
+    ('log = log + "loss " + str(out.sum().item())', "GPU307"),
     # a number read: GPU307
     ("print(out.sum().item())", "GPU307"),
     ("print(float(out.sum().cpu()))", "GPU307"),
@@ -201,6 +203,7 @@ def test_totals_of_compared_copies_and_device_tests(body: str, found: list[str])
             ["GPU307"],
         ),
         ("        correct += len(str(predicted.float().mean().item()))", ["GPU307"]),
+        ("        line = 'acc %.4f' % predicted.float().mean().item()\n        correct += line", ["GPU307"]),
     ],
 )
 def test_numbers_computed_from_a_read_on_the_way_to_a_total(body: str, found: list[str]):

@@ -402,6 +402,21 @@ def test_an_indented_cell_that_ipython_cannot_run_is_a_syntax_error(cell):
 
 
 @pytest.mark.parametrize(
+    ("cell", "runs"),
+    [
+        ("pd.DataFrame.iterrows?", True),
+        ("  pd.DataFrame.iterrows??", True),  # indented: IPython strips it
+        ("pd.DataFrame.iterrows? ", False),  # a space after the question mark: IPython leaves the line as it is
+        ("x = 1\npd.DataFrame.iterrows?\t", False),
+        ("pd.DataFrame.iterrows?  # help", False),
+    ],
+)
+def test_help_at_the_end_of_a_line_is_ipython_only_as_ipython_reads_it(cell, runs):
+    found = lint_cells([IMPORTS, cell])
+    assert [(d.cell, d.code) for cell in found for d in cell] == ([] if runs else [(2, "GPU001")])
+
+
+@pytest.mark.parametrize(
     "cell",
     [
         "s = pd.Series(\n  ....:     ['A', 'B'], dtype='string'\n  ....: )\n  ....: \nprint(s)",  # continuation prompts

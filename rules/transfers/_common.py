@@ -51,6 +51,7 @@ from gpulint.torch_api import (
     PER_ITEM_METHODS,
     autocast_place,
     moved_type,
+    names_the_host,
     unwrapped,
 )
 from gpulint.torch_api import (
@@ -563,6 +564,8 @@ def factory_only_moved(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
         return None  # read as it is somewhere (the host tensor is used), or moved twice (two copies)
     if _conditional_on_the_way(node, ctx):
         return None  # `t.cuda() if gpu else other`: moved on one path only
+    if not _repeaters(moved, ctx) <= _repeaters(statement, ctx):  # type: ignore[arg-type]
+        return None  # moved on every run of a loop the factory is not in: one copy each time
     distribution = _number_distribution_draw(made, ctx)
     if distribution is not None:
         if node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:
@@ -571,6 +574,25 @@ def factory_only_moved(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
     factory, _ = _through_changes(made, ctx.env)
     found = _moved_factory(node, factory, ctx.env)
     return replace(found, plain=False, made=statement) if found is not None else None
+
+
+def _repeaters(node: ast.AST, ctx: RuleContext) -> set[int]:
+    """The loops, comprehensions and lambdas of its scope that run `node` over and over (a
+    `for` loop's iterable, computed once, is outside the loop)."""
+    found: set[int] = set()
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if (
+            isinstance(parent, (ast.For, ast.AsyncFor))
+            and child is not parent.iter
+            or isinstance(parent, (ast.While, ast.Lambda, *_COMPREHENSIONS))
+        ):
+            found.add(id(parent))
+        child, parent = parent, ctx.parent(parent)
+    return found
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def _conditional_on_the_way(node: ast.AST, ctx: RuleContext) -> bool:
@@ -894,13 +916,47 @@ def placed_argument(call: ast.Call, ctx: RuleContext) -> ast.expr | None:
     placed = ctx.type_of(call)
     if placed is None or placed.lib != "torch" or placed.place != DEVICE:
         return None  # a destination that is not known to be the device
+    if any(_given_the_host(call, function, name, ctx) for name in _destination_parameters(function)):  # type: ignore[arg-type]
+        return None  # `to_dev(x)` of `def to_dev(x, dev="cpu")`
     return call.args[position]
+
+
+def _destination_parameters(function: FunctionNode) -> set[str]:
+    """The parameters `function` hands to `.to(...)` as the place to move to."""
+    arguments = function.args
+    names = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    return {
+        given.id
+        for node in walk_local(function.body)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "to"
+        for given in (*node.args, *(k.value for k in node.keywords if k.arg == "device"))
+        if isinstance(given, ast.Name) and given.id in names
+    }
+
+
+def _given_the_host(call: ast.Call, function: FunctionNode, parameter: str, ctx: RuleContext) -> bool:
+    """`call` gives `function`'s `parameter` the host, or leaves it to a default that is
+    not known to be a device (`dev="cpu"`, `device=None`)."""
+    arguments = function.args
+    positional = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
+    given = next((k.value for k in call.keywords if k.arg == parameter), None)
+    if given is None and parameter in positional and positional.index(parameter) < len(call.args):
+        given = call.args[positional.index(parameter)]
+    if given is not None:
+        return names_the_host(given) or device_place(given, ctx.env) == HOST
+    defaults = dict(zip(reversed(positional), reversed(arguments.defaults), strict=False))
+    defaults.update(
+        (a.arg, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True) if d is not None
+    )
+    default = defaults.get(parameter)
+    return default is not None and device_place(default, ctx.env) != DEVICE
 
 
 def _returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int = 0) -> int | None:
     """The position of the parameter `function` returns moved (`.cuda()`, `.to(...)`, in
     `Variable(...)`, through layout changes or another such function of the file), on every
-    `return`, the parameter only ever rebound to such a move of itself; None otherwise."""
+    `return` (or rebound to such a move), the parameter only ever rebound to such a move of
+    itself; None otherwise."""
     arguments = function.args
     names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
     nodes = list(walk_local(function.body))
@@ -911,7 +967,8 @@ def _returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int = 0
     name = found[0][0]
     if name is None or name not in names or any(other != name for other, _ in found):
         return None
-    moved = any(was_moved for _, was_moved in found)
+    returned_moved = all(was_moved for _, was_moved in found)
+    moved = False
     stores = sum(1 for node in nodes for bound in bound_here(node) if bound == name)
     rebinds = [
         node
@@ -928,7 +985,9 @@ def _returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int = 0
         if again != name:
             return None
         moved = moved or was_moved
-    return names.index(name) if moved else None
+    # moved on every `return`, or rebound to its move (`if cuda: x = x.cuda()`, the other path
+    # the program's CPU fallback); not `if flag: return x.cuda()` then `return x`
+    return names.index(name) if returned_moved or moved else None
 
 
 def _moved_parameter(value: ast.expr, ctx: RuleContext, depth: int) -> tuple[str | None, bool]:

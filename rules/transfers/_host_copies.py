@@ -870,7 +870,7 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
     parent = ctx.parent(current)
     while True:
         reduction = _reduced(current, parent, ctx)
-        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)) or _number_function_of(current, parent, ctx):
+        if _arithmetic(parent) or isinstance(parent, ast.Compare) or _number_function_of(current, parent, ctx):
             current = parent
         elif reduction is not None:
             current = reduction
@@ -884,6 +884,19 @@ def _total_fed(value: ast.AST, ctx: RuleContext, statement: ast.stmt | None = No
         return None
     target = statement.targets[0]
     return target if _sum_of(current, ast.unparse(target)) else None
+
+
+def _arithmetic(node: ast.AST | None) -> bool:
+    """An operator on numbers: not a string formatted (`"loss %.4f" % x`) or joined
+    (`"loss " + str(x)`), which makes text, not a sum."""
+    if isinstance(node, ast.UnaryOp):
+        return True
+    if not isinstance(node, ast.BinOp):
+        return False
+    return not any(
+        isinstance(side, ast.JoinedStr) or isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes))
+        for side in (node.left, node.right)
+    )
 
 
 #: Builtins that compute a number from a number (`round(loss.item(), 4)`), as `math`'s
@@ -971,7 +984,7 @@ def _total_through_name(
     stored or passed on is a number read each step (GPU307)."""
     statement = ctx.statement
     top, scalar, listed = read
-    while _number_function_of(top, ctx.parent(top), ctx) or isinstance(ctx.parent(top), (ast.BinOp, ast.UnaryOp)):
+    while _number_function_of(top, ctx.parent(top), ctx) or _arithmetic(ctx.parent(top)):
         top = ctx.parent(top)  # type: ignore[assignment]  # `psnr = 10 * log10(1 / mse.item())`
     if not scalar or listed or not isinstance(statement, ast.Assign) or top is not statement.value:
         return None

@@ -21,7 +21,8 @@ class RunningTotalOnHost(HostCopyInLoop):
 
     ## Evidence
     Arithmetic on the copied value (`total += loss.item() * len(batch)`) is part of the sum,
-    and so are `math`'s functions, `round` and `abs` of it (`total += round(loss.item(), 4)`)
+    and so are `math`'s functions, `round` and `abs` of it (`total += round(loss.item(), 4)`;
+    text formatted or joined, `log += "loss %.4f" % loss.item()`, is no sum)
     and comparisons and reductions of a copied tensor (`correct += (pred.cpu() ==
     y.cpu()).sum()`): the copy is made for the total, reported once per statement.
     A number read into a name first (`loss_t = loss.item()`, also through such arithmetic:

@@ -68,8 +68,9 @@ class TensorCreatedOnHost(Rule):
     A name bound to a factory (or to a draw, below) whose one read in its scope is a move to
     the device is flagged too, at the factory, with the rewrite shown: `z = torch.randn(n)`
     and then `mean + std * z.to(device)`, or `w = Variable(z.cuda())`. Not when the name is
-    read anywhere else (the host tensor is used, or returned), moved twice (two copies would
-    become one tensor), or moved on one path of a conditional expression only.
+    read anywhere else (the host tensor is used, or returned), moved twice or in a loop the
+    factory is not in (two copies would become one tensor), or moved on one path of a
+    conditional expression only.
 
     A draw from a `torch.distributions` distribution whose parameters are numbers is made on
     the host too (`Normal(0, 1).sample(shape).to(device)`, also through a name bound to the

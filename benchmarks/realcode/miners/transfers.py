@@ -218,7 +218,7 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
         else:
             break
     parent = parents.get(id(current))
-    while isinstance(parent, (ast.BinOp, ast.UnaryOp)) or _number_function(parent, current):
+    while _arithmetic(parent) or _number_function(parent, current):
         current, parent = parent, parents.get(id(parent))
     total = None
     if isinstance(parent, ast.AugAssign) and parent.value is current and isinstance(parent.op, (ast.Add, ast.Sub)):
@@ -233,6 +233,18 @@ def _copy_idiom(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     if total is not None and not listed and not _read_in_loop_body(parent, ast.unparse(total), parents):
         return "GPU308"
     return "GPU307" if scalar else "GPU301"
+
+
+def _arithmetic(node: ast.AST | None) -> bool:
+    """An operator on numbers, not text formatted or joined (`"loss %.4f" % x`)."""
+    if isinstance(node, ast.UnaryOp):
+        return True
+    if not isinstance(node, ast.BinOp):
+        return False
+    return not any(
+        isinstance(side, ast.JoinedStr) or isinstance(side, ast.Constant) and isinstance(side.value, (str, bytes))
+        for side in (node.left, node.right)
+    )
 
 
 def _number_function(parent: ast.AST | None, current: ast.AST) -> bool:
