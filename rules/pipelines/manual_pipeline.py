@@ -19,6 +19,7 @@ from gpulint.rule_api import (
     walk_local,
 )
 from gpulint.estimators import (
+    FitPredict,
     PREDICT_METHODS,
     PREDICTOR,
     SEARCH,
@@ -29,7 +30,6 @@ from gpulint.estimators import (
     transforms_as_step,
 )
 from gpulint.plans.manual_pipeline import Chain, Step
-from gpulint.project import FitPredict
 
 
 def straight_line(chain: Chain) -> bool:
