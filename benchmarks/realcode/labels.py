@@ -68,6 +68,7 @@ TUNED_LABELS = (
             "blind28",
             "blind29",
             "blind30",
+            "blind31",
         )
     ),
 )
