@@ -287,6 +287,64 @@ def test_a_step_that_waits_for_a_warm_up_runs_on_every_iteration_after_it(guarde
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
 
 
+TRAINER = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Buffer:
+    def __init__(self):
+        self.items = []
+
+    def store(self, item):
+        self.items.append(item)
+
+    def __len__(self):
+        return len(self.items)
+
+
+class Trainer:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 2).to(device)
+        self.memory = Buffer()
+        self.warm_up = 1_000
+
+    def step(self, state):
+{step}
+
+    def update(self):
+        loss = self.net(torch.randn(32, 4, device=device)).pow(2).mean()
+        loss.backward()
+        return loss.data
+
+    def train(self, frames):
+        losses = []
+        for self.total_step in range(1, frames + 1):
+            self.step(torch.randn(4))
+            if {test}:
+                losses.append(self.update().cpu().numpy())
+        return losses
+"""
+
+
+@pytest.mark.parametrize(
+    ("step", "test", "found"),
+    [
+        # the buffer a method of the class fills, the loop's attribute counter: warm-up tests
+        ("        self.memory.store(state)", "len(self.memory) >= 32", ["GPU301"]),
+        ("        pass", "self.total_step > self.warm_up", ["GPU301"]),
+        ("        self.memory.store(state)", "len(self.memory) >= 32 and self.total_step > self.warm_up", ["GPU301"]),
+        # near-misses: nothing fills the buffer, or the counter is tested every N steps
+        ("        pass", "len(self.memory) >= 32", []),
+        ("        self.memory.store(state)", "self.total_step % 100 == 0", []),
+    ],
+)
+def test_warm_up_tests_through_methods_and_attributes_of_the_instance(step, test, found):
+    source = TRAINER.format(step=step, test=test)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
 AGENT = """\
 import numpy as np
 import torch

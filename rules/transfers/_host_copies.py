@@ -377,7 +377,7 @@ def _warm_up_part(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContex
         held = reference(left.args[0])
         if held is None or not ctx.env.is_builtin("len") or _emptied(held, branch):
             return False
-        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx) and _grown(held, loop)
+        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx) and _grown(held, loop, ctx)
     counter = reference(left)
     return (
         counter is not None
@@ -398,10 +398,33 @@ def _fixed_threshold(node: ast.expr, loop: ast.AST, ctx: RuleContext) -> bool:
     return not any(spelled.split(".", 1)[0] in bound for spelled in _names(node))
 
 
-def _grown(held: str, loop: ast.AST) -> bool:
+def _grown(held: str, loop: ast.AST, ctx: RuleContext) -> bool:
     """The loop's body calls a method of `held` (`memory.append(t)`, `buffer.push(...)`) or
-    adds to it: a buffer that fills as the loop runs."""
-    for node in walk_local(getattr(loop, "body", [])):
+    adds to it: a buffer that fills as the loop runs. An attribute of the instance
+    (`self.memory`) may be filled by a method of its class the loop calls on it
+    (`self.step(action)`, whose body runs `self.memory.store(...)`)."""
+    body = getattr(loop, "body", [])
+    if _fills(held, body):
+        return True
+    instance, _, attribute = held.partition(".")
+    function = ctx.enclosing_function
+    facts = ctx.semantic.function(function) if function is not None else None
+    if not attribute or facts is None or facts.owner is None or instance != facts.self_name:
+        return False
+    for node in walk_local(body):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == instance):
+            continue
+        method = ctx.semantic.method(facts.owner, node.func.attr)
+        if method is not None and method.self_name and _fills(f"{method.self_name}.{attribute}", method.node.body):
+            return True
+    return False
+
+
+def _fills(held: str, body: list[ast.stmt]) -> bool:
+    """`body` calls a method of `held` or adds to it."""
+    for node in walk_local(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and reference(node.func.value) == held:
             return True
         if isinstance(node, ast.AugAssign) and reference(node.target) == held:
@@ -452,9 +475,10 @@ def _counts_iterations(counter: str, loop: ast.AST, ctx: RuleContext) -> bool:
             and isinstance(iterable.func, ast.Name)
             and ctx.env.is_builtin(iterable.func.id)
         ):
-            if iterable.func.id == "range" and isinstance(target, ast.Name):
+            if iterable.func.id == "range" and isinstance(target, (ast.Name, ast.Attribute)):
+                # `for step in range(n)`, or `for self.total_step in range(1, n + 1)`
                 counting_up = len(iterable.args) < 3 or (literal_int(iterable.args[2]) or 0) > 0
-                return target.id == counter and counting_up
+                return reference(target) == counter and counting_up
             if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and target.elts:
                 first = target.elts[0]
                 if isinstance(first, ast.Name) and first.id == counter:

@@ -61,8 +61,10 @@ class DeviceToHostInLoop(HostCopyInLoop):
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
     every optimizer step, nor under a test that holds on every iteration after a warm-up
     (`if len(replay_buffer) > batch_size:`, a buffer the branch does not empty and the loop
-    does not bind again; `if frame_idx > learning_starts:`, a counter the loop counts
-    with: its `range` or `enumerate` variable, or a name it adds one to), nor under a test
+    does not bind again, filled by the loop or by a method of the class the loop calls on
+    the instance (`self.step(action)` running `self.memory.store(...)`); `if frame_idx >
+    learning_starts:`, a counter the loop counts with: its `range` or `enumerate`
+    variable, `for self.total_step in range(n)` too, or a name it adds one to), nor under a test
     of whether a device is there
     (`if torch.cuda.is_available():`, on its device side: the GPU run takes it on every
     iteration), nor under a flag the loop never changes that switches the device
