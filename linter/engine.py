@@ -1148,8 +1148,26 @@ def _reads_to_host(node: ast.expr) -> bool:
 
 def _may_fall_through(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """The body can end without a `return` (returning None): its last statement, and each
-    branch of a final `if`, does not end in `return` or `raise`."""
+    branch of a final `if`, does not end in `return` or `raise`. A final `if`/`elif` chain
+    whose every branch returns but that has no `else` (`if mode == "a": return f(x)`,
+    `elif mode == "b": return g(x)`) is taken to cover the cases the caller passes: a value
+    it then uses as the returned one would fail on None."""
+    last = node.body[-1] if node.body else None
+    if isinstance(last, ast.If) and len(last.orelse) == 1 and isinstance(last.orelse[0], ast.If):
+        return not _chain_returns(last)
     return not _ends(node.body)
+
+
+def _chain_returns(branch: ast.If) -> bool:
+    """Every branch of an `if`/`elif` chain returns or raises, the last `elif` perhaps
+    without an `else`."""
+    if not _ends(branch.body):
+        return False
+    if not branch.orelse:
+        return True
+    if len(branch.orelse) == 1 and isinstance(branch.orelse[0], ast.If):
+        return _chain_returns(branch.orelse[0])
+    return _ends(branch.orelse)
 
 
 def _ends(statements: list[ast.stmt]) -> bool:

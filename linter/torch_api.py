@@ -363,6 +363,15 @@ FILLING_METHODS = frozenset(
         "geometric_", "log_normal_", "cauchy_",
     }
 )  # fmt: skip
+#: Tensor methods that change a tensor in place and return it, where it is
+#: (`x_hat.requires_grad_(True)`, `t.add_(1)`, the fills).
+IN_PLACE_METHODS = FILLING_METHODS | frozenset(
+    {
+        "requires_grad_", "add_", "sub_", "mul_", "div_", "pow_", "abs_", "neg_", "exp_", "sqrt_",
+        "clamp_", "copy_", "masked_fill_", "detach_", "sigmoid_", "tanh_", "relu_", "squeeze_",
+        "unsqueeze_", "t_", "transpose_",
+    }
+)  # fmt: skip
 #: Tensor methods that change a tensor's dtype, shape or layout, or fill it in place, and
 #: leave it where it is: `torch.zeros(n).float().to(d)` is still made on the host.
 KEEPING_PLACE_METHODS = frozenset(
@@ -662,9 +671,21 @@ def constructed_type(attr: str, call: ast.Call | None, env: Env | None) -> Ty | 
         return Ty(Kind.TENSOR, "torch", _combined_place(argument_types(call, env)))
     if attr in TENSOR_TO_TENSORS:  # a tuple of tensors: iterating it yields whole tensors
         return Ty(Kind.PLACED, "torch", _combined_place(argument_types(call, env)))
+    if attr == "autograd.grad":
+        return _gradients_type(call, env)
     if attr in _REDUCTIONS_WITH_INDICES:
         return Ty(Kind.OUTPUT, "torch", _combined_place(argument_types(call, env)))
     return None
+
+
+def _gradients_type(call: ast.Call, env: Env) -> Ty:
+    """`torch.autograd.grad(outputs, inputs, ...)`: the gradients, one per input, where the
+    inputs are."""
+    inputs = argument(call, "inputs") or (call.args[1] if len(call.args) > 1 else None)
+    if inputs is None or isinstance(inputs, ast.Starred):
+        return Ty(Kind.PLACED, "torch")
+    elements = inputs.elts if isinstance(inputs, (ast.List, ast.Tuple)) else [inputs]
+    return Ty(Kind.PLACED, "torch", _combined_place([env.type_of(e) for e in elements]))
 
 
 def legacy_class(qualname: str | None) -> Ty | None:
@@ -802,7 +823,13 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return OTHER
     if method == "numpy":
         return Ty(Kind.ARRAY, "numpy")
-    if method in TENSOR_TO_TENSOR or method in ("max", "min") and not call.args and not call.keywords:
+    if (
+        method in TENSOR_TO_TENSOR
+        or method in IN_PLACE_METHODS
+        or method in ("max", "min")
+        and not call.args
+        and not call.keywords
+    ):
         return Ty(Kind.TENSOR, "torch", place)
     if method in TENSOR_TO_TENSORS:  # a tuple of tensors: iterating it yields whole tensors
         return Ty(Kind.PLACED, "torch", place)
@@ -817,6 +844,7 @@ _TENSOR_PREDICATES = frozenset(["equal", "allclose", "is_set_to", "is_same_size"
 #: give no computed tensor (`load_state_dict`, `register_buffer`).
 _KNOWN_METHODS = (
     TENSOR_TO_TENSOR
+    | IN_PLACE_METHODS
     | TENSOR_TO_TENSORS
     | MODEL_TO_MODEL
     | _MODEL_TENSORS

@@ -440,3 +440,60 @@ def test_a_factory_handed_to_a_placing_function_of_the_file_is_made_on_the_host(
     )
     found = codes(source, "GPU304")
     assert bool(found) is flagged
+
+
+STEP = textwrap.dedent(
+    """\
+    import torch
+    import torch.nn.functional as F
+
+    device = torch.device("cuda")
+    model = torch.nn.Linear(4, 1).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+
+    def penalty(y, x):
+        grads = torch.autograd.grad(outputs=y.sum(), inputs=x, create_graph=True)[0]
+        return grads.pow(2).mean()
+
+
+    def classification_loss(logit, target, mode="binary"):
+        if mode == "binary":
+            return F.binary_cross_entropy_with_logits(logit, target)
+        elif mode == "multi":
+            return F.cross_entropy(logit, target)
+
+
+    def maybe_loss(logit, target, training):
+        if training:
+            return F.mse_loss(logit, target)
+
+
+    for step in range(10_000):
+        x = torch.randn(8, 4).to(device)
+        host = torch.randn(8, 4)
+        out = model(x)
+        out.pow(2).mean().backward()
+        optimizer.step()
+        value = {expr}
+        print(value.cpu())
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("expr", "flagged"),
+    [
+        ("x.clone().requires_grad_(True)", True),  # changed in place, where it is
+        ("x.clone().add_(1)", True),
+        ("penalty(out, x)", True),  # gradients are where the inputs are
+        ("torch.autograd.grad(out.sum(), x)[0]", True),
+        ("classification_loss(out, x)", True),  # an if/elif chain whose branches all return
+        ("torch.autograd.grad(host.sum(), host)[0]", False),  # near-miss: inputs on the host
+        ("host.clone().requires_grad_(True)", False),  # near-miss: a host tensor
+        ("maybe_loss(out, x, True)", False),  # near-miss: may return None, not known
+    ],
+)
+def test_results_follow_in_place_changes_gradients_and_dispatching_helpers(expr, flagged):
+    found = codes(STEP.format(expr=expr), "GPU301")
+    assert bool(found) is flagged
