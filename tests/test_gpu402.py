@@ -88,6 +88,8 @@ def _lines(source: str) -> list[int]:
         # the fit chained or earlier, the output renamed
         ("scaler = StandardScaler()\nXs = scaler.fit(X).transform(X)\nX = Xs\nparts = train_test_split(X, y)\n", 5),
         ("scaler = StandardScaler()\nscaler.fit(X)\nX = scaler.transform(X)\nparts = train_test_split(X, y)\n", 5),
+        # made and fitted in one statement, applied later
+        ("scaler = StandardScaler().fit(X)\nXs = scaler.transform(X)\nparts = train_test_split(Xs, y)\n", 4),
         # the split's argument is the fit itself
         ("parts = train_test_split(MinMaxScaler().fit_transform(X), y)\n", 4),
         # written back into the data
@@ -143,6 +145,10 @@ def test_a_write_back_before_cross_validation():
         "parts = train_test_split(X32, y)\n",
         # fitted on a slice, a different slice transformed
         "scaler = StandardScaler()\nscaler.fit(X[:100])\nXs = scaler.transform(X)\nparts = train_test_split(Xs, y)\n",
+        "scaler = StandardScaler().fit(X[:100])\nXs = scaler.transform(X)\nparts = train_test_split(Xs, y)\n",
+        # made and fitted, then bound again before it is applied
+        "scaler = StandardScaler().fit(X)\nscaler = StandardScaler()\nXs = scaler.fit_transform(X_other)\n"
+        "parts = train_test_split(X, y)\n",
         # written back only on one branch
         "if scale:\n    X[:, 2] = StandardScaler().fit_transform(X[:, [2]]).ravel()\nparts = train_test_split(X, y)\n",
         # a stateless transformer written back

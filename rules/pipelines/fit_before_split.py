@@ -31,7 +31,8 @@ class FitBeforeSplit(Rule):
     ## Evidence
     The transformer's output is followed to the split through names, conversions and slices
     (`Xs.astype(np.float32)`, `Xs[:, 1:]`, `.values`, `.drop(columns=...)`), through
-    `t.fit(X).transform(X)` or `t.fit(X)` followed by `t.transform(X)`, and through a
+    `t.fit(X).transform(X)` or `t.fit(X)` (also `t = StandardScaler().fit(X)`) followed by
+    `t.transform(X)`, and through a
     write-back into the data that is split: `X[:, k] = scaler.fit_transform(X[:, [k]])` or
     `df[cols] = scaler.fit_transform(df[cols])` (also in a loop over the columns). Every
     transformer of a chain fitted on all the data is reported (a scaler whose output a PCA is
@@ -383,7 +384,7 @@ def _written_back(
 def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContext) -> tuple[ast.Call, str] | None:
     """`value` (at `block[index]`) is the output of a transformer fitted on the data it
     transforms: `t.fit_transform(X)`, `t.fit(X).transform(X)`, or `t.transform(X)` after
-    `t.fit(X)` earlier in the same block. The fitting call and the transformer's name."""
+    `t.fit(X)` or `t = T().fit(X)` earlier in the same block. The fitting call and the transformer's name."""
     name = ctx.qualname(value.func) or ""
     if key(name) in SCALING_FUNCTIONS and value.args:
         return value, name.rsplit(".", 1)[1]  # `scale(X)`: fitted on X
@@ -413,10 +414,25 @@ def _fitting(value: ast.Call, block: list[ast.stmt], index: int, ctx: RuleContex
             and call.func.value.id == receiver.id
         ):
             return _learning(receiver, ctx, call) if call.args and ast.dump(call.args[0]) == source else None
+        made = _made_fitted(statement, receiver.id)  # `t = MinMaxScaler().fit(X)`
+        if made is not None:
+            return _learning(made.func.value, ctx, made) if ast.dump(made.args[0]) == source else None  # type: ignore[attr-defined]
         data = value.args[0]
         if ctx.binds(statement, receiver.id) or (isinstance(data, ast.Name) and ctx.binds(statement, data.id)):
             return None
     return None
+
+
+def _made_fitted(statement: ast.stmt, name: str) -> ast.Call | None:
+    """The `.fit(X)` call of `name = Transformer(...).fit(X)`: made and fitted in one
+    statement."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    target, value = statement.targets[0], statement.value
+    if not (isinstance(target, ast.Name) and target.id == name and isinstance(value, ast.Call)):
+        return None
+    fits = isinstance(value.func, ast.Attribute) and value.func.attr == "fit" and isinstance(value.func.value, ast.Call)
+    return value if fits and value.args else None
 
 
 def _learning(transformer: ast.expr, ctx: RuleContext, call: ast.Call) -> tuple[ast.Call, str] | None:
