@@ -810,9 +810,12 @@ GROUP_CALLERS = frozenset({"apply", "filter"})
 
 
 def _is_list(node: ast.expr, env: Env) -> bool:
-    """A list literal or comprehension, or a name (or call) known to give a list."""
+    """A list literal or comprehension, or a name (or call) known to give a list; also lists
+    joined with `+` (`["date"] + cols + [target]`: a list when one side is)."""
     if isinstance(node, (ast.List, ast.ListComp)):
         return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_list(node.left, env) or _is_list(node.right, env)
     ty = env.type_of(node)
     return ty is not None and ty.builtin == "list"
 

@@ -553,3 +553,21 @@ def test_membership_in_a_collection_the_code_builds_is_shown_as_isin(bound):
     source = HEADER + "top = load()\n" + bound + "result = s.apply(lambda x: x if x in known else 'Other')\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.DISPLAY and "`isin`" in (finding.fix.declined or "")
+
+
+@pytest.mark.parametrize(
+    ("selection", "flagged"),
+    [
+        ("frame[['date'] + cols + [target]]", True),  # lists joined with `+`: a column selection
+        ("frame[cols + ['date']]", True),
+        ("frame[['date']][10:20]", True),
+        ("frame[offset + 1]", False),  # near-miss: a number, not labels: nothing known
+    ],
+)
+def test_a_frame_selected_by_joined_label_lists_is_a_frame(selection, flagged):
+    source = (
+        HEADER
+        + "cols = list(frame.columns)\ntarget, offset = 'y', 3\n"
+        + f"stamps = {selection}\nstamps['month'] = stamps.date.apply(lambda t: t.month)\n"
+    )
+    assert bool(_findings(source)) is flagged
