@@ -55,6 +55,7 @@ def test_rewrites(statement, rewrite):
         "frame['a'][0:2] = 1.0",  # a positional slice on a Series, label-based in `.loc`
         "frame['a'][1, 2] = 1.0",  # a tuple would merge into `.loc`'s pair
         "frame[['a', 'b']]['a'] = 1.0",  # a copy of some columns
+        "frame[10:13]['a'] = 1.0",  # rows by a slice: positions or labels, as the index decides
         "frame['a'][  # the fourth row\n    3] = 1.0",
     ],
 )
@@ -78,6 +79,8 @@ def test_declined_rewrites_get_a_suggestion(statement):
         "print(frame['a'][3])",  # a read
         "frame.loc[frame['a'][3]] = 1.0",  # a read inside the key
         "frame[frame.columns[0]][3] = 1.0",  # column label unknown: may select several
+        "frame[10:13][cols] = 1.0",  # rows by a slice, columns not known to be labels
+        "part = frame[10:13]\npart['a'] = 1.0",  # a name: said so, not chained
     ],
 )
 def test_not_flagged(statement):

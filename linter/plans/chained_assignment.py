@@ -11,7 +11,7 @@ class ChainedWrite(Facts):
 
     Shapes: "column-item" (`df["c"][k]`), "column-indexer" (`df["c"].loc[k]`, also `.at`,
     `.iloc`, `.iat`), "row-column" (`df.loc[r]["c"]`, also `.iloc`), "mask-column"
-    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`). `indexer` is the named
+    (`df[mask]["c"]`), "columns-copy" (`df[["a", "b"]][...]`), "slice-column" (`df[a:b]["c"]`). `indexer` is the named
     indexer of the chain ("" for none). `label`: the column's label where the chain reads it
     as an attribute (`df.price[k]`, `df[mask].price`; `column` is then that attribute).
 

@@ -76,6 +76,8 @@ def _chain(target: ast.expr, ctx: RuleContext) -> _Chain | None:
         return "column-item", inner, key, inner_key, "", ""
     if isinstance(inner_key, ast.List):
         return "columns-copy", inner, None, key, "", ""
+    if isinstance(inner_key, ast.Slice) and _column_key(key):
+        return "slice-column", inner, inner_key, key, "", ""  # `df[10:20]["c"] = v`: rows by slice
     key_type = ctx.type_of(inner_key)
     if key_type is not None and key_type.kind == "series":
         return "mask-column", inner, inner_key, key, "", ""
@@ -146,8 +148,8 @@ def _one_indexer_means_it(shape: str, rows: ast.expr | None, column: ast.expr, i
     several columns nor a positional indexer, not for a tuple (it would merge into `.loc`'s
     row and column pair), and for `df["c"][k]` only where `k` is never a slice
     (`series[a:b]` slices positions, `.loc[a:b]` labels)."""
-    if shape == "columns-copy" or indexer in ("iloc", "iat"):
-        return False
+    if shape in ("columns-copy", "slice-column") or indexer in ("iloc", "iat"):
+        return False  # `df[a:b]` slices positions or labels, as the index decides
     if isinstance(rows, (ast.Tuple, ast.Starred)) or isinstance(column, (ast.Tuple, ast.Slice)):
         return False
     return shape != "column-item" or not isinstance(rows, ast.Slice) and never_a_slice(rows, ctx)  # type: ignore[arg-type]
@@ -252,7 +254,9 @@ class ChainedAssignment(Rule):
     ## What it does
     Flags assignments (plain or augmented) through two indexing steps on a known pandas or
     Modin DataFrame: `df["c"][i] = v`, `df["c"].loc[i] = v` (also `.at`, `.iloc`, `.iat`),
-    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v` and `df[["a", "b"]]["a"] = v`,
+    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v`, `df[a:b]["c"] = v` (rows by a
+    slice; the rewrite is shown, as `df[a:b]` slices positions or labels as the index decides)
+    and `df[["a", "b"]]["a"] = v`,
     and with the column read as an attribute, `df.c[i] = v`, `df[mask].c = v`,
     `df.loc[i].c = v`. The first step makes an intermediate object and the write goes into
     that object.
