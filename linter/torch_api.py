@@ -823,13 +823,9 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         return OTHER
     if method == "numpy":
         return Ty(Kind.ARRAY, "numpy")
-    if (
-        method in TENSOR_TO_TENSOR
-        or method in IN_PLACE_METHODS
-        or method in ("max", "min")
-        and not call.args
-        and not call.keywords
-    ):
+    if method in IN_PLACE_METHODS:
+        return receiver  # changed in place and returned as it was: a tensor, or what may be a module
+    if method in TENSOR_TO_TENSOR or method in ("max", "min") and not call.args and not call.keywords:
         return Ty(Kind.TENSOR, "torch", place)
     if method in TENSOR_TO_TENSORS:  # a tuple of tensors: iterating it yields whole tensors
         return Ty(Kind.PLACED, "torch", place)

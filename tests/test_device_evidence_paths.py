@@ -497,3 +497,13 @@ STEP = textwrap.dedent(
 def test_results_follow_in_place_changes_gradients_and_dispatching_helpers(expr, flagged):
     found = codes(STEP.format(expr=expr), "GPU301")
     assert bool(found) is flagged
+
+
+def test_an_in_place_method_returns_its_receiver_as_it_was():
+    # `.to(device)` of an unknown value may be a module: `requires_grad_` keeps it so
+    source = (
+        "import torch\nfrom diffusers import AutoencoderKL\n\ndevice = torch.device('cuda')\n"
+        "vae = AutoencoderKL.from_pretrained('x').to(device).requires_grad_(False)\n"
+        "for step in range(1000):\n    if vae:\n        print(step)\n"
+    )
+    assert codes(source, "GPU306") == []

@@ -239,3 +239,8 @@ def test_why_a_slice_held_by_a_name_is_declined():
 )
 def test_a_column_label_bound_by_a_loop(statement, count):
     assert len(_findings(HEADER + statement + "\n")) == count
+
+
+def test_a_column_written_on_sliced_rows_names_both_indexers():
+    [finding] = _findings(HEADER + "frame[10:13]['a'] = 1.0\n")
+    assert "df.iloc[a:b" in finding.message and "df.loc[labels" in finding.message

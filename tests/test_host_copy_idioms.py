@@ -338,6 +338,7 @@ class Trainer:
         # near-misses: nothing fills the buffer, or the counter is tested every N steps
         ("        pass", "len(self.memory) >= 32", []),
         ("        self.memory.store(state)", "self.total_step % 100 == 0", []),
+        ("        self.memory.items.clear()", "len(self.memory.items) >= 32", []),  # a method that only empties it
     ],
 )
 def test_warm_up_tests_through_methods_and_attributes_of_the_instance(step, test, found):
@@ -483,5 +484,61 @@ def test_an_epoch_loop_with_a_backward_after_its_loader_pass_stays_an_epoch_loop
         "    reg = model.weight.pow(2).sum()\n"
         "    reg.backward()\n"
         "    history.append(reg.item())\n"
+    )
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == []
+
+
+ROLLOUT = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Agent:
+    def __init__(self):
+        self.net = torch.nn.Linear(4, 2).to(device)
+        self.buffer = []
+
+    def collect(self, state):
+        self.buffer.append(state)
+
+    def update(self):
+        loss = self.net(torch.stack(self.buffer).to(device)).pow(2).mean()
+        loss.backward()
+{ending}
+        return loss.detach()
+
+    def train(self, states):
+        losses = []
+        for state in states:
+            self.collect(state)
+            if len(self.buffer) >= 128:
+                losses.append(self.update().cpu().numpy())
+        return losses
+"""
+
+
+@pytest.mark.parametrize(
+    ("ending", "found"),
+    [
+        ("        pass", ["GPU301"]),  # a replay buffer: every step after the warm-up
+        ("        self.buffer.clear()", []),  # near-miss: a rollout emptied by the update it triggers
+        ("        self.buffer = []", []),
+    ],
+)
+def test_a_buffer_emptied_by_a_method_the_branch_calls_is_no_warm_up(ending, found):
+    source = ROLLOUT.format(ending=ending)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
+def test_a_loop_that_binds_an_attribute_rebinds_it_on_every_iteration():
+    source = (
+        "import torch\n\ndevice = torch.device('cuda')\n\n\nclass Evaluator:\n"
+        "    def __init__(self):\n        self.net = torch.nn.Linear(4, 2).to(device)\n\n"
+        "    def run(self, episodes):\n"
+        "        for self.trajectory in episodes:\n"
+        "            self.trajectory.append(torch.randn(4))\n"
+        "            if len(self.trajectory) > 500:\n"
+        "                print(self.net(torch.randn(1, 4, device=device)).sum().item())\n"
     )
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == []

@@ -14,6 +14,13 @@ _Chain = tuple[str, ast.expr, ast.expr | None, ast.expr, str, str]
 _COPY_ON_WRITE = frozenset({"pandas", "modin"})
 
 
+SLICE_MESSAGE = (
+    "chained assignment writes into a temporary copy: pandas 3 (copy-on-write) discards it; write through one "
+    "indexer: `df.loc[labels, column] = value` for index labels, `df.iloc[a:b, df.columns.get_loc(column)] = value` "
+    "for positions"
+)
+
+
 def _column_key(node: ast.expr) -> bool:
     """A column label spelled as a string, or a list of them."""
     if isinstance(node, ast.Constant):
@@ -254,9 +261,8 @@ class ChainedAssignment(Rule):
     ## What it does
     Flags assignments (plain or augmented) through two indexing steps on a known pandas or
     Modin DataFrame: `df["c"][i] = v`, `df["c"].loc[i] = v` (also `.at`, `.iloc`, `.iat`),
-    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v`, `df[a:b]["c"] = v` (rows by a
-    slice; the rewrite is shown, as `df[a:b]` slices positions or labels as the index decides)
-    and `df[["a", "b"]]["a"] = v`,
+    `df.loc[i]["c"] = v` (also `.iloc`), `df[mask]["c"] = v`, `df[a:b]["c"] = v` and
+    `df[["a", "b"]]["a"] = v`,
     and with the column read as an attribute, `df.c[i] = v`, `df[mask].c = v`,
     `df.loc[i].c = v`. The first step makes an intermediate object and the write goes into
     that object.
@@ -268,7 +274,9 @@ class ChainedAssignment(Rule):
     Arrow or xarray, whose tables share some of those names). `df.c` is a column when `c`
     is no attribute or method of a DataFrame (`df.attrs[...]` is left alone). A column is
     selected by a string label, or by a name a loop binds to labels (`for size in [100,
-    200]: df[size][k] = v`, also over `df.columns`).
+    200]: df[size][k] = v`, also over `df.columns`). Rows taken by a slice (`df[a:b]["c"] =
+    v`) are not rewritten: `df[a:b]` slices positions or labels as the index decides, so
+    the message names both indexers.
 
     ## Why is this bad?
     Under pandas 3's copy-on-write every indexing result behaves as a copy, so the write
@@ -568,5 +576,9 @@ for degree in range(1, 10):
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
         for target in targets:
             write = chained_write(target, ctx)
-            if write is not None:
+            if write is None:
+                continue
+            if write.shape == "slice-column":  # `.loc` takes labels, and `df[a:b]` may have taken positions
+                ctx.report(target, SLICE_MESSAGE, context=write)
+            else:
                 ctx.report(target, context=write)

@@ -1589,8 +1589,12 @@ def _makes_dict(binding: ast.AST, ctx: RuleContext) -> bool:
 def bound_by_loop(loop: ast.AST, ctx: RuleContext) -> set[str]:
     """Names a loop (or a comprehension's generator) binds: its target, and what its body binds."""
     target = loop.target if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)) else None
-    # the names it stores to: not `self` of `for self.step in range(n)`, which binds an attribute
-    stored = (n.id for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    # the names and attributes it stores to: `self.step` of `for self.step in range(n)`, not `self`
+    stored = (
+        n.id if isinstance(n, ast.Name) else ast.unparse(n)
+        for n in ast.walk(target)
+        if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store)
+    )
     names = set(stored) if target is not None else set()
     if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
         names |= ctx.loop_effects(loop).writes

@@ -25,6 +25,7 @@ from gpulint.rule_api import (
     NESTED_SCOPES,
     assigned_value,
     bound_names,
+    FunctionFacts,
     reference,
     base_name,
     few_iterations,
@@ -375,9 +376,9 @@ def _warm_up_part(test: ast.expr, branch: ast.If, loop: ast.AST, ctx: RuleContex
         return False
     if isinstance(left, ast.Call) and isinstance(left.func, ast.Name) and left.func.id == "len" and len(left.args) == 1:
         held = reference(left.args[0])
-        if held is None or not ctx.env.is_builtin("len") or _emptied(held, branch):
+        if held is None or not ctx.env.is_builtin("len") or _emptied(held, branch, ctx):
             return False
-        return held.split(".", 1)[0] not in bound_by_loop(loop, ctx) and _grown(held, loop, ctx)
+        return not _bound_in(held, bound_by_loop(loop, ctx)) and _grown(held, loop, ctx)
     counter = reference(left)
     return (
         counter is not None
@@ -395,7 +396,14 @@ def _fixed_threshold(node: ast.expr, loop: ast.AST, ctx: RuleContext) -> bool:
         ):
             return False
     bound = bound_by_loop(loop, ctx)
-    return not any(spelled.split(".", 1)[0] in bound for spelled in _names(node))
+    return not any(_bound_in(spelled, bound) for spelled in _names(node))
+
+
+def _bound_in(spelled: str, bound: set[str]) -> bool:
+    """`spelled` (`memory`, `self.memory`) or what it is an attribute of is bound by the loop
+    (`for self.memory in ...` binds `self.memory`, not `self`)."""
+    parts = spelled.split(".")
+    return any(".".join(parts[: i + 1]) in bound for i in range(len(parts)))
 
 
 def _grown(held: str, loop: ast.AST, ctx: RuleContext) -> bool:
@@ -411,21 +419,41 @@ def _grown(held: str, loop: ast.AST, ctx: RuleContext) -> bool:
     facts = ctx.semantic.function(function) if function is not None else None
     if not attribute or facts is None or facts.owner is None or instance != facts.self_name:
         return False
-    for node in walk_local(body):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-            continue
-        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == instance):
-            continue
-        method = ctx.semantic.method(facts.owner, node.func.attr)
-        if method is not None and method.self_name and _fills(f"{method.self_name}.{attribute}", method.node.body):
+    for method in _instance_methods_called(body, ctx):
+        spelled = f"{method.self_name}.{attribute}"
+        if _fills(spelled, method.node.body) and not _empties(spelled, method.node.body):
             return True
     return False
 
 
-def _fills(held: str, body: list[ast.stmt]) -> bool:
-    """`body` calls a method of `held` or adds to it."""
+def _instance_methods_called(body: list[ast.stmt], ctx: RuleContext) -> list[FunctionFacts]:
+    """The methods of the enclosing function's class that `body` calls on the instance
+    (`self.step(action)`), with an instance name of their own."""
+    function = ctx.enclosing_function
+    facts = ctx.semantic.function(function) if function is not None else None
+    if facts is None or facts.owner is None or facts.self_name is None:
+        return []
+    found = []
     for node in walk_local(body):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and reference(node.func.value) == held:
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        if not (isinstance(node.func.value, ast.Name) and node.func.value.id == facts.self_name):
+            continue
+        method = ctx.semantic.method(facts.owner, node.func.attr)
+        if method is not None and method.self_name:
+            found.append(method)
+    return found
+
+
+def _fills(held: str, body: list[ast.stmt]) -> bool:
+    """`body` calls a method of `held` that is not one that takes items out, or adds to it."""
+    for node in walk_local(body):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr not in _EMPTYING
+            and reference(node.func.value) == held
+        ):
             return True
         if isinstance(node, ast.AugAssign) and reference(node.target) == held:
             return True
@@ -444,16 +472,33 @@ def _assigns(branch: ast.If, spelled: str) -> bool:
     return False
 
 
+def _assigns_in(body: list[ast.stmt], spelled: str) -> bool:
+    """A statement of `body` binds `spelled` again (or a slice of it)."""
+    return any(_assigns(statement, spelled) for statement in body)  # type: ignore[arg-type]
+
+
 #: Methods that take items out of a buffer: a branch calling one empties it.
 _EMPTYING = frozenset({"clear", "pop", "popleft", "popitem", "remove"})
 
 
-def _emptied(held: str, branch: ast.If) -> bool:
+def _emptied(held: str, branch: ast.If, ctx: RuleContext) -> bool:
     """The branch binds `held` again, or a slice of it (`buf[:] = []`), or takes items out
-    of it: a batch gathered and flushed, not a buffer that fills once."""
-    if _assigns(branch, held):
+    of it, itself or in a method of the class it calls on the instance (`self.update()`
+    ending in `self.buffer.clear()`): a batch gathered and flushed, not a buffer that fills
+    once."""
+    if _assigns(branch, held) or _empties(held, [branch]):
         return True
-    for node in ast.walk(branch):
+    instance, _, attribute = held.partition(".")
+    for method in _instance_methods_called(branch.body, ctx) if attribute else ():
+        spelled = f"{method.self_name}.{attribute}"
+        if _assigns_in(method.node.body, spelled) or _empties(spelled, method.node.body):
+            return True
+    return False
+
+
+def _empties(held: str, body: list[ast.stmt]) -> bool:
+    """`body` takes items out of `held` (`clear()`, `pop()`, `del held[k]`)."""
+    for node in walk_local(body):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _EMPTYING:
             if reference(node.func.value) == held:
                 return True
