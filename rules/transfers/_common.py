@@ -512,8 +512,11 @@ def distribution_draw_move(node: ast.AST, ctx: RuleContext) -> FactoryMove | Non
     bound to the distribution): its parameters are tensors on the host, so it draws there.
     The rewrite is shown, not written (`name` starts with "distributions.")."""
     draw = moved_call(node)
-    if draw is None:
-        return None
+    return _moved_draw(node, draw, ctx) if draw is not None else None  # type: ignore[arg-type]
+
+
+def _moved_draw(node: ast.Call, draw: ast.Call, ctx: RuleContext) -> FactoryMove | None:
+    """`node` moves to the device what `draw` drew on the host (`_number_distribution_draw`)."""
     distribution = _number_distribution_draw(draw, ctx)
     if distribution is None or node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:  # type: ignore[attr-defined]
         return None
@@ -566,11 +569,9 @@ def factory_only_moved(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
         return None  # `t.cuda() if gpu else other`: moved on one path only
     if not _repeaters(moved, ctx) <= _repeaters(statement, ctx):  # type: ignore[arg-type]
         return None  # moved on every run of a loop the factory is not in: one copy each time
-    distribution = _number_distribution_draw(made, ctx)
-    if distribution is not None:
-        if node.func.attr != "cuda" and move_target(node, ctx.env) != DEVICE:
-            return None
-        return FactoryMove(node, made, "distributions." + distribution, destination_node(node), plain=False)
+    drawn = _moved_draw(node, made, ctx)
+    if drawn is not None:
+        return drawn
     factory, _ = _through_changes(made, ctx.env)
     found = _moved_factory(node, factory, ctx.env)
     return replace(found, plain=False, made=statement) if found is not None else None
@@ -956,7 +957,13 @@ def _returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int = 0
     """The position of the parameter `function` returns moved (`.cuda()`, `.to(...)`, in
     `Variable(...)`, through layout changes or another such function of the file), on every
     `return` (or rebound to such a move), the parameter only ever rebound to such a move of
-    itself; None otherwise."""
+    itself; None otherwise. Worked out once per function, depth and scopes the helpers it
+    calls are looked up from: every call of a function of the file asks."""
+    key = (function, depth, tuple(map(id, ctx.scopes)))
+    return ctx.semantic.remember("returned parameter", key, lambda: _find_returned_parameter(function, ctx, depth))
+
+
+def _find_returned_parameter(function: FunctionNode, ctx: RuleContext, depth: int) -> int | None:
     arguments = function.args
     names = [a.arg for a in (*arguments.posonlyargs, *arguments.args)]
     nodes = list(walk_local(function.body))

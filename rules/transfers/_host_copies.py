@@ -415,9 +415,8 @@ def _grown(held: str, loop: ast.AST, ctx: RuleContext) -> bool:
     if _fills(held, body):
         return True
     instance, _, attribute = held.partition(".")
-    function = ctx.enclosing_function
-    facts = ctx.semantic.function(function) if function is not None else None
-    if not attribute or facts is None or facts.owner is None or instance != facts.self_name:
+    facts = _enclosing_method(ctx)
+    if not attribute or facts is None or instance != facts.self_name:
         return False
     for method in _instance_methods_called(body, ctx):
         spelled = f"{method.self_name}.{attribute}"
@@ -429,9 +428,8 @@ def _grown(held: str, loop: ast.AST, ctx: RuleContext) -> bool:
 def _instance_methods_called(body: list[ast.stmt], ctx: RuleContext) -> list[FunctionFacts]:
     """The methods of the enclosing function's class that `body` calls on the instance
     (`self.step(action)`), with an instance name of their own."""
-    function = ctx.enclosing_function
-    facts = ctx.semantic.function(function) if function is not None else None
-    if facts is None or facts.owner is None or facts.self_name is None:
+    facts = _enclosing_method(ctx)
+    if facts is None or facts.self_name is None:
         return []
     found = []
     for node in walk_local(body):
@@ -443,6 +441,13 @@ def _instance_methods_called(body: list[ast.stmt], ctx: RuleContext) -> list[Fun
         if method is not None and method.self_name:
             found.append(method)
     return found
+
+
+def _enclosing_method(ctx: RuleContext) -> FunctionFacts | None:
+    """The facts of the function around the current node, when it is a method of a class."""
+    function = ctx.enclosing_function
+    facts = ctx.semantic.function(function) if function is not None else None
+    return facts if facts is not None and facts.owner is not None else None
 
 
 def _fills(held: str, body: list[ast.stmt]) -> bool:
@@ -460,8 +465,9 @@ def _fills(held: str, body: list[ast.stmt]) -> bool:
     return False
 
 
-def _assigns(branch: ast.If, spelled: str) -> bool:
-    for node in ast.walk(branch):
+def _assigns(where: ast.AST, spelled: str) -> bool:
+    """`where` (a branch, a method) binds `spelled` again, or a slice of it."""
+    for node in ast.walk(where):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if any(
@@ -470,11 +476,6 @@ def _assigns(branch: ast.If, spelled: str) -> bool:
             ):
                 return True
     return False
-
-
-def _assigns_in(body: list[ast.stmt], spelled: str) -> bool:
-    """A statement of `body` binds `spelled` again (or a slice of it)."""
-    return any(_assigns(statement, spelled) for statement in body)  # type: ignore[arg-type]
 
 
 #: Methods that take items out of a buffer: a branch calling one empties it.
@@ -491,7 +492,7 @@ def _emptied(held: str, branch: ast.If, ctx: RuleContext) -> bool:
     instance, _, attribute = held.partition(".")
     for method in _instance_methods_called(branch.body, ctx) if attribute else ():
         spelled = f"{method.self_name}.{attribute}"
-        if _assigns_in(method.node.body, spelled) or _empties(spelled, method.node.body):
+        if _assigns(method.node, spelled) or _empties(spelled, method.node.body):
             return True
     return False
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import DEVICE_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier
-from gpulint.torch_api import HOST_ONLY_KEYWORDS, RANDOM_FACTORIES
+from gpulint.torch_api import HOST_ONLY_KEYWORDS, MOVING_METHODS, RANDOM_FACTORIES
 
 from ._common import (
     bound_call,
@@ -154,7 +154,7 @@ class TensorCreatedOnHost(Rule):
     )
     message = "tensor created on the host and then copied to the device; pass `device=` to the factory"
     nodes = (ast.Call,)
-    calls = frozenset({"to", "cuda", "type"})  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
+    calls = MOVING_METHODS  # the move of `torch.zeros(n).to(d)` or `t = t.to(d)`
     fix = Applicability.SAFE
     suggestion = "create the tensor on the device: pass `device=` to the factory instead of moving it afterwards"
 
