@@ -6,7 +6,8 @@ x`), pasted prompts (`>>> x = 1`, `... y`; indented ones too in a cell with a `>
 IPython 9 strips doctests) and the first line of a cell magic (`%%time`) are
 not Python; nor is a cell indented as a whole, which IPython dedents (it is skipped). Each such line becomes a placeholder name (keeping its indentation, and the
 assigned names of `x = %magic`), so the cell keeps its lines and columns and nothing is
-reported on it; `unmask_ipython` puts the lines back into a fixed cell. A cell that already
+reported on it; `%time stmt` keeps its statement, which IPython runs as written.
+`unmask_ipython` puts the lines back into a fixed cell. A cell that already
 parses as Python is never changed: IPython syntax is only looked for where Python fails.
 """
 
@@ -60,6 +61,12 @@ _PLACEHOLDER = "__gpulint_ipython_{}__"
 _CODE_PLACEHOLDER = CODE_PLACEHOLDER_PREFIX + "{}__"
 #: Line magics that run the Python code that follows them.
 _CODE_MAGIC = re.compile(r"%(?:time|timeit|prun|debug|memit)[ \t]+\S")
+#: `%time model.fit(X, y)`: IPython runs the statement once, in the cell's namespace, as if
+#: `%time` were not there (`%timeit` runs it in a namespace of its own, many times). Its
+#: magic becomes `0;` and spaces, so the statement is seen where it stands.
+_TIMED_STATEMENT = re.compile(r"([ \t]*)(%time[ \t]+)([^-\s].*)")
+#: What stands for `%time` and its spaces: an expression statement, then the timed one.
+_TIMED_PREFIX = "0;"
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
 _LEADING_INDENT = re.compile(r"[ \t]+")
 #: A line copied from an IPython session with its prompt: `In [3]: ` on the first line of an
@@ -264,6 +271,10 @@ class _Masker:
             prefix = body[: len(body) - len(body.lstrip())]
         form = _CODE_PLACEHOLDER if _CODE_MAGIC.search(body) else _PLACEHOLDER
         placeholder = prefix + form.format(len(self.restore) + 1)
+        timed = _timed_statement(body, prefix)
+        if timed is not None:
+            # the placeholder in a comment keeps the masked line unique among the cell's
+            placeholder = f"{timed}  # {placeholder.strip()}"
         extension = _LOAD_EXTENSION.fullmatch(body)
         if extension is not None and prefix == extension.group(1):
             # what IPython runs for it, so rules see which extension is loaded (`cuml.accel`)
@@ -277,6 +288,18 @@ class _Masker:
 
     def done(self) -> Masked:
         return Masked("".join(self.masked), self.restore)
+
+
+def _timed_statement(body: str, prefix: str) -> str | None:
+    """`%time x = f()` as `0;    x = f()`, the statement in its columns; None when the line
+    is no such magic, or what follows `%time` is not one line of simple statements."""
+    timed = _TIMED_STATEMENT.fullmatch(body)
+    if timed is None or timed.group(1) != prefix:
+        return None
+    line = _TIMED_PREFIX + " " * (len(timed.group(2)) - len(_TIMED_PREFIX)) + timed.group(3)
+    if line.endswith("\\") or not parses(line):
+        return None
+    return prefix + line
 
 
 def unmask_ipython(text: str, masked: Masked) -> str | None:

@@ -489,3 +489,24 @@ def test_a_chain_fitted_and_used_in_a_function_of_the_file(body, flagged):
     assert [(d.start.line, "build_roc_auc" in d.message) for d in found] == ([(fitted_at, True)] if flagged else [])
     if flagged:
         assert found[0].fix is not None and found[0].fix.edits == ()
+
+
+def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts():
+    # `scaler.fit(X_train)`, then "equivalently" `fit_transform` on the same data
+    source = HEADER + "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n" + STRAIGHT
+    diagnostic = _only(source)
+    assert (diagnostic.start.line, diagnostic.start.col) == (9, 4)
+
+
+@pytest.mark.parametrize(
+    "earlier",
+    [
+        "    scaler.fit(X_test)\n",  # other data
+        "    scaler.fit(X_train)\n    X_train = X_train[:10]\n",  # the data bound again
+        "    scaler.fit(X_train)\n    scaler = StandardScaler()\n",  # another transformer
+    ],
+)
+def test_an_earlier_fit_that_is_not_repeated_is_not_the_start(earlier):
+    source = HEADER + earlier + STRAIGHT
+    diagnostic = _only(source)
+    assert diagnostic.start.line == 9 + earlier.count("\n")

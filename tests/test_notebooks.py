@@ -347,6 +347,35 @@ def test_masking_keeps_lines_and_columns():
     assert unmask_ipython(masked.text, masked) == source
 
 
+CHAIN = [
+    "from sklearn.feature_extraction.text import CountVectorizer\nfrom sklearn.naive_bayes import MultinomialNB",
+    "vect = CountVectorizer()\nX_train_dtm = vect.fit_transform(X_train)\nX_test_dtm = vect.transform(X_test)",
+    "nb = MultinomialNB()",
+    "{magic}nb.fit(X_train_dtm, y_train)\n!echo fitted",
+    "y_pred = nb.predict(X_test_dtm)",
+]
+
+
+def test_a_statement_timed_with_time_is_seen_where_it_stands():
+    # `%time` runs its statement once in the cell's namespace: the fit closes the chain
+    cells = [cell.format(magic="%time ") for cell in CHAIN]
+    found = lint_cells(cells)
+    assert [(d.cell, d.start.line, d.code) for cell in found for d in cell] == [(2, 2, "GPU401")]
+    masked = mask_ipython(cells[3])
+    assert masked.text.splitlines()[0].startswith("0;    nb.fit(X_train_dtm, y_train)")
+    assert fix_cells(cells, unsafe_fixes=True) == cells
+    # with the magic gone the chain is the same one
+    assert [len(cell) for cell in lint_cells([cell.format(magic="") for cell in CHAIN])] == [0, 1, 0, 0, 0]
+
+
+@pytest.mark.parametrize("magic", ["%timeit ", "%timeit -n 1 ", "%time \\\n    "])
+def test_a_statement_timed_apart_or_over_lines_stays_masked(magic):
+    # `%timeit` runs it in a namespace of its own; a continued line is left masked
+    cells = [cell.format(magic=magic) for cell in CHAIN]
+    assert [d for cell in lint_cells(cells) for d in cell] == []
+    assert fix_cells(cells, unsafe_fixes=True) == cells
+
+
 def test_python_that_looks_like_ipython_is_left_alone():
     source = "x = 5 % 3\ny = '''\n%not a magic\n!nor this\n'''\nz = [1,\n     2]"
     assert mask_ipython(source).text == source

@@ -413,7 +413,41 @@ def _report(ctx: RuleContext, chain: Chain, detail: str) -> None:
     names = ", ".join(f"`{step.transformer}`" for step in chain.steps)
     verb = "is" if len(chain.steps) == 1 else "are"
     message = f"{names} {verb} fitted and applied by hand before `{chain.estimator}`{detail}"
-    ctx.report(chain.steps[0].call, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+    where = _first_fit(chain, ctx)
+    ctx.report(where, message + ": chain the steps in a `Pipeline` (`make_pipeline`)", context=chain)
+
+
+def _first_fit(chain: Chain, ctx: RuleContext) -> ast.Call:
+    """Where the chain starts: its first step's fit, or an earlier fit of the same transformer
+    on the same data that this one only repeats (`vect.fit(X)`, then `Xt = vect.fit_transform(X)`
+    "equivalently"), with neither bound again between them."""
+    step = chain.steps[0]
+    first = step.call
+    names = {step.transformer} | ({step.source.id} if isinstance(step.source, ast.Name) else set())
+    for statement in reversed(chain.block[: step.index]):
+        fit = _fit_by(statement, step.transformer)
+        if fit is not None and (fitted := _first_argument(fit)) is not None and same_reference(fitted, step.source):
+            first = fit
+        elif fit is not None or any(ctx.binds(statement, name) for name in names):
+            break
+    return first
+
+
+def _fit_by(statement: ast.stmt, transformer: str) -> ast.Call | None:
+    """The statement's `transformer.fit(...)` or `.fit_transform(...)`, as a statement, bound
+    to one name, or followed by `.transform(...)`."""
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "transform":
+        value = value.func.value  # `t.fit(X).transform(X)`
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in ("fit", "fit_transform")
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == transformer
+    ):
+        return value
+    return None
 
 
 def _predicted_after_fit(fit: ast.Call, ctx: RuleContext) -> tuple[ast.Call, ast.expr] | None:
