@@ -47,6 +47,7 @@ from . import pandas_api, torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from . import newer_syntax, project
 from .source import Source, SourceError, refusal
+from .values import SUMMED
 
 
 #: How many of a project function's first positional parameters are probed for a placed
@@ -558,6 +559,12 @@ class _Walker:
             new = old if old == OTHER or old is None else None
             if old is not None and old.kind in ("frame", "series", "ndframe", "array", "tensor"):
                 new = old
+            added = self.env.type_of(node.value)
+            if old == OTHER and not old.builtin and torch_api.is_torch_value(added):
+                # `total = 0`, then `total += loss`: the number becomes the tensor's sum, where it
+                # is, also where a path that added nothing meets this one (`values.join`)
+                summed = torch_api.arith(old, added)
+                new = summed and Ty(summed.kind, summed.lib, summed.place, summed.items, builtin=SUMMED)
             self.env.bind(node.target.id, new)
 
     def _annassign(self, node: ast.AnnAssign) -> None:

@@ -175,6 +175,8 @@ def sequence_of(element: Ty, builtin: str = "") -> Ty:
 
 #: A list (a literal, a comprehension, `list(...)`, `sorted(...)`).
 LIST = Ty(Kind.OTHER, builtin="list")
+#: The `builtin` of a tensor that a number was turned into by adding it (`total += loss`).
+SUMMED = "sum"
 #: Kinds that hold many values (as opposed to scalars).
 COLLECTIONS = frozenset({"frame", "series", "ndframe", "array", "groupby", "indexer", "accessor", "tensor"})
 #: Kinds of torch values that live somewhere (not devices, not classes).
@@ -212,6 +214,11 @@ def join(a: Ty | None, b: Ty | None) -> Ty | None:
             # a list or dict filled in place (bound once, to an empty one) where a path that
             # did not fill it meets one that did: it holds what was put in it
             return filled
+    for summed, other in ((a, b), (b, a)):
+        if summed is not None and summed.builtin == SUMMED and other == OTHER and not other.builtin:
+            # a number a tensor was added to (`total += loss`) where a path that added nothing
+            # meets one that did: the sum, as a list filled in place holds what was put in it
+            return summed
     if a is not None and b is not None and a.lib == b.lib == "torch":
         if a.kind == b.kind:
             return join_torch(a, b)

@@ -507,3 +507,26 @@ def test_an_in_place_method_returns_its_receiver_as_it_was():
         "for step in range(1000):\n    if vae:\n        print(step)\n"
     )
     assert codes(source, "GPU306") == []
+
+
+@pytest.mark.parametrize(
+    ("accumulate", "flagged"),
+    [
+        ("    total = 0\n    for _ in range(4):\n        total += loss_fn(model(x), y)\n", True),  # a sum of losses
+        ("    total = 0.0\n    total += loss_fn(model(x), y)\n", True),  # added once
+        ("    total = 0\n    for _ in range(4):\n        total += loss_fn(model(x), y).item()\n", False),  # numbers
+        ("    total = []\n    total += [loss_fn(model(x), y)]\n", False),  # a list extended
+    ],
+)
+def test_a_number_a_device_tensor_is_added_to_becomes_that_tensor(accumulate, flagged):
+    source = (
+        "import torch\n\n"
+        "model = torch.nn.Linear(8, 2).cuda()\n"
+        "loss_fn = torch.nn.CrossEntropyLoss()\n"
+        "for x, y in loader:\n"
+        "    x, y = x.cuda(), y.cuda()\n" + accumulate + "    loss = total / 4\n"
+        "    loss.backward()\n"
+        "    print(loss.item())\n"
+    )
+    read = source.count("\n")
+    assert codes(source, "GPU307") == ([("GPU307", read)] if flagged else [])

@@ -251,6 +251,18 @@ def test_near_misses_of_the_wider_shapes(body):
     assert [d for d in lint_source(source) if d.code == "GPU401"] == []
 
 
+def test_an_estimator_used_through_the_name_its_fit_returned_closes_the_chain():
+    # `fit` returns the estimator itself: `fitted.predict` is the same model's
+    body = STRAIGHT.replace("    model.fit(Xs", "    fitted = model.fit(Xs").replace(
+        "model.predict_proba", "fitted.predict_proba"
+    )
+    diagnostic = _only(HEADER + body)
+    assert diagnostic.start.line == 9 and diagnostic.fix.applicability is Applicability.DISPLAY
+    # a name bound to another estimator's fit is no such name
+    other = body.replace("fitted = model.fit(Xs", "fitted = LogisticRegression().fit(X_train")
+    assert [d for d in lint_source(HEADER + other) if d.code == "GPU401"] == []
+
+
 PCA_HEAD = "from sklearn.decomposition import PCA\nfrom sklearn.linear_model import LinearRegression\n\n"
 
 

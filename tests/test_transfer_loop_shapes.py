@@ -10,7 +10,7 @@ import pytest
 
 from gpulint import lint_source
 
-from .rule_helpers import HOST_COPIES
+from .rule_helpers import HOST_COPIES, lint_in_preview_mode
 
 TORCH = "import torch\nimport torch.nn as nn\nfrom collections import defaultdict\n\n"
 LOOP = TORCH + 'device = "cuda"\nfor batch, target in batches:\n    t = batch.to(device)\n'
@@ -66,6 +66,36 @@ def test_an_inner_loop_without_data_of_its_own_keeps_the_batch_loop_hot(inner):
 def test_an_inner_loop_over_other_data_still_makes_an_outer_loop(inner):
     source = LOOP + inner + "    print(t.sum().item())\n"
     assert _codes(source) == []
+
+
+PHASES = TORCH + textwrap.dedent("""\
+    device = "cuda"
+    model = nn.Linear(4, 2).to(device)
+    best = 0.0
+    for {outer} in {outer_iterable}:
+        for phase in ("train", "val"):
+            corrects = 0
+            {inner}
+                corrects += (model(x.to(device)).argmax(1) == y.to(device)).sum()
+            if phase == "val" and corrects > best:
+                best = corrects
+    """)
+
+
+@pytest.mark.parametrize(
+    ("outer", "inner", "flagged"),
+    [
+        # each phase's batch loop: the epoch loop's condition runs once per phase
+        (("epoch", "range(epochs)"), "for x, y in loaders[phase]:", False),
+        (("epoch", "range(epochs)"), "for x, y in phase_batches(phase):", False),
+        # the outer loop is the batch loop: each phase tests every batch
+        (("x, y", "loader"), "if True:", True),
+    ],
+)
+def test_a_batch_loop_inside_a_loop_over_a_few_phases_makes_the_epoch_loop_outer(outer, inner, flagged):
+    source = PHASES.format(outer=outer[0], outer_iterable=outer[1], inner=inner)
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code == "GPU306"]
+    assert found == ([("GPU306", _last_line(source) - 1)] if flagged else [])
 
 
 def test_a_range_loop_over_data_the_epoch_reshuffles_is_the_batch_loop():

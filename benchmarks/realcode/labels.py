@@ -69,6 +69,7 @@ TUNED_LABELS = (
             "blind29",
             "blind30",
             "blind31",
+            "blind32",
         )
     ),
 )

@@ -82,7 +82,8 @@ class ManualPipeline(Rule):
     fitting and predicting in one chain: `model.fit(X_train, y).predict_proba(X_test)`), and a predictor that also transforms
     (`LinearDiscriminantAnalysis`) counts as a transformer where its `transform` is
     applied. A search's refitted `best_estimator_` may predict on the test data (also through
-    a name bound to it), and a sparse output may be made dense on both sides (`Xt.toarray()`).
+    a name bound to it), as may the name an estimator's `fit` returned (`fitted =
+    model.fit(Xt, y)`), and a sparse output may be made dense on both sides (`Xt.toarray()`).
     These shapes get a display-only rewrite. Only straight-line code in one block is followed (as in a script, one function
     or a notebook's cells): an estimator fitted in a loop over candidates is GPU404's. Only
     names known to hold scikit-learn/cuML estimators count: a pipeline already built with
@@ -636,14 +637,25 @@ def _test_use(
 
 
 def _best_of(statement: ast.stmt, holders: set[str]) -> str | None:
-    """`best = search.best_estimator_` for a search among `holders`: the name now holding
-    the refitted best estimator, which predicts on the same transformed data."""
+    """`best = search.best_estimator_` for a search among `holders`, or `fitted =
+    model.fit(Xt, y)` (`fit` returns the estimator itself): the name now holding the fitted
+    estimator, which predicts on the same transformed data."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
         return None
     target, value = statement.targets[0], statement.value
-    if isinstance(target, ast.Name) and _is_best_estimator(value, holders):
+    if isinstance(target, ast.Name) and (_is_best_estimator(value, holders) or _is_fit_of(value, holders)):
         return target.id
     return None
+
+
+def _is_fit_of(node: ast.expr, holders: set[str]) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "fit"
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id in holders
+    )
 
 
 def _is_best_estimator(node: ast.expr, holders: set[str]) -> bool:

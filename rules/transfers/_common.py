@@ -1363,13 +1363,22 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     (`_steps_itself`: a GAN's generator step after its critic steps): each of its iterations
     is a step. A pass over a loader stays an inner batch loop, whatever follows it (an
     epoch-end regulariser's or full-batch backward)."""
-    steps = _steps_itself(loop, ctx)
-    computed = bound_by_loop(loop, ctx)
-    for statement in _unconditional_statements(loop.body):  # type: ignore[attr-defined]
+    return _runs_a_data_loop(loop.body, loop, _steps_itself(loop, ctx), bound_by_loop(loop, ctx), ctx)  # type: ignore[attr-defined]
+
+
+def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, computed: set[str], ctx: RuleContext) -> bool:
+    """`runs_another_loop` for the statements `body` of `loop` (or of a small loop in it:
+    `for phase in ("train", "val"):` around each phase's batch loop)."""
+    for statement in _unconditional_statements(body):
         if isinstance(statement, _STATEMENT_LOOPS):
+            if small_loop(statement, statement, ctx.env):
+                # what it binds picks among containers (`loaders[phase]`): no part of an item
+                keys = {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}  # type: ignore[union-attr]
+                if _runs_a_data_loop(statement.body, loop, steps, computed - keys, ctx):
+                    return True
+                continue
             if not (
-                small_loop(statement, statement, ctx.env)
-                or _over_this_iteration(statement, computed)
+                _over_this_iteration(statement, computed)
                 or _no_data_of_its_own(statement, loop, computed, ctx)
                 or steps
                 and _counted(statement, ctx)
