@@ -70,6 +70,7 @@ TUNED_LABELS = (
             "blind30",
             "blind31",
             "blind32",
+            "blind33",
         )
     ),
 )
