@@ -1031,7 +1031,7 @@ class _Walker:
     def _if(self, node: ast.If) -> None:
         self.visit(node.test)
         if node.orelse:
-            self._branches(lambda: self.body(node.body), lambda: self.body(node.orelse))
+            self._if_else(node)
             return
         env = self.env
         start = env.mark()
@@ -1049,6 +1049,25 @@ class _Walker:
         env.rejoin([outcome, {}])
         for name, ty in moved_back.items():
             env.bind(name, ty)
+
+    def _if_else(self, node: ast.If) -> None:
+        """Both branches joined; and `if cuda: x = batch.cuda()` / `else: x = batch`: a name one
+        branch binds to a move to the device of what the other binds it to unmoved is on the
+        device after them (the other branch is the program's CPU fallback) when the join
+        leaves it unknown."""
+        env = self.env
+        start = env.mark()
+        outcomes = []
+        for branch in (node.body, node.orelse):
+            self.body(branch)
+            outcomes.append(env.changes(start))
+            env.rollback(start)
+        env.rejoin(outcomes)
+        for name, moved_in_body in _fallback_moves(node, env):
+            moved, other = outcomes if moved_in_body else outcomes[::-1]
+            ty = moved.get(name)
+            if env.lookup(name) is None and other.get(name) is None and isinstance(ty, Ty) and _on_device(ty):
+                env.bind(name, ty)
 
     def _try(self, node: ast.Try) -> None:
         env = self.env
@@ -1118,6 +1137,60 @@ _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 def _catches_import_error(handler: ast.ExceptHandler) -> bool:
     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return bool(kinds) and all(isinstance(k, ast.Name) and k.id in _IMPORT_ERRORS for k in kinds)
+
+
+def _fallback_moves(node: ast.If, env: TypeEnv) -> list[tuple[str, bool]]:
+    """The names an `if`/`else` binds, in statements of its own branches, to a move of a value
+    (`x = batch.cuda()`, `x = Variable(batch.to(device))`) in one branch and to that value
+    unmoved in the other (`x = batch`, `x = Variable(batch)`); True where the move is in the
+    `if` branch."""
+    body, orelse = _bound_values(node.body), _bound_values(node.orelse)
+    found = []
+    for name in body.keys() & orelse.keys():
+        for moved_in_body, (moved, other) in ((True, (body[name], orelse[name])), (False, (orelse[name], body[name]))):
+            source = _moved_value(moved, env)
+            if source is not None and ast.dump(source) == ast.dump(_unwrapped(other, env)):
+                found.append((name, moved_in_body))
+                break
+    return found
+
+
+def _bound_values(statements: list[ast.stmt]) -> dict[str, ast.expr]:
+    """Name -> the value the statements last bind it to: `x = v` and `x, y = v, w`."""
+    values: dict[str, ast.expr] = {}
+    for statement in statements:
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target, value = statement.targets[0], statement.value
+        if isinstance(target, ast.Name):
+            values[target.id] = value
+        elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            for part, part_value in zip(target.elts, value.elts, strict=True):
+                if isinstance(part, ast.Name):
+                    values[part.id] = part_value
+    return values
+
+
+def _moved_value(value: ast.expr, env: TypeEnv) -> ast.expr | None:
+    """`v` of `v.cuda()`, `v.to(...)`, `v.type(...)`, also wrapped in the legacy `Variable`."""
+    value = _unwrapped(value, env)
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in torch_api.MOVING_METHODS
+    ):
+        return _unwrapped(value.func.value, env)
+    return None
+
+
+def _unwrapped(value: ast.expr, env: TypeEnv) -> ast.expr:
+    """`v` of the legacy `Variable(v)`, `value` itself otherwise."""
+    while isinstance(value, ast.Call):
+        inner = torch_api.unwrapped(value, env.qualname(value.func))
+        if inner is None:
+            break
+        value = inner
+    return value
 
 
 def _on_device(ty: Ty | None) -> bool:

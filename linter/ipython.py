@@ -67,6 +67,9 @@ _CODE_MAGIC = re.compile(r"%(?:time|timeit|prun|debug|memit)[ \t]+\S")
 _TIMED_STATEMENT = re.compile(r"([ \t]*)(%time[ \t]+)([^-\s].*)")
 #: What stands for `%time` and its spaces: an expression statement, then the timed one.
 _TIMED_PREFIX = "0;"
+#: A masked timed line, perhaps written into: indentation, the statement, the placeholder
+#: that names the line, and what a fix appended after it (a noqa comment).
+_TIMED_LINE = re.compile(r"([ \t]*)0;[ \t]*(.*?)  # (__gpulint_ipython_code_\d+__)(.*)")
 #: The indentation of a cell's first line, which IPython removes (its `leading_indent`).
 _LEADING_INDENT = re.compile(r"[ \t]+")
 #: A line copied from an IPython session with its prompt: `In [3]: ` on the first line of an
@@ -304,22 +307,31 @@ def _timed_statement(body: str, prefix: str) -> str | None:
 
 def unmask_ipython(text: str, masked: Masked) -> str | None:
     """Put the IPython lines back into a (fixed) cell; None when a fix moved, dropped or
-    copied one of them, or wrote into its line."""
+    copied one of them, or wrote into its line. A statement timed with `%time` may be
+    written into (a fix of its own, a `# noqa` comment): it goes back behind its `%time`."""
     if not masked.restore:
         return text
     lines = split_lines(text)
     found: set[str] = set()
+    timed = {match.group(3): key for key in masked.restore if (match := _TIMED_LINE.fullmatch(key))}
     for index, line in enumerate(lines):
         body = line_body(line)
         key = body.strip()
-        if key not in masked.restore:
-            continue
+        if key in masked.restore:
+            indent, original = masked.restore[key]
+            new_indent = body[: len(body) - len(body.lstrip())]
+            restored = original if new_indent == indent else new_indent + original.lstrip()
+        else:
+            edited = _TIMED_LINE.fullmatch(body)
+            key = timed.get(edited.group(3), "") if edited is not None else ""
+            if not key:
+                continue
+            magic = _TIMED_STATEMENT.fullmatch(masked.restore[key][1])
+            assert edited is not None and magic is not None  # a timed line's original is such a line
+            restored = edited.group(1) + magic.group(2) + edited.group(2) + edited.group(4)
         if key in found:
             return None
         found.add(key)
-        indent, original = masked.restore[key]
-        new_indent = body[: len(body) - len(body.lstrip())]
-        restored = original if new_indent == indent else new_indent + original.lstrip()
         lines[index] = restored + line[len(body) :]
     if len(found) != len(masked.restore):
         return None

@@ -199,3 +199,22 @@ def test_cli_reports_a_file_it_cannot_write(project, cli):
         line.startswith("error: sales.py: no noqa added: not written: file is read-only") for line in run.errors
     ), run.errors
     assert path.read_text() == ITERROWS
+
+
+def test_cli_adds_to_a_statement_timed_with_time(project, cli):
+    # the statement behind `%time` is linted: its comment goes on the magic's line
+    cells = ["import pandas as pd\nsales = pd.read_csv('sales.csv')", "%time sales.apply(lambda r: r['a'] + 1, axis=1)"]
+    notebook = {
+        "cells": [
+            {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": c} for c in cells
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (project / "nb.ipynb").write_text(json.dumps(notebook))
+    run = cli("check", "--add-noqa", "nb.ipynb")
+    assert run.code == 0 and run.errors[-1] == "Added 1 noqa directive."
+    after = json.loads((project / "nb.ipynb").read_text())
+    assert after["cells"][1]["source"] == "%time sales.apply(lambda r: r['a'] + 1, axis=1)  # noqa: GPU104"
+    assert cli("check", "nb.ipynb").code == 0

@@ -530,3 +530,31 @@ def test_a_number_a_device_tensor_is_added_to_becomes_that_tensor(accumulate, fl
     )
     read = source.count("\n")
     assert codes(source, "GPU307") == ([("GPU307", read)] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("branches", "flagged"),
+    [
+        ("    if cuda:\n        x = batch.text.cuda()\n    else:\n        x = batch.text\n", True),
+        ("    if not cuda:\n        x = batch.text\n    else:\n        x = batch.text.to('cuda')\n", True),
+        ("    if cuda:\n        x = Variable(batch.text.cuda())\n    else:\n        x = Variable(batch.text)\n", True),
+        ("    if cuda:\n        x, n = batch.text.cuda(), 1\n    else:\n        x, n = batch.text, 1\n", True),
+        # near-misses: the other branch binds something else, or the move is to the host
+        ("    if cuda:\n        x = batch.text.cuda()\n    else:\n        x = batch.other\n", False),
+        ("    if cuda:\n        x = batch.text.to('cpu')\n    else:\n        x = batch.text\n", False),
+    ],
+)
+def test_a_value_moved_in_one_branch_and_left_in_the_other_is_on_the_device(branches, flagged):
+    # the other branch is the CPU fallback of the same program
+    source = (
+        "import torch\nfrom torch.autograd import Variable\n\n"
+        "cuda = torch.cuda.is_available()\n\n\n"
+        "def evaluate(model, iterator):\n"
+        "    preds = []\n"
+        "    for batch in iterator:\n"
+        + textwrap.indent(branches, "    ")
+        + "        preds.extend(model(x).cpu().numpy())\n"
+        "    return preds\n"
+    )
+    read = source.count("\n") - 1
+    assert codes(source, "GPU301") == ([("GPU301", read)] if flagged else [])

@@ -258,9 +258,13 @@ def test_an_estimator_used_through_the_name_its_fit_returned_closes_the_chain():
     )
     diagnostic = _only(HEADER + body)
     assert diagnostic.start.line == 9 and diagnostic.fix.applicability is Applicability.DISPLAY
-    # a name bound to another estimator's fit is no such name
+    # a name bound to another estimator's fit is no such name, nor one bound again before
     other = body.replace("fitted = model.fit(Xs", "fitted = LogisticRegression().fit(X_train")
     assert [d for d in lint_source(HEADER + other) if d.code == "GPU401"] == []
+    rebound = body.replace(
+        "    return fitted", "    fitted = LogisticRegression().fit(X_train, y_train)\n    return fitted"
+    )
+    assert [d for d in lint_source(HEADER + rebound) if d.code == "GPU401"] == []
 
 
 PCA_HEAD = "from sklearn.decomposition import PCA\nfrom sklearn.linear_model import LinearRegression\n\n"
@@ -516,6 +520,10 @@ def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts():
         "    scaler.fit(X_test)\n",  # other data
         "    scaler.fit(X_train)\n    X_train = X_train[:10]\n",  # the data bound again
         "    scaler.fit(X_train)\n    scaler = StandardScaler()\n",  # another transformer
+        "    scaler.fit(X_train)\n    X_train[:] = 0\n",  # the data changed in place
+        "    scaler.fit(X_train)\n    scaler.set_params(with_mean=False)\n",  # other settings
+        # another chain's fit, transform and estimator
+        "    scaler.fit(X_train)\n    Xo = scaler.transform(X_test)\n",
     ],
 )
 def test_an_earlier_fit_that_is_not_repeated_is_not_the_start(earlier):

@@ -368,6 +368,21 @@ def test_a_statement_timed_with_time_is_seen_where_it_stands():
     assert [len(cell) for cell in lint_cells([cell.format(magic="") for cell in CHAIN])] == [0, 1, 0, 0, 0]
 
 
+def test_a_fix_of_a_timed_statement_is_written_behind_its_magic():
+    cells = [
+        "from sklearn.ensemble import RandomForestClassifier",
+        "%time rf = RandomForestClassifier(n_estimators=100).fit(X, y)\n!echo fitted",
+    ]
+    config = Config(preview=True)
+    assert [(d.cell, d.code) for cell in lint_cells(cells, config=config) for d in cell] == [(2, "GPU403")]
+    fixed = fix_cells(cells, config=config)
+    assert fixed[1] == "%time rf = RandomForestClassifier(n_estimators=100, n_jobs=-1).fit(X, y)\n!echo fitted"
+    # a placeholder copied elsewhere still refuses the fix
+    masked = mask_ipython(cells[1])
+    timed = masked.text.splitlines()[0]
+    assert unmask_ipython(f"{timed}\n{timed}\n" + masked.text.splitlines()[1], masked) is None
+
+
 @pytest.mark.parametrize("magic", ["%timeit ", "%timeit -n 1 ", "%time \\\n    "])
 def test_a_statement_timed_apart_or_over_lines_stays_masked(magic):
     # `%timeit` runs it in a namespace of its own; a continued line is left masked

@@ -98,6 +98,18 @@ def test_a_batch_loop_inside_a_loop_over_a_few_phases_makes_the_epoch_loop_outer
     assert found == ([("GPU306", _last_line(source) - 1)] if flagged else [])
 
 
+@pytest.mark.parametrize(
+    "parts",
+    [
+        '    for name, values in (("out", out), ("y", y)):\n        for i, v in enumerate(values):\n            log[name].append(v)\n',
+        '    for key, value in {"out": out, "y": y}.items():\n        for row in value:\n            log[key].append(row)\n',
+    ],
+)
+def test_a_loop_over_this_iterations_tensors_inside_a_small_loop_keeps_the_batch_loop_hot(parts):
+    source = LOOP + "    out = t * 2\n    y = target\n" + parts + "    print(out.sum().item())\n"
+    assert _codes(source) == [("GPU307", _last_line(source))]
+
+
 def test_a_range_loop_over_data_the_epoch_reshuffles_is_the_batch_loop():
     source = TORCH + textwrap.dedent("""\
         data = torch.ones(100, 4, device="cuda")

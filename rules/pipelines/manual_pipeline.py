@@ -420,18 +420,39 @@ def _report(ctx: RuleContext, chain: Chain, detail: str) -> None:
 
 def _first_fit(chain: Chain, ctx: RuleContext) -> ast.Call:
     """Where the chain starts: its first step's fit, or an earlier fit of the same transformer
-    on the same data that this one only repeats (`vect.fit(X)`, then `Xt = vect.fit_transform(X)`
-    "equivalently"), with neither bound again between them."""
+    on the same data that this one only repeats (`vect.fit(X)`, `Xt = vect.transform(X)`,
+    then `Xt = vect.fit_transform(X)` "equivalently"). Between the two, a statement may
+    apply the transformer to that data or mention neither: any other use of either (the
+    data changed in place, the transformer's settings, another chain's `transform`) ends
+    the search."""
     step = chain.steps[0]
     first = step.call
-    names = {step.transformer} | ({step.source.id} if isinstance(step.source, ast.Name) else set())
+    names = {step.transformer} | {n.id for n in ast.walk(step.source) if isinstance(n, ast.Name)}
     for statement in reversed(chain.block[: step.index]):
         fit = _fit_by(statement, step.transformer)
         if fit is not None and (fitted := _first_argument(fit)) is not None and same_reference(fitted, step.source):
             first = fit
-        elif fit is not None or any(ctx.binds(statement, name) for name in names):
+        elif not (_applies(statement, step) or not _mentions(statement, names)):
             break
     return first
+
+
+def _applies(statement: ast.stmt, step: Step) -> bool:
+    """`Xt = t.transform(X)` for the step's transformer and data."""
+    value = statement.value if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "transform"
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == step.transformer
+        and (applied := _first_argument(value)) is not None
+        and same_reference(applied, step.source)
+    )
+
+
+def _mentions(statement: ast.stmt, names: set[str]) -> bool:
+    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(statement))
 
 
 def _fit_by(statement: ast.stmt, transformer: str) -> ast.Call | None:
@@ -617,6 +638,8 @@ def _test_use(
         if best is not None:
             holders.add(best)
             continue
+        # a name that held the fitted estimator and is bound again holds something else
+        holders -= {name for name in holders - {estimator} if ctx.binds(block[index], name)}
         for sub in walk_local([block[index]]):
             if not isinstance(sub, ast.Call):
                 continue
