@@ -442,13 +442,22 @@ def _applies(statement: ast.stmt, step: Step) -> bool:
     value = statement.value if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
     return (
         isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr == "transform"
-        and isinstance(value.func.value, ast.Name)
-        and value.func.value.id == step.transformer
+        and _receiver_of(value, ("transform",)) == step.transformer
         and (applied := _first_argument(value)) is not None
         and same_reference(applied, step.source)
     )
+
+
+def _receiver_of(value: ast.expr | None, methods: tuple[str, ...]) -> str | None:
+    """`name` of `name.method(...)` for one of `methods`."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr in methods
+        and isinstance(value.func.value, ast.Name)
+    ):
+        return value.func.value.id
+    return None
 
 
 def _mentions(statement: ast.stmt, names: set[str]) -> bool:
@@ -461,13 +470,7 @@ def _fit_by(statement: ast.stmt, transformer: str) -> ast.Call | None:
     value = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "transform":
         value = value.func.value  # `t.fit(X).transform(X)`
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in ("fit", "fit_transform")
-        and isinstance(value.func.value, ast.Name)
-        and value.func.value.id == transformer
-    ):
+    if isinstance(value, ast.Call) and _receiver_of(value, ("fit", "fit_transform")) == transformer:
         return value
     return None
 
@@ -672,13 +675,7 @@ def _best_of(statement: ast.stmt, holders: set[str]) -> str | None:
 
 
 def _is_fit_of(node: ast.expr, holders: set[str]) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "fit"
-        and isinstance(node.func.value, ast.Name)
-        and node.func.value.id in holders
-    )
+    return _receiver_of(node, ("fit",)) in holders
 
 
 def _is_best_estimator(node: ast.expr, holders: set[str]) -> bool:
