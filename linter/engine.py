@@ -1172,15 +1172,21 @@ def _bound_values(statements: list[ast.stmt]) -> dict[str, ast.expr]:
 
 
 def _moved_value(value: ast.expr, env: TypeEnv) -> ast.expr | None:
-    """`v` of `v.cuda()`, `v.to(...)`, `v.type(...)`, also wrapped in the legacy `Variable`."""
+    """`v` of `v.cuda()`, or of `v.to(d)` / `v.type(cls)` where the file shows `d` is a device
+    and `cls` a device class (`.to(dtype)` of an unknown name may be a dtype), also wrapped
+    in the legacy `Variable`."""
     value = _unwrapped(value, env)
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and value.func.attr in torch_api.MOVING_METHODS
-    ):
-        return _unwrapped(value.func.value, env)
-    return None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    method = value.func.attr
+    if method == "to":
+        given = torch_api.argument(value, "device") or (value.args[0] if value.args else None)
+        moved = given is not None and torch_api.device_place(given, env) == DEVICE
+    elif method == "type":
+        moved = torch_api.type_conversion_place(value, env) == DEVICE
+    else:
+        moved = method == "cuda"
+    return _unwrapped(value.func.value, env) if moved else None
 
 
 def _unwrapped(value: ast.expr, env: TypeEnv) -> ast.expr:

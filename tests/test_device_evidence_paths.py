@@ -542,6 +542,8 @@ def test_a_number_a_device_tensor_is_added_to_becomes_that_tensor(accumulate, fl
         # near-misses: the other branch binds something else, or the move is to the host
         ("    if cuda:\n        x = batch.text.cuda()\n    else:\n        x = batch.other\n", False),
         ("    if cuda:\n        x = batch.text.to('cpu')\n    else:\n        x = batch.text\n", False),
+        # a conversion to something the file does not show is a device (`dtype` may be one)
+        ("    if dtype:\n        x = batch.text.to(dtype)\n    else:\n        x = batch.text\n", False),
     ],
 )
 def test_a_value_moved_in_one_branch_and_left_in_the_other_is_on_the_device(branches, flagged):

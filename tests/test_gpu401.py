@@ -265,6 +265,11 @@ def test_an_estimator_used_through_the_name_its_fit_returned_closes_the_chain():
         "    return fitted", "    fitted = LogisticRegression().fit(X_train, y_train)\n    return fitted"
     )
     assert [d for d in lint_source(HEADER + rebound) if d.code == "GPU401"] == []
+    # used, then bound again in the same statement: the use counts
+    used_first = body.replace(
+        "    return fitted.predict_proba(Xt)", "    fitted = fitted.predict_proba(Xt)\n    return fitted"
+    )
+    assert _only(HEADER + used_first).start.line == 9
 
 
 PCA_HEAD = "from sklearn.decomposition import PCA\nfrom sklearn.linear_model import LinearRegression\n\n"
@@ -507,9 +512,10 @@ def test_a_chain_fitted_and_used_in_a_function_of_the_file(body, flagged):
         assert found[0].fix is not None and found[0].fix.edits == ()
 
 
-def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts():
-    # `scaler.fit(X_train)`, then "equivalently" `fit_transform` on the same data
-    source = HEADER + "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n" + STRAIGHT
+@pytest.mark.parametrize("between", ["", "    print(X_train.shape, len(scaler.mean_))\n    X_train\n"])
+def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts(between):
+    # `scaler.fit(X_train)`, then "equivalently" `fit_transform` on the same data; reads between
+    source = HEADER + "    scaler.fit(X_train)\n    Xs = scaler.transform(X_train)\n" + between + STRAIGHT
     diagnostic = _only(source)
     assert (diagnostic.start.line, diagnostic.start.col) == (9, 4)
 
@@ -521,6 +527,7 @@ def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts():
         "    scaler.fit(X_train)\n    X_train = X_train[:10]\n",  # the data bound again
         "    scaler.fit(X_train)\n    scaler = StandardScaler()\n",  # another transformer
         "    scaler.fit(X_train)\n    X_train[:] = 0\n",  # the data changed in place
+        "    scaler.fit(X_train)\n    from prep import X_train\n",  # bound again by an import
         "    scaler.fit(X_train)\n    scaler.set_params(with_mean=False)\n",  # other settings
         # another chain's fit, transform and estimator
         "    scaler.fit(X_train)\n    Xo = scaler.transform(X_test)\n",
@@ -530,3 +537,13 @@ def test_an_earlier_fit_that_is_not_repeated_is_not_the_start(earlier):
     source = HEADER + earlier + STRAIGHT
     diagnostic = _only(source)
     assert diagnostic.start.line == 9 + earlier.count("\n")
+
+
+def test_an_output_bound_to_another_name_before_the_fit_is_the_same_chain_shown_not_rewritten():
+    # `X = dtm`: the estimator is fitted on the transformer's output under another name
+    body = STRAIGHT.replace("    model.fit(Xs, y_train)\n", "    X = Xs\n    model.fit(X, y_train)\n")
+    diagnostic = _only(HEADER + body)
+    assert diagnostic.start.line == 9 and diagnostic.fix.applicability is Applicability.DISPLAY
+    # a name bound to something else is no such name
+    other = body.replace("    X = Xs\n", "    X = X_train\n")
+    assert [d for d in lint_source(HEADER + other) if d.code == "GPU401"] == []

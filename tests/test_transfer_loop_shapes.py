@@ -88,6 +88,8 @@ PHASES = TORCH + textwrap.dedent("""\
         # each phase's batch loop: the epoch loop's condition runs once per phase
         (("epoch", "range(epochs)"), "for x, y in loaders[phase]:", False),
         (("epoch", "range(epochs)"), "for x, y in phase_batches(phase):", False),
+        (("epoch", "range(epochs)"), "for x, y in tqdm(loaders[phase], desc=phase):", False),
+        (("epoch", "range(epochs)"), "for x, y in zip(inputs[phase], targets[phase]):", False),
         # the outer loop is the batch loop: each phase tests every batch
         (("x, y", "loader"), "if True:", True),
     ],
@@ -103,6 +105,7 @@ def test_a_batch_loop_inside_a_loop_over_a_few_phases_makes_the_epoch_loop_outer
     [
         '    for name, values in (("out", out), ("y", y)):\n        for i, v in enumerate(values):\n            log[name].append(v)\n',
         '    for key, value in {"out": out, "y": y}.items():\n        for row in value:\n            log[key].append(row)\n',
+        '    for name, values in (("out", out), ("y", y)):\n        for v in torch.unbind(values):\n            log[name].append(v)\n',
     ],
 )
 def test_a_loop_over_this_iterations_tensors_inside_a_small_loop_keeps_the_batch_loop_hot(parts):

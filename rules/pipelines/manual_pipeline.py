@@ -42,6 +42,9 @@ def straight_line(chain: Chain) -> bool:
     first, transform, fit, test = step.index, chain.test_input_index, chain.fit_index, chain.test_index
     if not step.combined or not (first < transform < test and first < fit < test):
         return False
+    fitted_on = chain.fit_call.args[0] if chain.fit_call.args else None
+    if not (isinstance(fitted_on, ast.Name) and fitted_on.id == step.output):
+        return False  # fitted on the output under another name (`X = Xt`)
     receiver = chain.test_call.func.value if isinstance(chain.test_call.func, ast.Attribute) else None
     if not (isinstance(receiver, ast.Name) and receiver.id == chain.estimator):
         return False  # predicted in a helper, or by a search's best estimator
@@ -64,7 +67,8 @@ class ManualPipeline(Rule):
     ## Evidence
     The transformer may be fitted with `fit_transform`, with `fit` before `transform`, or
     made and fitted in one statement (`t = StandardScaler().fit(X_train)`), and its output
-    passed by name or inline (`est.fit(t.transform(X_train), y)`), also sliced
+    passed by name (also bound to another first: `X = Xt`) or inline
+    (`est.fit(t.transform(X_train), y)`), also sliced
     (`est.fit(Xt[:, :7], y)`, the first components of a PCA: the rewrite is then only
     shown). A test set given to the
     transformer's `fit_transform` instead of `transform` (fitted again on the test data) is
@@ -422,9 +426,9 @@ def _first_fit(chain: Chain, ctx: RuleContext) -> ast.Call:
     """Where the chain starts: its first step's fit, or an earlier fit of the same transformer
     on the same data that this one only repeats (`vect.fit(X)`, `Xt = vect.transform(X)`,
     then `Xt = vect.fit_transform(X)` "equivalently"). Between the two, a statement may
-    apply the transformer to that data or mention neither: any other use of either (the
-    data changed in place, the transformer's settings, another chain's `transform`) ends
-    the search."""
+    apply the transformer to that data or only read them (`_only_reads`): any other use
+    (the data changed in place or bound again, the transformer's settings, another chain's
+    `transform`) ends the search."""
     step = chain.steps[0]
     first = step.call
     names = {step.transformer} | {n.id for n in ast.walk(step.source) if isinstance(n, ast.Name)}
@@ -432,7 +436,9 @@ def _first_fit(chain: Chain, ctx: RuleContext) -> ast.Call:
         fit = _fit_by(statement, step.transformer)
         if fit is not None and (fitted := _first_argument(fit)) is not None and same_reference(fitted, step.source):
             first = fit
-        elif not (_applies(statement, step) or not _mentions(statement, names)):
+        elif not _applies(statement, step) and (
+            any(ctx.binds(statement, name) for name in names) or not _only_reads(statement, names)
+        ):
             break
     return first
 
@@ -460,8 +466,26 @@ def _receiver_of(value: ast.expr | None, methods: tuple[str, ...]) -> str | None
     return None
 
 
-def _mentions(statement: ast.stmt, names: set[str]) -> bool:
-    return any(isinstance(node, ast.Name) and node.id in names for node in ast.walk(statement))
+def _only_reads(statement: ast.stmt, names: set[str]) -> bool:
+    """`statement` uses `names` only to read them: an attribute (`vect.vocabulary_`,
+    `X.shape`, not a method called), the name shown or given to `len`/`print`. Anything else
+    (a method, a write, another function given the data) may change the data or the
+    transformer."""
+    parents = {id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(statement):
+        if not (isinstance(node, ast.Name) and node.id in names):
+            continue
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            called = parents.get(id(parent))
+            if not (isinstance(called, ast.Call) and called.func is parent) and isinstance(parent.ctx, ast.Load):
+                continue
+        elif isinstance(parent, ast.Expr):
+            continue  # the name shown
+        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("len", "print"):
+            continue
+        return False
+    return True
 
 
 def _fit_by(statement: ast.stmt, transformer: str) -> ast.Call | None:
@@ -558,6 +582,9 @@ def _steps(block: list[ast.stmt], before: int, name: str, ctx: RuleContext) -> l
         if found is None:
             break
         index, value = found
+        if isinstance(value, ast.Name):
+            name, before = value.id, index  # `X = dtm`: the same output under another name
+            continue
         step = _step(block, index, value, name, ctx)
         if step is None:
             break
@@ -641,8 +668,9 @@ def _test_use(
         if best is not None:
             holders.add(best)
             continue
-        # a name that held the fitted estimator and is bound again holds something else
-        holders -= {name for name in holders - {estimator} if ctx.binds(block[index], name)}
+        # a name that held the fitted estimator and is bound again holds something else after
+        # this statement, which may still use it first
+        rebound = {name for name in holders - {estimator} if ctx.binds(block[index], name)}
         for sub in walk_local([block[index]]):
             if not isinstance(sub, ast.Call):
                 continue
@@ -659,6 +687,7 @@ def _test_use(
                 found = ctx.last_assignment(block, index, data.id, paired=True)
                 if found is not None and _is_transform_by(_underlying(found[1]), last):
                     return index, sub, data.id, found[0], _refits(_underlying(found[1]))
+        holders -= rebound
     return None
 
 

@@ -1366,27 +1366,18 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     return _runs_a_data_loop(loop.body, loop, _steps_itself(loop, ctx), bound_by_loop(loop, ctx), ctx)  # type: ignore[attr-defined]
 
 
-def _runs_a_data_loop(
-    body: list[ast.stmt],
-    loop: ast.stmt,
-    steps: bool,
-    computed: set[str],
-    ctx: RuleContext,
-    keys: frozenset[str] | set[str] = frozenset(),
-) -> bool:
+def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, computed: set[str], ctx: RuleContext) -> bool:
     """`runs_another_loop` for the statements `body` of `loop`, or of a small loop in it
-    (`for phase in ("train", "val"):` around each phase's batch loop), whose targets are
-    `keys`."""
+    (`for phase in ("train", "val"):` around each phase's batch loop)."""
     for statement in _unconditional_statements(body):
         if isinstance(statement, _STATEMENT_LOOPS):
             if small_loop(statement, statement, ctx.env):
-                keys = {n.id for n in ast.walk(statement.target) if isinstance(n, ast.Name)}  # type: ignore[union-attr]
-                if _runs_a_data_loop(statement.body, loop, steps, computed, ctx, keys):
+                # its labels (`for phase in ("train", "val")`) pick other data (`loaders[phase]`)
+                if _runs_a_data_loop(statement.body, loop, steps, computed - _labels(statement), ctx):
                     return True
                 continue
             if not (
                 _over_this_iteration(statement, computed)
-                and not _picked_by(statement, keys, computed)
                 or _no_data_of_its_own(statement, loop, computed, ctx)
                 or steps
                 and _counted(statement, ctx)
@@ -1482,29 +1473,35 @@ def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -
     return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
 
 
-def _picked_by(inner: ast.stmt, keys: frozenset[str] | set[str], computed: frozenset[str] | set[str]) -> bool:
-    """An inner `for` loop over data a small loop's target picks (`for x in loaders[phase]`,
-    `for x in batches_of(phase)`): what it picks from is not this iteration's, so the loop
-    brings data of its own."""
-    if not keys or not isinstance(inner, (ast.For, ast.AsyncFor)):
-        return False
-    iterable = inner.iter
-    while (
-        isinstance(iterable, ast.Call)
-        and isinstance(iterable.func, ast.Name)
-        and iterable.func.id in _WRAPPERS
-        and len(iterable.args) == 1
-    ):
-        iterable = iterable.args[0]  # `enumerate(values)`: the values themselves
-    if isinstance(iterable, ast.Subscript):
-        source, key = iterable.value, iterable.slice
-    elif isinstance(iterable, ast.Call) and len(iterable.args) == 1 and not iterable.keywords:
-        source, key = iterable.func, iterable.args[0]
-    else:
-        return False
-    key_names = {n.id for n in ast.walk(key) if isinstance(n, ast.Name)}
-    source_names = {n.id for n in ast.walk(source) if isinstance(n, ast.Name)}
-    return bool(key_names) and key_names <= keys and not source_names & computed
+def _labels(loop: ast.For | ast.AsyncFor) -> set[str]:
+    """The targets of a small loop that take only literal values: `phase` of `for phase in
+    ("train", "val")`, `name` of `for name, values in (("out", out), ("y", y))`, the keys of a
+    literal dict's `.items()`. They name parts; the other targets hold this iteration's values."""
+    iterable, target = loop.iter, loop.target
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args:
+        if isinstance(iterable.func.value, ast.Dict) and iterable.func.attr in ("items", "keys"):
+            keys = iterable.func.value.keys
+            rows: list[ast.expr] = [
+                ast.Tuple([key, ast.Name("_")]) if key is not None else ast.Name("_") for key in keys
+            ]
+            iterable = ast.Tuple(rows)
+    if not isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) or not iterable.elts:
+        return set()
+    if isinstance(target, ast.Name):
+        literal = all(isinstance(e, ast.Constant) for e in iterable.elts)
+        return {target.id} if literal else set()
+    if not isinstance(target, ast.Tuple):
+        return set()
+    labels = set()
+    for position, part in enumerate(target.elts):
+        if isinstance(part, ast.Name) and all(
+            isinstance(row, ast.Tuple)
+            and len(row.elts) == len(target.elts)
+            and isinstance(row.elts[position], ast.Constant)
+            for row in iterable.elts
+        ):
+            labels.add(part.id)
+    return labels
 
 
 def _no_data_of_its_own(inner: ast.stmt, outer: ast.stmt, computed: set[str], ctx: RuleContext) -> bool:
