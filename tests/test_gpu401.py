@@ -265,6 +265,11 @@ def test_an_estimator_used_through_the_name_its_fit_returned_closes_the_chain():
         "    return fitted", "    fitted = LogisticRegression().fit(X_train, y_train)\n    return fitted"
     )
     assert [d for d in lint_source(HEADER + rebound) if d.code == "GPU401"] == []
+    # bound again at the start of a compound statement: another estimator predicts in it
+    loop = body.replace(
+        "    return fitted.predict_proba(Xt)", "    for fitted in others:\n        print(fitted.predict_proba(Xt))"
+    )
+    assert [d for d in lint_source(HEADER + loop) if d.code == "GPU401"] == []
     # used, then bound again in the same statement: the use counts
     used_first = body.replace(
         "    return fitted.predict_proba(Xt)", "    fitted = fitted.predict_proba(Xt)\n    return fitted"
@@ -528,6 +533,9 @@ def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts(betwe
         "    scaler.fit(X_train)\n    scaler = StandardScaler()\n",  # another transformer
         "    scaler.fit(X_train)\n    X_train[:] = 0\n",  # the data changed in place
         "    scaler.fit(X_train)\n    from prep import X_train\n",  # bound again by an import
+        "    scaler.fit(X_train)\n    X_train.values[:] = 0\n",  # changed through an attribute
+        "    scaler.fit(X_train)\n    np.random.shuffle(X_train.values)\n",
+        "    scaler.fit(X_train)\n    scaler.mean_[:] = 0\n",
         "    scaler.fit(X_train)\n    scaler.set_params(with_mean=False)\n",  # other settings
         # another chain's fit, transform and estimator
         "    scaler.fit(X_train)\n    Xo = scaler.transform(X_test)\n",

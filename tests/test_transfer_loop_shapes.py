@@ -332,3 +332,74 @@ def test_an_action_copied_for_an_environment_step_is_left_alone(step):
 )
 def test_a_copy_that_no_environment_step_takes_stays_flagged(step):
     assert _codes(ENV_LOOP.format(step=step)) == [("GPU301", 11)]
+
+
+@pytest.mark.parametrize(
+    ("draw", "flagged"),
+    [
+        ("        x = training_data.get_batch(i)\n", False),  # an item of module data at each position
+        ("        x = training_set[i]\n", False),
+        ("        x = torch.ones(4, device=device) * i\n", True),  # positions only: no data of its own
+    ],
+)
+def test_a_function_looping_over_positions_in_module_data_makes_the_caller_an_epoch_loop(draw, flagged):
+    source = TORCH + textwrap.dedent("""\
+        device = "cuda"
+        model = nn.Linear(4, 2).to(device)
+
+
+        def train():
+            size = len(training_data)
+            for i in tqdm(range(0, size, 32)):
+        {draw}
+                model(x.to(device)).sum().backward()
+
+
+        best = None
+        for epoch in range(epochs):
+            train()
+            corrects = model(probe.to(device)).sum()
+            if best is None or best < corrects:
+                best = corrects
+        """).format(draw=textwrap.indent(draw, ""))
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code == "GPU306"]
+    assert found == ([("GPU306", _last_line(source) - 1)] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    "phases",
+    [
+        'for phase in {"train": 1, "val": 2}.keys():',
+        'for phase in {"train": 1, "val": 2}:',
+        'for i, phase in enumerate(("train", "val")):',
+        "for phase in (TRAIN, VAL):",  # names the iteration did not compute
+        'for phase in reversed(("train", "val")):',
+        'for phase, n in {**sizes, "val": 2}.items():',
+    ],
+)
+def test_a_phase_loop_however_spelled_picks_each_phases_batches(phases):
+    source = TORCH + textwrap.dedent(f"""\
+        TRAIN, VAL = "train", "val"
+        device = "cuda"
+        model = nn.Linear(4, 2).to(device)
+        for epoch in range(epochs):
+            {phases}
+                total = torch.zeros(1, device=device)
+                for x, y in loaders[phase]:
+                    total += model(x.to(device)).sum()
+                print(total.item())
+        """)
+    assert _codes(source) == []
+
+
+def test_a_loader_named_by_a_phase_loop_is_the_batch_loop():
+    source = TORCH + textwrap.dedent("""\
+        device = "cuda"
+        model = nn.Linear(4, 2).to(device)
+        for epoch in range(epochs):
+            for name, loader in (("train", train_loader), ("val", val_loader)):
+                for x, y in loader:
+                    out = model(x.to(device))
+                print(out.sum().item())
+        """)
+    assert _codes(source) == []

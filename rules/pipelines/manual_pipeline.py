@@ -467,22 +467,32 @@ def _receiver_of(value: ast.expr | None, methods: tuple[str, ...]) -> str | None
 
 
 def _only_reads(statement: ast.stmt, names: set[str]) -> bool:
-    """`statement` uses `names` only to read them: an attribute (`vect.vocabulary_`,
-    `X.shape`, not a method called), the name shown or given to `len`/`print`. Anything else
-    (a method, a write, another function given the data) may change the data or the
-    transformer."""
+    """`statement` uses `names` only to read them: the name or a chain of attributes and
+    items read from it (`X.shape[0]`, `vect.vocabulary_`) shown, printed, given to `len`,
+    formatted or compared. Anything else (a method called, a store through it, the value
+    given to another function) may change the data or the transformer."""
     parents = {id(child): node for node in ast.walk(statement) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(statement):
         if not (isinstance(node, ast.Name) and node.id in names):
             continue
-        parent = parents.get(id(node))
-        if isinstance(parent, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            called = parents.get(id(parent))
-            if not (isinstance(called, ast.Call) and called.func is parent) and isinstance(parent.ctx, ast.Load):
-                continue
-        elif isinstance(parent, ast.Expr):
-            continue  # the name shown
-        elif isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("len", "print"):
+        read: ast.expr = node
+        parent = parents.get(id(read))
+        while (
+            isinstance(parent, (ast.Attribute, ast.Subscript))
+            and parent.value is read
+            and isinstance(parent.ctx, ast.Load)
+        ):
+            read, parent = parent, parents.get(id(parent))
+        if not isinstance(read.ctx, ast.Load):  # type: ignore[attr-defined]
+            return False
+        if isinstance(parent, (ast.Expr, ast.FormattedValue, ast.Compare)):
+            continue
+        if (
+            isinstance(parent, ast.Call)
+            and parent.func is not read
+            and isinstance(parent.func, ast.Name)
+            and parent.func.id in ("len", "print")
+        ):
             continue
         return False
     return True
@@ -668,9 +678,12 @@ def _test_use(
         if best is not None:
             holders.add(best)
             continue
-        # a name that held the fitted estimator and is bound again holds something else after
-        # this statement, which may still use it first
+        # a name that held the fitted estimator and is bound again holds something else: after
+        # a simple statement, which may still use it first (`fitted = fitted.predict(Xt)`);
+        # in a compound one from the start (`for fitted in others:`)
         rebound = {name for name in holders - {estimator} if ctx.binds(block[index], name)}
+        if not isinstance(block[index], _SIMPLE_STATEMENTS):
+            holders -= rebound
         for sub in walk_local([block[index]]):
             if not isinstance(sub, ast.Call):
                 continue
@@ -689,6 +702,10 @@ def _test_use(
                     return index, sub, data.id, found[0], _refits(_underlying(found[1]))
         holders -= rebound
     return None
+
+
+#: Statements whose expressions all run before the names they bind are bound.
+_SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Expr, ast.Return)
 
 
 def _best_of(statement: ast.stmt, holders: set[str]) -> str | None:

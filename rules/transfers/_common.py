@@ -1373,7 +1373,7 @@ def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, compute
         if isinstance(statement, _STATEMENT_LOOPS):
             if small_loop(statement, statement, ctx.env):
                 # its labels (`for phase in ("train", "val")`) pick other data (`loaders[phase]`)
-                if _runs_a_data_loop(statement.body, loop, steps, computed - _labels(statement), ctx):
+                if _runs_a_data_loop(statement.body, loop, steps, computed - _labels(statement, computed), ctx):
                     return True
                 continue
             if not (
@@ -1426,7 +1426,9 @@ def _loops_inside(name: str, ctx: RuleContext) -> bool:
     """`name` is a function of the file that loops over data it neither receives nor makes:
     a `for` loop, run whenever it is called, over a name of the module (`for x, y in
     train_loader` in `train_one_epoch()`). A loop over its parameters (`update_ema(params)`,
-    `accuracy(output, topk)`) may be over anything, a few parts of one item included."""
+    `accuracy(output, topk)`) may be over anything, a few parts of one item included. A loop
+    over positions (`for i in range(0, size, batch_size)`) counts when its body draws an
+    item of a module name at the position (`x = data.get_batch(i)`, `x = dataset[i]`)."""
     function = ctx.function_named(name)
     if function is None:
         return False
@@ -1437,6 +1439,40 @@ def _loops_inside(name: str, ctx: RuleContext) -> bool:
             names = _data_names(statement.iter)
             if names and not names & local and not names & _BUILTINS:
                 return True
+            if _draws_at_position(statement, local | _BUILTINS):
+                return True
+    return False
+
+
+def _draws_at_position(loop: ast.For | ast.AsyncFor, local: set[str] | frozenset[str]) -> bool:
+    """`loop` runs over a `range` and its body takes an item of a name that is neither local
+    nor a builtin at the loop's position: `data.get_batch(i)` or `dataset[i]`."""
+    iterable = loop.iter
+    while (
+        isinstance(iterable, ast.Call)
+        and isinstance(iterable.func, ast.Name)
+        and iterable.func.id != "range"
+        and iterable.args
+    ):
+        iterable = iterable.args[0]  # `tqdm(range(...))`, `enumerate(range(...))`
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"):
+        return False
+    if not isinstance(loop.target, ast.Name):
+        return False
+    position = loop.target.id
+    for node in walk_local(_unconditional_statements(loop.body)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            source, given = node.func.value, node.args
+        elif isinstance(node, ast.Subscript):
+            source, given = node.value, [node.slice]
+        else:
+            continue
+        if (
+            isinstance(source, ast.Name)
+            and source.id not in local
+            and any(isinstance(arg, ast.Name) and arg.id == position for arg in given)
+        ):
+            return True
     return False
 
 
@@ -1473,34 +1509,49 @@ def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -
     return any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(inner.iter))
 
 
-def _labels(loop: ast.For | ast.AsyncFor) -> set[str]:
-    """The targets of a small loop that take only literal values: `phase` of `for phase in
-    ("train", "val")`, `name` of `for name, values in (("out", out), ("y", y))`, the keys of a
-    literal dict's `.items()`. They name parts; the other targets hold this iteration's values."""
+def _labels(loop: ast.For | ast.AsyncFor, computed: set[str]) -> set[str]:
+    """The targets of a small loop that take values this iteration did not compute: `phase`
+    of `for phase in ("train", "val")` (also `(TRAIN, VAL)`, a dict's keys, through
+    `enumerate` or `reversed`), `loader` of `for name, loader in (("train", train_loader), ...)`.
+    They pick other data (`loaders[phase]`); targets holding this iteration's values
+    (`values` of `for name, values in (("out", out), ...)`) are parts of the item."""
     iterable, target = loop.iter, loop.target
-    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args:
-        if isinstance(iterable.func.value, ast.Dict) and iterable.func.attr in ("items", "keys"):
-            keys = iterable.func.value.keys
-            rows: list[ast.expr] = [
-                ast.Tuple([key, ast.Name("_")]) if key is not None else ast.Name("_") for key in keys
-            ]
-            iterable = ast.Tuple(rows)
-    if not isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) or not iterable.elts:
-        return set()
+    labels: set[str] = set()
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.args:
+        if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            labels |= {target.elts[0].id} if isinstance(target.elts[0], ast.Name) else set()
+            target = target.elts[1]
+        elif iterable.func.id not in ("reversed", "sorted", "list", "tuple"):
+            return labels
+        iterable = iterable.args[0]
+    rows: list[ast.expr]
+    if isinstance(iterable, ast.Dict):
+        rows = [key for key in iterable.keys if key is not None]
+    elif isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and not iterable.args:
+        mapping = iterable.func.value
+        if not isinstance(mapping, ast.Dict) or iterable.func.attr not in ("keys", "items"):
+            return labels
+        pairs = [(key, value) for key, value in zip(mapping.keys, mapping.values, strict=True) if key is not None]
+        rows = [key if iterable.func.attr == "keys" else ast.Tuple([key, value]) for key, value in pairs]
+    elif isinstance(iterable, (ast.Tuple, ast.List, ast.Set)):
+        rows = list(iterable.elts)
+    else:
+        return labels
+    if not rows:
+        return labels
+
+    def picked(row: ast.expr) -> bool:
+        return not any(isinstance(n, ast.Name) and n.id in computed for n in ast.walk(row))
+
     if isinstance(target, ast.Name):
-        literal = all(isinstance(e, ast.Constant) for e in iterable.elts)
-        return {target.id} if literal else set()
-    if not isinstance(target, ast.Tuple):
-        return set()
-    labels = set()
-    for position, part in enumerate(target.elts):
-        if isinstance(part, ast.Name) and all(
-            isinstance(row, ast.Tuple)
-            and len(row.elts) == len(target.elts)
-            and isinstance(row.elts[position], ast.Constant)
-            for row in iterable.elts
-        ):
-            labels.add(part.id)
+        return labels | ({target.id} if all(picked(row) for row in rows) else set())
+    if isinstance(target, ast.Tuple):
+        for position, part in enumerate(target.elts):
+            if isinstance(part, ast.Name) and all(
+                isinstance(row, ast.Tuple) and len(row.elts) == len(target.elts) and picked(row.elts[position])
+                for row in rows
+            ):
+                labels.add(part.id)
     return labels
 
 
