@@ -974,8 +974,9 @@ class _Walker:
         self.body(node.body)
 
     # -- control flow ----------------------------------------------------------------
-    def _branches(self, *runs: Callable[[], None]) -> None:
-        """Walk alternative paths from the same bindings, then join what they bound."""
+    def _branches(self, *runs: Callable[[], None]) -> list[dict[str, Any]]:
+        """Walk alternative paths from the same bindings, then join what they bound; what
+        each path bound, in order."""
         env = self.env
         start = env.mark()
         outcomes = []
@@ -984,6 +985,7 @@ class _Walker:
             outcomes.append(env.changes(start))
             env.rollback(start)
         env.rejoin(outcomes)
+        return outcomes
 
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
         self.visit(node.iter)
@@ -1056,13 +1058,7 @@ class _Walker:
         device after them (the other branch is the program's CPU fallback) when the join
         leaves it unknown."""
         env = self.env
-        start = env.mark()
-        outcomes = []
-        for branch in (node.body, node.orelse):
-            self.body(branch)
-            outcomes.append(env.changes(start))
-            env.rollback(start)
-        env.rejoin(outcomes)
+        outcomes = self._branches(lambda: self.body(node.body), lambda: self.body(node.orelse))
         for name, moved_in_body in _fallback_moves(node, env):
             moved, other = outcomes if moved_in_body else outcomes[::-1]
             ty = moved.get(name)
@@ -1176,17 +1172,9 @@ def _moved_value(value: ast.expr, env: TypeEnv) -> ast.expr | None:
     and `cls` a device class (`.to(dtype)` of an unknown name may be a dtype), also wrapped
     in the legacy `Variable`."""
     value = _unwrapped(value, env)
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
-        return None
-    method = value.func.attr
-    if method == "to":
-        given = torch_api.argument(value, "device") or (value.args[0] if value.args else None)
-        moved = given is not None and torch_api.device_place(given, env) == DEVICE
-    elif method == "type":
-        moved = torch_api.type_conversion_place(value, env) == DEVICE
-    else:
-        moved = method == "cuda"
-    return _unwrapped(value.func.value, env) if moved else None
+    if isinstance(value, ast.Call) and torch_api.moves_to_device(value, env, shown=True):
+        return _unwrapped(value.func.value, env)  # type: ignore[attr-defined]
+    return None
 
 
 def _unwrapped(value: ast.expr, env: TypeEnv) -> ast.expr:

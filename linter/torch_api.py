@@ -553,6 +553,23 @@ def move_target(call: ast.Call, env: Env) -> str | None:
     return None
 
 
+def moves_to_device(call: ast.Call, env: Env, *, shown: bool = False) -> bool:
+    """`call` takes its tensor to the device: `.cuda()`, `.type(cuda class)`, `.to(d)` where
+    `move_target` puts it there. With `shown`, `.to(d)` only where the file shows `d` is a
+    device: an unknown `d`, which `move_target` takes for one, may be a dtype."""
+    method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+    if method == "cuda":
+        return True
+    if method == "type":
+        return type_conversion_place(call, env) == DEVICE
+    if method != "to":
+        return False
+    if not shown:
+        return move_target(call, env) == DEVICE
+    given = argument(call, "device") or (call.args[0] if call.args else None)
+    return given is not None and device_place(given, env) == DEVICE
+
+
 def is_torch_value(ty: Ty | None) -> bool:
     """A tensor, a module's output or something moved to a device."""
     return ty is not None and ty.lib == "torch" and ty.kind in TORCH_VALUES

@@ -63,6 +63,7 @@ from gpulint.torch_api import (
     PURE_METHODS,
     SCATTERING_METHODS,
     SYNCHRONISING_FUNCTIONS,
+    moves_to_device,
     type_conversion_place,
 )
 from gpulint.plans.transfers import FactoryMove, HostToDevice, RoundTrip
@@ -616,13 +617,7 @@ def _unwrapped_name(value: ast.expr, env: TypeEnv) -> ast.Name | None:
 
 def _to_device(move: ast.Call | None, env: TypeEnv) -> bool:
     """`move` takes its tensor to the device: `.cuda()`, `.to(device)`, `.type(cuda class)`."""
-    if move is None:
-        return False
-    if move.func.attr == "cuda":  # type: ignore[attr-defined]
-        return True
-    if move.func.attr == "type":  # type: ignore[attr-defined]
-        return type_conversion_place(move, env) == DEVICE
-    return move_target(move, env) == DEVICE
+    return move is not None and moves_to_device(move, env)
 
 
 def _moved_by(load: ast.Name, ctx: RuleContext) -> ast.Call | None:
@@ -1521,7 +1516,7 @@ def _labels(loop: ast.For | ast.AsyncFor, computed: set[str]) -> set[str]:
         if iterable.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             labels |= {target.elts[0].id} if isinstance(target.elts[0], ast.Name) else set()
             target = target.elts[1]
-        elif iterable.func.id not in ("reversed", "sorted", "list", "tuple"):
+        elif iterable.func.id not in _WRAPPERS - {"enumerate"}:
             return labels
         iterable = iterable.args[0]
     rows: list[ast.expr]
