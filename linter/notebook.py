@@ -15,10 +15,13 @@ would cross a cell boundary (move code from one cell into another) is never appl
 shown as display-only, in `check` as in `--fix`, and the notebook's other fixes still
 apply. A fix may still edit several cells, each edit within one (an import added to an
 earlier cell). A fix that would write over an IPython line or a marker is left out the same
-way, with a warning. A fixed notebook changes only the `source` values of the changed
-cells, written in the style the file already uses (list of lines or one string,
-indentation, escaping); every other byte of the file (outputs, metadata, ids, key order,
-final newline) stays as it was.
+way, with a warning. A fixed notebook changes only the code of the changed cells (`source`;
+`input` in format 3), written in the style the file already uses (list of lines or one
+string, indentation, escaping); every other byte of the file (outputs, metadata, ids, key
+order, final newline) stays as it was.
+
+Format 3 notebooks (IPython 1 and 2) keep their cells in worksheets, numbered on across
+them as converting the file to format 4 numbers them.
 
 API for front-ends that hold a notebook's cells (the LSP server):
 
@@ -520,6 +523,15 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
+@dataclass(frozen=True)
+class _Found:
+    """Where each cell's code sits in the text, by the cell's index: `cells` for format 4,
+    `worksheets` for format 3 (the two formats keep their cells in different places)."""
+
+    cells: dict[int, tuple[int, int]]
+    worksheets: dict[int, tuple[int, int]]
+
+
 def _skip(text: str, index: int) -> int:
     return _WHITESPACE.match(text, index).end()  # type: ignore[union-attr]
 
@@ -553,32 +565,62 @@ def _elements(text: str, index: int) -> list[tuple[int, int]]:
     return elements
 
 
-def _decode(text: str) -> tuple[object, dict[int, tuple[int, int]] | None]:
-    """The notebook's JSON decoded, and where the `source` of each cell that has one sits
-    (by the cell's index), found in the same pass; for JSON this pass does not take (invalid,
-    or not an object) `json.loads` decides, and the spans are left to be found later."""
-    sources: dict[int, tuple[int, int]] = {}
+def _decode(text: str) -> tuple[object, _Found | None]:
+    """The notebook's JSON decoded, and where the code of each cell sits, found in the same
+    pass: the `source` of each cell of `cells` (format 4) and the `input` of each cell of
+    `worksheets` (format 3, its cells counted on across worksheets), by the cell's index.
+    For JSON this pass does not take (invalid, or not an object) `json.loads` decides, and
+    the spans are left to be found later."""
+    found = _Found(cells={}, worksheets={})
 
-    def cell_at(index: int, at: int) -> tuple[object, int]:
+    def cells_into(spans: dict[int, tuple[int, int]], member: str) -> Callable[[int, int], tuple[object, int]]:
+        def cell_at(index: int, at: int) -> tuple[object, int]:
+            if text[at] != "{":
+                return _DECODER.raw_decode(text, at)
+            cell, members, end = _walk_object(text, at, lambda key, i: _DECODER.raw_decode(text, i))
+            if member in members:
+                spans[index] = members[member]
+            return cell, end
+
+        return cell_at
+
+    def worksheet_at(index: int, at: int) -> tuple[object, int]:
         if text[at] != "{":
             return _DECODER.raw_decode(text, at)
-        cell, spans, end = _walk_object(text, at, lambda key, i: _DECODER.raw_decode(text, i))
-        if "source" in spans:
-            sources[index] = spans["source"]
-        return cell, end
+        spans: dict[int, tuple[int, int]] = {}
+
+        def member_at(key: str, at: int) -> tuple[object, int]:
+            if key != "cells" or text[at] != "[":
+                return _DECODER.raw_decode(text, at)
+            spans.clear()  # a repeated key: the last one counts
+            return _walk_array(text, at, cells_into(spans, "input"))
+
+        sheet, _, end = _walk_object(text, at, member_at)
+        cells = sheet.get("cells")
+        if isinstance(cells, list):
+            first = sum(len(s) for s in counted)
+            found.worksheets.update({first + i: span for i, span in spans.items()})
+            counted.append(cells)
+        return sheet, end
+
+    counted: list[list] = []
 
     def member_at(key: str, at: int) -> tuple[object, int]:
-        if key != "cells" or text[at] != "[":
-            return _DECODER.raw_decode(text, at)
-        sources.clear()  # a repeated key: the last one counts
-        return _walk_array(text, at, cell_at)
+        if key == "cells" and text[at] == "[":
+            found.cells.clear()  # a repeated key: the last one counts
+            return _walk_array(text, at, cells_into(found.cells, "source"))
+        if key == "worksheets" and text[at] == "[":
+            found.worksheets.clear()
+            counted.clear()
+            return _walk_array(text, at, worksheet_at)
+        return _DECODER.raw_decode(text, at)
 
     try:
         start = _skip(text, 0)
         if text[start] == "{":
             data, _, end = _walk_object(text, start, member_at)
             if _skip(text, end) == len(text):
-                return data, dict(sources)
+                return data, found
     except (ValueError, IndexError, RecursionError):
         pass
     return json.loads(text), None
@@ -677,15 +719,14 @@ class Notebook:
         if not isinstance(data, dict):
             raise NotebookError("not a notebook: the JSON is not an object")
         version = data.get("nbformat")
-        if isinstance(version, int) and not isinstance(version, bool) and version < 4:
+        if isinstance(version, int) and not isinstance(version, bool) and version < 3:
             raise NotebookError(
-                f"notebook format {version} is not supported (4 is); convert it with `jupyter nbconvert --to notebook`"
+                f"notebook format {version} is not supported (3 and 4 are); convert it with `jupyter nbconvert --to notebook`"
             )
-        cells = data.get("cells")
-        if not isinstance(cells, list):
-            raise NotebookError(
-                "not a notebook: no `cells` list" if cells is None else "not a notebook: `cells` is not a list"
-            )
+        #: Format 3 (IPython 1 and 2) keeps the cells in worksheets, a code cell's code in `input`.
+        self._format3 = version == 3
+        self._member = "input" if self._format3 else "source"
+        cells = self._cells_of(data)
         self.language = _language(data.get("metadata"))
         self.cells: list[CodeCell] = []
         for number, cell in enumerate(cells, 1):
@@ -695,10 +736,12 @@ class Notebook:
                 raise NotebookError(f"not a notebook: cell {number} has no `cell_type`")
             if cell["cell_type"] != "code":
                 continue
-            source = cell.get("source")
+            if self._format3 and self.language is None and isinstance(cell.get("language"), str):
+                self.language = cell["language"].lower()
+            source = cell.get(self._member)
             if not (isinstance(source, str) or isinstance(source, list) and all(isinstance(s, str) for s in source)):
                 raise NotebookError(
-                    f"not a notebook: the `source` of cell {number} is not text (a string or a list of strings)"
+                    f"not a notebook: the `{self._member}` of cell {number} is not text (a string or a list of strings)"
                 )
             if isinstance(source, str):
                 self.cells.append(CodeCell(number, source, None))
@@ -709,15 +752,45 @@ class Notebook:
                 line += piece.count("\n")
             self.cells.append(CodeCell(number, "".join(source), tuple(first_lines)))
 
+    def _cells_of(self, data: dict) -> list:
+        """The notebook's cells in the order Jupyter shows them: format 3's worksheets one
+        after another, as converting the file to format 4 joins them."""
+        if not self._format3:
+            cells = data.get("cells")
+            if not isinstance(cells, list):
+                raise NotebookError(
+                    "not a notebook: no `cells` list" if cells is None else "not a notebook: `cells` is not a list"
+                )
+            return cells
+        worksheets = data.get("worksheets")
+        if not isinstance(worksheets, list):
+            raise NotebookError(
+                "not a notebook: no `worksheets` list"
+                if worksheets is None
+                else "not a notebook: `worksheets` is not a list"
+            )
+        cells = []
+        for number, worksheet in enumerate(worksheets, 1):
+            found = worksheet.get("cells") if isinstance(worksheet, dict) else None
+            if not isinstance(found, list):
+                raise NotebookError(f"not a notebook: worksheet {number} has no `cells` list")
+            cells.extend(found)
+        return cells
+
     @cached_property
     def _sources(self) -> dict[int, tuple[int, int]]:
-        """Cell index -> span of its `source` value: from the decoding pass, or found by
-        decoding the file again where that pass could not tell."""
+        """Cell index -> span of its code: from the decoding pass, or found by decoding the
+        file again where that pass could not tell."""
         if self._source_spans is not None:
-            return self._source_spans
+            return self._source_spans.worksheets if self._format3 else self._source_spans.cells
         text = self.text
-        cell_spans = _elements(text, _members(text, _skip(text, 0))["cells"][0])
-        return {cell.number - 1: _members(text, cell_spans[cell.number - 1][0])["source"] for cell in self.cells}
+        root = _members(text, _skip(text, 0))
+        if self._format3:
+            sheets = _elements(text, root["worksheets"][0])
+            cell_spans = [cell for sheet in sheets for cell in _elements(text, _members(text, sheet[0])["cells"][0])]
+        else:
+            cell_spans = _elements(text, root["cells"][0])
+        return {cell.number - 1: _members(text, cell_spans[cell.number - 1][0])[self._member] for cell in self.cells}
 
     def _span(self, cell: CodeCell) -> _SourceSpan:
         """Where the code cell's `source` sits, its list's strings found on first use."""

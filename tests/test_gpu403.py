@@ -428,3 +428,24 @@ def test_toy_data_split_by_the_pre_0_20_module_stays_toy():
         "model.fit(X1, y1)\n"
     )
     assert _codes(source) == []
+
+
+@pytest.mark.parametrize(
+    ("split_import", "expected"),
+    [
+        # a notebook imports as it goes: the splitter, imported in the cell that splits, is
+        # sklearn's, so the split is still the 150 rows of iris
+        ("from sklearn.model_selection import train_test_split\n", []),
+        ("from sklearn import model_selection as ms\ntrain_test_split = ms.train_test_split\n", [5]),
+        # a splitter of the file's own, or one bound twice, says nothing of the rows
+        ("from helpers import train_test_split\n", [5]),
+        ("from sklearn.model_selection import train_test_split\nfrom helpers import train_test_split\n", [5]),
+    ],
+)
+def test_a_splitter_imported_after_the_estimator_is_read_from_its_import(split_import, expected):
+    source = (
+        "from sklearn.datasets import load_iris\nfrom sklearn.neighbors import KNeighborsClassifier\n"
+        "iris = load_iris()\nX, y = iris.data, iris.target\nknn = KNeighborsClassifier(n_neighbors=1)\n"
+        "knn.fit(X, y)\n" + split_import + "X1, X2, y1, y2 = train_test_split(X, y)\nknn.fit(X1, y1)\n"
+    )
+    assert _codes(source) == expected

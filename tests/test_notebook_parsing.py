@@ -185,30 +185,59 @@ cells_json = st.lists(
 )
 
 
-def old_spans(text: str, cells: list) -> dict:
-    """Where each code cell's source sits, found as before: decoding the file again."""
-    spans = notebook_module._elements(text, notebook_module._members(text, notebook_module._skip(text, 0))["cells"][0])
+def old_spans(text: str, cells: list, format3: bool) -> dict:
+    """Where each code cell's code sits, found as before: decoding the file again."""
+    root = notebook_module._members(text, notebook_module._skip(text, 0))
+    if format3:
+        sheets = notebook_module._elements(text, root["worksheets"][0])
+        spans = [
+            cell
+            for sheet in sheets
+            for cell in notebook_module._elements(text, notebook_module._members(text, sheet[0])["cells"][0])
+        ]
+    else:
+        spans = notebook_module._elements(text, root["cells"][0])
     return {
-        number: notebook_module._members(text, spans[number - 1][0])["source"]
+        number: notebook_module._members(text, spans[number - 1][0])["input" if format3 else "source"]
         for number, cell in enumerate(cells, 1)
         if cell["cell_type"] == "code"
     }
 
 
+def _format3(cells: list, split: int) -> list:
+    """The cells as format 3 keeps them: code in `input`, in two worksheets split at `split`."""
+    cells = [
+        {("input" if key == "source" and cell["cell_type"] == "code" else key): value for key, value in cell.items()}
+        for cell in cells
+    ]
+    return [{"cells": cells[:split], "metadata": {}}, {"cells": cells[split:]}]
+
+
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(cells_json, json_values, st.sampled_from([None, 1, 2]), st.booleans(), st.booleans())
-def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, indent, ascii_only, cells_first):
-    members = {"cells": cells, "metadata": {"x": extra}, "nbformat": 4}
+@given(
+    cells_json,
+    json_values,
+    st.sampled_from([None, 1, 2]),
+    st.booleans(),
+    st.booleans(),
+    st.integers(min_value=0, max_value=4) | st.none(),
+)
+def test_decoding_once_finds_what_json_loads_and_the_spans_found(cells, extra, indent, ascii_only, cells_first, split):
+    """`split` None: format 4; a number: format 3, its worksheets split there."""
+    format3 = split is not None
+    container = ("worksheets", _format3(cells, split)) if split is not None else ("cells", cells)
+    members = {container[0]: container[1], "metadata": {"x": extra}, "nbformat": 3 if format3 else 4}
     if not cells_first:
-        members = {"metadata": {"x": extra}, "nbformat": 4, "cells": cells}
+        members = {"metadata": {"x": extra}, "nbformat": 3 if format3 else 4, container[0]: container[1]}
     text = json.dumps(members, indent=indent, ensure_ascii=ascii_only)
-    data, sources = notebook_module._decode(text)
+    data, found = notebook_module._decode(text)
     assert data == json.loads(text)
     notebook = notebook_module.Notebook(text)
-    expected = old_spans(text, cells)
+    expected = old_spans(text, cells, format3)
     assert {cell.number: notebook._span(cell).span for cell in notebook.cells} == expected
-    assert sources is not None and all(sources[number - 1] == span for number, span in expected.items())
+    sources = found.worksheets if format3 else found.cells  # type: ignore[union-attr]
+    assert all(sources[number - 1] == span for number, span in expected.items())
 
 
 @pytest.mark.parametrize(

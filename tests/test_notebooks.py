@@ -618,7 +618,7 @@ BROKEN = {
     "cellsdict.ipynb": ('{"cells": {}}', "not a notebook: `cells` is not a list"),
     "source.ipynb": ('{"cells": [{"cell_type": "code", "source": 5}]}', "the `source` of cell 1 is not text"),
     "type.ipynb": ('{"cells": [{"source": "x = 1"}]}', "cell 1 has no `cell_type`"),
-    "old.ipynb": ('{"nbformat": 3, "worksheets": []}', "notebook format 3 is not supported"),
+    "old.ipynb": ('{"nbformat": 2, "worksheets": []}', "notebook format 2 is not supported"),
 }
 
 

@@ -597,7 +597,7 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
     if not isinstance(value, ast.Call):
         return False
     func = value.func
-    qualname = ctx.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    qualname = _imported_qualname(func, ctx)
     if toy_dataset(qualname, value):
         return True
     arguments = [argument for argument in value.args if not isinstance(argument, ast.Starred)]
@@ -611,6 +611,41 @@ def _toy(value: ast.expr, ctx: RuleContext, seen: set[str]) -> bool:
             return True  # `frame.drop(columns=...)`, `X.reshape(-1, 1)`
         return func.attr in ("fit_transform", "transform") and bool(arguments) and _toy(arguments[0], ctx, seen)
     return False
+
+
+def _imported_qualname(node: ast.expr, ctx: RuleContext) -> str | None:
+    """What `node` names where it runs: the walk stands at the estimator, and a notebook
+    imports as it goes (`train_test_split` imported in the cell that splits, after the
+    estimator is built), so a name the module binds only by one import before `node` is
+    read from that import."""
+    found = ctx.qualname(node)
+    if found is not None:
+        return found
+    if isinstance(node, ast.Attribute):
+        base = _imported_qualname(node.value, ctx)
+        return f"{base}.{node.attr}" if base else None
+    if not isinstance(node, ast.Name):
+        return None
+    bindings = ctx.bindings(node.id, ctx.tree)
+    names = {_import_binding(binding, node.id) for binding in bindings}
+    if len(names) != 1 or any(binding.lineno > node.lineno for binding in bindings):  # type: ignore[attr-defined]
+        return None
+    return names.pop()
+
+
+def _import_binding(statement: ast.AST, name: str) -> str | None:
+    """The qualified name an import statement binds `name` to (None for anything else)."""
+    if isinstance(statement, ast.Import):
+        for alias in statement.names:
+            if alias.asname == name:
+                return alias.name
+            if alias.asname is None and alias.name.split(".", 1)[0] == name:
+                return name
+    if isinstance(statement, ast.ImportFrom) and statement.level == 0 and statement.module:
+        for alias in statement.names:
+            if (alias.asname or alias.name) == name:
+                return f"{statement.module}.{alias.name}"
+    return None
 
 
 def _reaching(bindings: list[ast.AST], use: ast.Name, ctx: RuleContext) -> list[ast.AST]:

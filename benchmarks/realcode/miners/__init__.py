@@ -50,15 +50,24 @@ class Candidate:
 
 def notebook_cells(data: bytes) -> list[tuple[int, str]]:
     """(cell number, source) of a notebook's code cells, 1-based among all cells as
-    Jupyter shows them and gpulint reports them; ValueError when it is not a notebook."""
+    Jupyter shows them and gpulint reports them; ValueError when it is not a notebook.
+    Format 3 keeps its cells in worksheets (numbered on across them) and a code cell's
+    text in `input`."""
     notebook = json.loads(data.decode("utf-8-sig"))
-    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(notebook, dict):
+        raise ValueError("not an object")
+    member, cells = "source", notebook.get("cells")
+    if notebook.get("nbformat") == 3:
+        sheets = notebook.get("worksheets")
+        member, cells = "input", None
+        if isinstance(sheets, list) and all(isinstance(s, dict) and isinstance(s.get("cells"), list) for s in sheets):
+            cells = [cell for sheet in sheets for cell in sheet["cells"]]
     if not isinstance(cells, list):
         raise ValueError("no cell list")
     code = []
     for number, cell in enumerate(cells, 1):
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
-            source = cell.get("source", "")
+            source = cell.get(member, "")
             code.append((number, "".join(source) if isinstance(source, list) else str(source)))
     return code
 
