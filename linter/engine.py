@@ -40,6 +40,7 @@ from .evidence import (
     move_target,
     same,
     sequence_of,
+    unpacked,
 )
 from .registry import Rule, all_rules
 from .rule_base import RuleContext
@@ -585,6 +586,10 @@ class _Walker:
             self._record_attribute(target, ty, value)
             return
         self.env.bind_target(target, ty)
+        if isinstance(target, (ast.Tuple, ast.List)):  # `self.mask, self.size = get_mask(n)`
+            for element, item in zip(target.elts, unpacked(ty, target), strict=False):
+                if isinstance(element, ast.Attribute):
+                    self._record_attribute(element, item, None)
         if ty is None or isinstance(target, (ast.Tuple, ast.List)):
             self._apply_usage(target)
 

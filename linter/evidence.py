@@ -322,7 +322,7 @@ class TypeEnv:
         if isinstance(target, ast.Name):
             self.bind(target.id, ty)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            items = _unpacked(ty, target)
+            items = unpacked(ty, target)
             for element, item in zip(target.elts, items, strict=False):
                 self.bind_target(element.value if isinstance(element, ast.Starred) else element, item)
         elif isinstance(target, ast.Starred):
@@ -699,7 +699,7 @@ def _arith(left: Ty | None, right: Ty | None, comparison: bool = False) -> Ty | 
     return dominant([left, right])
 
 
-def _unpacked(ty: Ty | None, target: ast.Tuple | ast.List) -> tuple[Ty | None, ...]:
+def unpacked(ty: Ty | None, target: ast.Tuple | ast.List) -> tuple[Ty | None, ...]:
     """What each part of an unpacking target gets: the items of a tuple of known items when
     the counts match (and nothing is starred), the items of a value whose items are known
     (a tensor's rows, the parts of a placed batch), else unknown."""

@@ -786,7 +786,7 @@ def call_type(callee: Ty, call: ast.Call, env: Env) -> Ty:
 def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
     """`x.to(device)` / `x.cuda()` on a value of unknown type: a tensor, a module or a batch
     of them, now on that device. `x.parameters()` (which only a module has): its tensors,
-    wherever the module is."""
+    wherever the module is. `x.eq(y)` of a tensor `y` on the device: a tensor there."""
     if method in _MODEL_TENSORS and not call.args and not call.keywords:
         return Ty(Kind.PLACED, "torch")
     if method in _NAMED_MODEL_TENSORS:
@@ -800,7 +800,16 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
         target = move_target(call, env)
         if target in (DEVICE, HOST):
             return Ty(Kind.PLACED, "torch", target)
+    if method in _WITH_A_TENSOR and len(call.args) == 1 and not call.keywords:
+        other = env.type_of(call.args[0])
+        if other is not None and other.lib == "torch" and other.kind in TORCH_VALUES and other.place == DEVICE:
+            return Ty(Kind.TENSOR, "torch", DEVICE)
     return None
+
+
+#: Tensor methods of two tensors (`p.argmax(1).eq(y)`): given a tensor on the device, the
+#: receiver is a tensor there too (or a number's 0-dim tensor) and so is the result.
+_WITH_A_TENSOR = frozenset({"eq", "ne", "gt", "lt", "ge", "le", "mul", "div", "sub", "matmul", "mm", "bmm", "dot"})
 
 
 def _named_tensors(place: str) -> Ty:

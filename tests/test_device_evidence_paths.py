@@ -560,3 +560,29 @@ def test_a_value_moved_in_one_branch_and_left_in_the_other_is_on_the_device(bran
     )
     read = source.count("\n") - 1
     assert codes(source, "GPU301") == ([("GPU301", read)] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("compared", "flagged"),
+    [
+        # a tensor method given a tensor on the device: the receiver is there too
+        ("network.predict(x).argmax(1).eq(y)", True),
+        ("network.predict(x).mul(y)", True),
+        # given a value on the host, or two arguments: nothing is known
+        ("network.predict(x).argmax(1).eq(y.cpu())", False),
+        ("network.predict(x).sub(y, alpha=2)", False),
+    ],
+)
+def test_a_tensor_method_given_a_device_tensor_gives_a_device_tensor(compared, flagged):
+    source = textwrap.dedent(f"""\
+        import torch
+
+        def accuracy(network, loader):
+            correct = 0
+            for data in loader:
+                x, y = data[0].cuda(), data[1].cuda()
+                correct += {compared}.sum().item()
+            return correct
+        """)
+    found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU308"]
+    assert found == (["GPU308"] if flagged else [])

@@ -80,6 +80,24 @@ def test_flagged_but_only_suggested(body, why):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
+@pytest.mark.parametrize(
+    "made",
+    [
+        "torch.Tensor([[SOS]]).long()",  # a legacy class given data
+        "torch.LongTensor([[SOS] * 2])",
+        "Variable(torch.LongTensor([[SOS]]))",  # through the legacy wrapper
+    ],
+)
+def test_constant_data_through_a_legacy_class_is_loop_invariant(made):
+    source = HEAD + (
+        "from torch.autograd import Variable\nSOS = 0\n\n\n"
+        f"def f(xs, decode):\n    for x in xs:\n        start = {made}.to(device)\n        decode(start, x)\n"
+    )
+    assert [d.code for d in _found(source)] == ["GPU302"]
+    # given a shape, the class allocates: a factory (GPU304), not data
+    assert _found(source.replace(made, "torch.LongTensor(1, 1)")) == []
+
+
 def test_nested_loops_hoist_one_loop_per_pass_until_outside_both():
     source = HEAD + textwrap.dedent("""\
         def f(epochs, xs):
@@ -153,11 +171,24 @@ MODULE = HEAD + textwrap.dedent("""\
         ("self.mask = torch.ones(4, 4).tril()", "mask = self.mask.repeat(len(x), 1, 1).to(x.device)"),
         ("self.v_ind = torch.LongTensor(4).fill_(0).unsqueeze(0)", "v = Variable(self.v_ind)\n        v = v.cuda()"),
         ("self.scale = torch.sqrt(torch.FloatTensor([4]))", "x = x / self.scale.to(device)"),
+        # what a function of the file returns, a host tensor, also one item of a tuple
+        ("self.mask, self.size = make_mask(n)", "mask = self.mask.repeat(len(x), 1, 1).to(x.device)"),
+        ("self.points = refer_points(n)", "points = self.points.to(x.device)"),
     ],
-    ids=["repeated", "through-variable-and-a-name", "torch-function-of-a-constructor"],
+    ids=[
+        "repeated",
+        "through-variable-and-a-name",
+        "torch-function-of-a-constructor",
+        "returned-in-a-tuple",
+        "returned",
+    ],
 )
 def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(made, used):
-    [finding] = _found(MODULE.format(made=made, used=used))
+    helpers = (
+        "def make_mask(n):\n    mask = torch.zeros(n, n)\n    return (1 - mask).bool(), n\n\n\n"
+        "def refer_points(n):\n    return torch.arange(n).view(1, -1)\n\n\n"
+    )
+    [finding] = _found(MODULE.format(made=made, used=used).replace("class Head", helpers + "class Head"))
     assert "register_buffer" in finding.message and finding.fix.applicability is Applicability.DISPLAY
 
 
@@ -174,8 +205,12 @@ def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(
         ('self.register_buffer("mask", torch.ones(4))', "mask = self.mask.to(x.device)"),
         # data handed in, not held
         ("self.mask = None", "mask = x.to(device)"),
+        # a parameter is registered, and moves with the module
+        ("self.w = nn.Parameter(torch.randn(4))", "w = self.w.to(x.device)"),
+        # an item of a tuple the evidence does not know
+        ("self.mask, self.size = unknown(n)", "mask = self.mask.to(x.device)"),
     ],
-    ids=["device-made", "like-factory", "set-in-forward", "buffer", "not-held"],
+    ids=["device-made", "like-factory", "set-in-forward", "buffer", "not-held", "parameter", "unknown-tuple"],
 )
 def test_tensors_that_are_no_held_host_constant_are_left_alone(made, used):
     assert _found(MODULE.format(made=made, used=used)) == []

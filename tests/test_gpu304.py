@@ -128,6 +128,8 @@ def test_two_statements_are_merged(lines, fixed):
         "m = torch.rand(3)\nx, m = x.cuda(), m.cuda()\n",
         "m = Variable(torch.zeros(3))\nm = m.cuda()\n",  # the legacy autograd wrapper
         "m = Variable(torch.zeros(3)).cuda()\n",
+        # changed by a torch function and a dtype change on the way (a causal mask)
+        "m = torch.triu(torch.ones((3, 3)), diagonal=1).bool()\nm = m.to(flag.device)\n",
     ],
 )
 def test_two_statements_otherwise_get_a_suggestion(lines):
@@ -148,6 +150,7 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
         "m = torch.zeros(3, device=d)\nm = m.to(d)\n",  # already on the device
         "m = torch.zeros(3)\nm = m.to('cpu')\n",
         "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
+        "m = torch.triu(torch.tensor(data)).bool()\nm = m.to(d)\n",  # data under the change
     ],
 )
 def test_two_statement_near_misses(lines):
@@ -348,8 +351,10 @@ def test_conversions_and_scatters_that_move_nothing_are_left_alone(lines):
             "from torch.distributions import Normal\nz = Normal(0, 1).sample((8,))\nreturn flag * z.to(d)\n",
             "distribution parameters",
         ),
+        # a dtype change on its way to the move (`label.float().to(device)`)
+        ("label = torch.ones(8, 1).long()\nreturn flag + label.float().view(-1).to(d)\n", "every read"),
     ],
-    ids=["inline", "other-name", "variable", "made-in-the-loop", "filled", "draw"],
+    ids=["inline", "other-name", "variable", "made-in-the-loop", "filled", "draw", "changed-on-the-way"],
 )
 def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
     found = _only(HEAD + _body(lines))
@@ -371,6 +376,9 @@ def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
         "z = torch.randn(8, device=d)\nreturn flag + z.to(d)\n",  # already there
         "z = torch.tensor([1.0, 2.0])\nreturn flag + z.cuda()\n",  # data, not a factory
         "from torch.distributions import Normal\nz = Normal(flag, 1).sample()\nreturn z.to(d)\n",
+        # changed, then read as it is: the host tensor is used
+        "label = torch.ones(8).long()\nreturn flag + label.float().sum(), label.to(d)\n",
+        "label = torch.ones(8).long()\nreturn flag + label.float().to(torch.half)\n",
     ],
     ids=[
         "twice",
@@ -383,6 +391,8 @@ def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
         "on-device",
         "data",
         "tensor-parameter",
+        "changed-and-read",
+        "changed-to-a-dtype",
     ],
 )
 def test_a_factory_read_otherwise_is_left_alone(lines):

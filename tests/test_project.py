@@ -267,6 +267,21 @@ def test_a_loader_handed_to_a_project_function_that_feeds_a_device_with_it(repos
     assert [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)] == [("GPU305", 7)]
 
 
+@pytest.mark.parametrize(
+    ("spelled", "call"),
+    [("import utils", "utils.train"), ("import utils as train_utils", "train_utils.train")],
+)
+def test_a_loader_handed_to_a_project_function_by_its_module_feeds_a_device(repository, cli, spelled, call):
+    """Called through the module (`utils.train(net, train_data, ...)`), the function is the
+    same: a call by attribute that no loader rule names."""
+    write(repository / "utils.py", TRAINER)
+    write(
+        repository / "train.py", LOADERS.replace("from utils import train", spelled).replace("train(net", f"{call}(net")
+    )
+    run = cli("check", "train.py", "--select", "GPU305", "--preview", "--output-format", "json", "--no-cache")
+    assert [(d["code"], d["location"]["row"]) for d in json.loads(run.stdout)] == [("GPU305", 7)]
+
+
 def test_a_loader_handed_to_a_project_function_that_keeps_it_on_the_host(repository, cli):
     write(repository / "utils.py", TRAINER.replace("im.cuda(), label.cuda()", "im.float(), label.long()"))
     write(repository / "train.py", LOADERS)

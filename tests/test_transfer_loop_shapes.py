@@ -403,3 +403,104 @@ def test_a_loader_named_by_a_phase_loop_is_the_batch_loop():
                 print(out.sum().item())
         """)
     assert _codes(source) == []
+
+
+@pytest.mark.parametrize(
+    ("inner", "flagged"),
+    [
+        # one batch of the target domain, taken as `next(iter(target_loader))` takes it
+        ("for xt, yt in target_loader:\n        xt = xt.to(device)\n        break\n", True),
+        # a loop that may go on past its first item is a batch loop of its own
+        (
+            "for xt, yt in target_loader:\n        xt = xt.to(device)\n        if xt.shape[0]:\n            break\n",
+            False,
+        ),
+        ("for xt, yt in target_loader:\n        xt = xt.to(device)\n", False),
+    ],
+)
+def test_a_loop_that_ends_on_its_first_item_brings_no_batch_loop(inner, flagged):
+    source = TORCH + textwrap.dedent("""\
+        device = "cuda"
+        model = nn.Linear(4, 2).to(device)
+        total = 0
+        for x, y in source_loader:
+            x = x.to(device)
+            {inner}
+            loss = model(x).sum() + model(xt).sum()
+            total = total + loss.cpu().item()
+            loss.backward()
+        """).format(inner=inner)
+    assert _codes(source) == ([("GPU308", _last_line(source) - 1)] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("branches", "flagged"),
+    [
+        # both sides add to the total, whatever the test: a copy on every iteration
+        (
+            "if p.size(1) == 1:\n            correct += p.gt(0).eq(y).sum().item()\n"
+            "        else:\n            correct += p.argmax(1).eq(y).sum().item()\n",
+            True,
+        ),
+        # one side only, on a test of this iteration's values: sometimes
+        ("if p.size(1) == 1:\n            correct += p.gt(0).eq(y).sum().item()\n", False),
+        # the other side copies only under an `if` of its own
+        (
+            "if p.size(1) == 1:\n            correct += p.gt(0).eq(y).sum().item()\n"
+            "        elif p.size(1) == 2:\n            correct += p.argmax(1).eq(y).sum().item()\n",
+            False,
+        ),
+    ],
+)
+def test_an_if_that_copies_on_both_sides_copies_on_every_iteration(branches, flagged):
+    source = TORCH + textwrap.dedent("""\
+        def accuracy(network, loader):
+            correct = 0
+            for data in loader:
+                x = data[0].cuda().float()
+                y = data[1].cuda().long()
+                p = network.predict(x)
+                {branches}
+            return correct
+        """).format(branches=branches)
+    found = [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
+    assert found == (["GPU308", "GPU308"] if flagged else [])
+
+
+def test_a_side_picked_by_an_iteration_counter_may_run_once():
+    source = TORCH + textwrap.dedent("""\
+        import numpy as np
+
+        def test(model, loader):
+            i = 0
+            for feature, label in loader:
+                feature, label = feature.cuda().float(), label.cuda().float()
+                pred = model.predict(feature)
+                if i == 0:
+                    labels = label.cpu().numpy()
+                else:
+                    labels = np.hstack((labels, label.cpu().numpy()))
+                i = i + 1
+            return labels
+        """)
+    # the `if` side runs once; the `else` side on every other iteration
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
+    assert found == [("GPU301", _last_line(source) - 2)]
+
+
+def test_a_side_picked_by_what_the_sides_bind_may_run_once():
+    source = TORCH + textwrap.dedent("""\
+        import numpy as np
+
+        def predict(model, loader):
+            preds = None
+            for x in loader:
+                logits = model(x.cuda())
+                if preds is None:
+                    preds = logits.cpu().numpy()
+                else:
+                    preds = np.concatenate((preds, logits.cpu().numpy()))
+            return preds
+        """)
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
+    assert found == []

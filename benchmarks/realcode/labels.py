@@ -71,6 +71,7 @@ TUNED_LABELS = (
             "blind31",
             "blind32",
             "blind33",
+            "blind34",
         )
     ),
 )

@@ -552,7 +552,7 @@ def factory_only_moved(node: ast.AST, ctx: RuleContext) -> FactoryMove | None:
     the two copies would become one tensor. The rewrite is shown, not written."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MOVING_METHODS):
         return None
-    moved = _unwrapped_name(node.func.value, ctx.env)
+    moved = moved_name(node, ctx.env)
     if moved is None:
         return None
     statement = ctx.reaching_assignment(moved.id)
@@ -615,6 +615,29 @@ def _unwrapped_name(value: ast.expr, env: TypeEnv) -> ast.Name | None:
     return value if isinstance(value, ast.Name) else None
 
 
+def moved_name(move: ast.Call, env: TypeEnv) -> ast.Name | None:
+    """The name a move takes to the device: `label` of `label.to(d)`, of `Variable(label).cuda()`
+    and of `label.float().to(d)`."""
+    return _unwrapped_name(_under_changes(move.func.value, env), env)  # type: ignore[attr-defined]
+
+
+def _under_changes(value: ast.expr, env: TypeEnv) -> ast.expr:
+    """What `value` changes the dtype or layout of on its way to a move (`label` of
+    `label.float()`, also through several: `label.long().view(-1, 1)`)."""
+    while _a_change(value, env):
+        value = value.func.value  # type: ignore[union-attr]
+    return value
+
+
+def _a_change(value: ast.expr, env: TypeEnv) -> bool:
+    """`value` is `x.float()`, `x.view(...)` or `x.to(torch.long)`: the tensor `x`, where it is."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and (value.func.attr in KEEPING_PLACE_METHODS or value.func.attr == "to" and move_target(value, env) == KEEP)
+    )
+
+
 def _to_device(move: ast.Call | None, env: TypeEnv) -> bool:
     """`move` takes its tensor to the device: `.cuda()`, `.to(device)`, `.type(cuda class)`."""
     return move is not None and moves_to_device(move, env)
@@ -624,6 +647,10 @@ def _moved_by(load: ast.Name, ctx: RuleContext) -> ast.Call | None:
     """The move (`.to(...)`, `.cuda()`, `.type(...)`) whose tensor `load` is, directly or
     in a legacy `Variable(...)`."""
     parent = ctx.parent(load)
+    while isinstance(parent, ast.Attribute) and isinstance(changed := ctx.parent(parent), ast.Call):
+        if changed.func is not parent or not _a_change(changed, ctx.env):
+            break
+        load, parent = changed, ctx.parent(changed)  # type: ignore[assignment]  # `label.float()` on its way
     if isinstance(parent, ast.Call) and unwrapped(parent, ctx.qualname(parent.func)) is load:
         load, parent = parent, ctx.parent(parent)  # type: ignore[assignment]
     if not (isinstance(parent, ast.Attribute) and parent.value is load and parent.attr in MOVING_METHODS):
@@ -729,13 +756,11 @@ def factory_moved_later(
     inner = unwrapped(factory, env.qualname(factory.func))
     if isinstance(inner, ast.Call):
         factory = inner
-    # `eps = torch.FloatTensor(n).normal_()`: filled in place on the way
-    while (
-        isinstance(factory.func, ast.Attribute)
-        and isinstance(factory.func.value, ast.Call)
-        and factory.func.attr in KEEPING_PLACE_METHODS | SCATTERING_METHODS
-    ):
-        factory, filled = factory.func.value, True
+    # `eps = torch.FloatTensor(n).normal_()`, `mask = torch.triu(torch.ones(k, k)).bool()`:
+    # filled in place or changed on the way
+    under, changed = _through_changes(factory, env)
+    if changed:
+        factory, filled = under, True
     found = _moved_factory(node, factory, env)
     if found is None:
         return None
@@ -1306,6 +1331,19 @@ _CONVERSIONS = frozenset(
         "torch.device",
     }
 )
+
+
+def _given_a_list(call: ast.Call) -> bool:
+    """`torch.LongTensor([[SOS_token]])`, `torch.Tensor([token] * n)`: a legacy class given a
+    list written out, data (a name may hold a size: `torch.FloatTensor(n)` allocates)."""
+    first = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult):
+        first = first.left
+    return isinstance(first, (ast.List, ast.Tuple))
+
+
+#: The legacy autograd wrapper, which hands on the tensor it is given.
+_VARIABLE = "torch.autograd.Variable"
 _CONVERSION_METHODS = frozenset(
     {"to", "cuda", "float", "double", "half", "long", "int", "bool", "contiguous", "astype", "to_numpy"}
 )
@@ -1313,7 +1351,8 @@ _CONVERSION_METHODS = frozenset(
 
 def reads_only(node: ast.AST, env: TypeEnv) -> set[str] | None:
     """The names `node` reads when it only reads (names, attributes, subscripts, constants)
-    and converts (`torch.tensor`, `.to(...)`); None when it computes or calls anything else."""
+    and converts (`torch.tensor`, a legacy class given data, `Variable(...)`, `.to(...)`);
+    None when it computes or calls anything else."""
     names: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
@@ -1323,8 +1362,10 @@ def reads_only(node: ast.AST, env: TypeEnv) -> set[str] | None:
                 names.add(sub.id)
         elif isinstance(sub, ast.Call):
             name = env.qualname(sub.func)
-            if name in _CONVERSIONS:
+            if name in _CONVERSIONS or name == _VARIABLE:
                 continue
+            if name and name[:6] == "torch." and name[6:] in LEGACY_TENSOR_TYPES and _given_a_list(sub):
+                continue  # `torch.LongTensor([[SOS_token]])`: the data given, as a tensor
             if name is None and isinstance(sub.func, ast.Attribute) and sub.func.attr in _CONVERSION_METHODS:
                 continue
             return None
@@ -1353,7 +1394,8 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     the current item (`for k in batch`, chunks of this iteration's tensor), a small loop,
     or a loop that brings in no data of its own (`_no_data_of_its_own`: an optimizer's
     parameter groups, metric functions) does not count, nor does a loop under an `if`
-    (pruning old checkpoints every N steps). Nor does a counted loop (`for _ in
+    (pruning old checkpoints every N steps) or one that ends on its first item (`for x in
+    target_loader: ...; break`). Nor does a counted loop (`for _ in
     range(n_critic):`) when `loop` takes a training step of its own on every iteration
     (`_steps_itself`: a GAN's generator step after its critic steps): each of its iterations
     is a step. A pass over a loader stays an inner batch loop, whatever follows it (an
@@ -1372,7 +1414,8 @@ def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, compute
                     return True
                 continue
             if not (
-                _over_this_iteration(statement, computed)
+                _ends_on_its_first_item(statement)
+                or _over_this_iteration(statement, computed)
                 or _no_data_of_its_own(statement, loop, computed, ctx)
                 or steps
                 and _counted(statement, ctx)
@@ -1383,6 +1426,12 @@ def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, compute
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and _loops_inside(node.func.id, ctx):
                 return True
     return False
+
+
+def _ends_on_its_first_item(inner: ast.stmt) -> bool:
+    """`for x, y in target_loader: ...; break`: the loop takes one item, as `next(iter(...))`
+    does, and brings no batch loop (a `break` its body always reaches ends the first pass)."""
+    return any(isinstance(statement, ast.Break) for statement in inner.body)  # type: ignore[attr-defined]
 
 
 def _counted(inner: ast.stmt, ctx: RuleContext) -> bool:
@@ -1819,8 +1868,13 @@ def unconditional_expressions(loop: ast.For | ast.AsyncFor | ast.While) -> list[
     the expressions of the statements of its body that run whenever it runs (in `with` and
     `try` blocks too; what an `if`, a `match` or an `except` decides, not)."""
     own: list[ast.AST] = [loop.test] if isinstance(loop, ast.While) else []
-    statements = sorted(_unconditional_statements(loop.body), key=lambda s: (s.lineno, s.col_offset))
-    for statement in statements:
+    return own + unconditional_body_expressions(loop.body)
+
+
+def unconditional_body_expressions(body: list[ast.stmt]) -> list[ast.AST]:
+    """The expressions of the statements of `body` that run whenever it runs, in source order."""
+    own: list[ast.AST] = []
+    for statement in sorted(_unconditional_statements(body), key=lambda s: (s.lineno, s.col_offset)):
         own.extend(_own_expressions(statement))
     return own
 

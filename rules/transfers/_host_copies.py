@@ -50,6 +50,7 @@ from ._common import (
     small_loop,
     trains,
     to_host,
+    unconditional_body_expressions,
     unconditional_expressions,
     under_host_autocast,
     waits_anyway,
@@ -324,8 +325,11 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     device's side (`if torch.cuda.is_available():`), or it is a flag the loop never changes (`_loop_invariant_flag`)
     that either switches the device on (`_device_switch`: `if use_cuda: x = x.cuda()`
     elsewhere in the file, and the copy is on its `use_cuda` side) or guards a copy to the
-    host on both sides (`if use_amp: ... loss.item() ... else: ... loss.item()`). An opt-in
-    flag guarding a copy on one side only (`if verbose: print(loss.item())`) may be off."""
+    host on both sides (`if use_amp: ... loss.item() ... else: ... loss.item()`). Whatever
+    the test, an `if` whose other side copies to the host too, whenever that side runs,
+    copies on every iteration (`if p.size(1) == 1: correct += ...item() else: correct +=
+    ...item()`). An opt-in flag guarding a copy on one side only (`if verbose:
+    print(loss.item())`) may be off."""
     test = branch.test
     if tests_every_step(test, _receiver_type(test, ctx)) or _every_first_step(test, ctx):
         return True
@@ -335,11 +339,27 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     available = _availability_test(test, ctx)
     if available is not None:
         return available is in_body
+    counters = _iteration_counters(loop)
+    if _one_iteration_test(test, counters) is not None and _one_iteration_test(test, counters) is not in_body:
+        return True  # the `else` of `if i == 0:`: every iteration but one
+    other = branch.orelse if in_body else branch.body
+    # a test of what the sides themselves bind picks by history (`if preds is None:`, the first batch)
+    bound_by_sides = {
+        name
+        for node in walk_local(branch.body + branch.orelse)
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+        for name in _stored_names(node)
+    }
+    if not _names(test) & (counters | bound_by_sides) and ctx.semantic.remember(
+        "copies on the other side whenever it runs",
+        (branch, in_body),
+        lambda: any(to_host(node, ctx.env) is not None for node in walk_local(unconditional_body_expressions(other))),
+    ):
+        return True  # `if p.size(1) == 1: correct += ...item() else: correct += ...item()`
     if not _loop_invariant_flag(test, loop, ctx):
         return False
     if _device_switch(test, ctx) is in_body:
         return True
-    other = branch.orelse if in_body else branch.body
     # asked once per side, at the branch's first copy: later statements of this side may
     # rebind what the other side copies (`outputs = outputs.cpu().numpy()` before it)
     return ctx.semantic.remember(
@@ -537,6 +557,42 @@ def _counts_iterations(counter: str, loop: ast.AST, ctx: RuleContext) -> bool:
         and literal_int(node.value) == 1
         for node in walk_local(body)
     )
+
+
+def _iteration_counters(loop: ast.stmt) -> set[str]:
+    """The names that say which iteration this is: the loop's targets and the names its body
+    counts up (`i += 1`, `i = i + 1`). A test of them picks iterations (`if i == 0:`), so a
+    side it picks may run once, whatever the other side does."""
+    counters = (
+        {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        if isinstance(loop, (ast.For, ast.AsyncFor))
+        else set()
+    )
+    for node in walk_local(loop.body):  # type: ignore[attr-defined]
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            counters.add(node.target.id)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.BinOp)
+            and mentions(node.value, node.targets[0].id)
+        ):
+            counters.add(node.targets[0].id)
+    return counters
+
+
+def _one_iteration_test(test: ast.expr, counters: set[str]) -> bool | None:
+    """Which side of the `if` runs on one iteration only, for a test of an iteration
+    counter against a number: the body for `i == 0` (True), the `else` for `i != 0`
+    (False); None for any other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    left, right = test.left, test.comparators[0]
+    counter = left if literal_int(right) is not None else right if literal_int(left) is not None else None
+    if not (isinstance(counter, ast.Name) and counter.id in counters):
+        return None
+    return isinstance(test.ops[0], ast.Eq)
 
 
 def _names(node: ast.expr) -> set[str]:

@@ -771,7 +771,7 @@ def batches():
             elif loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
-                fed = bool(self.feeding) or bound in self.handed_to_project
+                fed = bool(self.feeding) or bound in self.handed_to_project or _handed_to_project(reads, ctx)
             if fed and (lightning or self.preview_mode or not _one_pass(node, bound, reads, ctx)):
                 ctx.report(node, _message(node, loader), context=_loader_call(node, loader))
 
@@ -788,6 +788,21 @@ def batches():
             if ty is not None and ty.kind == "class":
                 return ctx.semantic.remember("loader classes", ctx.tree, lambda: _file_loaders(ctx)).get(func.id)
         return None
+
+
+def _handed_to_project(reads: list[ast.Name] | None, ctx: RuleContext) -> bool:
+    """One of the loader's reads is handed to a function of a project module that loops over
+    that parameter putting each batch on a device (`utils.train(net, train_loader)`): a call
+    by attribute the rule is not shown while the walk goes (it is shown only the methods it
+    names), so it is looked up here."""
+    for read in reads or ():
+        call = ctx.parent(read)
+        if not isinstance(call, ast.Call) or read not in call.args:
+            continue
+        trainer = ctx.project_function(call)
+        if trainer is not None and call.args.index(read) in trainer.feeds:
+            return True
+    return False
 
 
 #: torch's own: `DataLoader(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, ...)`.

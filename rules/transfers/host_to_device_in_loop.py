@@ -6,6 +6,7 @@ import ast
 
 from gpulint.rule_api import (
     DEVICE_TRIGGERS,
+    HOST,
     within,
     TORCH_FACTORIES,
     Applicability,
@@ -374,7 +375,8 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
     """The attribute `moved` reads, when it is `self.<attr>` of the current method's
     instance (also reshaped, `self.mask.repeat(n, 1)`, wrapped in `Variable(...)`, or
     through a local name bound to such a value) and only the class's `__init__` binds it,
-    to a torch tensor made on the host (a factory or constructor without `device=`)."""
+    to a torch tensor made on the host (a factory or constructor without `device=`, or what
+    the evidence says is one: a host tensor a function of the file returns)."""
     value = _through_reshaping(moved, ctx)
     if isinstance(value, ast.Name):
         bound = _assigned_before(value.id, ctx)
@@ -403,6 +405,9 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
         init = method_facts
     if init is None or init.self_name is None:
         return None
+    recorded = ctx.semantic.attribute_type(facts.owner, attribute)
+    if recorded is not None and recorded.lib == "torch" and recorded.kind == "tensor" and recorded.place == HOST:
+        return attribute  # what `__init__` bound it to is a host tensor (`self.mask, n = get_mask(k)`)
     made = [
         node.value
         for node in walk_local(init.node.body)
@@ -462,8 +467,9 @@ def _made_on_the_host(value: ast.expr, ctx: RuleContext) -> bool:
     # not a `*_like` factory: it makes the tensor where its argument is
     if (made in TORCH_FACTORIES and not made.endswith("_like")) or made in LEGACY_TENSOR_TYPES:
         return True
-    # a torch function computes where its input is: `torch.sqrt(torch.FloatTensor([d]))`
-    return bool(made) and bool(value.args) and _made_on_the_host(value.args[0], ctx)
+    # a torch function computes where its input is: `torch.sqrt(torch.FloatTensor([d]))`; not
+    # `nn.Parameter(torch.randn(n))`, which the module registers and moves with itself
+    return bool(made) and not made.startswith("nn.") and bool(value.args) and _made_on_the_host(value.args[0], ctx)
 
 
 def _is_move_method(node: ast.Call) -> bool:

@@ -11,6 +11,7 @@ from ._common import (
     bound_call,
     distribution_draw_move,
     factory_only_moved,
+    moved_name,
     FactoryMove,
     factory_move,
     factory_moved_later,
@@ -433,7 +434,12 @@ mask = make_mask(64)
             )
         if move.made is not None:  # reported at the factory, where `device=` goes
             moved = node.func.value  # type: ignore[attr-defined]
-            name = ast.unparse(moved.args[0] if isinstance(moved, ast.Call) and moved.args else moved)
+            named = moved_name(node, ctx.env)  # type: ignore[arg-type]
+            name = (
+                named.id
+                if named is not None
+                else ast.unparse(moved.args[0] if isinstance(moved, ast.Call) and moved.args else moved)
+            )
             message = (
                 f"`{name}` is created on the host and then copied to the device by `{ast.unparse(node)}`; "
                 "pass `device=` to the factory"
