@@ -591,16 +591,31 @@ class _Walker:
                 if isinstance(element, ast.Attribute):
                     self._record_attribute(element, item, None)
         if ty is None or isinstance(target, (ast.Tuple, ast.List)):
-            self._apply_usage(target)
+            self._apply_usage(target, value)
 
-    def _apply_usage(self, target: ast.expr) -> None:
-        """Names of a target left unknown take the family their use in this scope shows."""
+    def _apply_usage(self, target: ast.expr, value: ast.expr | None = None) -> None:
+        """Names of a target left unknown take the family their use in this scope shows. A
+        torch value so known, that a call given a tensor on the device made (`loss =
+        model.loss(scores, labels)`, then `loss.backward()`), is on the device too: torch
+        computes where its inputs are."""
         usage = self._usage()
         if not usage:
             return
         for node in ast.walk(target):
             if isinstance(node, ast.Name) and node.id in usage and self.env.lookup(node.id) is None:
-                self.env.bind(node.id, usage[node.id])
+                ty = usage[node.id]
+                if node is target and ty.lib == "torch" and not ty.place and self._given_the_device(value):
+                    ty = Ty(ty.kind, "torch", DEVICE, ty.items)
+                self.env.bind(node.id, ty)
+
+    def _given_the_device(self, value: ast.expr | None) -> bool:
+        """`value` is a call one of whose arguments is a torch value on the device."""
+        if not isinstance(value, ast.Call):
+            return False
+        return any(
+            torch_api.is_torch_value(ty) and ty.place == DEVICE  # type: ignore[union-attr]
+            for ty in torch_api.argument_types(value, self.env)
+        )
 
     def _usage(self) -> dict[str, Ty]:
         scope = self.index.scope(self.ctx.scopes[-1]) if self.ctx.scopes else None
@@ -730,6 +745,8 @@ class _Walker:
                 return None
             if self._loop_variable(func.id):
                 return None  # `for layer in net.layers: x = layer(x)`: a model's parts, a few
+            if self._only_imported(func.id):
+                return None  # a function of a module, imported one way or another on each path
         elif isinstance(func, ast.Attribute):
             owner = self._method_of_self(func)
             if owner is None or self.index.method(owner.owner, func.attr) is not None:  # type: ignore[arg-type]
@@ -740,6 +757,16 @@ class _Walker:
             if torch_api.is_torch_value(ty) and ty.place == DEVICE:  # type: ignore[union-attr]
                 return Ty(Kind.OUTPUT, "torch", DEVICE)
         return None
+
+    def _only_imported(self, name: str) -> bool:
+        """`name` is bound, in the innermost scope that binds it, by imports only
+        (`from train import train_dense as train_epoch` on one path, `... train_sparse as
+        train_epoch` on the other): a module's function or class, not a model handed in."""
+        for scope in [*reversed(self.ctx.scopes), self.ctx.tree]:
+            bindings = self.index.bindings(scope, name)
+            if bindings:
+                return all(isinstance(b, (ast.Import, ast.ImportFrom)) for b in bindings)
+        return False
 
     def _loop_variable(self, name: str) -> bool:
         """`name` is bound by a `for` loop (or a comprehension) of the scope being walked."""

@@ -752,19 +752,35 @@ def _constant(call: ast.Call, name: str, default: bool) -> bool | None:
     return bool(value.value) if isinstance(value, ast.Constant) else None
 
 
-def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> FitPredict | None:
+def fitted_and_predicted(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, made_inside: bool = False
+) -> FitPredict | None:
     """Whether `function` fits an estimator it is handed on one of its parameters and
     predicts with it on another (`clf.fit(X_train, y)`, then `clf.predict(X_test)`), none of
     the three bound again in its body: which parameters (a project helper whose callers
-    chain transformers into it by hand)."""
+    chain transformers into it by hand). With `made_inside`, the estimator may also be one
+    the body makes, by a statement of its own bound once (`model = RandomForestRegressor()`
+    in a notebook's `score_dataset(X_train, X_valid, y_train, y_valid)`)."""
     arguments = function.args
     parameters = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs))
-    rebound = {
-        node.id
-        for node in walk_local(function.body)
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)
-    }
-    usable = set(parameters) - rebound
+    stores: dict[str, int] = {}
+    for node in walk_local(function.body):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    usable = set(parameters) - set(stores)
+    made: dict[str, ast.Call] = {}
+    if made_inside:
+        for statement in function.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, ast.Call)
+                and stores.get(statement.targets[0].id) == 1
+                and statement.targets[0].id not in parameters
+            ):
+                made[statement.targets[0].id] = statement.value
+        usable |= set(made)
     # fitted by a statement of the body itself (not under an `if` or in a loop), predicted after
     positional = tuple(a.arg for a in (*arguments.posonlyargs, *arguments.args))
     fits: dict[str, tuple[str, int]] = {}
@@ -774,8 +790,8 @@ def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Fi
         if parts is not None and parts[1] == "fit":
             fits.setdefault(parts[0], (parts[2], statement.lineno))
         chained = _chained_fit_predict(call, usable)  # `clf.fit(X_train, y).predict_proba(X_test)`
-        if chained is not None and chained[0] not in fits:
-            return FitPredict(*chained, positional)
+        if chained is not None and chained[0] not in fits and not {chained[1], chained[2]} & set(made):
+            return FitPredict(*chained, positional, made.get(chained[0]))
     predicts: dict[str, tuple[str, int]] = {}
     for node in walk_local(function.body):
         parts = _parameter_call(node, usable)
@@ -783,8 +799,8 @@ def fitted_and_predicted(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Fi
             predicts.setdefault(parts[0], (parts[2], node.lineno))  # type: ignore[attr-defined]
     for estimator, (fitted, fitted_at) in fits.items():
         predicted, predicted_at = predicts.get(estimator, (fitted, 0))
-        if predicted != fitted and predicted_at > fitted_at:
-            return FitPredict(estimator, fitted, predicted, positional)
+        if predicted != fitted and predicted_at > fitted_at and not {fitted, predicted} & set(made):
+            return FitPredict(estimator, fitted, predicted, positional, made.get(estimator))
     return None
 
 

@@ -45,15 +45,21 @@ class FitPredict(NamedTuple):
     fitted: str
     predicted: str
     parameters: tuple[str, ...]
+    #: The estimator's constructor, when the function makes it itself (`model =
+    #: RandomForestRegressor(...)` in a notebook's `score_dataset(X_train, X_valid, ...)`):
+    #: `estimator` is then the local name. Only for a function of the file being linted.
+    made: ast.Call | None = None
 
     def arguments(self, call: ast.Call) -> tuple[ast.expr, ast.expr, ast.expr] | None:
-        """The estimator, training data and test data a call hands the function, when it
-        hands all three (by position or by keyword)."""
+        """The estimator (or the constructor the function makes it with), training data and
+        test data a call hands the function, when it hands all three (by position or by
+        keyword)."""
         if any(isinstance(arg, ast.Starred) for arg in call.args):
             return None
         given = dict(zip(self.parameters, call.args, strict=False))
         given.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg is not None)
-        estimator, fitted, predicted = (given.get(self.estimator), given.get(self.fitted), given.get(self.predicted))
+        estimator = self.made if self.made is not None else given.get(self.estimator)
+        fitted, predicted = given.get(self.fitted), given.get(self.predicted)
         if estimator is None or fitted is None or predicted is None:
             return None
         return estimator, fitted, predicted

@@ -48,8 +48,8 @@ SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, 
 FRAME_ONLY_METHODS = frozenset({"iterrows", "itertuples"})
 NDFRAME_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat"})
 #: Tensor/module methods: a name they are called on is a torch value (a tensor, a module
-#: or a batch of them). `.backward()` is a tensor's.
-TORCH_METHODS = frozenset({"cuda", "backward"})
+#: or a batch of them). `.backward()` and `.detach()` are a tensor's.
+TORCH_METHODS = frozenset({"cuda", "backward", "detach"})
 #: Decorators under which a method's first parameter is not an instance.
 _NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
 

@@ -157,6 +157,21 @@ TORCH_TENSOR_FUNCTIONS = frozenset(
         "count_nonzero",
         "multinomial",
         "histc",
+        "sin",
+        "cos",
+        "tan",
+        "atan",
+        "sinh",
+        "cosh",
+        "log1p",
+        "expm1",
+        "log2",
+        "log10",
+        "reciprocal",
+        "rsqrt",
+        "erf",
+        "maximum",
+        "minimum",
     ]
 )
 #: Tensor methods that return a tensor on the same device (tuple-returning forms excluded).
@@ -247,6 +262,21 @@ TENSOR_TO_TENSOR = frozenset(
         "square",
         "multinomial",
         "histc",
+        "sin",
+        "cos",
+        "tan",
+        "atan",
+        "sinh",
+        "cosh",
+        "log1p",
+        "expm1",
+        "log2",
+        "log10",
+        "reciprocal",
+        "rsqrt",
+        "erf",
+        "maximum",
+        "minimum",
     ]
 )
 #: Tensor methods and torch functions that return several tensors on the same device: a tuple
@@ -832,6 +862,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
         converted_to = type_conversion_place(call, env)
         if converted_to is not None:
             return Ty(Kind.TENSOR, "torch", converted_to)
+        if len(call.args) == 1 and not call.keywords and is_dtype(call.args[0], env):
+            return Ty(Kind.TENSOR, "torch", place)  # `pe.type(dtype)`: converted where it is
     if method in _MODEL_TENSORS and kind in ("model", "placed"):
         return Ty(Kind.PLACED, "torch", place)  # the module's tensors: iterating yields them
     if method in _NAMED_MODEL_TENSORS and kind in ("model", "placed"):

@@ -586,3 +586,62 @@ def test_a_tensor_method_given_a_device_tensor_gives_a_device_tensor(compared, f
         """)
     found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU308"]
     assert found == (["GPU308"] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("imported", "flagged"),
+    [
+        # imported one way on each path: a module's function, whatever it returns
+        (
+            "    if dense:\n        from train import train_dense as train_epoch\n"
+            "    else:\n        from train import train_sparse as train_epoch\n",
+            False,
+        ),
+        # a parameter is what the caller hands in: a model computes where its inputs are
+        ("    train_epoch = make_step(model)\n", True),
+    ],
+)
+def test_a_function_imported_on_every_path_is_no_model_handed_in(imported, flagged):
+    source = textwrap.dedent("""\
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+
+
+        def main(model, loader, dense, epochs):
+            writer = SummaryWriter()
+            model = model.cuda()
+            x = torch.ones(4).cuda()
+        {imported}
+            for epoch in range(epochs):
+                loss = train_epoch(model, x, loader)
+                writer.add_scalar("loss", loss, epoch)
+        """).format(imported=imported.rstrip("\n"))
+    found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU307"]
+    assert found == (["GPU307"] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("loss", "flagged"),
+    [
+        # the batch is on the device, and the loss is a tensor (`.backward()`, `.detach()`)
+        ("loss = model.loss(scores, labels)\n        loss.backward()\n        total += loss.detach().item()", True),
+        ("loss = model.loss(scores, labels)\n        total += loss.detach().item()", True),
+        # given nothing on the device, where it is stays unknown
+        ("loss = model.loss(scores, raw)\n        loss.backward()\n        total += loss.detach().item()", False),
+    ],
+)
+def test_a_tensor_a_call_given_device_tensors_makes_is_on_the_device(loss, flagged):
+    source = textwrap.dedent("""\
+        import torch
+
+
+        def train_epoch(model, optimizer, device, loader):
+            total = 0
+            for graphs, labels, raw in loader:
+                labels = labels.to(device)
+                scores = model.forward(graphs)
+                {loss}
+            return total
+        """).format(loss=loss)
+    found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU308"]
+    assert found == (["GPU308"] if flagged else [])

@@ -174,6 +174,8 @@ MODULE = HEAD + textwrap.dedent("""\
         # what a function of the file returns, a host tensor, also one item of a tuple
         ("self.mask, self.size = make_mask(n)", "mask = self.mask.repeat(len(x), 1, 1).to(x.device)"),
         ("self.points = refer_points(n)", "points = self.points.to(x.device)"),
+        # sines and cosines of a host range, converted to a dtype: still on the host
+        ("self.pos = posemb(n)", "x = x + self.pos.to(x.device, dtype=x.dtype)"),
     ],
     ids=[
         "repeated",
@@ -181,12 +183,15 @@ MODULE = HEAD + textwrap.dedent("""\
         "torch-function-of-a-constructor",
         "returned-in-a-tuple",
         "returned",
+        "sines-converted",
     ],
 )
 def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(made, used):
     helpers = (
         "def make_mask(n):\n    mask = torch.zeros(n, n)\n    return (1 - mask).bool(), n\n\n\n"
         "def refer_points(n):\n    return torch.arange(n).view(1, -1)\n\n\n"
+        "def posemb(n, dtype=torch.float32):\n    y = torch.arange(n)[:, None] / n\n"
+        "    pe = torch.cat((y.sin(), y.cos()), dim=1)\n    return pe.type(dtype)\n\n\n"
     )
     [finding] = _found(MODULE.format(made=made, used=used).replace("class Head", helpers + "class Head"))
     assert "register_buffer" in finding.message and finding.fix.applicability is Applicability.DISPLAY

@@ -130,6 +130,8 @@ def test_two_statements_are_merged(lines, fixed):
         "m = Variable(torch.zeros(3)).cuda()\n",
         # changed by a torch function and a dtype change on the way (a causal mask)
         "m = torch.triu(torch.ones((3, 3)), diagonal=1).bool()\nm = m.to(flag.device)\n",
+        # a number written at places on a line of its own, then moved where a flag says
+        "m = Variable(torch.zeros(3, 4))\nrows = [0, 1]\nm[rows, [2, 3]] = 1\nif flag:\n    m = m.cuda()\n",
     ],
 )
 def test_two_statements_otherwise_get_a_suggestion(lines):
@@ -151,6 +153,8 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
         "m = torch.zeros(3)\nm = m.to('cpu')\n",
         "for i in range(3):\n    m = m.to(d)\n    m = torch.zeros(3)\n",  # the factory comes after the move
         "m = torch.triu(torch.tensor(data)).bool()\nm = m.to(d)\n",  # data under the change
+        "m = torch.zeros(3, 4)\nm[0] = flag\nm = m.to(d)\n",  # a value written, not a number
+        "m = torch.zeros(3, 4)\nm[m > 0] = 1\nm = m.to(d)\n",  # the places read the tensor
     ],
 )
 def test_two_statement_near_misses(lines):

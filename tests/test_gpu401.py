@@ -517,6 +517,62 @@ def test_a_chain_fitted_and_used_in_a_function_of_the_file(body, flagged):
         assert found[0].fix is not None and found[0].fix.edits == ()
 
 
+SCORE_DATASET = """\
+import pandas as pd
+from sklearn.ensemble import RandomForestRegressor
+from sklearn.impute import SimpleImputer
+from sklearn.metrics import mean_absolute_error
+
+data = pd.read_csv("melb_data.csv")
+X_train, X_valid, y_train, y_valid = data[:9000], data[9000:], data.Price[:9000], data.Price[9000:]
+
+
+def score_dataset(X_train, X_valid, y_train, y_valid):
+{body}
+    return mean_absolute_error(y_valid, preds)
+
+
+imputer = SimpleImputer()
+{outputs}
+print(score_dataset(imputed_X_train, imputed_X_valid, y_train, y_valid))
+"""
+PLAIN_OUTPUTS = "imputed_X_train = imputer.fit_transform(X_train)\nimputed_X_valid = imputer.transform(X_valid)"
+FRAMED_OUTPUTS = (
+    "imputed_X_train = pd.DataFrame(imputer.fit_transform(X_train))\n"
+    "imputed_X_valid = pd.DataFrame(imputer.transform(X_valid))\n"
+    "imputed_X_train.columns = X_train.columns\nimputed_X_valid.columns = X_valid.columns"
+)
+MADE_INSIDE = "    model = RandomForestRegressor(n_estimators=10)\n    model.fit(X_train, y_train)\n    preds = model.predict(X_valid)"
+
+
+@pytest.mark.parametrize(
+    ("body", "outputs", "flagged"),
+    [
+        # the helper makes its estimator, fits it on one split and predicts on the other
+        (MADE_INSIDE, PLAIN_OUTPUTS, True),
+        # the outputs put in frames, their columns named again: still the imputer's
+        (MADE_INSIDE, FRAMED_OUTPUTS, True),
+        # near-misses: the estimator bound twice, or predicting on what it fitted
+        (MADE_INSIDE + "\n    model = RandomForestRegressor()", PLAIN_OUTPUTS, False),
+        (MADE_INSIDE.replace("predict(X_valid)", "predict(X_train)"), PLAIN_OUTPUTS, False),
+        # an output changed by other code than a frame is not followed
+        (
+            MADE_INSIDE,
+            PLAIN_OUTPUTS.replace("= imputer.fit_transform(X_train)", "= np.log(imputer.fit_transform(X_train))"),
+            False,
+        ),
+    ],
+    ids=["made-inside", "framed", "bound-twice", "same-split", "other-wrapper"],
+)
+def test_a_helper_that_makes_its_own_estimator_closes_the_chain(body, outputs, flagged):
+    source = SCORE_DATASET.format(body=body, outputs=outputs)
+    fitted_at = next(i for i, line in enumerate(source.splitlines(), 1) if "imputer.fit_transform" in line)
+    found = [d for d in lint_source(source) if d.code == "GPU401"]
+    assert [(d.start.line, "score_dataset" in d.message) for d in found] == ([(fitted_at, True)] if flagged else [])
+    if flagged:
+        assert found[0].fix is not None and found[0].fix.edits == ()
+
+
 @pytest.mark.parametrize("between", ["", "    print(X_train.shape, len(scaler.mean_))\n    X_train\n"])
 def test_a_chain_fitted_twice_on_the_same_data_is_reported_where_it_starts(between):
     # `scaler.fit(X_train)`, then "equivalently" `fit_transform` on the same data; reads between

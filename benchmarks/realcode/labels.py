@@ -72,6 +72,7 @@ TUNED_LABELS = (
             "blind32",
             "blind33",
             "blind34",
+            "blind35",
         )
     ),
 )

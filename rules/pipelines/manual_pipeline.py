@@ -83,7 +83,11 @@ class ManualPipeline(Rule):
     a helper handed the estimator and both splits' outputs, of a project module
     (`utils.train_predict(clf, Xt, y_train, Xt_test)`, where the helper fits its estimator
     parameter on one and predicts on the other: `docs/evidence.md`) or of the file (also
-    fitting and predicting in one chain: `model.fit(X_train, y).predict_proba(X_test)`), and a predictor that also transforms
+    fitting and predicting in one chain: `model.fit(X_train, y).predict_proba(X_test)`, or
+    with an estimator it makes itself, bound once: `def score_dataset(X_train, X_valid,
+    y_train, y_valid): model = RandomForestRegressor(); model.fit(X_train, y_train); ...`),
+    the outputs may be put in frames on both sides (`pd.DataFrame(imputer.transform(X_valid))`,
+    their columns named again by hand), and a predictor that also transforms
     (`LinearDiscriminantAnalysis`) counts as a transformer where its `transform` is
     applied. A search's refitted `best_estimator_` may predict on the test data (also through
     a name bound to it), as may the name an estimator's `fit` returned (`fitted =
@@ -347,16 +351,18 @@ def fit(model, transformer, X, y, X_new):
         if handed is None:
             return
         model, fitted, predicted = handed
-        receiver = ctx.type_of(model)
+        receiver = ctx.type_of(model)  # the estimator handed, or the constructor the helper calls
         data = _underlying(fitted)
         if (
             receiver is None
             or receiver.kind != "estimator"
             or role(receiver.lib) not in (PREDICTOR, SEARCH)
             or not isinstance(model, ast.Name)
+            and fits.made is None  # type: ignore[union-attr]
             or not isinstance(data, (ast.Name, ast.Call))
         ):
             return
+        estimator = model.id if isinstance(model, ast.Name) else fits.estimator  # type: ignore[union-attr]
         found = self._unreported_steps(data, ctx)
         if found is None:
             return
@@ -365,7 +371,9 @@ def fit(model, transformer, X, y, X_new):
         if given is None:
             return
         holder, bound, refit = given
-        chain = self._chain(ctx, block, steps, index, call, model.id, receiver.lib, (index, call, holder, bound), refit)
+        chain = self._chain(
+            ctx, block, steps, index, call, estimator, receiver.lib, (index, call, holder, bound), refit
+        )
         _report(ctx, chain, f", fitted and used in `{ast.unparse(call.func)}`")
 
     def _chain(
@@ -410,7 +418,7 @@ def _helper_fits(call: ast.Call, ctx: RuleContext) -> FitPredict | None:
     function = ctx.function_named(call.func.id)
     if function is None:
         return None
-    return ctx.semantic.remember("fitted and predicted", function, lambda: fitted_and_predicted(function))
+    return ctx.semantic.remember("fitted and predicted", function, lambda: fitted_and_predicted(function, True))
 
 
 def _report(ctx: RuleContext, chain: Chain, detail: str) -> None:
@@ -538,9 +546,24 @@ def _test_data(
         return None, None, _refits(data)
     if isinstance(data, ast.Name):
         found = ctx.last_assignment(block, index, data.id, paired=True)
-        if found is not None and _is_transform_by(_underlying(found[1]), last):
-            return data.id, found[0], _refits(_underlying(found[1]))
+        value = _underlying(_unframed(found[1], ctx)) if found is not None else None
+        if found is not None and value is not None and _is_transform_by(value, last):
+            return data.id, found[0], _refits(value)
     return None
+
+
+def _unframed(value: ast.expr, ctx: RuleContext) -> ast.expr:
+    """`t.fit_transform(X)` of `pd.DataFrame(t.fit_transform(X))`: the transformer's output
+    put in a frame (its column names then set by hand) is still its output. The rewrite is
+    then not written (the fixer sees the frame)."""
+    if (
+        isinstance(value, ast.Call)
+        and len(value.args) == 1
+        and isinstance(value.args[0], ast.Call)
+        and ctx.qualname(value.func) == "pandas.DataFrame"
+    ):
+        return value.args[0]
+    return value
 
 
 def _fitted_steps(block: list[ast.stmt], index: int, data: ast.expr, ctx: RuleContext) -> list[Step]:
@@ -595,7 +618,7 @@ def _steps(block: list[ast.stmt], before: int, name: str, ctx: RuleContext) -> l
         if isinstance(value, ast.Name):
             name, before = value.id, index  # `X = dtm`: the same output under another name
             continue
-        step = _step(block, index, value, name, ctx)
+        step = _step(block, index, _unframed(value, ctx), name, ctx)
         if step is None:
             break
         steps.append(step)

@@ -807,8 +807,19 @@ def _last_touching(block: list[ast.stmt], before: int, name: str, touched: dict[
 
 def _fills_in_place(statement: ast.stmt, name: str) -> bool:
     """`t.normal_(0, 1)` (or `zero_`, `fill_(0.5)`, ...) as a statement of its own, given
-    literal numbers only (no generator, no tensor of probabilities): filled on the device
-    the same way once the factory is given `device=`."""
+    literal numbers only (no generator, no tensor of probabilities), or a number written at
+    places (`t[rows, cols] = 1`): filled on the device the same way once the factory is
+    given `device=`."""
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(target := statement.targets[0], ast.Subscript)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == name
+        and not mentions(target.slice, name)
+        and _a_number(statement.value)
+    ):
+        return True  # `mask[rows, cols] = 1`: values written at places (the indices go along)
     call = statement.value if isinstance(statement, ast.Expr) else None
     return (
         isinstance(call, ast.Call)

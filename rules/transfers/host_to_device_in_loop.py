@@ -61,8 +61,16 @@ class HostToDeviceInLoop(Rule):
     A torch module's `forward` (or another method run per batch) that copies a host tensor
     the instance holds, set only in `__init__` by a factory or constructor without `device=`
     (`self.mask = torch.ones(n, n).tril()`, then `self.mask.to(x.device)`, also reshaped or
-    through `Variable(...)`), copies the same bytes on every call: the rewrite is shown,
-    registering it as a buffer, which moves with the module once.
+    through `Variable(...)`) or to a host tensor a function of the file returns (`self.pos =
+    posemb_sincos_2d(h, w, dim)`, also one item of a tuple: `self.mask, self.size =
+    get_mask(n)`), copies the same bytes on every call: the rewrite is shown, registering it
+    as a buffer, which moves with the module once. Not an `nn.Parameter`, which the module
+    registers and moves itself.
+
+    Data is what the copied expression only reads and converts: names, attributes and
+    subscripts, `torch.tensor(...)`, a legacy class given a list written out
+    (`torch.LongTensor([[SOS_token]])`; given a name, it may be a size) and the legacy
+    `Variable(...)` wrapper.
 
     ## Why is this bad?
     Every iteration copies the same bytes over the bus again (and allocates device memory for
