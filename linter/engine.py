@@ -604,13 +604,20 @@ class _Walker:
         for node in ast.walk(target):
             if isinstance(node, ast.Name) and node.id in usage and self.env.lookup(node.id) is None:
                 ty = usage[node.id]
-                if node is target and ty.lib == "torch" and not ty.place and self._given_the_device(value):
+                if node is target and ty.lib == "torch" and not ty.place and self._given_the_device(value, node.id):
                     ty = Ty(ty.kind, "torch", DEVICE, ty.items)
                 self.env.bind(node.id, ty)
 
-    def _given_the_device(self, value: ast.expr | None) -> bool:
-        """`value` is a call one of whose arguments is a torch value on the device."""
+    def _given_the_device(self, value: ast.expr | None, name: str) -> bool:
+        """`value` is a call one of whose arguments is a torch value on the device, of no
+        function merely imported (a module's function may compute on the host), and `name`,
+        bound to it, is never turned into NumPy without a copy (`feats.detach().numpy()`
+        raises on a device tensor: the code shows it is on the host)."""
         if not isinstance(value, ast.Call):
+            return False
+        if isinstance(value.func, ast.Name) and self._only_imported(value.func.id):
+            return False
+        if self._read_as_numpy(name):
             return False
         return any(
             torch_api.is_torch_value(ty) and ty.place == DEVICE  # type: ignore[union-attr]
@@ -757,6 +764,26 @@ class _Walker:
             if torch_api.is_torch_value(ty) and ty.place == DEVICE:  # type: ignore[union-attr]
                 return Ty(Kind.OUTPUT, "torch", DEVICE)
         return None
+
+    def _read_as_numpy(self, name: str) -> bool:
+        """The scope turns `name` into a NumPy array with no copy to the host on the way
+        (`name.numpy()`, `name.detach().numpy()`, `name.data.numpy()`)."""
+        scope = self.ctx.scopes[-1] if self.ctx.scopes else self.ctx.tree
+        for node in walk_local(getattr(scope, "body", [])):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
+                receiver: ast.expr = node.func.value
+                while True:
+                    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+                        if receiver.func.attr not in _NO_COPY_ON_THE_WAY:
+                            break
+                        receiver = receiver.func.value
+                    elif isinstance(receiver, ast.Attribute) and receiver.attr == "data":
+                        receiver = receiver.value
+                    else:
+                        break
+                if isinstance(receiver, ast.Name) and receiver.id == name:
+                    return True
+        return False
 
     def _only_imported(self, name: str) -> bool:
         """`name` is bound, in the innermost scope that binds it, by imports only
@@ -1450,6 +1477,12 @@ def analyze(
     a source that is no file."""
     with _cycle_collector_paused():
         return _analyze(source, rules, filename, tree, path)
+
+
+#: Tensor methods that hand on the tensor where it is, on the way to a `.numpy()`.
+_NO_COPY_ON_THE_WAY = frozenset(
+    {"detach", "clone", "float", "double", "long", "int", "squeeze", "view", "reshape", "flatten", "contiguous"}
+)
 
 
 def module_facts(data: bytes, filename: str) -> project.ModuleFacts:

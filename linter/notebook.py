@@ -879,6 +879,8 @@ def _language(metadata: object) -> str | None:
         table = metadata.get(key)
         if isinstance(table, dict) and isinstance(table.get(field_name), str):
             return table[field_name].lower()
+    if isinstance(metadata.get("language"), str):
+        return metadata["language"].lower()  # format 3 (IJulia writes it there; its cells say "python")
     return None
 
 

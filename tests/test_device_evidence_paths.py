@@ -645,3 +645,31 @@ def test_a_tensor_a_call_given_device_tensors_makes_is_on_the_device(loss, flagg
         """).format(loss=loss)
     found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU308"]
     assert found == (["GPU308"] if flagged else [])
+
+
+@pytest.mark.parametrize(
+    ("collected", "flagged"),
+    [
+        # `.numpy()` without a copy raises on a device tensor: the code shows it is on the host
+        ("feats = model.embed(x)\n        out.append(feats.detach().numpy())", False),
+        ("feats = model.embed(x)\n        out.append(feats.detach().cpu().numpy())", True),
+        # a function merely imported may compute on the host
+        ("feats = extract(model, x)\n        feats = feats.detach()\n        out.append(feats.tolist())", False),
+        ("feats = helper(model, x)\n        feats = feats.detach()\n        out.append(feats.tolist())", True),
+    ],
+)
+def test_a_tensor_shown_on_the_host_or_made_by_an_imported_function_stays_unknown(collected, flagged):
+    source = textwrap.dedent("""\
+        import torch
+        from features import extract
+
+
+        def collect(model, loader, helper):
+            out = []
+            for x, y in loader:
+                x = x.cuda()
+                {collected}
+            return out
+        """).format(collected=collected)
+    found = [d.code for d in lint_in_preview_mode(source) if d.code == "GPU301"]
+    assert found == (["GPU301"] if flagged else [])

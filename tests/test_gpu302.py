@@ -80,6 +80,16 @@ def test_flagged_but_only_suggested(body, why):
     assert fix_text(source, unsafe_fixes=True) == source
 
 
+def test_a_copy_a_comprehension_collects_is_one_tensor_per_element():
+    source = HEAD + (
+        "def gather_sizes(world_size):\n"
+        "    size_list = [torch.IntTensor([0]).to('cuda') for _ in range(world_size)]\n"
+        "    both = [torch.tensor([0]).to(device) for _ in range(world_size)]\n"
+        "    return size_list, both\n"
+    )
+    assert _found(source) == []
+
+
 @pytest.mark.parametrize(
     "made",
     [
@@ -214,8 +224,21 @@ def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(
         ("self.w = nn.Parameter(torch.randn(4))", "w = self.w.to(x.device)"),
         # an item of a tuple the evidence does not know
         ("self.mask, self.size = unknown(n)", "mask = self.mask.to(x.device)"),
+        # changed in place by a method: not the same bytes on every call
+        ("self.state = torch.zeros(1, 4)", "h = self.state.to(x.device)\n        self.state.copy_(h.detach().cpu())"),
+        ("self.state = torch.zeros(1, 4)", "h = self.state.to(x.device)\n        self.state[0] = 1"),
     ],
-    ids=["device-made", "like-factory", "set-in-forward", "buffer", "not-held", "parameter", "unknown-tuple"],
+    ids=[
+        "device-made",
+        "like-factory",
+        "set-in-forward",
+        "buffer",
+        "not-held",
+        "parameter",
+        "unknown-tuple",
+        "copied-into",
+        "written-at-places",
+    ],
 )
 def test_tensors_that_are_no_held_host_constant_are_left_alone(made, used):
     assert _found(MODULE.format(made=made, used=used)) == []

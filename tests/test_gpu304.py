@@ -383,6 +383,9 @@ def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
         # changed, then read as it is: the host tensor is used
         "label = torch.ones(8).long()\nreturn flag + label.float().sum(), label.to(d)\n",
         "label = torch.ones(8).long()\nreturn flag + label.float().to(torch.half)\n",
+        # filled on the way with what may tie it to the host: a CPU generator, host probabilities
+        "z = torch.empty(8)\nreturn flag + z.normal_(generator=g).to(d)\n",
+        "keep = torch.empty(8)\nreturn flag + keep.bernoulli_(probs).to(d)\n",
     ],
     ids=[
         "twice",
@@ -397,6 +400,8 @@ def test_a_factory_moved_where_it_is_read_gets_a_suggestion(lines, suggested):
         "tensor-parameter",
         "changed-and-read",
         "changed-to-a-dtype",
+        "filled-with-a-generator",
+        "filled-with-probabilities",
     ],
 )
 def test_a_factory_read_otherwise_is_left_alone(lines):

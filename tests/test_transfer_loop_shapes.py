@@ -504,3 +504,50 @@ def test_a_side_picked_by_what_the_sides_bind_may_run_once():
         """)
     found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
     assert found == []
+
+
+@pytest.mark.parametrize(
+    "branches",
+    [
+        # a test of what an earlier iteration left (`prev = out` after the `if`)
+        "if prev is None:\n            print(out.sum().item())\n        else:\n"
+        "            diffs.append((out - prev).abs().sum().item())\n        prev = out\n",
+        # a counter kept on the instance
+        "if self.step == 0:\n            print(out.sum().item())\n        else:\n"
+        "            diffs.append(out.sum().item())\n        self.step += 1\n",
+        # a side that leaves the loop runs once at most
+        "if not torch.isfinite(out).all():\n            raise RuntimeError(out.sum().item())\n        else:\n"
+        "            diffs.append(out.sum().item())\n",
+    ],
+    ids=["history", "attribute-counter", "leaves-the-loop"],
+)
+def test_a_side_a_history_test_or_an_exit_picks_is_not_every_iteration(branches):
+    source = TORCH + textwrap.dedent("""\
+        def drift(self, model, loader):
+            diffs, prev = [], None
+            for x, y in loader:
+                out = model(x.cuda())
+                {branches}
+            return diffs
+        """).format(branches=branches.rstrip("\n"))
+    found = [(d.code, d.start.line) for d in lint_in_preview_mode(source) if d.code in HOST_COPIES]
+    first_side = next(i for i, line in enumerate(source.splitlines(), 1) if "    if " in line) + 1
+    assert all(line != first_side for _, line in found)
+
+
+def test_a_retry_loop_around_a_pass_over_the_data_is_no_single_item():
+    source = TORCH + textwrap.dedent("""\
+        def train(model, loader, optimizer, epochs, retries):
+            for epoch in range(epochs):
+                for attempt in range(retries):
+                    try:
+                        for x, y in loader:
+                            loss = model(x.cuda()).sum()
+                            loss.backward()
+                            optimizer.step()
+                    except RuntimeError:
+                        continue
+                    break
+                print("epoch", epoch, loss.item())
+        """)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == []

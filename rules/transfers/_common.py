@@ -630,10 +630,13 @@ def _under_changes(value: ast.expr, env: TypeEnv) -> ast.expr:
 
 
 def _a_change(value: ast.expr, env: TypeEnv) -> bool:
-    """`value` is `x.float()`, `x.view(...)` or `x.to(torch.long)`: the tensor `x`, where it is."""
+    """`value` is `x.float()`, `x.view(...)` or `x.to(torch.long)`: the tensor `x`, where it is.
+    Not an in-place fill on the way (`z.normal_(generator=g)`, `keep.bernoulli_(probs)`): what
+    it is given may tie it to the host."""
     return (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
+        and not value.func.attr.endswith("_")
         and (value.func.attr in KEEPING_PLACE_METHODS or value.func.attr == "to" and move_target(value, env) == KEEP)
     )
 
@@ -1442,7 +1445,10 @@ def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, compute
 def _ends_on_its_first_item(inner: ast.stmt) -> bool:
     """`for x, y in target_loader: ...; break`: the loop takes one item, as `next(iter(...))`
     does, and brings no batch loop (a `break` its body always reaches ends the first pass)."""
-    return any(isinstance(statement, ast.Break) for statement in inner.body)  # type: ignore[attr-defined]
+    body = inner.body  # type: ignore[attr-defined]
+    return any(isinstance(statement, ast.Break) for statement in body) and not any(
+        isinstance(node, (ast.Continue, *_STATEMENT_LOOPS)) for node in walk_local(body)
+    )  # not a retry loop around a pass over the data, nor one a `continue` keeps going
 
 
 def _counted(inner: ast.stmt, ctx: RuleContext) -> bool:

@@ -343,14 +343,7 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     if _one_iteration_test(test, counters) is not None and _one_iteration_test(test, counters) is not in_body:
         return True  # the `else` of `if i == 0:`: every iteration but one
     other = branch.orelse if in_body else branch.body
-    # a test of what the sides themselves bind picks by history (`if preds is None:`, the first batch)
-    bound_by_sides = {
-        name
-        for node in walk_local(branch.body + branch.orelse)
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-        for name in _stored_names(node)
-    }
-    if not _names(test) & (counters | bound_by_sides) and ctx.semantic.remember(
+    if _asks_this_iteration_only(branch, loop, counters) and ctx.semantic.remember(
         "copies on the other side whenever it runs",
         (branch, in_body),
         lambda: any(to_host(node, ctx.env) is not None for node in walk_local(unconditional_body_expressions(other))),
@@ -580,6 +573,33 @@ def _iteration_counters(loop: ast.stmt) -> set[str]:
         ):
             counters.add(node.targets[0].id)
     return counters
+
+
+def _asks_this_iteration_only(branch: ast.If, loop: ast.stmt, counters: set[str]) -> bool:
+    """The `if`'s test is about what this iteration computed, or what no iteration changes, so
+    either side may run on any iteration: no name it reads is bound in the loop after the `if`
+    starts (`p = model(x)`, then `if p.size(1) == 1:`; `if len(self.names) == 1:`), and none
+    counts iterations. Not a test of history (`if prev is None:` with `prev = out` after it, `if first:`,
+    `if self.step == 0:`), and not an `if` one of whose sides leaves the loop (`raise`,
+    `break`, `return`, `continue`): that side runs once at most."""
+    read = {node.id for node in ast.walk(branch.test) if isinstance(node, ast.Name)}
+    if not read or read & counters:
+        return False
+    if any(isinstance(node, _EXITS) for node in walk_local(branch.body + branch.orelse)):
+        return False
+    start = branch.lineno
+    for node in walk_local(loop.body):  # type: ignore[attr-defined]
+        if (
+            isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and node.lineno >= start
+            and _stored_names(node) & read
+        ):
+            return False  # bound by the sides or after them: carried to the next iteration
+    return True  # each name this iteration binds before the `if`, or the loop never binds
+
+
+#: Statements that leave the loop (or the function) from inside it.
+_EXITS = (ast.Raise, ast.Break, ast.Return, ast.Continue)
 
 
 def _one_iteration_test(test: ast.expr, counters: set[str]) -> bool | None:

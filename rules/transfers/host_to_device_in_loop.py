@@ -305,6 +305,8 @@ stacked = [cp.asarray(frame) for frame in frames]
         move = host_to_device(node, ctx.env)
         if move is None or round_trip(node, ctx.env) is not None or factory_move(node, ctx.env) is not None:
             return
+        if _each_an_element(node, ctx):
+            return
         names = reads_only(node, ctx.env)
         if names is None:
             return
@@ -379,6 +381,16 @@ stacked = [cp.asarray(frame) for frame in frames]
 _RESHAPING = KEEPING_PLACE_METHODS - FILLING_METHODS
 
 
+def _each_an_element(node: ast.AST, ctx: RuleContext) -> bool:
+    """The copy is what a comprehension collects (`[torch.IntTensor([0]).to("cuda") for _ in
+    range(world_size)]`): one tensor per element, written into later (`all_gather`), not the
+    same data copied again: made once, every element would be the same tensor."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return parent.elt is node
+    return isinstance(parent, ast.DictComp) and parent.value is node
+
+
 def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
     """The attribute `moved` reads, when it is `self.<attr>` of the current method's
     instance (also reshaped, `self.mask.repeat(n, 1)`, wrapped in `Variable(...)`, or
@@ -411,7 +423,7 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
         if method.name != "__init__":
             return None  # set again elsewhere: not one constant
         init = method_facts
-    if init is None or init.self_name is None:
+    if init is None or init.self_name is None or _changed_in_place(facts.owner, attribute, ctx):
         return None
     recorded = ctx.semantic.attribute_type(facts.owner, attribute)
     if recorded is not None and recorded.lib == "torch" and recorded.kind == "tensor" and recorded.place == HOST:
@@ -427,6 +439,30 @@ def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
         and node.targets[0].value.id == init.self_name
     ]
     return attribute if made and all(_made_on_the_host(value, ctx) for value in made) else None
+
+
+def _changed_in_place(owner: ast.ClassDef, attribute: str, ctx: RuleContext) -> bool:
+    """A method of the class changes `self.<attribute>` in place (`self.state.copy_(h)`,
+    `self.mask[i] = 0`): not the same bytes on every call."""
+    for method in owner.body:
+        facts = ctx.semantic.function(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        if facts is None or facts.self_name is None:
+            continue
+        for node in walk_local(method.body):  # type: ignore[union-attr]
+            held: ast.expr | None = None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_"):
+                held = node.func.value
+            elif isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                held = next((t.value for t in targets if isinstance(t, ast.Subscript)), None)
+            if (
+                isinstance(held, ast.Attribute)
+                and held.attr == attribute
+                and isinstance(held.value, ast.Name)
+                and held.value.id == facts.self_name
+            ):
+                return True
+    return False
 
 
 def _assigned_before(name: str, ctx: RuleContext) -> ast.expr | None:
