@@ -135,3 +135,15 @@ def test_where_the_code_sits_is_found_in_one_pass_as_by_decoding_again():
     notebook = Notebook(repeated)
     assert [(c.number, c.text) for c in notebook.cells] == [(2, "y = 2"), (3, "z = 3")]
     assert json.loads(notebook.with_sources({3: "w = 4"}))["worksheets"][1]["cells"][0]["input"] == "w = 4"
+
+
+def test_a_format_3_notebook_whose_metadata_names_another_language_is_skipped(project, cli):
+    """IJulia wrote the language in the notebook's metadata and "python" in every cell."""
+    notebook = v3.new_notebook(
+        worksheets=[v3.new_worksheet(cells=[v3.new_code_cell(input="function f(x)\n    return x^2\nend")])]
+    )
+    notebook.metadata["language"] = "Julia"
+    (project / "julia.ipynb").write_text(v3.writes_json(notebook), encoding="utf-8")
+    run = cli("check", "julia.ipynb")
+    assert run.code == 0
+    assert run.errors == ["warning: julia.ipynb: not a Python notebook (language: julia); skipped"]
