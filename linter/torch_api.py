@@ -45,6 +45,26 @@ class Factory(NamedTuple):
     shape: str | None = None
 
 
+#: Elementwise math that torch has both as a function (`torch.sin(x)`) and as a tensor
+#: method (`x.sin()`): computed where the tensor is.
+ELEMENTWISE_MATH = (
+    "sin",
+    "cos",
+    "tan",
+    "atan",
+    "sinh",
+    "cosh",
+    "log1p",
+    "expm1",
+    "log2",
+    "log10",
+    "reciprocal",
+    "rsqrt",
+    "erf",
+    "maximum",
+    "minimum",
+)
+
 _FILLS = Factory(fills=True)
 _DIMENSIONS = Factory(fills=True, shape="*")
 _DRAWS = Factory(fills=True, random=True)
@@ -157,21 +177,7 @@ TORCH_TENSOR_FUNCTIONS = frozenset(
         "count_nonzero",
         "multinomial",
         "histc",
-        "sin",
-        "cos",
-        "tan",
-        "atan",
-        "sinh",
-        "cosh",
-        "log1p",
-        "expm1",
-        "log2",
-        "log10",
-        "reciprocal",
-        "rsqrt",
-        "erf",
-        "maximum",
-        "minimum",
+        *ELEMENTWISE_MATH,
     ]
 )
 #: Tensor methods that return a tensor on the same device (tuple-returning forms excluded).
@@ -262,21 +268,7 @@ TENSOR_TO_TENSOR = frozenset(
         "square",
         "multinomial",
         "histc",
-        "sin",
-        "cos",
-        "tan",
-        "atan",
-        "sinh",
-        "cosh",
-        "log1p",
-        "expm1",
-        "log2",
-        "log10",
-        "reciprocal",
-        "rsqrt",
-        "erf",
-        "maximum",
-        "minimum",
+        *ELEMENTWISE_MATH,
     ]
 )
 #: Tensor methods and torch functions that return several tensors on the same device: a tuple
