@@ -619,10 +619,7 @@ class _Walker:
             return False
         if self._read_as_numpy(name):
             return False
-        return any(
-            torch_api.is_torch_value(ty) and ty.place == DEVICE  # type: ignore[union-attr]
-            for ty in torch_api.argument_types(value, self.env)
-        )
+        return torch_api.given_the_device(value, self.env)
 
     def _usage(self) -> dict[str, Ty]:
         scope = self.index.scope(self.ctx.scopes[-1]) if self.ctx.scopes else None
@@ -760,10 +757,7 @@ class _Walker:
                 return None
         else:
             return None
-        for ty in torch_api.argument_types(node, env):
-            if torch_api.is_torch_value(ty) and ty.place == DEVICE:  # type: ignore[union-attr]
-                return Ty(Kind.OUTPUT, "torch", DEVICE)
-        return None
+        return Ty(Kind.OUTPUT, "torch", DEVICE) if torch_api.given_the_device(node, env) else None
 
     def _read_as_numpy(self, name: str) -> bool:
         """The scope turns `name` into a NumPy array with no copy to the host on the way

@@ -597,6 +597,17 @@ def is_torch_value(ty: Ty | None) -> bool:
     return ty is not None and ty.lib == "torch" and ty.kind in TORCH_VALUES
 
 
+def on_the_device(ty: Ty | None) -> bool:
+    """A torch value (`is_torch_value`) on the device."""
+    return is_torch_value(ty) and ty.place == DEVICE  # type: ignore[union-attr]
+
+
+def given_the_device(call: ast.Call, env: Env) -> bool:
+    """One of the call's arguments (or an item of a list or tuple it is given) is a torch
+    value on the device: torch computes where its inputs are."""
+    return any(on_the_device(ty) for ty in argument_types(call, env))
+
+
 def _combined_place(types: list[Ty | None]) -> str:
     """Torch computes on the device of its tensor operands."""
     places = [
@@ -822,10 +833,13 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
         target = move_target(call, env)
         if target in (DEVICE, HOST):
             return Ty(Kind.PLACED, "torch", target)
-    if method in _WITH_A_TENSOR and len(call.args) == 1 and not call.keywords:
-        other = env.type_of(call.args[0])
-        if other is not None and other.lib == "torch" and other.kind in TORCH_VALUES and other.place == DEVICE:
-            return Ty(Kind.TENSOR, "torch", DEVICE)
+    if (
+        method in _WITH_A_TENSOR
+        and len(call.args) == 1
+        and not call.keywords
+        and on_the_device(env.type_of(call.args[0]))
+    ):
+        return Ty(Kind.TENSOR, "torch", DEVICE)
     return None
 
 

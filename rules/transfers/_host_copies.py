@@ -340,7 +340,8 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
     if available is not None:
         return available is in_body
     counters = _iteration_counters(loop)
-    if _one_iteration_test(test, counters) is not None and _one_iteration_test(test, counters) is not in_body:
+    once = _one_iteration_test(test, counters)
+    if once is not None and once is not in_body:
         return True  # the `else` of `if i == 0:`: every iteration but one
     other = branch.orelse if in_body else branch.body
     if _asks_this_iteration_only(branch, loop, counters) and ctx.semantic.remember(
