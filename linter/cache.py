@@ -13,6 +13,9 @@ cells the findings point into, so showing them takes no parsing), and:
   file's findings depend on the modules it imports, so an entry is a miss when one of
   them changed, moved or went, or when an import that found no project module now finds
   one;
+- for a module, a hash of the project files importing it and their contents
+  (`callers.Callers.state`): how often its functions run depends on them, so an entry is a
+  miss when a file importing it came, changed or went;
 - the file's `stat` when it was read (size, modification and status-change times in
   nanoseconds, inode, device). When the file's stat is still that one, the file is not even
   read: the stat shortcut. Unlike ruff's (modification time alone), it also compares the
@@ -67,6 +70,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .config import Config
 from .diagnostic import Applicability, Diagnostic, Edit, Fix, Position
+from .callers import CALLERS_SPEC, current_state
 from .files import repository_root
 from .project import still_current
 
@@ -398,8 +402,12 @@ class Cache:
             return None
         if (seen is None or entry["stat"] != seen) and entry["content"] != _sha256(read()).hexdigest():
             return None
-        if entry.get("imported") and not still_current(path, entry["imported"], self._resolved):
+        imported = entry.get("imported") or []
+        modules = [source for source in imported if source[0] != CALLERS_SPEC]
+        if modules and not still_current(path, modules, self._resolved):
             return None  # a project module it imports changed, moved or went
+        if any(source[0] == CALLERS_SPEC and source[2] != current_state(path) for source in imported):
+            return None  # a file importing it came, went or changed
         return target, entry
 
     def _put(self, config: Config, path: Path, display: str, entry: dict[str, Any]) -> None:

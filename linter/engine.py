@@ -46,7 +46,7 @@ from .registry import Rule, all_rules
 from .rule_base import RuleContext
 from . import pandas_api, torch_api
 from .semantic import FunctionFacts, SemanticIndex
-from . import newer_syntax, project
+from . import callers, newer_syntax, project
 from .source import Source, SourceError, refusal
 from .values import SUMMED
 
@@ -1552,6 +1552,11 @@ def _analyze(
         if path is not None:
             imports = project.imports_of(path, tree, module_facts)
             ctx.env.project = imports.names
+            if path.suffix == ".py" and _defines_functions(tree):  # a module others may import
+                ctx.callers = callers.callers_of(path)
+                imports = imports._replace(
+                    sources=(*imports.sources, project.ImportedFile(callers.CALLERS_SPEC, "", ctx.callers.state))
+                )
         ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
         walker = _Walker(ctx, rules)
         ctx.env.resolver = walker
@@ -1581,6 +1586,11 @@ def _analyze(
     diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
     records = sorted(ctx.records, key=lambda r: r.start)
     return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records, imports.sources)
+
+
+def _defines_functions(tree: ast.Module) -> bool:
+    """The module defines a function or class at its top level: one other files may call."""
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) for node in tree.body)
 
 
 def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Rule]]) -> list[Diagnostic]:

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from collections.abc import Iterator
 
+from .callers import NO_CALLERS, Callers
 from .astutil import assigned_value, mentions, paired_value, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
 from .evidence import TypeEnv
@@ -351,6 +352,8 @@ class RuleContext:
         #: checking a call asks for its callee's, and nothing changes until the walk moves on.
         #: Keyed by `id(node)` for a type, `-id(node)` for a qualified name.
         self._answers: dict[int, object] | None = None
+        #: What the project files importing this one do with its functions (`callers`).
+        self.callers: Callers = NO_CALLERS
 
     # -- evidence helpers ----------------------------------------------------------
     def type_of(self, node: ast.expr) -> Ty | None:

@@ -26,6 +26,7 @@ from .files import (
     read_bytes,
     write_atomically,
 )
+from . import callers
 from .jobs import ordered_map
 from .pipeline import check, fix_source, run, selected_rules
 from .project import ImportedFile
@@ -512,6 +513,7 @@ def process(
     render: Callable[[FileResult], list[str]] | None = None,
 ) -> Stream:
     """The results of `plan`'s work, in its order, on up to `jobs` processes."""
+    callers.forget()  # a new run: the files importing each module are looked for again
     task = _Task(fix, write, cache, keep_sources, render)
     return Stream(ordered_map(task, work, jobs, _failed, warm_up=all_rules, quick=task.quick), len(work))
 

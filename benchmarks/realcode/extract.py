@@ -151,7 +151,15 @@ def extract(repo: Repo, mirrors: Path, output: Path) -> tuple[int, int]:
     finally:
         batch.stdin.close()
         batch.wait()
+    mark_repository(target)
     return written, len(missing)
+
+
+def mark_repository(folder: Path) -> None:
+    """Mark an extracted repository as one (an empty `.git` folder, which git itself takes
+    for no repository): gpulint looks for a file's project modules and for the files
+    importing it within its repository, as it would in the repository's own checkout."""
+    (folder / ".git").mkdir(parents=True, exist_ok=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,6 +39,7 @@ from ..diagnostic import Applicability, Diagnostic, Edit, Position
 from ..engine import SYNTAX_ERROR_CODE
 from ..notebook import fix_cells, lint_cells
 from ..registry import Rule, rule_by_key
+from .. import callers
 from ..runner import fix_text, lint_source
 from .actions import noqa_edit, replacement_edit
 from .positions import UTF16, DocumentPositions
@@ -132,6 +133,7 @@ def _config(path: Path | None, settings: Settings) -> Config:
 
 
 def lint_document(text: str, version: int | None, uri: str, settings: Settings) -> Linted:
+    callers.forget()  # files importing this one may have come or gone since the last lint
     path = _path(uri)
     filename = _filename(uri, path)
     linted = Linted(text, version, filename)
@@ -150,6 +152,7 @@ def lint_document(text: str, version: int | None, uri: str, settings: Settings) 
 
 def lint_notebook(uri: str, cells: Sequence[tuple[str, str, int | None]], settings: Settings) -> dict[str, Linted]:
     """Lint a notebook's code cells, given as (cell uri, text, version), as one program."""
+    callers.forget()
     path = _path(uri)
     filename = _filename(uri, path)
     shared = tuple((cell_uri, text) for cell_uri, text, _ in cells)

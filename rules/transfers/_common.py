@@ -84,7 +84,7 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
     def library_run(facts: FunctionFacts) -> bool:
         name = facts.node.name
-        if _backpropagates(facts.node, ctx):
+        if _backpropagates(facts.node, ctx) or _run_by_importers(facts, ctx):
             return True
         if facts.owner is None:
             return False
@@ -99,6 +99,21 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     return function in ctx.semantic.remember(
         "functions run repeatedly", ctx.tree, lambda: repeated_functions(ctx.tree, ctx.semantic, library_run)
     )
+
+
+def _run_by_importers(facts: FunctionFacts, ctx: RuleContext) -> bool:
+    """A function or class of the module's top level that a project file importing it runs
+    repeatedly (`gpulint.callers`): the function, the class's `__init__` when it is built
+    there, or the method called on its instance."""
+    repeated = ctx.callers.repeated
+    if not repeated:
+        return False
+    if facts.owner is None:
+        return facts.scope is ctx.tree and facts.node.name in repeated
+    owner = facts.owner
+    if ctx.semantic.parent(owner) is not ctx.tree:
+        return False
+    return f"{owner.name}.{facts.node.name}" in repeated or facts.node.name == "__init__" and owner.name in repeated
 
 
 def _runs_the_module(facts: FunctionFacts) -> bool:

@@ -102,10 +102,13 @@ class TensorCreatedOnHost(Rule):
     `frame.apply(f)`), a torch module's `forward` (and Lightning's `training_step` and the
     other steps) and its methods that run the module on an input (`self(state)`,
     `self.forward(state)`, outside a loop of their own: an agent's action or evaluation
-    step), a class's `__getitem__`, and any function these call. A tensor made once
+    step), a class's `__getitem__`, and any function these call; and a function or class
+    that a file of the project importing the module runs so (a loss helper called in a
+    training script's batch loop, a mask class built in a model's `forward` in another
+    module: `docs/evidence.md`). A tensor made once
     is not flagged: at the top level of a module or a notebook cell, such as a CUDA warm-up
     (`torch.zeros((2, 2)).cuda()`), a test input or a random permutation made when a script
-    starts, nor in a function nothing in the file runs repeatedly (a pipeline's prompt
+    starts, nor in a function nothing in the file or its importers runs repeatedly (a pipeline's prompt
     encoding, run once per generation; a helper called once when a script starts), nor on
     one iteration of a loop only (`if i == 0:` over the index of `range` or `enumerate`,
     which takes each value once; or a buffer started lazily, `if features is None:` whose

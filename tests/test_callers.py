@@ -1,0 +1,166 @@
+"""Functions that the project's other files run over and over (`gpulint.callers`): a
+helper called in an importer's batch loop, a class built in a model's `forward`, a method
+called on an instance, a callback; the tree searched; and the cache entry of a module,
+which stays valid only while the files importing it stay the same."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gpulint import callers
+
+from .conftest import write
+
+LOSSES = """\
+import torch
+
+
+def coral(source, target):
+    ones = torch.ones((1, source.size(0))).cuda()
+    return (ones @ source - ones @ target).pow(2).sum()
+
+
+class CausalMask:
+    def __init__(self, n):
+        self.mask = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1).cuda()
+
+    def apply(self, scores):
+        return scores + torch.zeros(scores.shape).cuda()
+"""
+
+#: A training script's head: a model on the device and a loader.
+HEAD = """\
+import torch
+from torch.utils.data import DataLoader
+
+device = torch.device("cuda")
+loader = DataLoader(range(100), batch_size=10)
+"""
+
+
+def _rows(cli, *paths: str) -> list[int]:
+    run = cli("check", *paths, "--select", "GPU304", "--preview", "--output-format", "json", "--no-cache")
+    return sorted(d["location"]["row"] for d in json.loads(run.stdout) if d["filename"].endswith("losses.py"))
+
+
+@pytest.fixture
+def repository(project: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    write(project / "losses.py", LOSSES)
+    return project
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "from losses import coral\nfor x in loader:\n    loss = coral(x.to(device), x.to(device))\n",
+        "import losses\nfor x in loader:\n    loss = losses.coral(x.to(device), x.to(device))\n",
+        "from losses import coral as distance\nlosses = [distance(x, x) for x in loader]\n",
+        "from losses import (\n    CausalMask,\n    coral,\n)\n\ndef step(x):\n    return coral(x, x)\n\n"
+        "for x in loader:\n    step(x)\n",
+    ],
+)
+def test_a_helper_an_importer_calls_in_its_batch_loop_runs_per_batch(repository, cli, script):
+    write(repository / "train.py", HEAD + script)
+    assert _rows(cli, "losses.py") == [5]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "from losses import coral\nloss = coral(torch.ones(3, 3), torch.ones(3, 3))\n",  # once, at the top
+        "from losses import coral\n\ndef once():\n    return coral(torch.ones(3), torch.ones(3))\n\nonce()\n",
+        "import losses\nfor x in loader:\n    other.coral(x, x)\n",  # another object's method
+        "from other import coral\nfor x in loader:\n    coral(x, x)\n",  # another module's function
+        "for x in loader:\n    coral(x, x)\n",  # a name the file never imports
+    ],
+)
+def test_a_helper_no_importer_runs_repeatedly_is_left_alone(repository, cli, script):
+    write(repository / "train.py", HEAD + script)
+    assert _rows(cli, "losses.py") == []
+
+
+def test_a_class_built_in_a_model_forward_runs_its_init_per_batch(repository, cli):
+    write(
+        repository / "models.py",
+        "import torch.nn as nn\nfrom losses import CausalMask\n\n\nclass Net(nn.Module):\n"
+        "    def forward(self, x):\n        mask = CausalMask(x.shape[0])\n        return x\n",
+    )
+    assert _rows(cli, "losses.py") == [11]
+
+
+def test_a_class_built_in_a_plain_class_method_is_left_alone(repository, cli):
+    # `forward` of a class that is no torch module, in a file that imports no torch
+    write(
+        repository / "models.py",
+        "from losses import CausalMask\n\n\nclass Net(Base):\n"
+        "    def forward(self, x):\n        mask = CausalMask(x.shape[0])\n        return x\n",
+    )
+    assert _rows(cli, "losses.py") == []
+
+
+@pytest.mark.parametrize(
+    "script, rows",
+    [
+        ("from losses import CausalMask\nmask = CausalMask(8)\nfor x in loader:\n    mask.apply(x)\n", [14]),
+        ("from losses import CausalMask\nmask = CausalMask(8).cuda()\nfor x in loader:\n    mask.apply(x)\n", [14]),
+        ("from losses import CausalMask\nfor x in loader:\n    CausalMask(8)\n", [11]),
+        # the name holds something else too: which class's method runs is not known
+        (
+            "from losses import CausalMask\nmask = CausalMask(8)\nmask = other()\nfor x in loader:\n    mask.apply(x)\n",
+            [],
+        ),
+    ],
+)
+def test_methods_called_on_an_instance_of_the_module_class_run_as_often_as_the_call(repository, cli, script, rows):
+    write(repository / "train.py", HEAD + script)
+    assert _rows(cli, "losses.py") == rows
+
+
+def test_a_function_handed_on_as_a_callback_runs_repeatedly(repository, cli):
+    write(repository / "train.py", HEAD + "from losses import coral\nhooks = register(coral)\n")
+    assert _rows(cli, "losses.py") == [5]
+
+
+def test_files_outside_the_repository_are_not_searched(tmp_path, cli, monkeypatch):
+    top = tmp_path / "repo"
+    (top / ".git").mkdir(parents=True)
+    write(top / "lib" / "losses.py", LOSSES)
+    write(tmp_path / "train.py", HEAD + "from repo.lib.losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    monkeypatch.chdir(top)
+    assert _rows(cli, "lib/losses.py") == []
+    write(top / "train.py", HEAD + "from lib.losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert _rows(cli, "lib/losses.py") == [5]
+
+
+def test_a_tree_too_large_to_search_gives_no_callers(repository, cli, monkeypatch):
+    write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    monkeypatch.setattr(callers, "MAX_FILES", 1)
+    assert _rows(cli, "losses.py") == []
+
+
+def test_an_importer_that_does_not_parse_tells_nothing(repository, cli):
+    write(repository / "train.py", "from losses import coral\nfor x in loader:\n    coral(x, x\n")
+    write(repository / "venv" / "pyvenv.cfg", "")
+    write(repository / "venv" / "lib" / "use.py", HEAD + "from losses import coral\nfor x in l:\n    coral(x, x)\n")
+    assert _rows(cli, "losses.py") == []
+
+
+def test_the_cache_serves_a_module_only_while_the_files_importing_it_stay_the_same(repository, cli, cache_dir):
+    def found() -> int:
+        run = cli("check", "losses.py", "--select", "GPU304", "--preview", "--output-format", "json")
+        return len(json.loads(run.stdout))
+
+    assert found() == found() == 0
+    write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert found() == found() == 1  # an importer came; the second run served from the cache
+    write(repository / "train.py", HEAD + "from losses import coral\ncoral(1, 2)\n")
+    assert found() == 0  # it changed
+    write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert found() == 1
+    (repository / "train.py").unlink()
+    assert found() == 0  # it went
