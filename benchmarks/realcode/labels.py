@@ -73,6 +73,7 @@ TUNED_LABELS = (
             "blind33",
             "blind34",
             "blind35",
+            "blind36",
         )
     ),
 )
