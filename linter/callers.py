@@ -28,15 +28,16 @@ import os
 import re
 import stat
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
 from .files import repository_root
-from .project import MAX_MODULE_BYTES, joined, resolve
+from .project import MAX_MODULE_BYTES, joined, resolve, statement_blocks
 from .repetition import repeated_functions
 from .semantic import FunctionFacts, SemanticIndex
 from .torch_api import BACKWARD_METHODS, PER_BATCH_METHODS, PER_ITEM_METHODS
+from .values import Ty
 
 #: The most Python files a project tree may hold to be searched for importers.
 MAX_FILES = 5_000
@@ -54,6 +55,21 @@ _MODULE_LIBRARIES = ("torch", "lightning", "pytorch_lightning")
 _RETURNING_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
 
 
+class Site(NamedTuple):
+    """What one call passes: its positional arguments' types, its keywords' (None where the
+    importer's evidence does not know), and whether it unpacks `*args` or `**kwargs`, which
+    hides which parameter gets what."""
+
+    positional: tuple[Ty | None, ...]
+    keywords: tuple[tuple[str, Ty | None], ...]
+    unpacks: bool = False
+
+
+#: What an importer's evidence makes of the calls at some places of its code (line and
+#: column of each call): `engine.call_types`.
+CallTypes = Callable[[Path, bytes, frozenset[tuple[int, int]]], dict[tuple[int, int], Site]]
+
+
 class Callers(NamedTuple):
     """What the files importing a module do with its names."""
 
@@ -62,20 +78,48 @@ class Callers(NamedTuple):
     repeated: frozenset[str]
     #: A hash of the importers' paths and contents, for the result cache.
     state: str
+    #: Per name (as in `repeated`), what each call of it in the importers passes.
+    sites: dict[str, tuple[Site, ...]] = {}
 
 
 NO_CALLERS = Callers(frozenset(), "")
 
 
-def callers_of(module: Path) -> Callers:
-    """What the project files importing the file at `module` do with its names."""
+def callers_of(module: Path, call_types: CallTypes | None = None) -> Callers:
+    """What the project files importing the file at `module` do with its names; with
+    `call_types`, also what their calls of them pass."""
     module = module.absolute()
     top = project_root(module.parent)
     found = importers(module, top)
     repeated: set[str] = set()
+    sites: dict[str, list[Site]] = {}
     for importer, data in found:
-        repeated |= _repeated_calls(importer, data, top).get(str(module), frozenset())
-    return Callers(frozenset(repeated), _state(found))
+        calls = _repeated_calls(importer, data, top)
+        repeated |= calls.repeated.get(str(module), frozenset())
+        named = calls.named.get(str(module), {})
+        if call_types is None or not named:
+            continue
+        types = _types(importer, data, frozenset(calls.positions), call_types)
+        for where, name in named.items():
+            sites.setdefault(name, []).append(types.get(where, Site((), (), unpacks=True)))
+    return Callers(frozenset(repeated), _state(found), {name: tuple(listed) for name, listed in sites.items()})
+
+
+_TYPES: dict[tuple[str, str], dict[tuple[int, int], Site]] = {}
+
+
+def _types(
+    importer: Path, data: bytes, positions: frozenset[tuple[int, int]], call_types: CallTypes
+) -> dict[tuple[int, int], Site]:
+    """What `call_types` makes of the importer's calls of project modules' names, worked out
+    once per content for all of them (an importer of several modules is analysed once)."""
+    key = (hashlib.sha256(data).hexdigest(), str(importer))
+    known = _TYPES.get(key)
+    if known is None:
+        if len(_TYPES) >= _KEPT:
+            _TYPES.pop(next(iter(_TYPES)))
+        known = _TYPES[key] = call_types(importer, data, positions)
+    return known
 
 
 def current_state(module: Path) -> str:
@@ -206,37 +250,57 @@ def _first_word(part: str) -> str:
 #: A name of a project module: the module's file and the name (`C.m` for a method).
 _Named = tuple[str, str]
 
-_REPEATED: dict[tuple[str, str], dict[str, frozenset[str]]] = {}
+
+class _Calls(NamedTuple):
+    """An importer's calls of project modules' names: per module, the names it calls where
+    the call runs repeatedly, and every call of one by its place (line, column)."""
+
+    repeated: dict[str, frozenset[str]]
+    named: dict[str, dict[tuple[int, int], str]]
+
+    @property
+    def positions(self) -> set[tuple[int, int]]:
+        return {where for calls in self.named.values() for where in calls}
 
 
-def _repeated_calls(importer: Path, data: bytes, top: Path) -> dict[str, frozenset[str]]:
-    """Per project module the file `importer` (its bytes `data`) imports, the names of it
-    the file calls where the call runs repeatedly; worked out once per content."""
+_NO_CALLS = _Calls({}, {})
+_REPEATED: dict[tuple[str, str], _Calls] = {}
+#: The most importers' facts kept (a language server lives long).
+_KEPT = 512
+
+
+def _repeated_calls(importer: Path, data: bytes, top: Path) -> _Calls:
+    """The project modules' names the file `importer` (its bytes `data`) calls; worked out
+    once per content."""
     key = (hashlib.sha256(data).hexdigest(), str(importer))
     known = _REPEATED.get(key)
     if known is None:
+        if len(_REPEATED) >= _KEPT:
+            _REPEATED.pop(next(iter(_REPEATED)))
         known = _REPEATED[key] = _find_repeated_calls(importer, data, top)
     return known
 
 
-def _find_repeated_calls(importer: Path, data: bytes, top: Path) -> dict[str, frozenset[str]]:
+def _find_repeated_calls(importer: Path, data: bytes, top: Path) -> _Calls:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(data, str(importer))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return {}
+        return _NO_CALLS
     functions, modules, libraries = _names_taken(tree, importer.parent, top)
     if not functions and not modules:
-        return {}
+        return _NO_CALLS
     instances = _instances(tree, functions, modules)
     calls: list[tuple[_Named, bool, ast.AST | None]] = []
+    named: dict[str, dict[tuple[int, int], str]] = {}
     for node, looping, function in _nodes(tree):
         if not isinstance(node, ast.Call):
             continue
-        named = _called_name(node, functions, modules, instances)
-        if named is not None:
-            calls.append((named, looping, function))
+        called = _called_name(node, functions, modules, instances)
+        if called is not None:
+            calls.append((called, looping, function))
+            named.setdefault(called[0], {})[(node.lineno, node.col_offset)] = called[1]
         # a function of the module handed on to another call: a callback
         for argument in _arguments(node):
             handed = _module_name(argument, functions, modules)
@@ -246,9 +310,10 @@ def _find_repeated_calls(importer: Path, data: bytes, top: Path) -> dict[str, fr
     repeated: set[ast.AST] = set()
     if asked:
         index = SemanticIndex(tree)
+        backward = b"backward" in data
 
         def seeds(facts: FunctionFacts) -> bool:
-            return _runs_per_batch(facts, libraries)
+            return _runs_per_batch(facts, libraries, backward)
 
         repeated = {function for function in asked if (facts := index.function(function)) and seeds(facts)}
         if asked - repeated:  # the file's calls between its defs decide: follow them
@@ -257,7 +322,7 @@ def _find_repeated_calls(importer: Path, data: bytes, top: Path) -> dict[str, fr
     for (module, name), looping, function in calls:
         if looping or function in repeated:
             found.setdefault(module, set()).add(name)
-    return {module: frozenset(names) for module, names in found.items()}
+    return _Calls({module: frozenset(names) for module, names in found.items()}, named)
 
 
 def _arguments(call: ast.Call) -> list[ast.expr]:
@@ -271,7 +336,7 @@ def _names_taken(tree: ast.Module, folder: Path, top: Path) -> tuple[dict[str, _
     functions: dict[str, _Named] = {}
     modules: dict[str, str] = {}
     libraries: set[str] = set()
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 libraries.add(alias.name.split(".")[0])
@@ -293,9 +358,20 @@ def _names_taken(tree: ast.Module, folder: Path, top: Path) -> tuple[dict[str, _
     return functions, modules, libraries
 
 
-def _runs_per_batch(facts: FunctionFacts, libraries: set[str]) -> bool:
+def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the file, at any depth (imports and bindings are statements: the
+    expressions in them need no visit)."""
+    blocks: list[list[ast.stmt]] = [tree.body]
+    while blocks:
+        for statement in blocks.pop():
+            yield statement
+            blocks.extend(statement_blocks(statement))
+
+
+def _runs_per_batch(facts: FunctionFacts, libraries: set[str], backward: bool) -> bool:
     """A def a library runs per batch or item (a torch module's `forward`, a dataset's
-    `__getitem__`), or one that backpropagates outside a loop of its own (a training step)."""
+    `__getitem__`), or one that backpropagates outside a loop of its own (a training step;
+    looked for only when the file says `backward`)."""
     name = facts.node.name
     if facts.owner is not None and name in PER_ITEM_METHODS:
         return True
@@ -306,7 +382,7 @@ def _runs_per_batch(facts: FunctionFacts, libraries: set[str]) -> bool:
         and not libraries.isdisjoint(_MODULE_LIBRARIES)
     ):
         return True
-    return any(
+    return backward and any(
         isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in BACKWARD_METHODS
         for node in _outside_loops(facts.node.body)
     )
@@ -378,7 +454,7 @@ def _instances(tree: ast.Module, functions: dict[str, _Named], modules: dict[str
     """Names (and `self.` attributes, spelled so) bound to what a project module's name
     makes (an instance of its class), when every binding of the name in the file makes the same."""
     found: dict[str, _Named | None] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]

@@ -172,6 +172,10 @@ class _Walker:
         self.muted = False
         #: (scope, name) of lists and dicts filled with values of different or unknown types.
         self.mixed_fills: set[tuple[ast.AST, str]] = set()
+        #: The places (line, column) of calls whose arguments' types are wanted, and what
+        #: the walk found them to be (`call_types`); None: none wanted.
+        self.wanted_calls: frozenset[tuple[int, int]] = frozenset()
+        self.call_sites: dict[tuple[int, int], callers.Site] = {}
         self.special: dict[type, Callable[[Any], None]] = {  # each takes its own node type
             ast.FunctionDef: self._function,
             ast.AsyncFunctionDef: self._function,
@@ -870,6 +874,9 @@ class _Walker:
         """Record the argument types a call of a function of the file passes, also where a
         groupby calls it with each group (`frame.groupby(k).apply(f)`)."""
         if not self.muted and self.returns is None:
+            where = (node.lineno, node.col_offset)
+            if where in self.wanted_calls and where not in self.call_sites:
+                self.call_sites[where] = self._call_site(node)
             facts = self._call_target(node)
             if facts is not None:
                 facts.sites.append(self._site(facts, node))
@@ -877,6 +884,15 @@ class _Walker:
             if handed is not None:
                 handed[0].sites.append(_group_site(*handed))
         self.children(node)
+
+    def _call_site(self, node: ast.Call) -> callers.Site:
+        """What a call passes, as a module it calls (in another file) will map it."""
+        type_of = self.env.type_of
+        return callers.Site(
+            tuple(type_of(a) for a in node.args if not isinstance(a, ast.Starred)),
+            tuple((k.arg, type_of(k.value)) for k in node.keywords if k.arg is not None),
+            any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords),
+        )
 
     def _handed_to_groups(self, node: ast.Call) -> tuple[FunctionFacts, Ty] | None:
         """`gb.apply(f)` or `gb.filter(f)` on a groupby whose groups are known and of its own
@@ -1553,7 +1569,8 @@ def _analyze(
             imports = project.imports_of(path, tree, module_facts)
             ctx.env.project = imports.names
             if path.suffix == ".py" and _defines_functions(tree):  # a module others may import
-                ctx.callers = callers.callers_of(path)
+                ctx.callers = callers.callers_of(path, call_types)
+                _give_sites(ctx.semantic, tree, ctx.callers)
                 imports = imports._replace(
                     sources=(*imports.sources, project.ImportedFile(callers.CALLERS_SPEC, "", ctx.callers.state))
                 )
@@ -1586,6 +1603,64 @@ def _analyze(
     diagnostics = sorted([*ctx.diagnostics, *_newer_than_target(source, tree, rules)], key=lambda d: (d.start, d.code))
     records = sorted(ctx.records, key=lambda r: r.start)
     return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records, imports.sources)
+
+
+def call_types(path: Path, data: bytes, wanted: frozenset[tuple[int, int]]) -> dict[tuple[int, int], callers.Site]:
+    """What the file at `path` (its bytes `data`) passes to the calls at the places `wanted`
+    (line, column), by its own evidence and what its imports show (`callers.CallTypes`);
+    nothing for a file that does not decode or parse, or that the walk cannot follow."""
+    try:
+        source = Source.from_bytes(data)
+        if refusal(source.text) is not None:
+            return {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source.text, str(path))
+    except (SyntaxError, ValueError, RecursionError, MemoryError, SourceError):
+        return {}
+    ctx = RuleContext(source, tree, SemanticIndex(tree))
+    ctx.env.project = project.imports_of(path, tree, module_facts).names
+    ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
+    walker = _Walker(ctx, [])
+    walker.wanted_calls = wanted
+    ctx.env.resolver = walker
+    try:
+        with _cycle_collector_paused():
+            walker.module(tree)
+        return walker.call_sites
+    except Exception:  # an importer the evidence cannot follow tells the module nothing
+        return {}
+    finally:
+        walker.special.clear()
+        ctx.env.resolver = None
+
+
+def _give_sites(index: SemanticIndex | None, tree: ast.Module, found: callers.Callers) -> None:
+    """Hand the module's top-level functions, and its classes' methods, the call sites its
+    importers give them (`FunctionFacts.imported_sites`): a class built there gives its
+    `__init__` the call's arguments."""
+    if index is None or not found.sites:
+        return
+    for facts in index.functions.values():
+        owner = facts.owner
+        if owner is None and facts.scope is tree:
+            given = found.sites.get(facts.node.name, ())
+        elif owner is not None and index.parent(owner) is tree:
+            given = found.sites.get(f"{owner.name}.{facts.node.name}", ())
+            if facts.node.name == "__init__":
+                given += found.sites.get(owner.name, ())
+        else:
+            continue
+        facts.imported_sites = [_mapped(facts, site) for site in given]
+
+
+def _mapped(facts: FunctionFacts, site: callers.Site) -> dict[str, Ty | None] | None:
+    """A call site of another file as `_site` maps one of this file (None: it unpacks)."""
+    if site.unpacks:
+        return None
+    mapped: dict[str, Ty | None] = dict(zip(facts.positional(), site.positional, strict=False))
+    mapped.update(site.keywords)
+    return mapped
 
 
 def _defines_functions(tree: ast.Module) -> bool:

@@ -260,10 +260,11 @@ def _imports(tree: ast.Module) -> Iterator[tuple[str, list[str]]]:
                 for alias in node.names:
                     yield alias.name, []
             else:
-                blocks.extend(_blocks_of(node))
+                blocks.extend(statement_blocks(node))
 
 
-def _blocks_of(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+def statement_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+    """The statement lists a statement holds (bodies, `else`, `finally`, handlers, cases)."""
     for field in ("body", "orelse", "finalbody"):
         block = getattr(statement, field, None)
         if isinstance(block, list):

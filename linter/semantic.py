@@ -57,7 +57,19 @@ _NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
 class FunctionFacts:
     """One `def` of the file. A slots class (start-up)."""
 
-    __slots__ = ("node", "scope", "owner", "calls", "self_calls", "writes", "reads", "yields", "sites", "self_name")
+    __slots__ = (
+        "node",
+        "scope",
+        "owner",
+        "calls",
+        "self_calls",
+        "writes",
+        "reads",
+        "yields",
+        "sites",
+        "imported_sites",
+        "self_name",
+    )
 
     def __init__(self, node: FunctionNode, scope: ast.AST, owner: ast.ClassDef | None) -> None:
         self.node = node
@@ -76,6 +88,9 @@ class FunctionFacts:
         #: Argument types seen at the call sites the walk passed, one mapping per site
         #: (parameter name -> type); None marks a site that cannot be mapped (`*args`).
         self.sites: list[dict[str, Ty | None] | None] = []
+        #: The same, from the project files importing the module (`callers`): asked only
+        #: when the file itself calls the def nowhere.
+        self.imported_sites: list[dict[str, Ty | None] | None] = []
         #: The name of the instance parameter of a method, if it is one.
         self.self_name: str | None = None
         if owner is not None:
@@ -92,9 +107,10 @@ class FunctionFacts:
         of a known type and all the same: a site that passes an unknown value may pass
         anything (code written for several kinds checks with `isinstance`), and a site
         that cannot be mapped to parameters (`f(*args)`) hides them all. A site that leaves
-        the parameter to its default says nothing about what callers pass."""
+        the parameter to its default says nothing about what callers pass. A def the file
+        calls nowhere takes the sites of the files importing it."""
         result: Ty | None = None
-        for site in self.sites:
+        for site in self.sites or self.imported_sites:
             if site is None:
                 return None
             if name not in site:

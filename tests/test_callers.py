@@ -164,3 +164,60 @@ def test_the_cache_serves_a_module_only_while_the_files_importing_it_stay_the_sa
     assert found() == 1
     (repository / "train.py").unlink()
     assert found() == 0  # it went
+
+
+MASKS = """\
+import torch
+
+
+class Mask:
+    def __init__(self, n, device="cpu"):
+        self.m = torch.ones(n, n).to(device)
+
+
+def positions(n, device):
+    return torch.arange(n).to(device)
+"""
+
+#: A model whose `forward` (run per batch) builds the mask and the positions on the
+#: device of its input.
+MODEL = """\
+import torch.nn as nn
+from masks import Mask, positions
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        mask = Mask(x.shape[0], {device})
+        p = positions(x.shape[1], device={device})
+        return x
+"""
+
+
+def _mask_rows(cli) -> list[int]:
+    run = cli("check", "masks.py", "--select", "GPU304", "--preview", "--output-format", "json", "--no-cache")
+    return sorted(d["location"]["row"] for d in json.loads(run.stdout))
+
+
+def test_parameters_take_the_types_the_importers_pass(repository, cli):
+    write(repository / "masks.py", MASKS)
+    write(repository / "models.py", MODEL.format(device="x.device"))
+    assert _mask_rows(cli) == [6, 10]  # moved to the device an importer gives
+    write(repository / "models.py", MODEL.format(device='"cpu"'))
+    assert _mask_rows(cli) == []  # moved to the host an importer gives: no copy
+
+
+def test_a_call_that_unpacks_its_arguments_hides_what_each_parameter_gets(repository, cli):
+    write(repository / "masks.py", MASKS)
+    host = MODEL.format(device='"cpu"')
+    write(repository / "models.py", host)
+    assert _mask_rows(cli) == []
+    write(repository / "models.py", host.replace('positions(x.shape[1], device="cpu")', "positions(*args)"))
+    assert _mask_rows(cli) == [10]  # what `positions` is given is not known
+
+
+def test_the_module_own_call_sites_come_before_its_importers(repository, cli):
+    # the module calls `positions` itself with the host: its own sites say what it gets
+    write(repository / "masks.py", MASKS + '\n\nHOST = positions(4, "cpu")\n')
+    write(repository / "models.py", MODEL.format(device="x.device"))
+    assert _mask_rows(cli) == [6]
