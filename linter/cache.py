@@ -13,9 +13,10 @@ cells the findings point into, so showing them takes no parsing), and:
   file's findings depend on the modules it imports, so an entry is a miss when one of
   them changed, moved or went, or when an import that found no project module now finds
   one;
-- for a module, a hash of the project files importing it and their contents
-  (`callers.Callers.state`): how often its functions run depends on them, so an entry is a
-  miss when a file importing it came, changed or went;
+- for a module, a hash of the project files importing it, their contents and those of
+  the project files they import (`callers.Callers.state`): how often its functions run and
+  what they are given depend on them, so an entry is a miss when a file importing it came,
+  changed or went;
 - the file's `stat` when it was read (size, modification and status-change times in
   nanoseconds, inode, device). When the file's stat is still that one, the file is not even
   read: the stat shortcut. Unlike ruff's (modification time alone), it also compares the

@@ -1,4 +1,5 @@
-"""What the project's other files do with a module's functions: which they run over and over.
+"""What the project's other files do with a module's functions: how often they run them,
+and what they pass.
 
 A module of helpers shows nothing of how often its functions run: `def coral(source,
 target)` in `losses.py` runs once per batch because `train.py` imports it and calls it in
@@ -6,18 +7,26 @@ its batch loop, or because a model's `forward` in `models.py` calls it. The modu
 would call such a function one-off setup code. This module finds the project files that
 import a module (`importers`, by their import statements) and the names of that module
 they call where the call runs repeatedly (`Callers.repeated`): in a loop, a comprehension
-or a lambda, in a function the importer itself runs repeatedly (a torch module's
+or a lambda, or in a function the importer itself runs repeatedly (a torch module's
 `forward`, a dataset's `__getitem__`, a function that backpropagates, one it calls in a
-loop), or handed on as a callback. A class built there (`mask = CausalMask(n, device)`)
-runs its `__init__`, and an instance held in a name (`agent = Agent(...)`, also `self.agent`)
-runs the methods called on it (`agent.act(state)`).
+loop); a class built there (`mask = CausalMask(n, device)`) runs its `__init__`, and an
+instance held in a name bound to nothing else (`agent = Agent(...)`, also `self.agent`)
+runs the methods called on it (`agent.act(state)`). A function handed on to another call
+is a callback (`Callers.handed`). With the engine's help (`CallTypes`), it also gives
+what the importers' calls pass (`Callers.sites`).
 
-One level, as the imports are (`project`): an importer's own code, not its importers'. The
-files searched are the Python files of the project tree (`project.project_root`): the
-repository holding the module, else the module's folder. A tree of more than `MAX_FILES`
-Python files is not searched. A module's findings then depend on the files importing it:
-`Callers.state` (a hash of their paths and contents) goes in the result cache's entry, which
-is served only while the importers found are the same files with the same content.
+A name counts only where the importer binds it by that import alone: a parameter, a
+local `def` or an assignment of the same name anywhere in the file makes it the
+importer's own. One level, as the imports are (`project`): an importer's own code, not
+its importers'. The files searched are the Python files of the module's repository
+(`project_root`), nested repositories, hidden folders, virtual environments and pytest's
+test files (`test_*.py`, `*_test.py`, `conftest.py`: their loops are no production's)
+left out; without a repository, the module's own folder only. A tree of more than
+`MAX_FILES` Python files, or `MAX_ENTRIES` folder entries, is not searched. A module's
+findings then depend on the files importing it: `Callers.state` (a hash of their paths
+and contents, and of the project files they import in turn) goes in the result cache's
+entry, which is served only while it is the same. Each run searches the tree once
+(`forget` starts a new run).
 """
 
 from __future__ import annotations
@@ -34,16 +43,21 @@ from typing import NamedTuple
 
 from .files import repository_root
 from .project import MAX_MODULE_BYTES, joined, resolve, statement_blocks
-from .repetition import repeated_functions
+from .repetition import LOOP_NODES, SCOPE_NODES, repeated_functions
 from .semantic import FunctionFacts, SemanticIndex
 from .torch_api import BACKWARD_METHODS, PER_BATCH_METHODS, PER_ITEM_METHODS
 from .values import Ty
 
-#: The most Python files a project tree may hold to be searched for importers.
+#: The most Python files, and folder entries of any kind, a project tree may hold to be
+#: searched for importers.
 MAX_FILES = 5_000
+MAX_ENTRIES = 100_000
 
 #: Folders never searched: caches, environments and installed packages.
 _SKIPPED = frozenset({"__pycache__", "node_modules", "site-packages", "dist-packages"})
+
+#: The files pytest collects as tests (its default `python_files`, and `conftest.py`).
+_TEST_FILE = re.compile(r"(test_.*|.*_test|conftest)\.py")
 
 #: The spec of the result cache's record of a module's importers (`project.ImportedFile`).
 CALLERS_SPEC = "<importers>"
@@ -53,6 +67,10 @@ _MODULE_LIBRARIES = ("torch", "lightning", "pytorch_lightning")
 
 #: Methods that hand back the instance they are called on (`Net().to(device)`).
 _RETURNING_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
+
+#: A call's place in its file: line, column, end line, end column (a chained call shares
+#: its start with the call it is made on).
+Place = tuple[int, int, int, int]
 
 
 class Site(NamedTuple):
@@ -65,9 +83,8 @@ class Site(NamedTuple):
     unpacks: bool = False
 
 
-#: What an importer's evidence makes of the calls at some places of its code (line and
-#: column of each call): `engine.call_types`.
-CallTypes = Callable[[Path, bytes, frozenset[tuple[int, int]]], dict[tuple[int, int], Site]]
+#: What an importer's evidence makes of its calls at some places (`engine.call_types`).
+CallTypes = Callable[[Path, bytes, frozenset[Place]], dict[Place, Site]]
 
 
 class Callers(NamedTuple):
@@ -76,139 +93,148 @@ class Callers(NamedTuple):
     #: The module's names called where the call runs repeatedly: `f` for a function or a
     #: class built there (its `__init__` runs), `C.m` for a method called on an instance.
     repeated: frozenset[str]
-    #: A hash of the importers' paths and contents, for the result cache.
-    state: str
+    #: The module's names handed on to another call (`DataLoader(ds, collate_fn=collate)`):
+    #: a function so handed is a callback, run repeatedly.
+    handed: frozenset[str]
     #: Per name (as in `repeated`), what each call of it in the importers passes.
-    sites: dict[str, tuple[Site, ...]] = {}
+    sites: dict[str, tuple[Site, ...]]
+    #: A hash of the importers' paths and contents (and of what they import), for the cache.
+    state: str
 
 
-NO_CALLERS = Callers(frozenset(), "")
+NO_CALLERS = Callers(frozenset(), frozenset(), {}, "")
 
 
 def callers_of(module: Path, call_types: CallTypes | None = None) -> Callers:
     """What the project files importing the file at `module` do with its names; with
     `call_types`, also what their calls of them pass."""
     module = module.absolute()
-    top = project_root(module.parent)
-    found = importers(module, top)
+    top, deep = project_root(module.parent)
+    tree = _tree(top, deep)
+    found = tree.importers.get(str(module), [])
     repeated: set[str] = set()
+    handed: set[str] = set()
     sites: dict[str, list[Site]] = {}
-    for importer, data in found:
-        calls = _repeated_calls(importer, data, top)
+    for importer in found:
+        calls = _calls_of(importer, tree)
         repeated |= calls.repeated.get(str(module), frozenset())
+        handed |= calls.handed.get(str(module), frozenset())
         named = calls.named.get(str(module), {})
         if call_types is None or not named:
             continue
-        types = _types(importer, data, frozenset(calls.positions), call_types)
+        types = _types(importer, tree, calls, call_types)
         for where, name in named.items():
             sites.setdefault(name, []).append(types.get(where, Site((), (), unpacks=True)))
-    return Callers(frozenset(repeated), _state(found), {name: tuple(listed) for name, listed in sites.items()})
-
-
-_TYPES: dict[tuple[str, str], dict[tuple[int, int], Site]] = {}
-
-
-def _types(
-    importer: Path, data: bytes, positions: frozenset[tuple[int, int]], call_types: CallTypes
-) -> dict[tuple[int, int], Site]:
-    """What `call_types` makes of the importer's calls of project modules' names, worked out
-    once per content for all of them (an importer of several modules is analysed once)."""
-    key = (hashlib.sha256(data).hexdigest(), str(importer))
-    known = _TYPES.get(key)
-    if known is None:
-        if len(_TYPES) >= _KEPT:
-            _TYPES.pop(next(iter(_TYPES)))
-        known = _TYPES[key] = call_types(importer, data, positions)
-    return known
+    listed = {name: tuple(given) for name, given in sites.items()}
+    return Callers(frozenset(repeated), frozenset(handed), listed, tree.state(found))
 
 
 def current_state(module: Path) -> str:
     """The `Callers.state` the module's importers have now (what a cache entry compares)."""
     module = module.absolute()
-    return _state(importers(module, project_root(module.parent)))
+    tree = _tree(*project_root(module.parent))
+    return tree.state(tree.importers.get(str(module), []))
 
 
-def project_root(folder: Path) -> Path:
-    """The tree whose files may import a module in `folder`: its repository, else the folder."""
-    return repository_root(folder) or folder
+def project_root(folder: Path) -> tuple[Path, bool]:
+    """The tree whose files may import a module in `folder`, and whether its subfolders are
+    searched: the repository, else the folder alone (as imports resolve: `project`)."""
+    top = repository_root(folder)
+    return (top, True) if top is not None else (folder, False)
 
 
-def importers(module: Path, top: Path) -> list[tuple[Path, bytes]]:
-    """The Python files under `top` with an import that resolves to `module`, and their bytes."""
-    found = []
-    target = str(module)
-    for path in _python_files(top):
-        if path == target:
-            continue
-        listed = _imports_of(path, top)
-        if listed is not None and target in listed[1]:
-            found.append((Path(path), listed[0]))
-    return found
-
-
-def _state(found: list[tuple[Path, bytes]]) -> str:
-    if not found:
-        return ""
-    digest = hashlib.sha256()
-    for path, data in found:
-        digest.update(str(path).encode("utf-8", "surrogateescape") + b"\0" + hashlib.sha256(data).digest())
-    return digest.hexdigest()
+def forget() -> None:
+    """Start a new run: every tree is searched again when next asked about."""
+    _TREES.clear()
+    _CALLS.clear()
+    _TYPES.clear()
 
 
 # -- the project's files and their imports ---------------------------------------------
 
-#: The Python files of each tree searched in this run (`forget` starts a new run).
-_SCANS: dict[str, tuple[str, ...]] = {}
+
+class _File(NamedTuple):
+    """One Python file of the tree: its content's hash and the project files its imports
+    resolve to."""
+
+    digest: str
+    imports: frozenset[str]
 
 
-def forget() -> None:
-    """Start a new run: files made or removed since the last one are found (each file's
-    imports are read again only when its stat changed)."""
-    _SCANS.clear()
+class _Tree:
+    """One project tree as this run found it: its Python files and who imports whom."""
+
+    def __init__(self, top: Path, files: dict[str, _File]) -> None:
+        self.top = top
+        self.files = files
+        self.importers: dict[str, list[str]] = {}
+        for path, file in files.items():
+            for module in file.imports:
+                if module != path:
+                    self.importers.setdefault(module, []).append(path)
+
+    def state(self, importers: list[str]) -> str:
+        """A hash of the importers' paths and contents and of the project files each
+        imports (what their evidence shows depends on them too); empty for none."""
+        if not importers:
+            return ""
+        digest = hashlib.sha256()
+        for path in sorted(importers):
+            file = self.files[path]
+            digest.update(f"{path}\0{file.digest}\0".encode("utf-8", "surrogateescape"))
+            for module in sorted(file.imports):
+                known = self.files.get(module)
+                digest.update(f"{module}\0{known.digest if known else ''}\0".encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
 
 
-def _python_files(top: Path) -> tuple[str, ...]:
-    """The `.py` files of the tree, searched once per run; none when it holds more than
-    `MAX_FILES`."""
-    key = str(top)
-    known = _SCANS.get(key)
-    if known is not None:
-        return known
+_TREES: dict[tuple[str, bool], _Tree] = {}
+
+
+def _tree(top: Path, deep: bool) -> _Tree:
+    key = (str(top), deep)
+    known = _TREES.get(key)
+    if known is None:
+        known = _TREES[key] = _Tree(top, _read_files(top, deep))
+    return known
+
+
+def _read_files(top: Path, deep: bool) -> dict[str, _File]:
+    """The tree's Python files with their imports; none when it is too large to search."""
+    files: dict[str, _File] = {}
+    for path in _python_files(str(top), deep):
+        found = _read_file(path, top)
+        if found is not None:
+            files[path] = found
+    return files
+
+
+def _python_files(top: str, deep: bool) -> list[str]:
+    """The `.py` files of the tree (of the folder alone unless `deep`); none when the tree
+    holds more than `MAX_FILES` of them or `MAX_ENTRIES` entries."""
     files: list[str] = []
-    for folder, folders, names in os.walk(key):
-        if "pyvenv.cfg" in names and folder != key:
-            folders[:] = []  # a virtual environment
+    entries = 0
+    for folder, folders, names in os.walk(top):
+        entries += len(folders) + len(names)
+        if folder != top and (".git" in folders or ".git" in names or "pyvenv.cfg" in names):
+            folders[:] = []  # a repository of its own, or a virtual environment
             continue
-        folders[:] = [f for f in folders if not f.startswith(".") and f not in _SKIPPED]
-        files.extend(os.path.join(folder, name) for name in names if name.endswith(".py"))
-        if len(files) > MAX_FILES:
-            files = []
-            break
-    _SCANS[key] = tuple(sorted(files))
-    return _SCANS[key]
+        folders[:] = [f for f in folders if deep and not f.startswith(".") and f not in _SKIPPED]
+        files.extend(
+            os.path.join(folder, name) for name in names if name.endswith(".py") and not _TEST_FILE.fullmatch(name)
+        )
+        if len(files) > MAX_FILES or entries > MAX_ENTRIES:
+            return []
+    return files
 
 
-#: Per file: its stat, its bytes, and the project files its imports resolve to.
-_IMPORTS: dict[str, tuple[tuple[int, int], bytes, frozenset[str]]] = {}
-
-#: An import statement: `from spec import names` (parenthesised names may span lines) or
-#: `import specs`. A search of the text, not a parse: it runs over every file of the tree.
-_IMPORT = re.compile(
-    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE
-)
-
-
-def _imports_of(path: str, top: Path) -> tuple[bytes, frozenset[str]] | None:
-    """A file's bytes and the project files its imports resolve to; None for a file that
-    cannot be read or is too large to analyse."""
+def _read_file(path: str, top: Path) -> _File | None:
+    """A file's hash and the project files its imports resolve to; None for one that
+    cannot be read, is no regular file (a named pipe would block) or is too large."""
     try:
         status = os.stat(path)
-        stamp = (status.st_mtime_ns, status.st_size)
-        known = _IMPORTS.get(path)
-        if known is not None and known[0] == stamp:
-            return known[1], known[2]
         if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_MODULE_BYTES:
-            return None  # a named pipe would block the read
+            return None
         with open(path, "rb") as stream:
             data = stream.read()
     except OSError:
@@ -223,8 +249,14 @@ def _imports_of(path: str, top: Path) -> tuple[bytes, frozenset[str]] | None:
             inner = resolve(joined(spec, name), folder, top)
             if inner is not None:
                 resolved.add(str(inner))
-    _IMPORTS[path] = (stamp, data, frozenset(resolved))
-    return data, frozenset(resolved)
+    return _File(hashlib.sha256(data).hexdigest(), frozenset(resolved))
+
+
+#: An import statement: `from spec import names` (parenthesised names may span lines) or
+#: `import specs`. A search of the text, not a parse: it runs over every file of the tree.
+_IMPORT = re.compile(
+    rb"^[ \t]*(?:from[ \t]+([.\w]+)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))", re.MULTILINE
+)
 
 
 def _import_specs(data: bytes) -> Iterator[tuple[str, list[str]]]:
@@ -245,122 +277,182 @@ def _first_word(part: str) -> str:
     return words[0] if words else ""
 
 
-# -- what an importer runs repeatedly ----------------------------------------------------
+# -- what an importer does with a module's names -------------------------------------------
 
 #: A name of a project module: the module's file and the name (`C.m` for a method).
 _Named = tuple[str, str]
 
 
 class _Calls(NamedTuple):
-    """An importer's calls of project modules' names: per module, the names it calls where
-    the call runs repeatedly, and every call of one by its place (line, column)."""
+    """An importer's calls of project modules' names, per module: the names it calls where
+    the call runs repeatedly, those it hands on to other calls, and every call of one by
+    its place."""
 
     repeated: dict[str, frozenset[str]]
-    named: dict[str, dict[tuple[int, int], str]]
-
-    @property
-    def positions(self) -> set[tuple[int, int]]:
-        return {where for calls in self.named.values() for where in calls}
+    handed: dict[str, frozenset[str]]
+    named: dict[str, dict[Place, str]]
 
 
-_NO_CALLS = _Calls({}, {})
-_REPEATED: dict[tuple[str, str], _Calls] = {}
-#: The most importers' facts kept (a language server lives long).
-_KEPT = 512
+_NO_CALLS = _Calls({}, {}, {})
+_CALLS: dict[tuple[str, str], _Calls] = {}
 
 
-def _repeated_calls(importer: Path, data: bytes, top: Path) -> _Calls:
-    """The project modules' names the file `importer` (its bytes `data`) calls; worked out
-    once per content."""
-    key = (hashlib.sha256(data).hexdigest(), str(importer))
-    known = _REPEATED.get(key)
+def _calls_of(importer: str, tree: _Tree) -> _Calls:
+    """What the file `importer` does with the project modules' names; worked out once per
+    run and content."""
+    key = (importer, tree.files[importer].digest)
+    known = _CALLS.get(key)
     if known is None:
-        if len(_REPEATED) >= _KEPT:
-            _REPEATED.pop(next(iter(_REPEATED)))
-        known = _REPEATED[key] = _find_repeated_calls(importer, data, top)
+        try:
+            with open(importer, "rb") as stream:
+                data = stream.read()
+            known = _find_calls(Path(importer), data, tree.top)
+        except (OSError, RecursionError):  # gone since the search, or nested too deeply
+            known = _NO_CALLS
+        _CALLS[key] = known
     return known
 
 
-def _find_repeated_calls(importer: Path, data: bytes, top: Path) -> _Calls:
+def _find_calls(importer: Path, data: bytes, top: Path) -> _Calls:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(data, str(importer))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _NO_CALLS
-    functions, modules, libraries = _names_taken(tree, importer.parent, top)
+    functions, modules, libraries, instances = _names_taken(tree, importer.parent, top)
     if not functions and not modules:
         return _NO_CALLS
-    instances = _instances(tree, functions, modules)
     calls: list[tuple[_Named, bool, ast.AST | None]] = []
-    named: dict[str, dict[tuple[int, int], str]] = {}
+    handed: dict[str, set[str]] = {}
+    named: dict[str, dict[Place, str]] = {}
     for node, looping, function in _nodes(tree):
         if not isinstance(node, ast.Call):
             continue
         called = _called_name(node, functions, modules, instances)
         if called is not None:
             calls.append((called, looping, function))
-            named.setdefault(called[0], {})[(node.lineno, node.col_offset)] = called[1]
-        # a function of the module handed on to another call: a callback
-        for argument in _arguments(node):
-            handed = _module_name(argument, functions, modules)
-            if handed is not None:
-                calls.append((handed, True, None))
-    asked = {function for _, looping, function in calls if not looping and function is not None}
-    repeated: set[ast.AST] = set()
-    if asked:
-        index = SemanticIndex(tree)
-        backward = b"backward" in data
-
-        def seeds(facts: FunctionFacts) -> bool:
-            return _runs_per_batch(facts, libraries, backward)
-
-        repeated = {function for function in asked if (facts := index.function(function)) and seeds(facts)}
-        if asked - repeated:  # the file's calls between its defs decide: follow them
-            repeated = set(repeated_functions(tree, index, seeds))
+            named.setdefault(called[0], {})[place(node)] = called[1]
+        for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
+            given = _module_name(argument, functions, modules)
+            if given is not None:
+                handed.setdefault(given[0], set()).add(given[1])
+    repeated = _repeated_defs(tree, calls, libraries, b"backward" in data)
     found: dict[str, set[str]] = {}
     for (module, name), looping, function in calls:
         if looping or function in repeated:
             found.setdefault(module, set()).add(name)
-    return _Calls({module: frozenset(names) for module, names in found.items()}, named)
+    return _Calls(
+        {module: frozenset(names) for module, names in found.items()},
+        {module: frozenset(names) for module, names in handed.items()},
+        named,
+    )
 
 
-def _arguments(call: ast.Call) -> list[ast.expr]:
-    return [*call.args, *(keyword.value for keyword in call.keywords)]
+def place(node: ast.AST) -> Place:
+    """Where a call is in its file (`Place`)."""
+    return (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)  # type: ignore[attr-defined]
 
 
-def _names_taken(tree: ast.Module, folder: Path, top: Path) -> tuple[dict[str, _Named], dict[str, str], set[str]]:
-    """What the importer binds from the project's modules: their names (local name -> the
-    module and its name), the modules themselves (local name, dotted for `import pkg.mod`
-    -> the module); and the libraries it imports (their first part)."""
-    functions: dict[str, _Named] = {}
-    modules: dict[str, str] = {}
+def _repeated_defs(
+    tree: ast.Module, calls: list[tuple[_Named, bool, ast.AST | None]], libraries: set[str], backward: bool
+) -> set[ast.AST]:
+    """Of the defs holding calls outside a loop of their own, those the importer runs
+    repeatedly (`repetition.repeated_functions`), asked only when there are such defs."""
+    asked = {function for _, looping, function in calls if not looping and function is not None}
+    if not asked:
+        return set()
+    index = SemanticIndex(tree)
+
+    def seeds(facts: FunctionFacts) -> bool:
+        return _runs_per_batch(facts, libraries, backward)
+
+    repeated = {function for function in asked if (facts := index.function(function)) and seeds(facts)}
+    if asked - repeated:  # the file's calls between its defs decide: follow them
+        repeated = set(repeated_functions(tree, index, seeds))
+    return repeated
+
+
+def _names_taken(
+    tree: ast.Module, folder: Path, top: Path
+) -> tuple[dict[str, _Named], dict[str, str], set[str], dict[str, _Named]]:
+    """What the importer binds from the project's modules, by names it binds to nothing
+    else anywhere in the file: the modules' names (local name -> the module and its name)
+    and the modules themselves (local name, dotted for `import pkg.mod` -> the module); the
+    libraries it imports (their first part); and the names (or `self.` attributes, spelled
+    so) bound only to instances one module name makes (`agent = Agent(...)`)."""
+    imported: dict[str, set[tuple[str, ...]]] = {}
     libraries: set[str] = set()
-    for node in _statements(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
+    for statement in _statements(tree):
+        if isinstance(statement, ast.Import):
+            for alias in statement.names:
                 libraries.add(alias.name.split(".")[0])
                 found = resolve(alias.name, folder, top)
-                if found is not None:
-                    modules[alias.asname or alias.name] = str(found)
-        elif isinstance(node, ast.ImportFrom):
-            spec = "." * node.level + (node.module or "")
-            if not node.level and node.module:
-                libraries.add(node.module.split(".")[0])
+                imported.setdefault(alias.asname or alias.name, set()).add(
+                    ("module", str(found)) if found is not None else ("other",)
+                )
+        elif isinstance(statement, ast.ImportFrom):
+            spec = "." * statement.level + (statement.module or "")
+            if not statement.level and statement.module:
+                libraries.add(statement.module.split(".")[0])
             whole = resolve(spec, folder, top)
-            for alias in node.names:
-                local = alias.asname or alias.name
+            for alias in statement.names:
                 inner = resolve(joined(spec, alias.name), folder, top) if alias.name != "*" else None
                 if inner is not None:  # `from pkg import module`
-                    modules[local] = str(inner)
+                    target: tuple[str, ...] = ("module", str(inner))
                 elif whole is not None and alias.name != "*":
-                    functions[local] = (str(whole), alias.name)
-    return functions, modules, libraries
+                    target = ("name", str(whole), alias.name)
+                else:
+                    target = ("other",)
+                imported.setdefault(alias.asname or alias.name, set()).add(target)
+    made, bound = _bindings(tree)
+    functions: dict[str, _Named] = {}
+    modules: dict[str, str] = {}
+    for local, targets in imported.items():
+        if len(targets) != 1 or local.split(".")[0] in bound:
+            continue  # bound to something else too: which one a use means is not known
+        kind, *where = next(iter(targets))
+        if kind == "name":
+            functions[local] = (where[0], where[1])
+        elif kind == "module":
+            modules[local] = where[0]
+    instances: dict[str, _Named] = {}
+    for spelled, values in made.items():
+        kinds = {_built(value, functions, modules) if value is not None else None for value in values}
+        if len(kinds) == 1 and None not in kinds:
+            instances[spelled] = kinds.pop()  # type: ignore[assignment]
+    return functions, modules, libraries, instances
+
+
+def _bindings(tree: ast.Module) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
+    """Every binding of the file other than an import: per name (and `self.` attribute,
+    spelled so), the values plain assignments give it (None for any other binding: a loop
+    target, a parameter, an unpacking); and the names so bound, defs and classes included."""
+    assigned: dict[int, ast.expr] = {}
+    for statement in _statements(tree):
+        if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
+                assigned[id(target)] = statement.value
+    made: dict[str, list[ast.expr | None]] = {}
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            spelled = _dotted(node)
+            if spelled is not None:
+                made.setdefault(spelled, []).append(assigned.get(id(node)))
+                bound.add(spelled)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+            made.setdefault(node.arg, []).append(None)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return made, bound
 
 
 def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement of the file, at any depth (imports and bindings are statements: the
-    expressions in them need no visit)."""
+    """Every statement of the file, at any depth."""
     blocks: list[list[ast.stmt]] = [tree.body]
     while blocks:
         for statement in blocks.pop():
@@ -369,9 +461,11 @@ def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
 
 
 def _runs_per_batch(facts: FunctionFacts, libraries: set[str], backward: bool) -> bool:
-    """A def a library runs per batch or item (a torch module's `forward`, a dataset's
-    `__getitem__`), or one that backpropagates outside a loop of its own (a training step;
-    looked for only when the file says `backward`)."""
+    """A def a library runs per batch or item (a torch module's `forward` in a file that
+    imports torch, a dataset's `__getitem__`), or one that backpropagates outside a loop of
+    its own (a training step; looked for only when the file says `backward`). The file's
+    own lint asks the same with what its evidence knows of the class
+    (`rules.transfers._common.runs_repeatedly`); here the importer's syntax must do."""
     name = facts.node.name
     if facts.owner is not None and name in PER_ITEM_METHODS:
         return True
@@ -388,15 +482,11 @@ def _runs_per_batch(facts: FunctionFacts, libraries: set[str], backward: bool) -
     )
 
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-
-
 def _outside_loops(body: list[ast.stmt]) -> Iterator[ast.AST]:
     pending: list[ast.AST] = list(body)
     while pending:
         node = pending.pop()
-        if isinstance(node, _LOOPS + _SCOPES):
+        if isinstance(node, LOOP_NODES + SCOPE_NODES):
             continue
         yield node
         pending.extend(ast.iter_child_nodes(node))
@@ -413,7 +503,7 @@ def _nodes(tree: ast.Module) -> Iterator[tuple[ast.AST, bool, ast.AST | None]]:
             pending.extend((child, False, node) for child in node.body)
             pending.extend((child, looping, function) for child in (*node.decorator_list, node.args))
             continue
-        repeats = isinstance(node, (*_LOOPS, ast.Lambda))
+        repeats = isinstance(node, (*LOOP_NODES, ast.Lambda))
         iterable = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else None
         for child in ast.iter_child_nodes(node):
             pending.append((child, looping or repeats and child is not iterable, function))
@@ -430,12 +520,15 @@ def _module_name(node: ast.expr, functions: dict[str, _Named], modules: dict[str
 
 
 def _dotted(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr}" if inner is not None else None
-    return None
+    """`a.b.c` spelled out; None for anything else in the chain."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _built(value: ast.expr, functions: dict[str, _Named], modules: dict[str, str]) -> _Named | None:
@@ -448,23 +541,6 @@ def _built(value: ast.expr, functions: dict[str, _Named], modules: dict[str, str
     ):
         value = value.func.value
     return _module_name(value.func, functions, modules) if isinstance(value, ast.Call) else None
-
-
-def _instances(tree: ast.Module, functions: dict[str, _Named], modules: dict[str, str]) -> dict[str, _Named]:
-    """Names (and `self.` attributes, spelled so) bound to what a project module's name
-    makes (an instance of its class), when every binding of the name in the file makes the same."""
-    found: dict[str, _Named | None] = {}
-    for node in _statements(tree):
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-            continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        made = _built(node.value, functions, modules)
-        for target in targets:
-            spelled = _dotted(target)
-            if spelled is None:
-                continue
-            found[spelled] = None if spelled in found and found[spelled] != made else made
-    return {name: made for name, made in found.items() if made is not None}
 
 
 def _called_name(
@@ -481,3 +557,25 @@ def _called_name(
         if made is not None:
             return made[0], f"{made[1]}.{call.func.attr}"
     return None
+
+
+# -- what an importer's calls pass -------------------------------------------------------
+
+#: Per importer (its path and the tree's state of it), what `CallTypes` made of its calls.
+_TYPES: dict[tuple[str, str], dict[Place, Site]] = {}
+
+
+def _types(importer: str, tree: _Tree, calls: _Calls, call_types: CallTypes) -> dict[Place, Site]:
+    """What `call_types` makes of the importer's calls of project modules' names, worked
+    out once per run for all of them (an importer of several modules is analysed once)."""
+    key = (importer, tree.state([importer]))
+    known = _TYPES.get(key)
+    if known is None:
+        places = frozenset(where for named in calls.named.values() for where in named)
+        try:
+            with open(importer, "rb") as stream:
+                known = call_types(Path(importer), stream.read(), places)
+        except OSError:
+            known = {}
+        _TYPES[key] = known
+    return known

@@ -172,10 +172,10 @@ class _Walker:
         self.muted = False
         #: (scope, name) of lists and dicts filled with values of different or unknown types.
         self.mixed_fills: set[tuple[ast.AST, str]] = set()
-        #: The places (line, column) of calls whose arguments' types are wanted, and what
-        #: the walk found them to be (`call_types`); None: none wanted.
-        self.wanted_calls: frozenset[tuple[int, int]] = frozenset()
-        self.call_sites: dict[tuple[int, int], callers.Site] = {}
+        #: The places of the calls whose arguments' types are wanted (`call_types`; none
+        #: in a file's own lint), and what the walk found them to be.
+        self.wanted_calls: frozenset[callers.Place] = frozenset()
+        self.call_sites: dict[callers.Place, callers.Site] = {}
         self.special: dict[type, Callable[[Any], None]] = {  # each takes its own node type
             ast.FunctionDef: self._function,
             ast.AsyncFunctionDef: self._function,
@@ -859,22 +859,13 @@ class _Walker:
         """The argument types one call passes, by parameter name (a method's instance is not
         among its positional parameters); None when the call unpacks `*args`/`**kwargs`,
         which hides which parameter gets what."""
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-            return None
-        names = facts.positional()
-        site: dict[str, Ty | None] = {}
-        for index, argument in enumerate(node.args):
-            if index < len(names):
-                site[names[index]] = self.env.type_of(argument)
-        for keyword in node.keywords:
-            site[keyword.arg] = self.env.type_of(keyword.value)  # type: ignore[index]
-        return site
+        return _mapped(facts, self._call_site(node))
 
     def _call(self, node: ast.Call) -> None:
         """Record the argument types a call of a function of the file passes, also where a
         groupby calls it with each group (`frame.groupby(k).apply(f)`)."""
         if not self.muted and self.returns is None:
-            where = (node.lineno, node.col_offset)
+            where = callers.place(node)
             if where in self.wanted_calls and where not in self.call_sites:
                 self.call_sites[where] = self._call_site(node)
             facts = self._call_target(node)
@@ -1495,18 +1486,27 @@ _NO_COPY_ON_THE_WAY = frozenset(
 )
 
 
+def _parsed(data: bytes, filename: str) -> tuple[Source, ast.Module] | None:
+    """Another project file's bytes, decoded and parsed (the grammar of the running Python
+    only); None for one that does not decode or parse, or is over gpulint's bounds."""
+    try:
+        source = Source.from_bytes(data)
+        if refusal(source.text) is not None:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return source, ast.parse(source.text, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, SourceError):
+        return None
+
+
 def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     """What a project module's own code shows of its top-level names (`project`); nothing
     for one that does not decode or parse, or that the walk cannot follow."""
-    try:
-        source = Source.from_bytes(data)
-        if refusal(source.text) is not None or not mentions_libraries(source.text, _FOLLOWED_WORDS):
-            return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, filename)  # the grammar of the running Python only
-    except (SyntaxError, ValueError, RecursionError, MemoryError, SourceError):
-        return project.ModuleFacts({})
+    parsed = _parsed(data, filename)
+    if parsed is None or not mentions_libraries(parsed[0].text, _FOLLOWED_WORDS):
+        return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
+    source, tree = parsed
     ctx = RuleContext(source, tree, SemanticIndex(tree))
     ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
     walker = _Walker(ctx, [])
@@ -1605,19 +1605,14 @@ def _analyze(
     return Analysis(diagnostics, skipped, tree, internal_error, ctx._semantic, records, imports.sources)
 
 
-def call_types(path: Path, data: bytes, wanted: frozenset[tuple[int, int]]) -> dict[tuple[int, int], callers.Site]:
-    """What the file at `path` (its bytes `data`) passes to the calls at the places `wanted`
-    (line, column), by its own evidence and what its imports show (`callers.CallTypes`);
-    nothing for a file that does not decode or parse, or that the walk cannot follow."""
-    try:
-        source = Source.from_bytes(data)
-        if refusal(source.text) is not None:
-            return {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source.text, str(path))
-    except (SyntaxError, ValueError, RecursionError, MemoryError, SourceError):
+def call_types(path: Path, data: bytes, wanted: frozenset[callers.Place]) -> dict[callers.Place, callers.Site]:
+    """What the file at `path` (its bytes `data`) passes to the calls at the places
+    `wanted`, by its own evidence and what its imports show (`callers.CallTypes`); nothing
+    for a file that does not decode or parse, or that the walk cannot follow."""
+    parsed = _parsed(data, str(path))
+    if parsed is None:
         return {}
+    source, tree = parsed
     ctx = RuleContext(source, tree, SemanticIndex(tree))
     ctx.env.project = project.imports_of(path, tree, module_facts).names
     ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
@@ -1655,7 +1650,8 @@ def _give_sites(index: SemanticIndex | None, tree: ast.Module, found: callers.Ca
 
 
 def _mapped(facts: FunctionFacts, site: callers.Site) -> dict[str, Ty | None] | None:
-    """A call site of another file as `_site` maps one of this file (None: it unpacks)."""
+    """What a call passes, by the def's parameter names (None: it unpacks, which hides
+    which parameter gets what)."""
     if site.unpacks:
         return None
     mapped: dict[str, Ty | None] = dict(zip(facts.positional(), site.positional, strict=False))

@@ -27,8 +27,10 @@ from collections.abc import Callable, Iterable
 from .astutil import range_arguments, walk_local
 from .semantic import FunctionFacts, FunctionNode, SemanticIndex
 
-_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+#: Nodes whose body runs once per item: loops and comprehensions.
+LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: Nodes that open a scope of their own.
+SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 def repeated_functions(
@@ -84,7 +86,7 @@ def _scopes_of(facts: FunctionFacts, index: SemanticIndex) -> list[ast.AST]:
     node: ast.AST | None = facts.node
     while node is not None:
         node = index.parent(node)
-        if isinstance(node, (ast.Module, *_SCOPES)):
+        if isinstance(node, (ast.Module, *SCOPE_NODES)):
             chain.append(node)
     return chain[::-1]
 
@@ -151,7 +153,7 @@ def _called_in_loops_or_passed(
                     scopes,
                     owner,
                     self_name,
-                    in_loop or isinstance(node, _LOOPS) and child is not _iterable(node),
+                    in_loop or isinstance(node, LOOP_NODES) and child is not _iterable(node),
                 )
 
     visit(tree, [tree], None, None, False)

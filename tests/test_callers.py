@@ -221,3 +221,77 @@ def test_the_module_own_call_sites_come_before_its_importers(repository, cli):
     write(repository / "masks.py", MASKS + '\n\nHOST = positions(4, "cpu")\n')
     write(repository / "models.py", MODEL.format(device="x.device"))
     assert _mask_rows(cli) == [6]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        # a parameter, a local def and an assignment of the same name: the importer's own
+        "from losses import coral\n\ndef evaluate(coral, loader):\n    for x in loader:\n        coral(x, x)\n",
+        "from losses import coral\n\ndef coral(a, b):\n    return a\n\nfor x in loader:\n    coral(x, x)\n",
+        "import losses\nlosses = []\nfor x in loader:\n    losses.coral(x, x)\n",
+        # imported from two modules: which one a call means is not known
+        "def f():\n    from losses import coral\n\ndef g():\n    from other import coral\n    for x in loader:\n"
+        "        coral(x, x)\n",
+        # a class handed on as a value is not built
+        "from losses import CausalMask\nchecks = [isinstance(m, CausalMask) for m in loader]\n",
+        # an instance name also bound by a loop: which class's method runs is not known
+        "from losses import CausalMask\nmask = CausalMask(8)\nfor mask in loader:\n    mask.apply(mask)\n",
+    ],
+)
+def test_names_the_importer_binds_to_something_else_are_its_own(repository, cli, script):
+    write(repository / "train.py", HEAD + script)
+    assert _rows(cli, "losses.py") == []
+
+
+def test_a_chained_call_gives_the_site_of_the_call_it_is_made_on(repository, cli):
+    write(repository / "masks.py", MASKS)
+    host = MODEL.format(device='"cpu"').replace('device="cpu")', 'device="cpu").float()')
+    write(repository / "models.py", host.replace('Mask(x.shape[0], "cpu")', 'Mask(x.shape[0], "cpu").m.float()'))
+    assert _mask_rows(cli) == []
+
+
+def test_the_cache_follows_what_the_importers_import(repository, cli, cache_dir):
+    write(repository / "masks.py", MASKS)
+    write(repository / "config.py", 'DEVICE = "cpu"\n')
+    model = MODEL.format(device="DEVICE").replace("from masks import", "from config import DEVICE\nfrom masks import")
+    write(repository / "models.py", model)
+
+    def found() -> int:
+        run = cli("check", "masks.py", "--select", "GPU304", "--preview", "--output-format", "json")
+        return len(json.loads(run.stdout))
+
+    assert found() == found() == 0
+    write(repository / "config.py", 'import torch\nDEVICE = torch.device("cuda")\n')
+    assert found() == 2
+
+
+def test_each_run_looks_for_the_importers_again(repository, cli):
+    write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    (repository / "losses.py").unlink()
+    assert _rows(cli, "train.py") == []  # the module is not there yet
+    write(repository / "losses.py", LOSSES)
+    assert _rows(cli, "losses.py") == [5]
+
+
+def test_test_files_nested_repositories_and_other_folders_are_no_importers(repository, cli):
+    loop = HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n"
+    write(repository / "test_losses.py", loop)  # pytest's loops run no production batch
+    write(repository / "tests" / "conftest.py", loop)
+    write(repository / "vendor" / "other" / "train.py", loop)  # a repository of its own
+    (repository / "vendor" / "other" / ".git").mkdir()
+    assert _rows(cli, "losses.py") == []
+
+
+def test_without_a_repository_only_the_module_folder_is_searched(project, cli):
+    write(project / "lib" / "losses.py", LOSSES)
+    write(project / "train.py", HEAD + "from lib.losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert _rows(cli, "lib/losses.py") == []
+    write(project / "lib" / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert _rows(cli, "lib/losses.py") == [5]
+
+
+def test_an_importer_nested_too_deeply_tells_nothing(repository, cli):
+    write(repository / "train.py", "from losses import coral\nx = a" + ".b" * 1000 + "()\n")
+    run = cli("check", "losses.py", "--select", "GPU304", "--preview", "--no-cache")
+    assert run.code == 0, run.stderr

@@ -103,13 +103,14 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
 def _run_by_importers(facts: FunctionFacts, ctx: RuleContext) -> bool:
     """A function or class of the module's top level that a project file importing it runs
-    repeatedly (`gpulint.callers`): the function, the class's `__init__` when it is built
-    there, or the method called on its instance."""
+    repeatedly (`gpulint.callers`): the function (also handed on as a callback), the
+    class's `__init__` when it is built there, or the method called on its instance."""
     repeated = ctx.callers.repeated
+    if facts.owner is None:  # a function, also one handed on as a callback
+        name = facts.node.name
+        return facts.scope is ctx.tree and (name in repeated or name in ctx.callers.handed)
     if not repeated:
         return False
-    if facts.owner is None:
-        return facts.scope is ctx.tree and facts.node.name in repeated
     owner = facts.owner
     if ctx.semantic.parent(owner) is not ctx.tree:
         return False
