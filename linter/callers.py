@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .files import repository_root
+from .loop_effects import reference
 from .project import MAX_MODULE_BYTES, joined, resolve, statement_blocks
 from .repetition import LOOP_NODES, SCOPE_NODES, repeated_functions
 from .semantic import FunctionFacts, SemanticIndex
@@ -320,13 +321,14 @@ def _find_calls(importer: Path, data: bytes, top: Path) -> _Calls:
             tree = ast.parse(data, str(importer))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _NO_CALLS
-    functions, modules, libraries, instances = _names_taken(tree, importer.parent, top)
+    walked = list(_nodes(tree))  # one walk, for the bindings and the calls
+    functions, modules, libraries, instances = _names_taken(tree, [node for node, _, _ in walked], importer.parent, top)
     if not functions and not modules:
         return _NO_CALLS
     calls: list[tuple[_Named, bool, ast.AST | None]] = []
     handed: dict[str, set[str]] = {}
     named: dict[str, dict[Place, str]] = {}
-    for node, looping, function in _nodes(tree):
+    for node, looping, function in walked:
         if not isinstance(node, ast.Call):
             continue
         called = _called_name(node, functions, modules, instances)
@@ -359,7 +361,13 @@ def _repeated_defs(
 ) -> set[ast.AST]:
     """Of the defs holding calls outside a loop of their own, those the importer runs
     repeatedly (`repetition.repeated_functions`), asked only when there are such defs."""
-    asked = {function for _, looping, function in calls if not looping and function is not None}
+    asked = {
+        function
+        for _, looping, function in calls
+        # an `__init__` runs where its class is built, which the file's repetition does not
+        # follow (the layers a model's `__init__` makes are made once)
+        if not looping and function is not None and getattr(function, "name", "") != "__init__"
+    }
     if not asked:
         return set()
     index = SemanticIndex(tree)
@@ -374,13 +382,14 @@ def _repeated_defs(
 
 
 def _names_taken(
-    tree: ast.Module, folder: Path, top: Path
+    tree: ast.Module, nodes: list[ast.AST], folder: Path, top: Path
 ) -> tuple[dict[str, _Named], dict[str, str], set[str], dict[str, _Named]]:
     """What the importer binds from the project's modules, by names it binds to nothing
     else anywhere in the file: the modules' names (local name -> the module and its name)
     and the modules themselves (local name, dotted for `import pkg.mod` -> the module); the
     libraries it imports (their first part); and the names (or `self.` attributes, spelled
-    so) bound only to instances one module name makes (`agent = Agent(...)`)."""
+    so) bound only to instances one module name makes (`agent = Agent(...)`). `nodes`: all
+    of the file's nodes."""
     imported: dict[str, set[tuple[str, ...]]] = {}
     libraries: set[str] = set()
     for statement in _statements(tree):
@@ -405,7 +414,9 @@ def _names_taken(
                 else:
                     target = ("other",)
                 imported.setdefault(alias.asname or alias.name, set()).add(target)
-    made, bound = _bindings(tree)
+    if all(target == ("other",) for targets in imported.values() for target in targets):
+        return {}, {}, libraries, {}  # nothing from the project
+    made, bound = _bindings(tree, nodes)
     functions: dict[str, _Named] = {}
     modules: dict[str, str] = {}
     for local, targets in imported.items():
@@ -424,7 +435,7 @@ def _names_taken(
     return functions, modules, libraries, instances
 
 
-def _bindings(tree: ast.Module) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
+def _bindings(tree: ast.Module, nodes: list[ast.AST]) -> tuple[dict[str, list[ast.expr | None]], set[str]]:
     """Every binding of the file other than an import: per name (and `self.` attribute,
     spelled so), the values plain assignments give it (None for any other binding: a loop
     target, a parameter, an unpacking); and the names so bound, defs and classes included."""
@@ -435,9 +446,9 @@ def _bindings(tree: ast.Module) -> tuple[dict[str, list[ast.expr | None]], set[s
                 assigned[id(target)] = statement.value
     made: dict[str, list[ast.expr | None]] = {}
     bound: set[str] = set()
-    for node in ast.walk(tree):
+    for node in nodes:
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            spelled = _dotted(node)
+            spelled = reference(node)
             if spelled is not None:
                 made.setdefault(spelled, []).append(assigned.get(id(node)))
                 bound.add(spelled)
@@ -514,21 +525,9 @@ def _module_name(node: ast.expr, functions: dict[str, _Named], modules: dict[str
     if isinstance(node, ast.Name):
         return functions.get(node.id)
     if isinstance(node, ast.Attribute):
-        module = modules.get(_dotted(node.value) or "")
+        module = modules.get(reference(node.value) or "")
         return (module, node.attr) if module is not None else None
     return None
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """`a.b.c` spelled out; None for anything else in the chain."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _built(value: ast.expr, functions: dict[str, _Named], modules: dict[str, str]) -> _Named | None:
@@ -553,7 +552,7 @@ def _called_name(
     if named is not None:
         return named
     if isinstance(call.func, ast.Attribute):
-        made = instances.get(_dotted(call.func.value) or "")
+        made = instances.get(reference(call.func.value) or "")
         if made is not None:
             return made[0], f"{made[1]}.{call.func.attr}"
     return None
