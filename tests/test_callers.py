@@ -295,3 +295,18 @@ def test_an_importer_nested_too_deeply_tells_nothing(repository, cli):
     write(repository / "train.py", "from losses import coral\nx = a" + ".b" * 1000 + "()\n")
     run = cli("check", "losses.py", "--select", "GPU304", "--preview", "--no-cache")
     assert run.code == 0, run.stderr
+
+
+def test_the_language_server_looks_for_the_importers_on_every_lint(repository):
+    from gpulint.lsp.server import lint_document
+    from gpulint.lsp.settings import Settings
+
+    settings = Settings(select=("GPU304",), preview=True)
+    losses = repository / "losses.py"
+
+    def codes() -> list[str]:
+        return [d.code for d in lint_document(losses.read_text(), 1, losses.as_uri(), settings).diagnostics]
+
+    assert codes() == []
+    write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
+    assert codes() == ["GPU304"]  # an importer written since the last lint
