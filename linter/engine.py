@@ -1504,9 +1504,12 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     """What a project module's own code shows of its top-level names (`project`); nothing
     for one that does not decode or parse, or that the walk cannot follow."""
     parsed = _parsed(data, filename)
-    if parsed is None or not mentions_libraries(parsed[0].text, _FOLLOWED_WORDS):
-        return project.ModuleFacts({})  # plain Python: nothing a rule follows comes from it
+    if parsed is None:
+        return project.ModuleFacts({})
     source, tree = parsed
+    handed_on, handed_on_whole = project.handed_on(tree)
+    if not mentions_libraries(source.text, _FOLLOWED_WORDS):  # plain Python: its own names tell nothing
+        return project.ModuleFacts({}, (), handed_on, handed_on_whole)
     ctx = RuleContext(source, tree, SemanticIndex(tree))
     ctx.env.volatile = rebound_from_inner_scopes(tree, source.text)
     walker = _Walker(ctx, [])
@@ -1514,7 +1517,7 @@ def module_facts(data: bytes, filename: str) -> project.ModuleFacts:
     try:
         with _cycle_collector_paused():
             names = walker.exports(tree)
-        return project.ModuleFacts(names, _public(tree, names))
+        return project.ModuleFacts(names, _public(tree, names), handed_on, handed_on_whole)
     except Exception:  # a module the evidence cannot follow tells the importing file nothing
         return project.ModuleFacts({})
     finally:

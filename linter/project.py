@@ -10,7 +10,9 @@ a function returns, and whether it returns its argument on the device (`to_cuda(
 
 One level deep: a module's facts are those its own code shows, not what it imports from
 further modules, so every module is analysed once whoever imports it, and import cycles
-cost nothing. A file's findings then depend on the modules it imports: `Imports.sources`
+cost nothing. A package's `__init__.py` that imports names to hand them on (`from .misc
+import to_cuda`, `from .models import *`: `ModuleFacts.handed_on`) gives the facts of the
+module they come from, one level further and no more. A file's findings then depend on the modules it imports: `Imports.sources`
 lists them (each with its content's hash) for the result cache, which serves a file's
 entry only while the same imports resolve to the same content.
 
@@ -104,10 +106,15 @@ class Exported(NamedTuple):
 class ModuleFacts(NamedTuple):
     """What a project module's analysis knows of its top-level names; `public`: the names
     `from module import *` binds (its `__all__` when it lists them, else those without a
-    leading underscore)."""
+    leading underscore). `handed_on`: the names it imports at its top level to hand on, as
+    a package's `__init__.py` does (`from .models import Net`: `Net` -> (".models", "Net")),
+    and `handed_on_whole`: the modules it imports every public name of (`from .models import
+    *`); an importing file takes their facts from those modules (`imports_of`)."""
 
     names: dict[str, Exported]
     public: tuple[str, ...] = ()
+    handed_on: dict[str, tuple[str, str]] = {}
+    handed_on_whole: tuple[str, ...] = ()
 
 
 class ImportedFile(NamedTuple):
@@ -143,19 +150,104 @@ def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str]
     sources: dict[str, ImportedFile] = {}
     for spec, imported in _imports(tree):
         found = _module(spec, folder, top, facts_of, sources)
-        if not imported and found is not None:  # `import utils`, `import pkg.utils as u`
-            names.update({joined(spec, n): e for n, e in found.names.items()})
+        if found is not None and (not imported or "*" in imported):
+            # `import utils`, `import pkg.utils as u`, `from utils import *`
+            given = found.names if not imported else {n: found.names[n] for n in found.public if n in found.names}
+            names.update({joined(spec, n): e for n, e in given.items()})
+            handing = resolve(spec, folder, top)
+            for name, exported in _all_handed_on(handing, top, found, facts_of, sources).items():
+                if name not in given:
+                    names[joined(spec, name)] = exported
         for name in imported:
-            if found is not None and name == "*":
-                names.update({joined(spec, n): found.names[n] for n in found.public if n in found.names})
-            elif found is not None and name in found.names:
+            if name == "*":
+                continue
+            if found is not None and name in found.names:
                 names[joined(spec, name)] = found.names[name]
-            elif name != "*" and (found is not None or _may_hold_modules(spec, folder, top)):
+                continue
+            handed = _handed_on(name, spec, folder, top, found, facts_of, sources) if found is not None else None
+            if handed is not None:
+                names[joined(spec, name)] = handed
+            elif found is not None or _may_hold_modules(spec, folder, top):
                 # `from pkg import utils`, `from . import utils`: a submodule
                 inner = _module(joined(spec, name), folder, top, facts_of, sources)
                 if inner is not None:
                     names.update({f"{joined(spec, name)}.{n}": e for n, e in inner.names.items()})
     return Imports(names, tuple(sources.values()))
+
+
+#: How the sources of a cache entry spell a module a project module hands a name on from:
+#: this prefix, the handing module's path, a line break, its import's spec.
+HANDED_ON = "<handed on by> "
+
+
+def _handed_on(
+    name: str,
+    spec: str,
+    folder: Path,
+    top: Path,
+    found: ModuleFacts,
+    facts_of: Callable[[bytes, str], ModuleFacts],
+    sources: dict[str, ImportedFile],
+) -> Exported | None:
+    """What `name`, which the module spelled `spec` imports to hand on (a package's
+    `__init__.py`), is in the project module it takes it from: one level further, no more."""
+    handing = resolve(spec, folder, top)
+    if handing is None:
+        return None
+    wanted = [found.handed_on[name]] if name in found.handed_on else []
+    wanted += [(whole, name) for whole in found.handed_on_whole]
+    for inner, original in wanted:
+        key = f"{HANDED_ON}{handing}\n{inner}"
+        facts = _module(inner, handing.parent, top, facts_of, sources, key)
+        if facts is not None and original in facts.names:
+            return facts.names[original]
+    return None
+
+
+def _all_handed_on(
+    handing: Path | None,
+    top: Path,
+    found: ModuleFacts,
+    facts_of: Callable[[bytes, str], ModuleFacts],
+    sources: dict[str, ImportedFile],
+) -> dict[str, Exported]:
+    """Every public name the module at `handing` hands on, with what it is in the module it
+    comes from (for `import pkg` and `from pkg import *`)."""
+    if handing is None:
+        return {}
+    given: dict[str, Exported] = {}
+    for whole in found.handed_on_whole:
+        facts = _module(whole, handing.parent, top, facts_of, sources, f"{HANDED_ON}{handing}\n{whole}")
+        if facts is not None:
+            given.update((n, facts.names[n]) for n in facts.public if n in facts.names)
+    for name, (inner, original) in found.handed_on.items():
+        if name.startswith("_"):
+            continue
+        facts = _module(inner, handing.parent, top, facts_of, sources, f"{HANDED_ON}{handing}\n{inner}")
+        if facts is not None and original in facts.names:
+            given[name] = facts.names[original]
+    return given
+
+
+def handed_on(tree: ast.Module) -> tuple[dict[str, tuple[str, str]], tuple[str, ...]]:
+    """The names a module imports at its top level (in `try` and `if` blocks too, not in
+    defs or classes), each to the module spelled as written and its name there; and the
+    modules it imports every public name of (`ModuleFacts.handed_on`)."""
+    names: dict[str, tuple[str, str]] = {}
+    whole: list[str] = []
+    blocks: list[list[ast.stmt]] = [tree.body]
+    while blocks:
+        for statement in blocks.pop():
+            if isinstance(statement, ast.ImportFrom):
+                spec = "." * statement.level + (statement.module or "")
+                for alias in statement.names:
+                    if alias.name == "*":
+                        whole.append(spec)
+                    else:
+                        names[alias.asname or alias.name] = (spec, alias.name)
+            elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                blocks.extend(statement_blocks(statement))
+    return names, tuple(whole)
 
 
 def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[str, Path], Path | None]) -> bool:
@@ -166,10 +258,14 @@ def still_current(importer: Path, sources: list[list[str]], known: dict[tuple[st
     folder = importer.absolute().parent
     top: Path | None = None
     for spec, path, state in sources:
-        key = (spec, folder)
+        where, inner = folder, spec
+        if spec.startswith(HANDED_ON):  # resolved from the module that hands a name on
+            handing, inner = spec[len(HANDED_ON) :].split("\n", 1)
+            where = Path(handing).parent
+        key = (inner, where)
         if key not in known:
             top = top or repository_root(folder) or folder
-            known[key] = resolve(spec, folder, top)
+            known[key] = resolve(inner, where, top)
         found = known[key]
         if found is None and not path:
             continue
@@ -279,13 +375,17 @@ def _module(
     top: Path,
     facts_of: Callable[[bytes, str], ModuleFacts],
     sources: dict[str, ImportedFile],
+    key: str | None = None,
 ) -> ModuleFacts | None:
+    """The facts of the project module `spec` names from `folder`, recorded in `sources`
+    under `key` (the spec itself, unless given)."""
+    key = key or spec
     path = resolve(spec, folder, top)
     if path is None:  # none now; one made later would change what the file imports
-        sources.setdefault(spec, ImportedFile(spec, "", ""))
+        sources.setdefault(key, ImportedFile(key, "", ""))
         return None
     state, data = _state(path)
-    sources[spec] = ImportedFile(spec, str(path), state)
+    sources[key] = ImportedFile(key, str(path), state)
     return _facts(state, data, str(path), facts_of) if data is not None else None
 
 

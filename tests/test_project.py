@@ -449,3 +449,64 @@ def test_a_helper_that_may_not_fit_before_it_predicts_is_no_chain(repository, cl
     write(repository / "train.py", TEXTS.format(call="lr, train_features, train.label, test_features"))
     run = cli("check", "train.py", "--select", "GPU401", "--output-format", "json", "--no-cache")
     assert json.loads(run.stdout) == []
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "from .misc import to_cuda\n",  # a package's `__init__.py` hands the name on
+        "from .misc import *\n",
+        "try:\n    from .misc import to_cuda\nexcept ImportError:\n    pass\n",
+    ],
+)
+@pytest.mark.parametrize(
+    "setup",
+    [
+        "from helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n",
+        "import helpers\nmodel = helpers.to_cuda(nn.Linear(4, 1))\n",
+        "from helpers import *\nmodel = to_cuda(nn.Linear(4, 1))\n",
+    ],
+)
+def test_a_name_a_package_hands_on_is_what_its_own_module_says(repository, cli, package, setup):
+    write(repository / "helpers" / "misc.py", HELPERS["to_cuda"])
+    write(repository / "helpers" / "__init__.py", package)
+    write(repository / "train.py", "import torch.nn as nn\n" + setup + LOOP)
+    assert _codes(repository, "train.py", cli=cli) == [("GPU307", 1 + setup.count("\n") + 4)]
+
+
+@pytest.mark.parametrize(
+    "package",
+    [
+        "from .misc import to_cpu as to_cuda\n",  # handed on under another name: the other function
+        "def setup():\n    from .misc import to_cuda\n",  # imported in a def: not handed on
+        "from .other import to_cuda\n",  # from a module the project does not hold
+    ],
+)
+def test_a_name_a_package_does_not_hand_on_tells_nothing(repository, cli, package):
+    write(repository / "helpers" / "misc.py", HELPERS["to_cuda"] + "\n\ndef to_cpu(x):\n    return x.cpu()\n")
+    write(repository / "helpers" / "__init__.py", package)
+    write(
+        repository / "train.py",
+        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+    assert _codes(repository, "train.py", cli=cli) == []
+
+
+def test_the_cache_follows_the_module_a_package_hands_a_name_on_from(repository, cli, cache_dir):
+    write(repository / "helpers" / "misc.py", HELPERS["to_cuda"])
+    write(repository / "helpers" / "__init__.py", "from .misc import to_cuda\n")
+    write(
+        repository / "train.py",
+        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+    )
+
+    def found() -> int:
+        run = cli("check", "train.py", "--select", "GPU307", "--preview", "--output-format", "json")
+        return len(json.loads(run.stdout))
+
+    assert found() == found() == 1
+    write(repository / "helpers" / "misc.py", "def to_cuda(x):\n    return x\n")
+    assert found() == 0
+    (repository / "helpers" / "misc.py").unlink()
+    write(repository / "helpers" / "misc" / "__init__.py", HELPERS["to_cuda"])  # the same module, as a package
+    assert found() == 1
