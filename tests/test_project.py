@@ -493,16 +493,17 @@ def test_a_name_a_package_does_not_hand_on_tells_nothing(repository, cli, packag
 
 
 def test_the_cache_follows_the_module_a_package_hands_a_name_on_from(repository, cli, cache_dir):
-    write(repository / "helpers" / "misc.py", HELPERS["to_cuda"])
     write(repository / "helpers" / "__init__.py", "from .misc import to_cuda\n")
+    write(repository / "helpers" / "misc.py", HELPERS["to_cuda"])
     write(
         repository / "train.py",
-        "import torch.nn as nn\nfrom helpers import to_cuda\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
+        "import torch.nn as nn\nfrom helpers import *\nmodel = to_cuda(nn.Linear(4, 1))\n" + LOOP,
     )
 
     def found() -> int:
-        run = cli("check", "train.py", "--select", "GPU307", "--preview", "--output-format", "json")
-        return len(json.loads(run.stdout))
+        return len(
+            json.loads(cli("check", "train.py", "--select", "GPU307", "--preview", "--output-format", "json").stdout)
+        )
 
     assert found() == found() == 1
     write(repository / "helpers" / "misc.py", "def to_cuda(x):\n    return x\n")
