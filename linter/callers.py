@@ -43,7 +43,7 @@ from typing import NamedTuple
 
 from .files import repository_root
 from .loop_effects import reference
-from .project import MAX_MODULE_BYTES, joined, resolve, statement_blocks
+from .project import MAX_MODULE_BYTES, joined, resolve, statements
 from .repetition import LOOP_NODES, SCOPE_NODES, repeated_functions
 from .semantic import FunctionFacts, SemanticIndex
 from .torch_api import BACKWARD_METHODS, PER_BATCH_METHODS, PER_ITEM_METHODS
@@ -104,6 +104,19 @@ class Callers(NamedTuple):
 
 
 NO_CALLERS = Callers(frozenset(), frozenset(), {}, "")
+
+
+def names_for(facts: FunctionFacts, tree: ast.Module, index: SemanticIndex) -> tuple[str, ...]:
+    """The names a def of the module goes by in its importers' calls (`Callers`): a
+    top-level function its own, a method of a top-level class `C.m`, and its `__init__` the
+    class's name too (the class built); none for a def nested deeper."""
+    owner = facts.owner
+    if owner is None:
+        return (facts.node.name,) if facts.scope is tree else ()
+    if index.parent(owner) is not tree:
+        return ()
+    method = f"{owner.name}.{facts.node.name}"
+    return (method, owner.name) if facts.node.name == "__init__" else (method,)
 
 
 def callers_of(module: Path, call_types: CallTypes | None = None) -> Callers:
@@ -392,7 +405,7 @@ def _names_taken(
     of the file's nodes."""
     imported: dict[str, set[tuple[str, ...]]] = {}
     libraries: set[str] = set()
-    for statement in _statements(tree):
+    for statement in statements(tree):
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 libraries.add(alias.name.split(".")[0])
@@ -440,7 +453,7 @@ def _bindings(tree: ast.Module, nodes: list[ast.AST]) -> tuple[dict[str, list[as
     spelled so), the values plain assignments give it (None for any other binding: a loop
     target, a parameter, an unpacking); and the names so bound, defs and classes included."""
     assigned: dict[int, ast.expr] = {}
-    for statement in _statements(tree):
+    for statement in statements(tree):
         if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
             for target in statement.targets if isinstance(statement, ast.Assign) else [statement.target]:
                 assigned[id(target)] = statement.value
@@ -460,15 +473,6 @@ def _bindings(tree: ast.Module, nodes: list[ast.AST]) -> tuple[dict[str, list[as
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             bound.update(node.names)
     return made, bound
-
-
-def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement of the file, at any depth."""
-    blocks: list[list[ast.stmt]] = [tree.body]
-    while blocks:
-        for statement in blocks.pop():
-            yield statement
-            blocks.extend(statement_blocks(statement))
 
 
 def _runs_per_batch(facts: FunctionFacts, libraries: set[str], backward: bool) -> bool:

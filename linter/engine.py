@@ -1640,16 +1640,10 @@ def _give_sites(index: SemanticIndex | None, tree: ast.Module, found: callers.Ca
     if index is None or not found.sites:
         return
     for facts in index.functions.values():
-        owner = facts.owner
-        if owner is None and facts.scope is tree:
-            given = found.sites.get(facts.node.name, ())
-        elif owner is not None and index.parent(owner) is tree:
-            given = found.sites.get(f"{owner.name}.{facts.node.name}", ())
-            if facts.node.name == "__init__":
-                given += found.sites.get(owner.name, ())
-        else:
-            continue
-        facts.imported_sites = [_mapped(facts, site) for site in given]
+        names = callers.names_for(facts, tree, index)
+        if names:
+            given = [site for name in names for site in found.sites.get(name, ())]
+            facts.imported_sites = [_mapped(facts, site) for site in given]
 
 
 def _mapped(facts: FunctionFacts, site: callers.Site) -> dict[str, Ty | None] | None:

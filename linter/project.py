@@ -150,11 +150,11 @@ def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str]
     sources: dict[str, ImportedFile] = {}
     for spec, imported in _imports(tree):
         found = _module(spec, folder, top, facts_of, sources)
+        handing = Path(sources[spec].path)  # the file `_module` found (only read when it found one)
         if found is not None and (not imported or "*" in imported):
             # `import utils`, `import pkg.utils as u`, `from utils import *`
             given = found.names if not imported else {n: found.names[n] for n in found.public if n in found.names}
             names.update({joined(spec, n): e for n, e in given.items()})
-            handing = resolve(spec, folder, top)
             for name, exported in _all_handed_on(handing, top, found, facts_of, sources).items():
                 if name not in given:
                     names[joined(spec, name)] = exported
@@ -164,7 +164,7 @@ def imports_of(importer: Path, tree: ast.Module, facts_of: Callable[[bytes, str]
             if found is not None and name in found.names:
                 names[joined(spec, name)] = found.names[name]
                 continue
-            handed = _handed_on(name, spec, folder, top, found, facts_of, sources) if found is not None else None
+            handed = _handed_on(name, handing, top, found, facts_of, sources) if found is not None else None
             if handed is not None:
                 names[joined(spec, name)] = handed
             elif found is not None or _may_hold_modules(spec, folder, top):
@@ -182,30 +182,25 @@ HANDED_ON = "<handed on by> "
 
 def _handed_on(
     name: str,
-    spec: str,
-    folder: Path,
+    handing: Path,
     top: Path,
     found: ModuleFacts,
     facts_of: Callable[[bytes, str], ModuleFacts],
     sources: dict[str, ImportedFile],
 ) -> Exported | None:
-    """What `name`, which the module spelled `spec` imports to hand on (a package's
+    """What `name`, which the module at `handing` imports to hand on (a package's
     `__init__.py`), is in the project module it takes it from: one level further, no more."""
-    handing = resolve(spec, folder, top)
-    if handing is None:
-        return None
     wanted = [found.handed_on[name]] if name in found.handed_on else []
     wanted += [(whole, name) for whole in found.handed_on_whole]
     for inner, original in wanted:
-        key = f"{HANDED_ON}{handing}\n{inner}"
-        facts = _module(inner, handing.parent, top, facts_of, sources, key)
+        facts = _handed_from(handing, inner, top, facts_of, sources)
         if facts is not None and original in facts.names:
             return facts.names[original]
     return None
 
 
 def _all_handed_on(
-    handing: Path | None,
+    handing: Path,
     top: Path,
     found: ModuleFacts,
     facts_of: Callable[[bytes, str], ModuleFacts],
@@ -213,20 +208,30 @@ def _all_handed_on(
 ) -> dict[str, Exported]:
     """Every public name the module at `handing` hands on, with what it is in the module it
     comes from (for `import pkg` and `from pkg import *`)."""
-    if handing is None:
-        return {}
     given: dict[str, Exported] = {}
     for whole in found.handed_on_whole:
-        facts = _module(whole, handing.parent, top, facts_of, sources, f"{HANDED_ON}{handing}\n{whole}")
+        facts = _handed_from(handing, whole, top, facts_of, sources)
         if facts is not None:
             given.update((n, facts.names[n]) for n in facts.public if n in facts.names)
     for name, (inner, original) in found.handed_on.items():
         if name.startswith("_"):
             continue
-        facts = _module(inner, handing.parent, top, facts_of, sources, f"{HANDED_ON}{handing}\n{inner}")
+        facts = _handed_from(handing, inner, top, facts_of, sources)
         if facts is not None and original in facts.names:
             given[name] = facts.names[original]
     return given
+
+
+def _handed_from(
+    handing: Path,
+    inner: str,
+    top: Path,
+    facts_of: Callable[[bytes, str], ModuleFacts],
+    sources: dict[str, ImportedFile],
+) -> ModuleFacts | None:
+    """The facts of the module spelled `inner` in the module at `handing`, recorded for the
+    cache as resolved from there (`HANDED_ON`)."""
+    return _module(inner, handing.parent, top, facts_of, sources, f"{HANDED_ON}{handing}\n{inner}")
 
 
 def handed_on(tree: ast.Module) -> tuple[dict[str, tuple[str, str]], tuple[str, ...]]:
@@ -235,18 +240,14 @@ def handed_on(tree: ast.Module) -> tuple[dict[str, tuple[str, str]], tuple[str, 
     modules it imports every public name of (`ModuleFacts.handed_on`)."""
     names: dict[str, tuple[str, str]] = {}
     whole: list[str] = []
-    blocks: list[list[ast.stmt]] = [tree.body]
-    while blocks:
-        for statement in blocks.pop():
-            if isinstance(statement, ast.ImportFrom):
-                spec = "." * statement.level + (statement.module or "")
-                for alias in statement.names:
-                    if alias.name == "*":
-                        whole.append(spec)
-                    else:
-                        names[alias.asname or alias.name] = (spec, alias.name)
-            elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                blocks.extend(statement_blocks(statement))
+    for statement in statements(tree, in_defs=False):
+        if isinstance(statement, ast.ImportFrom):
+            spec = "." * statement.level + (statement.module or "")
+            for alias in statement.names:
+                if alias.name == "*":
+                    whole.append(spec)
+                else:
+                    names[alias.asname or alias.name] = (spec, alias.name)
     return names, tuple(whole)
 
 
@@ -347,19 +348,26 @@ def _module_file(base: str, parts: list[str]) -> str | None:
 def _imports(tree: ast.Module) -> Iterator[tuple[str, list[str]]]:
     """Each import of the file as (module spec, names taken from it; none for `import m`).
     Imports are statements: only statement lists are searched, not the expressions in them."""
+    for node in statements(tree):
+        if isinstance(node, ast.ImportFrom):
+            yield "." * node.level + (node.module or ""), [alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, []
+
+
+def statements(tree: ast.Module, *, in_defs: bool = True) -> Iterator[ast.stmt]:
+    """Every statement of the file at any depth (not those of defs and classes unless
+    `in_defs`): imports and bindings are statements, the expressions in them need no visit."""
     blocks: list[list[ast.stmt]] = [tree.body]
     while blocks:
-        for node in blocks.pop():
-            if isinstance(node, ast.ImportFrom):
-                yield "." * node.level + (node.module or ""), [alias.name for alias in node.names]
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    yield alias.name, []
-            else:
-                blocks.extend(statement_blocks(node))
+        for statement in blocks.pop():
+            yield statement
+            if in_defs or not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                blocks.extend(_statement_blocks(statement))
 
 
-def statement_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
+def _statement_blocks(statement: ast.stmt) -> Iterator[list[ast.stmt]]:
     """The statement lists a statement holds (bodies, `else`, `finally`, handlers, cases)."""
     for field in ("body", "orelse", "finalbody"):
         block = getattr(statement, field, None)

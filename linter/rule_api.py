@@ -87,6 +87,7 @@ from .loop_effects import (
     recurrence_in,
     reference,
 )
+from .callers import names_for
 from .repetition import (
     literal_iterations,
     repeated_functions,
@@ -178,6 +179,7 @@ __all__ = [
     "moves_to_a_device",
     "names_bound_by",
     "bound_here",
+    "names_for",
     "once_per_loop",
     "range_arguments",
     "range_count",

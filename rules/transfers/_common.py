@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from gpulint.rule_api import (
+    names_for,
     assigned_value,
     bare_method_call,
     DEVICE,
@@ -105,16 +106,13 @@ def _run_by_importers(facts: FunctionFacts, ctx: RuleContext) -> bool:
     """A function or class of the module's top level that a project file importing it runs
     repeatedly (`gpulint.callers`): the function (also handed on as a callback), the
     class's `__init__` when it is built there, or the method called on its instance."""
-    repeated = ctx.callers.repeated
-    if facts.owner is None:  # a function, also one handed on as a callback
-        name = facts.node.name
-        return facts.scope is ctx.tree and (name in repeated or name in ctx.callers.handed)
-    if not repeated:
+    found = ctx.callers
+    if not found.repeated and not found.handed:
         return False
-    owner = facts.owner
-    if ctx.semantic.parent(owner) is not ctx.tree:
-        return False
-    return f"{owner.name}.{facts.node.name}" in repeated or facts.node.name == "__init__" and owner.name in repeated
+    names = names_for(facts, ctx.tree, ctx.semantic)
+    if any(name in found.repeated for name in names):
+        return True
+    return facts.owner is None and bool(names) and names[0] in found.handed  # a callback
 
 
 def _runs_the_module(facts: FunctionFacts) -> bool:
