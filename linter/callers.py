@@ -41,10 +41,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from .astutil import range_arguments
 from .files import repository_root
 from .loop_effects import reference
 from .project import MAX_MODULE_BYTES, joined, resolve, statements
-from .repetition import LOOP_NODES, SCOPE_NODES, repeated_functions
+from .repetition import FEW_RUNS, LOOP_NODES, SCOPE_NODES, literal_iterations, repeated_functions
 from .semantic import FunctionFacts, SemanticIndex
 from .torch_api import BACKWARD_METHODS, PER_BATCH_METHODS, PER_ITEM_METHODS
 from .values import Ty
@@ -68,6 +69,9 @@ _MODULE_LIBRARIES = ("torch", "lightning", "pytorch_lightning")
 
 #: Methods that hand back the instance they are called on (`Net().to(device)`).
 _RETURNING_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
+
+#: `try` statements, `except*` ones too where the Python running gpulint has them.
+_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 #: A call's place in its file: line, column, end line, end column (a chained call shares
 #: its start with the call it is made on).
@@ -94,6 +98,10 @@ class Callers(NamedTuple):
     #: The module's names called where the call runs repeatedly: `f` for a function or a
     #: class built there (its `__init__` runs), `C.m` for a method called on an instance.
     repeated: frozenset[str]
+    #: Of `repeated`, the names whose call runs on every run of what repeats it: not under
+    #: an `if`, an `except` or one side of a conditional (`if step % 100 == 0: agent.update()`
+    #: runs `update` repeatedly, not on every iteration).
+    steady: frozenset[str]
     #: The module's names handed on to another call (`DataLoader(ds, collate_fn=collate)`):
     #: a function so handed is a callback, run repeatedly.
     handed: frozenset[str]
@@ -103,7 +111,7 @@ class Callers(NamedTuple):
     state: str
 
 
-NO_CALLERS = Callers(frozenset(), frozenset(), {}, "")
+NO_CALLERS = Callers(frozenset(), frozenset(), frozenset(), {}, "")
 
 
 def names_for(facts: FunctionFacts, tree: ast.Module, index: SemanticIndex) -> tuple[str, ...]:
@@ -127,11 +135,13 @@ def callers_of(module: Path, call_types: CallTypes | None = None) -> Callers:
     tree = _tree(top, deep)
     found = tree.importers.get(str(module), [])
     repeated: set[str] = set()
+    steady: set[str] = set()
     handed: set[str] = set()
     sites: dict[str, list[Site]] = {}
     for importer in found:
         calls = _calls_of(importer, tree)
         repeated |= calls.repeated.get(str(module), frozenset())
+        steady |= calls.steady.get(str(module), frozenset())
         handed |= calls.handed.get(str(module), frozenset())
         named = calls.named.get(str(module), {})
         if call_types is None or not named:
@@ -140,7 +150,7 @@ def callers_of(module: Path, call_types: CallTypes | None = None) -> Callers:
         for where, name in named.items():
             sites.setdefault(name, []).append(types.get(where, Site((), (), unpacks=True)))
     listed = {name: tuple(given) for name, given in sites.items()}
-    return Callers(frozenset(repeated), frozenset(handed), listed, tree.state(found))
+    return Callers(frozenset(repeated), frozenset(steady), frozenset(handed), listed, tree.state(found))
 
 
 def current_state(module: Path) -> str:
@@ -303,11 +313,12 @@ class _Calls(NamedTuple):
     its place."""
 
     repeated: dict[str, frozenset[str]]
+    steady: dict[str, frozenset[str]]
     handed: dict[str, frozenset[str]]
     named: dict[str, dict[Place, str]]
 
 
-_NO_CALLS = _Calls({}, {}, {})
+_NO_CALLS = _Calls({}, {}, {}, {})
 _CALLS: dict[tuple[str, str], _Calls] = {}
 
 
@@ -334,31 +345,51 @@ def _find_calls(importer: Path, data: bytes, top: Path) -> _Calls:
             tree = ast.parse(data, str(importer))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _NO_CALLS
-    walked = list(_nodes(tree))  # one walk, for the bindings and the calls
-    functions, modules, libraries, instances = _names_taken(tree, [node for node, _, _ in walked], importer.parent, top)
+    indexed: list[SemanticIndex] = []
+
+    def index() -> SemanticIndex:
+        if not indexed:
+            indexed.append(SemanticIndex(tree))
+        return indexed[0]
+
+    def few_runs(loop: ast.AST) -> bool:
+        iterable = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+        if not isinstance(iterable, (ast.Tuple, ast.List)) and range_arguments(iterable) is None:
+            return False  # no literals to count (and no index to build)
+        runs = literal_iterations(loop, index())
+        return runs is not None and runs <= FEW_RUNS
+
+    walked = list(_nodes(tree, few_runs))  # one walk, for the bindings and the calls
+    functions, modules, libraries, instances = _names_taken(tree, [node for node, *_ in walked], importer.parent, top)
     if not functions and not modules:
         return _NO_CALLS
     calls: list[tuple[_Named, bool, ast.AST | None]] = []
+    unbranched: list[bool] = []
     handed: dict[str, set[str]] = {}
     named: dict[str, dict[Place, str]] = {}
-    for node, looping, function in walked:
+    for node, looping, steady, function in walked:
         if not isinstance(node, ast.Call):
             continue
         called = _called_name(node, functions, modules, instances)
         if called is not None:
             calls.append((called, looping, function))
+            unbranched.append(steady)
             named.setdefault(called[0], {})[place(node)] = called[1]
         for argument in (*node.args, *(keyword.value for keyword in node.keywords)):
             given = _module_name(argument, functions, modules)
             if given is not None:
                 handed.setdefault(given[0], set()).add(given[1])
-    repeated = _repeated_defs(tree, calls, libraries, b"backward" in data)
+    repeated = _repeated_defs(tree, index, calls, libraries, b"backward" in data)
     found: dict[str, set[str]] = {}
-    for (module, name), looping, function in calls:
+    every: dict[str, set[str]] = {}
+    for ((module, name), looping, function), steady in zip(calls, unbranched, strict=True):
         if looping or function in repeated:
             found.setdefault(module, set()).add(name)
+            if steady:
+                every.setdefault(module, set()).add(name)
     return _Calls(
         {module: frozenset(names) for module, names in found.items()},
+        {module: frozenset(names) for module, names in every.items()},
         {module: frozenset(names) for module, names in handed.items()},
         named,
     )
@@ -370,7 +401,11 @@ def place(node: ast.AST) -> Place:
 
 
 def _repeated_defs(
-    tree: ast.Module, calls: list[tuple[_Named, bool, ast.AST | None]], libraries: set[str], backward: bool
+    tree: ast.Module,
+    indexed: Callable[[], SemanticIndex],
+    calls: list[tuple[_Named, bool, ast.AST | None]],
+    libraries: set[str],
+    backward: bool,
 ) -> set[ast.AST]:
     """Of the defs holding calls outside a loop of their own, those the importer runs
     repeatedly (`repetition.repeated_functions`), asked only when there are such defs."""
@@ -383,7 +418,7 @@ def _repeated_defs(
     }
     if not asked:
         return set()
-    index = SemanticIndex(tree)
+    index = indexed()
 
     def seeds(facts: FunctionFacts) -> bool:
         return _runs_per_batch(facts, libraries, backward)
@@ -507,21 +542,44 @@ def _outside_loops(body: list[ast.stmt]) -> Iterator[ast.AST]:
         pending.extend(ast.iter_child_nodes(node))
 
 
-def _nodes(tree: ast.Module) -> Iterator[tuple[ast.AST, bool, ast.AST | None]]:
+def _nodes(
+    tree: ast.Module, few_runs: Callable[[ast.AST], bool]
+) -> Iterator[tuple[ast.AST, bool, bool, ast.AST | None]]:
     """Every node of the file, whether its own scope runs it repeatedly (in a loop's body,
-    not its iterable, a comprehension or a lambda), and the def whose body holds it."""
-    pending: list[tuple[ast.AST, bool, ast.AST | None]] = [(tree, False, None)]
+    not its iterable, a comprehension or a lambda; not a loop `few_runs` says runs a few
+    times), whether it runs on every run of the innermost loop or def around it (no branch
+    between them: `_branches`), and the def whose body holds it."""
+    pending: list[tuple[ast.AST, bool, bool, ast.AST | None]] = [(tree, False, True, None)]
     while pending:
-        node, looping, function = pending.pop()
-        yield node, looping, function
+        node, looping, steady, function = pending.pop()
+        yield node, looping, steady, function
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            pending.extend((child, False, node) for child in node.body)
-            pending.extend((child, looping, function) for child in (*node.decorator_list, node.args))
+            pending.extend((child, False, True, node) for child in node.body)
+            pending.extend((child, looping, steady, function) for child in (*node.decorator_list, node.args))
             continue
-        repeats = isinstance(node, (*LOOP_NODES, ast.Lambda))
+        repeats = isinstance(node, (*LOOP_NODES, ast.Lambda)) and not few_runs(node)
         iterable = node.iter if isinstance(node, (ast.For, ast.AsyncFor)) else None
+        branches = _branches(node)
         for child in ast.iter_child_nodes(node):
-            pending.append((child, looping or repeats and child is not iterable, function))
+            inside = repeats and child is not iterable
+            pending.append((child, looping or inside, inside or steady and child not in branches, function))
+
+
+def _branches(node: ast.AST) -> list[ast.AST]:
+    """The children of `node` that run only on some of its runs: an `if`'s or a conditional
+    expression's sides, an `except` or `else` of a `try`, the cases of a `match`, the operands
+    of `and`/`or` after the first."""
+    if isinstance(node, ast.If):
+        return [*node.body, *node.orelse]
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.orelse]
+    if isinstance(node, _TRY):
+        return [*node.handlers, *node.orelse]  # type: ignore[attr-defined]
+    if isinstance(node, ast.Match):
+        return list(node.cases)
+    if isinstance(node, ast.BoolOp):
+        return list(node.values[1:])
+    return []
 
 
 def _module_name(node: ast.expr, functions: dict[str, _Named], modules: dict[str, str]) -> _Named | None:

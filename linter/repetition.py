@@ -29,6 +29,9 @@ from .semantic import FunctionFacts, FunctionNode, SemanticIndex
 
 #: Nodes whose body runs once per item: loops and comprehensions.
 LOOP_NODES = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+#: A loop its literals show runs at most this many times (`for i in range(6)`, `for split in
+#: ("train", "test")`) is no hot loop: what it calls runs a few times.
+FEW_RUNS = 16
 #: Nodes that open a scope of their own.
 SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 

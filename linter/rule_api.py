@@ -89,6 +89,7 @@ from .loop_effects import (
 )
 from .callers import names_for
 from .repetition import (
+    FEW_RUNS,
     literal_iterations,
     repeated_functions,
     runs_once,
@@ -170,6 +171,7 @@ __all__ = [
     "known_small",
     "library_of",
     "literal_int",
+    "FEW_RUNS",
     "literal_iterations",
     "loader_batches",
     "loop_changes",

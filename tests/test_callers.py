@@ -77,6 +77,8 @@ def test_a_helper_an_importer_calls_in_its_batch_loop_runs_per_batch(repository,
         "import losses\nfor x in loader:\n    other.coral(x, x)\n",  # another object's method
         "from other import coral\nfor x in loader:\n    coral(x, x)\n",  # another module's function
         "for x in loader:\n    coral(x, x)\n",  # a name the file never imports
+        "from losses import coral\nfor split in ('train', 'test'):\n    coral(x, x)\n",  # a loop of two
+        "from losses import coral\nN = 4\nfor i in range(1, N + 1):\n    coral(x, x)\n",
     ],
 )
 def test_a_helper_no_importer_runs_repeatedly_is_left_alone(repository, cli, script):
@@ -310,3 +312,101 @@ def test_the_language_server_looks_for_the_importers_on_every_lint(repository):
     assert codes() == []
     write(repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    coral(x, x)\n")
     assert codes() == ["GPU304"]  # an importer written since the last lint
+
+
+METRICS = """\
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+
+
+def class_counts(labels):
+    counts = labels.cpu().numpy()
+    return np.bincount(counts)
+
+
+def report(loss):
+    value = loss.item()
+    print(value)
+
+
+def read_back(loss):
+    return loss.item()
+
+
+def sometimes(labels, verbose):
+    if verbose:
+        print(labels.cpu().numpy())
+
+
+def show(images):
+    grid = images.cpu().numpy()
+    plt.imshow(grid)
+
+
+class Meter:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, loss):
+        self.total += loss.item()
+"""
+
+#: Every helper of METRICS, called once per batch of a loop on the device.
+PER_BATCH = """\
+import metrics
+model = torch.nn.Linear(4, 2).to(device)
+meter = metrics.Meter()
+for x in loader:
+    out = model(x.to(device))
+    metrics.class_counts(out)
+    metrics.report(out.sum())
+    metrics.read_back(out.sum())
+    metrics.sometimes(out, False)
+    metrics.show(out)
+    meter.add(out.sum())
+"""
+
+
+def _copies(cli) -> list[tuple[str, int]]:
+    run = cli(
+        "check", "metrics.py", "--select", "GPU301,GPU307,GPU308", "--preview", "--output-format", "json", "--no-cache"
+    )
+    return sorted((d["code"], d["location"]["row"]) for d in json.loads(run.stdout))
+
+
+def test_copies_in_a_helper_an_importer_calls_per_batch_are_per_batch(repository, cli):
+    write(repository / "metrics.py", METRICS)
+    write(repository / "train.py", HEAD + PER_BATCH)
+    # a copy under an `if`, one returned to the caller and one drawn in the same call are left alone
+    assert _copies(cli) == [("GPU301", 7), ("GPU307", 12), ("GPU308", 35)]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        PER_BATCH.replace("for x in loader:", "for x in [next(iter(loader))]:"),  # a loop of one batch
+        PER_BATCH.replace("for x in loader:\n", "if True:\n"),  # no loop
+        PER_BATCH.replace("import metrics", "import metrics\nmetrics = other"),  # the name is the file's own
+        # every hundredth batch only (as a logging interval), or in one branch of a test
+        PER_BATCH.replace("    metrics.", "    if step % 100 == 0:\n        metrics.").replace(
+            "    meter.", "    if x:\n        meter."
+        ),
+        PER_BATCH.replace("metrics.class_counts(out)", "ok or metrics.class_counts(out)")
+        .replace("metrics.report(out.sum())", "metrics.report(out.sum()) if x else None")
+        .replace("meter.add(out.sum())", "try:\n        pass\n    except ValueError:\n        meter.add(out.sum())"),
+    ],
+)
+def test_copies_in_a_helper_no_importer_runs_per_batch_are_left_alone(repository, cli, script):
+    write(repository / "metrics.py", METRICS)
+    write(repository / "train.py", HEAD + script)
+    assert _copies(cli) == []
+
+
+def test_a_helper_called_under_an_if_in_a_loop_still_runs_repeatedly_for_factories(repository, cli):
+    # GPU304 counts code run over and over, also every hundredth batch; the copies to the host
+    # count only what runs on every iteration
+    write(
+        repository / "train.py", HEAD + "from losses import coral\nfor x in loader:\n    if x:\n        coral(x, x)\n"
+    )
+    assert _rows(cli, "losses.py") == [5]

@@ -122,6 +122,7 @@ def test_copies_in_a_loop_are_flagged(line, code):
         "    if t.numel() > 3:\n        print(t.cpu())",  # under an `if`
         "    for part in names:\n        pass\n    print(t.cpu())",  # an outer loop (over other data)
         '    values = torch.ones(3).to("cpu").item()',  # host tensor
+        '    t.to("cpu")',  # the result dropped: what moves in place is a module (`pipe.to("cpu")`)
     ],
 )
 def test_copies_that_are_not_per_iteration_or_not_from_the_device(line):

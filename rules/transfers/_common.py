@@ -85,7 +85,7 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
     def library_run(facts: FunctionFacts) -> bool:
         name = facts.node.name
-        if _backpropagates(facts.node, ctx) or _run_by_importers(facts, ctx):
+        if _backpropagates(facts.node, ctx) or run_by_importers(facts, ctx):
             return True
         if facts.owner is None:
             return False
@@ -102,15 +102,17 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     )
 
 
-def _run_by_importers(facts: FunctionFacts, ctx: RuleContext) -> bool:
+def run_by_importers(facts: FunctionFacts, ctx: RuleContext, every_iteration: bool = False) -> bool:
     """A function or class of the module's top level that a project file importing it runs
     repeatedly (`gpulint.callers`): the function (also handed on as a callback), the
-    class's `__init__` when it is built there, or the method called on its instance."""
+    class's `__init__` when it is built there, or the method called on its instance. With
+    `every_iteration`, only a call on every run of what repeats it (`Callers.steady`), not
+    one under an `if`."""
     found = ctx.callers
     if not found.repeated and not found.handed:
         return False
     names = names_for(facts, ctx.tree, ctx.semantic)
-    if any(name in found.repeated for name in names):
+    if any(name in (found.steady if every_iteration else found.repeated) for name in names):
         return True
     return facts.owner is None and bool(names) and names[0] in found.handed  # a callback
 

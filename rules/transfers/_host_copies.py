@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from gpulint.rule_api import (
+    FEW_RUNS,
     literal_iterations,
     NESTED_SCOPES,
     assigned_value,
@@ -46,6 +47,7 @@ from ._common import (
     SCALAR_BUILTINS,
     TO_HOST_METHODS,
     round_trip,
+    run_by_importers,
     runs_another_loop,
     small_loop,
     trains,
@@ -57,6 +59,7 @@ from ._common import (
 )
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 #: The inputs of the rules' benchmarked examples: N one-dimensional batches on the host.
 BATCHES_SETUP = """\
@@ -122,8 +125,9 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
         return None
     if _feeds(node, loop, ctx, _needs_on_the_host):
         return None
-    if not ctx.loops:  # in a helper the loop calls
-        what = f"{what} in `{ctx.enclosing_function.name}`, which a loop calls on every iteration,"  # type: ignore[union-attr]
+    if not ctx.loops:  # in a helper a loop calls
+        where_called = "another module of the project" if loop is ctx.enclosing_function else "a loop"
+        what = f"{what} in `{ctx.enclosing_function.name}`, which {where_called} calls on every iteration,"  # type: ignore[union-attr]
     read = _read_value(node, ctx)
     through = _total_through_name(read, loop, ctx)
     if through is not None:
@@ -155,10 +159,13 @@ _MODULE_ONLY = frozenset({"state_dict", "load_state_dict", "named_modules", "mod
 def _copies_a_module(node: ast.AST, ctx: RuleContext) -> bool:
     """`node` moves a value of unknown kind (something placed: a tensor, a module or a batch)
     that is then used as only a module is: `net.cpu().state_dict()`, or `net = net.cpu()`
-    with `net.state_dict()` in the same scope. Moving a module back to save it copies its
-    weights, not a batch's result."""
+    with `net.state_dict()` in the same scope, or whose result is dropped (`pipe.to("cpu")` as
+    a statement: a tensor's copy would be lost, a module moves in place). Moving a module
+    back to save it or to free the device copies its weights, not a batch's result."""
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
         return False
+    if node.func.attr in ("to", "cpu") and isinstance(ctx.statement, ast.Expr) and ctx.statement.value is node:
+        return True  # what `.to` and `.cpu` move in place is a module
     receiver = ctx.type_of(node.func.value)
     if receiver is None or receiver.kind != "placed":
         return False
@@ -215,7 +222,10 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     calls on the instance (`self.compute_td_loss(batch)`). The copy runs on every
     call (no `if`, `try` or loop around it in the function), and some call by name, also
     on every iteration of its innermost loop, sits in a loop of the file that is neither a
-    small loop nor an outer one (see `_counting_loop`)."""
+    small loop nor an outer one (see `_counting_loop`). Where no loop of the file calls
+    it, a project file importing the module may (`run_by_importers`: `cal_weight(y, p)`
+    in the `forward` of a loss another module runs per batch): the function itself then
+    stands for the loop, its body for one iteration."""
     function = ctx.enclosing_function
     start = next((i for i, statement in enumerate(ctx.statements) if statement is function), None)
     if function is None or start is None:
@@ -243,7 +253,7 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
             and not runs_another_loop(loop, ctx)  # type: ignore[arg-type]
         ):
             return loop
-    return None
+    return function if run_by_importers(facts, ctx, every_iteration=True) else None
 
 
 def _self_calls(name: str, owner: ast.ClassDef, ctx: RuleContext) -> list[ast.Call]:
@@ -265,10 +275,6 @@ def _enclosing_def(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         parent = ctx.parent(parent)
     return parent
-
-
-#: A loop the code shows runs at most this many times (`for i in range(6)`) is no hot loop.
-FEW_RUNS = 16
 
 
 def _returns_a_read(function: ast.AST, ctx: RuleContext) -> bool:
@@ -787,13 +793,18 @@ def _feeds(node: ast.AST, loop: ast.AST, ctx: RuleContext, consumes: Callable[[a
         if isinstance(parent, ast.Call) and current is not parent.func and consumes(parent, ctx):
             return True
         current = parent
-    if statement is None or not isinstance(loop, _STATEMENT_LOOPS):
+    if statement is None or not isinstance(loop, (*_STATEMENT_LOOPS, *_DEFS)):
         return False
     flowing = _stored_in(node, statement, ctx)
     if not flowing:
         return False
     end = (statement.end_lineno, statement.end_col_offset)
-    for expression in unconditional_expressions(loop):  # type: ignore[arg-type]
+    run = (
+        unconditional_expressions(loop)
+        if isinstance(loop, _STATEMENT_LOOPS)
+        else unconditional_body_expressions(loop.body)
+    )  # type: ignore[attr-defined]
+    for expression in run:
         if (expression.lineno, expression.col_offset) < end:  # type: ignore[attr-defined]
             continue
         for sub in walk_local([expression]):

@@ -56,6 +56,11 @@ class DeviceToHostInLoop(HostCopyInLoop):
     such a loop (`self.compute_td_loss(batch)` in the agent's `train`) counts the same way;
     a module's `forward` is not followed to the loop that runs the module (its copies are
     mostly lengths for `pack_padded_sequence` and other host-side steps the model needs).
+    Where no loop of the file calls the function, a file of the project importing the module
+    may, in a loop that its literals do not show runs at most 16 times (`class_weight(y,
+    logits)` in `train.py`'s batch loop, or a method called there on an instance held in a
+    name: `meter.add(loss)`; `docs/evidence.md`): the function's body is then one iteration,
+    and a copy drawn there counts as drawn in the loop.
 
     Left alone: copies after the loop; copies under an `if` in the loop (logging every N
     steps syncs only then), but not under `if accelerator.sync_gradients:`, which holds on
