@@ -3,8 +3,9 @@ accelerate's `Accelerator`, Lightning's `Fabric`, and transformers' models and p
 
 An `Accelerator` and a `pipeline` are `Kind.PLACER` values: `lib` names which one, `place`
 where it puts what it is given. For an `Accelerator`, DEVICE unless it was made with
-`cpu=True` (HOST) or may not place anything (`device_placement=False`, options that are not
-literals: ""); its `.device` is the host only for `cpu=True`. For a pipeline, the place its
+`cpu=True` (HOST; a `cpu=` option the file does not show is the program's fallback, and
+the device its run) or may not place anything (`device_placement=False` or an option that
+is not a literal: ""); its `.device` is the host only for `cpu=True`. For a pipeline, the place its
 `device=`/`device_map=` names ("" when it names none the code shows).
 
 A `Fabric` is a placer too (`lib` FABRIC): on the device unless made with
@@ -194,13 +195,15 @@ def _literal(call: ast.Call, name: str, position: int | None = None) -> object:
 
 
 def _accelerator_place(call: ast.Call, state: bool) -> str:
-    """`Accelerator(device_placement, ..., cpu, ...)`; `PartialState(cpu, ...)` takes `cpu` first."""
+    """`Accelerator(device_placement, ..., cpu, ...)`; `PartialState(cpu, ...)` takes `cpu` first.
+    A `cpu=` the file does not spell out (`cpu=args.cpu`, a script's option) places on the
+    device: the host is the same program's fallback, as in a branch on a flag."""
     if has_unpacking(call) or state and call.args:
         return ""
     cpu, placement = _literal(call, "cpu", 4), _literal(call, "device_placement", 0)
     if cpu is True:
         return HOST
-    if cpu not in (None, False) or placement not in (None, True):
+    if placement not in (None, True):
         return ""
     return DEVICE
 

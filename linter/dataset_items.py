@@ -385,8 +385,10 @@ def _is_none(node: ast.expr) -> bool:
 
 #: Builtins an item lookup may call without doing real work.
 _LOOKUP_BUILTINS = frozenset({"len", "int", "float", "str", "bool", "dict", "list", "tuple", "min", "max", "range"})
-#: Methods that read a mapping an item is looked up in (`self.encodings.items()`).
+#: Methods that read a mapping an item is looked up in (`self.encodings.items()`), or the
+#: size of a tensor or array it is sliced from (`self.data.size(0)`).
 _LOOKUP_METHODS = frozenset({"items", "keys", "values"})
+_SIZE_METHODS = frozenset({"size", "dim", "numel"})
 #: Tensor methods that convert a tensor the item already is to another dtype or layout
 #: (`self.features[idx].float()`): one pass over a few values in C.
 _CASTS = frozenset({"float", "double", "half", "bfloat16", "long", "int", "short", "bool", "byte", "contiguous"})
@@ -404,8 +406,8 @@ _REARRANGING = frozenset(
 
 
 def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
-    """A call an item lookup makes without real work: a few builtins, a mapping's items,
-    converting a stored tensor to another dtype (`self.features[idx].float()`,
+    """A call an item lookup makes without real work: a few builtins, a mapping's items, the
+    size of what it slices (`self.data.size(0)`), converting a stored tensor to another dtype (`self.features[idx].float()`,
     `.type(torch.int64)`, `.to(torch.long)`),
     wrapping what it looked up as a tensor (`torch.tensor(self.encodings[key][index])`),
     rearranging a tensor it looked up (`torch.flip(self.data[idx], dims=(0,))`), or making
@@ -421,6 +423,8 @@ def _looks_up(call: ast.Call, ctx: RuleContext) -> bool:
         and not call.keywords
     ):
         return True
+    if isinstance(func, ast.Attribute) and func.attr in _SIZE_METHODS and len(call.args) <= 1 and not call.keywords:
+        return True  # `self.data.size(0)`: where the slice may start
     if (  # `self.data[i]["input_ids"].type(torch.int64)`: a cast spelled with the dtype
         isinstance(func, ast.Attribute)
         and func.attr in ("type", "to")

@@ -1081,7 +1081,13 @@ TYPES = [
         'from transformers import AutoModelForCausalLM as M\nx = M.from_pretrained("m").cuda().generate(ids)',
         Ty("output", "torch", "device"),
     ),
-    ("from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)", None),
+    # `cpu=` a script's option: the host is the program's fallback, the device its run
+    (
+        "from accelerate import Accelerator\nx = Accelerator(cpu=use_cpu).prepare(model)",
+        Ty("placed", "torch", "device"),
+    ),
+    ("from accelerate import Accelerator\nx = Accelerator(cpu=args.cpu).device", Ty("device", "torch", "device")),
+    ("from accelerate import Accelerator\nx = Accelerator(device_placement=flag).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
     (
         "import torch\nfrom accelerate import Accelerator\nx = Accelerator().prepare(torch.ones(2))",

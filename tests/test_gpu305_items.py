@@ -112,6 +112,18 @@ WORK = {
 
         loader = DataLoader(Held(images), batch_size=32)
         """,
+    "class-slicing-a-tensor-then-transforming": """\
+        class Sampler(torch.utils.data.Dataset):
+            def __init__(self, data, seq_len):
+                self.data, self.seq_len = data, seq_len
+
+            def __getitem__(self, index):
+                start = torch.randint(0, self.data.size(0) - self.seq_len - 1, (1,))
+                return transforms.functional.rotate(self.data[start : start + self.seq_len], 90)
+
+
+        loader = DataLoader(Sampler(images, 8), batch_size=4)
+        """,
     "comprehension-over-datasets": """\
         train_ds, valid_ds = [datasets.ImageFolder(f) for f in ('train', 'valid')]
         loader, other = [DataLoader(ds, batch_size=8) for ds in (train_ds, valid_ds)]
@@ -196,6 +208,21 @@ CHEAP = {
     "parameter-never-passed": """\
         def make(dataset):
             return DataLoader(dataset, batch_size=32)
+        """,
+    "class-slicing-a-tensor-it-holds": """\
+        class Sampler(torch.utils.data.Dataset):
+            def __init__(self, data, seq_len):
+                self.data, self.seq_len = data, seq_len
+
+            def __len__(self):
+                return self.data.size(0) // self.seq_len
+
+            def __getitem__(self, index):
+                start = torch.randint(0, self.data.size(0) - self.seq_len - 1, (1,))
+                return self.data[start : start + self.seq_len + 1].long()
+
+
+        loader = DataLoader(Sampler(torch.from_numpy(tokens), 1024), batch_size=4)
         """,
     "class-casting-with-a-dtype": """\
         class Tokenized(torch.utils.data.Dataset):

@@ -469,6 +469,39 @@ def test_a_loop_that_steps_itself_stays_the_step_loop_around_a_critic_loop(outer
     assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
 
 
+ACCUMULATE = """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 1).to(device)
+optimizer = torch.optim.Adam(model.parameters())
+scaler = torch.cuda.amp.GradScaler()
+batches = iter(torch.utils.data.DataLoader(list(range(100_000)), batch_size=64))
+for step in range(steps):
+    for _ in range(accumulate):
+        loss = model(next(batches).to(device)).mean()
+        (loss / accumulate).backward()
+    print(loss.item())
+{outer}
+"""
+
+
+@pytest.mark.parametrize(
+    ("outer", "found"),
+    [
+        # an optimizer step on every iteration, after gradients accumulated over the counted loop
+        ("    optimizer.step()\n    optimizer.zero_grad()", ["GPU307"]),
+        ("    scaler.step(optimizer)\n    scaler.update()\n    optimizer.zero_grad()", ["GPU307"]),
+        # near-misses: a scheduler's step (no gradients cleared), a step every N iterations only
+        ("    scheduler.step()", []),
+        ("    if step % 8 == 0:\n        optimizer.step()\n        optimizer.zero_grad()", []),
+    ],
+)
+def test_a_loop_that_steps_an_optimizer_after_accumulating_gradients_is_the_step_loop(outer: str, found: list[str]):
+    source = ACCUMULATE.format(outer=outer)
+    assert [d.code for d in lint_in_preview_mode(source) if d.code in HOST_COPIES] == found
+
+
 def test_an_epoch_loop_with_a_backward_after_its_loader_pass_stays_an_epoch_loop():
     """A regulariser's (or a full batch's) backward at the end of each epoch, after a pass over
     the loader: what the epoch loop reads then, it reads once per epoch."""

@@ -74,6 +74,7 @@ TUNED_LABELS = (
             "blind34",
             "blind35",
             "blind36",
+            "blind37",
         )
     ),
 )

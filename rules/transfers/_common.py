@@ -1427,7 +1427,8 @@ def runs_another_loop(loop: ast.stmt, ctx: RuleContext) -> bool:
     (pruning old checkpoints every N steps) or one that ends on its first item (`for x in
     target_loader: ...; break`). Nor does a counted loop (`for _ in
     range(n_critic):`) when `loop` takes a training step of its own on every iteration
-    (`_steps_itself`: a GAN's generator step after its critic steps): each of its iterations
+    (`_steps_itself`: a GAN's generator step after its critic steps, or an optimizer step
+    after gradients accumulated over `for _ in range(accumulate):`): each of its iterations
     is a step. A pass over a loader stays an inner batch loop, whatever follows it (an
     epoch-end regulariser's or full-batch backward)."""
     return _runs_a_data_loop(loop.body, loop, _steps_itself(loop, ctx), bound_by_loop(loop, ctx), ctx)  # type: ignore[attr-defined]
@@ -1475,17 +1476,38 @@ def _counted(inner: ast.stmt, ctx: RuleContext) -> bool:
 
 def _steps_itself(loop: ast.stmt, ctx: RuleContext) -> bool:
     """A statement of `loop`'s body that runs on every iteration, outside its inner loops,
-    runs a backward pass (`g_loss.backward()`). Kept per loop: every copy in it asks."""
-    return ctx.semantic.remember(
-        "steps itself",
-        loop,
-        lambda: any(
-            isinstance(node, ast.Call) and _backward_call(node, ctx)
+    runs a backward pass (`g_loss.backward()`) or steps an optimizer (`_optimizer_step`).
+    Kept per loop: every copy in it asks."""
+
+    def steps() -> bool:
+        calls = [
+            node
             for statement in _unconditional_statements(loop.body)  # type: ignore[attr-defined]
             if not isinstance(statement, _STATEMENT_LOOPS)
             for node in walk_local(_own_expressions(statement))
-        ),
-    )
+            if isinstance(node, ast.Call)
+        ]
+        return any(_backward_call(call, ctx) for call in calls) or _optimizer_step(calls)
+
+    return ctx.semantic.remember("steps itself", loop, steps)
+
+
+def _optimizer_step(calls: list[ast.Call]) -> bool:
+    """Among `calls`, an optimizer's step: `step()` and `zero_grad()` on the same receiver
+    (`optim.step()`, `optim.zero_grad()`), also through a gradient scaler
+    (`scaler.step(optim)`). A loop that steps an optimizer on every iteration around a
+    counted loop of backward passes accumulates gradients: each iteration is one step."""
+    stepped: set[str] = set()
+    cleared: set[str] = set()
+    for call in calls:
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            continue
+        if func.attr == "zero_grad":
+            cleared.add(ast.unparse(func.value))
+        elif func.attr == "step" and not call.keywords and len(call.args) <= 1:
+            stepped.add(ast.unparse(call.args[0] if call.args else func.value))
+    return not stepped.isdisjoint(cleared)
 
 
 def _own_expressions(statement: ast.stmt) -> list[ast.AST]:

@@ -81,7 +81,9 @@ class DeviceToHostInLoop(HostCopyInLoop):
     one that brings in no data: an optimizer's `param_groups`, functions it calls
     (`for met in metric_fns`), keys of dicts, `range(n)` indexing this batch; and no inner
     loop makes an outer one that takes a training step of its own on every iteration: a GAN's
-    generator step after `for _ in range(n_critic):` critic steps). A small
+    generator step after `for _ in range(n_critic):` critic steps, or an optimizer's step
+    (`optim.step()` and `optim.zero_grad()`) after gradients accumulated over `for _ in
+    range(accumulate):`). A small
     loop over the parts of one item (a literal tuple or list, a mapping's `.keys()`,
     `.values()` or `.items()`, a call naming its fields like `data("train_mask",
     "test_mask")`, `for k in batch: batch[k] = ...`) is not the loop that counts: the loop around it is, so
