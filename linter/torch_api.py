@@ -254,7 +254,6 @@ TENSOR_TO_TENSOR = frozenset(
         "masked_fill",
         "gather",
         "index_select",
-        "type_as",
         "cumsum",
         "cumprod",
         "diff",
@@ -371,6 +370,9 @@ MODULE_TENSOR_METHODS = _MODEL_TENSORS | _NAMED_MODEL_TENSORS
 PER_BATCH_METHODS = frozenset({"forward", "training_step", "validation_step", "test_step", "predict_step"})
 #: Where Lightning's classes come from (a LightningModule's bases, its Trainer).
 LIGHTNING_MODULES = ("lightning.", "pytorch_lightning.")
+#: The base of a custom autograd operation, whose `forward` and `backward` run on every call
+#: of its `apply` (in a model's `forward`: per batch).
+AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: Lightning's `Trainer`, by its qualified names.
 LIGHTNING_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"})
 #: A `Trainer`'s methods that take loaders, and its keywords for them.
@@ -769,9 +771,10 @@ def _join_legacy_classes(a: Ty, b: Ty) -> Ty | None:
 LIBRARY_JOINS.append(_join_legacy_classes)
 
 
-#: The methods that move a tensor to a device: `.to(d)`, `.cuda()`, and a conversion to a
-#: legacy device class (`.type(torch.cuda.FloatTensor)`).
-MOVING_METHODS = frozenset({"to", "cuda", "type"})
+#: The methods that move a tensor to a device: `.to(d)`, `.cuda()`, a conversion to a
+#: legacy device class (`.type(torch.cuda.FloatTensor)`), and `.type_as(other)`, which takes
+#: `other`'s dtype and device (`torch.zeros(n).type_as(x)` follows `x` to the device).
+MOVING_METHODS = frozenset({"to", "cuda", "type", "type_as"})
 #: In-place methods that write values at given places of a tensor and leave it where it is
 #: (`torch.zeros(n, k).scatter_(1, labels, 1)`: a one-hot block built on the host).
 SCATTERING_METHODS = frozenset({"scatter_", "scatter_add_", "index_fill_", "masked_fill_", "index_add_", "index_put_"})
@@ -833,6 +836,10 @@ def moved_type(method: str, call: ast.Call, env: Env) -> Ty | None:
         target = move_target(call, env)
         if target in (DEVICE, HOST):
             return Ty(Kind.PLACED, "torch", target)
+    if method == "type_as" and len(call.args) == 1 and not call.keywords:
+        target = move_target(call, env)
+        if target in (DEVICE, HOST):
+            return Ty(Kind.TENSOR, "torch", target)
     if (
         method in _WITH_A_TENSOR
         and len(call.args) == 1
@@ -862,6 +869,8 @@ def method_type(receiver: Ty, method: str, call: ast.Call, env: Env) -> Ty | Non
     if method == "to":
         target = move_target(call, env)
         return Ty(kind, "torch", place if target == KEEP else target or "")
+    if method == "type_as" and kind != "model" and len(call.args) == 1 and not call.keywords:
+        return Ty(Kind.TENSOR, "torch", move_target(call, env) or place)  # where `other` is
     if method in ("cuda", "cpu"):
         return Ty(kind, "torch", DEVICE if method == "cuda" else HOST)
     if method == "type" and kind != "model":

@@ -1073,6 +1073,9 @@ TYPES = [
     ('from transformers import AutoTokenizer\nx = AutoTokenizer.from_pretrained("m", device_map="auto")', None),
     ("from transformers import DataCollatorForSeq2Seq\nx = DataCollatorForSeq2Seq(tokenizer)", None),
     ("from transformers import BertConfig, BertModel\nx = BertModel(BertConfig())", Ty("model", "torch", "host")),
+    # `.type_as(other)` takes other's dtype and device
+    ("import torch\nx = torch.zeros(2).type_as(torch.ones(2).cuda())", Ty("tensor", "torch", "device")),
+    ("import torch\nx = torch.zeros(2).cuda().type_as(torch.ones(2))", Ty("tensor", "torch", "host")),
     ("from accelerate import Accelerator\nx = Accelerator(**options).device", Ty("device", "torch", "device")),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=True).device", Ty("device", "torch", "host")),
     ("from accelerate import PartialState\nx = PartialState().device", Ty("device", "torch", "device")),

@@ -248,6 +248,79 @@ def test_a_factory_moved_after_dtype_or_layout_changes_gets_a_suggestion(line):
 @pytest.mark.parametrize(
     "line",
     [
+        "m = torch.zeros(flag.size()).type_as(flag)\n",  # follows the batch, a parameter, to the device
+        "m = torch.ones(4).type_as(other)\n",
+        "m = torch.ones(4).type_as(flag.cuda())\n",
+    ],
+    ids=["batch-parameter", "device-tensor", "device-expression"],
+)
+def test_a_factory_following_a_device_tensor_with_type_as_gets_a_suggestion(line):
+    # `.type_as(x)` takes `x`'s dtype and device: the factory's `device=` would need its dtype too
+    source = HEAD + _body("other = torch.ones(1, device=d)\n" + line)
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.exp(-9.2 * torch.arange(4, dtype=torch.float32) / half).to(d)\n",  # a timestep embedding
+        "m = (torch.ones(8) * 0.5).to(d)\n",
+        "m = (1 - torch.rand(8)).float().cuda()\n",
+        "m = torch.pow(torch.arange(4), 2).to(d)\n",
+    ],
+    ids=["exp-of-arithmetic", "scaled", "cast-of-arithmetic", "pow"],
+)
+def test_a_factory_under_arithmetic_with_numbers_gets_a_suggestion(line):
+    # the arithmetic runs on the host before the copy; made on the device, it runs there
+    source = HEAD + _body("half = 2\n" + line)
+    assert _only(source).fix.applicability is Applicability.DISPLAY
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = (torch.arange(8) * flag.cuda()).to(d)\n",  # a tensor on the device on the other side
+        "m = torch.pow(torch.arange(4), weights).to(d)\n",  # an exponent on the device
+        "m = (torch.arange(8) * torch.ones(8)).to(d)\n",  # two factories: which one would move?
+    ],
+)
+def test_arithmetic_with_other_tensors_is_not_a_factory_alone(line):
+    source = HEAD + _body("weights = torch.ones(4, device=d)\n" + line)
+    assert [x for x in lint_source(source) if x.code == "GPU304"] == []
+
+
+def test_a_factory_following_a_host_tensor_with_type_as_is_left_alone():
+    source = HEAD + _body("m = torch.ones(4).type_as(torch.zeros(4, dtype=torch.half))\n")
+    assert [x for x in lint_source(source) if x.code == "GPU304"] == []
+
+
+AUTOGRAD = """\
+import torch
+
+
+class GuidedRelu(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * torch.ones(x.size()).type_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return torch.zeros(grad.size()).type_as(grad) + grad
+
+    @staticmethod
+    def describe(x):
+        return torch.zeros(3).cuda()
+"""
+
+
+def test_a_custom_autograd_operation_runs_forward_and_backward_per_call():
+    # run on every call of `apply`, in a model's forward; another static method is not
+    assert [x.start.line for x in lint_source(AUTOGRAD) if x.code == "GPU304"] == [7, 11]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
         "m = torch.zeros(3).sum().to(d)\n",  # a reduction: one number is copied, not the tensor
         "m = torch.zeros(3).tolist()\n",  # no move at all
         "m = weights.float().to(d)\n",  # no factory at the root

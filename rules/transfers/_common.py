@@ -59,6 +59,8 @@ from gpulint.torch_api import (
     BACKWARD_METHODS,
     FILLING_METHODS,
     KEEPING_PLACE_METHODS,
+    AUTOGRAD_FUNCTIONS,
+    ELEMENTWISE_MATH,
     LIGHTNING_MODULES,
     MOVING_METHODS,
     PURE_METHODS,
@@ -73,7 +75,8 @@ from gpulint.plans.transfers import FactoryMove, HostToDevice, RoundTrip
 def runs_repeatedly(ctx: RuleContext) -> bool:
     """The current node runs over and over: in a loop or a comprehension, in a lambda (a
     callback), or in a function the file shows is run repeatedly (`gpulint.repetition`),
-    with a torch module's `forward`/steps and a class's `__getitem__` run per batch or item.
+    with a torch module's `forward`/steps, a custom autograd operation's `forward` and
+    `backward`, and a class's `__getitem__` run per batch or item.
     Code a loop runs only on one of its iterations (`if i == 0:`) runs once per run of that
     loop (`gpulint.early_exit.once_per_loop`)."""
     looping = len(ctx.loops) - (1 if once_per_loop(ctx) else 0)
@@ -87,6 +90,8 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
         name = facts.node.name
         if _backpropagates(facts.node, ctx) or run_by_importers(facts, ctx):
             return True
+        if _autograd_step(facts, ctx):
+            return True
         if facts.owner is None:
             return False
         if name in PER_ITEM_METHODS:
@@ -99,6 +104,18 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
     return function in ctx.semantic.remember(
         "functions run repeatedly", ctx.tree, lambda: repeated_functions(ctx.tree, ctx.semantic, library_run)
+    )
+
+
+def _autograd_step(facts: FunctionFacts, ctx: RuleContext) -> bool:
+    """`forward` or `backward` of a custom autograd operation (a class deriving from
+    `torch.autograd.Function`, whose methods are static): they run on every call of its
+    `apply`, which a model's `forward` makes per batch."""
+    owner = ctx.semantic.parent(facts.node)
+    return (
+        facts.node.name in ("forward", "backward")
+        and isinstance(owner, ast.ClassDef)
+        and any(ctx.env.qualname(base) in AUTOGRAD_FUNCTIONS for base in owner.bases)
     )
 
 
@@ -487,8 +504,16 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     chain (or a legacy `Variable(...)` around the factory) the rewrite is shown, not written:
     the chain stays, and `device=` goes to the factory."""
     made = moved_call(node)
-    if made is None:
-        return None
+    if made is None:  # `(torch.ones(n) * 0.5).to(d)`: arithmetic with numbers, then the move
+        receiver = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        if not isinstance(receiver, (ast.BinOp, ast.UnaryOp)) or node.func.attr not in MOVING_METHODS:  # type: ignore[union-attr]
+            return None
+        made = under_arithmetic(receiver, env)
+        if made is None:
+            return None
+        made = _through_changes(made, env)[0]
+        found = _moved_factory(node, made, env)  # type: ignore[arg-type]
+        return replace(found, plain=False) if found is not None else None
     made, chained = _through_changes(made, env)
     found = _moved_factory(node, made, env)
     return replace(found, plain=False) if found is not None and chained else found
@@ -514,9 +539,78 @@ def _through_changes(made: ast.Call, env: TypeEnv) -> tuple[ast.Call, bool]:
             made, chained = made.func.value, True
         elif _torch_function_on_the_way(made, env):  # `torch.tril(torch.ones(n, n))`
             made, chained = made.args[0], True  # type: ignore[assignment]
+        elif (under := _math_on_the_way(made, env)) is not None:
+            made, chained = under, True
         else:
             break
     return made, chained
+
+
+#: torch's elementwise math, as functions (`torch.exp(x)`) and tensor methods
+#: (`x.exp()`): computed where `x` is.
+_ELEMENTWISE = frozenset(
+    {"exp", "log", "sqrt", "abs", "sigmoid", "tanh", "floor", "ceil", "neg", "sign", "pow", *ELEMENTWISE_MATH}
+)
+
+
+def _math_on_the_way(call: ast.Call, env: TypeEnv) -> ast.Call | None:
+    """The call under elementwise math with numbers on the way from it to `call`: a torch
+    function or tensor method of it (`torch.exp(...)`, `(...).float()`), whose tensor is
+    arithmetic with numbers around that call (`torch.exp(-math.log(period) *
+    torch.arange(half) / half)`: a timestep embedding's frequencies). The whole expression
+    is computed where the call's tensor is."""
+    func = call.func
+    name = env.qualname(func) or ""
+    if name.startswith("torch.") and name[len("torch.") :] in _ELEMENTWISE and call.args:
+        tensor, others = call.args[0], [*call.args[1:], *(k.value for k in call.keywords)]
+    elif (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, (ast.BinOp, ast.UnaryOp))
+        and (func.attr in _ELEMENTWISE | KEEPING_PLACE_METHODS)
+    ):
+        tensor, others = func.value, [*call.args, *(k.value for k in call.keywords)]
+    else:
+        return None
+    if not all(_number_like(other, env) for other in others):
+        return None  # `torch.pow(t, w)` of another tensor: not a factory's alone
+    return under_arithmetic(tensor, env)
+
+
+def under_arithmetic(expression: ast.expr, env: TypeEnv) -> ast.Call | None:
+    """The one call that arithmetic with numbers is computed around (`-k * torch.arange(n) /
+    n`: the `arange`); None when two sides hold tensors or none is a call."""
+    while isinstance(expression, (ast.BinOp, ast.UnaryOp)):
+        if isinstance(expression, ast.UnaryOp):
+            expression = expression.operand
+            continue
+        tensors = [side for side in (expression.left, expression.right) if not _number_like(side, env)]
+        if len(tensors) != 1:
+            return None
+        expression = tensors[0]
+    return expression if isinstance(expression, ast.Call) else None
+
+
+def _number_like(node: ast.expr, env: TypeEnv) -> bool:
+    """`node` is a number as far as the code shows: a literal, arithmetic of such, a call of
+    `math` or of a numeric builtin, or a name, attribute or item of no known tensor or array
+    type (`half`, `self.scale`: a tensor the file does not show would fail to mix with a
+    tensor moved to the device anyway)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float)
+    if isinstance(node, ast.UnaryOp):
+        return _number_like(node.operand, env)
+    if isinstance(node, ast.BinOp):
+        return _number_like(node.left, env) and _number_like(node.right, env)
+    if isinstance(node, ast.Call):
+        name = env.qualname(node.func) or ""
+        numeric = (
+            name.startswith("math.") or isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "len")
+        )
+        return numeric and all(_number_like(a, env) for a in node.args)
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        ty = env.type_of(node)
+        return ty is None or ty.kind in ("other", "number")
+    return False
 
 
 #: The methods of a `torch.distributions` distribution that draw from it.

@@ -89,10 +89,15 @@ class TensorCreatedOnHost(Rule):
     `requires_grad_()`, values written at places (`torch.zeros(n, k).scatter_(1, labels,
     1).cuda()`: a one-hot block; its index must be moved too) or a draw from the tensor it
     makes (`torch.normal(torch.zeros(n), std).to(d)`: the draw is made where its mean is; not
-    from a given `generator=`) is flagged with a suggestion, not a rewrite: `device=` goes to
-    the factory, the chain stays. So is a move by a conversion to a legacy device class
+    from a given `generator=`) or elementwise math with numbers
+    (`torch.exp(-math.log(period) * torch.arange(half) / half).to(d)`, a timestep embedding's
+    frequencies; `(torch.ones(n) * 0.5).to(d)`; not arithmetic with another tensor) is
+    flagged with a suggestion, not a rewrite: `device=` goes to the factory, the chain stays.
+    So is a move by a conversion to a legacy device class
     (`torch.zeros(n).type(torch.cuda.FloatTensor)`, or a name bound to it, also given as
-    `dtype=` or with `non_blocking=True`), and a move
+    `dtype=` or with `non_blocking=True`), by `.type_as(x)` of a tensor on the device, or of
+    one the file does not show (`torch.zeros(x.size()).type_as(x)` follows `x`'s dtype and
+    device: written to follow a batch to the device), and a move
     wrapped in `Variable(...)` in the two-statement shape (`z = Variable(z.cuda())`).
 
     A factory already given `device=` is not flagged, nor is a move to a literal `"cpu"`.
@@ -100,7 +105,8 @@ class TensorCreatedOnHost(Rule):
     function the file shows runs repeatedly: one it calls in a loop or a comprehension (by
     name, or as `self.method()`), hands to another call as a callback (`collate_fn=collate`,
     `frame.apply(f)`), a torch module's `forward` (and Lightning's `training_step` and the
-    other steps) and its methods that run the module on an input (`self(state)`,
+    other steps, and a custom autograd operation's `forward` and `backward`, run on every
+    call of its `apply`) and its methods that run the module on an input (`self(state)`,
     `self.forward(state)`, outside a loop of their own: an agent's action or evaluation
     step), a class's `__getitem__`, and any function these call; and a function or class
     that a file of the project importing the module runs so (a loss helper called in a
