@@ -75,6 +75,7 @@ TUNED_LABELS = (
             "blind35",
             "blind36",
             "blind37",
+            "blind38",
         )
     ),
 )
