@@ -132,6 +132,8 @@ def test_two_statements_are_merged(lines, fixed):
         "m = torch.triu(torch.ones((3, 3)), diagonal=1).bool()\nm = m.to(flag.device)\n",
         # a number written at places on a line of its own, then moved where a flag says
         "m = Variable(torch.zeros(3, 4))\nrows = [0, 1]\nm[rows, [2, 3]] = 1\nif flag:\n    m = m.cuda()\n",
+        # a timestep embedding: the name first holds a number the factory's arithmetic reads
+        "m = 9.2 / (half - 1)\nm = torch.exp(torch.arange(half, dtype=torch.float32) * -m)\nm = m.to(flag.device)\n",
     ],
 )
 def test_two_statements_otherwise_get_a_suggestion(lines):
@@ -155,6 +157,8 @@ def test_two_statements_otherwise_get_a_suggestion(lines):
         "m = torch.triu(torch.tensor(data)).bool()\nm = m.to(d)\n",  # data under the change
         "m = torch.zeros(3, 4)\nm[0] = flag\nm = m.to(d)\n",  # a value written, not a number
         "m = torch.zeros(3, 4)\nm[m > 0] = 1\nm = m.to(d)\n",  # the places read the tensor
+        # the name first holds a tensor on the device: arithmetic with it is no factory's alone
+        "m = flag.cuda()\nm = torch.exp(torch.arange(4) * -m)\nm = m.to(d)\n",
     ],
 )
 def test_two_statement_near_misses(lines):

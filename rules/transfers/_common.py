@@ -519,9 +519,10 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     return replace(found, plain=False) if found is not None and chained else found
 
 
-def _through_changes(made: ast.Call, env: TypeEnv) -> tuple[ast.Call, bool]:
-    """The call under the dtype and layout changes, in-place fills and `Variable(...)` on
-    the way from it to `made`, and whether there were any."""
+def _through_changes(made: ast.Call, env: TypeEnv, numbers: frozenset[str] = frozenset()) -> tuple[ast.Call, bool]:
+    """The call under the dtype and layout changes, in-place fills, `Variable(...)` and
+    arithmetic with numbers (`numbers`: names known to hold one) on the way from it to
+    `made`, and whether there were any."""
     chained = False
     while True:
         inner = unwrapped(made, env.qualname(made.func))
@@ -539,7 +540,7 @@ def _through_changes(made: ast.Call, env: TypeEnv) -> tuple[ast.Call, bool]:
             made, chained = made.func.value, True
         elif _torch_function_on_the_way(made, env):  # `torch.tril(torch.ones(n, n))`
             made, chained = made.args[0], True  # type: ignore[assignment]
-        elif (under := _math_on_the_way(made, env)) is not None:
+        elif (under := _math_on_the_way(made, env, numbers)) is not None:
             made, chained = under, True
         else:
             break
@@ -553,7 +554,7 @@ _ELEMENTWISE = frozenset(
 )
 
 
-def _math_on_the_way(call: ast.Call, env: TypeEnv) -> ast.Call | None:
+def _math_on_the_way(call: ast.Call, env: TypeEnv, numbers: frozenset[str]) -> ast.Call | None:
     """The call under elementwise math with numbers on the way from it to `call`: a torch
     function or tensor method of it (`torch.exp(...)`, `(...).float()`), whose tensor is
     arithmetic with numbers around that call (`torch.exp(-math.log(period) *
@@ -571,26 +572,26 @@ def _math_on_the_way(call: ast.Call, env: TypeEnv) -> ast.Call | None:
         tensor, others = func.value, [*call.args, *(k.value for k in call.keywords)]
     else:
         return None
-    if not all(_number_like(other, env) for other in others):
+    if not all(_number_like(other, env, numbers) for other in others):
         return None  # `torch.pow(t, w)` of another tensor: not a factory's alone
-    return under_arithmetic(tensor, env)
+    return under_arithmetic(tensor, env, numbers)
 
 
-def under_arithmetic(expression: ast.expr, env: TypeEnv) -> ast.Call | None:
+def under_arithmetic(expression: ast.expr, env: TypeEnv, numbers: frozenset[str] = frozenset()) -> ast.Call | None:
     """The one call that arithmetic with numbers is computed around (`-k * torch.arange(n) /
     n`: the `arange`); None when two sides hold tensors or none is a call."""
     while isinstance(expression, (ast.BinOp, ast.UnaryOp)):
         if isinstance(expression, ast.UnaryOp):
             expression = expression.operand
             continue
-        tensors = [side for side in (expression.left, expression.right) if not _number_like(side, env)]
+        tensors = [side for side in (expression.left, expression.right) if not _number_like(side, env, numbers)]
         if len(tensors) != 1:
             return None
         expression = tensors[0]
     return expression if isinstance(expression, ast.Call) else None
 
 
-def _number_like(node: ast.expr, env: TypeEnv) -> bool:
+def _number_like(node: ast.expr, env: TypeEnv, numbers: frozenset[str] = frozenset()) -> bool:
     """`node` is a number as far as the code shows: a literal, arithmetic of such, a call of
     `math` or of a numeric builtin, or a name, attribute or item of no known tensor or array
     type (`half`, `self.scale`: a tensor the file does not show would fail to mix with a
@@ -598,15 +599,17 @@ def _number_like(node: ast.expr, env: TypeEnv) -> bool:
     if isinstance(node, ast.Constant):
         return type(node.value) in (int, float)
     if isinstance(node, ast.UnaryOp):
-        return _number_like(node.operand, env)
+        return _number_like(node.operand, env, numbers)
     if isinstance(node, ast.BinOp):
-        return _number_like(node.left, env) and _number_like(node.right, env)
+        return _number_like(node.left, env, numbers) and _number_like(node.right, env, numbers)
     if isinstance(node, ast.Call):
         name = env.qualname(node.func) or ""
         numeric = (
             name.startswith("math.") or isinstance(node.func, ast.Name) and node.func.id in ("int", "float", "len")
         )
-        return numeric and all(_number_like(a, env) for a in node.args)
+        return numeric and all(_number_like(a, env, numbers) for a in node.args)
+    if isinstance(node, ast.Name) and node.id in numbers:
+        return True
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
         ty = env.type_of(node)
         return ty is None or ty.kind in ("other", "number")
@@ -871,7 +874,7 @@ def factory_moved_later(
         factory = inner
     # `eps = torch.FloatTensor(n).normal_()`, `mask = torch.triu(torch.ones(k, k)).bool()`:
     # filled in place or changed on the way
-    under, changed = _through_changes(factory, env)
+    under, changed = _through_changes(factory, env, _number_before(block, earlier, name, env, touched))
     if changed:
         factory, filled = under, True
     found = _moved_factory(node, factory, env)
@@ -893,6 +896,26 @@ def factory_moved_later(
         statement,
         adjacent=earlier == index - 1,
     )
+
+
+def _number_before(
+    block: list[ast.stmt], index: int, name: str, env: TypeEnv, touched: dict[int, frozenset[str]]
+) -> frozenset[str]:
+    """`{name}` when the statement before `block[index]` that touches `name` binds it to a
+    number (`emb = math.log(10000) / (half - 1)`, then `emb = torch.exp(torch.arange(half) *
+    -emb)`): the factory's statement reads that number. The evidence, asked at the move,
+    types the name as what it holds there, the tensor."""
+    before = _last_touching(block, index, name, touched)
+    statement = block[before] if before is not None else None
+    if (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and statement.targets[0].id == name
+        and _number_like(statement.value, env)
+    ):
+        return frozenset({name})
+    return frozenset()
 
 
 def bound_call(statement: ast.stmt, name: str) -> ast.Call | None:
