@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from .astutil import range_arguments
+from .astutil import TRY_STATEMENTS, range_arguments
 from .files import repository_root
 from .loop_effects import reference
 from .project import MAX_MODULE_BYTES, joined, resolve, statements
@@ -69,9 +69,6 @@ _MODULE_LIBRARIES = ("torch", "lightning", "pytorch_lightning")
 
 #: Methods that hand back the instance they are called on (`Net().to(device)`).
 _RETURNING_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"})
-
-#: `try` statements, `except*` ones too where the Python running gpulint has them.
-_TRY: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 #: A call's place in its file: line, column, end line, end column (a chained call shares
 #: its start with the call it is made on).
@@ -573,8 +570,8 @@ def _branches(node: ast.AST) -> list[ast.AST]:
         return [*node.body, *node.orelse]
     if isinstance(node, ast.IfExp):
         return [node.body, node.orelse]
-    if isinstance(node, _TRY):
-        return [*node.handlers, *node.orelse]  # type: ignore[attr-defined]
+    if isinstance(node, TRY_STATEMENTS):
+        return [*node.handlers, *node.orelse]
     if isinstance(node, ast.Match):
         return list(node.cases)
     if isinstance(node, ast.BoolOp):

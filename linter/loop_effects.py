@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 from collections.abc import Callable
 
-from .astutil import NESTED_SCOPES, base_name, names_bound_by, walk_local
+from .astutil import NESTED_SCOPES, TRY_STATEMENTS, base_name, names_bound_by, walk_local
 
 ACCUMULATION = "accumulation"
 RECURRENCE = "recurrence"
@@ -70,7 +70,6 @@ _KIND_TESTS = frozenset({"len", "isinstance", "type", "hasattr", "issparse", "is
 _GROWING_METHODS = frozenset({"append", "_append"})
 _EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
 _JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 _MATCH = getattr(ast, "Match", ())
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -564,7 +563,7 @@ def _statement(node: ast.stmt, defined: set[str], exposed: set[str]) -> set[str]
             if item.optional_vars is not None:
                 defined = defined | _stored(item.optional_vars)[0]
         return _block(node.body, defined, exposed)
-    if isinstance(node, _TRY):
+    if isinstance(node, TRY_STATEMENTS):
         _block(node.body, defined, exposed)
         for handler in node.handlers:
             _read(_reads(handler.type), defined, exposed)

@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from gpulint.rule_api import (
     names_for,
+    TRY_STATEMENTS,
     assigned_value,
     bare_method_call,
     DEVICE,
@@ -88,9 +89,7 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
 
     def library_run(facts: FunctionFacts) -> bool:
         name = facts.node.name
-        if _backpropagates(facts.node, ctx) or run_by_importers(facts, ctx):
-            return True
-        if _autograd_step(facts, ctx):
+        if _backpropagates(facts.node, ctx) or run_by_importers(facts, ctx) or _autograd_step(facts, ctx):
             return True
         if facts.owner is None:
             return False
@@ -503,20 +502,17 @@ def factory_move(node: ast.AST, env: TypeEnv) -> FactoryMove | None:
     `torch.tril(torch.ones(n, n)).bool().to(d)`). Through such a
     chain (or a legacy `Variable(...)` around the factory) the rewrite is shown, not written:
     the chain stays, and `device=` goes to the factory."""
-    made = moved_call(node)
+    made, computed = moved_call(node), False
     if made is None:  # `(torch.ones(n) * 0.5).to(d)`: arithmetic with numbers, then the move
         receiver = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
         if not isinstance(receiver, (ast.BinOp, ast.UnaryOp)) or node.func.attr not in MOVING_METHODS:  # type: ignore[union-attr]
             return None
-        made = under_arithmetic(receiver, env)
+        made, computed = under_arithmetic(receiver, env), True
         if made is None:
             return None
-        made = _through_changes(made, env)[0]
-        found = _moved_factory(node, made, env)  # type: ignore[arg-type]
-        return replace(found, plain=False) if found is not None else None
     made, chained = _through_changes(made, env)
-    found = _moved_factory(node, made, env)
-    return replace(found, plain=False) if found is not None and chained else found
+    found = _moved_factory(node, made, env)  # type: ignore[arg-type]
+    return replace(found, plain=False) if found is not None and (chained or computed) else found
 
 
 def _through_changes(made: ast.Call, env: TypeEnv, numbers: frozenset[str] = frozenset()) -> tuple[ast.Call, bool]:
@@ -1633,7 +1629,7 @@ def _own_expressions(statement: ast.stmt) -> list[ast.AST]:
         return [item.context_expr for item in statement.items]
     if isinstance(statement, ast.If):
         return [statement.test]
-    if isinstance(statement, (*_TRY, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(statement, (*TRY_STATEMENTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return []
     return [statement]
 
@@ -1714,7 +1710,6 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 _STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_TRY = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 
 
 def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -> bool:
@@ -1926,7 +1921,7 @@ def _unconditional_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         yield statement
         if isinstance(statement, (ast.With, ast.AsyncWith)):
             stack.extend(statement.body)
-        elif isinstance(statement, _TRY):
+        elif isinstance(statement, TRY_STATEMENTS):
             stack.extend([*statement.body, *statement.orelse, *statement.finalbody])
 
 
