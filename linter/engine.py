@@ -565,6 +565,8 @@ class _Walker:
             if old is not None and old.kind in ("frame", "series", "ndframe", "array", "tensor"):
                 new = old
             added = self.env.type_of(node.value)
+            if old is not None and old.lib == "torch" and old.kind == "output" and _a_tensor(added):
+                new = torch_api.arith(old, added)  # `loss = criterion(out, y)`, then `loss += reg`
             if old == OTHER and not old.builtin and torch_api.is_torch_value(added):
                 # `total = 0`, then `total += loss`: the number becomes the tensor's sum, where it
                 # is, also where a path that added nothing meets this one (`values.join`)
@@ -589,6 +591,15 @@ class _Walker:
         if isinstance(target, ast.Attribute):
             self._record_attribute(target, ty, value)
             return
+        if (
+            isinstance(target, ast.Name)
+            and ty is not None
+            and ty.lib == "torch"
+            and not ty.place
+            and ty.kind in ("tensor", "output", "placed")
+            and self._backpropagated_on_the_device(target.id)
+        ):
+            ty = Ty(ty.kind, "torch", DEVICE, ty.items)  # `loss = torch.sum(...)` of an unknown place
         self.env.bind_target(target, ty)
         if isinstance(target, (ast.Tuple, ast.List)):  # `self.mask, self.size = get_mask(n)`
             for element, item in zip(target.elts, unpacked(ty, target), strict=False):
@@ -601,16 +612,60 @@ class _Walker:
         """Names of a target left unknown take the family their use in this scope shows. A
         torch value so known, that a call given a tensor on the device made (`loss =
         model.loss(scores, labels)`, then `loss.backward()`), is on the device too: torch
-        computes where its inputs are."""
+        computes where its inputs are. So is a tensor the scope backpropagates where the code
+        places values on the device (`_backpropagated_on_the_device`)."""
         usage = self._usage()
         if not usage:
             return
         for node in ast.walk(target):
             if isinstance(node, ast.Name) and node.id in usage and self.env.lookup(node.id) is None:
                 ty = usage[node.id]
-                if node is target and ty.lib == "torch" and not ty.place and self._given_the_device(value, node.id):
+                if (
+                    node is target
+                    and ty.lib == "torch"
+                    and not ty.place
+                    and (
+                        self._given_the_device(value, node.id)
+                        or self._backpropagated_on_the_device(node.id)
+                        and not self._numbers_only(value)
+                    )
+                ):
                     ty = Ty(ty.kind, "torch", DEVICE, ty.items)
                 self.env.bind(node.id, ty)
+
+    def _numbers_only(self, value: ast.expr | None) -> bool:
+        """`value` is arithmetic over literals and names known to hold no data (`total / 4`
+        with `total` a sum of `.item()` reads): a number, whatever is done with it later."""
+        if isinstance(value, ast.BinOp):
+            return self._numbers_only(value.left) and self._numbers_only(value.right)
+        if isinstance(value, ast.UnaryOp):
+            return self._numbers_only(value.operand)
+        if isinstance(value, ast.Constant):
+            return True
+        return isinstance(value, ast.Name) and self.env.lookup(value.id) == OTHER
+
+    def _backpropagated_on_the_device(self, name: str) -> bool:
+        """A backward pass from `name` follows this binding in the loops around it (outside
+        loops, in the function), and those loops read a torch value on the device: a
+        backward pass runs where the parameters it reaches are, and a training step that
+        uses its batch or model on the device runs there. A binding no backward pass
+        follows (`loss = running_loss / n` after the loop) is left alone, and so is a `name`
+        turned into NumPy with no copy (`_read_as_numpy`): it is on the host."""
+        scope = self.index.scope(self.ctx.scopes[-1]) if self.ctx.scopes else None
+        passes = scope.backpropagated.get(name) if scope is not None else None
+        statement = self.ctx.statements[-1] if self.ctx.statements else None
+        if not passes or statement is None or self._read_as_numpy(name):
+            return False
+        loops = [loop for loop in self.ctx.loops if isinstance(loop, _STATEMENT_LOOPS)]
+        around = loops[0] if loops else self.ctx.scopes[-1]
+        start, end = statement.lineno, getattr(around, "end_lineno", None)  # a module has none
+        if not any(start < call.lineno and (end is None or call.lineno <= end) for call in passes):
+            return False
+        lookup = self.env.lookup
+        return any(
+            isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and _on_device(lookup(node.id))
+            for node in ast.walk(around)
+        )
 
     def _given_the_device(self, value: ast.expr | None, name: str) -> bool:
         """`value` is a call one of whose arguments is a torch value on the device, of no
@@ -1245,6 +1300,15 @@ def _unwrapped(value: ast.expr, env: TypeEnv) -> ast.expr:
             break
         value = inner
     return value
+
+
+_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _a_tensor(ty: Ty | None) -> bool:
+    """A torch tensor: adding it to a module's output shows the output is one too (a tuple
+    of outputs refuses it)."""
+    return ty is not None and ty.lib == "torch" and ty.kind == "tensor"
 
 
 def _on_device(ty: Ty | None) -> bool:

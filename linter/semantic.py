@@ -36,6 +36,7 @@ from .astutil import (
 )
 from .loop_effects import LoopEffects, loop_effects
 from .source import CODE_PLACEHOLDER_PREFIX
+from .torch_api import BACKWARD_METHODS
 from .values import DEVICE, Kind, Ty, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -48,8 +49,11 @@ SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, 
 FRAME_ONLY_METHODS = frozenset({"iterrows", "itertuples"})
 NDFRAME_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat"})
 #: Tensor/module methods: a name they are called on is a torch value (a tensor, a module
-#: or a batch of them). `.backward()` and `.detach()` are a tensor's.
-TORCH_METHODS = frozenset({"cuda", "backward", "detach"})
+#: or a batch of them). `.detach()` is a tensor's; so is `.backward()`, whose receiver
+#: `_backpropagated` finds.
+TORCH_METHODS = frozenset({"cuda", "detach"})
+#: What a backward pass shows of the names it starts from: each is a tensor.
+TORCH_TENSOR = Ty(Kind.TENSOR, "torch")
 #: Decorators under which a method's first parameter is not an instance.
 _NOT_INSTANCE_METHODS = frozenset({"staticmethod", "classmethod"})
 
@@ -140,6 +144,7 @@ class ScopeFacts:
         "attributes",
         "usage",
         "mixed_usage",
+        "backpropagated",
     )
 
     def __init__(self, node: ast.AST, parent: ScopeFacts | None) -> None:
@@ -165,6 +170,8 @@ class ScopeFacts:
         #: name -> the family its use shows; names used with APIs of two families.
         self.usage: dict[str, Ty] = {}
         self.mixed_usage: set[str] = set()
+        #: name -> the backward passes this scope runs from it (`_backpropagated`).
+        self.backpropagated: dict[str, list[ast.Call]] = {}
 
     def bind(self, name: str, node: ast.AST, other: bool = True) -> None:
         self.bindings.setdefault(name, []).append(node)
@@ -909,6 +916,10 @@ class _Collector:
                         usage = networkx_api.usage_type(func.attr, node, self._graph_methods())  # type: ignore[arg-type]
                     if usage is not None:
                         _note(scope, receiver, usage)
+                if type(func) is ast.Attribute and func.attr in BACKWARD_METHODS:
+                    for name in _backpropagated(node):  # type: ignore[arg-type]
+                        _note(scope, name, TORCH_TENSOR)
+                        scope.backpropagated.setdefault(name, []).append(node)  # type: ignore[arg-type]
                 for device in _devices_given(node):  # type: ignore[arg-type]
                     _note(scope, device, ACCELERATOR)
             elif kind is ast.Subscript:
@@ -990,6 +1001,47 @@ def _usage(method: str, call: ast.Call) -> Ty | None:
     return None
 
 
+def _backpropagated(call: ast.Call) -> list[str]:
+    """The names a backward pass starts from: `loss.backward()`, `(loss / k).backward()`,
+    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
+    `self.manual_backward(loss)`. Through arithmetic, only the operand beside a number or
+    a name is followed (`loss / accumulate`, `0.5 * loss`): a name beside a tensor may be a
+    number (`loss / accumulate` with `accumulate` a parameter)."""
+    func = call.func
+    assert isinstance(func, ast.Attribute)
+    start: ast.expr | None
+    if func.attr == "backward" and not (isinstance(func.value, ast.Name) and _passes_the_loss(call)):
+        start = func.value
+    else:
+        start = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    while start is not None and not isinstance(start, ast.Name):
+        if isinstance(start, ast.BinOp):
+            left, right = start.left, start.right
+            if isinstance(right, (ast.Constant, ast.Name)) and not isinstance(left, ast.Constant):
+                start = left
+            elif isinstance(left, ast.Constant):
+                start = right
+            else:
+                start = None
+        elif (
+            isinstance(start, ast.Call)
+            and isinstance(start.func, ast.Attribute)
+            and start.func.attr == "scale"
+            and len(start.args) == 1
+        ):
+            start = start.args[0]
+        else:
+            start = None
+    return [start.id] if start is not None else []
+
+
+def _passes_the_loss(call: ast.Call) -> bool:
+    """`accelerator.backward(loss)`: a receiver that is given what it backpropagates (a
+    tensor's own `backward` takes a gradient, passed as `gradient=` or beside a tensor
+    of the same shape, never one lone name)."""
+    return len(call.args) == 1 and isinstance(call.args[0], ast.Name) and not call.keywords
+
+
 def _column_labels(arguments: list[ast.expr]) -> bool:
     """One column label or a list of them, as literals (`set_index("day")`, `(["a", "b"])`)."""
     if len(arguments) != 1:
@@ -1059,9 +1111,11 @@ def _note(scope: ScopeFacts, name: str, ty: Ty) -> None:
     if name in scope.mixed_usage:
         return
     old = scope.usage.get(name)
-    if old is None or old.kind == "ndframe" and ty.kind == "frame":
+    if old is None or old.kind == "ndframe" and ty.kind == "frame" or old.kind == "placed" and ty == TORCH_TENSOR:
         scope.usage[name] = ty
-    elif old != ty and not (old.kind == "frame" and ty.kind == "ndframe"):
+    elif old != ty and not (
+        old.kind == "frame" and ty.kind == "ndframe" or old == TORCH_TENSOR and ty.kind == "placed"
+    ):
         del scope.usage[name]
         scope.mixed_usage.add(name)
 

@@ -626,8 +626,11 @@ def test_a_function_imported_on_every_path_is_no_model_handed_in(imported, flagg
         # the batch is on the device, and the loss is a tensor (`.backward()`, `.detach()`)
         ("loss = model.loss(scores, labels)\n        loss.backward()\n        total += loss.detach().item()", True),
         ("loss = model.loss(scores, labels)\n        total += loss.detach().item()", True),
-        # given nothing on the device, where it is stays unknown
-        ("loss = model.loss(scores, raw)\n        loss.backward()\n        total += loss.detach().item()", False),
+        # given nothing on the device, but backpropagated in a loop that places its labels
+        # there: the training step runs on the device
+        ("loss = model.loss(scores, raw)\n        loss.backward()\n        total += loss.detach().item()", True),
+        # given nothing on the device and never backpropagated: where it is stays unknown
+        ("loss = model.loss(scores, raw)\n        total += loss.detach().item()", False),
     ],
 )
 def test_a_tensor_a_call_given_device_tensors_makes_is_on_the_device(loss, flagged):

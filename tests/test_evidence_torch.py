@@ -354,6 +354,86 @@ DEVICE_EXPRESSIONS = {
                 kept[index] = images.cpu().numpy()  # OK
             return kept
     """,
+    "backpropagated_loss_of_a_step_on_the_device": """
+        import summary
+        import torch
+        from diffusion import training_losses
+
+
+        def train(model, loader, optimizer, device, accumulate):
+            for batch in loader:
+                batch = batch.to(device)
+                terms = training_losses(model, batch)  # a function of another package: unknown
+                loss = terms["loss"].mean()
+                (loss / accumulate).backward()  # a backward pass: `loss` is a tensor, on the device
+                optimizer.step()
+                print(loss.item())  # GPU307
+                # beside the loss, a number
+                if accumulate > 1:  # OK
+                    optimizer.zero_grad()
+
+
+        def train_on_the_host(model, loader, optimizer, criterion):
+            for inputs, labels in loader:  # nothing the loop reads is on the device
+                loss = criterion(model(inputs), labels)
+                loss.backward()
+                optimizer.step()
+                print(loss.item())  # OK
+
+
+        def train_epoch(model, loader, optimizer, device, options):
+            total, count = 0.0, 0
+            for batch in loader:
+                inputs = batch.to(device)
+                loss = model(inputs).mean()
+                loss.backward()
+                optimizer.step()
+                total += options["batch_size"] * loss.item()  # GPU308
+                count += options["batch_size"]
+            loss = summary.mean(total, count)  # no backward pass follows: whatever it is
+            return loss
+
+
+        def fit(model, loader, optimizer, device, epochs):
+            best = float("inf")
+            for epoch in range(epochs):
+                loss = train_epoch(model, loader, optimizer, device, {"batch_size": 32})
+                # a number from the host
+                if loss < best:  # OK
+                    best = loss
+
+
+        def train_as_numpy(model, loader, optimizer, device):
+            for batch in loader:
+                loss = training_losses(model, batch.to(device))["loss"]
+                loss.backward()
+                optimizer.step()
+                # NumPy with no copy shows the host
+                print(loss.detach().numpy())  # OK
+    """,
+    "backpropagated_at_module_level": """
+        import torch
+        from models import make
+
+        model = make().cuda()
+        loss = model(torch.ones(3, device="cuda")).sum()  # outside any loop and function
+        loss.backward()
+        # nothing repeats it
+        print(loss.item())  # OK
+    """,
+    "module_output_plus_a_tensor": """
+        import torch
+
+
+        def train(loader, optimizer, device, alpha):
+            criterion = torch.nn.CrossEntropyLoss()
+            for images, captions in loader:
+                images, captions = images.to(device), captions.to(device)
+                loss = criterion(images, captions)  # a loss module's output, on the device
+                loss += alpha * (1.0 - images.sum(dim=1)).mean()  # a tensor added: still one
+                optimizer.step()
+                print(loss.item())  # GPU307
+    """,
     "trainer_class_of_its_own_module": """
         class Trainer:  # no torch import: the backward pass and `.to(...)` say what it is
             def __init__(self, model, loader, optim, criterion, device):
