@@ -76,6 +76,7 @@ TUNED_LABELS = (
             "blind36",
             "blind37",
             "blind38",
+            "blind39",
         )
     ),
 )
