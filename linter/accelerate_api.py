@@ -196,10 +196,13 @@ def _literal(call: ast.Call, name: str, position: int | None = None) -> object:
 
 def _accelerator_place(call: ast.Call, state: bool) -> str:
     """`Accelerator(device_placement, ..., cpu, ...)`; `PartialState(cpu, ...)` takes `cpu` first.
-    A `cpu=` the file does not spell out (`cpu=args.cpu`, a script's option) places on the
-    device: the host is the same program's fallback, as in a branch on a flag."""
-    if has_unpacking(call) or state and call.args:
+    A `cpu=` the file does not spell out (`cpu=args.cpu`, a script's option, or options
+    passed as `**kwargs`) places on the device: the host is the same program's fallback, as
+    in a branch on a flag."""
+    if state and call.args:
         return ""
+    if has_unpacking(call):
+        return DEVICE if not any(keyword.arg == "device_placement" for keyword in call.keywords) else ""
     cpu, placement = _literal(call, "cpu", 4), _literal(call, "device_placement", 0)
     if cpu is True:
         return HOST

@@ -21,7 +21,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from .astutil import all_args, walk_local
+from .astutil import TRY_STATEMENTS, all_args, walk_local
 from .dataset_items import moves_to_a_device
 from .estimators import fitted_and_predicted
 from .diagnostic import DEBUG_VARIABLE, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
@@ -661,9 +661,15 @@ class _Walker:
         start, end = statement.lineno, getattr(around, "end_lineno", None)  # a module has none
         if not any(start < call.lineno and (end is None or call.lineno <= end) for call in passes):
             return False
-        lookup = self.env.lookup
+        lookup, type_of = self.env.lookup, self.env.type_of
         return any(
-            isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and _on_device(lookup(node.id))
+            isinstance(node, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and _on_device(lookup(node.id))
+            or isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and isinstance(node.ctx, ast.Load)
+            and _on_device(type_of(node))  # `self.model`, set where the class is set up
             for node in ast.walk(around)
         )
 
@@ -690,7 +696,10 @@ class _Walker:
             return
         if isinstance(value, ast.Constant) and value.value is None:
             return  # `self.model = None` until set up: says nothing of what it will hold
-        self.index.record_attribute(facts.owner, target.attr, ty)  # type: ignore[arg-type]
+        own_body = (
+            self.ctx.scopes[-1] is facts.node and bool(self.ctx.blocks) and self.ctx.blocks[-1] is facts.node.body
+        )
+        self.index.record_attribute(facts.owner, target.attr, ty, facts.node, own_body)  # type: ignore[arg-type]
 
     def _method_of_self(self, node: ast.Attribute) -> FunctionFacts | None:
         """The method whose instance parameter `node`'s receiver is (`self.x` in a method)."""
@@ -1376,6 +1385,12 @@ def _ends(statements: list[ast.stmt]) -> bool:
         return True
     if isinstance(last, ast.If):
         return _ends(last.body) and _ends(last.orelse)
+    if isinstance(last, (ast.With, ast.AsyncWith)):  # `with torch.no_grad(): ... return res`
+        return _ends(last.body)
+    if isinstance(last, TRY_STATEMENTS):  # every way out of it returns or raises
+        return _ends(last.finalbody) or (
+            (_ends(last.body) or _ends(last.orelse)) and all(_ends(handler.body) for handler in last.handlers)
+        )
     return False
 
 

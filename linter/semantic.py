@@ -223,6 +223,8 @@ class SemanticIndex:
         #: (class, attribute) -> the join of the types assigned to it so far (None:
         #: some assignment is unknown), filled in by the walk.
         self.attribute_types: dict[tuple[ast.ClassDef, str], Ty | None] = {}
+        #: (class, attribute) -> the methods whose assignments `attribute_types` holds.
+        self.attribute_setters: dict[tuple[ast.ClassDef, str], set[ast.AST]] = {}
         #: The module the index describes.
         self.tree = tree
         self._parents: dict[ast.AST, ast.AST] | None = None
@@ -429,13 +431,21 @@ class SemanticIndex:
         methods = facts.functions.get(name)
         return methods[-1] if methods and len(methods) == 1 else None
 
-    def record_attribute(self, owner: ast.ClassDef, attribute: str, ty: Ty | None) -> None:
+    def record_attribute(
+        self, owner: ast.ClassDef, attribute: str, ty: Ty | None, method: ast.AST, replaces: bool = False
+    ) -> None:
+        """What an assignment of `self.<attribute>` in `method` holds, joined with what the
+        class's other assignments hold. `replaces`: the assignment is a statement of the
+        method's own body, not under a branch or a loop, so it replaces what earlier ones of
+        the same method set (`self.model = Net()`, then `self.model = prepare(self.model)`)."""
         key = (owner, attribute)
-        if key in self.attribute_types:
+        setters = self.attribute_setters.setdefault(key, set())
+        if key in self.attribute_types and not (replaces and setters == {method}):
             old = self.attribute_types[key]
             self.attribute_types[key] = join(old, ty) if old is not None else None
         else:
             self.attribute_types[key] = ty
+        setters.add(method)
 
     def attribute_type(self, owner: ast.ClassDef, attribute: str) -> Ty | None:
         return self.attribute_types.get((owner, attribute))
@@ -1003,17 +1013,18 @@ def _usage(method: str, call: ast.Call) -> Ty | None:
 
 def _backpropagated(call: ast.Call) -> list[str]:
     """The names a backward pass starts from: `loss.backward()`, `(loss / k).backward()`,
-    `scaler.scale(loss).backward()`, `accelerator.backward(loss)`,
-    `self.manual_backward(loss)`. Through arithmetic, only the operand beside a number or
-    a name is followed (`loss / accumulate`, `0.5 * loss`): a name beside a tensor may be a
-    number (`loss / accumulate` with `accumulate` a parameter)."""
+    `scaler.scale(loss).backward()`, and what one lone argument passes
+    (`accelerator.backward(loss)`, `self.manual_backward(loss)`; a tensor's own
+    `out.backward(gradient)` passes a tensor too). Through arithmetic, only the operand
+    beside a number or a name is followed (`loss / accumulate`, `0.5 * loss`): a name beside
+    a tensor may be a number (`loss / accumulate` with `accumulate` a parameter)."""
     func = call.func
     assert isinstance(func, ast.Attribute)
-    start: ast.expr | None
-    if func.attr == "backward" and not (isinstance(func.value, ast.Name) and _passes_the_loss(call)):
-        start = func.value
-    else:
-        start = call.args[0] if call.args and not isinstance(call.args[0], ast.Starred) else None
+    start: ast.expr | None = func.value
+    if len(call.args) == 1 and not call.keywords:
+        start = call.args[0]
+    elif func.attr != "backward" or call.args:
+        start = None
     while start is not None and not isinstance(start, ast.Name):
         if isinstance(start, ast.BinOp):
             left, right = start.left, start.right
@@ -1033,13 +1044,6 @@ def _backpropagated(call: ast.Call) -> list[str]:
         else:
             start = None
     return [start.id] if start is not None else []
-
-
-def _passes_the_loss(call: ast.Call) -> bool:
-    """`accelerator.backward(loss)`: a receiver that is given what it backpropagates (a
-    tensor's own `backward` takes a gradient, passed as `gradient=` or beside a tensor
-    of the same shape, never one lone name)."""
-    return len(call.args) == 1 and isinstance(call.args[0], ast.Name) and not call.keywords
 
 
 def _column_labels(arguments: list[ast.expr]) -> bool:

@@ -469,6 +469,25 @@ STEP = textwrap.dedent(
             return F.mse_loss(logit, target)
 
 
+    def scores(logit, target):
+        with torch.no_grad():
+            return (logit - target).abs()
+
+
+    def guarded(logit, target):
+        try:
+            return F.mse_loss(logit, target)
+        except RuntimeError:
+            return F.l1_loss(logit, target)
+
+
+    def suppressed(logit, target):
+        try:
+            return F.mse_loss(logit, target)
+        except RuntimeError:
+            print("skipped")
+
+
     for step in range(10_000):
         x = torch.randn(8, 4).to(device)
         host = torch.randn(8, 4)
@@ -492,6 +511,9 @@ STEP = textwrap.dedent(
         ("torch.autograd.grad(host.sum(), host)[0]", False),  # near-miss: inputs on the host
         ("host.clone().requires_grad_(True)", False),  # near-miss: a host tensor
         ("maybe_loss(out, x, True)", False),  # near-miss: may return None, not known
+        ("scores(out, x)", True),  # the return ends the `with` block that ends the body
+        ("guarded(out, x)", True),  # the `try` and its handler both return
+        ("suppressed(out, x)", False),  # near-miss: the handler falls through, returning None
     ],
 )
 def test_results_follow_in_place_changes_gradients_and_dispatching_helpers(expr, flagged):

@@ -411,6 +411,22 @@ DEVICE_EXPRESSIONS = {
                 # NumPy with no copy shows the host
                 print(loss.detach().numpy())  # OK
     """,
+    "backpropagated_by_an_accelerator_of_the_instance": """
+        from accelerate import Accelerator
+        from losses import compute
+
+
+        class Trainer:
+            def __init__(self, model, loader):
+                self.accelerator = Accelerator()
+                self.model, self.loader = self.accelerator.prepare(model, loader)
+
+            def fit(self):
+                for batch in self.loader:
+                    loss = compute(self.model, batch)  # the prepared model: on the device
+                    self.accelerator.backward(loss)
+                    print(loss.item())  # GPU307
+    """,
     "backpropagated_at_module_level": """
         import torch
         from models import make
@@ -1170,6 +1186,12 @@ TYPES = [
         Ty("placed", "torch", "device"),
     ),
     ("from accelerate import Accelerator\nx = Accelerator(cpu=args.cpu).device", Ty("device", "torch", "device")),
+    # options handed in as `**kwargs` (which may hold `cpu=True`): as a `cpu=` option
+    (
+        "from accelerate import Accelerator\nx = Accelerator(**options).prepare(model)",
+        Ty("placed", "torch", "device"),
+    ),
+    ("from accelerate import Accelerator\nx = Accelerator(**options, device_placement=flag).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator(device_placement=flag).prepare(model)", None),
     ("from accelerate import Accelerator\nx = Accelerator().prepare(model, device_placement=[False])", None),
     (

@@ -237,6 +237,32 @@ def test_attribute_assigned_two_kinds_is_unknown_and_none_says_nothing():
     assert seen == [None, Ty("array", "numpy")]
 
 
+def test_a_later_assignment_of_the_same_method_body_replaces_an_earlier_one():
+    seen = probe(
+        """
+        import numpy as np
+        import torch
+        from accelerate import Accelerator
+        from models import Net
+        class Trainer:
+            def __init__(self, data, flag):
+                self.model = Net()
+                self.model = Accelerator().prepare(self.model)  # replaces the unknown module
+                self.data = data.values
+                if flag:  # under a branch: joined, not replaced
+                    self.data = np.zeros(3)
+                self.steps = np.zeros(3)
+            def reset(self):
+                self.steps = torch.zeros(3)  # another method's: joined
+            def use(self):
+                probe(self.model)
+                probe(self.data)
+                probe(self.steps)
+        """
+    )
+    assert seen == [Ty("placed", "torch", "device"), None, None]
+
+
 def test_module_held_in_an_attribute_is_called_on_its_device():
     source = """
         import torch
