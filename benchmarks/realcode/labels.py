@@ -77,6 +77,7 @@ TUNED_LABELS = (
             "blind37",
             "blind38",
             "blind39",
+            "blind40",
         )
     ),
 )
