@@ -173,6 +173,35 @@ def test_a_flag_guarding_a_copy_on_one_side_only_may_be_off(guarded):
     assert _codes(source) == []
 
 
+@pytest.mark.parametrize(
+    ("guarded", "flagged"),
+    [
+        # a run's mode compared with literals: each side is a mode the program runs in
+        ('    if args.mode == "fast":\n        pass\n    else:\n        keep.append(t.cpu().numpy())\n', True),
+        ('    if args.mode in ("a", "b"):\n        keep.append(t.cpu().numpy())\n', True),
+        ('    if self.mode != "eval":\n        keep.append(t.cpu().numpy())\n', True),
+        # near-misses: what the loop changes, a number, a name an outer loop binds
+        ('    if phase == "train":\n        keep.append(t.cpu().numpy())\n    phase = "val"\n', False),
+        ("    if args.every == 1:\n        keep.append(t.cpu().numpy())\n", False),
+    ],
+)
+def test_a_copy_on_one_side_of_a_runs_mode_runs_every_iteration(guarded, flagged):
+    source = LOOP + guarded
+    assert bool(_codes(source)) is flagged
+
+
+def test_a_mode_an_outer_loop_binds_is_no_setting_of_the_run():
+    source = TORCH + textwrap.dedent("""\
+        device = "cuda"
+        for phase in ("train", "val"):
+            for batch in batches:
+                t = batch.to(device)
+                if phase == "val":
+                    keep.append(t.cpu().numpy())
+        """)
+    assert _codes(source) == []
+
+
 # -- a number read into a name that feeds a running total --------------------------------------
 
 _RUNNING = LOOP + "    loss = (t - target.to(device)).pow(2).mean()\n    loss.backward()\n    loss_t = loss.item()\n"

@@ -356,6 +356,8 @@ def _runs_every_iteration(branch: ast.If, held: ast.stmt, loop: ast.stmt, ctx: R
         lambda: any(to_host(node, ctx.env) is not None for node in walk_local(unconditional_body_expressions(other))),
     ):
         return True  # `if p.size(1) == 1: correct += ...item() else: correct += ...item()`
+    if _mode_switch(test, loop, ctx):
+        return True
     if not _loop_invariant_flag(test, loop, ctx):
         return False
     if _device_switch(test, ctx) is in_body:
@@ -722,6 +724,37 @@ def _loop_invariant_flag(test: ast.expr, loop: ast.stmt, ctx: RuleContext) -> bo
                 if assigned is not None and _related(assigned, spelled):
                     return False
     return True
+
+
+#: Comparisons that pick one of a run's modes.
+_MODE_OPERATORS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
+
+
+def _mode_switch(test: ast.expr, loop: ast.stmt, ctx: RuleContext) -> bool:
+    """`if args.grad_sample_mode == "no_op":`, `if self.mode in ("train", "val"):`: a
+    setting of the run compared with literals, which no loop around the copy changes. Each
+    side is a mode the program runs in, on every iteration, not an opt-in that may be off
+    (`if verbose:`): its copies are per iteration."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], _MODE_OPERATORS)
+        and _literals(test.comparators[0])
+    ):
+        return False
+    setting = test.left
+    spelled = reference(setting)
+    if spelled is None or not _loop_invariant_flag(setting, loop, ctx):
+        return False
+    root = spelled.split(".", 1)[0]
+    return not any(root in bound_by_loop(outer, ctx) for outer in ctx.loops if isinstance(outer, _STATEMENT_LOOPS))
+
+
+def _literals(node: ast.expr) -> bool:
+    """A string literal, or a tuple, list or set of them."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_literals(element) for element in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _related(a: str, b: str) -> bool:

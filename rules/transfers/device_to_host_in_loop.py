@@ -74,7 +74,10 @@ class DeviceToHostInLoop(HostCopyInLoop):
     (`if torch.cuda.is_available():`, on its device side: the GPU run takes it on every
     iteration), nor under a flag the loop never changes that switches the device
     on (`if use_cuda:`, where the file moves values with `.cuda()`) or has a copy on both
-    sides (`if use_amp: ... else: ...`); copies in a loop that runs another loop over other
+    sides (`if use_amp: ... else: ...`), nor under a run's mode compared with string
+    literals that no loop around the copy changes (`if args.grad_sample_mode == "no_op":
+    ... else: ...cpu().numpy()`: each side is a mode the program runs in, not an opt-in);
+    copies in a loop that runs another loop over other
     data per iteration, in its body or in a function of the file it calls (an epoch loop
     around a batch loop, or around `train_one_epoch()`, copies once per epoch, after the
     real work; a loop over chunks of this iteration's own tensor does not count, nor does
