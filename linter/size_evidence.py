@@ -195,7 +195,8 @@ def few_iterations(loop: ast.AST, ctx: RuleContext) -> bool:
 def loader_batches(iterable: ast.expr, ctx: RuleContext) -> int | None:
     """How many batches a loop over `iterable` gets, when it is a loader (or `enumerate`, a
     progress bar around one) over a dataset of known size (`DATASET_SIZES`, or a slice of
-    one) with a literal `batch_size`, or one whose literal arguments say how many batches it
+    one) with a `batch_size` known to be at least some number (`_Loaders.at_least`: a
+    literal, names and parameters holding one, a script option's literal default), or one whose literal arguments say how many batches it
     hands out per pass (`STEPPED_LOADERS`: a GraphSAINT sampler's `num_steps=5`): a loader
     made in the loop's scope, bound once at the module's top level, or handed to the loop's
     function as an argument at every call of it in the file. None when any of that is not
@@ -277,7 +278,7 @@ class _Loaders:
             return None
         dataset = node.args[0] if node.args else keyword_value(node, "dataset")
         size = node.args[1] if len(node.args) > 1 else keyword_value(node, "batch_size")
-        per_batch = 1 if size is None else literal_int(size)
+        per_batch = 1 if size is None else self.at_least(size, scope, depth - 1)
         items = self.items(dataset, scope, depth - 1) if dataset is not None else None
         return None if items is None or not per_batch else -(-items // per_batch)
 
@@ -360,6 +361,24 @@ class _Loaders:
                 return left // divisor if divisor else None
             total = left + right if isinstance(node.op, ast.Add) else left * right
             return total if total <= _LARGEST_COUNT else None  # no count worth a product of huge numbers
+        return None
+
+    def at_least(self, node: ast.expr, scope: ast.AST, depth: int) -> int | None:
+        """A lower bound on a batch size: a literal, a name or parameter whose every value is
+        one (`batch_size=val_batch_size`, each call of the function passing a literal or an
+        option), or a script option's literal default (`args.val_batch_size` with
+        `parser.add_argument("--val_batch_size", type=int, default=1000)`: what the script
+        runs with unless told otherwise). None for anything else."""
+        if depth <= 0:
+            return None
+        if isinstance(node, ast.Constant):
+            return literal_int(node)
+        if isinstance(node, ast.Name):
+            found = [self.at_least(value, where, depth - 1) for value, where in self._values(node, scope, depth)]
+            return None if not found or None in found else min(found)  # type: ignore[type-var]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            default = self.ctx.semantic.remember("option defaults", self.ctx.tree, lambda: _option_defaults(self.ctx))
+            return default.get((node.value.id, node.attr))
         return None
 
     def _largest(
@@ -477,6 +496,70 @@ _LARGEST_COUNT = 10**12
 #: How many steps a loader question may take: name to value, loader to dataset, a slice to
 #: what it slices, a parameter to what a call passes.
 _LOADER_DEPTH = 24
+
+#: `argparse`'s parser, by its qualified names.
+_ARGUMENT_PARSERS = frozenset({"argparse.ArgumentParser"})
+
+
+def _option_defaults(ctx: RuleContext) -> dict[tuple[str, str], int]:
+    """(name, option) -> the literal integer default of each option of the module's one
+    `argparse` parser, for the name the module's top level binds once to its
+    `parse_args()`: `args = parser.parse_args()` gives `("args", "val_batch_size")` for
+    `parser.add_argument("--val-batch-size", type=int, default=1000)` (its `dest`, or the
+    long option with dashes made underscores). Empty when the file has no such parser, or
+    binds the name more than once."""
+    index, tree = ctx.semantic, ctx.tree
+    parsers = [
+        name
+        for name, nodes in index.scope(tree).bindings.items()  # type: ignore[union-attr]
+        if len(nodes) == 1
+        and isinstance(nodes[0], ast.Assign)
+        and isinstance(nodes[0].value, ast.Call)
+        and ctx.qualname(nodes[0].value.func) in _ARGUMENT_PARSERS
+    ]
+    if len(parsers) != 1:
+        return {}
+    parser = parsers[0]
+    options: dict[str, int] = {}
+    parsed: list[str] = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        receiver = node.func.value
+        if not (isinstance(receiver, ast.Name) and receiver.id == parser):
+            continue
+        if node.func.attr == "add_argument":
+            dest = _option_dest(node)
+            default = literal_int(keyword_value(node, "default"))
+            if dest is not None and default is not None:
+                options[dest] = default
+    for name, nodes in index.scope(tree).bindings.items():  # type: ignore[union-attr]
+        if len(nodes) != 1 or not isinstance(nodes[0], ast.Assign):
+            continue
+        value = nodes[0].value
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "parse_args"
+            and isinstance(value.func.value, ast.Name)
+            and value.func.value.id == parser
+        ):
+            parsed.append(name)
+    return {(name, option): default for name in parsed for option, default in options.items()}
+
+
+def _option_dest(call: ast.Call) -> str | None:
+    """Where `add_argument` stores its option: `dest=`, else its first long option
+    (`--val-batch-size` stores `val_batch_size`)."""
+    dest = keyword_value(call, "dest")
+    if dest is not None:
+        return dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+    for flag in call.args:
+        if isinstance(flag, ast.Constant) and isinstance(flag.value, str) and flag.value.startswith("--"):
+            return flag.value[2:].replace("-", "_")
+    return None
+
+
 #: Keywords that make a loader draw its batches some other way than `batch_size` at a time.
 _DRAWN_BY = ("sampler", "batch_sampler")
 #: torch's `random_split(dataset, lengths)`: parts of the lengths given.

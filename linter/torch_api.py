@@ -375,6 +375,12 @@ LIGHTNING_MODULES = ("lightning.", "pytorch_lightning.")
 AUTOGRAD_FUNCTIONS = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
 #: Lightning's `Trainer`, by its qualified names.
 LIGHTNING_TRAINERS = frozenset({"lightning.Trainer", "lightning.pytorch.Trainer", "pytorch_lightning.Trainer"})
+#: PyTorch-Ignite's engines that move each batch to their `device=`, by their qualified
+#: names, with the position of `device` among their parameters.
+IGNITE_SUPERVISED_ENGINES = {
+    "ignite.engine.create_supervised_trainer": 3,
+    "ignite.engine.create_supervised_evaluator": 2,
+}
 #: A `Trainer`'s methods that take loaders, and its keywords for them.
 LIGHTNING_TRAINER_METHODS = frozenset({"fit", "validate", "test", "predict"})
 LIGHTNING_LOADER_KEYWORDS = frozenset({"train_dataloaders", "val_dataloaders", "dataloaders", "datamodule"})

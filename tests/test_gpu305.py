@@ -609,6 +609,29 @@ def test_loaders_lightning_keeps_on_the_host_or_does_not_get(body):
     assert _found(LIGHTNING + body) == []
 
 
+IGNITE = (
+    "import torch\nfrom ignite.engine import create_supervised_evaluator, create_supervised_trainer\n"
+    "from torch.utils.data import DataLoader\n" + IMAGES + "\n\n"
+    "def loaders():\n    return DataLoader(data, batch_size=32)\n\n\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("engine", "flagged"),
+    [
+        # an Ignite engine given a device moves each batch of the loaders it runs there
+        ("trainer = create_supervised_trainer(model, optimizer, loss, device='cuda')\n", True),
+        ("evaluator = create_supervised_evaluator(model, metrics, torch.device('cuda'))\n", True),
+        # near-misses: on the host, or no device (the engine moves nothing)
+        ("trainer = create_supervised_trainer(model, optimizer, loss, device='cpu')\n", False),
+        ("trainer = create_supervised_trainer(model, optimizer, loss)\n", False),
+    ],
+)
+def test_loaders_of_a_file_whose_ignite_engine_places_batches_on_a_device(engine, flagged):
+    source = IGNITE + engine + "trainer.run(loaders(), max_epochs=10)\n"
+    assert bool(_found(source)) is flagged
+
+
 def test_a_helper_given_the_host_at_every_call_feeds_no_device():
     """`train(model, device, loader)` called with `device = torch.device("cpu")`: the
     parameter's batches stay on the host."""

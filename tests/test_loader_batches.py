@@ -1,7 +1,8 @@
 """A loop over a loader that hands out a few batches runs a few times: a benchmark's test
 split of two graphs, MNIST's test set in batches of 1,000. gpulint counts the batches where
 the file shows the dataset (one whose size its library documents, or a slice of one) and a
-literal `batch_size`, following the loader through names bound once and through the
+`batch_size` known at least some number (a literal, a name or parameter holding one, a
+script option's literal default), following the loader through names bound once and through the
 arguments every call of the loop's function passes. The host-copy rules (GPU301, GPU307, GPU308) are the ones that ask."""
 
 from __future__ import annotations
@@ -191,6 +192,59 @@ def test_gpu305_leaves_a_loader_of_a_few_batches_without_workers():
     assert _gpu305_lines(body.replace("train=False", "train=True")) == [
         'loader = DataLoader(datasets.MNIST("data", train=True, transform=to_tensor), batch_size=1000)'
     ]
+
+
+@pytest.mark.parametrize(
+    ("setup", "size", "few"),
+    [
+        ("batch = 1000\n", "batch", True),  # a name bound once
+        ("batch = 1000\nif wide:\n    batch = 64\n", "batch", False),  # the smallest value counts
+        # a script option's literal default, its dest spelled with dashes
+        (
+            "import argparse\nparser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--val-batch-size', type=int, default=1000)\nargs = parser.parse_args()\n",
+            "args.val_batch_size",
+            True,
+        ),
+        (
+            "import argparse\nparser = argparse.ArgumentParser()\n"
+            "parser.add_argument('--size', dest='val_size', type=int, default=50)\nargs = parser.parse_args()\n",
+            "args.val_size",
+            False,
+        ),
+        ("args = load_options()\n", "args.val_batch_size", False),  # no parser the file shows
+    ],
+)
+def test_gpu305_follows_a_batch_size_through_names_and_script_options(setup, size, few):
+    body = setup + textwrap.dedent(f"""\
+        loader = DataLoader(datasets.MNIST("data", train=False, transform=to_tensor), batch_size={size})
+        for images, labels in loader:
+            images = images.to(device)
+        """)
+    assert (_gpu305_lines(body) == []) is few
+
+
+def test_gpu305_follows_a_batch_size_through_the_parameters_of_two_functions():
+    body = """\
+        import argparse
+
+
+        def loaders(val_batch_size):
+            return DataLoader(datasets.MNIST("data", train=False, transform=to_tensor), batch_size=val_batch_size)
+
+
+        def run(val_batch_size):
+            for images, labels in loaders(val_batch_size):
+                images = images.to(device)
+
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--val_batch_size", type=int, default=1000)
+        args = parser.parse_args()
+        run(args.val_batch_size)
+        """
+    assert _gpu305_lines(body) == []  # 10 batches of 1,000 per pass
+    assert len(_gpu305_lines(body.replace("default=1000", "default=64"))) == 1
 
 
 def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():

@@ -37,6 +37,7 @@ from gpulint.rule_api import (
 )
 
 from gpulint.torch_api import (
+    IGNITE_SUPERVISED_ENGINES,
     LIGHTNING_LOADER_HOOKS,
     LIGHTNING_LOADER_KEYWORDS,
     LIGHTNING_MODULES,
@@ -78,7 +79,10 @@ class DataloaderWithoutWorkers(Rule):
     takes counts too: returned by a LightningModule's (or LightningDataModule's)
     `train_dataloader` and the other loader hooks, or handed to a `Trainer`'s `fit`,
     `validate`, `test` or `predict` (one made in the file, with an accelerator that is not a
-    literal `"cpu"`): the trainer moves each batch to its accelerator. So does a loader handed
+    literal `"cpu"`): the trainer moves each batch to its accelerator. A file that makes an
+    Ignite engine with a device that is not a literal `"cpu"`
+    (`create_supervised_trainer(model, optimizer, loss, device=device)`, or the evaluator)
+    counts as moving its batches to the device: the engine moves each batch it runs. So does a loader handed
     to a function of a project module the file imports that loops over that parameter putting
     its batches on a device (`utils.train(net, train_data)`, with `for x, y in data: x =
     x.cuda()` in `utils.py`).
@@ -117,7 +121,10 @@ class DataloaderWithoutWorkers(Rule):
     rule asks for evidence of work.
 
     A loader known to hand out at most 16 batches per pass is not flagged (a benchmark's
-    small split, with a literal `batch_size`: see `gpulint.size_evidence.loader_batches`):
+    small split, with a `batch_size` known at least some number: a literal, a name or the
+    parameters every call fills with one, or a script option's literal default, `args.x`
+    with `parser.add_argument("--x", type=int, default=1000)`; see
+    `gpulint.size_evidence.loader_batches`):
     workers started for every pass would cost about what they save. Nor is a loader bound to
     a name its binding never reaches a read of (defined and never read, or bound again
     before any read: a script's or a notebook's later cells read the new loader), or read
@@ -641,6 +648,8 @@ def batches():
         #: Names handed to a function of a project module that loops over them putting each
         #: batch on a device (`utils.train(net, train_loader)`: `project.Exported.feeds`).
         self.handed_to_project: set[str] = set()
+        #: The file makes an Ignite engine that moves each batch to a device (`_ignite_engine`).
+        self.engine_feeds = False
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
         if not isinstance(node, ast.Call):
@@ -648,10 +657,7 @@ def batches():
             return
         if ctx.loops:
             self._note_move(node, ctx)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in LIGHTNING_TRAINER_METHODS:
-            for given in (*node.args, *(k.value for k in node.keywords)):
-                if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
-                    self.lightning.add(given.id)
+        self._note_trainers(node, ctx)
         self._note_handed(node, ctx)
         loader = self._loader(node.func, ctx)
         if loader is None:
@@ -771,9 +777,24 @@ def batches():
             elif loops:
                 fed = any(loop in self.feeding for loop in loops)
             else:
-                fed = bool(self.feeding) or bound in self.handed_to_project or _handed_to_project(reads, ctx)
+                fed = (
+                    bool(self.feeding)
+                    or self.engine_feeds
+                    or bound in self.handed_to_project
+                    or _handed_to_project(reads, ctx)
+                )
             if fed and (lightning or self.preview_mode or not _one_pass(node, bound, reads, ctx)):
                 ctx.report(node, _message(node, loader), context=_loader_call(node, loader))
+
+    def _note_trainers(self, node: ast.Call, ctx: RuleContext) -> None:
+        """Loaders handed to a Lightning trainer that places their batches, and an Ignite
+        engine that moves the batches it runs to a device."""
+        if isinstance(node.func, ast.Attribute) and node.func.attr in LIGHTNING_TRAINER_METHODS:
+            for given in (*node.args, *(k.value for k in node.keywords)):
+                if isinstance(given, ast.Name) and _given_to_lightning(given, ctx):
+                    self.lightning.add(given.id)
+        if not self.engine_feeds and _ignite_engine(node, ctx):
+            self.engine_feeds = True
 
     def _loader(self, func: ast.expr, ctx: RuleContext) -> Loader | None:
         """How `func`, when it makes a `DataLoader`, takes `num_workers`; None when it is
@@ -979,6 +1000,23 @@ def _given_to_lightning(load: ast.expr, ctx: RuleContext) -> bool:
         return False
     accelerator = next((k.value for k in value.keywords if k.arg == "accelerator"), None)
     return accelerator is None or not names_the_host(accelerator)
+
+
+def _ignite_engine(call: ast.Call, ctx: RuleContext) -> bool:
+    """`create_supervised_trainer(model, optimizer, loss, device=device)` (or the evaluator)
+    given a device that is not a literal "cpu": the engine moves each batch of the loaders
+    it runs to that device, as a loop of the file doing `x.to(device)` would."""
+    position = IGNITE_SUPERVISED_ENGINES.get(ctx.qualname(call.func) or "")
+    if position is None:
+        return False
+    device = next((k.value for k in call.keywords if k.arg == "device"), None)
+    if device is None and len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args):
+        device = call.args[position]
+    return (
+        device is not None
+        and not names_the_host(device)
+        and not (isinstance(device, ast.Constant) and device.value is None)
+    )
 
 
 def _first_batch(load: ast.Name, ctx: RuleContext) -> bool:

@@ -97,7 +97,8 @@ class DeviceToHostInLoop(HostCopyInLoop):
     histogram per layer; two modules' side by side, `zip(net.parameters(),
     target.parameters())`: a target network's soft update) and for a loop the file shows runs a few times (at most 100
     iterations: `for j in range(10, 20)`, a literal list; or a loader of at most 16 batches
-    over a dataset whose size its library documents, with a literal `batch_size`: PyTorch
+    over a dataset whose size its library documents, with a `batch_size` the file shows (a
+    literal, a name or parameter holding one, a script option's literal default): PyTorch
     Geometric's two-graph PPI test split, MNIST's test set in batches of 1,000, or a
     GraphSAINT sampler of `num_steps=5`, followed into a function through the arguments
     every call of it passes; or a loop its body breaks off after at most 16 iterations by a
