@@ -377,9 +377,25 @@ class _Loaders:
             found = [self.at_least(value, where, depth - 1) for value, where in self._values(node, scope, depth)]
             return None if not found or None in found else min(found)  # type: ignore[type-var]
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            default = self.ctx.semantic.remember("option defaults", self.ctx.tree, lambda: _option_defaults(self.ctx))
-            return default.get((node.value.id, node.attr))
+            return self._option_default(node.value, node.attr, scope, depth)
         return None
+
+    def _option_default(self, options: ast.Name, option: str, scope: ast.AST, depth: int) -> int | None:
+        """The literal default of `options.option` where `options` is the module's parsed
+        options: read as the global, or a parameter every call of whose function passes the
+        global (`main(args)`)."""
+        ctx = self.ctx
+        defaults = ctx.semantic.remember("option defaults", ctx.tree, lambda: _option_defaults(ctx))
+        if not defaults:
+            return None
+        if scope is not ctx.tree and ctx.semantic.bindings(scope, options.id):
+            passed = self._values(options, scope, depth)
+            names = [value for value, where in passed if isinstance(value, ast.Name) and where is ctx.tree]
+            if not passed or len(names) != len(passed):
+                return None
+            found = [defaults.get((name.id, option)) for name in names]
+            return None if None in found else min(found)  # type: ignore[type-var]
+        return defaults.get((options.id, option))
 
     def _largest(
         self, name: ast.Name, scope: ast.AST, depth: int, measure: Callable[[ast.expr, ast.AST, int], int | None]
@@ -522,7 +538,7 @@ def _option_defaults(ctx: RuleContext) -> dict[tuple[str, str], int]:
     parser = parsers[0]
     options: dict[str, int] = {}
     parsed: list[str] = []
-    for node in ast.walk(tree):
+    for node in walk_local(tree.body):  # the module's own code: a function's `parser` is its own
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
             continue
         receiver = node.func.value

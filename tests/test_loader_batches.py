@@ -247,6 +247,32 @@ def test_gpu305_follows_a_batch_size_through_the_parameters_of_two_functions():
     assert len(_gpu305_lines(body.replace("default=1000", "default=64"))) == 1
 
 
+@pytest.mark.parametrize(
+    ("call", "few"),
+    [
+        ("main(args)", True),  # the parsed options handed on
+        ("main(load_options())", False),  # near-miss: other options under the same name
+    ],
+)
+def test_gpu305_follows_the_parsed_options_into_a_function_only_when_handed_them(call, few):
+    body = f"""\
+        import argparse
+
+
+        def main(args):
+            loader = DataLoader(datasets.MNIST("data", train=False, transform=to_tensor), batch_size=args.size)
+            for images, labels in loader:
+                images = images.to(device)
+
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--size", type=int, default=1000)
+        args = parser.parse_args()
+        {call}
+        """
+    assert (_gpu305_lines(body) == []) is few
+
+
 def test_gpu305_counts_rearranging_a_tensor_held_in_memory_as_a_lookup():
     body = """\
         class Reversed(torch.utils.data.Dataset):
