@@ -190,6 +190,27 @@ def test_a_copy_on_one_side_of_a_runs_mode_runs_every_iteration(guarded, flagged
     assert bool(_codes(source)) is flagged
 
 
+@pytest.mark.parametrize(
+    ("line", "flagged"),
+    [
+        ('    print(f"loss {t.sum():.4f}")\n', True),  # formatting a device tensor reads it
+        ('    print(f"{t.mean()}")\n', True),
+        ('    print(f"{t.sum():.4f} {t.mean():.4f} {t.max()}")\n', True),  # one wait, reported once
+        ('    print(f"step {t.shape[0]}")\n', False),  # near-miss: a shape is on the host
+        ('    print(f"{batch.sum():.4f}")\n', False),  # near-miss: the batch before its move
+        ('    if step % 100 == 0:\n        print(f"{t.sum():.4f}")\n', False),  # every N steps
+    ],
+)
+def test_formatting_a_device_tensor_in_an_f_string_reads_it(line, flagged):
+    source = LOOP.replace("for batch, target in batches:", "for step, (batch, target) in enumerate(batches):") + line
+    assert [code for code, _ in _codes(source)] == (["GPU307"] if flagged else [])
+
+
+def test_formatting_a_cupy_array_in_an_f_string_reads_it():
+    source = "import cupy as cp\n\nfor row in rows:\n    x = cp.asarray(row)\n    print(f'{x.sum():.3f}')\n"
+    assert _codes(source) == [("GPU307", 5)]
+
+
 def test_a_mode_an_outer_loop_binds_is_no_setting_of_the_run():
     source = TORCH + textwrap.dedent("""\
         device = "cuda"

@@ -219,7 +219,12 @@ def _is_torch(ty: Ty | None) -> bool:
 
 
 def to_host(node: ast.AST, env: TypeEnv) -> str | None:
-    """If `node` copies a device value to the host, how (`.item()`, `cupy.asnumpy`...)."""
+    """If `node` copies a device value to the host, how (`.item()`, `cupy.asnumpy`...).
+    Formatting a tensor or a CuPy array into a string reads it too: `f"{loss:.4f}"` calls
+    `Tensor.__format__`, which reads a one-element tensor's number (`.item()`) and copies
+    any other to the host to print it."""
+    if isinstance(node, ast.FormattedValue):
+        return _formatted(node, env)
     if isinstance(node, ast.Attribute):
         if node.attr == "values_host" and isinstance(node.ctx, ast.Load):
             receiver = env.type_of(node.value)
@@ -260,6 +265,15 @@ def to_host(node: ast.AST, env: TypeEnv) -> str | None:
             if is_device_resident(ty) and ty is not None and (ty.lib == "cupy" or ty.kind in ("tensor", "output")):
                 return f"`{func.id}()`"
     return None
+
+
+def _formatted(node: ast.FormattedValue, env: TypeEnv) -> str | None:
+    """`{loss:.4f}` of a device tensor (or a model's output, or a CuPy array) in an f-string."""
+    ty = env.type_of(node.value)
+    if not is_device_resident(ty) or ty is None or not (ty.lib == "cupy" or ty.kind in ("tensor", "output")):
+        return None
+    spec = f":{ast.unparse(node.format_spec)[2:-1]}" if node.format_spec is not None else ""
+    return f"`{{{ast.unparse(node.value)}{spec}}}` in an f-string"
 
 
 def _logged_scalar(call: ast.Call, env: TypeEnv) -> str | None:

@@ -83,7 +83,7 @@ class HostCopyInLoop(Rule):
     idiom: ClassVar[Idiom]
     #: What the message says to do instead, after what the copy costs.
     advice: ClassVar[str]
-    nodes = (ast.Call, ast.Attribute)
+    nodes = (ast.Call, ast.Attribute, ast.FormattedValue)
     calls = ROUND_TRIP_METHODS | TO_HOST_METHODS
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
@@ -118,7 +118,7 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     if node in covered:
         return None
     what = to_host(node, ctx.env)
-    if what is None or under_host_autocast(ctx) or _copies_a_module(node, ctx):
+    if what is None or under_host_autocast(ctx) or _copies_a_module(node, ctx) or _formatted_before(node, ctx):
         return None
     loop = _counting_loop(node, ctx) if ctx.loops else _loop_calling(ctx)
     if loop is None or waits_anyway(loop, ctx) or _decides_exit(node, loop, ctx):
@@ -137,6 +137,23 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
     if kind is Idiom.TOTAL and _earlier_copy_in(ctx.statement, node, ctx):
         return None  # `correct += (pred.cpu() == y.cpu()).sum()`: one total, reported once
     return what, kind, loop, node
+
+
+def _formatted_before(node: ast.AST, ctx: RuleContext) -> bool:
+    """`node` is a value formatted in an f-string after another that reads the device: the
+    first read waits for the device, the rest find it idle (`f"{loss:.4f} {acc:.2f}"` is
+    one wait, reported once)."""
+    if not isinstance(node, ast.FormattedValue):
+        return False
+    string = ctx.parent(node)
+    if not isinstance(string, ast.JoinedStr):
+        return False
+    for part in string.values:
+        if part is node:
+            return False
+        if isinstance(part, ast.FormattedValue) and to_host(part, ctx.env) is not None:
+            return True
+    return False
 
 
 def _earlier_copy_in(statement: ast.stmt, node: ast.AST, ctx: RuleContext) -> bool:
@@ -1023,7 +1040,10 @@ def _read_value(node: ast.AST, ctx: RuleContext) -> tuple[ast.AST, bool, bool]:
 
 
 def _scalar_read(node: ast.AST, ctx: RuleContext) -> bool:
-    """`x.item()`, or `float(x)` (`int`, `bool`, `complex`) with one argument."""
+    """`x.item()`, or `float(x)` (`int`, `bool`, `complex`) with one argument, or `{x:.4f}`
+    in an f-string (what it formats is a number)."""
+    if isinstance(node, ast.FormattedValue):
+        return True
     if not isinstance(node, ast.Call):
         return False
     func = node.func

@@ -30,7 +30,10 @@ class ScalarReadInLoop(HostCopyInLoop):
     done, info = env.step(action)`).
     NumPy's `.item()` is not a copy. A TensorBoard writer (`torch.utils.tensorboard` or
     `tensorboardX`'s `SummaryWriter`, also held on `self`) given a device tensor to
-    `add_scalar` reads it to the host itself: that is a number read too.
+    `add_scalar` reads it to the host itself: that is a number read too. So is formatting a
+    device tensor or a CuPy array into an f-string (`print(f"loss {loss:.4f}")`): its
+    `__format__` reads a one-element tensor's number, and copies any other to the host to
+    print it.
 
     ## Why is this bad?
     A GPU runs ahead of Python: kernels are queued and Python moves on. A number read from
