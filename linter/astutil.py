@@ -107,6 +107,8 @@ def all_args(args: ast.arguments) -> list[ast.arg]:
 
 #: Nodes whose body is a scope of its own (comprehensions aside).
 NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Loops written as statements (comprehensions aside).
+STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 #: `try` statements, `except*` ones too where the Python running gpulint has them.
 TRY_STATEMENTS = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
 #: Builtins that read a scope's names without naming them.

@@ -52,12 +52,10 @@ import ast
 import math
 from typing import TYPE_CHECKING
 
-from .astutil import NESTED_SCOPES, bound_here, bound_names, signed_int, walk_local
+from .astutil import NESTED_SCOPES, STATEMENT_LOOPS, bound_here, bound_names, signed_int, walk_local
 
 if TYPE_CHECKING:
     from .rule_base import RuleContext
-
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def counted_iterations(loop: ast.AST, ctx: RuleContext) -> int | None:
@@ -214,7 +212,7 @@ def _continues(statements: list[ast.stmt]) -> bool:
         node = stack.pop()
         if isinstance(node, ast.Continue):
             return True
-        if isinstance(node, (*_LOOPS, *NESTED_SCOPES)):
+        if isinstance(node, (*STATEMENT_LOOPS, *NESTED_SCOPES)):
             stack.extend(getattr(node, "orelse", ()))  # a loop's `else` runs in the outer loop
             continue
         stack.extend(ast.iter_child_nodes(node))
@@ -231,7 +229,7 @@ def once_per_loop(ctx: RuleContext) -> bool:
         return False
     loop = ctx.loops[-1]
     level = ctx.innermost_loop_level()
-    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or level is None:
+    if not isinstance(loop, STATEMENT_LOOPS) or level is None:
         return False
     index = _distinct_index(loop, ctx) if isinstance(loop, (ast.For, ast.AsyncFor)) else None
     for position in range(level + 1, len(ctx.statements) - 1):

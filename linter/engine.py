@@ -21,7 +21,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from .astutil import TRY_STATEMENTS, all_args, walk_local
+from .astutil import STATEMENT_LOOPS, TRY_STATEMENTS, all_args, walk_local
 from .dataset_items import moves_to_a_device
 from .estimators import fitted_and_predicted
 from .diagnostic import DEBUG_VARIABLE, SYNTAX_ERROR_CODE, SYNTAX_ERROR_NAME, Diagnostic, Position, Record
@@ -656,7 +656,7 @@ class _Walker:
         statement = self.ctx.statements[-1] if self.ctx.statements else None
         if not passes or statement is None or self._read_as_numpy(name):
             return False
-        loops = [loop for loop in self.ctx.loops if isinstance(loop, _STATEMENT_LOOPS)]
+        loops = [loop for loop in self.ctx.loops if isinstance(loop, STATEMENT_LOOPS)]
         around = loops[0] if loops else self.ctx.scopes[-1]
         start, end = statement.lineno, getattr(around, "end_lineno", None)  # a module has none
         if not any(start < call.lineno and (end is None or call.lineno <= end) for call in passes):
@@ -1309,9 +1309,6 @@ def _unwrapped(value: ast.expr, env: TypeEnv) -> ast.expr:
             break
         value = inner
     return value
-
-
-_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def _a_tensor(ty: Ty | None) -> bool:

@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 from collections.abc import Callable
 
-from .astutil import NESTED_SCOPES, TRY_STATEMENTS, base_name, names_bound_by, walk_local
+from .astutil import NESTED_SCOPES, STATEMENT_LOOPS, TRY_STATEMENTS, base_name, names_bound_by, walk_local
 
 ACCUMULATION = "accumulation"
 RECURRENCE = "recurrence"
@@ -71,7 +71,6 @@ _GROWING_METHODS = frozenset({"append", "_append"})
 _EXITS = (ast.Return, ast.Yield, ast.YieldFrom, ast.Raise)
 _JUMPS = (ast.Break, ast.Continue, ast.Return, ast.Raise)
 _MATCH = getattr(ast, "Match", ())
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 class Growth(NamedTuple):
@@ -174,7 +173,7 @@ def loop_effects(loop: ast.stmt) -> LoopEffects:
     """The effects of a `for`, `async for` or `while` loop, each part worked out when first
     asked for. The file's semantic index keeps one per loop (`SemanticIndex.loop_effects`):
     rules ask it, through `RuleContext.loop_effects`."""
-    if not isinstance(loop, _LOOPS):
+    if not isinstance(loop, STATEMENT_LOOPS):
         raise TypeError(f"loop_effects needs a for or while loop, not {type(loop).__name__}")
     return LoopEffects(loop)
 
@@ -595,13 +594,13 @@ def _walrus(node: ast.AST | None) -> set[str]:
 def recurrence_in(loops: list[ast.AST], name: str, effects: Callable[[ast.stmt], LoopEffects]) -> bool:
     """One of `loops` (the loops enclosing a growth statement; comprehensions are skipped)
     grows `name` as a recurrence (`effects`: the file's loop effects, `ctx.loop_effects`)."""
-    return any(isinstance(loop, _LOOPS) and effects(loop).kind(name) == RECURRENCE for loop in loops)
+    return any(isinstance(loop, STATEMENT_LOOPS) and effects(loop).kind(name) == RECURRENCE for loop in loops)
 
 
 def innermost_loop(loops: list[ast.AST]) -> ast.stmt | None:
     """The innermost `for`/`while` statement of `loops` (enclosing loops, outermost first;
     comprehensions are skipped)."""
-    return next((loop for loop in reversed(loops) if isinstance(loop, _LOOPS)), None)
+    return next((loop for loop in reversed(loops) if isinstance(loop, STATEMENT_LOOPS)), None)
 
 
 def carried_over(loops: list[ast.AST], name: str, effects: Callable[[ast.stmt], LoopEffects]) -> bool:

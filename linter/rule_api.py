@@ -37,6 +37,7 @@ from .astutil import (
     COMPARISON_OPERATORS,
     DYNAMIC_READERS,
     NESTED_SCOPES,
+    STATEMENT_LOOPS,
     TRY_STATEMENTS,
     base_name,
     bound_here,
@@ -111,6 +112,7 @@ from .size_evidence import (
     range_count,
 )
 from .values import (
+    argument,
     is_device_resident,
 )
 
@@ -142,6 +144,7 @@ __all__ = [
     "LoopEffects",
     "NAME_PATTERN",
     "NESTED_SCOPES",
+    "STATEMENT_LOOPS",
     "TRY_STATEMENTS",
     "OTHER",
     "PROGRESS_BARS",
@@ -164,6 +167,7 @@ __all__ = [
     "device_place",
     "few_iterations",
     "innermost_loop",
+    "argument",
     "is_device_resident",
     "elementwise",
     "is_numpy_ufunc",

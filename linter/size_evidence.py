@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 from collections.abc import Callable
 
 from .astutil import (
+    STATEMENT_LOOPS,
     keyword_value,
     literal_int,
     same_reference,
@@ -374,8 +375,9 @@ class _Loaders:
         if isinstance(node, ast.Constant):
             return literal_int(node)
         if isinstance(node, ast.Name):
-            found = [self.at_least(value, where, depth - 1) for value, where in self._values(node, scope, depth)]
-            return None if not found or None in found else min(found)  # type: ignore[type-var]
+            return _every(
+                [self.at_least(value, where, depth - 1) for value, where in self._values(node, scope, depth)], min
+            )
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             return self._option_default(node.value, node.attr, scope, depth)
         return None
@@ -393,16 +395,14 @@ class _Loaders:
             names = [value for value, where in passed if isinstance(value, ast.Name) and where is ctx.tree]
             if not passed or len(names) != len(passed):
                 return None
-            found = [defaults.get((name.id, option)) for name in names]
-            return None if None in found else min(found)  # type: ignore[type-var]
+            return _every([defaults.get((name.id, option)) for name in names], min)
         return defaults.get((options.id, option))
 
     def _largest(
         self, name: ast.Name, scope: ast.AST, depth: int, measure: Callable[[ast.expr, ast.AST, int], int | None]
     ) -> int | None:
         """The largest `measure` of the values the name may hold; None when one is unknown."""
-        found = [measure(value, where, depth - 1) for value, where in self._values(name, scope, depth)]
-        return None if not found or None in found else max(found)  # type: ignore[type-var]
+        return _every([measure(value, where, depth - 1) for value, where in self._values(name, scope, depth)], max)
 
     def _values(self, name: ast.Name, scope: ast.AST, depth: int) -> list[tuple[ast.expr, ast.AST]]:
         """The values the name may hold where `scope`'s code reads it, each with the scope it
@@ -723,7 +723,7 @@ class _Sizer:
         current = ctx.statement
         end = end_of(current) if current is not None else None
         for loop in ctx.loops:
-            if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+            if isinstance(loop, STATEMENT_LOOPS):
                 end = _later(end, end_of(loop))
                 break
         frame = self._is_frame(name)
@@ -931,6 +931,12 @@ def _shape_rows(call: ast.Call, factory: tuple) -> int | None:
 def _largest(*bounds: int | None) -> int | None:
     """The largest bound, counting a missing one as unknown; a scalar constant is 1."""
     return None if None in bounds else max(bounds)  # type: ignore[type-var]
+
+
+def _every(found: list[int | None], choose: Callable[[list[int]], int]) -> int | None:
+    """`choose` (`max` or `min`) of what was found, when something was and all of it is
+    known."""
+    return None if not found or None in found else choose(found)  # type: ignore[arg-type]
 
 
 def _smallest(*bounds: int | None) -> int | None:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import RuleContext, walk_local
+from gpulint.rule_api import STATEMENT_LOOPS, RuleContext, walk_local
 from gpulint.networkx_api import MUTATING_FUNCTIONS, MUTATING_METHODS, function_name
-
-_LOOP_STATEMENTS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def innermost_loop(ctx: RuleContext) -> ast.AST | None:
@@ -20,7 +18,7 @@ def innermost_loop(ctx: RuleContext) -> ast.AST | None:
 def loop_inside(loop: ast.AST, ctx: RuleContext) -> list[ast.AST]:
     """The code that runs once per iteration of `loop`: a statement's body, or, for a
     comprehension's generator, its conditions, the generators after it and the element."""
-    if isinstance(loop, _LOOP_STATEMENTS):
+    if isinstance(loop, STATEMENT_LOOPS):
         return list(loop.body)
     comprehension = ctx.parent(loop)
     assert isinstance(loop, ast.comprehension) and comprehension is not None
@@ -44,7 +42,7 @@ def changed_names(loop: ast.AST, ctx: RuleContext) -> set[str]:
     attribute stored into, a method called as a statement (`edges.append(e)`), a graph's
     own mutating methods, NetworkX functions that change the graph they are given."""
     changed = mutated_names(loop, ctx)
-    if isinstance(loop, _LOOP_STATEMENTS):
+    if isinstance(loop, STATEMENT_LOOPS):
         changed |= ctx.loop_effects(loop).writes  # type: ignore[arg-type]
     if isinstance(loop, (ast.For, ast.AsyncFor, ast.comprehension)):
         changed |= {sub.id for sub in ast.walk(loop.target) if isinstance(sub, ast.Name)}

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import ast
 
-from gpulint.rule_api import LAZY_TRIGGERS, NESTED_SCOPES, Applicability, Example, Rule, RuleContext, Tier, walk_local
+from gpulint.rule_api import (
+    LAZY_TRIGGERS,
+    NESTED_SCOPES,
+    STATEMENT_LOOPS,
+    Applicability,
+    Example,
+    Rule,
+    RuleContext,
+    Tier,
+    walk_local,
+)
 from gpulint.dask_api import is_compute, is_delayed_call, is_lazy
 
 _FOR = (ast.For, ast.AsyncFor)
-_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 class ComputeInLoop(Rule):
@@ -246,7 +255,7 @@ def _stops_early(loop: ast.For | ast.AsyncFor) -> bool:
             return True
         if isinstance(node, NESTED_SCOPES):
             continue
-        if isinstance(node, _LOOPS):  # its `break` stops only itself; a `return` stops this loop too
+        if isinstance(node, STATEMENT_LOOPS):  # its `break` stops only itself; a `return` stops this loop too
             if any(isinstance(sub, ast.Return) for sub in walk_local([node])):
                 return True
             continue

@@ -7,7 +7,16 @@ import bisect
 from dataclasses import dataclass, field
 from typing import Any
 
-from gpulint.rule_api import ESTIMATOR_TRIGGERS, Applicability, Example, Rule, RuleContext, Tier, walk_local
+from gpulint.rule_api import (
+    ESTIMATOR_TRIGGERS,
+    STATEMENT_LOOPS,
+    Applicability,
+    Example,
+    Rule,
+    RuleContext,
+    Tier,
+    walk_local,
+)
 from gpulint.estimators import (
     N_JOBS_NAMES,
     fits_given_estimators,
@@ -672,7 +681,7 @@ def _loops_around(node: ast.AST, ctx: RuleContext) -> list[ast.AST]:
     while parent is not None and not isinstance(
         parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)
     ):
-        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+        if isinstance(parent, STATEMENT_LOOPS):
             loops.append(parent)
         parent = ctx.parent(parent)
     return loops

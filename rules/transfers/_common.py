@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from gpulint.rule_api import (
+    STATEMENT_LOOPS,
     names_for,
     TRY_STATEMENTS,
     assigned_value,
@@ -160,7 +161,7 @@ def _calls_once_per_run(function: FunctionNode, matches: Callable[[ast.Call], bo
     pending: list[ast.AST] = list(function.body)
     while pending:
         node = pending.pop()
-        if isinstance(node, (*NESTED_SCOPES, *_STATEMENT_LOOPS, ast.comprehension)):
+        if isinstance(node, (*NESTED_SCOPES, *STATEMENT_LOOPS, ast.comprehension)):
             continue
         if isinstance(node, ast.Call) and matches(node):
             return True
@@ -1565,7 +1566,7 @@ def _runs_a_data_loop(body: list[ast.stmt], loop: ast.stmt, steps: bool, compute
     """`runs_another_loop` for the statements `body` of `loop`, or of a small loop in it
     (`for phase in ("train", "val"):` around each phase's batch loop)."""
     for statement in _unconditional_statements(body):
-        if isinstance(statement, _STATEMENT_LOOPS):
+        if isinstance(statement, STATEMENT_LOOPS):
             if small_loop(statement, statement, ctx.env):
                 # its labels (`for phase in ("train", "val")`) pick other data (`loaders[phase]`)
                 if _runs_a_data_loop(statement.body, loop, steps, computed - _labels(statement, computed), ctx):
@@ -1591,7 +1592,7 @@ def _ends_on_its_first_item(inner: ast.stmt) -> bool:
     does, and brings no batch loop (a `break` its body always reaches ends the first pass)."""
     body = inner.body  # type: ignore[attr-defined]
     return any(isinstance(statement, ast.Break) for statement in body) and not any(
-        isinstance(node, (ast.Continue, *_STATEMENT_LOOPS)) for node in walk_local(body)
+        isinstance(node, (ast.Continue, *STATEMENT_LOOPS)) for node in walk_local(body)
     )  # not a retry loop around a pass over the data, nor one a `continue` keeps going
 
 
@@ -1610,7 +1611,7 @@ def _steps_itself(loop: ast.stmt, ctx: RuleContext) -> bool:
         calls = [
             node
             for statement in _unconditional_statements(loop.body)  # type: ignore[attr-defined]
-            if not isinstance(statement, _STATEMENT_LOOPS)
+            if not isinstance(statement, STATEMENT_LOOPS)
             for node in walk_local(_own_expressions(statement))
             if isinstance(node, ast.Call)
         ]
@@ -1721,9 +1722,6 @@ def _data_names(iterable: ast.expr) -> set[str]:
 
 
 _BUILTINS = frozenset(dir(builtins))
-
-
-_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def _over_this_iteration(inner: ast.stmt, computed: frozenset[str] | set[str]) -> bool:
@@ -1918,7 +1916,7 @@ def bound_by_loop(loop: ast.AST, ctx: RuleContext) -> set[str]:
         if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store)
     )
     names = set(stored) if target is not None else set()
-    if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+    if isinstance(loop, STATEMENT_LOOPS):
         names |= ctx.loop_effects(loop).writes
     return names
 
@@ -2032,7 +2030,7 @@ def waits_anyway(
       (`host_copy_of`) before position `before` (a copy later in the iteration, after
       more work is queued, does not count: the earlier wait stops the host from queuing
       that work while the device catches up)."""
-    if isinstance(iteration, (ast.For, ast.AsyncFor, ast.While)) and any(
+    if isinstance(iteration, STATEMENT_LOOPS) and any(
         synchronises(node, ctx) for node in walk_local(unconditional_expressions(iteration))
     ):
         return True
@@ -2071,7 +2069,7 @@ def trains(loop: ast.AST, ctx: RuleContext) -> bool:
     calls by name or as a method of the same instance (`loss = train_step(batch)`,
     `self.update(batch)`), followed `_TRAINING_DEPTH` calls deep. A comprehension never does.
     Kept per loop: every copy in a loop asks."""
-    if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)):
+    if not isinstance(loop, STATEMENT_LOOPS):
         return False
     here = ctx.enclosing_function
     facts = ctx.semantic.functions.get(here) if here is not None else None

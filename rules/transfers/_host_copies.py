@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from gpulint.rule_api import (
+    STATEMENT_LOOPS,
     FEW_RUNS,
     literal_iterations,
     NESTED_SCOPES,
@@ -58,7 +59,6 @@ from ._common import (
     waits_anyway,
 )
 
-_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 #: The inputs of the rules' benchmarked examples: N one-dimensional batches on the host.
@@ -215,7 +215,7 @@ def _counting_loop(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
     if not real:
         return None  # a few copies, one per part of one item: no hot loop around them
     loop = real[-1]
-    if not isinstance(loop, _STATEMENT_LOOPS):
+    if not isinstance(loop, STATEMENT_LOOPS):
         return loop  # a comprehension's element or condition
     try:
         index = next(i for i, s in enumerate(ctx.statements) if s is loop)
@@ -247,7 +247,7 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     start = next((i for i, statement in enumerate(ctx.statements) if statement is function), None)
     if function is None or start is None:
         return None
-    if any(isinstance(s, (ast.If, ast.Try, *_STATEMENT_LOOPS)) for s in ctx.statements[start + 1 : -1]):
+    if any(isinstance(s, (ast.If, ast.Try, *STATEMENT_LOOPS)) for s in ctx.statements[start + 1 : -1]):
         return None
     facts = ctx.semantic.function(function)
     if facts is None or _returns_a_read(function, ctx):
@@ -332,7 +332,7 @@ def _innermost_loop_running(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
             guards.append(parent)
         elif isinstance(parent, (ast.If, ast.Try, ast.IfExp)) and child is not getattr(parent, "test", None):
             return None
-        if isinstance(parent, _STATEMENT_LOOPS) and child is not getattr(parent, "iter", None):
+        if isinstance(parent, STATEMENT_LOOPS) and child is not getattr(parent, "iter", None):
             if child in getattr(parent, "orelse", ()):
                 return None
             loop = parent
@@ -568,7 +568,7 @@ def _counts_iterations(counter: str, loop: ast.AST, ctx: RuleContext) -> bool:
                 first = target.elts[0]
                 if isinstance(first, ast.Name) and first.id == counter:
                     return True
-    body = loop.body if isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) else []
+    body = loop.body if isinstance(loop, STATEMENT_LOOPS) else []
     return any(
         isinstance(node, ast.AugAssign)
         and isinstance(node.op, ast.Add)
@@ -764,7 +764,7 @@ def _mode_switch(test: ast.expr, loop: ast.stmt, ctx: RuleContext) -> bool:
     if spelled is None or not _loop_invariant_flag(setting, loop, ctx):
         return False
     root = spelled.split(".", 1)[0]
-    return not any(root in bound_by_loop(outer, ctx) for outer in ctx.loops if isinstance(outer, _STATEMENT_LOOPS))
+    return not any(root in bound_by_loop(outer, ctx) for outer in ctx.loops if isinstance(outer, STATEMENT_LOOPS))
 
 
 def _literals(node: ast.expr) -> bool:
@@ -843,7 +843,7 @@ def _feeds(node: ast.AST, loop: ast.AST, ctx: RuleContext, consumes: Callable[[a
         if isinstance(parent, ast.Call) and current is not parent.func and consumes(parent, ctx):
             return True
         current = parent
-    if statement is None or not isinstance(loop, (*_STATEMENT_LOOPS, *_DEFS)):
+    if statement is None or not isinstance(loop, (*STATEMENT_LOOPS, *_DEFS)):
         return False
     flowing = _stored_in(node, statement, ctx)
     if not flowing:
@@ -851,7 +851,7 @@ def _feeds(node: ast.AST, loop: ast.AST, ctx: RuleContext, consumes: Callable[[a
     end = (statement.end_lineno, statement.end_col_offset)
     run = (
         unconditional_expressions(loop)
-        if isinstance(loop, _STATEMENT_LOOPS)
+        if isinstance(loop, STATEMENT_LOOPS)
         else unconditional_body_expressions(loop.body)
     )  # type: ignore[attr-defined]
     for expression in run:
@@ -1170,7 +1170,7 @@ def _read_every_iteration(total: ast.expr, ctx: RuleContext, statement: ast.stmt
         return False
     loop, spelled = ctx.loops[-1], ast.unparse(total)
     statement = ctx.statement if statement is None else statement
-    if not isinstance(loop, _STATEMENT_LOOPS):
+    if not isinstance(loop, STATEMENT_LOOPS):
         return False
     for expression in unconditional_expressions(loop):  # type: ignore[arg-type]
         if expression is statement:
@@ -1203,7 +1203,7 @@ def _total_through_name(
         return None
     name = statement.targets[0].id
     block = _block_of(statement, ctx)
-    if block is None or not isinstance(loop, _STATEMENT_LOOPS):
+    if block is None or not isinstance(loop, STATEMENT_LOOPS):
         return None
     feeding: list[ast.stmt] = []
     for later in block[block.index(statement) + 1 :]:

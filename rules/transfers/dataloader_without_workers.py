@@ -9,6 +9,7 @@ from gpulint.datasets_api import (
     TORCH_LOADERS,
 )
 from gpulint.rule_api import (
+    argument,
     NESTED_SCOPES,
     DEVICE_TRIGGERS,
     DEVICE,
@@ -1009,9 +1010,7 @@ def _ignite_engine(call: ast.Call, ctx: RuleContext) -> bool:
     position = IGNITE_SUPERVISED_ENGINES.get(ctx.qualname(call.func) or "")
     if position is None:
         return False
-    device = next((k.value for k in call.keywords if k.arg == "device"), None)
-    if device is None and len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args):
-        device = call.args[position]
+    device = argument(call, "device", position)
     return (
         device is not None
         and not names_the_host(device)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 
 from gpulint.rule_api import (
+    STATEMENT_LOOPS,
     DEVICE_TRIGGERS,
     HOST,
     within,
@@ -35,7 +36,6 @@ from ._common import (
 )
 from gpulint.plans.host_to_device_in_loop import Hoist, LoopCopy
 
-_STATEMENT_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 _SETUP = """\
@@ -348,7 +348,7 @@ stacked = [cp.asarray(frame) for frame in frames]
 
     # -- what the fixer may do ----------------------------------------------------------
     def _hoist(self, node: ast.Call, move: HostToDevice, names: set[str], ctx: RuleContext) -> Hoist | None:
-        loop = next((outer for outer in reversed(ctx.loops) if isinstance(outer, _STATEMENT_LOOPS)), None)
+        loop = next((outer for outer in reversed(ctx.loops) if isinstance(outer, STATEMENT_LOOPS)), None)
         if loop is None:
             return None
         index = next((i for i, s in enumerate(ctx.statements) if s is loop), None)
@@ -477,7 +477,7 @@ def _assigned_before(name: str, ctx: RuleContext) -> ast.expr | None:
         found = ctx.last_assignment(block, index, name)
         if found is not None:
             return found[1]
-        if depth == 0 or isinstance(ctx.statements[depth - 1], (*_STATEMENT_LOOPS, *_SCOPES)):
+        if depth == 0 or isinstance(ctx.statements[depth - 1], (*STATEMENT_LOOPS, *_SCOPES)):
             return None
     return None
 

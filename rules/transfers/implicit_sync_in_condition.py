@@ -6,6 +6,7 @@ import ast
 from collections.abc import Iterator
 
 from gpulint.rule_api import (
+    STATEMENT_LOOPS,
     DEVICE_TRIGGERS,
     breaks_off_within,
     Example,
@@ -309,7 +310,7 @@ def train(epochs, loader, best):
         ]
         if not real and not isinstance(node, ast.While):
             return  # a loop over a few parts, or a handful of iterations
-        if real and isinstance(real[-1], (ast.For, ast.AsyncFor, ast.While)) and runs_another_loop(real[-1], ctx):
+        if real and isinstance(real[-1], STATEMENT_LOOPS) and runs_another_loop(real[-1], ctx):
             return  # an epoch loop around its batch loop tests once per epoch
         iteration = real[-1] if real else node
         if _copied_anyway(tested, iteration, ctx):
