@@ -613,7 +613,8 @@ class _Walker:
         torch value so known, that a call given a tensor on the device made (`loss =
         model.loss(scores, labels)`, then `loss.backward()`), is on the device too: torch
         computes where its inputs are. So is a tensor the scope backpropagates where the code
-        places values on the device (`_backpropagated_on_the_device`)."""
+        places values on the device (`_backpropagated_on_the_device`), bound alone or as one
+        element of a tuple (`loss, logs = step(batch)`)."""
         usage = self._usage()
         if not usage:
             return
@@ -621,12 +622,13 @@ class _Walker:
             if isinstance(node, ast.Name) and node.id in usage and self.env.lookup(node.id) is None:
                 ty = usage[node.id]
                 if (
-                    node is target
-                    and ty.lib == "torch"
+                    ty.lib == "torch"
                     and not ty.place
                     and (
-                        self._given_the_device(value, node.id)
-                        or self._backpropagated_on_the_device(node.id)
+                        node is target
+                        and self._given_the_device(value, node.id)
+                        or (node is target or _element_of(node, target))
+                        and self._backpropagated_on_the_device(node.id)
                         and not self._numbers_only(value)
                     )
                 ):
@@ -1763,3 +1765,8 @@ def _newer_than_target(source: Source, tree: ast.Module, rules: Sequence[type[Ru
 def _group_site(facts: FunctionFacts, group: Ty) -> dict[str, Ty | None]:
     """The call site a groupby's `apply(f)` makes: each group as `f`'s first parameter."""
     return {facts.positional()[0]: group}
+
+
+def _element_of(node: ast.expr, target: ast.expr) -> bool:
+    """`node` is one element of the tuple or list `target` unpacks into (`loss, logs = ...`)."""
+    return isinstance(target, (ast.Tuple, ast.List)) and any(element is node for element in target.elts)

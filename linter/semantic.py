@@ -744,6 +744,35 @@ class _Collector:
     def run(self, tree: ast.Module) -> None:
         self._enter(tree)
         self._statements(tree.body)
+        self._backpropagated_through_calls()
+
+    def _backpropagated_through_calls(self) -> None:
+        """A function that runs a backward pass from one of its parameters runs it from what
+        each call of it passes (`_backward(loss)` with `def _backward(l): l.backward()`):
+        the caller's name is backpropagated there, at the call. Helpers calling helpers are
+        followed a few calls deep; a call whose name may reach another def is not."""
+        for _ in range(_HELPER_DEPTH):
+            changed = False
+            for facts in self.index.functions.values():
+                scope = self.index.scopes.get(facts.node)
+                parameters = _backpropagated_parameters(facts, scope)
+                for call, caller in self.index.calls_by_name(facts.node.name) if parameters else ():
+                    caller_facts = self.index.scopes.get(caller)
+                    if caller_facts is None or self.index.resolve(_chain(caller_facts), facts.node.name) != (
+                        [facts],
+                        [],
+                    ):
+                        continue
+                    for parameter in parameters:
+                        argument = _argument_for(facts, call, parameter)
+                        name = _pass_start(argument) if argument is not None else None
+                        passes = caller_facts.backpropagated.setdefault(name, []) if name else None
+                        if passes is not None and call not in passes:
+                            passes.append(call)
+                            _note(caller_facts, name, TORCH_TENSOR)  # type: ignore[arg-type]
+                            changed = True
+            if not changed:
+                return
 
     def _graph_methods(self) -> frozenset[str]:
         """Methods whose call shows a NetworkX graph in this file (`networkx_api.usage_methods`),
@@ -1025,6 +1054,12 @@ def _backpropagated(call: ast.Call) -> list[str]:
         start = call.args[0]
     elif func.attr != "backward" or call.args:
         start = None
+    name = _pass_start(start) if start is not None else None
+    return [name] if name is not None else []
+
+
+def _pass_start(start: ast.expr | None) -> str | None:
+    """The name a backward pass from `start` starts from (`_backpropagated`)."""
     while start is not None and not isinstance(start, ast.Name):
         if isinstance(start, ast.BinOp):
             left, right = start.left, start.right
@@ -1043,7 +1078,54 @@ def _backpropagated(call: ast.Call) -> list[str]:
             start = start.args[0]
         else:
             start = None
-    return [start.id] if start is not None else []
+    return start.id if start is not None else None
+
+
+#: How many calls deep a backward pass is followed from a helper to its callers.
+_HELPER_DEPTH = 3
+
+
+def _backpropagated_parameters(facts: FunctionFacts, scope: ScopeFacts | None) -> list[str]:
+    """The parameters a function runs a backward pass from, bound nowhere else in it."""
+    if scope is None or not scope.backpropagated:
+        return []
+    arguments = facts.node.args
+    parameters = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    return [
+        name
+        for name in scope.backpropagated
+        if name in parameters
+        and name != facts.self_name
+        and name not in scope.nested_names
+        and name not in scope.declared
+        and all(isinstance(node, ast.arg) for node in scope.bindings.get(name, ()))
+    ]
+
+
+def _argument_for(facts: FunctionFacts, call: ast.Call, parameter: str) -> ast.expr | None:
+    """What `call` passes for `parameter` of the def `facts` describes: a keyword of its
+    name, or the argument at its position (none after a `*args` that may shift them)."""
+    for keyword in call.keywords:
+        if keyword.arg == parameter:
+            return keyword.value
+    positional = [a.arg for a in (*facts.node.args.posonlyargs, *facts.node.args.args)]
+    if facts.owner is not None or parameter not in positional:
+        return None  # a method called by its bare name is not called on an instance here
+    index = positional.index(parameter)
+    before = call.args[: index + 1]
+    if any(isinstance(argument, ast.Starred) for argument in before) or index >= len(call.args):
+        return None
+    return call.args[index]
+
+
+def _chain(facts: ScopeFacts) -> list[ast.AST]:
+    """The scope nodes from the module down to `facts`' own."""
+    chain: list[ast.AST] = []
+    current: ScopeFacts | None = facts
+    while current is not None:
+        chain.append(current.node)
+        current = current.parent
+    return chain[::-1]
 
 
 def _column_labels(arguments: list[ast.expr]) -> bool:

@@ -411,6 +411,55 @@ DEVICE_EXPRESSIONS = {
                 # NumPy with no copy shows the host
                 print(loss.detach().numpy())  # OK
     """,
+    "backpropagated_through_a_helper": """
+        from tasks import step
+
+
+        def backward(loss, optimizer):  # runs the backward pass of what its callers pass
+            loss.backward()
+            optimizer.step()
+
+
+        def scaled_backward(loss, optimizer, scale):
+            backward(loss * scale, optimizer)  # a helper of a helper
+
+
+        def train(task, loader, optimizer, device):
+            for inputs, targets in loader:
+                inputs, targets = inputs.to(device), targets.to(device)
+                loss, logs = step(task, inputs, targets)  # unpacked from another package's call
+                backward(loss, optimizer)
+                print(loss.item())  # GPU307
+                # an element beside it, not backpropagated
+                print(logs.item())  # OK
+
+
+        def train_scaled(task, loader, optimizer, device):
+            for inputs, targets in loader:
+                inputs = inputs.to(device)
+                loss = step(task, inputs, targets)
+                scaled_backward(loss=loss, optimizer=optimizer, scale=0.5)
+                print(loss.item())  # GPU307
+
+
+        def train_on_the_host(task, loader, optimizer):
+            for inputs, targets in loader:  # nothing the loop reads is on the device
+                loss, logs = step(task, inputs, targets)
+                backward(loss, optimizer)
+                print(loss.item())  # OK
+
+
+        def log_only(task, loader, optimizer, device):
+            for inputs, targets in loader:
+                inputs = inputs.to(device)
+                loss = step(task, inputs, targets)
+                report(loss, optimizer)  # a helper that never runs a backward pass
+                print(loss.item())  # OK
+
+
+        def report(value, optimizer):
+            print(value)
+    """,
     "backpropagated_by_an_accelerator_of_the_instance": """
         from accelerate import Accelerator
         from losses import compute

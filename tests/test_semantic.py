@@ -499,3 +499,53 @@ def test_scopes_know_the_attributes_their_own_code_uses_and_the_containers_they_
     assert function.attributes == {"x": {"requires_grad_"}, "w": {"shape"}}
     assert module.filled_container("rows") == "list" and module.filled_container("table") == "dict"
     assert module.filled_container("seen") is None and module.filled_container("w") is None
+
+
+def _backpropagated_in(source: str, function: str) -> set[str]:
+    index = SemanticIndex(ast.parse(textwrap.dedent(source)))
+    scope = next(facts for node, facts in index.scopes.items() if getattr(node, "name", None) == function)
+    return set(scope.backpropagated)
+
+
+def test_a_helper_that_backpropagates_a_parameter_backpropagates_its_callers_argument():
+    source = """
+        def backward(loss, optimizer):
+            loss.backward()
+            optimizer.step()
+
+
+        def scaled(value, optimizer, scale):
+            backward(value * scale, optimizer)
+
+
+        def train(batches, optimizer):
+            for batch in batches:
+                first = batch.sum()
+                backward(first, optimizer)
+                second = batch.mean()
+                scaled(optimizer=optimizer, value=second, scale=0.5)
+                backward(*batch)  # a starred argument may fill any parameter
+    """
+    assert _backpropagated_in(source, "train") == {"first", "second"}
+    assert _backpropagated_in(source, "scaled") == {"value"}
+
+
+def test_a_backward_helper_of_another_name_or_rebound_parameter_passes_nothing_on():
+    source = """
+        def backward(loss):
+            loss = loss.mean()  # rebound: the pass starts from the mean, not the argument
+            loss.backward()
+
+
+        def helper(value):
+            value.backward()
+
+
+        def train(batches, other):
+            helper = other  # the name now holds another function
+            for batch in batches:
+                total = batch.sum()
+                backward(total)
+                helper(total)
+    """
+    assert _backpropagated_in(source, "train") == set()
