@@ -57,6 +57,54 @@ _GATHERS = frozenset({"gather", "gather_for_metrics", "reduce", "pad_across_proc
 #: Device maps that keep every weight off the accelerators.
 _HOST_MAP_VALUES = frozenset({"cpu", "disk"})
 
+#: A transformers `Trainer` (or a subclass of trl's, all of which derive from it): its
+#: `__init__` makes an `Accelerator` (`self.accelerator`) and moves the model to its device.
+TRAINER = "transformers.Trainer"
+_TRAINERS = frozenset(
+    {
+        "transformers.Trainer",
+        "transformers.Seq2SeqTrainer",
+        "transformers.trainer.Trainer",
+        "transformers.trainer_seq2seq.Seq2SeqTrainer",
+    }
+)
+#: The hooks a `Trainer` calls once per training or evaluation step, with the model and the
+#: step's batch (already moved to the device) as the two parameters after the instance.
+TRAINER_STEPS = frozenset({"compute_loss", "training_step", "prediction_step"})
+
+
+def is_trainer(qualname: str) -> bool:
+    """A transformers `Trainer` class, or one of trl's (`trl.SFTTrainer`, `trl.DPOTrainer`)."""
+    return qualname in _TRAINERS or qualname.startswith("trl.") and qualname.endswith("Trainer")
+
+
+def overrides_compute_loss(node: ast.ClassDef) -> bool:
+    """The class defines the `Trainer` hook `compute_loss(self, model, inputs,
+    return_outputs=False, ...)`: the signature transformers calls it with, which a class
+    derived from a trainer of the project (`class KTOTrainer(_BaseTrainer)`) shows."""
+    for method in node.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "compute_loss":
+            names = [a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)]
+            return len(names) >= 4 and names[3] == "return_outputs" or "return_outputs" in names[3:]
+    return False
+
+
+def trainer_attribute_type(attribute: str) -> Ty | None:
+    """What a `Trainer` sets up in its `__init__` for its subclasses' methods: its
+    `Accelerator` (on the device unless the run says otherwise) and the model moved there."""
+    if attribute == "accelerator":
+        return Ty(Kind.PLACER, ACCELERATOR, DEVICE)
+    if attribute == "model":
+        return Ty(Kind.MODEL, "torch", DEVICE)
+    return None
+
+
+def trainer_step_parameters(positional: list[str]) -> dict[str, Ty]:
+    """The model and the batch a `Trainer` hands each step hook (`compute_loss(self, model,
+    inputs, ...)`), by position: both on the device."""
+    types = (Ty(Kind.MODEL, "torch", DEVICE), Ty(Kind.PLACED, "torch", DEVICE))
+    return dict(zip(positional[:2], types, strict=False))
+
 
 def constructed_type(qualname: str, call: ast.Call | None, env: Env | None) -> Ty | None:
     """`Accelerator(...)`, `pipeline(...)`, `AutoModel*.from_pretrained(...)`, or (with no

@@ -44,7 +44,7 @@ from .evidence import (
 )
 from .registry import Rule, all_rules
 from .rule_base import RuleContext
-from . import pandas_api, torch_api
+from . import accelerate_api, pandas_api, torch_api
 from .semantic import FunctionFacts, SemanticIndex
 from . import callers, newer_syntax, project
 from .source import Source, SourceError, refusal
@@ -396,12 +396,13 @@ class _Walker:
         what its call sites pass (`site`: one call's arguments), else to what their use shows."""
         usage = self._usage()
         defaults = _defaults(args)
+        hook = self._trainer_step_parameters(facts)
         for arg in all_args(args):
             ty = self.env.annotation_type(arg.annotation) if annotated else None
             if ty is None and site is not None:
                 ty = site.get(arg.arg)
             elif ty is None and facts is not None:
-                ty = facts.parameter_type(arg.arg)
+                ty = facts.parameter_type(arg.arg) or hook.get(arg.arg)
             if ty is None and usage:
                 ty = usage.get(arg.arg)
             default = defaults.get(arg.arg)
@@ -412,6 +413,15 @@ class _Walker:
         for packed in (args.vararg, args.kwarg):
             if packed is not None:
                 self.env.bind(packed.arg, OTHER)
+
+    def _trainer_step_parameters(self, facts: FunctionFacts | None) -> dict[str, Ty]:
+        """For a step hook of a `Trainer`'s subclass (`compute_loss(self, model, inputs,
+        ...)`), the model and the batch the trainer hands it, both on the device."""
+        if facts is None or facts.owner is None or facts.node.name not in accelerate_api.TRAINER_STEPS:
+            return {}
+        if self.env.class_type(facts.owner).lib != accelerate_api.TRAINER:
+            return {}
+        return accelerate_api.trainer_step_parameters(facts.positional())
 
     def _in_new_scope(self, kind: str, node: ast.AST, bind: Callable[[], None], run: Callable[[], None]) -> None:
         ctx = self.ctx
@@ -866,10 +876,16 @@ class _Walker:
         return any(isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) for node in bindings)
 
     def attribute(self, env: TypeEnv, node: ast.Attribute) -> Ty | None:
+        """An attribute of the instance in a method: what the class's own assignments hold,
+        else, in a `Trainer`'s subclass, what the trainer sets up (its accelerator, the model)."""
         facts = self._method_of_self(node)
-        if facts is None:
+        if facts is None or facts.owner is None:
             return None
-        return self.index.attribute_type(facts.owner, node.attr)  # type: ignore[arg-type]
+        if (facts.owner, node.attr) in self.index.attribute_types:
+            return self.index.attribute_type(facts.owner, node.attr)
+        if env.class_type(facts.owner).lib == accelerate_api.TRAINER:
+            return accelerate_api.trainer_attribute_type(node.attr)
+        return None
 
     def _callee(self, node: ast.Call) -> FunctionFacts | None:
         """The def of the file a call reaches: a function called by name, or a method called

@@ -497,7 +497,25 @@ class TypeEnv:
             return Ty(Kind.CLASS, "torch")
         if any(qualname in estimators.ESTIMATOR_BASES or ty == Ty(Kind.CLASS, "sklearn") for qualname, ty in bases):
             return Ty(Kind.CLASS, "sklearn")
+        if self._derives_a_trainer(node, bases):
+            return Ty(Kind.CLASS, accelerate_api.TRAINER)
         return Ty(Kind.CLASS)
+
+    def _derives_a_trainer(self, node: ast.ClassDef, bases: list[tuple[str | None, Ty | None]]) -> bool:
+        """A subclass of a transformers or trl `Trainer`: directly, through a trainer class of
+        the file, or through a base of the project (not a known library's) where the class
+        overrides the trainer's `compute_loss(self, model, inputs, return_outputs, ...)`."""
+        if any(
+            qualname is not None and accelerate_api.is_trainer(qualname) or ty == Ty(Kind.CLASS, accelerate_api.TRAINER)
+            for qualname, ty in bases
+        ):
+            return True
+        roots = [(qualname or "").lstrip(".").split(".")[0] for qualname, _ in bases]
+        return (
+            bool(roots)
+            and all(root and root.encode() not in LIBRARY_TRIGGERS for root in roots)
+            and accelerate_api.overrides_compute_loss(node)
+        )
 
     def _holds_layers(self, node: ast.ClassDef) -> bool:
         """A class derived only from classes imported from modules other than the known

@@ -51,7 +51,7 @@ NDFRAME_ATTRIBUTES = frozenset({"loc", "iloc", "at", "iat"})
 #: Tensor/module methods: a name they are called on is a torch value (a tensor, a module
 #: or a batch of them). `.detach()` is a tensor's; so is `.backward()`, whose receiver
 #: `_backpropagated` finds.
-TORCH_METHODS = frozenset({"cuda", "detach"})
+TORCH_METHODS = frozenset({"cuda", "cpu", "detach"})
 #: What a backward pass shows of the names it starts from: each is a tensor.
 TORCH_TENSOR = Ty(Kind.TENSOR, "torch")
 #: Decorators under which a method's first parameter is not an instance.

@@ -495,7 +495,7 @@ STEP = textwrap.dedent(
         out.pow(2).mean().backward()
         optimizer.step()
         value = {expr}
-        print(value.cpu())
+        print(value{copy})
     """
 )
 
@@ -517,8 +517,16 @@ STEP = textwrap.dedent(
     ],
 )
 def test_results_follow_in_place_changes_gradients_and_dispatching_helpers(expr, flagged):
-    found = codes(STEP.format(expr=expr), "GPU301")
+    # `.tolist()` is a method of lists' and arrays' kin too: the copy says nothing of the value
+    found = codes(STEP.format(expr=expr, copy=".tolist()"), "GPU301")
     assert bool(found) is flagged
+
+
+@pytest.mark.parametrize("expr", ["maybe_loss(out, x, True)", "suppressed(out, x)"])
+def test_a_result_the_code_copies_with_cpu_is_a_tensor_where_its_inputs_are(expr):
+    # `.cpu()` is a torch value's: the code shows the helper's result is a tensor, and a call
+    # given tensors on the device computes there, whatever other paths of the helper return
+    assert codes(STEP.format(expr=expr, copy=".cpu()"), "GPU301")
 
 
 def test_an_in_place_method_returns_its_receiver_as_it_was():

@@ -989,6 +989,52 @@ TRANSFORMERS = {
         def noise_norms(batches):
             return [unet(*batch).sample.norm().item() for batch in batches]  # GPU307
     """,
+    "trainer_step_hooks": """
+        import torch
+        from transformers import Trainer
+
+
+        class MetricTrainer(Trainer):
+            def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+                outputs = model(**inputs)  # the trainer's model and batch: on the device
+                loss = outputs.loss
+                self.history.append(loss.item())  # GPU307
+                self._log_rewards(outputs.logits)
+                if self.state.global_step % 100 == 0:
+                    self.history.append(outputs.logits.mean().item())  # OK
+                    self._log_sample(outputs.logits)
+                return (loss, outputs) if return_outputs else loss
+
+            def _log_rewards(self, logits):  # called on every step
+                rewards = self.accelerator.gather_for_metrics(logits.max(-1).values)
+                self.history.append(rewards.mean().item())  # GPU307
+
+            def _log_sample(self, logits):  # called every 100 steps
+                self.samples.append(logits[0].argmax().item())  # OK
+
+            def summary(self, logits):  # a method no step calls
+                return logits.sum().item()  # OK
+    """,
+    "trainer_of_the_project": """
+        import torch
+        from .base import BaseTrainer
+        from .utils import Runner
+
+
+        class PairTrainer(BaseTrainer):  # a project base: the hook's signature shows a trainer
+            def compute_loss(self, model, inputs, return_outputs=False):
+                rewards = model(**inputs).logits
+                margin = torch.zeros(1).to(rewards.device)  # GPU304
+                self.log({"accuracy": (rewards > margin).float().mean().item()})  # GPU307
+                return rewards.mean()
+
+
+        class Scorer(Runner):  # a method of that name but another signature: no trainer
+            def compute_loss(self, model, inputs):
+                rewards = model(**inputs).logits
+                self.log({"accuracy": rewards.float().mean().item()})  # OK
+                return rewards.mean()
+    """,
 }
 
 

@@ -293,6 +293,35 @@ def test_arithmetic_with_other_tensors_is_not_a_factory_alone(line):
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.cat([torch.ones(4, dtype=torch.long), torch.zeros(8, dtype=torch.long)], dim=0).to(d)\n",
+        "m = torch.stack((torch.zeros(3), torch.arange(3).float())).cuda()\n",
+    ],
+    ids=["cat-of-labels", "stack-through-a-cast"],
+)
+def test_a_join_of_host_factories_gets_a_suggestion(line):
+    # every part is made on the host, so the joined tensor is too: each factory needs `device=`
+    assert _only(HEAD + _body(line)).fix.applicability is Applicability.DISPLAY
+    assert fix_text(HEAD + _body(line), unsafe_fixes=True) == HEAD + _body(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "m = torch.cat([torch.ones(4), flag.sum(1)]).to(d)\n",  # a part that may be on the device
+        "m = torch.cat([torch.ones(4, device=d), torch.zeros(4)]).to(d)\n",  # a part made there
+        "m = torch.cat([torch.ones(4), torch.zeros(4)], dim=flag.dim()).to(d)\n",  # a dimension read from a tensor
+        "m = torch.cat(parts).to(d)\n",  # parts the code does not show
+    ],
+    ids=["other-tensor", "part-on-the-device", "computed-dimension", "sequence"],
+)
+def test_a_join_with_other_parts_is_left_alone(line):
+    source = HEAD + _body("parts = [torch.ones(2)]\n" + line)
+    assert [x for x in lint_source(source) if x.code == "GPU304"] == []
+
+
 def test_a_factory_following_a_host_tensor_with_type_as_is_left_alone():
     source = HEAD + _body("m = torch.ones(4).type_as(torch.zeros(4, dtype=torch.half))\n")
     assert [x for x in lint_source(source) if x.code == "GPU304"] == []

@@ -71,6 +71,7 @@ from gpulint.torch_api import (
     moves_to_device,
     type_conversion_place,
 )
+from gpulint.accelerate_api import TRAINER, TRAINER_STEPS
 from gpulint.plans.transfers import FactoryMove, HostToDevice, RoundTrip
 
 
@@ -78,7 +79,8 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
     """The current node runs over and over: in a loop or a comprehension, in a lambda (a
     callback), or in a function the file shows is run repeatedly (`gpulint.repetition`),
     with a torch module's `forward`/steps, a custom autograd operation's `forward` and
-    `backward`, and a class's `__getitem__` run per batch or item.
+    `backward`, a transformers `Trainer`'s step hooks (`compute_loss`, `training_step`,
+    `prediction_step`), and a class's `__getitem__` run per batch or item.
     Code a loop runs only on one of its iterations (`if i == 0:`) runs once per run of that
     loop (`gpulint.early_exit.once_per_loop`)."""
     looping = len(ctx.loops) - (1 if once_per_loop(ctx) else 0)
@@ -98,7 +100,10 @@ def runs_repeatedly(ctx: RuleContext) -> bool:
             return True
         if any((ctx.env.qualname(base) or "").startswith(LIGHTNING_MODULES) for base in facts.owner.bases):
             return name in PER_BATCH_METHODS
-        if ctx.env.class_type(facts.owner).lib != "torch":
+        kind = ctx.env.class_type(facts.owner).lib
+        if kind == TRAINER:
+            return name in TRAINER_STEPS
+        if kind != "torch":
             return False
         return name in PER_BATCH_METHODS or _runs_the_module(facts)
 
@@ -553,9 +558,41 @@ def _through_changes(made: ast.Call, env: TypeEnv, numbers: frozenset[str] = fro
             made, chained = made.args[0], True  # type: ignore[assignment]
         elif (under := _math_on_the_way(made, env, numbers)) is not None:
             made, chained = under, True
+        elif (first := _joined_factories(made, env)) is not None:  # `torch.cat([torch.ones(n), ...])`
+            made, chained = first, True
         else:
             break
     return made, chained
+
+
+#: torch functions that join a sequence of tensors into one, made where they are.
+_JOINING = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack"})
+
+
+def _joined_factories(call: ast.Call, env: TypeEnv) -> ast.Call | None:
+    """The first of the factories a join of factories only is made of (`torch.cat([torch.ones(b),
+    torch.zeros(2 * b)], dim=0)`): every element is a filling factory with no device,
+    through the changes on the way (`torch.ones(b).long()`), so the joined tensor is made on
+    the host. None when any element is something else (a tensor that may be anywhere)."""
+    if env.qualname(call.func) not in _JOINING or not call.args or not isinstance(call.args[0], (ast.List, ast.Tuple)):
+        return None
+    if not all(_number_like(other, env) for other in (*call.args[1:], *(k.value for k in call.keywords))):
+        return None  # `out=`, or a dimension the code computes from a tensor
+    elements = call.args[0].elts
+    factories = [_through_changes(e, env)[0] if isinstance(e, ast.Call) else None for e in elements]
+    if not factories or not all(f is not None and _host_factory(f, env) for f in factories):
+        return None
+    return factories[0]
+
+
+def _host_factory(call: ast.Call, env: TypeEnv) -> bool:
+    """A torch factory that fills its tensor itself, given no device, generator or options."""
+    name = env.qualname(call.func) or ""
+    return (
+        name.startswith("torch.")
+        and name[len("torch.") :] in FILLING_FACTORIES
+        and not any(k.arg is None or k.arg in ("device", "generator") for k in call.keywords)
+    )
 
 
 #: torch's elementwise math, as functions (`torch.exp(x)`) and tensor methods

@@ -38,7 +38,7 @@ from gpulint.rule_api import (
     Ty,
     walk_local,
 )
-from gpulint.accelerate_api import tests_every_step
+from gpulint.accelerate_api import TRAINER, TRAINER_STEPS, tests_every_step
 from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
 from gpulint.torch_api import PER_BATCH_METHODS
 
@@ -127,6 +127,8 @@ def _copy_in_loop(node: ast.AST, ctx: RuleContext) -> tuple[str, Idiom, ast.AST,
         return None
     if not ctx.loops:  # in a helper a loop calls
         where_called = "another module of the project" if loop is ctx.enclosing_function else "a loop"
+        if trainer_step(ctx.enclosing_function, ctx):
+            where_called = "the `Trainer`"
         what = f"{what} in `{ctx.enclosing_function.name}`, which {where_called} calls on every iteration,"  # type: ignore[union-attr]
     read = _read_value(node, ctx)
     through = _total_through_name(read, loop, ctx)
@@ -255,6 +257,8 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
     if facts.owner is not None:
         if function.name in PER_BATCH_METHODS:
             return None  # a module's `forward`: its copies are mostly what the model needs on the host
+        if trainer_step(function, ctx):
+            return function  # the trainer's loop calls it on every step: it stands for that loop
         owner = facts.owner
         calls = ctx.semantic.remember("calls on the instance", function, lambda: _self_calls(function.name, owner, ctx))
     elif facts.scope is ctx.tree:
@@ -271,6 +275,54 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
         ):
             return loop
     return function if run_by_importers(facts, ctx, every_iteration=True) else None
+
+
+def trainer_step(function: ast.AST | None, ctx: RuleContext) -> bool:
+    """`function` runs once per step of a transformers `Trainer`: a step hook of a class
+    derived from one (`compute_loss`, `training_step`, `prediction_step`), or a method of
+    that class such a hook calls on the instance on every call (no `if` around the call;
+    the body of a `try` runs on every call too), followed a few methods deep."""
+    facts = ctx.semantic.function(function) if function is not None else None
+    if facts is None or facts.owner is None or ctx.env.class_type(facts.owner).lib != TRAINER:
+        return False
+    owner = facts.owner
+
+    def steps(node: ast.AST) -> bool:
+        pending, seen = [node], set()
+        while pending:
+            current = pending.pop()
+            if current.name in TRAINER_STEPS:  # type: ignore[attr-defined]
+                return True
+            if current in seen or len(seen) > _TRAINER_HELPER_DEPTH:
+                continue
+            seen.add(current)
+            for call in _self_calls(current.name, owner, ctx):  # type: ignore[attr-defined]
+                caller = _unguarded_in(call, ctx)
+                if caller is not None:
+                    pending.append(caller)
+        return False
+
+    return ctx.semantic.remember("trainer step", function, lambda: steps(function))  # type: ignore[arg-type]
+
+
+#: How many methods deep a call on every step of a `Trainer` hook is followed.
+_TRAINER_HELPER_DEPTH = 4
+
+
+def _unguarded_in(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
+    """The def whose every call runs `node`: none of `if`, loop, conditional expression or
+    exception handler in between (the body of a `try` runs)."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.Module, *_DEFS, ast.Lambda, ast.ClassDef)):
+        if isinstance(parent, (ast.If, ast.IfExp, *STATEMENT_LOOPS, ast.comprehension, ast.ExceptHandler)):
+            if child is not getattr(parent, "test", None) and child is not getattr(parent, "iter", None):
+                return None
+        if isinstance(parent, ast.Try) and not any(
+            child is statement for statement in (*parent.body, *parent.finalbody)
+        ):
+            return None
+        child, parent = parent, ctx.parent(parent)
+    return parent if isinstance(parent, _DEFS) else None
 
 
 def _self_calls(name: str, owner: ast.ClassDef, ctx: RuleContext) -> list[ast.Call]:

@@ -91,7 +91,9 @@ class TensorCreatedOnHost(Rule):
     makes (`torch.normal(torch.zeros(n), std).to(d)`: the draw is made where its mean is; not
     from a given `generator=`) or elementwise math with numbers
     (`torch.exp(-math.log(period) * torch.arange(half) / half).to(d)`, a timestep embedding's
-    frequencies; `(torch.ones(n) * 0.5).to(d)`; not arithmetic with another tensor) is
+    frequencies; `(torch.ones(n) * 0.5).to(d)`; not arithmetic with another tensor), or
+    joined with other such factories only (`torch.cat([torch.ones(b), torch.zeros(2 * b)],
+    dim=0).to(d)`: labels made on the host; not with a part that may be on the device) is
     flagged with a suggestion, not a rewrite: `device=` goes to the factory, the chain stays.
     So is a move by a conversion to a legacy device class
     (`torch.zeros(n).type(torch.cuda.FloatTensor)`, or a name bound to it, also given as
