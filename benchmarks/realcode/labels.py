@@ -78,6 +78,8 @@ TUNED_LABELS = (
             "blind38",
             "blind39",
             "blind40",
+            "blind41",
+            "blind42",
         )
     ),
 )
