@@ -34,7 +34,9 @@ def plan(diagnostic: Diagnostic, ctx: FixContext) -> Plan | Decline:
         if apply.form.shown:
             return Decline(apply.form.shown)
         if apply.form.datetimes:
-            return Decline("the function reads a timestamp's parts, and `.dt` needs a datetime column")
+            return Decline(
+                "the function reads a timestamp's or a duration's parts, and `.dt` needs a datetime or timedelta column"
+            )
         return Decline("the receiver is neither a pandas nor a Modin object")
     return _plan_rewrite(apply, ctx)
 

@@ -913,18 +913,21 @@ STR_METHODS = frozenset(
 #: Of those, the ones that may take arguments (string constants only).
 STR_METHODS_WITH_ARGUMENTS = frozenset({"strip", "lstrip", "rstrip", "startswith", "endswith"})
 
-#: Attributes of a timestamp with a vectorized `.dt.<attribute>` of the same name.
+#: Attributes of a timestamp, or of a duration (`days`, `seconds`), with a vectorized
+#: `.dt.<attribute>` of the same name.
 DT_ATTRIBUTES = frozenset(
     {
         "year", "month", "day", "hour", "minute", "second", "microsecond", "nanosecond",
         "dayofweek", "day_of_week", "dayofyear", "day_of_year", "quarter", "days_in_month",
         "is_month_start", "is_month_end", "is_quarter_start", "is_quarter_end",
         "is_year_start", "is_year_end", "is_leap_year",
+        "days", "seconds", "microseconds", "nanoseconds",
     }
 )  # fmt: skip
 
-#: Timestamp methods with a `.dt` form (`weekday()` and `date()` are properties there).
-DT_METHODS = frozenset({"weekday", "date", "time", "normalize", "strftime", "day_name", "month_name"})
+#: Timestamp and duration methods with a `.dt` form (`weekday()` and `date()` are
+#: properties there; a duration's `total_seconds()` stays a method).
+DT_METHODS = frozenset({"weekday", "date", "time", "normalize", "strftime", "day_name", "month_name", "total_seconds"})
 
 #: Methods of a group (frame or series) that groupby objects compute as built-in
 #: aggregations, with the same meaning and defaults.

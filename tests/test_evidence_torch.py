@@ -998,6 +998,8 @@ TRANSFORMERS = {
             def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
                 outputs = model(**inputs)  # the trainer's model and batch: on the device
                 loss = outputs.loss
+                if (inputs["labels"] != -100).any():  # GPU306
+                    loss = loss * 2
                 self.history.append(loss.item())  # GPU307
                 self._log_rewards(outputs.logits)
                 if self.state.global_step % 100 == 0:
@@ -1013,6 +1015,8 @@ TRANSFORMERS = {
                 self.samples.append(logits[0].argmax().item())  # OK
 
             def summary(self, logits):  # a method no step calls
+                if self.model(logits).any():  # OK
+                    return 0.0
                 return logits.sum().item()  # OK
     """,
     "trainer_of_the_project": """

@@ -477,6 +477,40 @@ def test_a_timestamps_parts_near_misses(call):
     assert _findings(source) == []
 
 
+_DURATIONS = (
+    "import pandas as pd\n\ntrips = pd.read_parquet('trips.parquet')\ndurations = trips['dropoff'] - trips['pickup']\n"
+)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "durations.apply(lambda td: td.total_seconds() / 60)",
+        "durations.map(lambda td: td.days)",
+        "durations.apply(lambda td: td.seconds // 3600)",
+    ],
+)
+def test_a_durations_parts_read_per_element_are_flagged_and_shown_not_rewritten(call):
+    # `.dt.total_seconds()`, `.dt.days`: a timedelta column's accessor does it at once
+    source = _DURATIONS + f"result = {call}\n"
+    [finding] = _findings(source)
+    assert finding.fix.applicability is Applicability.DISPLAY and "`.dt` accessor" in finding.fix.message
+    assert fix_text(source, unsafe_fixes=True) == source
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "durations.apply(lambda td: td.total_seconds(unit))",  # an argument the `.dt` form does not take
+        "durations.apply(lambda td: td.days.bit_length())",  # a method of the part
+        "durations.apply(lambda td: other.total_seconds())",  # does not read the element
+    ],
+)
+def test_a_durations_parts_near_misses(call):
+    source = _DURATIONS + f"other = durations[0]\nunit = 's'\nresult = {call}\n"
+    assert _findings(source) == []
+
+
 @pytest.mark.parametrize("call", ["s.apply(lambda x: len(x.split()))", "s.map(lambda x: len(x.split(',')))"])
 def test_words_counted_per_element_are_flagged_with_a_suggestion(call):
     # `s.str.split().str.len()` counts them for the whole column (cuDF's form on a GPU); the

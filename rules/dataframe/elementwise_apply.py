@@ -281,8 +281,9 @@ class ElementwiseApply(Rule):
     methods `str.lower`, `str.strip`, ... A lambda counts when it only combines its argument
     with constants and outside names through arithmetic, single comparisons, those builtins,
     `str` methods and conditionals (`lambda x: x * 2`, `lambda s: s.strip().lower()`), or
-    reads a timestamp's parts on a Series (`lambda t: t.month`, `lambda t: t.weekday()`: the
-    `.dt` accessor's, shown, not rewritten, as `.dt` needs a datetime column), or counts an
+    reads a timestamp's or a duration's parts on a Series (`lambda t: t.month`, `lambda t:
+    t.weekday()`, `lambda td: td.total_seconds() / 60`: the `.dt` accessor's, shown, not
+    rewritten, as `.dt` needs a datetime or timedelta column), or counts an
     element's words (`lambda x: len(x.split())`: `s.str.split().str.len()`, shown, not rewritten),
     or replaces literal text or translates characters (`lambda s: s.replace(",", "")`:
     `s.str.replace(",", "", regex=False)`; `s.translate(table)`: `s.str.translate(table)`;

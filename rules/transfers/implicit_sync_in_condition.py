@@ -19,6 +19,7 @@ from gpulint.rule_api import (
     walk_local,
 )
 
+from ._host_copies import trainer_step
 from ._common import (
     host_copy_of,
     runs_another_loop,
@@ -41,6 +42,10 @@ class ImplicitSyncInCondition(Rule):
     condition of a `while` loop (evaluated on every iteration, so it counts on its own).
 
     ## Evidence
+    A step hook of a transformers `Trainer`'s subclass (`compute_loss`, and the methods it
+    calls on the instance on every step) runs once per training step: a condition in it
+    counts as one in the trainer's loop (`if (labels != -100).any():` in `compute_loss`).
+
     Conditions on host values are not flagged, nor conditions outside loops, nor conditions
     in an epoch loop: one that runs a loop over other data on every iteration, in its body
     or in a function of the file it calls (`train_one_epoch()`), so it tests once per epoch;
@@ -297,7 +302,10 @@ def train(epochs, loader, best):
     )
 
     def check(self, node: ast.AST, ctx: RuleContext) -> None:
-        if not ctx.loops and not isinstance(node, ast.While):
+        # outside loops, a `Trainer` step hook (or a method it calls on every step) is the
+        # body of the trainer's loop
+        step = ctx.enclosing_function if not ctx.loops and trainer_step(ctx.enclosing_function, ctx) else None
+        if not ctx.loops and not isinstance(node, ast.While) and step is None:
             return
         test = node.test  # type: ignore[attr-defined]
         tested = next((t for t in _truth_tested(test) if _device_condition(ctx.type_of(t))), None)
@@ -308,14 +316,21 @@ def train(epochs, loader, best):
             for loop in ctx.loops
             if not small_loop(loop, ctx.statement, ctx.env) and not _few_iterations(loop, ctx)
         ]
-        if not real and not isinstance(node, ast.While):
+        if not real and not isinstance(node, ast.While) and step is None:
             return  # a loop over a few parts, or a handful of iterations
         if real and isinstance(real[-1], STATEMENT_LOOPS) and runs_another_loop(real[-1], ctx):
             return  # an epoch loop around its batch loop tests once per epoch
-        iteration = real[-1] if real else node
+        iteration = real[-1] if real else step or node
         if _copied_anyway(tested, iteration, ctx):
             return
-        ctx.report(tested)  # one finding per condition
+        if real or step is None:
+            ctx.report(tested)  # one finding per condition
+        else:
+            ctx.report(
+                tested,
+                f"condition on a device value in `{step.name}`, which the `Trainer` calls on every step: "  # type: ignore[attr-defined]
+                "Python waits for the device and copies it to the host on every step",
+            )
 
 
 def _truth_tested(test: ast.expr) -> Iterator[ast.expr]:
