@@ -442,20 +442,27 @@ def test_a_few_values_are_not_reported(values, reported):
 # -- a timestamp's parts: the `.dt` accessor's ---------------------------------------------------
 
 _DATES = "import pandas as pd\n\nstamps = pd.to_datetime(pd.read_csv('data.csv')['date'])\n"
+_DURATIONS = (
+    "import pandas as pd\n\ntrips = pd.read_parquet('trips.parquet')\ndurations = trips['dropoff'] - trips['pickup']\n"
+)
 
 
 @pytest.mark.parametrize(
-    "call",
+    ("head", "call"),
     [
-        "stamps.apply(lambda t: t.month)",
-        "stamps.map(lambda t: t.weekday())",
-        "stamps.apply(lambda t: t.hour * 60 + t.minute)",
-        "stamps.apply(lambda t: t.strftime('%Y-%m'))",
-        "stamps.apply(lambda row: row.month, 1)",
+        (_DATES, "stamps.apply(lambda t: t.month)"),
+        (_DATES, "stamps.map(lambda t: t.weekday())"),
+        (_DATES, "stamps.apply(lambda t: t.hour * 60 + t.minute)"),
+        (_DATES, "stamps.apply(lambda t: t.strftime('%Y-%m'))"),
+        (_DATES, "stamps.apply(lambda row: row.month, 1)"),
+        # a duration's: `.dt.total_seconds()`, `.dt.days` on a timedelta column
+        (_DURATIONS, "durations.apply(lambda td: td.total_seconds() / 60)"),
+        (_DURATIONS, "durations.map(lambda td: td.days)"),
+        (_DURATIONS, "durations.apply(lambda td: td.seconds // 3600)"),
     ],
 )
-def test_a_timestamps_parts_read_per_element_are_flagged_and_shown_not_rewritten(call):
-    source = _DATES + f"result = {call}\n"
+def test_a_timestamps_or_durations_parts_read_per_element_are_flagged_and_shown_not_rewritten(head, call):
+    source = head + f"result = {call}\n"
     [finding] = _findings(source)
     assert finding.fix.applicability is Applicability.DISPLAY and "`.dt` accessor" in finding.fix.message
     assert fix_text(source, unsafe_fixes=True) == source
@@ -475,27 +482,6 @@ def test_a_timestamps_parts_read_per_element_are_flagged_and_shown_not_rewritten
 def test_a_timestamps_parts_near_misses(call):
     source = _DATES + f"frame = pd.read_csv('data.csv')\nother = stamps[0]\nfmt = '%Y'\nresult = {call}\n"
     assert _findings(source) == []
-
-
-_DURATIONS = (
-    "import pandas as pd\n\ntrips = pd.read_parquet('trips.parquet')\ndurations = trips['dropoff'] - trips['pickup']\n"
-)
-
-
-@pytest.mark.parametrize(
-    "call",
-    [
-        "durations.apply(lambda td: td.total_seconds() / 60)",
-        "durations.map(lambda td: td.days)",
-        "durations.apply(lambda td: td.seconds // 3600)",
-    ],
-)
-def test_a_durations_parts_read_per_element_are_flagged_and_shown_not_rewritten(call):
-    # `.dt.total_seconds()`, `.dt.days`: a timedelta column's accessor does it at once
-    source = _DURATIONS + f"result = {call}\n"
-    [finding] = _findings(source)
-    assert finding.fix.applicability is Applicability.DISPLAY and "`.dt` accessor" in finding.fix.message
-    assert fix_text(source, unsafe_fixes=True) == source
 
 
 @pytest.mark.parametrize(
