@@ -61,9 +61,10 @@ _FOLLOWED_WORDS = (b".cuda(", b".to(", b".fit(")
 #: A class of the module that is neither a torch module nor an estimator: its instances are
 #: left unknown in the files importing it, as a class those files do not show would be.
 _PLAIN_CLASS = Ty(Kind.CLASS)
-#: How deep return types are inferred: a function of the file, and the functions it calls
-#: (a trainer's step method that draws its noise with another method).
-MAX_INFERRING = 2
+#: How deep return types are inferred: a function of the file, the functions it calls, and
+#: theirs (a trainer's loop calling its forward method, which builds its inputs with another
+#: method and a helper nested there). Defs nested in a body being inferred are followed too.
+MAX_INFERRING = 3
 _DEVICE = Ty(Kind.DEVICE, "torch", DEVICE)
 
 
@@ -157,6 +158,9 @@ class _Walker:
         #: While a module's facts are probed (`exports`), its defs by their facts: each
         #: probe finds its def at once, not by a scan of the waiting defs.
         self.waiting: dict[FunctionFacts, _Deferred] | None = None
+        #: Defs met while a body is walked for its return types (a helper nested in the
+        #: function inferred): their own returns may be asked before that walk ends.
+        self.nested_inferred: list[_Deferred] = []
         self.handlers: dict[type, list[tuple[type[Rule], Callable]]] = {}
         #: Rules that look back over the whole file once the walk is done.
         self.finishers: list[tuple[type[Rule], Callable]] = []
@@ -448,12 +452,14 @@ class _Walker:
             self.visit(node.returns)
         self.env.bind(node.name, None)
         facts = self.index.function(node)
-        if self.muted or facts is None:
+        if facts is None:
             return
         ctx = self.ctx
-        self.deferred[-1].append(
-            _Deferred(facts, self.env.scope, list(self.ctx.scopes), list(ctx.statements), list(ctx.blocks))
-        )
+        item = _Deferred(facts, self.env.scope, list(self.ctx.scopes), list(ctx.statements), list(ctx.blocks))
+        if self.returns is not None:  # a body walked for its returns: a helper it calls may be this def
+            self.nested_inferred.append(item)
+        elif not self.muted:
+            self.deferred[-1].append(item)
 
     def _run_deferred(self) -> None:
         """Walk the bodies of the defs deferred in the current scope, callers first."""
@@ -734,7 +740,7 @@ class _Walker:
     # -- the resolver ------------------------------------------------------------------
     def call(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What a call of a function of the file returns: its `return` values' types, its
-        body walked once (without reporting) with this call's arguments, two levels deep."""
+        body walked once (without reporting) with this call's arguments, `MAX_INFERRING` deep."""
         facts = self._callee(node)
         if facts is None:
             return self._attribute_call(env, node) or self._held_call(env, node) or self._any_module_method(env, node)
@@ -744,8 +750,12 @@ class _Walker:
         if facts.yields:
             return None
         if facts.node in self.inferred:
-            return self.inferred[facts.node]
-        return self._returned(env, facts, self._site(facts, node))
+            returned = self.inferred[facts.node]
+        else:
+            returned = self._returned(env, facts, self._site(facts, node))
+        if isinstance(node.func, ast.Attribute):  # `net.qvals(x)`, `self.both(x)`
+            return _where_the_module_is(returned, env.type_of(node.func.value))
+        return returned
 
     def _returned(self, env: TypeEnv, facts: FunctionFacts, site: dict[str, Ty | None] | None) -> Ty | None:
         """The function's `return` values' types, its body walked once (without reporting)
@@ -759,10 +769,12 @@ class _Walker:
         saved_muted, saved_returns, saved_cut_off, mark = self.muted, self.returns, self.cut_off, env.mark()
         self.muted, self.returns, self.cut_off = True, [], False
         self.inferring += 1
+        nested = len(self.nested_inferred)
         try:
             self._walk_function(item, lambda function: self.body(function.body), site)
             returns = self.returns
         finally:
+            del self.nested_inferred[nested:]  # their scopes end with this walk
             env.rollback(mark)
             self.muted, self.returns = saved_muted, saved_returns
             self.inferring -= 1
@@ -915,7 +927,7 @@ class _Walker:
 
     def _any_module_method(self, env: TypeEnv, node: ast.Call) -> Ty | None:
         """What `model.log_prob(x)` returns when several classes of the file define
-        `log_prob`: what they all return, if they agree."""
+        `log_prob`: what they all return, if they agree (`_where_the_module_is`)."""
         if not isinstance(node.func, ast.Attribute) or self.inferring >= MAX_INFERRING:
             return None
         result: Ty | None = None
@@ -926,9 +938,12 @@ class _Walker:
             if returned is None:
                 return None
             result = returned if number == 0 else join(result, returned)
-        return result
+        return _where_the_module_is(result, env.type_of(node.func.value))
 
     def _deferred_item(self, facts: FunctionFacts) -> _Deferred | None:
+        for item in reversed(self.nested_inferred):
+            if item.facts is facts:
+                return item
         if self.waiting is not None:
             return self.waiting.get(facts)
         for waiting in reversed(self.deferred):
@@ -1786,3 +1801,20 @@ def _group_site(facts: FunctionFacts, group: Ty) -> dict[str, Ty | None]:
 def _element_of(node: ast.expr, target: ast.expr) -> bool:
     """`node` is one element of the tuple or list `target` unpacks into (`loss, logs = ...`)."""
     return isinstance(target, (ast.Tuple, ast.List)) and any(element is node for element in target.elts)
+
+
+def _where_the_module_is(returned: Ty | None, module: Ty | None) -> Ty | None:
+    """What a method of a module on the device returns: a torch value its body leaves
+    unplaced is on the device too, as the method computes with the module's own
+    parameters and buffers (`net.qvals(x)` weighting by a registered buffer)."""
+    if (
+        returned is not None
+        and returned.lib == "torch"
+        and returned.kind in ("tensor", "output", "placed")
+        and not returned.place
+        and module is not None
+        and module.kind == "model"
+        and module.place == DEVICE
+    ):
+        return Ty(returned.kind, "torch", DEVICE, returned.items)
+    return returned

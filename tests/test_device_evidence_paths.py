@@ -289,6 +289,88 @@ def test_a_step_method_that_calls_another_method_is_followed_two_levels_deep(noi
 
 
 @pytest.mark.parametrize(
+    ("pad", "flagged"),
+    [
+        ("torch.cat([torch.zeros(2, n, device=t.device), t], dim=1)", True),  # padded where it is
+        ("torch.zeros(2, n)", False),  # near-miss: the padding helper makes a host tensor
+    ],
+)
+def test_a_helper_nested_in_a_method_three_calls_deep_is_followed(pad, flagged):
+    # the loop calls `forward_pair`, which calls `inputs`, whose nested `padded` makes the
+    # tensors: return types are followed three functions deep, nested defs included
+    source = (
+        "import torch\n\n\n"
+        "class Trainer:\n"
+        "    def fit(self, model, loader, device):\n"
+        "        for a, b in loader:\n"
+        "            a, b = a.to(device), b.to(device)\n"
+        "            scores, _ = self.forward_pair(model, a, b)\n"
+        "            print(scores.mean().item())\n\n"
+        "    def forward_pair(self, model, a, b):\n"
+        "        ids = self.inputs(a, b)\n"
+        "        return ids.sum(1), ids\n\n"
+        "    def inputs(self, a, b):\n"
+        "        def padded(t, n):\n"
+        f"            return {pad}\n\n"
+        "        n = max(a.shape[1], b.shape[1])\n"
+        "        return torch.cat((padded(a, n), padded(b, n)), dim=0)\n"
+    )
+    assert bool(codes(source, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
+    ("run", "flagged"),
+    [
+        ('device = torch.device("cuda")\nvalues(np.zeros((640, 4)), Net().to(device), device)\n', True),
+        ('values(np.zeros((640, 4)), Net(), "cpu")\n', False),  # near-miss: module and batches on the host
+    ],
+)
+def test_a_method_of_a_module_computes_where_the_module_is(run, flagged):
+    # `qvals` weighs the module's output by a registered buffer three methods down: the file
+    # does not say where its result is, but a module on the device computes there
+    source = textwrap.dedent(
+        """\
+        import numpy as np
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 8)
+                self.register_buffer("supports", torch.arange(2.0))
+                self.softmax = nn.Softmax(dim=1)
+
+            def forward(self, x):
+                return self.fc(x.float() / 256).view(x.size()[0], -1, 2)
+
+            def both(self, x):
+                out = self(x)
+                probs = self.apply_softmax(out)
+                return out, (probs * self.supports).sum(dim=2)
+
+            def qvals(self, x):
+                return self.both(x)[1]
+
+            def apply_softmax(self, t):
+                return self.softmax(t.view(-1, 2)).view(t.size())
+
+
+        def values(states, net, device):
+            means = []
+            for batch in np.array_split(states, 64):
+                best = net.qvals(torch.tensor(batch).to(device)).max(1)[0]
+                means.append(best.mean().item())
+            return means
+
+
+        """
+    )
+    assert bool(codes(source + run, "GPU307")) is flagged
+
+
+@pytest.mark.parametrize(
     ("iterators", "flagged"),
     [
         ("train_iter = BucketIterator(train, batch_size=64, device=device)", True),
