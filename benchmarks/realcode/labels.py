@@ -80,6 +80,7 @@ TUNED_LABELS = (
             "blind40",
             "blind41",
             "blind42",
+            "blind43",
         )
     ),
 )
