@@ -186,6 +186,8 @@ MODULE = HEAD + textwrap.dedent("""\
         ("self.points = refer_points(n)", "points = self.points.to(x.device)"),
         # sines and cosines of a host range, converted to a dtype: still on the host
         ("self.pos = posemb(n)", "x = x + self.pos.to(x.device, dtype=x.dtype)"),
+        # following the batch: `type_as` takes its device (and dtype)
+        ("self.kernel = torch.ones(4, 4) / 16", "x = x * self.kernel.type_as(x)"),
     ],
     ids=[
         "repeated",
@@ -194,6 +196,7 @@ MODULE = HEAD + textwrap.dedent("""\
         "returned-in-a-tuple",
         "returned",
         "sines-converted",
+        "type-as-the-batch",
     ],
 )
 def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(made, used):
@@ -227,6 +230,10 @@ def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(
         # changed in place by a method: not the same bytes on every call
         ("self.state = torch.zeros(1, 4)", "h = self.state.to(x.device)\n        self.state.copy_(h.detach().cpu())"),
         ("self.state = torch.zeros(1, 4)", "h = self.state.to(x.device)\n        self.state[0] = 1"),
+        # following a tensor the code shows on the host: a dtype cast, no copy
+        ("self.kernel = torch.ones(4, 4)", "k = self.kernel.type_as(torch.zeros(1, dtype=torch.half))"),
+        # moved once and kept (`self.mean = self.mean.type_as(x)`): not one constant
+        ("self.mean = torch.ones(4)", "self.mean = self.mean.type_as(x)\n        x = x - self.mean"),
     ],
     ids=[
         "device-made",
@@ -238,6 +245,8 @@ def test_a_host_tensor_held_from_init_and_moved_in_forward_is_shown_as_a_buffer(
         "unknown-tuple",
         "copied-into",
         "written-at-places",
+        "type-as-a-host-tensor",
+        "type-as-kept",
     ],
 )
 def test_tensors_that_are_no_held_host_constant_are_left_alone(made, used):

@@ -63,9 +63,11 @@ class HostToDeviceInLoop(Rule):
     (`self.mask = torch.ones(n, n).tril()`, then `self.mask.to(x.device)`, also reshaped or
     through `Variable(...)`) or to a host tensor a function of the file returns (`self.pos =
     posemb_sincos_2d(h, w, dim)`, also one item of a tuple: `self.mask, self.size =
-    get_mask(n)`), copies the same bytes on every call: the rewrite is shown, registering it
-    as a buffer, which moves with the module once. Not an `nn.Parameter`, which the module
-    registers and moves itself.
+    get_mask(n)`), copies the same bytes on every call, also by following the batch
+    (`self.kernel.type_as(x)`, unless `x` is a tensor the code shows on the host): the
+    rewrite is shown, registering it as a buffer, which moves with the module once. Not an
+    `nn.Parameter`, which the module registers and moves itself, nor an attribute the method
+    sets again (`self.mean = self.mean.type_as(x)` copies once and keeps the copy).
 
     Data is what the copied expression only reads and converts: names, attributes and
     subscripts, `torch.tensor(...)`, a legacy class given a list written out
@@ -107,7 +109,7 @@ class HostToDeviceInLoop(Rule):
     )
     message = "loop-invariant data copied to the device on every iteration; copy it once before the loop"
     nodes = (ast.Call,)
-    calls = TO_DEVICE_METHODS
+    calls = TO_DEVICE_METHODS | {"type_as"}
     fix = Applicability.UNSAFE
     suggestion = (
         "copy this data to the device once, before the loop, and reuse the copy inside it "
@@ -322,9 +324,10 @@ stacked = [cp.asarray(frame) for frame in frames]
 
     def _check_held_constant(self, node: ast.AST, ctx: RuleContext) -> None:
         """A host tensor the instance holds (`self.mask`, set only in `__init__`) copied to the
-        device in a method run per batch (a torch module's `forward`): the same bytes cross
-        the bus on every call. Registered as a buffer, it would move with the module once."""
-        move = host_to_device(node, ctx.env)
+        device in a method run per batch (a torch module's `forward`), also by following the
+        batch (`self.kernel.type_as(x)`): the same bytes cross the bus on every call.
+        Registered as a buffer, it would move with the module once."""
+        move = host_to_device(node, ctx.env) or _following_a_tensor(node, ctx)
         if move is None or move.library != "torch" or round_trip(node, ctx.env) is not None:
             return
         if factory_move(node, ctx.env) is not None:
@@ -389,6 +392,24 @@ def _each_an_element(node: ast.AST, ctx: RuleContext) -> bool:
     if isinstance(parent, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
         return parent.elt is node
     return isinstance(parent, ast.DictComp) and parent.value is node
+
+
+def _following_a_tensor(node: ast.AST, ctx: RuleContext) -> HostToDevice | None:
+    """`self.kernel.type_as(x)`: the held tensor takes `x`'s dtype and device, a copy to the
+    device where `x` is there; written to follow the batch a method is given, so `x` may be
+    anything but a tensor the code shows on the host."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "type_as"
+        and len(node.args) == 1
+        and not node.keywords
+    ):
+        return None
+    followed = ctx.type_of(node.args[0])
+    if followed is not None and followed.place == HOST:
+        return None
+    return HostToDevice(node, node.func.value, "torch")
 
 
 def _held_constant(moved: ast.expr, ctx: RuleContext) -> str | None:
