@@ -85,7 +85,7 @@ def overrides_compute_loss(node: ast.ClassDef) -> bool:
     for method in node.body:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name == "compute_loss":
             names = [a.arg for a in (*method.args.posonlyargs, *method.args.args, *method.args.kwonlyargs)]
-            return len(names) >= 4 and names[3] == "return_outputs" or "return_outputs" in names[3:]
+            return "return_outputs" in names[3:]
     return False
 
 

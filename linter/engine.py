@@ -423,7 +423,7 @@ class _Walker:
         ...)`), the model and the batch the trainer hands it, both on the device."""
         if facts is None or facts.owner is None or facts.node.name not in accelerate_api.TRAINER_STEPS:
             return {}
-        if self.env.class_type(facts.owner).lib != accelerate_api.TRAINER:
+        if not self.ctx.derives_a_trainer(facts.owner):
             return {}
         return accelerate_api.trainer_step_parameters(facts.positional())
 
@@ -895,7 +895,7 @@ class _Walker:
             return None
         if (facts.owner, node.attr) in self.index.attribute_types:
             return self.index.attribute_type(facts.owner, node.attr)
-        if env.class_type(facts.owner).lib == accelerate_api.TRAINER:
+        if self.ctx.derives_a_trainer(facts.owner):
             return accelerate_api.trainer_attribute_type(node.attr)
         return None
 

@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 from collections.abc import Iterator
 
+from . import accelerate_api
 from .callers import NO_CALLERS, Callers
 from .astutil import assigned_value, mentions, paired_value, value_bound_to
 from .diagnostic import Applicability, Diagnostic, Facts, Position, Record
@@ -375,6 +376,13 @@ class RuleContext:
         if found is _UNASKED:
             found = answers[key] = self.env.qualname(node)
         return found  # type: ignore[return-value]
+
+    def derives_a_trainer(self, owner: ast.ClassDef) -> bool:
+        """`owner` derives from a transformers or trl `Trainer` (`TypeEnv.class_type`), worked
+        out once per class: its methods ask it of every attribute of `self` they read."""
+        return self.semantic.remember(
+            "derives a trainer", owner, lambda: self.env.class_type(owner).lib == accelerate_api.TRAINER
+        )
 
     def project_function(self, call: ast.Call) -> Exported | None:
         """What a project module the file imports says of the function `call` calls

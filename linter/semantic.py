@@ -37,7 +37,7 @@ from .astutil import (
 from .loop_effects import LoopEffects, loop_effects
 from .source import CODE_PLACEHOLDER_PREFIX
 from .torch_api import BACKWARD_METHODS
-from .values import DEVICE, Kind, Ty, join
+from .values import DEVICE, Kind, Ty, argument, join
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 T = TypeVar("T")
@@ -1104,18 +1104,10 @@ def _backpropagated_parameters(facts: FunctionFacts, scope: ScopeFacts | None) -
 
 def _argument_for(facts: FunctionFacts, call: ast.Call, parameter: str) -> ast.expr | None:
     """What `call` passes for `parameter` of the def `facts` describes: a keyword of its
-    name, or the argument at its position (none after a `*args` that may shift them)."""
-    for keyword in call.keywords:
-        if keyword.arg == parameter:
-            return keyword.value
-    positional = [a.arg for a in (*facts.node.args.posonlyargs, *facts.node.args.args)]
-    if facts.owner is not None or parameter not in positional:
-        return None  # a method called by its bare name is not called on an instance here
-    index = positional.index(parameter)
-    before = call.args[: index + 1]
-    if any(isinstance(argument, ast.Starred) for argument in before) or index >= len(call.args):
-        return None
-    return call.args[index]
+    name, or the argument at its position (none after a `*args` that may shift them; none
+    by position for a method, which a call by its bare name does not call on an instance)."""
+    positional = facts.positional() if facts.owner is None else []
+    return argument(call, parameter, positional.index(parameter) if parameter in positional else None)
 
 
 def _chain(facts: ScopeFacts) -> list[ast.AST]:

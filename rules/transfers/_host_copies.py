@@ -38,7 +38,7 @@ from gpulint.rule_api import (
     Ty,
     walk_local,
 )
-from gpulint.accelerate_api import TRAINER, TRAINER_STEPS, tests_every_step
+from gpulint.accelerate_api import TRAINER_STEPS, tests_every_step
 from gpulint.display_api import DISPLAY_CALLS, PLOTTING_MODULES, SUMMARY_WRITER_METHODS, TEACHING_PLOT_HELPERS
 from gpulint.torch_api import PER_BATCH_METHODS
 
@@ -259,8 +259,7 @@ def _loop_calling(ctx: RuleContext) -> ast.AST | None:
             return None  # a module's `forward`: its copies are mostly what the model needs on the host
         if trainer_step(function, ctx):
             return function  # the trainer's loop calls it on every step: it stands for that loop
-        owner = facts.owner
-        calls = ctx.semantic.remember("calls on the instance", function, lambda: _self_calls(function.name, owner, ctx))
+        calls = _calls_on_the_instance(function, facts.owner, ctx)
     elif facts.scope is ctx.tree:
         calls = [call for call, _ in ctx.semantic.call_sites(function.name) or ()]
     else:
@@ -283,7 +282,7 @@ def trainer_step(function: ast.AST | None, ctx: RuleContext) -> bool:
     that class such a hook calls on the instance on every call (no `if` around the call;
     the body of a `try` runs on every call too), followed a few methods deep."""
     facts = ctx.semantic.function(function) if function is not None else None
-    if facts is None or facts.owner is None or ctx.env.class_type(facts.owner).lib != TRAINER:
+    if facts is None or facts.owner is None or not ctx.derives_a_trainer(facts.owner):
         return False
     owner = facts.owner
 
@@ -296,7 +295,7 @@ def trainer_step(function: ast.AST | None, ctx: RuleContext) -> bool:
             if current in seen or len(seen) > _TRAINER_HELPER_DEPTH:
                 continue
             seen.add(current)
-            for call in _self_calls(current.name, owner, ctx):  # type: ignore[attr-defined]
+            for call in _calls_on_the_instance(current, owner, ctx):
                 caller = _unguarded_in(call, ctx)
                 if caller is not None:
                     pending.append(caller)
@@ -323,6 +322,15 @@ def _unguarded_in(node: ast.AST, ctx: RuleContext) -> ast.AST | None:
             return None
         child, parent = parent, ctx.parent(parent)
     return parent if isinstance(parent, _DEFS) else None
+
+
+def _calls_on_the_instance(method: ast.AST, owner: ast.ClassDef, ctx: RuleContext) -> list[ast.Call]:
+    """`_self_calls` of `method`, worked out once per method of the file."""
+    return ctx.semantic.remember(
+        "calls on the instance",
+        method,
+        lambda: _self_calls(method.name, owner, ctx),  # type: ignore[attr-defined]
+    )
 
 
 def _self_calls(name: str, owner: ast.ClassDef, ctx: RuleContext) -> list[ast.Call]:
